@@ -1,0 +1,9 @@
+//! drivescope: an interactive terminal dashboard for live drive testing.
+//!
+//! The crate is a library so that integration tests and benches reach every layer; the
+//! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
+//! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
+
+pub mod cli;
+pub mod units;
+pub mod workload;

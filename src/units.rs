@@ -1,0 +1,235 @@
+//! Units as storage engineers write them: sizes (`4k`, `4KiB`, `1.5G`), durations (`90s`,
+//! `2m`, `1m30s`, `500ms`), percentages (`25%`) and multiples (`2x`); and their printing.
+//!
+//! Size suffixes are binary (K = 1024), as in fio with its default `kb_base=1024`: `4k`,
+//! `4K`, `4KB` and `4KiB` are all 4096 bytes. A bare number is bytes.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// A value that does not parse as the unit it was meant to be.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum UnitError {
+    #[error("'{0}' is not a size (examples: 4k, 4KiB, 128k, 1GiB, 512)")]
+    Size(String),
+    #[error("'{0}' is not a duration (examples: 90s, 2m, 1m30s, 500ms, 1h)")]
+    Duration(String),
+    #[error("'{0}' is not a percentage (example: 25%)")]
+    Percent(String),
+    #[error("'{0}' is not a multiple (example: 2x)")]
+    Multiple(String),
+    #[error("'{0}' is too large")]
+    Overflow(String),
+}
+
+fn split_number(s: &str) -> (&str, &str) {
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+/// Parses a byte size: `4k`, `4KiB`, `4KB`, `1.5G`, `512`, `1TiB`.
+pub fn parse_size(input: &str) -> Result<u64, UnitError> {
+    let s = input.trim();
+    let (num, suffix) = split_number(s);
+    if num.is_empty() {
+        return Err(UnitError::Size(input.to_string()));
+    }
+    let value: f64 = num.parse().map_err(|_| UnitError::Size(input.to_string()))?;
+    let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        "p" | "pb" | "pib" => 1 << 50,
+        _ => return Err(UnitError::Size(input.to_string())),
+    };
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(UnitError::Overflow(input.to_string()));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(UnitError::Size(input.to_string()));
+    }
+    Ok(bytes as u64)
+}
+
+/// Parses a duration: `90s`, `2m`, `1m30s`, `500ms`, `1h`, `250us`; a bare number is seconds.
+pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
+    let s = input.trim();
+    let err = || UnitError::Duration(input.to_string());
+    if s.is_empty() {
+        return Err(err());
+    }
+    let mut rest = s;
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let (num, after) = split_number(rest);
+        if num.is_empty() {
+            return Err(err());
+        }
+        let value: f64 = num.parse().map_err(|_| err())?;
+        let unit_end = after
+            .char_indices()
+            .find(|(_, c)| c.is_ascii_digit() || *c == '.')
+            .map(|(i, _)| i)
+            .unwrap_or(after.len());
+        let unit = &after[..unit_end];
+        let secs = match unit.trim() {
+            "" if after.is_empty() && total == 0.0 => 1.0,
+            "ns" => 1e-9,
+            "us" | "µs" => 1e-6,
+            "ms" => 1e-3,
+            "s" | "sec" | "secs" => 1.0,
+            "m" | "min" | "mins" => 60.0,
+            "h" | "hr" | "hours" => 3600.0,
+            "d" | "days" => 86400.0,
+            _ => return Err(err()),
+        };
+        total += value * secs;
+        rest = &after[unit_end..];
+    }
+    if !total.is_finite() || total > 1e9 {
+        return Err(UnitError::Overflow(input.to_string()));
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
+/// Parses a percentage `25%` (or `25`) into 25.0.
+pub fn parse_percent(input: &str) -> Result<f64, UnitError> {
+    let s = input.trim();
+    let num = s.strip_suffix('%').unwrap_or(s).trim();
+    let v: f64 = num
+        .parse()
+        .map_err(|_| UnitError::Percent(input.to_string()))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(UnitError::Percent(input.to_string()));
+    }
+    Ok(v)
+}
+
+/// Parses a multiple `2x` (or `2`) into 2.0.
+pub fn parse_multiple(input: &str) -> Result<f64, UnitError> {
+    let s = input.trim();
+    let num = s
+        .strip_suffix('x')
+        .or_else(|| s.strip_suffix('X'))
+        .unwrap_or(s)
+        .trim();
+    let v: f64 = num
+        .parse()
+        .map_err(|_| UnitError::Multiple(input.to_string()))?;
+    if !v.is_finite() || v <= 0.0 {
+        return Err(UnitError::Multiple(input.to_string()));
+    }
+    Ok(v)
+}
+
+/// Prints a byte count with the largest binary unit that keeps it exact when it is a whole
+/// multiple (`4KiB`, `1GiB`), else with two decimals (`1.50GiB`).
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut unit = 0;
+    let mut v = bytes;
+    while unit < UNITS.len() - 1 && v >= 1024 && v % 1024 == 0 {
+        v /= 1024;
+        unit += 1;
+    }
+    if v < 1024 || unit == UNITS.len() - 1 {
+        return format!("{v}{}", UNITS[unit]);
+    }
+    let mut f = bytes as f64;
+    let mut unit = 0;
+    while f >= 1024.0 && unit < UNITS.len() - 1 {
+        f /= 1024.0;
+        unit += 1;
+    }
+    format!("{f:.2}{}", UNITS[unit])
+}
+
+/// Prints a duration compactly: `500ms`, `90s`, `2m`, `1m30s`, `1h5m`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let frac = ms % 1000;
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 || frac > 0 {
+        if frac > 0 && h == 0 && m == 0 {
+            out.push_str(&format!("{}s", d.as_secs_f64()));
+        } else {
+            out.push_str(&format!("{s}s"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("4KiB").unwrap(), 4096);
+        assert_eq!(parse_size("4KB").unwrap(), 4096);
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size(" 128k ").unwrap(), 131072);
+        assert!(parse_size("4q").is_err());
+        assert!(parse_size("k").is_err());
+        assert!(parse_size("").is_err());
+        assert!(parse_size("0.3k").is_err());
+        assert!(matches!(parse_size("99999999P"), Err(UnitError::Overflow(_))));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert!(parse_duration("10x").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn percents_and_multiples() {
+        assert_eq!(parse_percent("25%").unwrap(), 25.0);
+        assert_eq!(parse_percent("120").unwrap(), 120.0);
+        assert!(parse_percent("-5%").is_err());
+        assert_eq!(parse_multiple("2x").unwrap(), 2.0);
+        assert!(parse_multiple("0x").is_err());
+        assert!(parse_multiple("two").is_err());
+    }
+
+    #[test]
+    fn printing() {
+        assert_eq!(format_size(4096), "4KiB");
+        assert_eq!(format_size(1 << 30), "1GiB");
+        assert_eq!(format_size(512), "512B");
+        assert_eq!(format_size(1536 << 20), "1.50GiB");
+        assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_secs(3900)), "1h5m");
+    }
+}

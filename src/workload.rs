@@ -1,0 +1,258 @@
+//! What one engine step does: the access pattern (fio's `rw`, `rwmixread`, `bs`/`bssplit`),
+//! the queue shape (`iodepth` × `jobs`), the region of the target, an optional rate and how
+//! the step ends. Presets and plans produce these; the engine consumes them.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{self, UnitError};
+
+/// fio's `rw=` access patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mixed reads and writes (fio `rw=rw`, alias `readwrite`).
+    Rw,
+    /// Random mixed reads and writes (fio `rw=randrw`).
+    RandRw,
+}
+
+impl RwMode {
+    pub const ALL: [RwMode; 6] = [
+        RwMode::Read,
+        RwMode::Write,
+        RwMode::RandRead,
+        RwMode::RandWrite,
+        RwMode::Rw,
+        RwMode::RandRw,
+    ];
+
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+    }
+
+    pub fn is_mixed(self) -> bool {
+        matches!(self, RwMode::Rw | RwMode::RandRw)
+    }
+
+    /// Share of reads in percent for this mode, given fio's `rwmixread` for mixed modes.
+    pub fn read_percent(self, rwmixread: u8) -> u8 {
+        match self {
+            RwMode::Read | RwMode::RandRead => 100,
+            RwMode::Write | RwMode::RandWrite => 0,
+            RwMode::Rw | RwMode::RandRw => rwmixread.min(100),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::Rw => "rw",
+            RwMode::RandRw => "randrw",
+        }
+    }
+}
+
+impl fmt::Display for RwMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for RwMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "read" => Ok(RwMode::Read),
+            "write" => Ok(RwMode::Write),
+            "randread" => Ok(RwMode::RandRead),
+            "randwrite" => Ok(RwMode::RandWrite),
+            "rw" | "readwrite" => Ok(RwMode::Rw),
+            "randrw" => Ok(RwMode::RandRw),
+            other => Err(format!(
+                "'{other}' is not an access pattern (read, write, randread, randwrite, rw, randrw)"
+            )),
+        }
+    }
+}
+
+/// Block sizes with weights (fio `bssplit`); a single size is one entry of weight 100.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockSizes {
+    /// (block size in bytes, weight in percent); weights add up to 100.
+    pub split: Vec<(u64, u32)>,
+}
+
+impl BlockSizes {
+    pub fn single(bs: u64) -> Self {
+        BlockSizes {
+            split: vec![(bs, 100)],
+        }
+    }
+
+    /// Parses fio's `bssplit` syntax: `4k/60:8k/30:64k/10`. Weights must add up to 100.
+    pub fn parse_split(s: &str) -> Result<Self, String> {
+        let mut split = Vec::new();
+        for part in s.split(':') {
+            let (bs, w) = part
+                .split_once('/')
+                .ok_or_else(|| format!("'{part}' in bssplit '{s}' is not SIZE/PERCENT"))?;
+            let bs = units::parse_size(bs).map_err(|e| format!("bssplit '{s}': {e}"))?;
+            let w: u32 = w
+                .trim()
+                .trim_end_matches('%')
+                .parse()
+                .map_err(|_| format!("bssplit '{s}': weight '{w}' is not a whole percentage"))?;
+            if bs == 0 {
+                return Err(format!("bssplit '{s}': block size 0"));
+            }
+            if w > 0 {
+                split.push((bs, w));
+            }
+        }
+        let total: u32 = split.iter().map(|(_, w)| *w).sum();
+        if total != 100 {
+            return Err(format!(
+                "bssplit '{s}': weights add up to {total}%, not 100%"
+            ));
+        }
+        Ok(BlockSizes { split })
+    }
+
+    pub fn max(&self) -> u64 {
+        self.split.iter().map(|(b, _)| *b).max().unwrap_or(0)
+    }
+
+    pub fn min(&self) -> u64 {
+        self.split.iter().map(|(b, _)| *b).min().unwrap_or(0)
+    }
+
+    pub fn is_single(&self) -> bool {
+        self.split.len() == 1
+    }
+
+    /// Weighted mean block size in bytes.
+    pub fn mean(&self) -> f64 {
+        let total: u32 = self.split.iter().map(|(_, w)| *w).sum();
+        if total == 0 {
+            return 0.0;
+        }
+        self.split
+            .iter()
+            .map(|(b, w)| *b as f64 * f64::from(*w))
+            .sum::<f64>()
+            / f64::from(total)
+    }
+}
+
+impl fmt::Display for BlockSizes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_single() {
+            return f.write_str(&units::format_size(self.max()));
+        }
+        let parts: Vec<String> = self
+            .split
+            .iter()
+            .map(|(b, w)| format!("{}/{w}", units::format_size(*b)))
+            .collect();
+        f.write_str(&parts.join(":"))
+    }
+}
+
+/// The part of the target a step works on, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// One step's I/O pattern, resolved to bytes and counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub rw: RwMode,
+    /// Read share for mixed modes, percent (fio `rwmixread`).
+    pub rwmixread: u8,
+    pub bs: BlockSizes,
+    pub iodepth: u32,
+    pub jobs: u32,
+    pub region: Region,
+    /// Total target rate across all jobs; `None` runs closed-loop (as fast as it goes).
+    pub rate_iops: Option<f64>,
+    pub seed: u64,
+    pub direct: bool,
+}
+
+/// How a step ends. The first condition met ends it; an external stop (Ctrl-C, steady state
+/// decided by the caller) also ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct StepEnd {
+    /// Measured time after the ramp.
+    pub duration: Option<Duration>,
+    /// Bytes transferred (reads plus writes, ramp included), e.g. 2× the region.
+    pub bytes: Option<u64>,
+}
+
+/// A step the engine runs: the workload, its warm-up and end, and the reporting interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepSpec {
+    pub workload: Workload,
+    /// Warm-up time whose I/O is done but left out of the summary (fio `ramp_time`).
+    pub ramp: Duration,
+    pub end: StepEnd,
+    pub interval: Duration,
+}
+
+/// Parses a `--rw` value (clap value parser).
+pub fn parse_rw(s: &str) -> Result<RwMode, String> {
+    s.parse()
+}
+
+/// Parses a size for clap.
+pub fn parse_size_arg(s: &str) -> Result<u64, UnitError> {
+    units::parse_size(s)
+}
+
+/// Parses a duration for clap.
+pub fn parse_duration_arg(s: &str) -> Result<Duration, UnitError> {
+    units::parse_duration(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bssplit_parses_and_checks_weights() {
+        let b = BlockSizes::parse_split("4k/60:8k/30:64k/10").unwrap();
+        assert_eq!(b.split, vec![(4096, 60), (8192, 30), (65536, 10)]);
+        assert_eq!(b.max(), 65536);
+        assert_eq!(b.min(), 4096);
+        assert!((b.mean() - (4096.0 * 0.6 + 8192.0 * 0.3 + 65536.0 * 0.1)).abs() < 1e-6);
+        assert_eq!(b.to_string(), "4KiB/60:8KiB/30:64KiB/10");
+        assert!(BlockSizes::parse_split("4k/60:8k/30").unwrap_err().contains("90%"));
+        assert!(BlockSizes::parse_split("4k").is_err());
+        assert!(BlockSizes::parse_split("4q/100").is_err());
+    }
+
+    #[test]
+    fn rw_modes() {
+        assert_eq!("randrw".parse::<RwMode>().unwrap(), RwMode::RandRw);
+        assert_eq!("readwrite".parse::<RwMode>().unwrap(), RwMode::Rw);
+        assert!("random".parse::<RwMode>().is_err());
+        assert_eq!(RwMode::RandRw.read_percent(70), 70);
+        assert_eq!(RwMode::Write.read_percent(70), 0);
+        for m in RwMode::ALL {
+            assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
+        }
+    }
+}
