@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub use crate::engine::EngineKind;
 use crate::workload::{parse_duration_arg, parse_rw, parse_size_arg, RwMode};
 
 #[derive(Debug, Parser)]
@@ -23,17 +24,6 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload headless: one line (or JSON object) per interval, then a summary.
     Run(Box<RunArgs>),
-}
-
-/// Which I/O engine runs the workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// io_uring with registered buffers and file (falls back to sync where unavailable).
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite, one I/O at a time per job (iodepth is 1).
-    Sync,
 }
 
 fn parse_bool01(s: &str) -> Result<bool, String> {

@@ -5,5 +5,10 @@
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
 pub mod cli;
+pub mod commands;
+pub mod engine;
+pub mod output;
+pub mod stats;
+pub mod target;
 pub mod units;
 pub mod workload;

@@ -1,5 +1,59 @@
-//! The `drivescope` binary: parse the command line, run the command, report errors.
+//! The `drivescope` binary: parse the command line, run the command, report errors as one
+//! line on stderr with a non-zero exit code (2 for bad input or setup failures).
+//!
+//! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
+//! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
-fn main() {
-    println!("drivescope");
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use clap::Parser;
+use drivescope::cli::{Cli, Command};
+use drivescope::commands::run::{self, Outcome};
+
+/// Signals that stop a run: the first asks for a clean stop (summary printed, session
+/// saved), a second of the same kind ends the process at once.
+fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
+        let _ = signal_hook::flag::register_usize(sig, which.clone(), sig as usize);
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stop = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
+    install_signal_handlers(&stop, &which);
+    let signalled = || {
+        let s = which.load(Ordering::Relaxed);
+        (s > 0).then(|| ExitCode::from((128 + s) as u8))
+    };
+    match cli.command {
+        Some(Command::Run(args)) => match run::run(&args, &stop) {
+            Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
+            Ok(Outcome::Completed { errors }) => {
+                eprintln!("drivescope: {errors} I/O errors (see above)");
+                ExitCode::from(1)
+            }
+            Ok(Outcome::AllFailed) => {
+                eprintln!("drivescope: every I/O failed; the run stopped");
+                ExitCode::from(1)
+            }
+            Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
+            Err(e) => {
+                eprintln!("drivescope: {e}");
+                signalled().unwrap_or(ExitCode::from(2))
+            }
+        },
+        None => {
+            eprintln!(
+                "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"
+            );
+            ExitCode::from(2)
+        }
+    }
 }

@@ -1,0 +1,3 @@
+//! The subcommands, each in its own file, each returning a typed error to `main`.
+
+pub mod run;

@@ -1,0 +1,274 @@
+//! `drivescope run`: prepare the target (create, check, fill), run one workload headless,
+//! print intervals and the summary.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde_json::json;
+use thiserror::Error;
+
+use crate::cli::RunArgs;
+use crate::engine::{self, Control, EngineError, EngineKind, StepTarget};
+use crate::output::{Format, Printer};
+use crate::stats::StepSummary;
+use crate::target::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
+use crate::units::{format_duration, format_size};
+use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// How a headless run ended, for the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Completed; `errors` I/Os failed.
+    Completed { errors: u64 },
+    /// Every I/O failed: the run stopped.
+    AllFailed,
+    /// Stopped by the user (a signal).
+    Stopped,
+}
+
+/// The workload the command line asks for, before the target is known.
+fn workload_from_args(a: &RunArgs) -> Result<Workload, RunError> {
+    let bs = match &a.bssplit {
+        Some(s) => BlockSizes::parse_split(s).map_err(RunError::Invalid)?,
+        None => BlockSizes::single(a.bs),
+    };
+    if a.iodepth == 0 {
+        return Err(RunError::Invalid(
+            "--iodepth 0: at least one I/O must be in flight".into(),
+        ));
+    }
+    if a.jobs == 0 {
+        return Err(RunError::Invalid(
+            "--jobs 0: at least one job must run".into(),
+        ));
+    }
+    Ok(Workload {
+        rw: a.rw,
+        rwmixread: a.rwmixread,
+        bs,
+        iodepth: a.iodepth,
+        jobs: a.jobs,
+        region: Region {
+            offset: a.offset,
+            len: 0,
+        },
+        rate_iops: a.rate_iops,
+        seed: a.seed,
+        direct: a.direct,
+    })
+}
+
+/// Writes the whole file once, sequentially, with incompressible data, so reads hit real
+/// blocks instead of holes or unwritten extents.
+pub fn fill_file(
+    t: &PreparedTarget,
+    direct: bool,
+    stop: &AtomicBool,
+    printer: &mut Printer,
+) -> Result<StepSummary, RunError> {
+    printer.note(&format!(
+        "{} has never been written: filling its {} once with incompressible data so reads hit real blocks",
+        t.path.display(),
+        format_size(t.size)
+    ));
+    let bs = [1u64 << 20, 128 << 10, 4096, t.align]
+        .into_iter()
+        .find(|b| b % t.align == 0 && *b <= t.size)
+        .unwrap_or(t.align);
+    let spec = StepSpec {
+        workload: Workload {
+            rw: RwMode::Write,
+            rwmixread: 0,
+            bs: BlockSizes::single(bs),
+            iodepth: 8,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: t.size - t.size % bs,
+            },
+            rate_iops: None,
+            seed: 0xF111,
+            direct,
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: None,
+            bytes: Some(t.size - t.size % bs),
+        },
+        interval: Duration::from_secs(1),
+    };
+    let st = StepTarget {
+        path: t.path.clone(),
+        size: t.size,
+        align: t.align,
+    };
+    let s = engine::run_step(
+        &st,
+        &spec,
+        EngineKind::IoUring,
+        stop,
+        |_| Control::Continue,
+        |_| {},
+    )?;
+    if !direct {
+        if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&t.path) {
+            let _ = f.sync_data();
+        }
+    }
+    printer.note(&format!(
+        "filled {} in {:.1}s ({:.0} MB/s)",
+        format_size(s.write_bytes),
+        s.runtime_s,
+        s.write_bw_bytes / 1e6
+    ));
+    Ok(s)
+}
+
+fn describe(w: &Workload, t: &PreparedTarget, a: &RunArgs) -> String {
+    let kind = match t.kind {
+        TargetKind::File => "file",
+        TargetKind::BlockDevice => "block device",
+    };
+    let mix = if w.rw.is_mixed() {
+        format!(" {}% read", w.rwmixread)
+    } else {
+        String::new()
+    };
+    let rate = w
+        .rate_iops
+        .map(|r| format!(" at {r:.0} IOPS"))
+        .unwrap_or_default();
+    let ramp = if a.ramp.is_zero() {
+        String::new()
+    } else {
+        format!(" after a {} ramp", format_duration(a.ramp))
+    };
+    format!(
+        "{}{mix} {} QD{} × {} job{} on {} ({kind}, {}, region {}+{}){rate}, {}{ramp}",
+        w.rw,
+        w.bs,
+        w.iodepth,
+        w.jobs,
+        if w.jobs == 1 { "" } else { "s" },
+        t.path.display(),
+        format_size(t.size),
+        format_size(w.region.offset),
+        format_size(w.region.len),
+        format_duration(a.duration),
+    )
+}
+
+/// Runs the command. `stop` is set by the signal handlers.
+pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
+    let mut w = workload_from_args(a)?;
+    let writes = w.rw.read_percent(w.rwmixread) < 100;
+    let (path, is_default) = match &a.target {
+        Some(p) => (p.clone(), false),
+        None => (target::default_target_path(), true),
+    };
+    let req = TargetRequest {
+        size: a.size.map(|s| s + a.offset),
+        writes,
+        destroy_data: a.destroy_data.clone(),
+        create_default: is_default,
+    };
+    let t = target::prepare(&path, &req)?;
+    if a.offset >= t.size {
+        return Err(RunError::Invalid(format!(
+            "--offset {} is at or past the end of {} ({})",
+            format_size(a.offset),
+            path.display(),
+            format_size(t.size)
+        )));
+    }
+    w.region.len = match a.size {
+        Some(s) => s,
+        None => t.size - a.offset,
+    };
+    let spec = StepSpec {
+        workload: w,
+        ramp: a.ramp,
+        end: StepEnd {
+            duration: Some(a.duration),
+            bytes: None,
+        },
+        interval: a.interval,
+    };
+    let st = StepTarget {
+        path: t.path.clone(),
+        size: t.size,
+        align: t.align,
+    };
+    engine::validate(&st, &spec)?;
+
+    let mut printer = Printer::new(if a.json { Format::Json } else { Format::Text });
+    let reads = spec.workload.rw.read_percent(spec.workload.rwmixread) > 0;
+    if reads && t.kind == TargetKind::File && t.unwritten {
+        if t.created || is_ours(&t.path) {
+            fill_file(&t, spec.workload.direct, stop, &mut printer)?;
+        } else {
+            printer.note(&format!(
+                "{} has unwritten blocks (holes or preallocated extents): reads of them return \
+                 zeros without reaching the drive",
+                t.path.display()
+            ));
+        }
+    }
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(Outcome::Stopped);
+    }
+
+    printer.start(
+        &describe(&spec.workload, &t, a),
+        json!({
+            "target": t.path.display().to_string(),
+            "target_kind": t.kind,
+            "target_size": t.size,
+            "workload": spec.workload,
+            "duration_s": a.duration.as_secs_f64(),
+            "ramp_s": a.ramp.as_secs_f64(),
+            "interval_s": a.interval.as_secs_f64(),
+        }),
+    );
+    let printer = RefCell::new(printer);
+    let summary = engine::run_step(
+        &st,
+        &spec,
+        a.engine,
+        stop,
+        |r| {
+            printer.borrow_mut().interval(r);
+            Control::Continue
+        },
+        |n| printer.borrow_mut().note(n),
+    )?;
+    let mut printer = printer.into_inner();
+    printer.summary(&summary, json!({"target": t.path.display().to_string()}));
+    Ok(if summary.ended_by.starts_with("every I/O failed") {
+        Outcome::AllFailed
+    } else if summary.ended_by == "stopped" {
+        Outcome::Stopped
+    } else {
+        Outcome::Completed {
+            errors: summary.errors,
+        }
+    })
+}
+
+fn is_ours(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .map(|f| target::created_by_drivescope(&f, path))
+        .unwrap_or(false)
+}

@@ -1,0 +1,465 @@
+//! Runs one step: checks it, opens the target once per job, starts the workers on a shared
+//! clock, merges their per-interval messages into [`IntervalReport`]s (handed to the caller
+//! as they complete) and builds the step's [`StepSummary`] from the measured intervals.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::schedule::Schedule;
+use super::uring::{build_ring, MAX_IODEPTH};
+use super::{EngineError, WorkerCtx, WorkerMsg};
+use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
+use crate::units::format_size;
+use crate::workload::StepSpec;
+
+/// Which I/O engine runs a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring with registered buffers and file (falls back to sync where unavailable).
+    #[value(name = "io_uring")]
+    IoUring,
+    /// pread/pwrite, one I/O at a time per job (queue depth 1).
+    Sync,
+}
+
+/// The caller's answer to each interval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// End the step now, with the reason recorded as `ended_by`.
+    Stop(String),
+}
+
+/// The target as the engine needs it: where, how large, its O_DIRECT alignment.
+#[derive(Debug, Clone)]
+pub struct StepTarget {
+    pub path: PathBuf,
+    pub size: u64,
+    /// Offset and length alignment for O_DIRECT (the logical block size), bytes.
+    pub align: u64,
+}
+
+/// Largest I/O buffer memory a step may ask for (all jobs), bytes.
+pub const MAX_BUFFER_BYTES: u64 = 8 << 30;
+/// Largest number of jobs.
+pub const MAX_JOBS: u32 = 1024;
+
+/// Checks a step against the target before any I/O.
+pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    let w = &spec.workload;
+    let bad = |m: String| Err(EngineError::Invalid(m));
+    if w.iodepth == 0 || w.iodepth > MAX_IODEPTH {
+        return bad(format!(
+            "iodepth {} is outside 1 to {MAX_IODEPTH} (the io_uring limit on registered buffers)",
+            w.iodepth
+        ));
+    }
+    if w.jobs == 0 || w.jobs > MAX_JOBS {
+        return bad(format!("jobs {} is outside 1 to {MAX_JOBS}", w.jobs));
+    }
+    for &(bs, _) in &w.bs.split {
+        if bs == 0 || bs > u64::from(u32::MAX / 2) {
+            return bad(format!("block size {bs} is outside 1 byte to 1GiB"));
+        }
+        if w.direct && bs % target.align != 0 {
+            return bad(format!(
+                "block size {} is not a multiple of {}'s O_DIRECT alignment ({} bytes)",
+                format_size(bs),
+                target.path.display(),
+                target.align
+            ));
+        }
+    }
+    if w.direct && !w.region.offset.is_multiple_of(target.align) {
+        return bad(format!(
+            "offset {} is not a multiple of the O_DIRECT alignment ({} bytes)",
+            w.region.offset, target.align
+        ));
+    }
+    let end = w.region.offset.checked_add(w.region.len);
+    if end.is_none_or(|e| e > target.size) {
+        return bad(format!(
+            "region {}+{} runs past the end of {} ({})",
+            format_size(w.region.offset),
+            format_size(w.region.len),
+            target.path.display(),
+            format_size(target.size)
+        ));
+    }
+    if w.region.len < w.bs.max() {
+        return bad(format!(
+            "region {} is smaller than the block size {}",
+            format_size(w.region.len),
+            format_size(w.bs.max())
+        ));
+    }
+    let mem = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
+    if mem > MAX_BUFFER_BYTES {
+        return bad(format!(
+            "iodepth × jobs × block size needs {} of buffers (limit {})",
+            format_size(mem),
+            format_size(MAX_BUFFER_BYTES)
+        ));
+    }
+    if let Some(r) = w.rate_iops {
+        if !(r.is_finite() && r > 0.0) {
+            return bad(format!("rate {r} IOPS must be above 0"));
+        }
+    }
+    if spec.end.duration.is_none() && spec.end.bytes.is_none() {
+        return bad("a step needs a duration or an amount of data to end".into());
+    }
+    Ok(())
+}
+
+fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError> {
+    let w = &spec.workload;
+    let writes = w.rw.read_percent(w.rwmixread) < 100;
+    let mut o = OpenOptions::new();
+    o.read(true).write(writes);
+    if w.direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    o.open(&target.path).map_err(|source| {
+        let hint = if w.direct && source.raw_os_error() == Some(libc::EINVAL) {
+            " (this filesystem refuses O_DIRECT; run with --direct 0 to go through the page cache)"
+        } else if source.kind() == std::io::ErrorKind::PermissionDenied {
+            " (run as root or get write access to it)"
+        } else {
+            ""
+        };
+        EngineError::Open {
+            path: target.path.display().to_string(),
+            mode: if writes {
+                "reading and writing"
+            } else {
+                "reading"
+            },
+            source,
+            hint,
+        }
+    })
+}
+
+fn io_uring_unavailable_reason(depth: u32) -> Option<String> {
+    match build_ring(depth) {
+        Ok(_) => None,
+        Err(e) => {
+            let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+                .ok()
+                .and_then(|s| s.trim().parse::<u32>().ok())
+                .filter(|v| *v > 0)
+                .map(|v| format!(", kernel.io_uring_disabled = {v}"))
+                .unwrap_or_default();
+            Some(format!("io_uring unavailable ({e}{sysctl})"))
+        }
+    }
+}
+
+#[derive(Default)]
+struct Partial {
+    dirs: [DirCounts; 2],
+    errors: u64,
+    error_records: Vec<IoErrorRecord>,
+    hists: Option<(usize, Box<LatHists>)>,
+    end_ns: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct WorkerState {
+    last_index: Option<u64>,
+    done: bool,
+}
+
+/// Runs one step to its end (duration, bytes, `stop` set by the caller, or a
+/// [`Control::Stop`] from `on_interval`), calling `on_interval` for each merged interval
+/// in order and `on_note` once for each thing the engine had to work around.
+pub fn run_step(
+    target: &StepTarget,
+    spec: &StepSpec,
+    kind: EngineKind,
+    stop: &AtomicBool,
+    mut on_interval: impl FnMut(&IntervalReport) -> Control,
+    mut on_note: impl FnMut(&str),
+) -> Result<StepSummary, EngineError> {
+    validate(target, spec)?;
+    let w = &spec.workload;
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |n: String, notes: &mut Vec<String>| {
+        if !notes.contains(&n) {
+            on_note(&n);
+            notes.push(n);
+        }
+    };
+    let mut use_uring = kind == EngineKind::IoUring;
+    if use_uring {
+        if let Some(reason) = io_uring_unavailable_reason(w.iodepth) {
+            note(
+                format!("{reason}: running the sync engine (queue depth 1 per job)"),
+                &mut notes,
+            );
+            use_uring = false;
+        }
+    }
+    if !use_uring && w.iodepth > 1 && kind == EngineKind::Sync {
+        note(
+            format!(
+                "the sync engine runs one I/O at a time per job; iodepth {} is not used",
+                w.iodepth
+            ),
+            &mut notes,
+        );
+    }
+    let engine_name = if use_uring { "io_uring" } else { "sync" };
+
+    let jobs = w.jobs as usize;
+    let files: Vec<File> = (0..jobs)
+        .map(|_| open_target(target, spec))
+        .collect::<Result<_, _>>()?;
+    let schedule = Schedule::new(spec.interval, spec.ramp);
+    let end_ns = spec
+        .end
+        .duration
+        .map(|d| schedule.ramp_ns + d.as_nanos() as u64);
+    let byte_budget = spec.end.bytes.map(|b| b.div_ceil(jobs as u64));
+    let rate = w.rate_iops.map(|r| r / jobs as f64);
+    let paced = rate.is_some();
+
+    let (tx, rx) = mpsc::channel::<WorkerMsg>();
+    let ready = Arc::new(Barrier::new(jobs + 1));
+    let go = Arc::new(Barrier::new(jobs + 1));
+    let t0: Arc<OnceLock<Instant>> = Arc::new(OnceLock::new());
+    let worker_stop = Arc::new(AtomicBool::new(false));
+    let mut spares: Vec<Sender<Box<LatHists>>> = Vec::with_capacity(jobs);
+    let mut handles = Vec::with_capacity(jobs);
+    for (job, file) in files.into_iter().enumerate() {
+        let (spare_tx, spare_rx) = mpsc::channel();
+        spares.push(spare_tx);
+        let ctx = WorkerCtx {
+            job,
+            file,
+            workload: w.clone(),
+            align: w.bs.min().max(target.align),
+            schedule,
+            end_ns,
+            byte_budget,
+            rate,
+            stop: worker_stop.clone(),
+            tx: tx.clone(),
+            spare: spare_rx,
+            ready: ready.clone(),
+            go: go.clone(),
+            t0: t0.clone(),
+        };
+        let builder = std::thread::Builder::new().name(format!("ds-job{job}"));
+        let spawned = if use_uring {
+            builder.spawn(move || super::uring::run(ctx))
+        } else {
+            builder.spawn(move || super::sync::run(ctx))
+        };
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // Threads already started stay parked on the barrier; the process is
+                // about to report this error and exit.
+                worker_stop.store(true, Ordering::Relaxed);
+                return Err(EngineError::Spawn(e));
+            }
+        }
+    }
+    drop(tx);
+    ready.wait();
+    let _ = t0.set(Instant::now());
+    go.wait();
+
+    let mut workers = vec![WorkerState::default(); jobs];
+    let mut pending: BTreeMap<u64, Partial> = BTreeMap::new();
+    let mut next_emit = 0u64;
+    let mut failure: Option<EngineError> = None;
+    let mut ended_by: Option<String> = None;
+    let mut total = LatHists::new(paced);
+    let mut tot_dirs = [DirCounts::default(); 2];
+    let mut tot_errors = 0u64;
+    let mut last_end_ns = schedule.ramp_ns;
+    let mut measured_any = false;
+
+    loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(WorkerMsg::Interval(wi)) => {
+                let st = &mut workers[wi.job];
+                st.last_index = Some(wi.index);
+                st.done |= wi.last;
+                let p = pending.entry(wi.index).or_default();
+                p.dirs[0].add(&wi.dirs[0]);
+                p.dirs[1].add(&wi.dirs[1]);
+                p.errors += wi.errors;
+                p.error_records.extend(wi.error_records);
+                p.end_ns = p.end_ns.max(wi.end_ns);
+                match &mut p.hists {
+                    None => p.hists = Some((wi.job, wi.hists)),
+                    Some((_, base)) => {
+                        base.add(&wi.hists);
+                        let mut h = wi.hists;
+                        h.reset();
+                        let _ = spares[wi.job].send(h);
+                    }
+                }
+            }
+            Ok(WorkerMsg::Note(n)) => note(n, &mut notes),
+            Ok(WorkerMsg::Failed { job, message }) => {
+                workers[job].done = true;
+                if failure.is_none() {
+                    failure = Some(EngineError::Worker { job, message });
+                }
+                worker_stop.store(true, Ordering::Relaxed);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                for st in &mut workers {
+                    st.done = true;
+                }
+            }
+        }
+        if stop.load(Ordering::Relaxed) && ended_by.is_none() {
+            ended_by = Some("stopped".into());
+            worker_stop.store(true, Ordering::Relaxed);
+        }
+
+        // Emit every interval all live workers have delivered.
+        loop {
+            let complete = workers.iter().all(|st| {
+                st.last_index.is_some_and(|l| l >= next_emit)
+                    || (st.done && st.last_index.is_none_or(|l| l < next_emit))
+            });
+            if !complete {
+                break;
+            }
+            let Some(p) = pending.remove(&next_emit) else {
+                break;
+            };
+            let k = next_emit;
+            next_emit += 1;
+            let ramp = schedule.is_ramp(k);
+            let start_ns = schedule.start(k);
+            let secs = (p.end_ns.saturating_sub(start_ns)).max(1) as f64 / 1e9;
+            let (origin, hists) = match p.hists {
+                Some((j, h)) => (Some(j), h),
+                None => (None, Box::new(LatHists::new(paced))),
+            };
+            let lat = LatSummary::from_hist(&hists.response_all());
+            let report = IntervalReport {
+                index: k,
+                start_s: start_ns as f64 / 1e9,
+                end_s: p.end_ns as f64 / 1e9,
+                ramp,
+                read: p.dirs[0],
+                write: p.dirs[1],
+                read_iops: p.dirs[0].ios as f64 / secs,
+                write_iops: p.dirs[1].ios as f64 / secs,
+                read_bw_bytes: p.dirs[0].bytes as f64 / secs,
+                write_bw_bytes: p.dirs[1].bytes as f64 / secs,
+                errors: p.errors,
+                lat_us: lat,
+                service_lat_us: paced.then(|| LatSummary::from_hist(&hists.service_all())),
+                error_records: p.error_records,
+                hists: Some(hists),
+            };
+            if !ramp {
+                measured_any = true;
+                tot_dirs[0].add(&report.read);
+                tot_dirs[1].add(&report.write);
+                tot_errors += report.errors;
+                last_end_ns = last_end_ns.max(p.end_ns);
+                if let Some(h) = &report.hists {
+                    total.add(h);
+                }
+            }
+            let ctl = on_interval(&report);
+            if report.errors > 0 && report.read.ios + report.write.ios == 0 && ended_by.is_none() {
+                ended_by = Some(format!(
+                    "every I/O failed ({} errors in interval {k})",
+                    report.errors
+                ));
+                worker_stop.store(true, Ordering::Relaxed);
+            }
+            if let Control::Stop(reason) = ctl {
+                if ended_by.is_none() {
+                    ended_by = Some(reason);
+                }
+                worker_stop.store(true, Ordering::Relaxed);
+            }
+            if let (Some(j), Some(mut h)) = (origin, report.hists) {
+                h.reset();
+                let _ = spares[j].send(h);
+            }
+        }
+        if workers.iter().all(|st| st.done) && pending.is_empty() {
+            break;
+        }
+        if workers.iter().all(|st| st.done) && !pending.is_empty() {
+            // Intervals left behind by failed workers: nothing more will complete them.
+            let complete_any = pending.keys().next().is_some_and(|&k| k == next_emit);
+            if !complete_any {
+                break;
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    if let Some(f) = failure {
+        return Err(f);
+    }
+
+    let runtime_s = if measured_any {
+        (last_end_ns.saturating_sub(schedule.ramp_ns)) as f64 / 1e9
+    } else {
+        0.0
+    };
+    let per_s = |n: u64| {
+        if runtime_s > 0.0 {
+            n as f64 / runtime_s
+        } else {
+            0.0
+        }
+    };
+    let ended_by = ended_by.unwrap_or_else(|| {
+        if end_ns.is_some_and(|e| last_end_ns >= e) {
+            "duration".into()
+        } else if spec.end.bytes.is_some() {
+            "bytes".into()
+        } else {
+            "stopped".into()
+        }
+    });
+    let ios = tot_dirs[0].ios + tot_dirs[1].ios;
+    Ok(StepSummary {
+        engine: engine_name.into(),
+        engine_note: (!notes.is_empty()).then(|| notes.join("; ")),
+        runtime_s,
+        ios,
+        read_ios: tot_dirs[0].ios,
+        write_ios: tot_dirs[1].ios,
+        read_bytes: tot_dirs[0].bytes,
+        write_bytes: tot_dirs[1].bytes,
+        iops: per_s(ios),
+        read_iops: per_s(tot_dirs[0].ios),
+        write_iops: per_s(tot_dirs[1].ios),
+        read_bw_bytes: per_s(tot_dirs[0].bytes),
+        write_bw_bytes: per_s(tot_dirs[1].bytes),
+        errors: tot_errors,
+        target_iops: w.rate_iops,
+        lat_us: LatSummary::from_hist(&total.response_all()),
+        read_lat_us: LatSummary::from_hist(total.response_dir(0)),
+        write_lat_us: LatSummary::from_hist(total.response_dir(1)),
+        service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
+        ended_by,
+    })
+}

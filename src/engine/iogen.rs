@@ -1,0 +1,186 @@
+//! The next I/O of a job: direction (by `rwmixread`), block size (by `bssplit` weights) and
+//! offset — uniform and aligned over the whole region for random patterns; for sequential
+//! ones, a stream per direction over the job's own disjoint slice of the region, wrapping at
+//! its end.
+
+use super::rng::Rng;
+use crate::workload::{Region, Workload};
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextIo {
+    pub offset: u64,
+    pub len: u32,
+    pub write: bool,
+}
+
+/// Per-job generator of I/Os.
+#[derive(Debug, Clone)]
+pub struct IoGen {
+    rng: Rng,
+    random: bool,
+    read_pct: u64,
+    /// Cumulative weights (out of 100) and sizes.
+    sizes: Vec<(u64, u32)>,
+    align: u64,
+    region: Region,
+    /// Sequential: the job's slice and a position per direction.
+    slice: Region,
+    pos: [u64; 2],
+}
+
+impl IoGen {
+    /// `align` is the offset alignment in bytes (the smallest block size, itself a
+    /// multiple of the target's logical block size).
+    pub fn new(w: &Workload, job: usize, align: u64) -> Self {
+        let jobs = u64::from(w.jobs.max(1));
+        let slice_len = (w.region.len / jobs / align) * align;
+        let slice = if slice_len >= w.bs.max() {
+            Region {
+                offset: w.region.offset + job as u64 * slice_len,
+                len: slice_len,
+            }
+        } else {
+            w.region
+        };
+        let mut cum = 0;
+        let sizes =
+            w.bs.split
+                .iter()
+                .map(|&(bs, wt)| {
+                    cum += wt;
+                    (bs, cum)
+                })
+                .collect();
+        IoGen {
+            rng: Rng::new(w.seed ^ (job as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            random: w.rw.is_random(),
+            read_pct: u64::from(w.rw.read_percent(w.rwmixread)),
+            sizes,
+            align: align.max(1),
+            region: w.region,
+            slice,
+            pos: [slice.offset; 2],
+        }
+    }
+
+    #[inline]
+    fn pick_len(&mut self) -> u64 {
+        if self.sizes.len() == 1 {
+            return self.sizes[0].0;
+        }
+        let r = self.rng.below(100) as u32;
+        for &(bs, cum) in &self.sizes {
+            if r < cum {
+                return bs;
+            }
+        }
+        self.sizes[self.sizes.len() - 1].0
+    }
+
+    #[inline]
+    pub fn next_io(&mut self) -> NextIo {
+        let write = match self.read_pct {
+            100 => false,
+            0 => true,
+            p => self.rng.below(100) >= p,
+        };
+        let len = self.pick_len();
+        let offset = if self.random {
+            let span = self.region.len.saturating_sub(len) / self.align + 1;
+            self.region.offset + self.rng.below(span) * self.align
+        } else {
+            let d = usize::from(write);
+            let end = self.slice.offset + self.slice.len;
+            if self.pos[d] + len > end {
+                self.pos[d] = self.slice.offset;
+            }
+            let o = self.pos[d];
+            self.pos[d] += len;
+            o
+        };
+        NextIo {
+            offset,
+            len: len as u32,
+            write,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{BlockSizes, RwMode};
+
+    fn wl(rw: RwMode, bs: BlockSizes, jobs: u32, len: u64) -> Workload {
+        Workload {
+            rw,
+            rwmixread: 70,
+            bs,
+            iodepth: 8,
+            jobs,
+            region: Region {
+                offset: 1 << 20,
+                len,
+            },
+            rate_iops: None,
+            seed: 42,
+            direct: true,
+        }
+    }
+
+    #[test]
+    fn random_offsets_are_aligned_uniform_and_inside() {
+        let w = wl(RwMode::RandRw, BlockSizes::single(4096), 1, 64 << 20);
+        let mut g = IoGen::new(&w, 0, 4096);
+        let mut buckets = [0u32; 16];
+        let mut reads = 0;
+        for _ in 0..160_000 {
+            let io = g.next_io();
+            assert_eq!(io.offset % 4096, 0);
+            assert!(io.offset >= 1 << 20 && io.offset + 4096 <= (1 << 20) + (64 << 20));
+            buckets[((io.offset - (1 << 20)) / (4 << 20)) as usize] += 1;
+            reads += u32::from(!io.write);
+        }
+        for b in buckets {
+            assert!((9_000..11_000).contains(&b), "{buckets:?}");
+        }
+        assert!((110_000..114_000).contains(&reads), "70% reads: {reads}");
+    }
+
+    #[test]
+    fn sequential_jobs_get_disjoint_slices_and_wrap() {
+        let w = wl(RwMode::Write, BlockSizes::single(128 << 10), 4, 4 << 20);
+        let mut seen = Vec::new();
+        for job in 0..4 {
+            let mut g = IoGen::new(&w, job, 4096);
+            let first = g.next_io();
+            assert_eq!(first.offset, (1 << 20) + job as u64 * (1 << 20));
+            assert!(first.write);
+            for _ in 0..7 {
+                g.next_io();
+            }
+            // 8 × 128 KiB = the 1 MiB slice: the ninth wraps to the slice start.
+            assert_eq!(g.next_io().offset, first.offset);
+            seen.push(first.offset);
+        }
+        seen.dedup();
+        assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn bssplit_weights_are_followed() {
+        let bs = BlockSizes::parse_split("4k/60:8k/30:64k/10").unwrap();
+        let w = wl(RwMode::RandRead, bs, 1, 64 << 20);
+        let mut g = IoGen::new(&w, 0, 4096);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..100_000 {
+            let io = g.next_io();
+            assert!(io.offset + u64::from(io.len) <= (1 << 20) + (64 << 20));
+            *counts.entry(io.len).or_insert(0u32) += 1;
+        }
+        assert!((59_000..61_000).contains(&counts[&4096]), "{counts:?}");
+        assert!((29_000..31_000).contains(&counts[&8192]), "{counts:?}");
+        assert!((9_300..10_700).contains(&counts[&65536]), "{counts:?}");
+    }
+}

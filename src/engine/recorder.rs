@@ -1,0 +1,118 @@
+//! The worker-side record of one interval: counters, latency histograms and error records,
+//! updated per I/O without locking or allocating, and sent as one message per interval.
+
+use std::mem;
+use std::sync::mpsc::{Receiver, Sender};
+
+use super::schedule::Schedule;
+use super::WorkerMsg;
+use crate::stats::{DirCounts, IoErrorRecord, LatHists, WorkerInterval, MAX_ERROR_RECORDS_PER};
+
+pub struct Recorder<'a> {
+    job: usize,
+    schedule: Schedule,
+    paced: bool,
+    k: u64,
+    next_boundary: u64,
+    dirs: [DirCounts; 2],
+    errors: u64,
+    error_records: Vec<IoErrorRecord>,
+    hists: Box<LatHists>,
+    tx: Sender<WorkerMsg>,
+    spare: &'a Receiver<Box<LatHists>>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(
+        job: usize,
+        schedule: Schedule,
+        paced: bool,
+        tx: Sender<WorkerMsg>,
+        spare: &'a Receiver<Box<LatHists>>,
+    ) -> Self {
+        Recorder {
+            job,
+            schedule,
+            paced,
+            k: 0,
+            next_boundary: schedule.boundary(0),
+            dirs: [DirCounts::default(); 2],
+            errors: 0,
+            error_records: Vec::with_capacity(MAX_ERROR_RECORDS_PER),
+            hists: Box::new(LatHists::new(paced)),
+            tx,
+            spare,
+        }
+    }
+
+    /// End of the current interval, ns since the step's start.
+    #[inline]
+    pub fn next_boundary(&self) -> u64 {
+        self.next_boundary
+    }
+
+    /// Sends every interval that ended at or before `now`.
+    #[inline]
+    pub fn maybe_flush(&mut self, now: u64) {
+        while now >= self.next_boundary {
+            let b = self.next_boundary;
+            self.flush(b, false);
+        }
+    }
+
+    /// Records one completion. `result` is the kernel's: bytes transferred or -errno.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn complete(
+        &mut self,
+        write: bool,
+        len: u32,
+        offset: u64,
+        result: i64,
+        t_submit: u64,
+        t_intended: u64,
+        now: u64,
+    ) {
+        let d = usize::from(write);
+        if result == i64::from(len) {
+            self.dirs[d].ios += 1;
+            self.dirs[d].bytes += u64::from(len);
+            self.hists.service[d].saturating_record(now.saturating_sub(t_submit));
+            if let Some(r) = &mut self.hists.response {
+                r[d].saturating_record(now.saturating_sub(t_intended));
+            }
+        } else {
+            self.errors += 1;
+            if self.error_records.len() < MAX_ERROR_RECORDS_PER {
+                self.error_records
+                    .push(IoErrorRecord::new(offset, len, write, result));
+            }
+        }
+    }
+
+    /// Sends the current interval, ending at `end_ns`; `last` tells the collector this
+    /// worker is done.
+    pub fn flush(&mut self, end_ns: u64, last: bool) {
+        let fresh = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Box::new(LatHists::new(self.paced)));
+        let msg = WorkerInterval {
+            job: self.job,
+            index: self.k,
+            end_ns,
+            dirs: mem::take(&mut self.dirs),
+            errors: mem::take(&mut self.errors),
+            error_records: mem::replace(
+                &mut self.error_records,
+                Vec::with_capacity(MAX_ERROR_RECORDS_PER),
+            ),
+            hists: mem::replace(&mut self.hists, fresh),
+            last,
+        };
+        // A closed channel means the collector is gone; the worker will stop on its flag.
+        let _ = self.tx.send(WorkerMsg::Interval(msg));
+        self.k += 1;
+        self.next_boundary = self.schedule.boundary(self.k);
+    }
+}

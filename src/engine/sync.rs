@@ -1,0 +1,87 @@
+//! The synchronous engine: pread/pwrite, one I/O at a time per job (queue depth 1, like
+//! fio's psync). It runs where io_uring cannot be set up, or when `--engine sync` asks.
+
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::buffers::Buffers;
+use super::iogen::IoGen;
+use super::pacer::Pacer;
+use super::recorder::Recorder;
+use super::rng::Rng;
+use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+
+pub(crate) fn run(ctx: WorkerCtx) {
+    let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
+    let bufs = Buffers::new(1, ctx.workload.bs.max() as usize, &mut rng);
+    if bufs.is_none() {
+        let _ = ctx.tx.send(WorkerMsg::Failed {
+            job: ctx.job,
+            message: "cannot allocate the I/O buffer".into(),
+        });
+    }
+    ctx.ready.wait();
+    ctx.go.wait();
+    let (Some(mut bufs), Some(t0)) = (bufs, ctx.t0.get().copied()) else {
+        return;
+    };
+    let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
+    let mut rec = Recorder::new(
+        ctx.job,
+        ctx.schedule,
+        ctx.rate.is_some(),
+        ctx.tx.clone(),
+        &ctx.spare,
+    );
+    let mut pacer = ctx.rate.map(|r| Pacer::new(0, r));
+    if pacer.is_some() {
+        tighten_timer_slack();
+    }
+    let mut issued_bytes = 0u64;
+    let mut now = ns_since(t0);
+    loop {
+        if ctx.end_ns.is_some_and(|e| now >= e)
+            || ctx.stop.load(Ordering::Relaxed)
+            || ctx.byte_budget.is_some_and(|b| issued_bytes >= b)
+        {
+            break;
+        }
+        rec.maybe_flush(now);
+        let t_intended = match &mut pacer {
+            None => now,
+            Some(p) => match p.take_due(now) {
+                Some(t) => t,
+                None => {
+                    let mut wake = p.next_due().min(rec.next_boundary());
+                    if let Some(e) = ctx.end_ns {
+                        wake = wake.min(e);
+                    }
+                    let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
+                    std::thread::sleep(Duration::from_nanos(ns));
+                    now = ns_since(t0);
+                    continue;
+                }
+            },
+        };
+        let io = gen.next_io();
+        let len = io.len as usize;
+        let res = if io.write {
+            bufs.scramble(0, len, io.offset);
+            ctx.file.write_at(&bufs.slot(0)[..len], io.offset)
+        } else {
+            ctx.file.read_at(&mut bufs.slot_mut(0)[..len], io.offset)
+        };
+        let t_submit = now;
+        now = ns_since(t0);
+        let result = match res {
+            Ok(n) => n as i64,
+            Err(e) => -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
+        };
+        issued_bytes += u64::from(io.len);
+        rec.complete(
+            io.write, io.len, io.offset, result, t_submit, t_intended, now,
+        );
+    }
+    rec.flush(now, true);
+}

@@ -1,0 +1,141 @@
+//! Interval records: what one worker sends per interval, the merged report the collector
+//! publishes, and the step summary built from all measured intervals.
+
+use serde::{Deserialize, Serialize};
+
+use super::hist::{LatHists, LatSummary};
+
+/// Completed I/Os and bytes of one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DirCounts {
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+impl DirCounts {
+    pub fn add(&mut self, o: &DirCounts) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+    }
+}
+
+/// One failed I/O: where, which direction, what the device said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoErrorRecord {
+    pub offset: u64,
+    pub len: u32,
+    pub write: bool,
+    /// Negative errno from the kernel, or the byte count of a short transfer.
+    pub result: i64,
+    pub message: String,
+}
+
+/// Error records kept per worker per interval; the rest are only counted.
+pub const MAX_ERROR_RECORDS_PER: usize = 8;
+
+impl IoErrorRecord {
+    /// A failed or short I/O; `result` is the kernel's (bytes or -errno).
+    pub fn new(offset: u64, len: u32, write: bool, result: i64) -> Self {
+        let dir = if write { "write" } else { "read" };
+        let message = if result < 0 {
+            let err = std::io::Error::from_raw_os_error((-result) as i32);
+            format!("{dir} of {len} B at offset {offset}: {err}")
+        } else {
+            format!("short {dir}: {result} of {len} B at offset {offset}")
+        };
+        IoErrorRecord {
+            offset,
+            len,
+            write,
+            result,
+            message,
+        }
+    }
+}
+
+/// What one worker sends at the end of each interval: one message, never one per I/O.
+#[derive(Debug)]
+pub struct WorkerInterval {
+    pub job: usize,
+    pub index: u64,
+    /// Nanoseconds since the step's start (the engine's clock).
+    pub end_ns: u64,
+    /// Counts of successful I/Os, index 0 read, 1 write.
+    pub dirs: [DirCounts; 2],
+    pub errors: u64,
+    pub error_records: Vec<IoErrorRecord>,
+    pub hists: Box<LatHists>,
+    /// The worker stopped after this interval.
+    pub last: bool,
+}
+
+/// One interval of a step, merged over all jobs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalReport {
+    pub index: u64,
+    /// Seconds since the step's start.
+    pub start_s: f64,
+    pub end_s: f64,
+    /// Part of the warm-up (ramp): shown but left out of the summary.
+    pub ramp: bool,
+    pub read: DirCounts,
+    pub write: DirCounts,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bw_bytes: f64,
+    pub write_bw_bytes: f64,
+    pub errors: u64,
+    /// Latency of all I/Os in the interval (response latency when rate-limited).
+    pub lat_us: LatSummary,
+    /// Service latency (completion minus submission) when rate-limited, else absent.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub service_lat_us: Option<LatSummary>,
+    #[serde(skip)]
+    pub error_records: Vec<IoErrorRecord>,
+    #[serde(skip)]
+    pub hists: Option<Box<LatHists>>,
+}
+
+impl IntervalReport {
+    pub fn iops(&self) -> f64 {
+        self.read_iops + self.write_iops
+    }
+
+    pub fn bw_bytes(&self) -> f64 {
+        self.read_bw_bytes + self.write_bw_bytes
+    }
+}
+
+/// The summary of one step over its measured (non-ramp) intervals.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepSummary {
+    /// Which engine ran: "io_uring" or "sync".
+    pub engine: String,
+    /// Why the engine is not the one asked for, or what it could not use.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub engine_note: Option<String>,
+    /// Measured seconds (ramp excluded, final drain included).
+    pub runtime_s: f64,
+    pub ios: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bw_bytes: f64,
+    pub write_bw_bytes: f64,
+    pub errors: u64,
+    /// Target rate of the step, when rate-limited.
+    pub target_iops: Option<f64>,
+    /// All I/Os: response latency when rate-limited (from the intended issue time), else
+    /// service latency (they are the same in a closed loop).
+    pub lat_us: LatSummary,
+    pub read_lat_us: LatSummary,
+    pub write_lat_us: LatSummary,
+    /// Service latency (completion minus submission) when rate-limited.
+    pub service_lat_us: Option<LatSummary>,
+    /// Why the step ended: "duration", "bytes", "stopped", "every I/O failed", ...
+    pub ended_by: String,
+}

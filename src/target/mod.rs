@@ -1,0 +1,268 @@
+//! The thing under test: a regular file (created and filled by drivescope when needed) or a
+//! block device. Finds its size and O_DIRECT alignment, creates test files with fallocate,
+//! tells whether a file was ever written, and refuses writes that could destroy data
+//! (see [`guard`]).
+
+pub mod extents;
+pub mod guard;
+mod marker;
+
+pub use marker::is_created as created_by_drivescope;
+
+use std::fs::{self, File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::units::format_size;
+
+/// Default size of a test file drivescope creates.
+pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
+
+#[derive(Debug, Error)]
+pub enum TargetError {
+    #[error("{path}: does not exist (give --size to create a test file there)")]
+    Missing { path: String },
+    #[error("{path}: {what}")]
+    Io {
+        path: String,
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error(transparent)]
+    Refused(#[from] guard::Refusal),
+}
+
+fn io_err(path: &Path, what: &str, source: std::io::Error) -> TargetError {
+    TargetError::Io {
+        path: path.display().to_string(),
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// What kind of target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
+/// A target ready for I/O.
+#[derive(Debug, Clone)]
+pub struct PreparedTarget {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub size: u64,
+    /// O_DIRECT offset/length alignment, bytes.
+    pub align: u64,
+    /// drivescope created the file in this run.
+    pub created: bool,
+    /// The file has blocks never written (holes or unwritten extents): reads of them would
+    /// not reach the drive.
+    pub unwritten: bool,
+}
+
+/// What the workload will do to the target.
+#[derive(Debug, Clone, Default)]
+pub struct TargetRequest {
+    /// Size for a new file, or the least size an existing drivescope file is grown to.
+    pub size: Option<u64>,
+    /// The workload writes.
+    pub writes: bool,
+    /// The path the user named with `--destroy-data`.
+    pub destroy_data: Option<PathBuf>,
+    /// Create the file when missing even without `size` (the built-in default target).
+    pub create_default: bool,
+}
+
+/// The built-in default target: `$XDG_DATA_HOME/drivescope/scratch.bin`
+/// (`~/.local/share/drivescope/scratch.bin`).
+pub fn default_target_path() -> PathBuf {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("drivescope").join("scratch.bin")
+}
+
+/// Size and logical block size of a block device.
+pub fn block_device_geometry(file: &File) -> std::io::Result<(u64, u64)> {
+    const BLKSSZGET: libc::c_ulong = 0x1268;
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    let mut size: u64 = 0;
+    let mut lbs: libc::c_int = 0;
+    // SAFETY: both ioctls write one integer of the given type.
+    unsafe {
+        if libc::ioctl(file.as_raw_fd(), BLKGETSIZE64, &mut size) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::ioctl(file.as_raw_fd(), BLKSSZGET, &mut lbs) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((size, lbs.max(512) as u64))
+}
+
+/// O_DIRECT offset alignment of a file (statx STATX_DIOALIGN), or 4096 when the kernel or
+/// filesystem does not say.
+pub fn file_dio_align(path: &Path) -> u64 {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return 4096;
+    };
+    // SAFETY: statx fills the zeroed struct; c is a valid NUL-terminated path.
+    unsafe {
+        let mut stx: libc::statx = std::mem::zeroed();
+        let rc = libc::statx(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            0,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        );
+        if rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
+            return u64::from(stx.stx_dio_offset_align).max(512);
+        }
+    }
+    4096
+}
+
+fn create_file(path: &Path, size: u64) -> Result<(), TargetError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
+    }
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+        .map_err(|e| io_err(path, "cannot create test file", e))?;
+    allocate(&f, path, size)?;
+    marker::mark_created(&f, path);
+    Ok(())
+}
+
+fn allocate(f: &File, path: &Path, size: u64) -> Result<(), TargetError> {
+    // SAFETY: plain syscall on an fd we own.
+    let rc = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::ENOSPC) {
+            return Err(io_err(
+                path,
+                &format!("no room for a {} test file", format_size(size)),
+                e,
+            ));
+        }
+        // Filesystems without fallocate: a sparse file; it is filled before reads.
+        f.set_len(size)
+            .map_err(|e| io_err(path, "cannot size test file", e))?;
+    }
+    Ok(())
+}
+
+/// Opens (creating if asked) and checks the target for the request.
+pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, TargetError> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_err(path, "cannot inspect", e)),
+    };
+    let Some(meta) = meta else {
+        if path.starts_with("/dev") {
+            return Err(TargetError::Invalid {
+                path: path.display().to_string(),
+                message: "no such device".into(),
+            });
+        }
+        let size = match (req.size, req.create_default) {
+            (Some(s), _) => s,
+            (None, true) => DEFAULT_FILE_SIZE,
+            (None, false) => {
+                return Err(TargetError::Missing {
+                    path: path.display().to_string(),
+                })
+            }
+        };
+        if size == 0 {
+            return Err(TargetError::Invalid {
+                path: path.display().to_string(),
+                message: "a test file needs a size above 0".into(),
+            });
+        }
+        create_file(path, size)?;
+        return Ok(PreparedTarget {
+            path: path.to_path_buf(),
+            kind: TargetKind::File,
+            size,
+            align: file_dio_align(path),
+            created: true,
+            unwritten: true,
+        });
+    };
+
+    let ft = meta.file_type();
+    if ft.is_block_device() {
+        let f = File::open(path).map_err(|e| io_err(path, "cannot open", e))?;
+        let (size, lbs) = block_device_geometry(&f).map_err(|e| io_err(path, "cannot size", e))?;
+        if req.writes {
+            guard::check_block_device_write(path, meta.rdev(), req.destroy_data.as_deref())?;
+        }
+        return Ok(PreparedTarget {
+            path: path.to_path_buf(),
+            kind: TargetKind::BlockDevice,
+            size,
+            align: lbs,
+            created: false,
+            unwritten: false,
+        });
+    }
+    if !ft.is_file() {
+        return Err(TargetError::Invalid {
+            path: path.display().to_string(),
+            message: "is neither a regular file nor a block device".into(),
+        });
+    }
+    let f = File::open(path).map_err(|e| io_err(path, "cannot open", e))?;
+    let ours = marker::is_created(&f, path);
+    if req.writes && !ours {
+        guard::check_file_write(path, req.destroy_data.as_deref())?;
+    }
+    let mut size = meta.len();
+    if let Some(want) = req.size {
+        if want > size {
+            if !ours {
+                return Err(TargetError::Invalid {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "is {} but --size asks for {}; drivescope grows only files it created",
+                        format_size(size),
+                        format_size(want)
+                    ),
+                });
+            }
+            let w = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| io_err(path, "cannot open for growing", e))?;
+            allocate(&w, path, want)?;
+            size = want;
+        }
+    }
+    let unwritten = extents::has_unwritten(&f, size).unwrap_or(ours);
+    Ok(PreparedTarget {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        size,
+        align: file_dio_align(path),
+        created: false,
+        unwritten,
+    })
+}
