@@ -242,9 +242,10 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
                 return Err(TargetError::Invalid {
                     path: path.display().to_string(),
                     message: format!(
-                        "is {} but --size asks for {}; drivescope grows only files it created",
-                        format_size(size),
-                        format_size(want)
+                        "the region asked for runs past the end of the file ({} of {}); \
+                         drivescope grows only files it created",
+                        format_size(want),
+                        format_size(size)
                     ),
                 });
             }

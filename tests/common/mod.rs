@@ -1,0 +1,110 @@
+//! Helpers shared by the integration tests: run the real binary, parse its JSON lines, make
+//! loop devices (as root) and read the kernel's block statistics.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_drivescope"))
+}
+
+/// Runs drivescope with `args`, isolated from the user's home (XDG dirs in `home`).
+pub fn run(home: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .output()
+        .expect("run drivescope")
+}
+
+pub fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}")))
+        .collect()
+}
+
+pub fn of_type<'a>(lines: &'a [Value], t: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|v| v["type"] == t).collect()
+}
+
+pub fn summary(lines: &[Value]) -> &Value {
+    of_type(lines, "summary")
+        .pop()
+        .unwrap_or_else(|| panic!("no summary in {lines:?}"))
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A loop device over a sparse backing file; detached on drop.
+pub struct LoopDev {
+    pub dev: PathBuf,
+    pub name: String,
+    _dir: tempfile::TempDir,
+}
+
+impl LoopDev {
+    /// None (with the reason printed) where a loop device cannot be made.
+    pub fn new(size: u64) -> Option<LoopDev> {
+        if !is_root() {
+            eprintln!("skipped: loop devices need root");
+            return None;
+        }
+        let dir = tempfile::tempdir_in("/dev/shm")
+            .or_else(|_| tempfile::tempdir())
+            .ok()?;
+        let img = dir.path().join("backing.img");
+        std::fs::File::create(&img).ok()?.set_len(size).ok()?;
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&img)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "skipped: losetup failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return None;
+        }
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let name = dev.file_name()?.to_string_lossy().into_owned();
+        Some(LoopDev {
+            dev,
+            name,
+            _dir: dir,
+        })
+    }
+
+    /// (reads completed, writes completed) from /sys/block/NAME/stat.
+    pub fn stat(&self) -> (u64, u64) {
+        let s = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).unwrap();
+        let f: Vec<u64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        (f[0], f[4])
+    }
+
+    pub fn sha256(&self) -> String {
+        let out = Command::new("sha256sum").arg(&self.dev).output().unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+    }
+}

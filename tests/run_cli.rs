@@ -1,0 +1,356 @@
+//! The real binary on real temp files: the JSON stream, the summary, the fill before reads,
+//! the rate limiter, Ctrl-C, the sync engine and bad input.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{json_lines, of_type, run, summary};
+
+#[test]
+fn randread_json_stream_and_summary() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("scratch.bin");
+    let t = target.to_str().unwrap();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            t,
+            "--size",
+            "64MiB",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "16",
+            "--duration",
+            "2s",
+            "--interval",
+            "500ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    // A new file is filled before it is read, and the run says so.
+    let notes = of_type(&lines, "note");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n["message"].as_str().unwrap().contains("filling")),
+        "{notes:?}"
+    );
+    let intervals = of_type(&lines, "interval");
+    assert_eq!(intervals.len(), 4, "2 s at 500 ms: {intervals:?}");
+    for (i, iv) in intervals.iter().enumerate() {
+        assert_eq!(iv["index"], i as u64);
+        assert!(iv["read_iops"].as_f64().unwrap() > 0.0);
+        assert_eq!(iv["write_iops"], 0.0);
+        let lat = &iv["lat_us"];
+        assert!(lat["p50"].as_f64().unwrap() <= lat["p99"].as_f64().unwrap());
+        assert!(lat["p99"].as_f64().unwrap() <= lat["p99.9"].as_f64().unwrap());
+    }
+    let s = summary(&lines);
+    for key in [
+        "ios",
+        "read_iops",
+        "write_iops",
+        "read_bw_bytes",
+        "write_bw_bytes",
+        "errors",
+        "engine",
+    ] {
+        assert!(!s[key].is_null(), "summary lacks {key}: {s}");
+    }
+    for key in ["mean", "p50", "p99", "p99.9", "max"] {
+        assert!(
+            s["lat_us"][key].as_f64().unwrap() > 0.0,
+            "lat_us.{key}: {s}"
+        );
+    }
+    assert_eq!(s["engine"], "io_uring");
+    assert_eq!(s["errors"], 0);
+    // The summary's I/O count is the sum of the intervals', and IOPS is count / runtime.
+    let sum: u64 = intervals
+        .iter()
+        .map(|iv| iv["read"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(s["ios"].as_u64().unwrap(), sum);
+    let runtime = s["runtime_s"].as_f64().unwrap();
+    assert!((2.0..2.5).contains(&runtime), "runtime {runtime}");
+    let iops = s["read_iops"].as_f64().unwrap();
+    assert!((iops - sum as f64 / runtime).abs() < 1.0);
+    assert!((s["read_bw_bytes"].as_f64().unwrap() - iops * 4096.0).abs() < 4096.0);
+    // After the fill no block of the file is left unwritten.
+    let f = std::fs::File::open(&target).unwrap();
+    assert!(!drivescope::target::extents::has_unwritten(&f, 64 << 20).unwrap_or(false));
+}
+
+#[test]
+fn rate_limited_run_hits_its_target_and_reports_response_latency() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "70",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "8",
+            "--jobs",
+            "2",
+            "--rate-iops",
+            "3000",
+            "--duration",
+            "3s",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let s = summary(&lines);
+    let iops = s["read_iops"].as_f64().unwrap() + s["write_iops"].as_f64().unwrap();
+    assert!(
+        (iops - 3000.0).abs() / 3000.0 < 0.01,
+        "achieved {iops} IOPS for a 3000 target"
+    );
+    let read_share = s["read_ios"].as_f64().unwrap() / s["ios"].as_f64().unwrap();
+    assert!(
+        (0.66..0.74).contains(&read_share),
+        "read share {read_share}"
+    );
+    assert_eq!(s["target_iops"], 3000.0);
+    let resp = s["lat_us"]["mean"].as_f64().unwrap();
+    let svc = s["service_lat_us"]["mean"].as_f64().unwrap();
+    assert!(resp >= svc, "response {resp} must include service {svc}");
+}
+
+#[test]
+fn sigint_stops_within_an_interval_and_prints_the_summary() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let child = Command::new(common::bin())
+        .args([
+            "run",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "32MiB",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "60s",
+            "--json",
+        ])
+        .env("HOME", home.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        sent.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(130));
+    let lines = json_lines(&out);
+    let s = summary(&lines);
+    assert_eq!(s["ended_by"], "stopped");
+    assert!(s["write_ios"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn sync_engine_runs_when_asked() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--rw",
+            "randwrite",
+            "--engine",
+            "sync",
+            "--duration",
+            "1s",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let s = summary(&lines);
+    assert_eq!(s["engine"], "sync");
+    assert!(s["write_ios"].as_u64().unwrap() > 0);
+    assert!(s["engine_note"]
+        .as_str()
+        .unwrap()
+        .contains("one I/O at a time"));
+}
+
+#[test]
+fn existing_files_are_not_overwritten_without_confirmation() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("precious.db");
+    std::fs::write(&t, vec![42u8; 1 << 20]).unwrap();
+    let ts = t.to_str().unwrap();
+    let args = [
+        "run",
+        "--target",
+        ts,
+        "--rw",
+        "randwrite",
+        "--duration",
+        "1s",
+    ];
+    let out = run(home.path(), &args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write") && err.contains("--destroy-data"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&t).unwrap(),
+        vec![42u8; 1 << 20],
+        "the file was touched"
+    );
+    // Reading it is fine, and opens it read-only.
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // With the confirmation naming the file, the write runs.
+    let mut confirmed = args.to_vec();
+    confirmed.extend(["--destroy-data", ts]);
+    let out = run(home.path(), &confirmed);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(std::fs::read(&t).unwrap(), vec![42u8; 1 << 20]);
+}
+
+#[test]
+fn bad_input_gets_one_line_and_a_nonzero_exit() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let ts = t.to_str().unwrap();
+    let missing = home.path().join("nope.bin");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--bs", "1000"], "not a multiple"),
+        (vec!["--iodepth", "0"], "--iodepth 0"),
+        (vec!["--iodepth", "100000"], "iodepth 100000 is outside"),
+        (vec!["--size", "12 parsecs"], "not a size"),
+        (vec!["--bssplit", "4k/50:8k/40"], "90%"),
+        (vec!["--rw", "sideways"], "not an access pattern"),
+        (vec!["--interval", "20ms"], "outside 100ms to 10s"),
+        (
+            vec!["--iodepth", "1024", "--jobs", "1024", "--bs", "1m"],
+            "of buffers",
+        ),
+    ];
+    // Make the file first so the region check has something to measure against.
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--size",
+            "64MiB",
+            "--duration",
+            "100ms",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (extra, want) in cases {
+        let mut args = vec!["run", "--target", ts, "--duration", "1s"];
+        args.extend(extra.iter().copied());
+        let out = run(home.path(), &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: expected '{want}' in: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A region past the end of a file drivescope did not create (it only grows its own).
+    let theirs = home.path().join("theirs.bin");
+    std::fs::write(&theirs, vec![1u8; 8 << 20]).unwrap();
+    let th = theirs.to_str().unwrap();
+    for extra in [
+        vec!["--offset", "4MiB", "--size", "8MiB"],
+        vec!["--offset", "9MiB"],
+    ] {
+        let mut args = vec!["run", "--target", th, "--duration", "1s"];
+        args.extend(extra.iter().copied());
+        let out = run(home.path(), &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("past the end"), "{extra:?}: {err}");
+    }
+    assert_eq!(std::fs::metadata(&theirs).unwrap().len(), 8 << 20);
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            missing.to_str().unwrap(),
+            "--rw",
+            "randread",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!missing.exists());
+}

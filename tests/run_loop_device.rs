@@ -1,0 +1,146 @@
+//! As root, on a real loop device: drivescope's count of completed reads and writes must
+//! match the kernel's own (/sys/block/loopN/stat), and the write guard must hold.
+
+mod common;
+
+use common::{json_lines, run, summary, LoopDev};
+
+#[test]
+fn io_counts_match_the_kernels_block_stat() {
+    let Some(dev) = LoopDev::new(256 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let before = dev.stat();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "70",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "16",
+            "--jobs",
+            "2",
+            "--duration",
+            "3s",
+            "--json",
+            "--destroy-data",
+            d,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = dev.stat();
+    let lines = json_lines(&out);
+    let s = summary(&lines);
+    let (r, w) = (
+        s["read_ios"].as_u64().unwrap(),
+        s["write_ios"].as_u64().unwrap(),
+    );
+    let (kr, kw) = (after.0 - before.0, after.1 - before.1);
+    eprintln!("drivescope reads {r} writes {w}; kernel reads {kr} writes {kw}");
+    assert!(r > 1000 && w > 1000);
+    assert!(
+        (kr as f64 - r as f64).abs() / r as f64 <= 0.01,
+        "reads {r} vs kernel {kr}"
+    );
+    assert!(
+        (kw as f64 - w as f64).abs() / w as f64 <= 0.01,
+        "writes {w} vs kernel {kw}"
+    );
+}
+
+#[test]
+fn blank_device_is_written_only_when_named() {
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let sum0 = dev.sha256();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("block device") && err.contains("--destroy-data"),
+        "{err}"
+    );
+    assert_eq!(dev.sha256(), sum0, "a refused run wrote to the device");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--destroy-data",
+            d,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(dev.sha256(), sum0, "the confirmed run did not write");
+}
+
+#[test]
+fn device_with_a_filesystem_is_refused_even_when_named() {
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let d = dev.dev.to_str().unwrap();
+    let mkfs = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-L", "data", d])
+        .status();
+    if !mkfs.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfs.ext4 is not available");
+        return;
+    }
+    let sum0 = dev.sha256();
+    let home = tempfile::tempdir().unwrap();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "write",
+            "--duration",
+            "1s",
+            "--destroy-data",
+            d,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ext4") && err.contains("data"), "{err}");
+    assert_eq!(dev.sha256(), sum0, "a refused run wrote to the device");
+}
