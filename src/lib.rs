@@ -5,5 +5,8 @@
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
 pub mod cli;
+pub mod commands;
+pub mod plan;
+pub mod preset;
 pub mod units;
 pub mod workload;

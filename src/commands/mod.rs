@@ -1,0 +1,4 @@
+//! The subcommands' implementations, one module each; `main` parses the command line and
+//! dispatches here.
+
+pub mod presets;
