@@ -138,7 +138,7 @@ pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut unit = 0;
     let mut v = bytes;
-    while unit < UNITS.len() - 1 && v >= 1024 && v % 1024 == 0 {
+    while unit < UNITS.len() - 1 && v >= 1024 && v.is_multiple_of(1024) {
         v /= 1024;
         unit += 1;
     }

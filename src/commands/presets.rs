@@ -1,6 +1,8 @@
 //! `drivescope presets list|show|validate|fio`: the presets known to this machine, one
 //! resolved, files checked, and an equivalent fio job file.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -83,6 +85,17 @@ pub enum PresetsError {
     Invalid { failed: usize, total: usize },
     #[error("logical block size {0} is not a power of two up to 64KiB")]
     BlockSize(u64),
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> Result<(), PresetsError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(PresetsError::Stdout(e)),
+        _ => Ok(()),
+    }
 }
 
 fn facts(t: &AssumedTarget) -> Result<TargetFacts, PresetsError> {
@@ -121,8 +134,7 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
             let facts = facts(target)?;
             let p = preset::find(preset)?;
             let plan = expand(&p, &facts)?;
-            print!("{}", plan::fio::job_file(&p, &plan, &facts));
-            Ok(())
+            emit(&plan::fio::job_file(&p, &plan, &facts))
         }
     }
 }
@@ -144,9 +156,11 @@ pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
 fn list(facts: &TargetFacts, throughput: u64) -> Result<(), PresetsError> {
     let cat = preset::catalog();
     for problem in &cat.problems {
-        eprintln!("drivescope: skipped: {problem}");
+        let _ = writeln!(std::io::stderr(), "drivescope: skipped: {problem}");
     }
-    println!(
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
         "Estimated durations for a {} target; * marks phases that end on an amount of data,\n\
          timed at an assumed {}/s (see --capacity and --assume-throughput). A range runs from\n\
          steady state reached as early as possible to the most rounds.\n",
@@ -171,31 +185,33 @@ fn list(facts: &TargetFacts, throughput: u64) -> Result<(), PresetsError> {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!("{:<w_id$}  {:<w_name$}  DURATION", "ID", "NAME");
+    let _ = writeln!(out, "{:<w_id$}  {:<w_name$}  DURATION", "ID", "NAME");
     for (id, name, est) in rows {
-        println!("{id:<w_id$}  {name:<w_name$}  {est}");
+        let _ = writeln!(out, "{id:<w_id$}  {name:<w_name$}  {est}");
     }
-    Ok(())
+    emit(&out)
 }
 
 fn show(id: &str, with_plan: bool, facts: &TargetFacts) -> Result<(), PresetsError> {
     let p = preset::find(id)?;
-    println!("# {} (from {})", p.id, p.origin);
-    print!("{}", preset::to_yaml(&p)?);
+    let mut out = format!("# {} (from {})\n", p.id, p.origin);
+    out.push_str(&preset::to_yaml(&p)?);
     if with_plan {
         let plan = expand(&p, facts)?;
-        println!(
+        let _ = writeln!(
+            out,
             "\n# Plan for a {} target: {} steps, estimated {}",
             format_size(facts.capacity_bytes),
             plan.steps.len(),
             estimate_text(&plan, f64::from(1u32 << 30))
         );
         for note in &plan.notes {
-            println!("# note: {note}");
+            let _ = writeln!(out, "# note: {note}");
         }
         for (i, s) in plan.steps.iter().enumerate() {
             let w = &s.workload;
-            println!(
+            let _ = writeln!(
+                out,
                 "#  {:>4}  {:<32} {} bs={} iodepth={} jobs={} region={}+{}",
                 i + 1,
                 s.name,
@@ -208,7 +224,7 @@ fn show(id: &str, with_plan: bool, facts: &TargetFacts) -> Result<(), PresetsErr
             );
         }
     }
-    Ok(())
+    emit(&out)
 }
 
 fn validate(files: &[PathBuf], facts: &TargetFacts) -> Result<(), PresetsError> {
@@ -218,14 +234,14 @@ fn validate(files: &[PathBuf], facts: &TargetFacts) -> Result<(), PresetsError> 
             .map_err(PresetsError::from)
             .and_then(|p| expand(&p, facts).map(|plan| (p, plan)));
         match checked {
-            Ok((p, plan)) => println!(
-                "{}: ok: '{}', {} phases, {} steps for a {} target",
+            Ok((p, plan)) => emit(&format!(
+                "{}: ok: '{}', {} phases, {} steps for a {} target\n",
                 f.display(),
                 p.id,
                 p.phases.len(),
                 plan.steps.len(),
                 format_size(facts.capacity_bytes)
-            ),
+            ))?,
             Err(e) => errors.push(e),
         }
     }
@@ -238,7 +254,7 @@ fn validate(files: &[PathBuf], facts: &TargetFacts) -> Result<(), PresetsError> 
         return Ok(());
     }
     for e in &errors {
-        eprintln!("drivescope: {e}");
+        let _ = writeln!(std::io::stderr(), "drivescope: {e}");
     }
     Err(PresetsError::Invalid {
         failed: errors.len(),

@@ -18,7 +18,7 @@ fn fio_size(bytes: u64) -> String {
         (1 << 10, "k"),
     ];
     for (unit, suffix) in UNITS {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{suffix}", bytes / unit);
         }
     }
@@ -27,7 +27,7 @@ fn fio_size(bytes: u64) -> String {
 
 fn fio_secs(d: std::time::Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
@@ -35,15 +35,38 @@ fn fio_secs(d: std::time::Duration) -> String {
 }
 
 fn section_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '-'
+    let mut out = String::new();
+    for c in name.chars() {
+        match c {
+            '%' => out.push_str("pct"),
+            c if c.is_ascii_alphanumeric() || c == '.' => out.push(c),
+            _ => {
+                if !out.ends_with('-') {
+                    out.push('-');
+                }
             }
-        })
-        .collect()
+        }
+    }
+    out
+}
+
+/// Words of `text` in lines of at most `width` characters (longer words stand alone).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
@@ -147,7 +170,7 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
         "# fio job file for drivescope preset '{}': {}",
         preset.id, preset.name
     );
-    for line in preset.description.lines() {
+    for line in wrap(&preset.description, 86) {
         let _ = writeln!(out, "#   {line}");
     }
     let _ = writeln!(
@@ -182,17 +205,20 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
                 } => (window, range_percent, slope_percent),
                 SteadyRule::Fio { .. } => (0, 0.0, 0.0),
             };
-            let _ = writeln!(
-                out,
-                "\n# Phase '{}' runs in SNIA rounds, which fio cannot express: below is round 1 ({}\n\
-                 # jobs). Repeat the round, at most {} times, until the {} of [{tracked}] over the\n\
-                 # last {window} rounds has a range within {range}% of their average and a\n\
-                 # least-squares excursion within {slope}% of it.",
+            let text = format!(
+                "Phase '{}' runs in SNIA rounds, which fio cannot express: below is round 1 ({} \
+                 jobs). Repeat the round, at most {} times, until the {} of [{tracked}] over the \
+                 last {window} rounds has a range within {range}% of their average and a \
+                 least-squares excursion within {slope}% of it.",
                 phase.name,
                 r.steps_per_round,
                 r.max_rounds,
                 r.metric.as_str()
             );
+            out.push('\n');
+            for line in wrap(&text, 88) {
+                let _ = writeln!(out, "# {line}");
+            }
             for step in steps.iter().filter(|s| s.round == Some(1)) {
                 write_step(&mut out, plan, step);
             }
@@ -216,6 +242,7 @@ mod tests {
         assert_eq!(fio_size(1 << 20), "1m");
         assert_eq!(fio_size(1536), "1536");
         assert_eq!(fio_secs(std::time::Duration::from_millis(1500)), "1500ms");
-        assert_eq!(section_name("sweep 50% 4KiB"), "sweep-50--4KiB");
+        assert_eq!(section_name("sweep 50% 4KiB"), "sweep-50pct-4KiB");
+        assert_eq!(wrap("aa bb cc", 5), vec!["aa bb", "cc"]);
     }
 }

@@ -263,9 +263,9 @@ mod tests {
 
     #[test]
     fn snia_a_linear_ramp_never_settles() {
-        // +3% of the first value per round: range over 5 rounds ~12% (passes the range
-        // rule) but the line's excursion is 12% of the mean (> 10%).
-        let values: Vec<f64> = (0..25).map(|i| 1000.0 + 30.0 * i as f64).collect();
+        // +3% per round: over any 5 rounds the range is ~12% of the average (within the
+        // range rule) but the line's excursion is ~12% too (over 10%), forever.
+        let values: Vec<f64> = (0..30).map(|i| 1000.0 * 1.03f64.powi(i)).collect();
         let verdict = run(&snia(), &values);
         match verdict {
             SteadyVerdict::NotReached { reason } => {
@@ -347,7 +347,8 @@ mod tests {
 
     #[test]
     fn fio_slope_rule() {
-        let rising: Vec<f64> = (0..60).map(|i| 1000.0 + 20.0 * i as f64).collect();
+        // +2% per sample: the slope is always ~2% of the mean.
+        let rising: Vec<f64> = (0..60).map(|i| 1000.0 * 1.02f64.powi(i)).collect();
         let mut d = SteadyState::new(&fio(true, 1.0, 10, 0));
         for v in &rising {
             assert_eq!(d.push(*v), SteadyVerdict::Pending);

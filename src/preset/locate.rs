@@ -41,8 +41,18 @@ fn significant(text: &str) -> bool {
     !t.is_empty() && !t.starts_with('#')
 }
 
-/// 1-based (line, column) of `path` in `text`.
+/// 1-based (line, column) of `path`'s value in `text` (of its key when the value is on
+/// lines of its own).
 pub fn locate(text: &str, path: &[Seg]) -> (usize, usize) {
+    find(text, path, false)
+}
+
+/// 1-based (line, column) of `path`'s last key in `text`.
+pub fn locate_key(text: &str, path: &[Seg]) -> (usize, usize) {
+    find(text, path, true)
+}
+
+fn find(text: &str, path: &[Seg], key_only: bool) -> (usize, usize) {
     let mut scope: Vec<Line> = text
         .lines()
         .enumerate()
@@ -74,6 +84,10 @@ pub fn locate(text: &str, path: &[Seg]) -> (usize, usize) {
                 best = (line.no, line.col);
                 let rest = &line.text[prefix.len()..];
                 let value = rest.trim_start();
+                let last = depth + 1 == path.len();
+                if last && key_only {
+                    break;
+                }
                 if significant(value) {
                     let value_col = line.col + prefix.len() + (rest.len() - value.len());
                     best = (line.no, value_col);
@@ -136,6 +150,11 @@ mod tests {
     #[test]
     fn finds_block_and_flow_keys() {
         assert_eq!(locate(DOC, &[k("id")]), (1, 5));
+        assert_eq!(locate_key(DOC, &[k("id")]), (1, 1));
+        assert_eq!(
+            locate_key(DOC, &[k("phases"), Seg::Index(1), k("rate")]),
+            (10, 5)
+        );
         assert_eq!(
             locate(DOC, &[k("phases"), Seg::Index(0), k("workload"), k("bs")]),
             (7, 11)

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::error::{Diagnostic, PresetError};
-use super::locate::{format_path, locate};
+use super::locate::{format_path, locate, locate_key, Seg};
 use super::model::Preset;
 use super::suggest;
 use super::validate::validate;
@@ -54,6 +54,36 @@ fn explain(raw: &str) -> (String, Option<String>) {
     (raw.to_string(), None)
 }
 
+fn raw_is_unknown_key(e: &serde_yaml::Error) -> bool {
+    e.to_string().contains("unknown field `")
+}
+
+/// Reads a path as serde_path_to_error prints it (`phases[2].workload.bs`).
+fn parse_path(path: &str) -> Vec<Seg> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let mut rest = part;
+        if let Some(i) = rest.find('[') {
+            if i > 0 {
+                out.push(Seg::Key(rest[..i].to_string()));
+            }
+            rest = &rest[i..];
+            while let Some(inner) = rest.strip_prefix('[') {
+                let Some((num, after)) = inner.split_once(']') else {
+                    break;
+                };
+                if let Ok(n) = num.parse() {
+                    out.push(Seg::Index(n));
+                }
+                rest = after;
+            }
+        } else if !rest.is_empty() {
+            out.push(Seg::Key(rest.to_string()));
+        }
+    }
+    out
+}
+
 /// Parses and validates a preset. `origin` names the text in errors (a path, or
 /// `builtin:ID`).
 pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
@@ -68,14 +98,24 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
                 .location()
                 .map(|l| (l.line(), l.column()))
                 .unwrap_or((1, 1));
-            let mut raw = inner.to_string();
             let mark = format!(" at line {line} column {column}");
+            // serde_yaml places errors at the start of the enclosing mapping; the field
+            // path finds the key or value itself.
+            let (line, column) = if path.is_empty() {
+                (line, column)
+            } else if raw_is_unknown_key(&inner) {
+                locate_key(text, &parse_path(&path))
+            } else {
+                locate(text, &parse_path(&path))
+            };
+            let mut raw = inner.to_string();
             if let Some(stripped) = raw.strip_suffix(&mark) {
                 raw = stripped.to_string();
             }
-            if !path.is_empty() {
-                if let Some(stripped) = raw.strip_prefix(&format!("{path}: ")) {
-                    raw = stripped.to_string();
+            // serde_yaml names the path too (the enclosing map's): drop it, ours is finer.
+            if let Some((head, rest)) = raw.split_once(": ") {
+                if !head.contains(' ') && path.starts_with(head) {
+                    raw = rest.to_string();
                 }
             }
             let (message, suggestion) = explain(&raw);
@@ -112,4 +152,24 @@ pub fn parse_file(path: &Path) -> Result<Preset, PresetError> {
         source,
     })?;
     parse_str(&text, &shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_paths_back() {
+        assert_eq!(
+            parse_path("phases[2].workload.bs"),
+            vec![
+                Seg::Key("phases".into()),
+                Seg::Index(2),
+                Seg::Key("workload".into()),
+                Seg::Key("bs".into())
+            ]
+        );
+        assert_eq!(format_path(&parse_path("a[1][2].b")), "a[1][2].b");
+        assert!(parse_path("").is_empty());
+    }
 }
