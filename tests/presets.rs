@@ -592,3 +592,58 @@ fn user_presets_come_from_the_config_folder() {
     let p = preset::find(presets.join("mine.yaml").to_str().expect("utf-8")).expect("by path");
     assert_eq!(p.id, "my-check");
 }
+
+/// A small deterministic generator for mutations (no dependency needed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn bad_input_never_panics() {
+    let targets = [target(TIB, 512), target(4096, 4096), target(1, 512)];
+    let replacements = [
+        "0", "-1", "", "[]", "{}", "1e400", "max", "0x", "%", "4q", "é", "50% of x",
+    ];
+    let mut rng = Lcg(42);
+    for (id, text) in BUILTIN_FILES {
+        let mut inputs: Vec<String> = Vec::new();
+        // Every prefix at a line boundary.
+        let mut acc = String::new();
+        for line in text.lines() {
+            acc.push_str(line);
+            acc.push('\n');
+            inputs.push(acc.clone());
+        }
+        // Values replaced by junk, one at a time.
+        let lines: Vec<&str> = text.lines().collect();
+        for _ in 0..60 {
+            let i = (rng.next() as usize) % lines.len();
+            let r = replacements[(rng.next() as usize) % replacements.len()];
+            let mut copy: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            if let Some((k, _)) = copy[i].split_once(": ") {
+                copy[i] = format!("{k}: {r}");
+            } else {
+                copy[i] = format!("{}{r}", copy[i]);
+            }
+            inputs.push(copy.join("\n"));
+        }
+        for input in inputs {
+            if let Ok(p) = preset::parse_str(&input, id) {
+                for t in &targets {
+                    if let Ok(plan) = plan::expand(&p, t, &PlanOptions::default()) {
+                        let _ = plan.estimate(0.0);
+                        let _ = plan::fio::job_file(&p, &plan, t);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -29,6 +29,9 @@ pub struct AssumedTarget {
     /// Logical block size of that target.
     #[arg(long, value_parser = parse_size_arg, default_value = "512")]
     pub logical_block_size: u64,
+    /// Multiplies every duration (step lengths, ramps, steady-state windows).
+    #[arg(long, value_parser = parse_time_scale, default_value = "1")]
+    pub time_scale: f64,
 }
 
 #[derive(Debug, Subcommand, Clone)]
@@ -98,6 +101,20 @@ fn emit(text: &str) -> Result<(), PresetsError> {
     }
 }
 
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number above 0")),
+    }
+}
+
+fn options(t: &AssumedTarget) -> PlanOptions {
+    PlanOptions {
+        time_scale: t.time_scale,
+        ..PlanOptions::default()
+    }
+}
+
 fn facts(t: &AssumedTarget) -> Result<TargetFacts, PresetsError> {
     let lbs = t.logical_block_size;
     if !lbs.is_power_of_two() || lbs > 65536 {
@@ -109,8 +126,8 @@ fn facts(t: &AssumedTarget) -> Result<TargetFacts, PresetsError> {
     })
 }
 
-fn expand(p: &Preset, facts: &TargetFacts) -> Result<Plan, PresetsError> {
-    plan::expand(p, facts, &PlanOptions::default()).map_err(|source| PresetsError::Plan {
+fn expand(p: &Preset, facts: &TargetFacts, opts: &PlanOptions) -> Result<Plan, PresetsError> {
+    plan::expand(p, facts, opts).map_err(|source| PresetsError::Plan {
         origin: p.origin.clone(),
         capacity: format_size(facts.capacity_bytes),
         source,
@@ -123,17 +140,19 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
         PresetsAction::List {
             target,
             assume_throughput,
-        } => list(&facts(target)?, *assume_throughput),
+        } => list(&facts(target)?, &options(target), *assume_throughput),
         PresetsAction::Show {
             preset,
             plan,
             target,
-        } => show(preset, *plan, &facts(target)?),
-        PresetsAction::Validate { files, target } => validate(files, &facts(target)?),
+        } => show(preset, *plan, &facts(target)?, &options(target)),
+        PresetsAction::Validate { files, target } => {
+            validate(files, &facts(target)?, &options(target))
+        }
         PresetsAction::Fio { preset, target } => {
             let facts = facts(target)?;
             let p = preset::find(preset)?;
-            let plan = expand(&p, &facts)?;
+            let plan = expand(&p, &facts, &options(target))?;
             emit(&plan::fio::job_file(&p, &plan, &facts))
         }
     }
@@ -153,7 +172,7 @@ pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
     s
 }
 
-fn list(facts: &TargetFacts, throughput: u64) -> Result<(), PresetsError> {
+fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), PresetsError> {
     let cat = preset::catalog();
     for problem in &cat.problems {
         let _ = writeln!(std::io::stderr(), "drivescope: skipped: {problem}");
@@ -171,7 +190,7 @@ fn list(facts: &TargetFacts, throughput: u64) -> Result<(), PresetsError> {
         .presets
         .iter()
         .map(|p| {
-            let est = match plan::expand(p, facts, &PlanOptions::default()) {
+            let est = match plan::expand(p, facts, opts) {
                 Ok(plan) => estimate_text(&plan, throughput as f64),
                 Err(e) => format!("(cannot expand: {e})"),
             };
@@ -192,12 +211,17 @@ fn list(facts: &TargetFacts, throughput: u64) -> Result<(), PresetsError> {
     emit(&out)
 }
 
-fn show(id: &str, with_plan: bool, facts: &TargetFacts) -> Result<(), PresetsError> {
+fn show(
+    id: &str,
+    with_plan: bool,
+    facts: &TargetFacts,
+    opts: &PlanOptions,
+) -> Result<(), PresetsError> {
     let p = preset::find(id)?;
     let mut out = format!("# {} (from {})\n", p.id, p.origin);
     out.push_str(&preset::to_yaml(&p)?);
     if with_plan {
-        let plan = expand(&p, facts)?;
+        let plan = expand(&p, facts, opts)?;
         let _ = writeln!(
             out,
             "\n# Plan for a {} target: {} steps, estimated {}",
@@ -227,12 +251,16 @@ fn show(id: &str, with_plan: bool, facts: &TargetFacts) -> Result<(), PresetsErr
     emit(&out)
 }
 
-fn validate(files: &[PathBuf], facts: &TargetFacts) -> Result<(), PresetsError> {
+fn validate(
+    files: &[PathBuf],
+    facts: &TargetFacts,
+    opts: &PlanOptions,
+) -> Result<(), PresetsError> {
     let mut errors = Vec::new();
     for f in files {
         let checked = preset::parse_file(f)
             .map_err(PresetsError::from)
-            .and_then(|p| expand(&p, facts).map(|plan| (p, plan)));
+            .and_then(|p| expand(&p, facts, opts).map(|plan| (p, plan)));
         match checked {
             Ok((p, plan)) => emit(&format!(
                 "{}: ok: '{}', {} phases, {} steps for a {} target\n",

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{Plan, PlanStep, SteadyRule};
+use super::{mul_saturating, secs_saturating, Plan, PlanStep, SteadyRule};
 
 /// A plan's expected duration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,7 +21,7 @@ fn step_time(step: &PlanStep, bytes_per_sec: f64) -> (Duration, bool) {
     let by_data = step
         .end
         .bytes
-        .map(|b| Duration::from_secs_f64(b as f64 / bytes_per_sec.max(1.0)));
+        .map(|b| secs_saturating(b as f64 / bytes_per_sec.max(1.0)));
     let measured = match (step.end.duration, by_data) {
         (Some(d), Some(b)) => d.min(b),
         (Some(d), None) => d,
@@ -32,7 +32,7 @@ fn step_time(step: &PlanStep, bytes_per_sec: f64) -> (Duration, bool) {
     let total = if step.end.duration.is_none() {
         measured.max(step.ramp)
     } else {
-        step.ramp + measured
+        step.ramp.saturating_add(measured)
     };
     (total, by_data.is_some())
 }
@@ -53,7 +53,7 @@ impl Plan {
             for step in self.steps.get(phase.steps.clone()).unwrap_or_default() {
                 let (t, by_data) = step_time(step, bytes_per_sec);
                 est.assumes_throughput |= by_data;
-                est.max += t;
+                est.max = est.max.saturating_add(t);
                 if let (Some(round), Some(min)) = (step.round, min_round) {
                     if round > min {
                         continue;
@@ -61,12 +61,12 @@ impl Plan {
                 }
                 let t_min = match step.steady {
                     Some(SteadyRule::Fio { window, ramp, .. }) => {
-                        let earliest = step.interval * (window + ramp) as u32;
-                        t.min(step.ramp + earliest)
+                        let earliest = mul_saturating(step.interval, window.saturating_add(ramp));
+                        t.min(step.ramp.saturating_add(earliest))
                     }
                     _ => t,
                 };
-                est.min += t_min;
+                est.min = est.min.saturating_add(t_min);
             }
         }
         est

@@ -4,14 +4,17 @@
 use std::time::Duration;
 
 use super::{
-    Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule, StepRate,
-    TargetFacts,
+    secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
+    StepRate, TargetFacts,
 };
 use crate::preset::model::{Phase, RegionSpec, WorkloadSpec};
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
 use crate::units::format_size;
 use crate::workload::{BlockSizes, Region, RwMode, StepEnd, Workload};
+
+/// The most steps one phase may expand to; more is a mistake, not a test.
+const MAX_PHASE_STEPS: usize = 100_000;
 
 /// fio's default read share for mixed patterns.
 const DEFAULT_RWMIXREAD: u8 = 50;
@@ -60,7 +63,7 @@ fn phase_err(phase: &Phase, message: impl Into<String>) -> PlanError {
 }
 
 fn scale(d: Duration, opts: &PlanOptions) -> Duration {
-    Duration::from_secs_f64(d.as_secs_f64() * opts.time_scale)
+    secs_saturating(d.as_secs_f64() * opts.time_scale)
 }
 
 /// Number of whole intervals in `d` (at least `min`).
@@ -298,10 +301,20 @@ fn expand_phase(
         parts.join(" ")
     };
 
+    let too_many = |n: usize| {
+        phase_err(
+            phase,
+            format!("it would expand to {n} steps, more than the {MAX_PHASE_STEPS} allowed"),
+        )
+    };
     if let Some(sweep) = &phase.sweep {
         let points = sweep.points.percents();
         if points.is_empty() {
             return Err(phase_err(phase, "its sweep has no points"));
+        }
+        let n = variants.len().saturating_mul(points.len() + 1);
+        if n > MAX_PHASE_STEPS {
+            return Err(too_many(n));
         }
         for v in &variants {
             plan.steps.push(make(v, named(v, "probe"), StepRate::Max));
@@ -370,6 +383,10 @@ fn expand_phase(
         slope_percent: r.slope.0,
         max_rounds: r.max.0 as usize,
     };
+    let n = variants.len().saturating_mul(r.max.0 as usize);
+    if n > MAX_PHASE_STEPS {
+        return Err(too_many(n));
+    }
     for round in 1..=r.max.0 {
         for (v, t) in variants.iter().zip(&tracked) {
             let mut step = make(v, named(v, &format!("r{round}")), rate);

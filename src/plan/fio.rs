@@ -154,9 +154,17 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
         };
         let s = if slope { "_slope" } else { "" };
         let _ = writeln!(out, "ss={m}{s}:{limit_percent}%");
-        let _ = writeln!(out, "ss_dur={}", fio_secs(step.interval * window as u32));
+        let _ = writeln!(
+            out,
+            "ss_dur={}",
+            fio_secs(super::mul_saturating(step.interval, window))
+        );
         if ramp > 0 {
-            let _ = writeln!(out, "ss_ramp={}", fio_secs(step.interval * ramp as u32));
+            let _ = writeln!(
+                out,
+                "ss_ramp={}",
+                fio_secs(super::mul_saturating(step.interval, ramp))
+            );
         }
     }
 }

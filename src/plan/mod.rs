@@ -44,6 +44,23 @@ pub use expand::expand;
 pub use steady::{SteadyState, SteadyVerdict};
 pub use sweep::{resolve_rate, vdbench_round, RateSkip};
 
+/// `secs` as a duration, saturating at [`Duration::MAX`] (and 0 for NaN or negatives), so
+/// no input makes the plan panic.
+pub(crate) fn secs_saturating(secs: f64) -> Duration {
+    if secs.is_nan() || secs <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
+}
+
+/// `d` × `n`, saturating.
+pub(crate) fn mul_saturating(d: Duration, n: usize) -> Duration {
+    u32::try_from(n)
+        .ok()
+        .and_then(|n| d.checked_mul(n))
+        .unwrap_or(Duration::MAX)
+}
+
 /// What a steady-state rule or a round tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

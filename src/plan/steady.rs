@@ -19,6 +19,20 @@ pub enum SteadyVerdict {
     NotReached { reason: String },
 }
 
+impl std::fmt::Display for SteadyVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SteadyVerdict::Pending => f.write_str("steady state not reached yet"),
+            SteadyVerdict::Reached { round } => {
+                write!(f, "steady state reached at round {round}")
+            }
+            SteadyVerdict::NotReached { reason } => {
+                write!(f, "steady state not reached: {reason}")
+            }
+        }
+    }
+}
+
 /// A live steady-state detector for one rule.
 #[derive(Debug, Clone)]
 pub struct SteadyState {
@@ -87,7 +101,7 @@ impl SteadyState {
         if self.verdict != SteadyVerdict::Pending {
             return self.verdict.clone();
         }
-        self.pushed += 1;
+        self.pushed = self.pushed.saturating_add(1);
         let (window, skip) = match self.rule {
             SteadyRule::Snia { window, .. } => (window, 0),
             SteadyRule::Fio { window, ramp, .. } => (window, ramp),
@@ -298,6 +312,7 @@ mod tests {
             d.push(10.0);
         }
         assert_eq!(d.push(99999.0), SteadyVerdict::Reached { round: 5 });
+        assert_eq!(d.push(1.0).to_string(), "steady state reached at round 5");
         assert_eq!(
             d.finish("time ran out"),
             SteadyVerdict::Reached { round: 5 }

@@ -16,6 +16,9 @@ pub struct Violation {
     pub suggestion: Option<String>,
 }
 
+/// The most rounds a phase may ask for.
+pub const MAX_ROUNDS: u32 = 1000;
+
 fn key(k: &str) -> Seg {
     Seg::Key(k.to_string())
 }
@@ -179,6 +182,15 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             c.fail(
                 at(&["end", "steady"]),
                 "a phase in rounds has SNIA's steady state; it cannot also have fio's",
+            );
+        }
+        if r.max.0 > MAX_ROUNDS {
+            c.fail(
+                at(&["rounds", "max"]),
+                format!(
+                    "at most {MAX_ROUNDS} rounds (SNIA's rule stops at 25), not {}",
+                    r.max.0
+                ),
             );
         }
         if r.window.0 < 2 {
