@@ -24,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload headless: one line (or JSON object) per interval, then a summary.
     Run(Box<RunArgs>),
+    /// Presets: list them, show one resolved, validate files, or write an equivalent fio job.
+    Presets(crate::commands::presets::PresetsArgs),
 }
 
 fn parse_bool01(s: &str) -> Result<bool, String> {

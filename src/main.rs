@@ -4,13 +4,14 @@
 //! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
+use std::fmt::Display;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use clap::Parser;
 use drivescope::cli::{Cli, Command};
-use drivescope::commands::run::{self, Outcome};
+use drivescope::commands::{self, run::Outcome};
 
 /// Signals that stop a run: the first asks for a clean stop (summary printed, session
 /// saved), a second of the same kind ends the process at once.
@@ -20,6 +21,17 @@ fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
         let _ = signal_hook::flag::register_usize(sig, which.clone(), sig as usize);
         let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+}
+
+/// Exit code of a command that returns only success or an error.
+fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("drivescope: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -33,7 +45,7 @@ fn main() -> ExitCode {
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
     match cli.command {
-        Some(Command::Run(args)) => match run::run(&args, &stop) {
+        Some(Command::Run(args)) => match commands::run::run(&args, &stop) {
             Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
             Ok(Outcome::Completed { errors }) => {
                 eprintln!("drivescope: {errors} I/O errors (see above)");
@@ -49,6 +61,7 @@ fn main() -> ExitCode {
                 signalled().unwrap_or(ExitCode::from(2))
             }
         },
+        Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         None => {
             eprintln!(
                 "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"

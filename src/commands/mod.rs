@@ -1,3 +1,5 @@
-//! The subcommands, each in its own file, each returning a typed error to `main`.
+//! The subcommands' implementations, one module each; `main` parses the command line and
+//! dispatches here.
 
+pub mod presets;
 pub mod run;

@@ -1,0 +1,291 @@
+//! `drivescope presets list|show|validate|fio`: the presets known to this machine, one
+//! resolved, files checked, and an equivalent fio job file.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use thiserror::Error;
+
+use crate::plan::{self, Plan, PlanError, PlanOptions, TargetFacts};
+use crate::preset::{self, Preset, PresetError};
+use crate::units::{format_duration, format_size};
+use crate::workload::parse_size_arg;
+
+/// `drivescope presets`.
+#[derive(Debug, Args, Clone)]
+pub struct PresetsArgs {
+    #[command(subcommand)]
+    pub action: PresetsAction,
+}
+
+/// The target a preset is expanded for when no real target is at hand.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct AssumedTarget {
+    /// Capacity of the target the preset is expanded for.
+    #[arg(long, value_parser = parse_size_arg, default_value = "1TiB")]
+    pub capacity: u64,
+    /// Logical block size of that target.
+    #[arg(long, value_parser = parse_size_arg, default_value = "512")]
+    pub logical_block_size: u64,
+    /// Multiplies every duration (step lengths, ramps, steady-state windows).
+    #[arg(long, value_parser = parse_time_scale, default_value = "1")]
+    pub time_scale: f64,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum PresetsAction {
+    /// Every preset: id, name and estimated duration for a stated capacity.
+    List {
+        #[command(flatten)]
+        target: AssumedTarget,
+        /// Throughput assumed for phases that end on an amount of data, per second.
+        #[arg(long, value_parser = parse_size_arg, default_value = "1GiB")]
+        assume_throughput: u64,
+    },
+    /// A preset (id or file) as resolved YAML, defaults filled in.
+    Show {
+        /// Preset id, or path to a preset file.
+        preset: String,
+        /// Also list the plan's steps for the assumed target.
+        #[arg(long)]
+        plan: bool,
+        #[command(flatten)]
+        target: AssumedTarget,
+    },
+    /// Check preset files: parse, validate, and expand each for the assumed target.
+    Validate {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        target: AssumedTarget,
+    },
+    /// An equivalent fio job file, for reproducing a result with fio.
+    Fio {
+        /// Preset id, or path to a preset file.
+        preset: String,
+        #[command(flatten)]
+        target: AssumedTarget,
+    },
+}
+
+/// Why a `presets` command failed.
+#[derive(Debug, Error)]
+pub enum PresetsError {
+    #[error(transparent)]
+    Preset(#[from] PresetError),
+    #[error("{origin}: cannot be expanded for a {capacity} target: {source}")]
+    Plan {
+        origin: String,
+        capacity: String,
+        #[source]
+        source: PlanError,
+    },
+    #[error("cannot print the preset as YAML: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+    #[error("{failed} of {total} preset files are invalid")]
+    Invalid { failed: usize, total: usize },
+    #[error("logical block size {0} is not a power of two up to 64KiB")]
+    BlockSize(u64),
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> Result<(), PresetsError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(PresetsError::Stdout(e)),
+        _ => Ok(()),
+    }
+}
+
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number above 0")),
+    }
+}
+
+fn options(t: &AssumedTarget) -> PlanOptions {
+    PlanOptions {
+        time_scale: t.time_scale,
+        ..PlanOptions::default()
+    }
+}
+
+fn facts(t: &AssumedTarget) -> Result<TargetFacts, PresetsError> {
+    let lbs = t.logical_block_size;
+    if !lbs.is_power_of_two() || lbs > 65536 {
+        return Err(PresetsError::BlockSize(lbs));
+    }
+    Ok(TargetFacts {
+        capacity_bytes: t.capacity,
+        logical_block_size: lbs as u32,
+    })
+}
+
+fn expand(p: &Preset, facts: &TargetFacts, opts: &PlanOptions) -> Result<Plan, PresetsError> {
+    plan::expand(p, facts, opts).map_err(|source| PresetsError::Plan {
+        origin: p.origin.clone(),
+        capacity: format_size(facts.capacity_bytes),
+        source,
+    })
+}
+
+/// Runs a `presets` subcommand, printing to stdout.
+pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
+    match &args.action {
+        PresetsAction::List {
+            target,
+            assume_throughput,
+        } => list(&facts(target)?, &options(target), *assume_throughput),
+        PresetsAction::Show {
+            preset,
+            plan,
+            target,
+        } => show(preset, *plan, &facts(target)?, &options(target)),
+        PresetsAction::Validate { files, target } => {
+            validate(files, &facts(target)?, &options(target))
+        }
+        PresetsAction::Fio { preset, target } => {
+            let facts = facts(target)?;
+            let p = preset::find(preset)?;
+            let plan = expand(&p, &facts, &options(target))?;
+            emit(&plan::fio::job_file(&p, &plan, &facts))
+        }
+    }
+}
+
+/// "40s", "4h40m–23h20m", with `*` when it depends on the assumed throughput.
+pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
+    let e = plan.estimate(bytes_per_sec);
+    let mut s = if e.min == e.max {
+        format_duration(e.max)
+    } else {
+        format!("{}–{}", format_duration(e.min), format_duration(e.max))
+    };
+    if e.assumes_throughput {
+        s.push('*');
+    }
+    s
+}
+
+fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), PresetsError> {
+    let cat = preset::catalog();
+    for problem in &cat.problems {
+        let _ = writeln!(std::io::stderr(), "drivescope: skipped: {problem}");
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Estimated durations for a {} target; * marks phases that end on an amount of data,\n\
+         timed at an assumed {}/s (see --capacity and --assume-throughput). A range runs from\n\
+         steady state reached as early as possible to the most rounds.\n",
+        format_size(facts.capacity_bytes),
+        format_size(throughput)
+    );
+    let rows: Vec<(String, String, String)> = cat
+        .presets
+        .iter()
+        .map(|p| {
+            let est = match plan::expand(p, facts, opts) {
+                Ok(plan) => estimate_text(&plan, throughput as f64),
+                Err(e) => format!("(cannot expand: {e})"),
+            };
+            (p.id.clone(), p.name.clone(), est)
+        })
+        .collect();
+    let w_id = rows.iter().map(|r| r.0.len()).max().unwrap_or(2).max(2);
+    let w_name = rows
+        .iter()
+        .map(|r| r.1.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(out, "{:<w_id$}  {:<w_name$}  DURATION", "ID", "NAME");
+    for (id, name, est) in rows {
+        let _ = writeln!(out, "{id:<w_id$}  {name:<w_name$}  {est}");
+    }
+    emit(&out)
+}
+
+fn show(
+    id: &str,
+    with_plan: bool,
+    facts: &TargetFacts,
+    opts: &PlanOptions,
+) -> Result<(), PresetsError> {
+    let p = preset::find(id)?;
+    let mut out = format!("# {} (from {})\n", p.id, p.origin);
+    out.push_str(&preset::to_yaml(&p)?);
+    if with_plan {
+        let plan = expand(&p, facts, opts)?;
+        let _ = writeln!(
+            out,
+            "\n# Plan for a {} target: {} steps, estimated {}",
+            format_size(facts.capacity_bytes),
+            plan.steps.len(),
+            estimate_text(&plan, f64::from(1u32 << 30))
+        );
+        for note in &plan.notes {
+            let _ = writeln!(out, "# note: {note}");
+        }
+        for (i, s) in plan.steps.iter().enumerate() {
+            let w = &s.workload;
+            let _ = writeln!(
+                out,
+                "#  {:>4}  {:<32} {} bs={} iodepth={} jobs={} region={}+{}",
+                i + 1,
+                s.name,
+                w.rw,
+                w.bs,
+                w.iodepth,
+                w.jobs,
+                format_size(w.region.offset),
+                format_size(w.region.len)
+            );
+        }
+    }
+    emit(&out)
+}
+
+fn validate(
+    files: &[PathBuf],
+    facts: &TargetFacts,
+    opts: &PlanOptions,
+) -> Result<(), PresetsError> {
+    let mut errors = Vec::new();
+    for f in files {
+        let checked = preset::parse_file(f)
+            .map_err(PresetsError::from)
+            .and_then(|p| expand(&p, facts, opts).map(|plan| (p, plan)));
+        match checked {
+            Ok((p, plan)) => emit(&format!(
+                "{}: ok: '{}', {} phases, {} steps for a {} target\n",
+                f.display(),
+                p.id,
+                p.phases.len(),
+                plan.steps.len(),
+                format_size(facts.capacity_bytes)
+            ))?,
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.len() == 1 && files.len() == 1 {
+        if let Some(e) = errors.pop() {
+            return Err(e);
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    for e in &errors {
+        let _ = writeln!(std::io::stderr(), "drivescope: {e}");
+    }
+    Err(PresetsError::Invalid {
+        failed: errors.len(),
+        total: files.len(),
+    })
+}

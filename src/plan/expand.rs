@@ -1,0 +1,405 @@
+//! Expansion of a preset into a plan for one target: regions to bytes, matrices to steps,
+//! sweeps to a probe plus one step per point, rounds to their most rounds.
+
+use std::time::Duration;
+
+use super::{
+    secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
+    StepRate, TargetFacts,
+};
+use crate::preset::model::{Phase, RegionSpec, WorkloadSpec};
+use crate::preset::values::{DataAmount, RateValue};
+use crate::preset::Preset;
+use crate::units::format_size;
+use crate::workload::{BlockSizes, Region, RwMode, StepEnd, Workload};
+
+/// The most steps one phase may expand to; more is a mistake, not a test.
+const MAX_PHASE_STEPS: usize = 100_000;
+
+/// fio's default read share for mixed patterns.
+const DEFAULT_RWMIXREAD: u8 = 50;
+
+/// Expands `preset` for a target. Pure: the same inputs always give the same plan.
+pub fn expand(
+    preset: &Preset,
+    target: &TargetFacts,
+    opts: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    if !opts.time_scale.is_finite() || opts.time_scale <= 0.0 {
+        return Err(PlanError::TimeScale(opts.time_scale));
+    }
+    if opts.interval.is_zero() {
+        return Err(PlanError::Interval);
+    }
+    if target.capacity_bytes == 0 {
+        return Err(PlanError::EmptyTarget);
+    }
+    if !target.logical_block_size.is_power_of_two() {
+        return Err(PlanError::BlockSizeOfTarget(target.logical_block_size));
+    }
+    let mut plan = Plan {
+        preset_id: preset.id.clone(),
+        steps: Vec::new(),
+        phases: Vec::new(),
+        notes: Vec::new(),
+    };
+    for (index, phase) in preset.phases.iter().enumerate() {
+        let first = plan.steps.len();
+        let rounds = expand_phase(preset, index, phase, target, opts, &mut plan)?;
+        plan.phases.push(PlanPhase {
+            name: phase.name.clone(),
+            steps: first..plan.steps.len(),
+            rounds,
+        });
+    }
+    Ok(plan)
+}
+
+fn phase_err(phase: &Phase, message: impl Into<String>) -> PlanError {
+    PlanError::Phase {
+        phase: phase.name.clone(),
+        message: message.into(),
+    }
+}
+
+fn scale(d: Duration, opts: &PlanOptions) -> Duration {
+    secs_saturating(d.as_secs_f64() * opts.time_scale)
+}
+
+/// Number of whole intervals in `d` (at least `min`).
+fn intervals(d: Duration, opts: &PlanOptions, min: usize) -> usize {
+    let n = (d.as_secs_f64() / opts.interval.as_secs_f64()).ceil();
+    if n.is_finite() && n >= 0.0 {
+        (n as usize).max(min)
+    } else {
+        min
+    }
+}
+
+/// The region in bytes, aligned to `align` (offset up, length down).
+fn region(
+    spec: Option<&RegionSpec>,
+    target: &TargetFacts,
+    align: u64,
+    phase: &Phase,
+) -> Result<Region, PlanError> {
+    let cap = target.capacity_bytes;
+    let (offset, size) = match spec {
+        None => (0, None),
+        Some(r) => (r.offset.bytes(cap), r.size.map(|s| s.bytes(cap))),
+    };
+    if offset >= cap {
+        return Err(phase_err(
+            phase,
+            format!(
+                "region offset {} is at or past the end of the target ({})",
+                format_size(offset),
+                format_size(cap)
+            ),
+        ));
+    }
+    let offset = offset.div_ceil(align) * align;
+    // A size past the end is clamped to the end of the target.
+    let len = size.unwrap_or(cap).min(cap.saturating_sub(offset));
+    let len = len / align * align;
+    if len == 0 {
+        return Err(phase_err(
+            phase,
+            format!(
+                "the region holds no whole block of {} on a target of {}",
+                format_size(align),
+                format_size(cap)
+            ),
+        ));
+    }
+    Ok(Region { offset, len })
+}
+
+/// A mixed pattern at 100% or 0% reads is the plain read or write pattern.
+fn normalise(rw: RwMode, rwmixread: u8) -> RwMode {
+    match (rw, rwmixread) {
+        (RwMode::Rw, 100) => RwMode::Read,
+        (RwMode::Rw, 0) => RwMode::Write,
+        (RwMode::RandRw, 100) => RwMode::RandRead,
+        (RwMode::RandRw, 0) => RwMode::RandWrite,
+        (other, _) => other,
+    }
+}
+
+/// One workload variant of a phase (a matrix cell, or the phase's only workload).
+struct Variant {
+    label: String,
+    rwmixread: u8,
+    bs: BlockSizes,
+}
+
+fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> {
+    let base_mix = w.rwmixread.map(|r| r.0).unwrap_or(DEFAULT_RWMIXREAD);
+    let base_bs = match (&w.bs, &w.bssplit) {
+        (Some(b), _) => Some(BlockSizes::single(b.0)),
+        (None, Some(s)) => Some(s.0.clone()),
+        (None, None) => None,
+    };
+    let no_bs = || phase_err(phase, "the workload has neither bs nor bssplit");
+    let Some(m) = &phase.matrix else {
+        return Ok(vec![Variant {
+            label: String::new(),
+            rwmixread: base_mix,
+            bs: base_bs.ok_or_else(no_bs)?,
+        }]);
+    };
+    let mixes: Vec<Option<u8>> = if m.rwmixread.is_empty() {
+        vec![None]
+    } else {
+        m.rwmixread.iter().map(|r| Some(r.0)).collect()
+    };
+    let sizes: Vec<Option<u64>> = if m.bs.is_empty() {
+        vec![None]
+    } else {
+        m.bs.iter().map(|b| Some(b.0)).collect()
+    };
+    let mut out = Vec::new();
+    for mix in &mixes {
+        for size in &sizes {
+            let mut label = Vec::new();
+            if let Some(r) = mix {
+                label.push(format!("{r}%read"));
+            }
+            if let Some(b) = size {
+                label.push(format_size(*b));
+            }
+            out.push(Variant {
+                label: label.join(" "),
+                rwmixread: mix.unwrap_or(base_mix),
+                bs: match size {
+                    Some(b) => BlockSizes::single(*b),
+                    None => base_bs.clone().ok_or_else(no_bs)?,
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn phase_index(preset: &Preset, name: &str, phase: &Phase) -> Result<usize, PlanError> {
+    preset
+        .phases
+        .iter()
+        .position(|p| p.name == name)
+        .ok_or_else(|| {
+            phase_err(
+                phase,
+                format!("its rate refers to phase '{name}', which does not exist"),
+            )
+        })
+}
+
+fn expand_phase(
+    preset: &Preset,
+    index: usize,
+    phase: &Phase,
+    target: &TargetFacts,
+    opts: &PlanOptions,
+    plan: &mut Plan,
+) -> Result<Option<Rounds>, PlanError> {
+    let w = &phase.workload;
+    let lbs = u64::from(target.logical_block_size);
+    let mut variants = variants(phase, w)?;
+    let before = variants.len();
+    let dropped: Vec<String> = variants
+        .iter()
+        .filter(|v| v.bs.split.iter().any(|(b, _)| b % lbs != 0))
+        .map(|v| v.bs.to_string())
+        .collect();
+    if phase.matrix.is_some() {
+        variants.retain(|v| v.bs.split.iter().all(|(b, _)| b % lbs == 0));
+        if variants.len() < before {
+            let mut sizes = dropped.clone();
+            sizes.dedup();
+            plan.notes.push(format!(
+                "phase '{}': {} of {before} combinations dropped: block size {} is not a multiple of the target's logical block size ({})",
+                phase.name,
+                before - variants.len(),
+                sizes.join(", "),
+                format_size(lbs)
+            ));
+        }
+    } else if let Some(bs) = dropped.first() {
+        return Err(phase_err(
+            phase,
+            format!(
+                "block size {bs} is not a multiple of the target's logical block size ({})",
+                format_size(lbs)
+            ),
+        ));
+    }
+    if variants.is_empty() {
+        return Err(phase_err(
+            phase,
+            "no combination of its matrix can run on this target",
+        ));
+    }
+    let align = variants
+        .iter()
+        .map(|v| v.bs.max())
+        .max()
+        .unwrap_or(lbs)
+        .max(lbs);
+    let region = region(w.region.as_ref(), target, align, phase)?;
+    let end = StepEnd {
+        duration: phase.end.duration.map(|d| scale(d.0, opts)),
+        bytes: phase.end.data.map(|d| match d {
+            DataAmount::Bytes(b) => b,
+            DataAmount::Multiple(m) => (region.len as f64 * m).round() as u64,
+        }),
+    };
+    if end.duration.is_none() && end.bytes.is_none() {
+        return Err(phase_err(
+            phase,
+            "it has no end: give end.duration or end.data",
+        ));
+    }
+    let steady = phase.end.steady.map(|s| SteadyRule::Fio {
+        metric: s.criterion.metric,
+        slope: s.criterion.slope,
+        limit_percent: s.criterion.limit_percent,
+        window: intervals(scale(s.window.0, opts), opts, 2),
+        ramp: intervals(scale(s.ramp.0, opts), opts, 0),
+    });
+    let ramp = scale(phase.ramp.0, opts);
+    let make = |v: &Variant, name: String, rate: StepRate| PlanStep {
+        name,
+        phase: index,
+        workload: Workload {
+            rw: normalise(w.rw, v.rwmixread),
+            rwmixread: v.rwmixread,
+            bs: v.bs.clone(),
+            iodepth: w.iodepth.0,
+            jobs: w.jobs.0,
+            region,
+            rate_iops: None,
+            seed: opts.seed,
+            direct: true,
+        },
+        rate,
+        ramp,
+        end,
+        steady,
+        round: None,
+        tracked: false,
+        sweep_point: None,
+        interval: opts.interval,
+    };
+    let named = |v: &Variant, extra: &str| {
+        let mut parts = vec![phase.name.clone()];
+        if !extra.is_empty() {
+            parts.push(extra.to_string());
+        }
+        if !v.label.is_empty() {
+            parts.push(v.label.clone());
+        }
+        parts.join(" ")
+    };
+
+    let too_many = |n: usize| {
+        phase_err(
+            phase,
+            format!("it would expand to {n} steps, more than the {MAX_PHASE_STEPS} allowed"),
+        )
+    };
+    if let Some(sweep) = &phase.sweep {
+        let points = sweep.points.percents();
+        if points.is_empty() {
+            return Err(phase_err(phase, "its sweep has no points"));
+        }
+        let n = variants.len().saturating_mul(points.len() + 1);
+        if n > MAX_PHASE_STEPS {
+            return Err(too_many(n));
+        }
+        for v in &variants {
+            plan.steps.push(make(v, named(v, "probe"), StepRate::Max));
+            for p in &points {
+                let mut step = make(
+                    v,
+                    named(v, &format!("{p}%")),
+                    StepRate::PercentOfPhase {
+                        phase: index,
+                        percent: *p,
+                    },
+                );
+                step.sweep_point = Some(*p);
+                plan.steps.push(step);
+            }
+        }
+        return Ok(None);
+    }
+
+    let rate = match &phase.rate {
+        None | Some(RateValue::Max) => StepRate::Max,
+        Some(RateValue::Iops(v)) => StepRate::Iops(*v),
+        Some(RateValue::PercentOf { percent, phase: of }) => {
+            let p = phase_index(preset, of, phase)?;
+            if p >= index {
+                return Err(phase_err(
+                    phase,
+                    format!("its rate refers to phase '{of}', which does not run before it"),
+                ));
+            }
+            StepRate::PercentOfPhase {
+                phase: p,
+                percent: *percent,
+            }
+        }
+    };
+
+    let Some(r) = &phase.rounds else {
+        for v in &variants {
+            plan.steps.push(make(v, named(v, ""), rate));
+        }
+        return Ok(None);
+    };
+    let tracked: Vec<bool> = variants
+        .iter()
+        .map(|v| {
+            r.track.rwmixread.is_none_or(|m| m.0 == v.rwmixread)
+                && r.track
+                    .bs
+                    .is_none_or(|b| v.bs.is_single() && v.bs.max() == b.0)
+        })
+        .collect();
+    match tracked.iter().filter(|t| **t).count() {
+        1 => {}
+        0 => return Err(phase_err(phase, "rounds.track matches none of its steps")),
+        n => {
+            return Err(phase_err(
+                phase,
+                format!("rounds.track matches {n} of its steps; it must pick exactly one"),
+            ))
+        }
+    }
+    let rule = SteadyRule::Snia {
+        window: r.window.0 as usize,
+        range_percent: r.range.0,
+        slope_percent: r.slope.0,
+        max_rounds: r.max.0 as usize,
+    };
+    let n = variants.len().saturating_mul(r.max.0 as usize);
+    if n > MAX_PHASE_STEPS {
+        return Err(too_many(n));
+    }
+    for round in 1..=r.max.0 {
+        for (v, t) in variants.iter().zip(&tracked) {
+            let mut step = make(v, named(v, &format!("r{round}")), rate);
+            step.round = Some(round);
+            step.tracked = *t;
+            plan.steps.push(step);
+        }
+    }
+    let metric: Metric = r.track.metric;
+    Ok(Some(Rounds {
+        max_rounds: r.max.0,
+        steps_per_round: variants.len(),
+        metric,
+        rule,
+    }))
+}

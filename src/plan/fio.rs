@@ -1,0 +1,256 @@
+//! An equivalent fio job file for a plan, so any result can be reproduced with fio. What fio
+//! cannot express (rates derived from a measured maximum, SNIA rounds with their
+//! cross-step steady state) is said in comments next to the job it concerns.
+
+use std::fmt::Write as _;
+
+use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
+use crate::preset::Preset;
+use crate::units::format_size;
+use crate::workload::RwMode;
+
+/// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
+fn fio_size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "t"),
+        (1 << 30, "g"),
+        (1 << 20, "m"),
+        (1 << 10, "k"),
+    ];
+    for (unit, suffix) in UNITS {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{}{suffix}", bytes / unit);
+        }
+    }
+    bytes.to_string()
+}
+
+fn fio_secs(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+fn section_name(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        match c {
+            '%' => out.push_str("pct"),
+            c if c.is_ascii_alphanumeric() || c == '.' => out.push(c),
+            _ => {
+                if !out.ends_with('-') {
+                    out.push('-');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Words of `text` in lines of at most `width` characters (longer words stand alone).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
+    let w = &step.workload;
+    let _ = writeln!(out, "\n[{}]", section_name(&step.name));
+    let _ = writeln!(out, "stonewall");
+    let _ = writeln!(out, "rw={}", w.rw);
+    if matches!(w.rw, RwMode::Rw | RwMode::RandRw) {
+        let _ = writeln!(out, "rwmixread={}", w.rwmixread);
+    }
+    if w.bs.is_single() {
+        let _ = writeln!(out, "bs={}", fio_size(w.bs.max()));
+    } else {
+        let parts: Vec<String> =
+            w.bs.split
+                .iter()
+                .map(|(b, p)| format!("{}/{p}", fio_size(*b)))
+                .collect();
+        let _ = writeln!(out, "bssplit={}", parts.join(":"));
+    }
+    let _ = writeln!(out, "iodepth={}", w.iodepth);
+    let _ = writeln!(out, "numjobs={}", w.jobs);
+    let _ = writeln!(out, "offset={}", w.region.offset);
+    let _ = writeln!(out, "size={}", w.region.len);
+    if !step.ramp.is_zero() {
+        let _ = writeln!(out, "ramp_time={}", fio_secs(step.ramp));
+    }
+    if let Some(d) = step.end.duration {
+        if step.end.bytes.is_none() {
+            let _ = writeln!(out, "time_based=1");
+        }
+        let _ = writeln!(out, "runtime={}", fio_secs(d));
+    }
+    if let Some(b) = step.end.bytes {
+        let per_job = b.div_ceil(u64::from(w.jobs.max(1)));
+        if w.jobs > 1 {
+            let _ = writeln!(
+                out,
+                "# {} in all: fio's io_size counts per job",
+                format_size(b)
+            );
+        }
+        let _ = writeln!(out, "io_size={per_job}");
+    }
+    match step.rate {
+        StepRate::Max => {}
+        StepRate::Iops(v) => {
+            let per_job = v / f64::from(w.jobs.max(1));
+            let _ = writeln!(out, "# {v} IOPS in all: fio's rate_iops counts per job");
+            let _ = writeln!(out, "rate_iops={}", per_job.ceil() as u64);
+        }
+        StepRate::PercentOfPhase { phase, percent } => {
+            let probe = plan
+                .phases
+                .get(phase)
+                .and_then(|p| {
+                    plan.steps
+                        .get(p.steps.clone())
+                        .and_then(|s| s.iter().rev().find(|s| s.rate == StepRate::Max))
+                })
+                .map(|s| section_name(&s.name))
+                .unwrap_or_else(|| format!("phase {}", phase + 1));
+            let _ = writeln!(
+                out,
+                "# fio cannot express this rate: {percent}% of the IOPS measured by [{probe}], rounded\n\
+                 # as vdbench rounds (up to the next 100 above 1000 IOPS, else the next 10; under\n\
+                 # 10 IOPS the point is dropped). Fill in that total divided by numjobs ({}):",
+                w.jobs
+            );
+            let _ = writeln!(out, "# rate_iops=");
+        }
+    }
+    if let Some(SteadyRule::Fio {
+        metric,
+        slope,
+        limit_percent,
+        window,
+        ramp,
+    }) = step.steady
+    {
+        let m = if metric == super::Metric::Bw {
+            "bw"
+        } else {
+            "iops"
+        };
+        let s = if slope { "_slope" } else { "" };
+        let _ = writeln!(out, "ss={m}{s}:{limit_percent}%");
+        let _ = writeln!(
+            out,
+            "ss_dur={}",
+            fio_secs(super::mul_saturating(step.interval, window))
+        );
+        if ramp > 0 {
+            let _ = writeln!(
+                out,
+                "ss_ramp={}",
+                fio_secs(super::mul_saturating(step.interval, ramp))
+            );
+        }
+    }
+}
+
+/// The fio job file for `plan` (expanded from `preset` for `target`). The target file or
+/// device is read from the `TARGET` environment variable: `TARGET=/dev/nvme0n1 fio FILE`.
+pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# fio job file for drivescope preset '{}': {}",
+        preset.id, preset.name
+    );
+    for line in wrap(&preset.description, 86) {
+        let _ = writeln!(out, "#   {line}");
+    }
+    let _ = writeln!(
+        out,
+        "# Sizes and offsets are for a target of {} (logical block size {}); regenerate with\n\
+         # --capacity for another. Run it as: TARGET=/dev/XXX fio THIS_FILE",
+        format_size(target.capacity_bytes),
+        format_size(u64::from(target.logical_block_size))
+    );
+    for note in &plan.notes {
+        let _ = writeln!(out, "# Note: {note}");
+    }
+    let _ = writeln!(
+        out,
+        "\n[global]\nioengine=io_uring\ndirect=1\nfilename=${{TARGET}}\ngroup_reporting=1\nrandrepeat=0\nrandseed={}",
+        plan.steps.first().map(|s| s.workload.seed).unwrap_or(0)
+    );
+    for phase in &plan.phases {
+        let steps = plan.steps.get(phase.steps.clone()).unwrap_or_default();
+        if let Some(r) = phase.rounds {
+            let tracked = steps
+                .iter()
+                .find(|s| s.tracked)
+                .map(|s| section_name(&s.name))
+                .unwrap_or_default();
+            let (window, range, slope) = match r.rule {
+                SteadyRule::Snia {
+                    window,
+                    range_percent,
+                    slope_percent,
+                    ..
+                } => (window, range_percent, slope_percent),
+                SteadyRule::Fio { .. } => (0, 0.0, 0.0),
+            };
+            let text = format!(
+                "Phase '{}' runs in SNIA rounds, which fio cannot express: below is round 1 ({} \
+                 jobs). Repeat the round, at most {} times, until the {} of [{tracked}] over the \
+                 last {window} rounds has a range within {range}% of their average and a \
+                 least-squares excursion within {slope}% of it.",
+                phase.name,
+                r.steps_per_round,
+                r.max_rounds,
+                r.metric.as_str()
+            );
+            out.push('\n');
+            for line in wrap(&text, 88) {
+                let _ = writeln!(out, "# {line}");
+            }
+            for step in steps.iter().filter(|s| s.round == Some(1)) {
+                write_step(&mut out, plan, step);
+            }
+        } else {
+            for step in steps {
+                write_step(&mut out, plan, step);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_fio_reads_them() {
+        assert_eq!(fio_size(4096), "4k");
+        assert_eq!(fio_size(512), "512");
+        assert_eq!(fio_size(1 << 20), "1m");
+        assert_eq!(fio_size(1536), "1536");
+        assert_eq!(fio_secs(std::time::Duration::from_millis(1500)), "1500ms");
+        assert_eq!(section_name("sweep 50% 4KiB"), "sweep-50pct-4KiB");
+        assert_eq!(wrap("aa bb cc", 5), vec!["aa bb", "cc"]);
+    }
+}

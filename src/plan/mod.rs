@@ -1,0 +1,231 @@
+//! Plans: the pure expansion of a preset for one target into the steps the engine runs.
+//!
+//! [`expand`] turns a [`Preset`](crate::preset::Preset) plus the target's facts into a
+//! [`Plan`]: a flat list of [`PlanStep`]s, each with its workload (region resolved to bytes,
+//! aligned), rate, ramp, end and optional live steady-state rule, and a list of
+//! [`PlanPhase`]s telling which steps belong to which phase. Nothing here touches a device.
+//!
+//! # How a runner walks a plan
+//! 1. For each step in order, resolve its rate with [`resolve_rate`], giving it the
+//!    *measured maximum* of a phase: the achieved IOPS of that phase's last step run at rate
+//!    `max` (for a sweep phase, its probe). A sweep point whose target falls under 10 IOPS
+//!    is skipped ([`RateSkip::BelowMinimum`]), as vdbench drops it.
+//! 2. Build the engine's [`StepSpec`] with [`PlanStep::to_step_spec`] and run it.
+//! 3. If the step has `steady: Some(rule)` (fio style), feed every interval's value of the
+//!    rule's metric to a [`SteadyState`]; when it says [`SteadyVerdict::Reached`], end the
+//!    step early. When the step ends otherwise, [`SteadyState::finish`] says why it was not
+//!    reached.
+//! 4. Rounds (SNIA): a phase with [`PlanPhase::rounds`] is expanded to its *most* rounds;
+//!    each of its steps carries `round: Some(n)` (1-based) and exactly one step per round has
+//!    `tracked: true`. After a tracked step, push its summary value of
+//!    [`Rounds::metric`] into the phase's detector (`SteadyState::new(&rounds.rule)`). On
+//!    `Reached { round }` skip to [`PlanPhase::steps`]`.end`: the remaining rounds are not
+//!    run. If the steps run out first, the detector has already said `NotReached` with why.
+//!
+//! Durations (step lengths, ramps, steady-state windows) are multiplied by
+//! [`PlanOptions::time_scale`]; amounts of data are not.
+
+mod estimate;
+mod expand;
+pub mod fio;
+mod steady;
+mod sweep;
+
+use std::ops::Range;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::workload::{StepEnd, StepSpec, Workload};
+
+pub use estimate::Estimate;
+pub use expand::expand;
+pub use steady::{SteadyState, SteadyVerdict};
+pub use sweep::{resolve_rate, vdbench_round, RateSkip};
+
+/// `secs` as a duration, saturating at [`Duration::MAX`] (and 0 for NaN or negatives), so
+/// no input makes the plan panic.
+pub(crate) fn secs_saturating(secs: f64) -> Duration {
+    if secs.is_nan() || secs <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
+}
+
+/// `d` × `n`, saturating.
+pub(crate) fn mul_saturating(d: Duration, n: usize) -> Duration {
+    u32::try_from(n)
+        .ok()
+        .and_then(|n| d.checked_mul(n))
+        .unwrap_or(Duration::MAX)
+}
+
+/// What a steady-state rule or a round tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// I/Os per second (reads plus writes).
+    Iops,
+    /// Bytes per second.
+    Bw,
+    /// Mean response latency.
+    MeanLatency,
+}
+
+impl Metric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Iops => "iops",
+            Metric::Bw => "bw",
+            Metric::MeanLatency => "mean_latency",
+        }
+    }
+}
+
+/// A steady-state rule, evaluated on a series of values pushed one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SteadyRule {
+    /// SNIA PTS: over the last `window` values, max − min ≤ `range_percent` of the window
+    /// average and the least-squares line's excursion across the window ≤ `slope_percent`
+    /// of it; at most `max_rounds` values.
+    Snia {
+        window: usize,
+        range_percent: f64,
+        slope_percent: f64,
+        max_rounds: usize,
+    },
+    /// fio `ss=`: the first `ramp` samples are left out (`ss_ramp`); then over the last
+    /// `window` samples (`ss_dur`), either every sample lies within `limit_percent` of the
+    /// window mean, or (`slope`) 100·|least-squares slope| / mean < `limit_percent`.
+    Fio {
+        metric: Metric,
+        slope: bool,
+        limit_percent: f64,
+        window: usize,
+        ramp: usize,
+    },
+}
+
+/// The rate a step runs at, before the measured maxima are known.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepRate {
+    /// Closed loop, as fast as it goes.
+    Max,
+    /// A fixed total rate.
+    Iops(f64),
+    /// A percentage of phase `phase`'s measured maximum, rounded as vdbench rounds.
+    PercentOfPhase { phase: usize, percent: f64 },
+}
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    /// Human-readable, unique within the plan: `sweep 50%`, `iops r1 65%read 4KiB`.
+    pub name: String,
+    /// Index of the preset phase it comes from.
+    pub phase: usize,
+    /// The workload; its `rate_iops` is `None` here and filled by [`Self::to_step_spec`].
+    pub workload: Workload,
+    pub rate: StepRate,
+    pub ramp: Duration,
+    pub end: StepEnd,
+    /// A live, per-interval steady-state rule that may end the step early (fio style).
+    pub steady: Option<SteadyRule>,
+    /// Round number (1-based) for steps of a phase run in SNIA rounds.
+    pub round: Option<u32>,
+    /// This step's summary is the value tracked by its phase's rounds.
+    pub tracked: bool,
+    /// The sweep percentage this step runs at; `None` for the probe and other steps.
+    pub sweep_point: Option<f64>,
+    /// The reporting interval.
+    pub interval: Duration,
+}
+
+impl PlanStep {
+    /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]).
+    pub fn to_step_spec(&self, resolved_rate: Option<f64>) -> StepSpec {
+        let mut workload = self.workload.clone();
+        workload.rate_iops = resolved_rate;
+        StepSpec {
+            workload,
+            ramp: self.ramp,
+            end: self.end,
+            interval: self.interval,
+        }
+    }
+}
+
+/// SNIA rounds of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rounds {
+    pub max_rounds: u32,
+    pub steps_per_round: usize,
+    /// The value pushed once per round, from the tracked step's summary.
+    pub metric: Metric,
+    /// Always [`SteadyRule::Snia`].
+    pub rule: SteadyRule,
+}
+
+/// Which steps a phase of the preset became.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanPhase {
+    pub name: String,
+    /// Indices into [`Plan::steps`].
+    pub steps: Range<usize>,
+    pub rounds: Option<Rounds>,
+}
+
+/// A preset expanded for one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub preset_id: String,
+    pub steps: Vec<PlanStep>,
+    pub phases: Vec<PlanPhase>,
+    /// What the expansion changed or dropped for this target, for the user to read.
+    pub notes: Vec<String>,
+}
+
+/// What the plan needs to know about the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetFacts {
+    pub capacity_bytes: u64,
+    pub logical_block_size: u32,
+}
+
+/// Knobs of the expansion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanOptions {
+    /// Multiplies every duration (step lengths, ramps, steady-state windows).
+    pub time_scale: f64,
+    pub seed: u64,
+    /// Reporting interval; fio-style steady-state windows are counted in intervals.
+    pub interval: Duration,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            time_scale: 1.0,
+            seed: 0x5eed,
+            interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why a preset cannot become a plan for this target.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PlanError {
+    #[error("time scale {0} must be a finite number above 0")]
+    TimeScale(f64),
+    #[error("the reporting interval must be above 0")]
+    Interval,
+    #[error("the target's capacity is 0 bytes")]
+    EmptyTarget,
+    #[error("the target's logical block size {0} is not a power of two")]
+    BlockSizeOfTarget(u32),
+    #[error("phase '{phase}': {message}")]
+    Phase { phase: String, message: String },
+}

@@ -1,0 +1,268 @@
+//! Rules a preset must follow beyond its types: exactly one of `bs` and `bssplit`, a rate
+//! that names an earlier phase with a measured maximum, a sweep with points, rounds whose
+//! tracked step exists, and so on. Each broken rule is reported with its field path.
+
+use super::locate::Seg;
+use super::model::{Phase, Preset};
+use super::suggest;
+use super::values::{Amount, RateValue};
+use crate::workload::RwMode;
+
+/// A broken rule: where, what, and the nearest valid name if one was misspelt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub path: Vec<Seg>,
+    pub message: String,
+    pub suggestion: Option<String>,
+}
+
+/// The most rounds a phase may ask for.
+pub const MAX_ROUNDS: u32 = 1000;
+
+fn key(k: &str) -> Seg {
+    Seg::Key(k.to_string())
+}
+
+struct Checker {
+    out: Vec<Violation>,
+}
+
+impl Checker {
+    fn fail(&mut self, path: Vec<Seg>, message: impl Into<String>) {
+        self.out.push(Violation {
+            path,
+            message: message.into(),
+            suggestion: None,
+        });
+    }
+}
+
+fn is_kebab(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && !id.ends_with('-')
+        && !id.contains("--")
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// All broken rules of `preset`, in file order.
+pub fn validate(preset: &Preset) -> Vec<Violation> {
+    let mut c = Checker { out: Vec::new() };
+    if !is_kebab(&preset.id) {
+        c.fail(
+            vec![key("id")],
+            format!(
+                "'{}' is not a short kebab-case id (lower-case letters, digits and single dashes)",
+                preset.id
+            ),
+        );
+    }
+    if preset.name.trim().is_empty() {
+        c.fail(vec![key("name")], "the name is empty");
+    }
+    if preset.description.trim().is_empty() {
+        c.fail(
+            vec![key("description")],
+            "the description is empty: say which published method this reproduces, or what it approximates and how",
+        );
+    }
+    if preset.phases.is_empty() {
+        c.fail(vec![key("phases")], "a preset needs at least one phase");
+    }
+    for (i, phase) in preset.phases.iter().enumerate() {
+        check_phase(&mut c, preset, i, phase);
+    }
+    c.out
+}
+
+fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
+    let at = |rest: &[&str]| {
+        let mut p = vec![key("phases"), Seg::Index(i)];
+        p.extend(rest.iter().map(|k| key(k)));
+        p
+    };
+    if phase.name.trim().is_empty() {
+        c.fail(at(&["name"]), "the phase name is empty");
+    } else if preset.phases[..i].iter().any(|p| p.name == phase.name) {
+        c.fail(
+            at(&["name"]),
+            format!("another phase is already named '{}'", phase.name),
+        );
+    }
+    let w = &phase.workload;
+    let matrix_bs = phase.matrix.as_ref().is_some_and(|m| !m.bs.is_empty());
+    match (&w.bs, &w.bssplit) {
+        (None, None) if !matrix_bs => c.fail(at(&["workload"]), "the workload needs bs or bssplit"),
+        (Some(_), Some(_)) => c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both"),
+        _ => {}
+    }
+    let mixed = matches!(w.rw, RwMode::Rw | RwMode::RandRw);
+    if w.rwmixread.is_some() && !mixed {
+        c.fail(
+            at(&["workload", "rwmixread"]),
+            format!("rwmixread applies only to rw and randrw, not {}", w.rw),
+        );
+    }
+    if let Some(r) = &w.region {
+        if r.size
+            .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))
+        {
+            c.fail(
+                at(&["workload", "region"]),
+                "a region of 0 bytes is impossible",
+            );
+        }
+        if let (Amount::Percent(o), Some(Amount::Percent(s))) = (r.offset, r.size) {
+            if o + s > 100.0 {
+                c.fail(
+                    at(&["workload", "region"]),
+                    format!("offset {o}% plus size {s}% runs past the end of the target"),
+                );
+            }
+        }
+    }
+    let end = &phase.end;
+    if end.duration.is_none() && end.data.is_none() {
+        c.fail(
+            at(&["end"]),
+            "the phase needs an end: a duration, an amount of data (2x), or both",
+        );
+    }
+    if end.duration.is_some_and(|d| d.0.is_zero()) {
+        c.fail(at(&["end", "duration"]), "a duration of 0 runs nothing");
+    }
+    if let Some(s) = &end.steady {
+        if s.window.0.is_zero() {
+            c.fail(
+                at(&["end", "steady", "window"]),
+                "a steady-state window of 0 is impossible",
+            );
+        }
+        if let Some(d) = end.duration {
+            if s.window.0 + s.ramp.0 > d.0 {
+                c.fail(
+                    at(&["end", "steady", "window"]),
+                    "the steady-state ramp plus window is longer than the phase's duration",
+                );
+            }
+        }
+    }
+    if let Some(m) = &phase.matrix {
+        if m.rwmixread.is_empty() && m.bs.is_empty() {
+            c.fail(at(&["matrix"]), "a matrix needs rwmixread or bs values");
+        }
+        if !m.rwmixread.is_empty() && !mixed {
+            c.fail(
+                at(&["matrix", "rwmixread"]),
+                format!("a matrix of read shares needs rw or randrw, not {}", w.rw),
+            );
+        }
+    }
+    if phase.sweep.is_some() && phase.rate.is_some() {
+        c.fail(at(&["sweep"]), "a phase has a rate or a sweep, not both");
+    }
+    if phase.sweep.is_some() && phase.rounds.is_some() {
+        c.fail(at(&["rounds"]), "a sweep cannot run in rounds");
+    }
+    if let Some(s) = &phase.sweep {
+        if s.points.percents().is_empty() {
+            c.fail(
+                at(&["sweep", "points"]),
+                "a sweep with no points runs nothing",
+            );
+        }
+    }
+    if let Some(RateValue::PercentOf { phase: of, .. }) = &phase.rate {
+        check_reference(c, preset, i, of, at(&["rate"]));
+    }
+    if let Some(r) = &phase.rounds {
+        if end.steady.is_some() {
+            c.fail(
+                at(&["end", "steady"]),
+                "a phase in rounds has SNIA's steady state; it cannot also have fio's",
+            );
+        }
+        if r.max.0 > MAX_ROUNDS {
+            c.fail(
+                at(&["rounds", "max"]),
+                format!(
+                    "at most {MAX_ROUNDS} rounds (SNIA's rule stops at 25), not {}",
+                    r.max.0
+                ),
+            );
+        }
+        if r.window.0 < 2 {
+            c.fail(
+                at(&["rounds", "window"]),
+                "a window needs at least 2 rounds",
+            );
+        }
+        if r.window.0 > r.max.0 {
+            c.fail(
+                at(&["rounds", "window"]),
+                format!(
+                    "a window of {} rounds never fits in at most {}",
+                    r.window.0, r.max.0
+                ),
+            );
+        }
+        let mix_list = phase
+            .matrix
+            .as_ref()
+            .map(|m| m.rwmixread.clone())
+            .unwrap_or_default();
+        let bs_list = phase
+            .matrix
+            .as_ref()
+            .map(|m| m.bs.clone())
+            .unwrap_or_default();
+        match r.track.rwmixread {
+            None if mix_list.len() > 1 => c.fail(
+                at(&["rounds", "track"]),
+                "the matrix has several read shares: say which one is tracked (rwmixread)",
+            ),
+            Some(t) if !mix_list.is_empty() && !mix_list.contains(&t) => c.fail(
+                at(&["rounds", "track", "rwmixread"]),
+                format!("{}% is not one of the matrix's read shares", t.0),
+            ),
+            _ => {}
+        }
+        match r.track.bs {
+            None if bs_list.len() > 1 => c.fail(
+                at(&["rounds", "track"]),
+                "the matrix has several block sizes: say which one is tracked (bs)",
+            ),
+            Some(t) if !bs_list.is_empty() && !bs_list.contains(&t) => c.fail(
+                at(&["rounds", "track", "bs"]),
+                "that block size is not one of the matrix's",
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn check_reference(c: &mut Checker, preset: &Preset, i: usize, of: &str, path: Vec<Seg>) {
+    match preset.phases.iter().position(|p| p.name == of) {
+        None => c.out.push(Violation {
+            path,
+            message: format!("the rate refers to phase '{of}', which does not exist"),
+            suggestion: suggest::nearest(of, preset.phases.iter().map(|p| p.name.as_str())),
+        }),
+        Some(j) if j >= i => c.fail(
+            path,
+            format!("the rate refers to phase '{of}', which does not run before this one"),
+        ),
+        Some(j) => {
+            let p = &preset.phases[j];
+            let has_max = p.sweep.is_some() || matches!(p.rate, None | Some(RateValue::Max));
+            if !has_max {
+                c.fail(
+                    path,
+                    format!("phase '{of}' does not run at rate max, so it measures no maximum"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,649 @@
+//! Presets end to end: every shipped preset validates and expands into a plan whose steps
+//! are checked against the published methods (WORKLOADS.md); sweeps resolve with vdbench's
+//! rounding; each bad preset in tests/invalid_presets/ yields its expected error text; the
+//! `presets` subcommand behaves.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use drivescope::plan::{
+    self, resolve_rate, Metric, Plan, PlanOptions, RateSkip, SteadyRule, StepRate, TargetFacts,
+};
+use drivescope::preset::{self, Preset, BUILTIN_FILES};
+use drivescope::workload::RwMode;
+
+const TIB: u64 = 1 << 40;
+const GIB: u64 = 1 << 30;
+
+fn target(capacity: u64, lbs: u32) -> TargetFacts {
+    TargetFacts {
+        capacity_bytes: capacity,
+        logical_block_size: lbs,
+    }
+}
+
+fn expand(id: &str, t: &TargetFacts) -> (Preset, Plan) {
+    let p = preset::load_builtin(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+    let plan = plan::expand(&p, t, &PlanOptions::default()).unwrap_or_else(|e| panic!("{id}: {e}"));
+    (p, plan)
+}
+
+/// Checks that hold for every step of every plan.
+fn check_steps(id: &str, plan: &Plan, t: &TargetFacts) {
+    assert!(!plan.steps.is_empty(), "{id}: no steps");
+    let lbs = u64::from(t.logical_block_size);
+    for s in &plan.steps {
+        let w = &s.workload;
+        assert!(w.iodepth >= 1 && w.jobs >= 1, "{id} {}", s.name);
+        assert!(w.region.len > 0, "{id} {}", s.name);
+        assert!(
+            w.region.offset + w.region.len <= t.capacity_bytes,
+            "{id} {}",
+            s.name
+        );
+        assert_eq!(w.region.offset % lbs, 0, "{id} {}", s.name);
+        assert_eq!(w.region.len % w.bs.max(), 0, "{id} {}", s.name);
+        for (b, _) in &w.bs.split {
+            assert_eq!(b % lbs, 0, "{id} {}", s.name);
+        }
+        assert_eq!(w.bs.split.iter().map(|(_, p)| p).sum::<u32>(), 100);
+        assert!(
+            s.end.duration.is_some() || s.end.bytes.is_some(),
+            "{id} {}",
+            s.name
+        );
+        assert!(w.direct);
+        assert_eq!(w.rate_iops, None, "rates are resolved by the runner");
+        if let StepRate::PercentOfPhase { phase, .. } = s.rate {
+            assert!(phase <= s.phase, "{id} {}: refers to a later phase", s.name);
+        }
+    }
+    for (i, ph) in plan.phases.iter().enumerate() {
+        for s in &plan.steps[ph.steps.clone()] {
+            assert_eq!(s.phase, i);
+        }
+    }
+}
+
+#[test]
+fn every_builtin_validates_and_expands_on_several_targets() {
+    let targets = [
+        target(TIB, 512),
+        target(TIB, 4096),
+        target(8 * GIB, 4096),
+        target(100 << 20, 512),
+    ];
+    let mut ids = Vec::new();
+    for (id, _) in BUILTIN_FILES {
+        for t in &targets {
+            let (p, plan) = expand(id, t);
+            assert_eq!(p.id, id, "the id in the file matches its name");
+            assert!(!p.description.trim().is_empty());
+            check_steps(id, &plan, t);
+        }
+        ids.push(id);
+    }
+    // One file per built-in, each embedded.
+    let mut files: Vec<String> = std::fs::read_dir("presets")
+        .expect("presets/")
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".yaml")
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    let mut sorted: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    sorted.sort();
+    assert_eq!(files, sorted);
+}
+
+#[test]
+fn shown_yaml_parses_back_to_the_same_preset() {
+    for (id, _) in BUILTIN_FILES {
+        let p = preset::load_builtin(id).expect("builtin");
+        let yaml = preset::to_yaml(&p).expect("yaml");
+        let mut again = preset::parse_str(&yaml, "shown").unwrap_or_else(|e| panic!("{id}: {e}"));
+        again.origin = p.origin.clone();
+        assert_eq!(again, p, "{id}");
+    }
+}
+
+#[test]
+fn quick_look_is_first_and_well_under_a_minute() {
+    assert_eq!(BUILTIN_FILES[0].0, "quick-look");
+    let (_, plan) = expand("quick-look", &target(TIB, 512));
+    let e = plan.estimate(1e9);
+    assert_eq!(e.min, e.max);
+    assert!(e.max < Duration::from_secs(50), "{:?}", e.max);
+    assert!(!e.assumes_throughput);
+    // On a small scratch file the 1 GiB region shrinks to the file.
+    let (_, small) = expand("quick-look", &target(64 << 20, 512));
+    assert!(small
+        .steps
+        .iter()
+        .all(|s| s.workload.region.len == 64 << 20));
+}
+
+/// (id, rw, rwmixread, bs, outstanding I/O) from the StorageReview table.
+const STORAGEREVIEW: [(&str, RwMode, u8, u64, u32); 9] = [
+    (
+        "storagereview-4k-randread",
+        RwMode::RandRead,
+        100,
+        4096,
+        128,
+    ),
+    (
+        "storagereview-4k-randwrite",
+        RwMode::RandWrite,
+        0,
+        4096,
+        128,
+    ),
+    ("storagereview-16k-seqread", RwMode::Read, 100, 16384, 32),
+    ("storagereview-16k-seqwrite", RwMode::Write, 0, 16384, 16),
+    ("storagereview-64k-seqread", RwMode::Read, 100, 65536, 32),
+    ("storagereview-64k-seqwrite", RwMode::Write, 0, 65536, 16),
+    ("storagereview-4k-mix", RwMode::RandRw, 70, 4096, 64),
+    ("storagereview-8k-mix", RwMode::RandRw, 70, 8192, 64),
+    ("storagereview-16k-mix", RwMode::RandRw, 70, 16384, 64),
+];
+
+#[test]
+fn storagereview_profiles_are_0_to_120_percent_sweeps_on_a_quarter() {
+    let t = target(TIB, 4096);
+    for (id, rw, mix, bs, oio) in STORAGEREVIEW {
+        let (_, plan) = expand(id, &t);
+        assert_eq!(plan.steps.len(), 13, "{id}: probe + 12 points");
+        let probe = &plan.steps[0];
+        assert_eq!(probe.rate, StepRate::Max, "{id}");
+        assert_eq!(probe.sweep_point, None);
+        let points: Vec<f64> = plan.steps[1..]
+            .iter()
+            .filter_map(|s| s.sweep_point)
+            .collect();
+        let expected: Vec<f64> = (1..=12).map(|i| f64::from(i) * 10.0).collect();
+        assert_eq!(points, expected, "{id}");
+        for s in &plan.steps {
+            let w = &s.workload;
+            assert_eq!(w.rw, rw, "{id}");
+            assert_eq!(w.read_percent(), mix, "{id}");
+            assert_eq!(w.bs.split, vec![(bs, 100)], "{id}");
+            assert_eq!(w.jobs * w.iodepth, oio, "{id}");
+            assert_eq!(w.region.offset, 0);
+            assert_eq!(w.region.len, TIB / 4, "{id}");
+            if let Some(p) = s.sweep_point {
+                assert_eq!(
+                    s.rate,
+                    StepRate::PercentOfPhase {
+                        phase: 0,
+                        percent: p
+                    }
+                );
+            }
+        }
+    }
+}
+
+trait ReadPercent {
+    fn read_percent(&self) -> u8;
+}
+
+impl ReadPercent for drivescope::workload::Workload {
+    fn read_percent(&self) -> u8 {
+        self.rw.read_percent(self.rwmixread)
+    }
+}
+
+#[test]
+fn sweep_rates_resolve_with_vdbench_rounding() {
+    let (_, plan) = expand("storagereview-4k-randwrite", &target(TIB, 4096));
+    // The probe measured 448,123 IOPS (cf. Micron 7400 Pro's published 448K).
+    let measured = |phase: usize| (phase == 0).then_some(448_123.0);
+    let targets: Vec<Option<f64>> = plan
+        .steps
+        .iter()
+        .map(|s| resolve_rate(&s.rate, &measured).expect("resolves"))
+        .collect();
+    assert_eq!(targets[0], None, "the probe runs at max");
+    assert_eq!(
+        targets[1],
+        Some(44_900.0),
+        "10% = 44,812.3 rounds up to 44,900"
+    );
+    assert_eq!(targets[5], Some(224_100.0));
+    assert_eq!(targets[10], Some(448_200.0), "100% rounds up too");
+    assert_eq!(targets[12], Some(537_800.0), "120% is run, not capped");
+    // A slow target: 10% of 85 IOPS is under 10 and dropped; 20% is 17 → 20.
+    let slow = |_: usize| Some(85.0);
+    assert_eq!(
+        resolve_rate(&plan.steps[1].rate, &slow),
+        Err(RateSkip::BelowMinimum { target: 8.5 })
+    );
+    assert_eq!(resolve_rate(&plan.steps[2].rate, &slow), Ok(Some(20.0)));
+    // The spec the engine gets carries the rate.
+    let spec = plan.steps[5].to_step_spec(targets[5]);
+    assert_eq!(spec.workload.rate_iops, Some(224_100.0));
+    assert_eq!(spec.end.duration, Some(Duration::from_secs(30)));
+    assert_eq!(spec.ramp, Duration::from_secs(5));
+}
+
+#[test]
+fn vdbench_curve_and_custom_points_are_selectable() {
+    let text = "id: t\nname: T\ndescription: d\nphases:\n  - name: s\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep: {points: vdbench}\n  - name: c\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep:\n      points: [25%, 130%]\n  - name: half\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    rate: 50% of c\n";
+    let p = preset::parse_str(text, "inline").expect("valid");
+    let plan = plan::expand(&p, &target(GIB, 512), &PlanOptions::default()).expect("plan");
+    let pts: Vec<f64> = plan.steps.iter().filter_map(|s| s.sweep_point).collect();
+    assert_eq!(pts, vec![10.0, 50.0, 70.0, 80.0, 90.0, 100.0, 25.0, 130.0]);
+    let last = plan.steps.last().expect("steps");
+    assert_eq!(
+        last.rate,
+        StepRate::PercentOfPhase {
+            phase: 1,
+            percent: 50.0
+        }
+    );
+    assert_eq!(plan.phases[1].steps, 7..10);
+}
+
+#[test]
+fn snia_iops_is_the_56_point_matrix_in_rounds() {
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-iops", &t);
+    // Workload-independent preconditioning first: 128 KiB sequential write of 2x.
+    let wipc = &plan.steps[0];
+    assert_eq!(wipc.workload.rw, RwMode::Write);
+    assert_eq!(wipc.workload.bs.max(), 128 << 10);
+    assert_eq!(wipc.end.bytes, Some(2 * TIB));
+    let phase = &plan.phases[1];
+    let rounds = phase.rounds.expect("rounds");
+    assert_eq!(rounds.steps_per_round, 56);
+    assert_eq!(rounds.max_rounds, 25);
+    assert_eq!(rounds.metric, Metric::Iops);
+    assert_eq!(
+        rounds.rule,
+        SteadyRule::Snia {
+            window: 5,
+            range_percent: 20.0,
+            slope_percent: 10.0,
+            max_rounds: 25
+        }
+    );
+    let steps = &plan.steps[phase.steps.clone()];
+    assert_eq!(steps.len(), 56 * 25);
+    let round1: Vec<_> = steps.iter().filter(|s| s.round == Some(1)).collect();
+    assert_eq!(round1.len(), 56);
+    // Read share outer, block size inner, as the PTS orders them.
+    assert_eq!(round1[0].workload.rw, RwMode::RandRead);
+    assert_eq!(round1[0].workload.bs.max(), 1 << 20);
+    assert_eq!(round1[7].workload.bs.max(), 512);
+    assert_eq!(round1[55].workload.rw, RwMode::RandWrite);
+    let mut combos: Vec<(u8, u64)> = round1
+        .iter()
+        .map(|s| {
+            (
+                s.workload.rw.read_percent(s.workload.rwmixread),
+                s.workload.bs.max(),
+            )
+        })
+        .collect();
+    combos.sort();
+    combos.dedup();
+    assert_eq!(combos.len(), 56);
+    for s in &round1 {
+        assert_eq!((s.workload.jobs, s.workload.iodepth), (4, 32));
+        assert!(s.workload.rw.is_random());
+        assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
+    }
+    for r in 1..=25 {
+        let tracked: Vec<_> = steps
+            .iter()
+            .filter(|s| s.round == Some(r) && s.tracked)
+            .collect();
+        assert_eq!(tracked.len(), 1, "round {r}");
+        assert_eq!(tracked[0].workload.rw, RwMode::RandWrite);
+        assert_eq!(tracked[0].workload.bs.max(), 4096);
+    }
+    // Estimated from 5 to 25 rounds of 56 minutes.
+    let e = plan.estimate(f64::from(1u32 << 30));
+    let wipc_time = Duration::from_secs_f64(2.0 * TIB as f64 / f64::from(1u32 << 30));
+    assert_eq!(e.min, wipc_time + Duration::from_secs(5 * 56 * 60));
+    assert_eq!(e.max, wipc_time + Duration::from_secs(25 * 56 * 60));
+    // A 4Kn drive cannot do 0.5 KiB I/O: those 7 combinations are dropped, with a note.
+    let (_, plan4k) = expand("snia-iops", &target(TIB, 4096));
+    assert_eq!(plan4k.phases[1].rounds.expect("rounds").steps_per_round, 49);
+    assert_eq!(plan4k.notes.len(), 1);
+    assert!(plan4k.notes[0].contains("512B"), "{}", plan4k.notes[0]);
+}
+
+#[test]
+fn snia_throughput_and_latency_tests() {
+    let (_, tp) = expand("snia-throughput", &target(TIB, 512));
+    assert_eq!(tp.phases.len(), 3);
+    for (ph, bs) in [(1, 128 << 10), (2, 1 << 20)] {
+        let r = tp.phases[ph].rounds.expect("rounds");
+        assert_eq!(r.metric, Metric::Bw);
+        assert_eq!(r.steps_per_round, 2);
+        let round1: Vec<_> = tp.steps[tp.phases[ph].steps.clone()]
+            .iter()
+            .filter(|s| s.round == Some(1))
+            .collect();
+        assert_eq!(round1[0].workload.rw, RwMode::Read);
+        assert_eq!(round1[1].workload.rw, RwMode::Write);
+        assert!(round1[1].tracked && !round1[0].tracked);
+        assert!(round1.iter().all(|s| s.workload.bs.max() == bs));
+    }
+    let (_, lat) = expand("snia-latency", &target(TIB, 512));
+    let r = lat.phases[1].rounds.expect("rounds");
+    assert_eq!(r.metric, Metric::MeanLatency);
+    assert_eq!(r.steps_per_round, 9);
+    let steps = &lat.steps[lat.phases[1].steps.clone()];
+    assert!(steps
+        .iter()
+        .all(|s| s.workload.jobs == 1 && s.workload.iodepth == 1));
+    let tracked = steps.iter().find(|s| s.tracked).expect("tracked");
+    assert_eq!(
+        (tracked.workload.rw, tracked.workload.bs.max()),
+        (RwMode::RandWrite, 4096)
+    );
+}
+
+#[test]
+fn preconditioning_and_sequential_presets() {
+    let t = target(TIB, 512);
+    let (_, wipc) = expand("snia-wipc", &t);
+    assert_eq!(wipc.steps.len(), 1);
+    assert_eq!(wipc.steps[0].end.bytes, Some(2 * TIB));
+    assert_eq!(wipc.steps[0].workload.region.len, TIB);
+    let (_, rw) = expand("precondition-randwrite", &t);
+    let r = rw.phases[0].rounds.expect("rounds");
+    assert_eq!(r.metric, Metric::Iops);
+    assert!(rw
+        .steps
+        .iter()
+        .all(|s| s.tracked && s.workload.rw == RwMode::RandWrite));
+    assert_eq!(rw.steps.len(), 25);
+    let (_, seq) = expand("seq-128k", &t);
+    assert_eq!(seq.steps.len(), 2);
+    assert_eq!(seq.steps[0].workload.rw, RwMode::Read);
+    assert_eq!(seq.steps[1].workload.rw, RwMode::Write);
+    for s in &seq.steps {
+        assert_eq!((s.workload.iodepth, s.workload.jobs), (32, 8));
+        assert_eq!(s.workload.bs.max(), 128 << 10);
+        assert_eq!(s.workload.region.len, TIB);
+    }
+    let (_, wsat) = expand("snia-write-saturation", &t);
+    assert_eq!(wsat.steps[0].end.bytes, Some(4 * TIB));
+    assert_eq!(
+        wsat.steps[0].end.duration,
+        Some(Duration::from_secs(24 * 3600))
+    );
+}
+
+#[test]
+fn approximations_say_so() {
+    for id in ["approx-sql", "approx-oracle", "approx-vdi"] {
+        let (p, plan) = expand(id, &target(TIB, 512));
+        assert!(p.description.contains("APPROXIMATION"), "{id}");
+        assert!(p.name.contains("approximation"), "{id}");
+        assert!(plan.steps.iter().all(|s| !s.workload.bs.is_single()));
+    }
+}
+
+#[test]
+fn time_scale_shrinks_every_duration() {
+    let p = preset::load_builtin("quick-look").expect("builtin");
+    let opts = PlanOptions {
+        time_scale: 0.1,
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(TIB, 512), &opts).expect("plan");
+    for s in &plan.steps {
+        assert_eq!(s.end.duration, Some(Duration::from_millis(800)));
+        assert_eq!(s.ramp, Duration::from_millis(200));
+    }
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let opts = PlanOptions {
+            time_scale: bad,
+            ..PlanOptions::default()
+        };
+        assert!(plan::expand(&p, &target(TIB, 512), &opts).is_err());
+    }
+    assert!(plan::expand(&p, &target(0, 512), &PlanOptions::default()).is_err());
+    assert!(plan::expand(&p, &target(TIB, 1000), &PlanOptions::default()).is_err());
+}
+
+#[test]
+fn fio_steady_state_is_carried_into_the_plan() {
+    let text = "id: ss\nname: SS\ndescription: d\nphases:\n  - name: pc\n    workload: {rw: randwrite, bs: 4k, iodepth: 32, jobs: 4}\n    end:\n      duration: 30m\n      steady: {criterion: iops_slope:0.3%, window: 5m, ramp: 1m}\n";
+    let p = preset::parse_str(text, "inline").expect("valid");
+    let opts = PlanOptions {
+        interval: Duration::from_millis(500),
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(TIB, 512), &opts).expect("plan");
+    assert_eq!(
+        plan.steps[0].steady,
+        Some(SteadyRule::Fio {
+            metric: Metric::Iops,
+            slope: true,
+            limit_percent: 0.3,
+            window: 600,
+            ramp: 120
+        })
+    );
+    let e = plan.estimate(1e9);
+    assert_eq!(e.min, Duration::from_secs(360));
+    assert_eq!(e.max, Duration::from_secs(1800));
+    let fio = plan::fio::job_file(&p, &plan, &target(TIB, 512));
+    assert!(
+        fio.contains("ss=iops_slope:0.3%\nss_dur=300s\nss_ramp=60s"),
+        "{fio}"
+    );
+}
+
+#[test]
+fn each_invalid_preset_yields_its_expected_error() {
+    let dir = Path::new("tests/invalid_presets");
+    let mut checked = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("tests/invalid_presets")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let expected_path = path.with_extension("expected");
+        let expected = std::fs::read_to_string(&expected_path)
+            .unwrap_or_else(|_| panic!("{} has no .expected file", path.display()));
+        let err = match preset::parse_file(&path) {
+            Ok(_) => panic!("{} was accepted", path.display()),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(err, expected.trim_end(), "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} invalid presets");
+}
+
+fn drivescope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent-drivescope-test")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_list_show_fio_validate() {
+    let (code, out, _) = drivescope(&["presets", "list", "--capacity", "2TiB"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("for a 2TiB target"), "{out}");
+    assert!(out.contains("assumed 1GiB/s"), "{out}");
+    let first_row = out
+        .lines()
+        .skip_while(|l| !l.starts_with("ID"))
+        .nth(1)
+        .unwrap_or("");
+    assert!(first_row.starts_with("quick-look"), "{out}");
+    assert!(out.contains("storagereview-4k-randread"));
+
+    let (code, out, _) = drivescope(&["presets", "show", "quick-look"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("id: quick-look") && out.contains("iodepth: 32"),
+        "{out}"
+    );
+
+    let (code, out, _) = drivescope(&["presets", "fio", "storagereview-4k-randread"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("[global]\nioengine=io_uring\ndirect=1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("numjobs=8\n") && out.contains("iodepth=16\n"),
+        "{out}"
+    );
+    assert!(out.contains("size=274877906944"), "25% of 1TiB: {out}");
+    assert!(
+        out.contains("fio cannot express this rate: 120% of the IOPS measured by [sweep-probe]"),
+        "{out}"
+    );
+
+    let (code, _, err) = drivescope(&[
+        "presets",
+        "validate",
+        "tests/invalid_presets/unknown-key.yaml",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(
+            "drivescope: tests/invalid_presets/unknown-key.yaml:9:7: phases[0].workload.iodepht"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `iodepth`?"), "{err}");
+
+    let (code, out, _) = drivescope(&[
+        "presets",
+        "validate",
+        "presets/snia-iops.yaml",
+        "presets/quick-look.yaml",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.lines().filter(|l| l.contains(": ok: ")).count(),
+        2,
+        "{out}"
+    );
+
+    let (code, _, err) = drivescope(&[
+        "presets",
+        "validate",
+        "presets/quick-look.yaml",
+        "tests/invalid_presets/iodepth-zero.yaml",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("1 of 2 preset files are invalid"), "{err}");
+
+    let (code, _, err) = drivescope(&["presets", "show", "quick-lok"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `quick-look`?"), "{err}");
+}
+
+#[test]
+fn user_presets_come_from_the_config_folder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let presets = dir.path().join("drivescope").join("presets");
+    std::fs::create_dir_all(&presets).expect("mkdir");
+    std::fs::write(
+        presets.join("mine.yaml"),
+        "id: my-check\nname: My check\ndescription: mine\nphases:\n  - name: a\n    workload: {rw: randread, bs: 4k, iodepth: 8}\n    end: {duration: 5s}\n",
+    )
+    .expect("write");
+    std::fs::write(presets.join("broken.yaml"), "id: broken\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(["presets", "list"])
+        .env("XDG_CONFIG_HOME", dir.path())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success());
+    assert!(
+        stdout.contains("my-check") && stdout.contains("My check"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("broken.yaml") && stderr.contains("missing field `name`"),
+        "{stderr}"
+    );
+    // A path works wherever an id does.
+    let p = preset::find(presets.join("mine.yaml").to_str().expect("utf-8")).expect("by path");
+    assert_eq!(p.id, "my-check");
+}
+
+/// A small deterministic generator for mutations (no dependency needed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn bad_input_never_panics() {
+    let targets = [target(TIB, 512), target(4096, 4096), target(1, 512)];
+    let replacements = [
+        "0", "-1", "", "[]", "{}", "1e400", "max", "0x", "%", "4q", "é", "50% of x",
+    ];
+    let mut rng = Lcg(42);
+    for (id, text) in BUILTIN_FILES {
+        let mut inputs: Vec<String> = Vec::new();
+        // Every prefix at a line boundary.
+        let mut acc = String::new();
+        for line in text.lines() {
+            acc.push_str(line);
+            acc.push('\n');
+            inputs.push(acc.clone());
+        }
+        // Values replaced by junk, one at a time.
+        let lines: Vec<&str> = text.lines().collect();
+        for _ in 0..60 {
+            let i = (rng.next() as usize) % lines.len();
+            let r = replacements[(rng.next() as usize) % replacements.len()];
+            let mut copy: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            if let Some((k, _)) = copy[i].split_once(": ") {
+                copy[i] = format!("{k}: {r}");
+            } else {
+                copy[i] = format!("{}{r}", copy[i]);
+            }
+            inputs.push(copy.join("\n"));
+        }
+        for input in inputs {
+            if let Ok(p) = preset::parse_str(&input, id) {
+                for t in &targets {
+                    if let Ok(plan) = plan::expand(&p, t, &PlanOptions::default()) {
+                        let _ = plan.estimate(0.0);
+                        let _ = plan::fio::job_file(&p, &plan, t);
+                    }
+                }
+            }
+        }
+    }
+}
