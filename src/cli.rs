@@ -56,6 +56,15 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
+        _ => Err(format!(
+            "time scale '{s}' is not a number above 0 and at most 1000"
+        )),
+    }
+}
+
 fn parse_mix(s: &str) -> Result<u8, String> {
     let v: u8 = s
         .trim()
@@ -74,6 +83,16 @@ pub struct RunArgs {
     /// File or block device to test. Default: the built-in scratch file (see README).
     #[arg(long, short = 't')]
     pub target: Option<PathBuf>,
+    /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
+    /// ends, plus the intervals.
+    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "offset"])]
+    pub preset: Option<String>,
+    /// Run the preset in this YAML file (same as --preset PATH).
+    #[arg(long, conflicts_with = "preset")]
+    pub preset_file: Option<PathBuf>,
+    /// Multiply every duration and round length of the preset by F (demos, tests).
+    #[arg(long, value_parser = parse_time_scale, default_value = "1")]
+    pub time_scale: f64,
     /// Access pattern: read, write, randread, randwrite, rw, randrw.
     #[arg(long, value_parser = parse_rw, default_value = "randread")]
     pub rw: RwMode,

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod output;
 pub mod plan;
 pub mod preset;
+pub mod runner;
 pub mod stats;
 pub mod target;
 pub mod units;

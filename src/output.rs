@@ -7,6 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::runner::{RunEventRecord, StepRecord};
 use crate::stats::{IntervalReport, IoErrorRecord, LatSummary, StepSummary};
 
 /// Text or JSON lines on stdout.
@@ -135,6 +136,61 @@ impl Printer {
                     if let Value::Object(e) = extra {
                         o.extend(e);
                     }
+                }
+                json_line(&v);
+            }
+        }
+    }
+}
+
+impl Printer {
+    /// A step as it ends: one point of the curve.
+    pub fn step(&mut self, r: &StepRecord, count: usize) {
+        match self.format {
+            Format::Text => {
+                let s = &r.summary;
+                let target = r
+                    .target_iops
+                    .map(|t| format!("target {t:.0} IOPS, "))
+                    .unwrap_or_default();
+                let svc = s
+                    .service_lat_us
+                    .map(|l| format!("; service mean {:.1} µs", l.mean))
+                    .unwrap_or_default();
+                println!(
+                    "step {}/{count} {}: {target}achieved {:.0} IOPS, {:.1} MB/s, mean {:.1} µs, \
+                     p99 {:.1} µs, p99.9 {:.1} µs{svc}, {} errors ({:.1}s, ended by {})",
+                    r.index + 1,
+                    r.name,
+                    s.iops,
+                    mb(s.read_bw_bytes + s.write_bw_bytes),
+                    s.lat_us.mean,
+                    s.lat_us.p99,
+                    s.lat_us.p99_9,
+                    s.errors,
+                    s.runtime_s,
+                    s.ended_by
+                );
+            }
+            Format::Json => {
+                let mut v = to_value(r);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("type".into(), json!("step"));
+                    o.insert("count".into(), json!(count));
+                }
+                json_line(&v);
+            }
+        }
+    }
+
+    /// A run event: phase change, steady state, skip, errors.
+    pub fn event(&mut self, e: &RunEventRecord) {
+        match self.format {
+            Format::Text => println!("[{:>7.1}s] {}: {}", e.t_s, e.kind, e.text),
+            Format::Json => {
+                let mut v = to_value(e);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("type".into(), json!("event"));
                 }
                 json_line(&v);
             }

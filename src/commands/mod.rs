@@ -3,3 +3,4 @@
 
 pub mod presets;
 pub mod run;
+pub mod run_preset;

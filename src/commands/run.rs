@@ -170,21 +170,57 @@ fn describe(w: &Workload, t: &PreparedTarget, a: &RunArgs) -> String {
     )
 }
 
-/// Runs the command. `stop` is set by the signal handlers.
-pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
-    let mut w = workload_from_args(a)?;
-    let writes = w.rw.read_percent(w.rwmixread) < 100;
+/// Resolves `--target` (or the built-in default) and prepares it for a workload that
+/// writes or not. Returns the target and whether it is the built-in default.
+pub fn prepare_target(
+    a: &RunArgs,
+    writes: bool,
+    size: Option<u64>,
+) -> Result<(PreparedTarget, bool), RunError> {
     let (path, is_default) = match &a.target {
         Some(p) => (p.clone(), false),
         None => (target::default_target_path(), true),
     };
     let req = TargetRequest {
-        size: a.size.map(|s| s + a.offset),
+        size,
         writes,
         destroy_data: a.destroy_data.clone(),
         create_default: is_default,
     };
-    let t = target::prepare(&path, &req)?;
+    Ok((target::prepare(&path, &req)?, is_default))
+}
+
+/// Fills a file that was never written before reads, if drivescope owns it; otherwise says
+/// that reads of its unwritten blocks do not reach the drive.
+pub fn fill_if_unwritten(
+    t: &PreparedTarget,
+    stop: &AtomicBool,
+    printer: &mut Printer,
+) -> Result<(), RunError> {
+    if t.kind != TargetKind::File || !t.unwritten {
+        return Ok(());
+    }
+    if t.created || is_ours(&t.path) {
+        fill_file(t, true, stop, printer)?;
+    } else {
+        printer.note(&format!(
+            "{} has unwritten blocks (holes or preallocated extents): reads of them return \
+             zeros without reaching the drive",
+            t.path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the command. `stop` is set by the signal handlers.
+pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
+    if a.preset.is_some() || a.preset_file.is_some() {
+        return super::run_preset::run(a, stop);
+    }
+    let mut w = workload_from_args(a)?;
+    let writes = w.rw.read_percent(w.rwmixread) < 100;
+    let (t, _) = prepare_target(a, writes, a.size.map(|s| s + a.offset))?;
+    let path = t.path.clone();
     if a.offset >= t.size {
         return Err(RunError::Invalid(format!(
             "--offset {} is at or past the end of {} ({})",
@@ -214,17 +250,8 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
     engine::validate(&st, &spec)?;
 
     let mut printer = Printer::new(if a.json { Format::Json } else { Format::Text });
-    let reads = spec.workload.rw.read_percent(spec.workload.rwmixread) > 0;
-    if reads && t.kind == TargetKind::File && t.unwritten {
-        if t.created || is_ours(&t.path) {
-            fill_file(&t, spec.workload.direct, stop, &mut printer)?;
-        } else {
-            printer.note(&format!(
-                "{} has unwritten blocks (holes or preallocated extents): reads of them return \
-                 zeros without reaching the drive",
-                t.path.display()
-            ));
-        }
+    if spec.workload.rw.read_percent(spec.workload.rwmixread) > 0 {
+        fill_if_unwritten(&t, stop, &mut printer)?;
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
         return Ok(Outcome::Stopped);
