@@ -354,3 +354,74 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
     assert!(err.contains("does not exist"), "{err}");
     assert!(!missing.exists());
 }
+
+#[test]
+fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
+    use drivescope::engine::{run_step_ctl, Control, EngineKind, StepTarget};
+    use drivescope::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, vec![0u8; 8 << 20]).unwrap();
+    let spec = StepSpec {
+        workload: Workload {
+            rw: RwMode::RandRead,
+            rwmixread: 100,
+            bs: BlockSizes::single(4096),
+            iodepth: 4,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: 8 << 20,
+            },
+            rate_iops: Some(1000.0),
+            seed: 1,
+            direct: true,
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(Duration::from_secs(2)),
+            bytes: None,
+        },
+        interval: Duration::from_millis(250),
+    };
+    let target = StepTarget {
+        path,
+        size: 8 << 20,
+        align: 4096,
+    };
+    let stop = AtomicBool::new(false);
+    let pause = Arc::new(AtomicBool::new(false));
+    let mut per_interval = Vec::new();
+    let started = Instant::now();
+    let s = run_step_ctl(
+        &target,
+        &spec,
+        EngineKind::IoUring,
+        &stop,
+        &pause,
+        |r| {
+            // Pause from 0.5 s to 1.5 s.
+            pause.store((2..6).contains(&r.index), Ordering::Relaxed);
+            per_interval.push(r.read.ios);
+            Control::Continue
+        },
+        |_| {},
+    )
+    .unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    assert!(wall > 2.7, "the pause extends the step: {wall}s");
+    // Intervals 3..=5 fall entirely inside the pause: nothing issued (one may complete late).
+    assert!(
+        per_interval[3..=5].iter().all(|&n| n <= 4),
+        "{per_interval:?}"
+    );
+    // The rate schedule resumes where it was: 2 s of measured I/O at 1000 IOPS, no burst.
+    let ios = s.read_ios as f64;
+    assert!(
+        (1900.0..2100.0).contains(&ios),
+        "{ios} I/Os for 2 s at 1000 IOPS: {per_interval:?}"
+    );
+}

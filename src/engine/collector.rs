@@ -186,6 +186,21 @@ pub fn run_step(
     spec: &StepSpec,
     kind: EngineKind,
     stop: &AtomicBool,
+    on_interval: impl FnMut(&IntervalReport) -> Control,
+    on_note: impl FnMut(&str),
+) -> Result<StepSummary, EngineError> {
+    let never = Arc::new(AtomicBool::new(false));
+    run_step_ctl(target, spec, kind, stop, &never, on_interval, on_note)
+}
+
+/// [`run_step`] with a pause flag: while `pause` is set the workers issue nothing, and the
+/// step's duration and rate schedule are extended by the time paused.
+pub fn run_step_ctl(
+    target: &StepTarget,
+    spec: &StepSpec,
+    kind: EngineKind,
+    stop: &AtomicBool,
+    pause: &Arc<AtomicBool>,
     mut on_interval: impl FnMut(&IntervalReport) -> Control,
     mut on_note: impl FnMut(&str),
 ) -> Result<StepSummary, EngineError> {
@@ -252,6 +267,7 @@ pub fn run_step(
             byte_budget,
             rate,
             stop: worker_stop.clone(),
+            pause: pause.clone(),
             tx: tx.clone(),
             spare: spare_rx,
             ready: ready.clone(),

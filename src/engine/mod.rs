@@ -8,6 +8,7 @@ mod buffers;
 mod collector;
 mod iogen;
 mod pacer;
+mod pause;
 mod recorder;
 pub mod rng;
 mod schedule;
@@ -24,7 +25,7 @@ use thiserror::Error;
 
 pub use buffers::{Buffers, BUF_ALIGN};
 pub use collector::{
-    run_step, validate, Control, EngineKind, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS,
+    run_step, run_step_ctl, validate, Control, EngineKind, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS,
 };
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
@@ -80,6 +81,8 @@ pub(crate) struct WorkerCtx {
     /// This job's share of the step's rate (IOPS).
     pub rate: Option<f64>,
     pub stop: Arc<AtomicBool>,
+    /// Set while the user has paused the run.
+    pub pause: Arc<AtomicBool>,
     pub tx: Sender<WorkerMsg>,
     pub spare: Receiver<Box<LatHists>>,
     pub ready: Arc<Barrier>,

@@ -26,6 +26,11 @@ impl Pacer {
         self.start_ns + (self.issued as f64 * self.period_ns) as u64
     }
 
+    /// Moves the whole schedule later by `ns` (after a pause).
+    pub fn shift(&mut self, ns: u64) {
+        self.start_ns += ns;
+    }
+
     /// Takes the next I/O if it is due at `now`, returning its intended time.
     #[inline]
     pub fn take_due(&mut self, now: u64) -> Option<u64> {

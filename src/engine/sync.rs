@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::buffers::Buffers;
 use super::iogen::IoGen;
 use super::pacer::Pacer;
+use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::recorder::Recorder;
 use super::rng::Rng;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
@@ -39,22 +40,37 @@ pub(crate) fn run(ctx: WorkerCtx) {
         tighten_timer_slack();
     }
     let mut issued_bytes = 0u64;
+    let mut end_ns = ctx.end_ns;
+    let mut pause = PauseTracker::default();
     let mut now = ns_since(t0);
     loop {
-        if ctx.end_ns.is_some_and(|e| now >= e)
+        let (paused, resumed) = pause.update(ctx.pause.load(Ordering::Relaxed), now);
+        if resumed > 0 {
+            end_ns = end_ns.map(|e| e + resumed);
+            if let Some(p) = &mut pacer {
+                p.shift(resumed);
+            }
+        }
+        if end_ns.is_some_and(|e| now >= e)
             || ctx.stop.load(Ordering::Relaxed)
             || ctx.byte_budget.is_some_and(|b| issued_bytes >= b)
         {
             break;
         }
         rec.maybe_flush(now);
+        if paused {
+            let ns = rec.next_boundary().saturating_sub(now).min(PAUSE_NAP_NS);
+            std::thread::sleep(Duration::from_nanos(ns.max(1)));
+            now = ns_since(t0);
+            continue;
+        }
         let t_intended = match &mut pacer {
             None => now,
             Some(p) => match p.take_due(now) {
                 Some(t) => t,
                 None => {
                     let mut wake = p.next_due().min(rec.next_boundary());
-                    if let Some(e) = ctx.end_ns {
+                    if let Some(e) = end_ns {
                         wake = wake.min(e);
                     }
                     let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);

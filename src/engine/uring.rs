@@ -14,6 +14,7 @@ use io_uring::{opcode, squeue, types, IoUring};
 use super::buffers::Buffers;
 use super::iogen::IoGen;
 use super::pacer::Pacer;
+use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::recorder::Recorder;
 use super::rng::Rng;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
@@ -179,13 +180,24 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
     let mut inflight = 0usize;
     let mut issued_bytes = 0u64;
     let mut stopping = false;
+    let mut end_ns = ctx.end_ns;
+    let mut pause = PauseTracker::default();
+    let mut paused = false;
     let ext_arg = s.ring.params().is_feature_ext_arg();
     let fixed = (s.fixed_file, s.fixed_bufs);
 
     let mut now = ns_since(t0);
     loop {
         if !stopping {
-            if ctx.end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
+            let resumed;
+            (paused, resumed) = pause.update(ctx.pause.load(Ordering::Relaxed), now);
+            if resumed > 0 {
+                end_ns = end_ns.map(|e| e + resumed);
+                if let Some(p) = &mut pacer {
+                    p.shift(resumed);
+                }
+            }
+            if end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
             } else {
                 rec.maybe_flush(now);
@@ -216,7 +228,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
         }
 
         // Prepare.
-        if !stopping {
+        if !stopping && !paused {
             let mut sq = s.ring.submission();
             while let Some(&slot) = free.last() {
                 if ctx.byte_budget.is_some_and(|b| issued_bytes >= b) {
@@ -258,12 +270,15 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
             if stopping {
                 break;
             }
-            // Paced and nothing due yet: sleep until the next due I/O or boundary.
+            // Paused, or paced and nothing due yet: sleep until the next due I/O or
+            // boundary.
             let mut wake = rec.next_boundary();
-            if let Some(p) = &pacer {
+            if paused {
+                wake = wake.min(now + PAUSE_NAP_NS);
+            } else if let Some(p) = &pacer {
                 wake = wake.min(p.next_due());
             }
-            if let Some(e) = ctx.end_ns {
+            if let Some(e) = end_ns {
                 wake = wake.min(e);
             }
             let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
@@ -279,7 +294,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
         let mut wake = now + MAX_WAIT_NS;
         if !stopping {
             wake = wake.min(rec.next_boundary());
-            if let Some(e) = ctx.end_ns {
+            if let Some(e) = end_ns {
                 wake = wake.min(e);
             }
             if let (Some(p), false) = (&pacer, free.is_empty()) {

@@ -4,6 +4,7 @@
 //! as [`RunEvent`]s. Headless `drivescope run --preset` and the dashboard both drive it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -51,11 +52,13 @@ pub enum RunEvent<'a> {
     Event(&'a RunEventRecord),
 }
 
-/// Shared controls: `stop` ends the plan, `skip` ends the current step only.
+/// Shared controls: `stop` ends the plan, `skip` ends the current step only, `pause`
+/// holds the I/O (the step's time and rate schedule resume where they were).
 #[derive(Debug, Default)]
 pub struct RunControl {
     pub stop: AtomicBool,
     pub skip: AtomicBool,
+    pub pause: Arc<AtomicBool>,
 }
 
 /// How the plan ended.
@@ -140,11 +143,12 @@ pub fn run_plan(
             let mut live = step.steady.map(|r| (r, SteadyState::new(&r)));
             let mut steady_note: Option<String> = None;
             ctl.skip.store(false, Ordering::Relaxed);
-            let summary = engine::run_step(
+            let summary = engine::run_step_ctl(
                 target,
                 &spec,
                 kind,
                 stop,
+                &ctl.pause,
                 |r| {
                     on(RunEvent::Interval { index, report: r });
                     if ctl.stop.load(Ordering::Relaxed) {
