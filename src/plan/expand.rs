@@ -50,6 +50,7 @@ pub fn expand(
             name: phase.name.clone(),
             steps: first..plan.steps.len(),
             rounds,
+            stop_curve: phase.sweep.as_ref().and_then(|s| s.stopcurve).map(|d| d.0),
         });
     }
     Ok(plan)

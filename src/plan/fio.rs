@@ -231,6 +231,15 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
                 write_step(&mut out, plan, step);
             }
         } else {
+            if let Some(stop) = phase.stop_curve {
+                let _ = writeln!(
+                    out,
+                    "\n# Phase '{}' stops its sweep once a point's mean response time is above {}\n\
+                     # (vdbench's stopcurve); fio cannot: skip the remaining points by hand.",
+                    phase.name,
+                    crate::units::format_duration(stop)
+                );
+            }
             for step in steps {
                 write_step(&mut out, plan, step);
             }

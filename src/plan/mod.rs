@@ -15,6 +15,8 @@
 //!    rule's metric to a [`SteadyState`]; when it says [`SteadyVerdict::Reached`], end the
 //!    step early. When the step ends otherwise, [`SteadyState::finish`] says why it was not
 //!    reached.
+//!    In a sweep phase with [`PlanPhase::stop_curve`], once a point's mean response time
+//!    is above it, skip the phase's remaining points (vdbench's `stopcurve`).
 //! 4. Rounds (SNIA): a phase with [`PlanPhase::rounds`] is expanded to its *most* rounds;
 //!    each of its steps carries `round: Some(n)` (1-based) and exactly one step per round has
 //!    `tracked: true`. After a tracked step, push its summary value of
@@ -176,6 +178,9 @@ pub struct PlanPhase {
     /// Indices into [`Plan::steps`].
     pub steps: Range<usize>,
     pub rounds: Option<Rounds>,
+    /// For a sweep with vdbench's `stopcurve`: once a point's mean response time is above
+    /// this, the runner skips the phase's remaining sweep points. Not time-scaled.
+    pub stop_curve: Option<Duration>,
 }
 
 /// A preset expanded for one target.

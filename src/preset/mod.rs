@@ -26,6 +26,7 @@ mod error;
 mod locate;
 pub mod model;
 mod parse;
+mod resolve;
 mod suggest;
 mod validate;
 pub mod values;
@@ -36,9 +37,10 @@ pub use builtin::{
 pub use error::{Diagnostic, PresetError};
 pub use model::Preset;
 pub use parse::{parse_file, parse_str};
+pub use resolve::resolve;
 pub use suggest::nearest;
 
 /// The preset as YAML, with defaults filled in (what `presets show` prints).
 pub fn to_yaml(preset: &Preset) -> Result<String, serde_yaml::Error> {
-    serde_yaml::to_string(preset)
+    serde_yaml::to_string(&resolve(preset))
 }

@@ -197,6 +197,10 @@ pub struct SweepSpec {
     /// 100 %) or a list of percentages.
     #[serde(default)]
     pub points: SweepPoints,
+    /// vdbench's `stopcurve`: the sweep's remaining points are skipped once a point's mean
+    /// response time is above this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopcurve: Option<Dur>,
 }
 
 /// The percentages a sweep steps through.
