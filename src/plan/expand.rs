@@ -216,6 +216,7 @@ fn expand_phase(
         variants.retain(|v| v.bs.split.iter().all(|(b, _)| b % lbs == 0));
         if variants.len() < before {
             let mut sizes = dropped.clone();
+            sizes.sort();
             sizes.dedup();
             plan.notes.push(format!(
                 "phase '{}': {} of {before} combinations dropped: block size {} is not a multiple of the target's logical block size ({})",
