@@ -446,7 +446,8 @@ fn fio_steady_state_is_carried_into_the_plan() {
             slope: true,
             limit_percent: 0.3,
             window: 600,
-            ramp: 120
+            ramp: 120,
+            sample_secs: 0.5
         })
     );
     let e = plan.estimate(1e9);

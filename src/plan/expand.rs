@@ -267,6 +267,7 @@ fn expand_phase(
         limit_percent: s.criterion.limit_percent,
         window: intervals(scale(s.window.0, opts), opts, 2),
         ramp: intervals(scale(s.ramp.0, opts), opts, 0),
+        sample_secs: opts.interval.as_secs_f64(),
     });
     let ramp = scale(phase.ramp.0, opts);
     let make = |v: &Variant, name: String, rate: StepRate| PlanStep {

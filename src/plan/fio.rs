@@ -167,6 +167,7 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
         limit_percent,
         window,
         ramp,
+        ..
     }) = step.steady
     {
         let m = if metric == super::Metric::Bw {

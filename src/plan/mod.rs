@@ -100,13 +100,16 @@ pub enum SteadyRule {
     },
     /// fio `ss=`: the first `ramp` samples are left out (`ss_ramp`); then over the last
     /// `window` samples (`ss_dur`), either every sample lies within `limit_percent` of the
-    /// window mean, or (`slope`) 100·|least-squares slope| / mean < `limit_percent`.
+    /// window mean, or (`slope`) 100·|least-squares slope per second| / mean <
+    /// `limit_percent`, the slope taken with samples `sample_secs` apart (fio samples once a
+    /// second; the runner pushes one value per reporting interval).
     Fio {
         metric: Metric,
         slope: bool,
         limit_percent: f64,
         window: usize,
         ramp: usize,
+        sample_secs: f64,
     },
 }
 

@@ -1,7 +1,7 @@
 //! The preset file's serde model. Every struct denies unknown keys, so a misspelt key is an
-//! error (with the nearest valid key suggested by [`super::parse`]) rather than silently
+//! error (with the nearest valid key suggested by [`super::parse_str`]) rather than silently
 //! ignored. Cross-field rules (exactly one of `bs`/`bssplit`, a rate that names an earlier
-//! phase, …) are checked afterwards by [`super::validate`].
+//! phase, …) are checked afterwards, in the `validate` module.
 
 use std::fmt;
 
