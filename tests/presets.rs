@@ -54,6 +54,12 @@ fn check_steps(id: &str, plan: &Plan, t: &TargetFacts) {
             s.name
         );
         assert!(w.direct);
+        assert_eq!(
+            w.rwmixread,
+            w.rw.read_percent(w.rwmixread),
+            "{id} {}",
+            s.name
+        );
         assert_eq!(w.rate_iops, None, "rates are resolved by the runner");
         if let StepRate::PercentOfPhase { phase, .. } = s.rate {
             assert!(phase <= s.phase, "{id} {}: refers to a later phase", s.name);

@@ -275,7 +275,8 @@ fn expand_phase(
         phase: index,
         workload: Workload {
             rw: normalise(w.rw, v.rwmixread),
-            rwmixread: v.rwmixread,
+            // The actual read share, also for plain read (100) and write (0) patterns.
+            rwmixread: w.rw.read_percent(v.rwmixread),
             bs: v.bs.clone(),
             iodepth: w.iodepth.0,
             jobs: w.jobs.0,
