@@ -54,6 +54,12 @@ fn check_steps(id: &str, plan: &Plan, t: &TargetFacts) {
             s.name
         );
         assert!(w.direct);
+        assert_eq!(
+            w.rwmixread,
+            w.rw.read_percent(w.rwmixread),
+            "{id} {}",
+            s.name
+        );
         assert_eq!(w.rate_iops, None, "rates are resolved by the runner");
         if let StepRate::PercentOfPhase { phase, .. } = s.rate {
             assert!(phase <= s.phase, "{id} {}: refers to a later phase", s.name);
@@ -108,7 +114,16 @@ fn shown_yaml_parses_back_to_the_same_preset() {
         let yaml = preset::to_yaml(&p).expect("yaml");
         let mut again = preset::parse_str(&yaml, "shown").unwrap_or_else(|e| panic!("{id}: {e}"));
         again.origin = p.origin.clone();
-        assert_eq!(again, p, "{id}");
+        assert_eq!(again, preset::resolve(&p), "{id}");
+        // Resolving writes defaults out; the plan stays the same.
+        for t in [target(TIB, 512), target(8 * GIB, 4096)] {
+            let opts = PlanOptions::default();
+            assert_eq!(
+                plan::expand(&again, &t, &opts).expect("plan"),
+                plan::expand(&p, &t, &opts).expect("plan"),
+                "{id}"
+            );
+        }
     }
 }
 
@@ -234,7 +249,7 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
 
 #[test]
 fn vdbench_curve_and_custom_points_are_selectable() {
-    let text = "id: t\nname: T\ndescription: d\nphases:\n  - name: s\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep: {points: vdbench}\n  - name: c\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep:\n      points: [25%, 130%]\n  - name: half\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    rate: 50% of c\n";
+    let text = "id: t\nname: T\ndescription: d\nphases:\n  - name: s\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep: {points: vdbench, stopcurve: 5ms}\n  - name: c\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep:\n      points: [25%, 130%]\n  - name: half\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    rate: 50% of c\n";
     let p = preset::parse_str(text, "inline").expect("valid");
     let plan = plan::expand(&p, &target(GIB, 512), &PlanOptions::default()).expect("plan");
     let pts: Vec<f64> = plan.steps.iter().filter_map(|s| s.sweep_point).collect();
@@ -248,6 +263,10 @@ fn vdbench_curve_and_custom_points_are_selectable() {
         }
     );
     assert_eq!(plan.phases[1].steps, 7..10);
+    assert_eq!(plan.phases[0].stop_curve, Some(Duration::from_millis(5)));
+    assert_eq!(plan.phases[1].stop_curve, None);
+    let fio = plan::fio::job_file(&p, &plan, &target(GIB, 512));
+    assert!(fio.contains("above 5ms\n# (vdbench's stopcurve)"), "{fio}");
 }
 
 #[test]
@@ -433,7 +452,8 @@ fn fio_steady_state_is_carried_into_the_plan() {
             slope: true,
             limit_percent: 0.3,
             window: 600,
-            ramp: 120
+            ramp: 120,
+            sample_secs: 0.5
         })
     );
     let e = plan.estimate(1e9);

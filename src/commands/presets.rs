@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use thiserror::Error;
 
-use crate::plan::{self, Plan, PlanError, PlanOptions, TargetFacts};
+use crate::plan::{self, Plan, PlanError, PlanOptions, StepRate, TargetFacts};
 use crate::preset::{self, Preset, PresetError};
 use crate::units::{format_duration, format_size};
 use crate::workload::parse_size_arg;
@@ -236,19 +236,40 @@ fn show(
             let w = &s.workload;
             let _ = writeln!(
                 out,
-                "#  {:>4}  {:<32} {} bs={} iodepth={} jobs={} region={}+{}",
+                "#  {:>4}  {:<32} {}{} bs={} iodepth={} jobs={} region={}+{} rate={}",
                 i + 1,
                 s.name,
                 w.rw,
+                if w.rw.is_mixed() {
+                    format!(" rwmixread={}", w.rwmixread)
+                } else {
+                    String::new()
+                },
                 w.bs,
                 w.iodepth,
                 w.jobs,
                 format_size(w.region.offset),
-                format_size(w.region.len)
+                format_size(w.region.len),
+                rate_text(&s.rate, &plan)
             );
         }
     }
     emit(&out)
+}
+
+fn rate_text(rate: &StepRate, plan: &Plan) -> String {
+    match rate {
+        StepRate::Max => "max".to_string(),
+        StepRate::Iops(v) => format!("{v}iops"),
+        StepRate::PercentOfPhase { phase, percent } => {
+            let name = plan
+                .phases
+                .get(*phase)
+                .map(|p| p.name.as_str())
+                .unwrap_or("?");
+            format!("{percent}%-of-{name}")
+        }
+    }
 }
 
 fn validate(

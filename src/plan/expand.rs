@@ -50,6 +50,7 @@ pub fn expand(
             name: phase.name.clone(),
             steps: first..plan.steps.len(),
             rounds,
+            stop_curve: phase.sweep.as_ref().and_then(|s| s.stopcurve).map(|d| d.0),
         });
     }
     Ok(plan)
@@ -215,6 +216,7 @@ fn expand_phase(
         variants.retain(|v| v.bs.split.iter().all(|(b, _)| b % lbs == 0));
         if variants.len() < before {
             let mut sizes = dropped.clone();
+            sizes.sort();
             sizes.dedup();
             plan.notes.push(format!(
                 "phase '{}': {} of {before} combinations dropped: block size {} is not a multiple of the target's logical block size ({})",
@@ -265,6 +267,7 @@ fn expand_phase(
         limit_percent: s.criterion.limit_percent,
         window: intervals(scale(s.window.0, opts), opts, 2),
         ramp: intervals(scale(s.ramp.0, opts), opts, 0),
+        sample_secs: opts.interval.as_secs_f64(),
     });
     let ramp = scale(phase.ramp.0, opts);
     let make = |v: &Variant, name: String, rate: StepRate| PlanStep {
@@ -272,7 +275,8 @@ fn expand_phase(
         phase: index,
         workload: Workload {
             rw: normalise(w.rw, v.rwmixread),
-            rwmixread: v.rwmixread,
+            // The actual read share, also for plain read (100) and write (0) patterns.
+            rwmixread: w.rw.read_percent(v.rwmixread),
             bs: v.bs.clone(),
             iodepth: w.iodepth.0,
             jobs: w.jobs.0,

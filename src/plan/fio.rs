@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::RwMode;
+use crate::workload::{RwMode, Workload};
 
 /// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
 fn fio_size(bytes: u64) -> String {
@@ -50,6 +50,17 @@ fn section_name(name: &str) -> String {
     out
 }
 
+/// For a sequential workload with several jobs, the length of each job's disjoint slice
+/// (the region split evenly, aligned to the smallest block size), as the engine splits it.
+fn sequential_slice(w: &Workload) -> Option<u64> {
+    if w.rw.is_random() || w.jobs <= 1 {
+        return None;
+    }
+    let align = w.bs.min().max(1);
+    let slice = w.region.len / u64::from(w.jobs) / align * align;
+    (slice >= w.bs.max()).then_some(slice)
+}
+
 /// Words of `text` in lines of at most `width` characters (longer words stand alone).
 fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
@@ -90,7 +101,18 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
     let _ = writeln!(out, "iodepth={}", w.iodepth);
     let _ = writeln!(out, "numjobs={}", w.jobs);
     let _ = writeln!(out, "offset={}", w.region.offset);
-    let _ = writeln!(out, "size={}", w.region.len);
+    match sequential_slice(w) {
+        Some(slice) => {
+            let _ = writeln!(
+                out,
+                "# each job streams its own slice of the region, as drivescope's engine does"
+            );
+            let _ = writeln!(out, "size={slice}\noffset_increment={slice}");
+        }
+        None => {
+            let _ = writeln!(out, "size={}", w.region.len);
+        }
+    }
     if !step.ramp.is_zero() {
         let _ = writeln!(out, "ramp_time={}", fio_secs(step.ramp));
     }
@@ -145,6 +167,7 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
         limit_percent,
         window,
         ramp,
+        ..
     }) = step.steady
     {
         let m = if metric == super::Metric::Bw {
@@ -231,6 +254,15 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
                 write_step(&mut out, plan, step);
             }
         } else {
+            if let Some(stop) = phase.stop_curve {
+                let _ = writeln!(
+                    out,
+                    "\n# Phase '{}' stops its sweep once a point's mean response time is above {}\n\
+                     # (vdbench's stopcurve); fio cannot: skip the remaining points by hand.",
+                    phase.name,
+                    crate::units::format_duration(stop)
+                );
+            }
             for step in steps {
                 write_step(&mut out, plan, step);
             }

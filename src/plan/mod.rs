@@ -15,6 +15,8 @@
 //!    rule's metric to a [`SteadyState`]; when it says [`SteadyVerdict::Reached`], end the
 //!    step early. When the step ends otherwise, [`SteadyState::finish`] says why it was not
 //!    reached.
+//!    In a sweep phase with [`PlanPhase::stop_curve`], once a point's mean response time
+//!    is above it, skip the phase's remaining points (vdbench's `stopcurve`).
 //! 4. Rounds (SNIA): a phase with [`PlanPhase::rounds`] is expanded to its *most* rounds;
 //!    each of its steps carries `round: Some(n)` (1-based) and exactly one step per round has
 //!    `tracked: true`. After a tracked step, push its summary value of
@@ -98,13 +100,16 @@ pub enum SteadyRule {
     },
     /// fio `ss=`: the first `ramp` samples are left out (`ss_ramp`); then over the last
     /// `window` samples (`ss_dur`), either every sample lies within `limit_percent` of the
-    /// window mean, or (`slope`) 100·|least-squares slope| / mean < `limit_percent`.
+    /// window mean, or (`slope`) 100·|least-squares slope per second| / mean <
+    /// `limit_percent`, the slope taken with samples `sample_secs` apart (fio samples once a
+    /// second; the runner pushes one value per reporting interval).
     Fio {
         metric: Metric,
         slope: bool,
         limit_percent: f64,
         window: usize,
         ramp: usize,
+        sample_secs: f64,
     },
 }
 
@@ -176,6 +181,9 @@ pub struct PlanPhase {
     /// Indices into [`Plan::steps`].
     pub steps: Range<usize>,
     pub rounds: Option<Rounds>,
+    /// For a sweep with vdbench's `stopcurve`: once a point's mean response time is above
+    /// this, the runner skips the phase's remaining sweep points. Not time-scaled.
+    pub stop_curve: Option<Duration>,
 }
 
 /// A preset expanded for one target.

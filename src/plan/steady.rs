@@ -80,6 +80,15 @@ fn stats(values: &VecDeque<f64>) -> Option<WindowStats> {
     })
 }
 
+/// A slope per sample as a slope per second, for samples `sample_secs` apart.
+fn per_second(slope_per_sample: f64, sample_secs: f64) -> f64 {
+    if sample_secs.is_finite() && sample_secs > 0.0 {
+        slope_per_sample / sample_secs
+    } else {
+        slope_per_sample
+    }
+}
+
 impl SteadyState {
     pub fn new(rule: &SteadyRule) -> Self {
         SteadyState {
@@ -158,10 +167,11 @@ impl SteadyState {
             SteadyRule::Fio {
                 slope,
                 limit_percent,
+                sample_secs,
                 ..
             } => {
                 if slope {
-                    s.slope_pct < limit_percent
+                    per_second(s.slope_pct, sample_secs) < limit_percent
                 } else {
                     s.max_dev_pct <= limit_percent
                 }
@@ -203,10 +213,12 @@ impl SteadyState {
             SteadyRule::Fio {
                 slope: true,
                 limit_percent,
+                sample_secs,
                 ..
             } => format!(
-                "last window: mean {:.1}, slope {:.2}% of the mean per sample (limit {limit_percent}%)",
-                s.mean, s.slope_pct
+                "last window: mean {:.1}, slope {:.2}% of the mean per second (limit {limit_percent}%)",
+                s.mean,
+                per_second(s.slope_pct, sample_secs)
             ),
             SteadyRule::Fio { limit_percent, .. } => format!(
                 "last window: mean {:.1}, a sample {:.1}% from the mean (limit {limit_percent}%)",
@@ -338,7 +350,29 @@ mod tests {
             limit_percent: limit,
             window,
             ramp,
+            sample_secs: 1.0,
         }
+    }
+
+    #[test]
+    fn fio_slope_is_per_second() {
+        // +1% of the mean per sample: steady under a 1.5%/s limit at one sample a second,
+        // not at one sample every half second (+2%/s).
+        let values: Vec<f64> = (0..30).map(|i| 1000.0 * 1.01f64.powi(i)).collect();
+        let per_second = fio(true, 1.5, 10, 0);
+        assert!(matches!(
+            run(&per_second, &values),
+            SteadyVerdict::Reached { round: 10 }
+        ));
+        let half = SteadyRule::Fio {
+            metric: Metric::Iops,
+            slope: true,
+            limit_percent: 1.5,
+            window: 10,
+            ramp: 0,
+            sample_secs: 0.5,
+        };
+        assert_eq!(run(&half, &values), SteadyVerdict::Pending);
     }
 
     #[test]

@@ -158,18 +158,21 @@ pub fn builtins() -> Vec<Preset> {
     catalog().presets
 }
 
-/// A preset by id (user presets first, then built-ins) or, when `id_or_path` names an
-/// existing file or ends in `.yaml`/`.yml`, that file.
+/// A preset by path (when `id_or_path` contains `/` or ends in `.yaml`/`.yml`), else by id
+/// (a user preset replacing a built-in of the same id), else an existing file of that name.
 pub fn find(id_or_path: &str) -> Result<Preset, PresetError> {
     let path = Path::new(id_or_path);
     let looks_like_file =
         id_or_path.ends_with(".yaml") || id_or_path.ends_with(".yml") || id_or_path.contains('/');
-    if looks_like_file || path.is_file() {
+    if looks_like_file {
         return parse_file(path);
     }
     let cat = catalog();
     if let Some(p) = cat.presets.iter().find(|p| p.id == id_or_path) {
         return Ok(p.clone());
+    }
+    if path.is_file() {
+        return parse_file(path);
     }
     // A user file with this id that failed to load says more than "not found".
     if let Some(dir) = user_dir() {

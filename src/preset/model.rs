@@ -1,7 +1,7 @@
 //! The preset file's serde model. Every struct denies unknown keys, so a misspelt key is an
-//! error (with the nearest valid key suggested by [`super::parse`]) rather than silently
+//! error (with the nearest valid key suggested by [`super::parse_str`]) rather than silently
 //! ignored. Cross-field rules (exactly one of `bs`/`bssplit`, a rate that names an earlier
-//! phase, …) are checked afterwards by [`super::validate`].
+//! phase, …) are checked afterwards, in the `validate` module.
 
 use std::fmt;
 
@@ -197,6 +197,10 @@ pub struct SweepSpec {
     /// 100 %) or a list of percentages.
     #[serde(default)]
     pub points: SweepPoints,
+    /// vdbench's `stopcurve`: the sweep's remaining points are skipped once a point's mean
+    /// response time is above this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopcurve: Option<Dur>,
 }
 
 /// The percentages a sweep steps through.

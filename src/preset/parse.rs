@@ -54,6 +54,21 @@ fn explain(raw: &str) -> (String, Option<String>) {
     (raw.to_string(), None)
 }
 
+/// The 1-based line of a `---` that starts a second document, if the text has one.
+fn second_document(text: &str) -> Option<usize> {
+    let mut content = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("---") && content {
+            return Some(i + 1);
+        }
+        let t = line.trim_start();
+        if !t.is_empty() && !t.starts_with('#') && !line.starts_with("---") {
+            content = true;
+        }
+    }
+    None
+}
+
 fn raw_is_unknown_key(e: &serde_yaml::Error) -> bool {
     e.to_string().contains("unknown field `")
 }
@@ -87,6 +102,16 @@ fn parse_path(path: &str) -> Vec<Seg> {
 /// Parses and validates a preset. `origin` names the text in errors (a path, or
 /// `builtin:ID`).
 pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
+    if let Some(line) = second_document(text) {
+        return Err(PresetError::Invalid(Box::new(Diagnostic {
+            origin: origin.to_string(),
+            line,
+            column: 1,
+            path: String::new(),
+            message: "a second YAML document ('---'): a preset file holds one preset".to_string(),
+            suggestion: None,
+        })));
+    }
     let de = serde_yaml::Deserializer::from_str(text);
     let mut preset: Preset = match serde_path_to_error::deserialize(de) {
         Ok(p) => p,
@@ -171,5 +196,12 @@ mod tests {
         );
         assert_eq!(format_path(&parse_path("a[1][2].b")), "a[1][2].b");
         assert!(parse_path("").is_empty());
+    }
+
+    #[test]
+    fn one_document_per_file() {
+        assert_eq!(second_document("---\nid: a\n"), None);
+        assert_eq!(second_document("# c\n---\nid: a\n---\nid: b\n"), Some(4));
+        assert_eq!(second_document("id: a\ndescription: '---'\n"), None);
     }
 }

@@ -16,6 +16,12 @@ pub struct Violation {
     pub suggestion: Option<String>,
 }
 
+/// io_uring's largest ring (`IORING_MAX_ENTRIES`).
+pub const MAX_IODEPTH: u32 = 32768;
+
+/// The most jobs (threads) a phase may ask for.
+pub const MAX_JOBS: u32 = 4096;
+
 /// The most rounds a phase may ask for.
 pub const MAX_ROUNDS: u32 = 1000;
 
@@ -97,6 +103,24 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         (None, None) if !matrix_bs => c.fail(at(&["workload"]), "the workload needs bs or bssplit"),
         (Some(_), Some(_)) => c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both"),
         _ => {}
+    }
+    if w.iodepth.0 > MAX_IODEPTH {
+        c.fail(
+            at(&["workload", "iodepth"]),
+            format!(
+                "iodepth {} is more than an io_uring ring holds ({MAX_IODEPTH})",
+                w.iodepth.0
+            ),
+        );
+    }
+    if w.jobs.0 > MAX_JOBS {
+        c.fail(
+            at(&["workload", "jobs"]),
+            format!(
+                "{} jobs is more than the {MAX_JOBS} allowed (one thread each)",
+                w.jobs.0
+            ),
+        );
     }
     let mixed = matches!(w.rw, RwMode::Rw | RwMode::RandRw);
     if w.rwmixread.is_some() && !mixed {

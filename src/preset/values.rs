@@ -39,6 +39,34 @@ fn scalar<'de, D: Deserializer<'de>>(d: D, what: &'static str) -> Result<String,
     d.deserialize_any(ScalarText(what))
 }
 
+/// A size printed so that it reads back exactly: `4KiB`, `1.50GiB`, or plain bytes when a
+/// unit would round it.
+pub fn exact_size(bytes: u64) -> String {
+    let pretty = units::format_size(bytes);
+    if units::parse_size(&pretty) == Ok(bytes) {
+        pretty
+    } else {
+        bytes.to_string()
+    }
+}
+
+/// A duration printed so that it reads back exactly: `90s`, `1m30s`, `500ms`, `250us`.
+pub fn exact_duration(d: Duration) -> String {
+    if d.is_zero() {
+        return "0s".to_string();
+    }
+    let pretty = units::format_duration(d);
+    if units::parse_duration(&pretty) == Ok(d) {
+        return pretty;
+    }
+    let nanos = d.as_nanos();
+    if nanos.is_multiple_of(1000) {
+        format!("{}us", nanos / 1000)
+    } else {
+        format!("{nanos}ns")
+    }
+}
+
 /// A size in bytes, written `4k`, `4KiB`, `128k`, `1GiB` or a bare byte count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size(pub u64);
@@ -52,7 +80,7 @@ impl<'de> Deserialize<'de> for Size {
 
 impl Serialize for Size {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&units::format_size(self.0))
+        s.serialize_str(&exact_size(self.0))
     }
 }
 
@@ -91,10 +119,7 @@ impl<'de> Deserialize<'de> for Dur {
 
 impl Serialize for Dur {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0.is_zero() {
-            return s.serialize_str("0s");
-        }
-        s.serialize_str(&units::format_duration(self.0))
+        s.serialize_str(&exact_duration(self.0))
     }
 }
 
@@ -206,7 +231,7 @@ impl Amount {
 impl fmt::Display for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Amount::Bytes(b) => f.write_str(&units::format_size(*b)),
+            Amount::Bytes(b) => f.write_str(&exact_size(*b)),
             Amount::Percent(p) => write!(f, "{p}%"),
         }
     }
@@ -236,7 +261,7 @@ impl fmt::Display for DataAmount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DataAmount::Multiple(m) => write!(f, "{m}x"),
-            DataAmount::Bytes(b) => f.write_str(&units::format_size(*b)),
+            DataAmount::Bytes(b) => f.write_str(&exact_size(*b)),
         }
     }
 }
@@ -294,6 +319,11 @@ impl RateValue {
                 percent,
                 phase: phase.to_string(),
             });
+        }
+        if t.ends_with('%') {
+            return Err(format!(
+                "'{s}' does not say of what: write '{t} of PHASE', PHASE an earlier phase run at max"
+            ));
         }
         let num = t.strip_suffix("iops").unwrap_or(t).trim();
         match num.parse::<f64>() {
@@ -390,5 +420,47 @@ impl<'de> Deserialize<'de> for Criterion {
 impl Serialize for Criterion {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_values_read_back_exactly() {
+        for b in [0, 512, 4096, 1_000_000, 3 << 29, (1 << 40) + 1] {
+            assert_eq!(units::parse_size(&exact_size(b)), Ok(b), "{b}");
+        }
+        assert_eq!(exact_size(4096), "4KiB");
+        assert_eq!(exact_size(1_000_000), "1000000");
+        for d in [
+            Duration::ZERO,
+            Duration::from_secs(90),
+            Duration::from_millis(1500),
+            Duration::from_micros(250),
+            Duration::from_nanos(1_000_000_001),
+            Duration::from_secs(86_400 + 1),
+        ] {
+            assert_eq!(units::parse_duration(&exact_duration(d)), Ok(d), "{d:?}");
+        }
+        assert_eq!(exact_duration(Duration::from_micros(250)), "250us");
+    }
+
+    #[test]
+    fn rates_read_as_written() {
+        assert_eq!(RateValue::parse("max"), Ok(RateValue::Max));
+        assert_eq!(RateValue::parse("5000iops"), Ok(RateValue::Iops(5000.0)));
+        assert_eq!(
+            RateValue::parse("50% of probe"),
+            Ok(RateValue::PercentOf {
+                percent: 50.0,
+                phase: "probe".into()
+            })
+        );
+        assert!(RateValue::parse("50%").unwrap_err().contains("of PHASE"));
+        assert!(RateValue::parse("0").is_err());
+        assert!(RateValue::parse("0% of a").is_err());
+        assert!(RateValue::parse("50% of ").is_err());
     }
 }
