@@ -242,6 +242,22 @@ pub fn run_plan(
                     }
                 }
             }
+            if let (Some(limit), Some(_)) = (phase.stop_curve, record.sweep_point) {
+                let mean_ms = record.summary.lat_us.mean / 1000.0;
+                if mean_ms > limit.as_secs_f64() * 1000.0 {
+                    event(
+                        &mut on,
+                        "skip",
+                        format!(
+                            "{}: mean response {mean_ms:.2} ms is above stopcurve {:.2} ms; \
+                             the rest of the curve is skipped",
+                            record.name,
+                            limit.as_secs_f64() * 1000.0
+                        ),
+                    );
+                    skip_rest = true;
+                }
+            }
             if ended_by.starts_with("every I/O failed") {
                 return Ok(PlanOutcome::Failed(format!("{}: {ended_by}", record.name)));
             }
