@@ -23,6 +23,10 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload headless: one line (or JSON object) per interval, then a summary.
     Run(Box<RunArgs>),
+    /// List block devices: model, size, transport, in use, telemetry sources that work.
+    Devices(crate::commands::devices::DevicesArgs),
+    /// One SMART / temperature / power reading of a drive (or a saved smartctl JSON file).
+    Smart(crate::commands::smart::SmartArgs),
 }
 
 /// Which I/O engine runs the workload.

@@ -5,5 +5,8 @@
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
 pub mod cli;
+pub mod commands;
+pub mod drive;
+pub mod telemetry;
 pub mod units;
 pub mod workload;

@@ -39,7 +39,9 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
     if num.is_empty() {
         return Err(UnitError::Size(input.to_string()));
     }
-    let value: f64 = num.parse().map_err(|_| UnitError::Size(input.to_string()))?;
+    let value: f64 = num
+        .parse()
+        .map_err(|_| UnitError::Size(input.to_string()))?;
     let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -136,7 +138,7 @@ pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut unit = 0;
     let mut v = bytes;
-    while unit < UNITS.len() - 1 && v >= 1024 && v % 1024 == 0 {
+    while unit < UNITS.len() - 1 && v >= 1024 && v.is_multiple_of(1024) {
         v /= 1024;
         unit += 1;
     }
@@ -195,7 +197,10 @@ mod tests {
         assert!(parse_size("k").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("0.3k").is_err());
-        assert!(matches!(parse_size("99999999P"), Err(UnitError::Overflow(_))));
+        assert!(matches!(
+            parse_size("99999999P"),
+            Err(UnitError::Overflow(_))
+        ));
     }
 
     #[test]

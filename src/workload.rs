@@ -108,11 +108,10 @@ impl BlockSizes {
                 .split_once('/')
                 .ok_or_else(|| format!("'{part}' in bssplit '{s}' is not SIZE/PERCENT"))?;
             let bs = units::parse_size(bs).map_err(|e| format!("bssplit '{s}': {e}"))?;
-            let w: u32 = w
-                .trim()
-                .trim_end_matches('%')
-                .parse()
-                .map_err(|_| format!("bssplit '{s}': weight '{w}' is not a whole percentage"))?;
+            let w: u32 =
+                w.trim().trim_end_matches('%').parse().map_err(|_| {
+                    format!("bssplit '{s}': weight '{w}' is not a whole percentage")
+                })?;
             if bs == 0 {
                 return Err(format!("bssplit '{s}': block size 0"));
             }
@@ -239,7 +238,9 @@ mod tests {
         assert_eq!(b.min(), 4096);
         assert!((b.mean() - (4096.0 * 0.6 + 8192.0 * 0.3 + 65536.0 * 0.1)).abs() < 1e-6);
         assert_eq!(b.to_string(), "4KiB/60:8KiB/30:64KiB/10");
-        assert!(BlockSizes::parse_split("4k/60:8k/30").unwrap_err().contains("90%"));
+        assert!(BlockSizes::parse_split("4k/60:8k/30")
+            .unwrap_err()
+            .contains("90%"));
         assert!(BlockSizes::parse_split("4k").is_err());
         assert!(BlockSizes::parse_split("4q/100").is_err());
     }
