@@ -9,8 +9,11 @@ fn main() {
     let result = match cli.command {
         Some(Command::Devices(a)) => commands::devices::run(a),
         Some(Command::Smart(a)) => commands::smart::run(a),
-        Some(Command::Run(_)) | None => {
-            println!("drivescope: this build has only the devices and smart commands");
+        Some(Command::Run(_)) => Err(commands::CommandError::Usage(
+            "run is not in this build yet (only devices and smart)".into(),
+        )),
+        None => {
+            println!("drivescope: try --help (this build has the devices and smart commands)");
             Ok(())
         }
     };

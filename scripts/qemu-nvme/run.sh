@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Boots a QEMU guest with an emulated NVMe controller and the drivescope binary inside,
+# runs drivescope and nvme-cli against the same controller, and splits the guest's
+# answers into OUT_DIR/<section>.txt (plus OUT_DIR/console.log and OUT_DIR/rc/<section>).
+#
+#   scripts/qemu-nvme/run.sh DRIVESCOPE_BIN [OUT_DIR]
+#
+# Installs what it needs with apt-get when missing (qemu-system-x86 cpio busybox-static
+# nvme-cli), downloads Debian's linux-image package once into CACHE_DIR
+# (default target/qemu-nvme/cache), uses KVM when /dev/kvm is usable, else TCG.
+#
+# WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
+# watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+bin=${1:?usage: run.sh DRIVESCOPE_BIN [OUT_DIR]}
+out=${2:-$repo/target/qemu-nvme/out}
+cache=${CACHE_DIR:-$repo/target/qemu-nvme/cache}
+boot_timeout=${BOOT_TIMEOUT:-}
+default_workload="drivescope run --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --duration 3s --json || { echo 'guest: drivescope run failed or is not in this build; reading with dd instead'; dd if=/dev/nvme0n1 of=/dev/null bs=4k count=20000 iflag=direct; }"
+WORKLOAD_CMD=${WORKLOAD_CMD:-$default_workload}
+
+say() { echo "qemu-nvme: $*" >&2; }
+die() { say "FAILED: $*"; exit 1; }
+
+[ -x "$bin" ] || die "no executable at $bin"
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+need_pkgs=()
+command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
+command -v cpio >/dev/null || need_pkgs+=(cpio)
+dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
+command -v nvme >/dev/null || need_pkgs+=(nvme-cli)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    say "installing ${need_pkgs[*]}"
+    [ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${need_pkgs[@]}" >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need_pkgs[@]}" >/dev/null; } ||
+        die "apt-get install ${need_pkgs[*]} failed"
+fi
+busybox=/bin/busybox # busybox-static's: the guest has no libraries for it
+
+# --- kernel: Debian's linux-image package, downloaded once -------------------------------
+mkdir -p "$cache"
+deb=$(ls "$cache"/linux-image-6.*-amd64_*.deb 2>/dev/null | grep -v -e cloud -e '-rt-' | head -n 1 || true)
+if [ -z "$deb" ]; then
+    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
+    if [ -z "$pkg" ]; then
+        apt-get update -q >/dev/null 2>&1 || true
+        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
+    fi
+    [ -n "$pkg" ] || die "cannot find Debian's linux-image package name"
+    say "downloading $pkg"
+    (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+    deb=$(ls "$cache"/linux-image-6.*-amd64_*.deb | head -n 1)
+fi
+kdir="$cache/kernel-$(basename "$deb" .deb)"
+if [ ! -d "$kdir/boot" ]; then
+    rm -rf "$kdir.tmp" && dpkg -x "$deb" "$kdir.tmp" && mv "$kdir.tmp" "$kdir"
+fi
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -n 1)
+moddir=$(ls -d "$kdir"/lib/modules/*/kernel | head -n 1)
+
+# --- initramfs ----------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-nvme.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root="$work/root"
+mkdir -p "$root"/{bin,usr/bin,modules,proc,sys,dev,tmp,etc,lib,lib64}
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
+    cp "$1" "$root/usr/bin/$2"
+    ldd "$1" | grep -o '/[^ ]*' | while read -r lib; do
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+}
+copy_with_libs "$bin" drivescope
+copy_with_libs "$(command -v nvme)" nvme
+order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme"
+: >"$root/modules.order"
+for m in $order; do
+    f=$(find "$moddir" -name "$m.ko*" | head -n 1)
+    [ -n "$f" ] || die "module $m not in $moddir"
+    case "$f" in
+        *.ko.xz) xz -dc "$f" >"$root/modules/$m.ko" ;;
+        *.ko.zst) zstd -qdc "$f" >"$root/modules/$m.ko" ;;
+        *) cp "$f" "$root/modules/$m.ko" ;;
+    esac
+    echo "$m" >>"$root/modules.order"
+done
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
+install -m 0755 "$here/guest-init.sh" "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+truncate -s 256M "$work/disk.img"
+
+# --- boot ---------------------------------------------------------------------------------
+# KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a
+# KVM boot that does not finish in 30 s (some nested hosts hang) is retried under TCG,
+# which takes about 15 s here. QEMU_NVME_ACCEL=tcg or kvm forces one.
+accels=(tcg)
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accels=(kvm tcg); fi
+case "${QEMU_NVME_ACCEL:-}" in
+    tcg) accels=(tcg) ;;
+    kvm) accels=(kvm) ;;
+esac
+mkdir -p "$out"
+rm -rf "$out"/*.txt "$out/rc"
+mkdir -p "$out/rc"
+boot() { # boot ACCEL TIMEOUT → qemu's exit code
+    local cpu=max
+    [ "$1" = kvm ] && cpu=host,-arch-capabilities
+    timeout --foreground -k 5 "$2" qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp 1 \
+        -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+        -append "console=ttyS0 quiet loglevel=1 panic=-1" \
+        -drive file="$work/disk.img",if=none,id=nv0,format=raw \
+        -device nvme,serial=TEST0001,drive=nv0 </dev/null >"$out/console.log" 2>&1
+}
+qrc=1
+for accel in "${accels[@]}"; do
+    t=$boot_timeout
+    [ -n "$t" ] || { [ "$accel" = kvm ] && t=30 || t=300; }
+    say "booting ($accel, timeout ${t}s)"
+    set +e
+    boot "$accel" "$t"
+    qrc=$?
+    set -e
+    tr -d '\r' <"$out/console.log" >"$out/console.clean.log"
+    grep -q '^=== ALL DONE ===$' "$out/console.clean.log" && break
+    say "$accel boot did not finish (qemu exit $qrc): $(grep -m1 -i error "$out/console.clean.log" || true)"
+done
+awk -v dir="$out" '
+    /^=== BEGIN [a-z_]+ ===$/ { name = $3; file = dir "/" name ".txt"; printf "" > file; next }
+    /^=== END [a-z_]+ rc=[0-9]+ ===$/ { split($4, a, "="); print a[2] > (dir "/rc/" $3); close(file); name = ""; next }
+    name != "" { print >> file }
+' "$out/console.clean.log"
+grep -q '^=== ALL DONE ===$' "$out/console.clean.log" || {
+    tail -n 40 "$out/console.clean.log" >&2
+    [ $qrc -eq 124 ] && die "guest did not finish in time (console: $out/console.log)"
+    die "guest stopped early, qemu exit $qrc (console: $out/console.log)"
+}
+say "guest finished; sections in $out"
