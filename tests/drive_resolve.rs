@@ -14,7 +14,10 @@ const ATA: &str = "sys/devices/pci0000:00/0000:00:1f.2";
 /// nvme0n1p1 — laid out as sysfs lays them out.
 fn tree() -> Tree {
     let t = Tree::new();
-    for (disk, host) in [("sda", "ata1/host0/target0:0:0/0:0:0:0"), ("sdb", "ata2/host1/target1:0:0/1:0:0:0")] {
+    for (disk, host) in [
+        ("sda", "ata1/host0/target0:0:0/0:0:0:0"),
+        ("sdb", "ata2/host1/target1:0:0/1:0:0:0"),
+    ] {
         let dev = format!("{ATA}/{host}");
         let b = format!("{dev}/block/{disk}");
         t.file(&format!("{b}/size"), "3750748848\n");
@@ -75,10 +78,17 @@ fn identity_from_sysfs() {
     assert_eq!(names, ["dm-0", "md0", "nvme0n1", "sda", "sdb"]);
     let sda = &disks[3];
     assert_eq!(sda.transport, Transport::Sata);
-    assert_eq!(sda.model.as_deref(), Some("Micron_5300_MTFD"), "vendor 'ATA' dropped");
+    assert_eq!(
+        sda.model.as_deref(),
+        Some("Micron_5300_MTFD"),
+        "vendor 'ATA' dropped"
+    );
     assert_eq!(sda.firmware.as_deref(), Some("U001"));
     assert_eq!(sda.capacity_bytes, 3_750_748_848 * 512);
-    assert_eq!((sda.logical_block_size, sda.physical_block_size), (512, 4096));
+    assert_eq!(
+        (sda.logical_block_size, sda.physical_block_size),
+        (512, 4096)
+    );
     assert!(!sda.rotational);
     let nvme = &disks[2];
     assert_eq!(nvme.transport, Transport::Nvme);
@@ -105,11 +115,18 @@ fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() 
     };
     assert!(!here.disks.is_empty());
     for d in &here.disks {
-        assert!(Path::new("/sys/block").join(&d.name).exists(), "{} is a whole disk", d.name);
+        assert!(
+            Path::new("/sys/block").join(&d.name).exists(),
+            "{} is a whole disk",
+            d.name
+        );
         assert!(d.capacity_bytes > 0);
     }
     assert!(
-        Path::new("/sys/block").join(&here.stat_name).join("stat").exists(),
+        Path::new("/sys/block")
+            .join(&here.stat_name)
+            .join("stat")
+            .exists(),
         "stat_name {} names a stat file",
         here.stat_name
     );

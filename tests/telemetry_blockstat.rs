@@ -19,7 +19,10 @@ fn parses_every_kernel_layout() {
     let a = blockstat::parse(f11, p).expect("11");
     let b = blockstat::parse(f15, p).expect("15");
     let c = blockstat::parse(f17, p).expect("17");
-    assert_eq!((a.read_ios, a.write_sectors, a.in_flight, a.io_ticks_ms), (10, 160, 3, 40));
+    assert_eq!(
+        (a.read_ios, a.write_sectors, a.in_flight, a.io_ticks_ms),
+        (10, 160, 3, 40)
+    );
     assert_eq!(a.discard_ios, 0);
     assert_eq!((b.discard_ios, b.discard_sectors), (4, 32));
     assert_eq!(c.flush_ios, 6);
@@ -85,7 +88,10 @@ fn attach(file: &Path) -> Result<Loop, String> {
         .output()
         .map_err(|e| format!("cannot run losetup: {e}"))?;
     if !out.status.success() {
-        return Err(format!("losetup failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "losetup failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(Loop {
         dev: PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
@@ -114,7 +120,12 @@ fn loop_device_counts_match_the_io_done() {
         }
     };
     let info = drive::resolve(&lo.dev).expect("resolve loop device");
-    let name = lo.dev.file_name().expect("name").to_string_lossy().into_owned();
+    let name = lo
+        .dev
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(info.block_device, name);
     assert_eq!(info.stat_name, name);
     let disk = info.primary().expect("disk");
@@ -147,5 +158,8 @@ fn loop_device_counts_match_the_io_done() {
     assert_eq!(d.write_bytes, N * 4096);
     assert!(d.read_ios >= N, "at least our reads: {}", d.read_ios);
     assert!(d.read_ios <= N + 8, "and little else: {}", d.read_ios);
-    assert_eq!(after.in_flight, 0, "synchronous I/O leaves nothing in flight");
+    assert_eq!(
+        after.in_flight, 0,
+        "synchronous I/O leaves nothing in flight"
+    );
 }

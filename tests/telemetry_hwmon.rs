@@ -13,7 +13,10 @@ const PCI: &str = "sys/devices/pci0000:00/0000:00:04.0";
 
 fn nvme_controller(t: &Tree, ctrl: &str) {
     t.mkdir(&format!("{PCI}/nvme/{ctrl}"));
-    t.link(&format!("sys/class/nvme/{ctrl}"), &format!("{PCI}/nvme/{ctrl}"));
+    t.link(
+        &format!("sys/class/nvme/{ctrl}"),
+        &format!("{PCI}/nvme/{ctrl}"),
+    );
     t.link(&format!("{PCI}/nvme/{ctrl}/device"), PCI);
 }
 
@@ -49,8 +52,14 @@ fn old_layout() -> Tree {
     t.link(&format!("{hw}/device"), PCI);
     t.link("sys/class/hwmon/hwmon1", &hw);
     // Another drive's sensor and an unrelated one, which must not match.
-    t.file("sys/devices/platform/coretemp.0/hwmon/hwmon0/name", "coretemp\n");
-    t.link("sys/class/hwmon/hwmon0", "sys/devices/platform/coretemp.0/hwmon/hwmon0");
+    t.file(
+        "sys/devices/platform/coretemp.0/hwmon/hwmon0/name",
+        "coretemp\n",
+    );
+    t.link(
+        "sys/class/hwmon/hwmon0",
+        "sys/devices/platform/coretemp.0/hwmon/hwmon0",
+    );
     t
 }
 
@@ -63,14 +72,24 @@ fn new_layout_with_273_15_offset() {
     assert!(dir.path.ends_with("hwmon2"));
     let r = hwmon::read(&dir);
     assert_eq!(r.source, Some(Source::Hwmon));
-    assert_eq!(r.temperature_c, Some(50), "323 K as nvme-cli and smartctl show it");
+    assert_eq!(
+        r.temperature_c,
+        Some(50),
+        "323 K as nvme-cli and smartctl show it"
+    );
     assert_eq!(r.warning_temp_c, Some(70));
     assert_eq!(r.critical_temp_c, Some(100));
     assert_eq!(
         r.sensors_c,
-        vec![SensorTemp { sensor: 1, c: 38 }, SensorTemp { sensor: 3, c: 32 }]
+        vec![
+            SensorTemp { sensor: 1, c: 38 },
+            SensorTemp { sensor: 3, c: 32 }
+        ]
     );
-    assert!(hwmon::find_nvme(&root, "nvme1").is_none(), "no such controller");
+    assert!(
+        hwmon::find_nvme(&root, "nvme1").is_none(),
+        "no such controller"
+    );
 }
 
 #[test]
@@ -92,8 +111,16 @@ fn both_offsets_agree_on_every_kelvin() {
         let newer = k * 1000 - 273_150;
         let older = (k - 273) * 1000;
         let want = (k - 273) as i32;
-        assert_eq!(hwmon::millideg_to_c(HwmonKind::Nvme, newer), want, "{k} K newer");
-        assert_eq!(hwmon::millideg_to_c(HwmonKind::Nvme, older), want, "{k} K older");
+        assert_eq!(
+            hwmon::millideg_to_c(HwmonKind::Nvme, newer),
+            want,
+            "{k} K newer"
+        );
+        assert_eq!(
+            hwmon::millideg_to_c(HwmonKind::Nvme, older),
+            want,
+            "{k} K older"
+        );
     }
     assert_eq!(hwmon::millideg_to_c(HwmonKind::Drivetemp, 36_000), 36);
 }

@@ -56,7 +56,10 @@ fn smart_log_fields_at_spec_offsets() {
     // Sensors that read 0 are absent, and the others keep their numbers.
     assert_eq!(
         r.sensors_c,
-        vec![SensorTemp { sensor: 1, c: 38 }, SensorTemp { sensor: 3, c: 33 }]
+        vec![
+            SensorTemp { sensor: 1, c: 38 },
+            SensorTemp { sensor: 3, c: 33 }
+        ]
     );
     assert_eq!(r.data_units_read, Some(170_056));
     assert_eq!(r.data_units_written, Some(1_248_078));
@@ -93,7 +96,10 @@ fn absent_composite_and_huge_counters() {
 fn measured_power_scales() {
     let mut b = smart_log_buffer();
     put32(&mut b, 240, (0b10 << 16) | 512); // 512 × 0.01 W
-    assert_eq!(SmartLog::decode(&b).expect("log").measured_power_w(), Some(5.12));
+    assert_eq!(
+        SmartLog::decode(&b).expect("log").measured_power_w(),
+        Some(5.12)
+    );
     put32(&mut b, 240, (0b01 << 16) | 45_000); // 45000 × 0.0001 W
     let w = SmartLog::decode(&b).expect("log").measured_power_w();
     assert!((w.expect("reported") - 4.5).abs() < 1e-9);
@@ -170,7 +176,10 @@ fn identify_fields_and_power_state_descriptors() {
     assert_eq!(r.warning_temp_c, Some(70));
     assert_eq!(r.critical_temp_c, Some(100));
     assert!(close(r.power_state_max_w.expect("ceiling"), 3.5));
-    assert_eq!(r.power_w, None, "a ceiling is never shown as measured power");
+    assert_eq!(
+        r.power_w, None,
+        "a ceiling is never shown as measured power"
+    );
 }
 
 #[test]

@@ -14,7 +14,9 @@ fn fixture(name: &str) -> SmartReading {
 }
 
 fn sensors(list: &[(u8, i32)]) -> Vec<SensorTemp> {
-    list.iter().map(|&(sensor, c)| SensorTemp { sensor, c }).collect()
+    list.iter()
+        .map(|&(sensor, c)| SensorTemp { sensor, c })
+        .collect()
 }
 
 #[test]
@@ -105,7 +107,11 @@ fn attr_190_alone_and_sct_absent_fall_back_in_order() {
         "temperature": {"current": 99}
     });
     let r = drivescope::telemetry::smartctl::decode(&doc, Source::Smartctl);
-    assert_eq!(r.temperature_c, Some(26), "190 raw byte 0 before temperature.current");
+    assert_eq!(
+        r.temperature_c,
+        Some(26),
+        "190 raw byte 0 before temperature.current"
+    );
     let mut with_sct = doc.clone();
     with_sct["ata_sct_status"] = serde_json::json!({"temperature": {"current": 41}});
     let r = drivescope::telemetry::smartctl::decode(&with_sct, Source::Smartctl);
@@ -122,8 +128,11 @@ fn not_smartctl_output_is_an_error_not_a_panic() {
     let e = decode_file(&dir.path().join("missing.json")).expect_err("missing");
     assert!(e.to_string().contains("cannot read"), "{e}");
     // Valid JSON that says nothing: no source, nothing invented.
-    std::fs::write(&p, r#"{"smartctl": {"messages": [{"string": "Permission denied"}]}}"#)
-        .expect("write");
+    std::fs::write(
+        &p,
+        r#"{"smartctl": {"messages": [{"string": "Permission denied"}]}}"#,
+    )
+    .expect("write");
     let r = decode_file(&p).expect("decodes");
     assert_eq!(r.source, None);
     assert_eq!(r.temperature_c, None);

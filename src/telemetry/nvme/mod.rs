@@ -20,7 +20,7 @@ pub enum NvmeError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{what}: permission denied (needs CAP_SYS_ADMIN: run as root)")]
+    #[error("{what}: permission denied, needs CAP_SYS_ADMIN: run as root")]
     PermissionDenied { what: &'static str },
     #[error("{what}: ioctl failed: {source}")]
     Ioctl {

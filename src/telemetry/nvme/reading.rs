@@ -53,32 +53,64 @@ pub fn apply_smart_log(r: &mut SmartReading, log: &SmartLog) {
     r.thermal_throttle = Some(log.thermal_throttle);
 }
 
+/// Collects the commands refused for lack of privilege, so that they make one note.
+#[derive(Default)]
+struct Failures {
+    denied: Vec<&'static str>,
+    notes: Vec<String>,
+}
+
+impl Failures {
+    fn add(&mut self, e: NvmeError) {
+        match e {
+            NvmeError::PermissionDenied { what } => self.denied.push(what),
+            other => self.notes.push(other.to_string()),
+        }
+    }
+
+    fn into_notes(mut self) -> Vec<String> {
+        if !self.denied.is_empty() {
+            self.notes.insert(
+                0,
+                format!(
+                    "no NVMe admin commands ({}): permission denied, needs CAP_SYS_ADMIN: run as root",
+                    self.denied.join(", ")
+                ),
+            );
+        }
+        self.notes
+    }
+}
+
 /// Reads a controller: Identify, SMART log and current power state. Fields a command
-/// could not give stay `None`; each failure becomes one note. `source` is
-/// [`Source::NvmeAdmin`] only when the SMART log answered.
+/// could not give stay `None`; refusals for lack of privilege make one note, other
+/// failures one note each. `source` is [`Source::NvmeAdmin`] only when the SMART log
+/// answered.
 pub fn read_controller(dev_path: &Path) -> Result<SmartReading, NvmeError> {
     let dev = NvmeDevice::open(dev_path)?;
     let mut r = SmartReading {
         device: Some(dev_path.display().to_string()),
         ..Default::default()
     };
+    let mut failed = Failures::default();
     match dev.power_state() {
         Ok(ps) => r.power_state = Some(ps),
-        Err(e) => r.notes.push(format!("no power state: {e}")),
+        Err(e) => failed.add(e),
     }
     match dev
         .identify_controller()
         .and_then(|b| IdentifyController::decode(&b))
     {
         Ok(id) => apply_identify(&mut r, &id),
-        Err(e) => r.notes.push(format!("no Identify: {e}")),
+        Err(e) => failed.add(e),
     }
     match dev.smart_log().and_then(|b| SmartLog::decode(&b)) {
         Ok(log) => {
             apply_smart_log(&mut r, &log);
             r.source = Some(Source::NvmeAdmin);
         }
-        Err(e) => r.notes.push(format!("no NVMe SMART log: {e}")),
+        Err(e) => failed.add(e),
     }
+    r.notes = failed.into_notes();
     Ok(r)
 }
