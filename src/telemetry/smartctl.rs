@@ -208,12 +208,13 @@ pub fn run(device: &Path, timeout: Duration) -> Result<SmartReading, SmartctlErr
     })?;
     let r = decode(&doc, Source::Smartctl);
     if r.source.is_none() {
-        let why = r.notes.join("; ");
-        return Err(SmartctlError::Failed(if why.is_empty() {
-            "no SMART data".into()
-        } else {
-            why
-        }));
+        let mut why = r.notes.join("; ");
+        if why.is_empty() {
+            why = "no SMART data".into();
+        } else if why.contains("Permission denied") {
+            why.push_str(" (run as root)");
+        }
+        return Err(SmartctlError::Failed(why));
     }
     Ok(r)
 }
