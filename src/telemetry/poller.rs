@@ -55,14 +55,17 @@ fn since(origin: Instant, t: Instant) -> u64 {
 }
 
 /// The SMART thread: reads, stores, sleeps; exits when asked after its current read.
+/// `Ok(false)` when the drive has no disk to read.
 fn spawn_smart_worker(
     root: SysRoot,
     drive: &DriveInfo,
     period: Duration,
     latest: Latest,
     stop: Arc<AtomicBool>,
-) -> Option<String> {
-    let disk = drive.primary()?.clone();
+) -> Result<bool, String> {
+    let Some(disk) = drive.primary().cloned() else {
+        return Ok(false);
+    };
     let spawned = std::thread::Builder::new()
         .name("telemetry-smart".into())
         .spawn(move || {
@@ -77,7 +80,9 @@ fn spawn_smart_worker(
                 }
             }
         });
-    spawned.err().map(|e| format!("no SMART thread: {e}"))
+    spawned
+        .map(|_| true)
+        .map_err(|e| format!("no SMART thread: {e}"))
 }
 
 impl Poller {
@@ -106,15 +111,19 @@ impl Poller {
         if drive.primary().is_none() {
             startup_notes.push("no SMART: the target has no whole disk".to_string());
         }
-        if let Some(n) = spawn_smart_worker(
+        let smart_started = match spawn_smart_worker(
             root.clone(),
             drive,
             period,
             latest.clone(),
             stop_flag.clone(),
         ) {
-            startup_notes.push(n);
-        }
+            Ok(started) => started,
+            Err(n) => {
+                startup_notes.push(n);
+                false
+            }
+        };
         let stat_name = drive.stat_name.clone();
         let thread = std::thread::Builder::new()
             .name("telemetry".into())
@@ -128,6 +137,7 @@ impl Poller {
                     tx,
                     stop_rx,
                     startup_notes,
+                    smart_started,
                 })
             })
             .ok();
@@ -181,6 +191,7 @@ struct PollCtx {
     tx: Sender<TelemetrySample>,
     stop_rx: Receiver<()>,
     startup_notes: Vec<String>,
+    smart_started: bool,
 }
 
 fn poll_loop(ctx: PollCtx) {
@@ -223,10 +234,11 @@ fn poll_loop(ctx: PollCtx) {
         if let Some(r) = &smart {
             pending.extend(r.notes.iter().cloned());
         }
-        let stale = match age {
-            Some(a) => a > slow_after,
-            None => now - started > slow_after,
-        };
+        let stale = ctx.smart_started
+            && match age {
+                Some(a) => a > slow_after,
+                None => now - started > slow_after,
+            };
         if stale {
             pending.push(format!(
                 "SMART source slow: no fresh reading within {} s; showing the last one",

@@ -50,9 +50,14 @@ pub struct NvmeDevice {
 impl NvmeDevice {
     /// Opens the device read-only; admin commands need no write access.
     pub fn open(path: &Path) -> Result<Self, NvmeError> {
-        let file = File::open(path).map_err(|source| NvmeError::Open {
-            path: path.to_path_buf(),
-            source,
+        let file = File::open(path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::PermissionDenied => NvmeError::OpenDenied {
+                path: path.to_path_buf(),
+            },
+            _ => NvmeError::Open {
+                path: path.to_path_buf(),
+                source,
+            },
         })?;
         Ok(NvmeDevice {
             file,

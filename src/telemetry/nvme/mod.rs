@@ -20,6 +20,8 @@ pub enum NvmeError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot open {path}: permission denied: run as root")]
+    OpenDenied { path: PathBuf },
     #[error("{what}: permission denied, needs CAP_SYS_ADMIN: run as root")]
     PermissionDenied { what: &'static str },
     #[error("{what}: ioctl failed: {source}")]
