@@ -98,7 +98,7 @@ fn probe_sources(root: &SysRoot, disk: &Disk) -> (Vec<String>, Vec<String>) {
             }
         }
         (Transport::Sata | Transport::Scsi | Transport::Usb, _) => {
-            match smartctl::run(&disk.dev_path(), smartctl::SMARTCTL_TIMEOUT) {
+            match smartctl::run(&root.dev.join(&disk.name), smartctl::SMARTCTL_TIMEOUT) {
                 Ok(_) => ok.push("smartctl".to_string()),
                 Err(e) => notes.push(format!("smartctl: {e}")),
             }

@@ -45,7 +45,7 @@ fn nvme_reading(root: &SysRoot, ctrl: &str) -> SmartReading {
 }
 
 fn ata_scsi_reading(root: &SysRoot, disk: &Disk) -> SmartReading {
-    let mut r = match smartctl::run(&disk.dev_path(), smartctl::SMARTCTL_TIMEOUT) {
+    let mut r = match smartctl::run(&root.dev.join(&disk.name), smartctl::SMARTCTL_TIMEOUT) {
         Ok(r) => r,
         Err(e) => SmartReading {
             notes: vec![format!("no SMART: {e}")],
