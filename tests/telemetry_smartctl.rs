@@ -138,3 +138,13 @@ fn not_smartctl_output_is_an_error_not_a_panic() {
     assert_eq!(r.temperature_c, None);
     assert!(r.notes.iter().any(|n| n.contains("Permission denied")));
 }
+
+#[test]
+fn running_smartctl_on_something_without_smart_is_an_error() {
+    use drivescope::telemetry::smartctl::{run, SmartctlError};
+    match run(std::path::Path::new("/dev/null"), std::time::Duration::from_secs(10)) {
+        Err(SmartctlError::NotInstalled) => eprintln!("skipped: smartctl is not installed"),
+        Err(SmartctlError::Failed(why)) => assert!(why.contains("smartctl:"), "{why}"),
+        other => panic!("expected a failure with smartctl's own message, got {other:?}"),
+    }
+}
