@@ -119,6 +119,22 @@ fn attr_190_alone_and_sct_absent_fall_back_in_order() {
 }
 
 #[test]
+fn nvme_sensor_gaps_keep_sensor_numbers() {
+    // smartctl writes temperature_sensors[i] only for sensors that read non-zero, so a
+    // missing sensor 2 leaves a null in the array.
+    let doc = serde_json::json!({
+        "model_name": "X",
+        "nvme_smart_health_information_log": {"temperature": 41, "temperature_sensors": [41, null, 47]}
+    });
+    let r = drivescope::telemetry::smartctl::decode(&doc, Source::Smartctl);
+    assert_eq!(r.sensors_c, sensors(&[(1, 41), (3, 47)]));
+    assert_eq!(
+        r.thermal_throttle, None,
+        "smartctl's JSON has no throttle counts"
+    );
+}
+
+#[test]
 fn not_smartctl_output_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let p = dir.path().join("bad.json");
@@ -142,7 +158,10 @@ fn not_smartctl_output_is_an_error_not_a_panic() {
 #[test]
 fn running_smartctl_on_something_without_smart_is_an_error() {
     use drivescope::telemetry::smartctl::{run, SmartctlError};
-    match run(std::path::Path::new("/dev/null"), std::time::Duration::from_secs(10)) {
+    match run(
+        std::path::Path::new("/dev/null"),
+        std::time::Duration::from_secs(10),
+    ) {
         Err(SmartctlError::NotInstalled) => eprintln!("skipped: smartctl is not installed"),
         Err(SmartctlError::Failed(why)) => assert!(why.contains("smartctl:"), "{why}"),
         other => panic!("expected a failure with smartctl's own message, got {other:?}"),

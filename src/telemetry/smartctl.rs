@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::telemetry::reading::{SensorTemp, SmartReading, Source, ThermalThrottle};
+use crate::telemetry::reading::{SensorTemp, SmartReading, Source};
 
 /// Errors of the smartctl source.
 #[derive(Debug, thiserror::Error)]
@@ -90,20 +90,8 @@ fn nvme_fields(r: &mut SmartReading, log: &Value) {
     r.power_cycles = u64_of(&log["power_cycles"]);
     r.unsafe_shutdowns = u64_of(&log["unsafe_shutdowns"]);
     r.media_errors = u64_of(&log["media_errors"]);
-    let tt = |k: &str| log[k].as_u64().and_then(|x| u32::try_from(x).ok());
-    if let (Some(a), Some(b), Some(c), Some(d)) = (
-        tt("thermal_temp1_transition_count"),
-        tt("thermal_temp2_transition_count"),
-        tt("thermal_temp1_total_time"),
-        tt("thermal_temp2_total_time"),
-    ) {
-        r.thermal_throttle = Some(ThermalThrottle {
-            tmt1_transitions: a,
-            tmt2_transitions: b,
-            tmt1_seconds: c,
-            tmt2_seconds: d,
-        });
-    }
+    // smartctl prints the thermal management counts as text only, not in its JSON, so
+    // `thermal_throttle` stays unknown from this source.
 }
 
 /// Decodes one `smartctl -j` document.
