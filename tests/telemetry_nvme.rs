@@ -105,6 +105,8 @@ fn measured_power_scales() {
     assert!((w.expect("reported") - 4.5).abs() < 1e-9);
     put32(&mut b, 240, 512); // scale 00b: not reported
     assert_eq!(SmartLog::decode(&b).expect("log").measured_power_w(), None);
+    put32(&mut b, 240, (0b11 << 16) | 512); // scale 11b: reserved
+    assert_eq!(SmartLog::decode(&b).expect("log").measured_power_w(), None);
 }
 
 #[test]

@@ -83,14 +83,12 @@ impl SmartLog {
 
     /// Measured power in watts (NVMe 2.1 interval power), or `None` when not reported.
     ///
-    /// The scale field uses the power descriptors' encoding: 01b = 0.0001 W,
-    /// 10b = 0.01 W; 00b (or a zero value) means the drive does not report it.
+    /// The scale field (bits 17:16) is the power scale used across NVMe: 01b = 0.0001 W,
+    /// 10b = 0.01 W; 00b means not reported (so an all-zero field is "not reported"),
+    /// 11b is reserved. With a valid scale, the value is the drive's measurement as is.
     pub fn measured_power_w(&self) -> Option<f64> {
         let value = self.interval_power_raw & 0xFFFF;
         let scale = (self.interval_power_raw >> 16) & 0b11;
-        if value == 0 {
-            return None;
-        }
         match scale {
             0b01 => Some(f64::from(value) * 0.0001),
             0b10 => Some(f64::from(value) * 0.01),
