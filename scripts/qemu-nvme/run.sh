@@ -19,7 +19,7 @@ bin=${1:?usage: run.sh DRIVESCOPE_BIN [OUT_DIR]}
 out=${2:-$repo/target/qemu-nvme/out}
 cache=${CACHE_DIR:-$repo/target/qemu-nvme/cache}
 boot_timeout=${BOOT_TIMEOUT:-}
-default_workload="drivescope run --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --duration 3s --json || { echo 'guest: drivescope run failed or is not in this build; reading with dd instead'; dd if=/dev/nvme0n1 of=/dev/null bs=4k count=20000 iflag=direct; }"
+default_workload="drivescope run --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --duration 3s --json || { echo 'guest: WORKLOAD FALLBACK: drivescope run failed or is not in this build; reading with dd instead'; dd if=/dev/nvme0n1 of=/dev/null bs=4k count=20000 iflag=direct; }"
 WORKLOAD_CMD=${WORKLOAD_CMD:-$default_workload}
 
 say() { echo "qemu-nvme: $*" >&2; }
