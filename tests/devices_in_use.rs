@@ -1,14 +1,14 @@
 //! `devices` on a fake tree: mounted partitions, holders (dm over a partition), swap, and
 //! free disks; mountinfo's escapes.
 
-mod common;
+mod fake_sysfs;
 
 use std::path::Path;
 
-use common::Tree;
 use drivescope::commands::devices::collect;
 use drivescope::drive::mounts::{mount_of, parse_mountinfo};
 use drivescope::drive::SysRoot;
+use fake_sysfs::Tree;
 
 const MOUNTINFO: &str = "\
 22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw

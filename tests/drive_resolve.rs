@@ -1,12 +1,12 @@
 //! Target → whole disk resolution: through partitions, device-mapper and md on a fake
 //! sysfs tree; and on this machine's real file systems and block devices.
 
-mod common;
+mod fake_sysfs;
 
 use std::path::Path;
 
-use common::Tree;
 use drivescope::drive::{self, disks_under, list_disks, SysRoot, Transport};
+use fake_sysfs::Tree;
 
 const ATA: &str = "sys/devices/pci0000:00/0000:00:1f.2";
 

@@ -2,12 +2,12 @@
 //! controller, newer kernels; under the PCI device, older), both Kelvin offsets
 //! (273.15 → 49850, 273 → 50000 for the same 323 K), and drivetemp for SATA.
 
-mod common;
+mod fake_sysfs;
 
-use common::Tree;
 use drivescope::drive::SysRoot;
 use drivescope::telemetry::hwmon::{self, HwmonKind};
 use drivescope::telemetry::{SensorTemp, Source};
+use fake_sysfs::Tree;
 
 const PCI: &str = "sys/devices/pci0000:00/0000:00:04.0";
 

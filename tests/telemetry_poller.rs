@@ -2,16 +2,16 @@
 //! (a FIFO standing in for a controller that never answers open), block-stat deltas
 //! between polls, the 1 s floor, and each note reported once.
 
-mod common;
+mod fake_sysfs;
 
 use std::collections::HashSet;
 use std::ffi::CString;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::Tree;
 use drivescope::drive::{self, Disk, DriveInfo, SysRoot, Transport};
 use drivescope::telemetry::{Poller, TelemetrySample};
+use fake_sysfs::Tree;
 
 fn nvme_drive() -> DriveInfo {
     DriveInfo {
