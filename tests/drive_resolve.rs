@@ -147,3 +147,46 @@ fn proc_is_not_a_drive() {
     let e = drive::resolve(Path::new("/proc/self/status")).expect_err("procfs");
     assert!(e.to_string().contains("no block device"), "{e}");
 }
+
+/// glibc's gnu_dev_major/minor.
+fn split(dev: u64) -> (u64, u64) {
+    (
+        ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff),
+        ((dev >> 12) & 0xffff_ff00) | (dev & 0xff),
+    )
+}
+
+#[test]
+fn a_real_file_through_a_fake_sysfs_partition_and_dm() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("f.bin");
+    std::fs::write(&file, b"x").expect("write");
+    let (ma, mi) = split(std::fs::metadata(&file).expect("stat").dev());
+    if ma == 0 {
+        eprintln!("skipped: the temp dir's file system has no device number");
+        return;
+    }
+    // The file's real device number, mapped by the fake sysfs to partition sda2 ...
+    let t = tree();
+    let part = format!("{ATA}/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda2");
+    t.link(&format!("sys/dev/block/{ma}:{mi}"), &part);
+    let root = SysRoot::under(t.root());
+    let info = drive::resolve_in(&root, &file).expect("resolves");
+    assert_eq!(info.block_device, "sda2");
+    assert_eq!(info.stat_name, "sda/sda2");
+    let names: Vec<&str> = info.disks.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["sda"]);
+    assert_eq!(info.disks[0].transport, Transport::Sata);
+    // ... and then to device-mapper over two disks.
+    std::fs::remove_file(t.path(&format!("sys/dev/block/{ma}:{mi}"))).expect("rm");
+    t.link(
+        &format!("sys/dev/block/{ma}:{mi}"),
+        "sys/devices/virtual/block/dm-0",
+    );
+    let info = drive::resolve_in(&root, &dir.path().join("later.bin")).expect("resolves");
+    assert_eq!(info.block_device, "dm-0");
+    assert_eq!(info.stat_name, "dm-0");
+    let names: Vec<&str> = info.disks.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["sda", "sdb"]);
+}
