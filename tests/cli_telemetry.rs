@@ -147,3 +147,19 @@ fn smart_on_a_path_and_devices_list() {
         assert!(d["sources"].to_string().contains("blockstat"), "{d}");
     }
 }
+
+#[test]
+fn text_output_shows_values_and_says_what_is_not_reported() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/nvme_micron_7450_MTFDKCC3T2TFS.json");
+    let out = drivescope(&["smart", "--smartctl-json", f.to_str().expect("utf-8")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("33 °C"), "{text}");
+    assert!(text.contains("#1 38 °C, #2 35 °C, #3 33 °C"), "{text}");
+    assert!(
+        text.contains("measured power       not reported by the drive"),
+        "{text}"
+    );
+    assert!(!text.contains(" W"), "no wattage without a source: {text}");
+}

@@ -54,7 +54,19 @@ pub fn render_text(r: &SmartReading) -> String {
     line(&mut s, "model", opt(r.model.as_deref(), ""));
     line(&mut s, "serial", opt(r.serial.as_deref(), ""));
     line(&mut s, "firmware", opt(r.firmware.as_deref(), ""));
-    line(&mut s, "source", opt(r.source.map(|x| x.as_str()), ""));
+    line(
+        &mut s,
+        "source",
+        r.source
+            .map_or_else(|| "none answered".to_string(), |x| x.as_str().to_string()),
+    );
+    if r.source.is_none() {
+        // Nothing answered: the notes say why, without a column of "unknown".
+        for n in &r.notes {
+            line(&mut s, "note", n.clone());
+        }
+        return s;
+    }
     line(&mut s, "temperature", opt(r.temperature_c, " °C"));
     if !r.sensors_c.is_empty() {
         let list: Vec<String> = r
