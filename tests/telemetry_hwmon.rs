@@ -5,8 +5,9 @@
 mod fake_sysfs;
 
 use drivescope::drive::SysRoot;
+use drivescope::drive::{Disk, Transport};
 use drivescope::telemetry::hwmon::{self, HwmonKind};
-use drivescope::telemetry::{SensorTemp, Source};
+use drivescope::telemetry::{read_smart, SensorTemp, Source};
 use fake_sysfs::Tree;
 
 const PCI: &str = "sys/devices/pci0000:00/0000:00:04.0";
@@ -125,8 +126,7 @@ fn both_offsets_agree_on_every_kelvin() {
     assert_eq!(hwmon::millideg_to_c(HwmonKind::Drivetemp, 36_000), 36);
 }
 
-#[test]
-fn drivetemp_matches_the_scsi_disk() {
+fn drivetemp_tree() -> Tree {
     let t = Tree::new();
     let scsi = "sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0";
     t.mkdir(&format!("{scsi}/block/sda"));
@@ -139,6 +139,13 @@ fn drivetemp_matches_the_scsi_disk() {
     t.file(&format!("{hw}/temp1_crit"), "85000\n");
     t.link(&format!("{hw}/device"), scsi);
     t.link("sys/class/hwmon/hwmon3", &hw);
+    t.mkdir("dev");
+    t
+}
+
+#[test]
+fn drivetemp_matches_the_scsi_disk() {
+    let t = drivetemp_tree();
     let root = SysRoot::under(t.root());
     let dir = hwmon::find_drivetemp(&root, "sda").expect("found");
     assert_eq!(dir.kind, HwmonKind::Drivetemp);
@@ -159,4 +166,62 @@ fn sensor_without_input_is_no_reading() {
     assert_eq!(r.source, None);
     assert_eq!(r.temperature_c, None);
     assert_eq!(r.notes.len(), 1);
+}
+
+fn disk(name: &str, transport: Transport, ctrl: Option<&str>) -> Disk {
+    Disk {
+        name: name.into(),
+        model: Some("from sysfs".into()),
+        serial: None,
+        firmware: None,
+        capacity_bytes: 0,
+        logical_block_size: 512,
+        physical_block_size: 512,
+        rotational: false,
+        transport,
+        nvme_controller: ctrl.map(str::to_string),
+        backing_file: None,
+    }
+}
+
+#[test]
+fn nvme_without_admin_access_falls_back_to_hwmon() {
+    // No /dev/nvme0 in the tree: the admin commands cannot run; hwmon answers.
+    let t = new_layout();
+    t.mkdir("dev");
+    let root = SysRoot::under(t.root());
+    let r = read_smart(&root, &disk("nvme0n1", Transport::Nvme, Some("nvme0")));
+    assert_eq!(r.source, Some(Source::Hwmon));
+    assert_eq!(r.temperature_c, Some(50));
+    assert_eq!(r.sensors_c.len(), 2);
+    assert_eq!(r.critical_temp_c, Some(100));
+    assert_eq!(r.data_units_read, None, "hwmon has no SMART counters");
+    assert_eq!(r.power_state_max_w, None);
+    assert_eq!(r.model.as_deref(), Some("from sysfs"));
+    assert_eq!(
+        r.notes.len(),
+        1,
+        "one note for the admin commands: {:?}",
+        r.notes
+    );
+    assert!(
+        r.notes[0].contains("no NVMe admin commands"),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn sata_without_smartctl_answer_falls_back_to_drivetemp() {
+    // smartctl (installed or not) cannot read <tree>/dev/sda; drivetemp answers.
+    let t = drivetemp_tree();
+    let root = SysRoot::under(t.root());
+    let r = read_smart(&root, &disk("sda", Transport::Sata, None));
+    assert_eq!(r.source, Some(Source::Hwmon));
+    assert_eq!(r.temperature_c, Some(36));
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("no SMART: smartctl")),
+        "{:?}",
+        r.notes
+    );
 }
