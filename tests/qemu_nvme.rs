@@ -19,7 +19,7 @@ fn skip_reason() -> Option<String> {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !have_qemu {
-        return Some("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86 cpio busybox-static nvme-cli)".into());
+        return Some("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86 cpio busybox-static nvme-cli dmsetup)".into());
     }
     None
 }
@@ -251,4 +251,39 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
         "timestamps increase: {t:?}"
     );
     assert!(samples.iter().all(|s| s["smart"]["temperature_c"] == 50));
+
+    // Layers on a real kernel: a file on ext4 on partition 2, a path not created yet under
+    // it, and device-mapper over partition 1 all resolve to the NVMe drive.
+    for name in ["layers_file_json", "layers_new_file_json", "layers_dm_json"] {
+        let r = json(&out, name);
+        assert_eq!(r["device"].as_str(), Some("/dev/nvme0"), "{name}");
+        assert_eq!(r["serial"].as_str(), Some("TEST0001"), "{name}");
+        assert_eq!(r["source"].as_str(), Some("nvme_admin"), "{name}");
+    }
+    // The file's block stats come from the partition's own stat file.
+    let watch: Vec<Value> = section(&out, "layers_file_watch")
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).expect("sample is JSON"))
+        .collect();
+    assert_eq!(watch.len(), 2);
+    assert!(
+        watch.iter().all(|s| s["block"].is_object()),
+        "partition stat read"
+    );
+    let devices = json(&out, "layers_devices_json");
+    let nvme = devices
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["name"] == "nvme0n1"))
+        .expect("nvme0n1 listed");
+    let in_use: Vec<&str> = nvme["in_use"]
+        .as_array()
+        .expect("in_use")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        in_use,
+        ["nvme0n1p1 held by dm-0", "nvme0n1p2 mounted on /mnt"]
+    );
 }

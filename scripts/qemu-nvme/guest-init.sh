@@ -45,6 +45,22 @@ wait $watch_pid
 echo "=== BEGIN watch_json ==="
 cat /tmp/watch.jsonl
 echo "=== END watch_json rc=$? ==="
+
+# Layers: a partition table, ext4 on partition 2 with a file on it, device-mapper over
+# partition 1; drivescope must resolve each down to the NVMe disk.
+printf 'o\nn\np\n1\n\n+64M\nn\np\n2\n\n\nw\n' | fdisk /dev/nvme0n1 >/tmp/fdisk.log 2>&1
+i=0
+while [ ! -e /dev/nvme0n1p2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+mkdir -p /mnt
+mke2fs -q /dev/nvme0n1p2 && mount -t ext4 /dev/nvme0n1p2 /mnt && mkdir -p /mnt/data &&
+    echo hello >/mnt/data/file.txt
+echo "0 $(blockdev --getsz /dev/nvme0n1p1) linear /dev/nvme0n1p1 0" |
+    DM_DISABLE_UDEV=1 dmsetup create --noudevsync dstest
+section layers_file_json drivescope smart /mnt/data/file.txt --json
+section layers_new_file_json drivescope smart /mnt/data/not/yet/created.bin --json
+section layers_dm_json drivescope smart /dev/mapper/dstest --json
+section layers_file_watch drivescope smart /mnt/data/file.txt --watch 2 --period 1s --json
+section layers_devices_json drivescope devices --json
 echo "=== ALL DONE ==="
 sync
 poweroff -f

@@ -5,9 +5,9 @@
 #
 #   scripts/qemu-nvme/run.sh DRIVESCOPE_BIN [OUT_DIR]
 #
-# Installs what it needs with apt-get when missing (qemu-system-x86 cpio busybox-static
-# nvme-cli), downloads Debian's linux-image package once into CACHE_DIR
+# Installs what it needs with apt-get when missing, downloads Debian's linux-image package once into CACHE_DIR
 # (default target/qemu-nvme/cache), uses KVM when /dev/kvm is usable, else TCG.
+# Packages: qemu-system-x86 cpio busybox-static nvme-cli dmsetup.
 #
 # WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
 # watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
@@ -33,6 +33,7 @@ command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
 command -v cpio >/dev/null || need_pkgs+=(cpio)
 dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
 command -v nvme >/dev/null || need_pkgs+=(nvme-cli)
+command -v dmsetup >/dev/null || need_pkgs+=(dmsetup)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     say "installing ${need_pkgs[*]}"
     [ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
@@ -80,7 +81,8 @@ copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
 }
 copy_with_libs "$bin" drivescope
 copy_with_libs "$(command -v nvme)" nvme
-order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme"
+copy_with_libs "$(command -v dmsetup)" dmsetup
+order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4"
 : >"$root/modules.order"
 for m in $order; do
     f=$(find "$moddir" -name "$m.ko*" | head -n 1)
