@@ -19,7 +19,7 @@ fn skip_reason() -> Option<String> {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !have_qemu {
-        return Some("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86 cpio busybox-static nvme-cli dmsetup)".into());
+        return Some("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86 cpio busybox-static nvme-cli dmsetup smartmontools)".into());
     }
     None
 }

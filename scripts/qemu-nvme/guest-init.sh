@@ -12,7 +12,7 @@ for m in $(cat /modules.order); do
     insmod "/modules/$m.ko" || echo "guest: insmod $m failed"
 done
 i=0
-while [ ! -e /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while { [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/sda ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 section() {
     name=$1
@@ -61,6 +61,11 @@ section layers_new_file_json drivescope smart /mnt/data/not/yet/created.bin --js
 section layers_dm_json drivescope smart /dev/mapper/dstest --json
 section layers_file_watch drivescope smart /mnt/data/file.txt --watch 2 --period 1s --json
 section layers_devices_json drivescope devices --json
+
+# A SATA disk on AHCI: smartctl is the reference, drivescope reads it through smartctl.
+section sata_smartctl smartctl -j -i -A -l scttempsts /dev/sda
+section sata_json drivescope smart /dev/sda --json
+section sata_hwmon sh -c 'for h in /sys/class/hwmon/hwmon*; do echo "$h $(cat $h/name) $(cat $h/temp1_input 2>&1)"; done'
 echo "=== ALL DONE ==="
 sync
 poweroff -f

@@ -7,7 +7,7 @@
 #
 # Installs what it needs with apt-get when missing, downloads Debian's linux-image package once into CACHE_DIR
 # (default target/qemu-nvme/cache), uses KVM when /dev/kvm is usable, else TCG.
-# Packages: qemu-system-x86 cpio busybox-static nvme-cli dmsetup.
+# Packages: qemu-system-x86 cpio busybox-static nvme-cli dmsetup smartmontools.
 #
 # WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
 # watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
@@ -34,6 +34,7 @@ command -v cpio >/dev/null || need_pkgs+=(cpio)
 dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
 command -v nvme >/dev/null || need_pkgs+=(nvme-cli)
 command -v dmsetup >/dev/null || need_pkgs+=(dmsetup)
+command -v smartctl >/dev/null || need_pkgs+=(smartmontools)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     say "installing ${need_pkgs[*]}"
     [ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
@@ -82,7 +83,8 @@ copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
 copy_with_libs "$bin" drivescope
 copy_with_libs "$(command -v nvme)" nvme
 copy_with_libs "$(command -v dmsetup)" dmsetup
-order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4"
+copy_with_libs "$(command -v smartctl)" smartctl
+order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4 scsi_common scsi_mod sd_mod libata libahci ahci drivetemp"
 : >"$root/modules.order"
 for m in $order; do
     f=$(find "$moddir" -name "$m.ko*" | head -n 1)
@@ -100,6 +102,7 @@ printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
 install -m 0755 "$here/guest-init.sh" "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 truncate -s 256M "$work/disk.img"
+truncate -s 128M "$work/sata.img"
 
 # --- boot ---------------------------------------------------------------------------------
 # KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a
@@ -121,7 +124,9 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
-        -device nvme,serial=TEST0001,drive=nv0 </dev/null >"$out/console.log" 2>&1 &
+        -device nvme,serial=TEST0001,drive=nv0 \
+        -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
+        -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 </dev/null >"$out/console.log" 2>&1 &
     local pid=$! waited=0
     while kill -0 "$pid" 2>/dev/null; do
         if [ "$waited" -ge "$2" ] ||

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::error::CommandError;
 use crate::drive::mounts::{mounts, swaps, Mount};
-use crate::drive::{list_disks, Disk, SysRoot, Transport};
+use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport};
 use crate::telemetry::collect::no_smart_note;
 use crate::telemetry::{blockstat, hwmon, nvme, smartctl};
 use crate::units::format_size;
@@ -107,7 +107,18 @@ fn probe_sources(root: &SysRoot, disk: &Disk) -> (Vec<String>, Vec<String>) {
                 None => notes.push("hwmon: no drivetemp sensor".to_string()),
             }
         }
-        (t, _) => notes.push(no_smart_note(disk, t)),
+        (t, _) => {
+            let under = disks_under(root, &disk.name);
+            if under.iter().any(|d| d != &disk.name) {
+                notes.push(format!(
+                    "no SMART: {} is a virtual device over {}; the telemetry is theirs",
+                    disk.name,
+                    under.join(", ")
+                ));
+            } else {
+                notes.push(no_smart_note(disk, t));
+            }
+        }
     }
     match blockstat::read_at(root, &disk.name) {
         Ok(_) => ok.push("blockstat".to_string()),
