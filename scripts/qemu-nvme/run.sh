@@ -47,7 +47,18 @@ busybox=/bin/busybox # busybox-static's: the guest has no libraries for it
 
 # --- kernel: Debian's linux-image package, downloaded once -------------------------------
 mkdir -p "$cache"
-deb=$(ls "$cache"/linux-image-6.*-amd64_*.deb 2>/dev/null | grep -v -e cloud -e '-rt-' | head -n 1 || true)
+find_deb() { # the cached generic (not cloud, not rt) linux-image package, if any
+    local f
+    for f in "$cache"/linux-image-6.*-amd64_*.deb; do
+        case "$f" in *-cloud-* | *-rt-*) continue ;; esac
+        if [ -e "$f" ]; then
+            echo "$f"
+            return 0
+        fi
+    done
+    return 0
+}
+deb=$(find_deb)
 if [ -z "$deb" ]; then
     pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
     if [ -z "$pkg" ]; then
@@ -57,14 +68,16 @@ if [ -z "$deb" ]; then
     [ -n "$pkg" ] || die "cannot find Debian's linux-image package name"
     say "downloading $pkg"
     (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
-    deb=$(ls "$cache"/linux-image-6.*-amd64_*.deb | head -n 1)
+    deb=$(find_deb)
+    [ -n "$deb" ] || die "apt-get download $pkg left no package in $cache"
 fi
 kdir="$cache/kernel-$(basename "$deb" .deb)"
 if [ ! -d "$kdir/boot" ]; then
     rm -rf "$kdir.tmp" && dpkg -x "$deb" "$kdir.tmp" && mv "$kdir.tmp" "$kdir"
 fi
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -n 1)
-moddir=$(ls -d "$kdir"/lib/modules/*/kernel | head -n 1)
+vmlinuz=$(find "$kdir/boot" -name 'vmlinuz-*' | head -n 1)
+moddir=$(find "$kdir/lib/modules" -mindepth 2 -maxdepth 2 -name kernel -type d | head -n 1)
+[ -n "$vmlinuz" ] && [ -n "$moddir" ] || die "no kernel or modules in $deb"
 
 # --- initramfs ----------------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-nvme.XXXXXX")
