@@ -127,3 +127,29 @@ fn a_real_drive_is_polled_and_notes_are_not_repeated() {
     // By the second poll the SMART thread has answered once (however little it knows).
     assert!(samples[1].smart.is_some());
 }
+
+#[test]
+fn a_target_without_a_disk_gets_block_stats_and_no_false_slow_note() {
+    let t = Tree::new();
+    t.file("sys/block/zram0/stat", "5 0 40 0 0 0 0 0 0 0 0\n");
+    let drive = DriveInfo {
+        target: PathBuf::from("/dev/zram0"),
+        block_device: "zram0".into(),
+        stat_name: "zram0".into(),
+        disks: vec![],
+    };
+    let (poller, rx) = Poller::spawn_in(
+        SysRoot::under(t.root()),
+        &drive,
+        Duration::from_secs(1),
+        Instant::now(),
+    );
+    let samples: Vec<TelemetrySample> = (0..4).map(|_| next(&rx)).collect();
+    poller.stop();
+    let notes: Vec<&String> = samples.iter().flat_map(|s| &s.notes).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("no whole disk"), "{notes:?}");
+    assert!(samples
+        .iter()
+        .all(|s| s.smart.is_none() && s.block.is_some()));
+}
