@@ -49,7 +49,10 @@ def run_fio(target, rw, bs, qd, jobs, dur, size):
     out, cpu = timed(cmd)
     j = json.loads(out[out.index("{"):])["jobs"][0]
     ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-    return j["read"]["iops"] + j["write"]["iops"], cpu, ios
+    d = j["read"] if j["read"]["total_ios"] else j["write"]
+    pct = d["clat_ns"].get("percentile", {})
+    lat = (pct.get("50.000000", 0) / 1000, pct.get("99.000000", 0) / 1000)
+    return j["read"]["iops"] + j["write"]["iops"], cpu, ios, lat
 
 
 def run_ds(target, rw, bs, qd, jobs, dur, size, rate=None, destroy=False):
@@ -61,7 +64,7 @@ def run_ds(target, rw, bs, qd, jobs, dur, size, rate=None, destroy=False):
         cmd += ["--destroy-data", target]
     out, cpu = timed(cmd)
     s = [json.loads(l) for l in out.splitlines() if l.startswith("{")][-1]
-    return s["iops"], cpu, s["ios"]
+    return s["iops"], cpu, s["ios"], (s["lat_us"]["p50"], s["lat_us"]["p99"])
 
 
 def main():
@@ -79,7 +82,7 @@ def main():
     f = os.path.join(a.dir, "drivescope-bench.bin")
     if not a.quick:
         # drivescope creates and fills the file once (a read run on a new file fills it).
-        run_ds(f, "randread", "4k", 1, 1, 1, "1g")
+        run_ds(f, "randread", "4k", 1, 1, 1, "1g")  # noqa: the fill
         targets.append(("file on /", f, "1g", False))
     loopdev = None
     if os.geteuid() == 0:
@@ -89,7 +92,8 @@ def main():
                                  text=True, check=True).stdout.strip()
         targets.append((f"loop over /dev/shm ({loopdev})", loopdev, "2g", True))
     try:
-        print(f"{'target':34} {'row':22} {'fio IOPS':>10} {'ds IOPS':>10} {'IOPS ratio':>10} {'CPU ratio':>9}")
+        print(f"{'target':34} {'row':22} {'fio IOPS':>10} {'ds IOPS':>10} {'IOPS ratio':>10} {'CPU ratio':>9}"
+              f"  {'p50 fio/ds µs':>15} {'p99 fio/ds µs':>15}")
         for tname, path, size, dev in targets:
             for name, rw, bs, qd, jobs in ROWS:
                 fio_r, ds_r = [], []
@@ -100,15 +104,17 @@ def main():
                 di = statistics.median(r[0] for r in ds_r)
                 fcpu = sum(r[1] for r in fio_r) / max(1, sum(r[2] for r in fio_r)) * 1e6
                 dcpu = sum(r[1] for r in ds_r) / max(1, sum(r[2] for r in ds_r)) * 1e6
-                print(f"{tname:34} {name:22} {fi:10.0f} {di:10.0f} {di / fi:10.2f} {dcpu / fcpu:9.2f}",
-                      flush=True)
+                fl = statistics.median(r[3][0] for r in fio_r), statistics.median(r[3][1] for r in fio_r)
+                dl = statistics.median(r[3][0] for r in ds_r), statistics.median(r[3][1] for r in ds_r)
+                print(f"{tname:34} {name:22} {fi:10.0f} {di:10.0f} {di / fi:10.2f} {dcpu / fcpu:9.2f}"
+                      f"  {fl[0]:7.0f}/{dl[0]:<7.0f} {fl[1]:7.0f}/{dl[1]:<7.0f}", flush=True)
         # Rate accuracy on the last target.
         tname, path, size, dev = targets[-1]
-        mx, _, _ = run_ds(path, "randread", "4k", 32, 1, a.duration, size, destroy=dev)
+        mx, _, _, _ = run_ds(path, "randread", "4k", 32, 1, a.duration, size, destroy=dev)
         print(f"\nrate-limited 4k randread QD32 on {tname}: measured max {mx:.0f} IOPS")
         for pct in (10, 50, 90):
             tgt = round(mx * pct / 100, -2)
-            got, _, _ = run_ds(path, "randread", "4k", 32, 1, a.duration, size, rate=tgt, destroy=dev)
+            got, _, _, _ = run_ds(path, "randread", "4k", 32, 1, a.duration, size, rate=tgt, destroy=dev)
             print(f"  {pct:3d}%: target {tgt:9.0f}  achieved {got:9.0f}  deviation {100 * (got / tgt - 1):+.3f}%")
     finally:
         if loopdev:

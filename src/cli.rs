@@ -26,6 +26,10 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Presets: list them, show one resolved, validate files, or write an equivalent fio job.
     Presets(crate::commands::presets::PresetsArgs),
+    /// List block devices: model, size, transport, in use, telemetry sources that work.
+    Devices(crate::commands::devices::DevicesArgs),
+    /// One SMART / temperature / power reading of a drive (or a saved smartctl JSON file).
+    Smart(crate::commands::smart::SmartArgs),
 }
 
 fn parse_bool01(s: &str) -> Result<bool, String> {

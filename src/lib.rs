@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod drive;
 pub mod engine;
 pub mod output;
 pub mod plan;
@@ -13,5 +14,6 @@ pub mod preset;
 pub mod runner;
 pub mod stats;
 pub mod target;
+pub mod telemetry;
 pub mod units;
 pub mod workload;

@@ -62,6 +62,8 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
+        Some(Command::Devices(args)) => simple(commands::devices::run(args)),
+        Some(Command::Smart(args)) => simple(commands::smart::run(args)),
         None => {
             eprintln!(
                 "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Boots a QEMU guest with an emulated NVMe controller and the drivescope binary inside,
+# runs drivescope and nvme-cli against the same controller, and splits the guest's
+# answers into OUT_DIR/<section>.txt (plus OUT_DIR/console.log and OUT_DIR/rc/<section>).
+#
+#   scripts/qemu-nvme/run.sh DRIVESCOPE_BIN [OUT_DIR]
+#
+# Installs what it needs with apt-get when missing, downloads Debian's linux-image package once into CACHE_DIR
+# (default target/qemu-nvme/cache), uses KVM when /dev/kvm is usable, else TCG.
+# Packages: qemu-system-x86 cpio busybox-static nvme-cli dmsetup smartmontools.
+#
+# WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
+# watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+bin=${1:?usage: run.sh DRIVESCOPE_BIN [OUT_DIR]}
+out=${2:-$repo/target/qemu-nvme/out}
+cache=${CACHE_DIR:-$repo/target/qemu-nvme/cache}
+boot_timeout=${BOOT_TIMEOUT:-}
+default_workload="drivescope run --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --duration 3s --json || { echo 'guest: WORKLOAD FALLBACK: drivescope run failed or is not in this build; reading with dd instead'; dd if=/dev/nvme0n1 of=/dev/null bs=4k count=20000 iflag=direct; }"
+WORKLOAD_CMD=${WORKLOAD_CMD:-$default_workload}
+
+say() { echo "qemu-nvme: $*" >&2; }
+die() { say "FAILED: $*"; exit 1; }
+
+[ -x "$bin" ] || die "no executable at $bin"
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+need_pkgs=()
+command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
+command -v cpio >/dev/null || need_pkgs+=(cpio)
+dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
+command -v nvme >/dev/null || need_pkgs+=(nvme-cli)
+command -v dmsetup >/dev/null || need_pkgs+=(dmsetup)
+command -v smartctl >/dev/null || need_pkgs+=(smartmontools)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    say "installing ${need_pkgs[*]}"
+    [ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${need_pkgs[@]}" >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need_pkgs[@]}" >/dev/null; } ||
+        die "apt-get install ${need_pkgs[*]} failed"
+fi
+busybox=/bin/busybox # busybox-static's: the guest has no libraries for it
+
+# --- kernel: Debian's linux-image package, downloaded once -------------------------------
+mkdir -p "$cache"
+find_deb() { # the cached generic (not cloud, not rt) linux-image package, if any
+    local f
+    for f in "$cache"/linux-image-6.*-amd64_*.deb; do
+        case "$f" in *-cloud-* | *-rt-*) continue ;; esac
+        if [ -e "$f" ]; then
+            echo "$f"
+            return 0
+        fi
+    done
+    return 0
+}
+deb=$(find_deb)
+if [ -z "$deb" ]; then
+    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
+    if [ -z "$pkg" ]; then
+        apt-get update -q >/dev/null 2>&1 || true
+        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
+    fi
+    [ -n "$pkg" ] || die "cannot find Debian's linux-image package name"
+    say "downloading $pkg"
+    (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+    deb=$(find_deb)
+    [ -n "$deb" ] || die "apt-get download $pkg left no package in $cache"
+fi
+kdir="$cache/kernel-$(basename "$deb" .deb)"
+if [ ! -d "$kdir/boot" ]; then
+    rm -rf "$kdir.tmp" && dpkg -x "$deb" "$kdir.tmp" && mv "$kdir.tmp" "$kdir"
+fi
+vmlinuz=$(find "$kdir/boot" -name 'vmlinuz-*' | head -n 1)
+moddir=$(find "$kdir/lib/modules" -mindepth 2 -maxdepth 2 -name kernel -type d | head -n 1)
+[ -n "$vmlinuz" ] && [ -n "$moddir" ] || die "no kernel or modules in $deb"
+
+# --- initramfs ----------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-nvme.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root="$work/root"
+mkdir -p "$root"/{bin,usr/bin,modules,proc,sys,dev,tmp,etc,lib,lib64}
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
+    cp "$1" "$root/usr/bin/$2"
+    ldd "$1" | grep -o '/[^ ]*' | while read -r lib; do
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+}
+copy_with_libs "$bin" drivescope
+copy_with_libs "$(command -v nvme)" nvme
+copy_with_libs "$(command -v dmsetup)" dmsetup
+copy_with_libs "$(command -v smartctl)" smartctl
+order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4 scsi_common scsi_mod sd_mod libata libahci ahci drivetemp"
+: >"$root/modules.order"
+for m in $order; do
+    f=$(find "$moddir" -name "$m.ko*" | head -n 1)
+    [ -n "$f" ] || die "module $m not in $moddir"
+    case "$f" in
+        *.ko.xz) xz -dc "$f" >"$root/modules/$m.ko" ;;
+        *.ko.zst) zstd -qdc "$f" >"$root/modules/$m.ko" ;;
+        *) cp "$f" "$root/modules/$m.ko" ;;
+    esac
+    echo "$m" >>"$root/modules.order"
+done
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
+install -m 0755 "$here/guest-init.sh" "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+truncate -s 256M "$work/disk.img"
+truncate -s 128M "$work/sata.img"
+
+# --- boot ---------------------------------------------------------------------------------
+# KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a
+# KVM boot that shows no progress in 15 s (some nested hosts hang) is retried under TCG,
+# which takes about 15 s here. QEMU_NVME_ACCEL=tcg or kvm forces one.
+accels=(tcg)
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accels=(kvm tcg); fi
+case "${QEMU_NVME_ACCEL:-}" in
+    tcg) accels=(tcg) ;;
+    kvm) accels=(kvm) ;;
+esac
+mkdir -p "$out"
+rm -rf "$out"/*.txt "$out/rc"
+mkdir -p "$out/rc"
+boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed out)
+    local cpu=max
+    [ "$1" = kvm ] && cpu=host,-arch-capabilities
+    qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp 1 \
+        -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+        -append "console=ttyS0 quiet loglevel=1 panic=-1" \
+        -drive file="$work/disk.img",if=none,id=nv0,format=raw \
+        -device nvme,serial=TEST0001,drive=nv0 \
+        -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
+        -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 </dev/null >"$out/console.log" 2>&1 &
+    local pid=$! waited=0
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$waited" -ge "$2" ] ||
+            { [ "$waited" -ge "$3" ] && ! grep -q '=== BEGIN' "$out/console.log"; }; then
+            kill "$pid" 2>/dev/null
+            sleep 1
+            kill -9 "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 124
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    wait "$pid"
+}
+qrc=1
+for accel in "${accels[@]}"; do
+    t=${boot_timeout:-300}
+    # Under KVM the guest's init starts within seconds; no sign of it in 15 s means this
+    # host's KVM cannot run the guest (seen with nested KVM), so go on to TCG.
+    progress=$t
+    [ "$accel" = kvm ] && progress=15
+    say "booting ($accel, timeout ${t}s)"
+    set +e
+    boot "$accel" "$t" "$progress"
+    qrc=$?
+    set -e
+    tr -d '\r' <"$out/console.log" >"$out/console.clean.log"
+    grep -q '^=== ALL DONE ===$' "$out/console.clean.log" && break
+    say "$accel boot did not finish (qemu exit $qrc): $(grep -m1 -i error "$out/console.clean.log" || true)"
+done
+awk -v dir="$out" '
+    /^=== BEGIN [a-z_]+ ===$/ { name = $3; file = dir "/" name ".txt"; printf "" > file; next }
+    /^=== END [a-z_]+ rc=[0-9]+ ===$/ { split($4, a, "="); print a[2] > (dir "/rc/" $3); close(file); name = ""; next }
+    name != "" { print >> file }
+' "$out/console.clean.log"
+grep -q '^=== ALL DONE ===$' "$out/console.clean.log" || {
+    tail -n 40 "$out/console.clean.log" >&2
+    [ $qrc -eq 124 ] && die "guest did not finish in time (console: $out/console.log)"
+    die "guest stopped early, qemu exit $qrc (console: $out/console.log)"
+}
+say "guest finished; sections in $out"

@@ -1,0 +1,197 @@
+//! `drivescope smart [DEVICE] [--json | --yaml]`: one SMART-ish reading of a drive (or of
+//! a saved `smartctl -j` file), or `--watch N` samples of the telemetry poller.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::error::CommandError;
+use crate::drive::{self, SysRoot};
+use crate::telemetry::{self, smartctl, Poller, SmartReading, TelemetrySample};
+use crate::workload::parse_duration_arg;
+
+fn parse_period(s: &str) -> Result<Duration, String> {
+    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
+    if d < telemetry::MIN_PERIOD {
+        return Err(format!("period '{s}' is under the 1s minimum"));
+    }
+    Ok(d)
+}
+
+/// `drivescope smart`.
+#[derive(Debug, Args, Clone)]
+pub struct SmartArgs {
+    /// Drive, partition, NVMe controller (/dev/nvme0) or a file on the drive.
+    /// Default: the drive under the default scratch file.
+    pub device: Option<PathBuf>,
+    /// Print JSON (one object; an array when the target spans several disks).
+    #[arg(long, conflicts_with = "yaml")]
+    pub json: bool,
+    /// Print YAML.
+    #[arg(long)]
+    pub yaml: bool,
+    /// Decode a saved `smartctl -j` output instead of reading a drive.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["device", "watch"])]
+    pub smartctl_json: Option<PathBuf>,
+    /// Run the telemetry poller for this many samples and print each (JSON: one per line).
+    #[arg(long, value_name = "COUNT")]
+    pub watch: Option<u32>,
+    /// Poller period for --watch (at least 1s).
+    #[arg(long, value_parser = parse_period, default_value = "2s")]
+    pub period: Duration,
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
+    v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))
+}
+
+/// The text form of one reading.
+pub fn render_text(r: &SmartReading) -> String {
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<20} {v}\n"));
+    line(&mut s, "device", opt(r.device.as_deref(), ""));
+    line(&mut s, "model", opt(r.model.as_deref(), ""));
+    line(&mut s, "serial", opt(r.serial.as_deref(), ""));
+    line(&mut s, "firmware", opt(r.firmware.as_deref(), ""));
+    line(
+        &mut s,
+        "source",
+        r.source
+            .map_or_else(|| "none answered".to_string(), |x| x.as_str().to_string()),
+    );
+    if r.source.is_none() {
+        // Nothing answered: the notes say why, without a column of "unknown".
+        for n in &r.notes {
+            line(&mut s, "note", n.clone());
+        }
+        return s;
+    }
+    line(&mut s, "temperature", opt(r.temperature_c, " °C"));
+    if !r.sensors_c.is_empty() {
+        let list: Vec<String> = r
+            .sensors_c
+            .iter()
+            .map(|t| format!("#{} {} °C", t.sensor, t.c))
+            .collect();
+        line(&mut s, "sensors", list.join(", "));
+    }
+    line(&mut s, "warning threshold", opt(r.warning_temp_c, " °C"));
+    line(&mut s, "critical threshold", opt(r.critical_temp_c, " °C"));
+    line(
+        &mut s,
+        "critical warning",
+        opt(r.critical_warning.map(|w| format!("{w:#04x}")), ""),
+    );
+    line(&mut s, "available spare", opt(r.available_spare, " %"));
+    line(&mut s, "percentage used", opt(r.percentage_used, " %"));
+    line(&mut s, "data units read", opt(r.data_units_read, ""));
+    line(&mut s, "data units written", opt(r.data_units_written, ""));
+    line(&mut s, "power-on hours", opt(r.power_on_hours, ""));
+    let ps = match (r.power_state, r.power_state_max_w) {
+        (Some(p), Some(w)) => format!("{p} (ceiling {w:.2} W from its descriptor)"),
+        (Some(p), None) => p.to_string(),
+        (None, _) => "unknown".to_string(),
+    };
+    line(&mut s, "power state", ps);
+    line(
+        &mut s,
+        "measured power",
+        r.power_w.map_or_else(
+            || "not reported by the drive".into(),
+            |w| format!("{w:.2} W"),
+        ),
+    );
+    if let Some(t) = r.thermal_throttle {
+        line(
+            &mut s,
+            "thermal throttle",
+            format!(
+                "TMT1 {}× {} s, TMT2 {}× {} s",
+                t.tmt1_transitions, t.tmt1_seconds, t.tmt2_transitions, t.tmt2_seconds
+            ),
+        );
+    }
+    for n in &r.notes {
+        line(&mut s, "note", n.clone());
+    }
+    s
+}
+
+fn print_readings(args: &SmartArgs, readings: &[SmartReading]) -> Result<(), CommandError> {
+    if args.json {
+        let text = match readings {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        println!("{text}");
+    } else if args.yaml {
+        let text = match readings {
+            [one] => serde_yaml::to_string(one)?,
+            many => serde_yaml::to_string(many)?,
+        };
+        print!("{text}");
+    } else {
+        let parts: Vec<String> = readings.iter().map(render_text).collect();
+        print!("{}", parts.join("\n"));
+    }
+    Ok(())
+}
+
+fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandError> {
+    if args.json {
+        println!("{}", serde_json::to_string(s)?);
+        return Ok(());
+    }
+    if args.yaml {
+        print!("---\n{}", serde_yaml::to_string(s)?);
+        return Ok(());
+    }
+    let temp = opt(s.smart.as_ref().and_then(|r| r.temperature_c), " °C");
+    let io = s.block.map_or_else(
+        || "block stats unknown".to_string(),
+        |b| {
+            format!(
+                "r {:.0} IOPS w {:.0} IOPS util {:.0}% in flight {}",
+                b.read_iops, b.write_iops, b.util_percent, b.in_flight
+            )
+        },
+    );
+    let cpu = opt(s.host.map(|h| format!("{:.0}", h.cpu_percent)), "%");
+    println!(
+        "t={:.1}s  temp {temp}  {io}  host cpu {cpu}",
+        s.t_ns as f64 / 1e9
+    );
+    for n in &s.notes {
+        println!("  note: {n}");
+    }
+    Ok(())
+}
+
+/// Runs `drivescope smart`.
+pub fn run(args: SmartArgs) -> Result<(), CommandError> {
+    if let Some(file) = &args.smartctl_json {
+        let r = smartctl::decode_file(file)?;
+        return print_readings(&args, &[r]);
+    }
+    let target = args.device.clone().unwrap_or_else(drive::default_target);
+    let info = drive::resolve(&target)?;
+    if let Some(count) = args.watch {
+        let (poller, rx) = Poller::spawn(&info, args.period, Instant::now());
+        for _ in 0..count {
+            match rx.recv() {
+                Ok(s) => print_sample(&args, &s)?,
+                Err(_) => return Err(CommandError::Usage("the poller stopped".into())),
+            }
+        }
+        poller.stop();
+        return Ok(());
+    }
+    let root = SysRoot::real();
+    let readings: Vec<SmartReading> = info
+        .disks
+        .iter()
+        .map(|d| telemetry::read_smart(&root, d))
+        .collect();
+    print_readings(&args, &readings)
+}

@@ -1,0 +1,15 @@
+//! Drive telemetry beside the engine's figures: NVMe admin commands, hwmon, `smartctl -j`,
+//! the kernel's block counters and host CPU/memory, polled on a thread of its own.
+
+pub mod blockstat;
+pub mod collect;
+pub mod host;
+pub mod hwmon;
+pub mod nvme;
+pub mod poller;
+pub mod reading;
+pub mod smartctl;
+
+pub use collect::read_smart;
+pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
+pub use reading::{SensorTemp, SmartReading, Source, ThermalThrottle};

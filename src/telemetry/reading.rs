@@ -1,0 +1,102 @@
+//! The SMART-ish reading of one drive, whichever source answered: NVMe admin commands,
+//! hwmon, or `smartctl -j`. Unknown fields stay `None` (JSON `null`); nothing is invented.
+
+use serde::{Deserialize, Serialize};
+
+/// Which source answered a reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// NVMe admin passthrough: SMART / Health log, Identify Controller, Get Features.
+    NvmeAdmin,
+    /// The kernel's hwmon sensors (`nvme` or `drivetemp`), readable without root.
+    Hwmon,
+    /// `smartctl -j` run on the device.
+    Smartctl,
+    /// A saved `smartctl -j` output file.
+    SmartctlFile,
+}
+
+impl Source {
+    /// The name printed for this source (matches the JSON spelling).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::NvmeAdmin => "nvme_admin",
+            Source::Hwmon => "hwmon",
+            Source::Smartctl => "smartctl",
+            Source::SmartctlFile => "smartctl_file",
+        }
+    }
+}
+
+/// One temperature sensor besides the composite: its 1-based number and degrees Celsius.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SensorTemp {
+    /// Sensor number as the drive numbers it (NVMe: 1..=8).
+    pub sensor: u8,
+    /// Degrees Celsius.
+    pub c: i32,
+}
+
+/// NVMe host-controlled thermal management: how often and how long the drive throttled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ThermalThrottle {
+    /// Transitions into light throttling (thermal management temperature 1).
+    pub tmt1_transitions: u32,
+    /// Transitions into heavy throttling (thermal management temperature 2).
+    pub tmt2_transitions: u32,
+    /// Total seconds spent at thermal management temperature 1.
+    pub tmt1_seconds: u32,
+    /// Total seconds spent at thermal management temperature 2.
+    pub tmt2_seconds: u32,
+}
+
+/// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SmartReading {
+    /// The device the reading is of (`/dev/nvme0`, `/dev/sda`, or the file's `device.name`).
+    pub device: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    /// Composite (NVMe) or drive (ATA) temperature, °C.
+    pub temperature_c: Option<i32>,
+    /// Further sensors that report a value (NVMe sensors reading 0 are absent and left out).
+    pub sensors_c: Vec<SensorTemp>,
+    /// Warning threshold, °C (NVMe WCTEMP / hwmon temp1_max / ATA SCT operating limit).
+    pub warning_temp_c: Option<i32>,
+    /// Critical threshold, °C (NVMe CCTEMP / hwmon temp1_crit / ATA SCT limit).
+    pub critical_temp_c: Option<i32>,
+    /// NVMe critical warning bit field (bit 1 is temperature); 0 is healthy.
+    pub critical_warning: Option<u8>,
+    /// Available spare, percent.
+    pub available_spare: Option<u8>,
+    /// Percentage of rated endurance used; may exceed 100.
+    pub percentage_used: Option<u8>,
+    /// NVMe data units read (1 unit = 1000 × 512 bytes).
+    pub data_units_read: Option<u64>,
+    /// NVMe data units written (1 unit = 1000 × 512 bytes).
+    pub data_units_written: Option<u64>,
+    pub host_read_commands: Option<u64>,
+    pub host_write_commands: Option<u64>,
+    pub power_on_hours: Option<u64>,
+    pub power_cycles: Option<u64>,
+    pub unsafe_shutdowns: Option<u64>,
+    pub media_errors: Option<u64>,
+    /// Current NVMe power state (Get Features 02h).
+    pub power_state: Option<u8>,
+    /// That power state's maximum power from its descriptor: a ceiling, not a measurement.
+    pub power_state_max_w: Option<f64>,
+    /// Power the drive itself measured (NVMe 2.1); `None` unless the drive reports it.
+    pub power_w: Option<f64>,
+    pub thermal_throttle: Option<ThermalThrottle>,
+    /// Which source answered; `None` when no source did.
+    pub source: Option<Source>,
+    /// Why fields are missing, one line per reason ("no NVMe SMART log: run as root").
+    pub notes: Vec<String>,
+}
+
+/// NVMe reports Kelvin; drivescope shows whole degrees Celsius, as smartctl and nvme-cli do.
+pub fn kelvin_to_c(k: u16) -> i32 {
+    i32::from(k) - 273
+}

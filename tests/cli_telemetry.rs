@@ -1,0 +1,165 @@
+//! The `smart` and `devices` commands through the real binary: JSON keys, YAML, the saved
+//! smartctl path, and errors printed as `drivescope: …` with exit code 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn drivescope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(args)
+        .output()
+        .expect("run drivescope")
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/smartctl");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("fixtures")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+const KEYS: [&str; 14] = [
+    "temperature_c",
+    "sensors_c",
+    "warning_temp_c",
+    "critical_temp_c",
+    "critical_warning",
+    "percentage_used",
+    "data_units_read",
+    "data_units_written",
+    "power_on_hours",
+    "power_state",
+    "power_state_max_w",
+    "power_w",
+    "thermal_throttle",
+    "source",
+];
+
+#[test]
+fn every_fixture_through_the_cli() {
+    let files = fixtures();
+    assert_eq!(files.len(), 6);
+    for f in files {
+        let out = drivescope(&[
+            "smart",
+            "--smartctl-json",
+            f.to_str().expect("utf-8"),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            f.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        for k in KEYS {
+            assert!(v.get(k).is_some(), "{}: key {k}", f.display());
+        }
+        assert_eq!(v["source"], "smartctl_file");
+        assert!(v["temperature_c"]
+            .as_i64()
+            .is_some_and(|t| (20..=40).contains(&t)));
+        assert!(v["power_on_hours"].as_u64().is_some());
+        assert!(v["power_w"].is_null(), "no fixture drive measures power");
+        let yaml = drivescope(&[
+            "smart",
+            "--smartctl-json",
+            f.to_str().expect("utf-8"),
+            "--yaml",
+        ]);
+        assert!(yaml.status.success());
+        let y: serde_yaml::Value = serde_yaml::from_slice(&yaml.stdout).expect("YAML");
+        assert_eq!(y["temperature_c"].as_i64(), v["temperature_c"].as_i64());
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{ truncated").expect("write");
+    for args in [
+        vec!["smart", "--smartctl-json", bad.to_str().expect("utf-8")],
+        vec!["smart", "--smartctl-json", "/nonexistent/x.json"],
+        vec!["smart", "/proc/self/status"],
+    ] {
+        let out = drivescope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("drivescope: "), "{args:?}: {err}");
+    }
+    let out = drivescope(&["smart", "--period", "500ms", "--watch", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "clap refuses a period under 1 s"
+    );
+}
+
+#[test]
+fn smart_on_a_path_and_devices_list() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = drivescope(&["smart", dir.path().to_str().expect("utf-8"), "--json"]);
+    if !out.status.success() {
+        eprintln!("skipped: {}", String::from_utf8_lossy(&out.stderr));
+        return;
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let one = if v.is_array() { v[0].clone() } else { v };
+    for k in KEYS {
+        assert!(one.get(k).is_some(), "key {k}");
+    }
+    if one["source"].is_null() {
+        assert!(
+            !one["notes"].as_array().expect("notes").is_empty(),
+            "says why"
+        );
+        assert!(one["temperature_c"].is_null(), "no invented temperature");
+    }
+    let out = drivescope(&["devices", "--json"]);
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let dev = one["device"]
+        .as_str()
+        .expect("device")
+        .trim_start_matches("/dev/")
+        .to_string();
+    let names: Vec<&str> = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| dev.starts_with(n) || n.starts_with(&dev)),
+        "{dev} listed among {names:?}"
+    );
+    for d in list.as_array().expect("array") {
+        assert!(d["sources"].to_string().contains("blockstat"), "{d}");
+    }
+}
+
+#[test]
+fn text_output_shows_values_and_says_what_is_not_reported() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/nvme_micron_7450_MTFDKCC3T2TFS.json");
+    let out = drivescope(&["smart", "--smartctl-json", f.to_str().expect("utf-8")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("33 °C"), "{text}");
+    assert!(text.contains("#1 38 °C, #2 35 °C, #3 33 °C"), "{text}");
+    assert!(
+        text.contains("measured power       not reported by the drive"),
+        "{text}"
+    );
+    assert!(!text.contains(" W"), "no wattage without a source: {text}");
+}

@@ -1,0 +1,155 @@
+//! The poller: samples on time on the caller's clock even when the SMART source hangs
+//! (a FIFO standing in for a controller that never answers open), block-stat deltas
+//! between polls, the 1 s floor, and each note reported once.
+
+mod fake_sysfs;
+
+use std::collections::HashSet;
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use drivescope::drive::{self, Disk, DriveInfo, SysRoot, Transport};
+use drivescope::telemetry::{Poller, TelemetrySample};
+use fake_sysfs::Tree;
+
+fn nvme_drive() -> DriveInfo {
+    DriveInfo {
+        target: PathBuf::from("/dev/nvme0n1"),
+        block_device: "nvme0n1".into(),
+        stat_name: "nvme0n1".into(),
+        disks: vec![Disk {
+            name: "nvme0n1".into(),
+            model: None,
+            serial: None,
+            firmware: None,
+            capacity_bytes: 1 << 30,
+            logical_block_size: 512,
+            physical_block_size: 512,
+            rotational: false,
+            transport: Transport::Nvme,
+            nvme_controller: Some("nvme0".into()),
+            backing_file: None,
+        }],
+    }
+}
+
+fn next(rx: &std::sync::mpsc::Receiver<TelemetrySample>) -> TelemetrySample {
+    rx.recv_timeout(Duration::from_millis(2500))
+        .expect("a sample within 2.5 s of the last")
+}
+
+#[test]
+fn a_hung_smart_source_never_delays_the_samples() {
+    let t = Tree::new();
+    t.file("sys/block/nvme0n1/stat", "0 0 0 0 0 0 0 0 0 0 0\n");
+    t.mkdir("dev");
+    let fifo = CString::new(t.path("dev/nvme0").to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0, "mkfifo");
+
+    let origin = Instant::now();
+    let (poller, rx) = Poller::spawn_in(
+        SysRoot::under(t.root()),
+        &nvme_drive(),
+        Duration::from_millis(10),
+        origin,
+    );
+    assert_eq!(poller.period(), Duration::from_secs(1), "never under 1 s");
+
+    let first = next(&rx);
+    assert!(first.smart.is_none(), "open() of the controller hangs");
+    assert_eq!(first.block.map(|b| b.read_ios), Some(0));
+    // 200 reads of 8 sectors, 500 ms busy, before the next poll.
+    t.file("sys/block/nvme0n1/stat", "200 0 1600 90 0 0 0 0 2 500 90\n");
+    let second = next(&rx);
+    let b = second.block.expect("block stats");
+    assert_eq!(b.read_ios, 200);
+    assert_eq!(b.read_bytes, 1600 * 512);
+    assert!(
+        (b.read_iops - 200.0).abs() < 40.0,
+        "{} IOPS over ~1 s",
+        b.read_iops
+    );
+    assert!((b.util_percent - 50.0).abs() < 10.0, "{} %", b.util_percent);
+    assert_eq!(b.in_flight, 2);
+
+    let mut samples = vec![first, second];
+    for _ in 0..3 {
+        samples.push(next(&rx));
+    }
+    let t_ns: Vec<u64> = samples.iter().map(|s| s.t_ns).collect();
+    for w in t_ns.windows(2) {
+        let gap = w[1] - w[0];
+        assert!(
+            (700_000_000..1_500_000_000).contains(&gap),
+            "gaps ~1 s: {t_ns:?}"
+        );
+    }
+    assert!(t_ns[0] >= 900_000_000, "on the caller's clock: {t_ns:?}");
+    let slow: Vec<usize> = samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.notes.iter().any(|n| n.contains("SMART source slow")))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(slow.len(), 1, "the slow source is reported once: {slow:?}");
+    assert!(samples.iter().all(|s| s.smart.is_none()));
+    let stopped = Instant::now();
+    poller.stop();
+    assert!(
+        stopped.elapsed() < Duration::from_secs(2),
+        "stop does not wait for the hung source"
+    );
+}
+
+#[test]
+fn a_real_drive_is_polled_and_notes_are_not_repeated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Ok(info) = drive::resolve(dir.path()) else {
+        eprintln!("skipped: the temp dir is on no block device");
+        return;
+    };
+    let (poller, rx) = Poller::spawn(&info, Duration::from_secs(1), Instant::now());
+    let samples: Vec<TelemetrySample> = (0..3).map(|_| next(&rx)).collect();
+    poller.stop();
+    let mut seen = HashSet::new();
+    for s in &samples {
+        let host = s.host.expect("host figures");
+        assert!(host.cpus > 0 && host.mem_total_bytes > 0);
+        assert!(host.mem_used_bytes <= host.mem_total_bytes);
+        assert!(host.self_rss_bytes.unwrap_or(0) > 0, "own RSS is measured");
+        assert!(s.block.is_some(), "stat of {} readable", info.stat_name);
+        for n in &s.notes {
+            assert!(seen.insert(n.clone()), "note repeated: {n}");
+        }
+    }
+    // By the second poll the SMART thread has answered once (however little it knows).
+    assert!(samples[1].smart.is_some());
+}
+
+#[test]
+fn a_target_without_a_disk_gets_block_stats_and_no_false_slow_note() {
+    let t = Tree::new();
+    t.file("sys/block/zram0/stat", "5 0 40 0 0 0 0 0 0 0 0\n");
+    let drive = DriveInfo {
+        target: PathBuf::from("/dev/zram0"),
+        block_device: "zram0".into(),
+        stat_name: "zram0".into(),
+        disks: vec![],
+    };
+    let (poller, rx) = Poller::spawn_in(
+        SysRoot::under(t.root()),
+        &drive,
+        Duration::from_secs(1),
+        Instant::now(),
+    );
+    let samples: Vec<TelemetrySample> = (0..4).map(|_| next(&rx)).collect();
+    poller.stop();
+    let notes: Vec<&String> = samples.iter().flat_map(|s| &s.notes).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("no whole disk"), "{notes:?}");
+    assert!(samples
+        .iter()
+        .all(|s| s.smart.is_none() && s.block.is_some()));
+}

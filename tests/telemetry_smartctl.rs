@@ -1,0 +1,169 @@
+//! Every real `smartctl -j` fixture (tests/fixtures/smartctl, attribution in its README)
+//! decodes to the values its README and the file itself state.
+
+use std::path::PathBuf;
+
+use drivescope::telemetry::smartctl::decode_file;
+use drivescope::telemetry::{SensorTemp, SmartReading, Source};
+
+fn fixture(name: &str) -> SmartReading {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl")
+        .join(name);
+    decode_file(&p).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn sensors(list: &[(u8, i32)]) -> Vec<SensorTemp> {
+    list.iter()
+        .map(|&(sensor, c)| SensorTemp { sensor, c })
+        .collect()
+}
+
+#[test]
+fn micron_7450_nvme() {
+    let r = fixture("nvme_micron_7450_MTFDKCC3T2TFS.json");
+    assert_eq!(r.source, Some(Source::SmartctlFile));
+    assert_eq!(r.device.as_deref(), Some("/dev/nvme1"));
+    assert_eq!(r.model.as_deref(), Some("Micron_7450_MTFDKCC3T2TFS"));
+    assert_eq!(r.temperature_c, Some(33));
+    assert_eq!(r.sensors_c, sensors(&[(1, 38), (2, 35), (3, 33)]));
+    assert_eq!(r.power_on_hours, Some(2884));
+    assert_eq!(r.critical_warning, Some(0));
+    assert_eq!(r.data_units_read, Some(170_056));
+    assert_eq!(r.data_units_written, Some(1_248_078));
+    assert_eq!(r.host_read_commands, Some(412_435));
+    assert_eq!(r.host_write_commands, Some(92_595_817));
+    assert_eq!(r.unsafe_shutdowns, Some(30));
+    assert_eq!(r.power_cycles, Some(32));
+    // smartctl reports no power state and no measured power: nothing is made up.
+    assert_eq!(r.power_state, None);
+    assert_eq!(r.power_state_max_w, None);
+    assert_eq!(r.power_w, None);
+}
+
+#[test]
+fn samsung_970_evo_plus_nvme() {
+    let r = fixture("nvme_samsung_970_evo_plus_250GB.json");
+    assert_eq!(r.model.as_deref(), Some("Samsung SSD 970 EVO Plus 250GB"));
+    assert_eq!(r.temperature_c, Some(35));
+    assert_eq!(r.sensors_c, sensors(&[(1, 35), (2, 39)]));
+    assert_eq!(r.power_on_hours, Some(3149));
+    assert_eq!(r.percentage_used, Some(0));
+    assert_eq!(r.data_units_read, Some(2_025_034));
+    assert_eq!(r.data_units_written, Some(1_969_459));
+}
+
+#[test]
+fn intel_p4510_nvme_without_sensor_list() {
+    let r = fixture("nvme_intel_p4510_SSDPE2KX080T8.json");
+    assert_eq!(r.model.as_deref(), Some("INTEL SSDPE2KX080T8"));
+    assert_eq!(r.temperature_c, Some(29));
+    assert!(r.sensors_c.is_empty(), "no temperature_sensors key");
+    assert_eq!(r.power_on_hours, Some(12_164));
+    assert_eq!(r.host_write_commands, Some(4_922_206_599));
+    assert_eq!(r.serial.as_deref(), Some("REDACTED"));
+}
+
+#[test]
+fn micron_5300_sata_attr_194_low_byte() {
+    let r = fixture("sata_micron_5300_MTFDDAK1T9TDS.json");
+    // raw.value 150324707352 = 0x23000D0018: 24 °C now, min 13, max 35 packed above it.
+    assert_eq!(r.temperature_c, Some(24));
+    assert_eq!(r.power_on_hours, Some(4175));
+    assert_eq!(r.power_cycles, Some(19));
+    assert_eq!(r.critical_warning, None, "no NVMe fields on ATA");
+    assert_eq!(r.data_units_read, None);
+}
+
+#[test]
+fn seagate_exos_x16_sata_masks_raw_values() {
+    let r = fixture("sata_seagate_exos_x16_ST16000NM001G.json");
+    // 194 raw 98784247834 and 190 raw 538509338 both have 26 in byte 0.
+    assert_eq!(r.temperature_c, Some(26));
+    assert_eq!(r.model.as_deref(), Some("ST16000NM001G-2KK103"));
+    assert_eq!(r.power_on_hours, Some(13_114));
+}
+
+#[test]
+fn samsung_860_evo_full_output() {
+    let r = fixture("sata_samsung_860_evo_500GB_full_x.json");
+    assert_eq!(r.temperature_c, Some(36));
+    assert_eq!(r.model.as_deref(), Some("Samsung SSD 860 EVO 500GB"));
+    assert_eq!(r.serial.as_deref(), Some("S3YZNB0KB00864E"));
+    assert_eq!(r.firmware.as_deref(), Some("RVT02B6Q"));
+    assert_eq!(r.power_on_hours, Some(14_551));
+    assert_eq!(r.warning_temp_c, Some(70), "SCT op_limit_max");
+    assert_eq!(r.critical_temp_c, Some(70), "temperature.limit_max");
+}
+
+#[test]
+fn attr_190_alone_and_sct_absent_fall_back_in_order() {
+    // The same decoder on a document built from one fixture's attribute 190 alone.
+    let doc = serde_json::json!({
+        "model_name": "X",
+        "ata_smart_attributes": {"table": [
+            {"id": 190, "raw": {"value": 538509338u64, "string": "26 (Min/Max 25/32)"}}
+        ]},
+        "temperature": {"current": 99}
+    });
+    let r = drivescope::telemetry::smartctl::decode(&doc, Source::Smartctl);
+    assert_eq!(
+        r.temperature_c,
+        Some(26),
+        "190 raw byte 0 before temperature.current"
+    );
+    let mut with_sct = doc.clone();
+    with_sct["ata_sct_status"] = serde_json::json!({"temperature": {"current": 41}});
+    let r = drivescope::telemetry::smartctl::decode(&with_sct, Source::Smartctl);
+    assert_eq!(r.temperature_c, Some(41), "SCT status first when present");
+}
+
+#[test]
+fn nvme_sensor_gaps_keep_sensor_numbers() {
+    // smartctl writes temperature_sensors[i] only for sensors that read non-zero, so a
+    // missing sensor 2 leaves a null in the array.
+    let doc = serde_json::json!({
+        "model_name": "X",
+        "nvme_smart_health_information_log": {"temperature": 41, "temperature_sensors": [41, null, 47]}
+    });
+    let r = drivescope::telemetry::smartctl::decode(&doc, Source::Smartctl);
+    assert_eq!(r.sensors_c, sensors(&[(1, 41), (3, 47)]));
+    assert_eq!(
+        r.thermal_throttle, None,
+        "smartctl's JSON has no throttle counts"
+    );
+}
+
+#[test]
+fn not_smartctl_output_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("bad.json");
+    std::fs::write(&p, "not json").expect("write");
+    let e = decode_file(&p).expect_err("bad JSON");
+    assert!(e.to_string().contains("not smartctl JSON"), "{e}");
+    let e = decode_file(&dir.path().join("missing.json")).expect_err("missing");
+    assert!(e.to_string().contains("cannot read"), "{e}");
+    // Valid JSON that says nothing: no source, nothing invented.
+    std::fs::write(
+        &p,
+        r#"{"smartctl": {"messages": [{"string": "Permission denied"}]}}"#,
+    )
+    .expect("write");
+    let r = decode_file(&p).expect("decodes");
+    assert_eq!(r.source, None);
+    assert_eq!(r.temperature_c, None);
+    assert!(r.notes.iter().any(|n| n.contains("Permission denied")));
+}
+
+#[test]
+fn running_smartctl_on_something_without_smart_is_an_error() {
+    use drivescope::telemetry::smartctl::{run, SmartctlError};
+    match run(
+        std::path::Path::new("/dev/null"),
+        std::time::Duration::from_secs(10),
+    ) {
+        Err(SmartctlError::NotInstalled) => eprintln!("skipped: smartctl is not installed"),
+        Err(SmartctlError::Failed(why)) => assert!(why.contains("smartctl:"), "{why}"),
+        other => panic!("expected a failure with smartctl's own message, got {other:?}"),
+    }
+}
