@@ -8,6 +8,8 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod output;
+pub mod report;
+pub mod session;
 pub mod stats;
 pub mod target;
 pub mod units;
