@@ -11,6 +11,7 @@ use std::sync::Arc;
 use clap::Parser;
 use drivescope::cli::{Cli, Command};
 use drivescope::commands::run::{self, Outcome};
+use drivescope::commands::{compare, report};
 
 /// Signals that stop a run: the first asks for a clean stop (summary printed, session
 /// saved), a second of the same kind ends the process at once.
@@ -47,6 +48,20 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("drivescope: {e}");
                 signalled().unwrap_or(ExitCode::from(2))
+            }
+        },
+        Some(Command::Report(args)) => match report::run(&args) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("drivescope: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Some(Command::Compare(args)) => match compare::run(&args) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("drivescope: {e}");
+                ExitCode::from(2)
             }
         },
         None => {

@@ -238,14 +238,14 @@ impl Chart {
             .filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
             .collect();
         if xs.is_empty() || ys.is_empty() {
-            let _ = write!(
-                o,
-                "<text class=\"empty\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#666666\">{}</text></svg>",
-                W / 2.0,
-                H / 2.0,
+            // A short strip saying why, not a blank plot.
+            let o = o
+                .replacen(&format!("0 0 {W} {H}\""), &format!("0 0 {W} 70\""), 1)
+                .replacen(&format!("height=\"{H}\""), "height=\"70\"", 2);
+            return format!(
+                "{o}<text class=\"empty\" x=\"{LEFT}\" y=\"50\" fill=\"#666666\">{}</text></svg>",
                 esc(&self.empty_note)
             );
-            return o;
         }
         let min = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = |v: &[f64]| v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);

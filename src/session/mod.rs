@@ -31,3 +31,6 @@ pub use reader::{load, parse, Loaded};
 pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
 pub use text::full as to_yaml;
 pub use writer::write_atomic;
+
+#[cfg(test)]
+mod tests;

@@ -153,6 +153,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
         path,
         warnings: Vec::new(),
     };
+    // Every save ends in a newline: a last line without one was cut short (a crash in
+    // the middle of a write, a truncated copy).
+    let text = match text.rfind('\n') {
+        Some(i) if i + 1 < text.len() && !is_blank(&text[i + 1..]) => {
+            let torn = &text[i + 1..];
+            let line = text[..=i].matches('\n').count() + 1;
+            ctx.warnings.push(format!(
+                "{}: dropped the last line, cut short after {} characters",
+                ctx.at(line, torn.chars().count() + 1),
+                torn.chars().count()
+            ));
+            &text[..=i]
+        }
+        _ => text,
+    };
     let docs = split_documents(text);
     let mut session = Session::default();
     let mut documents = 0;
@@ -166,6 +181,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
             Err(_) => salvage_document(&mut ctx, *doc),
         };
         merge(&mut session, part);
+    }
+    let before = session.telemetry.len();
+    session.telemetry.retain(|v| !v.is_null());
+    if session.telemetry.len() < before {
+        ctx.warnings.push(format!(
+            "{}: dropped {} empty telemetry items",
+            path.display(),
+            before - session.telemetry.len()
+        ));
     }
     if session.schema_version == 0 {
         let reason = if documents == 0 {
