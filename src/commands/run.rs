@@ -284,7 +284,7 @@ fn run_recorded(
         }),
     );
     rec.begin_step(
-        description,
+        step_label(&spec.workload),
         serde_yaml::Value::Null,
         Some(spec.workload.clone()),
     );
