@@ -219,7 +219,7 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
 
     let mut printer = Printer::new(if a.json { Format::Json } else { Format::Text });
     let description = describe(&spec.workload, &t, a);
-    let mut rec = super::run_session::create(a, &t, &spec, &description)?;
+    let mut rec = super::run_session::create(a, &t, &spec, &step_label(&spec.workload))?;
     let result = run_recorded(
         a,
         stop,

@@ -220,9 +220,9 @@ fn smart_section(o: &mut String, s: &Session) {
     kv_table(o, "smart-headline", &headline);
     let bt = Session::sample_time(before).unwrap_or(0.0);
     let at = Session::sample_time(after).unwrap_or(0.0);
-    let _ = write!(
+    let _ = writeln!(
         o,
-        "<p class=\"note\">Before: the sample at {}; after: the sample at {}.</p>\n",
+        "<p class=\"note\">Before: the sample at {}; after: the sample at {}.</p>",
         esc(&format_value(bt, Unit::Seconds)),
         esc(&format_value(at, Unit::Seconds))
     );
@@ -291,7 +291,7 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
     kv_table(&mut o, "summary", &summary_rows(s));
     o.push_str("<h2>Charts</h2>\n");
     for c in charts {
-        let _ = write!(o, "<div class=\"figure\">{}</div>\n", c.render());
+        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
     }
     steps_section(&mut o, s);
     o.push_str("<h2>Drive</h2>\n");
@@ -325,9 +325,9 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
     );
     for (name, v) in [("Preset", &s.preset), ("Plan", &s.plan)] {
         if !v.is_null() {
-            let _ = write!(
+            let _ = writeln!(
                 o,
-                "<h2>{name}</h2><pre>{}</pre>\n",
+                "<h2>{name}</h2><pre>{}</pre>",
                 esc(&serde_yaml::to_string(v).unwrap_or_default())
             );
         }
@@ -347,9 +347,9 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
         .collect();
     grid(&mut o, "events", &["time", "kind", "message"], &rows);
     if s.events.len() > MAX_EVENTS {
-        let _ = write!(
+        let _ = writeln!(
             o,
-            "<p class=\"note\">{} more events in the session file.</p>\n",
+            "<p class=\"note\">{} more events in the session file.</p>",
             s.events.len() - MAX_EVENTS
         );
     }

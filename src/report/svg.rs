@@ -392,7 +392,7 @@ mod tests {
     fn ticks_are_round_and_cover_the_data() {
         let (lo, hi, t) = linear_ticks(0.0, 937.0, Unit::Plain);
         assert_eq!(lo, 0.0);
-        assert!(hi >= 937.0 && hi <= 1000.0, "{hi}");
+        assert!((937.0..=1000.0).contains(&hi), "{hi}");
         assert!(
             t.windows(2).all(|w| (w[1] - w[0] - 200.0).abs() < 1e-9),
             "{t:?}"

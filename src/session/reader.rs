@@ -227,8 +227,7 @@ fn split_documents(text: &str) -> Vec<Piece<'_>> {
     let mut start = 0usize;
     let mut start_line = 1usize;
     let mut offset = 0usize;
-    let mut line_no = 1usize;
-    for line in text.split_inclusive('\n') {
+    for (line_no, line) in (1usize..).zip(text.split_inclusive('\n')) {
         if line.starts_with("--") && is_separator(line) {
             docs.push(Piece {
                 text: &text[start..offset],
@@ -238,7 +237,6 @@ fn split_documents(text: &str) -> Vec<Piece<'_>> {
             start_line = line_no + 1;
         }
         offset += line.len();
-        line_no += 1;
     }
     docs.push(Piece {
         text: &text[start..],
@@ -253,8 +251,7 @@ fn split_where<'a>(piece: Piece<'a>, starts: impl Fn(&str) -> bool) -> Vec<Piece
     let mut start = 0usize;
     let mut start_line = piece.line;
     let mut offset = 0usize;
-    let mut line_no = piece.line;
-    for line in piece.text.split_inclusive('\n') {
+    for (line_no, line) in (piece.line..).zip(piece.text.split_inclusive('\n')) {
         if starts(line) && offset > start {
             parts.push(Piece {
                 text: &piece.text[start..offset],
@@ -264,7 +261,6 @@ fn split_where<'a>(piece: Piece<'a>, starts: impl Fn(&str) -> bool) -> Vec<Piece
             start_line = line_no;
         }
         offset += line.len();
-        line_no += 1;
     }
     if offset > start {
         parts.push(Piece {
