@@ -21,6 +21,11 @@ pub struct Loaded {
     pub documents: usize,
 }
 
+/// Documents larger than this are read key by key, lists in batches.
+const WHOLE_DOCUMENT_MAX: usize = 256 << 10;
+/// List items parsed together (one at a time only when a batch fails).
+const BATCH_ITEMS: usize = 2000;
+
 /// Drop messages listed one by one per list; the rest are counted.
 const MAX_ITEM_MESSAGES: usize = 5;
 
@@ -176,9 +181,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
             continue;
         }
         documents += 1;
-        let part = match serde_yaml::from_str::<Session>(doc.text) {
-            Ok(s) => s,
-            Err(_) => salvage_document(&mut ctx, *doc),
+        // Small documents (the header, autosaves) parse whole; a large one (a final save)
+        // is read key by key and its lists in batches, which bounds the parser's memory.
+        let part = if doc.text.len() > WHOLE_DOCUMENT_MAX {
+            read_by_keys(&mut ctx, *doc)
+        } else {
+            match serde_yaml::from_str::<Session>(doc.text) {
+                Ok(s) => s,
+                Err(_) => read_by_keys(&mut ctx, *doc),
+            }
         };
         merge(&mut session, part);
     }
@@ -281,8 +292,9 @@ fn top_level_key(line: &str) -> Option<&str> {
 
 const LIST_KEYS: [&str; 4] = ["intervals", "steps", "telemetry", "events"];
 
-/// Reads a document that does not parse as a whole, one top-level key at a time.
-fn salvage_document(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
+/// Reads a document one top-level key at a time (a large one, or one that does not parse
+/// as a whole), dropping the keys and list items that do not parse.
+fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
     let mut session = Session::default();
     for sec in split_where(doc, |l| top_level_key(l).is_some()) {
         if is_blank(sec.text) {
@@ -295,18 +307,19 @@ fn salvage_document(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
             .and_then(top_level_key)
             .unwrap_or("")
             .to_string();
+        if LIST_KEYS.contains(&key.as_str()) {
+            let mut part = Session::default();
+            match key.as_str() {
+                "intervals" => part.intervals = read_list(ctx, sec, "interval"),
+                "steps" => part.steps = read_list::<StepRecord>(ctx, sec, "step"),
+                "telemetry" => part.telemetry = read_list::<Value>(ctx, sec, "sample"),
+                _ => part.events = read_list::<Event>(ctx, sec, "event"),
+            }
+            merge(&mut session, part);
+            continue;
+        }
         match serde_yaml::from_str::<Session>(sec.text) {
             Ok(part) => merge(&mut session, part),
-            Err(_) if LIST_KEYS.contains(&key.as_str()) => {
-                let mut part = Session::default();
-                match key.as_str() {
-                    "intervals" => part.intervals = salvage_list(ctx, sec, "interval"),
-                    "steps" => part.steps = salvage_list::<StepRecord>(ctx, sec, "step"),
-                    "telemetry" => part.telemetry = salvage_list::<Value>(ctx, sec, "sample"),
-                    _ => part.events = salvage_list::<Event>(ctx, sec, "event"),
-                }
-                merge(&mut session, part);
-            }
             Err(e) if key.is_empty() => ctx.warn_err(sec, &e, "dropped text that is not a key"),
             Err(e) => ctx.warn_err(sec, &e, &format!("dropped `{key}`")),
         }
@@ -314,9 +327,26 @@ fn salvage_document(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
     session
 }
 
-/// Reads a list one item at a time, keeping the items that parse.
-fn salvage_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
-    // The key line, then items: lines starting with `-` at the items' indentation.
+/// Reads the list of section `sec` (`key:` then items, or `key: [...]` on one line) in
+/// batches, keeping the items that parse and naming the rest.
+fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
+    let first = sec.text.lines().next().unwrap_or("");
+    let inline = first.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
+    if !inline.is_empty() && !inline.starts_with('#') {
+        // `key: []` or a flow list on the key's line: small, parse it whole.
+        #[derive(serde::Deserialize)]
+        struct One<T> {
+            #[serde(flatten)]
+            map: std::collections::BTreeMap<String, Vec<T>>,
+        }
+        return match serde_yaml::from_str::<One<T>>(sec.text) {
+            Ok(mut one) => one.map.pop_first().map(|(_, v)| v).unwrap_or_default(),
+            Err(e) => {
+                ctx.warn_err(sec, &e, &format!("dropped the {noun}s"));
+                Vec::new()
+            }
+        };
+    }
     let body_start = sec.text.find('\n').map(|i| i + 1).unwrap_or(sec.text.len());
     let body = Piece {
         text: &sec.text[body_start..],
@@ -330,18 +360,33 @@ fn salvage_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &s
         .unwrap_or(0);
     let is_item =
         |l: &str| l.len() > indent && l[..indent].trim().is_empty() && l[indent..].starts_with('-');
-    let mut kept = Vec::new();
+    let items = split_where(body, is_item);
+    let mut kept = Vec::with_capacity(items.len());
     let mut dropped = 0usize;
-    for item in split_where(body, is_item) {
-        if is_blank(item.text) {
+    for batch in items.chunks(BATCH_ITEMS) {
+        let (Some(a), Some(b)) = (batch.first(), batch.last()) else {
             continue;
+        };
+        // The batch's text is one slice of the body: from its first item to its last.
+        let from = a.text.as_ptr() as usize - body.text.as_ptr() as usize;
+        let to = b.text.as_ptr() as usize - body.text.as_ptr() as usize + b.text.len();
+        if let Ok(mut v) = serde_yaml::from_str::<Vec<T>>(&body.text[from..to]) {
+            if v.len() == batch.iter().filter(|i| !is_blank(i.text)).count() {
+                kept.append(&mut v);
+                continue;
+            }
         }
-        match serde_yaml::from_str::<Vec<T>>(item.text) {
-            Ok(mut v) => kept.append(&mut v),
-            Err(e) => {
-                dropped += 1;
-                if dropped <= MAX_ITEM_MESSAGES {
-                    ctx.warn_err(item, &e, &format!("dropped one {noun}"));
+        for item in batch {
+            if is_blank(item.text) {
+                continue;
+            }
+            match serde_yaml::from_str::<Vec<T>>(item.text) {
+                Ok(mut v) => kept.append(&mut v),
+                Err(e) => {
+                    dropped += 1;
+                    if dropped <= MAX_ITEM_MESSAGES {
+                        ctx.warn_err(*item, &e, &format!("dropped one {noun}"));
+                    }
                 }
             }
         }
@@ -408,7 +453,7 @@ fn intervals_of(text: &str) -> (Vec<super::model::IntervalRecord>, Vec<String>) 
         path: Path::new("t.yaml"),
         warnings: Vec::new(),
     };
-    let v = salvage_list(&mut ctx, Piece { text, line: 1 }, "interval");
+    let v = read_list(&mut ctx, Piece { text, line: 1 }, "interval");
     (v, ctx.warnings)
 }
 

@@ -98,6 +98,9 @@ pub struct SessionRecorder {
     last_snapshot: Instant,
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
     step: Option<OpenStep>,
+    /// Telemetry samples encoded as flow lines: a quarter of the memory of YAML values,
+    /// which matters at one sample a second for a day.
+    telemetry: Vec<Box<str>>,
     totals: Totals,
     lat: Histogram<u64>,
     finalized: bool,
@@ -165,6 +168,7 @@ impl SessionRecorder {
             last_snapshot: now,
             snapshot_job: None,
             step: None,
+            telemetry: Vec::new(),
             totals: Totals::default(),
             lat: new_histogram(),
             finalized: false,
@@ -175,9 +179,15 @@ impl SessionRecorder {
         &self.path
     }
 
-    /// The session so far (the dashboard can read its history from here).
+    /// The session so far (the dashboard can read its history from here), except the
+    /// telemetry samples, which are kept encoded: see [`telemetry`](Self::telemetry).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The telemetry samples so far, decoded.
+    pub fn telemetry(&self) -> Vec<Value> {
+        decode_all(&self.telemetry)
     }
 
     /// Seconds since the session started: the time base of every record.
@@ -299,7 +309,13 @@ impl SessionRecorder {
                 *m = with_t;
             }
         }
-        self.session.telemetry.push(v);
+        match text::encode_item(&v) {
+            Ok(line) => self.telemetry.push(line),
+            Err(e) => {
+                let msg = format!("telemetry sample not recorded: {e}");
+                self.push_event("error", msg);
+            }
+        }
     }
 
     /// Records an event now.
@@ -359,7 +375,7 @@ impl SessionRecorder {
             changed: &self.changed,
             intervals: &s.intervals[self.saved.intervals..],
             steps: &s.steps[self.saved.steps..],
-            telemetry: &s.telemetry[self.saved.telemetry..],
+            telemetry: &self.telemetry[self.saved.telemetry..],
             events: &s.events[self.saved.events..],
             summary,
         };
@@ -376,7 +392,7 @@ impl SessionRecorder {
         self.saved = Saved {
             intervals: s.intervals.len(),
             steps: s.steps.len(),
-            telemetry: s.telemetry.len(),
+            telemetry: self.telemetry.len(),
             events: s.events.len(),
         };
         self.changed = Changed::default();
@@ -407,6 +423,7 @@ impl SessionRecorder {
         }
         let mut copy = self.session.clone();
         copy.summary = Some(self.summary_now("snapshot"));
+        let telemetry = self.telemetry.clone();
         self.session.events.push(Event {
             t: super::model::round(self.elapsed_s(), 3),
             kind: "snapshot".into(),
@@ -417,6 +434,7 @@ impl SessionRecorder {
         let job = std::thread::Builder::new()
             .name("ds-snapshot".into())
             .spawn(move || {
+                copy.telemetry = decode_all(&telemetry);
                 crate::report::export_snapshot(&copy, &dir)
                     .map(|_| dir.clone())
                     .map_err(|e| e.to_string())
@@ -499,9 +517,11 @@ impl SessionRecorder {
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }
-        let full = text::full(&self.session).map_err(|e| SessionError::Encode {
-            path: self.path.clone(),
-            message: e.to_string(),
+        let full = text::full_with(&self.session, Some(&self.telemetry)).map_err(|e| {
+            SessionError::Encode {
+                path: self.path.clone(),
+                message: e.to_string(),
+            }
         })?;
         write_atomic(&self.path, full.as_bytes())?;
         match append_error {
@@ -509,6 +529,14 @@ impl SessionRecorder {
             Some(_) | None => Ok(self.path.clone()),
         }
     }
+}
+
+/// Decodes encoded telemetry lines (written by this module, so they parse).
+fn decode_all(lines: &[Box<str>]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter_map(|l| serde_yaml::from_str(l).ok())
+        .collect()
 }
 
 impl Drop for SessionRecorder {

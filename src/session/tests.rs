@@ -135,7 +135,9 @@ fn the_stream_and_the_final_document_load_the_same_session() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let live = r.session().clone();
+    let mut live = r.session().clone();
+    live.telemetry = r.telemetry();
+    assert_eq!(live.telemetry.len(), 6);
     let stream = load(&p).unwrap();
     assert!(stream.warnings.is_empty(), "{:?}", stream.warnings);
     assert!(stream.documents > 5, "{}", stream.documents);
@@ -192,7 +194,8 @@ fn a_cut_at_any_byte_loads_a_prefix_of_what_was_written() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let live = r.session().clone();
+    let mut live = r.session().clone();
+    live.telemetry = r.telemetry();
     let full = std::fs::read(&p).unwrap();
     drop(r);
     let cut = dir.path().join("cut.yaml");
@@ -300,4 +303,38 @@ fn dropping_the_recorder_still_saves() {
     assert_eq!(l.session.intervals.len(), 1);
     assert_eq!(l.session.state, SessionState::Failed);
     assert_eq!(l.session.events.len(), 1, "the unfinished step is noted");
+}
+
+#[test]
+fn an_autosave_writes_only_what_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let mut r = SessionRecorder::create(&p, start(), RecorderOptions::default()).unwrap();
+    let size = |r: &SessionRecorder| {
+        r.flush();
+        std::fs::metadata(&p).unwrap().len()
+    };
+    let five = |r: &mut SessionRecorder, from: u64| {
+        for i in from..from + 5 {
+            r.push_interval(&report(i, 100, 90_000));
+        }
+    };
+    let s0 = size(&r);
+    five(&mut r, 0);
+    r.autosave().unwrap();
+    let first = size(&r) - s0;
+    for i in 0..400 {
+        five(&mut r, 5 + i * 5);
+        r.autosave().unwrap();
+    }
+    let s1 = size(&r);
+    five(&mut r, 5_000);
+    r.autosave().unwrap();
+    let late = size(&r) - s1;
+    assert!(first > 5 * 100, "{first}");
+    // Same five records, a few more digits in their times: not 400 times the data.
+    assert!(late < first + 5 * 16, "first {first} B, late {late} B");
+    let l = load(&p).unwrap();
+    assert_eq!(l.session.intervals.len(), 5 * 402);
+    assert_eq!(l.documents, 403);
 }

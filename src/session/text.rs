@@ -24,7 +24,7 @@
 use serde::Serialize;
 use serde_yaml::Value;
 
-use super::flow::write_list;
+use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
@@ -114,7 +114,8 @@ pub struct Chunk<'a> {
     pub changed: &'a Changed,
     pub intervals: &'a [IntervalRecord],
     pub steps: &'a [StepRecord],
-    pub telemetry: &'a [Value],
+    /// Telemetry samples already encoded as flow lines (see [`encode_item`]).
+    pub telemetry: &'a [Box<str>],
     pub events: &'a [Event],
     pub summary: Option<&'a SessionSummary>,
 }
@@ -143,7 +144,7 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
         out.push_str(&serde_yaml::to_string(&Steps { steps: c.steps })?);
     }
     if !c.telemetry.is_empty() {
-        write_list(&mut out, "telemetry", c.telemetry)?;
+        write_lines(&mut out, "telemetry", c.telemetry);
     }
     if !c.events.is_empty() {
         write_list(&mut out, "events", c.events)?;
@@ -154,14 +155,46 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
     Ok(out)
 }
 
-/// The whole session as one document (the final save, snapshots).
+/// One list item in flow style, without the leading `- `.
+pub fn encode_item<T: Serialize>(item: &T) -> Result<Box<str>, serde_yaml::Error> {
+    let mut out = String::new();
+    write_value(&mut out, &serde_yaml::to_value(item)?);
+    Ok(out.into_boxed_str())
+}
+
+/// Appends `key:` and already encoded items, one per line.
+fn write_lines(out: &mut String, key: &str, lines: &[Box<str>]) {
+    if lines.is_empty() {
+        out.push_str(key);
+        out.push_str(": []\n");
+        return;
+    }
+    out.push_str(key);
+    out.push_str(":\n");
+    for l in lines {
+        out.push_str("- ");
+        out.push_str(l);
+        out.push('\n');
+    }
+}
+
+/// The whole session as one document (snapshots, tools).
 pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
+    full_with(s, None)
+}
+
+/// The whole session as one document; `telemetry`, when given, replaces
+/// `s.telemetry` (the recorder keeps its samples encoded).
+pub fn full_with(s: &Session, telemetry: Option<&[Box<str>]>) -> Result<String, serde_yaml::Error> {
     let mut out = header(s)?;
     // About 200 bytes per interval line.
-    out.reserve(s.intervals.len() * 220 + s.telemetry.len() * 200);
+    out.reserve(s.intervals.len() * 220 + telemetry.map_or(s.telemetry.len(), <[_]>::len) * 400);
     write_list(&mut out, "intervals", &s.intervals)?;
     out.push_str(&serde_yaml::to_string(&Steps { steps: &s.steps })?);
-    write_list(&mut out, "telemetry", &s.telemetry)?;
+    match telemetry {
+        Some(lines) => write_lines(&mut out, "telemetry", lines),
+        None => write_list(&mut out, "telemetry", &s.telemetry)?,
+    }
     write_list(&mut out, "events", &s.events)?;
     match &s.summary {
         Some(summary) => out.push_str(&serde_yaml::to_string(&Tail { summary })?),
