@@ -156,7 +156,7 @@ fn main() {
         for _ in 0..per_step {
             let r = interval(&mut rng, index, iops, 80_000 + step * 5_000);
             rec.push_interval(&r);
-            if index % tel_every == 0 {
+            if index.is_multiple_of(tel_every) {
                 rec.push_telemetry(telemetry(&mut rng, index));
             }
             if index % 5 == 4 {
@@ -168,7 +168,7 @@ fn main() {
                 // A real run autosaves every 5 s and the disk keeps up; here autosaves
                 // come much faster, so wait for the writer now and then rather than
                 // measure a backlog no run has.
-                if autosave_times.len() % 100 == 0 {
+                if autosave_times.len().is_multiple_of(100) {
                     rec.flush();
                 }
             }
