@@ -157,4 +157,9 @@ pub struct RunArgs {
     /// a CSV of intervals and an HTML page, in SESSION-snapshot/ beside the session.
     #[arg(long, value_parser = parse_snapshot_every, value_name = "DURATION")]
     pub snapshot_every: Option<Duration>,
+    /// Also save every interval's latency histograms (HdrHistogram interval log,
+    /// SESSION.hlog), so any percentile of any span can be recomputed
+    /// (`drivescope report SESSION --span 10m..20m`).
+    #[arg(long)]
+    pub histograms: bool,
 }

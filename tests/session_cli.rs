@@ -544,3 +544,62 @@ fn compare_overlays_sessions_and_snapshots_export() {
         na
     );
 }
+
+#[test]
+fn histograms_recompute_the_percentiles_of_any_span() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("h.yaml");
+    short_run(home.path(), &sp, &["--histograms"]);
+    let ses = session::load(&sp).unwrap().session;
+    assert_eq!(ses.histograms.as_deref(), Some("h.hlog"));
+    let hlog = std::fs::read_to_string(home.path().join("h.hlog")).unwrap();
+    let tagged = |t: &str| {
+        hlog.lines()
+            .filter(|l| l.starts_with(&format!("Tag={t},")))
+            .count()
+    };
+    assert_eq!(tagged("read"), ses.intervals.len());
+    assert_eq!(tagged("write"), ses.intervals.len());
+
+    // The whole run, recomputed from the log, is the session's own summary.
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    let sm = ses.summary.unwrap();
+    let n = 2 * ses.intervals.len();
+    assert!(
+        line.contains(&format!(
+            "({n} interval histograms, {} I/Os)",
+            sm.lat_us.samples
+        )),
+        "{line}"
+    );
+    for (k, v) in [
+        ("p50", sm.lat_us.p50),
+        ("p99", sm.lat_us.p99),
+        ("max", sm.lat_us.max),
+    ] {
+        assert!(
+            line.contains(&format!("{k} {v:.1}")),
+            "{k} {v:.1} not in {line}"
+        );
+    }
+    // A span holding only the first two intervals.
+    let second = ses.intervals[1].t;
+    let out = run(
+        home.path(),
+        &["report", s(&sp), "--span", &format!("0s..{second}s")],
+    );
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(line.contains("(4 interval histograms"), "{line}");
+    // Without histograms, the span is refused with the reason.
+    let plain = home.path().join("p.yaml");
+    short_run(home.path(), &plain, &[]);
+    let out = run(home.path(), &["report", s(&plain), "--span", "0s..1m"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--histograms"));
+}

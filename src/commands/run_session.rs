@@ -76,6 +76,7 @@ pub fn create(
         autosave_every: a.autosave,
         snapshot_every: a.snapshot_every,
         snapshot_dir: None,
+        histograms: a.histograms,
     };
     Ok(SessionRecorder::create(&session_path(a), start, opts)?)
 }

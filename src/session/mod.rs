@@ -12,6 +12,7 @@
 
 mod error;
 mod flow;
+pub mod histlog;
 mod host;
 mod model;
 pub mod paths;

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_yaml::Value;
 
 use super::error::SessionError;
+use super::histlog;
 use super::host::Host;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
@@ -36,6 +37,9 @@ pub struct RecorderOptions {
     pub snapshot_every: Option<Duration>,
     /// Where snapshots go; default `<session>-snapshot/` beside the session.
     pub snapshot_dir: Option<PathBuf>,
+    /// Also keep every interval's latency histograms, in an HdrHistogram interval log
+    /// beside the session (`<session>.hlog`).
+    pub histograms: bool,
 }
 
 impl Default for RecorderOptions {
@@ -44,6 +48,7 @@ impl Default for RecorderOptions {
             autosave_every: DEFAULT_AUTOSAVE,
             snapshot_every: None,
             snapshot_dir: None,
+            histograms: false,
         }
     }
 }
@@ -90,6 +95,8 @@ pub struct SessionRecorder {
     path: PathBuf,
     session: Session,
     appender: Option<Appender>,
+    /// The interval log's writer and the lines not yet handed to it.
+    hlog: Option<(Appender, Vec<u8>)>,
     saved: Saved,
     changed: Changed,
     opts: RecorderOptions,
@@ -108,7 +115,7 @@ pub struct SessionRecorder {
 
 /// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
 /// is not overwritten.
-fn refuse_foreign_file(path: &Path) -> Result<(), SessionError> {
+fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
     use std::io::Read;
     let Ok(mut f) = std::fs::File::open(path) else {
         return Ok(());
@@ -116,12 +123,12 @@ fn refuse_foreign_file(path: &Path) -> Result<(), SessionError> {
     let mut head = vec![0u8; 4096];
     let n = f.read(&mut head).unwrap_or(0);
     let head = String::from_utf8_lossy(&head[..n]);
-    if n == 0 || head.contains("schema_version:") {
+    if n == 0 || head.contains(marker) {
         return Ok(());
     }
     Err(SessionError::io(
         path,
-        "holds something that is not a drivescope session; not overwriting it",
+        "holds something drivescope did not write; not overwriting it",
         std::io::Error::from(std::io::ErrorKind::AlreadyExists),
     ))
 }
@@ -134,9 +141,10 @@ impl SessionRecorder {
         start: SessionStart,
         opts: RecorderOptions,
     ) -> Result<SessionRecorder, SessionError> {
-        refuse_foreign_file(path)?;
+        refuse_foreign_file(path, "schema_version:")?;
         ensure_parent(path)?;
-        let session = Session {
+        let hlog_path = super::paths::sibling(path, ".hlog");
+        let mut session = Session {
             schema_version: SCHEMA_VERSION,
             drivescope_version: env!("CARGO_PKG_VERSION").into(),
             started: now_rfc3339(),
@@ -149,6 +157,16 @@ impl SessionRecorder {
             plan: start.plan,
             ..Session::default()
         };
+        let hlog = if opts.histograms {
+            refuse_foreign_file(&hlog_path, histlog::MARKER)?;
+            write_atomic(&hlog_path, &histlog::header(std::time::SystemTime::now()))?;
+            session.histograms = hlog_path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            Some((Appender::open(&hlog_path)?, Vec::new()))
+        } else {
+            None
+        };
         let head = text::header(&session).map_err(|e| SessionError::Encode {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -160,6 +178,7 @@ impl SessionRecorder {
             path: path.to_path_buf(),
             session,
             appender: Some(appender),
+            hlog,
             saved: Saved::default(),
             changed: Changed::default(),
             opts,
@@ -252,6 +271,13 @@ impl SessionRecorder {
         self.session
             .intervals
             .push(IntervalRecord::from_report(index, start_s, r));
+        if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
+            pending.extend(histlog::encode_interval(
+                start_s + r.start_s,
+                r.end_s - r.start_s,
+                h,
+            ));
+        }
         if !r.ramp {
             let t = &mut self.totals;
             t.measured_s += r.end_s - r.start_s;
@@ -370,6 +396,11 @@ impl SessionRecorder {
     }
 
     fn append_new(&mut self, summary: Option<&SessionSummary>) -> Result<(), SessionError> {
+        if let Some((a, pending)) = &mut self.hlog {
+            if !pending.is_empty() {
+                a.append(std::mem::take(pending));
+            }
+        }
         let s = &self.session;
         let chunk = Chunk {
             changed: &self.changed,
@@ -402,6 +433,9 @@ impl SessionRecorder {
     /// Waits until every autosave so far is on disk (tests, and before a crash test).
     pub fn flush(&self) {
         if let Some(a) = &self.appender {
+            a.flush();
+        }
+        if let Some((a, _)) = &self.hlog {
             a.flush();
         }
     }
@@ -514,6 +548,9 @@ impl SessionRecorder {
         let _ = self.append_new(Some(&summary));
         self.session.summary = Some(summary);
         let append_error = self.appender.take().and_then(Appender::close);
+        if let Some((a, _)) = self.hlog.take() {
+            let _ = a.close();
+        }
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }

@@ -286,7 +286,7 @@ fn an_unwritable_path_fails_at_create() {
     // A file that is not a session is not overwritten.
     let e = SessionRecorder::create(&file, start(), RecorderOptions::default());
     let msg = e.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(msg.contains("not a drivescope session"), "{msg}");
+    assert!(msg.contains("drivescope did not write"), "{msg}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
 }
 
