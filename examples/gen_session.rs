@@ -1,10 +1,10 @@
 //! The 24-hour scale benchmark: records a generated session through the real
-//! `SessionRecorder` (86,400 one-second intervals, telemetry every 5 s, an hourly sweep of
+//! `SessionRecorder` (86,400 one-second intervals, a poller-shaped telemetry sample every 2 s, an hourly sweep of
 //! 24 steps, an autosave every 5 intervals), then loads it in both forms and reports it.
 //! Prints peak RSS while recording, autosave costs early and late, and load and report
 //! times. Numbers go in docs/PERFORMANCE.md.
 //!
-//! `cargo run --release --example gen_session -- [--hours 24] [--telemetry-every 5] [--out DIR]`
+//! `cargo run --release --example gen_session -- [--hours 24] [--telemetry-every 2] [--out DIR]`
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -76,22 +76,46 @@ fn interval(rng: &mut Rng, index: u64, iops: f64, base_ns: u64) -> IntervalRepor
     }
 }
 
+/// A sample shaped like the telemetry poller's (`TelemetrySample`: SMART reading, block
+/// stat delta, host stats), so its size in memory and on disk is realistic.
 fn telemetry(rng: &mut Rng, t: u64) -> Value {
-    let temp = 38.0 + 12.0 * (t as f64 / 86_400.0) + rng.unit();
+    let temp = 38 + (12 * t / 86_400) + rng.next() % 2;
     let text = format!(
-        "{{temperature_c: {temp:.1}, smart: {{temperature_c: {temp:.1}, data_units_written: {}, \
-         host_write_commands: {}, power_on_hours: {}, warning_temp_time: 0, critical_temp_time: 0, \
-         percentage_used: 3, available_spare: 100}}, blockstat: {{reads: {}, writes: {}, \
-         in_flight: {}, io_ticks_ms: {}}}, host: {{cpu_busy: {:.3}, mem_used: {}}}}}",
+        "{{t: {t}, t_ns: {}, smart: {{device: /dev/nvme0, model: Generated NVMe 1TB, serial: GEN0001, \
+         firmware: \"1.0\", temperature_c: {temp}, sensors_c: [{{sensor: 1, c: {temp}}}, {{sensor: 2, c: {}}}], \
+         warning_temp_c: 84, critical_temp_c: 88, critical_warning: 0, available_spare: 100, \
+         percentage_used: 3, data_units_read: {}, data_units_written: {}, host_read_commands: {}, \
+         host_write_commands: {}, power_on_hours: {}, power_cycles: 40, unsafe_shutdowns: 2, \
+         media_errors: 0, power_state: 0, power_state_max_w: 8.25, power_w: ~, \
+         thermal_throttle: {{tmt1_transitions: 0, tmt2_transitions: 0, tmt1_seconds: {}, tmt2_seconds: 0}}, \
+         source: nvme_admin, notes: []}}, smart_age_ms: {}, block: {{interval_s: 2.0, read_ios: {}, \
+         write_ios: {}, read_bytes: {}, write_bytes: {}, read_iops: {}, write_iops: {}, \
+         read_bytes_per_s: {}, write_bytes_per_s: {}, util_percent: {:.2}, in_flight: {}}}, \
+         host: {{cpu_percent: {:.2}, cpus: 2, mem_used_bytes: {}, mem_total_bytes: 25276059648, \
+         self_cpu_percent: {:.2}, self_rss_bytes: {}}}, notes: []}}",
+        t * 1_000_000_000,
+        temp + 3,
+        2_000_000 + t * 200,
         1_000_000 + t * 300,
+        60_000_000 + t * 49_000,
         50_000_000 + t * 70_000,
         1000 + t / 3600,
-        t * 49_000,
-        t * 21_000,
+        t / 7200,
+        rng.next() % 2000,
+        98_000 + rng.next() % 1000,
+        42_000 + rng.next() % 1000,
+        401_408_000 + rng.next() % 4_000_000,
+        172_032_000 + rng.next() % 4_000_000,
+        49_000 + rng.next() % 500,
+        21_000 + rng.next() % 500,
+        200_704_000 + rng.next() % 2_000_000,
+        86_016_000 + rng.next() % 2_000_000,
+        90.0 + rng.unit() * 10.0,
         rng.next() % 64,
-        t * 990,
-        rng.unit(),
-        4_000_000_000u64 + rng.next() % 1_000_000
+        rng.unit() * 100.0,
+        4_000_000_000u64 + rng.next() % 1_000_000,
+        rng.unit() * 100.0,
+        40_000_000 + rng.next() % 1_000_000
     );
     serde_yaml::from_str(&text).unwrap_or(Value::Null)
 }
@@ -107,7 +131,7 @@ fn main() {
     let hours: u64 = get("--hours").and_then(|h| h.parse().ok()).unwrap_or(24);
     let tel_every: u64 = get("--telemetry-every")
         .and_then(|h| h.parse().ok())
-        .unwrap_or(5)
+        .unwrap_or(2)
         .max(1);
     let out = PathBuf::from(get("--out").unwrap_or_else(|| "/tmp/drivescope-gen".into()));
     if let Err(e) = std::fs::create_dir_all(&out) {

@@ -421,7 +421,7 @@ fn truncated_corrupted_and_newer_files() {
     let n = session::load(&sp).unwrap().session.intervals.len();
 
     // Cut in the middle of the fourth interval line.
-    let fourth = text.match_indices("\n- {t:").nth(3).unwrap().0;
+    let fourth = text.match_indices("\n- {\"t\":").nth(3).unwrap().0;
     let cut = home.path().join("cut.yaml");
     std::fs::write(&cut, &text[..fourth + 20]).unwrap();
     let out_dir = home.path().join("rep-cut");
@@ -444,7 +444,11 @@ fn truncated_corrupted_and_newer_files() {
 
     // A hand edit that breaks one interval's number costs that interval only.
     let bad = home.path().join("bad.yaml");
-    std::fs::write(&bad, text.replacen("read_iops: ", "read_iops: -x", 2)).unwrap();
+    std::fs::write(
+        &bad,
+        text.replacen("\"read_iops\": ", "\"read_iops\": -x", 2),
+    )
+    .unwrap();
     let l = session::load(&bad).unwrap();
     assert_eq!(l.session.intervals.len(), n - 2);
     assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);

@@ -204,10 +204,21 @@ fn smart_section(o: &mut String, s: &Session) {
         let change = va.map(|va| va - vb);
         let lk = k.to_ascii_lowercase();
         if let Some(d) = change {
-            if lk.contains("written") {
+            if lk == "data_units_written" {
+                // NVMe: one unit is 1000 × 512 bytes.
+                headline.push((
+                    "data written".into(),
+                    format!(
+                        "{} ({d} NVMe data units)",
+                        format_size((d.max(0.0) * 512_000.0) as u64)
+                    ),
+                ));
+            } else if lk.contains("written") {
                 headline.push((format!("data written ({k})"), format!("{d}")));
-            } else if lk.contains("throttl") || lk.ends_with("temp_time") {
-                headline.push((format!("throttle time ({k})"), format!("{d}")));
+            } else if (lk.contains("throttl") && (lk.contains("second") || lk.contains("time")))
+                || lk.ends_with("temp_time")
+            {
+                headline.push((format!("throttle time ({k})"), format!("{d} s")));
             }
         }
         rows.push(vec![

@@ -230,11 +230,13 @@ pub struct Session {
 }
 
 impl Session {
-    /// A name for legends and titles: the drive's model, else the target path.
+    /// A name for legends and titles: the drive's model (`drive.model`, or the first of
+    /// `drive.disks`), else the target path.
     pub fn label(&self) -> String {
         let model = self
             .drive
             .get("model")
+            .or_else(|| self.drive.get("disks")?.get(0)?.get("model"))
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty());
         match model {

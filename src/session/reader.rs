@@ -21,9 +21,7 @@ pub struct Loaded {
     pub documents: usize,
 }
 
-/// Documents larger than this are read key by key, lists in batches.
-const WHOLE_DOCUMENT_MAX: usize = 256 << 10;
-/// List items parsed together (one at a time only when a batch fails).
+/// List items parsed together by the YAML parser (one at a time only when a batch fails).
 const BATCH_ITEMS: usize = 2000;
 
 /// Drop messages listed one by one per list; the rest are counted.
@@ -181,16 +179,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
             continue;
         }
         documents += 1;
-        // Small documents (the header, autosaves) parse whole; a large one (a final save)
-        // is read key by key and its lists in batches, which bounds the parser's memory.
-        let part = if doc.text.len() > WHOLE_DOCUMENT_MAX {
-            read_by_keys(&mut ctx, *doc)
-        } else {
-            match serde_yaml::from_str::<Session>(doc.text) {
-                Ok(s) => s,
-                Err(_) => read_by_keys(&mut ctx, *doc),
-            }
-        };
+        let part = read_by_keys(&mut ctx, *doc);
         merge(&mut session, part);
     }
     let before = session.telemetry.len();
@@ -292,8 +281,9 @@ fn top_level_key(line: &str) -> Option<&str> {
 
 const LIST_KEYS: [&str; 4] = ["intervals", "steps", "telemetry", "events"];
 
-/// Reads a document one top-level key at a time (a large one, or one that does not parse
-/// as a whole), dropping the keys and list items that do not parse.
+/// Reads a document one top-level key at a time, dropping the keys and list items that do
+/// not parse. Lists are read item by item as JSON (how the writer puts them, one a line)
+/// and in batches as YAML where that fails, which also bounds the parser's memory.
 fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
     let mut session = Session::default();
     for sec in split_where(doc, |l| top_level_key(l).is_some()) {
@@ -319,7 +309,7 @@ fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
             continue;
         }
         match serde_yaml::from_str::<Session>(sec.text) {
-            Ok(part) => merge(&mut session, part),
+            Ok(part) => take_key(&mut session, part, &key),
             Err(e) if key.is_empty() => ctx.warn_err(sec, &e, "dropped text that is not a key"),
             Err(e) => ctx.warn_err(sec, &e, &format!("dropped `{key}`")),
         }
@@ -370,6 +360,10 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
         // The batch's text is one slice of the body: from its first item to its last.
         let from = a.text.as_ptr() as usize - body.text.as_ptr() as usize;
         let to = b.text.as_ptr() as usize - body.text.as_ptr() as usize + b.text.len();
+        if let Some(mut v) = json_items::<T>(batch) {
+            kept.append(&mut v);
+            continue;
+        }
         if let Ok(mut v) = serde_yaml::from_str::<Vec<T>>(&body.text[from..to]) {
             if v.len() == batch.iter().filter(|i| !is_blank(i.text)).count() {
                 kept.append(&mut v);
@@ -399,6 +393,43 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
         ));
     }
     kept
+}
+
+/// The items of a batch when each is one line of JSON (`- {...}`), else `None`.
+fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
+    let mut out = Vec::with_capacity(batch.len());
+    for item in batch {
+        if is_blank(item.text) {
+            continue;
+        }
+        let line = item.text.trim_end();
+        let json = line.trim_start().strip_prefix("- ")?;
+        if json.contains('\n') {
+            return None;
+        }
+        out.push(serde_json::from_str(json).ok()?);
+    }
+    Some(out)
+}
+
+/// Moves the field named `key` from `part` (parsed from that key's text alone).
+fn take_key(into: &mut Session, part: Session, key: &str) {
+    match key {
+        "schema_version" => into.schema_version = part.schema_version,
+        "drivescope_version" => into.drivescope_version = part.drivescope_version,
+        "started" => into.started = part.started,
+        "state" => into.state = part.state,
+        "command" => into.command = part.command,
+        "host" => into.host = part.host,
+        "drive" => into.drive = part.drive,
+        "target" => into.target = part.target,
+        "preset" => into.preset = part.preset,
+        "plan" => into.plan = part.plan,
+        "histograms" => into.histograms = part.histograms,
+        "summary" => into.summary = part.summary,
+        // Keys this version does not know are left alone.
+        _ => {}
+    }
 }
 
 /// Adds a later document to what came before: header keys from the first document that

@@ -241,8 +241,12 @@ fn a_corrupted_line_costs_that_record_and_is_named() {
     let saved = r.finalize(SessionState::Complete, "completed").unwrap();
     let text = std::fs::read_to_string(&saved).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let target = lines.iter().position(|l| l.starts_with("- {t:")).unwrap() + 2;
-    lines[target] = lines[target].replace("read_iops: ", "read_iops: x");
+    let target = lines
+        .iter()
+        .position(|l| l.starts_with("- {\"t\":"))
+        .unwrap()
+        + 2;
+    lines[target] = lines[target].replace("\"read_iops\": ", "\"read_iops\": x");
     let summary_line = lines.iter().position(|l| l == "summary:").unwrap();
     lines[summary_line + 2] = "  ended_by: [oops".into();
     let bad = dir.path().join("bad.yaml");
@@ -268,7 +272,7 @@ fn a_corrupted_line_costs_that_record_and_is_named() {
 
     // Bytes that are not UTF-8 are named too, and cost only what they break.
     let mut bytes = text.into_bytes();
-    let at = bytes.windows(6).position(|w| w == b"- {t: ").unwrap() + 8;
+    let at = bytes.windows(8).position(|w| w == b"- {\"t\": ").unwrap() + 10;
     bytes[at] = 0xff;
     std::fs::write(&bad, &bytes).unwrap();
     let l = load(&bad).unwrap();
