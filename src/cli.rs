@@ -30,6 +30,10 @@ pub enum Command {
     Devices(crate::commands::devices::DevicesArgs),
     /// One SMART / temperature / power reading of a drive (or a saved smartctl JSON file).
     Smart(crate::commands::smart::SmartArgs),
+    /// Charts, CSV and one self-contained HTML page from a saved session.
+    Report(crate::commands::report::ReportArgs),
+    /// Several sessions overlaid: a table here, SVG charts and an HTML page.
+    Compare(crate::commands::compare::CompareArgs),
 }
 
 fn parse_bool01(s: &str) -> Result<bool, String> {
@@ -44,6 +48,22 @@ fn parse_interval(s: &str) -> Result<Duration, String> {
     let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
     if d < Duration::from_millis(100) || d > Duration::from_secs(10) {
         return Err(format!("interval '{s}' is outside 100ms to 10s"));
+    }
+    Ok(d)
+}
+
+fn parse_autosave(s: &str) -> Result<Duration, String> {
+    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
+    if d < Duration::from_millis(100) {
+        return Err(format!("autosave period '{s}' is under 100ms"));
+    }
+    Ok(d)
+}
+
+fn parse_snapshot_every(s: &str) -> Result<Duration, String> {
+    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
+    if d < Duration::from_secs(1) {
+        return Err(format!("snapshot period '{s}' is under 1s"));
     }
     Ok(d)
 }
@@ -150,4 +170,21 @@ pub struct RunArgs {
     /// must name the target itself.
     #[arg(long, value_name = "TARGET")]
     pub destroy_data: Option<PathBuf>,
+    /// Where the session (YAML) is saved. Default: a dated file in the sessions folder,
+    /// $XDG_DATA_HOME/drivescope/sessions/ (~/.local/share/drivescope/sessions/).
+    #[arg(long, value_name = "PATH")]
+    pub session: Option<PathBuf>,
+    /// How often new records are appended to the session while the run goes on; a crash
+    /// loses at most this much.
+    #[arg(long, value_parser = parse_autosave, default_value = "5s")]
+    pub autosave: Duration,
+    /// Export a snapshot this often (e.g. 10m): the session so far as YAML, SVG charts,
+    /// a CSV of intervals and an HTML page, in SESSION-snapshot/ beside the session.
+    #[arg(long, value_parser = parse_snapshot_every, value_name = "DURATION")]
+    pub snapshot_every: Option<Duration>,
+    /// Also save every interval's latency histograms (HdrHistogram interval log,
+    /// SESSION.hlog), so any percentile of any span can be recomputed
+    /// (`drivescope report SESSION --span 10m..20m`).
+    #[arg(long)]
+    pub histograms: bool,
 }

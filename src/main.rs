@@ -64,6 +64,8 @@ fn main() -> ExitCode {
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
         Some(Command::Smart(args)) => simple(commands::smart::run(args)),
+        Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
+        Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
         None => {
             eprintln!(
                 "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"

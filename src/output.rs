@@ -1,6 +1,6 @@
 //! Headless output: one text line or JSON object per interval, notes, I/O errors, and the
 //! step summary. JSON lines carry `"type"`: `start`, `interval`, `note`, `io_error`,
-//! `summary` (bandwidth in bytes per second, latency in µs).
+//! `summary`, `session` (bandwidth in bytes per second, latency in µs).
 
 use std::io::Write;
 
@@ -65,6 +65,16 @@ impl Printer {
         match self.format {
             Format::Text => eprintln!("note: {message}"),
             Format::Json => json_line(&json!({"type": "note", "message": message})),
+        }
+    }
+
+    /// Where the session was saved (stderr in text mode).
+    pub fn session(&mut self, path: &std::path::Path) {
+        match self.format {
+            Format::Text => eprintln!("note: session saved to {}", path.display()),
+            Format::Json => {
+                json_line(&json!({"type": "session", "path": path.display().to_string()}))
+            }
         }
     }
 

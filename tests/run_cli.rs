@@ -403,7 +403,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         &stop,
         &pause,
         |r| {
-            // Pause from 0.5 s to 1.5 s.
+            // Paused from the report of interval 2 (at 0.75 s) to that of interval 6.
             pause.store((2..6).contains(&r.index), Ordering::Relaxed);
             per_interval.push(r.read.ios);
             Control::Continue

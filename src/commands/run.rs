@@ -1,5 +1,6 @@
 //! `drivescope run`: prepare the target (create, check, fill), run one workload headless,
-//! print intervals and the summary.
+//! print intervals and the summary, and record it all in a session
+//! (see [`run_session`](super::run_session)).
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -12,6 +13,7 @@ use thiserror::Error;
 use crate::cli::RunArgs;
 use crate::engine::{self, Control, EngineError, EngineKind, StepTarget};
 use crate::output::{Format, Printer};
+use crate::session::{SessionError, SessionRecorder};
 use crate::stats::StepSummary;
 use crate::target::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
 use crate::units::{format_duration, format_size};
@@ -25,6 +27,8 @@ pub enum RunError {
     Engine(#[from] EngineError),
     #[error("{0}")]
     Invalid(String),
+    #[error(transparent)]
+    Session(#[from] SessionError),
 }
 
 /// How a headless run ended, for the exit code.
@@ -250,15 +254,60 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
     engine::validate(&st, &spec)?;
 
     let mut printer = Printer::new(if a.json { Format::Json } else { Format::Text });
-    if spec.workload.rw.read_percent(spec.workload.rwmixread) > 0 {
-        fill_if_unwritten(&t, stop, &mut printer)?;
+    let description = describe(&spec.workload, &t, a);
+    let mut rec = super::run_session::create(a, &t, &spec, &step_label(&spec.workload))?;
+    let result = run_recorded(
+        a,
+        stop,
+        &t,
+        &st,
+        &spec,
+        &description,
+        &mut printer,
+        &mut rec,
+    );
+    super::run_session::finish(rec, &result, &mut printer)?;
+    result
+}
+
+/// The run itself, each interval, note and step going to the printer and the session.
+#[allow(clippy::too_many_arguments)]
+fn run_recorded(
+    a: &RunArgs,
+    stop: &AtomicBool,
+    t: &PreparedTarget,
+    st: &StepTarget,
+    spec: &StepSpec,
+    description: &str,
+    printer: &mut Printer,
+    rec: &mut SessionRecorder,
+) -> Result<Outcome, RunError> {
+    let reads = spec.workload.rw.read_percent(spec.workload.rwmixread) > 0;
+    if reads && t.kind == TargetKind::File && t.unwritten {
+        if t.created || is_ours(&t.path) {
+            let s = fill_file(t, spec.workload.direct, stop, printer)?;
+            rec.push_event_data(
+                "fill",
+                format!("filled {} before reading it", t.path.display()),
+                &s,
+            );
+        } else {
+            let n = format!(
+                "{} has unwritten blocks (holes or preallocated extents): reads of them return \
+                 zeros without reaching the drive",
+                t.path.display()
+            );
+            printer.note(&n);
+            rec.push_event("note", n);
+        }
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        rec.push_event("stopped", "stopped by a signal before the run started");
         return Ok(Outcome::Stopped);
     }
 
     printer.start(
-        &describe(&spec.workload, &t, a),
+        description,
         json!({
             "target": t.path.display().to_string(),
             "target_kind": t.kind,
@@ -267,31 +316,65 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
             "duration_s": a.duration.as_secs_f64(),
             "ramp_s": a.ramp.as_secs_f64(),
             "interval_s": a.interval.as_secs_f64(),
+            "session": rec.path().display().to_string(),
         }),
     );
+    rec.begin_step(
+        step_label(&spec.workload),
+        serde_yaml::Value::Null,
+        Some(spec.workload.clone()),
+    );
     let printer = RefCell::new(printer);
+    let rec = RefCell::new(rec);
     let summary = engine::run_step(
-        &st,
-        &spec,
+        st,
+        spec,
         a.engine,
         stop,
         |r| {
             printer.borrow_mut().interval(r);
+            let mut rec = rec.borrow_mut();
+            rec.push_interval(r);
+            for n in rec.tick() {
+                printer.borrow_mut().note(&n);
+            }
             Control::Continue
         },
-        |n| printer.borrow_mut().note(n),
-    )?;
-    let mut printer = printer.into_inner();
+        |n| {
+            printer.borrow_mut().note(n);
+            rec.borrow_mut().push_event("note", n);
+        },
+    );
+    let printer = printer.into_inner();
+    let rec = rec.into_inner();
+    let summary = match summary {
+        Ok(s) => s,
+        Err(e) => {
+            rec.push_event("error", e.to_string());
+            return Err(e.into());
+        }
+    };
+    rec.end_step(summary.clone());
     printer.summary(&summary, json!({"target": t.path.display().to_string()}));
     Ok(if summary.ended_by.starts_with("every I/O failed") {
         Outcome::AllFailed
     } else if summary.ended_by == "stopped" {
+        rec.push_event("stopped", "stopped by a signal");
         Outcome::Stopped
     } else {
         Outcome::Completed {
             errors: summary.errors,
         }
     })
+}
+
+/// A short name for the step: pattern, block size, queue shape, rate.
+fn step_label(w: &Workload) -> String {
+    let rate = w
+        .rate_iops
+        .map(|r| format!(" at {r:.0} IOPS"))
+        .unwrap_or_default();
+    format!("{} {} QD{} × {}{rate}", w.rw, w.bs, w.iodepth, w.jobs)
 }
 
 fn is_ours(path: &Path) -> bool {

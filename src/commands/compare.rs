@@ -1,0 +1,54 @@
+//! `drivescope compare A.yaml B.yaml …`: the sessions' summaries as a table on stdout, and
+//! their curves and throughput overlaid in SVG and one HTML page.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::report::ReportCmdError;
+use crate::report::compare::{self, Entry};
+use crate::session;
+
+#[derive(Debug, Args, Clone)]
+pub struct CompareArgs {
+    /// Session files, one per line of the table and per curve.
+    #[arg(required = true, num_args = 1..)]
+    pub sessions: Vec<PathBuf>,
+    /// Output folder for the SVG charts and the HTML page.
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "DIR",
+        default_value = "drivescope-compare"
+    )]
+    pub out: PathBuf,
+}
+
+/// Runs the command: the table and the files written on stdout, load warnings on stderr.
+pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    let mut loaded = Vec::with_capacity(a.sessions.len());
+    for p in &a.sessions {
+        let l = session::load(p)?;
+        for w in &l.warnings {
+            eprintln!("warning: {w}");
+        }
+        loaded.push(l.session);
+    }
+    let pairs: Vec<_> = a
+        .sessions
+        .iter()
+        .map(PathBuf::as_path)
+        .zip(loaded.iter())
+        .collect();
+    let entries: Vec<Entry<'_>> = compare::names(&pairs)
+        .into_iter()
+        .zip(&loaded)
+        .map(|(name, session)| Entry { name, session })
+        .collect();
+    print!("{}", compare::text_table(&entries));
+    let files = compare::write_compare(&entries, &a.out)?;
+    for f in &files {
+        println!("{}", f.display());
+    }
+    Ok(files)
+}

@@ -1,0 +1,119 @@
+//! `drivescope report SESSION.yaml [--out DIR]`: loads a session (what a crash or an
+//! edit left of it too), then writes its charts, CSV and HTML page.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use thiserror::Error;
+
+use crate::report::svg::{format_value, Unit};
+use crate::report::{self, ReportError};
+use crate::session::{self, paths, SessionError};
+use crate::stats::LatSummary;
+
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// The session file.
+    pub session: PathBuf,
+    /// Output folder. Default: SESSION-report/ beside the session.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Instead of the report, print the latency percentiles of a span of the run (times
+    /// since its start, e.g. 10m..20m), recomputed from the histograms saved with
+    /// `run --histograms`.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_span)]
+    pub span: Option<SpanArg>,
+}
+
+/// A span of a session, seconds since its start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpanArg {
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+fn parse_span(s: &str) -> Result<SpanArg, String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}' is not FROM..TO (e.g. 10m..20m)"))?;
+    let d = |x: &str| {
+        crate::units::parse_duration(x)
+            .map(|d| d.as_secs_f64())
+            .map_err(|e| e.to_string())
+    };
+    let span = SpanArg {
+        from_s: d(a)?,
+        to_s: d(b)?,
+    };
+    if span.to_s <= span.from_s {
+        return Err(format!("span '{s}' ends before it starts"));
+    }
+    Ok(span)
+}
+
+#[derive(Debug, Error)]
+pub enum ReportCmdError {
+    #[error("{}: no histograms were saved with this session (run with --histograms)", .0.display())]
+    NoHistograms(PathBuf),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// Runs the command: warnings on stderr, the files written on stdout.
+pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    let loaded = session::load(&a.session)?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    let s = &loaded.session;
+    if let Some(span) = a.span {
+        print_span(a, s, span)?;
+        return Ok(Vec::new());
+    }
+    if s.summary.is_none() {
+        eprintln!(
+            "note: {} has no final summary (the run did not end cleanly); reporting the {} intervals autosaved",
+            a.session.display(),
+            s.intervals.len()
+        );
+    }
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    let files = report::write_report(s, &dir, &loaded.warnings)?;
+    for f in &files {
+        println!("{}", f.display());
+    }
+    Ok(files)
+}
+
+/// Prints the percentiles of `span`, recomputed from the interval log.
+fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(), ReportCmdError> {
+    let Some(name) = &s.histograms else {
+        return Err(ReportCmdError::NoHistograms(a.session.clone()));
+    };
+    let hlog = a.session.with_file_name(name);
+    let read = session::histlog::read_span(&hlog, span.from_s, span.to_s, None)?;
+    if let Some(why) = &read.stopped {
+        eprintln!("warning: {why}");
+    }
+    let l = LatSummary::from_hist(&read.hist);
+    println!(
+        "latency {}..{} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
+        format_value(span.from_s, Unit::Seconds),
+        format_value(span.to_s, Unit::Seconds),
+        read.histograms,
+        l.samples,
+        l.mean,
+        l.p50,
+        l.p90,
+        l.p99,
+        l.p99_9,
+        l.p99_99,
+        l.max
+    );
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! The four charts of a session: throughput over time, latency over time, the
+//! latency-vs-IOPS curve (one point per step) and drive temperature over time.
+
+use super::svg::{Chart, Series, Style, Unit, PALETTE};
+use crate::session::{IntervalRecord, Session};
+
+/// Throughput in MB/s when the I/Os are large (mean ≥ 64 KiB), else IOPS.
+pub fn prefers_mbps(intervals: &[IntervalRecord]) -> bool {
+    let (mb, iops) = intervals.iter().fold((0.0, 0.0), |(m, i), r| {
+        (m + r.mbps() * r.dt, i + r.iops() * r.dt)
+    });
+    iops > 0.0 && mb * 1e6 / iops >= 65536.0
+}
+
+/// Throughput over time: read and write (IOPS or MB/s), one vertex per interval.
+pub fn throughput(s: &Session) -> Chart {
+    let mbps = prefers_mbps(&s.intervals);
+    let pick = |r: &IntervalRecord, write: bool| match (mbps, write) {
+        (true, false) => r.read_mbps,
+        (true, true) => r.write_mbps,
+        (false, false) => r.read_iops,
+        (false, true) => r.write_iops,
+    };
+    let unit = if mbps { "MB/s" } else { "IOPS" };
+    let mut series = Vec::new();
+    for (write, name, color) in [(false, "read", PALETTE[0]), (true, "write", PALETTE[1])] {
+        if s.intervals.iter().any(|r| pick(r, write) > 0.0) {
+            series.push(Series {
+                name: format!("{name} {unit}"),
+                color,
+                style: Style::Line,
+                points: s.intervals.iter().map(|r| (r.t, pick(r, write))).collect(),
+                tips: Vec::new(),
+            });
+        }
+    }
+    Chart {
+        id: "throughput".into(),
+        title: format!("Throughput over time ({unit})"),
+        x_label: "time since start".into(),
+        y_label: unit.into(),
+        x_unit: Unit::Seconds,
+        y_unit: Unit::Plain,
+        y_log: false,
+        series,
+        empty_note: "no intervals recorded".into(),
+    }
+}
+
+/// Latency percentiles over time, log scale, one vertex per interval.
+pub fn latency(s: &Session) -> Chart {
+    type Get = fn(&IntervalRecord) -> f64;
+    let figures: [(&str, Get); 4] = [
+        ("p50", |r| r.lat_us.p50),
+        ("p99", |r| r.lat_us.p99),
+        ("p99.9", |r| r.lat_us.p99_9),
+        ("max", |r| r.lat_us.max),
+    ];
+    let series = if s.intervals.is_empty() {
+        Vec::new()
+    } else {
+        figures
+            .iter()
+            .enumerate()
+            .map(|(i, (name, get))| Series {
+                name: (*name).into(),
+                color: PALETTE[i],
+                style: Style::Line,
+                points: s.intervals.iter().map(|r| (r.t, get(r))).collect(),
+                tips: Vec::new(),
+            })
+            .collect()
+    };
+    Chart {
+        id: "latency".into(),
+        title: "Latency over time".into(),
+        x_label: "time since start".into(),
+        y_label: "latency".into(),
+        x_unit: Unit::Seconds,
+        y_unit: Unit::Micros,
+        y_log: true,
+        series,
+        empty_note: "no intervals recorded".into(),
+    }
+}
+
+/// The curve series of one session: one point per step that did I/O.
+pub fn curve_series(
+    s: &Session,
+    name_prefix: &str,
+    color_p99: &'static str,
+    color_p50: &'static str,
+) -> Vec<Series> {
+    let steps: Vec<_> = s.steps.iter().filter(|st| st.summary.ios > 0).collect();
+    if steps.is_empty() {
+        return Vec::new();
+    }
+    let tip = |label: &str, iops: f64, what: &str, v: f64| {
+        format!("{label}: {iops:.0} IOPS, {what} {v:.1} µs")
+    };
+    let mk = |what: &str, color, style, get: fn(&crate::stats::LatSummary) -> f64| Series {
+        name: format!("{name_prefix}{what}"),
+        color,
+        style,
+        points: steps
+            .iter()
+            .map(|st| (st.summary.iops, get(&st.summary.lat_us)))
+            .collect(),
+        tips: steps
+            .iter()
+            .map(|st| tip(&st.label, st.summary.iops, what, get(&st.summary.lat_us)))
+            .collect(),
+    };
+    vec![
+        mk("p99", color_p99, Style::LineMarkers, |l| l.p99),
+        mk("p50", color_p50, Style::DashedMarkers, |l| l.p50),
+    ]
+}
+
+/// Latency against IOPS, one point per step (the sweep's curve).
+pub fn curve(s: &Session) -> Chart {
+    Chart {
+        id: "curve".into(),
+        title: "Latency vs IOPS (one point per step)".into(),
+        x_label: "IOPS".into(),
+        y_label: "latency".into(),
+        x_unit: Unit::Plain,
+        y_unit: Unit::Micros,
+        y_log: true,
+        series: curve_series(s, "", PALETTE[1], PALETTE[0]),
+        empty_note: "no step finished".into(),
+    }
+}
+
+/// Drive temperature from the telemetry samples.
+pub fn temperature(s: &Session) -> Chart {
+    let points: Vec<(f64, f64)> = s
+        .telemetry
+        .iter()
+        .filter_map(|v| Some((Session::sample_time(v)?, Session::sample_temperature(v)?)))
+        .collect();
+    let series = if points.is_empty() {
+        Vec::new()
+    } else {
+        vec![Series {
+            name: "drive °C".into(),
+            color: PALETTE[1],
+            style: Style::Line,
+            points,
+            tips: Vec::new(),
+        }]
+    };
+    Chart {
+        id: "temperature".into(),
+        title: "Drive temperature over time".into(),
+        x_label: "time since start".into(),
+        y_label: "°C".into(),
+        x_unit: Unit::Seconds,
+        y_unit: Unit::Plain,
+        y_log: false,
+        series,
+        empty_note: "no temperature samples in this session".into(),
+    }
+}
+
+/// All four, in page order.
+pub fn all(s: &Session) -> Vec<Chart> {
+    vec![throughput(s), latency(s), curve(s), temperature(s)]
+}

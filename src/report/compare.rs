@@ -1,0 +1,223 @@
+//! Several sessions side by side, like a review's comparison chart: their latency-vs-IOPS
+//! curves and throughput over time overlaid (SVG), a summary table for the terminal, and
+//! an HTML page holding both.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use super::html::{grid, page_start, PAGE_END};
+use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
+use super::{charts, ReportError};
+use crate::session::{write_atomic, Session};
+
+/// One session in a comparison, with the name it goes by.
+pub struct Entry<'a> {
+    pub name: String,
+    pub session: &'a Session,
+}
+
+pub const CURVE_FILE: &str = "compare-curve.svg";
+pub const THROUGHPUT_FILE: &str = "compare-throughput.svg";
+pub const HTML_FILE: &str = "compare.html";
+
+/// Distinct names: the drive model or target, then the file name when two collide.
+pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
+    let labels: Vec<String> = sessions.iter().map(|(_, s)| s.label()).collect();
+    sessions
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| {
+            let dup = labels.iter().filter(|l| **l == labels[i]).count() > 1;
+            if dup {
+                let f = p
+                    .file_stem()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("{} ({f})", labels[i])
+            } else {
+                labels[i].clone()
+            }
+        })
+        .collect()
+}
+
+/// The curves overlaid: one colour per session, p99 solid, p50 dashed.
+pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
+    let mut series = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let c = PALETTE[i % PALETTE.len()];
+        series.extend(charts::curve_series(
+            e.session,
+            &format!("{} ", e.name),
+            c,
+            c,
+        ));
+    }
+    Chart {
+        id: "compare-curve".into(),
+        title: "Latency vs IOPS".into(),
+        x_label: "IOPS".into(),
+        y_label: "latency (p99 solid, p50 dashed)".into(),
+        x_unit: Unit::Plain,
+        y_unit: Unit::Micros,
+        y_log: true,
+        series,
+        empty_note: "no session has a finished step".into(),
+    }
+}
+
+/// Total throughput over time, one line per session.
+pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
+    let all: Vec<_> = entries
+        .iter()
+        .flat_map(|e| e.session.intervals.iter().cloned())
+        .collect();
+    let mbps = charts::prefers_mbps(&all);
+    let unit = if mbps { "MB/s" } else { "IOPS" };
+    let series = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.session.intervals.is_empty())
+        .map(|(i, e)| Series {
+            name: e.name.clone(),
+            color: PALETTE[i % PALETTE.len()],
+            style: Style::Line,
+            points: e
+                .session
+                .intervals
+                .iter()
+                .map(|r| (r.t, if mbps { r.mbps() } else { r.iops() }))
+                .collect(),
+            tips: Vec::new(),
+        })
+        .collect();
+    Chart {
+        id: "compare-throughput".into(),
+        title: format!("Throughput over time ({unit}, reads and writes)"),
+        x_label: "time since start".into(),
+        y_label: unit.into(),
+        x_unit: Unit::Seconds,
+        y_unit: Unit::Plain,
+        y_log: false,
+        series,
+        empty_note: "no intervals".into(),
+    }
+}
+
+/// The table's columns.
+pub const COLUMNS: [&str; 9] = [
+    "session",
+    "steps",
+    "peak IOPS",
+    "MB/s",
+    "p50 µs",
+    "p99 µs",
+    "p99.9 µs",
+    "max µs",
+    "errors",
+];
+
+/// One row per session: steps, the highest step IOPS, and the session summary's figures.
+pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
+    entries
+        .iter()
+        .map(|e| {
+            let s = e.session;
+            let peak = s.steps.iter().map(|st| st.summary.iops).fold(0.0, f64::max);
+            let (mbps, lat, errors) = match &s.summary {
+                Some(sm) => (sm.read_mbps + sm.write_mbps, Some(sm.lat_us), sm.errors),
+                None => (
+                    s.intervals.iter().map(|r| r.mbps()).sum::<f64>()
+                        / s.intervals.len().max(1) as f64,
+                    None,
+                    s.intervals.iter().map(|r| r.errors).sum(),
+                ),
+            };
+            let l = |f: fn(&crate::stats::LatSummary) -> f64| {
+                lat.map(|x| format!("{:.1}", f(&x)))
+                    .unwrap_or_else(|| "-".into())
+            };
+            vec![
+                e.name.clone(),
+                s.steps.len().to_string(),
+                format!("{peak:.0}"),
+                format!("{mbps:.1}"),
+                l(|x| x.p50),
+                l(|x| x.p99),
+                l(|x| x.p99_9),
+                l(|x| x.max),
+                errors.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// The table as aligned text for the terminal.
+pub fn text_table(entries: &[Entry<'_>]) -> String {
+    let rows = table_rows(entries);
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut o = String::new();
+    let line = |o: &mut String, cells: &[String]| {
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = w - c.chars().count();
+            if i == 0 {
+                let _ = write!(o, "{c}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(o, "  {}{c}", " ".repeat(pad));
+            }
+        }
+        o.push('\n');
+    };
+    let head: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    line(&mut o, &head);
+    for r in &rows {
+        line(&mut o, r);
+    }
+    o
+}
+
+/// Writes the overlaid charts and the page into `dir`; returns the files.
+pub fn write_compare(entries: &[Entry<'_>], dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let curve = curve_chart(entries);
+    let tput = throughput_chart(entries);
+    let mut files = Vec::new();
+    for (chart, name) in [(&curve, CURVE_FILE), (&tput, THROUGHPUT_FILE)] {
+        let p = dir.join(name);
+        write_atomic(&p, chart.render().as_bytes())?;
+        files.push(p);
+    }
+    let mut o = page_start("drivescope comparison");
+    o.push_str("<h2>Summary</h2>\n");
+    grid(&mut o, "compare", &COLUMNS, &table_rows(entries));
+    o.push_str("<h2>Charts</h2>\n");
+    for c in [&curve, &tput] {
+        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+    }
+    o.push_str("<h2>Sessions</h2><ul>");
+    for e in entries {
+        let _ = write!(
+            o,
+            "<li>{}: {} on {} ({}), started {}</li>",
+            esc(&e.name),
+            esc(&e.session.target.path),
+            esc(&e.session.host.hostname),
+            esc(&e.session.host.kernel),
+            esc(&e.session.started)
+        );
+    }
+    o.push_str("</ul>\n");
+    o.push_str(PAGE_END);
+    let p = dir.join(HTML_FILE);
+    write_atomic(&p, o.as_bytes())?;
+    files.push(p);
+    Ok(files)
+}

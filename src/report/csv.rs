@@ -1,0 +1,53 @@
+//! The intervals as CSV: one row per interval, a header row naming the units.
+
+use std::fmt::Write;
+
+use crate::session::IntervalRecord;
+
+pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors";
+
+/// The CSV text of `intervals`.
+pub fn intervals(intervals: &[IntervalRecord]) -> String {
+    let mut o = String::with_capacity(64 + intervals.len() * 120);
+    o.push_str(HEADER);
+    o.push('\n');
+    for r in intervals {
+        let l = &r.lat_us;
+        let _ = writeln!(
+            o,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.t,
+            r.dt,
+            r.step,
+            u8::from(r.ramp),
+            r.read_iops,
+            r.write_iops,
+            r.read_mbps,
+            r.write_mbps,
+            l.mean,
+            l.p50,
+            l.p90,
+            l.p99,
+            l.p99_9,
+            l.p99_99,
+            l.max,
+            r.errors
+        );
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_row_per_interval_with_every_column() {
+        let rows = [IntervalRecord::default(), IntervalRecord::default()];
+        let text = intervals(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let cols = HEADER.split(',').count();
+        assert!(lines.iter().all(|l| l.split(',').count() == cols));
+    }
+}

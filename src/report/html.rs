@@ -1,0 +1,369 @@
+//! The self-contained HTML page of one session: summary table, the charts inline, drive
+//! and host identity, SMART before and after, the steps, and the events. The page is
+//! well-formed XML (XHTML syntax), so tools and tests can parse it.
+
+use std::fmt::Write;
+
+use serde_yaml::Value;
+
+use super::svg::{esc, format_value, Chart, Unit};
+use crate::session::Session;
+use crate::units::format_size;
+
+pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:960px}\
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto}\
+.note{color:#666}";
+
+/// Starts a page (XHTML syntax) with `title`.
+pub fn page_start(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/><title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    )
+}
+
+pub const PAGE_END: &str = "</body></html>\n";
+
+/// A two-column table of (name, value) rows.
+pub fn kv_table(o: &mut String, class: &str, rows: &[(String, String)]) {
+    let _ = write!(o, "<table class=\"{class}\">");
+    for (k, v) in rows {
+        let _ = write!(o, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    o.push_str("</table>\n");
+}
+
+/// A table with a header row; numeric-looking cells align right.
+pub fn grid(o: &mut String, class: &str, head: &[&str], rows: &[Vec<String>]) {
+    let _ = write!(o, "<table class=\"{class}\"><tr>");
+    for h in head {
+        let _ = write!(o, "<th>{}</th>", esc(h));
+    }
+    o.push_str("</tr>");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r {
+            let numeric = c.parse::<f64>().is_ok();
+            let _ = write!(
+                o,
+                "<td{}>{}</td>",
+                if numeric { " class=\"n\"" } else { "" },
+                esc(c)
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table>\n");
+}
+
+/// Leaves of a YAML value as `a.b.c` → text rows.
+pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Mapping(m) => {
+            for (k, val) in m {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    other => serde_yaml::to_string(other)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
+                };
+                let p = if prefix.is_empty() {
+                    key
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&p, val, out);
+            }
+        }
+        Value::Null => {}
+        Value::String(s) => out.push((prefix.into(), s.clone())),
+        Value::Bool(b) => out.push((prefix.into(), b.to_string())),
+        Value::Number(n) => out.push((prefix.into(), n.to_string())),
+        other => out.push((
+            prefix.into(),
+            serde_yaml::to_string(other)
+                .unwrap_or_default()
+                .trim()
+                .replace('\n', " "),
+        )),
+    }
+}
+
+fn f1(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+fn summary_rows(s: &Session) -> Vec<(String, String)> {
+    let mut rows = vec![
+        ("state".into(), format!("{:?}", s.state).to_lowercase()),
+        ("started".into(), s.started.clone()),
+        ("target".into(), s.target.path.clone()),
+        ("intervals".into(), s.intervals.len().to_string()),
+        ("steps".into(), s.steps.len().to_string()),
+    ];
+    if let Some(c) = &s.command {
+        rows.push(("command".into(), c.clone()));
+    }
+    if let Some(sm) = &s.summary {
+        rows.extend([
+            ("ended".into(), sm.ended.clone()),
+            ("ended by".into(), sm.ended_by.clone()),
+            ("elapsed".into(), format_value(sm.elapsed_s, Unit::Seconds)),
+            ("measured".into(), format!("{:.1} s", sm.measured_s)),
+            (
+                "read".into(),
+                format!(
+                    "{:.0} IOPS, {:.1} MB/s, {}",
+                    sm.read_iops,
+                    sm.read_mbps,
+                    format_size(sm.read_bytes)
+                ),
+            ),
+            (
+                "write".into(),
+                format!(
+                    "{:.0} IOPS, {:.1} MB/s, {}",
+                    sm.write_iops,
+                    sm.write_mbps,
+                    format_size(sm.write_bytes)
+                ),
+            ),
+            (
+                "latency (µs)".into(),
+                format!(
+                    "mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, p99.99 {:.1}, max {:.1}",
+                    sm.lat_us.mean,
+                    sm.lat_us.p50,
+                    sm.lat_us.p90,
+                    sm.lat_us.p99,
+                    sm.lat_us.p99_9,
+                    sm.lat_us.p99_99,
+                    sm.lat_us.max
+                ),
+            ),
+            ("errors".into(), sm.errors.to_string()),
+        ]);
+    } else {
+        rows.push((
+            "summary".into(),
+            "none: the run did not reach its final save (this is the last autosave)".into(),
+        ));
+    }
+    rows
+}
+
+/// Numeric leaves of a sample's `smart` mapping.
+fn smart_numbers(sample: &Value) -> Vec<(String, f64)> {
+    let mut rows = Vec::new();
+    if let Some(smart) = sample.get("smart") {
+        flatten("", smart, &mut rows);
+    }
+    rows.into_iter()
+        .filter_map(|(k, v)| Some((k, v.parse::<f64>().ok()?)))
+        .collect()
+}
+
+/// SMART before and after: the first and last samples with a `smart` mapping, every
+/// numeric attribute with its change, and the headline figures.
+fn smart_section(o: &mut String, s: &Session) {
+    o.push_str("<h2>SMART before and after</h2>\n");
+    let with_smart: Vec<&Value> = s
+        .telemetry
+        .iter()
+        .filter(|v| v.get("smart").is_some_and(Value::is_mapping))
+        .collect();
+    let temps: Vec<f64> = s
+        .telemetry
+        .iter()
+        .filter_map(Session::sample_temperature)
+        .collect();
+    let mut headline = Vec::new();
+    if let (Some(first), Some(max)) = (temps.first(), temps.iter().cloned().reduce(f64::max)) {
+        headline.push((
+            "temperature rise".to_string(),
+            format!(
+                "{:+.1} °C (from {first:.1} to a peak of {max:.1})",
+                max - first
+            ),
+        ));
+    }
+    let (Some(before), Some(after)) = (with_smart.first(), with_smart.last()) else {
+        kv_table(o, "smart-headline", &headline);
+        o.push_str("<p class=\"note\">No SMART samples in this session.</p>\n");
+        return;
+    };
+    let b = smart_numbers(before);
+    let a = smart_numbers(after);
+    let mut rows = Vec::new();
+    for (k, vb) in &b {
+        let va = a.iter().find(|(ka, _)| ka == k).map(|(_, v)| *v);
+        let change = va.map(|va| va - vb);
+        let lk = k.to_ascii_lowercase();
+        if let Some(d) = change {
+            if lk == "data_units_written" {
+                // NVMe: one unit is 1000 × 512 bytes.
+                headline.push((
+                    "data written".into(),
+                    format!(
+                        "{} ({d} NVMe data units)",
+                        format_size((d.max(0.0) * 512_000.0) as u64)
+                    ),
+                ));
+            } else if lk.contains("written") {
+                headline.push((format!("data written ({k})"), format!("{d}")));
+            } else if (lk.contains("throttl") && (lk.contains("second") || lk.contains("time")))
+                || lk.ends_with("temp_time")
+            {
+                headline.push((format!("throttle time ({k})"), format!("{d} s")));
+            }
+        }
+        rows.push(vec![
+            k.clone(),
+            format!("{vb}"),
+            va.map(|v| format!("{v}")).unwrap_or_default(),
+            change.map(|d| format!("{d}")).unwrap_or_default(),
+        ]);
+    }
+    kv_table(o, "smart-headline", &headline);
+    let bt = Session::sample_time(before).unwrap_or(0.0);
+    let at = Session::sample_time(after).unwrap_or(0.0);
+    let _ = writeln!(
+        o,
+        "<p class=\"note\">Before: the sample at {}; after: the sample at {}.</p>",
+        esc(&format_value(bt, Unit::Seconds)),
+        esc(&format_value(at, Unit::Seconds))
+    );
+    grid(
+        o,
+        "smart",
+        &["attribute", "before", "after", "change"],
+        &rows,
+    );
+}
+
+fn steps_section(o: &mut String, s: &Session) {
+    o.push_str("<h2>Steps</h2>\n");
+    let rows: Vec<Vec<String>> = s
+        .steps
+        .iter()
+        .map(|st| {
+            let m = &st.summary;
+            vec![
+                st.index.to_string(),
+                st.label.clone(),
+                format!("{:.0}", m.iops),
+                f1((m.read_bw_bytes + m.write_bw_bytes) / 1e6),
+                f1(m.lat_us.p50),
+                f1(m.lat_us.p99),
+                f1(m.lat_us.p99_9),
+                f1(m.lat_us.max),
+                m.errors.to_string(),
+                m.ended_by.clone(),
+            ]
+        })
+        .collect();
+    grid(
+        o,
+        "steps",
+        &[
+            "#",
+            "step",
+            "IOPS",
+            "MB/s",
+            "p50 µs",
+            "p99 µs",
+            "p99.9 µs",
+            "max µs",
+            "errors",
+            "ended by",
+        ],
+        &rows,
+    );
+}
+
+/// Events shown on the page (the YAML keeps them all).
+const MAX_EVENTS: usize = 500;
+
+/// The page of one session, charts inline.
+pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> String {
+    let mut o = page_start(&format!("drivescope report: {}", s.label()));
+    if !warnings.is_empty() {
+        o.push_str("<h2>Loaded with losses</h2><ul class=\"warnings\">");
+        for w in warnings {
+            let _ = write!(o, "<li>{}</li>", esc(w));
+        }
+        o.push_str("</ul>\n");
+    }
+    o.push_str("<h2>Summary</h2>\n");
+    kv_table(&mut o, "summary", &summary_rows(s));
+    o.push_str("<h2>Charts</h2>\n");
+    for c in charts {
+        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+    }
+    steps_section(&mut o, s);
+    o.push_str("<h2>Drive</h2>\n");
+    let mut drive = Vec::new();
+    flatten("", &s.drive, &mut drive);
+    if drive.is_empty() {
+        o.push_str("<p class=\"note\">No drive identity recorded.</p>\n");
+    } else {
+        kv_table(&mut o, "drive", &drive);
+    }
+    smart_section(&mut o, s);
+    o.push_str("<h2>Host and target</h2>\n");
+    let h = &s.host;
+    kv_table(
+        &mut o,
+        "host",
+        &[
+            ("hostname".into(), h.hostname.clone()),
+            ("OS".into(), h.os.clone()),
+            ("kernel".into(), h.kernel.clone()),
+            (
+                "CPU".into(),
+                format!("{} ({} CPUs, {})", h.cpu, h.cpus, h.arch),
+            ),
+            ("memory".into(), format_size(h.memory_bytes)),
+            ("target".into(), s.target.path.clone()),
+            ("target kind".into(), s.target.kind.clone()),
+            ("target size".into(), format_size(s.target.size_bytes)),
+            ("drivescope".into(), s.drivescope_version.clone()),
+        ],
+    );
+    for (name, v) in [("Preset", &s.preset), ("Plan", &s.plan)] {
+        if !v.is_null() {
+            let _ = writeln!(
+                o,
+                "<h2>{name}</h2><pre>{}</pre>",
+                esc(&serde_yaml::to_string(v).unwrap_or_default())
+            );
+        }
+    }
+    o.push_str("<h2>Events</h2>\n");
+    let rows: Vec<Vec<String>> = s
+        .events
+        .iter()
+        .take(MAX_EVENTS)
+        .map(|e| {
+            vec![
+                format_value(e.t, Unit::Seconds),
+                e.kind.clone(),
+                e.message.clone(),
+            ]
+        })
+        .collect();
+    grid(&mut o, "events", &["time", "kind", "message"], &rows);
+    if s.events.len() > MAX_EVENTS {
+        let _ = writeln!(
+            o,
+            "<p class=\"note\">{} more events in the session file.</p>",
+            s.events.len() - MAX_EVENTS
+        );
+    }
+    o.push_str(PAGE_END);
+    o
+}

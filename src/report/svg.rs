@@ -1,0 +1,447 @@
+//! A small, dependency-free SVG line/scatter chart: linear or log-10 axes with readable
+//! ticks, a legend, one `<polyline>` per line series (one point per sample) and one
+//! `<circle>` per marker (with a `<title>` tooltip). Elements carry `class` and
+//! `data-series` so tests and scripts can find them.
+
+use std::fmt::Write;
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Line,
+    /// A line through the points and a marker on each.
+    LineMarkers,
+    /// A dashed line with markers (a second figure of the same session).
+    DashedMarkers,
+}
+
+/// One series: a name for the legend, a colour, points (x, y) and optional tooltips.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub color: &'static str,
+    pub style: Style,
+    pub points: Vec<(f64, f64)>,
+    /// One tooltip per point (markers only), or empty.
+    pub tips: Vec<String>,
+}
+
+/// How axis values print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Plain,
+    /// Seconds, printed as s, m:ss or h:mm.
+    Seconds,
+    /// Microseconds, printed as µs, ms or s.
+    Micros,
+}
+
+/// A chart with its axes.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub id: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_unit: Unit,
+    pub y_unit: Unit,
+    pub y_log: bool,
+    pub series: Vec<Series>,
+    /// Shown instead of the plot when no series has a point.
+    pub empty_note: String,
+}
+
+/// Colours that stay apart on white and for common colour blindness (Okabe–Ito).
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+];
+
+const W: f64 = 900.0;
+const H: f64 = 380.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 52.0;
+
+/// Escapes text for XML content and attributes.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// 1, 2 or 5 times a power of ten, at least `x`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(raw.log10().floor());
+    let m = raw / p;
+    let n = if m <= 1.0 {
+        1.0
+    } else if m <= 2.0 {
+        2.0
+    } else if m <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    n * p
+}
+
+/// Linear ticks covering [lo, hi] and the rounded bounds.
+fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> (f64, f64, Vec<f64>) {
+    let span = (hi - lo).max(f64::EPSILON);
+    let mut step = nice_step(span / 6.0);
+    if unit == Unit::Seconds {
+        // Whole minutes or hours once the span is long enough.
+        for s in [
+            60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
+        ] {
+            if span / s <= 8.0 && span > 300.0 {
+                step = s;
+                break;
+            }
+        }
+    }
+    let start = (lo / step).floor() * step;
+    let end = (hi / step).ceil() * step;
+    let end = if end <= start { start + step } else { end };
+    let n = ((end - start) / step).round() as usize;
+    let ticks = (0..=n.min(50)).map(|i| start + i as f64 * step).collect();
+    (start, end, ticks)
+}
+
+/// Decade ticks (with 2 and 5 between when there are few decades).
+fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+    let lo = lo.max(1e-9);
+    let hi = hi.max(lo * 1.0001);
+    let d0 = lo.log10().floor() as i32;
+    let mut d1 = hi.log10().ceil() as i32;
+    if d1 <= d0 {
+        d1 = d0 + 1;
+    }
+    let mut ticks = Vec::new();
+    for d in d0..=d1 {
+        let p = 10f64.powi(d);
+        ticks.push(p);
+        if d1 - d0 <= 3 && d < d1 {
+            ticks.push(2.0 * p);
+            ticks.push(5.0 * p);
+        }
+    }
+    (10f64.powi(d0), 10f64.powi(d1), ticks)
+}
+
+fn trim_num(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let a = x.abs();
+    if a >= 1e6 {
+        format!("{}M", trim_num(x / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim_num(x / 1e3))
+    } else if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Prints an axis value in `unit`.
+pub fn format_value(x: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Plain => trim_num(x),
+        Unit::Micros => {
+            if x >= 1e6 {
+                format!("{} s", trim_num(x / 1e6))
+            } else if x >= 1e3 {
+                format!("{} ms", trim_num(x / 1e3))
+            } else {
+                format!("{} µs", trim_num(x))
+            }
+        }
+        Unit::Seconds => {
+            let s = x.round() as i64;
+            if x.abs() < 120.0 {
+                format!("{}s", trim_num(x))
+            } else if s.abs() < 3600 {
+                format!("{}:{:02}", s / 60, (s % 60).abs())
+            } else {
+                format!("{}h{:02}", s / 3600, (s % 3600 / 60).abs())
+            }
+        }
+    }
+}
+
+struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    px0: f64,
+    px1: f64,
+}
+
+impl Axis {
+    fn map(&self, v: f64) -> f64 {
+        let (a, b, v) = if self.log {
+            let v = v.max(self.lo);
+            (self.lo.log10(), self.hi.log10(), v.log10())
+        } else {
+            (self.lo, self.hi, v)
+        };
+        let f = if b > a { (v - a) / (b - a) } else { 0.0 };
+        self.px0 + f.clamp(-0.02, 1.02) * (self.px1 - self.px0)
+    }
+}
+
+fn dash(style: Style) -> &'static str {
+    match style {
+        Style::DashedMarkers => " stroke-dasharray=\"6 4\"",
+        _ => "",
+    }
+}
+
+impl Chart {
+    /// The chart as a standalone `<svg>` element (with its namespace, so it also works
+    /// inline in HTML and as a file).
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let _ = write!(
+            o,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"{}\" class=\"chart\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">",
+            esc(&self.id)
+        );
+        let _ = write!(
+            o,
+            "<title>{}</title><rect width=\"{W}\" height=\"{H}\" fill=\"#ffffff\"/><text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
+            esc(&self.title),
+            LEFT,
+            esc(&self.title)
+        );
+        let pts = self.series.iter().flat_map(|s| s.points.iter());
+        let xs: Vec<f64> = pts.clone().map(|p| p.0).filter(|v| v.is_finite()).collect();
+        let ys: Vec<f64> = pts
+            .map(|p| p.1)
+            .filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
+            .collect();
+        if xs.is_empty() || ys.is_empty() {
+            // A short strip saying why, not a blank plot.
+            let o = o
+                .replacen(&format!("0 0 {W} {H}\""), &format!("0 0 {W} 70\""), 1)
+                .replacen(&format!("height=\"{H}\""), "height=\"70\"", 2);
+            return format!(
+                "{o}<text class=\"empty\" x=\"{LEFT}\" y=\"50\" fill=\"#666666\">{}</text></svg>",
+                esc(&self.empty_note)
+            );
+        }
+        let min = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
+        let max = |v: &[f64]| v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let (x0, x1, xt) = linear_ticks(min(&xs).min(0.0), max(&xs), self.x_unit);
+        let (y0, y1, yt) = if self.y_log {
+            log_ticks(min(&ys), max(&ys))
+        } else {
+            linear_ticks(min(&ys).min(0.0), max(&ys), self.y_unit)
+        };
+        let xa = Axis {
+            lo: x0,
+            hi: x1,
+            log: false,
+            px0: LEFT,
+            px1: W - RIGHT,
+        };
+        let ya = Axis {
+            lo: y0,
+            hi: y1,
+            log: self.y_log,
+            px0: H - BOTTOM,
+            px1: TOP,
+        };
+        // Grid and ticks.
+        o.push_str("<g class=\"grid\" stroke=\"#e3e3e3\">");
+        for &t in &yt {
+            let y = ya.map(t);
+            let _ = write!(
+                o,
+                "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>",
+                W - RIGHT
+            );
+        }
+        for &t in &xt {
+            let x = xa.map(t);
+            let _ = write!(
+                o,
+                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{TOP}\" y2=\"{}\"/>",
+                H - BOTTOM
+            );
+        }
+        o.push_str("</g><g class=\"ticks\" fill=\"#333333\">");
+        for &t in &yt {
+            let _ = write!(
+                o,
+                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                LEFT - 6.0,
+                ya.map(t) + 4.0,
+                esc(&format_value(t, self.y_unit))
+            );
+        }
+        for &t in &xt {
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                xa.map(t),
+                H - BOTTOM + 16.0,
+                esc(&format_value(t, self.x_unit))
+            );
+        }
+        let _ = write!(
+            o,
+            "</g><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
+            W - LEFT - RIGHT,
+            H - TOP - BOTTOM
+        );
+        let _ = write!(
+            o,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333333\">{}</text>",
+            LEFT + (W - LEFT - RIGHT) / 2.0,
+            H - 10.0,
+            esc(&self.x_label)
+        );
+        let _ = write!(
+            o,
+            "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"#333333\">{}</text>",
+            TOP + (H - TOP - BOTTOM) / 2.0,
+            esc(&self.y_label)
+        );
+        // Series.
+        for s in &self.series {
+            let name = esc(&s.name);
+            let mut line = String::with_capacity(s.points.len() * 14);
+            for &(x, y) in &s.points {
+                let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
+            }
+            let _ = write!(
+                o,
+                "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>",
+                s.color,
+                dash(s.style),
+                line.trim_end()
+            );
+            if s.style != Style::Line {
+                let _ = write!(
+                    o,
+                    "<g class=\"markers\" data-series=\"{name}\" fill=\"{}\">",
+                    s.color
+                );
+                for (i, &(x, y)) in s.points.iter().enumerate() {
+                    let _ = write!(
+                        o,
+                        "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\">",
+                        xa.map(x),
+                        ya.map(y)
+                    );
+                    if let Some(t) = s.tips.get(i) {
+                        let _ = write!(o, "<title>{}</title>", esc(t));
+                    }
+                    o.push_str("</circle>");
+                }
+                o.push_str("</g>");
+            }
+        }
+        // Legend.
+        o.push_str("<g class=\"legend\">");
+        let mut lx = W - RIGHT - 10.0;
+        for s in self.series.iter().rev() {
+            let w = 26.0 + 7.0 * s.name.chars().count() as f64;
+            lx -= w;
+            let _ = write!(
+                o,
+                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                lx + 16.0,
+                TOP - 10.0,
+                TOP - 10.0,
+                s.color,
+                dash(s.style),
+                lx + 20.0,
+                TOP - 6.0,
+                esc(&s.name)
+            );
+        }
+        o.push_str("</g></svg>");
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_data() {
+        let (lo, hi, t) = linear_ticks(0.0, 937.0, Unit::Plain);
+        assert_eq!(lo, 0.0);
+        assert!((937.0..=1000.0).contains(&hi), "{hi}");
+        assert!(
+            t.windows(2).all(|w| (w[1] - w[0] - 200.0).abs() < 1e-9),
+            "{t:?}"
+        );
+        let (lo, hi, t) = log_ticks(37.0, 12_000.0);
+        assert_eq!((lo, hi), (10.0, 100_000.0));
+        assert!(t.contains(&100.0) && t.contains(&10_000.0), "{t:?}");
+        let (_, _, t) = linear_ticks(0.0, 86_400.0, Unit::Seconds);
+        assert!(t.iter().all(|v| v % 3600.0 == 0.0), "{t:?}");
+    }
+
+    #[test]
+    fn values_print_in_their_units() {
+        assert_eq!(format_value(250.0, Unit::Micros), "250 µs");
+        assert_eq!(format_value(2500.0, Unit::Micros), "2.5 ms");
+        assert_eq!(format_value(90.0, Unit::Seconds), "90s");
+        assert_eq!(format_value(3900.0, Unit::Seconds), "1h05");
+        assert_eq!(format_value(25_000.0, Unit::Plain), "25k");
+    }
+
+    #[test]
+    fn one_vertex_per_point_and_escaped_text() {
+        let c = Chart {
+            id: "c".into(),
+            title: "a < b & c".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x_unit: Unit::Plain,
+            y_unit: Unit::Micros,
+            y_log: true,
+            series: vec![Series {
+                name: "p99".into(),
+                color: PALETTE[0],
+                style: Style::LineMarkers,
+                points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 1000.0)],
+                tips: vec!["one".into()],
+            }],
+            empty_note: String::new(),
+        };
+        let svg = c.render();
+        assert!(svg.contains("a &lt; b &amp; c"));
+        let points = svg
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(points.split_whitespace().count(), 3);
+        assert_eq!(svg.matches("<circle").count(), 3);
+    }
+}

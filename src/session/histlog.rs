@@ -1,0 +1,175 @@
+//! The optional latency histograms beside a session: an HdrHistogram interval log
+//! (`SESSION.hlog`, the format HdrHistogram's own tools read), one compressed histogram per
+//! interval and direction (tags `read` and `write`, nanoseconds, times in seconds since the
+//! session started). With it any percentile of any span can be recomputed exactly.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use hdrhistogram::serialization::interval_log::{
+    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag,
+};
+use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+
+use super::error::SessionError;
+use crate::stats::{new_histogram, LatHists};
+
+/// Tags of the two directions, index 0 read, 1 write.
+pub const TAGS: [&str; 2] = ["read", "write"];
+
+/// Words of the log's first line, by which an existing log is known as ours.
+pub const MARKER: &str = "drivescope latency histograms";
+
+/// The log's first lines.
+pub fn header(started: SystemTime) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut ser = V2DeflateSerializer::new();
+    let _ = IntervalLogWriterBuilder::new()
+        .add_comment("drivescope latency histograms: values in nanoseconds, one per interval and direction (tags read, write); times are seconds since StartTime")
+        .with_start_time(started)
+        .begin_log_with(&mut buf, &mut ser);
+    buf
+}
+
+/// Encodes the histograms of one interval (response latency per direction; empty ones are
+/// left out) as log lines.
+pub fn encode_interval(start_s: f64, dt_s: f64, hists: &LatHists) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut ser = V2DeflateSerializer::new();
+    if let Ok(mut w) = IntervalLogWriterBuilder::new().begin_log_with(&mut buf, &mut ser) {
+        for (dir, tag) in TAGS.iter().enumerate() {
+            let h = hists.response_dir(dir);
+            if h.is_empty() {
+                continue;
+            }
+            let _ = w.write_histogram(
+                h,
+                Duration::from_secs_f64(start_s.max(0.0)),
+                Duration::from_secs_f64(dt_s.max(0.0)),
+                Tag::new(tag),
+            );
+        }
+    }
+    buf
+}
+
+/// Rounding of the log's times (milliseconds), allowed at a span's ends.
+const SLACK_S: f64 = 0.0015;
+
+/// The histograms merged over the intervals lying within `[from_s, to_s]`.
+#[derive(Debug)]
+pub struct Span {
+    pub hist: Histogram<u64>,
+    /// Interval histograms merged.
+    pub histograms: usize,
+    /// Why reading stopped early (a torn last line), if it did.
+    pub stopped: Option<String>,
+}
+
+/// Merges the intervals of `tag` (`None`: both directions) that lie within the span.
+pub fn read_span(
+    path: &Path,
+    from_s: f64,
+    to_s: f64,
+    tag: Option<&str>,
+) -> Result<Span, SessionError> {
+    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, "cannot read", e))?;
+    let mut span = Span {
+        hist: new_histogram(),
+        histograms: 0,
+        stopped: None,
+    };
+    let mut de = Deserializer::new();
+    for entry in IntervalLogIterator::new(&bytes) {
+        let iv = match entry {
+            Ok(LogEntry::Interval(iv)) => iv,
+            Ok(_) => continue,
+            Err(e) => {
+                span.stopped = Some(format!(
+                    "{}: unreadable from here on: {e:?}",
+                    path.display()
+                ));
+                break;
+            }
+        };
+        if tag.is_some_and(|t| iv.tag().map(|x| x.as_str()) != Some(t)) {
+            continue;
+        }
+        let start = iv.start_timestamp().as_secs_f64();
+        let end = start + iv.duration().as_secs_f64();
+        // The log keeps times to the millisecond.
+        if start + SLACK_S < from_s || end > to_s + SLACK_S {
+            continue;
+        }
+        let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram())
+        else {
+            span.stopped = Some(format!("{}: a histogram is not base64", path.display()));
+            break;
+        };
+        match de.deserialize::<u64, _>(&mut raw.as_slice()) {
+            Ok(h) => {
+                let _ = span.hist.add(&h);
+                span.histograms += 1;
+            }
+            Err(e) => {
+                span.stopped = Some(format!(
+                    "{}: a histogram does not decode: {e:?}",
+                    path.display()
+                ));
+                break;
+            }
+        }
+    }
+    Ok(span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::LatSummary;
+
+    #[test]
+    fn a_span_recomputes_the_merged_percentiles_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.hlog");
+        let mut log = header(SystemTime::now());
+        let mut all = LatHists::new(false);
+        let mut middle = LatHists::new(false);
+        for i in 0..10u64 {
+            let mut h = LatHists::new(false);
+            for k in 0..500 {
+                h.service[(k % 3 == 0) as usize].saturating_record(50_000 + i * 10_000 + k * 37);
+            }
+            log.extend(encode_interval(i as f64, 1.0, &h));
+            all.add(&h);
+            if (3..7).contains(&i) {
+                middle.add(&h);
+            }
+        }
+        std::fs::write(&p, &log).unwrap();
+        let whole = read_span(&p, 0.0, 10.0, None).unwrap();
+        assert_eq!(whole.histograms, 20);
+        assert_eq!(
+            LatSummary::from_hist(&whole.hist),
+            LatSummary::from_hist(&all.service_all())
+        );
+        let mid = read_span(&p, 3.0, 7.0, None).unwrap();
+        assert_eq!(mid.histograms, 8);
+        assert_eq!(
+            LatSummary::from_hist(&mid.hist),
+            LatSummary::from_hist(&middle.service_all())
+        );
+        let writes = read_span(&p, 0.0, 10.0, Some("write")).unwrap();
+        assert_eq!(writes.hist.len(), all.service[1].len());
+        // A torn last line stops the reading there and says so.
+        std::fs::write(&p, &log[..log.len() - 40]).unwrap();
+        let torn = read_span(&p, 0.0, 10.0, None).unwrap();
+        assert!(
+            torn.histograms >= 18 && torn.histograms < 20,
+            "{}",
+            torn.histograms
+        );
+    }
+}

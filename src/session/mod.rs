@@ -1,0 +1,37 @@
+//! Sessions: the record of a run, saved as YAML while it runs and read back by `report`
+//! and `compare`.
+//!
+//! Writing: [`SessionRecorder::create`] writes the header (failing early on an
+//! unwritable path); the run pushes intervals, steps, telemetry samples and events;
+//! [`SessionRecorder::tick`] appends what is new every autosave period (one YAML document
+//! per autosave, synced, on its own thread: a crash loses at most one period);
+//! [`SessionRecorder::finalize`] (or `Drop`) rewrites the file atomically as one document.
+//!
+//! Reading: [`load`] accepts both forms, keeps what parses and names what it dropped with
+//! file:line:column. The layout is in `docs/SESSIONS.md`.
+
+mod error;
+mod flow;
+pub mod histlog;
+mod host;
+mod model;
+pub mod paths;
+mod reader;
+mod recorder;
+mod text;
+pub mod time;
+mod writer;
+
+pub use error::SessionError;
+pub use host::Host;
+pub use model::{
+    round, Event, IntervalRecord, LatPoint, Session, SessionState, SessionSummary, StepRecord,
+    TargetInfo, SCHEMA_VERSION,
+};
+pub use reader::{load, parse, Loaded};
+pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
+pub use text::full as to_yaml;
+pub use writer::write_atomic;
+
+#[cfg(test)]
+mod tests;

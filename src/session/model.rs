@@ -1,0 +1,263 @@
+//! The session's data model: what one run records, under the top-level keys the file
+//! holds (`schema_version`, `host`, `drive`, `target`, `preset`, `plan`, `intervals`,
+//! `steps`, `telemetry`, `events`, `summary`).
+//!
+//! Parts other layers own (drive identity, preset, plan, telemetry samples) are carried as
+//! plain YAML values, so the session neither depends on their types nor loses fields it
+//! does not know.
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+use super::host::Host;
+use crate::stats::{IntervalReport, LatSummary, StepSummary};
+use crate::workload::Workload;
+
+/// The version of the layout below; a reader refuses files with a larger one.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where the run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    /// Still running, or the process died before the final save (the file is the autosave).
+    #[default]
+    Running,
+    /// Ran to its planned end.
+    Complete,
+    /// Stopped early by the user (a signal, a key).
+    Stopped,
+    /// Ended by an error.
+    Failed,
+}
+
+/// The target as the session records it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TargetInfo {
+    pub path: String,
+    /// `file` or `block_device`.
+    pub kind: String,
+    pub size_bytes: u64,
+    /// O_DIRECT alignment (logical block size), bytes.
+    pub align_bytes: u64,
+}
+
+/// Latency figures of one interval, µs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LatPoint {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    #[serde(rename = "p99.9")]
+    pub p99_9: f64,
+    #[serde(rename = "p99.99")]
+    pub p99_99: f64,
+    pub max: f64,
+}
+
+impl LatPoint {
+    pub fn from_summary(l: &LatSummary) -> LatPoint {
+        LatPoint {
+            mean: round(l.mean, 3),
+            p50: l.p50,
+            p90: l.p90,
+            p99: l.p99,
+            p99_9: l.p99_9,
+            p99_99: l.p99_99,
+            max: l.max,
+        }
+    }
+}
+
+/// One interval of the run, as saved: one line of the file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IntervalRecord {
+    /// End of the interval, seconds since the session started.
+    pub t: f64,
+    /// Length of the interval, seconds.
+    pub dt: f64,
+    /// Index of the step (in `steps`) the interval belongs to.
+    pub step: u32,
+    /// Warm-up interval, left out of the step's summary.
+    #[serde(skip_serializing_if = "is_false")]
+    pub ramp: bool,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// MB/s (10^6 bytes per second).
+    pub read_mbps: f64,
+    pub write_mbps: f64,
+    pub lat_us: LatPoint,
+    pub errors: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Rounds to `digits` decimals (keeps saved numbers short without losing meaning).
+pub fn round(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    let r = (x * m).round() / m;
+    if r.is_finite() {
+        r
+    } else {
+        x
+    }
+}
+
+impl IntervalRecord {
+    /// The record of `r`, a report of step `step` that started `step_start_s` into the
+    /// session.
+    pub fn from_report(step: u32, step_start_s: f64, r: &IntervalReport) -> IntervalRecord {
+        IntervalRecord {
+            t: round(step_start_s + r.end_s, 6),
+            dt: round(r.end_s - r.start_s, 6),
+            step,
+            ramp: r.ramp,
+            read_iops: round(r.read_iops, 2),
+            write_iops: round(r.write_iops, 2),
+            read_mbps: round(r.read_bw_bytes / 1e6, 4),
+            write_mbps: round(r.write_bw_bytes / 1e6, 4),
+            lat_us: LatPoint::from_summary(&r.lat_us),
+            errors: r.errors,
+        }
+    }
+
+    pub fn iops(&self) -> f64 {
+        self.read_iops + self.write_iops
+    }
+
+    pub fn mbps(&self) -> f64 {
+        self.read_mbps + self.write_mbps
+    }
+}
+
+/// One step of the plan once it ran: its place in the plan and its summary (a point of
+/// the latency-vs-IOPS curve).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub index: u32,
+    /// What the step is, for tables and legends ("randread 4KiB QD32", "50% of max").
+    #[serde(default)]
+    pub label: String,
+    /// The sweep point, as the plan describes it (e.g. `{rate_percent: 50}`), if any.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub point: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Workload>,
+    /// Start and end, seconds since the session started.
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub end_s: f64,
+    pub summary: StepSummary,
+}
+
+/// Something that happened: a note from the engine, a step boundary, a signal, a snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Seconds since the session started.
+    #[serde(default)]
+    pub t: f64,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub data: Value,
+}
+
+/// The whole run in a few figures, written by the final save.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionSummary {
+    /// When the final save happened (RFC 3339).
+    pub ended: String,
+    /// Why the run ended: "completed", "stopped", "error: …".
+    pub ended_by: String,
+    pub elapsed_s: f64,
+    pub steps: u64,
+    pub intervals: u64,
+    /// Measured (non-ramp) time, seconds.
+    pub measured_s: f64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_mbps: f64,
+    pub write_mbps: f64,
+    pub errors: u64,
+    /// Latency of every measured I/O of the session (from the merged histograms).
+    pub lat_us: LatSummary,
+}
+
+/// One session: the header (identity of host, drive, target; preset and plan), the
+/// records of the run and the final summary.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Session {
+    pub schema_version: u32,
+    pub drivescope_version: String,
+    /// When the run started (RFC 3339, local time).
+    pub started: String,
+    pub state: SessionState,
+    /// The command line that ran, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    pub host: Host,
+    /// Drive identity (model, serial, firmware, capacity…), from the telemetry layer.
+    pub drive: Value,
+    pub target: TargetInfo,
+    /// The resolved preset (null for a plain `drivescope run`).
+    pub preset: Value,
+    /// The resolved plan: the steps as planned.
+    pub plan: Value,
+    /// The HdrHistogram interval log beside the session, when recorded (a file name
+    /// relative to the session's folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<String>,
+    pub intervals: Vec<IntervalRecord>,
+    pub steps: Vec<StepRecord>,
+    /// Telemetry samples, each a mapping with `t` (seconds since the start) and whatever
+    /// the telemetry layer measured (`temperature_c`, `smart: {...}`, block stats…).
+    pub telemetry: Vec<Value>,
+    pub events: Vec<Event>,
+    pub summary: Option<SessionSummary>,
+}
+
+impl Session {
+    /// A name for legends and titles: the drive's model (`drive.model`, or the first of
+    /// `drive.disks`), else the target path.
+    pub fn label(&self) -> String {
+        let model = self
+            .drive
+            .get("model")
+            .or_else(|| self.drive.get("disks")?.get(0)?.get("model"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        match model {
+            Some(m) => m.to_string(),
+            None if !self.target.path.is_empty() => self.target.path.clone(),
+            None => "session".into(),
+        }
+    }
+
+    /// Seconds since the start of a telemetry sample, if it has one.
+    pub fn sample_time(sample: &Value) -> Option<f64> {
+        sample.get("t").and_then(Value::as_f64)
+    }
+
+    /// A sample's drive temperature in °C: `temperature_c` at its top level or in `smart`.
+    pub fn sample_temperature(sample: &Value) -> Option<f64> {
+        let direct = |v: &Value| {
+            ["temperature_c", "temp_c", "temperature"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(Value::as_f64))
+        };
+        direct(sample).or_else(|| sample.get("smart").and_then(direct))
+    }
+}

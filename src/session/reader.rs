@@ -1,0 +1,552 @@
+//! Loads a session, in either form (the autosave stream or the single document of the
+//! final save), and keeps what is valid when the file is truncated or hand-edited: a
+//! document that does not parse is read key by key, a list that does not parse item by
+//! item, and every part dropped is named with file:line:column.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde_yaml::Value;
+
+use super::error::SessionError;
+use super::model::{Event, Session, SessionState, StepRecord, SCHEMA_VERSION};
+
+/// A loaded session and what was dropped to load it.
+#[derive(Debug)]
+pub struct Loaded {
+    pub session: Session,
+    /// One message per dropped part, `FILE:LINE:COLUMN: …`.
+    pub warnings: Vec<String>,
+    /// YAML documents in the file (1 after a final save; more for an autosave stream).
+    pub documents: usize,
+}
+
+/// List items parsed together by the YAML parser (one at a time only when a batch fails).
+const BATCH_ITEMS: usize = 2000;
+
+/// Drop messages listed one by one per list; the rest are counted.
+const MAX_ITEM_MESSAGES: usize = 5;
+
+/// A slice of the file and the line (1-based) it starts on.
+#[derive(Clone, Copy)]
+struct Piece<'a> {
+    text: &'a str,
+    line: usize,
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    warnings: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn at(&self, line: usize, column: usize) -> String {
+        format!("{}:{line}:{column}", self.path.display())
+    }
+
+    fn warn_err(&mut self, piece: Piece<'_>, e: &serde_yaml::Error, what: &str) {
+        let (line, col) = locate(piece, e);
+        let msg = format!("{}: {what}: {}", self.at(line, col), strip_location(e));
+        self.warnings.push(msg);
+    }
+}
+
+fn locate(piece: Piece<'_>, e: &serde_yaml::Error) -> (usize, usize) {
+    let lines = piece.text.lines().count().max(1);
+    match e.location() {
+        // libyaml puts an unexpected end of input one line past the text: point at the
+        // end of the last line instead.
+        Some(l) if l.line() > lines => {
+            let last = piece.text.lines().last().unwrap_or("");
+            (piece.line + lines - 1, last.chars().count() + 1)
+        }
+        Some(l) => (piece.line + l.line().saturating_sub(1), l.column()),
+        None => (piece.line, 1),
+    }
+}
+
+/// serde_yaml's message without its own "at line N column M" (we give file:line:column)
+/// and without the path into the one-item list an item is parsed as.
+fn strip_location(e: &serde_yaml::Error) -> String {
+    let mut s = e.to_string();
+    while let Some(i) = s.find(" at line ") {
+        let rest = &s[i + " at line ".len()..];
+        let digits = |t: &str| t.chars().take_while(char::is_ascii_digit).count();
+        let n1 = digits(rest);
+        let after = &rest[n1..];
+        let len = if let Some(c) = after.strip_prefix(" column ") {
+            " at line ".len() + n1 + " column ".len() + digits(c)
+        } else {
+            " at line ".len() + n1
+        };
+        s.replace_range(i..i + len, "");
+    }
+    match s.strip_prefix(".[0].").or_else(|| s.strip_prefix("[0].")) {
+        Some(rest) => rest.to_string(),
+        None => s.strip_prefix(".[0]: ").unwrap_or(&s).to_string(),
+    }
+}
+
+/// Reads and loads the session at `path`.
+pub fn load(path: &Path) -> Result<Loaded, SessionError> {
+    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, "cannot read", e))?;
+    let mut pre = Vec::new();
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let (line, col) = line_col(&bytes[..at]);
+            pre.push(format!(
+                "{}:{line}:{col}: bytes that are not UTF-8 (replaced; what they break is dropped)",
+                path.display()
+            ));
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    };
+    let mut loaded = parse(path, &text)?;
+    pre.append(&mut loaded.warnings);
+    loaded.warnings = pre;
+    Ok(loaded)
+}
+
+fn line_col(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = prefix
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let col = String::from_utf8_lossy(&prefix[start..]).chars().count() + 1;
+    (line, col)
+}
+
+/// The `schema_version:` and `drivescope_version:` lines of the header, read as text so a
+/// newer layout is recognised before anything else is parsed.
+fn header_versions(text: &str) -> (Option<u32>, String) {
+    let mut schema = None;
+    let mut writer = String::from("unknown");
+    for l in text.lines().take(200) {
+        if let Some(v) = l.strip_prefix("schema_version:") {
+            schema = v.trim().parse().ok();
+        } else if let Some(v) = l.strip_prefix("drivescope_version:") {
+            writer = v.trim().trim_matches(|c| c == '"' || c == '\'').to_string();
+        } else if l == "---" || l.starts_with("--- ") {
+            break;
+        }
+    }
+    (schema, writer)
+}
+
+/// Loads a session from `text`; `path` only names it in messages.
+pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
+    let (schema, writer) = header_versions(text);
+    match schema {
+        Some(v) if v > SCHEMA_VERSION => {
+            return Err(SessionError::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: SCHEMA_VERSION,
+                writer,
+            })
+        }
+        _ => {}
+    }
+    let mut ctx = Ctx {
+        path,
+        warnings: Vec::new(),
+    };
+    // Every save ends in a newline: a last line without one was cut short (a crash in
+    // the middle of a write, a truncated copy).
+    let text = match text.rfind('\n') {
+        Some(i) if i + 1 < text.len() && !is_blank(&text[i + 1..]) => {
+            let torn = &text[i + 1..];
+            let line = text[..=i].matches('\n').count() + 1;
+            ctx.warnings.push(format!(
+                "{}: dropped the last line, cut short after {} characters",
+                ctx.at(line, torn.chars().count() + 1),
+                torn.chars().count()
+            ));
+            &text[..=i]
+        }
+        _ => text,
+    };
+    let docs = split_documents(text);
+    let mut session = Session::default();
+    let mut documents = 0;
+    for doc in &docs {
+        if is_blank(doc.text) {
+            continue;
+        }
+        documents += 1;
+        let part = read_by_keys(&mut ctx, *doc);
+        merge(&mut session, part);
+    }
+    let before = session.telemetry.len();
+    session.telemetry.retain(|v| !v.is_null());
+    if session.telemetry.len() < before {
+        ctx.warnings.push(format!(
+            "{}: dropped {} empty telemetry items",
+            path.display(),
+            before - session.telemetry.len()
+        ));
+    }
+    if session.schema_version == 0 {
+        let reason = if documents == 0 {
+            "the file is empty".to_string()
+        } else {
+            "no schema_version in its first document".to_string()
+        };
+        return Err(SessionError::NotASession {
+            path: PathBuf::from(path),
+            reason,
+        });
+    }
+    Ok(Loaded {
+        session,
+        warnings: ctx.warnings,
+        documents,
+    })
+}
+
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#')
+    })
+}
+
+fn is_separator(line: &str) -> bool {
+    let l = line.trim_end_matches(['\n', '\r']);
+    l == "---" || l.starts_with("--- ") || l.starts_with("---\t") || l == "..."
+}
+
+/// Splits a YAML stream at its `---` lines.
+fn split_documents(text: &str) -> Vec<Piece<'_>> {
+    let mut docs = Vec::new();
+    let mut start = 0usize;
+    let mut start_line = 1usize;
+    let mut offset = 0usize;
+    for (line_no, line) in (1usize..).zip(text.split_inclusive('\n')) {
+        if line.starts_with("--") && is_separator(line) {
+            docs.push(Piece {
+                text: &text[start..offset],
+                line: start_line,
+            });
+            start = offset + line.len();
+            start_line = line_no + 1;
+        }
+        offset += line.len();
+    }
+    docs.push(Piece {
+        text: &text[start..],
+        line: start_line,
+    });
+    docs
+}
+
+/// Cuts `piece` where `starts(line)` holds; text before the first cut is its own part.
+fn split_where<'a>(piece: Piece<'a>, starts: impl Fn(&str) -> bool) -> Vec<Piece<'a>> {
+    let mut parts = Vec::new();
+    let mut start = 0usize;
+    let mut start_line = piece.line;
+    let mut offset = 0usize;
+    for (line_no, line) in (piece.line..).zip(piece.text.split_inclusive('\n')) {
+        if starts(line) && offset > start {
+            parts.push(Piece {
+                text: &piece.text[start..offset],
+                line: start_line,
+            });
+            start = offset;
+            start_line = line_no;
+        }
+        offset += line.len();
+    }
+    if offset > start {
+        parts.push(Piece {
+            text: &piece.text[start..],
+            line: start_line,
+        });
+    }
+    parts
+}
+
+fn top_level_key(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if first.is_whitespace() || first == '-' || first == '#' {
+        return None;
+    }
+    line.split_once(':').map(|(k, _)| k.trim())
+}
+
+const LIST_KEYS: [&str; 4] = ["intervals", "steps", "telemetry", "events"];
+
+/// Reads a document one top-level key at a time, dropping the keys and list items that do
+/// not parse. Lists are read item by item as JSON (how the writer puts them, one a line)
+/// and in batches as YAML where that fails, which also bounds the parser's memory.
+fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
+    let mut session = Session::default();
+    for sec in split_where(doc, |l| top_level_key(l).is_some()) {
+        if is_blank(sec.text) {
+            continue;
+        }
+        let key = sec
+            .text
+            .lines()
+            .next()
+            .and_then(top_level_key)
+            .unwrap_or("")
+            .to_string();
+        if LIST_KEYS.contains(&key.as_str()) {
+            let mut part = Session::default();
+            match key.as_str() {
+                "intervals" => part.intervals = read_list(ctx, sec, "interval"),
+                "steps" => part.steps = read_list::<StepRecord>(ctx, sec, "step"),
+                "telemetry" => part.telemetry = read_list::<Value>(ctx, sec, "sample"),
+                _ => part.events = read_list::<Event>(ctx, sec, "event"),
+            }
+            merge(&mut session, part);
+            continue;
+        }
+        match serde_yaml::from_str::<Session>(sec.text) {
+            Ok(part) => take_key(&mut session, part, &key),
+            Err(e) if key.is_empty() => ctx.warn_err(sec, &e, "dropped text that is not a key"),
+            Err(e) => ctx.warn_err(sec, &e, &format!("dropped `{key}`")),
+        }
+    }
+    session
+}
+
+/// Reads the list of section `sec` (`key:` then items, or `key: [...]` on one line) in
+/// batches, keeping the items that parse and naming the rest.
+fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
+    let first = sec.text.lines().next().unwrap_or("");
+    let inline = first.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
+    if !inline.is_empty() && !inline.starts_with('#') {
+        // `key: []` or a flow list on the key's line: small, parse it whole.
+        #[derive(serde::Deserialize)]
+        struct One<T> {
+            #[serde(flatten)]
+            map: std::collections::BTreeMap<String, Vec<T>>,
+        }
+        return match serde_yaml::from_str::<One<T>>(sec.text) {
+            Ok(mut one) => one.map.pop_first().map(|(_, v)| v).unwrap_or_default(),
+            Err(e) => {
+                ctx.warn_err(sec, &e, &format!("dropped the {noun}s"));
+                Vec::new()
+            }
+        };
+    }
+    let body_start = sec.text.find('\n').map(|i| i + 1).unwrap_or(sec.text.len());
+    let body = Piece {
+        text: &sec.text[body_start..],
+        line: sec.line + 1,
+    };
+    let indent = body
+        .text
+        .lines()
+        .find(|l| l.trim_start().starts_with('-'))
+        .map(|l| l.len() - l.trim_start().len())
+        .unwrap_or(0);
+    let is_item =
+        |l: &str| l.len() > indent && l[..indent].trim().is_empty() && l[indent..].starts_with('-');
+    let items = split_where(body, is_item);
+    let mut kept = Vec::with_capacity(items.len());
+    let mut dropped = 0usize;
+    for batch in items.chunks(BATCH_ITEMS) {
+        let (Some(a), Some(b)) = (batch.first(), batch.last()) else {
+            continue;
+        };
+        // The batch's text is one slice of the body: from its first item to its last.
+        let from = a.text.as_ptr() as usize - body.text.as_ptr() as usize;
+        let to = b.text.as_ptr() as usize - body.text.as_ptr() as usize + b.text.len();
+        if let Some(mut v) = json_items::<T>(batch) {
+            kept.append(&mut v);
+            continue;
+        }
+        if let Ok(mut v) = serde_yaml::from_str::<Vec<T>>(&body.text[from..to]) {
+            if v.len() == batch.iter().filter(|i| !is_blank(i.text)).count() {
+                kept.append(&mut v);
+                continue;
+            }
+        }
+        for item in batch {
+            if is_blank(item.text) {
+                continue;
+            }
+            match serde_yaml::from_str::<Vec<T>>(item.text) {
+                Ok(mut v) => kept.append(&mut v),
+                Err(e) => {
+                    dropped += 1;
+                    if dropped <= MAX_ITEM_MESSAGES {
+                        ctx.warn_err(*item, &e, &format!("dropped one {noun}"));
+                    }
+                }
+            }
+        }
+    }
+    if dropped > MAX_ITEM_MESSAGES {
+        ctx.warnings.push(format!(
+            "{}: dropped {dropped} {noun}s in all from the list starting here ({} more not listed above)",
+            ctx.at(sec.line, 1),
+            dropped - MAX_ITEM_MESSAGES
+        ));
+    }
+    kept
+}
+
+/// The items of a batch when each is one line of JSON (`- {...}`), else `None`.
+fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
+    let mut out = Vec::with_capacity(batch.len());
+    for item in batch {
+        if is_blank(item.text) {
+            continue;
+        }
+        let line = item.text.trim_end();
+        let json = line.trim_start().strip_prefix("- ")?;
+        if json.contains('\n') {
+            return None;
+        }
+        out.push(serde_json::from_str(json).ok()?);
+    }
+    Some(out)
+}
+
+/// Moves the field named `key` from `part` (parsed from that key's text alone).
+fn take_key(into: &mut Session, part: Session, key: &str) {
+    match key {
+        "schema_version" => into.schema_version = part.schema_version,
+        "drivescope_version" => into.drivescope_version = part.drivescope_version,
+        "started" => into.started = part.started,
+        "state" => into.state = part.state,
+        "command" => into.command = part.command,
+        "host" => into.host = part.host,
+        "drive" => into.drive = part.drive,
+        "target" => into.target = part.target,
+        "preset" => into.preset = part.preset,
+        "plan" => into.plan = part.plan,
+        "histograms" => into.histograms = part.histograms,
+        "summary" => into.summary = part.summary,
+        // Keys this version does not know are left alone.
+        _ => {}
+    }
+}
+
+/// Adds a later document to what came before: header keys from the first document that
+/// has them (changed ones from later documents), lists appended.
+fn merge(into: &mut Session, part: Session) {
+    if into.schema_version == 0 && part.schema_version != 0 {
+        into.schema_version = part.schema_version;
+        into.drivescope_version = part.drivescope_version;
+        into.started = part.started;
+        into.command = part.command;
+        into.host = part.host;
+    }
+    if part.state != SessionState::Running {
+        into.state = part.state;
+    }
+    if !part.drive.is_null() {
+        into.drive = part.drive;
+    }
+    if part.target != Default::default() {
+        into.target = part.target;
+    }
+    if !part.preset.is_null() {
+        into.preset = part.preset;
+    }
+    if !part.plan.is_null() {
+        into.plan = part.plan;
+    }
+    if part.histograms.is_some() {
+        into.histograms = part.histograms;
+    }
+    extend(&mut into.intervals, part.intervals);
+    extend(&mut into.steps, part.steps);
+    extend(&mut into.telemetry, part.telemetry);
+    extend(&mut into.events, part.events);
+    if part.summary.is_some() {
+        into.summary = part.summary;
+    }
+}
+
+fn extend<T>(into: &mut Vec<T>, mut more: Vec<T>) {
+    if into.is_empty() {
+        *into = more;
+    } else {
+        into.append(&mut more);
+    }
+}
+
+/// Intervals of a list that parses, for tests of the item reader.
+#[cfg(test)]
+fn intervals_of(text: &str) -> (Vec<super::model::IntervalRecord>, Vec<String>) {
+    let mut ctx = Ctx {
+        path: Path::new("t.yaml"),
+        warnings: Vec::new(),
+    };
+    let v = read_list(&mut ctx, Piece { text, line: 1 }, "interval");
+    (v, ctx.warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_that_parse_are_kept_and_the_rest_named() {
+        let text = "intervals:\n- {t: 1.0, read_iops: 10}\n- {t: 2.0, read_iops: abc}\n- {t: 3.0, read_iops: 30}\n- {t: 4.0, rea";
+        let (v, w) = intervals_of(text);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].t, 3.0);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("t.yaml:3:"), "{w:?}");
+        assert!(w[0].contains("read_iops"), "{w:?}");
+        assert!(w[1].starts_with("t.yaml:5:15:"), "{w:?}");
+        assert!(!w[1].contains("at line"), "{w:?}");
+        assert!(w[0].contains(": read_iops: invalid type"), "{w:?}");
+    }
+
+    #[test]
+    fn documents_split_at_separators_with_their_lines() {
+        let docs = split_documents("a: 1\n---\nb: 2\nc: 3\n--- # x\nd: 4");
+        let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
+        assert_eq!(lines, vec![1, 3, 6]);
+        assert_eq!(docs[1].text, "b: 2\nc: 3\n");
+    }
+
+    #[test]
+    fn newer_schema_is_refused_by_name() {
+        let e = parse(
+            Path::new("new.yaml"),
+            "schema_version: 99\ndrivescope_version: 9.0.0\nintervals: []\n",
+        )
+        .unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("99") && m.contains("9.0.0") && m.contains("new.yaml"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn not_a_session() {
+        assert!(matches!(
+            parse(Path::new("x"), ""),
+            Err(SessionError::NotASession { .. })
+        ));
+        assert!(matches!(
+            parse(Path::new("x"), "hello: world\n"),
+            Err(SessionError::NotASession { .. })
+        ));
+    }
+
+    #[test]
+    fn a_broken_key_is_dropped_and_the_rest_kept() {
+        let text = "schema_version: 1\nhost: {hostname: [unclosed\nintervals:\n- {t: 1.0}\n";
+        let l = parse(Path::new("h.yaml"), text).unwrap();
+        assert_eq!(l.session.intervals.len(), 1);
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert!(l.warnings[0].starts_with("h.yaml:"), "{:?}", l.warnings);
+        assert!(l.warnings[0].contains("dropped `host`"), "{:?}", l.warnings);
+    }
+}

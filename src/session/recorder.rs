@@ -1,0 +1,585 @@
+//! [`SessionRecorder`]: the one object a run (headless or dashboard) feeds. It holds the
+//! session in memory, appends what is new to the file every autosave period on the
+//! [`Appender`](super::writer::Appender) thread, exports snapshots on another thread, and
+//! rewrites the file as one document at the end, on every exit path (an explicit
+//! [`finalize`](SessionRecorder::finalize), or `Drop` for the paths that forgot).
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use serde_yaml::Value;
+
+use super::error::SessionError;
+use super::histlog;
+use super::host::Host;
+use super::model::{
+    Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
+    SCHEMA_VERSION,
+};
+use super::text::{self, Changed, Chunk};
+use super::time::now_rfc3339;
+use super::writer::{ensure_parent, write_atomic, Appender};
+use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
+use crate::workload::Workload;
+
+/// Default autosave period: a crash loses at most this much.
+pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
+
+/// How the recorder saves.
+#[derive(Debug, Clone)]
+pub struct RecorderOptions {
+    /// Append new records at most this often (and at least this often while records come).
+    pub autosave_every: Duration,
+    /// Export a snapshot (YAML, SVG charts, CSV, HTML) this often.
+    pub snapshot_every: Option<Duration>,
+    /// Where snapshots go; default `<session>-snapshot/` beside the session.
+    pub snapshot_dir: Option<PathBuf>,
+    /// Also keep every interval's latency histograms, in an HdrHistogram interval log
+    /// beside the session (`<session>.hlog`).
+    pub histograms: bool,
+}
+
+impl Default for RecorderOptions {
+    fn default() -> Self {
+        RecorderOptions {
+            autosave_every: DEFAULT_AUTOSAVE,
+            snapshot_every: None,
+            snapshot_dir: None,
+            histograms: false,
+        }
+    }
+}
+
+/// What is known before the run starts. Parts owned by other layers are plain values:
+/// fill them from the drive, preset and plan types with `serde_yaml::to_value`.
+#[derive(Debug, Clone, Default)]
+pub struct SessionStart {
+    pub target: TargetInfo,
+    pub command: Option<String>,
+    pub drive: Value,
+    pub preset: Value,
+    pub plan: Value,
+}
+
+struct OpenStep {
+    index: u32,
+    label: String,
+    point: Value,
+    workload: Option<Workload>,
+    start_s: f64,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Saved {
+    intervals: usize,
+    steps: usize,
+    telemetry: usize,
+    events: usize,
+}
+
+#[derive(Default)]
+struct Totals {
+    measured_s: f64,
+    read_bytes: u64,
+    write_bytes: u64,
+    read_ios: u64,
+    write_ios: u64,
+    errors: u64,
+}
+
+/// Records one session. See the module documentation.
+pub struct SessionRecorder {
+    path: PathBuf,
+    session: Session,
+    appender: Option<Appender>,
+    /// The interval log's writer and the lines not yet handed to it.
+    hlog: Option<(Appender, Vec<u8>)>,
+    saved: Saved,
+    changed: Changed,
+    opts: RecorderOptions,
+    t0: Instant,
+    last_autosave: Instant,
+    last_snapshot: Instant,
+    snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
+    step: Option<OpenStep>,
+    /// Telemetry samples encoded as flow lines: a quarter of the memory of YAML values,
+    /// which matters at one sample a second for a day.
+    telemetry: Vec<Box<str>>,
+    totals: Totals,
+    lat: Histogram<u64>,
+    finalized: bool,
+}
+
+/// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
+/// is not overwritten.
+fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = vec![0u8; 4096];
+    let n = f.read(&mut head).unwrap_or(0);
+    let head = String::from_utf8_lossy(&head[..n]);
+    if n == 0 || head.contains(marker) {
+        return Ok(());
+    }
+    Err(SessionError::io(
+        path,
+        "holds something drivescope did not write; not overwriting it",
+        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+    ))
+}
+
+impl SessionRecorder {
+    /// Creates the session file (and its folder) and writes the header, so an unwritable
+    /// path fails here, before the run starts.
+    pub fn create(
+        path: &Path,
+        start: SessionStart,
+        opts: RecorderOptions,
+    ) -> Result<SessionRecorder, SessionError> {
+        refuse_foreign_file(path, "schema_version:")?;
+        ensure_parent(path)?;
+        let hlog_path = super::paths::sibling(path, ".hlog");
+        let mut session = Session {
+            schema_version: SCHEMA_VERSION,
+            drivescope_version: env!("CARGO_PKG_VERSION").into(),
+            started: now_rfc3339(),
+            state: SessionState::Running,
+            command: start.command,
+            host: Host::detect(),
+            drive: start.drive,
+            target: start.target,
+            preset: start.preset,
+            plan: start.plan,
+            ..Session::default()
+        };
+        let hlog = if opts.histograms {
+            refuse_foreign_file(&hlog_path, histlog::MARKER)?;
+            write_atomic(&hlog_path, &histlog::header(std::time::SystemTime::now()))?;
+            session.histograms = hlog_path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            Some((Appender::open(&hlog_path)?, Vec::new()))
+        } else {
+            None
+        };
+        let head = text::header(&session).map_err(|e| SessionError::Encode {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        write_atomic(path, head.as_bytes())?;
+        let appender = Appender::open(path)?;
+        let now = Instant::now();
+        Ok(SessionRecorder {
+            path: path.to_path_buf(),
+            session,
+            appender: Some(appender),
+            hlog,
+            saved: Saved::default(),
+            changed: Changed::default(),
+            opts,
+            t0: now,
+            last_autosave: now,
+            last_snapshot: now,
+            snapshot_job: None,
+            step: None,
+            telemetry: Vec::new(),
+            totals: Totals::default(),
+            lat: new_histogram(),
+            finalized: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The session so far (the dashboard can read its history from here), except the
+    /// telemetry samples, which are kept encoded: see [`telemetry`](Self::telemetry).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The telemetry samples so far, decoded.
+    pub fn telemetry(&self) -> Vec<Value> {
+        decode_all(&self.telemetry)
+    }
+
+    /// Seconds since the session started: the time base of every record.
+    pub fn elapsed_s(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64()
+    }
+
+    /// Drive identity (model, serial, firmware, capacity…), any serializable value.
+    pub fn set_drive(&mut self, drive: impl Serialize) {
+        let v = serde_yaml::to_value(drive).unwrap_or(Value::Null);
+        self.session.drive = v.clone();
+        self.changed.drive = Some(v);
+    }
+
+    /// The resolved preset.
+    pub fn set_preset(&mut self, preset: impl Serialize) {
+        let v = serde_yaml::to_value(preset).unwrap_or(Value::Null);
+        self.session.preset = v.clone();
+        self.changed.preset = Some(v);
+    }
+
+    /// The resolved plan (its steps as planned, sweep points filled in when known).
+    pub fn set_plan(&mut self, plan: impl Serialize) {
+        let v = serde_yaml::to_value(plan).unwrap_or(Value::Null);
+        self.session.plan = v.clone();
+        self.changed.plan = Some(v);
+    }
+
+    pub fn set_target(&mut self, target: TargetInfo) {
+        self.session.target = target.clone();
+        self.changed.target = Some(target);
+    }
+
+    /// Starts a step: the intervals pushed until [`end_step`](Self::end_step) belong to
+    /// it, timed from now. Returns its index in `steps`.
+    pub fn begin_step(
+        &mut self,
+        label: impl Into<String>,
+        point: impl Serialize,
+        workload: Option<Workload>,
+    ) -> u32 {
+        let index = self.session.steps.len() as u32;
+        self.step = Some(OpenStep {
+            index,
+            label: label.into(),
+            point: serde_yaml::to_value(point).unwrap_or(Value::Null),
+            workload,
+            start_s: self.elapsed_s(),
+        });
+        index
+    }
+
+    /// Records one interval of the current step (opening an unnamed step if none is).
+    pub fn push_interval(&mut self, r: &IntervalReport) {
+        if self.step.is_none() {
+            self.begin_step("", Value::Null, None);
+        }
+        let (index, start_s) = match &self.step {
+            Some(s) => (s.index, s.start_s),
+            None => (0, 0.0),
+        };
+        self.session
+            .intervals
+            .push(IntervalRecord::from_report(index, start_s, r));
+        if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
+            pending.extend(histlog::encode_interval(
+                start_s + r.start_s,
+                r.end_s - r.start_s,
+                h,
+            ));
+        }
+        if !r.ramp {
+            let t = &mut self.totals;
+            t.measured_s += r.end_s - r.start_s;
+            t.read_bytes += r.read.bytes;
+            t.write_bytes += r.write.bytes;
+            t.read_ios += r.read.ios;
+            t.write_ios += r.write.ios;
+            t.errors += r.errors;
+            if let Some(h) = &r.hists {
+                let _ = self.lat.add(h.response_all());
+            }
+        }
+    }
+
+    /// Ends the current step with the engine's summary; returns its record's index.
+    pub fn end_step(&mut self, summary: StepSummary) -> u32 {
+        let open = self.step.take().unwrap_or(OpenStep {
+            index: self.session.steps.len() as u32,
+            label: String::new(),
+            point: Value::Null,
+            workload: None,
+            start_s: self.elapsed_s(),
+        });
+        let rec = StepRecord {
+            index: open.index,
+            label: open.label,
+            point: open.point,
+            workload: open.workload,
+            start_s: open.start_s,
+            end_s: self.elapsed_s(),
+            summary,
+        };
+        self.push_step(rec)
+    }
+
+    /// Adds a finished step record as is (for runners that build their own).
+    pub fn push_step(&mut self, step: StepRecord) -> u32 {
+        let i = step.index;
+        self.session.steps.push(step);
+        i
+    }
+
+    /// Adds a telemetry sample: any serializable value; a mapping without `t` gets the
+    /// current session time. Conventions the report reads: `temperature_c` (°C) at the
+    /// top level or in `smart`, and `smart: {…}` (the first and last such samples are the
+    /// report's SMART before and after).
+    pub fn push_telemetry(&mut self, sample: impl Serialize) {
+        let mut v = serde_yaml::to_value(sample).unwrap_or(Value::Null);
+        if let Value::Mapping(m) = &mut v {
+            if !m.contains_key("t") {
+                let t = super::model::round(self.elapsed_s(), 3);
+                let mut with_t = serde_yaml::Mapping::with_capacity(m.len() + 1);
+                with_t.insert("t".into(), t.into());
+                with_t.extend(std::mem::take(m));
+                *m = with_t;
+            }
+        }
+        match text::encode_item(&v) {
+            Ok(line) => self.telemetry.push(line),
+            Err(e) => {
+                let msg = format!("telemetry sample not recorded: {e}");
+                self.push_event("error", msg);
+            }
+        }
+    }
+
+    /// Records an event now.
+    pub fn push_event(&mut self, kind: &str, message: impl Into<String>) {
+        self.push_event_data(kind, message, Value::Null);
+    }
+
+    /// Records an event with data now.
+    pub fn push_event_data(
+        &mut self,
+        kind: &str,
+        message: impl Into<String>,
+        data: impl Serialize,
+    ) {
+        let t = super::model::round(self.elapsed_s(), 3);
+        self.session.events.push(Event {
+            t,
+            kind: kind.into(),
+            message: message.into(),
+            data: serde_yaml::to_value(data).unwrap_or(Value::Null),
+        });
+    }
+
+    /// Call often (every interval): autosaves when the period is up, starts a snapshot
+    /// when one is due, and returns messages worth showing (failures, snapshot paths).
+    pub fn tick(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.last_autosave.elapsed() >= self.opts.autosave_every {
+            if let Err(e) = self.autosave() {
+                notes.push(e.to_string());
+            }
+        }
+        if let Some(e) = self.appender.as_ref().and_then(Appender::take_error) {
+            notes.push(e);
+        }
+        if let Some(Some(done)) = self.poll_snapshot() {
+            notes.push(done);
+        }
+        if let Some(every) = self.opts.snapshot_every {
+            if self.last_snapshot.elapsed() >= every && self.snapshot_job.is_none() {
+                let dir = self.snapshot_dir();
+                self.snapshot(&dir);
+            }
+        }
+        notes
+    }
+
+    /// Appends what is new since the last autosave as one document (O(new records)).
+    pub fn autosave(&mut self) -> Result<(), SessionError> {
+        self.last_autosave = Instant::now();
+        self.append_new(None)
+    }
+
+    fn append_new(&mut self, summary: Option<&SessionSummary>) -> Result<(), SessionError> {
+        if let Some((a, pending)) = &mut self.hlog {
+            if !pending.is_empty() {
+                a.append(std::mem::take(pending));
+            }
+        }
+        let s = &self.session;
+        let chunk = Chunk {
+            changed: &self.changed,
+            intervals: &s.intervals[self.saved.intervals..],
+            steps: &s.steps[self.saved.steps..],
+            telemetry: &self.telemetry[self.saved.telemetry..],
+            events: &s.events[self.saved.events..],
+            summary,
+        };
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let doc = text::chunk(&chunk).map_err(|e| SessionError::Encode {
+            path: self.path.clone(),
+            message: e.to_string(),
+        })?;
+        if let Some(a) = &self.appender {
+            a.append(doc.into_bytes());
+        }
+        self.saved = Saved {
+            intervals: s.intervals.len(),
+            steps: s.steps.len(),
+            telemetry: self.telemetry.len(),
+            events: s.events.len(),
+        };
+        self.changed = Changed::default();
+        Ok(())
+    }
+
+    /// Waits until every autosave so far is on disk (tests, and before a crash test).
+    pub fn flush(&self) {
+        if let Some(a) = &self.appender {
+            a.flush();
+        }
+        if let Some((a, _)) = &self.hlog {
+            a.flush();
+        }
+    }
+
+    /// The default snapshot folder: `<session>-snapshot/` beside the session.
+    pub fn snapshot_dir(&self) -> PathBuf {
+        self.opts
+            .snapshot_dir
+            .clone()
+            .unwrap_or_else(|| super::paths::sibling(&self.path, "-snapshot"))
+    }
+
+    /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a
+    /// background thread; a snapshot still being written is not started twice.
+    pub fn snapshot(&mut self, dir: &Path) {
+        self.last_snapshot = Instant::now();
+        if self.snapshot_job.is_some() {
+            return;
+        }
+        let mut copy = self.session.clone();
+        copy.summary = Some(self.summary_now("snapshot"));
+        let telemetry = self.telemetry.clone();
+        self.session.events.push(Event {
+            t: super::model::round(self.elapsed_s(), 3),
+            kind: "snapshot".into(),
+            message: format!("snapshot to {}", dir.display()),
+            data: Value::Null,
+        });
+        let dir = dir.to_path_buf();
+        let job = std::thread::Builder::new()
+            .name("ds-snapshot".into())
+            .spawn(move || {
+                copy.telemetry = decode_all(&telemetry);
+                crate::report::export_snapshot(&copy, &dir)
+                    .map(|_| dir.clone())
+                    .map_err(|e| e.to_string())
+            });
+        self.snapshot_job = job.ok();
+    }
+
+    /// `Some(message)` once the running snapshot finished.
+    fn poll_snapshot(&mut self) -> Option<Option<String>> {
+        let done = self.snapshot_job.as_ref()?.is_finished();
+        if !done {
+            return None;
+        }
+        let job = self.snapshot_job.take()?;
+        Some(match job.join() {
+            Ok(Ok(dir)) => Some(format!("snapshot written to {}", dir.display())),
+            Ok(Err(e)) => Some(format!("snapshot failed: {e}")),
+            Err(_) => Some("snapshot failed (its thread panicked)".into()),
+        })
+    }
+
+    fn summary_now(&self, ended_by: &str) -> SessionSummary {
+        let t = &self.totals;
+        let per_s = |x: f64| {
+            if t.measured_s > 0.0 {
+                x / t.measured_s
+            } else {
+                0.0
+            }
+        };
+        SessionSummary {
+            ended: now_rfc3339(),
+            ended_by: ended_by.into(),
+            elapsed_s: super::model::round(self.elapsed_s(), 3),
+            steps: self.session.steps.len() as u64,
+            intervals: self.session.intervals.len() as u64,
+            measured_s: super::model::round(t.measured_s, 6),
+            read_bytes: t.read_bytes,
+            write_bytes: t.write_bytes,
+            read_iops: super::model::round(per_s(t.read_ios as f64), 2),
+            write_iops: super::model::round(per_s(t.write_ios as f64), 2),
+            read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
+            write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
+            errors: t.errors,
+            lat_us: LatSummary::from_hist(&self.lat),
+        }
+    }
+
+    /// The final save: appends the last records and the summary, then rewrites the file
+    /// atomically as one document. When the rewrite fails the appended stream still holds
+    /// everything, and the error says so.
+    pub fn finalize(
+        mut self,
+        state: SessionState,
+        ended_by: &str,
+    ) -> Result<PathBuf, SessionError> {
+        self.finish(state, ended_by)
+    }
+
+    fn finish(&mut self, state: SessionState, ended_by: &str) -> Result<PathBuf, SessionError> {
+        self.finalized = true;
+        if let Some(open) = self.step.take() {
+            // A step that never got its summary (an error mid-step): keep its place.
+            self.session.events.push(Event {
+                t: super::model::round(self.elapsed_s(), 3),
+                kind: "step_incomplete".into(),
+                message: format!(
+                    "step {} ({}) ended without a summary",
+                    open.index, open.label
+                ),
+                data: Value::Null,
+            });
+        }
+        let summary = self.summary_now(ended_by);
+        self.session.state = state;
+        self.changed.state = Some(state);
+        let _ = self.append_new(Some(&summary));
+        self.session.summary = Some(summary);
+        let append_error = self.appender.take().and_then(Appender::close);
+        if let Some((a, _)) = self.hlog.take() {
+            let _ = a.close();
+        }
+        if let Some(job) = self.snapshot_job.take() {
+            let _ = job.join();
+        }
+        let full = text::full_with(&self.session, Some(&self.telemetry)).map_err(|e| {
+            SessionError::Encode {
+                path: self.path.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        write_atomic(&self.path, full.as_bytes())?;
+        match append_error {
+            // The rewrite succeeded, so the earlier append failure lost nothing.
+            Some(_) | None => Ok(self.path.clone()),
+        }
+    }
+}
+
+/// Decodes encoded telemetry lines (written by this module, so they parse).
+fn decode_all(lines: &[Box<str>]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter_map(|l| serde_yaml::from_str(l).ok())
+        .collect()
+}
+
+impl Drop for SessionRecorder {
+    fn drop(&mut self) {
+        if !self.finalized {
+            let _ = self.finish(SessionState::Failed, "ended without a final save call");
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! Round trips through the recorder and the reader: the stream form, the final single
+//! document, truncation at any byte and corrupted lines.
+
+use std::path::Path;
+
+use serde_yaml::Value;
+
+use super::*;
+use crate::stats::{DirCounts, IntervalReport, LatHists, LatSummary, StepSummary};
+
+/// An interval as the engine reports it, with real histograms behind its figures.
+pub(crate) fn report(index: u64, iops: u64, lat_ns: u64) -> IntervalReport {
+    let mut h = LatHists::new(false);
+    for i in 0..iops {
+        h.service[0].saturating_record(lat_ns + i % 1000);
+    }
+    IntervalReport {
+        index,
+        start_s: index as f64,
+        end_s: index as f64 + 1.0,
+        ramp: false,
+        read: DirCounts {
+            ios: iops,
+            bytes: iops * 4096,
+        },
+        write: DirCounts::default(),
+        read_iops: iops as f64,
+        write_iops: 0.0,
+        read_bw_bytes: (iops * 4096) as f64,
+        write_bw_bytes: 0.0,
+        errors: 0,
+        lat_us: LatSummary::from_hist(&h.service_all()),
+        service_lat_us: None,
+        error_records: Vec::new(),
+        hists: Some(Box::new(h)),
+    }
+}
+
+pub(crate) fn step_summary(iops: f64) -> StepSummary {
+    StepSummary {
+        engine: "io_uring".into(),
+        engine_note: None,
+        runtime_s: 3.0,
+        ios: (iops * 3.0) as u64,
+        read_ios: (iops * 3.0) as u64,
+        write_ios: 0,
+        read_bytes: (iops * 3.0) as u64 * 4096,
+        write_bytes: 0,
+        iops,
+        read_iops: iops,
+        write_iops: 0.0,
+        read_bw_bytes: iops * 4096.0,
+        write_bw_bytes: 0.0,
+        errors: 0,
+        target_iops: Some(iops),
+        lat_us: LatSummary {
+            samples: 3,
+            p50: 80.0,
+            p99: 150.0 + iops / 1000.0,
+            ..LatSummary::default()
+        },
+        read_lat_us: LatSummary::default(),
+        write_lat_us: LatSummary::default(),
+        service_lat_us: None,
+        ended_by: "duration".into(),
+    }
+}
+
+fn start() -> SessionStart {
+    SessionStart {
+        target: TargetInfo {
+            path: "/tmp/x.bin".into(),
+            kind: "file".into(),
+            size_bytes: 1 << 30,
+            align_bytes: 4096,
+        },
+        command: Some("drivescope run --rw randread".into()),
+        drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),
+        preset: Value::Null,
+        plan: Value::Null,
+    }
+}
+
+/// A recorder with two steps of three intervals, telemetry and events, autosaved after
+/// every interval; returns it unfinalized.
+fn recorded(path: &Path) -> SessionRecorder {
+    let mut r = SessionRecorder::create(path, start(), RecorderOptions::default()).unwrap();
+    for (s, iops) in [(0u32, 10_000u64), (1, 20_000)] {
+        r.begin_step(
+            format!("step {s}"),
+            serde_yaml::to_value(s * 50).unwrap(),
+            None,
+        );
+        for i in 0..3 {
+            r.push_interval(&report(i, iops / 100, 80_000 + u64::from(s) * 1000));
+            r.push_telemetry(
+                serde_yaml::from_str::<Value>(&format!(
+                    "{{temperature_c: {}, smart: {{data_units_written: {}}}}}",
+                    40 + i,
+                    1000 + i * 10
+                ))
+                .unwrap(),
+            );
+            r.autosave().unwrap();
+        }
+        r.end_step(step_summary(iops as f64));
+        r.push_event("note", format!("step {s} \"done\" \u{7}"));
+        r.autosave().unwrap();
+    }
+    r.set_plan(serde_yaml::from_str::<Value>("{steps: 2}").unwrap());
+    r.autosave().unwrap();
+    r.flush();
+    r
+}
+
+fn same_records(a: &Session, b: &Session) {
+    assert_eq!(a.intervals, b.intervals);
+    assert_eq!(a.telemetry, b.telemetry);
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.steps.len(), b.steps.len());
+    for (x, y) in a.steps.iter().zip(&b.steps) {
+        assert_eq!(x.label, y.label);
+        assert_eq!(x.point, y.point);
+        assert_eq!(x.summary.iops, y.summary.iops);
+        assert_eq!(x.summary.lat_us, y.summary.lat_us);
+    }
+    assert_eq!(a.drive, b.drive);
+    assert_eq!(a.plan, b.plan);
+    assert_eq!(a.target, b.target);
+    assert_eq!(a.host, b.host);
+}
+
+#[test]
+fn the_stream_and_the_final_document_load_the_same_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let r = recorded(&p);
+    let mut live = r.session().clone();
+    live.telemetry = r.telemetry();
+    assert_eq!(live.telemetry.len(), 6);
+    let stream = load(&p).unwrap();
+    assert!(stream.warnings.is_empty(), "{:?}", stream.warnings);
+    assert!(stream.documents > 5, "{}", stream.documents);
+    assert_eq!(stream.session.state, SessionState::Running);
+    assert!(stream.session.summary.is_none());
+    same_records(&live, &stream.session);
+    assert_eq!(stream.session.intervals.len(), 6);
+    assert_eq!(stream.session.intervals[3].step, 1);
+
+    let saved = r.finalize(SessionState::Complete, "completed").unwrap();
+    let fin = load(&saved).unwrap();
+    assert!(fin.warnings.is_empty(), "{:?}", fin.warnings);
+    assert_eq!(fin.documents, 1);
+    same_records(&live, &fin.session);
+    assert_eq!(fin.session.state, SessionState::Complete);
+    let sm = fin.session.summary.clone().unwrap();
+    assert_eq!(sm.intervals, 6);
+    assert_eq!(sm.steps, 2);
+    assert_eq!(sm.read_bytes, (3 * 100 + 3 * 200) * 4096);
+    // The session's latency comes from the merged histograms: 80 µs and 81 µs steps.
+    assert!(
+        sm.lat_us.p50 >= 80.0 && sm.lat_us.max < 82.5,
+        "{:?}",
+        sm.lat_us
+    );
+    // The file is one document with the named top-level keys, summary last.
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let keys: Vec<&str> = text
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    for k in [
+        "schema_version",
+        "host",
+        "drive",
+        "target",
+        "preset",
+        "plan",
+        "intervals",
+        "steps",
+        "telemetry",
+        "events",
+        "summary",
+    ] {
+        assert!(keys.contains(&k), "{k} missing from {keys:?}");
+    }
+    assert_eq!(keys.last(), Some(&"summary"));
+    assert!(!text.contains("\n---"), "one document");
+}
+
+#[test]
+fn a_cut_at_any_byte_loads_a_prefix_of_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let r = recorded(&p);
+    let mut live = r.session().clone();
+    live.telemetry = r.telemetry();
+    let full = std::fs::read(&p).unwrap();
+    drop(r);
+    let cut = dir.path().join("cut.yaml");
+    let header_end = full
+        .windows(4)
+        .position(|w| w == b"\n---")
+        .unwrap_or(full.len());
+    let mut last_count = 0;
+    for n in (0..=full.len()).step_by(7).chain([full.len()]) {
+        std::fs::write(&cut, &full[..n]).unwrap();
+        match load(&cut) {
+            Ok(l) => {
+                let iv = &l.session.intervals;
+                assert!(iv.len() <= live.intervals.len());
+                assert_eq!(&live.intervals[..iv.len()], &iv[..], "cut at {n}");
+                assert!(
+                    iv.len() >= last_count,
+                    "cut at {n}: fewer than a shorter cut"
+                );
+                last_count = iv.len();
+                assert_eq!(
+                    l.session.telemetry[..],
+                    live.telemetry[..l.session.telemetry.len()]
+                );
+                for w in &l.warnings {
+                    assert!(w.starts_with(&format!("{}:", cut.display())), "{w}");
+                }
+            }
+            Err(SessionError::NotASession { .. }) => {
+                assert!(n < header_end + 1, "cut at {n} of {} refused", full.len())
+            }
+            Err(e) => panic!("cut at {n}: {e}"),
+        }
+    }
+    assert_eq!(last_count, live.intervals.len());
+}
+
+#[test]
+fn a_corrupted_line_costs_that_record_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let r = recorded(&p);
+    let saved = r.finalize(SessionState::Complete, "completed").unwrap();
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let target = lines
+        .iter()
+        .position(|l| l.starts_with("- {\"t\":"))
+        .unwrap()
+        + 2;
+    lines[target] = lines[target].replace("\"read_iops\": ", "\"read_iops\": x");
+    let summary_line = lines.iter().position(|l| l == "summary:").unwrap();
+    lines[summary_line + 2] = "  ended_by: [oops".into();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let l = load(&bad).unwrap();
+    assert_eq!(l.session.intervals.len(), 5);
+    assert_eq!(l.session.steps.len(), 2);
+    assert_eq!(l.session.telemetry.len(), 6);
+    assert!(l.session.summary.is_none());
+    assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+    let want = format!("{}:{}:", bad.display(), target + 1);
+    assert!(
+        l.warnings[0].starts_with(&want),
+        "{:?} vs {want}",
+        l.warnings
+    );
+    assert!(l.warnings[0].contains("read_iops"), "{:?}", l.warnings);
+    assert!(
+        l.warnings[1].contains("dropped `summary`"),
+        "{:?}",
+        l.warnings
+    );
+
+    // Bytes that are not UTF-8 are named too, and cost only what they break.
+    let mut bytes = text.into_bytes();
+    let at = bytes.windows(8).position(|w| w == b"- {\"t\": ").unwrap() + 10;
+    bytes[at] = 0xff;
+    std::fs::write(&bad, &bytes).unwrap();
+    let l = load(&bad).unwrap();
+    assert_eq!(l.session.intervals.len(), 5);
+    assert!(l.warnings[0].contains("not UTF-8"), "{:?}", l.warnings);
+}
+
+#[test]
+fn an_unwritable_path_fails_at_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "not a folder").unwrap();
+    let e = SessionRecorder::create(&file.join("s.yaml"), start(), RecorderOptions::default());
+    assert!(e.is_err());
+    // A file that is not a session is not overwritten.
+    let e = SessionRecorder::create(&file, start(), RecorderOptions::default());
+    let msg = e.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg.contains("drivescope did not write"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+}
+
+#[test]
+fn dropping_the_recorder_still_saves() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    {
+        let mut r = SessionRecorder::create(&p, start(), RecorderOptions::default()).unwrap();
+        r.push_interval(&report(0, 50, 100_000));
+    }
+    let l = load(&p).unwrap();
+    assert_eq!(l.documents, 1);
+    assert_eq!(l.session.intervals.len(), 1);
+    assert_eq!(l.session.state, SessionState::Failed);
+    assert_eq!(l.session.events.len(), 1, "the unfinished step is noted");
+}
+
+#[test]
+fn an_autosave_writes_only_what_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let mut r = SessionRecorder::create(&p, start(), RecorderOptions::default()).unwrap();
+    let size = |r: &SessionRecorder| {
+        r.flush();
+        std::fs::metadata(&p).unwrap().len()
+    };
+    let five = |r: &mut SessionRecorder, from: u64| {
+        for i in from..from + 5 {
+            r.push_interval(&report(i, 100, 90_000));
+        }
+    };
+    let s0 = size(&r);
+    five(&mut r, 0);
+    r.autosave().unwrap();
+    let first = size(&r) - s0;
+    for i in 0..400 {
+        five(&mut r, 5 + i * 5);
+        r.autosave().unwrap();
+    }
+    let s1 = size(&r);
+    five(&mut r, 5_000);
+    r.autosave().unwrap();
+    let late = size(&r) - s1;
+    assert!(first > 5 * 100, "{first}");
+    // Same five records, a few more digits in their times: not 400 times the data.
+    assert!(late < first + 5 * 16, "first {first} B, late {late} B");
+    let l = load(&p).unwrap();
+    assert_eq!(l.session.intervals.len(), 5 * 402);
+    assert_eq!(l.documents, 403);
+}

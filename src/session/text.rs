@@ -1,0 +1,204 @@
+//! The session's YAML text: the header document, the autosave documents that append new
+//! records to it, and the single document of the final save.
+//!
+//! ```yaml
+//! # drivescope session …
+//! schema_version: 1
+//! drivescope_version: 0.1.0
+//! host: {…}
+//! drive: …
+//! target: {…}
+//! preset: …
+//! plan: …
+//! ---                      # one document per autosave (the stream form only)
+//! intervals:
+//! - {t: 1.0, dt: 1.0, step: 0, read_iops: 25031.5, …, lat_us: {p50: 81.2, …}, errors: 0}
+//! steps: […]
+//! telemetry: […]
+//! events: […]
+//! ```
+//!
+//! The final save rewrites all of it as one document with every top-level key, ending in
+//! `summary`.
+
+use serde::Serialize;
+use serde_yaml::Value;
+
+use super::flow::{write_list, write_value};
+use super::host::Host;
+use super::model::{
+    Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
+};
+
+const HEADER_COMMENT: &str =
+    "# drivescope session (YAML). While the run goes on, each autosave appends a document\n\
+# whose lists add to the ones before; the final save rewrites the file as one document.\n";
+
+#[derive(Serialize)]
+struct Header<'a> {
+    schema_version: u32,
+    drivescope_version: &'a str,
+    started: &'a str,
+    state: SessionState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: &'a Option<String>,
+    host: &'a Host,
+    drive: &'a Value,
+    target: &'a TargetInfo,
+    preset: &'a Value,
+    plan: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    histograms: &'a Option<String>,
+}
+
+/// The first document: everything but the records and the summary.
+pub fn header(s: &Session) -> Result<String, serde_yaml::Error> {
+    let h = Header {
+        schema_version: s.schema_version,
+        drivescope_version: &s.drivescope_version,
+        started: &s.started,
+        state: s.state,
+        command: &s.command,
+        host: &s.host,
+        drive: &s.drive,
+        target: &s.target,
+        preset: &s.preset,
+        plan: &s.plan,
+        histograms: &s.histograms,
+    };
+    let mut out = String::from(HEADER_COMMENT);
+    out.push_str(&serde_yaml::to_string(&h)?);
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct Steps<'a> {
+    steps: &'a [StepRecord],
+}
+
+#[derive(Serialize)]
+struct Tail<'a> {
+    summary: &'a SessionSummary,
+}
+
+/// Header keys changed after the header was written (set later by the runner).
+#[derive(Debug, Default, Serialize)]
+pub struct Changed {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<SessionState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<String>,
+}
+
+impl Changed {
+    pub fn is_empty(&self) -> bool {
+        self.state.is_none()
+            && self.drive.is_none()
+            && self.target.is_none()
+            && self.preset.is_none()
+            && self.plan.is_none()
+            && self.histograms.is_none()
+    }
+}
+
+/// New records since the last autosave.
+pub struct Chunk<'a> {
+    pub changed: &'a Changed,
+    pub intervals: &'a [IntervalRecord],
+    pub steps: &'a [StepRecord],
+    /// Telemetry samples already encoded as flow lines (see [`encode_item`]).
+    pub telemetry: &'a [Box<str>],
+    pub events: &'a [Event],
+    pub summary: Option<&'a SessionSummary>,
+}
+
+impl Chunk<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty()
+            && self.intervals.is_empty()
+            && self.steps.is_empty()
+            && self.telemetry.is_empty()
+            && self.events.is_empty()
+            && self.summary.is_none()
+    }
+}
+
+/// One autosave document (starting with `---`); its cost is the size of the new records.
+pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
+    let mut out = String::from("---\n");
+    if !c.changed.is_empty() {
+        out.push_str(&serde_yaml::to_string(c.changed)?);
+    }
+    if !c.intervals.is_empty() {
+        write_list(&mut out, "intervals", c.intervals)?;
+    }
+    if !c.steps.is_empty() {
+        out.push_str(&serde_yaml::to_string(&Steps { steps: c.steps })?);
+    }
+    if !c.telemetry.is_empty() {
+        write_lines(&mut out, "telemetry", c.telemetry);
+    }
+    if !c.events.is_empty() {
+        write_list(&mut out, "events", c.events)?;
+    }
+    if let Some(summary) = c.summary {
+        out.push_str(&serde_yaml::to_string(&Tail { summary })?);
+    }
+    Ok(out)
+}
+
+/// One list item in flow style, without the leading `- `.
+pub fn encode_item<T: Serialize>(item: &T) -> Result<Box<str>, serde_yaml::Error> {
+    let mut out = String::new();
+    write_value(&mut out, &serde_yaml::to_value(item)?);
+    Ok(out.into_boxed_str())
+}
+
+/// Appends `key:` and already encoded items, one per line.
+fn write_lines(out: &mut String, key: &str, lines: &[Box<str>]) {
+    if lines.is_empty() {
+        out.push_str(key);
+        out.push_str(": []\n");
+        return;
+    }
+    out.push_str(key);
+    out.push_str(":\n");
+    for l in lines {
+        out.push_str("- ");
+        out.push_str(l);
+        out.push('\n');
+    }
+}
+
+/// The whole session as one document (snapshots, tools).
+pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
+    full_with(s, None)
+}
+
+/// The whole session as one document; `telemetry`, when given, replaces
+/// `s.telemetry` (the recorder keeps its samples encoded).
+pub fn full_with(s: &Session, telemetry: Option<&[Box<str>]>) -> Result<String, serde_yaml::Error> {
+    let mut out = header(s)?;
+    // About 200 bytes per interval line.
+    out.reserve(s.intervals.len() * 220 + telemetry.map_or(s.telemetry.len(), <[_]>::len) * 400);
+    write_list(&mut out, "intervals", &s.intervals)?;
+    out.push_str(&serde_yaml::to_string(&Steps { steps: &s.steps })?);
+    match telemetry {
+        Some(lines) => write_lines(&mut out, "telemetry", lines),
+        None => write_list(&mut out, "telemetry", &s.telemetry)?,
+    }
+    write_list(&mut out, "events", &s.events)?;
+    match &s.summary {
+        Some(summary) => out.push_str(&serde_yaml::to_string(&Tail { summary })?),
+        None => out.push_str("summary: ~\n"),
+    }
+    Ok(out)
+}

@@ -1,0 +1,609 @@
+//! Sessions written by the real binary: the round trip of a headless run, the default
+//! sessions folder, `kill -9` mid-run then `report` on what was left, SIGTERM's final
+//! save, an unwritable path refused before the run, truncated and newer-schema files, and
+//! the SVG, CSV and HTML outputs of `report` and `compare` parsed and counted.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{json_lines, of_type, run, summary};
+use drivescope::session::{self, SessionState};
+
+fn spawn(home: &Path, args: &[&str]) -> Child {
+    Command::new(common::bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn drivescope")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A short real run with its session at `session`; returns the JSON lines.
+fn short_run(home: &Path, session: &Path, extra: &[&str]) -> Vec<serde_json::Value> {
+    let target = home.join("scratch.bin");
+    let mut args = vec![
+        "run",
+        "--target",
+        s(&target),
+        "--size",
+        "32MiB",
+        "--rw",
+        "randrw",
+        "--iodepth",
+        "8",
+        "--duration",
+        "2s",
+        "--interval",
+        "250ms",
+        "--autosave",
+        "500ms",
+        "--json",
+        "--session",
+        s(session),
+    ];
+    args.extend_from_slice(extra);
+    let out = run(home, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out)
+}
+
+/// Parses XML (the HTML page is XHTML syntax with `<!DOCTYPE html>`).
+fn xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    roxmltree::Document::parse_with_options(text, opts)
+}
+
+fn parse_xml(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    if let Err(e) = xml(&text) {
+        panic!("{} does not parse: {e}", path.display());
+    }
+    text
+}
+
+/// Vertices of the polyline of `series` in an SVG or HTML document.
+fn polyline_points(doc: &roxmltree::Document<'_>, chart_id: &str, series: &str) -> usize {
+    let chart = doc
+        .descendants()
+        .find(|n| n.tag_name().name() == "svg" && n.attribute("id") == Some(chart_id))
+        .unwrap_or_else(|| panic!("no chart {chart_id}"));
+    let line = chart
+        .descendants()
+        .find(|n| n.tag_name().name() == "polyline" && n.attribute("data-series") == Some(series))
+        .unwrap_or_else(|| panic!("no series {series} in {chart_id}"));
+    line.attribute("points").unwrap().split_whitespace().count()
+}
+
+fn markers(doc: &roxmltree::Document<'_>, chart_id: &str) -> usize {
+    let chart = doc
+        .descendants()
+        .find(|n| n.tag_name().name() == "svg" && n.attribute("id") == Some(chart_id))
+        .unwrap_or_else(|| panic!("no chart {chart_id}"));
+    chart
+        .descendants()
+        .filter(|n| n.tag_name().name() == "circle" && n.attribute("class") == Some("point"))
+        .count()
+}
+
+#[test]
+fn a_headless_run_saves_a_session_that_reports() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("runs").join("s.yaml");
+    let lines = short_run(home.path(), &sp, &[]);
+    let printed = of_type(&lines, "interval");
+    let sum = summary(&lines);
+    let where_ = of_type(&lines, "session");
+    assert_eq!(where_.len(), 1, "{lines:?}");
+    assert_eq!(where_[0]["path"], s(&sp));
+    assert_eq!(of_type(&lines, "start")[0]["session"], s(&sp));
+
+    let l = session::load(&sp).unwrap();
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+    assert_eq!(l.documents, 1, "the final save is one document");
+    let ses = &l.session;
+    assert_eq!(ses.state, SessionState::Complete);
+    assert_eq!(ses.intervals.len(), printed.len());
+    for (rec, p) in ses.intervals.iter().zip(&printed) {
+        let iops = p["read_iops"].as_f64().unwrap();
+        assert!((rec.read_iops - iops).abs() <= 0.01, "{rec:?} vs {p}");
+        assert_eq!(rec.lat_us.p99, p["lat_us"]["p99"].as_f64().unwrap());
+        assert_eq!(rec.errors, p["errors"].as_u64().unwrap());
+    }
+    assert!(ses.intervals.windows(2).all(|w| w[1].t > w[0].t));
+    assert_eq!(ses.steps.len(), 1);
+    assert_eq!(ses.steps[0].summary.ios, sum["ios"].as_u64().unwrap());
+    assert!(
+        ses.steps[0].label.starts_with("randrw 4KiB QD8"),
+        "{}",
+        ses.steps[0].label
+    );
+    let sm = ses.summary.as_ref().unwrap();
+    assert_eq!(sm.ended_by, "completed");
+    assert_eq!(
+        sm.read_bytes + sm.write_bytes,
+        sum["read_bytes"].as_u64().unwrap() + sum["write_bytes"].as_u64().unwrap()
+    );
+    assert!(!ses.host.kernel.is_empty());
+    assert_eq!(ses.target.path, s(&home.path().join("scratch.bin")));
+    assert!(
+        ses.events.iter().any(|e| e.kind == "fill"),
+        "{:?}",
+        ses.events
+    );
+
+    // report: charts, CSV and the page, each parsed and counted.
+    let out_dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = ses.intervals.len();
+    let tput = parse_xml(&out_dir.join("throughput.svg"));
+    let doc = xml(&tput).unwrap();
+    assert_eq!(polyline_points(&doc, "throughput", "read IOPS"), n);
+    assert_eq!(polyline_points(&doc, "throughput", "write IOPS"), n);
+    let lat = parse_xml(&out_dir.join("latency.svg"));
+    let doc = xml(&lat).unwrap();
+    for p in ["p50", "p99", "p99.9", "max"] {
+        assert_eq!(polyline_points(&doc, "latency", p), n);
+    }
+    let curve = parse_xml(&out_dir.join("curve.svg"));
+    let doc = xml(&curve).unwrap();
+    assert_eq!(
+        markers(&doc, "curve"),
+        2,
+        "one p99 and one p50 point for the one step"
+    );
+    parse_xml(&out_dir.join("temperature.svg"));
+    let csv = std::fs::read_to_string(out_dir.join("intervals.csv")).unwrap();
+    assert_eq!(csv.lines().count(), n + 1);
+    let html = parse_xml(&out_dir.join("report.html"));
+    let doc = xml(&html).unwrap();
+    assert_eq!(polyline_points(&doc, "throughput", "read IOPS"), n);
+    assert_eq!(markers(&doc, "curve"), 2);
+    let svgs = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "svg")
+        .count();
+    assert_eq!(svgs, 4, "all four charts inline");
+    assert!(html.contains(&ses.host.kernel));
+    assert!(!html.contains("src=\"http"), "self-contained");
+}
+
+#[test]
+fn without_session_the_run_goes_to_a_dated_file_in_the_sessions_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "16MiB",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "500ms",
+            "--interval",
+            "250ms",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = home.path().join("data/drivescope/sessions");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    // YYYY-MM-DDTHH-MM-SS-randwrite.yaml
+    assert_eq!(
+        name.len(),
+        "2026-01-01T00-00-00-randwrite.yaml".len(),
+        "{name}"
+    );
+    assert!(
+        name.ends_with("-randwrite.yaml") && name.as_bytes()[10] == b'T',
+        "{name}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("session saved to {}", files[0].display())),
+        "{stderr}"
+    );
+    assert_eq!(session::load(&files[0]).unwrap().session.intervals.len(), 2);
+}
+
+/// Lines of a child's stdout as they come.
+fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("k.yaml");
+    let target = home.path().join("scratch.bin");
+    let mut child = spawn(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "32MiB",
+            "--rw",
+            "randread",
+            "--iodepth",
+            "4",
+            "--duration",
+            "60s",
+            "--interval",
+            "200ms",
+            "--autosave",
+            "1s",
+            "--json",
+            "--session",
+            s(&sp),
+        ],
+    );
+    let rx = lines_of(&mut child);
+    let start = Instant::now();
+    let mut printed = 0usize;
+    // Let it run about 3.5 s of intervals, then kill it without warning.
+    while printed < 17 && start.elapsed() < Duration::from_secs(30) {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+            if l.contains("\"type\":\"interval\"") {
+                printed += 1;
+            }
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), None, "killed by a signal");
+    while let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+        if l.contains("\"type\":\"interval\"") {
+            printed += 1;
+        }
+    }
+    assert!(printed >= 17, "only {printed} intervals before the kill");
+
+    let l = session::load(&sp).unwrap();
+    let ses = &l.session;
+    assert_eq!(ses.state, SessionState::Running);
+    assert!(ses.summary.is_none());
+    let saved = ses.intervals.len();
+    // One autosave period is 5 intervals of 200 ms; allow one more for the one in flight.
+    assert!(
+        saved + 6 >= printed && saved <= printed,
+        "saved {saved} of {printed}"
+    );
+    assert!(saved >= 10, "saved {saved}");
+
+    let out_dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no final summary"), "{stderr}");
+    let html = parse_xml(&out_dir.join("report.html"));
+    let doc = xml(&html).unwrap();
+    assert_eq!(polyline_points(&doc, "throughput", "read IOPS"), saved);
+    assert!(html.contains("did not reach its final save"));
+}
+
+#[test]
+fn sigterm_still_gets_the_final_save() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("t.yaml");
+    let target = home.path().join("scratch.bin");
+    let mut child = spawn(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "16MiB",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "60s",
+            "--interval",
+            "250ms",
+            "--autosave",
+            "10s",
+            "--json",
+            "--session",
+            s(&sp),
+        ],
+    );
+    let rx = lines_of(&mut child);
+    let start = Instant::now();
+    let mut printed = 0;
+    while printed < 4 && start.elapsed() < Duration::from_secs(30) {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+            printed += usize::from(l.contains("\"type\":\"interval\""));
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let l = session::load(&sp).unwrap();
+    assert_eq!(l.documents, 1);
+    assert_eq!(l.session.state, SessionState::Stopped);
+    let sm = l.session.summary.unwrap();
+    assert_eq!(sm.ended_by, "stopped by a signal");
+    // Nothing was autosaved (10 s period) yet everything is there.
+    assert!(l.session.intervals.len() >= 4);
+    assert_eq!(l.session.steps.len(), 1);
+}
+
+#[test]
+fn an_unwritable_session_path_is_refused_before_the_run() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("scratch.bin");
+    let blocker = home.path().join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let bad = blocker.join("s.yaml");
+    let started = Instant::now();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "16MiB",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "30s",
+            "--json",
+            "--session",
+            s(&bad),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "failed only after the run"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(s(&blocker)), "{stderr}");
+    assert!(of_type(&json_lines(&out), "interval").is_empty());
+}
+
+#[test]
+fn truncated_corrupted_and_newer_files() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("s.yaml");
+    short_run(home.path(), &sp, &[]);
+    let text = std::fs::read_to_string(&sp).unwrap();
+    let n = session::load(&sp).unwrap().session.intervals.len();
+
+    // Cut in the middle of the fourth interval line.
+    let fourth = text.match_indices("\n- {\"t\":").nth(3).unwrap().0;
+    let cut = home.path().join("cut.yaml");
+    std::fs::write(&cut, &text[..fourth + 20]).unwrap();
+    let out_dir = home.path().join("rep-cut");
+    let out = run(home.path(), &["report", s(&cut), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = text[..fourth].matches('\n').count() + 2;
+    assert!(
+        stderr.contains(&format!("warning: {}:{line}:20:", cut.display())),
+        "{stderr}"
+    );
+    let html = parse_xml(&out_dir.join("report.html"));
+    let doc = xml(&html).unwrap();
+    assert_eq!(polyline_points(&doc, "throughput", "read IOPS"), 3);
+    assert!(html.contains("Loaded with losses"));
+
+    // A hand edit that breaks one interval's number costs that interval only.
+    let bad = home.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        text.replacen("\"read_iops\": ", "\"read_iops\": -x", 2),
+    )
+    .unwrap();
+    let l = session::load(&bad).unwrap();
+    assert_eq!(l.session.intervals.len(), n - 2);
+    assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+    assert!(l.session.summary.is_some());
+
+    // A newer schema says so and loads nothing.
+    let newer = home.path().join("newer.yaml");
+    std::fs::write(
+        &newer,
+        text.replacen("schema_version: 1", "schema_version: 7", 1),
+    )
+    .unwrap();
+    let out = run(home.path(), &["report", s(&newer)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("schema version 7 is newer"), "{stderr}");
+
+    // Not a session at all.
+    let junk = home.path().join("junk.yaml");
+    std::fs::write(&junk, "\u{0}\u{1}binary").unwrap();
+    let out = run(home.path(), &["report", s(&junk)]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn compare_overlays_sessions_and_snapshots_export() {
+    let home = tempfile::tempdir().unwrap();
+    let a = home.path().join("a.yaml");
+    let b = home.path().join("b.yaml");
+    short_run(home.path(), &a, &["--snapshot-every", "1s"]);
+    short_run(home.path(), &b, &["--rate-iops", "2000"]);
+
+    // The snapshot of a: the session so far and its report files.
+    let snap = home.path().join("a-snapshot");
+    for f in [
+        "session.yaml",
+        "throughput.svg",
+        "latency.svg",
+        "curve.svg",
+        "intervals.csv",
+        "report.html",
+    ] {
+        assert!(snap.join(f).exists(), "{f} missing from the snapshot");
+    }
+    let snap_session = session::load(&snap.join("session.yaml")).unwrap().session;
+    assert!(!snap_session.intervals.is_empty());
+    parse_xml(&snap.join("report.html"));
+
+    let out_dir = home.path().join("cmp");
+    let out = run(
+        home.path(),
+        &["compare", s(&a), s(&b), "--out", s(&out_dir)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("scratch.bin"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(
+        rows[0].contains("(a)") && rows[1].contains("(b)"),
+        "{stdout}"
+    );
+    let curve = parse_xml(&out_dir.join("compare-curve.svg"));
+    let doc = xml(&curve).unwrap();
+    assert_eq!(
+        markers(&doc, "compare-curve"),
+        4,
+        "two sessions × one step × p99 and p50"
+    );
+    let html = parse_xml(&out_dir.join("compare.html"));
+    let doc = xml(&html).unwrap();
+    let na = session::load(&a).unwrap().session.intervals.len();
+    let series = doc
+        .descendants()
+        .filter(|n| {
+            n.tag_name().name() == "polyline"
+                && n.attribute("data-series")
+                    .is_some_and(|s| s.contains("(a)"))
+        })
+        .find(|n| {
+            n.ancestors()
+                .any(|p| p.attribute("id") == Some("compare-throughput"))
+        })
+        .unwrap();
+    assert_eq!(
+        series
+            .attribute("points")
+            .unwrap()
+            .split_whitespace()
+            .count(),
+        na
+    );
+}
+
+#[test]
+fn histograms_recompute_the_percentiles_of_any_span() {
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("h.yaml");
+    short_run(home.path(), &sp, &["--histograms"]);
+    let ses = session::load(&sp).unwrap().session;
+    assert_eq!(ses.histograms.as_deref(), Some("h.hlog"));
+    let hlog = std::fs::read_to_string(home.path().join("h.hlog")).unwrap();
+    let tagged = |t: &str| {
+        hlog.lines()
+            .filter(|l| l.starts_with(&format!("Tag={t},")))
+            .count()
+    };
+    assert_eq!(tagged("read"), ses.intervals.len());
+    assert_eq!(tagged("write"), ses.intervals.len());
+
+    // The whole run, recomputed from the log, is the session's own summary.
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    let sm = ses.summary.unwrap();
+    let n = 2 * ses.intervals.len();
+    assert!(
+        line.contains(&format!(
+            "({n} interval histograms, {} I/Os)",
+            sm.lat_us.samples
+        )),
+        "{line}"
+    );
+    for (k, v) in [
+        ("p50", sm.lat_us.p50),
+        ("p99", sm.lat_us.p99),
+        ("max", sm.lat_us.max),
+    ] {
+        assert!(
+            line.contains(&format!("{k} {v:.1}")),
+            "{k} {v:.1} not in {line}"
+        );
+    }
+    // A span holding only the first two intervals.
+    let second = ses.intervals[1].t;
+    let out = run(
+        home.path(),
+        &["report", s(&sp), "--span", &format!("0s..{second}s")],
+    );
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(line.contains("(4 interval histograms"), "{line}");
+    // Without histograms, the span is refused with the reason.
+    let plain = home.path().join("p.yaml");
+    short_run(home.path(), &plain, &[]);
+    let out = run(home.path(), &["report", s(&plain), "--span", "0s..1m"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--histograms"));
+}
