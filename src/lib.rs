@@ -4,11 +4,14 @@
 //! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
+pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod output;
 pub mod stats;
 pub mod target;
+pub mod tui;
+pub mod ui;
 pub mod units;
 pub mod workload;
