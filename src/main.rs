@@ -1,5 +1,6 @@
-//! The `drivescope` binary: parse the command line, run the command, report errors as one
-//! line on stderr with a non-zero exit code (2 for bad input or setup failures).
+//! The `drivescope` binary: parse the command line, run the command (the dashboard when
+//! there is none), report errors as one line on stderr with a non-zero exit code (2 for
+//! bad input or setup failures).
 //!
 //! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
@@ -10,6 +11,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use drivescope::cli::{Cli, Command};
+use drivescope::commands::dashboard;
 use drivescope::commands::run::{self, Outcome};
 
 /// Signals that stop a run: the first asks for a clean stop (summary printed, session
@@ -25,6 +27,19 @@ fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Run(args)) => headless(&args),
+        None => match dashboard::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("drivescope: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn headless(args: &drivescope::cli::RunArgs) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     let which = Arc::new(AtomicUsize::new(0));
     install_signal_handlers(&stop, &which);
@@ -32,28 +47,20 @@ fn main() -> ExitCode {
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
-    match cli.command {
-        Some(Command::Run(args)) => match run::run(&args, &stop) {
-            Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
-            Ok(Outcome::Completed { errors }) => {
-                eprintln!("drivescope: {errors} I/O errors (see above)");
-                ExitCode::from(1)
-            }
-            Ok(Outcome::AllFailed) => {
-                eprintln!("drivescope: every I/O failed; the run stopped");
-                ExitCode::from(1)
-            }
-            Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
-            Err(e) => {
-                eprintln!("drivescope: {e}");
-                signalled().unwrap_or(ExitCode::from(2))
-            }
-        },
-        None => {
-            eprintln!(
-                "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"
-            );
-            ExitCode::from(2)
+    match run::run(args, &stop) {
+        Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
+        Ok(Outcome::Completed { errors }) => {
+            eprintln!("drivescope: {errors} I/O errors (see above)");
+            ExitCode::from(1)
+        }
+        Ok(Outcome::AllFailed) => {
+            eprintln!("drivescope: every I/O failed; the run stopped");
+            ExitCode::from(1)
+        }
+        Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
+        Err(e) => {
+            eprintln!("drivescope: {e}");
+            signalled().unwrap_or(ExitCode::from(2))
         }
     }
 }

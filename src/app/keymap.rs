@@ -12,11 +12,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::KeyEvent;
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use thiserror::Error;
 
 use super::keys::KeyBinding;
+use super::yaml_pos;
 
 /// A keys.yaml that could not be used.
 #[derive(Debug, Error)]
@@ -37,29 +37,19 @@ pub enum KeymapError {
 }
 
 /// Keys as written in keys.yaml: one key or a list.
-#[derive(Debug, Clone)]
-struct KeyList(Vec<KeyBinding>);
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
 
-impl<'de> Deserialize<'de> for KeyList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum OneOrMany {
-            One(String),
-            Many(Vec<String>),
+impl KeyList {
+    fn names(&self) -> Vec<String> {
+        match self {
+            KeyList::One(s) => vec![s.clone()],
+            KeyList::Many(v) => v.clone(),
         }
-        let names = match OneOrMany::deserialize(d)? {
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        };
-        if names.is_empty() {
-            return Err(de::Error::custom("an action needs at least one key"));
-        }
-        names
-            .iter()
-            .map(|n| KeyBinding::parse(n).map_err(de::Error::custom))
-            .collect::<Result<Vec<_>, _>>()
-            .map(KeyList)
     }
 }
 
@@ -95,9 +85,9 @@ macro_rules! actions {
         }
 
         impl KeysFile {
-            fn into_overrides(self) -> Vec<(Action, Vec<KeyBinding>)> {
+            fn into_raw(self) -> Vec<(Action, KeyList)> {
                 let mut out = Vec::new();
-                $( if let Some(k) = self.$field { out.push((Action::$variant, k.0)); } )*
+                $( if let Some(k) = self.$field { out.push((Action::$variant, k)); } )*
                 out
             }
         }
@@ -188,10 +178,7 @@ impl Keymap {
             return Ok(map);
         }
         let file: KeysFile = serde_yaml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
+            let (line, column) = yaml_pos::of_error(&e);
             KeymapError::Parse {
                 path: path.to_string(),
                 line,
@@ -199,7 +186,24 @@ impl Keymap {
                 message: e.to_string(),
             }
         })?;
-        for (action, keys) in file.into_overrides() {
+        for (action, raw) in file.into_raw() {
+            let names = raw.names();
+            let bad = |value: &str, message: String| {
+                let (line, column) = yaml_pos::of_value(text, action.name(), value);
+                KeymapError::Parse {
+                    path: path.to_string(),
+                    line,
+                    column,
+                    message,
+                }
+            };
+            if names.is_empty() {
+                return Err(bad("", format!("{action}: needs at least one key")));
+            }
+            let mut keys = Vec::with_capacity(names.len());
+            for n in &names {
+                keys.push(KeyBinding::parse(n).map_err(|m| bad(n, format!("{action}: {m}")))?);
+            }
             if let Some(slot) = map.bindings.iter_mut().find(|(a, _)| *a == action) {
                 slot.1 = keys;
             }
@@ -279,7 +283,7 @@ mod tests {
     fn bad_yaml_names_file_line_and_column() {
         let e = Keymap::from_yaml("quit: q\nhelp: hyper-h\n", "/home/u/keys.yaml").unwrap_err();
         let s = e.to_string();
-        assert!(s.starts_with("/home/u/keys.yaml:2:"), "{s}");
+        assert!(s.starts_with("/home/u/keys.yaml:2:7:"), "{s}");
         assert!(s.contains("hyper-h"), "{s}");
         let e = Keymap::from_yaml("quitt: q\n", "k.yaml").unwrap_err();
         assert!(e.to_string().starts_with("k.yaml:1:1:"), "{e}");

@@ -12,6 +12,7 @@ pub mod overlay;
 pub mod state;
 pub mod update;
 pub mod view;
+pub mod yaml_pos;
 
 pub use keymap::{Action, Keymap, KeymapError};
 pub use msg::{Effect, Msg, RunState};

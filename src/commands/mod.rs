@@ -1,3 +1,4 @@
 //! The subcommands, each in its own file, each returning a typed error to `main`.
 
+pub mod dashboard;
 pub mod run;

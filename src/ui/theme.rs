@@ -6,9 +6,10 @@ use std::path::Path;
 use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use thiserror::Error;
+
+use crate::app::yaml_pos;
 
 /// The embedded themes, default first.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -38,18 +39,6 @@ pub enum ThemeError {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct C(Color);
-
-impl<'de> Deserialize<'de> for C {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Color::from_str(s.trim()).map(C).map_err(|_| {
-            de::Error::custom(format!("'{s}' is not a colour (a name, #rrggbb or 0-255)"))
-        })
-    }
-}
-
 macro_rules! theme {
     ($( $field:ident: $doc:literal ),* $(,)?) => {
         /// A palette: every colour the panels use, by role.
@@ -63,12 +52,23 @@ macro_rules! theme {
         #[serde(deny_unknown_fields)]
         struct ThemeFile {
             name: String,
-            $( $field: C, )*
+            $( #[serde(default)] $field: Option<String>, )*
         }
 
-        impl From<ThemeFile> for Theme {
-            fn from(f: ThemeFile) -> Theme {
-                Theme { name: f.name, $( $field: f.$field.0, )* }
+        impl ThemeFile {
+            /// The theme, or the role and text of the first colour that does not parse.
+            fn resolve(self) -> Result<Theme, (&'static str, String)> {
+                let colour = |role: &'static str, s: &str| {
+                    Color::from_str(s.trim()).map_err(|_| (role, s.to_string()))
+                };
+                let base = Theme::fallback();
+                Ok(Theme {
+                    name: self.name,
+                    $( $field: match &self.$field {
+                        Some(s) => colour(stringify!($field), s)?,
+                        None => base.$field,
+                    }, )*
+                })
             }
         }
     };
@@ -99,20 +99,24 @@ theme! {
 impl Theme {
     /// Parses a theme file's text; `path` names it in errors.
     pub fn from_yaml(text: &str, path: &str) -> Result<Theme, ThemeError> {
-        serde_yaml::from_str::<ThemeFile>(text)
-            .map(Theme::from)
-            .map_err(|e| {
-                let (line, column) = e
-                    .location()
-                    .map(|l| (l.line(), l.column()))
-                    .unwrap_or((1, 1));
-                ThemeError::Parse {
-                    path: path.to_string(),
-                    line,
-                    column,
-                    message: e.to_string(),
-                }
-            })
+        let file = serde_yaml::from_str::<ThemeFile>(text).map_err(|e| {
+            let (line, column) = yaml_pos::of_error(&e);
+            ThemeError::Parse {
+                path: path.to_string(),
+                line,
+                column,
+                message: e.to_string(),
+            }
+        })?;
+        file.resolve().map_err(|(role, value)| {
+            let (line, column) = yaml_pos::of_value(text, role, &value);
+            ThemeError::Parse {
+                path: path.to_string(),
+                line,
+                column,
+                message: format!("{role}: '{value}' is not a colour (a name, #rrggbb or 0-255)"),
+            }
+        })
     }
 
     /// The default theme, built in code so it exists whatever the files say.
@@ -232,7 +236,7 @@ mod tests {
         let text = "name: mine\nfg: notacolour\n";
         let e = Theme::from_yaml(text, "/u/themes/mine.yaml").unwrap_err();
         let s = e.to_string();
-        assert!(s.starts_with("/u/themes/mine.yaml:2:"), "{s}");
+        assert!(s.starts_with("/u/themes/mine.yaml:2:5:"), "{s}");
         assert!(s.contains("notacolour"), "{s}");
     }
 
