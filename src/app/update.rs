@@ -40,6 +40,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::RunStarted { preset_id, target } => {
             app.run.state = RunState::Running;
+            app.notice = None;
             let name = app.preset_name(&preset_id);
             app.push_event(
                 EventKind::Phase,
@@ -55,14 +56,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 .step
                 .as_ref()
                 .is_none_or(|s| s.phase_name != info.phase_name);
-            if phase_changed {
-                app.push_event(EventKind::Phase, format!("phase {}", info.phase_name));
-            }
             if app.run.state == RunState::Starting {
                 app.run.state = RunState::Running;
             }
+            let text = format!("phase {}", info.phase_name);
             app.run.step = Some(info);
             app.run.last = None;
+            if phase_changed {
+                app.push_event(EventKind::Phase, text);
+            }
             app.run.steady = SteadyView::NotApplicable;
             app.dirty = true;
             Vec::new()
@@ -113,8 +115,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             error,
             saved_to,
         } => {
-            if let Some(e) = &error {
-                app.push_event(EventKind::Error, e.clone());
+            match &error {
+                Some(e) => app.push_event(EventKind::Error, format!("run {outcome}: {e}")),
+                None => app.push_event(EventKind::Info, format!("run {outcome}")),
             }
             if let Some(p) = &saved_to {
                 app.push_event(EventKind::Save, format!("session saved to {}", p.display()));
@@ -206,7 +209,7 @@ fn telemetry(app: &mut App, t: TelemetryView) {
                 t_s: t.t_s,
                 kind: EventKind::Throttle,
                 text: format!(
-                    "thermal throttling: {} new transition{}{}",
+                    "throttling began: {} transition{}{}",
                     b - a,
                     if b - a == 1 { "" } else { "s" },
                     t.temperature_c

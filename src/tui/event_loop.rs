@@ -42,14 +42,16 @@ pub async fn event_loop<B: Backend>(
         if app.quit {
             return Ok(());
         }
+        // Keys first: the user's input never waits behind a burst of engine messages.
         let msg = tokio::select! {
-            m = msgs.recv(), if msgs_open => match m {
-                Some(m) => m,
-                None => { msgs_open = false; continue; }
-            },
+            biased;
             m = input.recv(), if input_open => match m {
                 Some(m) => m,
                 None => { input_open = false; continue; }
+            },
+            m = msgs.recv(), if msgs_open => match m {
+                Some(m) => m,
+                None => { msgs_open = false; continue; }
             },
             _ = tick.tick() => Msg::Tick { now_s: start.elapsed().as_secs_f64() },
         };

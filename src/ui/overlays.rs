@@ -52,7 +52,7 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
-    let r = centred(area, 76, Action::ALL.len() as u16 + 5);
+    let r = centred(area, 90, Action::ALL.len() as u16 + 5);
     f.render_widget(Clear, r);
     let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
     let inner = block.inner(r);

@@ -48,7 +48,7 @@ fn reference_line(app: &App) -> Line<'static> {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block("Latency vs IOPS", t);
+    let block = panel_block("Curve: latency vs IOPS", t);
     let live = app
         .run
         .last
@@ -69,8 +69,12 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let [top, chart_area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+    let [top, reference, chart_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
 
     let mut spans = vec![Span::styled(
         format!(
@@ -87,9 +91,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
         ));
     }
-    spans.push(Span::raw("   "));
-    spans.extend(reference_line(app).spans);
     f.render_widget(Paragraph::new(Line::from(spans)), top);
+    f.render_widget(Paragraph::new(reference_line(app)), reference);
 
     let q = quoted(app);
     let xmax = points

@@ -97,7 +97,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(block, area);
     let (table, table_w) = table(app);
     let [chart_area, table_area] =
-        Layout::horizontal([Constraint::Min(10), Constraint::Length(table_w)]).areas(inner);
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(table_w)])
+            .spacing(2)
+            .areas(inner);
     f.render_widget(table, table_area);
 
     let pts: Vec<_> = app

@@ -52,10 +52,10 @@ fn figures(app: &App) -> Vec<Line<'static>> {
     }
     let mut l2 = Vec::new();
     if let Some(ps) = s.power_state {
-        l2.push(Span::styled("power state ", t.dim_style()));
+        l2.push(Span::styled("power ", t.dim_style()));
         let ceiling = s
             .power_state_max_w
-            .map(|w| format!(" (≤ {w:.2} W)"))
+            .map(|w| format!(" ≤ {w:.2} W"))
             .unwrap_or_default();
         l2.push(Span::styled(
             format!("PS{ps}{ceiling}"),
@@ -72,7 +72,7 @@ fn figures(app: &App) -> Vec<Line<'static>> {
     if let Some(n) = s.throttle_transitions {
         let secs = s
             .throttle_seconds
-            .map(|x| format!(", {} throttled", format::clock(x as f64)))
+            .map(|x| format!(" · {}", format::clock(x as f64)))
             .unwrap_or_default();
         let style = if app.telemetry.throttle_marks.is_empty() {
             Style::default().fg(t.fg)
@@ -80,7 +80,8 @@ fn figures(app: &App) -> Vec<Line<'static>> {
             Style::default().fg(t.throttle).add_modifier(Modifier::BOLD)
         };
         l2.push(Span::styled("  throttle ", t.dim_style()));
-        l2.push(Span::styled(format!("{n} transitions{secs}"), style));
+        let plural = if n == 1 { "" } else { "s" };
+        l2.push(Span::styled(format!("{n} transition{plural}{secs}"), style));
     }
     [l1, l2]
         .into_iter()

@@ -59,33 +59,38 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
     if let Some(last) = app.run.intervals.last() {
         let mut spans = Vec::new();
-        spans.extend(figure(
-            "read",
-            format!(
-                "{} IOPS {}",
-                format::iops(last.read_iops),
-                format::bw(last.read_bw)
-            ),
-            Style::default().fg(t.read).add_modifier(Modifier::BOLD),
-            t,
-        ));
-        spans.push(Span::raw("   "));
-        spans.extend(figure(
-            "write",
-            format!(
-                "{} IOPS {}",
-                format::iops(last.write_iops),
-                format::bw(last.write_bw)
-            ),
-            Style::default().fg(t.write).add_modifier(Modifier::BOLD),
-            t,
-        ));
+        if any_read || !any_write {
+            spans.extend(figure(
+                "read",
+                format!(
+                    "{} IOPS {}",
+                    format::iops(last.read_iops),
+                    format::bw(last.read_bw)
+                ),
+                Style::default().fg(t.read).add_modifier(Modifier::BOLD),
+                t,
+            ));
+            spans.push(Span::raw("   "));
+        }
+        if any_write {
+            spans.extend(figure(
+                "write",
+                format!(
+                    "{} IOPS {}",
+                    format::iops(last.write_iops),
+                    format::bw(last.write_bw)
+                ),
+                Style::default().fg(t.write).add_modifier(Modifier::BOLD),
+                t,
+            ));
+            spans.push(Span::raw("   "));
+        }
         if last.ramp {
-            spans.push(Span::styled("   ramp", Style::default().fg(t.warning)));
+            spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
         }
         if let Some(m) = app.telemetry.throttle_marks.last() {
             spans.push(Span::styled(
-                format!("   ┃ throttling at {}", format::clock(*m)),
+                format!("┃ throttling at {}", format::clock(*m)),
                 Style::default().fg(t.throttle),
             ));
         }

@@ -1,0 +1,198 @@
+//! Every panel and overlay rendered from synthetic state with ratatui's TestBackend:
+//! insta snapshots of whole screens at 120×40 (all panels) and 80×24 (one tab each), in
+//! the empty, running, no-SMART, throttling and error states, plus assertions on what
+//! each state must show.
+
+use drivescope::app::{App, Msg, Overlay, Panel};
+use ratatui::crossterm::event::KeyCode;
+
+use super::fixtures::*;
+
+const BIG: (u16, u16) = (120, 40);
+const SMALL: (u16, u16) = (80, 24);
+
+fn tab(mut app: App, p: Panel) -> App {
+    app.tab = p;
+    app
+}
+
+#[test]
+fn empty_state() {
+    let app = idle(BIG);
+    let s = screen(&app);
+    assert!(s.contains("enter starts Quick look"), "{s}");
+    assert!(s.contains("no telemetry yet"));
+    assert!(s.contains("no events yet"));
+    assert!(s.contains("no curve yet"));
+    insta::assert_snapshot!("empty_120x40", s);
+    insta::assert_snapshot!("empty_80x24", screen(&idle(SMALL)));
+}
+
+#[test]
+fn running_state_all_panels() {
+    let app = running(BIG);
+    let s = screen(&app);
+    assert!(s.contains("Micron_7400_MTFDKCB7T6TDZ"), "{s}");
+    assert!(s.contains("step 4/12 4k randread QD32"));
+    assert!(s.contains("step 0:30 of 1:00 · 0:30 left"));
+    assert!(
+        s.contains("quoted 4K random read 1.00M IOPS"),
+        "the datasheet mark is labelled quoted"
+    );
+    assert!(s.contains("steady: measuring, round 3 of 5"));
+    insta::assert_snapshot!("running_120x40", s);
+}
+
+#[test]
+fn running_state_each_tab_at_80x24() {
+    for p in Panel::ALL {
+        let app = tab(running(SMALL), p);
+        let s = screen(&app);
+        assert!(s.contains(&format!(" {} ", p.title())), "{p:?}\n{s}");
+        insta::assert_snapshot!(format!("running_80x24_{p:?}").to_lowercase(), s);
+    }
+}
+
+#[test]
+fn no_smart_state() {
+    let app = no_smart(BIG);
+    let s = screen(&app);
+    assert!(s.contains("no SMART: run as root"), "{s}");
+    assert!(s.contains("drivescope 11.5 %"), "host figures still show");
+    assert!(s.contains("401.2k"), "kernel figures still show");
+    insta::assert_snapshot!("no_smart_120x40", s);
+    let s = screen(&tab(no_smart(SMALL), Panel::Thermal));
+    assert!(s.contains("no SMART: run as root"), "{s}");
+    insta::assert_snapshot!("no_smart_80x24_thermal", s);
+}
+
+#[test]
+fn throttling_state() {
+    let app = throttling(BIG);
+    let s = screen(&app);
+    assert!(
+        s.contains("throttling at 9:41"),
+        "the throughput panel marks it: {s}"
+    );
+    assert!(s.contains("throttle 1 transition · 0:07"), "{s}");
+    assert!(s.contains("throttling began: 1 transition at 70 °C"));
+    insta::assert_snapshot!("throttling_120x40", s);
+    let s = screen(&tab(throttling(SMALL), Panel::Throughput));
+    assert!(s.contains("throttling at 9:41"), "{s}");
+    insta::assert_snapshot!("throttling_80x24_throughput", s);
+    insta::assert_snapshot!(
+        "throttling_80x24_thermal",
+        screen(&tab(throttling(SMALL), Panel::Thermal))
+    );
+}
+
+#[test]
+fn error_state() {
+    let app = errored(BIG);
+    let s = screen(&app);
+    assert!(s.contains("3 I/O errors"), "{s}");
+    assert!(s.contains("failed"));
+    assert!(
+        s.contains("response"),
+        "rate-limited: response and service side by side"
+    );
+    assert!(s.contains("service"));
+    insta::assert_snapshot!("error_120x40", s);
+    insta::assert_snapshot!(
+        "error_80x24_latency",
+        screen(&tab(errored(SMALL), Panel::Latency))
+    );
+    insta::assert_snapshot!(
+        "error_80x24_events",
+        screen(&tab(errored(SMALL), Panel::Events))
+    );
+}
+
+#[test]
+fn overlays() {
+    let mut app = idle(BIG);
+    send(&mut app, [key('p')]);
+    let s = screen(&app);
+    assert!(
+        s.contains("▶ Quick look") && s.contains("about 2 min") && s.contains("4. 128k write"),
+        "{s}"
+    );
+    insta::assert_snapshot!("overlay_presets_120x40", s);
+    let mut small = idle(SMALL);
+    send(&mut small, [key('p')]);
+    insta::assert_snapshot!("overlay_presets_80x24", screen(&small));
+
+    let mut app = idle(BIG);
+    send(
+        &mut app,
+        [
+            key('t'),
+            code(KeyCode::Down),
+            code(KeyCode::Enter),
+            key('n'),
+            key('v'),
+        ],
+    );
+    let s = screen(&app);
+    assert!(s.contains("writes refused: sda2 is mounted at /"), "{s}");
+    assert!(s.contains("Type nvme1n1 and Enter"), "{s}");
+    insta::assert_snapshot!("overlay_targets_typing_120x40", s);
+
+    let mut app = idle(SMALL);
+    send(&mut app, [key('?')]);
+    insta::assert_snapshot!("overlay_help_80x24", screen(&app));
+
+    let mut app = idle(BIG);
+    send(&mut app, [key('c'), code(KeyCode::Down)]);
+    insta::assert_snapshot!("overlay_themes_120x40", screen(&app));
+
+    let mut app = running(SMALL);
+    send(&mut app, [key('q')]);
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Confirm(drivescope::app::Confirm::Quit))
+    );
+    let s = screen(&app);
+    assert!(s.contains("Stop it and quit?"), "{s}");
+    insta::assert_snapshot!("overlay_confirm_quit_80x24", s);
+}
+
+#[test]
+fn too_small_says_so() {
+    let mut app = idle((50, 12));
+    app.size = (50, 12);
+    let s = screen(&app);
+    assert!(s.contains("This terminal is 50×12: too small."), "{s}");
+    assert!(s.contains("needs at least 60×18"));
+    insta::assert_snapshot!("too_small_50x12", s);
+}
+
+#[test]
+fn every_theme_renders_every_state() {
+    for name in ["dark", "light", "high-contrast", "colorblind"] {
+        for make in [idle, running, no_smart, throttling, errored] {
+            let mut app = make(BIG);
+            app.theme_idx = app.themes.iter().position(|t| t.name == name).unwrap();
+            let s = screen(&app);
+            assert!(s.contains("drivescope"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn status_bar_hints_follow_the_run() {
+    let s = screen(&idle(BIG));
+    let status = s.lines().nth(39).unwrap();
+    assert!(status.starts_with("enter start"), "{status}");
+    let mut app = running(BIG);
+    app.notice = None;
+    let s = screen(&app);
+    let status = s.lines().nth(39).unwrap();
+    assert!(
+        status.starts_with("space pause  x stop  n next step"),
+        "{status}"
+    );
+    let mut app = running(BIG);
+    send(&mut app, [Msg::Notice("snapshot saved".into())]);
+    assert_eq!(screen(&app).lines().nth(39), Some("snapshot saved"));
+}
