@@ -13,6 +13,7 @@ use clap::Parser;
 use drivescope::cli::{Cli, Command};
 use drivescope::commands::dashboard;
 use drivescope::commands::run::{self, Outcome};
+use drivescope::tui::Exit;
 
 /// Signals that stop a run: the first asks for a clean stop (summary printed, session
 /// saved), a second of the same kind ends the process at once.
@@ -30,7 +31,8 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Run(args)) => headless(&args),
         None => match dashboard::run() {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(Exit::Quit) => ExitCode::SUCCESS,
+            Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
                 eprintln!("drivescope: {e}");
                 ExitCode::from(2)

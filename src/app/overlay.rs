@@ -73,6 +73,15 @@ impl Panel {
         }
     }
 
+    /// The name on its tab (short enough for six tabs in 80 columns).
+    pub fn tab_title(self) -> &'static str {
+        match self {
+            Panel::Thermal => "Thermal",
+            Panel::KernelHost => "Kernel/host",
+            other => other.title(),
+        }
+    }
+
     fn index(self) -> usize {
         Panel::ALL.iter().position(|p| *p == self).unwrap_or(0)
     }

@@ -152,6 +152,8 @@ pub struct App {
     pub dirty: bool,
     /// The app asked to quit.
     pub quit: bool,
+    /// The signal (SIGTERM, SIGHUP, SIGINT) that made it quit, if one did.
+    pub quit_signal: Option<i32>,
 }
 
 impl App {
@@ -196,6 +198,7 @@ impl App {
             size: cfg.size,
             dirty: true,
             quit: false,
+            quit_signal: None,
         };
         if let Some(name) = cfg.theme.as_ref().filter(|_| theme_idx == 0) {
             if app.themes[0].name != *name {

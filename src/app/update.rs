@@ -155,6 +155,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Signal(sig) => {
             app.quit = true;
+            app.quit_signal = Some(sig);
             app.dirty = true;
             let mut fx = Vec::new();
             if app.run.state.is_active() {

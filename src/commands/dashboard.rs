@@ -19,7 +19,7 @@ use crate::app::{
 };
 use crate::engine::{self, Control, EngineKind, StepTarget};
 use crate::target::{self, TargetRequest};
-use crate::tui::{run_dashboard, DashboardError, DashboardOptions};
+use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
 use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
 
 /// Id of the stand-in preset.
@@ -64,7 +64,7 @@ pub fn default_target_entry() -> TargetEntry {
 }
 
 /// Opens the dashboard with the stand-in runner behind it.
-pub fn run() -> Result<(), DashboardError> {
+pub fn run() -> Result<Exit, DashboardError> {
     let opts = DashboardOptions {
         presets: standalone_presets(),
         highlight_preset: Some("quick-look".into()),

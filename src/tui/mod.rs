@@ -30,6 +30,15 @@ pub enum DashboardError {
     Terminal(String),
 }
 
+/// How the dashboard ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// SIGTERM, SIGHUP or SIGINT arrived (the run was asked to stop first).
+    Signal(i32),
+}
+
 /// Runs the dashboard on this terminal until the user quits or a signal arrives.
 ///
 /// `msgs` brings the engine's and telemetry's messages; `effects` takes what the user
@@ -40,7 +49,7 @@ pub fn run_dashboard(
     opts: DashboardOptions,
     msgs: UnboundedReceiver<Msg>,
     effects: UnboundedSender<Effect>,
-) -> Result<(), DashboardError> {
+) -> Result<Exit, DashboardError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()?;
@@ -62,5 +71,9 @@ pub fn run_dashboard(
     let _ = sig_thread.join();
     let _ = input_thread.join();
     drop(guard);
-    result
+    result?;
+    Ok(match app.quit_signal {
+        Some(sig) => Exit::Signal(sig),
+        None => Exit::Quit,
+    })
 }

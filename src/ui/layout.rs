@@ -96,7 +96,7 @@ pub fn tab_spans(x0: u16) -> Vec<(Panel, u16, u16)> {
 
 /// A tab's label: ` 1 Throughput `.
 pub fn tab_label(i: usize, p: Panel) -> String {
-    format!(" {} {} ", i + 1, p.title())
+    format!(" {} {} ", i + 1, p.tab_title())
 }
 
 /// The panel whose tab is at (column, row) of a terminal of `size`, in tab mode.

@@ -196,3 +196,26 @@ fn status_bar_hints_follow_the_run() {
     send(&mut app, [Msg::Notice("snapshot saved".into())]);
     assert_eq!(screen(&app).lines().nth(39), Some("snapshot saved"));
 }
+
+#[test]
+fn renders_at_every_size_without_panicking() {
+    // Sizes around every layout threshold, and degenerate ones.
+    const W: [u16; 14] = [0, 1, 10, 30, 59, 60, 61, 79, 80, 81, 109, 110, 111, 130];
+    const H: [u16; 13] = [0, 1, 5, 17, 18, 19, 23, 24, 25, 33, 34, 35, 46];
+    let states: Vec<fn((u16, u16)) -> App> = vec![idle, running, no_smart, throttling, errored];
+    for (n, make) in states.into_iter().enumerate() {
+        for w in W {
+            for h in H {
+                let app = make((w, h));
+                let _ = screen(&app);
+                if n == 1 {
+                    for k in ['?', 'p', 't', 'q'] {
+                        let mut a = app.clone();
+                        send(&mut a, [key(k)]);
+                        let _ = screen(&a);
+                    }
+                }
+            }
+        }
+    }
+}
