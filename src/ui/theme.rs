@@ -41,6 +41,9 @@ pub enum ThemeError {
 
 macro_rules! theme {
     ($( $field:ident: $doc:literal ),* $(,)?) => {
+        /// The colour roles, as named in theme files.
+        pub const ROLES: &[&str] = &[$(stringify!($field)),*];
+
         /// A palette: every colour the panels use, by role.
         #[derive(Debug, Clone, PartialEq)]
         pub struct Theme {
@@ -229,6 +232,16 @@ mod tests {
             Theme::fallback(),
             "fallback() must equal dark.yaml"
         );
+    }
+
+    #[test]
+    fn builtin_files_set_every_colour_themselves() {
+        for (path, text) in BUILTIN {
+            for role in ROLES {
+                let set = text.lines().any(|l| l.starts_with(&format!("{role}:")));
+                assert!(set, "{path} leaves {role} to the fallback");
+            }
+        }
     }
 
     #[test]

@@ -43,31 +43,6 @@ fn drive_line(app: &App) -> Line<'static> {
             }
         }
     }
-    let target = app
-        .run
-        .target
-        .clone()
-        .filter(|_| app.run.state != RunState::Idle)
-        .or_else(|| app.selected_target().map(|t| t.path.clone()));
-    spans.push(Span::styled("   target ", t.dim_style()));
-    match target {
-        Some(p) => {
-            let kind = app
-                .targets
-                .iter()
-                .find(|t| t.path == p)
-                .map(|t| match t.kind {
-                    TargetKind::File => " (test file)",
-                    TargetKind::BlockDevice => " (device)",
-                })
-                .unwrap_or("");
-            spans.push(Span::styled(
-                format!("{}{kind}", p.display()),
-                Style::default().fg(t.fg),
-            ));
-        }
-        None => spans.push(Span::styled("none chosen", Style::default().fg(t.warning))),
-    }
     Line::from(spans)
 }
 
@@ -186,9 +161,34 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
     [step, plan]
 }
 
+/// The target of the run, or the chosen one when idle, with its kind.
+fn target_title(app: &App) -> String {
+    let target = app
+        .run
+        .target
+        .clone()
+        .filter(|_| app.run.state != RunState::Idle)
+        .or_else(|| app.selected_target().map(|t| t.path.clone()));
+    match target {
+        Some(p) => {
+            let kind = app
+                .targets
+                .iter()
+                .find(|t| t.path == p)
+                .map(|t| match t.kind {
+                    TargetKind::File => " (test file)",
+                    TargetKind::BlockDevice => " (device)",
+                })
+                .unwrap_or("");
+            format!("drivescope · {}{kind}", p.display())
+        }
+        None => "drivescope · no target chosen".into(),
+    }
+}
+
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block("drivescope", t);
+    let block = panel_block(target_title(app), t);
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
