@@ -103,6 +103,7 @@ actions! {
     Presets presets "presets" ["p"] "choose a preset";
     Targets targets "targets" ["t"] "choose a target (file or device)";
     Themes themes "themes" ["c"] "choose a colour theme";
+    Units units "units" ["u"] "throughput chart in IOPS or MB/s";
     Help help "help" ["?", "f1"] "show or hide this help";
     Quit quit "quit" ["q"] "quit (asks first while a run is going)";
     Interrupt interrupt "interrupt" ["ctrl-c"] "stop the run (asks first), or quit";

@@ -140,6 +140,8 @@ pub struct App {
     pub events: Ring<EventView>,
     pub overlay: Option<Overlay>,
     pub tab: Panel,
+    /// The throughput chart shows bandwidth (MB/s) instead of IOPS.
+    pub chart_bandwidth: bool,
     pub themes: Vec<Theme>,
     pub theme_idx: usize,
     pub keymap: Keymap,
@@ -190,6 +192,7 @@ impl App {
             events: Ring::new(EVENT_HISTORY),
             overlay: cfg.open_presets.then_some(Overlay::Presets),
             tab: Panel::default(),
+            chart_bandwidth: false,
             themes,
             theme_idx,
             keymap: cfg.keymap,

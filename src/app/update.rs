@@ -263,6 +263,7 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         Presets,
         Targets,
         Themes,
+        Units,
         Help,
         Quit,
         NextTab,
@@ -335,6 +336,10 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             app.overlay = Some(Overlay::Themes {
                 original: app.theme_idx,
             });
+            Vec::new()
+        }
+        Units => {
+            app.chart_bandwidth = !app.chart_bandwidth;
             Vec::new()
         }
         Help => {

@@ -144,11 +144,11 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         ramp: false,
         read: DirCounts {
             ios: iops as u64,
-            bytes: iops as u64 * 4096,
+            bytes: (iops as u64).saturating_mul(4096),
         },
         write: DirCounts {
             ios: wiops as u64,
-            bytes: wiops as u64 * 4096,
+            bytes: (wiops as u64).saturating_mul(4096),
         },
         read_iops: iops,
         write_iops: wiops,

@@ -219,3 +219,55 @@ fn renders_at_every_size_without_panicking() {
         }
     }
 }
+
+#[test]
+fn units_key_switches_the_throughput_chart_to_bandwidth() {
+    let mut app = running(BIG);
+    assert!(screen(&app).contains("Throughput (IOPS)"));
+    send(&mut app, [key('u')]);
+    let s = screen(&app);
+    assert!(s.contains("Throughput (MB/s)"), "{s}");
+    assert!(
+        s.contains("1849MB/s"),
+        "axis in MB/s (peak 1.71 GB/s + headroom): {s}"
+    );
+    insta::assert_snapshot!("running_120x40_bandwidth", s);
+    send(&mut app, [key('u')]);
+    assert!(screen(&app).contains("Throughput (IOPS)"));
+}
+
+#[test]
+fn non_finite_figures_do_not_break_any_panel() {
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300] {
+        let mut app = running(BIG);
+        let mut r = interval(99, bad, bad, bad);
+        r.read_bw_bytes = bad;
+        r.end_s = bad;
+        let mut t = telemetry(bad, bad, 2);
+        t.sensors_c = vec![bad];
+        t.warning_c = Some(bad);
+        t.power_w = Some(bad);
+        send(
+            &mut app,
+            [
+                Msg::Interval(Box::new(r)),
+                Msg::Telemetry(Box::new(t)),
+                Msg::StepFinished(drivescope::app::CurvePoint {
+                    target_iops: Some(bad),
+                    iops: bad,
+                    mean_us: bad,
+                    p99_us: bad,
+                    p999_us: bad,
+                    service_mean_us: Some(bad),
+                }),
+            ],
+        );
+        for p in Panel::ALL {
+            app.tab = p;
+            app.size = BIG;
+            let _ = screen(&app);
+            app.size = SMALL;
+            let _ = screen(&app);
+        }
+    }
+}

@@ -112,6 +112,15 @@ fn run_line(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
+/// `r` as a gauge ratio: within 0..=1, and 0 when it is not a number.
+fn unit(r: f64) -> f64 {
+    if r.is_finite() {
+        r.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
 /// Progress `(ratio, label)` of the step and of the plan.
 pub fn progress(app: &App) -> [(f64, String); 2] {
     let none = |what: &str| (0.0, format!("{what}: no run"));
@@ -121,7 +130,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
     let done = app.run.step_elapsed_s();
     let step = match s.expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
-            (done / e).clamp(0.0, 1.0),
+            unit(done / e),
             format!(
                 "step {} of {} · {} left",
                 format::clock(done),
@@ -140,7 +149,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
     let run_done = app.run.run_elapsed_s();
     let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
-            (run_done / e).clamp(0.0, 1.0),
+            unit(run_done / e),
             format!(
                 "plan {} of about {} · about {} left",
                 format::clock(run_done),
@@ -149,7 +158,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
             ),
         ),
         None => (
-            s.index as f64 / s.count.max(1) as f64,
+            unit(s.index as f64 / s.count.max(1) as f64),
             format!(
                 "plan {} · step {} of {} (length not known ahead)",
                 format::clock(run_done),

@@ -1,4 +1,5 @@
-//! Throughput: read and write IOPS over time with the current IOPS and MB/s, and a mark
+//! Throughput: read and write IOPS (or MB/s, by the units key) over time with the current
+//! IOPS and MB/s, and a mark
 //! where thermal throttling began, so the cause of a drop shows where the drop is.
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -35,7 +36,12 @@ pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block("Throughput", t);
+    let title = if app.chart_bandwidth {
+        "Throughput (MB/s)"
+    } else {
+        "Throughput (IOPS)"
+    };
+    let block = panel_block(title, t);
     if let Some(lines) = waiting_reason(app) {
         return empty(f, area, block, lines, t);
     }
@@ -45,16 +51,22 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
 
     let pts: Vec<_> = app.run.intervals.iter().collect();
-    let read: Vec<(f64, f64)> = pts.iter().map(|p| (p.t_s, p.read_iops)).collect();
-    let write: Vec<(f64, f64)> = pts.iter().map(|p| (p.t_s, p.write_iops)).collect();
+    let bw = app.chart_bandwidth;
+    let (read, write): (Vec<(f64, f64)>, Vec<(f64, f64)>) = pts
+        .iter()
+        .map(|p| {
+            if bw {
+                ((p.t_s, p.read_bw / 1e6), (p.t_s, p.write_bw / 1e6))
+            } else {
+                ((p.t_s, p.read_iops), (p.t_s, p.write_iops))
+            }
+        })
+        .unzip();
     let any_read = pts.iter().any(|p| p.read_iops > 0.0);
     let any_write = pts.iter().any(|p| p.write_iops > 0.0);
     let x0 = pts.first().map(|p| p.t_s).unwrap_or(0.0);
     let x1 = pts.last().map(|p| p.t_s).unwrap_or(1.0).max(x0 + 1.0);
-    let ymax = pts
-        .iter()
-        .map(|p| p.read_iops.max(p.write_iops))
-        .fold(0.0, f64::max);
+    let ymax = read.iter().chain(&write).map(|p| p.1).fold(0.0, f64::max);
     let [_, y1] = padded(0.0, ymax.max(1.0));
 
     if let Some(last) = app.run.intervals.last() {
@@ -147,7 +159,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Axis::default()
                 .bounds([0.0, y1])
                 .style(t.dim_style())
-                .labels(axis_labels(0.0, y1, 3, format::iops)),
+                .labels(if bw {
+                    axis_labels(0.0, y1, 3, |v| format!("{v:.0}MB/s"))
+                } else {
+                    axis_labels(0.0, y1, 3, format::iops)
+                }),
         );
     f.render_widget(chart, chart_area);
 }
