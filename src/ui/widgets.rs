@@ -9,6 +9,9 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 
+/// Points of one chart line: (x, y).
+pub type Series = Vec<(f64, f64)>;
+
 /// A panel's bordered block with its title.
 pub fn panel_block<'a>(title: impl Into<String>, theme: &Theme) -> Block<'a> {
     Block::default()

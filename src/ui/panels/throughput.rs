@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis_labels, empty, figure, padded, panel_block, vline};
+use crate::ui::widgets::{axis_labels, empty, figure, padded, panel_block, vline, Series};
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
 pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
@@ -52,7 +52,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
     let pts: Vec<_> = app.run.intervals.iter().collect();
     let bw = app.chart_bandwidth;
-    let (read, write): (Vec<(f64, f64)>, Vec<(f64, f64)>) = pts
+    let (read, write): (Series, Series) = pts
         .iter()
         .map(|p| {
             if bw {
