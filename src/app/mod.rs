@@ -5,6 +5,7 @@
 
 pub mod datasheet;
 pub mod history;
+mod input;
 pub mod keymap;
 pub mod keys;
 pub mod msg;
