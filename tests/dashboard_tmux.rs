@@ -16,6 +16,11 @@ struct Tmux {
 impl Tmux {
     /// Starts `drivescope` in a detached session of `w`×`h`, homed in `home`.
     fn start(name: &str, home: &Path, w: u16, h: u16) -> Option<Tmux> {
+        Tmux::start_bin(name, &common::bin(), home, w, h)
+    }
+
+    /// Starts `bin` in a detached session of `w`×`h`, homed in `home`.
+    fn start_bin(name: &str, bin: &Path, home: &Path, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             eprintln!("tmux not installed: skipped");
             return None;
@@ -24,7 +29,7 @@ impl Tmux {
         let cmd = format!(
             "env HOME={h} XDG_DATA_HOME={h}/data XDG_CONFIG_HOME={h}/config TERM=xterm-256color {bin}; echo EXIT=$?; sleep 60",
             h = home.display(),
-            bin = common::bin().display()
+            bin = bin.display()
         );
         let ok = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x"])
@@ -154,5 +159,36 @@ fn a_too_small_terminal_says_so() {
     t.wait_for("too small");
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+}
+
+/// The `panic_restore` example, built beside this test by `cargo test`.
+fn panic_example() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("examples/panic_restore");
+    p.exists().then_some(p)
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_printing() {
+    let Some(bin) = panic_example() else {
+        // `cargo test` builds examples; `cargo test --test dashboard_tmux` does not.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "examples/panic_restore was not built"
+        );
+        eprintln!("examples/panic_restore not built (run plain `cargo test`): skipped");
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start_bin("panic", &bin, home.path(), 100, 30) else {
+        return;
+    };
+    let s = t.wait_for("EXIT=101");
+    assert!(
+        s.contains("deliberate panic to test that the terminal is restored"),
+        "the panic message is on the normal screen: {s}"
+    );
+    assert!(!s.contains("inside the alternate screen"), "{s}");
     assert_cooked(&t.stty());
 }
