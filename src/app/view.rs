@@ -95,6 +95,20 @@ pub struct CurvePoint {
     pub service_mean_us: Option<f64>,
 }
 
+impl From<&crate::stats::StepSummary> for CurvePoint {
+    /// The curve point of a finished step, from the engine's summary.
+    fn from(s: &crate::stats::StepSummary) -> Self {
+        CurvePoint {
+            target_iops: s.target_iops,
+            iops: s.iops,
+            mean_us: s.lat_us.mean,
+            p99_us: s.lat_us.p99,
+            p999_us: s.lat_us.p99_9,
+            service_mean_us: s.service_lat_us.map(|l| l.mean),
+        }
+    }
+}
+
 /// The kernel's view of the target's I/O (`/sys/block/X/stat` deltas per second).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct KernelView {

@@ -271,14 +271,9 @@ fn run_standin(
         )
         .map_err(|e| e.to_string())?;
         started += s.runtime_s;
-        let _ = msgs.send(Msg::StepFinished(CurvePoint {
-            target_iops: s.target_iops,
-            iops: s.iops,
-            mean_us: s.lat_us.mean,
-            p99_us: s.lat_us.p99,
-            p999_us: s.lat_us.p99_9,
-            service_mean_us: s.service_lat_us.map(|l| l.mean),
-        }));
+        if phase == "measure" {
+            let _ = msgs.send(Msg::StepFinished(CurvePoint::from(&s)));
+        }
         if s.ended_by == "stopped" {
             return Ok("stopped".into());
         }
