@@ -55,6 +55,12 @@ pub fn axis_labels<'a>(lo: f64, hi: f64, n: usize, fmt: impl Fn(f64) -> String) 
         .collect()
 }
 
+/// Time-axis labels (`m:ss`): three when the span tells them apart, else the two ends.
+pub fn time_labels<'a>(x0: f64, x1: f64) -> Vec<Line<'a>> {
+    let n = if x1 - x0 >= 4.0 { 3 } else { 2 };
+    axis_labels(x0, x1, n, super::format::clock)
+}
+
 /// Bounds with a little headroom; never an empty range.
 pub fn padded(lo: f64, hi: f64) -> [f64; 2] {
     if !(lo.is_finite() && hi.is_finite()) {

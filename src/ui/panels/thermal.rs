@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use crate::app::App;
 use crate::ui::format;
-use crate::ui::widgets::{axis_labels, empty, hline, panel_block, vline};
+use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
 
 fn figures(app: &App) -> Vec<Line<'static>> {
     let t = app.theme();
@@ -206,7 +206,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Axis::default()
                 .bounds([x0, x1])
                 .style(t.dim_style())
-                .labels(axis_labels(x0, x1, 3, format::clock)),
+                .labels(time_labels(x0, x1)),
         )
         .y_axis(
             Axis::default()

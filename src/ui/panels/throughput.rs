@@ -11,7 +11,9 @@ use ratatui::Frame;
 
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis_labels, empty, figure, padded, panel_block, vline, Series};
+use crate::ui::widgets::{
+    axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
+};
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
 pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
@@ -153,7 +155,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Axis::default()
                 .bounds([x0, x1])
                 .style(t.dim_style())
-                .labels(axis_labels(x0, x1, 3, format::clock)),
+                .labels(time_labels(x0, x1)),
         )
         .y_axis(
             Axis::default()
