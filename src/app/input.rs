@@ -261,6 +261,10 @@ fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
 fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effect> {
     use Action::*;
     if let Some(mut typed) = typing {
+        if app.keymap.is(Interrupt, k) {
+            app.overlay = None;
+            return main_key(app, k);
+        }
         match k.code {
             KeyCode::Esc => app.overlay = Some(Overlay::Targets { typing: None }),
             KeyCode::Backspace => {
@@ -344,7 +348,15 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
-    match app.keymap.first_of(&[Select, Back, Up, Down, Themes], k) {
+    match app
+        .keymap
+        .first_of(&[Select, Back, Up, Down, Themes, Interrupt], k)
+    {
+        Some(Interrupt) => {
+            app.theme_idx = original;
+            app.overlay = None;
+            return main_key(app, k);
+        }
         Some(Select) => {
             app.overlay = None;
             return vec![Effect::SetTheme(app.theme().name.clone())];
@@ -364,7 +376,7 @@ fn confirm_key(app: &mut App, k: &KeyEvent, c: Confirm) -> Vec<Effect> {
     use Action::*;
     // A second Ctrl-C while asked whether to stop means yes.
     let yes = app.keymap.is(Yes, k)
-        || (c == Confirm::StopRun && app.keymap.is(Interrupt, k))
+        || app.keymap.is(Interrupt, k)
         || (c == Confirm::Quit && app.keymap.is(Quit, k));
     if yes {
         app.overlay = None;

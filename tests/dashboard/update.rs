@@ -495,3 +495,39 @@ fn new_lists_keep_the_selection() {
     );
     assert!(app.notice.as_ref().unwrap().0.contains("no target"));
 }
+
+#[test]
+fn ctrl_c_reaches_through_every_overlay() {
+    // typing a device name
+    let mut app = running((120, 40));
+    send(
+        &mut app,
+        [key('t'), key('j'), code(KeyCode::Enter), key('n')],
+    );
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Targets { typing: Some(_) })
+    ));
+    send(&mut app, [ctrl('c')]);
+    assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::StopRun)));
+    // the theme picker: undone, then asked
+    let mut app = running((120, 40));
+    send(&mut app, [key('c'), key('j'), ctrl('c')]);
+    assert_eq!(app.theme().name, "dark");
+    assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::StopRun)));
+    // asked whether to quit: Ctrl-C means yes
+    let mut app = running((120, 40));
+    assert_eq!(
+        send(&mut app, [key('q'), ctrl('c')]),
+        vec![Effect::Stop, Effect::Quit]
+    );
+    // help and pickers when idle: quits
+    for k in ['?', 'p', 't'] {
+        let mut app = idle((120, 40));
+        assert_eq!(
+            send(&mut app, [key(k), ctrl('c')]),
+            vec![Effect::Quit],
+            "{k}"
+        );
+    }
+}
