@@ -13,6 +13,10 @@ pub const TELEMETRY_HISTORY: usize = 3600;
 pub const EVENT_HISTORY: usize = 500;
 /// Curve points kept (steps of sweeps).
 pub const CURVE_HISTORY: usize = 1000;
+/// Throttle marks kept (the latest ones).
+pub const THROTTLE_MARKS: usize = 256;
+/// Distinct "telemetry unavailable" reasons kept.
+pub const UNAVAILABLE_REASONS: usize = 16;
 
 /// A ring buffer of at most `cap` entries.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 
 use ratatui::crossterm::event::KeyEventKind;
 
-use super::history::{IntervalPoint, ThermalPoint};
+use super::history::{IntervalPoint, ThermalPoint, THROTTLE_MARKS, UNAVAILABLE_REASONS};
 use super::input::{key, mouse};
 use super::msg::{Effect, Msg, RunState};
 use super::overlay::Overlay;
@@ -206,7 +206,11 @@ fn telemetry(app: &mut App, t: TelemetryView) {
         .and_then(|p| p.throttle_transitions);
     if let (Some(a), Some(b)) = (prev, t.throttle_transitions) {
         if b > a {
-            app.telemetry.throttle_marks.push(t.t_s);
+            let marks = &mut app.telemetry.throttle_marks;
+            if marks.len() >= THROTTLE_MARKS {
+                marks.remove(0);
+            }
+            marks.push(t.t_s);
             app.events.push(super::view::EventView {
                 t_s: t.t_s,
                 kind: EventKind::Throttle,
@@ -222,7 +226,9 @@ fn telemetry(app: &mut App, t: TelemetryView) {
         }
     }
     for reason in &t.unavailable {
-        if !app.telemetry.unavailable.contains(reason) {
+        if !app.telemetry.unavailable.contains(reason)
+            && app.telemetry.unavailable.len() < UNAVAILABLE_REASONS
+        {
             app.telemetry.unavailable.push(reason.clone());
             app.events.push(super::view::EventView {
                 t_s: t.t_s,

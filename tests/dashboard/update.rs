@@ -531,3 +531,20 @@ fn ctrl_c_reaches_through_every_overlay() {
         );
     }
 }
+
+#[test]
+fn throttle_marks_and_reasons_stay_bounded() {
+    use drivescope::app::history::{THROTTLE_MARKS, UNAVAILABLE_REASONS};
+    let mut app = running((120, 40));
+    for i in 0..(THROTTLE_MARKS as u64 + 50) {
+        let mut t = telemetry(600.0 + i as f64, 60.0, i + 1);
+        t.unavailable = vec![format!("reason {i}")];
+        update(&mut app, Msg::Telemetry(Box::new(t)));
+    }
+    assert_eq!(app.telemetry.throttle_marks.len(), THROTTLE_MARKS);
+    assert_eq!(
+        app.telemetry.throttle_marks.last(),
+        Some(&(600.0 + (THROTTLE_MARKS + 49) as f64))
+    );
+    assert_eq!(app.telemetry.unavailable.len(), UNAVAILABLE_REASONS);
+}
