@@ -77,7 +77,22 @@ fn run_line(app: &App) -> Line<'static> {
         }
         spans.push(Span::styled(name, Style::default().fg(t.fg)));
     }
-    spans.push(sep());
+    if app.run.errors > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("{} I/O errors", app.run.errors),
+            Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// Run state, steady state and errors, for the header's bottom border (right-aligned,
+/// so they stay visible however long the step name is).
+fn state_line(app: &App) -> Line<'static> {
+    let t = app.theme();
+    let sep = || Span::styled(" · ", t.dim_style());
+    let mut spans = vec![Span::raw(" ")];
     let state_style = match &app.run.state {
         RunState::Running => Style::default().fg(t.ok),
         RunState::Paused | RunState::Stopping | RunState::Starting => {
@@ -102,14 +117,8 @@ fn run_line(app: &App) -> Line<'static> {
         spans.push(sep());
         spans.push(Span::styled(s, Style::default().fg(c)));
     }
-    if app.run.errors > 0 {
-        spans.push(sep());
-        spans.push(Span::styled(
-            format!("{} I/O errors", app.run.errors),
-            Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
-        ));
-    }
-    Line::from(spans)
+    spans.push(Span::raw(" "));
+    Line::from(spans).right_aligned()
 }
 
 /// `r` as a gauge ratio: within 0..=1, and 0 when it is not a number.
@@ -197,7 +206,7 @@ fn target_title(app: &App) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block(target_title(app), t);
+    let block = panel_block(target_title(app), t).title_bottom(state_line(app));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
