@@ -31,7 +31,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let [table_area, host_area] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
 
-    let val = |v: Option<f64>, fmt: fn(f64) -> String| v.map(fmt).unwrap_or_else(|| "-".into());
+    // Columns only for the sources that have figures: no dashes standing in for numbers.
     let rows = [
         (
             "read IOPS",
@@ -58,61 +58,59 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             format::bw,
         ),
     ];
+    let cell = |v: String, style: Style| Cell::from(Line::styled(v, style).right_aligned());
     let mut out: Vec<Row> = rows
         .into_iter()
         .map(|(name, e, k, fmt)| {
-            Row::new(vec![
-                Cell::from(Span::styled(name, t.dim_style())),
-                Cell::from(
-                    Line::styled(val(e, fmt), Style::default().fg(t.accent)).right_aligned(),
-                ),
-                Cell::from(Line::styled(val(k, fmt), Style::default().fg(t.fg)).right_aligned()),
-            ])
+            let mut cells = vec![Cell::from(Span::styled(name, t.dim_style()))];
+            if let Some(e) = e {
+                cells.push(cell(fmt(e), Style::default().fg(t.accent)));
+            }
+            if let Some(k) = k {
+                cells.push(cell(fmt(k), Style::default().fg(t.fg)));
+            }
+            Row::new(cells)
         })
         .collect();
     if let Some(k) = kernel {
-        out.push(Row::new(vec![
-            Cell::from(Span::styled("busy", t.dim_style())),
-            Cell::from(""),
-            Cell::from(
-                Line::styled(format!("{:.0} %", k.util_pct), Style::default().fg(t.fg))
-                    .right_aligned(),
-            ),
-        ]));
-        out.push(Row::new(vec![
-            Cell::from(Span::styled("in flight", t.dim_style())),
-            Cell::from(""),
-            Cell::from(
-                Line::styled(k.in_flight.to_string(), Style::default().fg(t.fg)).right_aligned(),
-            ),
-        ]));
+        for (name, v) in [
+            ("busy", format!("{:.0} %", k.util_pct)),
+            ("in flight", k.in_flight.to_string()),
+        ] {
+            let mut cells = vec![Cell::from(Span::styled(name, t.dim_style()))];
+            if engine.is_some() {
+                cells.push(Cell::from(""));
+            }
+            cells.push(cell(v, Style::default().fg(t.fg)));
+            out.push(Row::new(cells));
+        }
     }
-    let header = Row::new(vec![
-        Cell::from(""),
-        Cell::from(Line::raw("engine").right_aligned()),
-        Cell::from(
-            Line::raw(if kernel.is_some() {
-                "kernel"
-            } else {
-                "kernel (none)"
-            })
-            .right_aligned(),
-        ),
+    let mut head = vec![Cell::from("")];
+    let mut widths = vec![Constraint::Length(11)];
+    if engine.is_some() {
+        head.push(Cell::from(Line::raw("engine").right_aligned()));
+        widths.push(Constraint::Length(12));
+    }
+    if kernel.is_some() {
+        head.push(Cell::from(Line::raw("kernel").right_aligned()));
+        widths.push(Constraint::Length(12));
+    }
+    let header = Row::new(head).style(t.dim_style().add_modifier(Modifier::BOLD));
+    let note = match (engine.is_some(), kernel.is_some()) {
+        (true, false) => "kernel: no /sys/block figures for this target yet",
+        (false, true) => "engine: no interval yet",
+        _ => "",
+    };
+    let [table_area, note_area] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(u16::from(!note.is_empty())),
     ])
-    .style(t.dim_style().add_modifier(Modifier::BOLD));
+    .areas(table_area);
     f.render_widget(
-        Table::new(
-            out,
-            [
-                Constraint::Length(11),
-                Constraint::Length(12),
-                Constraint::Length(14),
-            ],
-        )
-        .header(header)
-        .style(t.base()),
+        Table::new(out, widths).header(header).style(t.base()),
         table_area,
     );
+    f.render_widget(Paragraph::new(Line::styled(note, t.dim_style())), note_area);
 
     let host_lines = match host {
         Some(h) => vec![

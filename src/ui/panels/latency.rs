@@ -31,6 +31,13 @@ fn table<'a>(app: &App) -> (Table<'a>, u16) {
         return (Table::default(), 0);
     };
     let resp = last.lat_us;
+    if resp.samples == 0 {
+        let row = Row::new(vec![Cell::from(Span::styled(
+            "no I/O completed in the last interval",
+            t.dim_style(),
+        ))]);
+        return (Table::new(vec![row], [Constraint::Length(38)]), 38);
+    }
     let service = last.service_lat_us;
     let rows: [PctRow; 8] = [
         ("min", |l| l.min, None),
