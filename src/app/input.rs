@@ -22,23 +22,7 @@ pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
 
 fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
-    let candidates = [
-        Interrupt,
-        Start,
-        PauseResume,
-        Stop,
-        SkipStep,
-        Snapshot,
-        Presets,
-        Targets,
-        Themes,
-        Units,
-        Help,
-        Quit,
-        NextTab,
-        PrevTab,
-    ];
-    let Some(action) = app.keymap.first_of(&candidates, k) else {
+    let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
         return Vec::new();
     };
     match action {

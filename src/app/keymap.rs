@@ -6,7 +6,10 @@
 //! # keys.yaml: any action may be given one key or a list; unnamed actions keep defaults
 //! quit: [q, ctrl-q]
 //! snapshot: w
+//! help: ["?", f1]   # characters YAML gives a meaning to are quoted
 //! ```
+//!
+//! A key bound to two actions of the same screen is an error too.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -117,6 +120,38 @@ actions! {
     No no "no" ["n", "esc"] "answer no";
 }
 
+impl Action {
+    /// The actions of the main screen (no window open): no key may do two of them.
+    pub const MAIN: &'static [Action] = &[
+        Action::Interrupt,
+        Action::Start,
+        Action::PauseResume,
+        Action::Stop,
+        Action::SkipStep,
+        Action::Snapshot,
+        Action::Presets,
+        Action::Targets,
+        Action::Themes,
+        Action::Units,
+        Action::Help,
+        Action::Quit,
+        Action::NextTab,
+        Action::PrevTab,
+    ];
+
+    /// The actions of a list window (pickers), likewise exclusive.
+    pub const LIST: &'static [Action] = &[
+        Action::Select,
+        Action::Back,
+        Action::Up,
+        Action::Down,
+        Action::Interrupt,
+    ];
+
+    /// The answers of a question, likewise exclusive.
+    pub const ANSWER: &'static [Action] = &[Action::Yes, Action::No];
+}
+
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -209,7 +244,37 @@ impl Keymap {
                 slot.1 = keys;
             }
         }
+        if let Some((key, a, b)) = map.conflict() {
+            // Point at whichever of the two the file rebound (the later one if both).
+            let line = yaml_pos::key_line(text, b.name())
+                .or_else(|| yaml_pos::key_line(text, a.name()))
+                .unwrap_or(1);
+            return Err(KeymapError::Parse {
+                path: path.to_string(),
+                line,
+                column: 1,
+                message: format!(
+                    "{key} is bound to both {a} and {b}; one of them could never be used"
+                ),
+            });
+        }
         Ok(map)
+    }
+
+    /// The first key bound to two actions that share a screen, with both actions.
+    pub fn conflict(&self) -> Option<(KeyBinding, Action, Action)> {
+        for group in [Action::MAIN, Action::LIST, Action::ANSWER] {
+            for (i, &a) in group.iter().enumerate() {
+                for &b in &group[i + 1..] {
+                    for k in self.keys(a) {
+                        if self.keys(b).contains(k) {
+                            return Some((*k, a, b));
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Loads `path` if it exists: the keymap to use, and the error that made it fall back
@@ -289,6 +354,17 @@ mod tests {
         let e = Keymap::from_yaml("quitt: q\n", "k.yaml").unwrap_err();
         assert!(e.to_string().starts_with("k.yaml:1:1:"), "{e}");
         assert!(e.to_string().contains("quitt"), "{e}");
+    }
+
+    #[test]
+    fn defaults_have_no_conflicts_and_overrides_are_checked() {
+        assert_eq!(Keymap::default().conflict(), None);
+        let e = Keymap::from_yaml("help: f1\nsnapshot: q\n", "k.yaml").unwrap_err();
+        let s = e.to_string();
+        assert!(s.starts_with("k.yaml:2:1:"), "{s}");
+        assert!(s.contains("q is bound to both snapshot and quit"), "{s}");
+        // the same key in different screens is fine: n skips a step and answers no
+        assert!(Keymap::from_yaml("skip: n\n", "k.yaml").is_ok());
     }
 
     #[test]

@@ -9,6 +9,16 @@ pub fn of_error(e: &serde_yaml::Error) -> (usize, usize) {
         .unwrap_or((1, 1))
 }
 
+/// The line (1-based) of the top-level `key:` in `text`, if it is there.
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
+}
+
 /// Line and column (1-based) of `value` under the top-level `key:` in `text`: the first
 /// occurrence at or after the key's line; the key itself when the value is not found.
 pub fn of_value(text: &str, key: &str, value: &str) -> (usize, usize) {
@@ -46,5 +56,8 @@ mod tests {
         assert_eq!(of_value(text, "quit", "q"), (1, 7));
         assert_eq!(of_value(text, "nope", "q"), (1, 1));
         assert_eq!(of_value(text, "quit", "zzz"), (1, 1));
+        assert_eq!(key_line(text, "start"), Some(3));
+        assert_eq!(key_line(text, "quit"), Some(1));
+        assert_eq!(key_line(text, "qui"), None);
     }
 }
