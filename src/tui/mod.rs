@@ -2,6 +2,35 @@
 //! the event loop that feeds [`update`](crate::app::update) and draws with
 //! [`render`](crate::ui::render). [`run_dashboard`] is the entry point the binary (and the
 //! engine runner) connect to: messages in, effects out.
+//!
+//! ```no_run
+//! use drivescope::app::{Effect, Msg};
+//! use drivescope::tui::{run_dashboard, DashboardOptions, Exit};
+//!
+//! let (msg_tx, msg_rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
+//! let (fx_tx, mut fx_rx) = tokio::sync::mpsc::unbounded_channel::<Effect>();
+//! // The runner: a plain thread that carries out effects and reports back with Msgs.
+//! let runner = std::thread::spawn(move || {
+//!     while let Some(effect) = fx_rx.blocking_recv() {
+//!         match effect {
+//!             Effect::StartRun { preset_id, target, .. } => {
+//!                 let _ = msg_tx.send(Msg::RunStarted { preset_id, target });
+//!                 // ... Msg::StepStarted, Msg::Interval(report), Msg::Telemetry(..),
+//!                 // Msg::StepFinished(CurvePoint::from(&summary)), Msg::RunEnded { .. }
+//!             }
+//!             Effect::Quit => break,
+//!             _ => {}
+//!         }
+//!     }
+//! });
+//! let opts = DashboardOptions { highlight_preset: Some("quick-look".into()), ..Default::default() };
+//! let exit = run_dashboard(opts, msg_rx, fx_tx)?;
+//! let _ = runner.join();
+//! if let Exit::Signal(sig) = exit {
+//!     std::process::exit(128 + sig);
+//! }
+//! # Ok::<(), drivescope::tui::DashboardError>(())
+//! ```
 
 mod event_loop;
 mod input;
