@@ -97,3 +97,109 @@ fn closed_channels_do_not_spin_and_a_signal_ends_the_loop() {
     assert_eq!(fx_rx.try_recv().ok(), Some(Effect::Quit));
     assert!(app.now_s > 0.0, "ticks advanced the clock");
 }
+
+/// A TestBackend that counts frames (flushes).
+struct Counting {
+    inner: TestBackend,
+    frames: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ratatui::backend::Backend for Counting {
+    type Error = <TestBackend as ratatui::backend::Backend>::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+    where
+        I: Iterator<Item = (u16, u16, &'a ratatui::buffer::Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> Result<ratatui::layout::Position, Self::Error> {
+        self.inner.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<ratatui::layout::Position>>(
+        &mut self,
+        position: P,
+    ) -> Result<(), Self::Error> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> Result<(), Self::Error> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, t: ratatui::backend::ClearType) -> Result<(), Self::Error> {
+        self.inner.clear_region(t)
+    }
+    fn size(&self) -> Result<ratatui::layout::Size, Self::Error> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> Result<ratatui::backend::WindowSize, Self::Error> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        self.frames
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.flush()
+    }
+}
+
+#[test]
+fn at_most_ten_frames_a_second_and_none_when_idle() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let frames = Arc::new(AtomicUsize::new(0));
+    let mut term = Terminal::new(Counting {
+        inner: TestBackend::new(120, 40),
+        frames: frames.clone(),
+    })
+    .unwrap();
+    let mut app = running((120, 40));
+    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (fx_tx, _fx_rx) = mpsc::unbounded_channel();
+    let counts = rt().block_on(async {
+        let feeder = async {
+            // 1 s of a message every 5 ms: 200 changes.
+            let t0 = tokio::time::Instant::now();
+            for i in 0..200u64 {
+                msg_tx
+                    .send(Msg::Interval(Box::new(interval(
+                        i,
+                        1000.0 + i as f64,
+                        0.0,
+                        50.0,
+                    ))))
+                    .unwrap();
+                tokio::time::sleep_until(t0 + Duration::from_millis(5 * (i + 1))).await;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            let busy = frames.load(Ordering::SeqCst);
+            let busy_ms = t0.elapsed().as_millis() as usize;
+            // Idle: ticks keep coming, nothing changes.
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            let idle = frames.load(Ordering::SeqCst) - busy;
+            in_tx.send(Msg::Signal(15)).unwrap();
+            (busy, busy_ms, idle)
+        };
+        let (r, counts) = tokio::join!(
+            event_loop(&mut term, &mut app, msg_rx, in_rx, &fx_tx),
+            feeder
+        );
+        r.unwrap();
+        counts
+    });
+    let (busy, idle) = counts;
+    // about 1.25 s of wall time at most 10 frames a second (+1 for the first frame)
+    assert!(
+        busy <= 14,
+        "{busy} frames for 200 changes in about a second"
+    );
+    assert!(busy >= 5, "{busy} frames: the screen did follow the data");
+    assert_eq!(idle, 0, "frames drawn while nothing changed");
+}
