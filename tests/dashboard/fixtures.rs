@@ -98,6 +98,9 @@ pub fn config(size: (u16, u16)) -> AppConfig {
     }
 }
 
+/// A builder of a synthetic state for a terminal of a size.
+pub type MakeApp = fn((u16, u16)) -> App;
+
 /// A fresh idle app (no overlay) for a terminal of `size`.
 pub fn idle(size: (u16, u16)) -> App {
     App::new(config(size))

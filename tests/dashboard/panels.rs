@@ -44,7 +44,7 @@ fn running_state_all_panels() {
 
 #[test]
 fn every_panel_in_every_state_at_80x24() {
-    let states: [(&str, fn((u16, u16)) -> App); 5] = [
+    let states: [(&str, MakeApp); 5] = [
         ("empty", idle),
         ("running", running),
         ("no_smart", no_smart),
@@ -201,7 +201,7 @@ fn renders_at_every_size_without_panicking() {
     // Sizes around every layout threshold, and degenerate ones.
     const W: [u16; 14] = [0, 1, 10, 30, 59, 60, 61, 79, 80, 81, 109, 110, 111, 130];
     const H: [u16; 13] = [0, 1, 5, 17, 18, 19, 23, 24, 25, 33, 34, 35, 46];
-    let states: Vec<fn((u16, u16)) -> App> = vec![idle, running, no_smart, throttling, errored];
+    let states: Vec<MakeApp> = vec![idle, running, no_smart, throttling, errored];
     for (n, make) in states.into_iter().enumerate() {
         for w in W {
             for h in H {
