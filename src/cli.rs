@@ -15,9 +15,13 @@ use crate::workload::{parse_duration_arg, parse_rw, parse_size_arg, RwMode};
     about = "Live drive testing: an io_uring engine, presets from published methods, SMART telemetry",
     long_about = None
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// With no subcommand: the dashboard's options.
+    #[command(flatten)]
+    pub dashboard: crate::commands::dashboard::DashboardArgs,
 }
 
 #[derive(Debug, Subcommand)]

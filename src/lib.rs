@@ -4,6 +4,7 @@
 //! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
+pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod drive;
@@ -17,5 +18,7 @@ pub mod session;
 pub mod stats;
 pub mod target;
 pub mod telemetry;
+pub mod tui;
+pub mod ui;
 pub mod units;
 pub mod workload;

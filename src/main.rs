@@ -10,11 +10,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use clap::Parser;
-use drivescope::cli::{Cli, Command};
+use drivescope::cli::{Cli, Command, RunArgs};
 use drivescope::commands::{self, run::Outcome};
+use drivescope::tui::Exit;
 
-/// Signals that stop a run: the first asks for a clean stop (summary printed, session
-/// saved), a second of the same kind ends the process at once.
+/// Signals that stop a headless run: the first asks for a clean stop (summary printed,
+/// session saved), a second of the same kind ends the process at once.
 fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     for sig in [SIGINT, SIGTERM, SIGHUP] {
@@ -35,8 +36,7 @@ fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
     }
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
+fn headless(args: &RunArgs) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     let which = Arc::new(AtomicUsize::new(0));
     install_signal_handlers(&stop, &which);
@@ -44,33 +44,40 @@ fn main() -> ExitCode {
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
+    match commands::run::run(args, &stop) {
+        Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
+        Ok(Outcome::Completed { errors }) => {
+            eprintln!("drivescope: {errors} I/O errors (see above)");
+            ExitCode::from(1)
+        }
+        Ok(Outcome::AllFailed) => {
+            eprintln!("drivescope: every I/O failed; the run stopped");
+            ExitCode::from(1)
+        }
+        Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
+        Err(e) => {
+            eprintln!("drivescope: {e}");
+            signalled().unwrap_or(ExitCode::from(2))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
     match cli.command {
-        Some(Command::Run(args)) => match commands::run::run(&args, &stop) {
-            Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
-            Ok(Outcome::Completed { errors }) => {
-                eprintln!("drivescope: {errors} I/O errors (see above)");
-                ExitCode::from(1)
-            }
-            Ok(Outcome::AllFailed) => {
-                eprintln!("drivescope: every I/O failed; the run stopped");
-                ExitCode::from(1)
-            }
-            Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
+        None => match commands::dashboard::run(&cli.dashboard) {
+            Ok(Exit::Quit) => ExitCode::SUCCESS,
+            Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
                 eprintln!("drivescope: {e}");
-                signalled().unwrap_or(ExitCode::from(2))
+                ExitCode::from(2)
             }
         },
+        Some(Command::Run(args)) => headless(&args),
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
         Some(Command::Smart(args)) => simple(commands::smart::run(args)),
         Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
-        None => {
-            eprintln!(
-                "drivescope: the dashboard is not built yet; use `drivescope run` (see --help)"
-            );
-            ExitCode::from(2)
-        }
     }
 }

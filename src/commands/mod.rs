@@ -2,8 +2,10 @@
 //! dispatches here.
 
 pub mod compare;
+pub mod dashboard;
 pub mod devices;
 mod error;
+pub mod live;
 pub mod presets;
 pub mod report;
 pub mod run;

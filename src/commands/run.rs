@@ -3,21 +3,19 @@
 //! (see [`run_session`](super::run_session)).
 
 use std::cell::RefCell;
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use serde_json::json;
 use thiserror::Error;
 
 use crate::cli::RunArgs;
-use crate::engine::{self, Control, EngineError, EngineKind, StepTarget};
+use crate::engine::{self, Control, EngineError, StepTarget};
 use crate::output::{Format, Printer};
 use crate::session::{SessionError, SessionRecorder};
-use crate::stats::StepSummary;
+use crate::target::fill::fill_if_unwritten;
 use crate::target::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
 use crate::units::{format_duration, format_size};
-use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+use crate::workload::{BlockSizes, Region, StepEnd, StepSpec, Workload};
 
 #[derive(Debug, Error)]
 pub enum RunError {
@@ -74,72 +72,6 @@ fn workload_from_args(a: &RunArgs) -> Result<Workload, RunError> {
     })
 }
 
-/// Writes the whole file once, sequentially, with incompressible data, so reads hit real
-/// blocks instead of holes or unwritten extents.
-pub fn fill_file(
-    t: &PreparedTarget,
-    direct: bool,
-    stop: &AtomicBool,
-    printer: &mut Printer,
-) -> Result<StepSummary, RunError> {
-    printer.note(&format!(
-        "{} has never been written: filling its {} once with incompressible data so reads hit real blocks",
-        t.path.display(),
-        format_size(t.size)
-    ));
-    let bs = [1u64 << 20, 128 << 10, 4096, t.align]
-        .into_iter()
-        .find(|b| b % t.align == 0 && *b <= t.size)
-        .unwrap_or(t.align);
-    let spec = StepSpec {
-        workload: Workload {
-            rw: RwMode::Write,
-            rwmixread: 0,
-            bs: BlockSizes::single(bs),
-            iodepth: 8,
-            jobs: 1,
-            region: Region {
-                offset: 0,
-                len: t.size - t.size % bs,
-            },
-            rate_iops: None,
-            seed: 0xF111,
-            direct,
-        },
-        ramp: Duration::ZERO,
-        end: StepEnd {
-            duration: None,
-            bytes: Some(t.size - t.size % bs),
-        },
-        interval: Duration::from_secs(1),
-    };
-    let st = StepTarget {
-        path: t.path.clone(),
-        size: t.size,
-        align: t.align,
-    };
-    let s = engine::run_step(
-        &st,
-        &spec,
-        EngineKind::IoUring,
-        stop,
-        |_| Control::Continue,
-        |_| {},
-    )?;
-    if !direct {
-        if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&t.path) {
-            let _ = f.sync_data();
-        }
-    }
-    printer.note(&format!(
-        "filled {} in {:.1}s ({:.0} MB/s)",
-        format_size(s.write_bytes),
-        s.runtime_s,
-        s.write_bw_bytes / 1e6
-    ));
-    Ok(s)
-}
-
 fn describe(w: &Workload, t: &PreparedTarget, a: &RunArgs) -> String {
     let kind = match t.kind {
         TargetKind::File => "file",
@@ -192,28 +124,6 @@ pub fn prepare_target(
         create_default: is_default,
     };
     Ok((target::prepare(&path, &req)?, is_default))
-}
-
-/// Fills a file that was never written before reads, if drivescope owns it; otherwise says
-/// that reads of its unwritten blocks do not reach the drive.
-pub fn fill_if_unwritten(
-    t: &PreparedTarget,
-    stop: &AtomicBool,
-    printer: &mut Printer,
-) -> Result<(), RunError> {
-    if t.kind != TargetKind::File || !t.unwritten {
-        return Ok(());
-    }
-    if t.created || is_ours(&t.path) {
-        fill_file(t, true, stop, printer)?;
-    } else {
-        printer.note(&format!(
-            "{} has unwritten blocks (holes or preallocated extents): reads of them return \
-             zeros without reaching the drive",
-            t.path.display()
-        ));
-    }
-    Ok(())
 }
 
 /// Runs the command. `stop` is set by the signal handlers.
@@ -282,23 +192,19 @@ fn run_recorded(
     printer: &mut Printer,
     rec: &mut SessionRecorder,
 ) -> Result<Outcome, RunError> {
-    let reads = spec.workload.rw.read_percent(spec.workload.rwmixread) > 0;
-    if reads && t.kind == TargetKind::File && t.unwritten {
-        if t.created || is_ours(&t.path) {
-            let s = fill_file(t, spec.workload.direct, stop, printer)?;
-            rec.push_event_data(
+    if spec.workload.rw.read_percent(spec.workload.rwmixread) > 0 {
+        let mut notes = Vec::new();
+        let filled = fill_if_unwritten(t, stop, &mut |n: &str| {
+            printer.note(n);
+            notes.push(n.to_string());
+        })?;
+        match filled {
+            Some(s) => rec.push_event_data(
                 "fill",
                 format!("filled {} before reading it", t.path.display()),
                 &s,
-            );
-        } else {
-            let n = format!(
-                "{} has unwritten blocks (holes or preallocated extents): reads of them return \
-                 zeros without reaching the drive",
-                t.path.display()
-            );
-            printer.note(&n);
-            rec.push_event("note", n);
+            ),
+            None => notes.into_iter().for_each(|n| rec.push_event("note", n)),
         }
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -375,10 +281,4 @@ fn step_label(w: &Workload) -> String {
         .map(|r| format!(" at {r:.0} IOPS"))
         .unwrap_or_default();
     format!("{} {} QD{} × {}{rate}", w.rw, w.bs, w.iodepth, w.jobs)
-}
-
-fn is_ours(path: &Path) -> bool {
-    std::fs::File::open(path)
-        .map(|f| target::created_by_drivescope(&f, path))
-        .unwrap_or(false)
 }

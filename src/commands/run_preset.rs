@@ -2,18 +2,22 @@
 //! headless, printing the intervals, one line (or `"type": "step"` object) per step as it
 //! ends, and the events (`"type": "event"`): phases, steady state, skips, errors.
 
-use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use serde_json::json;
 
-use super::run::{fill_if_unwritten, prepare_target, Outcome, RunError};
+use super::live::{self, Live};
+use super::run::{prepare_target, Outcome, RunError};
 use crate::cli::RunArgs;
 use crate::engine::StepTarget;
 use crate::output::{Format, Printer};
 use crate::plan::{self, Plan, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset};
 use crate::runner::{run_plan, PlanOutcome, RunControl, RunEvent};
+use crate::session::{RecorderOptions, SessionRecorder};
+use crate::target::fill::fill_if_unwritten;
+use crate::target::PreparedTarget;
 use crate::units::format_size;
 
 fn load(a: &RunArgs) -> Result<Preset, RunError> {
@@ -53,15 +57,74 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
     };
     let plan =
         plan::expand(&preset, &facts, &opts).map_err(|e| RunError::Invalid(e.to_string()))?;
-    let (writes, reads) = plan_io(&plan);
+    let (writes, _) = plan_io(&plan);
     let t = if writes {
         prepare_target(a, true, a.size)?.0
     } else {
         t
     };
     let mut printer = Printer::new(if a.json { Format::Json } else { Format::Text });
+    let t0 = Instant::now();
+    let mut live = Live::start(&t.path, None, t0);
+    let opts = RecorderOptions {
+        autosave_every: a.autosave,
+        snapshot_every: a.snapshot_every,
+        snapshot_dir: None,
+        histograms: a.histograms,
+    };
+    let path = live::plan_session_path(a.session.as_deref(), &preset.id);
+    let mut rec = live::create_plan_session(
+        &path,
+        &t,
+        &preset,
+        &plan,
+        live.drive.as_ref(),
+        opts,
+        Some(super::run_session::command_line()),
+    )
+    .map_err(|e| RunError::Invalid(e.to_string()))?;
+    for n in live.notes.clone() {
+        printer.note(&n);
+        rec.push_event("note", n);
+    }
+    let result = run_recorded(
+        a,
+        stop,
+        &preset,
+        &plan,
+        &t,
+        &mut live,
+        &mut printer,
+        &mut rec,
+    );
+    live.stop();
+    super::run_session::finish(rec, &result, &mut printer)?;
+    result
+}
+
+/// The plan itself, each interval, step and event going to the printer and the session.
+#[allow(clippy::too_many_arguments)]
+fn run_recorded(
+    a: &RunArgs,
+    stop: &AtomicBool,
+    preset: &Preset,
+    plan: &Plan,
+    t: &PreparedTarget,
+    live: &mut Live,
+    printer: &mut Printer,
+    rec: &mut SessionRecorder,
+) -> Result<Outcome, RunError> {
+    let (_, reads) = plan_io(plan);
     if reads {
-        fill_if_unwritten(&t, stop, &mut printer)?;
+        let mut notes = Vec::new();
+        let filled = fill_if_unwritten(t, stop, &mut |n: &str| {
+            printer.note(n);
+            notes.push(n.to_string());
+        })?;
+        match filled {
+            Some(s) => rec.push_event_data("fill", format!("filled {}", t.path.display()), &s),
+            None => notes.into_iter().for_each(|n| rec.push_event("note", n)),
+        }
     }
     printer.start(
         &format!(
@@ -79,6 +142,7 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
             "target_size": t.size,
             "steps": plan.steps.len(),
             "time_scale": a.time_scale,
+            "session": rec.path().display().to_string(),
         }),
     );
     let st = StepTarget {
@@ -87,24 +151,40 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
         align: t.align,
     };
     let count = plan.steps.len();
-    let printer = RefCell::new(printer);
     let ctl = RunControl::default();
     let mut steps_run = 0usize;
     let mut errors = 0u64;
-    let outcome = run_plan(&plan, &st, a.engine, &ctl, stop, |ev| {
-        let mut p = printer.borrow_mut();
+    let outcome = run_plan(plan, &st, a.engine, &ctl, stop, |ev| {
+        live::record_run_event(rec, &ev);
         match ev {
             RunEvent::StepStarted { .. } => {}
-            RunEvent::Interval { report, .. } => p.interval(report),
+            RunEvent::Interval { report, .. } => {
+                printer.interval(report);
+                for sample in live.drain() {
+                    for n in &sample.notes {
+                        printer.note(n);
+                    }
+                    rec.push_telemetry(&sample);
+                }
+                for n in rec.tick() {
+                    printer.note(&n);
+                }
+            }
             RunEvent::StepFinished(r) => {
                 steps_run += 1;
                 errors += r.summary.errors;
-                p.step(r, count);
+                printer.step(r, count);
             }
-            RunEvent::Event(e) => p.event(e),
+            RunEvent::Event(e) => printer.event(e),
         }
-    })?;
-    let printer = printer.into_inner();
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            rec.push_event("error", e.to_string());
+            return Err(e.into());
+        }
+    };
     let text = match &outcome {
         PlanOutcome::Completed => "completed".to_string(),
         PlanOutcome::Stopped => "stopped".to_string(),

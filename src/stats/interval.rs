@@ -97,6 +97,27 @@ pub struct IntervalReport {
 }
 
 impl IntervalReport {
+    /// A copy without the histograms (for displays that need only the figures).
+    pub fn without_hists(&self) -> IntervalReport {
+        IntervalReport {
+            index: self.index,
+            start_s: self.start_s,
+            end_s: self.end_s,
+            ramp: self.ramp,
+            read: self.read,
+            write: self.write,
+            read_iops: self.read_iops,
+            write_iops: self.write_iops,
+            read_bw_bytes: self.read_bw_bytes,
+            write_bw_bytes: self.write_bw_bytes,
+            errors: self.errors,
+            lat_us: self.lat_us,
+            service_lat_us: self.service_lat_us,
+            error_records: self.error_records.clone(),
+            hists: None,
+        }
+    }
+
     pub fn iops(&self) -> f64 {
         self.read_iops + self.write_iops
     }

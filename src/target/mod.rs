@@ -4,6 +4,7 @@
 //! (see [`guard`]).
 
 pub mod extents;
+pub mod fill;
 pub mod guard;
 mod marker;
 

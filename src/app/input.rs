@@ -1,0 +1,412 @@
+//! Keys and mouse: what each does on the main screen and in each overlay (pickers, help,
+//! confirmations, the typed confirmation of a destructive target).
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::keymap::Action;
+use super::msg::{Effect, RunState};
+use super::overlay::{Confirm, Overlay};
+use super::state::{App, RunView};
+use super::view::EventKind;
+
+pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    match app.overlay.clone() {
+        Some(Overlay::Help { scroll }) => help_key(app, k, scroll),
+        Some(Overlay::Presets) => presets_key(app, k),
+        Some(Overlay::Targets { typing }) => targets_key(app, k, typing),
+        Some(Overlay::Themes { original }) => themes_key(app, k, original),
+        Some(Overlay::Confirm(c)) => confirm_key(app, k, c),
+        None => main_key(app, k),
+    }
+}
+
+fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    use Action::*;
+    let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
+        return Vec::new();
+    };
+    match action {
+        Interrupt => {
+            if app.run.state.is_active() {
+                app.overlay = Some(Overlay::Confirm(Confirm::StopRun));
+                Vec::new()
+            } else {
+                quit_now(app)
+            }
+        }
+        Start => start(app),
+        PauseResume => match app.run.state {
+            RunState::Running => {
+                app.run.state = RunState::Paused;
+                app.push_event(EventKind::Info, "paused".into());
+                vec![Effect::Pause]
+            }
+            RunState::Paused => {
+                app.run.state = RunState::Running;
+                app.push_event(EventKind::Info, "resumed".into());
+                vec![Effect::Resume]
+            }
+            _ => {
+                app.notify("no run to pause");
+                Vec::new()
+            }
+        },
+        Stop => {
+            if app.run.state.is_active() && app.run.state != RunState::Stopping {
+                app.overlay = Some(Overlay::Confirm(Confirm::StopRun));
+            } else {
+                app.notify("no run to stop");
+            }
+            Vec::new()
+        }
+        SkipStep => {
+            if matches!(app.run.state, RunState::Running | RunState::Paused) {
+                app.notify("skipping to the next step");
+                vec![Effect::SkipStep]
+            } else {
+                app.notify("no run: nothing to skip");
+                Vec::new()
+            }
+        }
+        Snapshot => {
+            if app.run.state == RunState::Idle {
+                app.notify("nothing to save yet: start a run first");
+                Vec::new()
+            } else {
+                app.notify("saving a snapshot");
+                vec![Effect::Snapshot]
+            }
+        }
+        Presets => {
+            app.overlay = Some(Overlay::Presets);
+            Vec::new()
+        }
+        Targets => {
+            app.overlay = Some(Overlay::Targets { typing: None });
+            Vec::new()
+        }
+        Themes => {
+            app.overlay = Some(Overlay::Themes {
+                original: app.theme_idx,
+            });
+            Vec::new()
+        }
+        Units => {
+            app.chart_bandwidth = !app.chart_bandwidth;
+            Vec::new()
+        }
+        Help => {
+            app.overlay = Some(Overlay::Help { scroll: 0 });
+            Vec::new()
+        }
+        Quit => {
+            if app.run.state.is_active() {
+                app.overlay = Some(Overlay::Confirm(Confirm::Quit));
+                Vec::new()
+            } else {
+                quit_now(app)
+            }
+        }
+        NextTab => {
+            app.tab = app.tab.next();
+            Vec::new()
+        }
+        PrevTab => {
+            app.tab = app.tab.prev();
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn quit_now(app: &mut App) -> Vec<Effect> {
+    app.quit = true;
+    vec![Effect::Quit]
+}
+
+/// Starts the highlighted preset on the chosen target, or says why not.
+fn start(app: &mut App) -> Vec<Effect> {
+    if app.run.state.is_active() {
+        app.notify("a run is going: stop it first");
+        return Vec::new();
+    }
+    let Some(preset) = app.selected_preset().cloned() else {
+        app.notify("no presets to start");
+        return Vec::new();
+    };
+    let Some(target) = app.selected_target().cloned() else {
+        app.notify("no target: choose one with the targets key");
+        return Vec::new();
+    };
+    let destroy_data = if target.needs_typed_confirmation() {
+        if app.confirmed_target.as_ref() != Some(&target.path) {
+            app.overlay = Some(Overlay::Targets {
+                typing: Some(String::new()),
+            });
+            app.notify(format!(
+                "{} is a device: type its name to allow writing to it",
+                target.path.display()
+            ));
+            return Vec::new();
+        }
+        Some(target.path.clone())
+    } else {
+        None
+    };
+    app.overlay = None;
+    app.run = RunView {
+        state: RunState::Starting,
+        preset_id: Some(preset.id.clone()),
+        target: Some(target.path.clone()),
+        ..RunView::default()
+    };
+    app.telemetry.history.clear();
+    app.telemetry.throttle_marks.clear();
+    app.telemetry.last = None;
+    app.notify(format!("starting {}", preset.name));
+    vec![Effect::StartRun {
+        preset_id: preset.id,
+        target: target.path,
+        destroy_data,
+    }]
+}
+
+fn step(sel: &mut usize, len: usize, down: bool) {
+    if len == 0 {
+        *sel = 0;
+    } else if down {
+        *sel = (*sel + 1) % len;
+    } else {
+        *sel = (*sel + len - 1) % len;
+    }
+}
+
+fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
+    use Action::*;
+    match app
+        .keymap
+        .first_of(&[Back, Help, Quit, Up, Down, Interrupt], k)
+    {
+        Some(Up) => {
+            app.overlay = Some(Overlay::Help {
+                scroll: scroll.saturating_sub(1),
+            })
+        }
+        Some(Down) => {
+            app.overlay = Some(Overlay::Help {
+                scroll: (scroll + 1).min(Action::ALL.len() as u16),
+            })
+        }
+        Some(Interrupt) => {
+            app.overlay = None;
+            return main_key(app, k);
+        }
+        Some(_) => app.overlay = None,
+        None => {}
+    }
+    Vec::new()
+}
+
+fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    use Action::*;
+    match app
+        .keymap
+        .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
+    {
+        Some(Select) => start(app),
+        Some(Back) => {
+            app.overlay = None;
+            Vec::new()
+        }
+        Some(Up) => {
+            step(&mut app.preset_sel, app.presets.len(), false);
+            Vec::new()
+        }
+        Some(Down) => {
+            step(&mut app.preset_sel, app.presets.len(), true);
+            Vec::new()
+        }
+        Some(Targets) => {
+            app.overlay = Some(Overlay::Targets { typing: None });
+            Vec::new()
+        }
+        Some(Help) => {
+            app.overlay = Some(Overlay::Help { scroll: 0 });
+            Vec::new()
+        }
+        Some(Quit | Interrupt) => {
+            app.overlay = None;
+            main_key(app, k)
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effect> {
+    use Action::*;
+    if let Some(mut typed) = typing {
+        if app.keymap.is(Interrupt, k) {
+            app.overlay = None;
+            return main_key(app, k);
+        }
+        match k.code {
+            KeyCode::Esc => app.overlay = Some(Overlay::Targets { typing: None }),
+            KeyCode::Backspace => {
+                typed.pop();
+                app.overlay = Some(Overlay::Targets {
+                    typing: Some(typed),
+                });
+            }
+            KeyCode::Enter => {
+                let Some(t) = app.selected_target().cloned() else {
+                    app.overlay = None;
+                    return Vec::new();
+                };
+                let typed = typed.trim();
+                if typed == t.confirm_name() || typed == t.path.display().to_string() {
+                    app.confirmed_target = Some(t.path.clone());
+                    app.overlay = Some(Overlay::Presets);
+                    app.notify(format!(
+                        "{}: confirmed; a write test will destroy its data",
+                        t.path.display()
+                    ));
+                } else {
+                    app.overlay = Some(Overlay::Targets {
+                        typing: Some(String::new()),
+                    });
+                    app.notify(format!(
+                        "'{typed}' is not '{}': not confirmed",
+                        t.confirm_name()
+                    ));
+                }
+            }
+            KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                if typed.chars().count() < 256 {
+                    typed.push(c);
+                }
+                app.overlay = Some(Overlay::Targets {
+                    typing: Some(typed),
+                });
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
+    match app
+        .keymap
+        .first_of(&[Select, Back, Up, Down, Help, Quit, Interrupt], k)
+    {
+        Some(Select) => {
+            let Some(t) = app.selected_target().cloned() else {
+                app.overlay = None;
+                return Vec::new();
+            };
+            if t.needs_typed_confirmation() && app.confirmed_target.as_ref() != Some(&t.path) {
+                app.overlay = Some(Overlay::Targets {
+                    typing: Some(String::new()),
+                });
+            } else {
+                if let Some(reason) = &t.safety {
+                    app.notify(format!(
+                        "{}: writes will be refused ({reason}); read-only presets can run",
+                        t.path.display()
+                    ));
+                } else {
+                    app.notify(format!("target: {}", t.path.display()));
+                }
+                app.overlay = Some(Overlay::Presets);
+            }
+        }
+        Some(Back) => app.overlay = None,
+        Some(Up) => step(&mut app.target_sel, app.targets.len(), false),
+        Some(Down) => step(&mut app.target_sel, app.targets.len(), true),
+        Some(Help) => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        Some(Quit | Interrupt) => {
+            app.overlay = None;
+            return main_key(app, k);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
+    use Action::*;
+    match app
+        .keymap
+        .first_of(&[Select, Back, Up, Down, Themes, Interrupt], k)
+    {
+        Some(Interrupt) => {
+            app.theme_idx = original;
+            app.overlay = None;
+            return main_key(app, k);
+        }
+        Some(Select) => {
+            app.overlay = None;
+            return vec![Effect::SetTheme(app.theme().name.clone())];
+        }
+        Some(Back) => {
+            app.theme_idx = original;
+            app.overlay = None;
+        }
+        Some(Up) => step(&mut app.theme_idx, app.themes.len(), false),
+        Some(Down | Themes) => step(&mut app.theme_idx, app.themes.len(), true),
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn confirm_key(app: &mut App, k: &KeyEvent, c: Confirm) -> Vec<Effect> {
+    use Action::*;
+    // A second Ctrl-C while asked whether to stop means yes.
+    let yes = app.keymap.is(Yes, k)
+        || app.keymap.is(Interrupt, k)
+        || (c == Confirm::Quit && app.keymap.is(Quit, k));
+    if yes {
+        app.overlay = None;
+        let mut fx = Vec::new();
+        if app.run.state.is_active() && app.run.state != RunState::Stopping {
+            app.run.state = RunState::Stopping;
+            app.push_event(EventKind::Info, "stop requested".into());
+            fx.push(Effect::Stop);
+        }
+        if c == Confirm::Quit {
+            app.quit = true;
+            fx.push(Effect::Quit);
+        }
+        return fx;
+    }
+    if app.keymap.is(No, k) || app.keymap.is(Back, k) {
+        app.overlay = None;
+    }
+    Vec::new()
+}
+
+pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
+    let down = match m.kind {
+        MouseEventKind::ScrollDown => true,
+        MouseEventKind::ScrollUp => false,
+        MouseEventKind::Down(_) => {
+            if let Some(p) = crate::ui::layout::tab_at(app.size, m.column, m.row) {
+                if app.overlay.is_none() {
+                    app.tab = p;
+                    app.dirty = true;
+                }
+            }
+            return Vec::new();
+        }
+        _ => return Vec::new(),
+    };
+    match app.overlay {
+        Some(Overlay::Presets) => step(&mut app.preset_sel, app.presets.len(), down),
+        Some(Overlay::Targets { typing: None }) => {
+            step(&mut app.target_sel, app.targets.len(), down)
+        }
+        None => {
+            app.tab = if down { app.tab.next() } else { app.tab.prev() };
+        }
+        _ => return Vec::new(),
+    }
+    app.dirty = true;
+    Vec::new()
+}

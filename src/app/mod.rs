@@ -1,0 +1,26 @@
+//! The dashboard's state machine, as The Elm Architecture lays it out: one [`App`] state,
+//! [`update`] turning each [`Msg`] into a new state and a list of [`Effect`]s, and view
+//! models ([`view`]) for everything the runtime feeds in. Nothing here touches the
+//! terminal, the engine or the clock, so every behaviour is tested from message sequences.
+
+pub mod datasheet;
+pub mod history;
+mod input;
+pub mod keymap;
+pub mod keys;
+pub mod msg;
+pub mod overlay;
+pub mod state;
+pub mod update;
+pub mod view;
+pub mod yaml_pos;
+
+pub use keymap::{Action, Keymap, KeymapError};
+pub use msg::{Effect, Msg, RunState};
+pub use overlay::{Confirm, Overlay, Panel};
+pub use state::{App, AppConfig};
+pub use update::update;
+pub use view::{
+    CurvePoint, DriveView, EventKind, EventView, HostView, KernelView, PresetEntry, SteadyView,
+    StepInfo, TargetEntry, TargetKind, TelemetryView,
+};

@@ -1,0 +1,107 @@
+//! Messages into the app ([`Msg`]) and effects out of it ([`Effect`]): the whole interface
+//! between the pure state machine and the runtime that owns the terminal and the engine.
+
+use std::path::PathBuf;
+
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+use super::view::{
+    CurvePoint, DriveView, EventView, PresetEntry, SteadyView, StepInfo, TargetEntry, TelemetryView,
+};
+use crate::stats::IntervalReport;
+
+/// Everything that can change the app's state.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    /// The clock: seconds since the dashboard started.
+    Tick {
+        now_s: f64,
+    },
+    /// The terminal's new size (columns, rows).
+    Resize(u16, u16),
+    /// The runner accepted a start: the run is under way.
+    RunStarted {
+        preset_id: String,
+        target: PathBuf,
+    },
+    Interval(Box<IntervalReport>),
+    StepStarted(StepInfo),
+    StepFinished(CurvePoint),
+    Telemetry(Box<TelemetryView>),
+    Drive(DriveView),
+    SteadyState(SteadyView),
+    Event(EventView),
+    /// The run ended: how (`"completed"`, `"stopped"`, `"failed: ..."`), and where the
+    /// session was saved.
+    RunEnded {
+        outcome: String,
+        error: Option<String>,
+        saved_to: Option<PathBuf>,
+    },
+    /// New lists (e.g. after a device scan).
+    Presets(Vec<PresetEntry>),
+    Targets(Vec<TargetEntry>),
+    /// A one-line notice for the status bar.
+    Notice(String),
+    /// SIGTERM or SIGHUP: stop the run (the session is saved) and quit.
+    Signal(i32),
+}
+
+/// What the runtime carries out on the app's behalf.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    StartRun {
+        preset_id: String,
+        target: PathBuf,
+        /// The user typed the device's name: writes may destroy its data.
+        destroy_data: Option<PathBuf>,
+    },
+    Pause,
+    Resume,
+    Stop,
+    SkipStep,
+    Snapshot,
+    /// The user chose another theme (by name), for the runtime to remember.
+    SetTheme(String),
+    Quit,
+}
+
+/// Where the run is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RunState {
+    #[default]
+    Idle,
+    /// Asked to start; waiting for the runner.
+    Starting,
+    Running,
+    Paused,
+    /// Asked to stop; waiting for the runner.
+    Stopping,
+    /// The last run ended (completed, stopped, failed).
+    Ended {
+        outcome: String,
+    },
+}
+
+impl RunState {
+    /// A run is going (or about to): quitting must ask first.
+    pub fn is_active(&self) -> bool {
+        matches!(
+            self,
+            RunState::Starting | RunState::Running | RunState::Paused | RunState::Stopping
+        )
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            RunState::Idle => "idle".into(),
+            RunState::Starting => "starting".into(),
+            RunState::Running => "running".into(),
+            RunState::Paused => "paused".into(),
+            RunState::Stopping => "stopping".into(),
+            RunState::Ended { outcome } => outcome.clone(),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! View models: what the dashboard shows about things it does not own (presets, targets,
+//! the drive, plan steps, telemetry, events). The runtime that owns the real data maps it
+//! into these; the app never reaches into the engine, the preset loader or the telemetry
+//! poller itself.
+//!
+//! Times (`started_s`, `t_s`) are seconds since the start of the run, so intervals,
+//! telemetry samples and events share one time axis.
+
+use std::path::PathBuf;
+
+pub use crate::target::TargetKind;
+
+/// One preset the user can start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresetEntry {
+    /// Stable id passed back in [`Effect::StartRun`](super::Effect::StartRun).
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// Phase names, in order.
+    pub phases: Vec<String>,
+    /// Estimated run time as the preset loader puts it ("about 2 min").
+    pub estimate: String,
+}
+
+/// One target the user can pick: a test file or a block device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetEntry {
+    pub path: PathBuf,
+    /// Short name shown in lists ("scratch file", "nvme1n1 Micron 7400").
+    pub label: String,
+    pub kind: TargetKind,
+    /// Size in bytes, when known.
+    pub size: Option<u64>,
+    /// What the safety guard found: `None` means writes are allowed (after typed
+    /// confirmation for a block device), `Some(reason)` means writes will be refused.
+    pub safety: Option<String>,
+}
+
+impl TargetEntry {
+    /// A write to this target destroys data the user must confirm by typing its name.
+    pub fn needs_typed_confirmation(&self) -> bool {
+        self.kind == TargetKind::BlockDevice && self.safety.is_none()
+    }
+
+    /// The name the user types to confirm: the last path component (`nvme1n1`).
+    pub fn confirm_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.path.display().to_string())
+    }
+}
+
+/// The drive's identity, as far as it is known.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DriveView {
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    pub capacity_bytes: Option<u64>,
+    /// "NVMe", "SATA", "virtio", ...
+    pub transport: Option<String>,
+}
+
+/// A step of the running plan has started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepInfo {
+    /// 0-based index of the step in the plan.
+    pub index: usize,
+    /// Number of steps in the plan.
+    pub count: usize,
+    pub name: String,
+    pub phase_name: String,
+    /// When the step started, seconds since the run started.
+    pub started_s: f64,
+    /// Expected length of the step, when it ends by time.
+    pub expected_s: Option<f64>,
+    /// Expected length of the whole plan.
+    pub plan_expected_s: Option<f64>,
+    pub rate_limited: bool,
+    pub target_iops: Option<f64>,
+}
+
+/// One finished step of a sweep: a point of the latency-vs-IOPS curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    pub target_iops: Option<f64>,
+    pub iops: f64,
+    /// Mean response latency, µs.
+    pub mean_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    /// Mean service latency when the step was rate-limited, µs.
+    pub service_mean_us: Option<f64>,
+}
+
+impl From<&crate::stats::StepSummary> for CurvePoint {
+    /// The curve point of a finished step, from the engine's summary.
+    fn from(s: &crate::stats::StepSummary) -> Self {
+        CurvePoint {
+            target_iops: s.target_iops,
+            iops: s.iops,
+            mean_us: s.lat_us.mean,
+            p99_us: s.lat_us.p99,
+            p999_us: s.lat_us.p99_9,
+            service_mean_us: s.service_lat_us.map(|l| l.mean),
+        }
+    }
+}
+
+/// The kernel's view of the target's I/O (`/sys/block/X/stat` deltas per second).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct KernelView {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// Bytes per second.
+    pub read_bw: f64,
+    pub write_bw: f64,
+    pub util_pct: f64,
+    pub in_flight: u64,
+}
+
+/// The host's load and drivescope's own share of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostView {
+    pub cpu_pct: f64,
+    pub own_cpu_pct: f64,
+    pub mem_used_bytes: u64,
+    pub own_rss_bytes: u64,
+}
+
+/// One telemetry sample.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TelemetryView {
+    pub t_s: f64,
+    /// Composite temperature, °C.
+    pub temperature_c: Option<f64>,
+    /// Other temperature sensors, °C.
+    pub sensors_c: Vec<f64>,
+    pub warning_c: Option<f64>,
+    pub critical_c: Option<f64>,
+    pub power_state: Option<u32>,
+    /// Maximum power of the current power state, W.
+    pub power_state_max_w: Option<f64>,
+    /// Measured power, W.
+    pub power_w: Option<f64>,
+    /// Thermal throttle transitions since power-on (both levels together).
+    pub throttle_transitions: Option<u64>,
+    /// Seconds spent throttled since power-on.
+    pub throttle_seconds: Option<u64>,
+    pub kernel: Option<KernelView>,
+    pub host: Option<HostView>,
+    /// Why some telemetry is missing ("no SMART: run as root"); shown once.
+    pub unavailable: Vec<String>,
+}
+
+/// What kind of event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Phase,
+    SteadyState,
+    Throttle,
+    Error,
+    Save,
+    Info,
+}
+
+impl EventKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::Phase => "phase",
+            EventKind::SteadyState => "steady",
+            EventKind::Throttle => "throttle",
+            EventKind::Error => "error",
+            EventKind::Save => "saved",
+            EventKind::Info => "info",
+        }
+    }
+}
+
+/// One entry of the events panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventView {
+    pub t_s: f64,
+    pub kind: EventKind,
+    pub text: String,
+}
+
+/// Steady-state detection of the running step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum SteadyView {
+    /// The step has no steady-state rule.
+    #[default]
+    NotApplicable,
+    /// Measuring; `detail` says how far ("round 3 of 5, range 12% of 20%").
+    Tracking {
+        detail: String,
+    },
+    Reached {
+        detail: String,
+    },
+    NotReached {
+        detail: String,
+    },
+}

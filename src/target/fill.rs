@@ -1,0 +1,99 @@
+//! The one-time fill of a test file that was never written: a sequential write of
+//! incompressible data over the whole file, so later reads hit real blocks instead of
+//! holes or unwritten extents (which read back as zeros without touching the drive).
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use super::{created_by_drivescope, PreparedTarget, TargetKind};
+use crate::engine::{self, Control, EngineError, EngineKind, StepTarget};
+use crate::stats::StepSummary;
+use crate::units::format_size;
+use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+
+fn is_ours(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .map(|f| created_by_drivescope(&f, path))
+        .unwrap_or(false)
+}
+
+/// Writes the whole file once, sequentially (1 MiB, QD8, O_DIRECT).
+pub fn fill_file(
+    t: &PreparedTarget,
+    stop: &AtomicBool,
+    note: &mut dyn FnMut(&str),
+) -> Result<StepSummary, EngineError> {
+    note(&format!(
+        "{} has never been written: filling its {} once with incompressible data so reads \
+         hit real blocks",
+        t.path.display(),
+        format_size(t.size)
+    ));
+    let bs = [1u64 << 20, 128 << 10, 4096, t.align]
+        .into_iter()
+        .find(|b| b % t.align == 0 && *b <= t.size)
+        .unwrap_or(t.align);
+    let len = t.size - t.size % bs;
+    let spec = StepSpec {
+        workload: Workload {
+            rw: RwMode::Write,
+            rwmixread: 0,
+            bs: BlockSizes::single(bs),
+            iodepth: 8,
+            jobs: 1,
+            region: Region { offset: 0, len },
+            rate_iops: None,
+            seed: 0xF111,
+            direct: true,
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: None,
+            bytes: Some(len),
+        },
+        interval: Duration::from_secs(1),
+    };
+    let st = StepTarget {
+        path: t.path.clone(),
+        size: t.size,
+        align: t.align,
+    };
+    let s = engine::run_step(
+        &st,
+        &spec,
+        EngineKind::IoUring,
+        stop,
+        |_| Control::Continue,
+        |_| {},
+    )?;
+    note(&format!(
+        "filled {} in {:.1}s ({:.0} MB/s)",
+        format_size(s.write_bytes),
+        s.runtime_s,
+        s.write_bw_bytes / 1e6
+    ));
+    Ok(s)
+}
+
+/// Fills `t` if it is a file with unwritten blocks that drivescope created; for a file it
+/// did not create, says (through `note`) that reads of unwritten blocks do not reach the
+/// drive. Returns the fill's summary when it filled.
+pub fn fill_if_unwritten(
+    t: &PreparedTarget,
+    stop: &AtomicBool,
+    note: &mut dyn FnMut(&str),
+) -> Result<Option<StepSummary>, EngineError> {
+    if t.kind != TargetKind::File || !t.unwritten {
+        return Ok(None);
+    }
+    if t.created || is_ours(&t.path) {
+        return fill_file(t, stop, note).map(Some);
+    }
+    note(&format!(
+        "{} has unwritten blocks (holes or preallocated extents): reads of them return zeros \
+         without reaching the drive",
+        t.path.display()
+    ));
+    Ok(None)
+}

@@ -1,0 +1,108 @@
+//! The dashboard's runtime: terminal setup and restore, the input and signal threads, and
+//! the event loop that feeds [`update`](crate::app::update) and draws with
+//! [`render`](crate::ui::render). [`run_dashboard`] is the entry point the binary (and the
+//! engine runner) connect to: messages in, effects out.
+//!
+//! ```no_run
+//! use drivescope::app::{Effect, Msg};
+//! use drivescope::tui::{run_dashboard, DashboardOptions, Exit};
+//!
+//! let (msg_tx, msg_rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
+//! let (fx_tx, mut fx_rx) = tokio::sync::mpsc::unbounded_channel::<Effect>();
+//! // The runner: a plain thread that carries out effects and reports back with Msgs.
+//! let runner = std::thread::spawn(move || {
+//!     while let Some(effect) = fx_rx.blocking_recv() {
+//!         match effect {
+//!             Effect::StartRun { preset_id, target, .. } => {
+//!                 let _ = msg_tx.send(Msg::RunStarted { preset_id, target });
+//!                 // ... Msg::StepStarted, Msg::Interval(report), Msg::Telemetry(..),
+//!                 // Msg::StepFinished(CurvePoint::from(&summary)), Msg::RunEnded { .. }
+//!             }
+//!             Effect::Quit => break,
+//!             _ => {}
+//!         }
+//!     }
+//! });
+//! let opts = DashboardOptions { highlight_preset: Some("quick-look".into()), ..Default::default() };
+//! let exit = run_dashboard(opts, msg_rx, fx_tx)?;
+//! let _ = runner.join();
+//! if let Exit::Signal(sig) = exit {
+//!     std::process::exit(128 + sig);
+//! }
+//! # Ok::<(), drivescope::tui::DashboardError>(())
+//! ```
+
+mod event_loop;
+mod input;
+mod options;
+pub mod terminal;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use thiserror::Error;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+pub use event_loop::{event_loop, MIN_FRAME};
+pub use options::DashboardOptions;
+
+use crate::app::{App, Effect, Msg};
+
+/// Why the dashboard could not run.
+#[derive(Debug, Error)]
+pub enum DashboardError {
+    #[error("cannot set up the terminal: {0}")]
+    Setup(#[from] std::io::Error),
+    #[error("cannot draw: {0}")]
+    Terminal(String),
+}
+
+/// How the dashboard ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// SIGTERM, SIGHUP or SIGINT arrived (the run was asked to stop first).
+    Signal(i32),
+}
+
+/// Runs the dashboard on this terminal until the user quits or a signal arrives.
+///
+/// `msgs` brings the engine's and telemetry's messages; `effects` takes what the user
+/// asked for (start, pause, stop, snapshot, quit...). The terminal is restored on return,
+/// on error and on panic. Blocks the calling thread (it runs its own single-threaded
+/// tokio runtime).
+pub fn run_dashboard(
+    opts: DashboardOptions,
+    msgs: UnboundedReceiver<Msg>,
+    effects: UnboundedSender<Effect>,
+) -> Result<Exit, DashboardError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    terminal::install_panic_hook();
+    let guard = terminal::TerminalGuard::enter(opts.mouse)?;
+    let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let size = term.size()?;
+    let mut app = App::new(opts.app_config((size.width, size.height)));
+
+    let (tx, input_rx) = mpsc::unbounded_channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let input_thread = input::spawn_input(tx.clone(), stop.clone())?;
+    let (sig_handle, sig_thread) = input::spawn_signals(tx)?;
+
+    let result = rt.block_on(event_loop(&mut term, &mut app, msgs, input_rx, &effects));
+
+    stop.store(true, Ordering::Relaxed);
+    sig_handle.close();
+    let _ = sig_thread.join();
+    let _ = input_thread.join();
+    drop(guard);
+    result?;
+    Ok(match app.quit_signal {
+        Some(sig) => Exit::Signal(sig),
+        None => Exit::Quit,
+    })
+}

@@ -1,0 +1,74 @@
+//! What the dashboard is started with ([`DashboardOptions`]), and turning it into the
+//! app's starting state: themes and keys loaded from the config directory (with their
+//! errors kept for display), the datasheet table, the lists the runtime gathered.
+
+use std::path::PathBuf;
+
+use crate::app::datasheet;
+use crate::app::keymap::{config_dir, Keymap};
+use crate::app::{AppConfig, DriveView, PresetEntry, TargetEntry};
+use crate::ui::theme;
+
+/// Everything the runtime gives the dashboard at start.
+#[derive(Debug, Clone, Default)]
+pub struct DashboardOptions {
+    pub presets: Vec<PresetEntry>,
+    /// Id of the preset highlighted at start (`"quick-look"`).
+    pub highlight_preset: Option<String>,
+    pub targets: Vec<TargetEntry>,
+    /// Index into `targets` of the target chosen at start.
+    pub target: usize,
+    pub drive: Option<DriveView>,
+    /// Theme name to start with (the default theme when absent or unknown).
+    pub theme: Option<String>,
+    /// Where keys.yaml and themes/ are read from; `~/.config/drivescope` when absent.
+    pub config_dir: Option<PathBuf>,
+    /// Capture the mouse (wheel scrolls lists and tabs, a click picks a tab).
+    pub mouse: bool,
+}
+
+impl DashboardOptions {
+    /// The app's starting configuration for a terminal of `size`.
+    pub fn app_config(&self, size: (u16, u16)) -> AppConfig {
+        let dir = self.config_dir.clone().or_else(config_dir);
+        let mut load_errors = Vec::new();
+        let (themes, theme_errors) =
+            theme::load_all(dir.as_ref().map(|d| d.join("themes")).as_deref());
+        load_errors.extend(
+            theme_errors
+                .into_iter()
+                .map(|e| format!("theme not loaded: {e}")),
+        );
+        let keymap = match &dir {
+            Some(d) => {
+                let (k, e) = Keymap::load(&d.join("keys.yaml"));
+                if let Some(e) = e {
+                    load_errors.push(format!("default keys in use: {e}"));
+                }
+                k
+            }
+            None => Keymap::default(),
+        };
+        let datasheets = match datasheet::builtin() {
+            Ok(d) => d,
+            Err(e) => {
+                load_errors.push(format!("assets/datasheets.yaml: {e}"));
+                Vec::new()
+            }
+        };
+        AppConfig {
+            presets: self.presets.clone(),
+            highlight_preset: self.highlight_preset.clone(),
+            targets: self.targets.clone(),
+            target: self.target,
+            drive: self.drive.clone(),
+            themes,
+            theme: self.theme.clone(),
+            keymap,
+            datasheets,
+            load_errors,
+            open_presets: true,
+            size,
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Number formatting for panels: IOPS, bandwidth, latency, durations, temperatures, with
+//! the units spelled out and no more digits than the measurement carries.
+
+/// `950`, `12.3k`, `1.23M`.
+pub fn iops(v: f64) -> String {
+    if !v.is_finite() || v < 0.0 {
+        return "-".into();
+    }
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Bytes per second as decimal MB/s or GB/s (as datasheets quote them).
+pub fn bw(bytes_per_s: f64) -> String {
+    if !bytes_per_s.is_finite() || bytes_per_s < 0.0 {
+        return "-".into();
+    }
+    let mb = bytes_per_s / 1e6;
+    if mb >= 1000.0 {
+        format!("{:.2} GB/s", mb / 1000.0)
+    } else if mb >= 10.0 {
+        format!("{mb:.0} MB/s")
+    } else {
+        format!("{mb:.1} MB/s")
+    }
+}
+
+/// Microseconds: `85 µs`, `1.23 ms`, `2.10 s`.
+pub fn us(v: f64) -> String {
+    if !v.is_finite() || v < 0.0 {
+        return "-".into();
+    }
+    if v >= 1e6 {
+        format!("{:.2} s", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.2} ms", v / 1e3)
+    } else if v >= 10.0 {
+        format!("{v:.0} µs")
+    } else {
+        format!("{v:.1} µs")
+    }
+}
+
+/// A compact latency axis label: `10µs`, `1ms`, `1s`.
+pub fn us_axis(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}s", trim(v / 1e6))
+    } else if v >= 1e3 {
+        format!("{}ms", trim(v / 1e3))
+    } else {
+        format!("{}µs", trim(v))
+    }
+}
+
+fn trim(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Seconds as `0:07`, `12:34`, `1:02:03`.
+pub fn clock(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "-".into();
+    }
+    let s = secs.round() as u64;
+    let (h, m, s) = (s / 3600, (s % 3600) / 60, s % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// Bytes as decimal capacity (`7.68 TB`), the way drives are sold.
+pub fn capacity(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e12 {
+        format!("{:.2} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", b / 1e6)
+    }
+}
+
+/// A latency axis label rounded to what an axis needs: `0µs`, `250µs`, `1.2ms`.
+pub fn us_axis_round(v: f64) -> String {
+    if v >= 1e3 {
+        us_axis((v / 100.0).round() * 100.0)
+    } else {
+        us_axis(v.round())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures() {
+        assert_eq!(iops(950.4), "950");
+        assert_eq!(iops(12_345.0), "12.3k");
+        assert_eq!(iops(1_234_567.0), "1.23M");
+        assert_eq!(iops(f64::NAN), "-");
+        assert_eq!(bw(1_004_000_000.0), "1.00 GB/s");
+        assert_eq!(bw(505_300_000.0), "505 MB/s");
+        assert_eq!(bw(2_500_000.0), "2.5 MB/s");
+        assert_eq!(us(85.2), "85 µs");
+        assert_eq!(us(8.25), "8.2 µs");
+        assert_eq!(us(1234.0), "1.23 ms");
+        assert_eq!(us(2_100_000.0), "2.10 s");
+        assert_eq!(us_axis(1000.0), "1ms");
+        assert_eq!(us_axis(100.0), "100µs");
+        assert_eq!(clock(7.0), "0:07");
+        assert_eq!(clock(3723.0), "1:02:03");
+        assert_eq!(capacity(7_681_501_126_656), "7.68 TB");
+        assert_eq!(capacity(1 << 30), "1.1 GB");
+    }
+}

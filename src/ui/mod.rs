@@ -1,0 +1,131 @@
+//! Drawing: [`render`] is a pure function of the [`App`] — layout, panels, the tab bar, the
+//! status line and any overlay. Themes live in [`theme`].
+
+pub mod format;
+pub mod layout;
+pub mod overlays;
+pub mod panels;
+pub mod theme;
+pub mod widgets;
+
+use ratatui::layout::Alignment;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::Frame;
+
+use crate::app::{Action, App, RunState};
+
+/// Draws the whole screen from `app`.
+pub fn render(app: &App, f: &mut Frame) {
+    let area = f.area();
+    let t = app.theme();
+    f.render_widget(Block::default().style(t.base()), area);
+    let Some(a) = layout::areas(area, app.tab) else {
+        let (w, h) = layout::MIN_SIZE;
+        let text = vec![
+            Line::styled(
+                format!(
+                    "This terminal is {}×{}: too small.",
+                    area.width, area.height
+                ),
+                Style::default().fg(t.warning).add_modifier(Modifier::BOLD),
+            ),
+            Line::raw(format!("drivescope needs at least {w}×{h}.")),
+            Line::styled(
+                format!("{} quits", app.keymap.describe(Action::Quit)),
+                t.dim_style(),
+            ),
+        ];
+        let top = area.height.saturating_sub(3) / 2;
+        let mut r = area;
+        r.y += top;
+        r.height = r.height.saturating_sub(top);
+        f.render_widget(
+            Paragraph::new(text)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true })
+                .style(t.base()),
+            r,
+        );
+        return;
+    };
+    panels::header::render(app, f, a.header);
+    if let Some(tabs) = a.tabs {
+        tab_bar(app, f, tabs);
+    }
+    for (p, r) in &a.panels {
+        panels::render(*p, app, f, *r);
+    }
+    status(app, f, a.status);
+    overlays::render(app, f, area);
+}
+
+fn tab_bar(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
+    let t = app.theme();
+    let mut spans = Vec::new();
+    for (i, p) in crate::app::Panel::ALL.iter().enumerate() {
+        let label = layout::tab_label(i, *p);
+        let style = if *p == app.tab {
+            t.highlight()
+        } else {
+            Style::default().fg(t.fg)
+        };
+        spans.push(Span::styled(label, style));
+        spans.push(Span::raw(" "));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
+    let t = app.theme();
+    if let Some((n, _)) = &app.notice {
+        f.render_widget(
+            Paragraph::new(Line::styled(n.clone(), Style::default().fg(t.accent))),
+            area,
+        );
+        return;
+    }
+    let active = app.run.state.is_active();
+    let mut pairs: Vec<(Action, &str)> = Vec::new();
+    if active {
+        let pause = if app.run.state == RunState::Paused {
+            "resume"
+        } else {
+            "pause"
+        };
+        pairs.extend([
+            (Action::PauseResume, pause),
+            (Action::Stop, "stop"),
+            (Action::SkipStep, "next step"),
+            (Action::Snapshot, "snapshot"),
+        ]);
+    } else {
+        pairs.extend([
+            (Action::Start, "start"),
+            (Action::Presets, "presets"),
+            (Action::Targets, "targets"),
+        ]);
+    }
+    pairs.extend([
+        (Action::NextTab, "panel"),
+        (Action::Themes, "theme"),
+        (Action::Help, "help"),
+        (Action::Quit, "quit"),
+    ]);
+    let mut spans = Vec::new();
+    for (i, (a, what)) in pairs.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled("  ", t.dim_style()));
+        }
+        let k = app
+            .keymap
+            .keys(*a)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default();
+        spans.push(Span::styled(k, Style::default().fg(t.accent)));
+        spans.push(Span::styled(format!(" {what}"), t.dim_style()));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}

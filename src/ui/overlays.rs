@@ -1,0 +1,332 @@
+//! Windows drawn over the panels: help (every key, from the keymap), the preset and target
+//! pickers, the theme picker and yes/no confirmations.
+
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Clear, List, ListItem, ListState, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use crate::app::{Action, App, Confirm, Overlay, TargetKind};
+use crate::ui::format;
+use crate::ui::widgets::panel_block;
+
+/// A centred rectangle of at most `w`×`h` inside `area`.
+fn centred(area: Rect, w: u16, h: u16) -> Rect {
+    let [r] = Layout::horizontal([Constraint::Length(w.min(area.width))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [r] = Layout::vertical([Constraint::Length(h.min(area.height))])
+        .flex(Flex::Center)
+        .areas(r);
+    r
+}
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    match &app.overlay {
+        None => {}
+        Some(Overlay::Help { scroll }) => help(app, f, area, *scroll),
+        Some(Overlay::Presets) => presets(app, f, area),
+        Some(Overlay::Targets { typing }) => targets(app, f, area, typing.as_deref()),
+        Some(Overlay::Themes { .. }) => themes(app, f, area),
+        Some(Overlay::Confirm(c)) => confirm(app, f, area, *c),
+    }
+}
+
+fn keys(app: &App, a: Action) -> String {
+    app.keymap.describe(a)
+}
+
+fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
+    let t = app.theme();
+    let mut spans = Vec::new();
+    for (i, (a, what)) in pairs.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", t.dim_style()));
+        }
+        spans.push(Span::styled(keys(app, *a), Style::default().fg(t.accent)));
+        spans.push(Span::styled(format!(" {what}"), t.dim_style()));
+    }
+    Line::from(spans)
+}
+
+fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
+    let t = app.theme();
+    let r = centred(area, 90, Action::ALL.len() as u16 + 5);
+    f.render_widget(Clear, r);
+    let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let [table_area, foot] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let rows: Vec<Row> = Action::ALL
+        .iter()
+        .skip(scroll as usize)
+        .map(|a| {
+            Row::new(vec![
+                Cell::from(Span::styled(keys(app, *a), Style::default().fg(t.accent))),
+                Cell::from(Span::styled(a.name(), t.dim_style())),
+                Cell::from(Span::styled(a.description(), Style::default().fg(t.fg))),
+            ])
+        })
+        .collect();
+    f.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(14),
+                Constraint::Length(12),
+                Constraint::Min(10),
+            ],
+        )
+        .style(t.base()),
+        table_area,
+    );
+    f.render_widget(
+        Paragraph::new(Line::styled(
+            "override any of these in ~/.config/drivescope/keys.yaml · esc closes",
+            t.dim_style(),
+        )),
+        foot,
+    );
+}
+
+fn list_state(sel: usize, len: usize) -> ListState {
+    ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))))
+}
+
+fn presets(app: &App, f: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let r = centred(area, 100, 22);
+    f.render_widget(Clear, r);
+    let block = panel_block("Presets", t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let [body, target_line, foot] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    if app.presets.is_empty() {
+        f.render_widget(
+            Paragraph::new(Line::styled(
+                "no presets were given to the dashboard",
+                t.dim_style(),
+            )),
+            body,
+        );
+    } else {
+        let list_w = (body.width / 3).clamp(18, 34);
+        let [list_area, detail] =
+            Layout::horizontal([Constraint::Length(list_w), Constraint::Min(10)])
+                .spacing(1)
+                .areas(body);
+        let items: Vec<ListItem> = app
+            .presets
+            .iter()
+            .map(|p| ListItem::new(Line::raw(p.name.clone())))
+            .collect();
+        let mut st = list_state(app.preset_sel, app.presets.len());
+        f.render_stateful_widget(
+            List::new(items)
+                .highlight_style(t.highlight())
+                .highlight_symbol("▶ ")
+                .style(t.base()),
+            list_area,
+            &mut st,
+        );
+        if let Some(p) = app.selected_preset() {
+            let mut lines = vec![
+                Line::styled(p.name.clone(), t.title_style()),
+                Line::from(vec![
+                    Span::styled("estimated time ", t.dim_style()),
+                    Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
+                ]),
+                Line::raw(""),
+                Line::styled(p.description.clone(), Style::default().fg(t.fg)),
+                Line::raw(""),
+                Line::styled("phases", t.dim_style()),
+            ];
+            for (i, ph) in p.phases.iter().enumerate() {
+                lines.push(Line::styled(
+                    format!(" {}. {ph}", i + 1),
+                    Style::default().fg(t.fg),
+                ));
+            }
+            f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), detail);
+        }
+    }
+    let target = match app.selected_target() {
+        Some(tg) => {
+            let mut s = vec![
+                Span::styled("target ", t.dim_style()),
+                Span::styled(tg.path.display().to_string(), Style::default().fg(t.fg)),
+            ];
+            if let Some(reason) = &tg.safety {
+                s.push(Span::styled(
+                    format!("  writes refused: {reason}"),
+                    Style::default().fg(t.warning),
+                ));
+            }
+            Line::from(s)
+        }
+        None => Line::styled("no target: choose one", Style::default().fg(t.warning)),
+    };
+    f.render_widget(Paragraph::new(target), target_line);
+    f.render_widget(
+        Paragraph::new(hint(
+            app,
+            &[
+                (Action::Select, "start"),
+                (Action::Targets, "target"),
+                (Action::Back, "close"),
+                (Action::Help, "help"),
+            ],
+        )),
+        foot,
+    );
+}
+
+fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
+    let t = app.theme();
+    let r = centred(area, 100, 18);
+    f.render_widget(Clear, r);
+    let block = panel_block("Targets", t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let [body, prompt, foot] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(2),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let rows: Vec<Row> = app
+        .targets
+        .iter()
+        .map(|tg| {
+            let kind = match tg.kind {
+                TargetKind::File => "file",
+                TargetKind::BlockDevice => "device",
+            };
+            let (safety, colour) = match (&tg.safety, tg.needs_typed_confirmation()) {
+                (Some(reason), _) => (format!("writes refused: {reason}"), t.warning),
+                (None, true) => (
+                    "writable after typing its name: destroys data".to_string(),
+                    t.critical,
+                ),
+                (None, false) => ("writable".to_string(), t.ok),
+            };
+            Row::new(vec![
+                Cell::from(tg.label.clone()),
+                Cell::from(kind),
+                Cell::from(
+                    Line::raw(tg.size.map(format::capacity).unwrap_or_else(|| "-".into()))
+                        .right_aligned(),
+                ),
+                Cell::from(Span::styled(safety, Style::default().fg(colour))),
+            ])
+        })
+        .collect();
+    let mut st = ratatui::widgets::TableState::default()
+        .with_selected((!app.targets.is_empty()).then_some(app.target_sel));
+    f.render_stateful_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(28),
+                Constraint::Length(6),
+                Constraint::Length(9),
+                Constraint::Min(10),
+            ],
+        )
+        .header(
+            Row::new(vec!["target", "kind", "size", "safety check"])
+                .style(t.dim_style().add_modifier(Modifier::BOLD)),
+        )
+        .row_highlight_style(t.highlight())
+        .highlight_symbol("▶ ")
+        .style(t.base()),
+        body,
+        &mut st,
+    );
+    let prompt_lines = match (typing, app.selected_target()) {
+        (Some(typed), Some(tg)) => vec![
+            Line::styled(
+                format!(
+                    "{} will be overwritten. Type {} and Enter to allow it:",
+                    tg.path.display(),
+                    tg.confirm_name()
+                ),
+                Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+            ),
+            Line::from(vec![
+                Span::styled("> ", Style::default().fg(t.accent)),
+                Span::styled(format!("{typed}▏"), Style::default().fg(t.fg)),
+            ]),
+        ],
+        (_, Some(tg)) => vec![Line::styled(tg.path.display().to_string(), t.dim_style())],
+        (_, None) => vec![Line::styled(
+            "no targets were given to the dashboard",
+            t.dim_style(),
+        )],
+    };
+    f.render_widget(Paragraph::new(prompt_lines), prompt);
+    f.render_widget(
+        Paragraph::new(hint(
+            app,
+            &[(Action::Select, "choose"), (Action::Back, "close")],
+        )),
+        foot,
+    );
+}
+
+fn themes(app: &App, f: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let r = centred(area, 36, app.themes.len() as u16 + 4);
+    f.render_widget(Clear, r);
+    let block = panel_block("Theme", t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let [list_area, foot] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let items: Vec<ListItem> = app
+        .themes
+        .iter()
+        .map(|th| ListItem::new(th.name.clone()))
+        .collect();
+    let mut st = list_state(app.theme_idx, app.themes.len());
+    f.render_stateful_widget(
+        List::new(items)
+            .highlight_style(t.highlight())
+            .highlight_symbol("▶ ")
+            .style(t.base()),
+        list_area,
+        &mut st,
+    );
+    f.render_widget(
+        Paragraph::new(hint(
+            app,
+            &[(Action::Select, "keep"), (Action::Back, "undo")],
+        )),
+        foot,
+    );
+}
+
+fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
+    let t = app.theme();
+    let r = centred(area, 58, 6);
+    f.render_widget(Clear, r);
+    let block = panel_block("Confirm", t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let lines = vec![
+        Line::styled(
+            c.question(),
+            Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
+        ),
+        Line::raw(""),
+        hint(app, &[(Action::Yes, "yes"), (Action::No, "no")]),
+    ];
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+}

@@ -1,0 +1,225 @@
+//! The header: drive identity, target, preset, phase and step, run state, steady state,
+//! and progress with ETA for the step and the whole plan.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{LineGauge, Paragraph};
+use ratatui::Frame;
+
+use crate::app::{App, RunState, SteadyView, TargetKind};
+use crate::ui::format;
+use crate::ui::widgets::panel_block;
+
+fn drive_line(app: &App) -> Line<'static> {
+    let t = app.theme();
+    let mut spans = vec![Span::styled("drive ", t.dim_style())];
+    match &app.drive {
+        None => spans.push(Span::styled("not identified yet", t.dim_style())),
+        Some(d) => {
+            let model = d.model.clone().unwrap_or_else(|| "model unknown".into());
+            spans.push(Span::styled(
+                model,
+                Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            ));
+            let mut rest = Vec::new();
+            if let Some(s) = &d.serial {
+                rest.push(format!("SN {s}"));
+            }
+            if let Some(fw) = &d.firmware {
+                rest.push(format!("FW {fw}"));
+            }
+            if let Some(c) = d.capacity_bytes {
+                rest.push(format::capacity(c));
+            }
+            if let Some(tr) = &d.transport {
+                rest.push(tr.clone());
+            }
+            if !rest.is_empty() {
+                spans.push(Span::styled(
+                    format!(" · {}", rest.join(" · ")),
+                    Style::default().fg(t.fg),
+                ));
+            }
+        }
+    }
+    Line::from(spans)
+}
+
+fn run_line(app: &App) -> Line<'static> {
+    let t = app.theme();
+    let sep = || Span::styled("  │  ", t.dim_style());
+    let mut spans = Vec::new();
+    let preset = match (&app.run.state, &app.run.preset_id) {
+        (RunState::Idle, _) | (_, None) => app
+            .selected_preset()
+            .map(|p| format!("{} (highlighted)", p.name))
+            .unwrap_or_else(|| "no presets".into()),
+        (_, Some(id)) => app.preset_name(id),
+    };
+    spans.push(Span::styled("preset ", t.dim_style()));
+    spans.push(Span::styled(preset, Style::default().fg(t.fg)));
+    if let Some(s) = &app.run.step {
+        spans.push(sep());
+        spans.push(Span::styled("phase ", t.dim_style()));
+        spans.push(Span::styled(
+            s.phase_name.clone(),
+            Style::default().fg(t.fg),
+        ));
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("step {}/{} ", s.index + 1, s.count),
+            t.dim_style(),
+        ));
+        let mut name = s.name.clone();
+        if let Some(r) = s.target_iops.filter(|_| s.rate_limited) {
+            name.push_str(&format!(" @ {} IOPS", format::iops(r)));
+        }
+        spans.push(Span::styled(name, Style::default().fg(t.fg)));
+    }
+    if app.run.errors > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("{} I/O errors", app.run.errors),
+            Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// Run state, steady state and errors, for the header's bottom border (right-aligned,
+/// so they stay visible however long the step name is).
+fn state_line(app: &App) -> Line<'static> {
+    let t = app.theme();
+    let sep = || Span::styled(" · ", t.dim_style());
+    let mut spans = vec![Span::raw(" ")];
+    let state_style = match &app.run.state {
+        RunState::Running => Style::default().fg(t.ok),
+        RunState::Paused | RunState::Stopping | RunState::Starting => {
+            Style::default().fg(t.warning)
+        }
+        RunState::Ended { .. } if app.run.error.is_some() => Style::default().fg(t.critical),
+        _ => Style::default().fg(t.fg),
+    };
+    spans.push(Span::styled(
+        app.run.state.label(),
+        state_style.add_modifier(Modifier::BOLD),
+    ));
+    let steady = match &app.run.steady {
+        SteadyView::NotApplicable => None,
+        SteadyView::Tracking { detail } => Some((format!("steady: measuring, {detail}"), t.fg)),
+        SteadyView::Reached { detail } => Some((format!("steady: reached, {detail}"), t.ok)),
+        SteadyView::NotReached { detail } => {
+            Some((format!("steady: not reached, {detail}"), t.warning))
+        }
+    };
+    if let Some((s, c)) = steady {
+        spans.push(sep());
+        spans.push(Span::styled(s, Style::default().fg(c)));
+    }
+    spans.push(Span::raw(" "));
+    Line::from(spans).right_aligned()
+}
+
+/// `r` as a gauge ratio: within 0..=1, and 0 when it is not a number.
+fn unit(r: f64) -> f64 {
+    if r.is_finite() {
+        r.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Progress `(ratio, label)` of the step and of the plan.
+pub fn progress(app: &App) -> [(f64, String); 2] {
+    let none = |what: &str| (0.0, format!("{what}: no run"));
+    let Some(s) = &app.run.step else {
+        return [none("step"), none("plan")];
+    };
+    let done = app.run.step_elapsed_s();
+    let step = match s.expected_s.filter(|e| *e > 0.0) {
+        Some(e) => (
+            unit(done / e),
+            format!(
+                "step {} of {} · {} left",
+                format::clock(done),
+                format::clock(e),
+                format::clock((e - done).max(0.0))
+            ),
+        ),
+        None => (
+            0.0,
+            format!(
+                "step {} · ends on its own rule (no fixed length)",
+                format::clock(done)
+            ),
+        ),
+    };
+    let run_done = app.run.run_elapsed_s();
+    let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
+        Some(e) => (
+            unit(run_done / e),
+            format!(
+                "plan {} of about {} · about {} left",
+                format::clock(run_done),
+                format::clock(e),
+                format::clock((e - run_done).max(0.0))
+            ),
+        ),
+        None => (
+            unit(s.index as f64 / s.count.max(1) as f64),
+            format!(
+                "plan {} · step {} of {} (length not known ahead)",
+                format::clock(run_done),
+                s.index + 1,
+                s.count
+            ),
+        ),
+    };
+    [step, plan]
+}
+
+/// The target of the run, or the chosen one when idle, with its kind.
+fn target_title(app: &App) -> String {
+    let target = app
+        .run
+        .target
+        .clone()
+        .filter(|_| app.run.state != RunState::Idle)
+        .or_else(|| app.selected_target().map(|t| t.path.clone()));
+    match target {
+        Some(p) => {
+            let kind = app
+                .targets
+                .iter()
+                .find(|t| t.path == p)
+                .map(|t| match t.kind {
+                    TargetKind::File => " (test file)",
+                    TargetKind::BlockDevice => " (device)",
+                })
+                .unwrap_or("");
+            format!("drivescope · {}{kind}", p.display())
+        }
+        None => "drivescope · no target chosen".into(),
+    }
+}
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let block = panel_block(target_title(app), t).title_bottom(state_line(app));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
+    f.render_widget(Paragraph::new(drive_line(app)), l1);
+    f.render_widget(Paragraph::new(run_line(app)), l2);
+    for ((ratio, label), area) in progress(app).into_iter().zip([g1, g2]) {
+        f.render_widget(
+            LineGauge::default()
+                .ratio(ratio)
+                .label(Span::styled(format!("{label} "), Style::default().fg(t.fg)))
+                .filled_style(Style::default().fg(t.accent))
+                .unfilled_style(Style::default().fg(t.border)),
+            area,
+        );
+    }
+}

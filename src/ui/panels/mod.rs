@@ -1,0 +1,27 @@
+//! One file per panel; each draws itself from the [`App`](crate::app::App) alone and says
+//! why when it has nothing to show.
+
+pub mod curve;
+pub mod events;
+pub mod header;
+pub mod kernel_host;
+pub mod latency;
+pub mod thermal;
+pub mod throughput;
+
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+use crate::app::{App, Panel};
+
+/// Draws `panel` into `area`.
+pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
+    match panel {
+        Panel::Throughput => throughput::render(app, f, area),
+        Panel::Latency => latency::render(app, f, area),
+        Panel::Curve => curve::render(app, f, area),
+        Panel::Thermal => thermal::render(app, f, area),
+        Panel::KernelHost => kernel_host::render(app, f, area),
+        Panel::Events => events::render(app, f, area),
+    }
+}

@@ -1,0 +1,218 @@
+//! Thermal and power: composite and sensor temperatures over time with the warning and
+//! critical thresholds drawn, power state and its ceiling (or measured watts), throttle
+//! transitions and time. Says why when the drive gives none of it.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::Frame;
+
+use crate::app::App;
+use crate::ui::format;
+use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
+
+fn figures(app: &App) -> Vec<Line<'static>> {
+    let t = app.theme();
+    let Some(s) = &app.telemetry.last else {
+        return Vec::new();
+    };
+    let mut l1 = Vec::new();
+    if let Some(c) = s.temperature_c {
+        let colour = match (s.warning_c, s.critical_c) {
+            (_, Some(cr)) if c >= cr => t.critical,
+            (Some(w), _) if c >= w => t.warning,
+            _ => t.accent,
+        };
+        l1.push(Span::styled("composite ", t.dim_style()));
+        l1.push(Span::styled(
+            format!("{c:.0} °C"),
+            Style::default().fg(colour).add_modifier(Modifier::BOLD),
+        ));
+    }
+    if !s.sensors_c.is_empty() {
+        let v: Vec<String> = s.sensors_c.iter().map(|c| format!("{c:.0}")).collect();
+        l1.push(Span::styled(
+            format!("  sensors {} °C", v.join(" ")),
+            Style::default().fg(t.fg),
+        ));
+    }
+    if let Some(w) = s.warning_c {
+        l1.push(Span::styled(
+            format!("  warn {w:.0}"),
+            Style::default().fg(t.warning),
+        ));
+    }
+    if let Some(c) = s.critical_c {
+        l1.push(Span::styled(
+            format!("  crit {c:.0}"),
+            Style::default().fg(t.critical),
+        ));
+    }
+    let mut l2 = Vec::new();
+    if let Some(ps) = s.power_state {
+        l2.push(Span::styled("power ", t.dim_style()));
+        let ceiling = s
+            .power_state_max_w
+            .map(|w| format!(" ≤ {w:.2} W"))
+            .unwrap_or_default();
+        l2.push(Span::styled(
+            format!("PS{ps}{ceiling}"),
+            Style::default().fg(t.fg),
+        ));
+    }
+    if let Some(w) = s.power_w {
+        l2.push(Span::styled("  measured ", t.dim_style()));
+        l2.push(Span::styled(
+            format!("{w:.1} W"),
+            Style::default().fg(t.accent),
+        ));
+    }
+    if let Some(n) = s.throttle_transitions {
+        let secs = s
+            .throttle_seconds
+            .map(|x| format!(" · {}", format::clock(x as f64)))
+            .unwrap_or_default();
+        let style = if app.telemetry.throttle_marks.is_empty() {
+            Style::default().fg(t.fg)
+        } else {
+            Style::default().fg(t.throttle).add_modifier(Modifier::BOLD)
+        };
+        l2.push(Span::styled("  throttle ", t.dim_style()));
+        let plural = if n == 1 { "" } else { "s" };
+        l2.push(Span::styled(format!("{n} transition{plural}{secs}"), style));
+    }
+    [l1, l2]
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .map(Line::from)
+        .collect()
+}
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let block = panel_block("Thermal & power", t);
+    let temps: Vec<(f64, f64)> = app
+        .telemetry
+        .history
+        .iter()
+        .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
+        .collect();
+    let lines = figures(app);
+    if temps.is_empty() && lines.is_empty() {
+        let mut why: Vec<String> = app.telemetry.unavailable.clone();
+        if why.is_empty() {
+            why.push("no telemetry yet".into());
+        }
+        return empty(f, area, block, why, t);
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let n = lines.len() as u16;
+    let [top, chart_area] =
+        Layout::vertical([Constraint::Length(n), Constraint::Min(1)]).areas(inner);
+    f.render_widget(Paragraph::new(lines), top);
+    if temps.is_empty() {
+        let mut why = app.telemetry.unavailable.clone();
+        if why.is_empty() {
+            why.push("the drive reports no temperature".into());
+        }
+        f.render_widget(
+            Paragraph::new(
+                why.into_iter()
+                    .map(|w| Line::styled(w, t.dim_style()))
+                    .collect::<Vec<_>>(),
+            ),
+            chart_area,
+        );
+        return;
+    }
+    let last = app.telemetry.last.as_ref();
+    let warn = last.and_then(|l| l.warning_c);
+    let crit = last.and_then(|l| l.critical_c);
+    let x0 = temps.first().map(|p| p.0).unwrap_or(0.0);
+    let x1 = temps.last().map(|p| p.0).unwrap_or(1.0).max(x0 + 1.0);
+    let tmax = temps.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    let tmin = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let y0 = ((tmin - 5.0) / 10.0).floor() * 10.0;
+    let y1 = ((tmax.max(crit.unwrap_or(tmax)) + 5.0) / 10.0).ceil() * 10.0;
+    let sensors: Vec<Vec<(f64, f64)>> = {
+        let count = app
+            .telemetry
+            .history
+            .iter()
+            .map(|p| p.sensors_c.len())
+            .max()
+            .unwrap_or(0);
+        (0..count.min(4))
+            .map(|i| {
+                app.telemetry
+                    .history
+                    .iter()
+                    .filter_map(|p| p.sensors_c.get(i).map(|c| (p.t_s, *c)))
+                    .collect()
+            })
+            .collect()
+    };
+    let wl = warn.map(|w| hline(w, x0, x1)).unwrap_or_default();
+    let cl = crit.map(|c| hline(c, x0, x1)).unwrap_or_default();
+    let marks: Vec<Vec<(f64, f64)>> = app
+        .telemetry
+        .throttle_marks
+        .iter()
+        .filter(|m| **m >= x0 && **m <= x1)
+        .map(|m| vline(*m, y0, y1))
+        .collect();
+    let mut sets = Vec::new();
+    for (data, colour) in [(&wl, t.warning), (&cl, t.critical)] {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(colour))
+                .data(data),
+        );
+    }
+    for m in &marks {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(t.throttle))
+                .data(m),
+        );
+    }
+    for s in &sensors {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(t.dim_style())
+                .data(s),
+        );
+    }
+    sets.push(
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(t.accent))
+            .data(&temps),
+    );
+    let chart = Chart::new(sets)
+        .legend_position(None)
+        .style(t.base())
+        .x_axis(
+            Axis::default()
+                .bounds([x0, x1])
+                .style(t.dim_style())
+                .labels(time_labels(x0, x1)),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([y0, y1])
+                .style(t.dim_style())
+                .labels(axis_labels(y0, y1, 3, |v| format!("{v:.0}°C"))),
+        );
+    f.render_widget(chart, chart_area);
+}

@@ -1,0 +1,171 @@
+//! Throughput: read and write IOPS (or MB/s, by the units key) over time with the current
+//! IOPS and MB/s, and a mark
+//! where thermal throttling began, so the cause of a drop shows where the drop is.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::Frame;
+
+use crate::app::{App, RunState};
+use crate::ui::format;
+use crate::ui::widgets::{
+    axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
+};
+
+/// Why a run panel has nothing to draw yet, or `None` when it has data.
+pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
+    if !app.run.intervals.is_empty() {
+        return None;
+    }
+    Some(match &app.run.state {
+        RunState::Idle => {
+            let start = app.keymap.describe(crate::app::Action::Start);
+            match app.selected_preset() {
+                Some(p) => vec!["no run yet".into(), format!("{start} starts {}", p.name)],
+                None => vec!["no run yet".into(), "no presets were given".into()],
+            }
+        }
+        RunState::Starting => vec!["starting: preparing the target".into()],
+        RunState::Ended { outcome } => {
+            vec![format!("the run ended ({outcome}) before any interval")]
+        }
+        _ => vec!["waiting for the first interval".into()],
+    })
+}
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let title = if app.chart_bandwidth {
+        "Throughput (MB/s)"
+    } else {
+        "Throughput (IOPS)"
+    };
+    let block = panel_block(title, t);
+    if let Some(lines) = waiting_reason(app) {
+        return empty(f, area, block, lines, t);
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let [top, chart_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+
+    let pts: Vec<_> = app.run.intervals.iter().collect();
+    let bw = app.chart_bandwidth;
+    let (read, write): (Series, Series) = pts
+        .iter()
+        .map(|p| {
+            if bw {
+                ((p.t_s, p.read_bw / 1e6), (p.t_s, p.write_bw / 1e6))
+            } else {
+                ((p.t_s, p.read_iops), (p.t_s, p.write_iops))
+            }
+        })
+        .unzip();
+    let any_read = pts.iter().any(|p| p.read_iops > 0.0);
+    let any_write = pts.iter().any(|p| p.write_iops > 0.0);
+    let x0 = pts.first().map(|p| p.t_s).unwrap_or(0.0);
+    let x1 = pts.last().map(|p| p.t_s).unwrap_or(1.0).max(x0 + 1.0);
+    let ymax = read.iter().chain(&write).map(|p| p.1).fold(0.0, f64::max);
+    let [_, y1] = padded(0.0, ymax.max(1.0));
+
+    if let Some(last) = app.run.intervals.last() {
+        let mut spans = Vec::new();
+        if any_read || !any_write {
+            spans.extend(figure(
+                "read",
+                format!(
+                    "{} IOPS {}",
+                    format::iops(last.read_iops),
+                    format::bw(last.read_bw)
+                ),
+                Style::default().fg(t.read).add_modifier(Modifier::BOLD),
+                t,
+            ));
+            spans.push(Span::raw("   "));
+        }
+        if any_write {
+            spans.extend(figure(
+                "write",
+                format!(
+                    "{} IOPS {}",
+                    format::iops(last.write_iops),
+                    format::bw(last.write_bw)
+                ),
+                Style::default().fg(t.write).add_modifier(Modifier::BOLD),
+                t,
+            ));
+            spans.push(Span::raw("   "));
+        }
+        if last.ramp {
+            spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
+        }
+        if let Some(m) = app.telemetry.throttle_marks.last() {
+            spans.push(Span::styled(
+                format!("┃ throttling at {}", format::clock(*m)),
+                Style::default().fg(t.throttle),
+            ));
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), top);
+    }
+
+    let marks: Vec<Vec<(f64, f64)>> = app
+        .telemetry
+        .throttle_marks
+        .iter()
+        .filter(|m| **m >= x0 && **m <= x1)
+        .map(|m| vline(*m, 0.0, y1))
+        .collect();
+    let mut sets = Vec::new();
+    for m in &marks {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(t.throttle))
+                .data(m),
+        );
+    }
+    if any_read || !any_write {
+        sets.push(
+            Dataset::default()
+                .name("read")
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(t.read))
+                .data(&read),
+        );
+    }
+    if any_write {
+        sets.push(
+            Dataset::default()
+                .name("write")
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(t.write))
+                .data(&write),
+        );
+    }
+    let chart = Chart::new(sets)
+        .legend_position(None)
+        .style(t.base())
+        .x_axis(
+            Axis::default()
+                .bounds([x0, x1])
+                .style(t.dim_style())
+                .labels(time_labels(x0, x1)),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, y1])
+                .style(t.dim_style())
+                .labels(if bw {
+                    axis_labels(0.0, y1, 3, |v| format!("{v:.0}MB/s"))
+                } else {
+                    axis_labels(0.0, y1, 3, format::iops)
+                }),
+        );
+    f.render_widget(chart, chart_area);
+}

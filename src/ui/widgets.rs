@@ -1,0 +1,98 @@
+//! Small building blocks shared by the panels: the bordered panel block, the "no data,
+//! and why" message, chart axes, and the vertical marker lines drawn on charts.
+
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::theme::Theme;
+
+/// Points of one chart line: (x, y).
+pub type Series = Vec<(f64, f64)>;
+
+/// A panel's bordered block with its title.
+pub fn panel_block<'a>(title: impl Into<String>, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(theme.border))
+        .title(Span::styled(
+            format!(" {} ", title.into()),
+            theme.title_style(),
+        ))
+        .style(theme.base())
+}
+
+/// Draws the block and a centred message saying why there is nothing to show.
+pub fn empty(f: &mut Frame, area: Rect, block: Block<'_>, lines: Vec<String>, theme: &Theme) {
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let pad = inner.height.saturating_sub(lines.len() as u16) / 2;
+    let mut text: Vec<Line> = (0..pad).map(|_| Line::raw("")).collect();
+    text.extend(
+        lines
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim_style())),
+    );
+    f.render_widget(
+        Paragraph::new(text)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        inner,
+    );
+}
+
+/// Evenly spaced axis labels from `lo` to `hi`.
+pub fn axis_labels<'a>(lo: f64, hi: f64, n: usize, fmt: impl Fn(f64) -> String) -> Vec<Line<'a>> {
+    let n = n.max(2);
+    (0..n)
+        .map(|i| {
+            let v = lo + (hi - lo) * i as f64 / (n - 1) as f64;
+            Line::raw(fmt(v))
+        })
+        .collect()
+}
+
+/// Time-axis labels (`m:ss`): three when the span tells them apart, else the two ends.
+pub fn time_labels<'a>(x0: f64, x1: f64) -> Vec<Line<'a>> {
+    let n = if x1 - x0 >= 4.0 { 3 } else { 2 };
+    axis_labels(x0, x1, n, super::format::clock)
+}
+
+/// Bounds with a little headroom; never an empty range.
+pub fn padded(lo: f64, hi: f64) -> [f64; 2] {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return [0.0, 1.0];
+    }
+    if hi - lo < 1e-9 {
+        return [
+            lo - 0.5_f64.max(lo.abs() * 0.1),
+            hi + 0.5_f64.max(hi.abs() * 0.1),
+        ];
+    }
+    [lo, hi + (hi - lo) * 0.08]
+}
+
+/// The points of a vertical line at `x` from `y0` to `y1` (dense enough to draw solid).
+pub fn vline(x: f64, y0: f64, y1: f64) -> Vec<(f64, f64)> {
+    (0..=40)
+        .map(|i| (x, y0 + (y1 - y0) * i as f64 / 40.0))
+        .collect()
+}
+
+/// The points of a horizontal line at `y` from `x0` to `x1`.
+pub fn hline(y: f64, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+    (0..=80)
+        .map(|i| (x0 + (x1 - x0) * i as f64 / 80.0, y))
+        .collect()
+}
+
+/// A label and a value in the value's colour: `read 245.1k`.
+pub fn figure<'a>(label: &str, value: String, style: Style, theme: &Theme) -> Vec<Span<'a>> {
+    vec![
+        Span::styled(format!("{label} "), theme.dim_style()),
+        Span::styled(value, style),
+    ]
+}

@@ -1,0 +1,8 @@
+//! The dashboard without a live engine: `update` driven by message sequences, every panel
+//! and overlay rendered from synthetic state (insta snapshots at 120×40 and 80×24), and
+//! the event loop run on ratatui's TestBackend.
+
+mod fixtures;
+mod panels;
+mod runtime;
+mod update;

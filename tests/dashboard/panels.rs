@@ -1,0 +1,272 @@
+//! Every panel and overlay rendered from synthetic state with ratatui's TestBackend:
+//! insta snapshots of whole screens at 120×40 (all panels) and 80×24 (one tab each), in
+//! the empty, running, no-SMART, throttling and error states, plus assertions on what
+//! each state must show.
+
+use drivescope::app::{App, Msg, Overlay, Panel};
+use ratatui::crossterm::event::KeyCode;
+
+use super::fixtures::*;
+
+const BIG: (u16, u16) = (120, 40);
+const SMALL: (u16, u16) = (80, 24);
+
+fn tab(mut app: App, p: Panel) -> App {
+    app.tab = p;
+    app
+}
+
+#[test]
+fn empty_state() {
+    let app = idle(BIG);
+    let s = screen(&app);
+    assert!(s.contains("enter starts Quick look"), "{s}");
+    assert!(s.contains("no telemetry yet"));
+    assert!(s.contains("no events yet"));
+    assert!(s.contains("no curve yet"));
+    insta::assert_snapshot!("empty_120x40", s);
+}
+
+#[test]
+fn running_state_all_panels() {
+    let app = running(BIG);
+    let s = screen(&app);
+    assert!(s.contains("Micron_7400_MTFDKCB7T6TDZ"), "{s}");
+    assert!(s.contains("step 4/12 4k randread QD32"));
+    assert!(s.contains("step 0:30 of 1:00 · 0:30 left"));
+    assert!(
+        s.contains("quoted 4K random read 1.00M IOPS"),
+        "the datasheet mark is labelled quoted"
+    );
+    assert!(s.contains("steady: measuring, round 3 of 5"));
+    insta::assert_snapshot!("running_120x40", s);
+}
+
+#[test]
+fn every_panel_in_every_state_at_80x24() {
+    let states: [(&str, MakeApp); 5] = [
+        ("empty", idle),
+        ("running", running),
+        ("no_smart", no_smart),
+        ("throttling", throttling),
+        ("error", errored),
+    ];
+    for (name, make) in states {
+        for p in Panel::ALL {
+            let app = tab(make(SMALL), p);
+            let s = screen(&app);
+            assert!(
+                s.contains(&format!(" {} ", p.tab_title())),
+                "{name} {p:?}\n{s}"
+            );
+            insta::assert_snapshot!(format!("{name}_80x24_{p:?}").to_lowercase(), s);
+        }
+    }
+}
+
+#[test]
+fn no_smart_state() {
+    let app = no_smart(BIG);
+    let s = screen(&app);
+    assert!(s.contains("no SMART: run as root"), "{s}");
+    assert!(s.contains("drivescope 11.5 %"), "host figures still show");
+    assert!(s.contains("401.2k"), "kernel figures still show");
+    insta::assert_snapshot!("no_smart_120x40", s);
+    let s = screen(&tab(no_smart(SMALL), Panel::Thermal));
+    assert!(s.contains("no SMART: run as root"), "{s}");
+}
+
+#[test]
+fn throttling_state() {
+    let app = throttling(BIG);
+    let s = screen(&app);
+    assert!(
+        s.contains("throttling at 9:41"),
+        "the throughput panel marks it: {s}"
+    );
+    assert!(s.contains("throttle 1 transition · 0:07"), "{s}");
+    assert!(s.contains("throttling began: 1 transition at 70 °C"));
+    insta::assert_snapshot!("throttling_120x40", s);
+    let s = screen(&tab(throttling(SMALL), Panel::Throughput));
+    assert!(s.contains("throttling at 9:41"), "{s}");
+}
+
+#[test]
+fn error_state() {
+    let app = errored(BIG);
+    let s = screen(&app);
+    assert!(s.contains("3 I/O errors"), "{s}");
+    assert!(s.contains("failed"));
+    assert!(
+        s.contains("response"),
+        "rate-limited: response and service side by side"
+    );
+    assert!(s.contains("service"));
+    insta::assert_snapshot!("error_120x40", s);
+    let s = screen(&tab(errored(SMALL), Panel::Events));
+    assert!(s.contains("3 I/O errors: read of 4096 B at offset"), "{s}");
+}
+
+#[test]
+fn overlays() {
+    let mut app = idle(BIG);
+    send(&mut app, [key('p')]);
+    let s = screen(&app);
+    assert!(
+        s.contains("▶ Quick look") && s.contains("about 2 min") && s.contains("4. 128k write"),
+        "{s}"
+    );
+    insta::assert_snapshot!("overlay_presets_120x40", s);
+    let mut small = idle(SMALL);
+    send(&mut small, [key('p')]);
+    insta::assert_snapshot!("overlay_presets_80x24", screen(&small));
+
+    let mut app = idle(BIG);
+    send(
+        &mut app,
+        [
+            key('t'),
+            code(KeyCode::Down),
+            code(KeyCode::Enter),
+            key('n'),
+            key('v'),
+        ],
+    );
+    let s = screen(&app);
+    assert!(s.contains("writes refused: sda2 is mounted at /"), "{s}");
+    assert!(s.contains("Type nvme1n1 and Enter"), "{s}");
+    insta::assert_snapshot!("overlay_targets_typing_120x40", s);
+
+    let mut app = idle(SMALL);
+    send(&mut app, [key('?')]);
+    insta::assert_snapshot!("overlay_help_80x24", screen(&app));
+
+    let mut app = idle(BIG);
+    send(&mut app, [key('c'), code(KeyCode::Down)]);
+    insta::assert_snapshot!("overlay_themes_120x40", screen(&app));
+
+    let mut app = running(SMALL);
+    send(&mut app, [key('q')]);
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Confirm(drivescope::app::Confirm::Quit))
+    );
+    let s = screen(&app);
+    assert!(s.contains("Stop it and quit?"), "{s}");
+    insta::assert_snapshot!("overlay_confirm_quit_80x24", s);
+}
+
+#[test]
+fn too_small_says_so() {
+    let mut app = idle((50, 12));
+    app.size = (50, 12);
+    let s = screen(&app);
+    assert!(s.contains("This terminal is 50×12: too small."), "{s}");
+    assert!(s.contains("needs at least 60×18"));
+    insta::assert_snapshot!("too_small_50x12", s);
+}
+
+#[test]
+fn every_theme_renders_every_state() {
+    for name in ["dark", "light", "high-contrast", "colorblind"] {
+        for make in [idle, running, no_smart, throttling, errored] {
+            let mut app = make(BIG);
+            app.theme_idx = app.themes.iter().position(|t| t.name == name).unwrap();
+            let s = screen(&app);
+            assert!(s.contains("drivescope"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn status_bar_hints_follow_the_run() {
+    let s = screen(&idle(BIG));
+    let status = s.lines().nth(39).unwrap();
+    assert!(status.starts_with("enter start"), "{status}");
+    let mut app = running(BIG);
+    app.notice = None;
+    let s = screen(&app);
+    let status = s.lines().nth(39).unwrap();
+    assert!(
+        status.starts_with("space pause  x stop  n next step"),
+        "{status}"
+    );
+    let mut app = running(BIG);
+    send(&mut app, [Msg::Notice("snapshot saved".into())]);
+    assert_eq!(screen(&app).lines().nth(39), Some("snapshot saved"));
+}
+
+#[test]
+fn renders_at_every_size_without_panicking() {
+    // Sizes around every layout threshold, and degenerate ones.
+    const W: [u16; 14] = [0, 1, 10, 30, 59, 60, 61, 79, 80, 81, 109, 110, 111, 130];
+    const H: [u16; 13] = [0, 1, 5, 17, 18, 19, 23, 24, 25, 33, 34, 35, 46];
+    let states: Vec<MakeApp> = vec![idle, running, no_smart, throttling, errored];
+    for (n, make) in states.into_iter().enumerate() {
+        for w in W {
+            for h in H {
+                let app = make((w, h));
+                let _ = screen(&app);
+                if n == 1 {
+                    for k in ['?', 'p', 't', 'q'] {
+                        let mut a = app.clone();
+                        send(&mut a, [key(k)]);
+                        let _ = screen(&a);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn units_key_switches_the_throughput_chart_to_bandwidth() {
+    let mut app = running(BIG);
+    assert!(screen(&app).contains("Throughput (IOPS)"));
+    send(&mut app, [key('u')]);
+    let s = screen(&app);
+    assert!(s.contains("Throughput (MB/s)"), "{s}");
+    assert!(
+        s.contains("1849MB/s"),
+        "axis in MB/s (peak 1.71 GB/s + headroom): {s}"
+    );
+    insta::assert_snapshot!("running_120x40_bandwidth", s);
+    send(&mut app, [key('u')]);
+    assert!(screen(&app).contains("Throughput (IOPS)"));
+}
+
+#[test]
+fn non_finite_figures_do_not_break_any_panel() {
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300] {
+        let mut app = running(BIG);
+        let mut r = interval(99, bad, bad, bad);
+        r.read_bw_bytes = bad;
+        r.end_s = bad;
+        let mut t = telemetry(bad, bad, 2);
+        t.sensors_c = vec![bad];
+        t.warning_c = Some(bad);
+        t.power_w = Some(bad);
+        send(
+            &mut app,
+            [
+                Msg::Interval(Box::new(r)),
+                Msg::Telemetry(Box::new(t)),
+                Msg::StepFinished(drivescope::app::CurvePoint {
+                    target_iops: Some(bad),
+                    iops: bad,
+                    mean_us: bad,
+                    p99_us: bad,
+                    p999_us: bad,
+                    service_mean_us: Some(bad),
+                }),
+            ],
+        );
+        for p in Panel::ALL {
+            app.tab = p;
+            app.size = BIG;
+            let _ = screen(&app);
+            app.size = SMALL;
+            let _ = screen(&app);
+        }
+    }
+}

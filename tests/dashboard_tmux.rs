@@ -1,0 +1,194 @@
+//! The real binary in a real terminal (tmux): `drivescope` with no arguments opens the
+//! dashboard on the default target with the preset picker up, quits on `q`, and leaves
+//! the terminal as it found it (cooked mode, echo) on quit and on SIGTERM.
+//! Skipped when tmux is missing.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `drivescope` in a detached session of `w`×`h`, homed in `home`.
+    fn start(name: &str, home: &Path, w: u16, h: u16) -> Option<Tmux> {
+        Tmux::start_bin(name, &common::bin(), home, w, h)
+    }
+
+    /// Starts `bin` in a detached session of `w`×`h`, homed in `home`.
+    fn start_bin(name: &str, bin: &Path, home: &Path, w: u16, h: u16) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("tmux not installed: skipped");
+            return None;
+        }
+        let socket = format!("ds-test-{name}-{}", std::process::id());
+        let cmd = format!(
+            "env HOME={h} XDG_DATA_HOME={h}/data XDG_CONFIG_HOME={h}/config TERM=xterm-256color {bin}; echo EXIT=$?; sleep 60",
+            h = home.display(),
+            bin = bin.display()
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x"])
+            .arg(w.to_string())
+            .arg("-y")
+            .arg(h.to_string())
+            .arg(cmd)
+            .status()
+            .expect("tmux")
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Some(Tmux { socket })
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// Waits up to 20 s for the screen to contain `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let t0 = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "never saw {text:?}:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The terminal's line settings (`stty -a` of the pane's tty).
+    fn stty(&self) -> String {
+        let tty = self.tmux(&["display", "-p", "#{pane_tty}"]);
+        let out = Command::new("stty")
+            .args(["-a", "-F", tty.trim()])
+            .output()
+            .expect("stty");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pid of drivescope, the pane shell's child.
+    fn drivescope_pid(&self) -> String {
+        let shell = self.tmux(&["display", "-p", "#{pane_pid}"]);
+        let out = Command::new("pgrep")
+            .args(["-P", shell.trim()])
+            .output()
+            .expect("pgrep");
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "drivescope is not running");
+        pid
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn assert_cooked(stty: &str) {
+    let words: Vec<&str> = stty.split_whitespace().collect();
+    assert!(words.contains(&"icanon"), "left in raw mode: {stty}");
+    assert!(words.contains(&"echo"), "echo left off: {stty}");
+}
+
+#[test]
+fn opens_on_the_default_target_and_q_quits_cleanly() {
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start("quit", home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    let target = home.path().join("data/drivescope/scratch.bin");
+    assert!(
+        s.contains(&format!("drivescope · {}", target.display())),
+        "{s}"
+    );
+    assert!(s.contains("▶ "), "a preset is highlighted: {s}");
+    t.tmux(&["send-keys", "?"]);
+    t.wait_for("quit (asks first while a run is going)");
+    t.tmux(&["send-keys", "Escape"]);
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start("term", home.path(), 80, 24) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Escape"]);
+    t.wait_for(" 1 Throughput ");
+    let pid = t.drivescope_pid();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    t.wait_for("EXIT=143");
+    assert_cooked(&t.stty());
+}
+
+#[test]
+fn a_too_small_terminal_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start("small", home.path(), 50, 12) else {
+        return;
+    };
+    t.wait_for("too small");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+}
+
+/// The `panic_restore` example, built beside this test by `cargo test`.
+fn panic_example() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("examples/panic_restore");
+    p.exists().then_some(p)
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_printing() {
+    let Some(bin) = panic_example() else {
+        // `cargo test` builds examples; `cargo test --test dashboard_tmux` does not.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "examples/panic_restore was not built"
+        );
+        eprintln!("examples/panic_restore not built (run plain `cargo test`): skipped");
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start_bin("panic", &bin, home.path(), 100, 30) else {
+        return;
+    };
+    let s = t.wait_for("EXIT=101");
+    assert!(
+        s.contains("deliberate panic to test that the terminal is restored"),
+        "the panic message is on the normal screen: {s}"
+    );
+    assert!(!s.contains("inside the alternate screen"), "{s}");
+    assert_cooked(&t.stty());
+}
