@@ -84,7 +84,7 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-fn parse_time_scale(s: &str) -> Result<f64, String> {
+pub fn parse_time_scale(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
         _ => Err(format!(

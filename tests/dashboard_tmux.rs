@@ -21,6 +21,11 @@ impl Tmux {
 
     /// Starts `bin` in a detached session of `w`×`h`, homed in `home`.
     fn start_bin(name: &str, bin: &Path, home: &Path, w: u16, h: u16) -> Option<Tmux> {
+        Tmux::start_with(name, &bin.display().to_string(), home, w, h)
+    }
+
+    /// Starts a command line in a detached session of `w`×`h`, homed in `home`.
+    fn start_with(name: &str, bin: &str, home: &Path, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             eprintln!("tmux not installed: skipped");
             return None;
@@ -29,7 +34,6 @@ impl Tmux {
         let cmd = format!(
             "env HOME={h} XDG_DATA_HOME={h}/data XDG_CONFIG_HOME={h}/config TERM=xterm-256color {bin}; echo EXIT=$?; sleep 60",
             h = home.display(),
-            bin = bin.display()
         );
         let ok = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x"])
@@ -191,4 +195,102 @@ fn a_panic_restores_the_terminal_before_printing() {
     );
     assert!(!s.contains("inside the alternate screen"), "{s}");
     assert_cooked(&t.stty());
+}
+
+/// Waits up to `secs` for `pred` on the screen.
+fn wait_until(t: &Tmux, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    let t0 = Instant::now();
+    loop {
+        let s = t.screen();
+        if pred(&s) {
+            return s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(secs),
+            "never saw {what}:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A non-zero IOPS figure in the throughput panel's current line.
+fn shows_nonzero_iops(s: &str) -> bool {
+    s.lines().any(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.windows(2).any(|w| {
+            w[1] == "IOPS"
+                && w[0]
+                    .trim_end_matches(['k', 'M'])
+                    .parse::<f64>()
+                    .is_ok_and(|v| v > 0.0)
+        })
+    })
+}
+
+fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    let cmd = format!(
+        "{} --target {} --preset quick-look --time-scale 0.3",
+        common::bin().display(),
+        target.display()
+    );
+    let Some(t) = Tmux::start_with(name, &cmd, home.path(), w, h) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("Quick look"), "{s}");
+    // Enter starts the highlighted preset (quick-look) on the target given.
+    t.tmux(&["send-keys", "Enter"]);
+    let s = wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
+    assert!(s.contains("running"), "{s}");
+    // The thermal panel: a temperature, or the reason there is none. At 80x24 it is a tab.
+    let thermal =
+        |s: &str| s.contains("°C") || s.contains("no SMART") || s.contains("no drive telemetry");
+    if !thermal(&s) {
+        for _ in 0..6 {
+            t.tmux(&["send-keys", "Tab"]);
+            std::thread::sleep(Duration::from_millis(300));
+            if thermal(&t.screen()) {
+                break;
+            }
+        }
+    }
+    let s = t.screen();
+    assert!(
+        thermal(&s),
+        "neither a temperature nor the reason there is none:\n{s}"
+    );
+    // q asks first while a run is going; y stops, saves and quits.
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("Stop it and quit?");
+    t.tmux(&["send-keys", "y"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+    let cursor = t.tmux(&["display", "-p", "#{cursor_flag}"]);
+    assert_eq!(cursor.trim(), "1", "cursor left hidden");
+    let dir = home.path().join("data/drivescope/sessions");
+    let sessions: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("no sessions folder {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let loaded = drivescope::session::load(&sessions[0]).unwrap();
+    assert!(
+        !loaded.session.intervals.is_empty(),
+        "the session holds the run's intervals"
+    );
+    assert!(target.exists());
+}
+
+#[test]
+fn quick_look_runs_from_the_keys_at_120x40() {
+    quick_look_end_to_end("ql120", 120, 40);
+}
+
+#[test]
+fn quick_look_runs_from_the_keys_at_80x24() {
+    quick_look_end_to_end("ql80", 80, 24);
 }

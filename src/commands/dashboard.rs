@@ -45,12 +45,15 @@ pub struct DashboardArgs {
     /// Let the mouse pick tabs and list entries.
     #[arg(long)]
     pub mouse: bool,
+    /// Multiply every duration of the presets by F (demos, tests).
+    #[arg(long, value_parser = crate::cli::parse_time_scale, default_value = "1")]
+    pub time_scale: f64,
 }
 
 /// Throughput assumed for estimates of data-amount phases.
 const ASSUMED_BYTES_PER_S: f64 = 1e9;
 
-fn preset_entries(capacity: u64, lbs: u32) -> Vec<PresetEntry> {
+fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEntry> {
     let facts = TargetFacts {
         capacity_bytes: capacity.max(1),
         logical_block_size: lbs,
@@ -58,7 +61,11 @@ fn preset_entries(capacity: u64, lbs: u32) -> Vec<PresetEntry> {
     preset::builtins()
         .into_iter()
         .map(|p| {
-            let (phases, estimate) = match plan::expand(&p, &facts, &PlanOptions::default()) {
+            let opts = PlanOptions {
+                time_scale,
+                ..PlanOptions::default()
+            };
+            let (phases, estimate) = match plan::expand(&p, &facts, &opts) {
                 Ok(plan) => (
                     plan.phases
                         .iter()
@@ -254,6 +261,7 @@ struct RunCtx {
     preset_id: String,
     target: PathBuf,
     destroy_data: Option<PathBuf>,
+    time_scale: f64,
     msgs: UnboundedSender<Msg>,
     ctl: Arc<RunControl>,
     telemetry: std_mpsc::Sender<TelemetryCmd>,
@@ -264,19 +272,24 @@ struct RunCtx {
 
 fn prepare(c: &RunCtx) -> Result<(preset::Preset, Plan, PreparedTarget), String> {
     let p = preset::find(&c.preset_id).map_err(|e| e.to_string())?;
-    let is_default = c.target == target::default_target_path();
+    // A test file named in the dashboard is created (1 GiB) when missing, as the
+    // built-in one is; block devices are never created (prepare refuses /dev paths).
     let mut req = TargetRequest {
         size: None,
         writes: false,
         destroy_data: c.destroy_data.clone(),
-        create_default: is_default,
+        create_default: true,
     };
     let t = target::prepare(&c.target, &req).map_err(|e| e.to_string())?;
     let facts = TargetFacts {
         capacity_bytes: t.size,
         logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
     };
-    let plan = plan::expand(&p, &facts, &PlanOptions::default()).map_err(|e| e.to_string())?;
+    let opts = PlanOptions {
+        time_scale: c.time_scale,
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &facts, &opts).map_err(|e| e.to_string())?;
     let writes = plan
         .steps
         .iter()
@@ -480,6 +493,7 @@ fn spawn_effects(
     msgs: UnboundedSender<Msg>,
     telemetry: std_mpsc::Sender<TelemetryCmd>,
     ctl_slot: Arc<Mutex<Option<Arc<RunControl>>>>,
+    time_scale: f64,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut runner: Option<JoinHandle<()>> = None;
@@ -505,6 +519,7 @@ fn spawn_effects(
                         preset_id,
                         target,
                         destroy_data,
+                        time_scale,
                         msgs: msgs.clone(),
                         ctl,
                         telemetry: telemetry.clone(),
@@ -595,7 +610,7 @@ pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
         .and_then(|t| t.size)
         .unwrap_or(target::DEFAULT_FILE_SIZE);
     let opts = DashboardOptions {
-        presets: preset_entries(capacity, 512),
+        presets: preset_entries(capacity, 512, args.time_scale),
         highlight_preset: Some(args.preset.clone().unwrap_or_else(|| "quick-look".into())),
         targets,
         target: selected,
@@ -609,7 +624,13 @@ pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
     let (fx_tx, fx_rx) = mpsc::unbounded_channel();
     let (tele_tx, tele) = spawn_telemetry(first, msg_tx.clone(), origin);
     let ctl_slot = Arc::new(Mutex::new(None));
-    let effects = spawn_effects(fx_rx, msg_tx, tele_tx.clone(), ctl_slot.clone());
+    let effects = spawn_effects(
+        fx_rx,
+        msg_tx,
+        tele_tx.clone(),
+        ctl_slot.clone(),
+        args.time_scale,
+    );
     let result = run_dashboard(opts, msg_rx, fx_tx);
     // However the UI ended (quit, signal, error): stop the run so its session is saved,
     // then the telemetry thread.
