@@ -36,6 +36,8 @@ pub enum Command {
     Smart(crate::commands::smart::SmartArgs),
     /// Charts, CSV and one self-contained HTML page from a saved session.
     Report(crate::commands::report::ReportArgs),
+    /// Replay a saved session in the dashboard: [ and ] move through time.
+    Open(crate::commands::open::OpenArgs),
     /// Several sessions overlaid: a table here, SVG charts and an HTML page.
     Compare(crate::commands::compare::CompareArgs),
 }

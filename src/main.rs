@@ -74,6 +74,14 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Run(args)) => headless(&args),
+        Some(Command::Open(args)) => match commands::open::run(&args) {
+            Ok(Exit::Quit) => ExitCode::SUCCESS,
+            Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
+            Err(e) => {
+                eprintln!("drivescope: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
         Some(Command::Smart(args)) => simple(commands::smart::run(args)),

@@ -294,3 +294,65 @@ fn quick_look_runs_from_the_keys_at_120x40() {
 fn quick_look_runs_from_the_keys_at_80x24() {
     quick_look_end_to_end("ql80", 80, 24);
 }
+
+#[test]
+fn open_replays_a_saved_session_through_time() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    let session = home.path().join("s.yaml");
+    let out = common::run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "32MiB",
+            "--rw",
+            "randrw",
+            "--duration",
+            "4s",
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The timeline holds every interval, and the step's start and end.
+    let loaded = drivescope::session::load(&session).unwrap();
+    let tl = drivescope::commands::open::timeline(&loaded.session);
+    let intervals = tl
+        .iter()
+        .filter(|(_, m)| matches!(m, drivescope::app::Msg::Interval(_)))
+        .count();
+    assert_eq!(intervals, loaded.session.intervals.len());
+    assert!(intervals >= 4);
+    assert!(tl.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+
+    let cmd = format!("{} open {}", common::bin().display(), session.display());
+    let Some(t) = Tmux::start_with("open", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let end = t.wait_for("replay 0:00:0");
+    assert!(shows_nonzero_iops(&end), "{end}");
+    t.tmux(&["send-keys", "Home"]);
+    let start = t.wait_for("replay 0:00:00 of");
+    assert!(
+        start.contains("no curve yet") || !start.contains("1 step done"),
+        "{start}"
+    );
+    t.tmux(&["send-keys", "]"]);
+    t.tmux(&["send-keys", "]"]);
+    let later = wait_until(&t, 10, "time moving forward", |s| {
+        s.contains("replay 0:00:02 of") || s.contains("replay 0:00:01 of")
+    });
+    assert!(later.contains("replay"), "{later}");
+    // A replay starts nothing.
+    t.tmux(&["send-keys", "Enter"]);
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+}

@@ -4,7 +4,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::keymap::Action;
-use super::msg::{Effect, RunState};
+use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
 use super::state::{App, RunView};
 use super::view::EventKind;
@@ -25,7 +25,29 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
         return Vec::new();
     };
+    if app.replay
+        && matches!(
+            action,
+            Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets
+        )
+    {
+        app.notify("a replay shows a saved session: [ and ] move through time, q quits");
+        return Vec::new();
+    }
     match action {
+        SeekBack | SeekForward | SeekStart | SeekEnd => {
+            if !app.replay {
+                app.notify("moving through time is for replays (drivescope open SESSION)");
+                return Vec::new();
+            }
+            let s = match action {
+                SeekBack => Seek::Back,
+                SeekForward => Seek::Forward,
+                SeekStart => Seek::Start,
+                _ => Seek::End,
+            };
+            vec![Effect::Seek(s)]
+        }
         Interrupt => {
             if app.run.state.is_active() {
                 app.overlay = Some(Overlay::Confirm(Confirm::StopRun));

@@ -109,6 +109,10 @@ actions! {
     Units units "units" ["u"] "throughput chart in IOPS or MB/s";
     Help help "help" ["?", "f1"] "show or hide this help";
     Quit quit "quit" ["q"] "quit (asks first while a run is going)";
+    SeekBack seek_back "seek_back" ["["] "replay: step back through time";
+    SeekForward seek_forward "seek_forward" ["]"] "replay: step forward through time";
+    SeekStart seek_start "seek_start" ["home"] "replay: go to the start";
+    SeekEnd seek_end "seek_end" ["end"] "replay: go to the end";
     Interrupt interrupt "interrupt" ["ctrl-c"] "stop the run (asks first), or quit";
     NextTab next_tab "next_tab" ["tab", "right"] "next panel (tabs on small terminals)";
     PrevTab prev_tab "prev_tab" ["backtab", "left"] "previous panel";
@@ -135,6 +139,10 @@ impl Action {
         Action::Units,
         Action::Help,
         Action::Quit,
+        Action::SeekBack,
+        Action::SeekForward,
+        Action::SeekStart,
+        Action::SeekEnd,
         Action::NextTab,
         Action::PrevTab,
     ];

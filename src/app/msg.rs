@@ -47,6 +47,22 @@ pub enum Msg {
     Notice(String),
     /// SIGTERM or SIGHUP: stop the run (the session is saved) and quit.
     Signal(i32),
+    /// Replay: forget the run shown so far; the messages up to the new time follow.
+    ReplayReset,
+    /// Replay: the messages up to `at_s` (of `end_s`) have been sent.
+    ReplayAt {
+        at_s: f64,
+        end_s: f64,
+    },
+}
+
+/// Where to move a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seek {
+    Back,
+    Forward,
+    Start,
+    End,
 }
 
 /// What the runtime carries out on the app's behalf.
@@ -65,6 +81,8 @@ pub enum Effect {
     Snapshot,
     /// The user chose another theme (by name), for the runtime to remember.
     SetTheme(String),
+    /// Replay: move through the session's time.
+    Seek(Seek),
     Quit,
 }
 

@@ -42,6 +42,8 @@ pub struct AppConfig {
     pub load_errors: Vec<String>,
     /// Open the preset picker at start.
     pub open_presets: bool,
+    /// Replaying a saved session: no runs start; the seek keys move through time.
+    pub replay: bool,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
 }
@@ -60,6 +62,7 @@ impl Default for AppConfig {
             datasheets: Vec::new(),
             load_errors: Vec::new(),
             open_presets: true,
+            replay: false,
             size: (120, 40),
         }
     }
@@ -156,9 +159,24 @@ pub struct App {
     pub quit: bool,
     /// The signal (SIGTERM, SIGHUP, SIGINT) that made it quit, if one did.
     pub quit_signal: Option<i32>,
+    /// Replaying a saved session (`drivescope open`).
+    pub replay: bool,
 }
 
 impl App {
+    /// Forgets the run, telemetry and events shown (a replay moving back in time).
+    pub fn reset_run_views(&mut self) {
+        self.run = RunView::default();
+        self.telemetry = TelemetryState {
+            history: Ring::new(TELEMETRY_HISTORY),
+            last: None,
+            throttle_marks: Vec::new(),
+            unavailable: Vec::new(),
+        };
+        self.events = Ring::new(EVENT_HISTORY);
+        self.dirty = true;
+    }
+
     pub fn new(cfg: AppConfig) -> App {
         let preset_sel = cfg
             .highlight_preset
@@ -190,7 +208,7 @@ impl App {
                 unavailable: Vec::new(),
             },
             events: Ring::new(EVENT_HISTORY),
-            overlay: cfg.open_presets.then_some(Overlay::Presets),
+            overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
             chart_bandwidth: false,
             themes,
@@ -202,6 +220,7 @@ impl App {
             dirty: true,
             quit: false,
             quit_signal: None,
+            replay: cfg.replay,
         };
         if let Some(name) = cfg.theme.as_ref().filter(|_| theme_idx == 0) {
             if app.themes[0].name != *name {

@@ -154,6 +154,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.notify(n);
             Vec::new()
         }
+        Msg::ReplayReset => {
+            app.reset_run_views();
+            Vec::new()
+        }
+        Msg::ReplayAt { at_s, end_s } => {
+            let hms = |s: f64| {
+                let s = s.max(0.0) as u64;
+                format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+            };
+            app.run.state = RunState::Ended {
+                outcome: format!("replay {} of {}", hms(at_s), hms(end_s)),
+            };
+            app.dirty = true;
+            Vec::new()
+        }
         Msg::Signal(sig) => {
             app.quit = true;
             app.quit_signal = Some(sig);

@@ -133,8 +133,14 @@ fn device_entries() -> Vec<TargetEntry> {
         .collect()
 }
 
-fn drive_view(path: &Path) -> Option<DriveView> {
+/// The header's drive identity from the drive under `path`.
+pub fn drive_view(path: &Path) -> Option<DriveView> {
     let info = drive::resolve(path).ok()?;
+    drive_view_of(&info)
+}
+
+/// The header's drive identity from a resolved drive.
+pub fn drive_view_of(info: &drive::DriveInfo) -> Option<DriveView> {
     let d = info.primary()?;
     Some(DriveView {
         model: d.model.clone(),
@@ -564,7 +570,7 @@ fn spawn_effects(
                         }
                     }
                 }
-                Effect::SetTheme(_) => {}
+                Effect::SetTheme(_) | Effect::Seek(_) => {}
                 Effect::Quit => break,
             }
         }
@@ -618,6 +624,7 @@ pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
         theme: args.theme.clone(),
         config_dir: None,
         mouse: args.mouse,
+        replay: false,
     };
     let origin = Instant::now();
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();

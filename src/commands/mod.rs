@@ -6,6 +6,7 @@ pub mod dashboard;
 pub mod devices;
 mod error;
 pub mod live;
+pub mod open;
 pub mod presets;
 pub mod report;
 pub mod run;

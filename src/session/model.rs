@@ -47,6 +47,7 @@ pub struct TargetInfo {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LatPoint {
+    pub min: f64,
     pub mean: f64,
     pub p50: f64,
     pub p90: f64,
@@ -61,6 +62,7 @@ pub struct LatPoint {
 impl LatPoint {
     pub fn from_summary(l: &LatSummary) -> LatPoint {
         LatPoint {
+            min: l.min,
             mean: round(l.mean, 3),
             p50: l.p50,
             p90: l.p90,

@@ -25,6 +25,8 @@ pub struct DashboardOptions {
     pub config_dir: Option<PathBuf>,
     /// Capture the mouse (wheel scrolls lists and tabs, a click picks a tab).
     pub mouse: bool,
+    /// Replaying a saved session (`drivescope open`).
+    pub replay: bool,
 }
 
 impl DashboardOptions {
@@ -67,7 +69,8 @@ impl DashboardOptions {
             keymap,
             datasheets,
             load_errors,
-            open_presets: true,
+            open_presets: !self.replay,
+            replay: self.replay,
             size,
         }
     }

@@ -94,6 +94,7 @@ pub fn config(size: (u16, u16)) -> AppConfig {
         datasheets: datasheet::builtin().expect("datasheets"),
         load_errors: Vec::new(),
         open_presets: false,
+        replay: false,
         size,
     }
 }
