@@ -177,7 +177,9 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
         Err(e) => return Err(io_err(path, "cannot inspect", e)),
     };
     let Some(meta) = meta else {
-        if path.starts_with("/dev") {
+        // A missing path under /dev is a device that is not there, never a file to make
+        // (except in /dev/shm, a tmpfs for files).
+        if path.starts_with("/dev") && !path.starts_with("/dev/shm") {
             return Err(TargetError::Invalid {
                 path: path.display().to_string(),
                 message: "no such device".into(),
