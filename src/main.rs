@@ -25,12 +25,18 @@ fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
     }
 }
 
+/// One line on stderr; never panics (stderr may be a terminal that has gone away).
+fn say(msg: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{msg}");
+}
+
 /// Exit code of a command that returns only success or an error.
 fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("drivescope: {e}");
+            say(format_args!("drivescope: {e}"));
             ExitCode::from(2)
         }
     }
@@ -47,16 +53,18 @@ fn headless(args: &RunArgs) -> ExitCode {
     match commands::run::run(args, &stop) {
         Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
         Ok(Outcome::Completed { errors }) => {
-            eprintln!("drivescope: {errors} I/O errors (see above)");
+            say(format_args!("drivescope: {errors} I/O errors (see above)"));
             ExitCode::from(1)
         }
         Ok(Outcome::AllFailed) => {
-            eprintln!("drivescope: every I/O failed; the run stopped");
+            say(format_args!(
+                "drivescope: every I/O failed; the run stopped"
+            ));
             ExitCode::from(1)
         }
         Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
         Err(e) => {
-            eprintln!("drivescope: {e}");
+            say(format_args!("drivescope: {e}"));
             signalled().unwrap_or(ExitCode::from(2))
         }
     }
@@ -69,7 +77,7 @@ fn main() -> ExitCode {
             Ok(Exit::Quit) => ExitCode::SUCCESS,
             Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
-                eprintln!("drivescope: {e}");
+                say(format_args!("drivescope: {e}"));
                 ExitCode::from(2)
             }
         },
@@ -78,7 +86,7 @@ fn main() -> ExitCode {
             Ok(Exit::Quit) => ExitCode::SUCCESS,
             Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
-                eprintln!("drivescope: {e}");
+                say(format_args!("drivescope: {e}"));
                 ExitCode::from(2)
             }
         },

@@ -356,3 +356,46 @@ fn open_replays_a_saved_session_through_time() {
     t.wait_for("EXIT=0");
     assert_cooked(&t.stty());
 }
+
+#[test]
+fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    // stderr stays on the terminal: writing there after it closed must not kill the save.
+    let cmd = format!(
+        "{} --target {} --preset quick-look",
+        common::bin().display(),
+        target.display(),
+    );
+    let Some(t) = Tmux::start_with("hangup", &cmd, home.path(), 100, 30) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
+    let pid: i32 = t.drivescope_pid().parse().unwrap();
+    // The window goes away.
+    t.tmux(&["kill-server"]);
+    let t0 = Instant::now();
+    while unsafe { libc::kill(pid, 0) } == 0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "drivescope lives on after its terminal closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dir = home.path().join("data/drivescope/sessions");
+    let s: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(s.len(), 1, "{s:?}");
+    let loaded = drivescope::session::load(&s[0]).unwrap();
+    assert_eq!(loaded.documents, 1, "the final save happened");
+    assert!(
+        !loaded.session.intervals.is_empty(),
+        "{}",
+        std::fs::read_to_string(&s[0]).unwrap()
+    );
+}

@@ -586,8 +586,20 @@ fn spawn_effects(
     })
 }
 
+/// Keeps SIGHUP, SIGTERM and SIGINT from killing the process outright while the
+/// dashboard shuts down: the dashboard turns the first into a clean stop, and a second one
+/// (a closing terminal sends more than one) must not cut the final session save short.
+pub fn hold_signals_for_shutdown() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGHUP, SIGTERM, SIGINT] {
+        let _ = signal_hook::flag::register(sig, seen.clone());
+    }
+}
+
 /// Opens the dashboard and runs until the user quits (or a signal ends it).
 pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
+    hold_signals_for_shutdown();
     let default_path = target::default_target_path();
     let mut targets = Vec::new();
     if let Some(t) = &args.target {
@@ -638,7 +650,11 @@ pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
         ctl_slot.clone(),
         args.time_scale,
     );
-    let result = run_dashboard(opts, msg_rx, fx_tx);
+    // A panic in the UI must not skip the final save below.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_dashboard(opts, msg_rx, fx_tx)
+    }))
+    .unwrap_or_else(|_| Err(DashboardError::Terminal("the dashboard panicked".into())));
     // However the UI ended (quit, signal, error): stop the run so its session is saved,
     // then the telemetry thread.
     if let Some(c) = ctl_slot.lock().ok().and_then(|g| g.clone()) {

@@ -199,6 +199,7 @@ fn spawn_controller(
 
 /// Opens the replay; returns when the user quits.
 pub fn run(args: &OpenArgs) -> Result<Exit, OpenError> {
+    super::dashboard::hold_signals_for_shutdown();
     let loaded = session::load(&args.session)?;
     for w in &loaded.warnings {
         eprintln!("drivescope: {w}");

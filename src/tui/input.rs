@@ -16,7 +16,21 @@ use crate::app::Msg;
 /// How long the input thread waits for an event before checking whether to stop.
 const POLL: Duration = Duration::from_millis(250);
 
-/// Reads terminal events until `stop` is set or the receiver is gone.
+/// True when standard input is a terminal that has hung up (its window or tmux pane was
+/// closed): crossterm would then spin on a dead descriptor.
+fn tty_hung_up() -> bool {
+    let mut p = libc::pollfd {
+        fd: 0,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, zero timeout.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+/// Reads terminal events until `stop` is set or the receiver is gone. A terminal that
+/// hangs up is reported as SIGHUP (the run is stopped and its session saved).
 pub fn spawn_input(
     tx: UnboundedSender<Msg>,
     stop: Arc<AtomicBool>,
@@ -24,7 +38,13 @@ pub fn spawn_input(
     std::thread::Builder::new()
         .name("ds-input".into())
         .spawn(move || {
+            // SAFETY: isatty only inspects the descriptor.
+            let watch_hangup = unsafe { libc::isatty(0) } == 1;
             while !stop.load(Ordering::Relaxed) {
+                if watch_hangup && tty_hung_up() {
+                    let _ = tx.send(Msg::Signal(SIGHUP));
+                    break;
+                }
                 match event::poll(POLL) {
                     Ok(true) => {}
                     Ok(false) => continue,

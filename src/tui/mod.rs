@@ -94,11 +94,26 @@ pub fn run_dashboard(
     let (sig_handle, sig_thread) = input::spawn_signals(tx)?;
 
     let result = rt.block_on(event_loop(&mut term, &mut app, msgs, input_rx, &effects));
+    // ratatui's Terminal prints (eprintln!, which panics on a dead terminal) when it cannot
+    // show the cursor on drop: show it here, and if the terminal is gone, skip that drop.
+    if term.show_cursor().is_err() {
+        std::mem::forget(term);
+    } else {
+        drop(term);
+    }
 
     stop.store(true, Ordering::Relaxed);
     sig_handle.close();
     let _ = sig_thread.join();
-    let _ = input_thread.join();
+    // The input thread may be stuck inside crossterm on a terminal that went away: wait
+    // for it briefly, never forever (the process is about to exit).
+    let waited = std::time::Instant::now();
+    while !input_thread.is_finished() && waited.elapsed() < std::time::Duration::from_millis(500) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if input_thread.is_finished() {
+        let _ = input_thread.join();
+    }
     drop(guard);
     result?;
     Ok(match app.quit_signal {
