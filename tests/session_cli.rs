@@ -142,6 +142,19 @@ fn a_headless_run_saves_a_session_that_reports() {
         sum["read_bytes"].as_u64().unwrap() + sum["write_bytes"].as_u64().unwrap()
     );
     assert!(!ses.host.kernel.is_empty());
+    assert!(
+        ses.started.starts_with("20") && ses.started.contains('T'),
+        "{}",
+        ses.started
+    );
+    assert!(
+        ses.command
+            .as_deref()
+            .is_some_and(|c| c.contains("--session")),
+        "{:?}",
+        ses.command
+    );
+    assert_eq!(ses.drivescope_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(ses.target.path, s(&home.path().join("scratch.bin")));
     assert!(
         ses.events.iter().any(|e| e.kind == "fill"),

@@ -329,7 +329,12 @@ impl Chart {
         for s in &self.series {
             let name = esc(&s.name);
             let mut line = String::with_capacity(s.points.len() * 14);
-            for &(x, y) in &s.points {
+            // A value that is not a number (a hand-edited `.nan`) has no place on the chart.
+            for &(x, y) in s
+                .points
+                .iter()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+            {
                 let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
             }
             let _ = write!(
@@ -346,6 +351,9 @@ impl Chart {
                     s.color
                 );
                 for (i, &(x, y)) in s.points.iter().enumerate() {
+                    if !(x.is_finite() && y.is_finite()) {
+                        continue;
+                    }
                     let _ = write!(
                         o,
                         "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\">",

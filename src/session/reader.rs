@@ -342,14 +342,15 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
         text: &sec.text[body_start..],
         line: sec.line + 1,
     };
+    // Indentation in spaces (bytes, so no slicing can land inside a character).
+    let spaces = |l: &str| l.bytes().take_while(|&b| b == b' ').count();
     let indent = body
         .text
         .lines()
-        .find(|l| l.trim_start().starts_with('-'))
-        .map(|l| l.len() - l.trim_start().len())
+        .find(|l| l.as_bytes().get(spaces(l)) == Some(&b'-'))
+        .map(spaces)
         .unwrap_or(0);
-    let is_item =
-        |l: &str| l.len() > indent && l[..indent].trim().is_empty() && l[indent..].starts_with('-');
+    let is_item = |l: &str| spaces(l) == indent && l.as_bytes().get(indent) == Some(&b'-');
     let items = split_where(body, is_item);
     let mut kept = Vec::with_capacity(items.len());
     let mut dropped = 0usize;
@@ -548,5 +549,22 @@ mod tests {
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
         assert!(l.warnings[0].starts_with("h.yaml:"), "{:?}", l.warnings);
         assert!(l.warnings[0].contains("dropped `host`"), "{:?}", l.warnings);
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn header_strings_that_look_like_timestamps_load() {
+        let l = parse(
+            Path::new("h.yaml"),
+            "schema_version: 1\nstarted: 2026-11-30T09:21:14Z\ncommand: run\n",
+        )
+        .unwrap();
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        assert_eq!(l.session.started, "2026-11-30T09:21:14Z");
+        assert_eq!(l.session.command.as_deref(), Some("run"));
     }
 }
