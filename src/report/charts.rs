@@ -137,7 +137,7 @@ pub fn temperature(s: &Session) -> Chart {
     let points: Vec<(f64, f64)> = s
         .telemetry
         .iter()
-        .filter_map(|v| Some((Session::sample_time(v)?, Session::sample_temperature(v)?)))
+        .filter_map(|v| Some((v.t()?, v.temperature_c()?)))
         .collect();
     let series = if points.is_empty() {
         Vec::new()

@@ -81,3 +81,6 @@ pub fn export_snapshot(s: &Session, dir: &Path) -> Result<Vec<PathBuf>, ReportEr
     files.extend(write_report(s, dir, &[])?);
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests;

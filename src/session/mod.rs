@@ -18,6 +18,7 @@ mod model;
 pub mod paths;
 mod reader;
 mod recorder;
+mod sample;
 mod text;
 pub mod time;
 mod writer;
@@ -30,6 +31,7 @@ pub use model::{
 };
 pub use reader::{load, parse, Loaded};
 pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
+pub use sample::Sample;
 pub use text::full as to_yaml;
 pub use writer::write_atomic;
 

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde_yaml::Value;
 
 use super::error::SessionError;
-use super::model::{Event, Session, SessionState, StepRecord, SCHEMA_VERSION};
+use super::model::{Event, IntervalRecord, Session, SessionState, StepRecord, SCHEMA_VERSION};
+use super::sample::Sample;
 
 /// A loaded session and what was dropped to load it.
 #[derive(Debug)]
@@ -302,7 +302,7 @@ fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
             match key.as_str() {
                 "intervals" => part.intervals = read_list(ctx, sec, "interval"),
                 "steps" => part.steps = read_list::<StepRecord>(ctx, sec, "step"),
-                "telemetry" => part.telemetry = read_list::<Value>(ctx, sec, "sample"),
+                "telemetry" => part.telemetry = read_list::<Sample>(ctx, sec, "sample"),
                 _ => part.events = read_list::<Event>(ctx, sec, "event"),
             }
             merge(&mut session, part);
@@ -319,7 +319,7 @@ fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
 
 /// Reads the list of section `sec` (`key:` then items, or `key: [...]` on one line) in
 /// batches, keeping the items that parse and naming the rest.
-fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
+fn read_list<T: ListItem>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
     let first = sec.text.lines().next().unwrap_or("");
     let inline = first.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
     if !inline.is_empty() && !inline.starts_with('#') {
@@ -396,8 +396,25 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
     kept
 }
 
+/// An item of a session's lists.
+trait ListItem: DeserializeOwned {
+    /// The item from one line of JSON, if it is one.
+    fn from_json(line: &str) -> Option<Self> {
+        serde_json::from_str(line).ok()
+    }
+}
+
+impl ListItem for IntervalRecord {}
+impl ListItem for StepRecord {}
+impl ListItem for Event {}
+impl ListItem for Sample {
+    fn from_json(line: &str) -> Option<Self> {
+        Sample::from_json_line(line)
+    }
+}
+
 /// The items of a batch when each is one line of JSON (`- {...}`), else `None`.
-fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
+fn json_items<T: ListItem>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
     let mut out = Vec::with_capacity(batch.len());
     for item in batch {
         if is_blank(item.text) {
@@ -408,7 +425,7 @@ fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
         if json.contains('\n') {
             return None;
         }
-        out.push(serde_json::from_str(json).ok()?);
+        out.push(T::from_json(json)?);
     }
     Some(out)
 }
@@ -480,7 +497,7 @@ fn extend<T>(into: &mut Vec<T>, mut more: Vec<T>) {
 
 /// Intervals of a list that parses, for tests of the item reader.
 #[cfg(test)]
-fn intervals_of(text: &str) -> (Vec<super::model::IntervalRecord>, Vec<String>) {
+fn intervals_of(text: &str) -> (Vec<IntervalRecord>, Vec<String>) {
     let mut ctx = Ctx {
         path: Path::new("t.yaml"),
         warnings: Vec::new(),

@@ -19,6 +19,7 @@ use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     SCHEMA_VERSION,
 };
+use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
 use super::time::now_rfc3339;
 use super::writer::{ensure_parent, write_atomic, Appender};
@@ -105,9 +106,6 @@ pub struct SessionRecorder {
     last_snapshot: Instant,
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
     step: Option<OpenStep>,
-    /// Telemetry samples encoded as flow lines: a quarter of the memory of YAML values,
-    /// which matters at one sample a second for a day.
-    telemetry: Vec<Box<str>>,
     totals: Totals,
     lat: Histogram<u64>,
     finalized: bool,
@@ -187,7 +185,6 @@ impl SessionRecorder {
             last_snapshot: now,
             snapshot_job: None,
             step: None,
-            telemetry: Vec::new(),
             totals: Totals::default(),
             lat: new_histogram(),
             finalized: false,
@@ -198,15 +195,9 @@ impl SessionRecorder {
         &self.path
     }
 
-    /// The session so far (the dashboard can read its history from here), except the
-    /// telemetry samples, which are kept encoded: see [`telemetry`](Self::telemetry).
+    /// The session so far (the dashboard can read its history from here).
     pub fn session(&self) -> &Session {
         &self.session
-    }
-
-    /// The telemetry samples so far, decoded.
-    pub fn telemetry(&self) -> Vec<Value> {
-        decode_all(&self.telemetry)
     }
 
     /// Seconds since the session started: the time base of every record.
@@ -335,13 +326,7 @@ impl SessionRecorder {
                 *m = with_t;
             }
         }
-        match text::encode_item(&v) {
-            Ok(line) => self.telemetry.push(line),
-            Err(e) => {
-                let msg = format!("telemetry sample not recorded: {e}");
-                self.push_event("error", msg);
-            }
-        }
+        self.session.telemetry.push(Sample::from_value(&v));
     }
 
     /// Records an event now.
@@ -406,7 +391,7 @@ impl SessionRecorder {
             changed: &self.changed,
             intervals: &s.intervals[self.saved.intervals..],
             steps: &s.steps[self.saved.steps..],
-            telemetry: &self.telemetry[self.saved.telemetry..],
+            telemetry: &s.telemetry[self.saved.telemetry..],
             events: &s.events[self.saved.events..],
             summary,
         };
@@ -423,7 +408,7 @@ impl SessionRecorder {
         self.saved = Saved {
             intervals: s.intervals.len(),
             steps: s.steps.len(),
-            telemetry: self.telemetry.len(),
+            telemetry: s.telemetry.len(),
             events: s.events.len(),
         };
         self.changed = Changed::default();
@@ -457,7 +442,6 @@ impl SessionRecorder {
         }
         let mut copy = self.session.clone();
         copy.summary = Some(self.summary_now("snapshot"));
-        let telemetry = self.telemetry.clone();
         self.session.events.push(Event {
             t: super::model::round(self.elapsed_s(), 3),
             kind: "snapshot".into(),
@@ -468,7 +452,6 @@ impl SessionRecorder {
         let job = std::thread::Builder::new()
             .name("ds-snapshot".into())
             .spawn(move || {
-                copy.telemetry = decode_all(&telemetry);
                 crate::report::export_snapshot(&copy, &dir)
                     .map(|_| dir.clone())
                     .map_err(|e| e.to_string())
@@ -554,11 +537,9 @@ impl SessionRecorder {
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }
-        let full = text::full_with(&self.session, Some(&self.telemetry)).map_err(|e| {
-            SessionError::Encode {
-                path: self.path.clone(),
-                message: e.to_string(),
-            }
+        let full = text::full(&self.session).map_err(|e| SessionError::Encode {
+            path: self.path.clone(),
+            message: e.to_string(),
         })?;
         write_atomic(&self.path, full.as_bytes())?;
         match append_error {
@@ -566,14 +547,6 @@ impl SessionRecorder {
             Some(_) | None => Ok(self.path.clone()),
         }
     }
-}
-
-/// Decodes encoded telemetry lines (written by this module, so they parse).
-fn decode_all(lines: &[Box<str>]) -> Vec<Value> {
-    lines
-        .iter()
-        .filter_map(|l| serde_yaml::from_str(l).ok())
-        .collect()
 }
 
 impl Drop for SessionRecorder {

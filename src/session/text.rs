@@ -24,11 +24,12 @@
 use serde::Serialize;
 use serde_yaml::Value;
 
-use super::flow::{write_list, write_value};
+use super::flow::write_list;
 use super::host::Host;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
 };
+use super::sample::Sample;
 
 const HEADER_COMMENT: &str =
     "# drivescope session (YAML). While the run goes on, each autosave appends a document\n\
@@ -114,8 +115,7 @@ pub struct Chunk<'a> {
     pub changed: &'a Changed,
     pub intervals: &'a [IntervalRecord],
     pub steps: &'a [StepRecord],
-    /// Telemetry samples already encoded as flow lines (see [`encode_item`]).
-    pub telemetry: &'a [Box<str>],
+    pub telemetry: &'a [Sample],
     pub events: &'a [Event],
     pub summary: Option<&'a SessionSummary>,
 }
@@ -144,7 +144,7 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
         out.push_str(&serde_yaml::to_string(&Steps { steps: c.steps })?);
     }
     if !c.telemetry.is_empty() {
-        write_lines(&mut out, "telemetry", c.telemetry);
+        write_samples(&mut out, "telemetry", c.telemetry);
     }
     if !c.events.is_empty() {
         write_list(&mut out, "events", c.events)?;
@@ -155,46 +155,30 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
     Ok(out)
 }
 
-/// One list item in flow style, without the leading `- `.
-pub fn encode_item<T: Serialize>(item: &T) -> Result<Box<str>, serde_yaml::Error> {
-    let mut out = String::new();
-    write_value(&mut out, &serde_yaml::to_value(item)?);
-    Ok(out.into_boxed_str())
-}
-
-/// Appends `key:` and already encoded items, one per line.
-fn write_lines(out: &mut String, key: &str, lines: &[Box<str>]) {
-    if lines.is_empty() {
+/// Appends `key:` and the samples, one line each.
+fn write_samples(out: &mut String, key: &str, samples: &[Sample]) {
+    if samples.is_empty() {
         out.push_str(key);
         out.push_str(": []\n");
         return;
     }
     out.push_str(key);
     out.push_str(":\n");
-    for l in lines {
+    for l in samples {
         out.push_str("- ");
-        out.push_str(l);
+        out.push_str(l.as_str());
         out.push('\n');
     }
 }
 
-/// The whole session as one document (snapshots, tools).
+/// The whole session as one document (the final save, snapshots).
 pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
-    full_with(s, None)
-}
-
-/// The whole session as one document; `telemetry`, when given, replaces
-/// `s.telemetry` (the recorder keeps its samples encoded).
-pub fn full_with(s: &Session, telemetry: Option<&[Box<str>]>) -> Result<String, serde_yaml::Error> {
     let mut out = header(s)?;
-    // About 200 bytes per interval line.
-    out.reserve(s.intervals.len() * 220 + telemetry.map_or(s.telemetry.len(), <[_]>::len) * 400);
+    // About 230 bytes per interval line, 1 KB per sample.
+    out.reserve(s.intervals.len() * 230 + s.telemetry.len() * 1024);
     write_list(&mut out, "intervals", &s.intervals)?;
     out.push_str(&serde_yaml::to_string(&Steps { steps: &s.steps })?);
-    match telemetry {
-        Some(lines) => write_lines(&mut out, "telemetry", lines),
-        None => write_list(&mut out, "telemetry", &s.telemetry)?,
-    }
+    write_samples(&mut out, "telemetry", &s.telemetry);
     write_list(&mut out, "events", &s.events)?;
     match &s.summary {
         Some(summary) => out.push_str(&serde_yaml::to_string(&Tail { summary })?),
