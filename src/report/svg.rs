@@ -60,7 +60,9 @@ const W: f64 = 900.0;
 const H: f64 = 380.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 20.0;
-const TOP: f64 = 40.0;
+/// Top of the plot area with no legend; each legend row adds `LEGEND_ROW`.
+const TOP: f64 = 34.0;
+const LEGEND_ROW: f64 = 15.0;
 const BOTTOM: f64 = 52.0;
 
 /// Escapes text for XML content and attributes.
@@ -209,6 +211,24 @@ impl Axis {
     }
 }
 
+/// Legend entries laid out in rows under the title, left to right: (x, row) per series,
+/// and the number of rows.
+fn legend_layout(series: &[Series]) -> (Vec<(f64, usize)>, usize) {
+    let mut pos = Vec::with_capacity(series.len());
+    let (mut x, mut row) = (LEFT, 0usize);
+    for s in series {
+        let w = 30.0 + 6.6 * s.name.chars().count() as f64;
+        if x > LEFT && x + w > W - RIGHT {
+            x = LEFT;
+            row += 1;
+        }
+        pos.push((x, row));
+        x += w;
+    }
+    let rows = if series.is_empty() { 0 } else { row + 1 };
+    (pos, rows)
+}
+
 fn dash(style: Style) -> &'static str {
     match style {
         Style::DashedMarkers => " stroke-dasharray=\"6 4\"",
@@ -257,6 +277,8 @@ impl Chart {
         } else {
             linear_ticks(min(&ys).min(0.0), max(&ys), self.y_unit)
         };
+        let (legend, rows) = legend_layout(&self.series);
+        let top = TOP + 6.0 + rows as f64 * LEGEND_ROW;
         let xa = Axis {
             lo: x0,
             hi: x1,
@@ -269,7 +291,7 @@ impl Chart {
             hi: y1,
             log: self.y_log,
             px0: H - BOTTOM,
-            px1: TOP,
+            px1: top,
         };
         // Grid and ticks.
         o.push_str("<g class=\"grid\" stroke=\"#e3e3e3\">");
@@ -285,7 +307,7 @@ impl Chart {
             let x = xa.map(t);
             let _ = write!(
                 o,
-                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{TOP}\" y2=\"{}\"/>",
+                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{}\"/>",
                 H - BOTTOM
             );
         }
@@ -310,9 +332,9 @@ impl Chart {
         }
         let _ = write!(
             o,
-            "</g><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
+            "</g><rect x=\"{LEFT}\" y=\"{top:.1}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
             W - LEFT - RIGHT,
-            H - TOP - BOTTOM
+            H - top - BOTTOM
         );
         let _ = write!(
             o,
@@ -324,7 +346,7 @@ impl Chart {
         let _ = write!(
             o,
             "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"#333333\">{}</text>",
-            TOP + (H - TOP - BOTTOM) / 2.0,
+            top + (H - top - BOTTOM) / 2.0,
             esc(&self.y_label)
         );
         // Series.
@@ -370,22 +392,20 @@ impl Chart {
                 o.push_str("</g>");
             }
         }
-        // Legend.
+        // Legend: rows under the title.
         o.push_str("<g class=\"legend\">");
-        let mut lx = W - RIGHT - 10.0;
-        for s in self.series.iter().rev() {
-            let w = 26.0 + 7.0 * s.name.chars().count() as f64;
-            lx -= w;
+        for (s, &(lx, row)) in self.series.iter().zip(&legend) {
+            let y = TOP + row as f64 * LEGEND_ROW;
             let _ = write!(
                 o,
-                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
                 lx + 16.0,
-                TOP - 10.0,
-                TOP - 10.0,
+                y - 4.0,
+                y - 4.0,
                 s.color,
                 dash(s.style),
                 lx + 20.0,
-                TOP - 6.0,
+                y,
                 esc(&s.name)
             );
         }
