@@ -32,8 +32,8 @@ pub use model::{
 pub use reader::{load, parse, Loaded};
 pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
 pub use sample::Sample;
-pub use text::full as to_yaml;
-pub use writer::write_atomic;
+pub use text::{full as to_yaml, write_full as write_yaml};
+pub use writer::{write_atomic, write_atomic_with};
 
 #[cfg(test)]
 mod tests;

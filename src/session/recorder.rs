@@ -22,7 +22,7 @@ use super::model::{
 use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
 use super::time::now_rfc3339;
-use super::writer::{ensure_parent, write_atomic, Appender};
+use super::writer::{ensure_parent, write_atomic, write_atomic_with, Appender};
 use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
@@ -105,6 +105,8 @@ pub struct SessionRecorder {
     last_autosave: Instant,
     last_snapshot: Instant,
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
+    /// Messages for the next [`tick`](Self::tick).
+    pending_notes: Vec<String>,
     step: Option<OpenStep>,
     totals: Totals,
     lat: Histogram<u64>,
@@ -184,6 +186,7 @@ impl SessionRecorder {
             last_autosave: now,
             last_snapshot: now,
             snapshot_job: None,
+            pending_notes: Vec::new(),
             step: None,
             totals: Totals::default(),
             lat: new_histogram(),
@@ -353,7 +356,7 @@ impl SessionRecorder {
     /// Call often (every interval): autosaves when the period is up, starts a snapshot
     /// when one is due, and returns messages worth showing (failures, snapshot paths).
     pub fn tick(&mut self) -> Vec<String> {
-        let mut notes = Vec::new();
+        let mut notes = std::mem::take(&mut self.pending_notes);
         if self.last_autosave.elapsed() >= self.opts.autosave_every {
             if let Err(e) = self.autosave() {
                 notes.push(e.to_string());
@@ -437,6 +440,9 @@ impl SessionRecorder {
     /// background thread; a snapshot still being written is not started twice.
     pub fn snapshot(&mut self, dir: &Path) {
         self.last_snapshot = Instant::now();
+        if let Some(Some(done)) = self.poll_snapshot() {
+            self.pending_notes.push(done);
+        }
         if self.snapshot_job.is_some() {
             return;
         }
@@ -537,11 +543,8 @@ impl SessionRecorder {
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }
-        let full = text::full(&self.session).map_err(|e| SessionError::Encode {
-            path: self.path.clone(),
-            message: e.to_string(),
-        })?;
-        write_atomic(&self.path, full.as_bytes())?;
+        let session = &self.session;
+        write_atomic_with(&self.path, |w| text::write_full(w, session))?;
         match append_error {
             // The rewrite succeeded, so the earlier append failure lost nothing.
             Some(_) | None => Ok(self.path.clone()),

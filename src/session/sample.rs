@@ -1,6 +1,9 @@
 //! [`Sample`]: one telemetry sample, kept as its one-line encoding (the line the session
 //! file holds) and decoded on demand. A day of samples every 2 s is 43,200 of them; as YAML
-//! values they would take several KB each in memory, as lines about 1 KB.
+//! values they would take several KB each in memory, as lines about 1 KB. Shared, so a
+//! snapshot's copy of the session costs no second copy of them.
+
+use std::sync::Arc;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -11,7 +14,7 @@ use super::flow::write_value;
 /// One telemetry sample: a mapping with `t` (seconds since the session started) and
 /// whatever the telemetry layer measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sample(Box<str>);
+pub struct Sample(Arc<str>);
 
 /// The figures charts need, read without building the whole value.
 #[derive(Deserialize)]
@@ -37,7 +40,7 @@ impl Sample {
     pub fn from_value(v: &Value) -> Sample {
         let mut s = String::new();
         write_value(&mut s, v);
-        Sample(s.into_boxed_str())
+        Sample(s.into())
     }
 
     /// Encodes anything serializable.

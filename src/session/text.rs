@@ -24,7 +24,9 @@
 use serde::Serialize;
 use serde_yaml::Value;
 
-use super::flow::write_list;
+use std::io::Write;
+
+use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
@@ -155,6 +157,66 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
     Ok(out)
 }
 
+/// The whole session as one document (tests, tools); see [`write_full`].
+pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
+    let mut out = Vec::new();
+    write_full(&mut out, s)
+        .map_err(|e| <serde_yaml::Error as serde::ser::Error>::custom(e.to_string()))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn yaml_err(e: serde_yaml::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+/// Writes `items` under `key`, one flow line each, through one reused buffer.
+fn write_items<T: Serialize>(w: &mut dyn Write, key: &str, items: &[T]) -> std::io::Result<()> {
+    if items.is_empty() {
+        return writeln!(w, "{key}: []");
+    }
+    writeln!(w, "{key}:")?;
+    let mut line = String::with_capacity(512);
+    for item in items {
+        line.clear();
+        line.push_str("- ");
+        write_value(&mut line, &serde_yaml::to_value(item).map_err(yaml_err)?);
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Writes the whole session as one document (the final save, snapshots), streaming: its
+/// memory is one record at a time, not the file.
+pub fn write_full(w: &mut dyn Write, s: &Session) -> std::io::Result<()> {
+    w.write_all(header(s).map_err(yaml_err)?.as_bytes())?;
+    write_items(w, "intervals", &s.intervals)?;
+    w.write_all(
+        serde_yaml::to_string(&Steps { steps: &s.steps })
+            .map_err(yaml_err)?
+            .as_bytes(),
+    )?;
+    if s.telemetry.is_empty() {
+        w.write_all(b"telemetry: []\n")?;
+    } else {
+        w.write_all(b"telemetry:\n")?;
+        for x in &s.telemetry {
+            w.write_all(b"- ")?;
+            w.write_all(x.as_str().as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+    }
+    write_items(w, "events", &s.events)?;
+    match &s.summary {
+        Some(summary) => w.write_all(
+            serde_yaml::to_string(&Tail { summary })
+                .map_err(yaml_err)?
+                .as_bytes(),
+        ),
+        None => w.write_all(b"summary: ~\n"),
+    }
+}
+
 /// Appends `key:` and the samples, one line each.
 fn write_samples(out: &mut String, key: &str, samples: &[Sample]) {
     if samples.is_empty() {
@@ -169,20 +231,4 @@ fn write_samples(out: &mut String, key: &str, samples: &[Sample]) {
         out.push_str(l.as_str());
         out.push('\n');
     }
-}
-
-/// The whole session as one document (the final save, snapshots).
-pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
-    let mut out = header(s)?;
-    // About 230 bytes per interval line, 1 KB per sample.
-    out.reserve(s.intervals.len() * 230 + s.telemetry.len() * 1024);
-    write_list(&mut out, "intervals", &s.intervals)?;
-    out.push_str(&serde_yaml::to_string(&Steps { steps: &s.steps })?);
-    write_samples(&mut out, "telemetry", &s.telemetry);
-    write_list(&mut out, "events", &s.events)?;
-    match &s.summary {
-        Some(summary) => out.push_str(&serde_yaml::to_string(&Tail { summary })?),
-        None => out.push_str("summary: ~\n"),
-    }
-    Ok(out)
 }
