@@ -6,11 +6,17 @@
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_yaml::Value;
+
+mod options;
+mod snapshot;
+
+use options::refuse_foreign_file;
+pub use options::{RecorderOptions, SessionStart, DEFAULT_AUTOSAVE};
 
 use super::error::SessionError;
 use super::histlog;
@@ -25,45 +31,6 @@ use super::time::now_rfc3339;
 use super::writer::{ensure_parent, write_atomic, write_atomic_with, Appender};
 use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
-
-/// Default autosave period: a crash loses at most this much.
-pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
-
-/// How the recorder saves.
-#[derive(Debug, Clone)]
-pub struct RecorderOptions {
-    /// Append new records at most this often (and at least this often while records come).
-    pub autosave_every: Duration,
-    /// Export a snapshot (YAML, SVG charts, CSV, HTML) this often.
-    pub snapshot_every: Option<Duration>,
-    /// Where snapshots go; default `<session>-snapshot/` beside the session.
-    pub snapshot_dir: Option<PathBuf>,
-    /// Also keep every interval's latency histograms, in an HdrHistogram interval log
-    /// beside the session (`<session>.hlog`).
-    pub histograms: bool,
-}
-
-impl Default for RecorderOptions {
-    fn default() -> Self {
-        RecorderOptions {
-            autosave_every: DEFAULT_AUTOSAVE,
-            snapshot_every: None,
-            snapshot_dir: None,
-            histograms: false,
-        }
-    }
-}
-
-/// What is known before the run starts. Parts owned by other layers are plain values:
-/// fill them from the drive, preset and plan types with `serde_yaml::to_value`.
-#[derive(Debug, Clone, Default)]
-pub struct SessionStart {
-    pub target: TargetInfo,
-    pub command: Option<String>,
-    pub drive: Value,
-    pub preset: Value,
-    pub plan: Value,
-}
 
 struct OpenStep {
     index: u32,
@@ -111,26 +78,6 @@ pub struct SessionRecorder {
     totals: Totals,
     lat: Histogram<u64>,
     finalized: bool,
-}
-
-/// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
-/// is not overwritten.
-fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
-    use std::io::Read;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return Ok(());
-    };
-    let mut head = vec![0u8; 4096];
-    let n = f.read(&mut head).unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    if n == 0 || head.contains(marker) {
-        return Ok(());
-    }
-    Err(SessionError::io(
-        path,
-        "holds something drivescope did not write; not overwriting it",
-        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-    ))
 }
 
 impl SessionRecorder {
@@ -428,58 +375,7 @@ impl SessionRecorder {
         }
     }
 
-    /// The default snapshot folder: `<session>-snapshot/` beside the session.
-    pub fn snapshot_dir(&self) -> PathBuf {
-        self.opts
-            .snapshot_dir
-            .clone()
-            .unwrap_or_else(|| super::paths::sibling(&self.path, "-snapshot"))
-    }
-
-    /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a
-    /// background thread; a snapshot still being written is not started twice.
-    pub fn snapshot(&mut self, dir: &Path) {
-        self.last_snapshot = Instant::now();
-        if let Some(Some(done)) = self.poll_snapshot() {
-            self.pending_notes.push(done);
-        }
-        if self.snapshot_job.is_some() {
-            return;
-        }
-        let mut copy = self.session.clone();
-        copy.summary = Some(self.summary_now("snapshot"));
-        self.session.events.push(Event {
-            t: super::model::round(self.elapsed_s(), 3),
-            kind: "snapshot".into(),
-            message: format!("snapshot to {}", dir.display()),
-            data: Value::Null,
-        });
-        let dir = dir.to_path_buf();
-        let job = std::thread::Builder::new()
-            .name("ds-snapshot".into())
-            .spawn(move || {
-                crate::report::export_snapshot(&copy, &dir)
-                    .map(|_| dir.clone())
-                    .map_err(|e| e.to_string())
-            });
-        self.snapshot_job = job.ok();
-    }
-
-    /// `Some(message)` once the running snapshot finished.
-    fn poll_snapshot(&mut self) -> Option<Option<String>> {
-        let done = self.snapshot_job.as_ref()?.is_finished();
-        if !done {
-            return None;
-        }
-        let job = self.snapshot_job.take()?;
-        Some(match job.join() {
-            Ok(Ok(dir)) => Some(format!("snapshot written to {}", dir.display())),
-            Ok(Err(e)) => Some(format!("snapshot failed: {e}")),
-            Err(_) => Some("snapshot failed (its thread panicked)".into()),
-        })
-    }
-
-    fn summary_now(&self, ended_by: &str) -> SessionSummary {
+    pub(super) fn summary_now(&self, ended_by: &str) -> SessionSummary {
         let t = &self.totals;
         let per_s = |x: f64| {
             if t.measured_s > 0.0 {
