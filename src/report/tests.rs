@@ -57,7 +57,8 @@ fn session() -> Session {
             ..IntervalRecord::default()
         });
     }
-    s.steps = vec![step(0, 10_000.0, 120.0), step(1, 20_000.0, 300.0)];
+    // A sweep's order: the probe at max first, then the fractions.
+    s.steps = vec![step(0, 20_000.0, 300.0), step(1, 10_000.0, 120.0)];
     for (t, temp, written, throttle) in [(0, 40, 1000, 0), (2, 47, 1500, 3), (4, 52, 2100, 9)] {
         let line = format!(
             r#"{{"t": {t}, "smart": {{"temperature_c": {temp}, "data_units_written": {written}, "thermal_throttle": {{"tmt1_seconds": {throttle}}}}}}}"#
@@ -103,6 +104,18 @@ fn telemetry_and_smart_reach_the_page() {
         .filter(|n| n.attribute("class") == Some("point"))
         .count();
     assert_eq!(points, 4, "two steps × p99 and p50");
+    // The line runs left to right.
+    let p99 = curve
+        .descendants()
+        .find(|n| n.tag_name().name() == "polyline" && n.attribute("data-series") == Some("p99"))
+        .unwrap();
+    let xs: Vec<f64> = p99
+        .attribute("points")
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
     let cell = |name: &str| {
         d.descendants()
             .filter(|n| n.tag_name().name() == "tr")
