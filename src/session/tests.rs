@@ -412,3 +412,30 @@ fn mangled_files_never_panic_the_reader_or_the_report() {
         }
     }
 }
+
+#[test]
+fn a_failed_final_rewrite_says_the_stream_holds_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("runs");
+    let p = sub.join("s.yaml");
+    let mut r = SessionRecorder::create(&p, start(), RecorderOptions::default()).unwrap();
+    for i in 0..3 {
+        r.push_interval(&report(i, 100, 90_000));
+    }
+    r.autosave().unwrap();
+    r.push_interval(&report(3, 100, 90_000));
+    // The folder goes away under the run: appends still reach the open file, the
+    // rewrite's temp file cannot be made.
+    let moved = dir.path().join("moved");
+    std::fs::rename(&sub, &moved).unwrap();
+    let e = r.finalize(SessionState::Complete, "completed").unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("final save failed") && msg.contains("holds the whole session"),
+        "{msg}"
+    );
+    let l = load(&moved.join("s.yaml")).unwrap();
+    assert_eq!(l.session.intervals.len(), 4);
+    assert_eq!(l.session.state, SessionState::Complete);
+    assert_eq!(l.session.summary.unwrap().intervals, 4);
+}

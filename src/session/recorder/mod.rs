@@ -440,10 +440,17 @@ impl SessionRecorder {
             let _ = job.join();
         }
         let session = &self.session;
-        write_atomic_with(&self.path, |w| text::write_full(w, session))?;
-        match append_error {
-            // The rewrite succeeded, so the earlier append failure lost nothing.
-            Some(_) | None => Ok(self.path.clone()),
+        match write_atomic_with(&self.path, |w| text::write_full(w, session)) {
+            // Whatever an append lost, the rewrite holds it all.
+            Ok(()) => Ok(self.path.clone()),
+            Err(e) => Err(SessionError::FinalSave {
+                path: self.path.clone(),
+                source: Box::new(e),
+                stream: match append_error {
+                    None => "the autosaved stream there holds the whole session".into(),
+                    Some(a) => format!("the autosaved stream there is incomplete too ({a})"),
+                },
+            }),
         }
     }
 }
