@@ -340,7 +340,7 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
     let html = parse_xml(&out_dir.join("report.html"));
     let doc = xml(&html).unwrap();
     assert_eq!(polyline_points(&doc, "throughput", "read IOPS"), saved);
-    assert!(html.contains("did not reach its final save"));
+    assert!(html.contains("had not reached its final save"));
 }
 
 #[test]

@@ -79,6 +79,16 @@ pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 flatten(&p, val, out);
             }
         }
+        Value::Sequence(items) if items.iter().any(|i| i.is_mapping() || i.is_sequence()) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = if prefix.is_empty() {
+                    i.to_string()
+                } else {
+                    format!("{prefix}.{i}")
+                };
+                flatten(&p, item, out);
+            }
+        }
         Value::Null => {}
         Value::String(s) => out.push((prefix.into(), s.clone())),
         Value::Bool(b) => out.push((prefix.into(), b.to_string())),
@@ -150,7 +160,7 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
     } else {
         rows.push((
             "summary".into(),
-            "none: the run did not reach its final save (this is the last autosave)".into(),
+            "none: the run had not reached its final save (still running, or it did not end cleanly); this is its last autosave".into(),
         ));
     }
     rows

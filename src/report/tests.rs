@@ -132,3 +132,22 @@ fn telemetry_and_smart_reach_the_page() {
     let svg = std::fs::read_to_string(dir.path().join("temperature.svg")).unwrap();
     doc(&svg);
 }
+
+#[test]
+fn drive_identity_rows_name_nested_fields() {
+    let drive: Value = serde_yaml::from_str(
+        "{target: /x, disks: [{name: nvme0n1, model: Fast SSD, capacity_bytes: 1000}]}",
+    )
+    .unwrap();
+    let mut rows = Vec::new();
+    super::html::flatten("", &drive, &mut rows);
+    assert!(
+        rows.contains(&("disks.0.model".into(), "Fast SSD".into())),
+        "{rows:?}"
+    );
+    let s = Session {
+        drive,
+        ..Session::default()
+    };
+    assert_eq!(s.label(), "Fast SSD");
+}
