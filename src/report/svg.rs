@@ -61,7 +61,7 @@ const H: f64 = 380.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 20.0;
 /// Top of the plot area with no legend; each legend row adds `LEGEND_ROW`.
-const TOP: f64 = 34.0;
+const TOP: f64 = 40.0;
 const LEGEND_ROW: f64 = 15.0;
 const BOTTOM: f64 = 52.0;
 
@@ -119,7 +119,7 @@ fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> (f64, f64, Vec<f64>) {
     let start = (lo / step).floor() * step;
     // Data a hair past a round tick (a 24 h run ending at 86,400.3 s) does not earn a
     // whole empty step of axis; the plot area has a little room past its edge.
-    let end = ((hi - step * 0.01) / step).ceil() * step;
+    let end = ((hi - step * 0.05) / step).ceil() * step;
     let end = if end <= start { start + step } else { end };
     let n = ((end - start) / step).round() as usize;
     let ticks = (0..=n.min(50)).map(|i| start + i as f64 * step).collect();
