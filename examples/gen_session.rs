@@ -1,10 +1,10 @@
 //! The 24-hour scale benchmark: records a generated session through the real
 //! `SessionRecorder` (86,400 one-second intervals, a poller-shaped telemetry sample every 2 s, an hourly sweep of
-//! 24 steps, an autosave every 5 intervals), then loads it in both forms and reports it.
+//! 24 steps, an autosave every 5 intervals, a snapshot every hour), then loads it in both forms and reports it.
 //! Prints peak RSS while recording, autosave costs early and late, and load and report
 //! times. Numbers go in docs/PERFORMANCE.md.
 //!
-//! `cargo run --release --example gen_session -- [--hours 24] [--telemetry-every 2] [--out DIR]`
+//! `cargo run --release --example gen_session -- [--hours 24] [--telemetry-every 2] [--snapshot-every 3600] [--out DIR]`
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -133,6 +133,11 @@ fn main() {
         .and_then(|h| h.parse().ok())
         .unwrap_or(2)
         .max(1);
+    // A snapshot (YAML, charts, CSV, HTML of the session so far) every N intervals, as
+    // `run --snapshot-every` does; 0 for none.
+    let snap_every: u64 = get("--snapshot-every")
+        .and_then(|h| h.parse().ok())
+        .unwrap_or(3600);
     let out = PathBuf::from(get("--out").unwrap_or_else(|| "/tmp/drivescope-gen".into()));
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("{}: {e}", out.display());
@@ -194,6 +199,12 @@ fn main() {
                 // measure a backlog no run has.
                 if autosave_times.len().is_multiple_of(100) {
                     rec.flush();
+                }
+            }
+            if snap_every > 0 && index > 0 && index.is_multiple_of(snap_every) {
+                rec.snapshot(&out.join("snapshot"));
+                for n in rec.tick() {
+                    eprintln!("{n}");
                 }
             }
             index += 1;

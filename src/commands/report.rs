@@ -74,7 +74,7 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     }
     if s.summary.is_none() {
         eprintln!(
-            "note: {} has no final summary (the run did not end cleanly); reporting the {} intervals autosaved",
+            "note: {} has no final summary (its run is still going, or did not end cleanly); reporting the {} intervals saved so far",
             a.session.display(),
             s.intervals.len()
         );

@@ -91,7 +91,10 @@ pub fn curve_series(
     color_p99: &'static str,
     color_p50: &'static str,
 ) -> Vec<Series> {
-    let steps: Vec<_> = s.steps.iter().filter(|st| st.summary.ios > 0).collect();
+    // In IOPS order, so the line runs along the curve however the plan ordered its steps
+    // (a sweep's probe at max comes first).
+    let mut steps: Vec<_> = s.steps.iter().filter(|st| st.summary.ios > 0).collect();
+    steps.sort_by(|a, b| a.summary.iops.total_cmp(&b.summary.iops));
     if steps.is_empty() {
         return Vec::new();
     }
@@ -137,7 +140,7 @@ pub fn temperature(s: &Session) -> Chart {
     let points: Vec<(f64, f64)> = s
         .telemetry
         .iter()
-        .filter_map(|v| Some((Session::sample_time(v)?, Session::sample_temperature(v)?)))
+        .filter_map(|v| Some((v.t()?, v.temperature_c()?)))
         .collect();
     let series = if points.is_empty() {
         Vec::new()

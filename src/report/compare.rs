@@ -20,7 +20,7 @@ pub const CURVE_FILE: &str = "compare-curve.svg";
 pub const THROUGHPUT_FILE: &str = "compare-throughput.svg";
 pub const HTML_FILE: &str = "compare.html";
 
-/// Distinct names: the drive model or target, then the file name when two collide.
+/// Distinct names: the drive model or target; the session's file name where two share one.
 pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
     let labels: Vec<String> = sessions.iter().map(|(_, s)| s.label()).collect();
     sessions
@@ -29,11 +29,9 @@ pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
         .map(|(i, (p, _))| {
             let dup = labels.iter().filter(|l| **l == labels[i]).count() > 1;
             if dup {
-                let f = p
-                    .file_stem()
+                p.file_stem()
                     .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                format!("{} ({f})", labels[i])
+                    .unwrap_or_else(|| labels[i].clone())
             } else {
                 labels[i].clone()
             }

@@ -79,6 +79,16 @@ pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 flatten(&p, val, out);
             }
         }
+        Value::Sequence(items) if items.iter().any(|i| i.is_mapping() || i.is_sequence()) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = if prefix.is_empty() {
+                    i.to_string()
+                } else {
+                    format!("{prefix}.{i}")
+                };
+                flatten(&p, item, out);
+            }
+        }
         Value::Null => {}
         Value::String(s) => out.push((prefix.into(), s.clone())),
         Value::Bool(b) => out.push((prefix.into(), b.to_string())),
@@ -150,7 +160,7 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
     } else {
         rows.push((
             "summary".into(),
-            "none: the run did not reach its final save (this is the last autosave)".into(),
+            "none: the run had not reached its final save (still running, or it did not end cleanly); this is its last autosave".into(),
         ));
     }
     rows
@@ -171,15 +181,18 @@ fn smart_numbers(sample: &Value) -> Vec<(String, f64)> {
 /// numeric attribute with its change, and the headline figures.
 fn smart_section(o: &mut String, s: &Session) {
     o.push_str("<h2>SMART before and after</h2>\n");
-    let with_smart: Vec<&Value> = s
-        .telemetry
-        .iter()
-        .filter(|v| v.get("smart").is_some_and(Value::is_mapping))
-        .collect();
+    // Decoded one by one from each end: only the before and after samples are built.
+    let has_smart = |x: &crate::session::Sample| {
+        let v = x.value();
+        v.get("smart").is_some_and(Value::is_mapping).then_some(v)
+    };
+    let before = s.telemetry.iter().find_map(has_smart);
+    let after = s.telemetry.iter().rev().find_map(has_smart);
     let temps: Vec<f64> = s
         .telemetry
         .iter()
-        .filter_map(Session::sample_temperature)
+        .filter_map(|x| x.temperature_c())
+        .filter(|c| c.is_finite())
         .collect();
     let mut headline = Vec::new();
     if let (Some(first), Some(max)) = (temps.first(), temps.iter().cloned().reduce(f64::max)) {
@@ -191,13 +204,13 @@ fn smart_section(o: &mut String, s: &Session) {
             ),
         ));
     }
-    let (Some(before), Some(after)) = (with_smart.first(), with_smart.last()) else {
+    let (Some(before), Some(after)) = (before, after) else {
         kv_table(o, "smart-headline", &headline);
         o.push_str("<p class=\"note\">No SMART samples in this session.</p>\n");
         return;
     };
-    let b = smart_numbers(before);
-    let a = smart_numbers(after);
+    let b = smart_numbers(&before);
+    let a = smart_numbers(&after);
     let mut rows = Vec::new();
     for (k, vb) in &b {
         let va = a.iter().find(|(ka, _)| ka == k).map(|(_, v)| *v);
@@ -229,8 +242,8 @@ fn smart_section(o: &mut String, s: &Session) {
         ]);
     }
     kv_table(o, "smart-headline", &headline);
-    let bt = Session::sample_time(before).unwrap_or(0.0);
-    let at = Session::sample_time(after).unwrap_or(0.0);
+    let time = |v: &Value| v.get("t").and_then(Value::as_f64).unwrap_or(0.0);
+    let (bt, at) = (time(&before), time(&after));
     let _ = writeln!(
         o,
         "<p class=\"note\">Before: the sample at {}; after: the sample at {}.</p>",

@@ -72,12 +72,11 @@ pub fn write_report(
 pub fn export_snapshot(s: &Session, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     create_dir(dir)?;
     let p = dir.join(YAML_FILE);
-    let yaml = session::to_yaml(s).map_err(|e| SessionError::Encode {
-        path: p.clone(),
-        message: e.to_string(),
-    })?;
-    write_atomic(&p, yaml.as_bytes())?;
+    session::write_atomic_with(&p, |w| session::write_yaml(w, s))?;
     let mut files = vec![p];
     files.extend(write_report(s, dir, &[])?);
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests;

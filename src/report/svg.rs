@@ -60,7 +60,9 @@ const W: f64 = 900.0;
 const H: f64 = 380.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 20.0;
+/// Top of the plot area with no legend; each legend row adds `LEGEND_ROW`.
 const TOP: f64 = 40.0;
+const LEGEND_ROW: f64 = 15.0;
 const BOTTOM: f64 = 52.0;
 
 /// Escapes text for XML content and attributes.
@@ -108,14 +110,16 @@ fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> (f64, f64, Vec<f64>) {
         for s in [
             60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
         ] {
-            if span / s <= 8.0 && span > 300.0 {
+            if span / s <= 8.5 && span > 300.0 {
                 step = s;
                 break;
             }
         }
     }
     let start = (lo / step).floor() * step;
-    let end = (hi / step).ceil() * step;
+    // Data a hair past a round tick (a 24 h run ending at 86,400.3 s) does not earn a
+    // whole empty step of axis; the plot area has a little room past its edge.
+    let end = ((hi - step * 0.05) / step).ceil() * step;
     let end = if end <= start { start + step } else { end };
     let n = ((end - start) / step).round() as usize;
     let ticks = (0..=n.min(50)).map(|i| start + i as f64 * step).collect();
@@ -207,6 +211,24 @@ impl Axis {
     }
 }
 
+/// Legend entries laid out in rows under the title, left to right: (x, row) per series,
+/// and the number of rows.
+fn legend_layout(series: &[Series]) -> (Vec<(f64, usize)>, usize) {
+    let mut pos = Vec::with_capacity(series.len());
+    let (mut x, mut row) = (LEFT, 0usize);
+    for s in series {
+        let w = 30.0 + 6.6 * s.name.chars().count() as f64;
+        if x > LEFT && x + w > W - RIGHT {
+            x = LEFT;
+            row += 1;
+        }
+        pos.push((x, row));
+        x += w;
+    }
+    let rows = if series.is_empty() { 0 } else { row + 1 };
+    (pos, rows)
+}
+
 fn dash(style: Style) -> &'static str {
     match style {
         Style::DashedMarkers => " stroke-dasharray=\"6 4\"",
@@ -255,6 +277,8 @@ impl Chart {
         } else {
             linear_ticks(min(&ys).min(0.0), max(&ys), self.y_unit)
         };
+        let (legend, rows) = legend_layout(&self.series);
+        let top = TOP + 6.0 + rows as f64 * LEGEND_ROW;
         let xa = Axis {
             lo: x0,
             hi: x1,
@@ -267,7 +291,7 @@ impl Chart {
             hi: y1,
             log: self.y_log,
             px0: H - BOTTOM,
-            px1: TOP,
+            px1: top,
         };
         // Grid and ticks.
         o.push_str("<g class=\"grid\" stroke=\"#e3e3e3\">");
@@ -283,7 +307,7 @@ impl Chart {
             let x = xa.map(t);
             let _ = write!(
                 o,
-                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{TOP}\" y2=\"{}\"/>",
+                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{}\"/>",
                 H - BOTTOM
             );
         }
@@ -308,9 +332,9 @@ impl Chart {
         }
         let _ = write!(
             o,
-            "</g><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
+            "</g><rect x=\"{LEFT}\" y=\"{top:.1}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
             W - LEFT - RIGHT,
-            H - TOP - BOTTOM
+            H - top - BOTTOM
         );
         let _ = write!(
             o,
@@ -322,14 +346,19 @@ impl Chart {
         let _ = write!(
             o,
             "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"#333333\">{}</text>",
-            TOP + (H - TOP - BOTTOM) / 2.0,
+            top + (H - top - BOTTOM) / 2.0,
             esc(&self.y_label)
         );
         // Series.
         for s in &self.series {
             let name = esc(&s.name);
             let mut line = String::with_capacity(s.points.len() * 14);
-            for &(x, y) in &s.points {
+            // A value that is not a number (a hand-edited `.nan`) has no place on the chart.
+            for &(x, y) in s
+                .points
+                .iter()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+            {
                 let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
             }
             let _ = write!(
@@ -346,6 +375,9 @@ impl Chart {
                     s.color
                 );
                 for (i, &(x, y)) in s.points.iter().enumerate() {
+                    if !(x.is_finite() && y.is_finite()) {
+                        continue;
+                    }
                     let _ = write!(
                         o,
                         "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\">",
@@ -360,22 +392,20 @@ impl Chart {
                 o.push_str("</g>");
             }
         }
-        // Legend.
+        // Legend: rows under the title.
         o.push_str("<g class=\"legend\">");
-        let mut lx = W - RIGHT - 10.0;
-        for s in self.series.iter().rev() {
-            let w = 26.0 + 7.0 * s.name.chars().count() as f64;
-            lx -= w;
+        for (s, &(lx, row)) in self.series.iter().zip(&legend) {
+            let y = TOP + row as f64 * LEGEND_ROW;
             let _ = write!(
                 o,
-                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
                 lx + 16.0,
-                TOP - 10.0,
-                TOP - 10.0,
+                y - 4.0,
+                y - 4.0,
                 s.color,
                 dash(s.style),
                 lx + 20.0,
-                TOP - 6.0,
+                y,
                 esc(&s.name)
             );
         }
@@ -400,8 +430,9 @@ mod tests {
         let (lo, hi, t) = log_ticks(37.0, 12_000.0);
         assert_eq!((lo, hi), (10.0, 100_000.0));
         assert!(t.contains(&100.0) && t.contains(&10_000.0), "{t:?}");
-        let (_, _, t) = linear_ticks(0.0, 86_400.0, Unit::Seconds);
+        let (_, hi, t) = linear_ticks(0.0, 86_400.3, Unit::Seconds);
         assert!(t.iter().all(|v| v % 3600.0 == 0.0), "{t:?}");
+        assert_eq!(hi, 86_400.0, "{t:?}");
     }
 
     #[test]

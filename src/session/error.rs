@@ -18,6 +18,14 @@ pub enum SessionError {
     /// The session could not be turned into YAML (a value the format cannot hold).
     #[error("{}: could not encode the session: {message}", path.display())]
     Encode { path: PathBuf, message: String },
+    /// The final rewrite failed; `stream` says what the autosaved file still holds.
+    #[error("{}: the final save failed: {source}; {stream}", path.display())]
+    FinalSave {
+        path: PathBuf,
+        #[source]
+        source: Box<SessionError>,
+        stream: String,
+    },
     /// Nothing in the file is a drivescope session.
     #[error("{}: not a drivescope session ({reason})", path.display())]
     NotASession { path: PathBuf, reason: String },

@@ -14,10 +14,13 @@ mod error;
 mod flow;
 pub mod histlog;
 mod host;
+mod merge;
 mod model;
 pub mod paths;
+mod pieces;
 mod reader;
 mod recorder;
+mod sample;
 mod text;
 pub mod time;
 mod writer;
@@ -30,8 +33,9 @@ pub use model::{
 };
 pub use reader::{load, parse, Loaded};
 pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
-pub use text::full as to_yaml;
-pub use writer::write_atomic;
+pub use sample::Sample;
+pub use text::{full as to_yaml, write_full as write_yaml};
+pub use writer::{write_atomic, write_atomic_with};
 
 #[cfg(test)]
 mod tests;

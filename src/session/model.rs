@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
 use super::host::Host;
+use super::sample::Sample;
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
@@ -226,7 +227,7 @@ pub struct Session {
     pub steps: Vec<StepRecord>,
     /// Telemetry samples, each a mapping with `t` (seconds since the start) and whatever
     /// the telemetry layer measured (`temperature_c`, `smart: {...}`, block stats…).
-    pub telemetry: Vec<Value>,
+    pub telemetry: Vec<Sample>,
     pub events: Vec<Event>,
     pub summary: Option<SessionSummary>,
 }
@@ -246,20 +247,5 @@ impl Session {
             None if !self.target.path.is_empty() => self.target.path.clone(),
             None => "session".into(),
         }
-    }
-
-    /// Seconds since the start of a telemetry sample, if it has one.
-    pub fn sample_time(sample: &Value) -> Option<f64> {
-        sample.get("t").and_then(Value::as_f64)
-    }
-
-    /// A sample's drive temperature in °C: `temperature_c` at its top level or in `smart`.
-    pub fn sample_temperature(sample: &Value) -> Option<f64> {
-        let direct = |v: &Value| {
-            ["temperature_c", "temp_c", "temperature"]
-                .iter()
-                .find_map(|k| v.get(*k).and_then(Value::as_f64))
-        };
-        direct(sample).or_else(|| sample.get("smart").and_then(direct))
     }
 }

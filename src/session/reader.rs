@@ -6,10 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde_yaml::Value;
 
 use super::error::SessionError;
-use super::model::{Event, Session, SessionState, StepRecord, SCHEMA_VERSION};
+use super::merge::{merge, take_key};
+use super::model::{Event, IntervalRecord, Session, StepRecord, SCHEMA_VERSION};
+use super::pieces::{is_blank, line_col, split_documents, split_where, top_level_key, Piece};
+use super::sample::Sample;
 
 /// A loaded session and what was dropped to load it.
 #[derive(Debug)]
@@ -26,13 +28,6 @@ const BATCH_ITEMS: usize = 2000;
 
 /// Drop messages listed one by one per list; the rest are counted.
 const MAX_ITEM_MESSAGES: usize = 5;
-
-/// A slice of the file and the line (1-based) it starts on.
-#[derive(Clone, Copy)]
-struct Piece<'a> {
-    text: &'a str,
-    line: usize,
-}
 
 struct Ctx<'a> {
     path: &'a Path,
@@ -108,17 +103,6 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     pre.append(&mut loaded.warnings);
     loaded.warnings = pre;
     Ok(loaded)
-}
-
-fn line_col(prefix: &[u8]) -> (usize, usize) {
-    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = prefix
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map(|i| i + 1)
-        .unwrap_or(0);
-    let col = String::from_utf8_lossy(&prefix[start..]).chars().count() + 1;
-    (line, col)
 }
 
 /// The `schema_version:` and `drivescope_version:` lines of the header, read as text so a
@@ -209,76 +193,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
     })
 }
 
-fn is_blank(text: &str) -> bool {
-    text.lines().all(|l| {
-        let t = l.trim();
-        t.is_empty() || t.starts_with('#')
-    })
-}
-
-fn is_separator(line: &str) -> bool {
-    let l = line.trim_end_matches(['\n', '\r']);
-    l == "---" || l.starts_with("--- ") || l.starts_with("---\t") || l == "..."
-}
-
-/// Splits a YAML stream at its `---` lines.
-fn split_documents(text: &str) -> Vec<Piece<'_>> {
-    let mut docs = Vec::new();
-    let mut start = 0usize;
-    let mut start_line = 1usize;
-    let mut offset = 0usize;
-    for (line_no, line) in (1usize..).zip(text.split_inclusive('\n')) {
-        if line.starts_with("--") && is_separator(line) {
-            docs.push(Piece {
-                text: &text[start..offset],
-                line: start_line,
-            });
-            start = offset + line.len();
-            start_line = line_no + 1;
-        }
-        offset += line.len();
-    }
-    docs.push(Piece {
-        text: &text[start..],
-        line: start_line,
-    });
-    docs
-}
-
-/// Cuts `piece` where `starts(line)` holds; text before the first cut is its own part.
-fn split_where<'a>(piece: Piece<'a>, starts: impl Fn(&str) -> bool) -> Vec<Piece<'a>> {
-    let mut parts = Vec::new();
-    let mut start = 0usize;
-    let mut start_line = piece.line;
-    let mut offset = 0usize;
-    for (line_no, line) in (piece.line..).zip(piece.text.split_inclusive('\n')) {
-        if starts(line) && offset > start {
-            parts.push(Piece {
-                text: &piece.text[start..offset],
-                line: start_line,
-            });
-            start = offset;
-            start_line = line_no;
-        }
-        offset += line.len();
-    }
-    if offset > start {
-        parts.push(Piece {
-            text: &piece.text[start..],
-            line: start_line,
-        });
-    }
-    parts
-}
-
-fn top_level_key(line: &str) -> Option<&str> {
-    let first = line.chars().next()?;
-    if first.is_whitespace() || first == '-' || first == '#' {
-        return None;
-    }
-    line.split_once(':').map(|(k, _)| k.trim())
-}
-
 const LIST_KEYS: [&str; 4] = ["intervals", "steps", "telemetry", "events"];
 
 /// Reads a document one top-level key at a time, dropping the keys and list items that do
@@ -302,7 +216,7 @@ fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
             match key.as_str() {
                 "intervals" => part.intervals = read_list(ctx, sec, "interval"),
                 "steps" => part.steps = read_list::<StepRecord>(ctx, sec, "step"),
-                "telemetry" => part.telemetry = read_list::<Value>(ctx, sec, "sample"),
+                "telemetry" => part.telemetry = read_list::<Sample>(ctx, sec, "sample"),
                 _ => part.events = read_list::<Event>(ctx, sec, "event"),
             }
             merge(&mut session, part);
@@ -319,7 +233,7 @@ fn read_by_keys(ctx: &mut Ctx<'_>, doc: Piece<'_>) -> Session {
 
 /// Reads the list of section `sec` (`key:` then items, or `key: [...]` on one line) in
 /// batches, keeping the items that parse and naming the rest.
-fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
+fn read_list<T: ListItem>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str) -> Vec<T> {
     let first = sec.text.lines().next().unwrap_or("");
     let inline = first.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
     if !inline.is_empty() && !inline.starts_with('#') {
@@ -342,14 +256,15 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
         text: &sec.text[body_start..],
         line: sec.line + 1,
     };
+    // Indentation in spaces (bytes, so no slicing can land inside a character).
+    let spaces = |l: &str| l.bytes().take_while(|&b| b == b' ').count();
     let indent = body
         .text
         .lines()
-        .find(|l| l.trim_start().starts_with('-'))
-        .map(|l| l.len() - l.trim_start().len())
+        .find(|l| l.as_bytes().get(spaces(l)) == Some(&b'-'))
+        .map(spaces)
         .unwrap_or(0);
-    let is_item =
-        |l: &str| l.len() > indent && l[..indent].trim().is_empty() && l[indent..].starts_with('-');
+    let is_item = |l: &str| spaces(l) == indent && l.as_bytes().get(indent) == Some(&b'-');
     let items = split_where(body, is_item);
     let mut kept = Vec::with_capacity(items.len());
     let mut dropped = 0usize;
@@ -395,8 +310,25 @@ fn read_list<T: DeserializeOwned>(ctx: &mut Ctx<'_>, sec: Piece<'_>, noun: &str)
     kept
 }
 
+/// An item of a session's lists.
+trait ListItem: DeserializeOwned {
+    /// The item from one line of JSON, if it is one.
+    fn from_json(line: &str) -> Option<Self> {
+        serde_json::from_str(line).ok()
+    }
+}
+
+impl ListItem for IntervalRecord {}
+impl ListItem for StepRecord {}
+impl ListItem for Event {}
+impl ListItem for Sample {
+    fn from_json(line: &str) -> Option<Self> {
+        Sample::from_json_line(line)
+    }
+}
+
 /// The items of a batch when each is one line of JSON (`- {...}`), else `None`.
-fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
+fn json_items<T: ListItem>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
     let mut out = Vec::with_capacity(batch.len());
     for item in batch {
         if is_blank(item.text) {
@@ -407,79 +339,14 @@ fn json_items<T: DeserializeOwned>(batch: &[Piece<'_>]) -> Option<Vec<T>> {
         if json.contains('\n') {
             return None;
         }
-        out.push(serde_json::from_str(json).ok()?);
+        out.push(T::from_json(json)?);
     }
     Some(out)
 }
 
-/// Moves the field named `key` from `part` (parsed from that key's text alone).
-fn take_key(into: &mut Session, part: Session, key: &str) {
-    match key {
-        "schema_version" => into.schema_version = part.schema_version,
-        "drivescope_version" => into.drivescope_version = part.drivescope_version,
-        "started" => into.started = part.started,
-        "state" => into.state = part.state,
-        "command" => into.command = part.command,
-        "host" => into.host = part.host,
-        "drive" => into.drive = part.drive,
-        "target" => into.target = part.target,
-        "preset" => into.preset = part.preset,
-        "plan" => into.plan = part.plan,
-        "histograms" => into.histograms = part.histograms,
-        "summary" => into.summary = part.summary,
-        // Keys this version does not know are left alone.
-        _ => {}
-    }
-}
-
-/// Adds a later document to what came before: header keys from the first document that
-/// has them (changed ones from later documents), lists appended.
-fn merge(into: &mut Session, part: Session) {
-    if into.schema_version == 0 && part.schema_version != 0 {
-        into.schema_version = part.schema_version;
-        into.drivescope_version = part.drivescope_version;
-        into.started = part.started;
-        into.command = part.command;
-        into.host = part.host;
-    }
-    if part.state != SessionState::Running {
-        into.state = part.state;
-    }
-    if !part.drive.is_null() {
-        into.drive = part.drive;
-    }
-    if part.target != Default::default() {
-        into.target = part.target;
-    }
-    if !part.preset.is_null() {
-        into.preset = part.preset;
-    }
-    if !part.plan.is_null() {
-        into.plan = part.plan;
-    }
-    if part.histograms.is_some() {
-        into.histograms = part.histograms;
-    }
-    extend(&mut into.intervals, part.intervals);
-    extend(&mut into.steps, part.steps);
-    extend(&mut into.telemetry, part.telemetry);
-    extend(&mut into.events, part.events);
-    if part.summary.is_some() {
-        into.summary = part.summary;
-    }
-}
-
-fn extend<T>(into: &mut Vec<T>, mut more: Vec<T>) {
-    if into.is_empty() {
-        *into = more;
-    } else {
-        into.append(&mut more);
-    }
-}
-
 /// Intervals of a list that parses, for tests of the item reader.
 #[cfg(test)]
-fn intervals_of(text: &str) -> (Vec<super::model::IntervalRecord>, Vec<String>) {
+fn intervals_of(text: &str) -> (Vec<IntervalRecord>, Vec<String>) {
     let mut ctx = Ctx {
         path: Path::new("t.yaml"),
         warnings: Vec::new(),
@@ -504,14 +371,6 @@ mod tests {
         assert!(w[1].starts_with("t.yaml:5:15:"), "{w:?}");
         assert!(!w[1].contains("at line"), "{w:?}");
         assert!(w[0].contains(": read_iops: invalid type"), "{w:?}");
-    }
-
-    #[test]
-    fn documents_split_at_separators_with_their_lines() {
-        let docs = split_documents("a: 1\n---\nb: 2\nc: 3\n--- # x\nd: 4");
-        let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
-        assert_eq!(lines, vec![1, 3, 6]);
-        assert_eq!(docs[1].text, "b: 2\nc: 3\n");
     }
 
     #[test]
@@ -548,5 +407,22 @@ mod tests {
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
         assert!(l.warnings[0].starts_with("h.yaml:"), "{:?}", l.warnings);
         assert!(l.warnings[0].contains("dropped `host`"), "{:?}", l.warnings);
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn header_strings_that_look_like_timestamps_load() {
+        let l = parse(
+            Path::new("h.yaml"),
+            "schema_version: 1\nstarted: 2026-11-30T09:21:14Z\ncommand: run\n",
+        )
+        .unwrap();
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        assert_eq!(l.session.started, "2026-11-30T09:21:14Z");
+        assert_eq!(l.session.command.as_deref(), Some("run"));
     }
 }

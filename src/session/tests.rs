@@ -128,6 +128,10 @@ fn same_records(a: &Session, b: &Session) {
     assert_eq!(a.plan, b.plan);
     assert_eq!(a.target, b.target);
     assert_eq!(a.host, b.host);
+    assert_eq!(a.started, b.started);
+    assert_eq!(a.command, b.command);
+    assert_eq!(a.schema_version, b.schema_version);
+    assert_eq!(a.drivescope_version, b.drivescope_version);
 }
 
 #[test]
@@ -135,8 +139,7 @@ fn the_stream_and_the_final_document_load_the_same_session() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let mut live = r.session().clone();
-    live.telemetry = r.telemetry();
+    let live = r.session().clone();
     assert_eq!(live.telemetry.len(), 6);
     let stream = load(&p).unwrap();
     assert!(stream.warnings.is_empty(), "{:?}", stream.warnings);
@@ -194,8 +197,7 @@ fn a_cut_at_any_byte_loads_a_prefix_of_what_was_written() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let mut live = r.session().clone();
-    live.telemetry = r.telemetry();
+    let live = r.session().clone();
     let full = std::fs::read(&p).unwrap();
     drop(r);
     let cut = dir.path().join("cut.yaml");
@@ -341,4 +343,99 @@ fn an_autosave_writes_only_what_is_new() {
     let l = load(&p).unwrap();
     assert_eq!(l.session.intervals.len(), 5 * 402);
     assert_eq!(l.documents, 403);
+}
+
+#[test]
+fn mangled_files_never_panic_the_reader_or_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let r = recorded(&p);
+    r.flush();
+    let stream = std::fs::read_to_string(&p).unwrap();
+    let saved = r.finalize(SessionState::Complete, "completed").unwrap();
+    let single = std::fs::read_to_string(&saved).unwrap();
+    let inserts = [
+        "é",
+        "\u{3000}",
+        "  ",
+        "- ",
+        "---\n",
+        ":",
+        "{",
+        "]",
+        "\"",
+        "\n",
+        "\t",
+        ".nan",
+        "&a",
+        "*a",
+        "!!binary ",
+    ];
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let out = dir.path().join("rep");
+    for base in [&stream, &single] {
+        for round in 0..300 {
+            let mut text = base.clone();
+            for _ in 0..1 + round % 4 {
+                let mut at = (next() as usize) % text.len().max(1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match next() % 3 {
+                    0 => text.insert_str(at, inserts[(next() as usize) % inserts.len()]),
+                    1 => {
+                        let mut end = (at + (next() as usize) % 40).min(text.len());
+                        while !text.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        text.replace_range(at..end, "");
+                    }
+                    _ => text.truncate(at),
+                }
+            }
+            match parse(Path::new("m.yaml"), &text) {
+                Ok(l) => {
+                    assert!(l.session.intervals.len() <= 6 + 6);
+                    if round % 25 == 0 {
+                        crate::report::write_report(&l.session, &out, &l.warnings).unwrap();
+                    }
+                }
+                Err(SessionError::NotASession { .. }) | Err(SessionError::NewerSchema { .. }) => {}
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failed_final_rewrite_says_the_stream_holds_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("runs");
+    let p = sub.join("s.yaml");
+    let mut r = SessionRecorder::create(&p, start(), RecorderOptions::default()).unwrap();
+    for i in 0..3 {
+        r.push_interval(&report(i, 100, 90_000));
+    }
+    r.autosave().unwrap();
+    r.push_interval(&report(3, 100, 90_000));
+    // The folder goes away under the run: appends still reach the open file, the
+    // rewrite's temp file cannot be made.
+    let moved = dir.path().join("moved");
+    std::fs::rename(&sub, &moved).unwrap();
+    let e = r.finalize(SessionState::Complete, "completed").unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("final save failed") && msg.contains("holds the whole session"),
+        "{msg}"
+    );
+    let l = load(&moved.join("s.yaml")).unwrap();
+    assert_eq!(l.session.intervals.len(), 4);
+    assert_eq!(l.session.state, SessionState::Complete);
+    assert_eq!(l.session.summary.unwrap().intervals, 4);
 }

@@ -24,11 +24,14 @@
 use serde::Serialize;
 use serde_yaml::Value;
 
+use std::io::Write;
+
 use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
 };
+use super::sample::Sample;
 
 const HEADER_COMMENT: &str =
     "# drivescope session (YAML). While the run goes on, each autosave appends a document\n\
@@ -114,8 +117,7 @@ pub struct Chunk<'a> {
     pub changed: &'a Changed,
     pub intervals: &'a [IntervalRecord],
     pub steps: &'a [StepRecord],
-    /// Telemetry samples already encoded as flow lines (see [`encode_item`]).
-    pub telemetry: &'a [Box<str>],
+    pub telemetry: &'a [Sample],
     pub events: &'a [Event],
     pub summary: Option<&'a SessionSummary>,
 }
@@ -144,7 +146,7 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
         out.push_str(&serde_yaml::to_string(&Steps { steps: c.steps })?);
     }
     if !c.telemetry.is_empty() {
-        write_lines(&mut out, "telemetry", c.telemetry);
+        write_samples(&mut out, "telemetry", c.telemetry);
     }
     if !c.events.is_empty() {
         write_list(&mut out, "events", c.events)?;
@@ -155,50 +157,78 @@ pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
     Ok(out)
 }
 
-/// One list item in flow style, without the leading `- `.
-pub fn encode_item<T: Serialize>(item: &T) -> Result<Box<str>, serde_yaml::Error> {
-    let mut out = String::new();
-    write_value(&mut out, &serde_yaml::to_value(item)?);
-    Ok(out.into_boxed_str())
+/// The whole session as one document (tests, tools); see [`write_full`].
+pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
+    let mut out = Vec::new();
+    write_full(&mut out, s)
+        .map_err(|e| <serde_yaml::Error as serde::ser::Error>::custom(e.to_string()))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-/// Appends `key:` and already encoded items, one per line.
-fn write_lines(out: &mut String, key: &str, lines: &[Box<str>]) {
-    if lines.is_empty() {
+fn yaml_err(e: serde_yaml::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+/// Writes `items` under `key`, one flow line each, through one reused buffer.
+fn write_items<T: Serialize>(w: &mut dyn Write, key: &str, items: &[T]) -> std::io::Result<()> {
+    if items.is_empty() {
+        return writeln!(w, "{key}: []");
+    }
+    writeln!(w, "{key}:")?;
+    let mut line = String::with_capacity(512);
+    for item in items {
+        line.clear();
+        line.push_str("- ");
+        write_value(&mut line, &serde_yaml::to_value(item).map_err(yaml_err)?);
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Writes the whole session as one document (the final save, snapshots), streaming: its
+/// memory is one record at a time, not the file.
+pub fn write_full(w: &mut dyn Write, s: &Session) -> std::io::Result<()> {
+    w.write_all(header(s).map_err(yaml_err)?.as_bytes())?;
+    write_items(w, "intervals", &s.intervals)?;
+    w.write_all(
+        serde_yaml::to_string(&Steps { steps: &s.steps })
+            .map_err(yaml_err)?
+            .as_bytes(),
+    )?;
+    if s.telemetry.is_empty() {
+        w.write_all(b"telemetry: []\n")?;
+    } else {
+        w.write_all(b"telemetry:\n")?;
+        for x in &s.telemetry {
+            w.write_all(b"- ")?;
+            w.write_all(x.as_str().as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+    }
+    write_items(w, "events", &s.events)?;
+    match &s.summary {
+        Some(summary) => w.write_all(
+            serde_yaml::to_string(&Tail { summary })
+                .map_err(yaml_err)?
+                .as_bytes(),
+        ),
+        None => w.write_all(b"summary: ~\n"),
+    }
+}
+
+/// Appends `key:` and the samples, one line each.
+fn write_samples(out: &mut String, key: &str, samples: &[Sample]) {
+    if samples.is_empty() {
         out.push_str(key);
         out.push_str(": []\n");
         return;
     }
     out.push_str(key);
     out.push_str(":\n");
-    for l in lines {
+    for l in samples {
         out.push_str("- ");
-        out.push_str(l);
+        out.push_str(l.as_str());
         out.push('\n');
     }
-}
-
-/// The whole session as one document (snapshots, tools).
-pub fn full(s: &Session) -> Result<String, serde_yaml::Error> {
-    full_with(s, None)
-}
-
-/// The whole session as one document; `telemetry`, when given, replaces
-/// `s.telemetry` (the recorder keeps its samples encoded).
-pub fn full_with(s: &Session, telemetry: Option<&[Box<str>]>) -> Result<String, serde_yaml::Error> {
-    let mut out = header(s)?;
-    // About 200 bytes per interval line.
-    out.reserve(s.intervals.len() * 220 + telemetry.map_or(s.telemetry.len(), <[_]>::len) * 400);
-    write_list(&mut out, "intervals", &s.intervals)?;
-    out.push_str(&serde_yaml::to_string(&Steps { steps: &s.steps })?);
-    match telemetry {
-        Some(lines) => write_lines(&mut out, "telemetry", lines),
-        None => write_list(&mut out, "telemetry", &s.telemetry)?,
-    }
-    write_list(&mut out, "events", &s.events)?;
-    match &s.summary {
-        Some(summary) => out.push_str(&serde_yaml::to_string(&Tail { summary })?),
-        None => out.push_str("summary: ~\n"),
-    }
-    Ok(out)
 }

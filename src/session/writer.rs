@@ -21,6 +21,15 @@ fn parent_of(path: &Path) -> PathBuf {
 /// Replaces `path` with `text` so that a crash leaves either the old file or the new one:
 /// write a temp file beside it, fsync it, rename it over `path`, fsync the folder.
 pub fn write_atomic(path: &Path, text: &[u8]) -> Result<(), SessionError> {
+    write_atomic_with(path, |w| w.write_all(text))
+}
+
+/// Like [`write_atomic`], with the content streamed by `fill` through a buffer (a large
+/// session is never held as one string).
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), SessionError> {
     let dir = parent_of(path);
     let name = path
         .file_name()
@@ -28,9 +37,12 @@ pub fn write_atomic(path: &Path, text: &[u8]) -> Result<(), SessionError> {
         .unwrap_or_else(|| "session".into());
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
-        let mut f = File::create(&tmp).map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
-        f.write_all(text)
-            .map_err(|e| SessionError::io(&tmp, "cannot write", e))?;
+        let f = File::create(&tmp).map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        fill(&mut w).map_err(|e| SessionError::io(&tmp, "cannot write", e))?;
+        let f = w
+            .into_inner()
+            .map_err(|e| SessionError::io(&tmp, "cannot write", e.into_error()))?;
         f.sync_all()
             .map_err(|e| SessionError::io(&tmp, "cannot sync", e))?;
         fs::rename(&tmp, path).map_err(|e| SessionError::io(path, "cannot replace", e))?;

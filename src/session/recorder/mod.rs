@@ -6,11 +6,17 @@
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_yaml::Value;
+
+mod options;
+mod snapshot;
+
+use options::refuse_foreign_file;
+pub use options::{RecorderOptions, SessionStart, DEFAULT_AUTOSAVE};
 
 use super::error::SessionError;
 use super::histlog;
@@ -19,50 +25,12 @@ use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     SCHEMA_VERSION,
 };
+use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
 use super::time::now_rfc3339;
-use super::writer::{ensure_parent, write_atomic, Appender};
+use super::writer::{ensure_parent, write_atomic, write_atomic_with, Appender};
 use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
-
-/// Default autosave period: a crash loses at most this much.
-pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
-
-/// How the recorder saves.
-#[derive(Debug, Clone)]
-pub struct RecorderOptions {
-    /// Append new records at most this often (and at least this often while records come).
-    pub autosave_every: Duration,
-    /// Export a snapshot (YAML, SVG charts, CSV, HTML) this often.
-    pub snapshot_every: Option<Duration>,
-    /// Where snapshots go; default `<session>-snapshot/` beside the session.
-    pub snapshot_dir: Option<PathBuf>,
-    /// Also keep every interval's latency histograms, in an HdrHistogram interval log
-    /// beside the session (`<session>.hlog`).
-    pub histograms: bool,
-}
-
-impl Default for RecorderOptions {
-    fn default() -> Self {
-        RecorderOptions {
-            autosave_every: DEFAULT_AUTOSAVE,
-            snapshot_every: None,
-            snapshot_dir: None,
-            histograms: false,
-        }
-    }
-}
-
-/// What is known before the run starts. Parts owned by other layers are plain values:
-/// fill them from the drive, preset and plan types with `serde_yaml::to_value`.
-#[derive(Debug, Clone, Default)]
-pub struct SessionStart {
-    pub target: TargetInfo,
-    pub command: Option<String>,
-    pub drive: Value,
-    pub preset: Value,
-    pub plan: Value,
-}
 
 struct OpenStep {
     index: u32,
@@ -104,33 +72,12 @@ pub struct SessionRecorder {
     last_autosave: Instant,
     last_snapshot: Instant,
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
+    /// Messages for the next [`tick`](Self::tick).
+    pending_notes: Vec<String>,
     step: Option<OpenStep>,
-    /// Telemetry samples encoded as flow lines: a quarter of the memory of YAML values,
-    /// which matters at one sample a second for a day.
-    telemetry: Vec<Box<str>>,
     totals: Totals,
     lat: Histogram<u64>,
     finalized: bool,
-}
-
-/// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
-/// is not overwritten.
-fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
-    use std::io::Read;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return Ok(());
-    };
-    let mut head = vec![0u8; 4096];
-    let n = f.read(&mut head).unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    if n == 0 || head.contains(marker) {
-        return Ok(());
-    }
-    Err(SessionError::io(
-        path,
-        "holds something drivescope did not write; not overwriting it",
-        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-    ))
 }
 
 impl SessionRecorder {
@@ -186,8 +133,8 @@ impl SessionRecorder {
             last_autosave: now,
             last_snapshot: now,
             snapshot_job: None,
+            pending_notes: Vec::new(),
             step: None,
-            telemetry: Vec::new(),
             totals: Totals::default(),
             lat: new_histogram(),
             finalized: false,
@@ -198,15 +145,9 @@ impl SessionRecorder {
         &self.path
     }
 
-    /// The session so far (the dashboard can read its history from here), except the
-    /// telemetry samples, which are kept encoded: see [`telemetry`](Self::telemetry).
+    /// The session so far (the dashboard can read its history from here).
     pub fn session(&self) -> &Session {
         &self.session
-    }
-
-    /// The telemetry samples so far, decoded.
-    pub fn telemetry(&self) -> Vec<Value> {
-        decode_all(&self.telemetry)
     }
 
     /// Seconds since the session started: the time base of every record.
@@ -335,13 +276,7 @@ impl SessionRecorder {
                 *m = with_t;
             }
         }
-        match text::encode_item(&v) {
-            Ok(line) => self.telemetry.push(line),
-            Err(e) => {
-                let msg = format!("telemetry sample not recorded: {e}");
-                self.push_event("error", msg);
-            }
-        }
+        self.session.telemetry.push(Sample::from_value(&v));
     }
 
     /// Records an event now.
@@ -368,7 +303,7 @@ impl SessionRecorder {
     /// Call often (every interval): autosaves when the period is up, starts a snapshot
     /// when one is due, and returns messages worth showing (failures, snapshot paths).
     pub fn tick(&mut self) -> Vec<String> {
-        let mut notes = Vec::new();
+        let mut notes = std::mem::take(&mut self.pending_notes);
         if self.last_autosave.elapsed() >= self.opts.autosave_every {
             if let Err(e) = self.autosave() {
                 notes.push(e.to_string());
@@ -406,7 +341,7 @@ impl SessionRecorder {
             changed: &self.changed,
             intervals: &s.intervals[self.saved.intervals..],
             steps: &s.steps[self.saved.steps..],
-            telemetry: &self.telemetry[self.saved.telemetry..],
+            telemetry: &s.telemetry[self.saved.telemetry..],
             events: &s.events[self.saved.events..],
             summary,
         };
@@ -423,7 +358,7 @@ impl SessionRecorder {
         self.saved = Saved {
             intervals: s.intervals.len(),
             steps: s.steps.len(),
-            telemetry: self.telemetry.len(),
+            telemetry: s.telemetry.len(),
             events: s.events.len(),
         };
         self.changed = Changed::default();
@@ -440,57 +375,7 @@ impl SessionRecorder {
         }
     }
 
-    /// The default snapshot folder: `<session>-snapshot/` beside the session.
-    pub fn snapshot_dir(&self) -> PathBuf {
-        self.opts
-            .snapshot_dir
-            .clone()
-            .unwrap_or_else(|| super::paths::sibling(&self.path, "-snapshot"))
-    }
-
-    /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a
-    /// background thread; a snapshot still being written is not started twice.
-    pub fn snapshot(&mut self, dir: &Path) {
-        self.last_snapshot = Instant::now();
-        if self.snapshot_job.is_some() {
-            return;
-        }
-        let mut copy = self.session.clone();
-        copy.summary = Some(self.summary_now("snapshot"));
-        let telemetry = self.telemetry.clone();
-        self.session.events.push(Event {
-            t: super::model::round(self.elapsed_s(), 3),
-            kind: "snapshot".into(),
-            message: format!("snapshot to {}", dir.display()),
-            data: Value::Null,
-        });
-        let dir = dir.to_path_buf();
-        let job = std::thread::Builder::new()
-            .name("ds-snapshot".into())
-            .spawn(move || {
-                copy.telemetry = decode_all(&telemetry);
-                crate::report::export_snapshot(&copy, &dir)
-                    .map(|_| dir.clone())
-                    .map_err(|e| e.to_string())
-            });
-        self.snapshot_job = job.ok();
-    }
-
-    /// `Some(message)` once the running snapshot finished.
-    fn poll_snapshot(&mut self) -> Option<Option<String>> {
-        let done = self.snapshot_job.as_ref()?.is_finished();
-        if !done {
-            return None;
-        }
-        let job = self.snapshot_job.take()?;
-        Some(match job.join() {
-            Ok(Ok(dir)) => Some(format!("snapshot written to {}", dir.display())),
-            Ok(Err(e)) => Some(format!("snapshot failed: {e}")),
-            Err(_) => Some("snapshot failed (its thread panicked)".into()),
-        })
-    }
-
-    fn summary_now(&self, ended_by: &str) -> SessionSummary {
+    pub(super) fn summary_now(&self, ended_by: &str) -> SessionSummary {
         let t = &self.totals;
         let per_s = |x: f64| {
             if t.measured_s > 0.0 {
@@ -554,26 +439,20 @@ impl SessionRecorder {
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }
-        let full = text::full_with(&self.session, Some(&self.telemetry)).map_err(|e| {
-            SessionError::Encode {
+        let session = &self.session;
+        match write_atomic_with(&self.path, |w| text::write_full(w, session)) {
+            // Whatever an append lost, the rewrite holds it all.
+            Ok(()) => Ok(self.path.clone()),
+            Err(e) => Err(SessionError::FinalSave {
                 path: self.path.clone(),
-                message: e.to_string(),
-            }
-        })?;
-        write_atomic(&self.path, full.as_bytes())?;
-        match append_error {
-            // The rewrite succeeded, so the earlier append failure lost nothing.
-            Some(_) | None => Ok(self.path.clone()),
+                source: Box::new(e),
+                stream: match append_error {
+                    None => "the autosaved stream there holds the whole session".into(),
+                    Some(a) => format!("the autosaved stream there is incomplete too ({a})"),
+                },
+            }),
         }
     }
-}
-
-/// Decodes encoded telemetry lines (written by this module, so they parse).
-fn decode_all(lines: &[Box<str>]) -> Vec<Value> {
-    lines
-        .iter()
-        .filter_map(|l| serde_yaml::from_str(l).ok())
-        .collect()
 }
 
 impl Drop for SessionRecorder {

@@ -1,0 +1,70 @@
+//! How the parts of a session file combine: a key read alone goes to its field, a later
+//! document adds to what came before (header keys from the first that has them, changed
+//! ones from later documents, lists appended).
+
+use super::model::{Session, SessionState};
+
+/// Moves the field named `key` from `part` (parsed from that key's text alone).
+pub(super) fn take_key(into: &mut Session, part: Session, key: &str) {
+    match key {
+        "schema_version" => into.schema_version = part.schema_version,
+        "drivescope_version" => into.drivescope_version = part.drivescope_version,
+        "started" => into.started = part.started,
+        "state" => into.state = part.state,
+        "command" => into.command = part.command,
+        "host" => into.host = part.host,
+        "drive" => into.drive = part.drive,
+        "target" => into.target = part.target,
+        "preset" => into.preset = part.preset,
+        "plan" => into.plan = part.plan,
+        "histograms" => into.histograms = part.histograms,
+        "summary" => into.summary = part.summary,
+        // Keys this version does not know are left alone.
+        _ => {}
+    }
+}
+
+/// Adds a later document to what came before: header keys from the first document that
+/// has them (changed ones from later documents), lists appended.
+pub(super) fn merge(into: &mut Session, part: Session) {
+    if into.schema_version == 0 && part.schema_version != 0 {
+        into.schema_version = part.schema_version;
+        into.drivescope_version = part.drivescope_version;
+        into.started = part.started;
+        into.command = part.command;
+        into.host = part.host;
+    }
+    if part.state != SessionState::Running {
+        into.state = part.state;
+    }
+    if !part.drive.is_null() {
+        into.drive = part.drive;
+    }
+    if part.target != Default::default() {
+        into.target = part.target;
+    }
+    if !part.preset.is_null() {
+        into.preset = part.preset;
+    }
+    if !part.plan.is_null() {
+        into.plan = part.plan;
+    }
+    if part.histograms.is_some() {
+        into.histograms = part.histograms;
+    }
+    extend(&mut into.intervals, part.intervals);
+    extend(&mut into.steps, part.steps);
+    extend(&mut into.telemetry, part.telemetry);
+    extend(&mut into.events, part.events);
+    if part.summary.is_some() {
+        into.summary = part.summary;
+    }
+}
+
+fn extend<T>(into: &mut Vec<T>, mut more: Vec<T>) {
+    if into.is_empty() {
+        *into = more;
+    } else {
+        into.append(&mut more);
+    }
+}

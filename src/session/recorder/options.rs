@@ -1,0 +1,69 @@
+//! What a [`SessionRecorder`](super::SessionRecorder) is created with: its options, what
+//! is known before the run, and the check that keeps it from overwriting a foreign file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_yaml::Value;
+
+use crate::session::error::SessionError;
+use crate::session::model::TargetInfo;
+
+/// Default autosave period: a crash loses at most this much.
+pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
+
+/// How the recorder saves.
+#[derive(Debug, Clone)]
+pub struct RecorderOptions {
+    /// Append new records at most this often (and at least this often while records come).
+    pub autosave_every: Duration,
+    /// Export a snapshot (YAML, SVG charts, CSV, HTML) this often.
+    pub snapshot_every: Option<Duration>,
+    /// Where snapshots go; default `<session>-snapshot/` beside the session.
+    pub snapshot_dir: Option<PathBuf>,
+    /// Also keep every interval's latency histograms, in an HdrHistogram interval log
+    /// beside the session (`<session>.hlog`).
+    pub histograms: bool,
+}
+
+impl Default for RecorderOptions {
+    fn default() -> Self {
+        RecorderOptions {
+            autosave_every: DEFAULT_AUTOSAVE,
+            snapshot_every: None,
+            snapshot_dir: None,
+            histograms: false,
+        }
+    }
+}
+
+/// What is known before the run starts. Parts owned by other layers are plain values:
+/// fill them from the drive, preset and plan types with `serde_yaml::to_value`.
+#[derive(Debug, Clone, Default)]
+pub struct SessionStart {
+    pub target: TargetInfo,
+    pub command: Option<String>,
+    pub drive: Value,
+    pub preset: Value,
+    pub plan: Value,
+}
+
+/// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
+/// is not overwritten.
+pub(super) fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = vec![0u8; 4096];
+    let n = f.read(&mut head).unwrap_or(0);
+    let head = String::from_utf8_lossy(&head[..n]);
+    if n == 0 || head.contains(marker) {
+        return Ok(());
+    }
+    Err(SessionError::io(
+        path,
+        "holds something drivescope did not write; not overwriting it",
+        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+    ))
+}

@@ -1,0 +1,63 @@
+//! Snapshots of a running session: the session so far exported (YAML, charts, CSV,
+//! HTML) on a background thread, one at a time.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_yaml::Value;
+
+use super::SessionRecorder;
+use crate::session::model::{round, Event};
+
+impl SessionRecorder {
+    /// The default snapshot folder: `<session>-snapshot/` beside the session.
+    pub fn snapshot_dir(&self) -> PathBuf {
+        self.opts
+            .snapshot_dir
+            .clone()
+            .unwrap_or_else(|| crate::session::paths::sibling(&self.path, "-snapshot"))
+    }
+
+    /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a
+    /// background thread; a snapshot still being written is not started twice.
+    pub fn snapshot(&mut self, dir: &Path) {
+        self.last_snapshot = Instant::now();
+        if let Some(Some(done)) = self.poll_snapshot() {
+            self.pending_notes.push(done);
+        }
+        if self.snapshot_job.is_some() {
+            return;
+        }
+        let mut copy = self.session.clone();
+        copy.summary = Some(self.summary_now("snapshot"));
+        self.session.events.push(Event {
+            t: round(self.elapsed_s(), 3),
+            kind: "snapshot".into(),
+            message: format!("snapshot to {}", dir.display()),
+            data: Value::Null,
+        });
+        let dir = dir.to_path_buf();
+        let job = std::thread::Builder::new()
+            .name("ds-snapshot".into())
+            .spawn(move || {
+                crate::report::export_snapshot(&copy, &dir)
+                    .map(|_| dir.clone())
+                    .map_err(|e| e.to_string())
+            });
+        self.snapshot_job = job.ok();
+    }
+
+    /// `Some(message)` once the running snapshot finished.
+    pub(super) fn poll_snapshot(&mut self) -> Option<Option<String>> {
+        let done = self.snapshot_job.as_ref()?.is_finished();
+        if !done {
+            return None;
+        }
+        let job = self.snapshot_job.take()?;
+        Some(match job.join() {
+            Ok(Ok(dir)) => Some(format!("snapshot written to {}", dir.display())),
+            Ok(Err(e)) => Some(format!("snapshot failed: {e}")),
+            Err(_) => Some("snapshot failed (its thread panicked)".into()),
+        })
+    }
+}
