@@ -139,8 +139,8 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         out.push((iv.t, Msg::Interval(Box::new(r))));
     }
     for v in &s.telemetry {
-        let t = v.get("t").and_then(|t| t.as_f64()).unwrap_or(0.0);
-        if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.clone()) {
+        let t = v.t().unwrap_or(0.0);
+        if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.value()) {
             out.push((t, Msg::Telemetry(Box::new(telemetry_view(&sample, t)))));
         }
     }
