@@ -41,11 +41,13 @@ def timed(cmd):
     return out.stdout, cpu
 
 
-def run_fio(target, rw, bs, qd, jobs, dur, size):
+def run_fio(target, rw, bs, qd, jobs, dur, size, rate=None):
     cmd = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring", "--direct=1",
            f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}", f"--numjobs={jobs}",
            f"--runtime={dur}", "--time_based", "--group_reporting", "--output-format=json",
            f"--size={size}", "--randrepeat=0"]
+    if rate:
+        cmd.append(f"--rate_iops={int(rate / jobs)}")
     out, cpu = timed(cmd)
     j = json.loads(out[out.index("{"):])["jobs"][0]
     ios = j["read"]["total_ios"] + j["write"]["total_ios"]
@@ -57,13 +59,15 @@ def run_fio(target, rw, bs, qd, jobs, dur, size):
 
 def run_ds(target, rw, bs, qd, jobs, dur, size, rate=None, destroy=False):
     cmd = [BIN, "run", "--target", target, "--rw", rw, "--bs", bs, "--iodepth", str(qd),
-           "--jobs", str(jobs), "--duration", f"{dur}s", "--size", size, "--json"]
+           "--jobs", str(jobs), "--duration", f"{dur}s", "--size", size, "--json",
+           "--session", "/tmp/drivescope-bench-session.yaml"]
     if rate:
         cmd += ["--rate-iops", str(rate)]
     if destroy:
         cmd += ["--destroy-data", target]
     out, cpu = timed(cmd)
-    s = [json.loads(l) for l in out.splitlines() if l.startswith("{")][-1]
+    s = [j for j in (json.loads(l) for l in out.splitlines() if l.startswith("{"))
+         if j.get("type") == "summary"][-1]
     return s["iops"], cpu, s["ios"], (s["lat_us"]["p50"], s["lat_us"]["p99"])
 
 
@@ -115,7 +119,9 @@ def main():
         for pct in (10, 50, 90):
             tgt = round(mx * pct / 100, -2)
             got, _, _, _ = run_ds(path, "randread", "4k", 32, 1, a.duration, size, rate=tgt, destroy=dev)
-            print(f"  {pct:3d}%: target {tgt:9.0f}  achieved {got:9.0f}  deviation {100 * (got / tgt - 1):+.3f}%")
+            fgot, _, _, _ = run_fio(path, "randread", "4k", 32, 1, a.duration, size, rate=tgt)
+            print(f"  {pct:3d}%: target {tgt:9.0f}  drivescope {got:9.0f} ({100 * (got / tgt - 1):+.3f}%)"
+                  f"  fio {fgot:9.0f} ({100 * (fgot / tgt - 1):+.3f}%)", flush=True)
     finally:
         if loopdev:
             subprocess.run(["losetup", "-d", loopdev])
