@@ -15,6 +15,7 @@ use crate::runner::RunEvent;
 use crate::session::{
     paths, RecorderOptions, SessionError, SessionRecorder, SessionStart, TargetInfo,
 };
+use crate::target::fill::fill_if_unwritten;
 use crate::target::{PreparedTarget, TargetKind};
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD};
 
@@ -132,4 +133,24 @@ pub fn record_run_event(rec: &mut SessionRecorder, ev: &RunEvent<'_>) {
         }
         RunEvent::Event(e) => rec.push_event(&e.kind, e.text.clone()),
     }
+}
+
+/// Fills a never-written test file before reads (see [`fill_if_unwritten`]), saying so on
+/// the printer and in the session.
+pub fn fill_recorded(
+    t: &PreparedTarget,
+    stop: &std::sync::atomic::AtomicBool,
+    printer: &mut crate::output::Printer,
+    rec: &mut SessionRecorder,
+) -> Result<(), crate::engine::EngineError> {
+    let mut notes = Vec::new();
+    let filled = fill_if_unwritten(t, stop, &mut |n: &str| {
+        printer.note(n);
+        notes.push(n.to_string());
+    })?;
+    match filled {
+        Some(s) => rec.push_event_data("fill", format!("filled {}", t.path.display()), &s),
+        None => notes.into_iter().for_each(|n| rec.push_event("note", n)),
+    }
+    Ok(())
 }

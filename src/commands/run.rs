@@ -12,7 +12,6 @@ use crate::cli::RunArgs;
 use crate::engine::{self, Control, EngineError, StepTarget};
 use crate::output::{Format, Printer};
 use crate::session::{SessionError, SessionRecorder};
-use crate::target::fill::fill_if_unwritten;
 use crate::target::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
 use crate::units::{format_duration, format_size};
 use crate::workload::{BlockSizes, Region, StepEnd, StepSpec, Workload};
@@ -193,19 +192,7 @@ fn run_recorded(
     rec: &mut SessionRecorder,
 ) -> Result<Outcome, RunError> {
     if spec.workload.rw.read_percent(spec.workload.rwmixread) > 0 {
-        let mut notes = Vec::new();
-        let filled = fill_if_unwritten(t, stop, &mut |n: &str| {
-            printer.note(n);
-            notes.push(n.to_string());
-        })?;
-        match filled {
-            Some(s) => rec.push_event_data(
-                "fill",
-                format!("filled {} before reading it", t.path.display()),
-                &s,
-            ),
-            None => notes.into_iter().for_each(|n| rec.push_event("note", n)),
-        }
+        super::live::fill_recorded(t, stop, printer, rec)?;
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
         rec.push_event("stopped", "stopped by a signal before the run started");
@@ -230,6 +217,11 @@ fn run_recorded(
         serde_yaml::Value::Null,
         Some(spec.workload.clone()),
     );
+    let mut live = super::live::Live::start(&t.path, None, std::time::Instant::now());
+    for n in &live.notes {
+        printer.note(n);
+        rec.push_event("note", n.clone());
+    }
     let printer = RefCell::new(printer);
     let rec = RefCell::new(rec);
     let summary = engine::run_step(
@@ -241,6 +233,12 @@ fn run_recorded(
             printer.borrow_mut().interval(r);
             let mut rec = rec.borrow_mut();
             rec.push_interval(r);
+            for sample in live.drain() {
+                for n in &sample.notes {
+                    printer.borrow_mut().note(n);
+                }
+                rec.push_telemetry(&sample);
+            }
             for n in rec.tick() {
                 printer.borrow_mut().note(&n);
             }
@@ -251,6 +249,7 @@ fn run_recorded(
             rec.borrow_mut().push_event("note", n);
         },
     );
+    live.stop();
     let printer = printer.into_inner();
     let rec = rec.into_inner();
     let summary = match summary {

@@ -16,7 +16,6 @@ use crate::plan::{self, Plan, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset};
 use crate::runner::{run_plan, PlanOutcome, RunControl, RunEvent};
 use crate::session::{RecorderOptions, SessionRecorder};
-use crate::target::fill::fill_if_unwritten;
 use crate::target::PreparedTarget;
 use crate::units::format_size;
 
@@ -116,15 +115,7 @@ fn run_recorded(
 ) -> Result<Outcome, RunError> {
     let (_, reads) = plan_io(plan);
     if reads {
-        let mut notes = Vec::new();
-        let filled = fill_if_unwritten(t, stop, &mut |n: &str| {
-            printer.note(n);
-            notes.push(n.to_string());
-        })?;
-        match filled {
-            Some(s) => rec.push_event_data("fill", format!("filled {}", t.path.display()), &s),
-            None => notes.into_iter().for_each(|n| rec.push_event("note", n)),
-        }
+        super::live::fill_recorded(t, stop, printer, rec)?;
     }
     printer.start(
         &format!(

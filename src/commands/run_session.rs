@@ -10,9 +10,9 @@ use super::run::{Outcome, RunError};
 use crate::cli::RunArgs;
 use crate::output::Printer;
 use crate::session::{
-    paths, RecorderOptions, SessionRecorder, SessionStart, SessionState, TargetInfo,
+    paths, RecorderOptions, SessionRecorder, SessionStart, SessionState,
 };
-use crate::target::{PreparedTarget, TargetKind};
+use crate::target::PreparedTarget;
 use crate::workload::StepSpec;
 
 /// The command line as typed, quoted where a shell would need it.
@@ -48,18 +48,12 @@ pub fn create(
     label: &str,
 ) -> Result<SessionRecorder, RunError> {
     let start = SessionStart {
-        target: TargetInfo {
-            path: t.path.display().to_string(),
-            kind: match t.kind {
-                TargetKind::File => "file",
-                TargetKind::BlockDevice => "block_device",
-            }
-            .into(),
-            size_bytes: t.size,
-            align_bytes: t.align,
-        },
+        target: super::live::target_info(t),
         command: Some(command_line()),
-        drive: serde_yaml::Value::Null,
+        drive: crate::drive::resolve(&t.path)
+            .ok()
+            .and_then(|d| serde_yaml::to_value(d).ok())
+            .unwrap_or(serde_yaml::Value::Null),
         preset: serde_yaml::Value::Null,
         plan: serde_yaml::to_value(json!({
             "steps": [{
