@@ -9,9 +9,7 @@ use serde_json::json;
 use super::run::{Outcome, RunError};
 use crate::cli::RunArgs;
 use crate::output::Printer;
-use crate::session::{
-    paths, RecorderOptions, SessionRecorder, SessionStart, SessionState,
-};
+use crate::session::{paths, RecorderOptions, SessionRecorder, SessionStart, SessionState};
 use crate::target::PreparedTarget;
 use crate::workload::StepSpec;
 
