@@ -31,8 +31,9 @@ def steps_iops(session_path):
 
 def headless(a, home):
     path = os.path.join(home, "headless.yaml")
+    extra = ["--destroy-data", a.target] if a.target.startswith("/dev/") and not a.target.startswith("/dev/shm") else []
     subprocess.run([BIN, "run", "--preset", a.preset, "--target", a.target, "--time-scale",
-                    str(a.time_scale), "--session", path], check=True,
+                    str(a.time_scale), "--session", path, *extra], check=True,
                    capture_output=True, env=dict(os.environ, HOME=home))
     return steps_iops(path)
 
@@ -50,6 +51,12 @@ def dashboard(a, home):
     try:
         time.sleep(2)
         tmux(sock, "send-keys", "Enter")
+        time.sleep(1)
+        if "type" in tmux(sock, "capture-pane", "-p").lower() and a.target.startswith("/dev/loop"):
+            # A block device is written only after its name is typed.
+            tmux(sock, "send-keys", os.path.basename(a.target), "Enter")
+            time.sleep(1)
+            tmux(sock, "send-keys", "Enter")
         sessions = os.path.join(home, "data", "drivescope", "sessions")
         deadline = time.time() + 3600
         while time.time() < deadline:
@@ -99,10 +106,12 @@ def main():
     if not shutil.which("tmux"):
         raise SystemExit("tmux is needed")
     home = tempfile.mkdtemp(prefix="ds-bench-")
-    # Create and fill the target once (a short read run on a new file fills it).
-    subprocess.run([BIN, "run", "--target", a.target, "--size", "1GiB", "--duration", "1s",
-                    "--session", os.path.join(home, "fill.yaml")], check=True,
-                   capture_output=True, env=dict(os.environ, HOME=home))
+    # A test file is created and filled once (a short read run on a new file fills it);
+    # a loop device is used as it is.
+    if not a.target.startswith("/dev/loop"):
+        subprocess.run([BIN, "run", "--target", a.target, "--size", "1GiB", "--duration", "1s",
+                        "--session", os.path.join(home, "fill.yaml")], check=True,
+                       capture_output=True, env=dict(os.environ, HOME=home))
     runs = {"headless": [], "dashboard": []}
     for _ in range(a.reps):
         runs["headless"].append(headless(a, home))
