@@ -353,6 +353,24 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("does not exist"), "{err}");
     assert!(!missing.exists());
+    // Values no target could take are refused before the target is created.
+    let fresh = home.path().join("fresh.bin");
+    for extra in [["--iodepth", "1000000000"], ["--bs", "1TiB"]] {
+        let mut args = vec![
+            "run",
+            "--target",
+            fresh.to_str().unwrap(),
+            "--size",
+            "16MiB",
+        ];
+        args.extend(extra);
+        let out = run(home.path(), &args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            !fresh.exists(),
+            "{extra:?} created the target before refusing"
+        );
+    }
 }
 
 #[test]

@@ -131,6 +131,8 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
         return super::run_preset::run(a, stop);
     }
     let mut w = workload_from_args(a)?;
+    // What no target can fix is refused before the target is created or opened.
+    engine::validate_shape(&w)?;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
     let (t, _) = prepare_target(a, writes, a.size.map(|s| s + a.offset))?;
     let path = t.path.clone();

@@ -16,7 +16,7 @@ use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
 use crate::units::format_size;
-use crate::workload::StepSpec;
+use crate::workload::{StepSpec, Workload};
 
 /// Which I/O engine runs a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -51,9 +51,9 @@ pub const MAX_BUFFER_BYTES: u64 = 8 << 30;
 /// Largest number of jobs.
 pub const MAX_JOBS: u32 = 1024;
 
-/// Checks a step against the target before any I/O.
-pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
-    let w = &spec.workload;
+/// Checks what a workload asks for that no target can change: queue shape, block sizes,
+/// buffer memory, rate. Runs before anything touches a target.
+pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
     let bad = |m: String| Err(EngineError::Invalid(m));
     if w.iodepth == 0 || w.iodepth > MAX_IODEPTH {
         return bad(format!(
@@ -68,6 +68,29 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
         if bs == 0 || bs > u64::from(u32::MAX / 2) {
             return bad(format!("block size {bs} is outside 1 byte to 1GiB"));
         }
+    }
+    let mem = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
+    if mem > MAX_BUFFER_BYTES {
+        return bad(format!(
+            "iodepth × jobs × block size needs {} of buffers (limit {})",
+            format_size(mem),
+            format_size(MAX_BUFFER_BYTES)
+        ));
+    }
+    if let Some(r) = w.rate_iops {
+        if !(r.is_finite() && r > 0.0) {
+            return bad(format!("rate {r} IOPS must be above 0"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a step against the target before any I/O.
+pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    let w = &spec.workload;
+    validate_shape(w)?;
+    let bad = |m: String| Err(EngineError::Invalid(m));
+    for &(bs, _) in &w.bs.split {
         if w.direct && bs % target.align != 0 {
             return bad(format!(
                 "block size {} is not a multiple of {}'s O_DIRECT alignment ({} bytes)",
@@ -99,19 +122,6 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
             format_size(w.region.len),
             format_size(w.bs.max())
         ));
-    }
-    let mem = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
-    if mem > MAX_BUFFER_BYTES {
-        return bad(format!(
-            "iodepth × jobs × block size needs {} of buffers (limit {})",
-            format_size(mem),
-            format_size(MAX_BUFFER_BYTES)
-        ));
-    }
-    if let Some(r) = w.rate_iops {
-        if !(r.is_finite() && r > 0.0) {
-            return bad(format!("rate {r} IOPS must be above 0"));
-        }
     }
     if spec.end.duration.is_none() && spec.end.bytes.is_none() {
         return bad("a step needs a duration or an amount of data to end".into());

@@ -25,7 +25,8 @@ use thiserror::Error;
 
 pub use buffers::{Buffers, BUF_ALIGN};
 pub use collector::{
-    run_step, run_step_ctl, validate, Control, EngineKind, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS,
+    run_step, run_step_ctl, validate, validate_shape, Control, EngineKind, StepTarget,
+    MAX_BUFFER_BYTES, MAX_JOBS,
 };
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
