@@ -298,29 +298,7 @@ fn quick_look_runs_from_the_keys_at_80x24() {
 #[test]
 fn open_replays_a_saved_session_through_time() {
     let home = tempfile::tempdir().unwrap();
-    let target = home.path().join("dut.bin");
-    let session = home.path().join("s.yaml");
-    let out = common::run(
-        home.path(),
-        &[
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "32MiB",
-            "--rw",
-            "randrw",
-            "--duration",
-            "4s",
-            "--session",
-            session.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let session = common::recorded_session(home.path(), 4, "1s");
     // The timeline holds every interval, and the step's start and end.
     let loaded = drivescope::session::load(&session).unwrap();
     let tl = drivescope::commands::open::timeline(&loaded.session);

@@ -163,31 +163,7 @@ fn keymap_parser_survives_mutated_key_files() {
 fn session_reader_survives_mutated_sessions() {
     // A real session from a real (short) run, in its final form.
     let home = tempfile::tempdir().unwrap();
-    let target = home.path().join("t.bin");
-    let session = home.path().join("s.yaml");
-    let out = common::run(
-        home.path(),
-        &[
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "16MiB",
-            "--rw",
-            "randrw",
-            "--duration",
-            "2s",
-            "--interval",
-            "250ms",
-            "--session",
-            session.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let session = common::recorded_session(home.path(), 2, "250ms");
     let text = std::fs::read_to_string(&session).unwrap();
     assert!(drivescope::session::parse(&session, &text).is_ok());
     let mut g = Gen(0x5E55);

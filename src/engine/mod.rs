@@ -47,8 +47,6 @@ pub enum EngineError {
     },
     #[error("{0}")]
     Invalid(String),
-    #[error("cannot allocate {0} bytes of I/O buffers")]
-    Alloc(u64),
     #[error("job {job}: {message}")]
     Worker { job: usize, message: String },
     #[error("cannot start worker thread: {0}")]

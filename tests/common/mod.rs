@@ -108,3 +108,34 @@ impl Drop for LoopDev {
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
     }
 }
+
+/// A session from a real short randrw run on a new test file in `home`; returns its path.
+pub fn recorded_session(home: &Path, secs: u32, interval: &str) -> PathBuf {
+    let target = home.join("recorded.bin");
+    let session = home.join("recorded.yaml");
+    let duration = format!("{secs}s");
+    let out = run(
+        home,
+        &[
+            "run",
+            "--target",
+            target.to_str().expect("utf-8"),
+            "--size",
+            "32MiB",
+            "--rw",
+            "randrw",
+            "--duration",
+            &duration,
+            "--interval",
+            interval,
+            "--session",
+            session.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    session
+}
