@@ -3,8 +3,11 @@
 
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
+use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::widgets::{
+    Axis, Block, BorderType, Borders, Chart, Dataset, GraphType, Paragraph, Wrap,
+};
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -95,4 +98,23 @@ pub fn figure<'a>(label: &str, value: String, style: Style, theme: &Theme) -> Ve
         Span::styled(format!("{label} "), theme.dim_style()),
         Span::styled(value, style),
     ]
+}
+
+/// A braille line through `data` (the way every time series on the dashboard is drawn).
+pub fn line<'a>(data: &'a [(f64, f64)], style: Style) -> Dataset<'a> {
+    Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(style)
+        .data(data)
+}
+
+/// A chart in the theme's colours, without ratatui's legend (panels draw their own).
+pub fn time_chart<'a>(sets: Vec<Dataset<'a>>, theme: &Theme) -> Chart<'a> {
+    Chart::new(sets).legend_position(None).style(theme.base())
+}
+
+/// An axis over `bounds` in the theme's dim style.
+pub fn axis<'a>(bounds: [f64; 2], theme: &Theme) -> Axis<'a> {
+    Axis::default().bounds(bounds).style(theme.dim_style())
 }

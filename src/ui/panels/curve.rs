@@ -6,12 +6,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Dataset, GraphType, Paragraph};
 use ratatui::Frame;
 
 use crate::app::datasheet::quoted_iops;
 use crate::app::{App, RunState};
 use crate::ui::format;
+use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 
 /// The quoted figure for the running workload: (label, IOPS, datasheet model).
@@ -120,13 +121,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 .data(&qline),
         );
     }
-    sets.push(
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(t.read))
-            .data(&points),
-    );
+    sets.push(line(&points, Style::default().fg(t.read)));
     sets.push(
         Dataset::default()
             .marker(Marker::Dot)
@@ -141,22 +136,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .style(Style::default().fg(t.accent))
             .data(&live_pt),
     );
-    let chart = Chart::new(sets)
-        .legend_position(None)
-        .style(t.base())
+    let chart = time_chart(sets, t)
         .x_axis(
-            Axis::default()
-                .bounds([0.0, x1])
-                .style(t.dim_style())
+            axis([0.0, x1], t)
                 .title("IOPS")
                 .labels(axis_labels(0.0, x1, 3, format::iops)),
         )
-        .y_axis(
-            Axis::default()
-                .bounds([0.0, y1])
-                .style(t.dim_style())
-                .title("mean")
-                .labels(axis_labels(0.0, y1, 3, format::us_axis_round)),
-        );
+        .y_axis(axis([0.0, y1], t).title("mean").labels(axis_labels(
+            0.0,
+            y1,
+            3,
+            format::us_axis_round,
+        )));
     f.render_widget(chart, chart_area);
 }

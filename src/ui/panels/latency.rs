@@ -3,15 +3,15 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Cell, Chart, Dataset, GraphType, Row, Table};
+use ratatui::widgets::{Cell, Row, Table};
 use ratatui::Frame;
 
 use super::throughput::waiting_reason;
 use crate::app::App;
 use crate::stats::LatSummary;
 use crate::ui::format;
+use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{empty, panel_block};
 
 fn log(v: f64) -> f64 {
@@ -136,34 +136,12 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let x0 = pts.first().map(|p| p.t_s).unwrap_or(0.0);
     let x1 = pts.last().map(|p| p.t_s).unwrap_or(1.0).max(x0 + 1.0);
     let mut sets = vec![
-        Dataset::default()
-            .name("p50")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(t.p50))
-            .data(&p50),
-        Dataset::default()
-            .name("p99")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(t.p99))
-            .data(&p99),
-        Dataset::default()
-            .name("p99.9")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(t.p999))
-            .data(&p999),
+        line(&p50, Style::default().fg(t.p50)).name("p50"),
+        line(&p99, Style::default().fg(t.p99)).name("p99"),
+        line(&p999, Style::default().fg(t.p999)).name("p99.9"),
     ];
     if !svc.is_empty() {
-        sets.push(
-            Dataset::default()
-                .name("service p99")
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(t.service))
-                .data(&svc),
-        );
+        sets.push(line(&svc, Style::default().fg(t.service)).name("service p99"));
     }
     let decades = (lo as i32..=hi as i32)
         .map(|d| Line::raw(format::us_axis(10f64.powi(d))))
@@ -177,24 +155,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Style::default().fg(t.service),
         ),
     ]);
-    let chart = Chart::new(sets)
-        .legend_position(None)
-        .style(t.base())
-        .x_axis(
-            Axis::default()
-                .bounds([x0, x1])
-                .style(t.dim_style())
-                .title(legend)
-                .labels(vec![
-                    Line::raw(format::clock(x0)),
-                    Line::raw(format::clock(x1)),
-                ]),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds([lo, hi])
-                .style(t.dim_style())
-                .labels(decades),
-        );
+    let chart = time_chart(sets, t)
+        .x_axis(axis([x0, x1], t).title(legend).labels(vec![
+            Line::raw(format::clock(x0)),
+            Line::raw(format::clock(x1)),
+        ]))
+        .y_axis(axis([lo, hi], t).labels(decades));
     f.render_widget(chart, chart_area);
 }

@@ -4,13 +4,13 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::App;
 use crate::ui::format;
+use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
 
 fn figures(app: &App) -> Vec<Line<'static>> {
@@ -166,53 +166,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .collect();
     let mut sets = Vec::new();
     for (data, colour) in [(&wl, t.warning), (&cl, t.critical)] {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(colour))
-                .data(data),
-        );
+        sets.push(line(data, Style::default().fg(colour)));
     }
     for m in &marks {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(t.throttle))
-                .data(m),
-        );
+        sets.push(line(m, Style::default().fg(t.throttle)));
     }
     for s in &sensors {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(t.dim_style())
-                .data(s),
-        );
+        sets.push(line(s, t.dim_style()));
     }
-    sets.push(
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(t.accent))
-            .data(&temps),
-    );
-    let chart = Chart::new(sets)
-        .legend_position(None)
-        .style(t.base())
-        .x_axis(
-            Axis::default()
-                .bounds([x0, x1])
-                .style(t.dim_style())
-                .labels(time_labels(x0, x1)),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds([y0, y1])
-                .style(t.dim_style())
-                .labels(axis_labels(y0, y1, 3, |v| format!("{v:.0}°C"))),
-        );
+    sets.push(line(&temps, Style::default().fg(t.accent)));
+    let chart = time_chart(sets, t)
+        .x_axis(axis([x0, x1], t).labels(time_labels(x0, x1)))
+        .y_axis(axis([y0, y1], t).labels(axis_labels(y0, y1, 3, |v| format!("{v:.0}°C"))));
     f.render_widget(chart, chart_area);
 }

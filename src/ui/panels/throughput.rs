@@ -4,13 +4,13 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::{App, RunState};
 use crate::ui::format;
+use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{
     axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
 };
@@ -120,52 +120,20 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .collect();
     let mut sets = Vec::new();
     for m in &marks {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(t.throttle))
-                .data(m),
-        );
+        sets.push(line(m, Style::default().fg(t.throttle)));
     }
     if any_read || !any_write {
-        sets.push(
-            Dataset::default()
-                .name("read")
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(t.read))
-                .data(&read),
-        );
+        sets.push(line(&read, Style::default().fg(t.read)).name("read"));
     }
     if any_write {
-        sets.push(
-            Dataset::default()
-                .name("write")
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(Style::default().fg(t.write))
-                .data(&write),
-        );
+        sets.push(line(&write, Style::default().fg(t.write)).name("write"));
     }
-    let chart = Chart::new(sets)
-        .legend_position(None)
-        .style(t.base())
-        .x_axis(
-            Axis::default()
-                .bounds([x0, x1])
-                .style(t.dim_style())
-                .labels(time_labels(x0, x1)),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds([0.0, y1])
-                .style(t.dim_style())
-                .labels(if bw {
-                    axis_labels(0.0, y1, 3, |v| format!("{v:.0}MB/s"))
-                } else {
-                    axis_labels(0.0, y1, 3, format::iops)
-                }),
-        );
+    let chart = time_chart(sets, t)
+        .x_axis(axis([x0, x1], t).labels(time_labels(x0, x1)))
+        .y_axis(axis([0.0, y1], t).labels(if bw {
+            axis_labels(0.0, y1, 3, |v| format!("{v:.0}MB/s"))
+        } else {
+            axis_labels(0.0, y1, 3, format::iops)
+        }));
     f.render_widget(chart, chart_area);
 }
