@@ -1,6 +1,7 @@
 //! The real binary in a real terminal (tmux): `drivescope` with no arguments opens the
 //! dashboard on the default target with the preset picker up, quits on `q`, and leaves
-//! the terminal as it found it (cooked mode, echo) on quit and on SIGTERM.
+//! the terminal as it found it (cooked mode, echo) on quit and on SIGTERM; SIGINT, SIGTERM
+//! and SIGHUP during a run exit 130 / 143 / 129 with the terminal restored and the session saved.
 //! Skipped when tmux is missing.
 
 mod common;
@@ -376,4 +377,63 @@ fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
         "{}",
         std::fs::read_to_string(&s[0]).unwrap()
     );
+}
+
+/// A signal from outside while quick-look runs: the exit code is 128 + the signal, the
+/// terminal is back in cooked mode, and the session got its final save.
+fn signal_during_a_run(name: &str, sig: &str, code: i32) {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    let cmd = format!(
+        "{} --target {} --preset quick-look",
+        common::bin().display(),
+        target.display(),
+    );
+    let Some(t) = Tmux::start_with(name, &cmd, home.path(), 100, 30) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
+    let pid = t.drivescope_pid();
+    let sent = Instant::now();
+    assert!(Command::new("kill")
+        .args([&format!("-{sig}"), &pid])
+        .status()
+        .unwrap()
+        .success());
+    t.wait_for(&format!("EXIT={code}"));
+    let took = sent.elapsed();
+    assert!(took < Duration::from_secs(3), "{sig}: {took:?} to exit");
+    assert_cooked(&t.stty());
+    let dir = home.path().join("data/drivescope/sessions");
+    let s: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(s.len(), 1, "{s:?}");
+    let loaded = drivescope::session::load(&s[0]).unwrap();
+    assert_eq!(loaded.documents, 1, "{sig}: the final save happened");
+    assert_eq!(
+        loaded.session.state,
+        drivescope::session::SessionState::Stopped,
+        "{sig}"
+    );
+    assert!(!loaded.session.intervals.is_empty(), "{sig}");
+}
+
+#[test]
+fn sigint_during_a_run_exits_130_restored_and_saved() {
+    signal_during_a_run("sigint", "INT", 130);
+}
+
+#[test]
+fn sigterm_during_a_run_exits_143_restored_and_saved() {
+    signal_during_a_run("sigterm", "TERM", 143);
+}
+
+#[test]
+fn sighup_during_a_run_exits_129_restored_and_saved() {
+    signal_during_a_run("sighup", "HUP", 129);
 }
