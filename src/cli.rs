@@ -158,7 +158,7 @@ pub struct RunArgs {
     #[arg(long, alias = "rate_iops", value_parser = parse_rate)]
     pub rate_iops: Option<f64>,
     /// O_DIRECT (1) or the page cache (0).
-    #[arg(long, value_parser = parse_bool01, default_value = "1")]
+    #[arg(long, value_parser = parse_bool01, default_value = "1", action = clap::ArgAction::Set)]
     pub direct: bool,
     /// Seed of the offset and data generators.
     #[arg(long, default_value_t = 0x5eed)]

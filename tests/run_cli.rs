@@ -291,6 +291,7 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
         (vec!["--bssplit", "4k/50:8k/40"], "90%"),
         (vec!["--rw", "sideways"], "not an access pattern"),
         (vec!["--interval", "20ms"], "outside 100ms to 10s"),
+        (vec!["--direct", "2"], "'2' is not 0 or 1"),
         (
             vec!["--iodepth", "1024", "--jobs", "1024", "--bs", "1m"],
             "of buffers",
@@ -322,6 +323,34 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.contains(want), "{extra:?}: expected '{want}' in: {err}");
         assert!(!err.contains("panicked"), "{err}");
+    }
+    // `--direct 0` and `--direct 1` take their value (the O_DIRECT refusal suggests the
+    // first), and the start object says which one ran.
+    for (v, want) in [("0", false), ("1", true)] {
+        let out = run(
+            home.path(),
+            &[
+                "run",
+                "--target",
+                ts,
+                "--direct",
+                v,
+                "--duration",
+                "100ms",
+                "--json",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "--direct {v}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = json_lines(&out);
+        assert_eq!(
+            of_type(&lines, "start")[0]["workload"]["direct"],
+            want,
+            "--direct {v}"
+        );
     }
     // A region past the end of a file drivescope did not create (it only grows its own).
     let theirs = home.path().join("theirs.bin");
