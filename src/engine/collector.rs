@@ -4,13 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::failure::{self, DeviceWatch};
 use super::schedule::Schedule;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
@@ -248,6 +249,11 @@ pub fn run_step_ctl(
     let files: Vec<File> = (0..jobs)
         .map(|_| open_target(target, spec))
         .collect::<Result<_, _>>()?;
+    let device = files
+        .first()
+        .and_then(|f| f.metadata().ok())
+        .filter(|m| m.file_type().is_block_device())
+        .map(|m| DeviceWatch::new(&target.path, m.rdev()));
     let schedule = Schedule::new(spec.interval, spec.ramp);
     let end_ns = spec
         .end
@@ -315,6 +321,11 @@ pub fn run_step_ctl(
     let mut tot_errors = 0u64;
     let mut last_end_ns = schedule.ramp_ns;
     let mut measured_any = false;
+    // When the workers were told to stop; a worker whose I/Os the device does not
+    // complete within the grace is left behind (the step ends without it).
+    let mut stop_asked: Option<Instant> = None;
+    let grace = spec.interval.max(Duration::from_secs(1));
+    let mut abandoned = 0usize;
 
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
@@ -408,12 +419,11 @@ pub fn run_step_ctl(
                 }
             }
             let ctl = on_interval(&report);
-            if report.errors > 0 && report.read.ios + report.write.ios == 0 && ended_by.is_none() {
-                ended_by = Some(format!(
-                    "every I/O failed ({} errors in interval {k})",
-                    report.errors
-                ));
-                worker_stop.store(true, Ordering::Relaxed);
+            if ended_by.is_none() {
+                if let Some(reason) = failure::fatal(&report, device.as_ref()) {
+                    ended_by = Some(reason);
+                    worker_stop.store(true, Ordering::Relaxed);
+                }
             }
             if let Control::Stop(reason) = ctl {
                 if ended_by.is_none() {
@@ -429,6 +439,24 @@ pub fn run_step_ctl(
         if workers.iter().all(|st| st.done) && pending.is_empty() {
             break;
         }
+        if worker_stop.load(Ordering::Relaxed) {
+            let asked = *stop_asked.get_or_insert_with(Instant::now);
+            if asked.elapsed() > grace {
+                abandoned = workers.iter().filter(|st| !st.done).count();
+                if abandoned > 0 {
+                    note(
+                        format!(
+                            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
+                             ({} is not completing it); stopped without waiting for it",
+                            asked.elapsed().as_secs_f64(),
+                            target.path.display()
+                        ),
+                        &mut notes,
+                    );
+                }
+                break;
+            }
+        }
         if workers.iter().all(|st| st.done) && !pending.is_empty() {
             // Intervals left behind by failed workers: nothing more will complete them.
             let complete_any = pending.keys().next().is_some_and(|&k| k == next_emit);
@@ -438,7 +466,11 @@ pub fn run_step_ctl(
         }
     }
     for h in handles {
-        let _ = h.join();
+        // A worker still waiting on the device is left to finish on its own: its ring and
+        // buffers stay alive until the kernel completes (or the process exits).
+        if abandoned == 0 || h.is_finished() {
+            let _ = h.join();
+        }
     }
     if let Some(f) = failure {
         return Err(f);

@@ -6,6 +6,7 @@
 
 mod buffers;
 mod collector;
+mod failure;
 mod iogen;
 mod pacer;
 mod pause;
@@ -28,6 +29,7 @@ pub use collector::{
     run_step, run_step_ctl, validate, validate_shape, Control, EngineKind, StepTarget,
     MAX_BUFFER_BYTES, MAX_JOBS,
 };
+pub use failure::{first_error, is_failure};
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
 pub use uring::MAX_IODEPTH;
@@ -51,6 +53,8 @@ pub enum EngineError {
     Worker { job: usize, message: String },
     #[error("cannot start worker thread: {0}")]
     Spawn(std::io::Error),
+    #[error("filling {path} failed: {message}")]
+    Fill { path: String, message: String },
 }
 
 /// Messages from workers to the collector.
