@@ -206,6 +206,18 @@ fn check_stalls(out: &Path) {
     assert!(took < 3.0, "SIGINT to exit took {took} s");
     let ses = yaml(out, "stall_int_session");
     assert_eq!(ses["state"], "stopped");
+
+    // A 2 s run whose duration ends while every read still waits: it ends anyway, saying so.
+    let lines = json_lines(out, "stall_end_run");
+    let text = section(out, "stall_end_run");
+    assert_eq!(rc(out, "stall_end_run"), 0, "{text}");
+    let s = summary(&lines, "stall_end_run");
+    assert_eq!(s["ended_by"], "duration");
+    let note = s["engine_note"].as_str().unwrap_or("");
+    assert!(note.contains("still had I/O in flight"), "{s}");
+    let took = timing(out, "stall_end_timing", "start_to_exit_s");
+    eprintln!("stall: a 2 s run on a device that never answers exited after {took:.2} s");
+    assert!(took < 6.0, "{took}");
 }
 
 fn check_full_fs(out: &Path) {

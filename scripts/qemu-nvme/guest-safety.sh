@@ -3,7 +3,8 @@
 # holders on the NVMe namespace and the SATA disk (NVME_SIZE=128M SATA_SIZE=64M).
 #   eio_*    a device-mapper table switched mid-run to half linear / half `error`, then all
 #            `error`; dm-flakey up 3 s / down 1 s
-#   stall_*  dm-delay switched in mid-run (3 s), and SIGINT while every I/O waits 10 s
+#   stall_*  dm-delay switched in mid-run (3 s); SIGINT while every I/O waits 10 s; a 2 s
+#            run whose duration ends while every I/O waits
 #   fullfs_* a test file that does not fit (ext4, fallocate), a fill that hits a full ext2,
 #            writes into a sparse file on a full filesystem
 #   refuse_* writes refused by the guard, each with sha256sum of the whole disk before and
@@ -106,6 +107,15 @@ echo "=== BEGIN stall_int_timing ==="
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "sigint_to_exit_s=%.2f\n", b - a }'
 echo "=== END stall_int_timing rc=0 ==="
 section stall_int_session session stall_int
+# The duration ends while every read still waits: the run ends about a second later anyway.
+t0=$(up)
+bg stall_end --target /dev/mapper/slow --rw randread --bs 4k --iodepth 4 --duration 2s \
+    --interval 500ms
+section stall_end_run finish stall_end
+t1=$(up)
+echo "=== BEGIN stall_end_timing ==="
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "start_to_exit_s=%.2f\n", b - a }'
+echo "=== END stall_end_timing rc=0 ==="
 # Linear again: dm-delay sends the delayed reads on at suspend, so the device can go.
 echo "0 $nvsz linear $nv 0" | table slow
 sleep 1

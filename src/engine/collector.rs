@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch};
 use super::schedule::Schedule;
+use super::stopclock::StopClock;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
@@ -321,10 +322,10 @@ pub fn run_step_ctl(
     let mut tot_errors = 0u64;
     let mut last_end_ns = schedule.ramp_ns;
     let mut measured_any = false;
-    // When the workers were told to stop; a worker whose I/Os the device does not
-    // complete within the grace is left behind (the step ends without it).
-    let mut stop_asked: Option<Instant> = None;
-    let grace = spec.interval.max(Duration::from_secs(1));
+    // A worker whose I/Os the device does not complete within the grace after the stop
+    // is left behind (the step ends without it).
+    let started = t0.get().copied().unwrap_or_else(Instant::now);
+    let mut clock = StopClock::new(started, end_ns, spec.interval);
     let mut abandoned = 0usize;
 
     loop {
@@ -363,6 +364,11 @@ pub fn run_step_ctl(
                     st.done = true;
                 }
             }
+        }
+        // The duration is up but a worker is still waiting on the device: stop it too.
+        if clock.overdue(pause.load(Ordering::Relaxed)) {
+            ended_by.get_or_insert_with(|| "duration".into());
+            worker_stop.store(true, Ordering::Relaxed);
         }
         if stop.load(Ordering::Relaxed) && ended_by.is_none() {
             ended_by = Some("stopped".into());
@@ -440,15 +446,15 @@ pub fn run_step_ctl(
             break;
         }
         if worker_stop.load(Ordering::Relaxed) {
-            let asked = *stop_asked.get_or_insert_with(Instant::now);
-            if asked.elapsed() > grace {
+            clock.asked();
+            if let Some(waited) = clock.given_up() {
                 abandoned = workers.iter().filter(|st| !st.done).count();
                 if abandoned > 0 {
                     note(
                         format!(
                             "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
                              ({} is not completing it); stopped without waiting for it",
-                            asked.elapsed().as_secs_f64(),
+                            waited.as_secs_f64(),
                             target.path.display()
                         ),
                         &mut notes,

@@ -13,6 +13,7 @@ mod pause;
 mod recorder;
 pub mod rng;
 mod schedule;
+mod stopclock;
 mod sync;
 mod uring;
 
