@@ -56,10 +56,8 @@ fn headless(args: &RunArgs) -> ExitCode {
             say(format_args!("drivescope: {errors} I/O errors (see above)"));
             ExitCode::from(1)
         }
-        Ok(Outcome::AllFailed) => {
-            say(format_args!(
-                "drivescope: every I/O failed; the run stopped"
-            ));
+        Ok(Outcome::AllFailed(reason)) => {
+            say(format_args!("drivescope: {reason}; the run stopped"));
             ExitCode::from(1)
         }
         Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),

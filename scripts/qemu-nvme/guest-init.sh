@@ -1,29 +1,7 @@
 #!/bin/sh
 # /init of the drivescope NVMe test guest (busybox). Prints each check between
 # "=== BEGIN name ===" and "=== END name rc=N ===" on the serial console, then powers off.
-/bin/busybox --install -s /bin
-export PATH=/bin:/usr/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /tmp && mount -t tmpfs tmp /tmp
-
-for m in $(cat /modules.order); do
-    insmod "/modules/$m.ko" || echo "guest: insmod $m failed"
-done
-i=0
-while { [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/sda ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-
-section() {
-    name=$1
-    shift
-    echo "=== BEGIN $name ==="
-    "$@"
-    rc=$?
-    echo "=== END $name rc=$rc ==="
-}
-
-. /workload.conf
+. /prelude.sh
 
 section uname uname -r
 section smart_json drivescope smart /dev/nvme0 --json

@@ -11,6 +11,11 @@
 #
 # WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
 # watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
+# NVME_SIZE and SATA_SIZE size the two disks (default 256M and 128M).
+# GUEST_SCRIPT is the guest's /init (default guest-init.sh beside this script); every guest
+# script sources guest-prelude.sh (mounts, modules, section()) as /prelude.sh.
+# Optional tools (mdadm, lvm, blkid, mkswap, wipefs) are copied into the guest when the
+# host has them; packages mdadm lvm2 util-linux are installed when missing, as root.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +24,8 @@ bin=${1:?usage: run.sh DRIVESCOPE_BIN [OUT_DIR]}
 out=${2:-$repo/target/qemu-nvme/out}
 cache=${CACHE_DIR:-$repo/target/qemu-nvme/cache}
 boot_timeout=${BOOT_TIMEOUT:-}
+guest_script=${GUEST_SCRIPT:-$here/guest-init.sh}
+[ -f "$guest_script" ] || guest_script=$repo/$guest_script
 default_workload="drivescope run --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --duration 3s --json || { echo 'guest: WORKLOAD FALLBACK: drivescope run failed or is not in this build; reading with dd instead'; dd if=/dev/nvme0n1 of=/dev/null bs=4k count=20000 iflag=direct; }"
 WORKLOAD_CMD=${WORKLOAD_CMD:-$default_workload}
 
@@ -26,6 +33,7 @@ say() { echo "qemu-nvme: $*" >&2; }
 die() { say "FAILED: $*"; exit 1; }
 
 [ -x "$bin" ] || die "no executable at $bin"
+[ -f "$guest_script" ] || die "no guest script at $guest_script"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
 need_pkgs=()
@@ -35,13 +43,20 @@ dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
 command -v nvme >/dev/null || need_pkgs+=(nvme-cli)
 command -v dmsetup >/dev/null || need_pkgs+=(dmsetup)
 command -v smartctl >/dev/null || need_pkgs+=(smartmontools)
+# Optional: the holders the write guard must see in the guest (md RAID, LVM).
+command -v mdadm >/dev/null || need_pkgs+=(mdadm)
+command -v lvm >/dev/null || need_pkgs+=(lvm2)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     say "installing ${need_pkgs[*]}"
     [ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q "${need_pkgs[@]}" >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need_pkgs[@]}" >/dev/null; } ||
-        die "apt-get install ${need_pkgs[*]} failed"
+        say "apt-get install ${need_pkgs[*]} failed; going on with what is there"
+    for t in qemu-system-x86_64 cpio nvme dmsetup smartctl; do
+        command -v "$t" >/dev/null || die "$t is missing"
+    done
+    [ -x /bin/busybox ] || die "busybox-static is missing"
 fi
 busybox=/bin/busybox # busybox-static's: the guest has no libraries for it
 
@@ -97,7 +112,20 @@ copy_with_libs "$bin" drivescope
 copy_with_libs "$(command -v nvme)" nvme
 copy_with_libs "$(command -v dmsetup)" dmsetup
 copy_with_libs "$(command -v smartctl)" smartctl
+# Optional tools: the guest scripts check for them and say when one is missing.
+for t in mdadm lvm blkid mkswap wipefs; do
+    p=$(command -v "$t" || true)
+    if [ -n "$p" ]; then copy_with_libs "$p" "$t"; fi
+done
+# e2fsprogs' mke2fs as mkfs.ext4 (busybox's mke2fs makes ext2 only: no extents, no fallocate).
+if p=$(command -v mke2fs); then
+    copy_with_libs "$p" mkfs.ext4
+    if [ -f /etc/mke2fs.conf ]; then cp /etc/mke2fs.conf "$root/etc/"; fi
+fi
 order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4 scsi_common scsi_mod sd_mod libata libahci ahci drivetemp"
+# Faults and holders: dm-flakey and dm-delay (dm-error's "error" target is in dm-mod), md
+# RAID1 (LVM needs only dm-mod).
+order="$order dm-flakey dm-delay md-mod raid1"
 : >"$root/modules.order"
 for m in $order; do
     f=$(find "$moddir" -name "$m.ko*" | head -n 1)
@@ -112,10 +140,11 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
-install -m 0755 "$here/guest-init.sh" "$root/init"
+install -m 0644 "$here/guest-prelude.sh" "$root/prelude.sh"
+install -m 0755 "$guest_script" "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
-truncate -s 256M "$work/disk.img"
-truncate -s 128M "$work/sata.img"
+truncate -s "${NVME_SIZE:-256M}" "$work/disk.img"
+truncate -s "${SATA_SIZE:-128M}" "$work/sata.img"
 
 # --- boot ---------------------------------------------------------------------------------
 # KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a

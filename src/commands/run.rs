@@ -33,8 +33,9 @@ pub enum RunError {
 pub enum Outcome {
     /// Completed; `errors` I/Os failed.
     Completed { errors: u64 },
-    /// Every I/O failed: the run stopped.
-    AllFailed,
+    /// The device failed (every I/O of an interval failed, or it went away): the run
+    /// stopped, for this reason.
+    AllFailed(String),
     /// Stopped by the user (a signal).
     Stopped,
 }
@@ -263,8 +264,8 @@ fn run_recorded(
     };
     rec.end_step(summary.clone());
     printer.summary(&summary, json!({"target": t.path.display().to_string()}));
-    Ok(if summary.ended_by.starts_with("every I/O failed") {
-        Outcome::AllFailed
+    Ok(if engine::is_failure(&summary.ended_by) {
+        Outcome::AllFailed(summary.ended_by.clone())
     } else if summary.ended_by == "stopped" {
         rec.push_event("stopped", "stopped by a signal");
         Outcome::Stopped

@@ -198,6 +198,6 @@ fn run_recorded(
     Ok(match outcome {
         PlanOutcome::Completed => Outcome::Completed { errors },
         PlanOutcome::Stopped => Outcome::Stopped,
-        PlanOutcome::Failed(_) => Outcome::AllFailed,
+        PlanOutcome::Failed(reason) => Outcome::AllFailed(reason),
     })
 }

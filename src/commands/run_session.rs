@@ -87,7 +87,7 @@ pub fn finish(
             SessionState::Complete,
             format!("completed with {errors} I/O errors"),
         ),
-        Ok(Outcome::AllFailed) => (SessionState::Failed, "every I/O failed".to_string()),
+        Ok(Outcome::AllFailed(reason)) => (SessionState::Failed, reason.clone()),
         Ok(Outcome::Stopped) => (SessionState::Stopped, "stopped by a signal".to_string()),
         Err(e) => (SessionState::Failed, format!("error: {e}")),
     };

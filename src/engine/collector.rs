@@ -4,14 +4,16 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::failure::{self, DeviceWatch};
 use super::schedule::Schedule;
+use super::stopclock::StopClock;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
@@ -248,6 +250,11 @@ pub fn run_step_ctl(
     let files: Vec<File> = (0..jobs)
         .map(|_| open_target(target, spec))
         .collect::<Result<_, _>>()?;
+    let device = files
+        .first()
+        .and_then(|f| f.metadata().ok())
+        .filter(|m| m.file_type().is_block_device())
+        .map(|m| DeviceWatch::new(&target.path, m.rdev()));
     let schedule = Schedule::new(spec.interval, spec.ramp);
     let end_ns = spec
         .end
@@ -315,6 +322,11 @@ pub fn run_step_ctl(
     let mut tot_errors = 0u64;
     let mut last_end_ns = schedule.ramp_ns;
     let mut measured_any = false;
+    // A worker whose I/Os the device does not complete within the grace after the stop
+    // is left behind (the step ends without it).
+    let started = t0.get().copied().unwrap_or_else(Instant::now);
+    let mut clock = StopClock::new(started, end_ns, spec.interval);
+    let mut abandoned = 0usize;
 
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
@@ -352,6 +364,11 @@ pub fn run_step_ctl(
                     st.done = true;
                 }
             }
+        }
+        // The duration is up but a worker is still waiting on the device: stop it too.
+        if clock.overdue(pause.load(Ordering::Relaxed)) {
+            ended_by.get_or_insert_with(|| "duration".into());
+            worker_stop.store(true, Ordering::Relaxed);
         }
         if stop.load(Ordering::Relaxed) && ended_by.is_none() {
             ended_by = Some("stopped".into());
@@ -408,12 +425,11 @@ pub fn run_step_ctl(
                 }
             }
             let ctl = on_interval(&report);
-            if report.errors > 0 && report.read.ios + report.write.ios == 0 && ended_by.is_none() {
-                ended_by = Some(format!(
-                    "every I/O failed ({} errors in interval {k})",
-                    report.errors
-                ));
-                worker_stop.store(true, Ordering::Relaxed);
+            if ended_by.is_none() {
+                if let Some(reason) = failure::fatal(&report, device.as_ref()) {
+                    ended_by = Some(reason);
+                    worker_stop.store(true, Ordering::Relaxed);
+                }
             }
             if let Control::Stop(reason) = ctl {
                 if ended_by.is_none() {
@@ -429,6 +445,24 @@ pub fn run_step_ctl(
         if workers.iter().all(|st| st.done) && pending.is_empty() {
             break;
         }
+        if worker_stop.load(Ordering::Relaxed) {
+            clock.asked();
+            if let Some(waited) = clock.given_up() {
+                abandoned = workers.iter().filter(|st| !st.done).count();
+                if abandoned > 0 {
+                    note(
+                        format!(
+                            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
+                             ({} is not completing it); stopped without waiting for it",
+                            waited.as_secs_f64(),
+                            target.path.display()
+                        ),
+                        &mut notes,
+                    );
+                }
+                break;
+            }
+        }
         if workers.iter().all(|st| st.done) && !pending.is_empty() {
             // Intervals left behind by failed workers: nothing more will complete them.
             let complete_any = pending.keys().next().is_some_and(|&k| k == next_emit);
@@ -438,7 +472,11 @@ pub fn run_step_ctl(
         }
     }
     for h in handles {
-        let _ = h.join();
+        // A worker still waiting on the device is left to finish on its own: its ring and
+        // buffers stay alive until the kernel completes (or the process exits).
+        if abandoned == 0 || h.is_finished() {
+            let _ = h.join();
+        }
     }
     if let Some(f) = failure {
         return Err(f);

@@ -6,12 +6,14 @@
 
 mod buffers;
 mod collector;
+mod failure;
 mod iogen;
 mod pacer;
 mod pause;
 mod recorder;
 pub mod rng;
 mod schedule;
+mod stopclock;
 mod sync;
 mod uring;
 
@@ -28,6 +30,7 @@ pub use collector::{
     run_step, run_step_ctl, validate, validate_shape, Control, EngineKind, StepTarget,
     MAX_BUFFER_BYTES, MAX_JOBS,
 };
+pub use failure::{first_error, is_failure};
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
 pub use uring::MAX_IODEPTH;
@@ -51,6 +54,8 @@ pub enum EngineError {
     Worker { job: usize, message: String },
     #[error("cannot start worker thread: {0}")]
     Spawn(std::io::Error),
+    #[error("filling {path} failed: {message}")]
+    Fill { path: String, message: String },
 }
 
 /// Messages from workers to the collector.

@@ -258,7 +258,7 @@ pub fn run_plan(
                     skip_rest = true;
                 }
             }
-            if ended_by.starts_with("every I/O failed") {
+            if crate::engine::is_failure(&ended_by) {
                 return Ok(PlanOutcome::Failed(format!("{}: {ended_by}", record.name)));
             }
             if ended_by == "stopped" {

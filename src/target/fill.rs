@@ -59,14 +59,23 @@ pub fn fill_file(
         size: t.size,
         align: t.align,
     };
+    let mut first_error: Option<String> = None;
     let s = engine::run_step(
         &st,
         &spec,
         EngineKind::IoUring,
         stop,
-        |_| Control::Continue,
+        |r| {
+            if first_error.is_none() {
+                first_error = engine::first_error(r).map(|e| e.message.clone());
+            }
+            Control::Continue
+        },
         |_| {},
     )?;
+    if s.errors > 0 {
+        return Err(fill_failed(t, &s, len, first_error));
+    }
     note(&format!(
         "filled {} in {:.1}s ({:.0} MB/s)",
         format_size(s.write_bytes),
@@ -74,6 +83,37 @@ pub fn fill_file(
         s.write_bw_bytes / 1e6
     ));
     Ok(s)
+}
+
+/// The error of a fill that could not write the whole file (a full filesystem, a failing
+/// drive). A file created in this run is removed; otherwise the message says it is only
+/// partly filled.
+fn fill_failed(
+    t: &PreparedTarget,
+    s: &StepSummary,
+    len: u64,
+    first_error: Option<String>,
+) -> EngineError {
+    let cause = first_error.unwrap_or_else(|| s.ended_by.clone());
+    let left = if t.created {
+        match std::fs::remove_file(&t.path) {
+            Ok(()) => "the test file was removed".to_string(),
+            Err(e) => format!("the partly filled test file could not be removed: {e}"),
+        }
+    } else {
+        "the test file is only partly filled; remove it or make room before running again"
+            .to_string()
+    };
+    EngineError::Fill {
+        path: t.path.display().to_string(),
+        message: format!(
+            "{} of {} I/Os failed after {} of {} were written ({cause}); {left}",
+            s.errors,
+            s.errors + s.write_ios,
+            format_size(s.write_bytes),
+            format_size(len)
+        ),
+    }
 }
 
 /// Fills `t` if it is a file with unwritten blocks that drivescope created; for a file it

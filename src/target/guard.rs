@@ -120,6 +120,26 @@ fn swaps(devs: &[(String, String)]) -> Vec<String> {
         .collect()
 }
 
+/// What holder `h` (a name in /sys/block) is: an md array, an LVM logical volume or
+/// another device-mapper device.
+fn describe_holder(sys_block: &Path, h: &str) -> String {
+    let read = |rel: &str| {
+        fs::read_to_string(sys_block.join(h).join(rel))
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
+    if let Some(level) = read("md/level") {
+        return format!("md RAID array /dev/{h} ({level})");
+    }
+    match (read("dm/name"), read("dm/uuid")) {
+        (Some(name), Some(uuid)) if uuid.starts_with("LVM-") => {
+            format!("LVM logical volume {name} (device-mapper /dev/{h})")
+        }
+        (Some(name), _) => format!("device-mapper device {name} (/dev/{h})"),
+        (None, _) => format!("/dev/{h} (device-mapper, md or LVM)"),
+    }
+}
+
 fn holders(devs: &[(String, String)]) -> Vec<String> {
     let mut found = Vec::new();
     for (name, mm) in devs {
@@ -127,12 +147,8 @@ fn holders(devs: &[(String, String)]) -> Vec<String> {
         if let Ok(rd) = fs::read_dir(dir) {
             for e in rd.flatten() {
                 let h = e.file_name().to_string_lossy().into_owned();
-                let dm_name = fs::read_to_string(format!("/sys/block/{h}/dm/name"))
-                    .map(|n| format!(" ({})", n.trim()))
-                    .unwrap_or_default();
-                found.push(format!(
-                    "/dev/{name} is held by {h}{dm_name} (device-mapper, md or LVM)"
-                ));
+                let what = describe_holder(Path::new("/sys/block"), &h);
+                found.push(format!("/dev/{name} is held by {what}"));
             }
         }
     }
@@ -219,12 +235,14 @@ pub fn check_block_device_write(
     rdev: u64,
     confirmed: Option<&Path>,
 ) -> Result<(), Refusal> {
-    let devs = device_and_partitions(rdev);
+    let mut devs = device_and_partitions(rdev);
+    devs[1..].sort();
     let mut found = mounted(&devs);
     found.extend(swaps(&devs));
     found.extend(holders(&devs));
     if devs.len() > 1 {
-        let parts: Vec<String> = devs[1..].iter().map(|(n, _)| format!("/dev/{n}")).collect();
+        let mut parts: Vec<String> = devs[1..].iter().map(|(n, _)| format!("/dev/{n}")).collect();
+        parts.sort();
         found.push(format!("it has partitions ({})", parts.join(", ")));
     }
     let signatures = blkid_probe(path).unwrap_or_else(|| {
@@ -269,6 +287,29 @@ mod tests {
         let other = dir.path().join("other");
         assert!(check_file_write(&p, Some(&other)).is_err());
         assert!(check_file_write(&p, Some(&p)).is_ok());
+    }
+
+    #[test]
+    fn holders_are_named_by_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let put = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        put("md127/md/level", "raid1\n");
+        put("dm-0/dm/name", "vg0-lv0\n");
+        put("dm-0/dm/uuid", "LVM-abc\n");
+        put("dm-1/dm/name", "dstest\n");
+        put("dm-1/dm/uuid", "\n");
+        let d = |h: &str| describe_holder(dir.path(), h);
+        assert_eq!(d("md127"), "md RAID array /dev/md127 (raid1)");
+        assert_eq!(
+            d("dm-0"),
+            "LVM logical volume vg0-lv0 (device-mapper /dev/dm-0)"
+        );
+        assert_eq!(d("dm-1"), "device-mapper device dstest (/dev/dm-1)");
+        assert_eq!(d("dm-9"), "/dev/dm-9 (device-mapper, md or LVM)");
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 pub enum TargetError {
     #[error("{path}: does not exist (give --size to create a test file there)")]
     Missing { path: String },
-    #[error("{path}: {what}")]
+    #[error("{path}: {what}: {source}")]
     Io {
         path: String,
         what: String,
@@ -145,7 +145,17 @@ fn create_file(path: &Path, size: u64) -> Result<(), TargetError> {
         .mode(0o644)
         .open(path)
         .map_err(|e| io_err(path, "cannot create test file", e))?;
-    allocate(&f, path, size)?;
+    if let Err(e) = allocate(&f, path, size) {
+        // Nothing half-made is left behind: the file was created just now, for this run.
+        drop(f);
+        return Err(match fs::remove_file(path) {
+            Ok(()) => e,
+            Err(rm) => TargetError::Invalid {
+                path: path.display().to_string(),
+                message: format!("{e}; the empty test file could not be removed ({rm})"),
+            },
+        });
+    }
     marker::mark_created(&f, path);
     Ok(())
 }

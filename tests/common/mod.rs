@@ -2,6 +2,8 @@
 //! loop devices (as root) and read the kernel's block statistics.
 #![allow(dead_code)]
 
+pub mod qemu;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -56,7 +56,13 @@ struct Totals {
     read_ios: u64,
     write_ios: u64,
     errors: u64,
+    /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
+    error_events: usize,
 }
+
+/// Failed I/Os kept as `io_error` events per session (with offset and errno); the rest
+/// are only counted, per interval and in the summaries.
+pub const MAX_IO_ERROR_EVENTS: usize = 200;
 
 /// Records one session. See the module documentation.
 pub struct SessionRecorder {
@@ -212,6 +218,7 @@ impl SessionRecorder {
         self.session
             .intervals
             .push(IntervalRecord::from_report(index, start_s, r));
+        self.push_io_errors(r);
         if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
             pending.extend(histlog::encode_interval(
                 start_s + r.start_s,
@@ -229,6 +236,31 @@ impl SessionRecorder {
             t.errors += r.errors;
             if let Some(h) = &r.hists {
                 let _ = self.lat.add(h.response_all());
+            }
+        }
+    }
+
+    /// The interval's failed I/Os as `io_error` events, up to [`MAX_IO_ERROR_EVENTS`].
+    fn push_io_errors(&mut self, r: &IntervalReport) {
+        for e in &r.error_records {
+            if self.totals.error_events == MAX_IO_ERROR_EVENTS {
+                self.push_event(
+                    "note",
+                    format!(
+                        "{MAX_IO_ERROR_EVENTS} I/O errors recorded with their offsets; \
+                         later ones are only counted"
+                    ),
+                );
+            }
+            self.totals.error_events += 1;
+            if self.totals.error_events <= MAX_IO_ERROR_EVENTS {
+                let data = serde_json::json!({
+                    "offset": e.offset,
+                    "len": e.len,
+                    "write": e.write,
+                    "result": e.result,
+                });
+                self.push_event_data("io_error", e.message.clone(), data);
             }
         }
     }

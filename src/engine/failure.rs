@@ -1,0 +1,157 @@
+//! When a step must stop because the device failed: every I/O of an interval failed, or
+//! the device went away (ENODEV/ENXIO from the kernel, its node or sysfs entry gone). The
+//! reason names the first error the device returned, so a run that stops says why.
+
+use std::path::{Path, PathBuf};
+
+use crate::stats::{IntervalReport, IoErrorRecord};
+
+/// Prefixes of `ended_by` that mean the step stopped because the device failed.
+pub const FAILURE_PREFIXES: [&str; 2] = ["every I/O failed", "device gone"];
+
+/// Whether a step's `ended_by` says the device failed (the run stops, exit code 1).
+pub fn is_failure(ended_by: &str) -> bool {
+    FAILURE_PREFIXES.iter().any(|p| ended_by.starts_with(p))
+}
+
+/// A block device target, watched for removal.
+#[derive(Debug, Clone)]
+pub struct DeviceWatch {
+    path: PathBuf,
+    sysfs: PathBuf,
+}
+
+impl DeviceWatch {
+    pub fn new(path: &Path, rdev: u64) -> Self {
+        let (maj, min) = (libc::major(rdev), libc::minor(rdev));
+        DeviceWatch {
+            path: path.to_path_buf(),
+            sysfs: PathBuf::from(format!("/sys/dev/block/{maj}:{min}")),
+        }
+    }
+
+    /// Why the device looks gone, if it does.
+    pub fn gone(&self) -> Option<String> {
+        if !self.path.exists() {
+            return Some(format!("{} no longer exists", self.path.display()));
+        }
+        if Path::new("/sys/dev/block").is_dir() && !self.sysfs.exists() {
+            return Some(format!(
+                "{} is no longer in {}",
+                self.path.display(),
+                self.sysfs.display()
+            ));
+        }
+        None
+    }
+}
+
+fn errno_of(result: i64) -> Option<i32> {
+    (result < 0).then(|| (-result) as i32)
+}
+
+/// The interval's first failed I/O, preferring one the kernel gave an errno for (ENOSPC,
+/// EIO…) over a short transfer, which says less.
+pub fn first_error(r: &IntervalReport) -> Option<&IoErrorRecord> {
+    r.error_records
+        .iter()
+        .find(|e| e.result < 0)
+        .or_else(|| r.error_records.first())
+}
+
+/// The reason to stop after interval `r`, if the device failed.
+pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<String> {
+    if r.errors == 0 {
+        return None;
+    }
+    let first = first_error(r)
+        .map(|e| format!("; first: {}", e.message))
+        .unwrap_or_default();
+    let vanished = r
+        .error_records
+        .iter()
+        .find(|e| matches!(errno_of(e.result), Some(libc::ENODEV) | Some(libc::ENXIO)));
+    let gone = device.and_then(DeviceWatch::gone);
+    if vanished.is_some() || gone.is_some() {
+        let what = match (&gone, vanished) {
+            (Some(g), _) => g.clone(),
+            (None, Some(e)) => format!("the kernel says: {}", e.message),
+            (None, None) => String::new(),
+        };
+        return Some(format!(
+            "device gone ({what}; {} errors in interval {}{first})",
+            r.errors, r.index
+        ));
+    }
+    if r.read.ios + r.write.ios == 0 {
+        return Some(format!(
+            "every I/O failed ({} errors in interval {}{first})",
+            r.errors, r.index
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{DirCounts, LatSummary};
+
+    fn report(ok: u64, errs: &[i64]) -> IntervalReport {
+        IntervalReport {
+            index: 3,
+            start_s: 3.0,
+            end_s: 4.0,
+            ramp: false,
+            read: DirCounts { ios: ok, bytes: 0 },
+            write: DirCounts::default(),
+            read_iops: 0.0,
+            write_iops: 0.0,
+            read_bw_bytes: 0.0,
+            write_bw_bytes: 0.0,
+            errors: errs.len() as u64,
+            lat_us: LatSummary::default(),
+            service_lat_us: None,
+            error_records: errs
+                .iter()
+                .map(|&r| IoErrorRecord::new(4096, 4096, false, r))
+                .collect(),
+            hists: None,
+        }
+    }
+
+    #[test]
+    fn all_failed_names_the_first_error() {
+        let r = fatal(&report(0, &[-(libc::EIO as i64)]), None).unwrap();
+        assert!(
+            r.starts_with("every I/O failed (1 errors in interval 3"),
+            "{r}"
+        );
+        assert!(r.contains("Input/output error"), "{r}");
+        assert!(is_failure(&r));
+        assert!(fatal(&report(5, &[-(libc::EIO as i64)]), None).is_none());
+        assert!(fatal(&report(5, &[]), None).is_none());
+    }
+
+    #[test]
+    fn an_errno_is_named_before_a_short_transfer() {
+        let r = fatal(&report(0, &[100, -(libc::ENOSPC as i64)]), None).unwrap();
+        assert!(r.contains("No space left on device"), "{r}");
+    }
+
+    #[test]
+    fn enxio_means_the_device_is_gone_even_with_some_successes() {
+        let r = fatal(&report(5, &[-(libc::ENXIO as i64)]), None).unwrap();
+        assert!(r.starts_with("device gone"), "{r}");
+        assert!(r.contains("No such device or address"), "{r}");
+        assert!(is_failure(&r));
+    }
+
+    #[test]
+    fn a_missing_node_means_the_device_is_gone() {
+        let w = DeviceWatch::new(Path::new("/nonexistent/dev/sdz"), 0);
+        let r = fatal(&report(0, &[-(libc::EIO as i64)]), Some(&w)).unwrap();
+        assert!(r.contains("/nonexistent/dev/sdz no longer exists"), "{r}");
+        assert!(!is_failure("duration"));
+    }
+}

@@ -1,0 +1,411 @@
+//! Faults and holders on real (emulated) drives: boots the QEMU guest once with
+//! scripts/qemu-nvme/guest-safety.sh (NVMe 128 MiB, SATA 64 MiB) and checks what each case
+//! printed. EIO from a device-mapper table switched to `error` mid-run and from dm-flakey;
+//! a dm-delay stall, and SIGINT during one; full filesystems under a test file; writes
+//! refused because of a partition table, device-mapper, a mount, LVM, swap or md RAID,
+//! each with the whole disk's sha256 unchanged; a SATA disk deleted and an NVMe controller
+//! removed mid-run. Skipped, with the reason, where QEMU cannot run.
+
+mod common;
+
+use std::path::Path;
+
+use common::qemu::{boot, json_lines, rc, section, skip_reason, value};
+use serde_json::Value;
+
+fn of_type<'a>(lines: &'a [Value], t: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|v| v["type"] == t).collect()
+}
+
+fn summary<'a>(lines: &'a [Value], name: &str) -> &'a Value {
+    of_type(lines, "summary")
+        .pop()
+        .unwrap_or_else(|| panic!("{name}: no summary"))
+}
+
+fn yaml(out: &Path, name: &str) -> serde_yaml::Value {
+    let text = section(out, name);
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{name} is not YAML ({e}):\n{text}"))
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// The run's interval lines as (end_s, good I/Os, errors).
+fn intervals(lines: &[Value]) -> Vec<(f64, u64, u64)> {
+    of_type(lines, "interval")
+        .iter()
+        .map(|i| {
+            (
+                i["end_s"].as_f64().unwrap_or(0.0),
+                u(&i["read"]["ios"]) + u(&i["write"]["ios"]),
+                u(&i["errors"]),
+            )
+        })
+        .collect()
+}
+
+/// Uptimes at which the guest saw each interval line of a section.
+fn interval_times(out: &Path, name: &str) -> Vec<f64> {
+    section(out, name)
+        .lines()
+        .filter_map(|l| l.strip_prefix("line_at="))
+        .filter(|l| l.contains("\"end_s\""))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+fn timing(out: &Path, name: &str, key: &str) -> f64 {
+    value(out, name, key)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{name}: no {key}"))
+}
+
+fn events<'a>(session: &'a serde_yaml::Value, kind: &str) -> Vec<&'a serde_yaml::Value> {
+    session["events"]
+        .as_sequence()
+        .map(|s| s.iter().filter(|e| e["kind"] == kind).collect())
+        .unwrap_or_default()
+}
+
+fn check_eio(out: &Path) {
+    // Half linear, half `error` from 2.5 s into a 6 s run: it goes on, counting.
+    let lines = json_lines(out, "eio_run");
+    let text = section(out, "eio_run");
+    assert_eq!(rc(out, "eio_run"), 1, "{text}");
+    let s = summary(&lines, "eio_run");
+    let half = u(&of_type(&lines, "start")[0]["target_size"]) / 2;
+    let (errors, ios) = (u(&s["errors"]), u(&s["ios"]));
+    eprintln!(
+        "eio: {ios} good reads, {errors} errors; ended by {}",
+        s["ended_by"]
+    );
+    assert_eq!(s["ended_by"], "duration");
+    assert!(
+        errors > 100 && ios > errors / 2,
+        "{ios} good, {errors} failed"
+    );
+    let per = intervals(&lines);
+    assert!(
+        per.iter().filter(|i| i.0 <= 2.0).all(|i| i.2 == 0),
+        "{per:?}"
+    );
+    assert!(per.iter().filter(|i| i.0 > 3.0).all(|i| i.2 > 0), "{per:?}");
+    assert_eq!(per.iter().map(|i| i.2).sum::<u64>(), errors);
+    let logged = of_type(&lines, "io_error");
+    assert!(!logged.is_empty());
+    for e in &logged {
+        assert!(u(&e["offset"]) >= half, "only the upper half fails: {e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("Input/output error"),
+            "{e}"
+        );
+    }
+    assert!(text.contains(&format!("drivescope: {errors} I/O errors")));
+    // The session has the counts and the failed I/Os with their offsets.
+    let ses = yaml(out, "eio_session");
+    assert_eq!(ses["state"], "complete");
+    assert_eq!(ses["summary"]["errors"].as_u64(), Some(errors));
+    assert_eq!(ses["steps"][0]["summary"]["errors"].as_u64(), Some(errors));
+    let per_saved: u64 = ses["intervals"]
+        .as_sequence()
+        .expect("intervals")
+        .iter()
+        .filter_map(|i| i["errors"].as_u64())
+        .sum();
+    assert_eq!(per_saved, errors);
+    let saved = events(&ses, "io_error");
+    assert!(!saved.is_empty() && saved.len() <= 200, "{}", saved.len());
+    for e in saved {
+        assert!(e["data"]["offset"].as_u64().unwrap_or(0) >= half, "{e:?}");
+        assert_eq!(e["data"]["result"].as_i64(), Some(-5), "{e:?}");
+    }
+
+    // All `error`: the run stops in its first interval, naming the error.
+    let lines = json_lines(out, "eio_all_run");
+    let text = section(out, "eio_all_run");
+    assert_eq!(rc(out, "eio_all_run"), 1, "{text}");
+    let s = summary(&lines, "eio_all_run");
+    let ended = s["ended_by"].as_str().unwrap_or("");
+    eprintln!("eio_all: {ended}");
+    assert!(ended.starts_with("every I/O failed"), "{ended}");
+    assert!(ended.contains("Input/output error (os error 5)"), "{ended}");
+    assert_eq!(u(&s["ios"]), 0);
+    assert!(
+        s["runtime_s"].as_f64().unwrap_or(99.0) < 5.0,
+        "stopped early: {s}"
+    );
+    assert!(text.contains("; the run stopped"), "{text}");
+    let ses = yaml(out, "eio_all_session");
+    assert_eq!(ses["state"], "failed");
+    assert_eq!(ses["summary"]["ended_by"].as_str(), Some(ended));
+
+    // dm-flakey, up 3 s / down 1 s: errors in some intervals, the run goes on.
+    let lines = json_lines(out, "eio_flakey_run");
+    assert_eq!(
+        rc(out, "eio_flakey_run"),
+        1,
+        "{}",
+        section(out, "eio_flakey_run")
+    );
+    let s = summary(&lines, "eio_flakey_run");
+    eprintln!("flakey: {} good, {} errors", s["ios"], s["errors"]);
+    assert_eq!(s["ended_by"], "duration");
+    assert!(u(&s["errors"]) > 0 && u(&s["ios"]) > u(&s["errors"]), "{s}");
+}
+
+fn check_stalls(out: &Path) {
+    // dm-delay (3 s) from 2 s to 5 s into an 8 s run: intervals go on printing, empty.
+    let lines = json_lines(out, "stall_run");
+    assert_eq!(rc(out, "stall_run"), 0, "{}", section(out, "stall_run"));
+    let s = summary(&lines, "stall_run");
+    let max_ms = s["lat_us"]["max"].as_f64().unwrap_or(0.0) / 1000.0;
+    eprintln!(
+        "stall: latency max {max_ms:.0} ms, ended by {}",
+        s["ended_by"]
+    );
+    assert_eq!(s["ended_by"], "duration");
+    assert!(
+        max_ms >= 2500.0,
+        "the stall shows in the max latency: {max_ms} ms"
+    );
+    let per = intervals(&lines);
+    let empty = per.iter().filter(|i| i.1 == 0 && i.2 == 0).count();
+    assert!(
+        empty >= 3,
+        "intervals during the stall are printed: {per:?}"
+    );
+    let times = interval_times(out, "stall_run");
+    let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    eprintln!(
+        "stall: {} interval lines, largest gap {gap:.2} s",
+        times.len()
+    );
+    assert!(times.len() >= 14, "{times:?}");
+    assert!(
+        gap < 1.5,
+        "an interval line at least every 1.5 s: {times:?}"
+    );
+
+    // SIGINT while every read waits 10 s: stops within about one interval, exit 130.
+    let lines = json_lines(out, "stall_int_run");
+    assert_eq!(
+        rc(out, "stall_int_run"),
+        130,
+        "{}",
+        section(out, "stall_int_run")
+    );
+    let s = summary(&lines, "stall_int_run");
+    assert_eq!(s["ended_by"], "stopped");
+    let took = timing(out, "stall_int_timing", "sigint_to_exit_s");
+    eprintln!("stall: SIGINT to exit {took:.2} s");
+    assert!(took < 3.0, "SIGINT to exit took {took} s");
+    let ses = yaml(out, "stall_int_session");
+    assert_eq!(ses["state"], "stopped");
+
+    // A 2 s run whose duration ends while every read still waits: it ends anyway, saying so.
+    let lines = json_lines(out, "stall_end_run");
+    let text = section(out, "stall_end_run");
+    assert_eq!(rc(out, "stall_end_run"), 0, "{text}");
+    let s = summary(&lines, "stall_end_run");
+    assert_eq!(s["ended_by"], "duration");
+    let note = s["engine_note"].as_str().unwrap_or("");
+    assert!(note.contains("still had I/O in flight"), "{s}");
+    let took = timing(out, "stall_end_timing", "start_to_exit_s");
+    eprintln!("stall: a 2 s run on a device that never answers exited after {took:.2} s");
+    assert!(took < 6.0, "{took}");
+}
+
+fn check_full_fs(out: &Path) {
+    // A test file larger than the filesystem: fallocate's ENOSPC, named; nothing left.
+    let text = section(out, "fullfs_create");
+    eprintln!("fullfs_create: {}", text.lines().next().unwrap_or(""));
+    assert_eq!(rc(out, "fullfs_create"), 2, "{text}");
+    assert!(
+        text.contains("No space left on device (os error 28)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("left: lost+found\n"),
+        "no half-made file: {text}"
+    );
+
+    // ext2 (no fallocate): the fill finds the filesystem full; the file is removed.
+    let text = section(out, "fullfs_fill");
+    eprintln!(
+        "fullfs_fill: {}",
+        text.lines()
+            .find(|l| l.starts_with("drivescope:"))
+            .unwrap_or("")
+    );
+    assert_eq!(rc(out, "fullfs_fill"), 2, "{text}");
+    assert!(
+        text.contains("drivescope: filling /mnt/b/t.bin failed"),
+        "{text}"
+    );
+    assert!(text.contains("No space left on device"), "{text}");
+    assert!(text.contains("the test file was removed"), "{text}");
+    assert!(text.contains("left: lost+found\n"), "{text}");
+
+    // Writes into a sparse file on a full filesystem: ENOSPC counted, the run ends sanely.
+    let lines = json_lines(out, "fullfs_write_run");
+    assert_eq!(
+        rc(out, "fullfs_write_run"),
+        1,
+        "{}",
+        section(out, "fullfs_write_run")
+    );
+    let s = summary(&lines, "fullfs_write_run");
+    eprintln!(
+        "fullfs_write: {} written, {} errors, ended by {}",
+        s["write_ios"], s["errors"], s["ended_by"]
+    );
+    assert!(u(&s["errors"]) > 0 && u(&s["write_ios"]) > 0, "{s}");
+    let logged = of_type(&lines, "io_error");
+    assert!(logged.iter().any(|e| e["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("No space left on device")));
+    let ses = yaml(out, "fullfs_write_session");
+    assert_eq!(
+        ses["summary"]["errors"],
+        serde_yaml::to_value(u(&s["errors"])).unwrap()
+    );
+}
+
+fn check_refusals(out: &Path) {
+    let tools = section(out, "tools");
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "refuse_ptable",
+            &[
+                "dos partition table on /dev/sda",
+                "it has partitions (/dev/sda1",
+            ],
+        ),
+        (
+            "refuse_dm_disk",
+            &[
+                "/dev/nvme0n1p1 is held by device-mapper device dstest",
+                "/dev/nvme0n1p2 is mounted on /mnt/a",
+            ],
+        ),
+        (
+            "refuse_dm_part",
+            &["/dev/nvme0n1p1 is held by device-mapper device dstest (/dev/dm-"],
+        ),
+        (
+            "refuse_mounted",
+            &["/dev/nvme0n1p2 is mounted on /mnt/a", "ext4 signature"],
+        ),
+        (
+            "refuse_lvm",
+            &[
+                "/dev/nvme0n1p3 is held by LVM logical volume vg0-lv0",
+                "LVM2_member",
+            ],
+        ),
+        (
+            "refuse_swap",
+            &["/dev/sda1 is in use as swap", "swap signature"],
+        ),
+        (
+            "refuse_md",
+            &[
+                "/dev/sda2 is held by md RAID array /dev/md0 (raid1)",
+                "linux_raid_member",
+            ],
+        ),
+        (
+            "refuse_sata_disk",
+            &["/dev/sda1 is in use as swap", "dos partition table"],
+        ),
+    ];
+    for (name, wants) in cases {
+        let needs = match *name {
+            "refuse_lvm" => Some("lvm"),
+            "refuse_md" => Some("mdadm"),
+            _ => None,
+        };
+        if let Some(t) = needs {
+            if !tools.contains(&format!("{t} yes")) {
+                eprintln!("note: {t} is not on this host, so the guest has no {name} case");
+                continue;
+            }
+        }
+        let text = section(out, name);
+        assert_eq!(rc(out, name), 2, "{text}");
+        let msg = text
+            .lines()
+            .find(|l| l.starts_with("drivescope: refusing to write"))
+            .unwrap_or_else(|| panic!("{name}: no refusal:\n{text}"));
+        eprintln!("{name}: {msg}");
+        for w in *wants {
+            assert!(msg.contains(w), "{name}: {w:?} not in {msg}");
+        }
+        assert!(
+            !text.contains("\"type\":\"start\""),
+            "{name}: a run started:\n{text}"
+        );
+        let before = value(out, name, "sha256_before").unwrap_or_default();
+        let after = value(out, name, "sha256_after").unwrap_or_default();
+        assert_eq!(before.len(), 64, "{name}: {text}");
+        assert_eq!(before, after, "{name}: the disk changed");
+    }
+    if tools.contains("lvm yes") {
+        let m = section(out, "refuse_dm_disk");
+        assert!(m.contains("LVM logical volume vg0-lv0"), "{m}");
+    }
+    if tools.contains("mdadm yes") {
+        let m = section(out, "refuse_sata_disk");
+        assert!(
+            m.contains("/dev/sda3 is held by md RAID array /dev/md0"),
+            "{m}"
+        );
+    }
+}
+
+fn check_gone(out: &Path, name: &str, dev: &str, timing_key: &str) {
+    let run = format!("{name}_run");
+    let lines = json_lines(out, &run);
+    let text = section(out, &run);
+    assert_eq!(rc(out, &run), 1, "{text}");
+    let s = summary(&lines, &run);
+    let ended = s["ended_by"].as_str().unwrap_or("");
+    let took = timing(out, &format!("{name}_timing"), timing_key);
+    eprintln!("{name}: stopped {took:.2} s after the device went: {ended}");
+    assert!(
+        ended.starts_with(&format!("device gone ({dev} no longer exists")),
+        "{ended}"
+    );
+    assert!(u(&s["ios"]) > 0 && u(&s["errors"]) > 0, "{s}");
+    assert!(took < 5.0, "{took}");
+    assert!(text.contains("; the run stopped"), "{text}");
+    let ses = yaml(out, &format!("{name}_session"));
+    assert_eq!(ses["state"], "failed");
+    assert_eq!(ses["summary"]["ended_by"].as_str(), Some(ended));
+    assert!(!events(&ses, "io_error").is_empty());
+}
+
+#[test]
+fn faults_and_holders_on_real_drives() {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let out = boot(
+        "scripts/qemu-nvme/guest-safety.sh",
+        "qemu-safety/test-out",
+        &[("NVME_SIZE", "128M"), ("SATA_SIZE", "64M")],
+    );
+    check_eio(&out);
+    check_stalls(&out);
+    check_full_fs(&out);
+    check_refusals(&out);
+    check_gone(&out, "gone_sata", "/dev/sda", "delete_to_exit_s");
+    check_gone(&out, "gone_nvme", "/dev/nvme0n1", "remove_to_exit_s");
+}
