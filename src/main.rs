@@ -51,9 +51,12 @@ fn headless(args: &RunArgs) -> ExitCode {
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
     match commands::run::run(args, &stop) {
-        Ok(Outcome::Completed { errors: 0 }) => ExitCode::SUCCESS,
-        Ok(Outcome::Completed { errors }) => {
-            say(format_args!("drivescope: {errors} I/O errors (see above)"));
+        Ok(Outcome::Completed { errors: 0, .. }) => ExitCode::SUCCESS,
+        Ok(Outcome::Completed { errors, first }) => {
+            match first {
+                Some(f) => say(format_args!("drivescope: {errors} I/O errors (first: {f})")),
+                None => say(format_args!("drivescope: {errors} I/O errors (see above)")),
+            }
             ExitCode::from(1)
         }
         Ok(Outcome::AllFailed(reason)) => {

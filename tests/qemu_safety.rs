@@ -207,12 +207,21 @@ fn check_stalls(out: &Path) {
     let ses = yaml(out, "stall_int_session");
     assert_eq!(ses["state"], "stopped");
 
-    // A 2 s run whose duration ends while every read still waits: it ends anyway, saying so.
+    // A 2 s run whose duration ends while every read still waits: it ends anyway, as a
+    // device failure (nothing was measured), saying so.
     let lines = json_lines(out, "stall_end_run");
     let text = section(out, "stall_end_run");
-    assert_eq!(rc(out, "stall_end_run"), 0, "{text}");
+    assert_eq!(rc(out, "stall_end_run"), 1, "{text}");
     let s = summary(&lines, "stall_end_run");
-    assert_eq!(s["ended_by"], "duration");
+    let ended_by = s["ended_by"].as_str().unwrap_or("");
+    assert!(
+        ended_by.starts_with("device stalled: 1 job(s) still had I/O in flight"),
+        "{s}"
+    );
+    assert!(
+        text.contains("drivescope: device stalled:") && text.contains("the run stopped"),
+        "{text}"
+    );
     let note = s["engine_note"].as_str().unwrap_or("");
     assert!(note.contains("still had I/O in flight"), "{s}");
     let took = timing(out, "stall_end_timing", "start_to_exit_s");

@@ -460,9 +460,11 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     .unwrap();
     let wall = started.elapsed().as_secs_f64();
     assert!(wall > 2.7, "the pause extends the step: {wall}s");
-    // Intervals 3..=5 fall entirely inside the pause: nothing issued (one may complete late).
+    // The pause starts when report 2 reaches us (a little after 0.75 s; on a loaded machine
+    // part of interval 3 may still run) and ends with report 6: intervals 4 and 5 fall
+    // entirely inside it, so nothing is issued there (one may complete late).
     assert!(
-        per_interval[3..=5].iter().all(|&n| n <= 4),
+        per_interval[4..=5].iter().all(|&n| n <= 4),
         "{per_interval:?}"
     );
     // The rate schedule resumes where it was: 2 s of measured I/O at 1000 IOPS, no burst.

@@ -31,8 +31,8 @@ pub enum RunError {
 /// How a headless run ended, for the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// Completed; `errors` I/Os failed.
-    Completed { errors: u64 },
+    /// Completed; `errors` I/Os failed, the first of them described by `first`.
+    Completed { errors: u64, first: Option<String> },
     /// The device failed (every I/O of an interval failed, or it went away): the run
     /// stopped, for this reason.
     AllFailed(String),
@@ -227,12 +227,16 @@ fn run_recorded(
     }
     let printer = RefCell::new(printer);
     let rec = RefCell::new(rec);
+    let mut first_error: Option<String> = None;
     let summary = engine::run_step(
         st,
         spec,
         a.engine,
         stop,
         |r| {
+            if first_error.is_none() {
+                first_error = engine::first_error(r).map(|e| e.message.clone());
+            }
             printer.borrow_mut().interval(r);
             let mut rec = rec.borrow_mut();
             rec.push_interval(r);
@@ -272,6 +276,7 @@ fn run_recorded(
     } else {
         Outcome::Completed {
             errors: summary.errors,
+            first: first_error,
         }
     })
 }

@@ -196,7 +196,10 @@ fn run_recorded(
         })),
     }
     Ok(match outcome {
-        PlanOutcome::Completed => Outcome::Completed { errors },
+        PlanOutcome::Completed => Outcome::Completed {
+            errors,
+            first: None,
+        },
         PlanOutcome::Stopped => Outcome::Stopped,
         PlanOutcome::Failed(reason) => Outcome::AllFailed(reason),
     })

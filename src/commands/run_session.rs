@@ -82,10 +82,15 @@ pub fn finish(
     printer: &mut Printer,
 ) -> Result<(), RunError> {
     let (state, ended_by) = match result {
-        Ok(Outcome::Completed { errors: 0 }) => (SessionState::Complete, "completed".to_string()),
-        Ok(Outcome::Completed { errors }) => (
+        Ok(Outcome::Completed { errors: 0, .. }) => {
+            (SessionState::Complete, "completed".to_string())
+        }
+        Ok(Outcome::Completed { errors, first }) => (
             SessionState::Complete,
-            format!("completed with {errors} I/O errors"),
+            match first {
+                Some(f) => format!("completed with {errors} I/O errors (first: {f})"),
+                None => format!("completed with {errors} I/O errors"),
+            },
         ),
         Ok(Outcome::AllFailed(reason)) => (SessionState::Failed, reason.clone()),
         Ok(Outcome::Stopped) => (SessionState::Stopped, "stopped by a signal".to_string()),

@@ -450,15 +450,23 @@ pub fn run_step_ctl(
             if let Some(waited) = clock.given_up() {
                 abandoned = workers.iter().filter(|st| !st.done).count();
                 if abandoned > 0 {
+                    let what = format!(
+                        "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
+                         ({} is not completing it)",
+                        waited.as_secs_f64(),
+                        target.path.display()
+                    );
                     note(
-                        format!(
-                            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
-                             ({} is not completing it); stopped without waiting for it",
-                            waited.as_secs_f64(),
-                            target.path.display()
-                        ),
+                        format!("{what}; stopped without waiting for it"),
                         &mut notes,
                     );
+                    // A step that reached its end while the device sat on its I/O did not
+                    // measure the device: that is the device failing, not a result. (A
+                    // stop the user asked for stays a stop.)
+                    let user_stop = ended_by.as_deref() == Some("stopped");
+                    if !user_stop && !ended_by.as_deref().is_some_and(failure::is_failure) {
+                        ended_by = Some(format!("{}: {what}", failure::STALLED));
+                    }
                 }
                 break;
             }

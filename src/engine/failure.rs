@@ -1,13 +1,17 @@
-//! When a step must stop because the device failed: every I/O of an interval failed, or
-//! the device went away (ENODEV/ENXIO from the kernel, its node or sysfs entry gone). The
+//! When a step must stop because the device failed: every I/O of an interval failed, the
+//! device went away (ENODEV/ENXIO from the kernel, its node or sysfs entry gone), or the
+//! step's end came while the device still held I/O it never completed (stalled). The
 //! reason names the first error the device returned, so a run that stops says why.
 
 use std::path::{Path, PathBuf};
 
 use crate::stats::{IntervalReport, IoErrorRecord};
 
+/// How `ended_by` starts when a step's end came while the device still held its I/O.
+pub const STALLED: &str = "device stalled";
+
 /// Prefixes of `ended_by` that mean the step stopped because the device failed.
-pub const FAILURE_PREFIXES: [&str; 2] = ["every I/O failed", "device gone"];
+pub const FAILURE_PREFIXES: [&str; 3] = ["every I/O failed", "device gone", STALLED];
 
 /// Whether a step's `ended_by` says the device failed (the run stops, exit code 1).
 pub fn is_failure(ended_by: &str) -> bool {
