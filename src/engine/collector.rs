@@ -65,7 +65,7 @@ pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
         return bad(format!("jobs {} is outside 1 to {MAX_JOBS}", w.jobs));
     }
     for &(bs, _) in &w.bs.split {
-        if bs == 0 || bs > u64::from(u32::MAX / 2) {
+        if bs == 0 || bs > 1 << 30 {
             return bad(format!("block size {bs} is outside 1 byte to 1GiB"));
         }
     }
