@@ -442,6 +442,151 @@ fn preset_doc() -> impl Strategy<Value = String> {
         })
 }
 
+/// A preset that should validate: a coherent grammar of real values only (one of bs and
+/// bssplit; at most one of rate, sweep, matrix, matrix in rounds), so the "what loads is
+/// usable" checks see plenty of presets that load.
+fn clean_phase(i: usize) -> impl Strategy<Value = Node> {
+    const MIXED: &[&str] = &["rw", "randrw"];
+    const PURE: &[&str] = &["read", "write", "randread", "randwrite"];
+    const SIZES: &[&str] = &["512", "4k", "8k", "16k", "64k", "128k", "1m", "1GiB"];
+    (
+        (
+            any::<bool>(),
+            select(MIXED),
+            select(PURE),
+            select(SIZES),
+            prop::option::of(select(
+                &["4k/60:8k/30:64k/10", "4k/100", "512/50:1m/50"][..],
+            )),
+            select(&["1", "4", "32", "256", "32768"][..]),
+            select(&["1", "2", "4", "64"][..]),
+        ),
+        (
+            prop::option::of(select(
+                &["25%", "100%", "10GiB", "4k", "{offset: 50%, size: 10GiB}"][..],
+            )),
+            select(&["1s", "30s", "2m", "1h"][..]),
+            prop::option::of(select(&["2x", "1GiB", "1x"][..])),
+            0u8..5,
+            prop::sample::subsequence(&["100%", "95%", "65%", "50%", "5%", "0%"][..], 1..4),
+            prop::sample::subsequence(&["1024k", "128k", "64k", "4k", "512", "1GiB"][..], 1..4),
+            prop::collection::vec(
+                select(&["10%", "50%", "100%", "120%", "0.5%", "1000%"][..]),
+                1..30,
+            ),
+        ),
+    )
+        .prop_map(
+            move |(
+                (mixed, mrw, prw, bs, split, qd, jobs),
+                (region, dur, data, extra, mixes, sizes, pts),
+            )| {
+                let rw = if mixed { mrw } else { prw };
+                let mut w = vec![("rw".to_string(), raw(rw))];
+                match split {
+                    Some(s) => w.push(("bssplit".into(), raw(s))),
+                    None => w.push(("bs".into(), raw(bs))),
+                }
+                w.push(("iodepth".into(), raw(qd)));
+                w.push(("jobs".into(), raw(jobs)));
+                if let Some(r) = region {
+                    w.push(("region".into(), raw(r)));
+                }
+                if mixed && extra != 3 && extra != 4 {
+                    w.push(("rwmixread".into(), raw("70%")));
+                }
+                let mut end = vec![("duration".to_string(), raw(dur))];
+                if let Some(d) = data {
+                    end.push(("data".into(), raw(d)));
+                }
+                let mut phase = vec![
+                    ("name".to_string(), raw(format!("p{i}"))),
+                    ("workload".into(), Node::Map(w)),
+                    ("end".into(), Node::Map(end)),
+                ];
+                let matrix = |with_mix: bool| {
+                    let mut m = Vec::new();
+                    if with_mix {
+                        m.push((
+                            "rwmixread".to_string(),
+                            Node::Seq(mixes.iter().map(|x| raw(*x)).collect()),
+                        ));
+                    }
+                    m.push((
+                        "bs".to_string(),
+                        Node::Seq(sizes.iter().map(|x| raw(*x)).collect()),
+                    ));
+                    Node::Map(m)
+                };
+                match extra {
+                    1 if i > 0 => phase.push(("rate".into(), raw("50% of p0"))),
+                    1 => phase.push(("rate".into(), raw("5000"))),
+                    2 => phase.push((
+                        "sweep".into(),
+                        Node::Map(vec![(
+                            "points".into(),
+                            Node::Seq(pts.iter().map(|x| raw(*x)).collect()),
+                        )]),
+                    )),
+                    3 => phase.push(("matrix".into(), matrix(mixed))),
+                    4 => {
+                        phase.push(("matrix".into(), matrix(mixed)));
+                        let mut track = vec![("metric".to_string(), raw("iops"))];
+                        if mixed {
+                            track.push(("rwmixread".into(), raw(mixes[0])));
+                        }
+                        track.push(("bs".into(), raw(sizes[0])));
+                        phase.push((
+                            "rounds".into(),
+                            Node::Map(vec![
+                                ("window".into(), raw("5")),
+                                ("max".into(), raw("25")),
+                                ("range".into(), raw("20%")),
+                                ("slope".into(), raw("10%")),
+                                ("track".into(), Node::Map(track)),
+                            ]),
+                        ));
+                    }
+                    _ => {}
+                }
+                Node::Map(phase)
+            },
+        )
+}
+
+/// A clean preset, at times with one line's value swapped for a hostile one.
+fn clean_preset_doc() -> impl Strategy<Value = String> {
+    (
+        (1usize..4).prop_flat_map(|n| (0..n).map(clean_phase).collect::<Vec<_>>()),
+        any::<u64>(),
+        prop::option::of((any::<usize>(), scalar())),
+    )
+        .prop_map(|(phases, flow, hostile)| {
+            let top = Node::Map(vec![
+                ("id".into(), raw("clean-test")),
+                ("name".into(), raw("Clean")),
+                ("description".into(), raw("Generated from the grammar.")),
+                ("phases".into(), Node::Seq(phases)),
+            ]);
+            with_hostile_line(render(&top, flow), hostile)
+        })
+}
+
+/// Swaps the value of one `key: value` line for `v`, when asked.
+fn with_hostile_line(text: String, hostile: Option<(usize, String)>) -> String {
+    let Some((i, v)) = hostile else {
+        return text;
+    };
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let n = i % lines.len().max(1);
+    if let Some(l) = lines.get_mut(n) {
+        if let Some((k, _)) = l.split_once(": ") {
+            *l = format!("{k}: {v}");
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
 fn targets() -> [TargetFacts; 4] {
     let t = |capacity_bytes, logical_block_size| TargetFacts {
         capacity_bytes,
@@ -670,6 +815,71 @@ fn keys_doc() -> impl Strategy<Value = String> {
     (fields(actions), any::<u64>()).prop_map(|(m, flow)| render(&Node::Map(m), flow))
 }
 
+/// A theme of real colours only (quoted, as the files write them), at times with one
+/// hostile value.
+fn clean_theme_doc() -> impl Strategy<Value = String> {
+    let roles = drivescope::ui::theme::ROLES;
+    (
+        prop::collection::vec(
+            (
+                any::<bool>(),
+                select(
+                    &[
+                        "red",
+                        "reset",
+                        "\"#e0e0e0\"",
+                        "\"#56b4e9\"",
+                        "\"255\"",
+                        "\"17\"",
+                        "LightBlue",
+                        "DarkGray",
+                    ][..],
+                ),
+            ),
+            roles.len(),
+        ),
+        any::<u64>(),
+        prop::option::of((any::<usize>(), scalar())),
+    )
+        .prop_map(move |(vals, flow, hostile)| {
+            let mut m = vec![("name".to_string(), raw("generated"))];
+            for (r, (keep, v)) in roles.iter().zip(vals) {
+                if keep {
+                    m.push((r.to_string(), raw(v)));
+                }
+            }
+            with_hostile_line(render(&Node::Map(m), flow), hostile)
+        })
+}
+
+/// Key bindings with distinct keys per action (so they seldom conflict), at times with one
+/// hostile value.
+fn clean_keys_doc() -> impl Strategy<Value = String> {
+    const POOL: &[&str] = &[
+        "a", "b", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "o", "r", "v", "y", "z", "f2",
+        "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "ctrl-a", "ctrl-b",
+        "ctrl-d", "ctrl-e", "alt-x", "alt-y", "home", "end", "pageup", "pagedown", "insert",
+        "delete", "\"1\"", "\"2\"", "\"3\"", "\"4\"", "\"5\"", "\"6\"", "\"7\"", "\"8\"",
+    ];
+    let actions = drivescope::app::Action::ALL;
+    (
+        Just(POOL.to_vec()).prop_shuffle(),
+        prop::collection::vec(any::<bool>(), actions.len()),
+        any::<u64>(),
+        prop::option::of((any::<usize>(), scalar())),
+    )
+        .prop_map(move |(keys, keep, flow, hostile)| {
+            let m: Vec<(String, Node)> = actions
+                .iter()
+                .zip(keys.iter().cycle())
+                .zip(keep)
+                .filter(|(_, k)| *k)
+                .map(|((a, key), _)| (a.name().to_string(), raw(*key)))
+                .collect();
+            with_hostile_line(render(&Node::Map(m), flow), hostile)
+        })
+}
+
 fn check_theme(text: &str) {
     match Theme::from_yaml(text, "t.yaml") {
         Err(drivescope::ui::theme::ThemeError::Parse {
@@ -763,7 +973,7 @@ proptest! {
     #![proptest_config(config(400))]
 
     #[test]
-    fn generated_presets_never_panic(text in preset_doc()) {
+    fn generated_presets_never_panic(text in prop_oneof![preset_doc(), clean_preset_doc()]) {
         check_preset(&text);
     }
 
@@ -778,7 +988,7 @@ proptest! {
     }
 
     #[test]
-    fn generated_themes_never_panic(text in theme_doc()) {
+    fn generated_themes_never_panic(text in prop_oneof![theme_doc(), clean_theme_doc()]) {
         check_theme(&text);
     }
 
@@ -790,7 +1000,7 @@ proptest! {
     }
 
     #[test]
-    fn generated_key_bindings_never_panic(text in keys_doc()) {
+    fn generated_key_bindings_never_panic(text in prop_oneof![keys_doc(), clean_keys_doc()]) {
         check_keys(&text);
     }
 
