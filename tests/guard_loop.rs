@@ -306,6 +306,26 @@ fn mounted_partition_is_named_when_the_whole_disk_is_the_target() {
     drop(m);
 }
 
+/// sha256 of a swap device made by `mkswap DEV 40` but for the kernel's swap slots (pages
+/// 1-9), which the kernel may write at any moment while the swap is in use.
+fn outside_swap_slots(dev: &LoopDev) -> String {
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            r#"{ head -c 4096 "$1" && tail -c +40961 "$1"; } | sha256sum"#,
+            "sh",
+            d(&dev.dev),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
 #[test]
 fn swap_in_use_is_refused() {
     let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
@@ -315,23 +335,6 @@ fn swap_in_use_is_refused() {
     or_skip!(tool("mkswap", &[d(&dev.dev), "40"], None));
     or_skip!(tool("swapon", &[d(&dev.dev)], None));
     let s = SwapOn(dev.dev.clone());
-    let outside_swap_slots = || {
-        let out = Command::new("sh")
-            .args([
-                "-c",
-                r#"{ head -c 4096 "$1" && tail -c +40961 "$1"; } | sha256sum"#,
-                "sh",
-                d(&dev.dev),
-            ])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout)
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_string()
-    };
     refused_but_readable_by(
         "swap in use",
         &dev.dev,
@@ -339,7 +342,7 @@ fn swap_in_use_is_refused() {
             format!("{} is in use as swap", dev.dev.display()),
             format!("swap signature on {}", dev.dev.display()),
         ],
-        &outside_swap_slots,
+        &|| outside_swap_slots(&dev),
     );
     drop(s);
 }
@@ -481,4 +484,73 @@ fn dashboard_sees_what_the_guard_sees() {
         "{r:?}"
     );
     assert_eq!(dev.sha256(), sum0);
+}
+
+/// A write step straight through the engine (no guard) on a device in use: the engine's
+/// exclusive open makes the kernel refuse it, and nothing is written.
+fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
+    use drivescope::engine::{run_step, Control, EngineKind, StepTarget};
+    use drivescope::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+    use std::sync::atomic::AtomicBool;
+    let len = 16 << 20;
+    let spec = StepSpec {
+        workload: Workload {
+            rw: RwMode::RandWrite,
+            rwmixread: 0,
+            bs: BlockSizes::single(4096),
+            iodepth: 4,
+            jobs: 2,
+            region: Region { offset: 0, len },
+            rate_iops: None,
+            seed: 1,
+            direct: true,
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(Duration::from_millis(500)),
+            bytes: None,
+        },
+        interval: Duration::from_millis(250),
+    };
+    let target = StepTarget {
+        path: dev.dev.clone(),
+        size: 64 << 20,
+        align: 512,
+    };
+    let sum0 = checksum();
+    let stop = AtomicBool::new(false);
+    let r = run_step(
+        &target,
+        &spec,
+        EngineKind::IoUring,
+        &stop,
+        |_| Control::Continue,
+        |_| {},
+    );
+    let e = r
+        .expect_err("the kernel let a write open through")
+        .to_string();
+    eprintln!("{case} (engine, no guard): {e}");
+    assert!(e.contains("in use"), "{e}");
+    assert_eq!(checksum(), sum0, "{case}: the engine wrote");
+}
+
+#[test]
+fn the_kernel_refuses_the_engine_a_mounted_device_even_past_the_guard() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "busy"));
+    let m = or_skip!(Mount::new(&dev.dev));
+    engine_write_is_refused_by_the_kernel("mounted", &dev, &|| dev.sha256());
+    drop(m);
+}
+
+#[test]
+fn the_kernel_refuses_the_engine_a_swap_in_use_even_past_the_guard() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(tool("mkswap", &[d(&dev.dev), "40"], None));
+    or_skip!(tool("swapon", &[d(&dev.dev)], None));
+    let s = SwapOn(dev.dev.clone());
+    // Only the kernel's own swap slots (pages 1-9) may change under it.
+    engine_write_is_refused_by_the_kernel("swap in use", &dev, &|| outside_swap_slots(&dev));
+    drop(s);
 }
