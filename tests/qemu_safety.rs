@@ -309,7 +309,7 @@ fn check_refusals(out: &Path) {
         ),
         (
             "refuse_mounted",
-            &["/dev/nvme0n1p2 is mounted on /mnt/a", "ext4 signature"],
+            &["/dev/nvme0n1p2 is mounted on /mnt/a", "ext4 filesystem"],
         ),
         (
             "refuse_lvm",

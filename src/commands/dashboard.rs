@@ -102,8 +102,9 @@ fn file_entry(path: &Path, default: bool) -> TargetEntry {
     }
 }
 
-/// Block devices with what the write guard finds on each (None: blank, writable once named).
-fn device_entries() -> Vec<TargetEntry> {
+/// Block devices with what the write guard finds on each (None: blank, writable once named):
+/// the dashboard's target picker lists these.
+pub fn device_entries() -> Vec<TargetEntry> {
     drive::list_disks(&SysRoot::real())
         .into_iter()
         .filter(|d| d.capacity_bytes > 0)

@@ -67,7 +67,7 @@ pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
         return bad(format!("jobs {} is outside 1 to {MAX_JOBS}", w.jobs));
     }
     for &(bs, _) in &w.bs.split {
-        if bs == 0 || bs > u64::from(u32::MAX / 2) {
+        if bs == 0 || bs > 1 << 30 {
             return bad(format!("block size {bs} is outside 1 byte to 1GiB"));
         }
     }
@@ -131,16 +131,31 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     Ok(())
 }
 
-fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError> {
+/// Opens the target for one job. The first job's open of a block device it writes is
+/// exclusive (O_EXCL): the kernel then refuses it while the device is mounted, active swap or
+/// held by device-mapper, md or LVM, and refuses those to anyone else while the step runs,
+/// behind the guard's checks (see `target::guard`).
+fn open_target(target: &StepTarget, spec: &StepSpec, first: bool) -> Result<File, EngineError> {
     let w = &spec.workload;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
+    let exclusive = writes
+        && first
+        && std::fs::metadata(&target.path)
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
     let mut o = OpenOptions::new();
     o.read(true).write(writes);
+    let mut flags = 0;
     if w.direct {
-        o.custom_flags(libc::O_DIRECT);
+        flags |= libc::O_DIRECT;
     }
+    if exclusive {
+        flags |= libc::O_EXCL;
+    }
+    o.custom_flags(flags);
     o.open(&target.path).map_err(|source| {
-        let hint = if w.direct && source.raw_os_error() == Some(libc::EINVAL) {
+        let hint = if exclusive && source.raw_os_error() == Some(libc::EBUSY) {
+            " (the device is in use: mounted, active swap, or held by device-mapper, md or LVM)"
+        } else if w.direct && source.raw_os_error() == Some(libc::EINVAL) {
             " (this filesystem refuses O_DIRECT; run with --direct 0 to go through the page cache)"
         } else if source.kind() == std::io::ErrorKind::PermissionDenied {
             " (run as root or get write access to it)"
@@ -248,7 +263,7 @@ pub fn run_step_ctl(
 
     let jobs = w.jobs as usize;
     let files: Vec<File> = (0..jobs)
-        .map(|_| open_target(target, spec))
+        .map(|j| open_target(target, spec, j == 0))
         .collect::<Result<_, _>>()?;
     let device = files
         .first()

@@ -159,6 +159,15 @@ fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> 
     } else {
         m.bs.iter().map(|b| Some(b.0)).collect()
     };
+    let n = mixes.len().saturating_mul(sizes.len());
+    if n > MAX_PHASE_STEPS {
+        return Err(phase_err(
+            phase,
+            format!(
+                "its matrix has {n} combinations, more than the {MAX_PHASE_STEPS} steps allowed"
+            ),
+        ));
+    }
     let mut out = Vec::new();
     for mix in &mixes {
         for size in &sizes {

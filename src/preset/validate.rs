@@ -6,6 +6,7 @@ use super::locate::Seg;
 use super::model::{Phase, Preset};
 use super::suggest;
 use super::values::{Amount, RateValue};
+use crate::units::format_size;
 use crate::workload::RwMode;
 
 /// A broken rule: where, what, and the nearest valid name if one was misspelt.
@@ -24,6 +25,15 @@ pub const MAX_JOBS: u32 = 4096;
 
 /// The most rounds a phase may ask for.
 pub const MAX_ROUNDS: u32 = 1000;
+
+/// The largest block size (the engine's limit on one I/O's buffer).
+pub const MAX_BLOCK_SIZE: u64 = 1 << 30;
+
+/// The most points a sweep may have (published curves have 6 to 12).
+pub const MAX_SWEEP_POINTS: usize = 1000;
+
+/// The most combinations a matrix may have (SNIA's largest has 56).
+pub const MAX_MATRIX_CELLS: usize = 10_000;
 
 fn key(k: &str) -> Seg {
     Seg::Key(k.to_string())
@@ -104,6 +114,24 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         (Some(_), Some(_)) => c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both"),
         _ => {}
     }
+    let too_big = |b: u64| {
+        format!(
+            "block size {} is more than the {} allowed",
+            format_size(b),
+            format_size(MAX_BLOCK_SIZE)
+        )
+    };
+    if let Some(b) = w.bs.filter(|b| b.0 > MAX_BLOCK_SIZE) {
+        c.fail(at(&["workload", "bs"]), too_big(b.0));
+    }
+    if let Some(b) = w.bssplit.as_ref().and_then(|s| {
+        s.0.split
+            .iter()
+            .map(|(b, _)| *b)
+            .find(|b| *b > MAX_BLOCK_SIZE)
+    }) {
+        c.fail(at(&["workload", "bssplit"]), too_big(b));
+    }
     if w.iodepth.0 > MAX_IODEPTH {
         c.fail(
             at(&["workload", "iodepth"]),
@@ -177,6 +205,20 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         if m.rwmixread.is_empty() && m.bs.is_empty() {
             c.fail(at(&["matrix"]), "a matrix needs rwmixread or bs values");
         }
+        if let Some((j, b)) = m.bs.iter().enumerate().find(|(_, b)| b.0 > MAX_BLOCK_SIZE) {
+            let mut path = at(&["matrix", "bs"]);
+            path.push(Seg::Index(j));
+            c.fail(path, too_big(b.0));
+        }
+        let cells = m.rwmixread.len().max(1).saturating_mul(m.bs.len().max(1));
+        if cells > MAX_MATRIX_CELLS {
+            c.fail(
+                at(&["matrix"]),
+                format!(
+                    "a matrix of {cells} combinations is more than the {MAX_MATRIX_CELLS} allowed"
+                ),
+            );
+        }
         if !m.rwmixread.is_empty() && !mixed {
             c.fail(
                 at(&["matrix", "rwmixread"]),
@@ -191,10 +233,16 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         c.fail(at(&["rounds"]), "a sweep cannot run in rounds");
     }
     if let Some(s) = &phase.sweep {
-        if s.points.percents().is_empty() {
+        let n = s.points.percents().len();
+        if n == 0 {
             c.fail(
                 at(&["sweep", "points"]),
                 "a sweep with no points runs nothing",
+            );
+        } else if n > MAX_SWEEP_POINTS {
+            c.fail(
+                at(&["sweep", "points"]),
+                format!("a sweep of {n} points is more than the {MAX_SWEEP_POINTS} allowed"),
             );
         }
     }

@@ -84,7 +84,32 @@ fn device_and_partitions(rdev: u64) -> Vec<(String, String)> {
             }
         }
     }
+    out[1..].sort();
     out
+}
+
+/// Undoes the octal escapes (`\040` for a space) that /proc/self/mountinfo uses in paths.
+fn unescape_mount_path(p: &str) -> String {
+    let b = p.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let oct = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match oct {
+            Some(d) => {
+                let v = d.iter().fold(0u32, |acc, c| acc * 8 + u32::from(c - b'0'));
+                out.push(u8::try_from(v).unwrap_or(b'?'));
+                i += 4;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn mounted(devs: &[(String, String)]) -> Vec<String> {
@@ -98,7 +123,10 @@ fn mounted(devs: &[(String, String)]) -> Vec<String> {
             continue;
         }
         if let Some((name, _)) = devs.iter().find(|(_, mm)| mm == f[2]) {
-            found.push(format!("/dev/{name} is mounted on {}", f[4]));
+            found.push(format!(
+                "/dev/{name} is mounted on {}",
+                unescape_mount_path(f[4])
+            ));
         }
     }
     found
@@ -155,36 +183,90 @@ fn holders(devs: &[(String, String)]) -> Vec<String> {
     found
 }
 
-/// Signatures found by `blkid -p` (libblkid's low-level probe), or None if blkid is missing.
+/// Names a signature `blkid -p -o export` reported, from its TYPE, USAGE and LABEL, e.g.
+/// "ext4 filesystem, label 'data'", "LVM2_member (LVM physical volume)",
+/// "linux_raid_member (md RAID member)", "swap signature".
+fn describe_blkid(ty: &str, usage: Option<&str>, label: Option<&str>) -> String {
+    let what = match (ty, usage) {
+        ("swap", _) => "swap signature".to_string(),
+        ("LVM2_member" | "LVM1_member", _) => format!("{ty} (LVM physical volume)"),
+        ("linux_raid_member", _) => format!("{ty} (md RAID member)"),
+        (_, Some("filesystem")) => format!("{ty} filesystem"),
+        (_, Some("raid")) => format!("{ty} (RAID or volume-manager member)"),
+        (_, Some("crypto")) => format!("{ty} encrypted volume"),
+        _ => format!("{ty} signature"),
+    };
+    match label.filter(|l| !l.is_empty()) {
+        Some(l) => format!("{what}, label '{l}',"),
+        None => what,
+    }
+}
+
+/// Undoes `blkid -o export`'s shell quoting (a backslash before special characters).
+fn unquote_export(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    let mut chars = v.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Signatures found by `blkid -p` (libblkid's low-level probe), or None if blkid is missing
+/// or failed. Each is a phrase that reads before "on DEVICE".
 fn blkid_probe(path: &Path) -> Option<Vec<String>> {
     let out = Command::new("blkid")
         .args(["-p", "-o", "export"])
         .arg(path)
         .output()
         .ok()?;
-    // Exit 2: nothing found. Other failures: fall back to our own probe.
-    if out.status.code() == Some(2) {
-        return Some(Vec::new());
-    }
-    if !out.status.success() {
-        return None;
+    match out.status.code() {
+        // Nothing found.
+        Some(2) => return Some(Vec::new()),
+        // Several signatures that contradict each other: libblkid will not say which is
+        // real, but there is certainly something.
+        Some(8) => {
+            return Some(vec![format!(
+                "more than one filesystem or RAID signature (wipefs {} lists them)",
+                path.display()
+            )])
+        }
+        Some(0) => {}
+        // Other failures: fall back to our own probe.
+        _ => return None,
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let get = |k: &str| {
         text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")).map(str::to_string))
+            .find_map(|l| l.strip_prefix(&format!("{k}=")).map(unquote_export))
     };
     let mut found = Vec::new();
     if let Some(t) = get("TYPE") {
-        let label = get("LABEL")
-            .map(|l| format!(", label '{l}'"))
-            .unwrap_or_default();
-        found.push(format!("{t} signature{label}"));
+        found.push(describe_blkid(
+            &t,
+            get("USAGE").as_deref(),
+            get("LABEL").as_deref(),
+        ));
     }
     if let Some(pt) = get("PTTYPE") {
         found.push(format!("{pt} partition table"));
     }
     Some(found)
+}
+
+/// What is on one device: libblkid's probe, or our own where blkid is missing.
+fn signatures(path: &Path) -> Vec<String> {
+    blkid_probe(path).unwrap_or_else(|| {
+        File::open(path)
+            .map(|f| magic_probe(&f))
+            .unwrap_or_default()
+    })
 }
 
 /// Our own probe for the common signatures, used where blkid is not installed.
@@ -245,16 +327,22 @@ pub fn check_block_device_write(
         parts.sort();
         found.push(format!("it has partitions ({})", parts.join(", ")));
     }
-    let signatures = blkid_probe(path).unwrap_or_else(|| {
-        File::open(path)
-            .map(|f| magic_probe(&f))
-            .unwrap_or_default()
-    });
     found.extend(
-        signatures
+        signatures(path)
             .into_iter()
             .map(|s| format!("{s} on {}", path.display())),
     );
+    // What each partition holds, so the refusal names the filesystem that would be lost.
+    for (name, _) in devs.iter().skip(1) {
+        let part = PathBuf::from(format!("/dev/{name}"));
+        if part.exists() {
+            found.extend(
+                signatures(&part)
+                    .into_iter()
+                    .map(|s| format!("{s} on {}", part.display())),
+            );
+        }
+    }
     if !found.is_empty() {
         return Err(Refusal {
             target: path.display().to_string(),
@@ -310,6 +398,33 @@ mod tests {
         );
         assert_eq!(d("dm-1"), "device-mapper device dstest (/dev/dm-1)");
         assert_eq!(d("dm-9"), "/dev/dm-9 (device-mapper, md or LVM)");
+    }
+
+    #[test]
+    fn blkid_findings_read_as_what_they_are() {
+        assert_eq!(
+            describe_blkid("ext4", Some("filesystem"), Some("data")),
+            "ext4 filesystem, label 'data',"
+        );
+        assert_eq!(
+            describe_blkid("swap", Some("other"), None),
+            "swap signature"
+        );
+        assert_eq!(
+            describe_blkid("LVM2_member", Some("raid"), None),
+            "LVM2_member (LVM physical volume)"
+        );
+        assert_eq!(
+            describe_blkid("linux_raid_member", Some("raid"), Some("")),
+            "linux_raid_member (md RAID member)"
+        );
+        assert_eq!(
+            describe_blkid("crypto_LUKS", Some("crypto"), None),
+            "crypto_LUKS encrypted volume"
+        );
+        assert_eq!(unquote_export(r"my\ disk"), "my disk");
+        assert_eq!(unescape_mount_path(r"/tmp/a\040b"), "/tmp/a b");
+        assert_eq!(unescape_mount_path(r"/tmp/x\9"), r"/tmp/x\9");
     }
 
     #[test]

@@ -58,6 +58,15 @@ pub struct LoopDev {
 impl LoopDev {
     /// None (with the reason printed) where a loop device cannot be made.
     pub fn new(size: u64) -> Option<LoopDev> {
+        Self::with_args(size, &[])
+    }
+
+    /// A loop device whose partitions the kernel may list (`losetup -P`).
+    pub fn partitioned(size: u64) -> Option<LoopDev> {
+        Self::with_args(size, &["-P"])
+    }
+
+    fn with_args(size: u64, extra: &[&str]) -> Option<LoopDev> {
         if !is_root() {
             eprintln!("skipped: loop devices need root");
             return None;
@@ -69,6 +78,7 @@ impl LoopDev {
         std::fs::File::create(&img).ok()?.set_len(size).ok()?;
         let out = Command::new("losetup")
             .args(["-f", "--show"])
+            .args(extra)
             .arg(&img)
             .output()
             .ok()?;

@@ -1,0 +1,556 @@
+//! As root, on real loop devices: a write run is refused (exit 2) whatever the device holds
+//! or whoever uses it — a GPT or MBR partition table, a filesystem on one of its partitions, a
+//! mounted filesystem (on the device or on one of its partitions), swap in use, a swap, LVM
+//! or md signature — even with `--destroy-data` naming it. The refusal names what was found
+//! and where, and a checksum of the whole device before and after proves nothing was
+//! written. A read run on the same device is allowed and changes nothing either. The
+//! dashboard's target picker and its run path see the same findings.
+//!
+//! Each case needs real tools (sfdisk, partx, mkfs.ext4, mount, mkswap, swapon, pvcreate,
+//! mdadm); where one is missing or cannot work on this kernel the case prints
+//! "skipped: <why>" and passes. device-mapper, md and LVM *holders* need those kernel
+//! drivers and are covered inside a QEMU guest, not here.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{run, LoopDev};
+
+/// Runs a tool; Err(why) when it is missing or fails.
+fn tool(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<(), String> {
+    use std::io::Write;
+    let mut c = Command::new(cmd);
+    c.args(args)
+        .env("LVM_SUPPRESS_FD_WARNINGS", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c
+        .spawn()
+        .map_err(|e| format!("{cmd} is not available: {e}"))?;
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(stdin.unwrap_or("").as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd} {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+macro_rules! or_skip {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(why) => {
+                eprintln!("skipped: {why}");
+                return;
+            }
+        }
+    };
+}
+
+fn some_or_skip<T>(v: Option<T>) -> Result<T, String> {
+    v.ok_or_else(|| "no loop device (see above)".to_string())
+}
+
+/// A filesystem mounted (read-write) on a temporary directory, then frozen (fsfreeze): ext4
+/// writes to its device on its own for seconds after mounting (journal commits), and a frozen
+/// filesystem flushes everything and writes nothing more, so the device's checksum shows only
+/// what drivescope did. Thawed and unmounted on drop, even when a test fails.
+struct Mount {
+    dir: tempfile::TempDir,
+}
+
+impl Mount {
+    fn new(dev: &Path) -> Result<Mount, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        tool(
+            "mount",
+            &[
+                dev.to_str().unwrap_or_default(),
+                dir.path().to_str().unwrap_or_default(),
+            ],
+            None,
+        )?;
+        let m = Mount { dir };
+        tool(
+            "fsfreeze",
+            &["--freeze", m.dir.path().to_str().unwrap_or_default()],
+            None,
+        )?;
+        Ok(m)
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = tool(
+            "fsfreeze",
+            &["--unfreeze", self.dir.path().to_str().unwrap_or_default()],
+            None,
+        );
+        if tool(
+            "umount",
+            &[self.dir.path().to_str().unwrap_or_default()],
+            None,
+        )
+        .is_err()
+        {
+            let _ = tool(
+                "umount",
+                &["-l", self.dir.path().to_str().unwrap_or_default()],
+                None,
+            );
+        }
+    }
+}
+
+/// A device in use as swap; swapoff on drop.
+struct SwapOn(PathBuf);
+
+impl Drop for SwapOn {
+    fn drop(&mut self) {
+        let _ = tool("swapoff", &[self.0.to_str().unwrap_or_default()], None);
+    }
+}
+
+fn d(p: &Path) -> &str {
+    p.to_str().expect("utf-8 device path")
+}
+
+/// Writes a partition table of `label` ("gpt" or "dos") with two partitions. Returns the
+/// partitions' device paths when the kernel lists them (partx adds them where the kernel
+/// does not parse this table type itself), or an empty list when it does not.
+fn partition(dev: &LoopDev, label: &str) -> Result<Vec<PathBuf>, String> {
+    let script = format!("label: {label}\n,24MiB,L\n,,L\n");
+    tool("sfdisk", &["-q", d(&dev.dev)], Some(&script))?;
+    // The kernel may have read the table already; partx adds what it did not.
+    let _ = tool("partx", &["-u", d(&dev.dev)], None);
+    let parts: Vec<PathBuf> = (1..=2)
+        .map(|i| PathBuf::from(format!("/dev/{}p{i}", dev.name)))
+        .collect();
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(3) {
+        if parts.iter().all(|p| p.exists()) {
+            return Ok(parts);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!(
+        "note: the kernel lists no partitions of {}",
+        dev.dev.display()
+    );
+    Ok(Vec::new())
+}
+
+fn mkfs_ext4(dev: &Path, label: &str) -> Result<(), String> {
+    // No lazy initialisation: nothing may write to a mounted filesystem behind the test's back.
+    tool(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            "-L",
+            label,
+            d(dev),
+        ],
+        None,
+    )
+}
+
+/// A write run on `target` (with `--destroy-data` naming it) must exit 2, its message must
+/// contain every one of `expect`, and the whole device `whole` must be unchanged. A read
+/// run on `target` must succeed and leave it unchanged too. Returns the refusal message.
+fn refused_but_readable(case: &str, whole: &LoopDev, target: &Path, expect: &[String]) -> String {
+    refused_but_readable_by(case, target, expect, &|| whole.sha256())
+}
+
+/// As [`refused_but_readable`], with the device's checksum taken by `checksum`.
+fn refused_but_readable_by(
+    case: &str,
+    target: &Path,
+    expect: &[String],
+    checksum: &dyn Fn() -> String,
+) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let t = d(target);
+    let sum0 = checksum();
+    assert_eq!(sum0.len(), 64, "{case}: sha256sum of {}", target.display());
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            t,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--destroy-data",
+            t,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("{case}: exit {:?}: {}", out.status.code(), err.trim());
+    assert_eq!(out.status.code(), Some(2), "{case}: {err}");
+    for e in expect {
+        assert!(err.contains(e.as_str()), "{case}: expected «{e}» in: {err}");
+    }
+    assert_eq!(checksum(), sum0, "{case}: a refused run wrote");
+
+    let out = run(
+        home.path(),
+        &["run", "--target", t, "--rw", "randread", "--duration", "1s"],
+    );
+    assert!(
+        out.status.success(),
+        "{case}: the read run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(checksum(), sum0, "{case}: a read run wrote");
+    err
+}
+
+fn partition_table_case(label: &str, pretty: &str) {
+    let dev = or_skip!(some_or_skip(LoopDev::partitioned(64 << 20)));
+    let parts = or_skip!(partition(&dev, label));
+    let mut expect = vec![format!("{pretty} partition table on {}", dev.dev.display())];
+    if let Some(p1) = parts.first() {
+        or_skip!(mkfs_ext4(p1, "inner"));
+        expect.push(format!("it has partitions ({}, ", p1.display()));
+        expect.push(format!(
+            "ext4 filesystem, label 'inner', on {}",
+            p1.display()
+        ));
+    }
+    refused_but_readable(&format!("{label} disk"), &dev, &dev.dev, &expect);
+    match parts.first() {
+        Some(p1) => {
+            refused_but_readable(
+                &format!("{label} partition 1"),
+                &dev,
+                p1,
+                &[format!(
+                    "ext4 filesystem, label 'inner', on {}",
+                    p1.display()
+                )],
+            );
+        }
+        None => eprintln!("skipped: the partition itself (the kernel lists none)"),
+    }
+}
+
+#[test]
+fn gpt_partition_table_is_refused() {
+    partition_table_case("gpt", "gpt");
+}
+
+#[test]
+fn mbr_partition_table_is_refused() {
+    partition_table_case("dos", "dos");
+}
+
+#[test]
+fn mounted_filesystem_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "busy"));
+    let m = or_skip!(Mount::new(&dev.dev));
+    refused_but_readable(
+        "mounted",
+        &dev,
+        &dev.dev,
+        &[
+            format!("{} is mounted on {}", dev.dev.display(), m.path().display()),
+            format!("ext4 filesystem, label 'busy', on {}", dev.dev.display()),
+        ],
+    );
+    drop(m);
+}
+
+#[test]
+fn mounted_partition_is_named_when_the_whole_disk_is_the_target() {
+    let dev = or_skip!(some_or_skip(LoopDev::partitioned(64 << 20)));
+    let parts = or_skip!(partition(&dev, "gpt"));
+    let Some(p1) = parts.first() else {
+        eprintln!("skipped: the kernel lists no partitions of a loop device here");
+        return;
+    };
+    or_skip!(mkfs_ext4(p1, "inner"));
+    let m = or_skip!(Mount::new(p1));
+    refused_but_readable(
+        "mounted partition",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is mounted on {}",
+            p1.display(),
+            m.path().display()
+        )],
+    );
+    drop(m);
+}
+
+/// sha256 of a swap device made by `mkswap DEV 40` but for the kernel's swap slots (pages
+/// 1-9), which the kernel may write at any moment while the swap is in use.
+fn outside_swap_slots(dev: &LoopDev) -> String {
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            r#"{ head -c 4096 "$1" && tail -c +40961 "$1"; } | sha256sum"#,
+            "sh",
+            d(&dev.dev),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn swap_in_use_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    // The kernel itself may page out to a swap in use at any moment (this is likely the
+    // machine's only swap), so the swap area is the smallest mkswap makes: 10 pages, of
+    // which the kernel owns pages 1-9. The checksum covers the whole device but those.
+    or_skip!(tool("mkswap", &[d(&dev.dev), "40"], None));
+    or_skip!(tool("swapon", &[d(&dev.dev)], None));
+    let s = SwapOn(dev.dev.clone());
+    refused_but_readable_by(
+        "swap in use",
+        &dev.dev,
+        &[
+            format!("{} is in use as swap", dev.dev.display()),
+            format!("swap signature on {}", dev.dev.display()),
+        ],
+        &|| outside_swap_slots(&dev),
+    );
+    drop(s);
+}
+
+#[test]
+fn swap_signature_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(tool("mkswap", &[d(&dev.dev)], None));
+    let msg = refused_but_readable(
+        "swap signature",
+        &dev,
+        &dev.dev,
+        &[format!("swap signature on {}", dev.dev.display())],
+    );
+    assert!(!msg.contains("in use as swap"), "{msg}");
+}
+
+#[test]
+fn lvm_physical_volume_signature_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    // pvcreate writes the label without device-mapper; it refuses if it cannot.
+    or_skip!(tool("pvcreate", &["-ff", "-y", d(&dev.dev)], None));
+    refused_but_readable(
+        "LVM PV",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "LVM2_member (LVM physical volume) on {}",
+            dev.dev.display()
+        )],
+    );
+}
+
+#[test]
+fn md_raid_signature_is_refused() {
+    // mdadm writes the superblock only through the md driver; without it, skip rather than
+    // forge the bytes (and do not let a failing mdadm leave device nodes behind).
+    if !Path::new("/proc/mdstat").exists() {
+        eprintln!(
+            "skipped: this kernel has no md driver (no /proc/mdstat), and mdadm --create \
+             cannot write an md superblock without it"
+        );
+        return;
+    }
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    let md = "/dev/md/drivescope-guard-test";
+    or_skip!(tool(
+        "mdadm",
+        &[
+            "--create",
+            md,
+            "--run",
+            "--metadata=1.2",
+            "--level=1",
+            "--raid-devices=2",
+            d(&dev.dev),
+            "missing",
+        ],
+        None,
+    )
+    .map_err(|e| format!("mdadm cannot create an array here (no md driver?): {e}")));
+    // Leave only the signature: the array (a holder) is another test's business.
+    let _ = tool("mdadm", &["--stop", md], None);
+    refused_but_readable(
+        "md signature",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "linux_raid_member (md RAID member) on {}",
+            dev.dev.display()
+        )],
+    );
+}
+
+#[test]
+fn device_mapper_holder_needs_the_dm_driver() {
+    if !Path::new("/sys/module/dm_mod").exists() {
+        eprintln!(
+            "skipped: this kernel has no device-mapper; dm/md/LVM holders are tested in the \
+             QEMU guest"
+        );
+        return;
+    }
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    let sectors = (64u64 << 20) / 512;
+    let name = format!("drivescope-guard-{}", dev.name);
+    or_skip!(tool(
+        "dmsetup",
+        &["create", &name],
+        Some(&format!("0 {sectors} linear {} 0\n", d(&dev.dev))),
+    ));
+    struct DmRemove(String);
+    impl Drop for DmRemove {
+        fn drop(&mut self) {
+            let _ = tool("dmsetup", &["remove", "--retry", &self.0], None);
+        }
+    }
+    let dm = DmRemove(name.clone());
+    refused_but_readable(
+        "device-mapper holder",
+        &dev,
+        &dev.dev,
+        &[format!("{} is held by dm-", dev.dev.display()), name],
+    );
+    drop(dm);
+}
+
+#[test]
+fn dashboard_sees_what_the_guard_sees() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    let blank = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "data"));
+    let entries = drivescope::commands::dashboard::device_entries();
+    let of = |p: &Path| entries.iter().find(|e| e.path == p).cloned();
+    let e = of(&dev.dev).expect("the target picker lists the loop device");
+    let reason = e.safety.expect("the picker shows why writes are refused");
+    eprintln!("picker: {}: {reason}", dev.dev.display());
+    assert!(
+        reason.contains(&format!(
+            "ext4 filesystem, label 'data', on {}",
+            dev.dev.display()
+        )),
+        "{reason}"
+    );
+    let b = of(&blank.dev).expect("the target picker lists the blank loop device");
+    assert_eq!(b.safety, None, "a blank device is writable once named");
+    assert!(b.needs_typed_confirmation());
+
+    // The dashboard's run path prepares the target through the same guard.
+    let sum0 = dev.sha256();
+    let req = drivescope::target::TargetRequest {
+        writes: true,
+        destroy_data: Some(dev.dev.clone()),
+        ..Default::default()
+    };
+    let r = drivescope::target::prepare(&dev.dev, &req);
+    assert!(
+        matches!(r, Err(drivescope::target::TargetError::Refused(_))),
+        "{r:?}"
+    );
+    assert_eq!(dev.sha256(), sum0);
+}
+
+/// A write step straight through the engine (no guard) on a device in use: the engine's
+/// exclusive open makes the kernel refuse it, and nothing is written.
+fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
+    use drivescope::engine::{run_step, Control, EngineKind, StepTarget};
+    use drivescope::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+    use std::sync::atomic::AtomicBool;
+    let len = 16 << 20;
+    let spec = StepSpec {
+        workload: Workload {
+            rw: RwMode::RandWrite,
+            rwmixread: 0,
+            bs: BlockSizes::single(4096),
+            iodepth: 4,
+            jobs: 2,
+            region: Region { offset: 0, len },
+            rate_iops: None,
+            seed: 1,
+            direct: true,
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(Duration::from_millis(500)),
+            bytes: None,
+        },
+        interval: Duration::from_millis(250),
+    };
+    let target = StepTarget {
+        path: dev.dev.clone(),
+        size: 64 << 20,
+        align: 512,
+    };
+    let sum0 = checksum();
+    let stop = AtomicBool::new(false);
+    let r = run_step(
+        &target,
+        &spec,
+        EngineKind::IoUring,
+        &stop,
+        |_| Control::Continue,
+        |_| {},
+    );
+    let e = r
+        .expect_err("the kernel let a write open through")
+        .to_string();
+    eprintln!("{case} (engine, no guard): {e}");
+    assert!(e.contains("in use"), "{e}");
+    assert_eq!(checksum(), sum0, "{case}: the engine wrote");
+}
+
+#[test]
+fn the_kernel_refuses_the_engine_a_mounted_device_even_past_the_guard() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "busy"));
+    let m = or_skip!(Mount::new(&dev.dev));
+    engine_write_is_refused_by_the_kernel("mounted", &dev, &|| dev.sha256());
+    drop(m);
+}
+
+#[test]
+fn the_kernel_refuses_the_engine_a_swap_in_use_even_past_the_guard() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(tool("mkswap", &[d(&dev.dev), "40"], None));
+    or_skip!(tool("swapon", &[d(&dev.dev)], None));
+    let s = SwapOn(dev.dev.clone());
+    // Only the kernel's own swap slots (pages 1-9) may change under it.
+    engine_write_is_refused_by_the_kernel("swap in use", &dev, &|| outside_swap_slots(&dev));
+    drop(s);
+}
