@@ -131,31 +131,48 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     Ok(())
 }
 
-/// Opens the target for one job. The first job's open of a block device it writes is
-/// exclusive (O_EXCL): the kernel then refuses it while the device is mounted, active swap or
-/// held by device-mapper, md or LVM, and refuses those to anyone else while the step runs,
-/// behind the guard's checks (see `target::guard`).
-fn open_target(target: &StepTarget, spec: &StepSpec, first: bool) -> Result<File, EngineError> {
+/// Claims a block device the step writes, exclusively (O_EXCL), for as long as the step
+/// runs: the kernel then refuses the claim while the device is mounted, active swap or held
+/// by device-mapper, md or LVM, and refuses those to anyone else meanwhile, behind the
+/// guard's checks (see `target::guard`). The claim is a plain descriptor of its own, never
+/// registered with a ring: a ring's descriptors are released by the kernel's asynchronous
+/// ring teardown, some time after the step, which would make the next step's (or the next
+/// run's) claim fail with EBUSY. `None` for files and read-only steps.
+fn claim_device(target: &StepTarget, spec: &StepSpec) -> Result<Option<File>, EngineError> {
     let w = &spec.workload;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
-    let exclusive = writes
-        && first
-        && std::fs::metadata(&target.path)
-            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+    let block = std::fs::metadata(&target.path).is_ok_and(|m| m.file_type().is_block_device());
+    if !(writes && block) {
+        return Ok(None);
+    }
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(&target.path)
+        .map(Some)
+        .map_err(|source| EngineError::Open {
+            path: target.path.display().to_string(),
+            mode: "exclusive use",
+            hint: if source.raw_os_error() == Some(libc::EBUSY) {
+                " (the device is in use: mounted, active swap, or held by device-mapper, md or LVM)"
+            } else {
+                ""
+            },
+            source,
+        })
+}
+
+/// Opens the target for one job.
+fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError> {
+    let w = &spec.workload;
+    let writes = w.rw.read_percent(w.rwmixread) < 100;
     let mut o = OpenOptions::new();
     o.read(true).write(writes);
-    let mut flags = 0;
     if w.direct {
-        flags |= libc::O_DIRECT;
+        o.custom_flags(libc::O_DIRECT);
     }
-    if exclusive {
-        flags |= libc::O_EXCL;
-    }
-    o.custom_flags(flags);
     o.open(&target.path).map_err(|source| {
-        let hint = if exclusive && source.raw_os_error() == Some(libc::EBUSY) {
-            " (the device is in use: mounted, active swap, or held by device-mapper, md or LVM)"
-        } else if w.direct && source.raw_os_error() == Some(libc::EINVAL) {
+        let hint = if w.direct && source.raw_os_error() == Some(libc::EINVAL) {
             " (this filesystem refuses O_DIRECT; run with --direct 0 to go through the page cache)"
         } else if source.kind() == std::io::ErrorKind::PermissionDenied {
             " (run as root or get write access to it)"
@@ -262,8 +279,10 @@ pub fn run_step_ctl(
     let engine_name = if use_uring { "io_uring" } else { "sync" };
 
     let jobs = w.jobs as usize;
+    // Held until the step returns (dropped with this frame).
+    let _claim = claim_device(target, spec)?;
     let files: Vec<File> = (0..jobs)
-        .map(|j| open_target(target, spec, j == 0))
+        .map(|_| open_target(target, spec))
         .collect::<Result<_, _>>()?;
     let device = files
         .first()
