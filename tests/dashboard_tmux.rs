@@ -109,6 +109,20 @@ impl Drop for Tmux {
     }
 }
 
+/// The one session the dashboard saved under `home`, loaded.
+fn the_saved_session(home: &Path) -> (std::path::PathBuf, drivescope::session::Loaded) {
+    let dir = home.join("data/drivescope/sessions");
+    let sessions: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("no sessions folder {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let loaded = drivescope::session::load(&sessions[0]).unwrap();
+    (sessions[0].clone(), loaded)
+}
+
 fn assert_cooked(stty: &str) {
     let words: Vec<&str> = stty.split_whitespace().collect();
     assert!(words.contains(&"icanon"), "left in raw mode: {stty}");
@@ -270,15 +284,7 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     assert_cooked(&t.stty());
     let cursor = t.tmux(&["display", "-p", "#{cursor_flag}"]);
     assert_eq!(cursor.trim(), "1", "cursor left hidden");
-    let dir = home.path().join("data/drivescope/sessions");
-    let sessions: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("no sessions folder {}: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let loaded = drivescope::session::load(&sessions[0]).unwrap();
+    let (_, loaded) = the_saved_session(home.path());
     assert!(
         !loaded.session.intervals.is_empty(),
         "the session holds the run's intervals"
@@ -363,19 +369,12 @@ fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let dir = home.path().join("data/drivescope/sessions");
-    let s: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert_eq!(s.len(), 1, "{s:?}");
-    let loaded = drivescope::session::load(&s[0]).unwrap();
+    let (path, loaded) = the_saved_session(home.path());
     assert_eq!(loaded.documents, 1, "the final save happened");
     assert!(
         !loaded.session.intervals.is_empty(),
         "{}",
-        std::fs::read_to_string(&s[0]).unwrap()
+        std::fs::read_to_string(&path).unwrap()
     );
 }
 
@@ -406,14 +405,7 @@ fn signal_during_a_run(name: &str, sig: &str, code: i32) {
     let took = sent.elapsed();
     assert!(took < Duration::from_secs(3), "{sig}: {took:?} to exit");
     assert_cooked(&t.stty());
-    let dir = home.path().join("data/drivescope/sessions");
-    let s: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert_eq!(s.len(), 1, "{s:?}");
-    let loaded = drivescope::session::load(&s[0]).unwrap();
+    let (_, loaded) = the_saved_session(home.path());
     assert_eq!(loaded.documents, 1, "{sig}: the final save happened");
     assert_eq!(
         loaded.session.state,

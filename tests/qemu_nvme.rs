@@ -4,37 +4,13 @@
 //! field; checks the unprivileged fallback to hwmon and that the poller watched a
 //! workload on /dev/nvme0n1. Skipped, with the reason, where QEMU cannot run.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
+use common::qemu::{boot, rc, section, skip_reason};
 use serde_json::Value;
-
-fn skip_reason() -> Option<String> {
-    if std::env::var_os("DRIVESCOPE_SKIP_QEMU").is_some() {
-        return Some("DRIVESCOPE_SKIP_QEMU is set".into());
-    }
-    let have_qemu = Command::new("sh")
-        .args(["-c", "command -v qemu-system-x86_64"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !have_qemu {
-        return Some("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86 cpio busybox-static nvme-cli dmsetup smartmontools)".into());
-    }
-    None
-}
-
-fn section(out: &Path, name: &str) -> String {
-    std::fs::read_to_string(out.join(format!("{name}.txt")))
-        .unwrap_or_else(|e| panic!("guest section {name} missing: {e}"))
-}
-
-fn rc(out: &Path, name: &str) -> i32 {
-    std::fs::read_to_string(out.join("rc").join(name))
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or_else(|| panic!("guest section {name} has no exit code"))
-}
 
 fn json(out: &Path, name: &str) -> Value {
     assert_eq!(
@@ -89,19 +65,7 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
         return;
     }
     let run_works = host_run_works();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = repo.join("target/qemu-nvme/test-out");
-    let status = Command::new("bash")
-        .arg(repo.join("scripts/qemu-nvme/run.sh"))
-        .arg(env!("CARGO_BIN_EXE_drivescope"))
-        .arg(&out)
-        .status()
-        .expect("run scripts/qemu-nvme/run.sh");
-    assert!(
-        status.success(),
-        "scripts/qemu-nvme/run.sh failed; see {}",
-        out.display()
-    );
+    let out = boot("scripts/qemu-nvme/guest-init.sh", "qemu-nvme/test-out", &[]);
 
     let ours = json(&out, "smart_json");
     let log = json(&out, "nvme_smart_log");
