@@ -140,9 +140,7 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
 /// run's) claim fail with EBUSY. `None` for files and read-only steps.
 fn claim_device(target: &StepTarget, spec: &StepSpec) -> Result<Option<File>, EngineError> {
     let w = &spec.workload;
-    let writes = w.rw.read_percent(w.rwmixread) < 100;
-    let block = std::fs::metadata(&target.path).is_ok_and(|m| m.file_type().is_block_device());
-    if !(writes && block) {
+    if w.rw.read_percent(w.rwmixread) == 100 {
         return Ok(None);
     }
     OpenOptions::new()
@@ -279,8 +277,6 @@ pub fn run_step_ctl(
     let engine_name = if use_uring { "io_uring" } else { "sync" };
 
     let jobs = w.jobs as usize;
-    // Held until the step returns (dropped with this frame).
-    let _claim = claim_device(target, spec)?;
     let files: Vec<File> = (0..jobs)
         .map(|_| open_target(target, spec))
         .collect::<Result<_, _>>()?;
@@ -289,6 +285,12 @@ pub fn run_step_ctl(
         .and_then(|f| f.metadata().ok())
         .filter(|m| m.file_type().is_block_device())
         .map(|m| DeviceWatch::new(&target.path, m.rdev()));
+    // Held until the step returns (dropped with this frame). Our own jobs' plain opens
+    // above do not stand in its way; anyone else's exclusive use does.
+    let _claim = match device {
+        Some(_) => claim_device(target, spec)?,
+        None => None,
+    };
     let schedule = Schedule::new(spec.interval, spec.ramp);
     let end_ns = spec
         .end
@@ -494,11 +496,11 @@ pub fn run_step_ctl(
                         format!("{what}; stopped without waiting for it"),
                         &mut notes,
                     );
-                    // A step that reached its end while the device sat on its I/O did not
-                    // measure the device: that is the device failing, not a result. (A
-                    // stop the user asked for stays a stop.)
-                    let user_stop = ended_by.as_deref() == Some("stopped");
-                    if !user_stop && !ended_by.as_deref().is_some_and(failure::is_failure) {
+                    // A step that reached its own end (duration, bytes) while the device
+                    // sat on its I/O did not measure the device: that is the device
+                    // failing, not a result. A stop, skip, steady state or failure keeps
+                    // its reason.
+                    if matches!(ended_by.as_deref(), None | Some("duration") | Some("bytes")) {
                         ended_by = Some(format!("{}: {what}", failure::STALLED));
                     }
                 }
