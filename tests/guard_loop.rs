@@ -473,14 +473,14 @@ fn dashboard_sees_what_the_guard_sees() {
 
     // The dashboard's run path prepares the target through the same guard.
     let sum0 = dev.sha256();
-    let req = drivescope::target::TargetRequest {
+    let req = drivescope::dut::TargetRequest {
         writes: true,
         destroy_data: Some(dev.dev.clone()),
         ..Default::default()
     };
-    let r = drivescope::target::prepare(&dev.dev, &req);
+    let r = drivescope::dut::prepare(&dev.dev, &req);
     assert!(
-        matches!(r, Err(drivescope::target::TargetError::Refused(_))),
+        matches!(r, Err(drivescope::dut::TargetError::Refused(_))),
         "{r:?}"
     );
     assert_eq!(dev.sha256(), sum0);

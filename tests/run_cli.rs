@@ -91,7 +91,7 @@ fn randread_json_stream_and_summary() {
     assert!((s["read_bw_bytes"].as_f64().unwrap() - iops * 4096.0).abs() < 4096.0);
     // After the fill no block of the file is left unwritten.
     let f = std::fs::File::open(&target).unwrap();
-    assert!(!drivescope::target::extents::has_unwritten(&f, 64 << 20).unwrap_or(false));
+    assert!(!drivescope::dut::extents::has_unwritten(&f, 64 << 20).unwrap_or(false));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-pub use crate::target::TargetKind;
+pub use crate::dut::TargetKind;
 
 /// One preset the user can start.
 #[derive(Debug, Clone, PartialEq)]

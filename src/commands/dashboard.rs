@@ -20,13 +20,13 @@ use crate::app::{
     SteadyView, StepInfo, TargetEntry, TargetKind, TelemetryView,
 };
 use crate::drive::{self, SysRoot};
+use crate::dut::fill::fill_if_unwritten;
+use crate::dut::{self, guard, PreparedTarget, TargetRequest};
 use crate::engine::{EngineKind, StepTarget};
 use crate::plan::{self, Plan, PlanOptions, TargetFacts};
 use crate::preset;
 use crate::runner::{run_plan, PlanOutcome, RunControl, RunEvent};
 use crate::session::{RecorderOptions, SessionRecorder, SessionState, DEFAULT_AUTOSAVE};
-use crate::target::fill::fill_if_unwritten;
-use crate::target::{self, guard, PreparedTarget, TargetRequest};
 use crate::telemetry::TelemetrySample;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
 
@@ -97,7 +97,7 @@ fn file_entry(path: &Path, default: bool) -> TargetEntry {
         path: path.to_path_buf(),
         label,
         kind: TargetKind::File,
-        size: size.or(default.then_some(target::DEFAULT_FILE_SIZE)),
+        size: size.or(default.then_some(dut::DEFAULT_FILE_SIZE)),
         safety: None,
     }
 }
@@ -287,7 +287,7 @@ fn prepare(c: &RunCtx) -> Result<(preset::Preset, Plan, PreparedTarget), String>
         destroy_data: c.destroy_data.clone(),
         create_default: true,
     };
-    let t = target::prepare(&c.target, &req).map_err(|e| e.to_string())?;
+    let t = dut::prepare(&c.target, &req).map_err(|e| e.to_string())?;
     let facts = TargetFacts {
         capacity_bytes: t.size,
         logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
@@ -303,7 +303,7 @@ fn prepare(c: &RunCtx) -> Result<(preset::Preset, Plan, PreparedTarget), String>
         .any(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100);
     if writes {
         req.writes = true;
-        let t = target::prepare(&c.target, &req).map_err(|e| e.to_string())?;
+        let t = dut::prepare(&c.target, &req).map_err(|e| e.to_string())?;
         return Ok((p, plan, t));
     }
     Ok((p, plan, t))
@@ -601,7 +601,7 @@ pub fn hold_signals_for_shutdown() {
 /// Opens the dashboard and runs until the user quits (or a signal ends it).
 pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
     hold_signals_for_shutdown();
-    let default_path = target::default_target_path();
+    let default_path = dut::default_target_path();
     let mut targets = Vec::new();
     if let Some(t) = &args.target {
         let is_dev = std::fs::metadata(t)
@@ -627,7 +627,7 @@ pub fn run(args: &DashboardArgs) -> Result<Exit, DashboardError> {
     let capacity = targets
         .get(selected)
         .and_then(|t| t.size)
-        .unwrap_or(target::DEFAULT_FILE_SIZE);
+        .unwrap_or(dut::DEFAULT_FILE_SIZE);
     let opts = DashboardOptions {
         presets: preset_entries(capacity, 512, args.time_scale),
         highlight_preset: Some(args.preset.clone().unwrap_or_else(|| "quick-look".into())),

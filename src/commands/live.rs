@@ -9,14 +9,14 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::json;
 
 use crate::drive::{self, DriveInfo};
+use crate::dut::fill::fill_if_unwritten;
+use crate::dut::{PreparedTarget, TargetKind};
 use crate::plan::Plan;
 use crate::preset::{self, Preset};
 use crate::runner::RunEvent;
 use crate::session::{
     paths, RecorderOptions, SessionError, SessionRecorder, SessionStart, TargetInfo,
 };
-use crate::target::fill::fill_if_unwritten;
-use crate::target::{PreparedTarget, TargetKind};
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD};
 
 /// The drive under a target and its telemetry poller.

@@ -9,10 +9,10 @@ use serde_json::json;
 use thiserror::Error;
 
 use crate::cli::RunArgs;
+use crate::dut::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
 use crate::engine::{self, Control, EngineError, StepTarget};
 use crate::output::{Format, Printer};
 use crate::session::{SessionError, SessionRecorder};
-use crate::target::{self, PreparedTarget, TargetError, TargetKind, TargetRequest};
 use crate::units::{format_duration, format_size};
 use crate::workload::{BlockSizes, Region, StepEnd, StepSpec, Workload};
 
@@ -115,7 +115,7 @@ pub fn prepare_target(
 ) -> Result<(PreparedTarget, bool), RunError> {
     let (path, is_default) = match &a.target {
         Some(p) => (p.clone(), false),
-        None => (target::default_target_path(), true),
+        None => (dut::default_target_path(), true),
     };
     let req = TargetRequest {
         size,
@@ -123,7 +123,7 @@ pub fn prepare_target(
         destroy_data: a.destroy_data.clone(),
         create_default: is_default,
     };
-    Ok((target::prepare(&path, &req)?, is_default))
+    Ok((dut::prepare(&path, &req)?, is_default))
 }
 
 /// Runs the command. `stop` is set by the signal handlers.

@@ -10,13 +10,13 @@ use serde_json::json;
 use super::live::{self, Live};
 use super::run::{prepare_target, Outcome, RunError};
 use crate::cli::RunArgs;
+use crate::dut::PreparedTarget;
 use crate::engine::StepTarget;
 use crate::output::{Format, Printer};
 use crate::plan::{self, Plan, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset};
 use crate::runner::{run_plan, PlanOutcome, RunControl, RunEvent};
 use crate::session::{RecorderOptions, SessionRecorder};
-use crate::target::PreparedTarget;
 use crate::units::format_size;
 
 fn load(a: &RunArgs) -> Result<Preset, RunError> {

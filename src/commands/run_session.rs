@@ -8,9 +8,9 @@ use serde_json::json;
 
 use super::run::{Outcome, RunError};
 use crate::cli::RunArgs;
+use crate::dut::PreparedTarget;
 use crate::output::Printer;
 use crate::session::{paths, RecorderOptions, SessionRecorder, SessionStart, SessionState};
-use crate::target::PreparedTarget;
 use crate::workload::StepSpec;
 
 /// The command line as typed, quoted where a shell would need it.

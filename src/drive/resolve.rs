@@ -12,7 +12,7 @@ use super::{DriveError, DriveInfo, SysRoot};
 /// drivescope's default target: `$XDG_DATA_HOME/drivescope/scratch.bin`, else
 /// `~/.local/share/drivescope/scratch.bin`, else `./drivescope-scratch.bin`.
 pub fn default_target() -> PathBuf {
-    crate::target::default_target_path()
+    crate::dut::default_target_path()
 }
 
 fn nearest_existing(path: &Path) -> Option<PathBuf> {

@@ -134,7 +134,7 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
 /// Claims a block device the step writes, exclusively (O_EXCL), for as long as the step
 /// runs: the kernel then refuses the claim while the device is mounted, active swap or held
 /// by device-mapper, md or LVM, and refuses those to anyone else meanwhile, behind the
-/// guard's checks (see `target::guard`). The claim is a plain descriptor of its own, never
+/// guard's checks (see `dut::guard`). The claim is a plain descriptor of its own, never
 /// registered with a ring: a ring's descriptors are released by the kernel's asynchronous
 /// ring teardown, some time after the step, which would make the next step's (or the next
 /// run's) claim fail with EBUSY. `None` for files and read-only steps.

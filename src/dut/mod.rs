@@ -1,4 +1,4 @@
-//! The thing under test: a regular file (created and filled by drivescope when needed) or a
+//! The device under test: a regular file (created and filled by drivescope when needed) or a
 //! block device. Finds its size and O_DIRECT alignment, creates test files with fallocate,
 //! tells whether a file was ever written, and refuses writes that could destroy data
 //! (see [`guard`]).
