@@ -210,7 +210,7 @@ fn main() {
             index += 1;
         }
         let mut s = StepSummary {
-            engine: "io_uring".into(),
+            engine: drivescope::workload::EngineKind::IoUring,
             engine_note: None,
             runtime_s: per_step as f64,
             ios: (iops * per_step as f64) as u64,
@@ -229,7 +229,7 @@ fn main() {
             read_lat_us: LatSummary::default(),
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
-            ended_by: "duration".into(),
+            ended_by: drivescope::outcome::EndedBy::Duration,
         };
         let base = 80.0 + step as f64 * 5.0;
         s.lat_us = LatSummary {
@@ -244,7 +244,10 @@ fn main() {
             ..LatSummary::default()
         };
         rec.end_step(s);
-        rec.push_event("step", format!("step {step} done"));
+        rec.push_event(
+            drivescope::session::EventKind::Other("step".into()),
+            format!("step {step} done"),
+        );
     }
     rec.flush();
     let record_s = t_rec.elapsed().as_secs_f64();

@@ -2,23 +2,29 @@
 //!
 //! The crate is a library so that integration tests and benches reach every layer; the
 //! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
-//! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
+//! `../shared/DESIGN.md` lays out: preset → plan → run (runner → engine seam) → events →
+//! session / printer / dashboard. Modules depend one way: `commands` on `cli` and the
+//! library; `dashboard` on `run`, `app`, `ui` and `tui`; `run` on `engine`, `plan`,
+//! `session`, `dut` and `telemetry`; none of these on `commands` or `cli`.
 
 pub mod app;
 pub mod cli;
 pub mod commands;
+pub mod dashboard;
 pub mod drive;
 pub mod dut;
 pub mod engine;
-pub mod output;
+pub mod outcome;
 pub mod plan;
 pub mod preset;
 pub mod report;
-pub mod runner;
+pub mod run;
 pub mod session;
 pub mod stats;
 pub mod telemetry;
+pub mod theme;
 pub mod tui;
 pub mod ui;
 pub mod units;
 pub mod workload;
+pub mod yaml_pos;

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use clap::Parser;
 use drivescope::cli::{Cli, Command, RunArgs};
-use drivescope::commands::{self, run::Outcome};
+use drivescope::commands;
+use drivescope::outcome::RunOutcome;
 use drivescope::tui::Exit;
 
 /// Signals that stop a headless run: the first asks for a clean stop (summary printed,
@@ -50,20 +51,31 @@ fn headless(args: &RunArgs) -> ExitCode {
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
-    match commands::run::run(args, &stop) {
-        Ok(Outcome::Completed { errors: 0, .. }) => ExitCode::SUCCESS,
-        Ok(Outcome::Completed { errors, first }) => {
-            match first {
+    let finished = match commands::run::run(args, stop) {
+        Ok(f) => f,
+        Err(e) => {
+            say(format_args!("drivescope: {e}"));
+            return signalled().unwrap_or(ExitCode::from(2));
+        }
+    };
+    match finished.result {
+        Ok(RunOutcome::Completed { errors: 0, .. }) => ExitCode::SUCCESS,
+        Ok(RunOutcome::Completed {
+            errors,
+            first_error,
+        }) => {
+            match first_error {
                 Some(f) => say(format_args!("drivescope: {errors} I/O errors (first: {f})")),
                 None => say(format_args!("drivescope: {errors} I/O errors (see above)")),
             }
             ExitCode::from(1)
         }
-        Ok(Outcome::AllFailed(reason)) => {
-            say(format_args!("drivescope: {reason}; the run stopped"));
+        Ok(failed @ RunOutcome::Failed { .. }) => {
+            let why = failed.failure().unwrap_or_default();
+            say(format_args!("drivescope: {why}; the run stopped"));
             ExitCode::from(1)
         }
-        Ok(Outcome::Stopped) => signalled().unwrap_or(ExitCode::from(130)),
+        Ok(RunOutcome::Stopped(_)) => signalled().unwrap_or(ExitCode::from(130)),
         Err(e) => {
             say(format_args!("drivescope: {e}"));
             signalled().unwrap_or(ExitCode::from(2))

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{self, UnitError};
+use crate::units;
 
 /// fio's `rw=` access patterns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,29 +201,60 @@ pub struct StepEnd {
     pub bytes: Option<u64>,
 }
 
+/// Which I/O engine runs a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring with registered buffers and file (falls back to sync where unavailable).
+    #[default]
+    #[serde(rename = "io_uring")]
+    IoUring,
+    /// pread/pwrite, one I/O at a time per job (queue depth 1).
+    Sync,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 2] = [EngineKind::IoUring, EngineKind::Sync];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Sync => "sync",
+        }
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == EngineKind::default()
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EngineKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s.trim())
+            .ok_or_else(|| format!("'{s}' is not an engine (io_uring, sync)"))
+    }
+}
+
 /// A step the engine runs: the workload, its warm-up and end, and the reporting interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSpec {
+    /// Which engine runs it.
+    #[serde(default, skip_serializing_if = "EngineKind::is_default")]
+    pub engine: EngineKind,
     pub workload: Workload,
     /// Warm-up time whose I/O is done but left out of the summary (fio `ramp_time`).
     pub ramp: Duration,
     pub end: StepEnd,
     pub interval: Duration,
-}
-
-/// Parses a `--rw` value (clap value parser).
-pub fn parse_rw(s: &str) -> Result<RwMode, String> {
-    s.parse()
-}
-
-/// Parses a size for clap.
-pub fn parse_size_arg(s: &str) -> Result<u64, UnitError> {
-    units::parse_size(s)
-}
-
-/// Parses a duration for clap.
-pub fn parse_duration_arg(s: &str) -> Result<Duration, UnitError> {
-    units::parse_duration(s)
 }
 
 #[cfg(test)]

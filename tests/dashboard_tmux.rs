@@ -308,7 +308,7 @@ fn open_replays_a_saved_session_through_time() {
     let session = common::recorded_session(home.path(), 4, "1s");
     // The timeline holds every interval, and the step's start and end.
     let loaded = drivescope::session::load(&session).unwrap();
-    let tl = drivescope::commands::open::timeline(&loaded.session);
+    let tl = drivescope::dashboard::replay::timeline(&loaded.session);
     let intervals = tl
         .iter()
         .filter(|(_, m)| matches!(m, drivescope::app::Msg::Interval(_)))

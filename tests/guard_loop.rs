@@ -455,7 +455,7 @@ fn dashboard_sees_what_the_guard_sees() {
     let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
     let blank = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
     or_skip!(mkfs_ext4(&dev.dev, "data"));
-    let entries = drivescope::commands::dashboard::device_entries();
+    let entries = drivescope::dashboard::views::device_entries();
     let of = |p: &Path| entries.iter().find(|e| e.path == p).cloned();
     let e = of(&dev.dev).expect("the target picker lists the loop device");
     let reason = e.safety.expect("the picker shows why writes are refused");
@@ -489,11 +489,13 @@ fn dashboard_sees_what_the_guard_sees() {
 /// A write step straight through the engine (no guard) on a device in use: the engine's
 /// exclusive open makes the kernel refuse it, and nothing is written.
 fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
-    use drivescope::engine::{run_step, Control, EngineKind, StepTarget};
-    use drivescope::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
-    use std::sync::atomic::AtomicBool;
+    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
     let len = 16 << 20;
     let spec = StepSpec {
+        engine: EngineKind::IoUring,
         workload: Workload {
             rw: RwMode::RandWrite,
             rwmixread: 0,
@@ -518,12 +520,10 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
         align: 512,
     };
     let sum0 = checksum();
-    let stop = AtomicBool::new(false);
     let r = run_step(
         &target,
         &spec,
-        EngineKind::IoUring,
-        &stop,
+        &StepControl::default(),
         |_| Control::Continue,
         |_| {},
     );

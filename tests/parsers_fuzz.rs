@@ -170,7 +170,7 @@ fn session_reader_survives_mutated_sessions() {
     never_panics("session", mutations(&text, &mut g, 600), |t| {
         if let Ok(loaded) = drivescope::session::parse(&session, t) {
             // What loads must also replay.
-            let _ = drivescope::commands::open::timeline(&loaded.session);
+            let _ = drivescope::dashboard::replay::timeline(&loaded.session);
         }
     });
 }

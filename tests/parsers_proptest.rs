@@ -910,7 +910,7 @@ fn check_keys(text: &str) {
 fn check_session(path: &Path, text: &str) {
     if let Ok(loaded) = drivescope::session::parse(path, text) {
         // What loads must also replay.
-        let _ = drivescope::commands::open::timeline(&loaded.session);
+        let _ = drivescope::dashboard::replay::timeline(&loaded.session);
     }
 }
 

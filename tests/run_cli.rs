@@ -404,8 +404,10 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
 
 #[test]
 fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
-    use drivescope::engine::{run_step_ctl, Control, EngineKind, StepTarget};
-    use drivescope::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
@@ -413,6 +415,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     let path = dir.path().join("f.bin");
     std::fs::write(&path, vec![0u8; 8 << 20]).unwrap();
     let spec = StepSpec {
+        engine: EngineKind::IoUring,
         workload: Workload {
             rw: RwMode::RandRead,
             rwmixread: 100,
@@ -439,16 +442,17 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         size: 8 << 20,
         align: 4096,
     };
-    let stop = AtomicBool::new(false);
     let pause = Arc::new(AtomicBool::new(false));
+    let ctl = StepControl {
+        stop: Arc::new(AtomicBool::new(false)),
+        pause: pause.clone(),
+    };
     let mut per_interval = Vec::new();
     let started = Instant::now();
-    let s = run_step_ctl(
+    let s = run_step(
         &target,
         &spec,
-        EngineKind::IoUring,
-        &stop,
-        &pause,
+        &ctl,
         |r| {
             // Paused from the report of interval 2 (at 0.75 s) to that of interval 6.
             pause.store((2..6).contains(&r.index), Ordering::Relaxed);

@@ -157,7 +157,7 @@ fn a_headless_run_saves_a_session_that_reports() {
     assert_eq!(ses.drivescope_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(ses.target.path, s(&home.path().join("scratch.bin")));
     assert!(
-        ses.events.iter().any(|e| e.kind == "fill"),
+        ses.events.iter().any(|e| e.kind.as_str() == "fill"),
         "{:?}",
         ses.events
     );

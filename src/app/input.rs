@@ -7,7 +7,7 @@ use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
 use super::state::{App, RunView};
-use super::view::EventKind;
+use super::view::EventCategory;
 
 pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     match app.overlay.clone() {
@@ -60,12 +60,12 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         PauseResume => match app.run.state {
             RunState::Running => {
                 app.run.state = RunState::Paused;
-                app.push_event(EventKind::Info, "paused".into());
+                app.push_event(EventCategory::Info, "paused".into());
                 vec![Effect::Pause]
             }
             RunState::Paused => {
                 app.run.state = RunState::Running;
-                app.push_event(EventKind::Info, "resumed".into());
+                app.push_event(EventCategory::Info, "resumed".into());
                 vec![Effect::Resume]
             }
             _ => {
@@ -389,7 +389,7 @@ fn confirm_key(app: &mut App, k: &KeyEvent, c: Confirm) -> Vec<Effect> {
         let mut fx = Vec::new();
         if app.run.state.is_active() && app.run.state != RunState::Stopping {
             app.run.state = RunState::Stopping;
-            app.push_event(EventKind::Info, "stop requested".into());
+            app.push_event(EventCategory::Info, "stop requested".into());
             fx.push(Effect::Stop);
         }
         if c == Confirm::Quit {
@@ -409,7 +409,7 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
         MouseEventKind::Down(_) => {
-            if let Some(p) = crate::ui::layout::tab_at(app.size, m.column, m.row) {
+            if let Some(p) = super::layout::tab_at(app.size, m.column, m.row) {
                 if app.overlay.is_none() {
                     app.tab = p;
                     app.dirty = true;

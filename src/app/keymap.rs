@@ -19,7 +19,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use super::keys::KeyBinding;
-use super::yaml_pos;
+use crate::yaml_pos;
 
 /// A keys.yaml that could not be used.
 #[derive(Debug, Error)]

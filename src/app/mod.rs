@@ -8,12 +8,12 @@ pub mod history;
 mod input;
 pub mod keymap;
 pub mod keys;
+pub mod layout;
 pub mod msg;
 pub mod overlay;
 pub mod state;
 pub mod update;
 pub mod view;
-pub mod yaml_pos;
 
 pub use keymap::{Action, Keymap, KeymapError};
 pub use msg::{Effect, Msg, RunState, Seek};
@@ -21,6 +21,6 @@ pub use overlay::{Confirm, Overlay, Panel};
 pub use state::{App, AppConfig};
 pub use update::update;
 pub use view::{
-    CurvePoint, DriveView, EventKind, EventView, HostView, KernelView, PresetEntry, SteadyView,
+    CurvePoint, DriveView, EventCategory, EventView, HostView, KernelView, PresetEntry, SteadyView,
     StepInfo, TargetEntry, TargetKind, TelemetryView,
 };

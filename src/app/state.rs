@@ -12,11 +12,11 @@ use super::keymap::Keymap;
 use super::msg::RunState;
 use super::overlay::{Overlay, Panel};
 use super::view::{
-    CurvePoint, DriveView, EventKind, EventView, PresetEntry, SteadyView, StepInfo, TargetEntry,
-    TelemetryView,
+    CurvePoint, DriveView, EventCategory, EventView, PresetEntry, SteadyView, StepInfo,
+    TargetEntry, TelemetryView,
 };
 use crate::stats::IntervalReport;
-use crate::ui::theme::Theme;
+use crate::theme::Theme;
 
 /// How long a notice stays in the status bar, seconds.
 pub const NOTICE_SECONDS: f64 = 6.0;
@@ -235,7 +235,7 @@ impl App {
 
     fn load_error(&mut self, text: String) {
         self.notice = Some((text.clone(), self.now_s + NOTICE_SECONDS));
-        self.push_event(EventKind::Error, text);
+        self.push_event(EventCategory::Error, text);
     }
 
     pub fn theme(&self) -> &Theme {
@@ -258,7 +258,7 @@ impl App {
         datasheet::find(&self.datasheets, self.drive.as_ref()?)
     }
 
-    pub fn push_event(&mut self, kind: EventKind, text: String) {
+    pub fn push_event(&mut self, kind: EventCategory, text: String) {
         let t_s = self.run.run_elapsed_s();
         self.events.push(EventView { t_s, kind, text });
         self.dirty = true;

@@ -9,7 +9,7 @@ use super::input::{key, mouse};
 use super::msg::{Effect, Msg, RunState};
 use super::overlay::Overlay;
 use super::state::App;
-use super::view::{EventKind, SteadyView, TelemetryView};
+use super::view::{EventCategory, SteadyView, TelemetryView};
 
 /// Applies `msg` to `app`; returns what the runtime must do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -44,7 +44,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.notice = None;
             let name = app.preset_name(&preset_id);
             app.push_event(
-                EventKind::Phase,
+                EventCategory::Phase,
                 format!("started {name} on {}", target.display()),
             );
             app.run.preset_id = Some(preset_id);
@@ -64,7 +64,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.run.step = Some(info);
             app.run.last = None;
             if phase_changed {
-                app.push_event(EventKind::Phase, text);
+                app.push_event(EventCategory::Phase, text);
             }
             app.run.steady = SteadyView::NotApplicable;
             app.dirty = true;
@@ -92,12 +92,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             let reached = matches!(s, SteadyView::Reached { .. })
                 && !matches!(app.run.steady, SteadyView::Reached { .. });
             if let (true, SteadyView::Reached { detail }) = (reached, &s) {
-                app.push_event(EventKind::SteadyState, format!("steady state: {detail}"));
+                app.push_event(
+                    EventCategory::SteadyState,
+                    format!("steady state: {detail}"),
+                );
             }
             if let SteadyView::NotReached { detail } = &s {
                 if app.run.steady != s {
                     app.push_event(
-                        EventKind::SteadyState,
+                        EventCategory::SteadyState,
                         format!("steady state not reached: {detail}"),
                     );
                 }
@@ -117,11 +120,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             saved_to,
         } => {
             match &error {
-                Some(e) => app.push_event(EventKind::Error, format!("run {outcome}: {e}")),
-                None => app.push_event(EventKind::Info, format!("run {outcome}")),
+                Some(e) => app.push_event(EventCategory::Error, format!("run {outcome}: {e}")),
+                None => app.push_event(EventCategory::Info, format!("run {outcome}")),
             }
             if let Some(p) = &saved_to {
-                app.push_event(EventKind::Save, format!("session saved to {}", p.display()));
+                app.push_event(
+                    EventCategory::Save,
+                    format!("session saved to {}", p.display()),
+                );
             }
             app.notify(format!("run {outcome}"));
             app.run.state = RunState::Ended { outcome };
@@ -178,7 +184,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.run.state = RunState::Stopping;
                 fx.push(Effect::Stop);
             }
-            app.push_event(EventKind::Info, format!("signal {sig}: quitting"));
+            app.push_event(EventCategory::Info, format!("signal {sig}: quitting"));
             fx.push(Effect::Quit);
             fx
         }
@@ -198,7 +204,7 @@ fn interval(app: &mut App, r: crate::stats::IntervalReport) {
             .map(|e| format!(": {}", e.message))
             .unwrap_or_default();
         app.push_event(
-            EventKind::Error,
+            EventCategory::Error,
             format!(
                 "{} I/O error{}{first}",
                 r.errors,
@@ -228,7 +234,7 @@ fn telemetry(app: &mut App, t: TelemetryView) {
             marks.push(t.t_s);
             app.events.push(super::view::EventView {
                 t_s: t.t_s,
-                kind: EventKind::Throttle,
+                kind: EventCategory::Throttle,
                 text: format!(
                     "throttling began: {} transition{}{}",
                     b - a,
@@ -247,7 +253,7 @@ fn telemetry(app: &mut App, t: TelemetryView) {
             app.telemetry.unavailable.push(reason.clone());
             app.events.push(super::view::EventView {
                 t_s: t.t_s,
-                kind: EventKind::Info,
+                kind: EventCategory::Info,
                 text: reason.clone(),
             });
         }

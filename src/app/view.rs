@@ -155,9 +155,9 @@ pub struct TelemetryView {
     pub unavailable: Vec<String>,
 }
 
-/// What kind of event.
+/// How the events panel shows an event (its colour and label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
+pub enum EventCategory {
     Phase,
     SteadyState,
     Throttle,
@@ -166,15 +166,30 @@ pub enum EventKind {
     Info,
 }
 
-impl EventKind {
+impl EventCategory {
     pub fn label(self) -> &'static str {
         match self {
-            EventKind::Phase => "phase",
-            EventKind::SteadyState => "steady",
-            EventKind::Throttle => "throttle",
-            EventKind::Error => "error",
-            EventKind::Save => "saved",
-            EventKind::Info => "info",
+            EventCategory::Phase => "phase",
+            EventCategory::SteadyState => "steady",
+            EventCategory::Throttle => "throttle",
+            EventCategory::Error => "error",
+            EventCategory::Save => "saved",
+            EventCategory::Info => "info",
+        }
+    }
+}
+
+impl From<&crate::session::EventKind> for EventCategory {
+    /// The one mapping from what a run (or a saved session) says happened to how the
+    /// panel shows it; the live dashboard and replay both use it.
+    fn from(k: &crate::session::EventKind) -> Self {
+        use crate::session::EventKind as K;
+        match k {
+            K::Phase => EventCategory::Phase,
+            K::SteadyState => EventCategory::SteadyState,
+            K::Errors | K::Error | K::IoError | K::StepIncomplete => EventCategory::Error,
+            K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
+            K::Note | K::Skip | K::Stopped | K::Other(_) => EventCategory::Info,
         }
     }
 }
@@ -183,7 +198,7 @@ impl EventKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventView {
     pub t_s: f64,
-    pub kind: EventKind,
+    pub kind: EventCategory,
     pub text: String,
 }
 

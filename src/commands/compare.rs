@@ -3,26 +3,10 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
-
-use super::report::ReportCmdError;
+use super::error::ReportCmdError;
+use crate::cli::CompareArgs;
 use crate::report::compare::{self, Entry};
 use crate::session;
-
-#[derive(Debug, Args, Clone)]
-pub struct CompareArgs {
-    /// Session files, one per line of the table and per curve.
-    #[arg(required = true, num_args = 1..)]
-    pub sessions: Vec<PathBuf>,
-    /// Output folder for the SVG charts and the HTML page.
-    #[arg(
-        long,
-        short = 'o',
-        value_name = "DIR",
-        default_value = "drivescope-compare"
-    )]
-    pub out: PathBuf,
-}
 
 /// Runs the command: the table and the files written on stdout, load warnings on stderr.
 pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {

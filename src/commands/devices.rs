@@ -1,7 +1,7 @@
 //! `drivescope devices`: every block device with model, size, transport, whether it or a
 //! partition is mounted or in use, and which telemetry sources answer for it.
 
-use clap::Args;
+use crate::cli::DevicesArgs;
 use serde::Serialize;
 
 use super::error::CommandError;
@@ -10,14 +10,6 @@ use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport};
 use crate::telemetry::collect::no_smart_note;
 use crate::telemetry::{blockstat, hwmon, nvme, smartctl};
 use crate::units::format_size;
-
-/// `drivescope devices`.
-#[derive(Debug, Args, Clone)]
-pub struct DevicesArgs {
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// One row of the listing.
 #[derive(Debug, Serialize)]

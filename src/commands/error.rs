@@ -1,6 +1,11 @@
-//! The error of the `devices` and `smart` commands: what the edge prints.
+//! The errors of the commands that are not runs (`devices`, `smart`, `report`, `compare`):
+//! what the edge prints.
+
+use std::path::PathBuf;
 
 use crate::drive::DriveError;
+use crate::report::ReportError;
+use crate::session::SessionError;
 use crate::telemetry::smartctl::SmartctlError;
 
 #[derive(Debug, thiserror::Error)]
@@ -15,4 +20,15 @@ pub enum CommandError {
     Yaml(#[from] serde_yaml::Error),
     #[error("{0}")]
     Usage(String),
+}
+
+/// The error of `report` and `compare`.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportCmdError {
+    #[error("{}: no histograms were saved with this session (run with --histograms)", .0.display())]
+    NoHistograms(PathBuf),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
 }

@@ -1,17 +1,14 @@
-//! The subcommands' implementations, one module each; `main` parses the command line and
-//! dispatches here.
+//! The subcommands, one module each: each turns its arguments (from [`crate::cli`]) into
+//! calls on the library; no command module uses another.
 
 pub mod compare;
 pub mod dashboard;
 pub mod devices;
 mod error;
-pub mod live;
 pub mod open;
 pub mod presets;
 pub mod report;
 pub mod run;
-pub mod run_preset;
-pub mod run_session;
 pub mod smart;
 
-pub use error::CommandError;
+pub use error::{CommandError, ReportCmdError};

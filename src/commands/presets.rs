@@ -1,74 +1,16 @@
 //! `drivescope presets list|show|validate|fio`: the presets known to this machine, one
 //! resolved, files checked, and an equivalent fio job file.
 
+use crate::cli::{AssumedTarget, PresetsAction, PresetsArgs};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
 use thiserror::Error;
 
 use crate::plan::{self, Plan, PlanError, PlanOptions, StepRate, TargetFacts};
 use crate::preset::{self, Preset, PresetError};
-use crate::units::{format_duration, format_size};
-use crate::workload::parse_size_arg;
-
-/// `drivescope presets`.
-#[derive(Debug, Args, Clone)]
-pub struct PresetsArgs {
-    #[command(subcommand)]
-    pub action: PresetsAction,
-}
-
-/// The target a preset is expanded for when no real target is at hand.
-#[derive(Debug, Args, Clone, Copy)]
-pub struct AssumedTarget {
-    /// Capacity of the target the preset is expanded for.
-    #[arg(long, value_parser = parse_size_arg, default_value = "1TiB")]
-    pub capacity: u64,
-    /// Logical block size of that target.
-    #[arg(long, value_parser = parse_size_arg, default_value = "512")]
-    pub logical_block_size: u64,
-    /// Multiplies every duration (step lengths, ramps, steady-state windows).
-    #[arg(long, value_parser = parse_time_scale, default_value = "1")]
-    pub time_scale: f64,
-}
-
-#[derive(Debug, Subcommand, Clone)]
-pub enum PresetsAction {
-    /// Every preset: id, name and estimated duration for a stated capacity.
-    List {
-        #[command(flatten)]
-        target: AssumedTarget,
-        /// Throughput assumed for phases that end on an amount of data, per second.
-        #[arg(long, value_parser = parse_size_arg, default_value = "1GiB")]
-        assume_throughput: u64,
-    },
-    /// A preset (id or file) as resolved YAML, defaults filled in.
-    Show {
-        /// Preset id, or path to a preset file.
-        preset: String,
-        /// Also list the plan's steps for the assumed target.
-        #[arg(long)]
-        plan: bool,
-        #[command(flatten)]
-        target: AssumedTarget,
-    },
-    /// Check preset files: parse, validate, and expand each for the assumed target.
-    Validate {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        #[command(flatten)]
-        target: AssumedTarget,
-    },
-    /// An equivalent fio job file, for reproducing a result with fio.
-    Fio {
-        /// Preset id, or path to a preset file.
-        preset: String,
-        #[command(flatten)]
-        target: AssumedTarget,
-    },
-}
+use crate::units::format_size;
 
 /// Why a `presets` command failed.
 #[derive(Debug, Error)]
@@ -98,13 +40,6 @@ fn emit(text: &str) -> Result<(), PresetsError> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(PresetsError::Stdout(e)),
         _ => Ok(()),
-    }
-}
-
-fn parse_time_scale(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a number above 0")),
     }
 }
 
@@ -158,20 +93,6 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
     }
 }
 
-/// "40s", "4h40m–23h20m", with `*` when it depends on the assumed throughput.
-pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
-    let e = plan.estimate(bytes_per_sec);
-    let mut s = if e.min == e.max {
-        format_duration(e.max)
-    } else {
-        format!("{}–{}", format_duration(e.min), format_duration(e.max))
-    };
-    if e.assumes_throughput {
-        s.push('*');
-    }
-    s
-}
-
 fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), PresetsError> {
     let cat = preset::catalog();
     for problem in &cat.problems {
@@ -191,7 +112,7 @@ fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), 
         .iter()
         .map(|p| {
             let est = match plan::expand(p, facts, opts) {
-                Ok(plan) => estimate_text(&plan, throughput as f64),
+                Ok(plan) => crate::plan::estimate_text(&plan, throughput as f64),
                 Err(e) => format!("(cannot expand: {e})"),
             };
             (p.id.clone(), p.name.clone(), est)
@@ -227,7 +148,7 @@ fn show(
             "\n# Plan for a {} target: {} steps, estimated {}",
             format_size(facts.capacity_bytes),
             plan.steps.len(),
-            estimate_text(&plan, f64::from(1u32 << 30))
+            crate::plan::estimate_text(&plan, f64::from(1u32 << 30))
         );
         for note in &plan.notes {
             let _ = writeln!(out, "# note: {note}");

@@ -3,63 +3,13 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
-use thiserror::Error;
+use super::error::ReportCmdError;
+use crate::cli::{ReportArgs, SpanArg};
 
+use crate::report;
 use crate::report::svg::{format_value, Unit};
-use crate::report::{self, ReportError};
-use crate::session::{self, paths, SessionError};
+use crate::session::{self, paths};
 use crate::stats::LatSummary;
-
-#[derive(Debug, Args, Clone)]
-pub struct ReportArgs {
-    /// The session file.
-    pub session: PathBuf,
-    /// Output folder. Default: SESSION-report/ beside the session.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Instead of the report, print the latency percentiles of a span of the run (times
-    /// since its start, e.g. 10m..20m), recomputed from the histograms saved with
-    /// `run --histograms`.
-    #[arg(long, value_name = "FROM..TO", value_parser = parse_span)]
-    pub span: Option<SpanArg>,
-}
-
-/// A span of a session, seconds since its start.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SpanArg {
-    pub from_s: f64,
-    pub to_s: f64,
-}
-
-fn parse_span(s: &str) -> Result<SpanArg, String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("'{s}' is not FROM..TO (e.g. 10m..20m)"))?;
-    let d = |x: &str| {
-        crate::units::parse_duration(x)
-            .map(|d| d.as_secs_f64())
-            .map_err(|e| e.to_string())
-    };
-    let span = SpanArg {
-        from_s: d(a)?,
-        to_s: d(b)?,
-    };
-    if span.to_s <= span.from_s {
-        return Err(format!("span '{s}' ends before it starts"));
-    }
-    Ok(span)
-}
-
-#[derive(Debug, Error)]
-pub enum ReportCmdError {
-    #[error("{}: no histograms were saved with this session (run with --histograms)", .0.display())]
-    NoHistograms(PathBuf),
-    #[error(transparent)]
-    Session(#[from] SessionError),
-    #[error(transparent)]
-    Report(#[from] ReportError),
-}
 
 /// Runs the command: warnings on stderr, the files written on stdout.
 pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {

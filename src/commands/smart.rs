@@ -1,46 +1,12 @@
 //! `drivescope smart [DEVICE] [--json | --yaml]`: one SMART-ish reading of a drive (or of
 //! a saved `smartctl -j` file), or `--watch N` samples of the telemetry poller.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-use clap::Args;
+use crate::cli::SmartArgs;
+use std::time::Instant;
 
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
 use crate::telemetry::{self, smartctl, Poller, SmartReading, TelemetrySample};
-use crate::workload::parse_duration_arg;
-
-fn parse_period(s: &str) -> Result<Duration, String> {
-    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
-    if d < telemetry::MIN_PERIOD {
-        return Err(format!("period '{s}' is under the 1s minimum"));
-    }
-    Ok(d)
-}
-
-/// `drivescope smart`.
-#[derive(Debug, Args, Clone)]
-pub struct SmartArgs {
-    /// Drive, partition, NVMe controller (/dev/nvme0) or a file on the drive.
-    /// Default: the drive under the default scratch file.
-    pub device: Option<PathBuf>,
-    /// Print JSON (one object; an array when the target spans several disks).
-    #[arg(long, conflicts_with = "yaml")]
-    pub json: bool,
-    /// Print YAML.
-    #[arg(long)]
-    pub yaml: bool,
-    /// Decode a saved `smartctl -j` output instead of reading a drive.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["device", "watch"])]
-    pub smartctl_json: Option<PathBuf>,
-    /// Run the telemetry poller for this many samples and print each (JSON: one per line).
-    #[arg(long, value_name = "COUNT")]
-    pub watch: Option<u32>,
-    /// Poller period for --watch (at least 1s).
-    #[arg(long, value_parser = parse_period, default_value = "2s")]
-    pub period: Duration,
-}
 
 fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
     v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))

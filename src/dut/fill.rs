@@ -3,14 +3,13 @@
 //! holes or unwritten extents (which read back as zeros without touching the drive).
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
-use crate::engine::{self, Control, EngineError, EngineKind, StepTarget};
+use crate::engine::{self, Control, EngineError, StepControl, StepTarget};
 use crate::stats::StepSummary;
 use crate::units::format_size;
-use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+use crate::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload};
 
 fn is_ours(path: &Path) -> bool {
     std::fs::File::open(path)
@@ -21,7 +20,7 @@ fn is_ours(path: &Path) -> bool {
 /// Writes the whole file once, sequentially (1 MiB, QD8, O_DIRECT).
 pub fn fill_file(
     t: &PreparedTarget,
-    stop: &AtomicBool,
+    ctl: &StepControl,
     note: &mut dyn FnMut(&str),
 ) -> Result<StepSummary, EngineError> {
     note(&format!(
@@ -36,6 +35,7 @@ pub fn fill_file(
         .unwrap_or(t.align);
     let len = t.size - t.size % bs;
     let spec = StepSpec {
+        engine: EngineKind::IoUring,
         workload: Workload {
             rw: RwMode::Write,
             rwmixread: 0,
@@ -63,8 +63,7 @@ pub fn fill_file(
     let s = engine::run_step(
         &st,
         &spec,
-        EngineKind::IoUring,
-        stop,
+        ctl,
         |r| {
             if first_error.is_none() {
                 first_error = engine::first_error(r).map(|e| e.message.clone());
@@ -94,7 +93,7 @@ fn fill_failed(
     len: u64,
     first_error: Option<String>,
 ) -> EngineError {
-    let cause = first_error.unwrap_or_else(|| s.ended_by.clone());
+    let cause = first_error.unwrap_or_else(|| s.ended_by.to_string());
     let left = if t.created {
         match std::fs::remove_file(&t.path) {
             Ok(()) => "the test file was removed".to_string(),
@@ -121,14 +120,14 @@ fn fill_failed(
 /// drive. Returns the fill's summary when it filled.
 pub fn fill_if_unwritten(
     t: &PreparedTarget,
-    stop: &AtomicBool,
+    ctl: &StepControl,
     note: &mut dyn FnMut(&str),
 ) -> Result<Option<StepSummary>, EngineError> {
     if t.kind != TargetKind::File || !t.unwritten {
         return Ok(None);
     }
     if t.created || is_ours(&t.path) {
-        return fill_file(t, stop, note).map(Some);
+        return fill_file(t, ctl, note).map(Some);
     }
     note(&format!(
         "{} has unwritten blocks (holes or preallocated extents): reads of them return zeros \

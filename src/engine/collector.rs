@@ -12,32 +12,15 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch};
+use super::invalid::InvalidStep;
 use super::schedule::Schedule;
+use super::seam::{Control, StepControl, StepObserver};
 use super::stopclock::StopClock;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
+use crate::outcome::{EndedBy, FaultKind};
 use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
-use crate::units::format_size;
-use crate::workload::{StepSpec, Workload};
-
-/// Which I/O engine runs a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// io_uring with registered buffers and file (falls back to sync where unavailable).
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite, one I/O at a time per job (queue depth 1).
-    Sync,
-}
-
-/// The caller's answer to each interval.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Control {
-    Continue,
-    /// End the step now, with the reason recorded as `ended_by`.
-    Stop(String),
-}
+use crate::workload::{EngineKind, StepSpec, Workload};
 
 /// The target as the engine needs it: where, how large, its O_DIRECT alignment.
 #[derive(Debug, Clone)]
@@ -56,32 +39,25 @@ pub const MAX_JOBS: u32 = 1024;
 /// Checks what a workload asks for that no target can change: queue shape, block sizes,
 /// buffer memory, rate. Runs before anything touches a target.
 pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
-    let bad = |m: String| Err(EngineError::Invalid(m));
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
     if w.iodepth == 0 || w.iodepth > MAX_IODEPTH {
-        return bad(format!(
-            "iodepth {} is outside 1 to {MAX_IODEPTH} (the io_uring limit on registered buffers)",
-            w.iodepth
-        ));
+        return bad(InvalidStep::Iodepth(w.iodepth));
     }
     if w.jobs == 0 || w.jobs > MAX_JOBS {
-        return bad(format!("jobs {} is outside 1 to {MAX_JOBS}", w.jobs));
+        return bad(InvalidStep::Jobs(w.jobs));
     }
     for &(bs, _) in &w.bs.split {
         if bs == 0 || bs > 1 << 30 {
-            return bad(format!("block size {bs} is outside 1 byte to 1GiB"));
+            return bad(InvalidStep::BlockSize(bs));
         }
     }
     let mem = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
     if mem > MAX_BUFFER_BYTES {
-        return bad(format!(
-            "iodepth × jobs × block size needs {} of buffers (limit {})",
-            format_size(mem),
-            format_size(MAX_BUFFER_BYTES)
-        ));
+        return bad(InvalidStep::BufferMemory(mem));
     }
     if let Some(r) = w.rate_iops {
         if !(r.is_finite() && r > 0.0) {
-            return bad(format!("rate {r} IOPS must be above 0"));
+            return bad(InvalidStep::Rate(r));
         }
     }
     Ok(())
@@ -91,42 +67,39 @@ pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
 pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
     let w = &spec.workload;
     validate_shape(w)?;
-    let bad = |m: String| Err(EngineError::Invalid(m));
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
     for &(bs, _) in &w.bs.split {
         if w.direct && bs % target.align != 0 {
-            return bad(format!(
-                "block size {} is not a multiple of {}'s O_DIRECT alignment ({} bytes)",
-                format_size(bs),
-                target.path.display(),
-                target.align
-            ));
+            return bad(InvalidStep::Unaligned {
+                bs,
+                path: target.path.clone(),
+                align: target.align,
+            });
         }
     }
     if w.direct && !w.region.offset.is_multiple_of(target.align) {
-        return bad(format!(
-            "offset {} is not a multiple of the O_DIRECT alignment ({} bytes)",
-            w.region.offset, target.align
-        ));
+        return bad(InvalidStep::OffsetUnaligned {
+            offset: w.region.offset,
+            align: target.align,
+        });
     }
     let end = w.region.offset.checked_add(w.region.len);
     if end.is_none_or(|e| e > target.size) {
-        return bad(format!(
-            "region {}+{} runs past the end of {} ({})",
-            format_size(w.region.offset),
-            format_size(w.region.len),
-            target.path.display(),
-            format_size(target.size)
-        ));
+        return bad(InvalidStep::PastEnd {
+            offset: w.region.offset,
+            len: w.region.len,
+            path: target.path.clone(),
+            size: target.size,
+        });
     }
     if w.region.len < w.bs.max() {
-        return bad(format!(
-            "region {} is smaller than the block size {}",
-            format_size(w.region.len),
-            format_size(w.bs.max())
-        ));
+        return bad(InvalidStep::RegionSmall {
+            len: w.region.len,
+            bs: w.bs.max(),
+        });
     }
     if spec.end.duration.is_none() && spec.end.bytes.is_none() {
-        return bad("a step needs a duration or an amount of data to end".into());
+        return bad(InvalidStep::NoEnd);
     }
     Ok(())
 }
@@ -220,38 +193,25 @@ struct WorkerState {
     done: bool,
 }
 
-/// Runs one step to its end (duration, bytes, `stop` set by the caller, or a
-/// [`Control::Stop`] from `on_interval`), calling `on_interval` for each merged interval
-/// in order and `on_note` once for each thing the engine had to work around.
-pub fn run_step(
+/// Runs one step to its end (duration, bytes, `ctl.stop`, or a [`Control::Stop`] from the
+/// observer), handing it each merged interval in order and each thing the engine had to
+/// work around, once. While `ctl.pause` is set the workers issue nothing, and the step's
+/// duration and rate schedule are extended by the time paused.
+pub(super) fn run(
     target: &StepTarget,
     spec: &StepSpec,
     kind: EngineKind,
-    stop: &AtomicBool,
-    on_interval: impl FnMut(&IntervalReport) -> Control,
-    on_note: impl FnMut(&str),
+    ctl: &StepControl,
+    obs: &mut dyn StepObserver,
 ) -> Result<StepSummary, EngineError> {
-    let never = Arc::new(AtomicBool::new(false));
-    run_step_ctl(target, spec, kind, stop, &never, on_interval, on_note)
-}
-
-/// [`run_step`] with a pause flag: while `pause` is set the workers issue nothing, and the
-/// step's duration and rate schedule are extended by the time paused.
-pub fn run_step_ctl(
-    target: &StepTarget,
-    spec: &StepSpec,
-    kind: EngineKind,
-    stop: &AtomicBool,
-    pause: &Arc<AtomicBool>,
-    mut on_interval: impl FnMut(&IntervalReport) -> Control,
-    mut on_note: impl FnMut(&str),
-) -> Result<StepSummary, EngineError> {
+    let stop = &ctl.stop;
+    let pause = &ctl.pause;
     validate(target, spec)?;
     let w = &spec.workload;
     let mut notes: Vec<String> = Vec::new();
-    let mut note = |n: String, notes: &mut Vec<String>| {
+    let note = |n: String, notes: &mut Vec<String>, obs: &mut dyn StepObserver| {
         if !notes.contains(&n) {
-            on_note(&n);
+            obs.note(&n);
             notes.push(n);
         }
     };
@@ -261,6 +221,7 @@ pub fn run_step_ctl(
             note(
                 format!("{reason}: running the sync engine (queue depth 1 per job)"),
                 &mut notes,
+                obs,
             );
             use_uring = false;
         }
@@ -272,9 +233,14 @@ pub fn run_step_ctl(
                 w.iodepth
             ),
             &mut notes,
+            obs,
         );
     }
-    let engine_name = if use_uring { "io_uring" } else { "sync" };
+    let engine_ran = if use_uring {
+        EngineKind::IoUring
+    } else {
+        EngineKind::Sync
+    };
 
     let jobs = w.jobs as usize;
     let files: Vec<File> = (0..jobs)
@@ -352,7 +318,7 @@ pub fn run_step_ctl(
     let mut pending: BTreeMap<u64, Partial> = BTreeMap::new();
     let mut next_emit = 0u64;
     let mut failure: Option<EngineError> = None;
-    let mut ended_by: Option<String> = None;
+    let mut ended_by: Option<EndedBy> = None;
     let mut total = LatHists::new(paced);
     let mut tot_dirs = [DirCounts::default(); 2];
     let mut tot_errors = 0u64;
@@ -386,7 +352,7 @@ pub fn run_step_ctl(
                     }
                 }
             }
-            Ok(WorkerMsg::Note(n)) => note(n, &mut notes),
+            Ok(WorkerMsg::Note(n)) => note(n, &mut notes, obs),
             Ok(WorkerMsg::Failed { job, message }) => {
                 workers[job].done = true;
                 if failure.is_none() {
@@ -403,11 +369,11 @@ pub fn run_step_ctl(
         }
         // The duration is up but a worker is still waiting on the device: stop it too.
         if clock.overdue(pause.load(Ordering::Relaxed)) {
-            ended_by.get_or_insert_with(|| "duration".into());
+            ended_by.get_or_insert(EndedBy::Duration);
             worker_stop.store(true, Ordering::Relaxed);
         }
         if stop.load(Ordering::Relaxed) && ended_by.is_none() {
-            ended_by = Some("stopped".into());
+            ended_by = Some(EndedBy::Stopped);
             worker_stop.store(true, Ordering::Relaxed);
         }
 
@@ -460,14 +426,14 @@ pub fn run_step_ctl(
                     total.add(h);
                 }
             }
-            let ctl = on_interval(&report);
+            let answer = obs.interval(&report);
             if ended_by.is_none() {
                 if let Some(reason) = failure::fatal(&report, device.as_ref()) {
                     ended_by = Some(reason);
                     worker_stop.store(true, Ordering::Relaxed);
                 }
             }
-            if let Control::Stop(reason) = ctl {
+            if let Control::Stop(reason) = answer {
                 if ended_by.is_none() {
                     ended_by = Some(reason);
                 }
@@ -495,13 +461,14 @@ pub fn run_step_ctl(
                     note(
                         format!("{what}; stopped without waiting for it"),
                         &mut notes,
+                        obs,
                     );
                     // A step that reached its own end (duration, bytes) while the device
                     // sat on its I/O did not measure the device: that is the device
                     // failing, not a result. A stop, skip, steady state or failure keeps
                     // its reason.
-                    if matches!(ended_by.as_deref(), None | Some("duration") | Some("bytes")) {
-                        ended_by = Some(format!("{}: {what}", failure::STALLED));
+                    if ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
+                        ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
                     }
                 }
                 break;
@@ -540,16 +507,16 @@ pub fn run_step_ctl(
     };
     let ended_by = ended_by.unwrap_or_else(|| {
         if end_ns.is_some_and(|e| last_end_ns >= e) {
-            "duration".into()
+            EndedBy::Duration
         } else if spec.end.bytes.is_some() {
-            "bytes".into()
+            EndedBy::Bytes
         } else {
-            "stopped".into()
+            EndedBy::Stopped
         }
     });
     let ios = tot_dirs[0].ios + tot_dirs[1].ios;
     Ok(StepSummary {
-        engine: engine_name.into(),
+        engine: engine_ran,
         engine_note: (!notes.is_empty()).then(|| notes.join("; ")),
         runtime_s,
         ios,

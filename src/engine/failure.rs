@@ -5,18 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::outcome::{EndedBy, FaultKind};
 use crate::stats::{IntervalReport, IoErrorRecord};
-
-/// How `ended_by` starts when a step's end came while the device still held its I/O.
-pub const STALLED: &str = "device stalled";
-
-/// Prefixes of `ended_by` that mean the step stopped because the device failed.
-pub const FAILURE_PREFIXES: [&str; 3] = ["every I/O failed", "device gone", STALLED];
-
-/// Whether a step's `ended_by` says the device failed (the run stops, exit code 1).
-pub fn is_failure(ended_by: &str) -> bool {
-    FAILURE_PREFIXES.iter().any(|p| ended_by.starts_with(p))
-}
 
 /// A block device target, watched for removal.
 #[derive(Debug, Clone)]
@@ -64,7 +54,7 @@ pub fn first_error(r: &IntervalReport) -> Option<&IoErrorRecord> {
 }
 
 /// The reason to stop after interval `r`, if the device failed.
-pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<String> {
+pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy> {
     if r.errors == 0 {
         return None;
     }
@@ -82,15 +72,15 @@ pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<String>
             (None, Some(e)) => format!("the kernel says: {}", e.message),
             (None, None) => String::new(),
         };
-        return Some(format!(
-            "device gone ({what}; {} errors in interval {}{first})",
-            r.errors, r.index
+        return Some(EndedBy::device(
+            FaultKind::Gone,
+            format!("{what}; {} errors in interval {}{first}", r.errors, r.index),
         ));
     }
     if r.read.ios + r.write.ios == 0 {
-        return Some(format!(
-            "every I/O failed ({} errors in interval {}{first})",
-            r.errors, r.index
+        return Some(EndedBy::device(
+            FaultKind::AllFailed,
+            format!("{} errors in interval {}{first}", r.errors, r.index),
         ));
     }
     None
@@ -126,36 +116,47 @@ mod tests {
 
     #[test]
     fn all_failed_names_the_first_error() {
-        let r = fatal(&report(0, &[-(libc::EIO as i64)]), None).unwrap();
+        let e = fatal(&report(0, &[-(libc::EIO as i64)]), None).unwrap();
+        let EndedBy::Device(d) = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(d.kind, FaultKind::AllFailed);
+        let r = e.to_string();
         assert!(
             r.starts_with("every I/O failed (1 errors in interval 3"),
             "{r}"
         );
         assert!(r.contains("Input/output error"), "{r}");
-        assert!(is_failure(&r));
         assert!(fatal(&report(5, &[-(libc::EIO as i64)]), None).is_none());
         assert!(fatal(&report(5, &[]), None).is_none());
     }
 
     #[test]
     fn an_errno_is_named_before_a_short_transfer() {
-        let r = fatal(&report(0, &[100, -(libc::ENOSPC as i64)]), None).unwrap();
+        let r = fatal(&report(0, &[100, -(libc::ENOSPC as i64)]), None)
+            .unwrap()
+            .to_string();
         assert!(r.contains("No space left on device"), "{r}");
     }
 
     #[test]
     fn enxio_means_the_device_is_gone_even_with_some_successes() {
-        let r = fatal(&report(5, &[-(libc::ENXIO as i64)]), None).unwrap();
+        let e = fatal(&report(5, &[-(libc::ENXIO as i64)]), None).unwrap();
+        assert!(
+            matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::Gone),
+            "{e}"
+        );
+        let r = e.to_string();
         assert!(r.starts_with("device gone"), "{r}");
         assert!(r.contains("No such device or address"), "{r}");
-        assert!(is_failure(&r));
     }
 
     #[test]
     fn a_missing_node_means_the_device_is_gone() {
         let w = DeviceWatch::new(Path::new("/nonexistent/dev/sdz"), 0);
-        let r = fatal(&report(0, &[-(libc::EIO as i64)]), Some(&w)).unwrap();
+        let r = fatal(&report(0, &[-(libc::EIO as i64)]), Some(&w))
+            .unwrap()
+            .to_string();
         assert!(r.contains("/nonexistent/dev/sdz no longer exists"), "{r}");
-        assert!(!is_failure("duration"));
     }
 }

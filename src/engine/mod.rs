@@ -1,18 +1,20 @@
 //! The I/O engine: runs one step at a time on named threads, one per job, each owning its
 //! ring (or a synchronous pread/pwrite loop), buffers, offset generator and histograms.
 //! Workers never lock, allocate or send per I/O; every interval each sends one
-//! [`WorkerInterval`](crate::stats::WorkerInterval), which the collector
-//! ([`run_step`]) merges and hands to its caller.
+//! [`WorkerInterval`](crate::stats::WorkerInterval), which the collector merges and hands to
+//! its caller. The runner sees engines only through the seam ([`Engine`], [`engine_for`]).
 
 mod buffers;
 mod collector;
 mod failure;
+mod invalid;
 mod iogen;
 mod pacer;
 mod pause;
 mod recorder;
 pub mod rng;
 mod schedule;
+mod seam;
 mod stopclock;
 mod sync;
 mod uring;
@@ -26,13 +28,12 @@ use std::time::Instant;
 use thiserror::Error;
 
 pub use buffers::{Buffers, BUF_ALIGN};
-pub use collector::{
-    run_step, run_step_ctl, validate, validate_shape, Control, EngineKind, StepTarget,
-    MAX_BUFFER_BYTES, MAX_JOBS,
-};
-pub use failure::{first_error, is_failure};
+pub use collector::{validate, validate_shape, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS};
+pub use failure::first_error;
+pub use invalid::InvalidStep;
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
+pub use seam::{engine_for, run_step, Control, Engine, FnObserver, StepControl, StepObserver};
 pub use uring::MAX_IODEPTH;
 
 use crate::stats::{LatHists, WorkerInterval};
@@ -48,8 +49,8 @@ pub enum EngineError {
         source: std::io::Error,
         hint: &'static str,
     },
-    #[error("{0}")]
-    Invalid(String),
+    #[error(transparent)]
+    Invalid(#[from] InvalidStep),
     #[error("job {job}: {message}")]
     Worker { job: usize, message: String },
     #[error("cannot start worker thread: {0}")]

@@ -2,6 +2,7 @@
 //! amount of data are timed at an assumed throughput the caller states; steady-state steps
 //! and SNIA rounds give a range from the earliest possible end to the latest.
 
+use crate::units::format_duration;
 use std::time::Duration;
 
 use super::{mul_saturating, secs_saturating, Plan, PlanStep, SteadyRule};
@@ -71,4 +72,18 @@ impl Plan {
         }
         est
     }
+}
+
+/// "40s", "4h40m–23h20m", with `*` when it depends on the assumed throughput.
+pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
+    let e = plan.estimate(bytes_per_sec);
+    let mut s = if e.min == e.max {
+        format_duration(e.max)
+    } else {
+        format!("{}–{}", format_duration(e.min), format_duration(e.max))
+    };
+    if e.assumes_throughput {
+        s.push('*');
+    }
+    s
 }

@@ -302,6 +302,7 @@ fn expand_phase(
         tracked: false,
         sweep_point: None,
         interval: opts.interval,
+        engine: opts.engine,
     };
     let named = |v: &Variant, extra: &str| {
         let mut parts = vec![phase.name.clone()];

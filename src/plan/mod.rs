@@ -39,9 +39,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::workload::{StepEnd, StepSpec, Workload};
+use crate::workload::{EngineKind, StepEnd, StepSpec, Workload};
 
-pub use estimate::Estimate;
+pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
 pub use steady::{SteadyState, SteadyVerdict};
 pub use sweep::{resolve_rate, vdbench_round, RateSkip};
@@ -63,27 +63,7 @@ pub(crate) fn mul_saturating(d: Duration, n: usize) -> Duration {
         .unwrap_or(Duration::MAX)
 }
 
-/// What a steady-state rule or a round tracks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// I/Os per second (reads plus writes).
-    Iops,
-    /// Bytes per second.
-    Bw,
-    /// Mean response latency.
-    MeanLatency,
-}
-
-impl Metric {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::Iops => "iops",
-            Metric::Bw => "bw",
-            Metric::MeanLatency => "mean_latency",
-        }
-    }
-}
+pub use crate::preset::Metric;
 
 /// A steady-state rule, evaluated on a series of values pushed one at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -147,6 +127,9 @@ pub struct PlanStep {
     pub sweep_point: Option<f64>,
     /// The reporting interval.
     pub interval: Duration,
+    /// Which engine runs it.
+    #[serde(default, skip_serializing_if = "EngineKind::is_default")]
+    pub engine: EngineKind,
 }
 
 impl PlanStep {
@@ -155,6 +138,7 @@ impl PlanStep {
         let mut workload = self.workload.clone();
         workload.rate_iops = resolved_rate;
         StepSpec {
+            engine: self.engine,
             workload,
             ramp: self.ramp,
             end: self.end,
@@ -211,6 +195,8 @@ pub struct PlanOptions {
     pub seed: u64,
     /// Reporting interval; fio-style steady-state windows are counted in intervals.
     pub interval: Duration,
+    /// The engine every step runs on.
+    pub engine: EngineKind,
 }
 
 impl Default for PlanOptions {
@@ -219,6 +205,7 @@ impl Default for PlanOptions {
             time_scale: 1.0,
             seed: 0x5eed,
             interval: Duration::from_secs(1),
+            engine: EngineKind::IoUring,
         }
     }
 }

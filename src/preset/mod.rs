@@ -52,6 +52,7 @@ pub use model::Preset;
 pub use parse::{parse_file, parse_str};
 pub use resolve::resolve;
 pub use suggest::nearest;
+pub use values::Metric;
 
 /// The preset as YAML, with defaults filled in (what `presets show` prints).
 pub fn to_yaml(preset: &Preset) -> Result<String, serde_yaml::Error> {

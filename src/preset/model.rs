@@ -8,10 +8,10 @@ use std::fmt;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::values::Metric;
 use super::values::{
     Amount, BlockSize, Count, Criterion, DataAmount, Dur, Percent, RateValue, ReadShare,
 };
-use crate::plan::Metric;
 use crate::workload::RwMode;
 
 /// A preset: which published method it reproduces, and its phases in order.

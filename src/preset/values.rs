@@ -366,7 +366,7 @@ impl Serialize for RateValue {
 /// `bw_slope:10%`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Criterion {
-    pub metric: crate::plan::Metric,
+    pub metric: Metric,
     pub slope: bool,
     pub limit_percent: f64,
 }
@@ -374,7 +374,7 @@ pub struct Criterion {
 impl fmt::Display for Criterion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = match self.metric {
-            crate::plan::Metric::Bw => "bw",
+            Metric::Bw => "bw",
             _ => "iops",
         };
         let slope = if self.slope { "_slope" } else { "" };
@@ -392,10 +392,10 @@ impl<'de> Deserialize<'de> for Criterion {
         };
         let (kind, limit) = s.split_once(':').ok_or_else(bad)?;
         let (metric, slope) = match kind.trim() {
-            "iops" => (crate::plan::Metric::Iops, false),
-            "iops_slope" => (crate::plan::Metric::Iops, true),
-            "bw" => (crate::plan::Metric::Bw, false),
-            "bw_slope" => (crate::plan::Metric::Bw, true),
+            "iops" => (Metric::Iops, false),
+            "iops_slope" => (Metric::Iops, true),
+            "bw" => (Metric::Bw, false),
+            "bw_slope" => (Metric::Bw, true),
             _ => return Err(bad()),
         };
         if !limit.trim().ends_with('%') {
@@ -462,5 +462,27 @@ mod tests {
         assert!(RateValue::parse("0").is_err());
         assert!(RateValue::parse("0% of a").is_err());
         assert!(RateValue::parse("50% of ").is_err());
+    }
+}
+
+/// What a steady-state rule or a round tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// I/Os per second (reads plus writes).
+    Iops,
+    /// Bytes per second.
+    Bw,
+    /// Mean response latency.
+    MeanLatency,
+}
+
+impl Metric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Iops => "iops",
+            Metric::Bw => "bw",
+            Metric::MeanLatency => "mean_latency",
+        }
     }
 }

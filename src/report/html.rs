@@ -275,7 +275,7 @@ fn steps_section(o: &mut String, s: &Session) {
                 f1(m.lat_us.p99_9),
                 f1(m.lat_us.max),
                 m.errors.to_string(),
-                m.ended_by.clone(),
+                m.ended_by.to_string(),
             ]
         })
         .collect();
@@ -364,7 +364,7 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
         .map(|e| {
             vec![
                 format_value(e.t, Unit::Seconds),
-                e.kind.clone(),
+                e.kind.to_string(),
                 e.message.clone(),
             ]
         })

@@ -68,6 +68,13 @@ pub fn write_report(
     Ok(files)
 }
 
+/// [`export_snapshot`] as the session recorder's exporter.
+pub fn snapshot_exporter(s: &Session, dir: &Path) -> Result<(), String> {
+    export_snapshot(s, dir)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// A snapshot of a running session: the session so far as YAML plus its report files.
 pub fn export_snapshot(s: &Session, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     create_dir(dir)?;

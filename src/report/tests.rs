@@ -15,7 +15,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
         start_s: 0.0,
         end_s: 0.0,
         summary: StepSummary {
-            engine: "io_uring".into(),
+            engine: crate::workload::EngineKind::IoUring,
             engine_note: None,
             runtime_s: 10.0,
             ios: (iops * 10.0) as u64,
@@ -39,7 +39,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             read_lat_us: LatSummary::default(),
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
-            ended_by: "duration".into(),
+            ended_by: crate::outcome::EndedBy::Duration,
         },
     }
 }

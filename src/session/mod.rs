@@ -14,6 +14,7 @@ mod error;
 mod flow;
 pub mod histlog;
 mod host;
+mod kind;
 mod merge;
 mod model;
 pub mod paths;
@@ -27,12 +28,15 @@ mod writer;
 
 pub use error::SessionError;
 pub use host::Host;
+pub use kind::EventKind;
 pub use model::{
     round, Event, IntervalRecord, LatPoint, Session, SessionState, SessionSummary, StepRecord,
     TargetInfo, SCHEMA_VERSION,
 };
 pub use reader::{load, parse, Loaded};
-pub use recorder::{RecorderOptions, SessionRecorder, SessionStart, DEFAULT_AUTOSAVE};
+pub use recorder::{
+    RecorderOptions, SessionRecorder, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE,
+};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};
 pub use writer::{write_atomic, write_atomic_with};

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
 use super::host::Host;
+use super::kind::EventKind;
 use super::sample::Sample;
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
@@ -166,8 +167,8 @@ pub struct Event {
     /// Seconds since the session started.
     #[serde(default)]
     pub t: f64,
-    #[serde(default)]
-    pub kind: String,
+    #[serde(default = "EventKind::unknown")]
+    pub kind: EventKind,
     #[serde(default)]
     pub message: String,
     #[serde(default, skip_serializing_if = "Value::is_null")]

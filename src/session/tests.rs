@@ -38,7 +38,7 @@ pub(crate) fn report(index: u64, iops: u64, lat_ns: u64) -> IntervalReport {
 
 pub(crate) fn step_summary(iops: f64) -> StepSummary {
     StepSummary {
-        engine: "io_uring".into(),
+        engine: crate::workload::EngineKind::IoUring,
         engine_note: None,
         runtime_s: 3.0,
         ios: (iops * 3.0) as u64,
@@ -62,7 +62,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         read_lat_us: LatSummary::default(),
         write_lat_us: LatSummary::default(),
         service_lat_us: None,
-        ended_by: "duration".into(),
+        ended_by: crate::outcome::EndedBy::Duration,
     }
 }
 
@@ -104,7 +104,7 @@ fn recorded(path: &Path) -> SessionRecorder {
             r.autosave().unwrap();
         }
         r.end_step(step_summary(iops as f64));
-        r.push_event("note", format!("step {s} \"done\" \u{7}"));
+        r.push_event(EventKind::Note, format!("step {s} \"done\" \u{7}"));
         r.autosave().unwrap();
     }
     r.set_plan(serde_yaml::from_str::<Value>("{steps: 2}").unwrap());

@@ -130,8 +130,8 @@ impl IntervalReport {
 /// The summary of one step over its measured (non-ramp) intervals.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepSummary {
-    /// Which engine ran: "io_uring" or "sync".
-    pub engine: String,
+    /// Which engine ran (`io_uring`, `sync`).
+    pub engine: crate::workload::EngineKind,
     /// Why the engine is not the one asked for, or what it could not use.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub engine_note: Option<String>,
@@ -157,6 +157,6 @@ pub struct StepSummary {
     pub write_lat_us: LatSummary,
     /// Service latency (completion minus submission) when rate-limited.
     pub service_lat_us: Option<LatSummary>,
-    /// Why the step ended: "duration", "bytes", "stopped", "every I/O failed", ...
-    pub ended_by: String,
+    /// Why the step ended (stored as its text: "duration", "every I/O failed (…)").
+    pub ended_by: crate::outcome::EndedBy,
 }

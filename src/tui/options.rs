@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::app::datasheet;
 use crate::app::keymap::{config_dir, Keymap};
 use crate::app::{AppConfig, DriveView, PresetEntry, TargetEntry};
-use crate::ui::theme;
+use crate::theme;
 
 /// Everything the runtime gives the dashboard at start.
 #[derive(Debug, Clone, Default)]

@@ -2,10 +2,10 @@
 //! status line and any overlay. Themes live in [`theme`].
 
 pub mod format;
-pub mod layout;
+pub use crate::app::layout;
 pub mod overlays;
 pub mod panels;
-pub mod theme;
+pub use crate::theme;
 pub mod widgets;
 
 use ratatui::layout::Alignment;

@@ -10,7 +10,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
-use super::theme::Theme;
+use crate::theme::Theme;
 
 /// Points of one chart line: (x, y).
 pub type Series = Vec<(f64, f64)>;

@@ -2,7 +2,7 @@
 
 use drivescope::app::history::INTERVAL_HISTORY;
 use drivescope::app::{
-    update, Action, App, Confirm, Effect, EventKind, Keymap, Msg, Overlay, Panel, RunState,
+    update, Action, App, Confirm, Effect, EventCategory, Keymap, Msg, Overlay, Panel, RunState,
 };
 use drivescope::tui::DashboardOptions;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -114,7 +114,7 @@ fn ctrl_c_during_a_run_asks_whether_to_stop() {
     assert!(app
         .events
         .iter()
-        .any(|e| e.kind == EventKind::Save && e.text.contains("/s.yaml")));
+        .any(|e| e.kind == EventCategory::Save && e.text.contains("/s.yaml")));
     assert_eq!(
         send(&mut app, [ctrl('c')]),
         vec![Effect::Quit],
@@ -246,7 +246,7 @@ fn bad_keys_and_theme_files_fall_back_and_say_where() {
     let errors: Vec<&str> = app
         .events
         .iter()
-        .filter(|e| e.kind == EventKind::Error)
+        .filter(|e| e.kind == EventCategory::Error)
         .map(|e| e.text.as_str())
         .collect();
     let theme_file = dir.path().join("themes/mine.yaml");
@@ -369,7 +369,7 @@ fn throttling_marks_the_time_and_logs_it_once() {
     let throttles: Vec<_> = app
         .events
         .iter()
-        .filter(|e| e.kind == EventKind::Throttle)
+        .filter(|e| e.kind == EventCategory::Throttle)
         .collect();
     assert_eq!(throttles.len(), 1);
     assert!(
@@ -399,7 +399,7 @@ fn unavailable_telemetry_is_reported_once() {
 fn io_errors_are_counted_and_logged() {
     let app = errored((120, 40));
     assert_eq!(app.run.errors, 3);
-    assert!(app.events.iter().any(|e| e.kind == EventKind::Error
+    assert!(app.events.iter().any(|e| e.kind == EventCategory::Error
         && e.text
             .contains("3 I/O errors: read of 4096 B at offset 315392")));
     assert!(app

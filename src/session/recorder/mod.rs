@@ -16,11 +16,12 @@ mod options;
 mod snapshot;
 
 use options::refuse_foreign_file;
-pub use options::{RecorderOptions, SessionStart, DEFAULT_AUTOSAVE};
+pub use options::{RecorderOptions, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE};
 
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
+use super::kind::EventKind;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     SCHEMA_VERSION,
@@ -245,7 +246,7 @@ impl SessionRecorder {
         for e in &r.error_records {
             if self.totals.error_events == MAX_IO_ERROR_EVENTS {
                 self.push_event(
-                    "note",
+                    EventKind::Note,
                     format!(
                         "{MAX_IO_ERROR_EVENTS} I/O errors recorded with their offsets; \
                          later ones are only counted"
@@ -260,7 +261,7 @@ impl SessionRecorder {
                     "write": e.write,
                     "result": e.result,
                 });
-                self.push_event_data("io_error", e.message.clone(), data);
+                self.push_event_data(EventKind::IoError, e.message.clone(), data);
             }
         }
     }
@@ -312,21 +313,21 @@ impl SessionRecorder {
     }
 
     /// Records an event now.
-    pub fn push_event(&mut self, kind: &str, message: impl Into<String>) {
+    pub fn push_event(&mut self, kind: EventKind, message: impl Into<String>) {
         self.push_event_data(kind, message, Value::Null);
     }
 
     /// Records an event with data now.
     pub fn push_event_data(
         &mut self,
-        kind: &str,
+        kind: EventKind,
         message: impl Into<String>,
         data: impl Serialize,
     ) {
         let t = super::model::round(self.elapsed_s(), 3);
         self.session.events.push(Event {
             t,
-            kind: kind.into(),
+            kind,
             message: message.into(),
             data: serde_yaml::to_value(data).unwrap_or(Value::Null),
         });
@@ -451,7 +452,7 @@ impl SessionRecorder {
             // A step that never got its summary (an error mid-step): keep its place.
             self.session.events.push(Event {
                 t: super::model::round(self.elapsed_s(), 3),
-                kind: "step_incomplete".into(),
+                kind: EventKind::StepIncomplete,
                 message: format!(
                     "step {} ({}) ended without a summary",
                     open.index, open.label

@@ -7,10 +7,14 @@ use std::time::Duration;
 use serde_yaml::Value;
 
 use crate::session::error::SessionError;
-use crate::session::model::TargetInfo;
+use crate::session::model::{Session, TargetInfo};
 
 /// Default autosave period: a crash loses at most this much.
 pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
+
+/// Writes a snapshot of a session into a folder (the report layer's charts, CSV and HTML
+/// beside the YAML); given by the caller, so the session layer does not depend on it.
+pub type SnapshotExporter = fn(&Session, &Path) -> Result<(), String>;
 
 /// How the recorder saves.
 #[derive(Debug, Clone)]
@@ -24,6 +28,8 @@ pub struct RecorderOptions {
     /// Also keep every interval's latency histograms, in an HdrHistogram interval log
     /// beside the session (`<session>.hlog`).
     pub histograms: bool,
+    /// What a snapshot writes beyond `session.yaml`; `None`: the YAML alone.
+    pub exporter: Option<SnapshotExporter>,
 }
 
 impl Default for RecorderOptions {
@@ -33,6 +39,7 @@ impl Default for RecorderOptions {
             snapshot_every: None,
             snapshot_dir: None,
             histograms: false,
+            exporter: None,
         }
     }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde_yaml::Value;
 
 use super::SessionRecorder;
+use crate::session::kind::EventKind;
 use crate::session::model::{round, Event};
 
 impl SessionRecorder {
@@ -32,17 +33,20 @@ impl SessionRecorder {
         copy.summary = Some(self.summary_now("snapshot"));
         self.session.events.push(Event {
             t: round(self.elapsed_s(), 3),
-            kind: "snapshot".into(),
+            kind: EventKind::Snapshot,
             message: format!("snapshot to {}", dir.display()),
             data: Value::Null,
         });
         let dir = dir.to_path_buf();
+        let exporter = self.opts.exporter;
         let job = std::thread::Builder::new()
             .name("ds-snapshot".into())
             .spawn(move || {
-                crate::report::export_snapshot(&copy, &dir)
-                    .map(|_| dir.clone())
-                    .map_err(|e| e.to_string())
+                match exporter {
+                    Some(export) => export(&copy, &dir),
+                    None => write_yaml_only(&copy, &dir),
+                }
+                .map(|_| dir.clone())
             });
         self.snapshot_job = job.ok();
     }
@@ -60,4 +64,12 @@ impl SessionRecorder {
             Err(_) => Some("snapshot failed (its thread panicked)".into()),
         })
     }
+}
+
+/// A snapshot without an exporter: the session so far as one YAML document.
+fn write_yaml_only(s: &crate::session::Session, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let p = dir.join("session.yaml");
+    crate::session::write_atomic_with(&p, |w| crate::session::write_yaml(w, s))
+        .map_err(|e| e.to_string())
 }

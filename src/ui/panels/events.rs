@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::app::{App, EventKind, EventView};
+use crate::app::{App, EventCategory, EventView};
 use crate::ui::format;
 use crate::ui::widgets::{empty, panel_block};
 
@@ -52,12 +52,12 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 fn lines_of<'a>(app: &App, e: &EventView, width: usize) -> Vec<Line<'a>> {
     let t = app.theme();
     let colour = match e.kind {
-        EventKind::Error => t.critical,
-        EventKind::Throttle => t.throttle,
-        EventKind::SteadyState => t.ok,
-        EventKind::Save => t.accent,
-        EventKind::Phase => t.title,
-        EventKind::Info => t.fg,
+        EventCategory::Error => t.critical,
+        EventCategory::Throttle => t.throttle,
+        EventCategory::SteadyState => t.ok,
+        EventCategory::Save => t.accent,
+        EventCategory::Phase => t.title,
+        EventCategory::Info => t.fg,
     };
     wrap(&e.text, width.saturating_sub(PREFIX))
         .into_iter()

@@ -9,19 +9,19 @@ use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::app::yaml_pos;
+use crate::yaml_pos;
 
 /// The embedded themes, default first.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("themes/dark.yaml", include_str!("../../themes/dark.yaml")),
-    ("themes/light.yaml", include_str!("../../themes/light.yaml")),
+    ("themes/dark.yaml", include_str!("../themes/dark.yaml")),
+    ("themes/light.yaml", include_str!("../themes/light.yaml")),
     (
         "themes/high-contrast.yaml",
-        include_str!("../../themes/high-contrast.yaml"),
+        include_str!("../themes/high-contrast.yaml"),
     ),
     (
         "themes/colorblind.yaml",
-        include_str!("../../themes/colorblind.yaml"),
+        include_str!("../themes/colorblind.yaml"),
     ),
 ];
 

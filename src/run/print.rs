@@ -1,14 +1,23 @@
-//! Headless output: one text line or JSON object per interval, notes, I/O errors, and the
-//! step summary. JSON lines carry `"type"`: `start`, `interval`, `note`, `io_error`,
-//! `summary`, `session` (bandwidth in bytes per second, latency in µs).
+//! Headless output, a sink of the run pipeline: one text line or JSON object per interval,
+//! notes, I/O errors, and per step either the summary (a plain run) or one line per step
+//! plus the run's events and a plan summary (a preset). JSON lines carry `"type"`: `start`,
+//! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `session`
+//! (bandwidth in bytes per second, latency in µs).
 
 use std::io::Write;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::runner::{RunEventRecord, StepRecord};
+use super::event::{FinishedStep, Happening, RunEvent, Timed};
+use super::pipeline::Sink;
+use super::record::single_workload;
+use super::request::{Prepared, RunKind};
+use super::tally::Tally;
+use crate::dut::TargetKind;
+use crate::outcome::RunOutcome;
 use crate::stats::{IntervalReport, IoErrorRecord, LatSummary, StepSummary};
+use crate::units::{format_duration, format_size};
 
 /// Text or JSON lines on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,17 +42,35 @@ fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
-/// Prints intervals and summaries in one format.
+/// What the printer shows of each step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintMode {
+    /// A plain run: the step's full summary; engine notes as notes.
+    Single,
+    /// A preset: one line per step, the run's events, and a plan summary.
+    Plan,
+}
+
+/// Prints a run in one format.
 pub struct Printer {
     pub format: Format,
+    mode: PrintMode,
     header_done: bool,
+    /// Known once the run starts: the target's path, the plan's name and step count.
+    target: String,
+    plan_name: String,
+    steps: usize,
 }
 
 impl Printer {
-    pub fn new(format: Format) -> Self {
+    pub fn new(format: Format, mode: PrintMode) -> Self {
         Printer {
             format,
+            mode,
             header_done: false,
+            target: String::new(),
+            plan_name: String::new(),
+            steps: 0,
         }
     }
 
@@ -155,7 +182,7 @@ impl Printer {
 
 impl Printer {
     /// A step as it ends: one point of the curve.
-    pub fn step(&mut self, r: &StepRecord, count: usize) {
+    pub fn step(&mut self, r: &FinishedStep, count: usize) {
         match self.format {
             Format::Text => {
                 let s = &r.summary;
@@ -193,17 +220,155 @@ impl Printer {
         }
     }
 
-    /// A run event: phase change, steady state, skip, errors.
-    pub fn event(&mut self, e: &RunEventRecord) {
+    /// A run event: phase change, steady state, skip, errors, notes.
+    pub fn happened(&mut self, e: &Timed) {
+        let kind = e.what.kind();
         match self.format {
-            Format::Text => println!("[{:>7.1}s] {}: {}", e.t_s, e.kind, e.text),
-            Format::Json => {
-                let mut v = to_value(e);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("type".into(), json!("event"));
-                }
-                json_line(&v);
+            Format::Text => println!("[{:>7.1}s] {kind}: {}", e.t_s, e.what),
+            Format::Json => json_line(&json!({
+                "type": "event",
+                "t_s": e.t_s,
+                "kind": kind.as_str(),
+                "text": e.what.to_string(),
+            })),
+        }
+    }
+
+    /// The run's first line.
+    fn started(&mut self, run: &Prepared, session: &std::path::Path) {
+        let t = &run.target;
+        self.target = t.path.display().to_string();
+        self.plan_name = run.name().to_string();
+        self.steps = run.plan.steps.len();
+        let session = session.display().to_string();
+        match &run.kind {
+            RunKind::Single { ramp, duration } => {
+                let Some(step) = run.plan.steps.first() else {
+                    return;
+                };
+                let w = single_workload(step);
+                let kind = match t.kind {
+                    TargetKind::File => "file",
+                    TargetKind::BlockDevice => "block device",
+                };
+                let mix = if w.rw.is_mixed() {
+                    format!(" {}% read", w.rwmixread)
+                } else {
+                    String::new()
+                };
+                let rate = w
+                    .rate_iops
+                    .map(|r| format!(" at {r:.0} IOPS"))
+                    .unwrap_or_default();
+                let ramp_text = if ramp.is_zero() {
+                    String::new()
+                } else {
+                    format!(" after a {} ramp", format_duration(*ramp))
+                };
+                let description = format!(
+                    "{}{mix} {} QD{} × {} job{} on {} ({kind}, {}, region {}+{}){rate}, {}{ramp_text}",
+                    w.rw,
+                    w.bs,
+                    w.iodepth,
+                    w.jobs,
+                    if w.jobs == 1 { "" } else { "s" },
+                    t.path.display(),
+                    format_size(t.size),
+                    format_size(w.region.offset),
+                    format_size(w.region.len),
+                    format_duration(*duration),
+                );
+                self.start(
+                    &description,
+                    json!({
+                        "target": t.path.display().to_string(),
+                        "target_kind": t.kind,
+                        "target_size": t.size,
+                        "workload": w,
+                        "duration_s": duration.as_secs_f64(),
+                        "ramp_s": ramp.as_secs_f64(),
+                        "interval_s": step.interval.as_secs_f64(),
+                        "session": session,
+                    }),
+                );
             }
+            RunKind::Preset(preset) => {
+                let plan = &run.plan;
+                self.start(
+                    &format!(
+                        "preset {} ({}) on {} ({}): {} steps in {} phases",
+                        preset.id,
+                        preset.name,
+                        t.path.display(),
+                        format_size(t.size),
+                        plan.steps.len(),
+                        plan.phases.len()
+                    ),
+                    json!({
+                        "preset": preset.id,
+                        "target": t.path.display().to_string(),
+                        "target_size": t.size,
+                        "steps": plan.steps.len(),
+                        "time_scale": run.options.time_scale,
+                        "session": session,
+                    }),
+                );
+            }
+        }
+    }
+
+    /// The plan's last line: how it ended, steps run, errors.
+    fn plan_summary(&mut self, preset_id: &str, outcome: &RunOutcome, tally: &Tally) {
+        let text = match outcome.failure() {
+            Some(why) => format!("failed: {why}"),
+            None => outcome.word().to_string(),
+        };
+        match self.format {
+            Format::Text => println!(
+                "preset {preset_id}: {text}, {} of {} steps run, {} I/O errors",
+                tally.steps_run, tally.steps, tally.errors
+            ),
+            Format::Json => json_line(&json!({
+                "type": "plan_summary",
+                "preset": preset_id,
+                "outcome": text,
+                "steps_run": tally.steps_run,
+                "steps": tally.steps,
+                "errors": tally.errors,
+            })),
+        }
+    }
+}
+
+impl Sink for Printer {
+    fn event(&mut self, ev: &RunEvent<'_>) {
+        match (ev, self.mode) {
+            (RunEvent::Started { run, session }, _) => self.started(run, session),
+            (RunEvent::Interval { report, .. }, _) => self.interval(report),
+            (RunEvent::StepFinished(r), PrintMode::Single) => {
+                let extra = json!({"target": self.target});
+                self.summary(&r.summary, extra)
+            }
+            (RunEvent::StepFinished(r), PrintMode::Plan) => self.step(r, self.steps),
+            (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
+            (RunEvent::Happened(e), PrintMode::Single) => {
+                if let Happening::Note(n) = &e.what {
+                    self.note(n);
+                }
+            }
+            (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => self.note(n),
+            (RunEvent::Telemetry(s), _) => {
+                for n in &s.notes {
+                    self.note(n);
+                }
+            }
+            (RunEvent::Ended { .. }, PrintMode::Single) => {}
+            (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
+                let name = self.plan_name.clone();
+                self.plan_summary(&name, outcome, tally)
+            }
+            (RunEvent::Saved(p), _) => self.session(p),
+            (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }
     }
 }
@@ -218,7 +383,7 @@ fn lat_line(name: &str, l: &LatSummary) -> String {
 fn print_summary_text(s: &StepSummary) {
     let engine = match &s.engine_note {
         Some(n) => format!("{} ({n})", s.engine),
-        None => s.engine.clone(),
+        None => s.engine.to_string(),
     };
     println!(
         "summary: {:.2}s measured, engine {engine}, ended by {}",

@@ -1,111 +1,17 @@
-//! The command line (clap derive): the dashboard by default, and the subcommands.
+//! `drivescope run` arguments: fio's option names where fio has one.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::TypedValueParser as _;
+use clap::Args;
 
-pub use crate::engine::EngineKind;
-use crate::workload::{parse_duration_arg, parse_rw, parse_size_arg, RwMode};
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "drivescope",
-    version,
-    about = "Live drive testing: an io_uring engine, presets from published methods, SMART telemetry",
-    long_about = None
-)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// With no subcommand: the dashboard's options.
-    #[command(flatten)]
-    pub dashboard: crate::commands::dashboard::DashboardArgs,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Run a workload headless: one line (or JSON object) per interval, then a summary.
-    Run(Box<RunArgs>),
-    /// Presets: list them, show one resolved, validate files, or write an equivalent fio job.
-    Presets(crate::commands::presets::PresetsArgs),
-    /// List block devices: model, size, transport, in use, telemetry sources that work.
-    Devices(crate::commands::devices::DevicesArgs),
-    /// One SMART / temperature / power reading of a drive (or a saved smartctl JSON file).
-    Smart(crate::commands::smart::SmartArgs),
-    /// Charts, CSV and one self-contained HTML page from a saved session.
-    Report(crate::commands::report::ReportArgs),
-    /// Replay a saved session in the dashboard: [ and ] move through time.
-    Open(crate::commands::open::OpenArgs),
-    /// Several sessions overlaid: a table here, SVG charts and an HTML page.
-    Compare(crate::commands::compare::CompareArgs),
-}
-
-fn parse_bool01(s: &str) -> Result<bool, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        other => Err(format!("'{other}' is not 0 or 1")),
-    }
-}
-
-fn parse_interval(s: &str) -> Result<Duration, String> {
-    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
-    if d < Duration::from_millis(100) || d > Duration::from_secs(10) {
-        return Err(format!("interval '{s}' is outside 100ms to 10s"));
-    }
-    Ok(d)
-}
-
-fn parse_autosave(s: &str) -> Result<Duration, String> {
-    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
-    if d < Duration::from_millis(100) {
-        return Err(format!("autosave period '{s}' is under 100ms"));
-    }
-    Ok(d)
-}
-
-fn parse_snapshot_every(s: &str) -> Result<Duration, String> {
-    let d = parse_duration_arg(s).map_err(|e| e.to_string())?;
-    if d < Duration::from_secs(1) {
-        return Err(format!("snapshot period '{s}' is under 1s"));
-    }
-    Ok(d)
-}
-
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .trim_end_matches("iops")
-        .parse()
-        .map_err(|_| format!("'{s}' is not an IOPS figure"))?;
-    if !v.is_finite() || v <= 0.0 {
-        return Err(format!("rate '{s}' must be above 0"));
-    }
-    Ok(v)
-}
-
-pub fn parse_time_scale(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
-        _ => Err(format!(
-            "time scale '{s}' is not a number above 0 and at most 1000"
-        )),
-    }
-}
-
-fn parse_mix(s: &str) -> Result<u8, String> {
-    let v: u8 = s
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("'{s}' is not a percentage from 0 to 100"))?;
-    if v > 100 {
-        return Err(format!("'{s}' is not a percentage from 0 to 100"));
-    }
-    Ok(v)
-}
+use super::parse::{
+    parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine, parse_interval,
+    parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw, parse_size_arg,
+    parse_snapshot_every, parse_time_scale,
+};
+use crate::workload::{BlockSizes, EngineKind, RwMode};
 
 /// `drivescope run`: fio's option names where fio has one.
 #[derive(Debug, Args, Clone)]
@@ -133,13 +39,13 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_size_arg, default_value = "4k")]
     pub bs: u64,
     /// Block size split, fio syntax: 4k/60:8k/30:64k/10 (overrides --bs).
-    #[arg(long)]
-    pub bssplit: Option<String>,
+    #[arg(long, value_parser = parse_bssplit)]
+    pub bssplit: Option<BlockSizes>,
     /// I/Os in flight per job.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, value_parser = parse_iodepth, default_value = "32")]
     pub iodepth: u32,
     /// Parallel jobs, each a thread with its own ring.
-    #[arg(long, alias = "numjobs", default_value_t = 1)]
+    #[arg(long, alias = "numjobs", value_parser = parse_jobs, default_value = "1")]
     pub jobs: u32,
     /// Measured run time, after the ramp.
     #[arg(long, alias = "runtime", value_parser = parse_duration_arg, default_value = "10s")]
@@ -167,7 +73,11 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_interval, default_value = "1s")]
     pub interval: Duration,
     /// I/O engine.
-    #[arg(long, value_enum, default_value = "io_uring")]
+    #[arg(
+        long,
+        value_parser = clap::builder::PossibleValuesParser::new(["io_uring", "sync"]).try_map(parse_engine),
+        default_value = "io_uring"
+    )]
     pub engine: EngineKind,
     /// One JSON object per line instead of text.
     #[arg(long)]

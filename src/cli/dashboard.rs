@@ -1,0 +1,34 @@
+//! The dashboard's arguments (`drivescope` with no subcommand) and `drivescope open`'s.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// Options of the dashboard (`drivescope [--target X] [--preset Y]`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DashboardArgs {
+    /// Open on this file or block device instead of the built-in test file.
+    #[arg(long, short = 't')]
+    pub target: Option<PathBuf>,
+    /// Highlight this preset (id) in the picker.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Colour theme: dark, light, high-contrast, colorblind, or a user theme.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Let the mouse pick tabs and list entries.
+    #[arg(long)]
+    pub mouse: bool,
+    /// Multiply every duration of the presets by F (demos, tests).
+    #[arg(long, value_parser = super::parse::parse_time_scale, default_value = "1")]
+    pub time_scale: f64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct OpenArgs {
+    /// The session file (YAML) to replay.
+    pub session: PathBuf,
+    /// Colour theme.
+    #[arg(long)]
+    pub theme: Option<String>,
+}

@@ -1,0 +1,107 @@
+//! The dashboard's runtime (`drivescope` with no subcommand): wires the UI
+//! ([`run_dashboard`]) to the rest: the preset library and target list it offers, the
+//! effects it asks for, carried out through the run pipeline on threads of their own
+//! ([`runs`]), and a telemetry thread that keeps the drive's temperature, power and kernel
+//! counters flowing, run or no run. `drivescope open` replays a session in the same UI
+//! ([`replay`]).
+
+pub mod replay;
+mod runs;
+mod sink;
+mod telemetry;
+pub mod views;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use crate::dut;
+use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
+use runs::spawn_effects;
+use telemetry::{spawn_telemetry, TelemetryCmd};
+use views::{device_entries, drive_view, file_entry, preset_entries};
+
+/// What the dashboard opens with.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A file or block device to open on instead of the built-in test file.
+    pub target: Option<PathBuf>,
+    /// The preset highlighted in the picker.
+    pub preset: Option<String>,
+    pub theme: Option<String>,
+    pub mouse: bool,
+    /// Multiplies every duration of the presets.
+    pub time_scale: f64,
+}
+
+/// Keeps SIGHUP, SIGTERM and SIGINT from killing the process outright while the
+/// dashboard shuts down: the dashboard turns the first into a clean stop, and a second one
+/// (a closing terminal sends more than one) must not cut the final session save short.
+pub fn hold_signals_for_shutdown() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGHUP, SIGTERM, SIGINT] {
+        let _ = signal_hook::flag::register(sig, seen.clone());
+    }
+}
+
+/// Opens the dashboard and runs until the user quits (or a signal ends it).
+pub fn run(args: &Options) -> Result<Exit, DashboardError> {
+    hold_signals_for_shutdown();
+    let default_path = dut::default_target_path();
+    let mut targets = Vec::new();
+    if let Some(t) = &args.target {
+        let is_dev = std::fs::metadata(t)
+            .map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
+            .unwrap_or(false);
+        if !is_dev {
+            targets.push(file_entry(t, false));
+        }
+    }
+    targets.push(file_entry(&default_path, true));
+    let devices = device_entries();
+    let mut selected = 0;
+    if let Some(t) = &args.target {
+        if let Some(i) = devices.iter().position(|d| &d.path == t) {
+            selected = targets.len() + i;
+        }
+    }
+    targets.extend(devices);
+    let first = targets
+        .get(selected)
+        .map(|t| t.path.clone())
+        .unwrap_or(default_path.clone());
+    let capacity = targets
+        .get(selected)
+        .and_then(|t| t.size)
+        .unwrap_or(dut::DEFAULT_FILE_SIZE);
+    let opts = DashboardOptions {
+        presets: preset_entries(capacity, 512, args.time_scale),
+        highlight_preset: Some(args.preset.clone().unwrap_or_else(|| "quick-look".into())),
+        targets,
+        target: selected,
+        drive: drive_view(&first),
+        theme: args.theme.clone(),
+        config_dir: None,
+        mouse: args.mouse,
+        replay: false,
+    };
+    let origin = Instant::now();
+    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+    let (fx_tx, fx_rx) = mpsc::unbounded_channel();
+    let (tele_tx, tele) = spawn_telemetry(first, msg_tx.clone(), origin);
+    let effects = spawn_effects(fx_rx, msg_tx, tele_tx.clone(), args.time_scale);
+    // A panic in the UI must not skip the final save below.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_dashboard(opts, msg_rx, fx_tx)
+    }))
+    .unwrap_or_else(|_| Err(DashboardError::Terminal("the dashboard panicked".into())));
+    // However the UI ended (quit, signal, error), its effects channel is closed: the
+    // effects thread stops any run, which saves its session; then the telemetry thread.
+    let _ = effects.join();
+    let _ = tele_tx.send(TelemetryCmd::Quit);
+    let _ = tele.join();
+    result
+}

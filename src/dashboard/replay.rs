@@ -1,0 +1,204 @@
+//! A saved session replayed in the dashboard (`drivescope open SESSION.yaml`). The session
+//! becomes a timeline of the messages the live run sent (steps, intervals, telemetry,
+//! events); moving to a time resets the panels and replays the timeline up to it, so every
+//! panel shows what it showed then. `[` and `]` step through time, Home and End jump.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use super::views::{drive_view_of, telemetry_view};
+use crate::app::{CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo};
+use crate::drive::DriveInfo;
+use crate::session::{self, Session};
+use crate::stats::{DirCounts, IntervalReport, LatSummary};
+use crate::telemetry::TelemetrySample;
+use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+    #[error(transparent)]
+    Dashboard(#[from] DashboardError),
+}
+
+/// The session as (time in seconds, message), in time order.
+pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
+    let mut out: Vec<(f64, Msg)> = Vec::new();
+    let preset_id = s
+        .preset
+        .get("id")
+        .and_then(|v| v.as_str())
+        .unwrap_or("(no preset)")
+        .to_string();
+    out.push((
+        0.0,
+        Msg::RunStarted {
+            preset_id,
+            target: PathBuf::from(&s.target.path),
+        },
+    ));
+    let count = s.steps.len();
+    let plan_end = s
+        .steps
+        .last()
+        .map(|l| l.end_s)
+        .or_else(|| s.intervals.last().map(|i| i.t))
+        .unwrap_or(0.0);
+    for st in &s.steps {
+        let target_iops = st.summary.target_iops;
+        out.push((
+            st.start_s,
+            Msg::StepStarted(StepInfo {
+                index: st.index as usize,
+                count,
+                name: st.label.clone(),
+                phase_name: st
+                    .point
+                    .get("phase")
+                    .and_then(|p| p.as_u64())
+                    .map(|p| format!("phase {}", p + 1))
+                    .unwrap_or_default(),
+                started_s: st.start_s,
+                expected_s: Some(st.end_s - st.start_s),
+                plan_expected_s: Some(plan_end),
+                rate_limited: target_iops.is_some(),
+                target_iops,
+            }),
+        ));
+        out.push((st.end_s, Msg::StepFinished(CurvePoint::from(&st.summary))));
+    }
+    let step_start = |i: u32| {
+        s.steps
+            .iter()
+            .find(|st| st.index == i)
+            .map(|st| st.start_s)
+            .unwrap_or(0.0)
+    };
+    for (k, iv) in s.intervals.iter().enumerate() {
+        let start = step_start(iv.step);
+        let end_s = iv.t - start;
+        let dt = iv.dt.max(1e-9);
+        let l = &iv.lat_us;
+        let r = IntervalReport {
+            index: k as u64,
+            start_s: end_s - iv.dt,
+            end_s,
+            ramp: iv.ramp,
+            read: DirCounts {
+                ios: (iv.read_iops * dt).round() as u64,
+                bytes: (iv.read_mbps * 1e6 * dt).round() as u64,
+            },
+            write: DirCounts {
+                ios: (iv.write_iops * dt).round() as u64,
+                bytes: (iv.write_mbps * 1e6 * dt).round() as u64,
+            },
+            read_iops: iv.read_iops,
+            write_iops: iv.write_iops,
+            read_bw_bytes: iv.read_mbps * 1e6,
+            write_bw_bytes: iv.write_mbps * 1e6,
+            errors: iv.errors,
+            lat_us: LatSummary {
+                samples: ((iv.read_iops + iv.write_iops) * dt).round() as u64,
+                min: l.min,
+                mean: l.mean,
+                stddev: 0.0,
+                p50: l.p50,
+                p90: l.p90,
+                p99: l.p99,
+                p99_9: l.p99_9,
+                p99_99: l.p99_99,
+                max: l.max,
+            },
+            service_lat_us: None,
+            error_records: Vec::new(),
+            hists: None,
+        };
+        out.push((iv.t, Msg::Interval(Box::new(r))));
+    }
+    for v in &s.telemetry {
+        let t = v.t().unwrap_or(0.0);
+        if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.value()) {
+            out.push((t, Msg::Telemetry(Box::new(telemetry_view(&sample, t)))));
+        }
+    }
+    for e in &s.events {
+        if e.kind == crate::session::EventKind::Phase {
+            continue;
+        }
+        out.push((
+            e.t,
+            Msg::Event(EventView {
+                t_s: e.t,
+                kind: EventCategory::from(&e.kind),
+                text: e.message.clone(),
+            }),
+        ));
+    }
+    // Stable: at equal times a step starts before its intervals and ends after them.
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// Sends the panels the state at `at_s`.
+fn show(msgs: &UnboundedSender<Msg>, tl: &[(f64, Msg)], at_s: f64, end_s: f64) {
+    let _ = msgs.send(Msg::ReplayReset);
+    for (t, m) in tl.iter().take_while(|(t, _)| *t <= at_s + 1e-9) {
+        let _ = t;
+        let _ = msgs.send(m.clone());
+    }
+    let _ = msgs.send(Msg::ReplayAt { at_s, end_s });
+}
+
+fn spawn_controller(
+    mut fx: UnboundedReceiver<Effect>,
+    msgs: UnboundedSender<Msg>,
+    tl: Vec<(f64, Msg)>,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let end_s = tl.last().map(|(t, _)| *t).unwrap_or(0.0);
+        // Twenty steps across the session, at least a second each.
+        let step = (end_s / 20.0).max(1.0);
+        let mut at = end_s;
+        show(&msgs, &tl, at, end_s);
+        while let Some(e) = fx.blocking_recv() {
+            at = match e {
+                Effect::Seek(Seek::Back) => (at - step).max(0.0),
+                Effect::Seek(Seek::Forward) => (at + step).min(end_s),
+                Effect::Seek(Seek::Start) => 0.0,
+                Effect::Seek(Seek::End) => end_s,
+                Effect::Quit => break,
+                _ => continue,
+            };
+            show(&msgs, &tl, at, end_s);
+        }
+    })
+}
+
+/// Opens the replay of the session in `path`; returns when the user quits.
+pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
+    super::hold_signals_for_shutdown();
+    let loaded = session::load(path)?;
+    for w in &loaded.warnings {
+        eprintln!("drivescope: {w}");
+    }
+    let s = loaded.session;
+    let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
+        .ok()
+        .and_then(|d| drive_view_of(&d));
+    let tl = timeline(&s);
+    let opts = DashboardOptions {
+        drive,
+        theme,
+        replay: true,
+        ..DashboardOptions::default()
+    };
+    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+    let (fx_tx, fx_rx) = mpsc::unbounded_channel();
+    let ctl = spawn_controller(fx_rx, msg_tx, tl);
+    let result = run_dashboard(opts, msg_rx, fx_tx);
+    let _ = ctl.join();
+    Ok(result?)
+}

@@ -1,0 +1,187 @@
+//! The dashboard's effects thread: carries out what the app asks (start, pause, resume,
+//! stop, skip, snapshot). A start prepares the run and hands it to the run pipeline on a
+//! thread of its own, with the dashboard as its sink; the other effects are commands sent
+//! to that run through its [`RunHandle`].
+
+use std::path::PathBuf;
+use std::sync::mpsc as std_mpsc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use super::sink::DashboardSink;
+use super::telemetry::TelemetryCmd;
+use super::views::drive_view;
+use crate::app::{Effect, Msg};
+use crate::plan::PlanOptions;
+use crate::preset;
+use crate::run::{
+    self, RunCmd, RunControl, RunError, RunHandle, RunRequest, RunWhat, SessionPlan, TargetChoice,
+    TelemetrySource,
+};
+use crate::session::RecorderOptions;
+
+/// What a dashboard run is started with.
+struct Start {
+    preset_id: String,
+    target: PathBuf,
+    destroy_data: Option<PathBuf>,
+    time_scale: f64,
+}
+
+fn request(s: &Start) -> Result<RunRequest, RunError> {
+    Ok(RunRequest {
+        // A test file named in the dashboard is created (1 GiB) when missing, as the
+        // built-in one is; block devices are never created.
+        target: TargetChoice {
+            path: Some(s.target.clone()),
+            size: None,
+            destroy_data: s.destroy_data.clone(),
+            create_missing: true,
+        },
+        what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
+        plan: PlanOptions {
+            time_scale: s.time_scale,
+            ..PlanOptions::default()
+        },
+    })
+}
+
+/// Prepares and runs one preset, then says how it ended.
+fn run_one(
+    s: Start,
+    ctl: RunControl,
+    msgs: &UnboundedSender<Msg>,
+    telemetry: &std_mpsc::Sender<TelemetryCmd>,
+) {
+    let prepared = match request(&s).and_then(|r| run::prepare(&r)) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = msgs.send(Msg::RunEnded {
+                outcome: "not started".into(),
+                error: Some(e.to_string()),
+                saved_to: None,
+            });
+            return;
+        }
+    };
+    let t0 = Instant::now();
+    let _ = telemetry.send(TelemetryCmd::Target(prepared.target.path.clone()));
+    if let Some(v) = drive_view(&prepared.target.path) {
+        let _ = msgs.send(Msg::Drive(v));
+    }
+    let (sample_tx, sample_rx) = std_mpsc::channel();
+    let _ = telemetry.send(TelemetryCmd::Tap(Some((sample_tx, t0))));
+    let session = SessionPlan {
+        path: None,
+        options: RecorderOptions::default(),
+        command: Some(format!("drivescope (dashboard): preset {}", s.preset_id)),
+    };
+    let mut sink = DashboardSink::new(msgs.clone(), t0);
+    let finished = run::execute(
+        &prepared,
+        session,
+        TelemetrySource::Tap(sample_rx),
+        &ctl,
+        &mut [&mut sink],
+    );
+    let _ = telemetry.send(TelemetryCmd::Tap(None));
+    let ended = match finished {
+        Err(e) => Msg::RunEnded {
+            outcome: "not started".into(),
+            error: Some(e.to_string()),
+            saved_to: None,
+        },
+        Ok(f) => {
+            let (outcome, error) = match &f.result {
+                Ok(o) => (o.word().to_string(), o.failure()),
+                Err(e) => ("failed".to_string(), Some(e.to_string())),
+            };
+            Msg::RunEnded {
+                outcome,
+                error,
+                saved_to: f.saved,
+            }
+        }
+    };
+    let _ = msgs.send(ended);
+}
+
+/// The run going on (or the last one), and how to talk to it.
+struct Current {
+    handle: RunHandle,
+    thread: JoinHandle<()>,
+}
+
+impl Current {
+    fn active(&self) -> bool {
+        !self.thread.is_finished()
+    }
+
+    /// Stops it and waits until its session is saved.
+    fn stop_and_join(self) {
+        self.handle.send(RunCmd::Stop);
+        let _ = self.thread.join();
+    }
+}
+
+/// Carries out the dashboard's effects until it quits (or the UI goes away); a run still
+/// going then is stopped, and its session saved, before this returns.
+pub(super) fn spawn_effects(
+    mut fx: UnboundedReceiver<Effect>,
+    msgs: UnboundedSender<Msg>,
+    telemetry: std_mpsc::Sender<TelemetryCmd>,
+    time_scale: f64,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut current: Option<Current> = None;
+        let send = |c: &Option<Current>, cmd: RunCmd| {
+            if let Some(c) = c {
+                c.handle.send(cmd);
+            }
+        };
+        while let Some(e) = fx.blocking_recv() {
+            match e {
+                Effect::StartRun {
+                    preset_id,
+                    target,
+                    destroy_data,
+                } => {
+                    if let Some(c) = current.take() {
+                        let _ = c.thread.join();
+                    }
+                    let (handle, ctl) = RunControl::new();
+                    let start = Start {
+                        preset_id,
+                        target,
+                        destroy_data,
+                        time_scale,
+                    };
+                    let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
+                    let thread = std::thread::spawn(move || run_one(start, ctl, &msgs, &telemetry));
+                    current = Some(Current { handle, thread });
+                }
+                Effect::Pause => send(&current, RunCmd::Pause),
+                Effect::Resume => send(&current, RunCmd::Resume),
+                Effect::Stop => send(&current, RunCmd::Stop),
+                Effect::SkipStep => send(&current, RunCmd::Skip),
+                Effect::Snapshot => match &current {
+                    Some(c) if c.active() => c.handle.send(RunCmd::Snapshot),
+                    _ => {
+                        let _ = msgs.send(Msg::Notice(
+                            "no run is going: a snapshot exports the running session; \
+                             saved sessions are in the sessions folder (drivescope report)"
+                                .into(),
+                        ));
+                    }
+                },
+                Effect::SetTheme(_) | Effect::Seek(_) => {}
+                Effect::Quit => break,
+            }
+        }
+        if let Some(c) = current {
+            c.stop_and_join();
+        }
+    })
+}

@@ -1,0 +1,126 @@
+//! The dashboard as a sink of the run pipeline: each [`RunEvent`] becomes the messages
+//! the app's state machine takes.
+
+use std::time::Instant;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
+use crate::plan::SteadyVerdict;
+use crate::run::{Happening, Prepared, RunEvent, Sink};
+use crate::session::EventKind;
+
+use super::views::ASSUMED_BYTES_PER_S;
+
+/// Sends a run's events to the app.
+pub(super) struct DashboardSink {
+    msgs: UnboundedSender<Msg>,
+    /// The run's start: the events' time axis.
+    t0: Instant,
+    /// Known once the run starts: steps, phase names, the plan's expected length.
+    count: usize,
+    phases: Vec<String>,
+    plan_expected_s: Option<f64>,
+}
+
+impl DashboardSink {
+    pub(super) fn new(msgs: UnboundedSender<Msg>, t0: Instant) -> Self {
+        DashboardSink {
+            msgs,
+            t0,
+            count: 0,
+            phases: Vec::new(),
+            plan_expected_s: None,
+        }
+    }
+
+    fn send(&self, m: Msg) {
+        let _ = self.msgs.send(m);
+    }
+
+    fn show(&self, kind: &EventKind, text: String) {
+        self.send(Msg::Event(EventView {
+            t_s: self.t0.elapsed().as_secs_f64(),
+            kind: EventCategory::from(kind),
+            text,
+        }));
+    }
+
+    fn started(&self, run: &Prepared, session: &std::path::Path) {
+        self.send(Msg::RunStarted {
+            preset_id: run.name().to_string(),
+            target: run.target.path.clone(),
+        });
+        self.send(Msg::Event(EventView {
+            t_s: 0.0,
+            kind: EventCategory::from(&EventKind::Saved),
+            text: format!("recording the session to {}", session.display()),
+        }));
+    }
+}
+
+impl Sink for DashboardSink {
+    fn event(&mut self, ev: &RunEvent<'_>) {
+        let now = self.t0.elapsed().as_secs_f64();
+        match ev {
+            RunEvent::Started { run, session } => {
+                self.plan_expected_s =
+                    Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());
+                self.count = run.plan.steps.len();
+                self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
+                self.started(run, session);
+            }
+            RunEvent::StepStarted {
+                index,
+                step,
+                target_iops,
+            } => {
+                self.send(Msg::StepStarted(StepInfo {
+                    index: *index,
+                    count: self.count,
+                    name: step.name.clone(),
+                    phase_name: self.phases.get(step.phase).cloned().unwrap_or_default(),
+                    started_s: now,
+                    expected_s: step.end.duration.map(|d| (d + step.ramp).as_secs_f64()),
+                    plan_expected_s: self.plan_expected_s,
+                    rate_limited: target_iops.is_some(),
+                    target_iops: *target_iops,
+                }));
+                self.send(Msg::SteadyState(if step.steady.is_some() {
+                    SteadyView::Tracking {
+                        detail: "fio-style rule on each interval".into(),
+                    }
+                } else {
+                    SteadyView::NotApplicable
+                }));
+            }
+            RunEvent::Interval { report, .. } => {
+                self.send(Msg::Interval(Box::new(report.without_hists())))
+            }
+            RunEvent::StepFinished(r) => self.send(Msg::StepFinished(CurvePoint::from(&r.summary))),
+            // The panels announce phases themselves from StepStarted.
+            RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
+            RunEvent::Happened(e) => {
+                if let Happening::Steady { verdict, .. } = &e.what {
+                    let detail = e.what.to_string();
+                    self.send(Msg::SteadyState(match verdict {
+                        SteadyVerdict::Reached { .. } => SteadyView::Reached { detail },
+                        SteadyVerdict::NotReached { .. } | SteadyVerdict::Pending => {
+                            SteadyView::NotReached { detail }
+                        }
+                    }));
+                }
+                self.show(&e.what.kind(), e.what.to_string());
+            }
+            RunEvent::Note(n) => self.show(&EventKind::Note, n.to_string()),
+            RunEvent::SessionNotice(n) => self.send(Msg::Notice(n.to_string())),
+            RunEvent::Snapshot(dir) => self.show(
+                &EventKind::Snapshot,
+                format!("snapshot being written to {}", dir.display()),
+            ),
+            // The telemetry thread shows samples itself; the run's end is sent by the
+            // thread that ran it, with where the session went.
+            RunEvent::Telemetry(_) | RunEvent::Ended { .. } | RunEvent::Saved(_) => {}
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! What the dashboard shows that comes from the library's types: the preset and target
+//! lists it offers, the drive identity in the header, telemetry samples for the panels.
+
+use std::path::Path;
+
+use crate::app::{
+    DriveView, HostView, KernelView, PresetEntry, TargetEntry, TargetKind, TelemetryView,
+};
+use crate::drive::{self, SysRoot};
+use crate::dut::{self, guard};
+use crate::plan::{self, PlanOptions, TargetFacts};
+use crate::preset;
+use crate::telemetry::TelemetrySample;
+
+/// Throughput assumed for estimates of data-amount phases.
+pub const ASSUMED_BYTES_PER_S: f64 = 1e9;
+
+/// The preset library with each preset's phases and estimated time for the target.
+pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEntry> {
+    let facts = TargetFacts {
+        capacity_bytes: capacity.max(1),
+        logical_block_size: lbs,
+    };
+    preset::builtins()
+        .into_iter()
+        .map(|p| {
+            let opts = PlanOptions {
+                time_scale,
+                ..PlanOptions::default()
+            };
+            let (phases, estimate) = match plan::expand(&p, &facts, &opts) {
+                Ok(plan) => (
+                    plan.phases
+                        .iter()
+                        .map(|ph| format!("{} ({} steps)", ph.name, ph.steps.len()))
+                        .collect(),
+                    plan::estimate_text(&plan, ASSUMED_BYTES_PER_S),
+                ),
+                Err(e) => (Vec::new(), format!("cannot run here: {e}")),
+            };
+            PresetEntry {
+                id: p.id,
+                name: p.name,
+                description: p.description.trim().to_string(),
+                phases,
+                estimate,
+            }
+        })
+        .collect()
+}
+
+/// A test file in the target list.
+pub fn file_entry(path: &Path, default: bool) -> TargetEntry {
+    let size = std::fs::metadata(path).map(|m| m.len()).ok();
+    let label = match (default, size.is_some()) {
+        (true, true) => "drivescope's test file".to_string(),
+        (true, false) => "drivescope's test file (created on first run)".to_string(),
+        (false, _) => "test file".to_string(),
+    };
+    TargetEntry {
+        path: path.to_path_buf(),
+        label,
+        kind: TargetKind::File,
+        size: size.or(default.then_some(dut::DEFAULT_FILE_SIZE)),
+        safety: None,
+    }
+}
+
+/// Block devices with what the write guard finds on each (None: blank, writable once named):
+/// the dashboard's target picker lists these.
+pub fn device_entries() -> Vec<TargetEntry> {
+    drive::list_disks(&SysRoot::real())
+        .into_iter()
+        .filter(|d| d.capacity_bytes > 0)
+        .map(|d| {
+            let path = d.dev_path();
+            let rdev = std::fs::metadata(&path)
+                .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
+                .ok();
+            let safety = match rdev {
+                Some(r) => guard::check_block_device_write(&path, r, Some(&path))
+                    .err()
+                    .map(|e| e.reason),
+                None => Some("cannot inspect the device (run as root)".into()),
+            };
+            TargetEntry {
+                label: format!(
+                    "{} {}",
+                    d.model.clone().unwrap_or_else(|| "(no model)".into()),
+                    d.transport.as_str()
+                ),
+                path,
+                kind: TargetKind::BlockDevice,
+                size: Some(d.capacity_bytes),
+                safety,
+            }
+        })
+        .collect()
+}
+
+/// The header's drive identity from the drive under `path`.
+pub fn drive_view(path: &Path) -> Option<DriveView> {
+    let info = drive::resolve(path).ok()?;
+    drive_view_of(&info)
+}
+
+/// The header's drive identity from a resolved drive.
+pub fn drive_view_of(info: &drive::DriveInfo) -> Option<DriveView> {
+    let d = info.primary()?;
+    Some(DriveView {
+        model: d.model.clone(),
+        serial: d.serial.clone(),
+        firmware: d.firmware.clone(),
+        capacity_bytes: Some(d.capacity_bytes),
+        transport: Some(d.transport.as_str().to_string()),
+    })
+}
+
+/// Converts a poller sample for the panels; `t_s` on the run's time axis.
+pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
+    let mut v = TelemetryView {
+        t_s,
+        unavailable: s.notes.clone(),
+        ..TelemetryView::default()
+    };
+    if let Some(r) = &s.smart {
+        v.temperature_c = r.temperature_c.map(f64::from);
+        v.sensors_c = r.sensors_c.iter().map(|x| f64::from(x.c)).collect();
+        v.warning_c = r.warning_temp_c.map(f64::from);
+        v.critical_c = r.critical_temp_c.map(f64::from);
+        v.power_state = r.power_state.map(u32::from);
+        v.power_state_max_w = r.power_state_max_w;
+        v.power_w = r.power_w;
+        if let Some(t) = &r.thermal_throttle {
+            v.throttle_transitions =
+                Some(u64::from(t.tmt1_transitions) + u64::from(t.tmt2_transitions));
+            v.throttle_seconds = Some(u64::from(t.tmt1_seconds) + u64::from(t.tmt2_seconds));
+        }
+        v.unavailable.extend(r.notes.iter().cloned());
+    }
+    if let Some(b) = &s.block {
+        v.kernel = Some(KernelView {
+            read_iops: b.read_iops,
+            write_iops: b.write_iops,
+            read_bw: b.read_bytes_per_s,
+            write_bw: b.write_bytes_per_s,
+            util_pct: b.util_percent,
+            in_flight: b.in_flight,
+        });
+    }
+    if let Some(h) = &s.host {
+        if let (Some(own), Some(rss)) = (h.self_cpu_percent, h.self_rss_bytes) {
+            v.host = Some(HostView {
+                cpu_pct: f64::from(h.cpu_percent),
+                own_cpu_pct: f64::from(own),
+                mem_used_bytes: h.mem_used_bytes,
+                own_rss_bytes: rss,
+            });
+        }
+    }
+    v
+}

@@ -1,0 +1,298 @@
+//! How a step and a run end, as values: [`EndedBy`] (a step), [`DeviceFault`] (the device
+//! failed), [`RunOutcome`] (the whole run). The engine, the runner, the session and the
+//! dashboard decide on these; text is made only where it is shown or stored.
+//!
+//! The session stores a step's `ended_by` as text (its [`Display`](std::fmt::Display)
+//! form, as every release has); [`EndedBy::parse`] reads that text back, so one mapping
+//! serves both directions.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// How the device failed, ending its step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Every I/O of an interval failed.
+    AllFailed,
+    /// The device went away (ENODEV/ENXIO, its node or sysfs entry gone).
+    Gone,
+    /// The step's end came while the device still held I/O it never completed.
+    Stalled,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 3] = [FaultKind::AllFailed, FaultKind::Gone, FaultKind::Stalled];
+
+    /// The words a stored `ended_by` starts with.
+    fn prefix(self) -> &'static str {
+        match self {
+            FaultKind::AllFailed => "every I/O failed",
+            FaultKind::Gone => "device gone",
+            FaultKind::Stalled => "device stalled",
+        }
+    }
+
+    /// What follows the prefix: " (" for the detail in parentheses, ": " otherwise.
+    fn joiner(self) -> &'static str {
+        match self {
+            FaultKind::AllFailed | FaultKind::Gone => " (",
+            FaultKind::Stalled => ": ",
+        }
+    }
+
+    fn closer(self) -> &'static str {
+        match self {
+            FaultKind::AllFailed | FaultKind::Gone => ")",
+            FaultKind::Stalled => "",
+        }
+    }
+}
+
+/// The device failed: which way, and what it said (the first error, where it happened).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFault {
+    pub kind: FaultKind,
+    /// The evidence, as the engine saw it ("3 errors in interval 2; first: read of …").
+    pub detail: String,
+}
+
+/// Why a step ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum EndedBy {
+    /// Its measured time ran out.
+    #[default]
+    Duration,
+    /// Its amount of data was moved.
+    Bytes,
+    /// The user (a key, a signal) stopped the run.
+    Stopped,
+    /// The user skipped the step.
+    Skipped,
+    /// Live steady state was reached (fio style): the step ended early.
+    SteadyState,
+    /// The device failed; the run stops (exit code 1).
+    Device(DeviceFault),
+    /// A reason a session of another release stored that this one does not know; kept as
+    /// written.
+    Other(String),
+}
+
+impl EndedBy {
+    pub fn device(kind: FaultKind, detail: impl Into<String>) -> EndedBy {
+        EndedBy::Device(DeviceFault {
+            kind,
+            detail: detail.into(),
+        })
+    }
+
+    /// The device failed: the run must stop and say so.
+    pub fn is_device_failure(&self) -> bool {
+        matches!(self, EndedBy::Device(_))
+    }
+
+    /// The step reached its own end (time or data), as planned.
+    pub fn is_own_end(&self) -> bool {
+        matches!(self, EndedBy::Duration | EndedBy::Bytes)
+    }
+
+    /// Reads the stored form back (the inverse of `Display`).
+    pub fn parse(s: &str) -> EndedBy {
+        match s {
+            "duration" => return EndedBy::Duration,
+            "bytes" => return EndedBy::Bytes,
+            "stopped" => return EndedBy::Stopped,
+            "skipped" => return EndedBy::Skipped,
+            "steady state" => return EndedBy::SteadyState,
+            _ => {}
+        }
+        for kind in FaultKind::ALL {
+            if let Some(rest) = s.strip_prefix(kind.prefix()) {
+                let detail = rest
+                    .strip_prefix(kind.joiner())
+                    .map(|d| d.strip_suffix(kind.closer()).unwrap_or(d))
+                    .unwrap_or(rest.trim_start());
+                return EndedBy::device(kind, detail);
+            }
+        }
+        EndedBy::Other(s.to_string())
+    }
+}
+
+impl fmt::Display for EndedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndedBy::Duration => f.write_str("duration"),
+            EndedBy::Bytes => f.write_str("bytes"),
+            EndedBy::Stopped => f.write_str("stopped"),
+            EndedBy::Skipped => f.write_str("skipped"),
+            EndedBy::SteadyState => f.write_str("steady state"),
+            EndedBy::Device(d) => write!(
+                f,
+                "{}{}{}{}",
+                d.kind.prefix(),
+                d.kind.joiner(),
+                d.detail,
+                d.kind.closer()
+            ),
+            EndedBy::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Serialize for EndedBy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for EndedBy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(EndedBy::parse(&s))
+    }
+}
+
+/// Who stopped a run early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopBy {
+    /// SIGINT, SIGTERM or SIGHUP.
+    Signal,
+    /// A key in the dashboard.
+    User,
+}
+
+/// How a whole run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// Every step ran (or was skipped by the plan's rules); `errors` I/Os failed, the
+    /// first of them described by `first_error`.
+    Completed {
+        errors: u64,
+        first_error: Option<String>,
+    },
+    /// Stopped early.
+    Stopped(StopBy),
+    /// The device failed in step `step` (its name; `None` for a plain one-step run); the
+    /// run stopped there.
+    Failed {
+        step: Option<String>,
+        ended_by: EndedBy,
+    },
+}
+
+impl RunOutcome {
+    /// The one-word state ("completed", "stopped", "failed").
+    pub fn word(&self) -> &'static str {
+        match self {
+            RunOutcome::Completed { .. } => "completed",
+            RunOutcome::Stopped(_) => "stopped",
+            RunOutcome::Failed { .. } => "failed",
+        }
+    }
+
+    /// Why it failed, for the last line and the session.
+    pub fn failure(&self) -> Option<String> {
+        match self {
+            RunOutcome::Failed {
+                step: Some(s),
+                ended_by,
+            } => Some(format!("{s}: {ended_by}")),
+            RunOutcome::Failed {
+                step: None,
+                ended_by,
+            } => Some(ended_by.to_string()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for RunOutcome {
+    /// What the session's summary stores as `ended_by`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunOutcome::Completed { errors: 0, .. } => f.write_str("completed"),
+            RunOutcome::Completed {
+                errors,
+                first_error: Some(first),
+            } => write!(f, "completed with {errors} I/O errors (first: {first})"),
+            RunOutcome::Completed { errors, .. } => {
+                write!(f, "completed with {errors} I/O errors")
+            }
+            RunOutcome::Stopped(StopBy::Signal) => f.write_str("stopped by a signal"),
+            RunOutcome::Stopped(StopBy::User) => f.write_str("stopped"),
+            RunOutcome::Failed { .. } => f.write_str(&self.failure().unwrap_or_default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_reads_back_as_itself() {
+        let all = [
+            EndedBy::Duration,
+            EndedBy::Bytes,
+            EndedBy::Stopped,
+            EndedBy::Skipped,
+            EndedBy::SteadyState,
+            EndedBy::device(
+                FaultKind::AllFailed,
+                "16635 errors in interval 0; first: read of 4096 B at offset 0: Input/output error (os error 5)",
+            ),
+            EndedBy::device(FaultKind::Gone, "/dev/sda no longer exists; 3 errors in interval 1"),
+            EndedBy::device(
+                FaultKind::Stalled,
+                "1 job(s) still had I/O in flight 1.2s after the stop (/dev/x is not completing it)",
+            ),
+            EndedBy::Other("something a later release says".into()),
+        ];
+        for e in all {
+            let text = e.to_string();
+            assert_eq!(EndedBy::parse(&text), e, "{text}");
+            let y = serde_yaml::to_string(&e).unwrap();
+            assert_eq!(serde_yaml::from_str::<EndedBy>(&y).unwrap(), e, "{y}");
+        }
+    }
+
+    #[test]
+    fn stored_texts_of_the_last_release_read_as_their_kind() {
+        let e = EndedBy::parse("every I/O failed (3 errors in interval 2; first: x)");
+        assert!(e.is_device_failure());
+        assert!(
+            EndedBy::parse("device gone (the kernel says: y; 1 errors in interval 0)")
+                .is_device_failure()
+        );
+        assert!(
+            EndedBy::parse("device stalled: 1 job(s) still had I/O in flight").is_device_failure()
+        );
+        assert!(!EndedBy::parse("duration").is_device_failure());
+        assert_eq!(EndedBy::parse("steady state"), EndedBy::SteadyState);
+    }
+
+    #[test]
+    fn run_outcomes_say_what_the_session_stored() {
+        let c = RunOutcome::Completed {
+            errors: 2,
+            first_error: Some("read of 4096 B at offset 0: x".into()),
+        };
+        assert_eq!(
+            c.to_string(),
+            "completed with 2 I/O errors (first: read of 4096 B at offset 0: x)"
+        );
+        assert_eq!(
+            RunOutcome::Stopped(StopBy::Signal).to_string(),
+            "stopped by a signal"
+        );
+        let f = RunOutcome::Failed {
+            step: Some("sweep 50%".into()),
+            ended_by: EndedBy::device(FaultKind::AllFailed, "1 errors in interval 0"),
+        };
+        assert_eq!(
+            f.to_string(),
+            "sweep 50%: every I/O failed (1 errors in interval 0)"
+        );
+    }
+}

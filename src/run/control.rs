@@ -1,0 +1,106 @@
+//! Run control: a command channel into the runner. The [`RunHandle`] (held by the
+//! dashboard, or built over a signal flag for headless runs) sends [`RunCmd`]s; the runner
+//! takes them at each interval. Pause and stop also flip the engine's [`StepControl`]
+//! flags at once, so the workers hold or end their I/O within milliseconds rather than at
+//! the next interval.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+
+use crate::engine::StepControl;
+use crate::outcome::StopBy;
+
+/// What the user can ask of a running plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunCmd {
+    /// Hold the I/O; the step's time and rate schedule resume where they were.
+    Pause,
+    Resume,
+    /// End the run after the current interval (its session is saved).
+    Stop,
+    /// End the current step only.
+    Skip,
+    /// Export a snapshot of the session so far.
+    Snapshot,
+}
+
+/// The sending side: cheap to clone, usable from any thread.
+#[derive(Debug, Clone)]
+pub struct RunHandle {
+    tx: Sender<RunCmd>,
+    flags: StepControl,
+    by_user: Arc<AtomicBool>,
+}
+
+impl RunHandle {
+    /// Sends `cmd`; a run that has ended ignores it.
+    pub fn send(&self, cmd: RunCmd) {
+        match cmd {
+            RunCmd::Pause => self.flags.pause.store(true, Ordering::Relaxed),
+            RunCmd::Resume => self.flags.pause.store(false, Ordering::Relaxed),
+            RunCmd::Stop => {
+                self.by_user.store(true, Ordering::Relaxed);
+                self.flags.pause.store(false, Ordering::Relaxed);
+                self.flags.stop.store(true, Ordering::Relaxed);
+            }
+            RunCmd::Skip | RunCmd::Snapshot => {}
+        }
+        let _ = self.tx.send(cmd);
+    }
+}
+
+/// The receiving side, owned by the run.
+#[derive(Debug)]
+pub struct RunControl {
+    rx: Receiver<RunCmd>,
+    flags: StepControl,
+    by_user: Arc<AtomicBool>,
+}
+
+impl RunControl {
+    /// A control whose stop flag is `stop` (set by signal handlers for headless runs);
+    /// a stop seen there without a [`RunCmd::Stop`] counts as a signal's.
+    pub fn with_stop_flag(stop: Arc<AtomicBool>) -> (RunHandle, RunControl) {
+        let (tx, rx) = mpsc::channel();
+        let flags = StepControl {
+            stop,
+            pause: Arc::new(AtomicBool::new(false)),
+        };
+        let by_user = Arc::new(AtomicBool::new(false));
+        let handle = RunHandle {
+            tx,
+            flags: flags.clone(),
+            by_user: by_user.clone(),
+        };
+        (handle, RunControl { rx, flags, by_user })
+    }
+
+    /// A fresh control, stopped only by its handle.
+    pub fn new() -> (RunHandle, RunControl) {
+        Self::with_stop_flag(Arc::new(AtomicBool::new(false)))
+    }
+
+    /// The flags the engine's workers read.
+    pub fn flags(&self) -> &StepControl {
+        &self.flags
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        self.flags.stop.load(Ordering::Relaxed)
+    }
+
+    /// Who stopped the run (when it was stopped).
+    pub fn stopped_by(&self) -> StopBy {
+        if self.by_user.load(Ordering::Relaxed) {
+            StopBy::User
+        } else {
+            StopBy::Signal
+        }
+    }
+
+    /// The commands sent since the last call (never blocks).
+    pub fn take(&self) -> Vec<RunCmd> {
+        self.rx.try_iter().collect()
+    }
+}

@@ -1,0 +1,33 @@
+//! Why a run could not start or broke off: each layer's own error, kept whole up to the
+//! edge (`main`), which prints it.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::dut::TargetError;
+use crate::engine::EngineError;
+use crate::plan::PlanError;
+use crate::preset::PresetError;
+use crate::session::SessionError;
+use crate::units::format_size;
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Preset(#[from] PresetError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("--offset {} is at or past the end of {} ({})", format_size(*.offset), .path.display(), format_size(*.size))]
+    OffsetPastEnd {
+        offset: u64,
+        path: PathBuf,
+        size: u64,
+    },
+}

@@ -1,0 +1,162 @@
+//! What happens in a run, as values: [`RunEvent`] is everything the pipeline hands its
+//! sinks (printer, session, dashboard); [`Happening`] is the part that becomes a session
+//! event, with its [`EventKind`]. The kind names and texts are made here, once, for the
+//! printer, the session and the dashboard alike.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::request::Prepared;
+use super::tally::Tally;
+use crate::outcome::RunOutcome;
+use crate::plan::{PlanStep, SteadyVerdict};
+use crate::session::EventKind;
+use crate::stats::{IntervalReport, StepSummary};
+use crate::telemetry::TelemetrySample;
+
+/// What a steady-state verdict is about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SteadyScope {
+    /// A step's own live (fio-style) rule, judged on every interval.
+    Step(String),
+    /// A phase's SNIA rounds, judged once per round.
+    Phase(String),
+}
+
+/// Why a step was not run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkipWhy {
+    /// Its rate could not be resolved (no measured maximum, a target under 10 IOPS).
+    Rate(crate::plan::RateSkip),
+    /// A sweep point's mean response time passed vdbench's `stopcurve`: the rest of the
+    /// curve is skipped.
+    StopCurve { mean_ms: f64, limit_ms: f64 },
+}
+
+/// Something that happened in a run that the session keeps as an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Happening {
+    /// A note (from the plan's expansion or the engine).
+    Note(String),
+    /// Phase `index` (0-based) of `count` began.
+    Phase {
+        index: usize,
+        count: usize,
+        name: String,
+    },
+    /// A steady-state verdict: reached (at interval or round `n`) or not, and why.
+    Steady {
+        scope: SteadyScope,
+        verdict: SteadyVerdict,
+    },
+    /// Step `step` was skipped, or (stop curve) the points after it.
+    Skipped { step: String, why: SkipWhy },
+    /// Step `step` finished with `count` I/O errors.
+    Errors { step: String, count: u64 },
+}
+
+impl Happening {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Happening::Note(_) => EventKind::Note,
+            Happening::Phase { .. } => EventKind::Phase,
+            Happening::Steady { .. } => EventKind::SteadyState,
+            Happening::Skipped { .. } => EventKind::Skip,
+            Happening::Errors { .. } => EventKind::Errors,
+        }
+    }
+}
+
+impl fmt::Display for Happening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Happening::Note(n) => f.write_str(n),
+            Happening::Phase { index, count, name } => {
+                write!(f, "phase {} of {count}: {name}", index + 1)
+            }
+            Happening::Steady { scope, verdict } => match (scope, verdict) {
+                (SteadyScope::Step(s), SteadyVerdict::Reached { round }) => {
+                    write!(f, "{s}: steady state reached at interval {round}")
+                }
+                (SteadyScope::Step(s) | SteadyScope::Phase(s), v) => write!(f, "{s}: {v}"),
+            },
+            Happening::Skipped {
+                step,
+                why: SkipWhy::Rate(r),
+            } => write!(f, "{step}: skipped: {r}"),
+            Happening::Skipped {
+                step,
+                why: SkipWhy::StopCurve { mean_ms, limit_ms },
+            } => write!(
+                f,
+                "{step}: mean response {mean_ms:.2} ms is above stopcurve {limit_ms:.2} ms; \
+                 the rest of the curve is skipped"
+            ),
+            Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
+        }
+    }
+}
+
+/// A [`Happening`] with its time, seconds since the plan started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed {
+    pub t_s: f64,
+    pub what: Happening,
+}
+
+/// One finished step: a point of the latency-vs-IOPS curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct FinishedStep {
+    pub index: usize,
+    pub name: String,
+    pub phase: usize,
+    pub phase_name: String,
+    pub round: Option<u32>,
+    pub sweep_point: Option<f64>,
+    /// The rate the step ran at; `None` for a closed-loop (max) step.
+    pub target_iops: Option<f64>,
+    pub summary: StepSummary,
+}
+
+/// Everything the pipeline tells its sinks, in order.
+#[derive(Debug)]
+pub enum RunEvent<'a> {
+    /// The session exists and the run is about to start (after the fill).
+    Started {
+        run: &'a Prepared,
+        session: &'a Path,
+    },
+    /// A step is about to run at `target_iops` (`None`: closed loop).
+    StepStarted {
+        index: usize,
+        step: &'a PlanStep,
+        target_iops: Option<f64>,
+    },
+    /// A merged interval of step `index`.
+    Interval {
+        index: usize,
+        report: &'a IntervalReport,
+    },
+    StepFinished(&'a FinishedStep),
+    /// Something the session keeps as an event.
+    Happened(&'a Timed),
+    /// A note from outside the plan: the fill, the drive's telemetry, the engine while a
+    /// plain run goes on.
+    Note(&'a str),
+    /// A telemetry sample of the drive.
+    Telemetry(&'a TelemetrySample),
+    /// Something the session recorder wants shown (an autosave that failed, a snapshot
+    /// written).
+    SessionNotice(&'a str),
+    /// A snapshot is being written to this folder.
+    Snapshot(&'a Path),
+    /// The run is over (before the final save).
+    Ended {
+        outcome: &'a RunOutcome,
+        tally: &'a Tally,
+    },
+    /// The final save wrote the session here.
+    Saved(&'a Path),
+}

@@ -1,0 +1,34 @@
+//! The run layer: one pipeline for every kind of run. A [`RunRequest`] is [`prepare`]d
+//! (target ready, plan made: a preset expanded, or one workload as a one-step plan), then
+//! [`execute`]d: the [`runner`] walks the plan through the engine seam, and every
+//! [`RunEvent`] goes to the session and to the sinks (the headless [`Printer`], the
+//! dashboard). Run control is a command channel ([`RunHandle`] → [`RunControl`]).
+//!
+//! ```text
+//! commands/ ─► RunRequest ─► prepare ─► Prepared ─► execute ─► runner ─► Engine (seam)
+//!                                            RunHandle ─► RunControl ─┘   │
+//!                                                  RunEvent ─► session | printer | dashboard
+//! ```
+
+mod control;
+mod error;
+mod event;
+mod pipeline;
+mod print;
+mod record;
+mod request;
+pub mod runner;
+mod tally;
+mod telemetry;
+
+pub use control::{RunCmd, RunControl, RunHandle};
+pub use error::RunError;
+pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
+pub use pipeline::{execute, Finished, SessionPlan, Sink};
+pub use print::{json_line, Format, PrintMode, Printer};
+pub use record::target_info;
+pub use request::{
+    prepare, step_label, Prepared, RunKind, RunRequest, RunWhat, SingleStep, TargetChoice,
+};
+pub use tally::Tally;
+pub use telemetry::{Live, TelemetrySource};

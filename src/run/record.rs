@@ -1,0 +1,106 @@
+//! The session side of a run: what the session starts with, and each [`RunEvent`] recorded
+//! into the [`SessionRecorder`].
+
+use serde_json::json;
+
+use super::event::RunEvent;
+use super::request::{Prepared, RunKind};
+use crate::drive::DriveInfo;
+use crate::dut::{PreparedTarget, TargetKind};
+use crate::plan::StepRate;
+use crate::preset;
+use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
+
+/// The session's record of a prepared target.
+pub fn target_info(t: &PreparedTarget) -> TargetInfo {
+    TargetInfo {
+        path: t.path.display().to_string(),
+        kind: match t.kind {
+            TargetKind::File => "file",
+            TargetKind::BlockDevice => "block_device",
+        }
+        .into(),
+        size_bytes: t.size,
+        align_bytes: t.align,
+    }
+}
+
+/// What the session holds before the first record.
+pub fn session_start(
+    run: &Prepared,
+    drive: Option<&DriveInfo>,
+    command: Option<String>,
+) -> SessionStart {
+    let to_value = |v: serde_json::Value| serde_yaml::to_value(v).unwrap_or_default();
+    let preset = run
+        .preset()
+        .and_then(|p| preset::to_yaml(p).ok())
+        .and_then(|y| serde_yaml::from_str(&y).ok())
+        .unwrap_or(serde_yaml::Value::Null);
+    let plan = match &run.kind {
+        RunKind::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
+        // A plain run records its one step as the plan, as it always has.
+        RunKind::Single { ramp, duration } => to_value(json!({
+            "steps": run.plan.steps.iter().map(|s| json!({
+                "label": s.name,
+                "workload": single_workload(s),
+                "ramp_s": ramp.as_secs_f64(),
+                "duration_s": duration.as_secs_f64(),
+                "interval_s": s.interval.as_secs_f64(),
+            })).collect::<Vec<_>>(),
+        })),
+    };
+    SessionStart {
+        target: target_info(&run.target),
+        command,
+        drive: drive
+            .and_then(|d| serde_yaml::to_value(d).ok())
+            .unwrap_or(serde_yaml::Value::Null),
+        preset,
+        plan,
+    }
+}
+
+/// A single step's workload with its fixed rate, as the user asked for it.
+pub fn single_workload(s: &crate::plan::PlanStep) -> crate::workload::Workload {
+    let mut w = s.workload.clone();
+    w.rate_iops = match s.rate {
+        StepRate::Iops(r) => Some(r),
+        StepRate::Max | StepRate::PercentOfPhase { .. } => None,
+    };
+    w
+}
+
+/// Records one run event into the session.
+pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
+    match ev {
+        RunEvent::StepStarted {
+            step, target_iops, ..
+        } => {
+            let point = match run.kind {
+                RunKind::Preset(_) => json!({
+                    "phase": step.phase,
+                    "round": step.round,
+                    "sweep_point": step.sweep_point,
+                    "target_iops": target_iops,
+                }),
+                RunKind::Single { .. } => serde_json::Value::Null,
+            };
+            let mut w = step.workload.clone();
+            w.rate_iops = *target_iops;
+            rec.begin_step(step.name.clone(), point, Some(w));
+        }
+        RunEvent::Interval { report, .. } => rec.push_interval(report),
+        RunEvent::StepFinished(r) => {
+            rec.end_step(r.summary.clone());
+        }
+        RunEvent::Happened(e) => rec.push_event(e.what.kind(), e.what.to_string()),
+        RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
+        RunEvent::Telemetry(s) => rec.push_telemetry(s),
+        RunEvent::Started { .. }
+        | RunEvent::SessionNotice(_)
+        | RunEvent::Snapshot(_)
+        | RunEvent::Ended { .. }
+        | RunEvent::Saved(_) => {}
+    }
+}

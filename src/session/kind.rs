@@ -1,0 +1,102 @@
+//! The kind of a session event ([`EventKind`]), stored by name. The run layer says which
+//! kind each of its events is; the dashboard and replay colour them by kind.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a session event, as the session stores it (by name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// Something to read: an engine work-around, a plan change, no telemetry.
+    Note,
+    /// A phase of the plan began.
+    Phase,
+    /// A steady-state verdict.
+    SteadyState,
+    /// A step or the rest of a curve was skipped.
+    Skip,
+    /// A step finished with I/O errors.
+    Errors,
+    /// One failed I/O, with its offset and errno.
+    IoError,
+    /// The run failed with an error.
+    Error,
+    /// A test file was filled before reads.
+    Fill,
+    /// The run was stopped early.
+    Stopped,
+    /// A snapshot was exported.
+    Snapshot,
+    /// The session was saved somewhere.
+    Saved,
+    /// A step ended without its summary (the run broke off mid-step).
+    StepIncomplete,
+    /// A kind this release does not know (a session of a later one); kept as written.
+    Other(String),
+}
+
+impl EventKind {
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventKind::Note => "note",
+            EventKind::Phase => "phase",
+            EventKind::SteadyState => "steady_state",
+            EventKind::Skip => "skip",
+            EventKind::Errors => "errors",
+            EventKind::IoError => "io_error",
+            EventKind::Error => "error",
+            EventKind::Fill => "fill",
+            EventKind::Stopped => "stopped",
+            EventKind::Snapshot => "snapshot",
+            EventKind::Saved => "saved",
+            EventKind::StepIncomplete => "step_incomplete",
+            EventKind::Other(s) => s,
+        }
+    }
+
+    /// What an event with no kind reads as.
+    pub fn unknown() -> EventKind {
+        EventKind::Other(String::new())
+    }
+
+    /// The kind a session stored under `name`.
+    pub fn parse(name: &str) -> EventKind {
+        const KNOWN: [EventKind; 12] = [
+            EventKind::Note,
+            EventKind::Phase,
+            EventKind::SteadyState,
+            EventKind::Skip,
+            EventKind::Errors,
+            EventKind::IoError,
+            EventKind::Error,
+            EventKind::Fill,
+            EventKind::Stopped,
+            EventKind::Snapshot,
+            EventKind::Saved,
+            EventKind::StepIncomplete,
+        ];
+        KNOWN
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .unwrap_or_else(|| EventKind::Other(name.to_string()))
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(EventKind::parse(&String::deserialize(d)?))
+    }
+}
