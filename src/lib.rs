@@ -4,6 +4,8 @@
 //! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
 //! `../shared/DESIGN.md` lays out: preset → plan → engine → interval stats → app/session.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod app;
 pub mod cli;
 pub mod commands;
