@@ -7,6 +7,8 @@
 //! library; `dashboard` on `run`, `app`, `ui` and `tui`; `run` on `engine`, `plan`,
 //! `session`, `dut` and `telemetry`; none of these on `commands` or `cli`.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod app;
 pub mod cli;
 pub mod commands;

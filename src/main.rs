@@ -4,6 +4,8 @@
 //! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::fmt::Display;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

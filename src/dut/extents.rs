@@ -40,7 +40,9 @@ pub fn has_unwritten(f: &File, size: u64) -> Option<bool> {
         return Some(false);
     }
     let fd = f.as_raw_fd();
-    // SAFETY: lseek on an fd we own.
+    // SAFETY: lseek passes no memory, only integers; `fd` belongs to `f`, which is borrowed
+    // (so open) for the whole call. The file position it moves is not used by our I/O
+    // (pread/pwrite and io_uring give offsets).
     let hole = unsafe { libc::lseek(fd, 0, libc::SEEK_HOLE) };
     if hole >= 0 && (hole as u64) < size {
         return Some(true);
@@ -56,7 +58,11 @@ pub fn has_unwritten(f: &File, size: u64) -> Option<bool> {
             fm_reserved: 0,
             fm_extents: [FiemapExtent::default(); BATCH],
         };
-        // SAFETY: fm is a correctly laid out struct fiemap with room for BATCH extents.
+        // SAFETY: FS_IOC_FIEMAP reads and writes a `struct fiemap` followed by
+        // `fm_extent_count` extents: `fm` is that header (repr(C), the kernel's field order
+        // and widths) with BATCH repr(C) `fiemap_extent`s after it, and fm_extent_count is
+        // BATCH, so the kernel writes at most BATCH extents, all inside `fm`, exclusively
+        // borrowed for the call. `fd` is open: `f` is borrowed.
         if unsafe { libc::ioctl(fd, FS_IOC_FIEMAP, &mut fm) } != 0 {
             return None;
         }
@@ -100,6 +106,7 @@ mod tests {
             .open(&p)
             .unwrap();
         let size = 1 << 20;
+        // SAFETY: fallocate passes no memory, only integers; the fd is `f`'s, open here.
         let rc = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as i64) };
         if rc != 0 {
             eprintln!("skipped: fallocate unsupported on the temp dir's filesystem");

@@ -27,7 +27,9 @@ fn identity(f: &File) -> Option<String> {
 /// Marks a file as created by drivescope (best effort: a file left unmarked is only
 /// protected more, never less).
 pub fn mark_created(f: &File, _path: &Path) {
-    // SAFETY: fsetxattr with a NUL-terminated name and a byte buffer of the given length.
+    // SAFETY: XATTR is a NUL-terminated static string (the name), VALUE a static buffer
+    // whose length is the size passed, so the kernel reads only inside both; the fd is
+    // `f`'s, borrowed and so open.
     let rc = unsafe {
         libc::fsetxattr(
             f.as_raw_fd(),
@@ -53,7 +55,8 @@ pub fn mark_created(f: &File, _path: &Path) {
 /// True when drivescope created this file.
 pub fn is_created(f: &File, _path: &Path) -> bool {
     let mut buf = [0u8; 16];
-    // SAFETY: fgetxattr writes at most buf.len() bytes into buf.
+    // SAFETY: XATTR is a NUL-terminated static string; fgetxattr writes at most the size
+    // passed, buf.len(), into `buf`, live and exclusively borrowed; the fd is `f`'s, open.
     let n = unsafe {
         libc::fgetxattr(
             f.as_raw_fd(),

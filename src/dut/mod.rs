@@ -100,14 +100,15 @@ pub fn block_device_geometry(file: &File) -> std::io::Result<(u64, u64)> {
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
     let mut size: u64 = 0;
     let mut lbs: libc::c_int = 0;
-    // SAFETY: both ioctls write one integer of the given type.
-    unsafe {
-        if libc::ioctl(file.as_raw_fd(), BLKGETSIZE64, &mut size) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if libc::ioctl(file.as_raw_fd(), BLKSSZGET, &mut lbs) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is `size`, a live,
+    // exclusively borrowed u64; the fd is `file`'s, borrowed and so open for the call.
+    if unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: BLKSSZGET writes one C int through the pointer, which is `lbs`, a live,
+    // exclusively borrowed c_int; the fd is open as above.
+    if unsafe { libc::ioctl(file.as_raw_fd(), BLKSSZGET, &mut lbs) } != 0 {
+        return Err(std::io::Error::last_os_error());
     }
     Ok((size, lbs.max(512) as u64))
 }
@@ -118,19 +119,22 @@ pub fn file_dio_align(path: &Path) -> u64 {
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
         return 4096;
     };
-    // SAFETY: statx fills the zeroed struct; c is a valid NUL-terminated path.
-    unsafe {
-        let mut stx: libc::statx = std::mem::zeroed();
-        let rc = libc::statx(
+    // SAFETY: libc::statx holds only integers, structs of integers and padding: all
+    // zeroes is a valid value.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated string that lives past the call; statx writes one
+    // `struct statx` into `stx`, live and exclusively borrowed; AT_FDCWD needs no open fd.
+    let rc = unsafe {
+        libc::statx(
             libc::AT_FDCWD,
             c.as_ptr(),
             0,
             libc::STATX_DIOALIGN,
             &mut stx,
-        );
-        if rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
-            return u64::from(stx.stx_dio_offset_align).max(512);
-        }
+        )
+    };
+    if rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
+        return u64::from(stx.stx_dio_offset_align).max(512);
     }
     4096
 }
@@ -161,7 +165,8 @@ fn create_file(path: &Path, size: u64) -> Result<(), TargetError> {
 }
 
 fn allocate(f: &File, path: &Path, size: u64) -> Result<(), TargetError> {
-    // SAFETY: plain syscall on an fd we own.
+    // SAFETY: fallocate passes no memory, only integers; the fd is `f`'s, borrowed and so
+    // open for the call.
     let rc = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
     if rc != 0 {
         let e = std::io::Error::last_os_error();

@@ -23,8 +23,10 @@ pub struct Buffers {
     stamp: u64,
 }
 
-// The buffers are owned by one worker thread at a time; the raw pointer is only shared
-// with the kernel for I/O the worker waits for.
+// SAFETY: `Buffers` owns its allocation outright (nothing else holds `ptr` but the kernel,
+// for I/O the owner submitted), has no thread-affine state, and every access goes through
+// `&self`/`&mut self`, so moving it to another thread (the worker) is sound. It is not
+// `Sync`: shared references on two threads are never needed.
 unsafe impl Send for Buffers {}
 
 impl Buffers {
@@ -33,7 +35,8 @@ impl Buffers {
         let slot_len = slot_len.div_ceil(BUF_ALIGN) * BUF_ALIGN;
         let size = slots.checked_mul(slot_len)?.max(BUF_ALIGN);
         let layout = Layout::from_size_align(size, BUF_ALIGN).ok()?;
-        // SAFETY: layout has non-zero size.
+        // SAFETY: `layout` has a non-zero size (at least BUF_ALIGN) and a valid alignment;
+        // a null return (allocation failure) becomes None.
         let ptr = NonNull::new(unsafe { alloc_zeroed(layout) })?;
         let mut b = Buffers {
             ptr,
@@ -47,7 +50,8 @@ impl Buffers {
     }
 
     fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: ptr/layout describe one live allocation we own.
+        // SAFETY: `ptr` is the live allocation of `layout.size()` bytes made in `new`,
+        // initialised by alloc_zeroed, owned by `self`; `&mut self` makes the slice unique.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
     }
 
@@ -59,11 +63,24 @@ impl Buffers {
         self.slots
     }
 
-    /// Start of slot `i`'s buffer.
+    /// Start of slot `i`'s buffer: `slot_len` bytes, page-aligned, valid as long as `self`
+    /// lives. Safe to call; only dereferencing the pointer (or handing it to the kernel)
+    /// needs `unsafe`, and whoever does that must keep the slot alive and unaliased for as
+    /// long as the access (or the kernel's I/O) lasts.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.slots()`.
     #[inline]
     pub fn slot_ptr(&self, i: usize) -> *mut u8 {
-        debug_assert!(i < self.slots);
-        // SAFETY: i < slots, so the offset stays inside the allocation.
+        assert!(
+            i < self.slots,
+            "slot {i} out of range ({} slots)",
+            self.slots
+        );
+        // SAFETY: i < slots (checked above), so i * slot_len <= (slots - 1) * slot_len,
+        // which is inside the allocation of at least slots * slot_len bytes; that product
+        // was checked for overflow in `new`.
         unsafe { self.ptr.as_ptr().add(i * self.slot_len) }
     }
 
@@ -78,13 +95,26 @@ impl Buffers {
     }
 
     /// Makes the first `len` bytes of slot `i` unlike anything written before.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.slots()` or `len > self.slot_len()`.
     #[inline]
     pub fn scramble(&mut self, i: usize, len: usize, offset: u64) {
+        assert!(
+            len <= self.slot_len,
+            "scramble of {len} bytes in a {}-byte slot",
+            self.slot_len
+        );
         self.stamp = self.stamp.wrapping_add(1);
         let base = self.slot_ptr(i);
         let mut at = 0;
         while at + 16 <= len {
-            // SAFETY: at + 16 <= len <= slot_len, inside slot i; unaligned writes are fine.
+            // SAFETY: `base` is slot i's start (in range, checked by slot_ptr) and
+            // at + 16 <= len <= slot_len (checked above), so both 8-byte writes stay inside
+            // slot i; `&mut self` excludes every other Rust access to the buffers, and
+            // memory in flight to or from the kernel is never a slot being scrambled (the
+            // caller prepares a write in a free slot). Unaligned writes are allowed.
             unsafe {
                 base.add(at).cast::<u64>().write_unaligned(self.stamp);
                 base.add(at + 8)
@@ -96,21 +126,39 @@ impl Buffers {
     }
 
     /// Slot `i` as a shared slice.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.slots()`.
     pub fn slot(&self, i: usize) -> &[u8] {
-        // SAFETY: inside the allocation; no I/O is in flight on this slot when called.
-        unsafe { std::slice::from_raw_parts(self.slot_ptr(i), self.slot_len) }
+        let ptr = self.slot_ptr(i);
+        // SAFETY: `ptr` starts slot i (in range, checked by slot_ptr), followed by slot_len
+        // initialised bytes (zeroed, then filled in `new`) inside our allocation, which
+        // lives as long as the `&self` borrow the slice is tied to; Rust code writes to it
+        // only through `&mut self`. The kernel writes into a slot only for a read that
+        // unsafe code submitted, and that code must not look at the slot until the read
+        // completes (the contract of the io_uring push in uring.rs).
+        unsafe { std::slice::from_raw_parts(ptr, self.slot_len) }
     }
 
     /// Slot `i` as a mutable slice.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.slots()`.
     pub fn slot_mut(&mut self, i: usize) -> &mut [u8] {
-        // SAFETY: as above, and &mut self guarantees exclusivity.
-        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.slot_len) }
+        let ptr = self.slot_ptr(i);
+        // SAFETY: as in `slot`, and the `&mut self` borrow makes this slice the only
+        // reference into the buffers while it lives.
+        unsafe { std::slice::from_raw_parts_mut(ptr, self.slot_len) }
     }
 }
 
 impl Drop for Buffers {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`.
+        // SAFETY: `ptr` was allocated with exactly this `layout` in `new` and is freed only
+        // here, once. Any I/O the kernel had on it was reaped before, or the buffers were
+        // leaked instead of dropped (see uring.rs).
         unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
@@ -146,5 +194,62 @@ mod tests {
             counts[x as usize] += 1;
         }
         assert!(counts.iter().filter(|&&c| c > 0).count() > 240);
+    }
+
+    fn two_slots() -> Buffers {
+        Buffers::new(2, 4096, &mut Rng::new(2)).unwrap()
+    }
+
+    #[test]
+    fn last_slot_is_in_range() {
+        let mut b = two_slots();
+        assert_eq!(b.slot_ptr(1) as usize - b.slot_ptr(0) as usize, 4096);
+        assert_eq!(b.slot(1).len(), 4096);
+        b.slot_mut(1)[4095] = 7;
+        b.scramble(1, 4096, 0);
+        assert_eq!(
+            b.slot(1)[4095],
+            7,
+            "the stamp covers only each sector's first 16 bytes"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "slot 2 out of range (2 slots)")]
+    fn slot_ptr_refuses_an_out_of_range_slot() {
+        two_slots().slot_ptr(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn slot_refuses_an_out_of_range_slot() {
+        let b = two_slots();
+        let _ = b.slot(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn slot_mut_refuses_an_out_of_range_slot() {
+        let mut b = two_slots();
+        let _ = b.slot_mut(usize::MAX);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn scramble_refuses_an_out_of_range_slot() {
+        two_slots().scramble(2, 16, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "scramble of 4097 bytes in a 4096-byte slot")]
+    fn scramble_refuses_a_length_past_the_slot() {
+        two_slots().scramble(1, 4097, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn no_slot_is_in_range_without_slots() {
+        let b = Buffers::new(0, 4096, &mut Rng::new(3)).unwrap();
+        let _ = b.slot(0);
     }
 }

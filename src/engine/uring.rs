@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use io_uring::{opcode, squeue, types, IoUring};
+use thiserror::Error;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
@@ -34,6 +35,25 @@ pub const SUBMIT_CHUNK: usize = 4;
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
 
+/// How long a worker that stops with I/Os in flight (an `io_uring_enter` error, a panic)
+/// waits for them before it gives up and leaks its ring and buffers. The collector joins a
+/// failed worker, so this bounds how much later the step reports the failure.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Longest single wait while draining, and the nap after an enter the kernel refused.
+const DRAIN_POLL: Duration = Duration::from_millis(10);
+
+/// Why the io_uring worker could not start or had to stop; the worker reports it as text.
+#[derive(Debug, Error)]
+enum UringError {
+    #[error("io_uring setup failed: {0}")]
+    Setup(io::Error),
+    #[error("cannot allocate I/O buffers")]
+    Buffers,
+    #[error("io_uring_enter failed: {0}")]
+    Enter(io::Error),
+}
+
 /// Builds a ring for `depth` I/Os, preferring the single-issuer / deferred-task-run setup
 /// (completions are posted when we wait for them, batching the work) where the kernel has it.
 pub(crate) fn build_ring(depth: u32) -> io::Result<IoUring> {
@@ -50,29 +70,115 @@ pub(crate) fn build_ring(depth: u32) -> io::Result<IoUring> {
     }
 }
 
-struct Setup {
+/// A ring and the buffers its I/Os read into and write from. Fields drop in declaration
+/// order: the ring (and the buffer registration with it) goes before the buffers.
+struct RingBufs {
     ring: IoUring,
     bufs: Buffers,
+}
+
+impl RingBufs {
+    /// Reaps completions until `inflight` is zero (true) or `timeout` has passed (false).
+    /// SQEs pushed but not yet consumed by the kernel are counted in `inflight`, so they are
+    /// handed over by the first wait and waited for like the others.
+    fn drain(&mut self, inflight: &mut usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let ext_arg = self.ring.params().is_feature_ext_arg();
+        loop {
+            let reaped = self.ring.completion().count();
+            *inflight = inflight.saturating_sub(reaped);
+            if *inflight == 0 {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            let wait = left.min(DRAIN_POLL);
+            let res = if ext_arg {
+                let ts = types::Timespec::from(wait);
+                let args = types::SubmitArgs::new().timespec(&ts);
+                self.ring.submitter().submit_with_args(1, &args)
+            } else {
+                // No timed wait before Linux 5.11 (nor deferred task work, which needs
+                // 6.1): an enter that does not block posts what has completed as it
+                // returns; then a nap.
+                let res = self.ring.submit();
+                std::thread::sleep(wait);
+                res
+            };
+            if let Err(e) = res {
+                if e.raw_os_error() != Some(libc::ETIME) && !transient(&e) {
+                    // The kernel refuses the ring now; completions may still be posted
+                    // (or not, and the deadline decides). Do not spin.
+                    std::thread::sleep(wait);
+                }
+            }
+        }
+    }
+}
+
+/// The worker's ring and buffers with the count of I/Os the kernel may still be working on.
+/// Dropping it frees the buffers only once nothing is in flight: the normal end of the loop
+/// reaps every I/O, and an early end (an error return, a panic) drains here.
+struct Setup {
+    /// `None` only once `release` has run.
+    io: Option<RingBufs>,
+    /// I/Os pushed to the submission queue and not reaped yet.
+    inflight: usize,
     fixed_file: bool,
     fixed_bufs: bool,
 }
 
-fn setup(ctx: &WorkerCtx) -> Result<(Setup, Vec<String>), String> {
+impl Setup {
+    /// Waits up to `timeout` for the I/Os still in flight, then drops the ring and the
+    /// buffers (true), or, if the device has not completed them, leaks both (false).
+    fn release(&mut self, timeout: Duration) -> bool {
+        let Some(mut io) = self.io.take() else {
+            return true;
+        };
+        if self.inflight > 0 && !io.drain(&mut self.inflight, timeout) {
+            // The kernel still holds I/Os on these buffers and the device has not completed
+            // them: freeing the buffers would let a read land in memory already reused for
+            // something else. Leak them, and the ring with them, on purpose (depth x block
+            // size bytes and one fd until the process exits); nothing will use them again.
+            std::mem::forget(io);
+            return false;
+        }
+        // Nothing in flight: `io` drops here, the ring first, then the buffers.
+        true
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        self.release(DRAIN_TIMEOUT);
+    }
+}
+
+fn setup(ctx: &WorkerCtx) -> Result<(Setup, Vec<String>), UringError> {
     let depth = ctx.workload.iodepth;
-    let ring = build_ring(depth).map_err(|e| format!("io_uring setup failed: {e}"))?;
+    let ring = build_ring(depth).map_err(UringError::Setup)?;
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
     let bufs = Buffers::new(depth as usize, ctx.workload.bs.max() as usize, &mut rng)
-        .ok_or_else(|| "cannot allocate I/O buffers".to_string())?;
+        .ok_or(UringError::Buffers)?;
+    let io = RingBufs { ring, bufs };
     let mut notes = Vec::new();
-    let fixed_file = ring
+    let fixed_file = io
+        .ring
         .submitter()
         .register_files(&[ctx.file.as_raw_fd()])
         .is_ok();
     if !fixed_file {
         notes.push("could not register the file with io_uring; using a plain fd".to_string());
     }
-    // SAFETY: the buffers outlive the ring (both live in `Setup`, ring dropped first).
-    let fixed_bufs = match unsafe { ring.submitter().register_buffers(&bufs.iovecs()) } {
+    let iovecs = io.bufs.iovecs();
+    // SAFETY: each iovec covers one slot inside the buffers' allocation (`iovecs`), and
+    // that allocation stays valid while the registration lasts: the buffers live in the
+    // same `RingBufs` as the ring and drop after it, once no I/O is in flight, or are leaked
+    // with it (`Setup::release`).
+    let registered = unsafe { io.ring.submitter().register_buffers(&iovecs) };
+    let fixed_bufs = match registered {
         Ok(()) => true,
         Err(e) => {
             notes.push(format!(
@@ -84,8 +190,8 @@ fn setup(ctx: &WorkerCtx) -> Result<(Setup, Vec<String>), String> {
     };
     Ok((
         Setup {
-            ring,
-            bufs,
+            io: Some(io),
+            inflight: 0,
             fixed_file,
             fixed_bufs,
         },
@@ -112,6 +218,11 @@ fn build_sqe(
     len: u32,
     offset: u64,
 ) -> squeue::Entry {
+    // The kernel moves `len` bytes at `ptr`: both checks keep that inside slot `slot`.
+    assert!(
+        len as usize <= bufs.slot_len(),
+        "I/O larger than its buffer"
+    );
     let ptr = bufs.slot_ptr(slot);
     let idx = slot as u16;
     let e = match (fixed.0, fixed.1, write) {
@@ -155,10 +266,10 @@ struct SlotIo {
 
 pub(crate) fn run(ctx: WorkerCtx) {
     let set = setup(&ctx);
-    if let Err(message) = &set {
+    if let Err(e) = &set {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
-            message: message.clone(),
+            message: e.to_string(),
         });
     }
     ctx.ready.wait();
@@ -170,15 +281,28 @@ pub(crate) fn run(ctx: WorkerCtx) {
     let Some(t0) = ctx.t0.get().copied() else {
         return;
     };
-    if let Err(message) = io_loop(&ctx, &mut s, t0) {
+    if let Err(e) = io_loop(&ctx, &mut s, t0) {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
-            message,
+            message: e.to_string(),
         });
     }
+    // `s` drops here: after an error return it waits (bounded) for the I/Os still in
+    // flight before the buffers are freed, or leaks them (`Setup::release`).
 }
 
-fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
+/// Runs the step. Returns with I/Os in flight only on an error (or unwinds on a panic); the
+/// caller's `Setup` then drains them before freeing the buffers.
+fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError> {
+    let Setup {
+        io,
+        inflight,
+        fixed_file,
+        fixed_bufs,
+    } = s;
+    let io = io
+        .as_mut()
+        .expect("the ring is taken only by Setup::release");
     let depth = ctx.workload.iodepth as usize;
     let fd = ctx.file.as_raw_fd();
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
@@ -195,14 +319,13 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
     }
     let mut slots = vec![SlotIo::default(); depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut inflight = 0usize;
     let mut issued_bytes = 0u64;
     let mut stopping = false;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
     let mut paused = false;
-    let ext_arg = s.ring.params().is_feature_ext_arg();
-    let fixed = (s.fixed_file, s.fixed_bufs);
+    let ext_arg = io.ring.params().is_feature_ext_arg();
+    let fixed = (*fixed_file, *fixed_bufs);
 
     let mut now = ns_since(t0);
     loop {
@@ -224,30 +347,30 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
 
         // Reap.
         {
-            let mut cq = s.ring.completion();
+            let mut cq = io.ring.completion();
             for cqe in &mut cq {
+                *inflight -= 1;
                 let slot = cqe.user_data() as usize;
-                let io = slots[slot];
+                let done = slots[slot];
                 rec.complete(
-                    io.write,
-                    io.len,
-                    io.offset,
+                    done.write,
+                    done.len,
+                    done.offset,
                     i64::from(cqe.result()),
-                    io.t_submit,
-                    io.t_intended,
+                    done.t_submit,
+                    done.t_intended,
                     now,
                 );
                 free.push(slot);
-                inflight -= 1;
             }
         }
-        if stopping && inflight == 0 {
+        if stopping && *inflight == 0 {
             break;
         }
 
         // Prepare.
         if !stopping && !paused {
-            let (submitter, mut sq, _) = s.ring.split();
+            let (submitter, mut sq, _) = io.ring.split();
             let mut in_chunk = 0usize;
             while let Some(&slot) = free.last() {
                 if in_chunk == SUBMIT_CHUNK {
@@ -255,7 +378,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
                     sq.sync();
                     if let Err(e) = submitter.submit() {
                         if !transient(&e) {
-                            return Err(format!("io_uring_enter failed: {e}"));
+                            return Err(UringError::Enter(e));
                         }
                     }
                     in_chunk = 0;
@@ -273,31 +396,37 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
                     },
                 };
                 free.pop();
-                let io = gen.next_io();
-                if io.write {
-                    s.bufs.scramble(slot, io.len as usize, io.offset);
+                let next = gen.next_io();
+                if next.write {
+                    io.bufs.scramble(slot, next.len as usize, next.offset);
                 }
-                let sqe = build_sqe(&s.bufs, fixed, fd, slot, io.write, io.len, io.offset);
-                // SAFETY: the buffer stays alive and untouched until this slot completes;
-                // the SQ has room because it holds at least `depth` entries.
+                let sqe = build_sqe(&io.bufs, fixed, fd, slot, next.write, next.len, next.offset);
+                // SAFETY: the SQE moves `len` bytes at slot `slot`'s buffer, inside the
+                // buffers (build_sqe checks the slot and the length). The slot was just
+                // taken from `free`, so no other I/O uses it, and nothing touches it until
+                // its completion is reaped (only then does it go back to `free`). The
+                // buffers outlive the I/O: the loop ends normally only with nothing in
+                // flight, and on an early end `Setup` drains before freeing them, or leaks
+                // them. `fd` is `ctx.file`'s, which `run` drops only after `s`, so an SQE
+                // still waiting in the queue never names another file.
                 if unsafe { sq.push(&sqe) }.is_err() {
                     free.push(slot);
                     break;
                 }
+                *inflight += 1;
                 in_chunk += 1;
                 slots[slot] = SlotIo {
-                    offset: io.offset,
-                    len: io.len,
-                    write: io.write,
+                    offset: next.offset,
+                    len: next.len,
+                    write: next.write,
                     t_submit: now,
                     t_intended,
                 };
-                issued_bytes += u64::from(io.len);
-                inflight += 1;
+                issued_bytes += u64::from(next.len);
             }
         }
 
-        if inflight == 0 {
+        if *inflight == 0 {
             if stopping {
                 break;
             }
@@ -341,17 +470,83 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), String> {
                 .sec(wait_ns / 1_000_000_000)
                 .nsec((wait_ns % 1_000_000_000) as u32);
             let args = types::SubmitArgs::new().timespec(&ts);
-            s.ring.submitter().submit_with_args(1, &args)
+            io.ring.submitter().submit_with_args(1, &args)
         } else {
-            s.ring.submit_and_wait(1)
+            io.ring.submit_and_wait(1)
         };
         if let Err(e) = res {
             if !transient(&e) && e.raw_os_error() != Some(libc::ETIME) {
-                return Err(format!("io_uring_enter failed: {e}"));
+                return Err(UringError::Enter(e));
             }
         }
         now = ns_since(t0);
     }
     rec.flush(now, true);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A ring and `slots` one-block buffers; None where io_uring is not available.
+    fn ring_bufs(slots: usize) -> Option<Setup> {
+        let ring = match build_ring(slots as u32) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("skipped: io_uring unavailable ({e})");
+                return None;
+            }
+        };
+        let bufs = Buffers::new(slots, 4096, &mut Rng::new(5)).unwrap();
+        Some(Setup {
+            io: Some(RingBufs { ring, bufs }),
+            inflight: 0,
+            fixed_file: false,
+            fixed_bufs: false,
+        })
+    }
+
+    fn push_read(s: &mut Setup, fd: i32, slot: usize) {
+        let io = s.io.as_mut().unwrap();
+        let sqe = build_sqe(&io.bufs, (false, false), fd, slot, false, 4096, 0);
+        // SAFETY: the slot is in range and used by this read only; `Setup::release` (or its
+        // Drop) reaps the read or leaks the buffers, and the tests keep `fd` open until then.
+        unsafe { io.ring.submission().push(&sqe) }.unwrap();
+        s.inflight += 1;
+    }
+
+    #[test]
+    fn release_reaps_what_is_in_flight_then_frees() {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&[7u8; 4096]).unwrap();
+        let Some(mut s) = ring_bufs(4) else { return };
+        for slot in 0..4 {
+            push_read(&mut s, f.as_raw_fd(), slot);
+        }
+        // Not even submitted yet: the drain hands them over and waits for all four.
+        assert!(s.release(Duration::from_secs(5)));
+        assert_eq!(s.inflight, 0);
+        assert!(s.io.is_none());
+    }
+
+    #[test]
+    fn release_leaks_what_the_device_does_not_complete() {
+        // A read from an empty pipe whose write end stays open never completes.
+        let (rx, tx) = std::io::pipe().unwrap();
+        let Some(mut s) = ring_bufs(2) else { return };
+        push_read(&mut s, rx.as_raw_fd(), 1);
+        let t = Instant::now();
+        assert!(!s.release(Duration::from_millis(50)));
+        assert!(t.elapsed() >= Duration::from_millis(50));
+        assert_eq!(s.inflight, 1, "the read is still in flight");
+        assert!(
+            s.io.is_none(),
+            "the ring and buffers were leaked, not dropped"
+        );
+        // The pipe outlives the test's last look at `s`; the leaked read may now complete
+        // (end of file) into the leaked ring, never into freed memory.
+        drop((rx, tx));
+    }
 }

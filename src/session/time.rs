@@ -25,8 +25,13 @@ impl LocalTime {
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
         let tt = secs as libc::time_t;
-        // SAFETY: localtime_r writes into the zeroed tm we own; tt is a valid time_t.
+        // SAFETY: libc::tm is plain integers plus a `tm_zone` pointer, for which all
+        // zeroes (null) is a valid value.
         let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+        // SAFETY: both pointers come from live references (`tt` read, `tm` exclusively
+        // borrowed) for the call; localtime_r is the reentrant form: it writes only into
+        // `tm`, not a shared static result. It reads TZ, and drivescope never changes the
+        // environment, so no other thread races that read.
         let ok = unsafe { !libc::localtime_r(&tt, &mut tm).is_null() };
         if !ok {
             return LocalTime::utc(secs);

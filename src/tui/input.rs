@@ -24,7 +24,9 @@ fn tty_hung_up() -> bool {
         events: 0,
         revents: 0,
     };
-    // SAFETY: one pollfd, zero timeout.
+    // SAFETY: `p` is one live, exclusively borrowed pollfd and nfds is 1, so poll reads
+    // and writes only `p`; fd 0 need not be open (poll reports POLLNVAL); a zero timeout
+    // returns at once.
     let n = unsafe { libc::poll(&mut p, 1, 0) };
     n > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
 }
@@ -38,7 +40,8 @@ pub fn spawn_input(
     std::thread::Builder::new()
         .name("ds-input".into())
         .spawn(move || {
-            // SAFETY: isatty only inspects the descriptor.
+            // SAFETY: isatty takes a plain descriptor number (any value is allowed: a
+            // closed one yields 0 and EBADF) and passes no memory.
             let watch_hangup = unsafe { libc::isatty(0) } == 1;
             while !stop.load(Ordering::Relaxed) {
                 if watch_hangup && tty_hung_up() {

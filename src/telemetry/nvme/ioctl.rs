@@ -69,10 +69,31 @@ impl NvmeDevice {
         &self.path
     }
 
-    fn admin(&self, what: &'static str, cmd: &mut PassthruCmd) -> Result<u32, NvmeError> {
+    /// Runs one admin command. The data buffer is `data` (the kernel reads or writes at most
+    /// its length), or none; `cmd`'s pointer fields are set here, never by the caller, so no
+    /// caller can hand the kernel a pointer it has not checked.
+    fn admin(
+        &self,
+        what: &'static str,
+        cmd: &mut PassthruCmd,
+        data: Option<&mut [u8]>,
+    ) -> Result<u32, NvmeError> {
         cmd.timeout_ms = ADMIN_TIMEOUT_MS;
-        // SAFETY: `cmd` is a valid, exclusively borrowed `nvme_passthru_cmd`; when `addr`
-        // is set it points at a live buffer of at least `data_len` bytes owned by the caller.
+        cmd.metadata = 0;
+        cmd.metadata_len = 0;
+        (cmd.addr, cmd.data_len) = match data {
+            // A buffer beyond 4 GiB is described as shorter than it is: still inside it.
+            Some(buf) => (
+                buf.as_mut_ptr() as u64,
+                u32::try_from(buf.len()).unwrap_or(u32::MAX),
+            ),
+            None => (0, 0),
+        };
+        // SAFETY: NVME_IOCTL_ADMIN_CMD reads and writes back one `struct nvme_passthru_cmd`
+        // (72 bytes, repr(C), size asserted at compile time): `cmd` is one, exclusively borrowed for the
+        // call. The only memory it points the kernel at is `addr`/`data_len`, set just above
+        // from a live, exclusively borrowed buffer (or null and 0), and no metadata buffer.
+        // The command is synchronous: the kernel is done with the buffer when ioctl returns.
         let rc = unsafe {
             libc::ioctl(
                 self.file.as_raw_fd(),
@@ -100,9 +121,7 @@ impl NvmeDevice {
         len: usize,
     ) -> Result<Vec<u8>, NvmeError> {
         let mut buf = vec![0u8; len];
-        cmd.addr = buf.as_mut_ptr() as u64;
-        cmd.data_len = len as u32;
-        self.admin(what, &mut cmd)?;
+        self.admin(what, &mut cmd, Some(&mut buf))?;
         Ok(buf)
     }
 
@@ -136,7 +155,7 @@ impl NvmeDevice {
             cdw10: 0x02,
             ..Default::default()
         };
-        let result = self.admin("Get Features (power management)", &mut cmd)?;
+        let result = self.admin("Get Features (power management)", &mut cmd, None)?;
         Ok((result & 0x1F) as u8)
     }
 }
