@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::event::RunEvent;
+use super::event::{Happening, RunEvent};
 use super::request::{Prepared, RunKind};
 use crate::drive::DriveInfo;
 use crate::dut::{PreparedTarget, TargetKind};
@@ -94,6 +94,10 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         RunEvent::StepFinished(r) => {
             rec.end_step(r.summary.clone());
         }
+        // A plain run's one phase is not news: its session has no phase event, as always.
+        RunEvent::Happened(e)
+            if matches!(run.kind, RunKind::Single { .. })
+                && matches!(e.what, Happening::Phase { .. }) => {}
         RunEvent::Happened(e) => rec.push_event(e.what.kind(), e.what.to_string()),
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => rec.push_telemetry(s),
