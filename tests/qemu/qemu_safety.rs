@@ -6,7 +6,7 @@
 //! each with the whole disk's sha256 unchanged; a SATA disk deleted and an NVMe controller
 //! removed mid-run. Skipped, with the reason, where QEMU cannot run.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

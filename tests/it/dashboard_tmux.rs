@@ -4,7 +4,7 @@
 //! and SIGHUP during a run exit 130 / 143 / 129 with the terminal restored and the session saved.
 //! Skipped when tmux is missing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -191,7 +191,7 @@ fn panic_example() -> Option<std::path::PathBuf> {
 #[test]
 fn a_panic_restores_the_terminal_before_printing() {
     let Some(bin) = panic_example() else {
-        // `cargo test` builds examples; `cargo test --test dashboard_tmux` does not.
+        // `cargo test` builds examples; `cargo test --test it` does not.
         assert!(
             std::env::var_os("CI").is_none(),
             "examples/panic_restore was not built"

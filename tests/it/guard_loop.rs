@@ -11,7 +11,7 @@
 //! "skipped: <why>" and passes. device-mapper, md and LVM *holders* need those kernel
 //! drivers and are covered inside a QEMU guest, not here.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! As root, on a real loop device: drivescope's count of completed reads and writes must
 //! match the kernel's own (/sys/block/loopN/stat), and the write guard must hold.
 
-mod common;
+use crate::common;
 
 use common::{json_lines, run, summary, LoopDev};
 

@@ -2,7 +2,7 @@
 //! (a FIFO standing in for a controller that never answers open), block-stat deltas
 //! between polls, the 1 s floor, and each note reported once.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use std::collections::HashSet;
 use std::ffi::CString;

@@ -1,7 +1,7 @@
 //! Target → whole disk resolution: through partitions, device-mapper and md on a fake
 //! sysfs tree; and on this machine's real file systems and block devices.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! field; checks the unprivileged fallback to hwmon and that the poller watched a
 //! workload on /dev/nvme0n1. Skipped, with the reason, where QEMU cannot run.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
