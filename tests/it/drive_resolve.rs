@@ -109,8 +109,7 @@ fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() 
             // tmpfs / overlay without a device: the error must say so.
             let msg = e.to_string();
             assert!(msg.contains("no block device"), "{msg}");
-            eprintln!("skipped: temp dir has no block device: {msg}");
-            return;
+            skip!(NoBlockDevice, "temp dir has no block device: {msg}");
         }
     };
     assert!(!here.disks.is_empty());
@@ -164,8 +163,10 @@ fn a_real_file_through_a_fake_sysfs_partition_and_dm() {
     std::fs::write(&file, b"x").expect("write");
     let (ma, mi) = split(std::fs::metadata(&file).expect("stat").dev());
     if ma == 0 {
-        eprintln!("skipped: the temp dir's file system has no device number");
-        return;
+        skip!(
+            NoBlockDevice,
+            "the temp dir's file system has no device number"
+        );
     }
     // The file's real device number, mapped by the fake sysfs to partition sda2 ...
     let t = tree();

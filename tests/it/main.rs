@@ -1,7 +1,11 @@
 //! The integration tests in one binary, one module per area (the former tests/*.rs): one
 //! link instead of twenty, and the harness runs all of them in parallel. The QEMU guests
 //! are their own binary (tests/qemu), the dashboard's snapshots too (tests/dashboard).
+//!
+//! A test that cannot run here skips through `skip!` (tests/common/skip.rs): under CI only
+//! the skips listed there pass.
 
+#[macro_use]
 #[path = "../common/mod.rs"]
 mod common;
 mod fake_sysfs;

@@ -107,8 +107,7 @@ fn a_hung_smart_source_never_delays_the_samples() {
 fn a_real_drive_is_polled_and_notes_are_not_repeated() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Ok(info) = drive::resolve(dir.path()) else {
-        eprintln!("skipped: the temp dir is on no block device");
-        return;
+        skip!(NoBlockDevice, "the temp dir is on no block device");
     };
     let (poller, rx) = Poller::spawn(&info, Duration::from_secs(1), Instant::now());
     let samples: Vec<TelemetrySample> = (0..3).map(|_| next(&rx)).collect();

@@ -3,6 +3,7 @@
 //! no usable /dev/kvm), so they are a binary of their own, run after tests/it, and boot one
 //! at a time (see `common::qemu::boot`).
 
+#[macro_use]
 #[path = "../common/mod.rs"]
 mod common;
 
