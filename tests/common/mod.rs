@@ -47,6 +47,14 @@ pub fn summary(lines: &[Value]) -> &Value {
         .unwrap_or_else(|| panic!("no summary in {lines:?}"))
 }
 
+/// A temp dir on a real file system: under cargo's target dir (`CARGO_TARGET_TMPDIR`), not
+/// the system's temp dir, which may be a tmpfs (Debian's default since 13) on no block device.
+pub fn disk_tempdir() -> tempfile::TempDir {
+    let base = env!("CARGO_TARGET_TMPDIR");
+    std::fs::create_dir_all(base).expect("CARGO_TARGET_TMPDIR");
+    tempfile::tempdir_in(base).expect("a temp dir under CARGO_TARGET_TMPDIR")
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }

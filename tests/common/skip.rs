@@ -35,7 +35,9 @@ pub enum Skip {
 
 /// The skips CI allows, each with why this kind of machine cannot do better.
 ///
-/// Not here, on purpose: no /dev/kvm is no skip (run.sh boots the guest under TCG then).
+/// Not here, on purpose: no /dev/kvm is no skip (run.sh boots the guest under TCG then),
+/// and neither is a temp dir on tmpfs (the tests that need a real file system use
+/// [`super::disk_tempdir`], under cargo's target dir).
 pub const ALLOWED_IN_CI: &[(Skip, &str)] = &[
     (
         Skip::NoMdDriver,

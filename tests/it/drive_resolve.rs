@@ -100,7 +100,7 @@ fn identity_from_sysfs() {
 
 #[test]
 fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let file = dir.path().join("f.bin");
     std::fs::write(&file, b"x").expect("write");
     let here = match drive::resolve(&file) {
@@ -158,7 +158,7 @@ fn split(dev: u64) -> (u64, u64) {
 #[test]
 fn a_real_file_through_a_fake_sysfs_partition_and_dm() {
     use std::os::unix::fs::MetadataExt;
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let file = dir.path().join("f.bin");
     std::fs::write(&file, b"x").expect("write");
     let (ma, mi) = split(std::fs::metadata(&file).expect("stat").dev());

@@ -105,7 +105,7 @@ fn a_hung_smart_source_never_delays_the_samples() {
 
 #[test]
 fn a_real_drive_is_polled_and_notes_are_not_repeated() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let Ok(info) = drive::resolve(dir.path()) else {
         skip!(NoBlockDevice, "the temp dir is on no block device");
     };
