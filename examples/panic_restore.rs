@@ -1,5 +1,5 @@
 //! Puts the terminal into the dashboard's mode and panics, the way a bug in a panel would:
-//! `tests/dashboard_tmux.rs` checks that the panic message is readable on the normal
+//! `tests/it/dashboard_tmux.rs` checks that the panic message is readable on the normal
 //! screen afterwards and that the terminal is back in cooked mode.
 
 use drivescope::tui::terminal::{install_panic_hook, TerminalGuard};

@@ -10,7 +10,7 @@
 #   refuse_* writes refused by the guard, each with sha256sum of the whole disk before and
 #            after: partition table, device-mapper, mounted, LVM, swap, md RAID1
 #   gone_*   the SATA disk deleted mid-run, then the NVMe controller removed from PCI
-# Every section prints its commands' output; tests/qemu_safety.rs checks it.
+# Every section prints its commands' output; tests/qemu/qemu_safety.rs checks it.
 . /prelude.sh
 
 export HOME=/tmp/home DM_DISABLE_UDEV=1

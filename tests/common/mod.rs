@@ -2,12 +2,16 @@
 //! loop devices (as root) and read the kernel's block statistics.
 #![allow(dead_code)]
 
+#[macro_use]
+pub mod skip;
 pub mod qemu;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use skip::Skip;
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_drivescope"))
@@ -43,6 +47,14 @@ pub fn summary(lines: &[Value]) -> &Value {
         .unwrap_or_else(|| panic!("no summary in {lines:?}"))
 }
 
+/// A temp dir on a real file system: under cargo's target dir (`CARGO_TARGET_TMPDIR`), not
+/// the system's temp dir, which may be a tmpfs (Debian's default since 13) on no block device.
+pub fn disk_tempdir() -> tempfile::TempDir {
+    let base = env!("CARGO_TARGET_TMPDIR");
+    std::fs::create_dir_all(base).expect("CARGO_TARGET_TMPDIR");
+    tempfile::tempdir_in(base).expect("a temp dir under CARGO_TARGET_TMPDIR")
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -56,7 +68,7 @@ pub struct LoopDev {
 }
 
 impl LoopDev {
-    /// None (with the reason printed) where a loop device cannot be made.
+    /// None (with the reason reported as a skip) where a loop device cannot be made.
     pub fn new(size: u64) -> Option<LoopDev> {
         Self::with_args(size, &[])
     }
@@ -68,30 +80,45 @@ impl LoopDev {
 
     fn with_args(size: u64, extra: &[&str]) -> Option<LoopDev> {
         if !is_root() {
-            eprintln!("skipped: loop devices need root");
+            skip::note(Skip::NotRoot, "loop devices need root");
             return None;
         }
+        match Self::attach(size, extra) {
+            Ok(dev) => Some(dev),
+            Err(why) => {
+                skip::note(Skip::NoLoopDevice, why);
+                None
+            }
+        }
+    }
+
+    fn attach(size: u64, extra: &[&str]) -> Result<LoopDev, String> {
         let dir = tempfile::tempdir_in("/dev/shm")
             .or_else(|_| tempfile::tempdir())
-            .ok()?;
+            .map_err(|e| format!("no temp dir for a loop device's backing file: {e}"))?;
         let img = dir.path().join("backing.img");
-        std::fs::File::create(&img).ok()?.set_len(size).ok()?;
+        std::fs::File::create(&img)
+            .and_then(|f| f.set_len(size))
+            .map_err(|e| format!("cannot make {}: {e}", img.display()))?;
         let out = Command::new("losetup")
             .args(["-f", "--show"])
             .args(extra)
             .arg(&img)
             .output()
-            .ok()?;
+            .map_err(|e| format!("cannot run losetup: {e}"))?;
         if !out.status.success() {
-            eprintln!(
-                "skipped: losetup failed: {}",
+            return Err(format!(
+                "losetup failed: {}",
                 String::from_utf8_lossy(&out.stderr)
-            );
-            return None;
+            ));
         }
         let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        let name = dev.file_name()?.to_string_lossy().into_owned();
-        Some(LoopDev {
+        let name = dev
+            .file_name()
+            .ok_or_else(|| format!("losetup printed no device: {}", dev.display()))?
+            .to_string_lossy()
+            .into_owned();
+        Ok(LoopDev {
             dev,
             name,
             _dir: dir,

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 use serde_json::Value;
 
@@ -27,9 +28,16 @@ pub fn skip_reason() -> Option<String> {
     None
 }
 
+/// One guest at a time: the guests' tests share a binary, and run.sh's first boot installs
+/// packages and unpacks the kernel into a shared cache; two TCG guests at once would also
+/// slow each other past the guests' own timing checks.
+static BOOTING: Mutex<()> = Mutex::new(());
+
 /// Boots `script` (relative to the repository) with this drivescope binary; `env` sets
 /// run.sh's variables (disk sizes…). Returns the folder holding the sections.
 pub fn boot(script: &str, out_name: &str, env: &[(&str, &str)]) -> PathBuf {
+    // A guest that failed (a panic below) leaves the lock poisoned; the next may still boot.
+    let _one_at_a_time = BOOTING.lock().unwrap_or_else(|e| e.into_inner());
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = repo.join("target").join(out_name);
     let mut cmd = Command::new("bash");

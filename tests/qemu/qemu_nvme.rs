@@ -2,9 +2,10 @@
 //! drivescope binary inside, then compares `drivescope smart /dev/nvme0 --json` with
 //! nvme-cli's `smart-log`, `id-ctrl` and `get-feature -f 2` from the same guest, field by
 //! field; checks the unprivileged fallback to hwmon and that the poller watched a
-//! workload on /dev/nvme0n1. Skipped, with the reason, where QEMU cannot run.
+//! workload on /dev/nvme0n1. Skipped, with the reason, where QEMU cannot run (a failure
+//! under CI: tests/common/skip.rs).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -61,8 +62,7 @@ fn host_run_works() -> bool {
 #[test]
 fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipped: {why}");
-        return;
+        skip!(Qemu, "{why}");
     }
     let run_works = host_run_works();
     let out = boot("scripts/qemu-nvme/guest-init.sh", "qemu-nvme/test-out", &[]);
@@ -193,7 +193,10 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
             "drivescope run works on the host but failed in the guest:\n{workload}"
         );
     } else {
-        eprintln!("note: drivescope run is not in this binary; the guest read with dd");
+        common::skip::note(
+            common::skip::Skip::Tool,
+            "drivescope run failed on the host, so the guest's workload was dd's",
+        );
     }
     let samples: Vec<Value> = section(&out, "watch_json")
         .lines()

@@ -3,7 +3,7 @@
 //! save, an unwritable path refused before the run, truncated and newer-schema files, and
 //! the SVG, CSV and HTML outputs of `report` and `compare` parsed and counted.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

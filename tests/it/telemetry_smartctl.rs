@@ -162,7 +162,7 @@ fn running_smartctl_on_something_without_smart_is_an_error() {
         std::path::Path::new("/dev/null"),
         std::time::Duration::from_secs(10),
     ) {
-        Err(SmartctlError::NotInstalled) => eprintln!("skipped: smartctl is not installed"),
+        Err(SmartctlError::NotInstalled) => skip!(Tool, "smartctl is not installed"),
         Err(SmartctlError::Failed(why)) => assert!(why.contains("smartctl:"), "{why}"),
         other => panic!("expected a failure with smartctl's own message, got {other:?}"),
     }

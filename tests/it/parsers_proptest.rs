@@ -8,10 +8,10 @@
 //!
 //! Each property runs a few hundred cases so that all of them take a few seconds in
 //! `cargo test`. For a longer hunt set `PROPTEST_CASES`, e.g.
-//! `PROPTEST_CASES=20000 cargo test --release --test parsers_proptest`.
+//! `PROPTEST_CASES=20000 cargo test --release --test it parsers_proptest::`.
 //! Inputs that once panicked are kept as plain regression tests at the end.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

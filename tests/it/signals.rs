@@ -1,9 +1,9 @@
 //! SIGINT, SIGTERM and SIGHUP against the real binary in headless mode, a single run and a
 //! preset: the workers stop within about one interval, the summary is printed, the
 //! session gets its final save (state `stopped`, ended by a signal), and the exit code is
-//! 128 + the signal (130, 143, 129). The dashboard's side is in tests/dashboard_tmux.rs.
+//! 128 + the signal (130, 143, 129). The dashboard's side is in tests/it/dashboard_tmux.rs.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

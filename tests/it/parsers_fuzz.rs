@@ -2,7 +2,7 @@
 //! mutated inputs (truncations, byte flips, spliced junk, duplicated lines) built from real
 //! files, and none may panic. Deterministic (seeded), a few seconds in all.
 
-mod common;
+use crate::common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -4,9 +4,10 @@
 //! a dm-delay stall, and SIGINT during one; full filesystems under a test file; writes
 //! refused because of a partition table, device-mapper, a mount, LVM, swap or md RAID,
 //! each with the whole disk's sha256 unchanged; a SATA disk deleted and an NVMe controller
-//! removed mid-run. Skipped, with the reason, where QEMU cannot run.
+//! removed mid-run. Skipped, with the reason, where QEMU cannot run (a failure under CI:
+//! tests/common/skip.rs).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -342,7 +343,10 @@ fn check_refusals(out: &Path) {
         };
         if let Some(t) = needs {
             if !tools.contains(&format!("{t} yes")) {
-                eprintln!("note: {t} is not on this host, so the guest has no {name} case");
+                common::skip::note(
+                    common::skip::Skip::Tool,
+                    format!("{t} is not on this host, so the guest has no {name} case"),
+                );
                 continue;
             }
         }
@@ -403,8 +407,7 @@ fn check_gone(out: &Path, name: &str, dev: &str, timing_key: &str) {
 #[test]
 fn faults_and_holders_on_real_drives() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipped: {why}");
-        return;
+        skip!(Qemu, "{why}");
     }
     let out = boot(
         "scripts/qemu-nvme/guest-safety.sh",

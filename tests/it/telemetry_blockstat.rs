@@ -104,8 +104,7 @@ struct Block([u8; 4096]);
 #[test]
 fn loop_device_counts_match_the_io_done() {
     if !is_root() {
-        eprintln!("skipped: loop devices need root");
-        return;
+        skip!(NotRoot, "loop devices need root");
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let backing = dir.path().join("backing.img");
@@ -114,10 +113,7 @@ fn loop_device_counts_match_the_io_done() {
         .expect("backing file");
     let lo = match attach(&backing) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            return;
-        }
+        Err(e) => skip!(NoLoopDevice, "{e}"),
     };
     let info = drive::resolve(&lo.dev).expect("resolve loop device");
     let name = lo

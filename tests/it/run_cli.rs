@@ -1,7 +1,7 @@
 //! The real binary on real temp files: the JSON stream, the summary, the fill before reads,
 //! the rate limiter, Ctrl-C, the sync engine and bad input.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

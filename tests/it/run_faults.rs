@@ -3,7 +3,7 @@
 //! engine must count as errors with their offsets, keep running through, and stop on when
 //! every I/O fails. (EIO and stalls from dm-error / dm-delay run in the QEMU guest.)
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Target → whole disk resolution: through partitions, device-mapper and md on a fake
 //! sysfs tree; and on this machine's real file systems and block devices.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use std::path::Path;
 
@@ -100,7 +100,7 @@ fn identity_from_sysfs() {
 
 #[test]
 fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let file = dir.path().join("f.bin");
     std::fs::write(&file, b"x").expect("write");
     let here = match drive::resolve(&file) {
@@ -109,8 +109,7 @@ fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() 
             // tmpfs / overlay without a device: the error must say so.
             let msg = e.to_string();
             assert!(msg.contains("no block device"), "{msg}");
-            eprintln!("skipped: temp dir has no block device: {msg}");
-            return;
+            skip!(NoBlockDevice, "temp dir has no block device: {msg}");
         }
     };
     assert!(!here.disks.is_empty());
@@ -159,13 +158,15 @@ fn split(dev: u64) -> (u64, u64) {
 #[test]
 fn a_real_file_through_a_fake_sysfs_partition_and_dm() {
     use std::os::unix::fs::MetadataExt;
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let file = dir.path().join("f.bin");
     std::fs::write(&file, b"x").expect("write");
     let (ma, mi) = split(std::fs::metadata(&file).expect("stat").dev());
     if ma == 0 {
-        eprintln!("skipped: the temp dir's file system has no device number");
-        return;
+        skip!(
+            NoBlockDevice,
+            "the temp dir's file system has no device number"
+        );
     }
     // The file's real device number, mapped by the fake sysfs to partition sda2 ...
     let t = tree();

@@ -1,7 +1,7 @@
 //! `devices` on a fake tree: mounted partitions, holders (dm over a partition), swap, and
 //! free disks; mountinfo's escapes.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! As root, on a real loop device: drivescope's count of completed reads and writes must
 //! match the kernel's own (/sys/block/loopN/stat), and the write guard must hold.
 
-mod common;
+use crate::common;
 
 use common::{json_lines, run, summary, LoopDev};
 
@@ -124,8 +124,7 @@ fn device_with_a_filesystem_is_refused_even_when_named() {
         .args(["-q", "-F", "-L", "data", d])
         .status();
     if !mkfs.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: mkfs.ext4 is not available");
-        return;
+        skip!(Tool, "mkfs.ext4 is not available");
     }
     let sum0 = dev.sha256();
     let home = tempfile::tempdir().unwrap();

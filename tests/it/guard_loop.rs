@@ -7,16 +7,18 @@
 //! dashboard's target picker and its run path see the same findings.
 //!
 //! Each case needs real tools (sfdisk, partx, mkfs.ext4, mount, mkswap, swapon, pvcreate,
-//! mdadm); where one is missing or cannot work on this kernel the case prints
-//! "skipped: <why>" and passes. device-mapper, md and LVM *holders* need those kernel
-//! drivers and are covered inside a QEMU guest, not here.
+//! mdadm, dmsetup); where one is missing or cannot work on this kernel the case skips
+//! through tests/common/skip.rs: "skipped: <why>" outside CI, a failure under CI but for a
+//! kernel that has no md or device-mapper driver at all. device-mapper, md and LVM
+//! *holders* need those kernel drivers and are covered inside a QEMU guest too.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::skip::{self, Skip};
 use common::{run, LoopDev};
 
 /// Runs a tool; Err(why) when it is missing or fails.
@@ -52,12 +54,24 @@ macro_rules! or_skip {
     ($e:expr) => {
         match $e {
             Ok(v) => v,
-            Err(why) => {
-                eprintln!("skipped: {why}");
-                return;
-            }
+            Err(why) => skip!(Tool, "{why}"),
         }
     };
+}
+
+/// Whether `cmd` runs at all.
+fn have_tool(cmd: &str) -> bool {
+    Command::new(cmd).arg("--version").output().is_ok()
+}
+
+/// Whether the kernel has a driver (`present` tells), loading `module` first where it does
+/// not: mdadm and dmsetup would have it loaded themselves, so a driver that is a module
+/// not loaded yet is no reason to skip.
+fn kernel_driver(module: &str, present: &dyn Fn() -> bool) -> bool {
+    if !present() {
+        let _ = Command::new("modprobe").arg(module).output();
+    }
+    present()
 }
 
 fn some_or_skip<T>(v: Option<T>) -> Result<T, String> {
@@ -150,9 +164,12 @@ fn partition(dev: &LoopDev, label: &str) -> Result<Vec<PathBuf>, String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    eprintln!(
-        "note: the kernel lists no partitions of {}",
-        dev.dev.display()
+    skip::note(
+        Skip::NoPartitions,
+        format!(
+            "the cases on partitions: the kernel lists no partitions of {}",
+            dev.dev.display()
+        ),
     );
     Ok(Vec::new())
 }
@@ -252,7 +269,10 @@ fn partition_table_case(label: &str, pretty: &str) {
                 )],
             );
         }
-        None => eprintln!("skipped: the partition itself (the kernel lists none)"),
+        None => skip::note(
+            Skip::NoPartitions,
+            "the partition itself (the kernel lists none)",
+        ),
     }
 }
 
@@ -288,8 +308,10 @@ fn mounted_partition_is_named_when_the_whole_disk_is_the_target() {
     let dev = or_skip!(some_or_skip(LoopDev::partitioned(64 << 20)));
     let parts = or_skip!(partition(&dev, "gpt"));
     let Some(p1) = parts.first() else {
-        eprintln!("skipped: the kernel lists no partitions of a loop device here");
-        return;
+        skip!(
+            NoPartitions,
+            "the kernel lists no partitions of a loop device here"
+        );
     };
     or_skip!(mkfs_ext4(p1, "inner"));
     let m = or_skip!(Mount::new(p1));
@@ -380,12 +402,15 @@ fn lvm_physical_volume_signature_is_refused() {
 fn md_raid_signature_is_refused() {
     // mdadm writes the superblock only through the md driver; without it, skip rather than
     // forge the bytes (and do not let a failing mdadm leave device nodes behind).
-    if !Path::new("/proc/mdstat").exists() {
-        eprintln!(
-            "skipped: this kernel has no md driver (no /proc/mdstat), and mdadm --create \
-             cannot write an md superblock without it"
+    if !have_tool("mdadm") {
+        skip!(Tool, "mdadm is not installed");
+    }
+    if !kernel_driver("md_mod", &|| Path::new("/proc/mdstat").exists()) {
+        skip!(
+            NoMdDriver,
+            "this kernel has no md driver (no /proc/mdstat, and modprobe md_mod loads \
+             none), and mdadm --create cannot write an md superblock without it"
         );
-        return;
     }
     let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
     let md = "/dev/md/drivescope-guard-test";
@@ -419,12 +444,15 @@ fn md_raid_signature_is_refused() {
 
 #[test]
 fn device_mapper_holder_needs_the_dm_driver() {
-    if !Path::new("/sys/module/dm_mod").exists() {
-        eprintln!(
-            "skipped: this kernel has no device-mapper; dm/md/LVM holders are tested in the \
-             QEMU guest"
+    if !have_tool("dmsetup") {
+        skip!(Tool, "dmsetup is not installed");
+    }
+    if !kernel_driver("dm_mod", &|| Path::new("/sys/module/dm_mod").exists()) {
+        skip!(
+            NoDmDriver,
+            "this kernel has no device-mapper (modprobe dm_mod loads none); dm/md/LVM \
+             holders are tested in the QEMU guest"
         );
-        return;
     }
     let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
     let sectors = (64u64 << 20) / 512;

@@ -1,7 +1,7 @@
 //! Presets run for real, scaled down in time, on temp files: the sweep's curve, steady
 //! state events, and bad presets refused before any I/O.
 
-mod common;
+use crate::common;
 
 use common::{json_lines, of_type, run};
 

@@ -105,11 +105,10 @@ fn bad_input_is_a_clear_error_with_exit_2() {
 
 #[test]
 fn smart_on_a_path_and_devices_list() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let out = drivescope(&["smart", dir.path().to_str().expect("utf-8"), "--json"]);
     if !out.status.success() {
-        eprintln!("skipped: {}", String::from_utf8_lossy(&out.stderr));
-        return;
+        skip!(NoBlockDevice, "{}", String::from_utf8_lossy(&out.stderr));
     }
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let one = if v.is_array() { v[0].clone() } else { v };

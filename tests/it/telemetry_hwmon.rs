@@ -2,7 +2,7 @@
 //! controller, newer kernels; under the PCI device, older), both Kelvin offsets
 //! (273.15 → 49850, 273 → 50000 for the same 323 K), and drivetemp for SATA.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use drivescope::drive::SysRoot;
 use drivescope::drive::{Disk, Transport};

@@ -2,7 +2,7 @@
 //! (a FIFO standing in for a controller that never answers open), block-stat deltas
 //! between polls, the 1 s floor, and each note reported once.
 
-mod fake_sysfs;
+use crate::fake_sysfs;
 
 use std::collections::HashSet;
 use std::ffi::CString;
@@ -105,10 +105,9 @@ fn a_hung_smart_source_never_delays_the_samples() {
 
 #[test]
 fn a_real_drive_is_polled_and_notes_are_not_repeated() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::common::disk_tempdir();
     let Ok(info) = drive::resolve(dir.path()) else {
-        eprintln!("skipped: the temp dir is on no block device");
-        return;
+        skip!(NoBlockDevice, "the temp dir is on no block device");
     };
     let (poller, rx) = Poller::spawn(&info, Duration::from_secs(1), Instant::now());
     let samples: Vec<TelemetrySample> = (0..3).map(|_| next(&rx)).collect();

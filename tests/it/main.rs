@@ -1,0 +1,31 @@
+//! The integration tests in one binary, one module per area (the former tests/*.rs): one
+//! link instead of twenty, and the harness runs all of them in parallel. The QEMU guests
+//! are their own binary (tests/qemu), the dashboard's snapshots too (tests/dashboard).
+//!
+//! A test that cannot run here skips through `skip!` (tests/common/skip.rs): under CI only
+//! the skips listed there pass.
+
+#[macro_use]
+#[path = "../common/mod.rs"]
+mod common;
+mod fake_sysfs;
+
+mod cli_telemetry;
+mod dashboard_tmux;
+mod devices_in_use;
+mod drive_resolve;
+mod guard_loop;
+mod parsers_fuzz;
+mod parsers_proptest;
+mod presets;
+mod run_cli;
+mod run_faults;
+mod run_loop_device;
+mod run_preset;
+mod session_cli;
+mod signals;
+mod telemetry_blockstat;
+mod telemetry_hwmon;
+mod telemetry_nvme;
+mod telemetry_poller;
+mod telemetry_smartctl;
