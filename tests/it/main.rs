@@ -15,6 +15,7 @@ mod dashboard_tmux;
 mod devices_in_use;
 mod drive_resolve;
 mod guard_loop;
+mod layering;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;

@@ -1,0 +1,157 @@
+//! The layout holds: no import cycles between the top-level modules of `src/` (test code
+//! aside), no command module uses another, and nothing below the edge uses `cli` or
+//! `commands`. Read from the source text, so a new cycle fails here, not in a review.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The file's text without its test code (a trailing `#[cfg(test)]` module; `tests.rs`).
+fn code_of(p: &Path) -> String {
+    if p.file_name().is_some_and(|n| n == "tests.rs") {
+        return String::new();
+    }
+    let t = std::fs::read_to_string(p).unwrap();
+    match t.find("#[cfg(test)]") {
+        Some(i) => t[..i].to_string(),
+        None => t,
+    }
+}
+
+/// `crate::NAME` references, by name.
+fn crate_refs(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        out.insert(name);
+    }
+    out
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Top-level module -> the top-level modules it uses.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let top = |p: &Path| {
+        let rel = p.strip_prefix(&root).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        first.trim_end_matches(".rs").to_string()
+    };
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|p| top(p))
+        .filter(|m| m != "lib" && m != "main")
+        .collect();
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in &files {
+        let m = top(p);
+        if !modules.contains(&m) {
+            continue;
+        }
+        let uses: Vec<String> = crate_refs(&code_of(p))
+            .into_iter()
+            .filter(|r| *r != m && modules.contains(r))
+            .collect();
+        g.entry(m).or_default().extend(uses);
+    }
+    g
+}
+
+fn reaches(g: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(m) = stack.pop() {
+        for n in g.get(&m).into_iter().flatten() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n.clone()) {
+                stack.push(n.clone());
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn top_level_modules_depend_one_way() {
+    let g = module_graph();
+    assert!(g.len() > 15, "found only {:?}", g.keys());
+    let mut cycles = Vec::new();
+    for (m, uses) in &g {
+        for u in uses {
+            if reaches(&g, u, m) {
+                cycles.push(format!("{m} -> {u} -> … -> {m}"));
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "import cycles: {cycles:#?}\ngraph: {g:#?}"
+    );
+    for (m, uses) in &g {
+        if m != "commands" {
+            assert!(!uses.contains("commands"), "{m} uses commands: {uses:?}");
+        }
+        if m != "commands" && m != "cli" {
+            assert!(!uses.contains("cli"), "{m} uses cli: {uses:?}");
+        }
+    }
+}
+
+#[test]
+fn no_command_module_uses_another() {
+    let dir = src().join("commands");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let commands: Vec<String> = files
+        .iter()
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| s != "mod" && s != "error")
+        .collect();
+    assert!(commands.len() >= 8, "{commands:?}");
+    for p in &files {
+        let code = code_of(p);
+        for c in &commands {
+            for pat in [format!("super::{c}"), format!("crate::commands::{c}")] {
+                assert!(
+                    !code.contains(&pat),
+                    "{} uses {pat}: a command only turns arguments into library calls",
+                    p.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_check_finds_a_cycle_when_there_is_one() {
+    let mut g = module_graph();
+    g.entry("units".into()).or_default().insert("run".into());
+    assert!(reaches(&g, "units", "units"), "units -> run -> … -> units");
+}
