@@ -11,12 +11,12 @@ mod invalid;
 mod iogen;
 mod pacer;
 mod pause;
-mod recorder;
 pub mod rng;
 mod schedule;
 mod seam;
 mod stopclock;
 mod sync;
+mod tally;
 mod uring;
 
 use std::fs::File;

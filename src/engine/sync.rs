@@ -9,8 +9,8 @@ use super::buffers::Buffers;
 use super::iogen::IoGen;
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
-use super::recorder::Recorder;
 use super::rng::Rng;
+use super::tally::IntervalTally;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
 pub(crate) fn run(ctx: WorkerCtx) {
@@ -28,7 +28,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
         return;
     };
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
-    let mut rec = Recorder::new(
+    let mut rec = IntervalTally::new(
         ctx.job,
         ctx.schedule,
         ctx.rate.is_some(),

@@ -17,8 +17,8 @@ use super::buffers::Buffers;
 use super::iogen::IoGen;
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
-use super::recorder::Recorder;
 use super::rng::Rng;
+use super::tally::IntervalTally;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
 /// Shortest wait between paced submissions (ns).
@@ -306,7 +306,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
     let depth = ctx.workload.iodepth as usize;
     let fd = ctx.file.as_raw_fd();
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
-    let mut rec = Recorder::new(
+    let mut rec = IntervalTally::new(
         ctx.job,
         ctx.schedule,
         ctx.rate.is_some(),

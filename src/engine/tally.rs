@@ -8,7 +8,7 @@ use super::schedule::Schedule;
 use super::WorkerMsg;
 use crate::stats::{DirCounts, IoErrorRecord, LatHists, WorkerInterval, MAX_ERROR_RECORDS_PER};
 
-pub struct Recorder<'a> {
+pub struct IntervalTally<'a> {
     job: usize,
     schedule: Schedule,
     paced: bool,
@@ -22,7 +22,7 @@ pub struct Recorder<'a> {
     spare: &'a Receiver<Box<LatHists>>,
 }
 
-impl<'a> Recorder<'a> {
+impl<'a> IntervalTally<'a> {
     pub fn new(
         job: usize,
         schedule: Schedule,
@@ -30,7 +30,7 @@ impl<'a> Recorder<'a> {
         tx: Sender<WorkerMsg>,
         spare: &'a Receiver<Box<LatHists>>,
     ) -> Self {
-        Recorder {
+        IntervalTally {
             job,
             schedule,
             paced,
