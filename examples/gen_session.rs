@@ -56,6 +56,7 @@ fn interval(rng: &mut Rng, index: u64, iops: f64, base_ns: u64) -> IntervalRepor
         start_s: index as f64,
         end_s: index as f64 + 1.0,
         ramp: false,
+        suspended_s: 0.0,
         read: DirCounts {
             ios: ios * 7 / 10,
             bytes: ios * 7 / 10 * 4096,

@@ -87,6 +87,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
             start_s: end_s - iv.dt,
             end_s,
             ramp: iv.ramp,
+            suspended_s: iv.suspended_s,
             read: DirCounts {
                 ios: (iv.read_iops * dt).round() as u64,
                 bytes: (iv.read_mbps * 1e6 * dt).round() as u64,

@@ -6,16 +6,17 @@ use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::failure::{self, DeviceWatch};
+use super::failure::{self, DeviceWatch, KernelCompletions};
 use super::invalid::InvalidStep;
 use super::schedule::Schedule;
 use super::seam::{Control, StepControl, StepObserver};
 use super::stopclock::StopClock;
+use super::suspend::SuspendWatch;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::outcome::{EndedBy, FaultKind};
@@ -246,11 +247,14 @@ pub(super) fn run(
     let files: Vec<File> = (0..jobs)
         .map(|_| open_target(target, spec))
         .collect::<Result<_, _>>()?;
-    let device = files
-        .first()
-        .and_then(|f| f.metadata().ok())
+    let meta = files.first().and_then(|f| f.metadata().ok());
+    let device = meta
+        .as_ref()
         .filter(|m| m.file_type().is_block_device())
         .map(|m| DeviceWatch::new(&target.path, m.rdev()));
+    // What the kernel completes on the device under the target: a device still working
+    // through a deep queue is not stalled, even while our workers have not reaped yet.
+    let kernel = meta.as_ref().and_then(KernelCompletions::of);
     // Held until the step returns (dropped with this frame). Our own jobs' plain opens
     // above do not stand in its way; anyone else's exclusive use does.
     let _claim = match device {
@@ -271,6 +275,7 @@ pub(super) fn run(
     let go = Arc::new(Barrier::new(jobs + 1));
     let t0: Arc<OnceLock<Instant>> = Arc::new(OnceLock::new());
     let worker_stop = Arc::new(AtomicBool::new(false));
+    let progress: Vec<Arc<AtomicU64>> = (0..jobs).map(|_| Arc::new(AtomicU64::new(0))).collect();
     let mut spares: Vec<Sender<Box<LatHists>>> = Vec::with_capacity(jobs);
     let mut handles = Vec::with_capacity(jobs);
     for (job, file) in files.into_iter().enumerate() {
@@ -287,6 +292,7 @@ pub(super) fn run(
             rate,
             stop: worker_stop.clone(),
             pause: pause.clone(),
+            progress: progress[job].clone(),
             tx: tx.clone(),
             spare: spare_rx,
             ready: ready.clone(),
@@ -329,6 +335,12 @@ pub(super) fn run(
     let started = t0.get().copied().unwrap_or_else(Instant::now);
     let mut clock = StopClock::new(started, end_ns, spec.interval);
     let mut abandoned = 0usize;
+    // Spans (ns since the start) the whole process was suspended, and the measured time
+    // that left out.
+    let since_start = || Instant::now().saturating_duration_since(started).as_nanos() as u64;
+    let mut watch = SuspendWatch::new(since_start());
+    let mut suspensions: Vec<(u64, u64)> = Vec::new();
+    let mut suspended_measured_ns = 0u64;
 
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
@@ -367,6 +379,27 @@ pub(super) fn run(
                 }
             }
         }
+        if let Some((from, gap)) = watch.turn(since_start()) {
+            suspensions.push((from, from + gap));
+            clock.suspended(Duration::from_nanos(gap));
+            note(
+                format!(
+                    "the process was suspended for {:.1}s (SIGSTOP, or the machine slept): \
+                     the intervals it spans are marked and left out of the step's figures",
+                    gap as f64 / 1e9
+                ),
+                &mut notes,
+                obs,
+            );
+        }
+        {
+            let reaped: u64 = progress.iter().map(|p| p.load(Ordering::Relaxed)).sum();
+            let done = kernel
+                .as_ref()
+                .and_then(KernelCompletions::read)
+                .unwrap_or(0);
+            clock.progress(reaped.wrapping_add(done));
+        }
         // The duration is up but a worker is still waiting on the device: stop it too.
         if clock.overdue(pause.load(Ordering::Relaxed)) {
             ended_by.get_or_insert(EndedBy::Duration);
@@ -399,11 +432,13 @@ pub(super) fn run(
                 None => (None, Box::new(LatHists::new(paced))),
             };
             let lat = LatSummary::from_hist(&hists.response_all());
+            let suspended = overlap_ns(&suspensions, start_ns, p.end_ns);
             let report = IntervalReport {
                 index: k,
                 start_s: start_ns as f64 / 1e9,
                 end_s: p.end_ns as f64 / 1e9,
                 ramp,
+                suspended_s: suspended as f64 / 1e9,
                 read: p.dirs[0],
                 write: p.dirs[1],
                 read_iops: p.dirs[0].ios as f64 / secs,
@@ -416,7 +451,10 @@ pub(super) fn run(
                 error_records: p.error_records,
                 hists: Some(hists),
             };
-            if !ramp {
+            if suspended > 0 && !ramp {
+                suspended_measured_ns += p.end_ns.saturating_sub(start_ns);
+                last_end_ns = last_end_ns.max(p.end_ns);
+            } else if !ramp {
                 measured_any = true;
                 tot_dirs[0].add(&report.read);
                 tot_dirs[1].add(&report.write);
@@ -451,7 +489,20 @@ pub(super) fn run(
             clock.asked();
             if let Some(waited) = clock.given_up() {
                 abandoned = workers.iter().filter(|st| !st.done).count();
-                if abandoned > 0 {
+                if abandoned > 0 && clock.progressing() {
+                    // Still completing I/O, just not all of it yet (a deep queue on a
+                    // slow device): not a stall. The step keeps its reason.
+                    note(
+                        format!(
+                            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop; {} is still \
+                             completing it (not stalled); stopped without waiting",
+                            waited.as_secs_f64(),
+                            target.path.display()
+                        ),
+                        &mut notes,
+                        obs,
+                    );
+                } else if abandoned > 0 {
                     let what = format!(
                         "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
                          ({} is not completing it)",
@@ -494,7 +545,10 @@ pub(super) fn run(
     }
 
     let runtime_s = if measured_any {
-        (last_end_ns.saturating_sub(schedule.ramp_ns)) as f64 / 1e9
+        (last_end_ns
+            .saturating_sub(schedule.ramp_ns)
+            .saturating_sub(suspended_measured_ns)) as f64
+            / 1e9
     } else {
         0.0
     };
@@ -515,6 +569,20 @@ pub(super) fn run(
         }
     });
     let ios = tot_dirs[0].ios + tot_dirs[1].ios;
+    if ios == 0 && abandoned > 0 && ended_by.is_own_end() {
+        // The device was working (else this would be a stall), but no job got to reap an
+        // I/O within the step: the queue was too deep for the step's length here.
+        note(
+            format!(
+                "no job completed an I/O within the step: {} job(s) × QD{} took longer than \
+                 the step to get their I/O going on this machine; give a longer duration or \
+                 a smaller queue",
+                w.jobs, w.iodepth
+            ),
+            &mut notes,
+            obs,
+        );
+    }
     Ok(StepSummary {
         engine: engine_ran,
         engine_note: (!notes.is_empty()).then(|| notes.join("; ")),
@@ -537,4 +605,12 @@ pub(super) fn run(
         service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
         ended_by,
     })
+}
+
+/// How much of [from, to) the spans cover, ns.
+fn overlap_ns(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
+    spans
+        .iter()
+        .map(|&(a, b)| b.min(to).saturating_sub(a.max(from)))
+        .sum()
 }

@@ -40,6 +40,39 @@ impl DeviceWatch {
     }
 }
 
+/// The kernel's count of completed I/Os on the block device that holds a target (the
+/// device itself, or for a file the device of its filesystem): `/sys/dev/block/M:m/stat`'s
+/// reads and writes completed. `None` where there is no such device (tmpfs, overlay).
+#[derive(Debug, Clone)]
+pub struct KernelCompletions {
+    stat: PathBuf,
+}
+
+impl KernelCompletions {
+    /// For a target with this metadata.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let dev = if meta.file_type().is_block_device() {
+            meta.rdev()
+        } else {
+            meta.dev()
+        };
+        let (maj, min) = (libc::major(dev), libc::minor(dev));
+        let stat = PathBuf::from(format!("/sys/dev/block/{maj}:{min}/stat"));
+        stat.exists().then_some(KernelCompletions { stat })
+    }
+
+    /// Reads and writes completed so far.
+    pub fn read(&self) -> Option<u64> {
+        let text = std::fs::read_to_string(&self.stat).ok()?;
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        Some(f.first()? + f.get(4)?)
+    }
+}
+
 fn errno_of(result: i64) -> Option<i32> {
     (result < 0).then(|| (-result) as i32)
 }
@@ -97,6 +130,7 @@ mod tests {
             start_s: 3.0,
             end_s: 4.0,
             ramp: false,
+            suspended_s: 0.0,
             read: DirCounts { ios: ok, bytes: 0 },
             write: DirCounts::default(),
             read_iops: 0.0,

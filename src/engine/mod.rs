@@ -15,12 +15,13 @@ pub mod rng;
 mod schedule;
 mod seam;
 mod stopclock;
+mod suspend;
 mod sync;
 mod tally;
 mod uring;
 
 use std::fs::File;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::Instant;
@@ -88,6 +89,9 @@ pub(crate) struct WorkerCtx {
     pub stop: Arc<AtomicBool>,
     /// Set while the user has paused the run.
     pub pause: Arc<AtomicBool>,
+    /// This worker's completions so far (added per batch): the collector tells a device
+    /// still draining a deep queue from one that stalled.
+    pub progress: Arc<AtomicU64>,
     pub tx: Sender<WorkerMsg>,
     pub spare: Receiver<Box<LatHists>>,
     pub ready: Arc<Barrier>,

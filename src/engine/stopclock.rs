@@ -1,7 +1,9 @@
 //! How long the collector waits for workers once they should stop. A device that stalls
 //! (dm-delay, a hung controller) holds its I/Os; the step does not wait for them beyond a
 //! grace of one interval (at least 1 s) after a stop was asked or after the step's end was
-//! due, whichever comes first.
+//! due, whichever comes first. A device that is still completing I/O (a deep queue
+//! draining) is not stalled: it is stalled only when a whole grace passes with no
+//! completion. Time the process spent suspended counts as neither.
 
 use std::time::{Duration, Instant};
 
@@ -13,6 +15,9 @@ pub(crate) struct StopClock {
     paused_for: Duration,
     last_tick: Instant,
     asked: Option<Instant>,
+    /// Completions counted so far, and when that count last moved.
+    progress: u64,
+    progressed: Option<Instant>,
 }
 
 impl StopClock {
@@ -24,7 +29,33 @@ impl StopClock {
             paused_for: Duration::ZERO,
             last_tick: Instant::now(),
             asked: None,
+            progress: 0,
+            progressed: None,
         }
+    }
+
+    /// The process was suspended for `gap`: the step's end and any wait move by as much.
+    pub fn suspended(&mut self, gap: Duration) {
+        self.paused_for += gap;
+        if let Some(a) = &mut self.asked {
+            *a += gap;
+        }
+        if let Some(p) = &mut self.progressed {
+            *p += gap;
+        }
+    }
+
+    /// The workers' completions so far.
+    pub fn progress(&mut self, total: u64) {
+        if total != self.progress {
+            self.progress = total;
+            self.progressed = Some(Instant::now());
+        }
+    }
+
+    /// The device completed I/O within the last grace.
+    pub fn progressing(&self) -> bool {
+        self.progressed.is_some_and(|p| p.elapsed() <= self.grace)
     }
 
     /// Called on every turn of the collector's loop with the pause flag (sampled: the

@@ -10,6 +10,7 @@ use super::iogen::IoGen;
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
+use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
@@ -42,9 +43,11 @@ pub(crate) fn run(ctx: WorkerCtx) {
     let mut issued_bytes = 0u64;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
+    let mut suspended = SuspendWatch::new(ns_since(t0));
     let mut now = ns_since(t0);
     loop {
         let (paused, resumed) = pause.update(ctx.pause.load(Ordering::Relaxed), now);
+        let resumed = resumed + suspended.turn(now).map_or(0, |(_, gap)| gap);
         if resumed > 0 {
             end_ns = end_ns.map(|e| e + resumed);
             if let Some(p) = &mut pacer {
@@ -95,6 +98,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
             Err(e) => -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
         };
         issued_bytes += u64::from(io.len);
+        ctx.progress.fetch_add(1, Ordering::Relaxed);
         rec.complete(
             io.write, io.len, io.offset, result, t_submit, t_intended, now,
         );

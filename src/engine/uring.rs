@@ -18,6 +18,7 @@ use super::iogen::IoGen;
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
+use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
@@ -31,6 +32,10 @@ const PACE_GRAIN_NS: u64 = 20_000;
 /// IOPS (fio: 82-90k), on a loop device over /dev/shm 242-246k -> 290-303k with the same
 /// CPU per I/O; chunks of 1 or 2 cost more system time, 8 or 16 were no better.
 pub const SUBMIT_CHUNK: usize = 4;
+
+/// A drain after the step's end longer than this is sent as an interval of its own, so the
+/// step's last interval reaches the collector even if the device takes long to finish.
+const DRAIN_FOLD_NS: u64 = 300_000_000;
 
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
@@ -324,6 +329,9 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
     let mut paused = false;
+    let mut suspended = SuspendWatch::new(ns_since(t0));
+    let mut stopped_at = 0u64;
+    let mut drain_sent = false;
     let ext_arg = io.ring.params().is_feature_ext_arg();
     let fixed = (*fixed_file, *fixed_bufs);
 
@@ -332,6 +340,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         if !stopping {
             let resumed;
             (paused, resumed) = pause.update(ctx.pause.load(Ordering::Relaxed), now);
+            let resumed = resumed + suspended.turn(now).map_or(0, |(_, gap)| gap);
             if resumed > 0 {
                 end_ns = end_ns.map(|e| e + resumed);
                 if let Some(p) = &mut pacer {
@@ -340,16 +349,25 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             }
             if end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
+                stopped_at = now;
             } else {
                 rec.maybe_flush(now);
             }
+        } else if !drain_sent && now.saturating_sub(stopped_at) > DRAIN_FOLD_NS {
+            // The last I/Os take long to come back (a deep queue): send what was measured
+            // now, so it is not lost if the collector stops waiting; the rest of the drain
+            // follows as one more interval.
+            rec.flush(now, false);
+            drain_sent = true;
         }
 
         // Reap.
         {
             let mut cq = io.ring.completion();
+            let mut reaped = 0u64;
             for cqe in &mut cq {
                 *inflight -= 1;
+                reaped += 1;
                 let slot = cqe.user_data() as usize;
                 let done = slots[slot];
                 rec.complete(
@@ -362,6 +380,9 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     now,
                 );
                 free.push(slot);
+            }
+            if reaped > 0 {
+                ctx.progress.fetch_add(reaped, Ordering::Relaxed);
             }
         }
         if stopping && *inflight == 0 {
@@ -383,6 +404,8 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     }
                     in_chunk = 0;
                     now = ns_since(t0);
+                    // Submitting a deep queue can take long: keep intervals on time.
+                    rec.maybe_flush(now);
                 }
                 if ctx.byte_budget.is_some_and(|b| issued_bytes >= b) {
                     stopping = true;

@@ -139,7 +139,16 @@ impl Printer {
                     );
                     self.header_done = true;
                 }
-                let ramp = if r.ramp { " ramp" } else { "" };
+                let ramp = if r.ramp {
+                    " ramp".to_string()
+                } else {
+                    String::new()
+                };
+                let ramp = if r.suspended_s > 0.0 {
+                    format!("{ramp} process suspended for {:.1}s", r.suspended_s)
+                } else {
+                    ramp
+                };
                 println!(
                     "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7}{ramp}",
                     r.end_s,

@@ -84,7 +84,7 @@ impl StepObserver for StepWatch<'_, '_> {
         if self.ctl.stop_requested() {
             return Control::Stop(EndedBy::Stopped);
         }
-        if answer != Control::Continue || r.ramp {
+        if answer != Control::Continue || r.excluded() {
             return answer;
         }
         if let Some((metric, det)) = &mut self.live {

@@ -89,6 +89,9 @@ pub struct IntervalRecord {
     /// Warm-up interval, left out of the step's summary.
     #[serde(skip_serializing_if = "is_false")]
     pub ramp: bool,
+    /// Seconds of it the process was suspended (left out of the figures).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspended_s: f64,
     pub read_iops: f64,
     pub write_iops: f64,
     /// MB/s (10^6 bytes per second).
@@ -100,6 +103,10 @@ pub struct IntervalRecord {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Rounds to `digits` decimals (keeps saved numbers short without losing meaning).
@@ -122,6 +129,7 @@ impl IntervalRecord {
             dt: round(r.end_s - r.start_s, 6),
             step,
             ramp: r.ramp,
+            suspended_s: round(r.suspended_s, 3),
             read_iops: round(r.read_iops, 2),
             write_iops: round(r.write_iops, 2),
             read_mbps: round(r.read_bw_bytes / 1e6, 4),

@@ -19,6 +19,7 @@ pub(crate) fn report(index: u64, iops: u64, lat_ns: u64) -> IntervalReport {
         start_s: index as f64,
         end_s: index as f64 + 1.0,
         ramp: false,
+        suspended_s: 0.0,
         read: DirCounts {
             ios: iops,
             bytes: iops * 4096,

@@ -78,6 +78,10 @@ pub struct IntervalReport {
     pub end_s: f64,
     /// Part of the warm-up (ramp): shown but left out of the summary.
     pub ramp: bool,
+    /// Seconds of the interval the process itself was suspended (SIGSTOP, a sleeping
+    /// machine): shown, but left out of the summary and never blamed on the device.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub suspended_s: f64,
     pub read: DirCounts,
     pub write: DirCounts,
     pub read_iops: f64,
@@ -96,7 +100,16 @@ pub struct IntervalReport {
     pub hists: Option<Box<LatHists>>,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 impl IntervalReport {
+    /// Left out of the step's figures: warm-up, or the process was suspended in it.
+    pub fn excluded(&self) -> bool {
+        self.ramp || self.suspended_s > 0.0
+    }
+
     /// A copy without the histograms (for displays that need only the figures).
     pub fn without_hists(&self) -> IntervalReport {
         IntervalReport {
@@ -104,6 +117,7 @@ impl IntervalReport {
             start_s: self.start_s,
             end_s: self.end_s,
             ramp: self.ramp,
+            suspended_s: self.suspended_s,
             read: self.read,
             write: self.write,
             read_iops: self.read_iops,

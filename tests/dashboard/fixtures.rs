@@ -146,6 +146,7 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         start_s: i as f64,
         end_s: (i + 1) as f64,
         ramp: false,
+        suspended_s: 0.0,
         read: DirCounts {
             ios: iops as u64,
             bytes: (iops as u64).saturating_mul(4096),

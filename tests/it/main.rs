@@ -16,6 +16,7 @@ mod devices_in_use;
 mod drive_resolve;
 mod guard_loop;
 mod layering;
+mod odd_conditions;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;

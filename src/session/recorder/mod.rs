@@ -227,7 +227,7 @@ impl SessionRecorder {
                 h,
             ));
         }
-        if !r.ramp {
+        if !r.excluded() {
             let t = &mut self.totals;
             t.measured_s += r.end_s - r.start_s;
             t.read_bytes += r.read.bytes;

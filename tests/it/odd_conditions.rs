@@ -1,0 +1,238 @@
+//! Odd conditions that are not the drive's fault (issue "hostile input", false blame): a
+//! process suspended with SIGSTOP, before or across a step's end, and a queue deeper than
+//! the machine can get going within a short step. None of them may end a run as "device
+//! stalled" or pull a suspended span into the step's figures. Each drives the real binary.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Runs drivescope with `args` (which must ask for `--json`), stops it with SIGSTOP
+/// `stop_after` after its first interval line, for `stopped_for`, continues it, and waits
+/// for it; returns its stdout lines and stderr.
+fn run_with_a_stop(
+    home: &Path,
+    args: &[&str],
+    stop_after: Duration,
+    stopped_for: Duration,
+) -> (Option<i32>, Vec<Value>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(common::bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn drivescope");
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            let v: Value = serde_json::from_str(&l).unwrap_or(Value::Null);
+            if v["type"] == "interval" {
+                let _ = tx.send(());
+            }
+            lines.push(v);
+        }
+        lines
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("no interval within 60 s");
+    std::thread::sleep(stop_after);
+    // SAFETY: plain kill(2) on our own child's pid, which stays reserved until we wait.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    std::thread::sleep(stopped_for);
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait for drivescope");
+    let lines = reader.join().expect("reader");
+    (status.code(), lines, err)
+}
+
+fn intervals(lines: &[Value]) -> Vec<&Value> {
+    common::of_type(lines, "interval")
+}
+
+#[test]
+fn a_sigstop_across_the_steps_end_is_not_a_stalled_device() {
+    let dir = common::disk_tempdir();
+    let t = dir.path().join("t.bin");
+    let args = [
+        "run",
+        "--target",
+        t.to_str().unwrap(),
+        "--size",
+        "64MiB",
+        "--duration",
+        "1s",
+        "--interval",
+        "250ms",
+        "--json",
+    ];
+    // Make the file (and fill it) first, so the stop lands in the step.
+    let first = common::run(dir.path(), &args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // Stopped after its first interval (0.25 s) for 3 s: the 1 s step's end falls in it.
+    let (code, lines, err) = run_with_a_stop(
+        dir.path(),
+        &args,
+        Duration::from_millis(100),
+        Duration::from_secs(3),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let s = common::summary(&lines);
+    assert_eq!(s["ended_by"], "duration", "{s}");
+    let marked: Vec<_> = intervals(&lines)
+        .into_iter()
+        .filter(|i| i["suspended_s"].as_f64().unwrap_or(0.0) > 0.0)
+        .collect();
+    let suspended: f64 = marked
+        .iter()
+        .filter_map(|i| i["suspended_s"].as_f64())
+        .sum();
+    assert!(
+        (2.5..4.0).contains(&suspended),
+        "the 3 s stop is marked: {suspended} s in {marked:?}"
+    );
+    // The stop's seconds are not the drive's latency, nor part of the measured time.
+    let max_ms = s["lat_us"]["max"].as_f64().unwrap() / 1000.0;
+    assert!(
+        max_ms < 1000.0,
+        "a 3 s stop counted as latency: max {max_ms} ms"
+    );
+    let runtime = s["runtime_s"].as_f64().unwrap();
+    assert!(
+        runtime < 1.05,
+        "the suspended span counted as measured time: {runtime} s"
+    );
+    let said = common::of_type(&lines, "note").iter().any(|n| {
+        n["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the process was suspended for"))
+    });
+    assert!(said, "no note of the suspension");
+}
+
+#[test]
+fn a_sigstop_mid_run_is_left_out_and_the_rate_resumes_without_a_burst() {
+    let dir = common::disk_tempdir();
+    let t = dir.path().join("t.bin");
+    let args = [
+        "run",
+        "--target",
+        t.to_str().unwrap(),
+        "--size",
+        "64MiB",
+        "--duration",
+        "2s",
+        "--interval",
+        "250ms",
+        "--rate-iops",
+        "2000",
+        "--json",
+    ];
+    let first = common::run(dir.path(), &args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let started = Instant::now();
+    let (code, lines, err) = run_with_a_stop(
+        dir.path(),
+        &args,
+        Duration::from_millis(500),
+        Duration::from_millis(2500),
+    );
+    let wall = started.elapsed().as_secs_f64();
+    assert_eq!(code, Some(0), "{err}");
+    let s = common::summary(&lines);
+    assert_eq!(s["ended_by"], "duration", "{s}");
+    // The step still measures its time after the stop (the schedule moved by the stop),
+    // and what it measured ran at the asked rate: no catch-up burst, no zero seconds.
+    assert!(
+        wall > 4.0,
+        "the step did not resume after the stop: {wall} s"
+    );
+    let iops = s["iops"].as_f64().unwrap();
+    assert!(
+        (iops / 2000.0 - 1.0).abs() < 0.02,
+        "rate {iops} IOPS against 2000"
+    );
+    for i in intervals(&lines) {
+        let marked = i["suspended_s"].as_f64().unwrap_or(0.0) > 0.0;
+        let rate = i["read_iops"].as_f64().unwrap();
+        if !marked
+            && !i["ramp"].as_bool().unwrap_or(false)
+            && i["end_s"].as_f64().unwrap() - i["start_s"].as_f64().unwrap() > 0.2
+        {
+            assert!(
+                rate > 1000.0 && rate < 3000.0,
+                "an unmarked interval at {rate} IOPS: {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_queue_too_deep_for_a_short_step_is_not_a_stalled_device() {
+    let dir = common::disk_tempdir();
+    let t = dir.path().join("t.bin");
+    let ts = t.to_str().unwrap();
+    let first = common::run(
+        dir.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--size",
+            "256MiB",
+            "--duration",
+            "200ms",
+        ],
+    );
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let out = common::run(
+        dir.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--iodepth",
+            "4096",
+            "--jobs",
+            "64",
+            "--duration",
+            "1s",
+            "--json",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines = common::json_lines(&out);
+    let s = common::summary(&lines);
+    let ended = s["ended_by"].as_str().unwrap_or("");
+    assert!(
+        !ended.starts_with("device stalled"),
+        "a healthy file blamed: {ended}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
