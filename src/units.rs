@@ -21,6 +21,37 @@ pub enum UnitError {
     Multiple(String),
     #[error("'{0}' is too large")]
     Overflow(String),
+    #[error(
+        "'{0}' repeats a unit or puts a smaller one first (write units once, largest first: 1h30m)"
+    )]
+    DurationOrder(String),
+    #[error("'{0}' is not a rate (an IOPS figure such as 5000)")]
+    Rate(String),
+    #[error("rate '{0}' is outside {MIN_RATE_IOPS} to {MAX_RATE_IOPS} IOPS")]
+    RateRange(String),
+}
+
+/// The slowest rate a step can be paced at: one I/O per second.
+pub const MIN_RATE_IOPS: f64 = 1.0;
+/// The fastest: far past any drive, small enough to print and pace.
+pub const MAX_RATE_IOPS: f64 = 100_000_000.0;
+
+/// Parses a rate in IOPS: `5000`, `5000iops`, `2500.5`; from 1 to 100,000,000. The one
+/// parser of rates, for the command line and presets alike.
+pub fn parse_rate_iops(input: &str) -> Result<f64, UnitError> {
+    let s = input.trim();
+    let num = s
+        .strip_suffix("iops")
+        .or_else(|| s.strip_suffix("IOPS"))
+        .unwrap_or(s)
+        .trim();
+    let v: f64 = num
+        .parse()
+        .map_err(|_| UnitError::Rate(input.to_string()))?;
+    if !v.is_finite() || !(MIN_RATE_IOPS..=MAX_RATE_IOPS).contains(&v) {
+        return Err(UnitError::RateRange(input.to_string()));
+    }
+    Ok(v)
 }
 
 fn split_number(s: &str) -> (&str, &str) {
@@ -70,6 +101,8 @@ pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
     }
     let mut rest = s;
     let mut total = 0f64;
+    // Each unit once, largest first (1h30m, not 1m1h nor 1h1h).
+    let mut last_unit = f64::INFINITY;
     while !rest.is_empty() {
         let (num, after) = split_number(rest);
         if num.is_empty() {
@@ -93,6 +126,10 @@ pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
             "d" | "days" => 86400.0,
             _ => return Err(err()),
         };
+        if secs >= last_unit {
+            return Err(UnitError::DurationOrder(input.to_string()));
+        }
+        last_unit = secs;
         total += value * secs;
         rest = &after[unit_end..];
     }
@@ -211,6 +248,14 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
         assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        for bad in ["1h1h", "1m1h", "30s1m", "1s1s"] {
+            assert_eq!(
+                parse_duration(bad),
+                Err(UnitError::DurationOrder(bad.into())),
+                "{bad}"
+            );
+        }
         assert!(parse_duration("10x").is_err());
         assert!(parse_duration("s").is_err());
         assert!(parse_duration("").is_err());
@@ -236,5 +281,20 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(format_duration(Duration::from_secs(3900)), "1h5m");
+    }
+
+    #[test]
+    fn rates_are_one_to_a_hundred_million_iops() {
+        assert_eq!(parse_rate_iops("5000"), Ok(5000.0));
+        assert_eq!(parse_rate_iops(" 2500.5iops "), Ok(2500.5));
+        assert_eq!(parse_rate_iops("1"), Ok(1.0));
+        for bad in ["0.5", "0", "-3", "1e300", "inf", "NaN", "100000001"] {
+            assert_eq!(
+                parse_rate_iops(bad),
+                Err(UnitError::RateRange(bad.into())),
+                "{bad}"
+            );
+        }
+        assert_eq!(parse_rate_iops("fast"), Err(UnitError::Rate("fast".into())));
     }
 }

@@ -78,17 +78,9 @@ pub fn parse_snapshot_every(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// A rate in IOPS, above 0.
-pub fn parse_rate_iops(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .trim_end_matches("iops")
-        .parse()
-        .map_err(|_| format!("'{s}' is not an IOPS figure"))?;
-    if !v.is_finite() || v <= 0.0 {
-        return Err(format!("rate '{s}' must be above 0"));
-    }
-    Ok(v)
+/// A rate in IOPS (`units::parse_rate_iops`: 1 to 100,000,000).
+pub fn parse_rate_iops(s: &str) -> Result<f64, UnitError> {
+    units::parse_rate_iops(s)
 }
 
 pub(super) use parse_rate_iops as parse_rate;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch, KernelCompletions};
-use super::invalid::InvalidStep;
+use super::invalid::{InvalidStep, MIN_STEP_DURATION};
 use super::schedule::Schedule;
 use super::seam::{Control, StepControl, StepObserver};
 use super::stopclock::StopClock;
@@ -102,36 +102,10 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     if spec.end.duration.is_none() && spec.end.bytes.is_none() {
         return bad(InvalidStep::NoEnd);
     }
-    Ok(())
-}
-
-/// Claims a block device the step writes, exclusively (O_EXCL), for as long as the step
-/// runs: the kernel then refuses the claim while the device is mounted, active swap or held
-/// by device-mapper, md or LVM, and refuses those to anyone else meanwhile, behind the
-/// guard's checks (see `dut::guard`). The claim is a plain descriptor of its own, never
-/// registered with a ring: a ring's descriptors are released by the kernel's asynchronous
-/// ring teardown, some time after the step, which would make the next step's (or the next
-/// run's) claim fail with EBUSY. `None` for files and read-only steps.
-fn claim_device(target: &StepTarget, spec: &StepSpec) -> Result<Option<File>, EngineError> {
-    let w = &spec.workload;
-    if w.rw.read_percent(w.rwmixread) == 100 {
-        return Ok(None);
+    if let Some(d) = spec.end.duration.filter(|d| *d < MIN_STEP_DURATION) {
+        return bad(InvalidStep::TooShort(d));
     }
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(&target.path)
-        .map(Some)
-        .map_err(|source| EngineError::Open {
-            path: target.path.display().to_string(),
-            mode: "exclusive use",
-            hint: if source.raw_os_error() == Some(libc::EBUSY) {
-                " (the device is in use: mounted, active swap, or held by device-mapper, md or LVM)"
-            } else {
-                ""
-            },
-            source,
-        })
+    Ok(())
 }
 
 /// Opens the target for one job.
@@ -257,10 +231,7 @@ pub(super) fn run(
     let kernel = meta.as_ref().and_then(KernelCompletions::of);
     // Held until the step returns (dropped with this frame). Our own jobs' plain opens
     // above do not stand in its way; anyone else's exclusive use does.
-    let _claim = match device {
-        Some(_) => claim_device(target, spec)?,
-        None => None,
-    };
+    let _claim = super::claim::claim(target, spec, device.is_some())?;
     let schedule = Schedule::new(spec.interval, spec.ramp);
     let end_ns = spec
         .end

@@ -2,12 +2,17 @@
 //! for that no target can give, or what this target cannot.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use thiserror::Error;
 
 use super::collector::{MAX_BUFFER_BYTES, MAX_JOBS};
 use super::uring::MAX_IODEPTH;
-use crate::units::format_size;
+use crate::units::{format_duration, format_size};
+
+/// The shortest measured duration a step may have (a plain run's `--duration` and a
+/// preset's phases after time scaling alike): below it a run measures nothing.
+pub const MIN_STEP_DURATION: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum InvalidStep {
@@ -38,4 +43,6 @@ pub enum InvalidStep {
     RegionSmall { len: u64, bs: u64 },
     #[error("a step needs a duration or an amount of data to end")]
     NoEnd,
+    #[error("a step's duration of {} is under the {} it takes to measure anything", format_duration(*.0), format_duration(MIN_STEP_DURATION))]
+    TooShort(Duration),
 }

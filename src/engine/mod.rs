@@ -5,6 +5,7 @@
 //! its caller. The runner sees engines only through the seam ([`Engine`], [`engine_for`]).
 
 mod buffers;
+mod claim;
 mod collector;
 mod failure;
 mod invalid;
@@ -29,9 +30,10 @@ use std::time::Instant;
 use thiserror::Error;
 
 pub use buffers::{Buffers, BUF_ALIGN};
+pub use claim::{check_claim, openers, Opener};
 pub use collector::{validate, validate_shape, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS};
 pub use failure::first_error;
-pub use invalid::InvalidStep;
+pub use invalid::{InvalidStep, MIN_STEP_DURATION};
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
 pub use seam::{engine_for, run_step, Control, Engine, FnObserver, StepControl, StepObserver};
@@ -54,10 +56,33 @@ pub enum EngineError {
     Invalid(#[from] InvalidStep),
     #[error("job {job}: {message}")]
     Worker { job: usize, message: String },
+    #[error("{}: {}", .path.display(), in_use_text(.by, *.block_device))]
+    InUse {
+        path: std::path::PathBuf,
+        by: Vec<Opener>,
+        block_device: bool,
+    },
     #[error("cannot start worker thread: {0}")]
     Spawn(std::io::Error),
     #[error("filling {path} failed: {message}")]
     Fill { path: String, message: String },
+}
+
+/// Why a target is in use, naming who has it open where /proc says.
+fn in_use_text(by: &[Opener], block_device: bool) -> String {
+    let who: Vec<String> = by
+        .iter()
+        .map(|o| format!("PID {} ({})", o.pid, o.command))
+        .collect();
+    match (who.is_empty(), block_device) {
+        (false, _) => format!("in use, open by {}", who.join(", ")),
+        (true, true) => "in use (mounted, active swap, held by device-mapper, md or LVM, \
+                         or open exclusively by another process)"
+            .to_string(),
+        (true, false) => {
+            "another process is writing it (it holds drivescope's write lock)".to_string()
+        }
+    }
 }
 
 /// Messages from workers to the collector.

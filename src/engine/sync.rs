@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
-use super::pacer::Pacer;
+use super::pacer::{stagger_ns, Pacer};
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
@@ -36,7 +36,9 @@ pub(crate) fn run(ctx: WorkerCtx) {
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx.rate.map(|r| Pacer::new(0, r));
+    let mut pacer = ctx
+        .rate
+        .map(|r| Pacer::new(stagger_ns(ctx.job, ctx.workload.jobs, r), r));
     if pacer.is_some() {
         tighten_timer_slack();
     }

@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
-use super::pacer::Pacer;
+use super::pacer::{stagger_ns, Pacer};
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
@@ -35,7 +35,7 @@ pub const SUBMIT_CHUNK: usize = 4;
 
 /// A drain after the step's end longer than this is sent as an interval of its own, so the
 /// step's last interval reaches the collector even if the device takes long to finish.
-const DRAIN_FOLD_NS: u64 = 300_000_000;
+const DRAIN_FOLD_NS: u64 = 600_000_000;
 
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
@@ -318,7 +318,9 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx.rate.map(|r| Pacer::new(0, r));
+    let mut pacer = ctx
+        .rate
+        .map(|r| Pacer::new(stagger_ns(ctx.job, ctx.workload.jobs, r), r));
     if pacer.is_some() {
         tighten_timer_slack();
     }

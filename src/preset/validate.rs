@@ -182,8 +182,14 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             "the phase needs an end: a duration, an amount of data (2x), or both",
         );
     }
-    if end.duration.is_some_and(|d| d.0.is_zero()) {
-        c.fail(at(&["end", "duration"]), "a duration of 0 runs nothing");
+    if end
+        .duration
+        .is_some_and(|d| d.0 < crate::engine::MIN_STEP_DURATION)
+    {
+        c.fail(
+            at(&["end", "duration"]),
+            "a duration under 100ms measures nothing (the same rule as run --duration)",
+        );
     }
     if let Some(s) = &end.steady {
         if s.window.0.is_zero() {

@@ -325,13 +325,12 @@ impl RateValue {
                 "'{s}' does not say of what: write '{t} of PHASE', PHASE an earlier phase run at max"
             ));
         }
-        let num = t.strip_suffix("iops").unwrap_or(t).trim();
-        match num.parse::<f64>() {
-            Ok(v) if v.is_finite() && v > 0.0 => Ok(RateValue::Iops(v)),
-            Ok(_) => Err(format!("a rate must be above 0 IOPS, not '{s}'")),
-            Err(_) => Err(format!(
+        match units::parse_rate_iops(t) {
+            Ok(v) => Ok(RateValue::Iops(v)),
+            Err(units::UnitError::Rate(_)) => Err(format!(
                 "'{s}' is not a rate (max, an IOPS figure such as 5000, or '50% of PHASE')"
             )),
+            Err(e) => Err(e.to_string()),
         }
     }
 }

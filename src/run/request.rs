@@ -185,6 +185,14 @@ fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
     for step in &plan.steps {
         engine::validate(t, &step.to_step_spec(None))?;
     }
+    // A target another process writes (or holds) is refused now, before the session.
+    if let Some(w) = plan
+        .steps
+        .iter()
+        .find(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100)
+    {
+        engine::check_claim(t, &w.to_step_spec(None))?;
+    }
     Ok(())
 }
 

@@ -178,3 +178,13 @@ pub fn recorded_session(home: &Path, secs: u32, interval: &str) -> PathBuf {
     );
     session
 }
+
+/// Held by the tests whose assertions depend on the machine keeping time (a paced rate
+/// within a few percent, a step resuming after a stop): they run one at a time, so two of
+/// them never starve each other of the machine's two CPUs. A panicking holder poisons
+/// nothing: the lock is taken back.
+pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -66,6 +66,7 @@ fn intervals(lines: &[Value]) -> Vec<&Value> {
 
 #[test]
 fn a_sigstop_across_the_steps_end_is_not_a_stalled_device() {
+    let _timing = crate::common::timing_lock();
     let dir = common::disk_tempdir();
     let t = dir.path().join("t.bin");
     let args = [
@@ -130,6 +131,7 @@ fn a_sigstop_across_the_steps_end_is_not_a_stalled_device() {
 
 #[test]
 fn a_sigstop_mid_run_is_left_out_and_the_rate_resumes_without_a_burst() {
+    let _timing = crate::common::timing_lock();
     let dir = common::disk_tempdir();
     let t = dir.path().join("t.bin");
     let args = [
@@ -235,4 +237,133 @@ fn a_queue_too_deep_for_a_short_step_is_not_a_stalled_device() {
         "a healthy file blamed: {ended}"
     );
     assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+/// Starts a writer of `target` for `secs` and waits for its first interval; the child and
+/// its stdout reader.
+fn start_writer(home: &Path, target: &str, extra: &[&str], secs: &str) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    let mut args = vec![
+        "run",
+        "--target",
+        target,
+        "--rw",
+        "randwrite",
+        "--duration",
+        secs,
+        "--interval",
+        "250ms",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let mut child = Command::new(common::bin())
+        .args(&args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn drivescope");
+    let out = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(out).lines();
+    let started = Instant::now();
+    loop {
+        let l = lines
+            .next()
+            .and_then(Result::ok)
+            .expect("the writer ended early");
+        if l.contains("\"type\":\"interval\"") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "no interval");
+    }
+    // Keep reading so the writer never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    child
+}
+
+#[test]
+fn a_second_writer_on_one_file_is_refused_and_told_who_writes_it() {
+    let dir = common::disk_tempdir();
+    let t = dir.path().join("t.bin");
+    let ts = t.to_str().unwrap();
+    let made = common::run(
+        dir.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--size",
+            "64MiB",
+            "--duration",
+            "200ms",
+        ],
+    );
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut first = start_writer(dir.path(), ts, &[], "4s");
+    let second = common::run(
+        dir.path(),
+        &[
+            "run",
+            "--target",
+            ts,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+        ],
+    );
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("PID {}", first.id())),
+        "the first writer is named: {err}"
+    );
+    assert!(err.contains("drivescope"), "{err}");
+    assert!(
+        first.wait().unwrap().success(),
+        "the first writer was disturbed"
+    );
+}
+
+#[test]
+fn a_second_writer_on_a_loop_device_is_told_which_process_holds_it() {
+    let Some(dev) = common::LoopDev::new(64 << 20) else {
+        return;
+    };
+    let d = dev.dev.to_str().unwrap();
+    let home = common::disk_tempdir();
+    let mut first = start_writer(home.path(), d, &["--destroy-data", d], "4s");
+    let second = common::run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--destroy-data",
+            d,
+        ],
+    );
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("PID {}", first.id())),
+        "the holder is named: {err}"
+    );
+    assert!(
+        !err.contains("mounted, active swap"),
+        "a drivescope holder blamed on mounts: {err}"
+    );
+    assert!(
+        first.wait().unwrap().success(),
+        "the first writer was disturbed"
+    );
 }

@@ -96,6 +96,7 @@ fn randread_json_stream_and_summary() {
 
 #[test]
 fn rate_limited_run_hits_its_target_and_reports_response_latency() {
+    let _timing = crate::common::timing_lock();
     let home = tempfile::tempdir().unwrap();
     let t = home.path().join("scratch.bin");
     let out = run(
@@ -404,6 +405,7 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
 
 #[test]
 fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
+    let _timing = crate::common::timing_lock();
     use drivescope::engine::{run_step, Control, StepControl, StepTarget};
     use drivescope::workload::{
         BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,

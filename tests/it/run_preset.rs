@@ -7,6 +7,7 @@ use common::{json_lines, of_type, run};
 
 #[test]
 fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
+    let _timing = crate::common::timing_lock();
     let home = tempfile::tempdir().unwrap();
     let t = home.path().join("scratch.bin");
     let out = run(
@@ -74,6 +75,7 @@ fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
 
 #[test]
 fn steady_state_is_reported_as_an_event() {
+    let _timing = crate::common::timing_lock();
     // A flat closed-loop workload reaches fio-style steady state quickly.
     let home = tempfile::tempdir().unwrap();
     let preset = home.path().join("steady.yaml");
