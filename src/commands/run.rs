@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::cli::RunArgs;
+use crate::ostext;
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
@@ -14,24 +15,12 @@ use crate::run::{
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
 
-/// The command line as typed, quoted where a shell would need it; bytes that are not
-/// UTF-8 are shown escaped (`\xFF`), so nothing is lost or panics.
+/// The command line as typed, quoted where a shell would need it; every byte kept
+/// ([`ostext::escaped`]).
 pub fn command_line() -> String {
     std::env::args_os()
         .map(|a| {
-            let text = a.to_string_lossy();
-            let text = if text.contains('\u{FFFD}') {
-                a.as_encoded_bytes()
-                    .utf8_chunks()
-                    .map(|c| {
-                        let bad: String =
-                            c.invalid().iter().map(|b| format!("\\x{b:02X}")).collect();
-                        format!("{}{bad}", c.valid())
-                    })
-                    .collect()
-            } else {
-                text.into_owned()
-            };
+            let text = ostext::escaped(&a);
             if !text.is_empty()
                 && text
                     .chars()

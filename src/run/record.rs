@@ -14,7 +14,7 @@ use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
 /// The session's record of a prepared target.
 pub fn target_info(t: &PreparedTarget) -> TargetInfo {
     TargetInfo {
-        path: t.path.display().to_string(),
+        path: crate::ostext::escaped(t.path.as_os_str()),
         kind: match t.kind {
             TargetKind::File => "file",
             TargetKind::BlockDevice => "block_device",
