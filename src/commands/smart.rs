@@ -12,10 +12,11 @@ fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
     v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))
 }
 
-/// The text form of one reading.
+/// The text form of one reading: its health first.
 pub fn render_text(r: &SmartReading) -> String {
     let mut s = String::new();
     let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<20} {v}\n"));
+    line(&mut s, "health", r.health.to_string());
     line(&mut s, "device", opt(r.device.as_deref(), ""));
     line(&mut s, "model", opt(r.model.as_deref(), ""));
     line(&mut s, "serial", opt(r.serial.as_deref(), ""));
@@ -124,8 +125,14 @@ fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandErro
         },
     );
     let cpu = opt(s.host.map(|h| format!("{:.0}", h.cpu_percent)), "%");
+    let health = s
+        .smart
+        .as_ref()
+        .filter(|r| r.health.is_failing())
+        .map(|r| format!("  health {}", r.health))
+        .unwrap_or_default();
     println!(
-        "t={:.1}s  temp {temp}  {io}  host cpu {cpu}",
+        "t={:.1}s  temp {temp}  {io}  host cpu {cpu}{health}",
         s.t_ns as f64 / 1e9
     );
     for n in &s.notes {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::health::Health;
+
 /// Which source answered a reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,9 +53,14 @@ pub struct ThermalThrottle {
     pub tmt2_seconds: u32,
 }
 
-/// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`.
+/// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`;
+/// `health` comes first.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SmartReading {
+    /// The drive's health verdict and why it failed (sessions written before it read as
+    /// unknown).
+    #[serde(default)]
+    pub health: Health,
     /// The device the reading is of (`/dev/nvme0`, `/dev/sda`, or the file's `device.name`).
     pub device: Option<String>,
     pub model: Option<String>,

@@ -24,7 +24,8 @@ fn fixtures() -> Vec<PathBuf> {
     v
 }
 
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
+    "health",
     "temperature_c",
     "sensors_c",
     "warning_temp_c",
@@ -58,10 +59,17 @@ fn every_fixture_through_the_cli() {
             f.display(),
             String::from_utf8_lossy(&out.stderr)
         );
+        assert!(
+            out.stdout
+                .starts_with(b"{\n  \"health\": {\n    \"passed\": true,"),
+            "health first: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
         for k in KEYS {
             assert!(v.get(k).is_some(), "{}: key {k}", f.display());
         }
+        assert_eq!(v["health"]["reasons"], serde_json::json!([]));
         assert_eq!(v["source"], "smartctl_file");
         assert!(v["temperature_c"]
             .as_i64()
@@ -154,6 +162,10 @@ fn text_output_shows_values_and_says_what_is_not_reported() {
     let out = drivescope(&["smart", "--smartctl-json", f.to_str().expect("utf-8")]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("health               passed\n"),
+        "health first: {text}"
+    );
     assert!(text.contains("33 °C"), "{text}");
     assert!(text.contains("#1 38 °C, #2 35 °C, #3 33 °C"), "{text}");
     assert!(
@@ -161,4 +173,42 @@ fn text_output_shows_values_and_says_what_is_not_reported() {
         "{text}"
     );
     assert!(!text.contains(" W"), "no wattage without a source: {text}");
+}
+
+fn derived(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/derived")
+        .join(name)
+        .to_str()
+        .expect("utf-8")
+        .to_string()
+}
+
+#[test]
+fn a_failing_drive_says_so_first_with_its_reasons() {
+    let f = derived("nvme_micron_7450_critical_warning_09.json");
+    let out = drivescope(&["smart", "--smartctl-json", &f]);
+    assert!(
+        out.status.success(),
+        "a reading of a failing drive is a reading"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(
+            "health               FAILED: available spare below threshold, media read-only\n"
+        ),
+        "{text}"
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["health"],
+        serde_json::json!({"passed": false, "reasons": [
+            {"reason": "spare_below_threshold"},
+            {"reason": "media_read_only"}
+        ]})
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--yaml"]);
+    let y = String::from_utf8_lossy(&out.stdout);
+    assert!(y.starts_with("health:\n  passed: false\n"), "{y}");
 }

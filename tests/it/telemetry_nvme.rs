@@ -3,7 +3,7 @@
 
 use drivescope::telemetry::nvme::reading::{apply_identify, apply_smart_log};
 use drivescope::telemetry::nvme::{IdentifyController, PowerState, SmartLog};
-use drivescope::telemetry::{SensorTemp, SmartReading, ThermalThrottle};
+use drivescope::telemetry::{Health, HealthReason, SensorTemp, SmartReading, ThermalThrottle};
 
 fn put16(b: &mut [u8], off: usize, v: u16) {
     b[off..off + 2].copy_from_slice(&v.to_le_bytes());
@@ -51,6 +51,8 @@ fn smart_log_fields_at_spec_offsets() {
     apply_smart_log(&mut r, &log);
     assert_eq!(r.temperature_c, Some(50));
     assert_eq!(r.critical_warning, Some(2));
+    assert_eq!(r.health.passed, Some(false), "bit 1 fails the drive");
+    assert_eq!(r.health.reasons, vec![HealthReason::TemperatureThreshold]);
     assert_eq!(r.available_spare, Some(97));
     assert_eq!(r.percentage_used, Some(142), "may exceed 100");
     // Sensors that read 0 are absent, and the others keep their numbers.
@@ -88,6 +90,11 @@ fn absent_composite_and_huge_counters() {
     let mut r = SmartReading::default();
     apply_smart_log(&mut r, &log);
     assert_eq!(r.temperature_c, None, "0 K is no reading, not -273 °C");
+    assert_eq!(
+        r.health,
+        Health::judge(Some(true), Vec::new()),
+        "no warning bit: passed"
+    );
     assert!(r.sensors_c.is_empty());
     assert_eq!(r.data_units_read, Some(u64::MAX), "saturates, never wraps");
 }

@@ -1,17 +1,10 @@
 //! Every real `smartctl -j` fixture (tests/fixtures/smartctl, attribution in its README)
 //! decodes to the values its README and the file itself state.
 
-use std::path::PathBuf;
-
 use drivescope::telemetry::smartctl::decode_file;
-use drivescope::telemetry::{SensorTemp, SmartReading, Source};
+use drivescope::telemetry::{Health, SensorTemp, Source};
 
-fn fixture(name: &str) -> SmartReading {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/smartctl")
-        .join(name);
-    decode_file(&p).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use super::fixture;
 
 fn sensors(list: &[(u8, i32)]) -> Vec<SensorTemp> {
     list.iter()
@@ -94,6 +87,15 @@ fn samsung_860_evo_full_output() {
     assert_eq!(r.power_on_hours, Some(14_551));
     assert_eq!(r.warning_temp_c, Some(70), "SCT op_limit_max");
     assert_eq!(r.critical_temp_c, Some(70), "temperature.limit_max");
+}
+
+#[test]
+fn every_real_fixture_passed() {
+    for name in super::REAL {
+        let r = fixture(name);
+        assert_eq!(r.health, Health::judge(Some(true), Vec::new()), "{name}");
+        assert_eq!(r.health.to_string(), "passed");
+    }
 }
 
 #[test]
