@@ -212,3 +212,74 @@ fn a_failing_drive_says_so_first_with_its_reasons() {
     let y = String::from_utf8_lossy(&out.stdout);
     assert!(y.starts_with("health:\n  passed: false\n"), "{y}");
 }
+
+#[test]
+fn input_that_is_not_a_smartctl_output_is_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&str, &[u8], &str); 8] = [
+        ("array", b"[]", "found an array"),
+        ("null", b"null", "found null"),
+        ("number", b"7", "found a number"),
+        ("empty", b"{}", "found an object without a \"smartctl\" object"),
+        ("other", b"{\"temperature\": {\"current\": 30}}", "found an object without"),
+        (
+            "open",
+            br#"{"smartctl": {"exit_status": 2, "messages": [{"string": "Smartctl open device: /dev/sdz failed: No such device"}]}}"#,
+            "(exit status 2: the device could not be opened, did not identify itself or is in a low-power mode): \"Smartctl open device: /dev/sdz failed: No such device\"",
+        ),
+        (
+            "messages",
+            br#"{"smartctl": {"messages": [{"string": "Permission denied"}]}, "device": {"name": "/dev/sda"}}"#,
+            "(the output holds only smartctl's messages): \"Permission denied\"",
+        ),
+        ("utf32", b"\xFF\xFE\0\0{\0\0\0}\0\0\0", "UTF-32LE text, which drivescope does not read"),
+    ];
+    for (name, bytes, want) in cases {
+        let p = dir.path().join(format!("{name}.json"));
+        std::fs::write(&p, bytes).expect("write");
+        let out = drivescope(&["smart", "--smartctl-json", p.to_str().expect("utf-8")]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("drivescope: "), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        if name != "open" && name != "messages" && name != "utf32" {
+            assert!(
+                err.contains("expected a JSON object with a \"smartctl\" object in it"),
+                "{name}: says what was expected: {err}"
+            );
+        }
+    }
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .and_then(|f| f.set_len(64 << 20))
+        .expect("sparse file");
+    let out = drivescope(&["smart", "--smartctl-json", huge.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("larger than 4 MiB"), "{err}");
+}
+
+#[test]
+fn a_powershell_utf16_file_is_read() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/sata_micron_5300_MTFDDAK1T9TDS.json");
+    let text = std::fs::read_to_string(&f).expect("fixture");
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("ps.json");
+    std::fs::write(&p, bytes).expect("write");
+    let out = drivescope(&[
+        "smart",
+        "--smartctl-json",
+        p.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["temperature_c"], 24);
+}

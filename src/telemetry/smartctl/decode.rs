@@ -46,7 +46,8 @@ fn nvme_fields(r: &mut SmartReading, log: &Value) {
     // `thermal_throttle` stays unknown from this source.
 }
 
-/// Decodes one `smartctl -j` document.
+/// Decodes one `smartctl -j` document (it is not checked to be one: see
+/// [`super::check_output`]).
 pub fn decode(doc: &Value, source: Source) -> SmartReading {
     let mut r = SmartReading {
         health: health(doc),
@@ -80,12 +81,6 @@ pub fn decode(doc: &Value, source: Source) -> SmartReading {
         r.warning_temp_c = i32_of(&doc["ata_sct_status"]["temperature"]["op_limit_max"])
             .or_else(|| i32_of(&doc["temperature"]["op_limit_max"]));
         r.critical_temp_c = i32_of(&doc["temperature"]["limit_max"]);
-    }
-    if r.temperature_c.is_none() && r.model.is_none() {
-        for m in super::json::messages(doc) {
-            r.notes.push(format!("smartctl: {m}"));
-        }
-        r.source = None;
     }
     r
 }

@@ -1,20 +1,33 @@
 //! `smartctl -j` (smartmontools ≥ 7.0): run on SATA, SAS and USB-bridged drives, or read
-//! from a saved output file, and decoded into a [`SmartReading`] with its health verdict.
+//! from a saved output file; checked to be a smartctl output that read its device, and
+//! decoded into a [`SmartReading`] with its health verdict.
 
+mod check;
 mod decode;
 mod health;
+mod input;
 mod json;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use check::{check_output, JsonShape, Refusal, Unfit};
 pub use decode::decode;
+pub use input::{decode_text, read_capped, Encoding, TextProblem, MAX_OUTPUT_BYTES};
 
 use crate::telemetry::reading::{SmartReading, Source};
+
+/// smartctl's messages, quoted, for an error that has nothing else to say.
+fn quoted(messages: &[String]) -> String {
+    if messages.is_empty() {
+        return "smartctl gave no message".to_string();
+    }
+    let q: Vec<String> = messages.iter().map(|m| format!("\"{m}\"")).collect();
+    q.join("; ")
+}
 
 /// Errors of the smartctl source.
 #[derive(Debug, thiserror::Error)]
@@ -24,10 +37,35 @@ pub enum SmartctlError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{path}: larger than {} MiB, more than any smartctl output; refused unread",
+        cap >> 20
+    )]
+    TooLarge { path: PathBuf, cap: u64 },
+    #[error("{path}: {problem}")]
+    Text { path: PathBuf, problem: TextProblem },
     #[error("{path}: not smartctl JSON: {source}")]
     Json {
         path: PathBuf,
         source: serde_json::Error,
+    },
+    #[error(
+        "{path}: not a smartctl output: expected a JSON object with a \"smartctl\" object \
+         in it, as `smartctl -j` writes; found {found}"
+    )]
+    NotSmartctl { path: PathBuf, found: JsonShape },
+    #[error(
+        "{path}: smartctl did not read the device ({why}): {}{}",
+        quoted(messages),
+        if *unprivileged { " (drivescope is not running as root, which smartctl needs for most devices)" } else { "" }
+    )]
+    Refused {
+        path: PathBuf,
+        why: Refusal,
+        /// smartctl's own messages, as it wrote them.
+        messages: Vec<String>,
+        /// The live path runs smartctl without root.
+        unprivileged: bool,
     },
     #[error("smartctl is not installed (apt-get install smartmontools)")]
     NotInstalled,
@@ -39,21 +77,46 @@ pub enum SmartctlError {
     Failed(String),
 }
 
+/// Parses and checks one smartctl output (`path` names it in errors) and decodes it.
+fn reading_of(
+    text: &str,
+    path: &Path,
+    source: Source,
+    unprivileged: bool,
+) -> Result<SmartReading, SmartctlError> {
+    let doc: Value = serde_json::from_str(text).map_err(|source| SmartctlError::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match check_output(&doc) {
+        Ok(()) => Ok(decode(&doc, source)),
+        Err(Unfit::NotSmartctl(found)) => Err(SmartctlError::NotSmartctl {
+            path: path.to_path_buf(),
+            found,
+        }),
+        Err(Unfit::Refused(why)) => Err(SmartctlError::Refused {
+            path: path.to_path_buf(),
+            why,
+            messages: json::messages(&doc),
+            // Without root, smartctl cannot open most devices: said where it could not.
+            unprivileged: unprivileged && !matches!(why, Refusal::CommandLine { .. }),
+        }),
+    }
+}
+
+/// Reads and decodes a saved `smartctl -j` output file (at most [`MAX_OUTPUT_BYTES`]).
+pub fn decode_file(path: &Path) -> Result<SmartReading, SmartctlError> {
+    let text = input::read_file(path)?;
+    reading_of(&text, path, Source::SmartctlFile, false)
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid takes nothing, touches no memory and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// How long one `smartctl` run may take before it is killed.
 pub const SMARTCTL_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Decodes a saved `smartctl -j` output file.
-pub fn decode_file(path: &Path) -> Result<SmartReading, SmartctlError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SmartctlError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let doc: Value = serde_json::from_str(&text).map_err(|source| SmartctlError::Json {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(decode(&doc, Source::SmartctlFile))
-}
 
 /// Runs `smartctl -j -i -H -A [-l scttemp]` on `device`, killed after `timeout`.
 pub fn run(device: &Path, timeout: Duration) -> Result<SmartReading, SmartctlError> {
@@ -73,8 +136,9 @@ pub fn run(device: &Path, timeout: Duration) -> Result<SmartReading, SmartctlErr
         .take()
         .ok_or_else(|| SmartctlError::Failed("no stdout".into()))?;
     let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        let _ = stdout.read_to_string(&mut out);
+        let out = read_capped(&mut stdout, MAX_OUTPUT_BYTES);
+        // Read to the end, so smartctl never blocks on a full pipe.
+        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
         out
     });
     let start = Instant::now();
@@ -92,20 +156,15 @@ pub fn run(device: &Path, timeout: Duration) -> Result<SmartReading, SmartctlErr
     }
     let out = reader
         .join()
-        .map_err(|_| SmartctlError::Failed("reader thread panicked".into()))?;
-    let doc: Value = serde_json::from_str(&out).map_err(|source| SmartctlError::Json {
+        .map_err(|_| SmartctlError::Failed("reader thread panicked".into()))?
+        .map_err(SmartctlError::Spawn)?
+        .ok_or_else(|| SmartctlError::TooLarge {
+            path: device.to_path_buf(),
+            cap: MAX_OUTPUT_BYTES,
+        })?;
+    let text = decode_text(&out).map_err(|problem| SmartctlError::Text {
         path: device.to_path_buf(),
-        source,
+        problem,
     })?;
-    let r = decode(&doc, Source::Smartctl);
-    if r.source.is_none() {
-        let mut why = r.notes.join("; ");
-        if why.is_empty() {
-            why = "no SMART data".into();
-        } else if why.contains("Permission denied") {
-            why.push_str(" (run as root)");
-        }
-        return Err(SmartctlError::Failed(why));
-    }
-    Ok(r)
+    reading_of(&text, device, Source::Smartctl, !running_as_root())
 }

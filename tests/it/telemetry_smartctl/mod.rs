@@ -1,7 +1,8 @@
-//! smartctl's JSON: the real outputs (`real`) and hand-made ones derived from them for the
-//! cases the real ones lack (`derived`).
+//! smartctl's JSON: the real outputs (`real`), hand-made ones derived from them for the
+//! cases the real ones lack (`derived`), and input that is not what it claims (`input`).
 
 mod derived;
+mod input;
 mod real;
 
 use std::path::PathBuf;

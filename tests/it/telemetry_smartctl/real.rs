@@ -1,7 +1,6 @@
 //! Every real `smartctl -j` fixture (tests/fixtures/smartctl, attribution in its README)
 //! decodes to the values its README and the file itself state.
 
-use drivescope::telemetry::smartctl::decode_file;
 use drivescope::telemetry::{Health, SensorTemp, Source};
 
 use super::fixture;
@@ -137,27 +136,6 @@ fn nvme_sensor_gaps_keep_sensor_numbers() {
 }
 
 #[test]
-fn not_smartctl_output_is_an_error_not_a_panic() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = dir.path().join("bad.json");
-    std::fs::write(&p, "not json").expect("write");
-    let e = decode_file(&p).expect_err("bad JSON");
-    assert!(e.to_string().contains("not smartctl JSON"), "{e}");
-    let e = decode_file(&dir.path().join("missing.json")).expect_err("missing");
-    assert!(e.to_string().contains("cannot read"), "{e}");
-    // Valid JSON that says nothing: no source, nothing invented.
-    std::fs::write(
-        &p,
-        r#"{"smartctl": {"messages": [{"string": "Permission denied"}]}}"#,
-    )
-    .expect("write");
-    let r = decode_file(&p).expect("decodes");
-    assert_eq!(r.source, None);
-    assert_eq!(r.temperature_c, None);
-    assert!(r.notes.iter().any(|n| n.contains("Permission denied")));
-}
-
-#[test]
 fn running_smartctl_on_something_without_smart_is_an_error() {
     use drivescope::telemetry::smartctl::{run, SmartctlError};
     match run(
@@ -165,7 +143,16 @@ fn running_smartctl_on_something_without_smart_is_an_error() {
         std::time::Duration::from_secs(10),
     ) {
         Err(SmartctlError::NotInstalled) => skip!(Tool, "smartctl is not installed"),
-        Err(SmartctlError::Failed(why)) => assert!(why.contains("smartctl:"), "{why}"),
-        other => panic!("expected a failure with smartctl's own message, got {other:?}"),
+        Err(e @ SmartctlError::Refused { .. }) => {
+            let SmartctlError::Refused { messages, .. } = &e else {
+                unreachable!()
+            };
+            assert!(!messages.is_empty(), "smartctl says why: {e}");
+            assert!(
+                e.to_string().contains(&format!("\"{}\"", messages[0])),
+                "{e}"
+            );
+        }
+        other => panic!("expected a refusal with smartctl's own messages, got {other:?}"),
     }
 }
