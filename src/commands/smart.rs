@@ -6,10 +6,29 @@ use std::time::Instant;
 
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
-use crate::telemetry::{self, smartctl, Poller, SmartReading, TelemetrySample};
+use crate::telemetry::{self, smartctl, HealthReason, Poller, SmartReading, TelemetrySample};
 
 fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
     v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))
+}
+
+/// The critical-warning byte with what each bit set means.
+fn critical_warning_text(w: u8) -> String {
+    let reasons = HealthReason::of_critical_warning(w);
+    if reasons.is_empty() {
+        return format!("{w:#04x} (none)");
+    }
+    let words: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    format!("{w:#04x} ({})", words.join(", "))
+}
+
+/// The temperature, or why it is unknown.
+fn temperature_text(r: &SmartReading) -> String {
+    match (r.temperature_c, r.temperature_unknown) {
+        (Some(c), _) => format!("{c} °C"),
+        (None, Some(why)) => format!("unknown: {why}"),
+        (None, None) => "unknown".to_string(),
+    }
 }
 
 /// The text form of one reading: its health first.
@@ -34,7 +53,7 @@ pub fn render_text(r: &SmartReading) -> String {
         }
         return s;
     }
-    line(&mut s, "temperature", opt(r.temperature_c, " °C"));
+    line(&mut s, "temperature", temperature_text(r));
     if !r.sensors_c.is_empty() {
         let list: Vec<String> = r
             .sensors_c
@@ -48,7 +67,7 @@ pub fn render_text(r: &SmartReading) -> String {
     line(
         &mut s,
         "critical warning",
-        opt(r.critical_warning.map(|w| format!("{w:#04x}")), ""),
+        opt(r.critical_warning.map(critical_warning_text), ""),
     );
     line(&mut s, "available spare", opt(r.available_spare, " %"));
     line(&mut s, "percentage used", opt(r.percentage_used, " %"));

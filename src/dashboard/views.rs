@@ -138,6 +138,8 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
             v.throttle_seconds = Some(u64::from(t.tmt1_seconds) + u64::from(t.tmt2_seconds));
         }
         v.unavailable.extend(r.notes.iter().cloned());
+        v.unavailable
+            .extend(r.temperature_unknown.map(|why| why.to_string()));
     }
     if let Some(b) = &s.block {
         v.kernel = Some(KernelView {
@@ -165,19 +167,21 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::{Health, HealthReason};
+    use crate::telemetry::{Health, HealthReason, NoTemperature};
 
     #[test]
-    fn health_reaches_the_panels() {
+    fn health_and_why_no_temperature_reach_the_panels() {
         let line = r#"{"t_ns": 2000000000, "smart": {"health": {"passed": false,
-            "reasons": [{"reason": "media_read_only"}]}, "temperature_c": 40,
-            "sensors_c": [], "notes": []}, "notes": []}"#;
+            "reasons": [{"reason": "media_read_only"}]}, "temperature_c": null,
+            "temperature_unknown": "reports_zero", "sensors_c": [], "notes": []},
+            "notes": []}"#;
         let s: TelemetrySample = serde_json::from_str(line).unwrap();
         let v = telemetry_view(&s, 2.0);
         assert_eq!(
             v.health,
             Health::judge(None, vec![HealthReason::MediaReadOnly])
         );
+        assert_eq!(v.unavailable, vec![NoTemperature::ReportsZero.to_string()]);
     }
 
     #[test]

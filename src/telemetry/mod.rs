@@ -14,4 +14,4 @@ pub mod smartctl;
 pub use collect::read_smart;
 pub use health::{Health, HealthChange, HealthReason, HealthWatch};
 pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
-pub use reading::{SensorTemp, SmartReading, Source, ThermalThrottle};
+pub use reading::{NoTemperature, SensorTemp, SmartReading, Source, ThermalThrottle};

@@ -166,6 +166,7 @@ fn text_output_shows_values_and_says_what_is_not_reported() {
         text.starts_with("health               passed\n"),
         "health first: {text}"
     );
+    assert!(text.contains("critical warning     0x00 (none)"), "{text}");
     assert!(text.contains("33 °C"), "{text}");
     assert!(text.contains("#1 38 °C, #2 35 °C, #3 33 °C"), "{text}");
     assert!(
@@ -199,6 +200,12 @@ fn a_failing_drive_says_so_first_with_its_reasons() {
         ),
         "{text}"
     );
+    assert!(
+        text.contains(
+            "critical warning     0x09 (available spare below threshold, media read-only)"
+        ),
+        "the warning in words: {text}"
+    );
     let out = drivescope(&["smart", "--smartctl-json", &f, "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(
@@ -211,6 +218,26 @@ fn a_failing_drive_says_so_first_with_its_reasons() {
     let out = drivescope(&["smart", "--smartctl-json", &f, "--yaml"]);
     let y = String::from_utf8_lossy(&out.stdout);
     assert!(y.starts_with("health:\n  passed: false\n"), "{y}");
+}
+
+#[test]
+fn a_raid_volume_says_why_it_has_no_temperature() {
+    let f = derived("raid_perc_h730p_virtual_disk_0c.json");
+    let out = drivescope(&["smart", "--smartctl-json", &f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("health               unknown\n"), "{text}");
+    assert!(
+        text.contains("temperature          unknown: the device reports 0 °C"),
+        "{text}"
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["temperature_c"].is_null());
+    assert_eq!(v["temperature_unknown"], "reports_zero");
+    assert_eq!(
+        v["health"],
+        serde_json::json!({"passed": null, "reasons": []})
+    );
 }
 
 #[test]

@@ -23,6 +23,15 @@ pub(super) fn str_of(v: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The first of `pointers` (JSON pointers into `doc`) that holds a value `f` accepts.
+pub(super) fn first_of<T>(
+    doc: &Value,
+    pointers: &[&str],
+    f: impl Fn(&Value) -> Option<T>,
+) -> Option<T> {
+    pointers.iter().find_map(|p| doc.pointer(p).and_then(&f))
+}
+
 /// smartctl's own messages (`smartctl.messages[].string`), in order.
 pub(super) fn messages(doc: &Value) -> Vec<String> {
     doc.pointer("/smartctl/messages")

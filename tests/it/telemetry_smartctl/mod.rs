@@ -1,5 +1,6 @@
 //! smartctl's JSON: the real outputs (`real`), hand-made ones derived from them for the
-//! cases the real ones lack (`derived`), and input that is not what it claims (`input`).
+//! cases the real ones lack (`derived`: health, SAS, RAID, ATA temperature), and input that
+//! is not what it claims (`input`).
 
 mod derived;
 mod input;

@@ -98,7 +98,7 @@ fn every_real_fixture_passed() {
 }
 
 #[test]
-fn attr_190_alone_and_sct_absent_fall_back_in_order() {
+fn interpreted_temperature_before_sct_and_raw_attributes() {
     // The same decoder on a document built from one fixture's attribute 190 alone.
     let doc = serde_json::json!({
         "model_name": "X",
@@ -107,16 +107,24 @@ fn attr_190_alone_and_sct_absent_fall_back_in_order() {
         ]},
         "temperature": {"current": 99}
     });
-    let r = drivescope::telemetry::smartctl::decode(&doc, Source::Smartctl);
+    let decode = |d: &serde_json::Value| {
+        drivescope::telemetry::smartctl::decode(d, Source::Smartctl).temperature_c
+    };
     assert_eq!(
-        r.temperature_c,
-        Some(26),
-        "190 raw byte 0 before temperature.current"
+        decode(&doc),
+        Some(99),
+        "smartctl's interpreted temperature.current first"
     );
-    let mut with_sct = doc.clone();
+    let mut raw_only = doc.clone();
+    raw_only["temperature"] = serde_json::json!({});
+    assert_eq!(decode(&raw_only), Some(26), "190 raw byte 0 without it");
+    let mut with_sct = raw_only.clone();
     with_sct["ata_sct_status"] = serde_json::json!({"temperature": {"current": 41}});
-    let r = drivescope::telemetry::smartctl::decode(&with_sct, Source::Smartctl);
-    assert_eq!(r.temperature_c, Some(41), "SCT status first when present");
+    assert_eq!(
+        decode(&with_sct),
+        Some(41),
+        "SCT status before the attributes"
+    );
 }
 
 #[test]
