@@ -148,6 +148,9 @@ fn identify_buffer() -> Vec<u8> {
     b[263] = 2; // NPSS: three states
     put16(&mut b, 266, 343);
     put16(&mut b, 268, 373);
+    put16(&mut b, 322, 0b1); // HCTMA: host controlled thermal management supported
+    put16(&mut b, 324, 323); // MNTMT 50 °C
+    put16(&mut b, 326, 368); // MXTMT 95 °C
     psd(&mut b, 0, 2500, 0b00, (0, 0), (0, 0)); // 25.00 W, MXPS 0
     psd(&mut b, 1, 35_000, 0b01, (500, 0b10), (21_000, 0b01)); // 3.5 W, MXPS 1
     psd(&mut b, 2, 90, 0b11, (0, 0), (0, 0)); // 0.009 W, non-operational
@@ -161,6 +164,8 @@ fn identify_fields_and_power_state_descriptors() {
     assert_eq!(id.model.as_deref(), Some("QEMU NVMe Ctrl"));
     assert_eq!(id.firmware.as_deref(), Some("7.2.22"));
     assert_eq!((id.wctemp_k, id.cctemp_k), (343, 373));
+    assert!(id.hctm_supported, "HCTMA bit 0");
+    assert_eq!((id.mntmt_k, id.mxtmt_k), (323, 368));
     assert_eq!(id.power_states.len(), 3);
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let p0: &PowerState = &id.power_states[0];
