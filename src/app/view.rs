@@ -149,6 +149,8 @@ pub struct TelemetryView {
     pub throttle_transitions: Option<u64>,
     /// Seconds spent throttled since power-on.
     pub throttle_seconds: Option<u64>,
+    /// The drive's health verdict and its reasons.
+    pub health: crate::telemetry::Health,
     pub kernel: Option<KernelView>,
     pub host: Option<HostView>,
     /// Why some telemetry is missing ("no SMART: run as root"); shown once.
@@ -161,6 +163,8 @@ pub enum EventCategory {
     Phase,
     SteadyState,
     Throttle,
+    /// The drive's health changed.
+    Health,
     Error,
     Save,
     Info,
@@ -172,6 +176,7 @@ impl EventCategory {
             EventCategory::Phase => "phase",
             EventCategory::SteadyState => "steady",
             EventCategory::Throttle => "throttle",
+            EventCategory::Health => "health",
             EventCategory::Error => "error",
             EventCategory::Save => "saved",
             EventCategory::Info => "info",
@@ -188,6 +193,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::Phase => EventCategory::Phase,
             K::SteadyState => EventCategory::SteadyState,
             K::Errors | K::Error | K::IoError | K::StepIncomplete => EventCategory::Error,
+            K::Health => EventCategory::Health,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
             K::Note | K::Skip | K::Stopped | K::Other(_) => EventCategory::Info,
         }

@@ -6,16 +6,36 @@ use std::time::Instant;
 
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
-use crate::telemetry::{self, smartctl, Poller, SmartReading, TelemetrySample};
+use crate::telemetry::{self, smartctl, HealthReason, Poller, SmartReading, TelemetrySample};
 
 fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
     v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))
 }
 
-/// The text form of one reading.
+/// The critical-warning byte with what each bit set means.
+fn critical_warning_text(w: u8) -> String {
+    let reasons = HealthReason::of_critical_warning(w);
+    if reasons.is_empty() {
+        return format!("{w:#04x} (none)");
+    }
+    let words: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    format!("{w:#04x} ({})", words.join(", "))
+}
+
+/// The temperature, or why it is unknown.
+fn temperature_text(r: &SmartReading) -> String {
+    match (r.temperature_c, r.temperature_unknown) {
+        (Some(c), _) => format!("{c} °C"),
+        (None, Some(why)) => format!("unknown: {why}"),
+        (None, None) => "unknown".to_string(),
+    }
+}
+
+/// The text form of one reading: its health first.
 pub fn render_text(r: &SmartReading) -> String {
     let mut s = String::new();
     let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<20} {v}\n"));
+    line(&mut s, "health", r.health.to_string());
     line(&mut s, "device", opt(r.device.as_deref(), ""));
     line(&mut s, "model", opt(r.model.as_deref(), ""));
     line(&mut s, "serial", opt(r.serial.as_deref(), ""));
@@ -33,7 +53,7 @@ pub fn render_text(r: &SmartReading) -> String {
         }
         return s;
     }
-    line(&mut s, "temperature", opt(r.temperature_c, " °C"));
+    line(&mut s, "temperature", temperature_text(r));
     if !r.sensors_c.is_empty() {
         let list: Vec<String> = r
             .sensors_c
@@ -47,7 +67,7 @@ pub fn render_text(r: &SmartReading) -> String {
     line(
         &mut s,
         "critical warning",
-        opt(r.critical_warning.map(|w| format!("{w:#04x}")), ""),
+        opt(r.critical_warning.map(critical_warning_text), ""),
     );
     line(&mut s, "available spare", opt(r.available_spare, " %"));
     line(&mut s, "percentage used", opt(r.percentage_used, " %"));
@@ -124,8 +144,14 @@ fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandErro
         },
     );
     let cpu = opt(s.host.map(|h| format!("{:.0}", h.cpu_percent)), "%");
+    let health = s
+        .smart
+        .as_ref()
+        .filter(|r| r.health.is_failing())
+        .map(|r| format!("  health {}", r.health))
+        .unwrap_or_default();
     println!(
-        "t={:.1}s  temp {temp}  {io}  host cpu {cpu}",
+        "t={:.1}s  temp {temp}  {io}  host cpu {cpu}{health}",
         s.t_ns as f64 / 1e9
     );
     for n in &s.notes {

@@ -124,6 +124,7 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
         ..TelemetryView::default()
     };
     if let Some(r) = &s.smart {
+        v.health = r.health.clone();
         v.temperature_c = r.temperature_c.map(f64::from);
         v.sensors_c = r.sensors_c.iter().map(|x| f64::from(x.c)).collect();
         v.warning_c = r.warning_temp_c.map(f64::from);
@@ -137,6 +138,8 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
             v.throttle_seconds = Some(u64::from(t.tmt1_seconds) + u64::from(t.tmt2_seconds));
         }
         v.unavailable.extend(r.notes.iter().cloned());
+        v.unavailable
+            .extend(r.temperature_unknown.map(|why| why.to_string()));
     }
     if let Some(b) = &s.block {
         v.kernel = Some(KernelView {
@@ -159,4 +162,35 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::{Health, HealthReason, NoTemperature};
+
+    #[test]
+    fn health_and_why_no_temperature_reach_the_panels() {
+        let line = r#"{"t_ns": 2000000000, "smart": {"health": {"passed": false,
+            "reasons": [{"reason": "media_read_only"}]}, "temperature_c": null,
+            "temperature_unknown": "reports_zero", "sensors_c": [], "notes": []},
+            "notes": []}"#;
+        let s: TelemetrySample = serde_json::from_str(line).unwrap();
+        let v = telemetry_view(&s, 2.0);
+        assert_eq!(
+            v.health,
+            Health::judge(None, vec![HealthReason::MediaReadOnly])
+        );
+        assert_eq!(v.unavailable, vec![NoTemperature::ReportsZero.to_string()]);
+    }
+
+    #[test]
+    fn a_session_from_before_health_replays() {
+        let old = r#"{"t_ns": 1, "smart": {"temperature_c": 40, "sensors_c": [], "notes": []},
+            "notes": []}"#;
+        let s: TelemetrySample = serde_json::from_str(old).unwrap();
+        let v = telemetry_view(&s, 0.0);
+        assert!(v.health.is_unknown());
+        assert_eq!(v.temperature_c, Some(40.0));
+    }
 }

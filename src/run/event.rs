@@ -14,7 +14,7 @@ use crate::outcome::RunOutcome;
 use crate::plan::{PlanStep, SteadyVerdict};
 use crate::session::EventKind;
 use crate::stats::{IntervalReport, StepSummary};
-use crate::telemetry::TelemetrySample;
+use crate::telemetry::{HealthChange, TelemetrySample};
 
 /// What a steady-state verdict is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +55,8 @@ pub enum Happening {
     Skipped { step: String, why: SkipWhy },
     /// Step `step` finished with `count` I/O errors.
     Errors { step: String, count: u64 },
+    /// The drive's health verdict changed, or was failing when first read.
+    Health(HealthChange),
 }
 
 impl Happening {
@@ -65,6 +67,7 @@ impl Happening {
             Happening::Steady { .. } => EventKind::SteadyState,
             Happening::Skipped { .. } => EventKind::Skip,
             Happening::Errors { .. } => EventKind::Errors,
+            Happening::Health(_) => EventKind::Health,
         }
     }
 }
@@ -95,6 +98,7 @@ impl fmt::Display for Happening {
                  the rest of the curve is skipped"
             ),
             Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
+            Happening::Health(c) => write!(f, "{c}"),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 
 use super::control::RunControl;
 use super::error::RunError;
-use super::event::RunEvent;
+use super::event::{Happening, RunEvent, Timed};
 use super::record::{record, session_start};
 use super::request::{Prepared, RunKind};
 use super::runner::{run_plan, RunObserver};
@@ -17,6 +17,7 @@ use super::telemetry::{Feed, TelemetrySource};
 use crate::dut::fill::fill_if_unwritten;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::session::{paths, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::telemetry::{HealthWatch, TelemetrySample};
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -56,6 +57,8 @@ struct Pipe<'a, 's> {
     run: &'a Prepared,
     rec: SessionRecorder,
     feed: Feed,
+    /// The drive's health so far: a change is an event.
+    health: HealthWatch,
     sinks: &'a mut [&'s mut dyn Sink],
 }
 
@@ -67,10 +70,26 @@ impl Pipe<'_, '_> {
         }
     }
 
+    /// A telemetry sample, and the drive's health change it brings.
+    fn telemetry(&mut self, sample: &TelemetrySample) {
+        self.emit(RunEvent::Telemetry(sample));
+        let change = sample
+            .smart
+            .as_ref()
+            .and_then(|r| self.health.observe(&r.health));
+        if let Some(c) = change {
+            let e = Timed {
+                t_s: sample.t_ns as f64 / 1e9,
+                what: Happening::Health(c),
+            };
+            self.emit(RunEvent::Happened(&e));
+        }
+    }
+
     /// Telemetry that arrived, and what the recorder wants shown.
     fn drain(&mut self) {
         for sample in self.feed.drain() {
-            self.emit(RunEvent::Telemetry(&sample));
+            self.telemetry(&sample);
         }
         for n in self.rec.tick() {
             self.emit(RunEvent::SessionNotice(&n));
@@ -185,6 +204,7 @@ pub fn execute(
         run,
         rec,
         feed,
+        health: HealthWatch::default(),
         sinks,
     };
     for n in pipe.feed.notes().to_vec() {

@@ -360,11 +360,11 @@ impl Sink for Printer {
             }
             (RunEvent::StepFinished(r), PrintMode::Plan) => self.step(r, self.steps),
             (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
-            (RunEvent::Happened(e), PrintMode::Single) => {
-                if let Happening::Note(n) = &e.what {
-                    self.note(n);
-                }
-            }
+            (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
+                Happening::Note(n) => self.note(n),
+                Happening::Health(_) => self.happened(e),
+                _ => {}
+            },
             (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => self.note(n),
             (RunEvent::Telemetry(s), _) => {
                 for n in &s.notes {

@@ -98,7 +98,11 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         RunEvent::Happened(e)
             if matches!(run.kind, RunKind::Single { .. })
                 && matches!(e.what, Happening::Phase { .. }) => {}
-        RunEvent::Happened(e) => rec.push_event(e.what.kind(), e.what.to_string()),
+        // A health change keeps the new verdict as data, its reasons as values.
+        RunEvent::Happened(e) => match &e.what {
+            Happening::Health(c) => rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to),
+            what => rec.push_event(what.kind(), what.to_string()),
+        },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => rec.push_telemetry(s),
         RunEvent::Started { .. }

@@ -32,6 +32,8 @@ pub enum EventKind {
     Saved,
     /// A step ended without its summary (the run broke off mid-step).
     StepIncomplete,
+    /// The drive's health verdict changed (or was failing when first read).
+    Health,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
@@ -51,6 +53,7 @@ impl EventKind {
             EventKind::Snapshot => "snapshot",
             EventKind::Saved => "saved",
             EventKind::StepIncomplete => "step_incomplete",
+            EventKind::Health => "health",
             EventKind::Other(s) => s,
         }
     }
@@ -62,7 +65,7 @@ impl EventKind {
 
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
-        const KNOWN: [EventKind; 12] = [
+        const KNOWN: [EventKind; 13] = [
             EventKind::Note,
             EventKind::Phase,
             EventKind::SteadyState,
@@ -75,6 +78,7 @@ impl EventKind {
             EventKind::Snapshot,
             EventKind::Saved,
             EventKind::StepIncomplete,
+            EventKind::Health,
         ];
         KNOWN
             .into_iter()

@@ -6,11 +6,15 @@ use crate::drive::{Disk, SysRoot, Transport};
 use crate::telemetry::reading::{SmartReading, Source};
 use crate::telemetry::{hwmon, nvme, smartctl};
 
-/// Takes hwmon temperatures into `r` where the primary source gave none.
+/// Takes hwmon temperatures (and its health, from the temperature alarm) into `r` where
+/// the primary source gave none.
 fn merge_hwmon(r: &mut SmartReading, h: SmartReading) {
     if h.source.is_none() {
         r.notes.extend(h.notes);
         return;
+    }
+    if r.health.is_unknown() {
+        r.health = h.health;
     }
     if r.temperature_c.is_none() {
         r.temperature_c = h.temperature_c;

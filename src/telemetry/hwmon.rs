@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::drive::SysRoot;
+use crate::telemetry::health::{Health, HealthReason};
 use crate::telemetry::reading::{SensorTemp, SmartReading, Source};
 
 /// Which hwmon driver a sensor directory belongs to.
@@ -89,11 +90,22 @@ fn read_temp(dir: &HwmonDir, file: &str) -> Option<i32> {
     Some(millideg_to_c(dir.kind, v))
 }
 
+/// What `temp1_alarm` says: the NVMe driver sets it from critical-warning bit 1, the one
+/// bit hwmon shows; it says nothing of the others, so an alarm fails the drive and no
+/// alarm leaves the verdict unknown.
+fn health(dir: &HwmonDir) -> Health {
+    match SysRoot::attr_u64(&dir.path.join("temp1_alarm")) {
+        Some(a) if a != 0 => Health::judge(None, vec![HealthReason::TemperatureThreshold]),
+        _ => Health::default(),
+    }
+}
+
 /// Reads one hwmon directory into a reading: `temp1` is the composite (with `max` as
-/// the warning and `crit` as the critical threshold), `temp2..9` are sensors 1–8 (the
-/// label "Sensor N" names the number where present).
+/// the warning and `crit` as the critical threshold, `alarm` as a health reason),
+/// `temp2..9` are sensors 1–8 (the label "Sensor N" names the number where present).
 pub fn read(dir: &HwmonDir) -> SmartReading {
     let mut r = SmartReading {
+        health: health(dir),
         source: Some(Source::Hwmon),
         temperature_c: read_temp(dir, "temp1_input"),
         warning_temp_c: read_temp(dir, "temp1_max"),

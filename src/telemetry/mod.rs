@@ -3,6 +3,7 @@
 
 pub mod blockstat;
 pub mod collect;
+pub mod health;
 pub mod host;
 pub mod hwmon;
 pub mod nvme;
@@ -11,5 +12,6 @@ pub mod reading;
 pub mod smartctl;
 
 pub use collect::read_smart;
+pub use health::{Health, HealthChange, HealthReason, HealthWatch};
 pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
-pub use reading::{SensorTemp, SmartReading, Source, ThermalThrottle};
+pub use reading::{NoTemperature, SensorTemp, SmartReading, Source, ThermalThrottle};

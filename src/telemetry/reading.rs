@@ -1,7 +1,11 @@
 //! The SMART-ish reading of one drive, whichever source answered: NVMe admin commands,
 //! hwmon, or `smartctl -j`. Unknown fields stay `None` (JSON `null`); nothing is invented.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
+
+use super::health::Health;
 
 /// Which source answered a reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,9 +55,33 @@ pub struct ThermalThrottle {
     pub tmt2_seconds: u32,
 }
 
-/// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`.
+/// Why a source that answered gave no temperature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoTemperature {
+    /// The device reports 0 °C, as RAID virtual disks (MegaRAID/PERC volumes) and ATA
+    /// attributes without a sensor behind them do: no sensor, not a temperature.
+    ReportsZero,
+}
+
+impl fmt::Display for NoTemperature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoTemperature::ReportsZero => f.write_str(
+                "the device reports 0 °C, which means no sensor (RAID virtual disks report it)",
+            ),
+        }
+    }
+}
+
+/// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`;
+/// `health` comes first.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SmartReading {
+    /// The drive's health verdict and why it failed (sessions written before it read as
+    /// unknown).
+    #[serde(default)]
+    pub health: Health,
     /// The device the reading is of (`/dev/nvme0`, `/dev/sda`, or the file's `device.name`).
     pub device: Option<String>,
     pub model: Option<String>,
@@ -61,6 +89,9 @@ pub struct SmartReading {
     pub firmware: Option<String>,
     /// Composite (NVMe) or drive (ATA) temperature, °C.
     pub temperature_c: Option<i32>,
+    /// Why the temperature is unknown although the source answered.
+    #[serde(default)]
+    pub temperature_unknown: Option<NoTemperature>,
     /// Further sensors that report a value (NVMe sensors reading 0 are absent and left out).
     pub sensors_c: Vec<SensorTemp>,
     /// Warning threshold, °C (NVMe WCTEMP / hwmon temp1_max / ATA SCT operating limit).

@@ -1,5 +1,6 @@
 //! Number formatting for panels: IOPS, bandwidth, latency, durations, temperatures, with
-//! the units spelled out and no more digits than the measurement carries.
+//! the units spelled out and no more digits than the measurement carries; text wrapped to
+//! a panel's width.
 
 /// `950`, `12.3k`, `1.23M`.
 pub fn iops(v: f64) -> String {
@@ -100,6 +101,41 @@ pub fn us_axis_round(v: f64) -> String {
     }
 }
 
+/// Splits `text` into pieces of at most `width` characters, at spaces where it can.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let used = line.chars().count();
+            let need = word.chars().count() + usize::from(used > 0);
+            if used + need <= width {
+                if used > 0 {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if used > 0 {
+                out.push(std::mem::take(&mut line));
+                continue;
+            }
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            out.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +159,16 @@ mod tests {
         assert_eq!(clock(3723.0), "1:02:03");
         assert_eq!(capacity(7_681_501_126_656), "7.68 TB");
         assert_eq!(capacity(1 << 30), "1.1 GB");
+    }
+
+    #[test]
+    fn wraps_at_spaces_and_splits_long_words() {
+        assert_eq!(wrap("a bb ccc", 8), vec!["a bb ccc"]);
+        assert_eq!(wrap("aaaa bbbb cccc", 9), vec!["aaaa bbbb", "cccc"]);
+        assert_eq!(
+            wrap("/a/very/long/path/without/spaces", 10),
+            vec!["/a/very/lo", "ng/path/wi", "thout/spac", "es"]
+        );
+        assert_eq!(wrap("", 10), vec![""]);
     }
 }

@@ -5,13 +5,18 @@ use std::path::PathBuf;
 
 use drivescope::app::datasheet;
 use drivescope::app::{
-    update, App, AppConfig, CurvePoint, DriveView, Effect, HostView, KernelView, Keymap, Msg,
-    PresetEntry, SteadyView, StepInfo, TargetEntry, TargetKind, TelemetryView,
+    update, App, AppConfig, CurvePoint, DriveView, Effect, EventCategory, EventView, HostView,
+    KernelView, Keymap, Msg, PresetEntry, SteadyView, StepInfo, TargetEntry, TargetKind,
+    TelemetryView,
 };
+use drivescope::session::EventKind;
 use drivescope::stats::{DirCounts, IntervalReport, IoErrorRecord, LatSummary};
+use drivescope::telemetry::{Health, HealthChange, HealthReason};
 use drivescope::ui::theme;
 use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Color;
 use ratatui::Terminal;
 
 pub fn presets() -> Vec<PresetEntry> {
@@ -204,6 +209,7 @@ pub fn telemetry(t_s: f64, temp: f64, transitions: u64) -> TelemetryView {
             own_rss_bytes: 48 << 20,
         }),
         unavailable: Vec::new(),
+        health: Health::default(),
     }
 }
 
@@ -343,6 +349,30 @@ pub fn no_smart(size: (u16, u16)) -> App {
     app
 }
 
+/// The running sweep on a drive whose critical warning turns on spare-below-threshold and
+/// read-only: its health fails, and the session's health event reaches the events panel.
+pub fn failing(size: (u16, u16)) -> App {
+    let mut app = running(size);
+    let mut t = telemetry(571.0, 61.0, 0);
+    t.health = Health::judge(Some(true), HealthReason::of_critical_warning(0x09));
+    let change = HealthChange {
+        from: Some(Health::judge(Some(true), Vec::new())),
+        to: t.health.clone(),
+    };
+    send(
+        &mut app,
+        [
+            Msg::Telemetry(Box::new(t)),
+            Msg::Event(EventView {
+                t_s: 571.0,
+                kind: EventCategory::from(&EventKind::Health),
+                text: change.to_string(),
+            }),
+        ],
+    );
+    app
+}
+
 /// A rate-limited step that ends with I/O errors and a failed run.
 pub fn errored(size: (u16, u16)) -> App {
     let mut app = idle(size);
@@ -388,19 +418,40 @@ pub fn errored(size: (u16, u16)) -> App {
     app
 }
 
-/// The screen as text: one line per row, trailing spaces trimmed.
-pub fn screen(app: &App) -> String {
+/// The app drawn once on a test terminal of its size.
+fn draw(app: &App) -> Buffer {
     let (w, h) = app.size;
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
     term.draw(|f| drivescope::ui::render(app, f)).expect("draw");
-    let buf = term.backend().buffer();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
+    term.backend().buffer().clone()
+}
+
+/// A row of the buffer as text, one symbol a cell.
+fn row(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+/// The foreground colour of the first cell of each place `needle` stands on the screen.
+pub fn colours_of(app: &App, needle: &str) -> Vec<Color> {
+    let buf = draw(app);
+    let mut out = Vec::new();
+    for y in 0..buf.area.height {
+        let text = row(&buf, y);
+        for (i, _) in text.match_indices(needle) {
+            // The column of byte offset `i`: symbols before it, one cell each.
+            let x = text[..i].chars().count() as u16;
+            out.push(buf[(x, y)].fg);
         }
-        out.push_str(line.trim_end());
+    }
+    out
+}
+
+/// The screen as text: one line per row, trailing spaces trimmed.
+pub fn screen(app: &App) -> String {
+    let buf = draw(app);
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        out.push_str(row(&buf, y).trim_end());
         out.push('\n');
     }
     out

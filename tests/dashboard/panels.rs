@@ -92,6 +92,50 @@ fn throttling_state() {
 }
 
 #[test]
+fn failing_drive_in_the_error_colour_with_its_reasons() {
+    let app = failing(BIG);
+    let s = screen(&app);
+    let reasons = "FAILED: available spare below threshold, media read-only";
+    assert!(
+        s.contains(&format!("Micron_7400_MTFDKCB7T6TDZ · health {reasons}")),
+        "the header: {s}"
+    );
+    assert!(
+        s.contains("│health FAILED: available spare below threshold, media ")
+            && s.contains("│       read-only "),
+        "the thermal panel, wrapped: {s}"
+    );
+    assert!(
+        s.contains("9:31 health   FAILED: available spare below threshold,")
+            && s.contains("media read-only (was passed)"),
+        "the events panel: {s}"
+    );
+    let critical = app.theme().critical;
+    let colours = colours_of(&app, "FAILED");
+    assert_eq!(
+        colours[..2],
+        [critical, critical],
+        "the header's and the thermal panel's verdict: {colours:?}"
+    );
+    assert_eq!(
+        colours_of(&app, "health   FAILED"),
+        [critical],
+        "the events panel's label"
+    );
+    insta::assert_snapshot!("failing_120x40", s);
+    let small = tab(failing(SMALL), Panel::Thermal);
+    let s = screen(&small);
+    assert!(
+        s.contains("health FAILED: available spare below threshold"),
+        "{s}"
+    );
+    assert!(colours_of(&small, "FAILED").iter().all(|c| *c == critical));
+    insta::assert_snapshot!("failing_80x24_thermal", s);
+    // A drive whose health is unknown shows no verdict at all.
+    assert!(!screen(&running(BIG)).contains("health"));
+}
+
+#[test]
 fn error_state() {
     let app = errored(BIG);
     let s = screen(&app);

@@ -24,7 +24,8 @@ fn fixtures() -> Vec<PathBuf> {
     v
 }
 
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
+    "health",
     "temperature_c",
     "sensors_c",
     "warning_temp_c",
@@ -58,10 +59,17 @@ fn every_fixture_through_the_cli() {
             f.display(),
             String::from_utf8_lossy(&out.stderr)
         );
+        assert!(
+            out.stdout
+                .starts_with(b"{\n  \"health\": {\n    \"passed\": true,"),
+            "health first: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
         for k in KEYS {
             assert!(v.get(k).is_some(), "{}: key {k}", f.display());
         }
+        assert_eq!(v["health"]["reasons"], serde_json::json!([]));
         assert_eq!(v["source"], "smartctl_file");
         assert!(v["temperature_c"]
             .as_i64()
@@ -154,6 +162,11 @@ fn text_output_shows_values_and_says_what_is_not_reported() {
     let out = drivescope(&["smart", "--smartctl-json", f.to_str().expect("utf-8")]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("health               passed\n"),
+        "health first: {text}"
+    );
+    assert!(text.contains("critical warning     0x00 (none)"), "{text}");
     assert!(text.contains("33 °C"), "{text}");
     assert!(text.contains("#1 38 °C, #2 35 °C, #3 33 °C"), "{text}");
     assert!(
@@ -161,4 +174,139 @@ fn text_output_shows_values_and_says_what_is_not_reported() {
         "{text}"
     );
     assert!(!text.contains(" W"), "no wattage without a source: {text}");
+}
+
+fn derived(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/derived")
+        .join(name)
+        .to_str()
+        .expect("utf-8")
+        .to_string()
+}
+
+#[test]
+fn a_failing_drive_says_so_first_with_its_reasons() {
+    let f = derived("nvme_micron_7450_critical_warning_09.json");
+    let out = drivescope(&["smart", "--smartctl-json", &f]);
+    assert!(
+        out.status.success(),
+        "a reading of a failing drive is a reading"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(
+            "health               FAILED: available spare below threshold, media read-only\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "critical warning     0x09 (available spare below threshold, media read-only)"
+        ),
+        "the warning in words: {text}"
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["health"],
+        serde_json::json!({"passed": false, "reasons": [
+            {"reason": "spare_below_threshold"},
+            {"reason": "media_read_only"}
+        ]})
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--yaml"]);
+    let y = String::from_utf8_lossy(&out.stdout);
+    assert!(y.starts_with("health:\n  passed: false\n"), "{y}");
+}
+
+#[test]
+fn a_raid_volume_says_why_it_has_no_temperature() {
+    let f = derived("raid_perc_h730p_virtual_disk_0c.json");
+    let out = drivescope(&["smart", "--smartctl-json", &f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("health               unknown\n"), "{text}");
+    assert!(
+        text.contains("temperature          unknown: the device reports 0 °C"),
+        "{text}"
+    );
+    let out = drivescope(&["smart", "--smartctl-json", &f, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["temperature_c"].is_null());
+    assert_eq!(v["temperature_unknown"], "reports_zero");
+    assert_eq!(
+        v["health"],
+        serde_json::json!({"passed": null, "reasons": []})
+    );
+}
+
+#[test]
+fn input_that_is_not_a_smartctl_output_is_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&str, &[u8], &str); 8] = [
+        ("array", b"[]", "found an array"),
+        ("null", b"null", "found null"),
+        ("number", b"7", "found a number"),
+        ("empty", b"{}", "found an object without a \"smartctl\" object"),
+        ("other", b"{\"temperature\": {\"current\": 30}}", "found an object without"),
+        (
+            "open",
+            br#"{"smartctl": {"exit_status": 2, "messages": [{"string": "Smartctl open device: /dev/sdz failed: No such device"}]}}"#,
+            "(exit status 2: the device could not be opened, did not identify itself or is in a low-power mode): \"Smartctl open device: /dev/sdz failed: No such device\"",
+        ),
+        (
+            "messages",
+            br#"{"smartctl": {"messages": [{"string": "Permission denied"}]}, "device": {"name": "/dev/sda"}}"#,
+            "(the output holds only smartctl's messages): \"Permission denied\"",
+        ),
+        ("utf32", b"\xFF\xFE\0\0{\0\0\0}\0\0\0", "UTF-32LE text, which drivescope does not read"),
+    ];
+    for (name, bytes, want) in cases {
+        let p = dir.path().join(format!("{name}.json"));
+        std::fs::write(&p, bytes).expect("write");
+        let out = drivescope(&["smart", "--smartctl-json", p.to_str().expect("utf-8")]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("drivescope: "), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        if name != "open" && name != "messages" && name != "utf32" {
+            assert!(
+                err.contains("expected a JSON object with a \"smartctl\" object in it"),
+                "{name}: says what was expected: {err}"
+            );
+        }
+    }
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .and_then(|f| f.set_len(64 << 20))
+        .expect("sparse file");
+    let out = drivescope(&["smart", "--smartctl-json", huge.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("larger than 4 MiB"), "{err}");
+}
+
+#[test]
+fn a_powershell_utf16_file_is_read() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/sata_micron_5300_MTFDDAK1T9TDS.json");
+    let text = std::fs::read_to_string(&f).expect("fixture");
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("ps.json");
+    std::fs::write(&p, bytes).expect("write");
+    let out = drivescope(&[
+        "smart",
+        "--smartctl-json",
+        p.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["temperature_c"], 24);
 }

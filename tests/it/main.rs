@@ -22,6 +22,7 @@ mod parsers_proptest;
 mod presets;
 mod run_cli;
 mod run_faults;
+mod run_health;
 mod run_loop_device;
 mod run_preset;
 mod session_cli;

@@ -7,7 +7,7 @@ use crate::fake_sysfs;
 use drivescope::drive::SysRoot;
 use drivescope::drive::{Disk, Transport};
 use drivescope::telemetry::hwmon::{self, HwmonKind};
-use drivescope::telemetry::{read_smart, SensorTemp, Source};
+use drivescope::telemetry::{read_smart, HealthReason, SensorTemp, Source};
 use fake_sysfs::Tree;
 
 const PCI: &str = "sys/devices/pci0000:00/0000:00:04.0";
@@ -104,6 +104,26 @@ fn old_layout_with_273_offset() {
     assert_eq!(r.warning_temp_c, Some(70));
     assert_eq!(r.critical_temp_c, Some(100));
     assert!(r.sensors_c.is_empty());
+}
+
+#[test]
+fn the_temperature_alarm_is_a_health_reason() {
+    let t = new_layout();
+    let root = SysRoot::under(t.root());
+    let dir = hwmon::find_nvme(&root, "nvme0").expect("found");
+    assert!(
+        hwmon::read(&dir).health.is_unknown(),
+        "no alarm file: no verdict"
+    );
+    t.file(&format!("{PCI}/nvme/nvme0/hwmon2/temp1_alarm"), "0\n");
+    assert!(
+        hwmon::read(&dir).health.is_unknown(),
+        "no alarm says nothing of the other warning bits"
+    );
+    t.file(&format!("{PCI}/nvme/nvme0/hwmon2/temp1_alarm"), "1\n");
+    let h = hwmon::read(&dir).health;
+    assert_eq!(h.passed, Some(false));
+    assert_eq!(h.reasons, vec![HealthReason::TemperatureThreshold]);
 }
 
 #[test]
@@ -209,6 +229,14 @@ fn nvme_without_admin_access_falls_back_to_hwmon() {
         "{:?}",
         r.notes
     );
+    assert!(r.health.is_unknown());
+    t.file(&format!("{PCI}/nvme/nvme0/hwmon2/temp1_alarm"), "1\n");
+    let r = read_smart(&root, &disk("nvme0n1", Transport::Nvme, Some("nvme0")));
+    assert_eq!(
+        r.health.reasons,
+        vec![HealthReason::TemperatureThreshold],
+        "hwmon's alarm reaches the reading"
+    );
 }
 
 #[test]
@@ -220,7 +248,9 @@ fn sata_without_smartctl_answer_falls_back_to_drivetemp() {
     assert_eq!(r.source, Some(Source::Hwmon));
     assert_eq!(r.temperature_c, Some(36));
     assert!(
-        r.notes.iter().any(|n| n.starts_with("no SMART: smartctl")),
+        r.notes.iter().any(|n| n.starts_with("no SMART: ")
+            && (n.contains("smartctl did not read the device")
+                || n.contains("smartctl is not installed"))),
         "{:?}",
         r.notes
     );

@@ -3,7 +3,7 @@
 
 use drivescope::telemetry::nvme::reading::{apply_identify, apply_smart_log};
 use drivescope::telemetry::nvme::{IdentifyController, PowerState, SmartLog};
-use drivescope::telemetry::{SensorTemp, SmartReading, ThermalThrottle};
+use drivescope::telemetry::{Health, HealthReason, SensorTemp, SmartReading, ThermalThrottle};
 
 fn put16(b: &mut [u8], off: usize, v: u16) {
     b[off..off + 2].copy_from_slice(&v.to_le_bytes());
@@ -51,6 +51,8 @@ fn smart_log_fields_at_spec_offsets() {
     apply_smart_log(&mut r, &log);
     assert_eq!(r.temperature_c, Some(50));
     assert_eq!(r.critical_warning, Some(2));
+    assert_eq!(r.health.passed, Some(false), "bit 1 fails the drive");
+    assert_eq!(r.health.reasons, vec![HealthReason::TemperatureThreshold]);
     assert_eq!(r.available_spare, Some(97));
     assert_eq!(r.percentage_used, Some(142), "may exceed 100");
     // Sensors that read 0 are absent, and the others keep their numbers.
@@ -88,6 +90,11 @@ fn absent_composite_and_huge_counters() {
     let mut r = SmartReading::default();
     apply_smart_log(&mut r, &log);
     assert_eq!(r.temperature_c, None, "0 K is no reading, not -273 °C");
+    assert_eq!(
+        r.health,
+        Health::judge(Some(true), Vec::new()),
+        "no warning bit: passed"
+    );
     assert!(r.sensors_c.is_empty());
     assert_eq!(r.data_units_read, Some(u64::MAX), "saturates, never wraps");
 }
@@ -141,6 +148,9 @@ fn identify_buffer() -> Vec<u8> {
     b[263] = 2; // NPSS: three states
     put16(&mut b, 266, 343);
     put16(&mut b, 268, 373);
+    put16(&mut b, 322, 0b1); // HCTMA: host controlled thermal management supported
+    put16(&mut b, 324, 323); // MNTMT 50 °C
+    put16(&mut b, 326, 368); // MXTMT 95 °C
     psd(&mut b, 0, 2500, 0b00, (0, 0), (0, 0)); // 25.00 W, MXPS 0
     psd(&mut b, 1, 35_000, 0b01, (500, 0b10), (21_000, 0b01)); // 3.5 W, MXPS 1
     psd(&mut b, 2, 90, 0b11, (0, 0), (0, 0)); // 0.009 W, non-operational
@@ -154,6 +164,8 @@ fn identify_fields_and_power_state_descriptors() {
     assert_eq!(id.model.as_deref(), Some("QEMU NVMe Ctrl"));
     assert_eq!(id.firmware.as_deref(), Some("7.2.22"));
     assert_eq!((id.wctemp_k, id.cctemp_k), (343, 373));
+    assert!(id.hctm_supported, "HCTMA bit 0");
+    assert_eq!((id.mntmt_k, id.mxtmt_k), (323, 368));
     assert_eq!(id.power_states.len(), 3);
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let p0: &PowerState = &id.power_states[0];

@@ -85,6 +85,13 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
         ours["critical_warning"].as_u64(),
         Some(num(&log["critical_warning"]))
     );
+    // Health: the critical-warning byte is the verdict (QEMU's is 0: passed).
+    assert_eq!(
+        ours["health"]["passed"].as_bool(),
+        Some(num(&log["critical_warning"]) == 0),
+        "{}",
+        ours["health"]
+    );
     assert_eq!(
         ours["percentage_used"].as_u64(),
         Some(num(&log["percent_used"]))
@@ -157,6 +164,11 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
     assert_eq!(unpriv["temperature_c"].as_i64(), Some(50));
     assert_eq!(unpriv["critical_temp_c"], ours["critical_temp_c"]);
     assert!(unpriv["data_units_read"].is_null());
+    assert!(
+        unpriv["health"]["passed"].is_null(),
+        "hwmon's temperature alarm alone gives no verdict: {}",
+        unpriv["health"]
+    );
     let notes: Vec<&str> = unpriv["notes"]
         .as_array()
         .expect("notes")

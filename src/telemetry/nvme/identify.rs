@@ -1,5 +1,6 @@
 //! Decoder of the NVMe Identify Controller data structure (CNS 01h, 4096 bytes): model,
-//! serial, firmware, temperature thresholds and the power state descriptors.
+//! serial, firmware, temperature thresholds, host controlled thermal management's support
+//! and limits, and the power state descriptors.
 
 use super::le::{ascii_at, u16_at, u32_at};
 use super::NvmeError;
@@ -34,6 +35,14 @@ pub struct IdentifyController {
     pub wctemp_k: u16,
     /// Critical composite temperature threshold, Kelvin; 0 = not reported.
     pub cctemp_k: u16,
+    /// HCTMA bit 0: the controller supports host controlled thermal management.
+    pub hctm_supported: bool,
+    /// MNTMT: the lowest thermal management temperature the host may set, Kelvin; 0 = not
+    /// reported.
+    pub mntmt_k: u16,
+    /// MXTMT: the highest thermal management temperature the host may set, Kelvin; 0 = not
+    /// reported.
+    pub mxtmt_k: u16,
     /// Power states 0..=NPSS.
     pub power_states: Vec<PowerState>,
 }
@@ -89,6 +98,9 @@ impl IdentifyController {
             firmware: ascii_at(buf, 64, 8),
             wctemp_k: u16_at(buf, 266),
             cctemp_k: u16_at(buf, 268),
+            hctm_supported: u16_at(buf, 322) & 0b1 != 0,
+            mntmt_k: u16_at(buf, 324),
+            mxtmt_k: u16_at(buf, 326),
             power_states,
         })
     }

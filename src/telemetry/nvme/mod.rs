@@ -3,8 +3,10 @@
 pub mod identify;
 pub mod ioctl;
 mod le;
+pub mod ocp_smart;
 pub mod reading;
 pub mod smart_log;
+pub mod thermal_mgmt;
 
 use std::path::PathBuf;
 

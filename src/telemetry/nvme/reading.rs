@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::{IdentifyController, NvmeDevice, NvmeError, SmartLog};
+use crate::telemetry::health::{Health, HealthReason};
 use crate::telemetry::reading::{kelvin_to_c, SensorTemp, SmartReading, Source};
 
 fn sat(v: u128) -> u64 {
@@ -25,8 +26,13 @@ pub fn apply_identify(r: &mut SmartReading, id: &IdentifyController) {
     }
 }
 
-/// Fills the health fields from the SMART / Health log.
+/// Fills the health fields from the SMART / Health log. The critical-warning bits are the
+/// whole verdict: none set is passed, each one set is a reason.
 pub fn apply_smart_log(r: &mut SmartReading, log: &SmartLog) {
+    r.health = Health::judge(
+        Some(true),
+        HealthReason::of_critical_warning(log.critical_warning),
+    );
     r.temperature_c = (log.composite_temp_k != 0).then(|| kelvin_to_c(log.composite_temp_k));
     r.sensors_c = log
         .sensors_k

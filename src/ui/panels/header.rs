@@ -1,5 +1,6 @@
-//! The header: drive identity, target, preset, phase and step, run state, steady state,
-//! and progress with ETA for the step and the whole plan.
+//! The header: drive identity (and its health when a source says it fails), target,
+//! preset, phase and step, run state, steady state, and progress with ETA for the step and
+//! the whole plan.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -8,8 +9,15 @@ use ratatui::widgets::{LineGauge, Paragraph};
 use ratatui::Frame;
 
 use crate::app::{App, RunState, SteadyView, TargetKind};
+use crate::telemetry::Health;
 use crate::ui::format;
 use crate::ui::widgets::panel_block;
+
+/// The drive's health from the last telemetry, when a source says it fails.
+fn failing_health(app: &App) -> Option<&Health> {
+    let h = &app.telemetry.last.as_ref()?.health;
+    h.is_failing().then_some(h)
+}
 
 fn drive_line(app: &App) -> Line<'static> {
     let t = app.theme();
@@ -22,6 +30,14 @@ fn drive_line(app: &App) -> Line<'static> {
                 model,
                 Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
             ));
+            // Before the rest of the identity, so a narrow screen cuts that, not this.
+            if let Some(h) = failing_health(app) {
+                spans.push(Span::styled(" · ", t.dim_style()));
+                spans.push(Span::styled(
+                    format!("health {h}"),
+                    Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+                ));
+            }
             let mut rest = Vec::new();
             if let Some(s) = &d.serial {
                 rest.push(format!("SN {s}"));

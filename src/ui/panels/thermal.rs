@@ -1,6 +1,6 @@
-//! Thermal and power: composite and sensor temperatures over time with the warning and
-//! critical thresholds drawn, power state and its ceiling (or measured watts), throttle
-//! transitions and time. Says why when the drive gives none of it.
+//! Thermal and power: the drive's health verdict, composite and sensor temperatures over
+//! time with the warning and critical thresholds drawn, power state and its ceiling (or
+//! measured watts), throttle transitions and time. Says why when the drive gives none of it.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -9,15 +9,43 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::App;
+use crate::telemetry::Health;
 use crate::ui::format;
 use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
 
-fn figures(app: &App) -> Vec<Line<'static>> {
+/// Columns of the "health " label before the verdict.
+const HEALTH_LABEL: usize = 7;
+
+/// The health verdict, wrapped to `width`: a failing drive in the error colour with its
+/// reasons, a passed one in the good colour; nothing while no source gave one.
+fn health_lines(app: &App, h: &Health, width: usize) -> Vec<Line<'static>> {
+    let t = app.theme();
+    let colour = match h.passed {
+        _ if h.is_failing() => t.critical,
+        Some(true) => t.ok,
+        _ => return Vec::new(),
+    };
+    let style = Style::default().fg(colour).add_modifier(Modifier::BOLD);
+    format::wrap(&h.to_string(), width.saturating_sub(HEALTH_LABEL))
+        .into_iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let label = if i == 0 { "health " } else { "" };
+            Line::from(vec![
+                Span::styled(format!("{label:<HEALTH_LABEL$}"), t.dim_style()),
+                Span::styled(piece, style),
+            ])
+        })
+        .collect()
+}
+
+fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = app.theme();
     let Some(s) = &app.telemetry.last else {
         return Vec::new();
     };
+    let mut lines = health_lines(app, &s.health, width);
     let mut l1 = Vec::new();
     if let Some(c) = s.temperature_c {
         let colour = match (s.warning_c, s.critical_c) {
@@ -83,11 +111,13 @@ fn figures(app: &App) -> Vec<Line<'static>> {
         let plural = if n == 1 { "" } else { "s" };
         l2.push(Span::styled(format!("{n} transition{plural}{secs}"), style));
     }
-    [l1, l2]
-        .into_iter()
-        .filter(|l| !l.is_empty())
-        .map(Line::from)
-        .collect()
+    lines.extend(
+        [l1, l2]
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .map(Line::from),
+    );
+    lines
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
@@ -99,7 +129,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .iter()
         .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
         .collect();
-    let lines = figures(app);
+    let lines = figures(app, block.inner(area).width.into());
     if temps.is_empty() && lines.is_empty() {
         let mut why: Vec<String> = app.telemetry.unavailable.clone();
         if why.is_empty() {
