@@ -367,3 +367,36 @@ fn a_second_writer_on_a_loop_device_is_told_which_process_holds_it() {
         "the first writer was disturbed"
     );
 }
+
+#[test]
+fn paths_that_are_not_utf8_run_and_are_recorded_byte_for_byte() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = common::disk_tempdir();
+    let t = dir.path().join(OsStr::from_bytes(b"t\xff.bin"));
+    let s = dir.path().join(OsStr::from_bytes(b"s\xfe.yaml"));
+    let out = Command::new(common::bin())
+        .arg("run")
+        .arg("--target")
+        .arg(&t)
+        .args(["--size", "8MiB", "--duration", "200ms", "--session"])
+        .arg(&s)
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .output()
+        .expect("run drivescope");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(t.exists() && s.exists(), "the odd names were used as given");
+    let saved = drivescope::session::load(&s)
+        .expect("the session loads")
+        .session;
+    assert!(
+        saved.target.path.ends_with("t\\xFF.bin"),
+        "recorded as {}",
+        saved.target.path
+    );
+    let command = saved.command.unwrap_or_default();
+    assert!(command.contains("s\\xFE.yaml"), "{command}");
+}
