@@ -20,6 +20,8 @@ pub enum CommandError {
     Yaml(#[from] serde_yaml::Error),
     #[error("{0}")]
     Usage(String),
+    #[error("{}: no such {}", .path.display(), if *.device { "device" } else { "file or device" })]
+    NoSuchPath { path: PathBuf, device: bool },
 }
 
 /// The error of `report` and `compare`.

@@ -166,6 +166,16 @@ pub fn run(args: SmartArgs) -> Result<(), CommandError> {
         let r = smartctl::decode_file(file)?;
         return print_readings(&args, &[r]);
     }
+    // A drive named on the command line must exist: resolving the nearest existing
+    // folder (right for a test file not created yet) would read another drive.
+    if let Some(p) = &args.device {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(CommandError::NoSuchPath {
+                path: p.clone(),
+                device: p.starts_with("/dev"),
+            });
+        }
+    }
     let target = args.device.clone().unwrap_or_else(drive::default_target);
     let info = drive::resolve(&target)?;
     if let Some(count) = args.watch {

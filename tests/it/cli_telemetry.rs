@@ -310,3 +310,18 @@ fn a_powershell_utf16_file_is_read() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["temperature_c"], 24);
 }
+
+#[test]
+fn smart_on_a_path_that_does_not_exist_says_so_instead_of_reading_another_drive() {
+    let home = tempfile::tempdir().unwrap();
+    for (path, want) in [
+        ("/no/such/path", "/no/such/path: no such file or device"),
+        ("/dev/sdzz", "/dev/sdzz: no such device"),
+    ] {
+        let out = crate::common::run(home.path(), &["smart", path]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert!(err.contains(want), "{path}: {err}");
+        assert!(out.stdout.is_empty(), "{path}: printed a reading");
+    }
+}
