@@ -25,12 +25,7 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
         return Vec::new();
     };
-    if app.replay
-        && matches!(
-            action,
-            Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets
-        )
-    {
+    if app.replay && !app.available(action) {
         app.notify("a replay shows a saved session: [ and ] move through time, q quits");
         return Vec::new();
     }

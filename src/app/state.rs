@@ -164,6 +164,18 @@ pub struct App {
 }
 
 impl App {
+    /// Whether `a` does something here: a replay starts, stops and picks nothing (it
+    /// only moves through time); a live dashboard has no time to move through. The keys
+    /// refuse, and the footer leaves out, what is not available.
+    pub fn available(&self, a: super::Action) -> bool {
+        use super::Action::*;
+        match a {
+            Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets => !self.replay,
+            SeekBack | SeekForward | SeekStart | SeekEnd => self.replay,
+            _ => true,
+        }
+    }
+
     /// Forgets the run, telemetry and events shown (a replay moving back in time).
     pub fn reset_run_views(&mut self) {
         self.run = RunView::default();

@@ -189,7 +189,22 @@ pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
     let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
         .ok()
         .and_then(|d| drive_view_of(&d));
-    let tl = timeline(&s);
+    let mut tl = timeline(&s);
+    // What the reader dropped is shown in the events panel too, from the first moment (on
+    // stderr it is seen only after the dashboard closes).
+    let damaged = loaded.warnings.iter().map(|w| {
+        let text = format!("damaged session: {w}");
+        (
+            0.0,
+            Msg::Event(EventView {
+                t_s: 0.0,
+                kind: EventCategory::Error,
+                text,
+            }),
+        )
+    });
+    let at = tl.len().min(1);
+    tl.splice(at..at, damaged);
     let opts = DashboardOptions {
         drive,
         theme,

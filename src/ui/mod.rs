@@ -100,6 +100,13 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
             (Action::SkipStep, "next step"),
             (Action::Snapshot, "snapshot"),
         ]);
+    } else if app.replay {
+        pairs.extend([
+            (Action::SeekBack, "back"),
+            (Action::SeekForward, "forward"),
+            (Action::SeekStart, "start"),
+            (Action::SeekEnd, "end"),
+        ]);
     } else {
         pairs.extend([
             (Action::Start, "start"),
@@ -107,6 +114,7 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
             (Action::Targets, "targets"),
         ]);
     }
+    pairs.retain(|(a, _)| app.available(*a));
     pairs.extend([
         (Action::NextTab, "panel"),
         (Action::Themes, "theme"),

@@ -427,3 +427,39 @@ fn sigterm_during_a_run_exits_143_restored_and_saved() {
 fn sighup_during_a_run_exits_129_restored_and_saved() {
     signal_during_a_run("sighup", "HUP", 129);
 }
+
+#[test]
+fn open_shows_a_damaged_sessions_warnings_and_only_the_keys_a_replay_takes() {
+    let home = tempfile::tempdir().unwrap();
+    let session = common::recorded_session(home.path(), 2, "1s");
+    // Damage it: one interval line that does not parse.
+    let text = std::fs::read_to_string(&session).unwrap();
+    let damaged = text.replacen("\"read_iops\": ", "\"read_iops\": \"x\", \"was\": ", 1);
+    assert_ne!(damaged, text, "no interval line to damage");
+    std::fs::write(&session, damaged).unwrap();
+    let cmd = format!("{} open {}", common::bin().display(), session.display());
+    let Some(t) = Tmux::start_with("opendamaged", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let screen = t.wait_for("replay 0:00:0");
+    assert!(
+        screen.contains("damaged session"),
+        "the warning is on screen: {screen}"
+    );
+    // The footer offers moving through time, and none of the keys a replay refuses.
+    let footer = screen.lines().last().unwrap_or("").to_string();
+    assert!(
+        footer.contains("back") && footer.contains("forward"),
+        "{footer}"
+    );
+    assert!(
+        !footer.contains("start ") || footer.contains("] forward"),
+        "{footer}"
+    );
+    assert!(
+        !footer.contains("presets") && !footer.contains("targets"),
+        "{footer}"
+    );
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}
