@@ -153,9 +153,10 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
                 .unwrap_or_else(|| format!("phase {}", phase + 1));
             let _ = writeln!(
                 out,
-                "# fio cannot express this rate: {percent}% of the IOPS measured by [{probe}], rounded\n\
-                 # as vdbench rounds (up to the next 100 above 1000 IOPS, else the next 10; under\n\
-                 # 10 IOPS the point is dropped). Fill in that total divided by numjobs ({}):",
+                "# fio cannot express this rate: {percent}% of the IOPS measured by [{probe}], in\n\
+                 # vdbench's integer arithmetic: whole IOPS x whole percent / 100 (integer division),\n\
+                 # then above 1000 up to the next multiple of 100, else up to the next multiple of\n\
+                 # 10; a result of 0 ends the curve. Fill in that total divided by numjobs ({}):",
                 w.jobs
             );
             let _ = writeln!(out, "# rate_iops=");

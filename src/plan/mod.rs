@@ -8,8 +8,9 @@
 //! # How a runner walks a plan
 //! 1. For each step in order, resolve its rate with [`resolve_rate`], giving it the
 //!    *measured maximum* of a phase: the achieved IOPS of that phase's last step run at rate
-//!    `max` (for a sweep phase, its probe). A sweep point whose target falls under 10 IOPS
-//!    is skipped ([`RateSkip::BelowMinimum`]), as vdbench drops it.
+//!    `max` (for a sweep phase, its probe), rounded by [`vdbench_round`]. A sweep point whose
+//!    rate is 0 in vdbench's integer arithmetic ([`RateSkip::BelowMinimum`]) ends the curve:
+//!    it and the sweep's later points are skipped, as vdbench stops its curve there.
 //! 2. Build the engine's [`StepSpec`] with [`PlanStep::to_step_spec`] and run it.
 //! 3. If the step has `steady: Some(rule)` (fio style), feed every interval's value of the
 //!    rule's metric to a [`SteadyState`]; when it says [`SteadyVerdict::Reached`], end the

@@ -28,7 +28,7 @@ pub enum SteadyScope {
 /// Why a step was not run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SkipWhy {
-    /// Its rate could not be resolved (no measured maximum, a target under 10 IOPS).
+    /// Its rate could not be resolved (no measured maximum, a curve rate of 0 IOPS).
     Rate(crate::plan::RateSkip),
     /// A sweep point's mean response time passed vdbench's `stopcurve`: the rest of the
     /// curve is skipped.

@@ -233,13 +233,23 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
     assert_eq!(targets[5], Some(224_100.0));
     assert_eq!(targets[10], Some(448_200.0), "100% rounds up too");
     assert_eq!(targets[12], Some(537_800.0), "120% is run, not capped");
-    // A slow target: 10% of 85 IOPS is under 10 and dropped; 20% is 17 → 20.
+    // A slow target: 10% of 85 IOPS is 8 in whole numbers, which vdbench runs at 10; 20%
+    // is 17 → 20.
     let slow = |_: usize| Some(85.0);
-    assert_eq!(
-        resolve_rate(&plan.steps[1].rate, &slow),
-        Err(RateSkip::BelowMinimum { target: 8.5 })
-    );
+    assert_eq!(resolve_rate(&plan.steps[1].rate, &slow), Ok(Some(10.0)));
     assert_eq!(resolve_rate(&plan.steps[2].rate, &slow), Ok(Some(20.0)));
+    // Only a product of 0 ends the curve: 10% of 9.9 IOPS.
+    let stalled = |_: usize| Some(9.9);
+    assert_eq!(
+        resolve_rate(&plan.steps[1].rate, &stalled),
+        Err(RateSkip::BelowMinimum {
+            max: 9.9,
+            percent: 10.0
+        })
+    );
+    // The example: 10% of 10,005 IOPS is 1,000 (integer division), not 1,100.
+    let edge = |_: usize| Some(10_005.0);
+    assert_eq!(resolve_rate(&plan.steps[1].rate, &edge), Ok(Some(1_000.0)));
     // The spec the engine gets carries the rate.
     let spec = plan.steps[5].to_step_spec(targets[5]);
     assert_eq!(spec.workload.rate_iops, Some(224_100.0));

@@ -4,6 +4,37 @@
 use crate::common;
 
 use common::{json_lines, of_type, run};
+use serde_json::Value;
+
+/// Runs the preset `yaml` headless on a fresh test file of `size` (250 ms intervals) and
+/// returns its JSON lines; the run must succeed.
+fn run_preset_file(yaml: &str, size: &str) -> Vec<Value> {
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("preset.yaml");
+    std::fs::write(&preset, yaml).unwrap();
+    let t = home.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            size,
+            "--interval",
+            "250ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out)
+}
 
 #[test]
 fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
@@ -47,14 +78,9 @@ fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
             "targets must increase: {target} after {last}"
         );
         last = target;
-        // vdbench rounding: up to the next 100 above 1000 IOPS, else the next 10.
-        let exact = max * pct / 100.0;
-        let grain = if exact > 1000.0 { 100.0 } else { 10.0 };
-        assert!(
-            target >= exact && target - exact < grain + 1e-6,
-            "{target} for {exact}"
-        );
-        assert_eq!(target % grain, 0.0);
+        // vdbench's integer rule, applied to the probe's figure as printed.
+        let want = drivescope::plan::vdbench_round(max, pct).expect("a rate");
+        assert_eq!(target, want as f64, "{pct}% of {max}");
         let achieved = s["summary"]["iops"].as_f64().unwrap();
         if pct <= 50.0 {
             assert!(
@@ -75,34 +101,12 @@ fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
 #[test]
 fn steady_state_is_reported_as_an_event() {
     // A flat closed-loop workload reaches fio-style steady state quickly.
-    let home = tempfile::tempdir().unwrap();
-    let preset = home.path().join("steady.yaml");
-    std::fs::write(
-        &preset,
+    let lines = run_preset_file(
         "id: steady-test\nname: Steady test\ndescription: fio-style steady state on random writes\n\
          phases:\n  - name: settle\n    workload: {rw: randwrite, bs: 4k, iodepth: 8, jobs: 1, region: 100%}\n\
          \x20   rate: 2000\n    end:\n      duration: 20s\n      steady: {criterion: \"iops:5%\", window: 2s}\n",
-    )
-    .unwrap();
-    let t = home.path().join("scratch.bin");
-    let out = run(
-        home.path(),
-        &[
-            "run",
-            "--preset-file",
-            preset.to_str().unwrap(),
-            "--target",
-            t.to_str().unwrap(),
-            "--size",
-            "32MiB",
-            "--interval",
-            "250ms",
-            "--json",
-        ],
+        "32MiB",
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let lines = json_lines(&out);
     let events = of_type(&lines, "event");
     let steady: Vec<_> = events
         .iter()
@@ -149,5 +153,31 @@ fn bad_preset_is_refused_before_any_io_with_its_location() {
     assert!(
         !t.exists(),
         "no I/O (not even creating the target) before the preset is valid"
+    );
+}
+
+#[test]
+fn a_point_whose_rate_is_zero_ends_the_curve_as_in_vdbench() {
+    // 0.5% is 0% in vdbench's whole-number arithmetic: the rate is 0 and the curve stops
+    // there, so the 50% after it is not run either.
+    let lines = run_preset_file(
+        "id: curve-end\nname: Curve end\ndescription: a curve that stops\n\
+         phases:\n  - name: s\n    workload: {rw: randread, bs: 4k, iodepth: 4, jobs: 1}\n\
+         \x20   end: {duration: 500ms}\n    sweep: {points: [20%, 0.5%, 50%]}\n",
+        "16MiB",
+    );
+    let points: Vec<f64> = of_type(&lines, "step")
+        .iter()
+        .filter_map(|s| s["sweep_point"].as_f64())
+        .collect();
+    assert_eq!(points, vec![20.0], "the curve ends at 0.5%");
+    let skips: Vec<_> = of_type(&lines, "event")
+        .into_iter()
+        .filter(|e| e["kind"] == "skip")
+        .collect();
+    assert_eq!(skips.len(), 1, "{skips:?}");
+    assert!(
+        skips[0]["text"].as_str().unwrap().contains("curve stops"),
+        "{skips:?}"
     );
 }
