@@ -80,10 +80,11 @@ pub enum SteadyRule {
         max_rounds: usize,
     },
     /// fio `ss=`: the first `ramp` samples are left out (`ss_ramp`); then over the last
-    /// `window` samples (`ss_dur`), either every sample lies within `limit_percent` of the
-    /// window mean, or (`slope`) 100·|least-squares slope per second| / mean <
+    /// `window` samples (`ss_dur`), either every sample lies less than `limit_percent` of
+    /// the window mean from it, or (`slope`) 100·|least-squares slope per second| / mean <
     /// `limit_percent`, the slope taken with samples `sample_secs` apart (fio samples once a
-    /// second; the runner pushes one value per reporting interval).
+    /// second; the runner pushes one value per reporting interval). Both strictly under the
+    /// limit, as fio's `steadystate.c` has it.
     Fio {
         metric: Metric,
         slope: bool,
