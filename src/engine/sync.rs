@@ -35,7 +35,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx.rate.map(|r| Pacer::new(0, r));
+    let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
     if pacer.is_some() {
         tighten_timer_slack();
     }
@@ -67,7 +67,10 @@ pub(crate) fn run(ctx: WorkerCtx) {
         let t_intended = match &mut pacer {
             None => now,
             Some(p) => match p.take_due(now) {
-                Some(t) => t,
+                Some(t) => {
+                    rec.arrived(t);
+                    t
+                }
                 None => {
                     let mut wake = p.next_due().min(rec.next_boundary());
                     if let Some(e) = end_ns {

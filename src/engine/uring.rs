@@ -313,7 +313,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx.rate.map(|r| Pacer::new(0, r));
+    let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
     if pacer.is_some() {
         tighten_timer_slack();
     }
@@ -391,7 +391,10 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                 let t_intended = match &mut pacer {
                     None => now,
                     Some(p) => match p.take_due(now) {
-                        Some(t) => t,
+                        Some(t) => {
+                            rec.arrived(t);
+                            t
+                        }
                         None => break,
                     },
                 };

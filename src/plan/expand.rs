@@ -291,6 +291,7 @@ fn expand_phase(
             jobs: w.jobs.0,
             region,
             rate_iops: None,
+            arrivals: w.arrivals.unwrap_or_default(),
             seed: opts.seed,
             direct: true,
         },

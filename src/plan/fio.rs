@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::{RwMode, Workload};
+use crate::workload::{Arrivals, RwMode, Workload};
 
 /// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
 fn fio_size(bytes: u64) -> String {
@@ -161,6 +161,9 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
             );
             let _ = writeln!(out, "# rate_iops=");
         }
+    }
+    if step.rate != StepRate::Max && w.arrivals == Arrivals::Poisson {
+        let _ = writeln!(out, "rate_process=poisson");
     }
     if let Some(SteadyRule::Fio {
         metric,

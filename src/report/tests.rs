@@ -39,6 +39,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             read_lat_us: LatSummary::default(),
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
+            arrival_cv: None,
             ended_by: crate::outcome::EndedBy::Duration,
         },
     }

@@ -413,6 +413,9 @@ fn print_summary_text(s: &StepSummary) {
             s.iops,
             (s.iops / t - 1.0) * 100.0
         );
+        if let Some(cv) = s.arrival_cv {
+            println!("  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)");
+        }
     }
     let name = if s.service_lat_us.is_some() {
         "response"

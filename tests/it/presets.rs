@@ -592,6 +592,41 @@ fn cli_list_show_fio_validate() {
 }
 
 #[test]
+fn storagereview_sweeps_arrive_as_poisson_and_the_fio_export_says_so() {
+    use drivescope::workload::Arrivals;
+    for (id, _) in BUILTIN_FILES {
+        let (p, plan) = expand(id, &target(TIB, 4096));
+        let sweeps = p.phases.iter().any(|ph| ph.sweep.is_some());
+        let vdbench_method = id.starts_with("storagereview-") || id.starts_with("approx-");
+        for step in &plan.steps {
+            let want = if sweeps && vdbench_method {
+                Arrivals::Poisson
+            } else {
+                Arrivals::Uniform
+            };
+            assert_eq!(step.workload.arrivals, want, "{id}: {}", step.name);
+        }
+        let (code, out, _) = drivescope(&["presets", "fio", id]);
+        assert_eq!(code, 0, "{id}");
+        let paced = plan
+            .steps
+            .iter()
+            .filter(|s| s.rate != StepRate::Max && s.workload.arrivals == Arrivals::Poisson)
+            .count();
+        assert_eq!(out.matches("rate_process=poisson\n").count(), paced, "{id}");
+        if sweeps && vdbench_method {
+            assert!(paced >= 12, "{id}: {paced}");
+            // The probe runs closed-loop: no rate, no arrival process.
+            let probe = out
+                .split("\n[")
+                .find(|s| s.contains("probe]"))
+                .expect("a probe");
+            assert!(!probe.contains("rate_process"), "{probe}");
+        }
+    }
+}
+
+#[test]
 fn user_presets_come_from_the_config_folder() {
     let dir = tempfile::tempdir().expect("tempdir");
     let presets = dir.path().join("drivescope").join("presets");

@@ -181,3 +181,41 @@ fn a_point_whose_rate_is_zero_ends_the_curve_as_in_vdbench() {
         "{skips:?}"
     );
 }
+
+/// A probe, then one point at 50% of it for `secs`, arriving as `arrivals`; returns the
+/// 50% step's object.
+fn half_point(arrivals: &str, secs: u32) -> Value {
+    let lines = run_preset_file(
+        &format!(
+            "id: half\nname: Half\ndescription: a point at 50% of the probe\n\
+             phases:\n  - name: s\n    workload: {{rw: randread, bs: 4k, iodepth: 16, jobs: 2, arrivals: {arrivals}}}\n\
+             \x20   end: {{duration: {secs}s}}\n    sweep: {{points: [50%]}}\n"
+        ),
+        "64MiB",
+    );
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    assert!(
+        steps[0]["summary"]["arrival_cv"].is_null(),
+        "the probe is closed-loop"
+    );
+    steps[1].clone()
+}
+
+#[test]
+fn poisson_arrivals_have_exponential_gaps_and_keep_the_rate() {
+    let step = half_point("poisson", 5);
+    let target = step["target_iops"].as_f64().unwrap();
+    let s = &step["summary"];
+    let achieved = s["iops"].as_f64().unwrap();
+    assert!(
+        (achieved - target).abs() / target < 0.005,
+        "achieved {achieved} IOPS for {target}"
+    );
+    let cv = s["arrival_cv"].as_f64().unwrap();
+    assert!((0.95..1.05).contains(&cv), "poisson gaps' CV {cv}");
+
+    let step = half_point("uniform", 2);
+    let cv = step["summary"]["arrival_cv"].as_f64().unwrap();
+    assert!(cv < 0.05, "uniform gaps' CV {cv}");
+}
