@@ -31,6 +31,7 @@
 mod estimate;
 mod expand;
 pub mod fio;
+mod listing;
 mod steady;
 mod sweep;
 
@@ -44,8 +45,9 @@ use crate::workload::{EngineKind, StepEnd, StepSpec, Workload};
 
 pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
+pub use listing::{plan_table, planned_steps, PlannedEnd, PlannedStep};
 pub use steady::{SteadyState, SteadyVerdict};
-pub use sweep::{resolve_rate, vdbench_round, RateSkip};
+pub use sweep::{resolve_rate, vdbench_round, CurveWalk, RateSkip};
 
 /// `secs` as a duration, saturating at [`Duration::MAX`] (and 0 for NaN or negatives), so
 /// no input makes the plan panic.

@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use super::StepRate;
+use super::{PlanStep, StepRate};
 
 /// Why a step's rate cannot be resolved, so the runner skips the step.
 #[derive(Debug, Error, Clone, Copy, PartialEq)]
@@ -15,6 +15,8 @@ pub enum RateSkip {
          vdbench's curve stops here and its later points are skipped"
     )]
     BelowMinimum { max: f64, percent: f64 },
+    #[error("an earlier point's rate was 0 IOPS, where vdbench's curve stops")]
+    CurveEnded,
 }
 
 /// vdbench's rate for a curve point at `percent` of a measured maximum of `max_iops`,
@@ -47,6 +49,34 @@ pub fn resolve_rate(
                 .map(|r| Some(r as f64))
                 .ok_or(RateSkip::BelowMinimum { max, percent })
         }
+    }
+}
+
+/// Walks a plan's steps in order, resolving each one's rate as the runner does, with
+/// vdbench's curve stop: once a sweep point's rate is 0 ([`RateSkip::BelowMinimum`]), the
+/// sweep's later points, up to the next step that is not a point (the next probe), are
+/// skipped too ([`RateSkip::CurveEnded`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CurveWalk {
+    ended: bool,
+}
+
+impl CurveWalk {
+    /// The rate `step` runs at, or why it is skipped; `measured_max` as for
+    /// [`resolve_rate`].
+    pub fn resolve(
+        &mut self,
+        step: &PlanStep,
+        measured_max: &impl Fn(usize) -> Option<f64>,
+    ) -> Result<Option<f64>, RateSkip> {
+        if step.sweep_point.is_none() {
+            self.ended = false;
+        } else if self.ended {
+            return Err(RateSkip::CurveEnded);
+        }
+        let rate = resolve_rate(&step.rate, measured_max);
+        self.ended |= matches!(rate, Err(RateSkip::BelowMinimum { .. }));
+        rate
     }
 }
 

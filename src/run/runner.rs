@@ -11,7 +11,7 @@ use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Time
 use super::tally::Tally;
 use crate::engine::{self, Control, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
-use crate::plan::{resolve_rate, Metric, Plan, RateSkip, SteadyRule, SteadyState, SteadyVerdict};
+use crate::plan::{CurveWalk, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
 use crate::stats::{IntervalReport, StepSummary};
 
 /// What the runner reports to.
@@ -130,9 +130,7 @@ pub fn run_plan(
         let mut rounds = phase.rounds.map(|r| (r, SteadyState::new(&r.rule)));
         let mut skip_rest = false;
         let mut announced = false;
-        // vdbench's curve stops at a point whose rate rounds to 0: the points after it (up to
-        // the next probe) are not run.
-        let mut curve_ended = false;
+        let mut curve = CurveWalk::default();
         for index in phase.steps.clone() {
             if skip_rest {
                 break;
@@ -141,16 +139,10 @@ pub fn run_plan(
                 return Ok(stopped(ctl, tally));
             }
             let step = &plan.steps[index];
-            if step.sweep_point.is_none() {
-                curve_ended = false;
-            } else if curve_ended {
-                continue;
-            }
             let measured = |p: usize| measured_max.get(p).copied().flatten();
-            let rate = match resolve_rate(&step.rate, &measured) {
+            let rate = match curve.resolve(step, &measured) {
                 Ok(r) => r,
                 Err(why) => {
-                    curve_ended = matches!(why, RateSkip::BelowMinimum { .. });
                     rep.happened(Happening::Skipped {
                         step: step.name.clone(),
                         why: SkipWhy::Rate(why),

@@ -627,6 +627,94 @@ fn storagereview_sweeps_arrive_as_poisson_and_the_fio_export_says_so() {
 }
 
 #[test]
+fn presets_plan_lists_every_step_with_its_target() {
+    let (code, out, err) = drivescope(&[
+        "presets",
+        "plan",
+        "storagereview-4k-randwrite",
+        "--capacity",
+        "2TiB",
+        "--probe-iops",
+        "10005",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let steps: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(steps.len(), 13, "a probe and 12 points");
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s["index"], i, "{s}");
+        assert_eq!(s["phase"], 0, "{s}");
+        assert_eq!(s["phase_name"], "sweep", "{s}");
+        assert!(s["label"].as_str().is_some_and(|l| l.starts_with("sweep")));
+        assert_eq!(s["workload"]["rw"], "randwrite");
+        assert_eq!(s["workload"]["region"]["len"], 1u64 << 39, "25% of 2TiB");
+        assert_eq!(s["end"]["duration_s"], 30.0);
+    }
+    let probe = &steps[0];
+    assert!(probe["percent"].is_null() && probe["target_iops"].is_null());
+    assert!(probe["arrivals"].is_null(), "closed loop");
+    for (k, s) in steps[1..].iter().enumerate() {
+        let pct = 10.0 * (k + 1) as f64;
+        assert_eq!(s["percent"], pct);
+        let want = plan::vdbench_round(10_005.0, pct).expect("a rate") as f64;
+        assert_eq!(s["target_iops"], want, "{s}");
+        assert_eq!(s["workload"]["rate_iops"], want);
+        assert_eq!(s["arrivals"], "poisson");
+    }
+    assert_eq!(steps[1]["target_iops"], 1000.0, "10% of 10,005 in integers");
+
+    // The table, from a file, with a fixed rate and a sweep that a slow probe cuts short.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mine.yaml");
+    std::fs::write(
+        &file,
+        "id: mine\nname: Mine\ndescription: d\nphases:\n  - name: fixed\n    workload: {rw: randrw, rwmixread: 70%, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    rate: 5000\n  - name: curve\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep: {points: [50%, 0.5%, 80%]}\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf-8");
+    let (code, out, err) = drivescope(&["presets", "plan", path, "--probe-iops", "500"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("Plan of mine for a 1TiB target, a probe measuring 500 IOPS: 5 steps"),
+        "{out}"
+    );
+    assert!(out.contains("#  PHASE  STEP"), "{out}");
+    let line = |n: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(n))
+            .unwrap_or("")
+    };
+    assert!(line("1 ").contains("randrw 70%read 4KiB QD4×1"), "{out}");
+    assert!(
+        line("1 ").contains("uniform") && line("1 ").contains("5000 IOPS"),
+        "{out}"
+    );
+    assert!(line("3 ").contains("50% of the probe = 250 IOPS"), "{out}");
+    assert!(
+        line("4 ").contains("skipped") && line("5 ").contains("skipped"),
+        "{out}"
+    );
+    assert!(
+        out.contains("step 5 (curve 80%) is skipped: an earlier point"),
+        "{out}"
+    );
+
+    // Without --probe-iops the targets are unknown, and said to be.
+    let (code, out, _) = drivescope(&["presets", "plan", path, "--json"]);
+    assert_eq!(code, 0);
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("lines")).expect("json");
+    assert!(
+        last["target_iops"].is_null() && last["skipped"].is_null(),
+        "{last}"
+    );
+    assert_eq!(last["percent"], 80.0);
+}
+
+#[test]
 fn user_presets_come_from_the_config_folder() {
     let dir = tempfile::tempdir().expect("tempdir");
     let presets = dir.path().join("drivescope").join("presets");

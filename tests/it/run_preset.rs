@@ -171,13 +171,15 @@ fn a_point_whose_rate_is_zero_ends_the_curve_as_in_vdbench() {
         .filter_map(|s| s["sweep_point"].as_f64())
         .collect();
     assert_eq!(points, vec![20.0], "the curve ends at 0.5%");
-    let skips: Vec<_> = of_type(&lines, "event")
+    let skips: Vec<&str> = of_type(&lines, "event")
         .into_iter()
         .filter(|e| e["kind"] == "skip")
+        .filter_map(|e| e["text"].as_str())
         .collect();
-    assert_eq!(skips.len(), 1, "{skips:?}");
+    assert_eq!(skips.len(), 2, "{skips:?}");
+    assert!(skips[0].contains("curve stops"), "{skips:?}");
     assert!(
-        skips[0]["text"].as_str().unwrap().contains("curve stops"),
+        skips[1].contains("s 50%: skipped: an earlier point"),
         "{skips:?}"
     );
 }
