@@ -251,6 +251,23 @@ pub struct Workload {
     pub direct: bool,
 }
 
+impl Workload {
+    /// What tells one workload from another on a curve: the pattern, a mix's read share,
+    /// the block sizes and the queue (`randrw 70%read 4KiB QD8×8`). A sweep's probe and
+    /// points share it; rates, regions and seeds do not enter it.
+    pub fn shape(&self) -> String {
+        let mix = if self.rw.is_mixed() {
+            format!(" {}%read", self.rwmixread)
+        } else {
+            String::new()
+        };
+        format!(
+            "{}{mix} {} QD{}×{}",
+            self.rw, self.bs, self.iodepth, self.jobs
+        )
+    }
+}
+
 /// How a step ends. The first condition met ends it; an external stop (Ctrl-C, steady state
 /// decided by the caller) also ends it.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

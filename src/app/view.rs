@@ -82,9 +82,12 @@ pub struct StepInfo {
     pub target_iops: Option<f64>,
 }
 
-/// One finished step of a sweep: a point of the latency-vs-IOPS curve.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One finished step: a point of the latency-vs-IOPS curve, on its workload's series.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CurvePoint {
+    /// The workload it measured ([`Workload::shape`](crate::workload::Workload::shape)):
+    /// points of one series are joined, points of different ones never.
+    pub series: String,
     pub target_iops: Option<f64>,
     pub iops: f64,
     /// Mean response latency, µs.
@@ -95,10 +98,11 @@ pub struct CurvePoint {
     pub service_mean_us: Option<f64>,
 }
 
-impl From<&crate::stats::StepSummary> for CurvePoint {
-    /// The curve point of a finished step, from the engine's summary.
-    fn from(s: &crate::stats::StepSummary) -> Self {
+impl CurvePoint {
+    /// The curve point of a finished step on series `series`, from the engine's summary.
+    pub fn new(series: String, s: &crate::stats::StepSummary) -> Self {
         CurvePoint {
+            series,
             target_iops: s.target_iops,
             iops: s.iops,
             mean_us: s.lat_us.mean,

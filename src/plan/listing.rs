@@ -93,17 +93,9 @@ pub fn planned_steps(plan: &Plan, probe_iops: Option<f64>) -> Vec<PlannedStep> {
 }
 
 fn workload_text(w: &Workload) -> String {
-    let mix = if w.rw.is_mixed() {
-        format!(" {}%read", w.rwmixread)
-    } else {
-        String::new()
-    };
     format!(
-        "{}{mix} {} QD{}×{} {}@{}",
-        w.rw,
-        w.bs,
-        w.iodepth,
-        w.jobs,
+        "{} {}@{}",
+        w.shape(),
         format_size(w.region.len),
         format_size(w.region.offset)
     )

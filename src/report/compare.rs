@@ -47,8 +47,7 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         series.extend(charts::curve_series(
             e.session,
             &format!("{} ", e.name),
-            c,
-            c,
+            Some(c),
         ));
     }
     Chart {
