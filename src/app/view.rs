@@ -90,12 +90,12 @@ pub struct CurvePoint {
     pub series: String,
     pub target_iops: Option<f64>,
     pub iops: f64,
-    /// Mean response latency, µs.
+    /// The curve's latency, from each I/O's submission (service), µs: mean, p99, p99.9.
     pub mean_us: f64,
     pub p99_us: f64,
     pub p999_us: f64,
-    /// Mean service latency when the step was rate-limited, µs.
-    pub service_mean_us: Option<f64>,
+    /// Mean latency from the I/Os' scheduled times when the step was paced, µs.
+    pub response_mean_us: Option<f64>,
 }
 
 impl CurvePoint {
@@ -105,10 +105,10 @@ impl CurvePoint {
             series,
             target_iops: s.target_iops,
             iops: s.iops,
-            mean_us: s.lat_us.mean,
-            p99_us: s.lat_us.p99,
-            p999_us: s.lat_us.p99_9,
-            service_mean_us: s.service_lat_us.map(|l| l.mean),
+            mean_us: s.service_lat().mean,
+            p99_us: s.service_lat().p99,
+            p999_us: s.service_lat().p99_9,
+            response_mean_us: s.response_from_schedule().map(|l| l.mean),
         }
     }
 }

@@ -41,9 +41,13 @@ pub struct PlannedStep {
     /// How its I/Os arrive; `None` for closed-loop steps.
     pub arrivals: Option<Arrivals>,
     pub rate: StepRate,
+    /// It has a target but runs closed-loop at its queue depth (a sweep point at or above
+    /// 100%, as vdbench's threads bound the outstanding I/O).
+    pub closed_loop: bool,
     /// Why a run would skip it, given the measurement (vdbench's curve stop).
     pub skipped: Option<String>,
-    /// The engine's workload, its `rate_iops` set to `target_iops`.
+    /// The engine's workload, its `rate_iops` the rate it paces at (`target_iops`, unless
+    /// closed-loop).
     pub workload: Workload,
     pub ramp_s: f64,
     pub end: PlannedEnd,
@@ -63,8 +67,8 @@ pub fn planned_steps(plan: &Plan, probe_iops: Option<f64>) -> Vec<PlannedStep> {
                 Err(RateSkip::NoMeasurement { .. }) => (None, None),
                 Err(why) => (None, Some(why.to_string())),
             };
-            let mut workload = s.workload.clone();
-            workload.rate_iops = target_iops;
+            let workload = s.to_step_spec(target_iops).workload;
+            let paced = s.rate != StepRate::Max && !s.closed_loop;
             PlannedStep {
                 index,
                 phase: s.phase,
@@ -77,8 +81,9 @@ pub fn planned_steps(plan: &Plan, probe_iops: Option<f64>) -> Vec<PlannedStep> {
                 round: s.round,
                 percent: s.sweep_point,
                 target_iops,
-                arrivals: (s.rate != StepRate::Max).then_some(s.workload.arrivals),
+                arrivals: paced.then_some(s.workload.arrivals),
                 rate: s.rate,
+                closed_loop: s.closed_loop,
                 skipped,
                 workload,
                 ramp_s: s.ramp.as_secs_f64(),
@@ -117,6 +122,7 @@ fn rate_text(p: &PlannedStep, plan: &Plan) -> String {
         StepRate::PercentOfPhase { phase, percent } => format!("{percent}% of {}", of(phase)),
     };
     match (p.target_iops, &p.skipped) {
+        (Some(t), _) if p.closed_loop => format!("{base} = {t:.0} IOPS, run closed-loop"),
         (Some(t), _) => format!("{base} = {t:.0} IOPS"),
         (None, Some(_)) => format!("{base}: skipped"),
         (None, None) => base,

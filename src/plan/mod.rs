@@ -129,6 +129,11 @@ pub struct PlanStep {
     pub tracked: bool,
     /// The sweep percentage this step runs at; `None` for the probe and other steps.
     pub sweep_point: Option<f64>,
+    /// Runs closed-loop at its queue depth although it has a target: a sweep point at or
+    /// above 100% of the probe. vdbench's threads bound the outstanding I/O, so such a
+    /// point shows the drive at full queue, never a backlog that grows with the step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed_loop: bool,
     /// The reporting interval.
     pub interval: Duration,
     /// Which engine runs it.
@@ -137,10 +142,11 @@ pub struct PlanStep {
 }
 
 impl PlanStep {
-    /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]).
+    /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]); a
+    /// [`closed_loop`](Self::closed_loop) step runs unpaced whatever its target.
     pub fn to_step_spec(&self, resolved_rate: Option<f64>) -> StepSpec {
         let mut workload = self.workload.clone();
-        workload.rate_iops = resolved_rate;
+        workload.rate_iops = resolved_rate.filter(|_| !self.closed_loop);
         StepSpec {
             engine: self.engine,
             workload,

@@ -103,7 +103,8 @@ pub fn workload_groups(s: &Session) -> Vec<(String, Vec<&StepRecord>)> {
 }
 
 /// The curve series of one session: per workload, a p99 line and a dashed p50 line through
-/// its steps; points of different workloads are never joined. Each workload gets the next
+/// its steps, latency from submission (service, as vdbench's); points of different workloads
+/// are never joined. Each workload gets the next
 /// colour of the palette, or `color` for all when given (one colour per session).
 pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>) -> Vec<Series> {
     let tip = |label: &str, iops: f64, what: &str, v: f64| {
@@ -118,11 +119,18 @@ pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>)
             style,
             points: steps
                 .iter()
-                .map(|st| (st.summary.iops, get(&st.summary.lat_us)))
+                .map(|st| (st.summary.iops, get(st.summary.service_lat())))
                 .collect(),
             tips: steps
                 .iter()
-                .map(|st| tip(&st.label, st.summary.iops, what, get(&st.summary.lat_us)))
+                .map(|st| {
+                    tip(
+                        &st.label,
+                        st.summary.iops,
+                        what,
+                        get(st.summary.service_lat()),
+                    )
+                })
                 .collect(),
         };
         out.push(mk("p99", Style::LineMarkers, |l| l.p99));
@@ -137,7 +145,7 @@ pub fn curve(s: &Session) -> Chart {
         id: "curve".into(),
         title: "Latency vs IOPS (one point per step, one line per workload)".into(),
         x_label: "IOPS".into(),
-        y_label: "latency".into(),
+        y_label: "service latency (from submission)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,

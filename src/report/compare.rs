@@ -54,7 +54,7 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         id: "compare-curve".into(),
         title: "Latency vs IOPS".into(),
         x_label: "IOPS".into(),
-        y_label: "latency (p99 solid, p50 dashed)".into(),
+        y_label: "service latency (p99 solid, p50 dashed)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,

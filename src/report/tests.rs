@@ -228,3 +228,30 @@ fn the_curve_joins_the_points_of_one_workload_only() {
         assert!(svg.contains(n), "legend lacks {n}");
     }
 }
+
+#[test]
+fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
+    // A paced point whose drive fell behind: 300 µs from submission, 20 ms from schedule.
+    let mut s = session();
+    let mut st = step(0, 10_000.0, 20_000.0);
+    st.summary.service_lat_us = Some(LatSummary {
+        samples: 10,
+        mean: 250.0,
+        p50: 200.0,
+        p99: 300.0,
+        ..LatSummary::default()
+    });
+    st.summary.lat_us.mean = 15_000.0;
+    s.steps = vec![st];
+    let series = super::charts::curve_series(&s, "", None);
+    let ys: Vec<f64> = series.iter().map(|x| x.points[0].1).collect();
+    assert_eq!(ys, vec![300.0, 200.0], "p99 and p50 from submission");
+    let view = crate::app::CurvePoint::new(s.steps[0].series(), &s.steps[0].summary);
+    assert_eq!(view.mean_us, 250.0);
+    assert_eq!(view.response_mean_us, Some(15_000.0));
+    let dir = tempfile::tempdir().unwrap();
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("response from schedule, mean µs"), "labelled");
+    assert!(html.contains(">15000.0</td>"), "kept in the table");
+}

@@ -207,6 +207,9 @@ pub fn run_plan(
                 round: step.round,
                 sweep_point: step.sweep_point,
                 target_iops: rate,
+                closed_loop: step.closed_loop,
+                service_lat_us: *summary.service_lat(),
+                response_from_schedule_lat_us: summary.response_from_schedule().copied(),
                 summary,
             };
             rep.obs.event(RunEvent::StepFinished(&record));
@@ -232,7 +235,8 @@ pub fn run_plan(
                 }
             }
             if let (Some(limit), Some(_)) = (phase.stop_curve, record.sweep_point) {
-                let mean_ms = record.summary.lat_us.mean / 1000.0;
+                // vdbench's response time runs from the I/O's issue: the service latency.
+                let mean_ms = record.service_lat_us.mean / 1000.0;
                 let limit_ms = limit.as_secs_f64() * 1000.0;
                 if mean_ms > limit_ms {
                     rep.happened(Happening::Skipped {

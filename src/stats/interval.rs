@@ -168,6 +168,20 @@ impl IntervalReport {
     }
 }
 
+impl StepSummary {
+    /// Latency from each I/O's submission to its completion (service): the curve's latency,
+    /// as vdbench reports it. In a closed-loop step it is the only latency there is.
+    pub fn service_lat(&self) -> &LatSummary {
+        self.service_lat_us.as_ref().unwrap_or(&self.lat_us)
+    }
+
+    /// When the step was paced: latency from each I/O's scheduled time (response from the
+    /// schedule), which also counts the backlog a drive that falls behind builds up.
+    pub fn response_from_schedule(&self) -> Option<&LatSummary> {
+        self.service_lat_us.as_ref().map(|_| &self.lat_us)
+    }
+}
+
 /// The summary of one step over its measured (non-ramp) intervals.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepSummary {

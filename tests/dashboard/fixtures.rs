@@ -245,7 +245,7 @@ pub fn running(size: (u16, u16)) -> App {
                 mean_us: p.1,
                 p99_us: p.1 * 3.0,
                 p999_us: p.1 * 6.0,
-                service_mean_us: None,
+                response_mean_us: None,
             })],
         );
     }

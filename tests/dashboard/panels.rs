@@ -258,7 +258,7 @@ fn non_finite_figures_do_not_break_any_panel() {
                     mean_us: bad,
                     p99_us: bad,
                     p999_us: bad,
-                    service_mean_us: Some(bad),
+                    response_mean_us: Some(bad),
                 }),
             ],
         );
@@ -290,7 +290,7 @@ fn the_curve_draws_one_line_per_workload_with_a_legend() {
                 mean_us: mean,
                 p99_us: mean * 3.0,
                 p999_us: mean * 6.0,
-                service_mean_us: None,
+                response_mean_us: None,
             })],
         );
     }

@@ -253,6 +253,19 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
     // The spec the engine gets carries the rate.
     let spec = plan.steps[5].to_step_spec(targets[5]);
     assert_eq!(spec.workload.rate_iops, Some(224_100.0));
+    // From 100% on the points run closed-loop at the preset's queue, as vdbench's threads
+    // bound the outstanding I/O: their target is kept, the engine runs unpaced.
+    for (i, step) in plan.steps.iter().enumerate().skip(1) {
+        let closed = step.sweep_point.is_some_and(|p| p >= 100.0);
+        assert_eq!(step.closed_loop, closed, "{}", step.name);
+        let rate = step.to_step_spec(targets[i]).workload.rate_iops;
+        assert_eq!(
+            rate,
+            if closed { None } else { targets[i] },
+            "{}",
+            step.name
+        );
+    }
     assert_eq!(spec.end.duration, Some(Duration::from_secs(30)));
     assert_eq!(spec.ramp, Duration::from_secs(5));
 }
@@ -546,7 +559,11 @@ fn cli_list_show_fio_validate() {
     );
     assert!(out.contains("size=274877906944"), "25% of 1TiB: {out}");
     assert!(
-        out.contains("fio cannot express this rate: 120% of the IOPS measured by [sweep-probe]"),
+        out.contains("fio cannot express this rate: 90% of the IOPS measured by [sweep-probe]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("# 120% of the IOPS measured by [sweep-probe]: at or above 100% the point runs\n# closed-loop"),
         "{out}"
     );
 
@@ -611,11 +628,16 @@ fn storagereview_sweeps_arrive_as_poisson_and_the_fio_export_says_so() {
         let paced = plan
             .steps
             .iter()
-            .filter(|s| s.rate != StepRate::Max && s.workload.arrivals == Arrivals::Poisson)
+            .filter(|s| {
+                s.rate != StepRate::Max
+                    && !s.closed_loop
+                    && s.workload.arrivals == Arrivals::Poisson
+            })
             .count();
         assert_eq!(out.matches("rate_process=poisson\n").count(), paced, "{id}");
         if sweeps && vdbench_method {
-            assert!(paced >= 12, "{id}: {paced}");
+            // 10% to 90% are paced; 100% and above run closed-loop.
+            assert!(paced >= 9, "{id}: {paced}");
             // The probe runs closed-loop: no rate, no arrival process.
             let probe = out
                 .split("\n[")
@@ -661,8 +683,15 @@ fn presets_plan_lists_every_step_with_its_target() {
         assert_eq!(s["percent"], pct);
         let want = plan::vdbench_round(10_005.0, pct).expect("a rate") as f64;
         assert_eq!(s["target_iops"], want, "{s}");
-        assert_eq!(s["workload"]["rate_iops"], want);
-        assert_eq!(s["arrivals"], "poisson");
+        // From 100% on the point runs closed-loop at the preset's queue: no pacing.
+        let closed = pct >= 100.0;
+        assert_eq!(s["closed_loop"], closed, "{s}");
+        if closed {
+            assert!(s["workload"]["rate_iops"].is_null() && s["arrivals"].is_null());
+        } else {
+            assert_eq!(s["workload"]["rate_iops"], want);
+            assert_eq!(s["arrivals"], "poisson");
+        }
     }
     assert_eq!(steps[1]["target_iops"], 1000.0, "10% of 10,005 in integers");
 

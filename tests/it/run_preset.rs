@@ -88,9 +88,17 @@ fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
                 "{pct}%: achieved {achieved} for target {target}"
             );
         }
-        // Rate-limited points carry response and service latency.
-        assert!(s["summary"]["service_lat_us"]["mean"].as_f64().unwrap() > 0.0);
-        assert!(s["summary"]["lat_us"]["mean"].as_f64().unwrap() > 0.0);
+        // Every point carries the curve's latency (service); paced points also their
+        // response from the schedule, labelled. From 100% on they run closed-loop.
+        assert!(s["service_lat_us"]["mean"].as_f64().unwrap() > 0.0);
+        assert_eq!(s["closed_loop"], pct >= 100.0, "{s}");
+        if pct < 100.0 {
+            assert!(s["response_from_schedule_lat_us"]["mean"].as_f64().unwrap() > 0.0);
+            assert_eq!(s["summary"]["target_iops"], target);
+        } else {
+            assert!(s["response_from_schedule_lat_us"].is_null(), "{s}");
+            assert!(s["summary"]["target_iops"].is_null(), "unpaced: {s}");
+        }
     }
     let summary = of_type(&lines, "plan_summary");
     assert_eq!(summary[0]["outcome"], "completed");

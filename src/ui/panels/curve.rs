@@ -115,7 +115,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .as_ref()
         .filter(|_| matches!(app.run.state, RunState::Running | RunState::Paused))
         .filter(|r| r.lat_us.samples > 0)
-        .map(|r| (r.iops(), r.lat_us.mean));
+        .map(|r| (r.iops(), r.service_lat_us.unwrap_or(r.lat_us).mean));
     let series = workload_series(app);
     let points: Vec<(f64, f64)> = series.iter().flat_map(|(_, p)| p.clone()).collect();
     if points.is_empty() && live.is_none() {
@@ -150,7 +150,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     if let Some((x, y)) = live {
         spans.push(Span::styled("   running ", t.dim_style()));
         spans.push(Span::styled(
-            format!("{} IOPS at {} mean", format::iops(x), format::us(y)),
+            format!("{} IOPS at {} mean service", format::iops(x), format::us(y)),
             Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
         ));
     }
@@ -208,7 +208,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 .title("IOPS")
                 .labels(axis_labels(0.0, x1, 3, format::iops)),
         )
-        .y_axis(axis([0.0, y1], t).title("mean").labels(axis_labels(
+        .y_axis(axis([0.0, y1], t).title("service").labels(axis_labels(
             0.0,
             y1,
             3,
