@@ -230,6 +230,7 @@ fn main() {
             read_lat_us: LatSummary::default(),
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
+            arrival_cv: None,
             ended_by: drivescope::outcome::EndedBy::Duration,
         };
         let base = 80.0 + step as f64 * 5.0;

@@ -149,6 +149,21 @@ impl Theme {
         }
     }
 
+    /// The colour of series `i` of a chart with several (the curve's workloads): the
+    /// theme's figure colours in turn.
+    pub fn series(&self, i: usize) -> Color {
+        let colours = [
+            self.read,
+            self.write,
+            self.p50,
+            self.service,
+            self.p99,
+            self.p999,
+            self.throttle,
+        ];
+        colours[i % colours.len()]
+    }
+
     pub fn base(&self) -> Style {
         Style::default().fg(self.fg).bg(self.bg)
     }

@@ -168,6 +168,63 @@ impl fmt::Display for BlockSizes {
     }
 }
 
+/// How a paced step's I/Os arrive: evenly spaced, or as a Poisson process (vdbench's
+/// default `distribution=exponential`, fio's `rate_process=poisson`). Closed-loop steps have
+/// no arrivals to shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Arrivals {
+    /// I/O *i* is due at *i / rate* (fio's default `rate_process=linear`).
+    #[default]
+    Uniform,
+    /// Seeded exponential inter-arrival times on the same absolute schedule.
+    Poisson,
+}
+
+impl Arrivals {
+    pub const ALL: [Arrivals; 2] = [Arrivals::Uniform, Arrivals::Poisson];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arrivals::Uniform => "uniform",
+            Arrivals::Poisson => "poisson",
+        }
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == Arrivals::default()
+    }
+}
+
+impl fmt::Display for Arrivals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Arrivals {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Arrivals::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| format!("'{s}' is not an arrival process (uniform, poisson)"))
+    }
+}
+
+impl Serialize for Arrivals {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Arrivals {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// The part of the target a step works on, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Region {
@@ -187,8 +244,28 @@ pub struct Workload {
     pub region: Region,
     /// Total target rate across all jobs; `None` runs closed-loop (as fast as it goes).
     pub rate_iops: Option<f64>,
+    /// How paced I/Os arrive; ignored when `rate_iops` is `None`.
+    #[serde(default, skip_serializing_if = "Arrivals::is_default")]
+    pub arrivals: Arrivals,
     pub seed: u64,
     pub direct: bool,
+}
+
+impl Workload {
+    /// What tells one workload from another on a curve: the pattern, a mix's read share,
+    /// the block sizes and the queue (`randrw 70%read 4KiB QD8×8`). A sweep's probe and
+    /// points share it; rates, regions and seeds do not enter it.
+    pub fn shape(&self) -> String {
+        let mix = if self.rw.is_mixed() {
+            format!(" {}%read", self.rwmixread)
+        } else {
+            String::new()
+        };
+        format!(
+            "{}{mix} {} QD{}×{}",
+            self.rw, self.bs, self.iodepth, self.jobs
+        )
+    }
 }
 
 /// How a step ends. The first condition met ends it; an external stop (Ctrl-C, steady state
@@ -274,6 +351,19 @@ mod tests {
             .contains("90%"));
         assert!(BlockSizes::parse_split("4k").is_err());
         assert!(BlockSizes::parse_split("4q/100").is_err());
+    }
+
+    #[test]
+    fn arrivals_read_back_what_they_print() {
+        for a in Arrivals::ALL {
+            assert_eq!(a.as_str().parse::<Arrivals>(), Ok(a));
+            let yaml = serde_yaml::to_string(&a).unwrap();
+            assert_eq!(serde_yaml::from_str::<Arrivals>(&yaml).unwrap(), a);
+        }
+        assert_eq!(" Poisson".parse::<Arrivals>(), Ok(Arrivals::Poisson));
+        let err = "exponential".parse::<Arrivals>().unwrap_err();
+        assert!(err.contains("uniform, poisson"), "{err}");
+        assert_eq!(Arrivals::default(), Arrivals::Uniform);
     }
 
     #[test]

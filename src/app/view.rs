@@ -82,29 +82,33 @@ pub struct StepInfo {
     pub target_iops: Option<f64>,
 }
 
-/// One finished step of a sweep: a point of the latency-vs-IOPS curve.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One finished step: a point of the latency-vs-IOPS curve, on its workload's series.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CurvePoint {
+    /// The workload it measured ([`Workload::shape`](crate::workload::Workload::shape)):
+    /// points of one series are joined, points of different ones never.
+    pub series: String,
     pub target_iops: Option<f64>,
     pub iops: f64,
-    /// Mean response latency, µs.
+    /// The curve's latency, from each I/O's submission (service), µs: mean, p99, p99.9.
     pub mean_us: f64,
     pub p99_us: f64,
     pub p999_us: f64,
-    /// Mean service latency when the step was rate-limited, µs.
-    pub service_mean_us: Option<f64>,
+    /// Mean latency from the I/Os' scheduled times when the step was paced, µs.
+    pub response_mean_us: Option<f64>,
 }
 
-impl From<&crate::stats::StepSummary> for CurvePoint {
-    /// The curve point of a finished step, from the engine's summary.
-    fn from(s: &crate::stats::StepSummary) -> Self {
+impl CurvePoint {
+    /// The curve point of a finished step on series `series`, from the engine's summary.
+    pub fn new(series: String, s: &crate::stats::StepSummary) -> Self {
         CurvePoint {
+            series,
             target_iops: s.target_iops,
             iops: s.iops,
-            mean_us: s.lat_us.mean,
-            p99_us: s.lat_us.p99,
-            p999_us: s.lat_us.p99_9,
-            service_mean_us: s.service_lat_us.map(|l| l.mean),
+            mean_us: s.service_lat().mean,
+            p99_us: s.service_lat().p99,
+            p999_us: s.service_lat().p99_9,
+            response_mean_us: s.response_from_schedule().map(|l| l.mean),
         }
     }
 }

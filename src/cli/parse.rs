@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::reports::SpanArg;
 use crate::telemetry;
 use crate::units::{self, UnitError};
-use crate::workload::{BlockSizes, EngineKind, RwMode};
+use crate::workload::{Arrivals, BlockSizes, EngineKind, RwMode};
 
 pub fn parse_size_arg(s: &str) -> Result<u64, UnitError> {
     units::parse_size(s)
@@ -21,6 +21,10 @@ pub fn parse_rw(s: &str) -> Result<RwMode, String> {
 }
 
 pub fn parse_engine(s: String) -> Result<EngineKind, String> {
+    s.parse()
+}
+
+pub fn parse_arrivals(s: String) -> Result<Arrivals, String> {
     s.parse()
 }
 

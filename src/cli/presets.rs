@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::parse::{parse_size_arg, parse_time_scale};
+use super::parse::{parse_rate, parse_size_arg, parse_time_scale};
 
 /// `drivescope presets`.
 #[derive(Debug, Args, Clone)]
@@ -46,6 +46,21 @@ pub enum PresetsAction {
         plan: bool,
         #[command(flatten)]
         target: AssumedTarget,
+    },
+    /// The expanded plan: every step with its phase, label, workload, arrival process,
+    /// rate and end; a sweep point's target from --probe-iops.
+    Plan {
+        /// Preset id, or path to a preset file.
+        preset: String,
+        #[command(flatten)]
+        target: AssumedTarget,
+        /// The IOPS a probe would measure (and any phase a rate is a percentage of): each
+        /// sweep point's target is computed from it as a run would.
+        #[arg(long, value_parser = parse_rate, value_name = "N")]
+        probe_iops: Option<f64>,
+        /// One JSON object per step, one per line.
+        #[arg(long)]
+        json: bool,
     },
     /// Check preset files: parse, validate, and expand each for the assumed target.
     Validate {

@@ -7,11 +7,11 @@ use clap::builder::TypedValueParser as _;
 use clap::Args;
 
 use super::parse::{
-    parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine, parse_interval,
-    parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw, parse_size_arg,
+    parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
+    parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw, parse_size_arg,
     parse_snapshot_every, parse_time_scale,
 };
-use crate::workload::{BlockSizes, EngineKind, RwMode};
+use crate::workload::{Arrivals, BlockSizes, EngineKind, RwMode};
 
 /// `drivescope run`: fio's option names where fio has one.
 #[derive(Debug, Args, Clone)]
@@ -21,7 +21,7 @@ pub struct RunArgs {
     pub target: Option<PathBuf>,
     /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
     /// ends, plus the intervals.
-    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "offset"])]
+    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
     pub preset: Option<String>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -63,6 +63,15 @@ pub struct RunArgs {
     /// Target rate for the whole run, split across jobs (IOPS). Default: as fast as it goes.
     #[arg(long, alias = "rate_iops", value_parser = parse_rate)]
     pub rate_iops: Option<f64>,
+    /// How the paced I/Os of --rate-iops arrive: uniform (evenly spaced, fio's default) or
+    /// poisson (seeded exponential gaps on the same schedule, vdbench's default).
+    #[arg(
+        long,
+        requires = "rate_iops",
+        value_parser = clap::builder::PossibleValuesParser::new(["uniform", "poisson"]).try_map(parse_arrivals),
+        default_value = "uniform"
+    )]
+    pub arrivals: Arrivals,
     /// O_DIRECT (1) or the page cache (0).
     #[arg(long, value_parser = parse_bool01, default_value = "1", action = clap::ArgAction::Set)]
     pub direct: bool,

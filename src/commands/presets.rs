@@ -1,5 +1,5 @@
-//! `drivescope presets list|show|validate|fio`: the presets known to this machine, one
-//! resolved, files checked, and an equivalent fio job file.
+//! `drivescope presets list|show|plan|validate|fio`: the presets known to this machine, one
+//! resolved, its expanded plan, files checked, and an equivalent fio job file.
 
 use crate::cli::{AssumedTarget, PresetsAction, PresetsArgs};
 use std::fmt::Write as _;
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::plan::{self, Plan, PlanError, PlanOptions, StepRate, TargetFacts};
+use crate::plan::{self, Plan, PlanError, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset, PresetError};
 use crate::units::format_size;
 
@@ -26,6 +26,8 @@ pub enum PresetsError {
     },
     #[error("cannot print the preset as YAML: {0}")]
     Yaml(#[from] serde_yaml::Error),
+    #[error("cannot print the plan as JSON: {0}")]
+    Json(#[from] serde_json::Error),
     #[error("{failed} of {total} preset files are invalid")]
     Invalid { failed: usize, total: usize },
     #[error("logical block size {0} is not a power of two up to 64KiB")]
@@ -81,6 +83,18 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
             plan,
             target,
         } => show(preset, *plan, &facts(target)?, &options(target)),
+        PresetsAction::Plan {
+            preset,
+            target,
+            probe_iops,
+            json,
+        } => plan_of(
+            preset,
+            &facts(target)?,
+            &options(target),
+            *probe_iops,
+            *json,
+        ),
         PresetsAction::Validate { files, target } => {
             validate(files, &facts(target)?, &options(target))
         }
@@ -143,54 +157,54 @@ fn show(
     out.push_str(&preset::to_yaml(&p)?);
     if with_plan {
         let plan = expand(&p, facts, opts)?;
-        let _ = writeln!(
-            out,
-            "\n# Plan for a {} target: {} steps, estimated {}",
-            format_size(facts.capacity_bytes),
-            plan.steps.len(),
-            crate::plan::estimate_text(&plan, f64::from(1u32 << 30))
-        );
-        for note in &plan.notes {
-            let _ = writeln!(out, "# note: {note}");
-        }
-        for (i, s) in plan.steps.iter().enumerate() {
-            let w = &s.workload;
-            let _ = writeln!(
-                out,
-                "#  {:>4}  {:<32} {}{} bs={} iodepth={} jobs={} region={}+{} rate={}",
-                i + 1,
-                s.name,
-                w.rw,
-                if w.rw.is_mixed() {
-                    format!(" rwmixread={}", w.rwmixread)
-                } else {
-                    String::new()
-                },
-                w.bs,
-                w.iodepth,
-                w.jobs,
-                format_size(w.region.offset),
-                format_size(w.region.len),
-                rate_text(&s.rate, &plan)
-            );
+        out.push('\n');
+        for l in plan_text(&p, &plan, facts, None).lines() {
+            let _ = writeln!(out, "# {l}");
         }
     }
     emit(&out)
 }
 
-fn rate_text(rate: &StepRate, plan: &Plan) -> String {
-    match rate {
-        StepRate::Max => "max".to_string(),
-        StepRate::Iops(v) => format!("{v}iops"),
-        StepRate::PercentOfPhase { phase, percent } => {
-            let name = plan
-                .phases
-                .get(*phase)
-                .map(|p| p.name.as_str())
-                .unwrap_or("?");
-            format!("{percent}%-of-{name}")
-        }
+/// The plan's heading, notes and table.
+fn plan_text(p: &Preset, plan: &Plan, facts: &TargetFacts, probe_iops: Option<f64>) -> String {
+    let probe = probe_iops
+        .map(|n| format!(", a probe measuring {n:.0} IOPS"))
+        .unwrap_or_default();
+    let mut out = format!(
+        "Plan of {} for a {} target{probe}: {} steps, estimated {}\n",
+        p.id,
+        format_size(facts.capacity_bytes),
+        plan.steps.len(),
+        crate::plan::estimate_text(plan, f64::from(1u32 << 30))
+    );
+    for note in &plan.notes {
+        let _ = writeln!(out, "note: {note}");
     }
+    out.push_str(&plan::plan_table(
+        plan,
+        &plan::planned_steps(plan, probe_iops),
+    ));
+    out
+}
+
+/// `presets plan`: the expanded plan as a table, or one JSON object per step.
+fn plan_of(
+    id: &str,
+    facts: &TargetFacts,
+    opts: &PlanOptions,
+    probe_iops: Option<f64>,
+    json: bool,
+) -> Result<(), PresetsError> {
+    let p = preset::find(id)?;
+    let plan = expand(&p, facts, opts)?;
+    if !json {
+        return emit(&plan_text(&p, &plan, facts, probe_iops));
+    }
+    let mut out = String::new();
+    for step in plan::planned_steps(&plan, probe_iops) {
+        let _ = writeln!(out, "{}", serde_json::to_string(&step)?);
+    }
+    emit(&out)
 }
 
 fn validate(

@@ -55,6 +55,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
                     len: 0,
                 },
                 rate_iops: a.rate_iops,
+                arrivals: a.arrivals,
                 seed: a.seed,
                 direct: a.direct,
             },

@@ -68,7 +68,10 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
                 target_iops,
             }),
         ));
-        out.push((st.end_s, Msg::StepFinished(CurvePoint::from(&st.summary))));
+        out.push((
+            st.end_s,
+            Msg::StepFinished(CurvePoint::new(st.series(), &st.summary)),
+        ));
     }
     let step_start = |i: u32| {
         s.steps

@@ -21,6 +21,8 @@ pub(super) struct DashboardSink {
     count: usize,
     phases: Vec<String>,
     plan_expected_s: Option<f64>,
+    /// The running step's workload, the curve series its point goes on.
+    series: String,
 }
 
 impl DashboardSink {
@@ -31,6 +33,7 @@ impl DashboardSink {
             count: 0,
             phases: Vec::new(),
             plan_expected_s: None,
+            series: String::new(),
         }
     }
 
@@ -75,6 +78,7 @@ impl Sink for DashboardSink {
                 step,
                 target_iops,
             } => {
+                self.series = step.workload.shape();
                 self.send(Msg::StepStarted(StepInfo {
                     index: *index,
                     count: self.count,
@@ -97,7 +101,10 @@ impl Sink for DashboardSink {
             RunEvent::Interval { report, .. } => {
                 self.send(Msg::Interval(Box::new(report.without_hists())))
             }
-            RunEvent::StepFinished(r) => self.send(Msg::StepFinished(CurvePoint::from(&r.summary))),
+            RunEvent::StepFinished(r) => self.send(Msg::StepFinished(CurvePoint::new(
+                self.series.clone(),
+                &r.summary,
+            ))),
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
             RunEvent::Happened(e) => {

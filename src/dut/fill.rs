@@ -9,7 +9,9 @@ use super::{created_by_drivescope, PreparedTarget, TargetKind};
 use crate::engine::{self, Control, EngineError, StepControl, StepTarget};
 use crate::stats::StepSummary;
 use crate::units::format_size;
-use crate::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload};
+use crate::workload::{
+    Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+};
 
 fn is_ours(path: &Path) -> bool {
     std::fs::File::open(path)
@@ -44,6 +46,7 @@ pub fn fill_file(
             jobs: 1,
             region: Region { offset: 0, len },
             rate_iops: None,
+            arrivals: Arrivals::Uniform,
             seed: 0xF111,
             direct: true,
         },

@@ -20,7 +20,9 @@ use super::suspend::SuspendWatch;
 use super::uring::{build_ring, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::outcome::{EndedBy, FaultKind};
-use crate::stats::{DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary};
+use crate::stats::{
+    ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary,
+};
 use crate::workload::{EngineKind, StepSpec, Workload};
 
 /// The target as the engine needs it: where, how large, its O_DIRECT alignment.
@@ -159,6 +161,7 @@ struct Partial {
     errors: u64,
     error_records: Vec<IoErrorRecord>,
     hists: Option<(usize, Box<LatHists>)>,
+    gaps: ArrivalGaps,
     end_ns: u64,
 }
 
@@ -299,6 +302,7 @@ pub(super) fn run(
     let mut total = LatHists::new(paced);
     let mut tot_dirs = [DirCounts::default(); 2];
     let mut tot_errors = 0u64;
+    let mut tot_gaps = ArrivalGaps::default();
     let mut last_end_ns = schedule.ramp_ns;
     let mut measured_any = false;
     // A worker whose I/Os the device does not complete within the grace after the stop
@@ -324,6 +328,7 @@ pub(super) fn run(
                 p.dirs[1].add(&wi.dirs[1]);
                 p.errors += wi.errors;
                 p.error_records.extend(wi.error_records);
+                p.gaps.add(&wi.gaps);
                 p.end_ns = p.end_ns.max(wi.end_ns);
                 match &mut p.hists {
                     None => p.hists = Some((wi.job, wi.hists)),
@@ -430,6 +435,7 @@ pub(super) fn run(
                 tot_dirs[0].add(&report.read);
                 tot_dirs[1].add(&report.write);
                 tot_errors += report.errors;
+                tot_gaps.add(&p.gaps);
                 last_end_ns = last_end_ns.max(p.end_ns);
                 if let Some(h) = &report.hists {
                     total.add(h);
@@ -574,6 +580,7 @@ pub(super) fn run(
         read_lat_us: LatSummary::from_hist(total.response_dir(0)),
         write_lat_us: LatSummary::from_hist(total.response_dir(1)),
         service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
+        arrival_cv: tot_gaps.cv().filter(|_| paced),
         ended_by,
     })
 }

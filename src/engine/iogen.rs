@@ -110,7 +110,7 @@ impl IoGen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{BlockSizes, RwMode};
+    use crate::workload::{Arrivals, BlockSizes, RwMode};
 
     fn wl(rw: RwMode, bs: BlockSizes, jobs: u32, len: u64) -> Workload {
         Workload {
@@ -124,6 +124,7 @@ mod tests {
                 len,
             },
             rate_iops: None,
+            arrivals: Arrivals::Uniform,
             seed: 42,
             direct: true,
         }

@@ -48,6 +48,14 @@ impl Rng {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
+    /// Exponentially distributed with mean 1: `-ln(u)` for `u` uniform in (0, 1].
+    #[inline]
+    pub fn exp1(&mut self) -> f64 {
+        // 53 random bits, shifted up by one so the result is never ln(0).
+        let u = ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+        -u.ln()
+    }
+
     /// Fills `buf` with random bytes.
     pub fn fill(&mut self, buf: &mut [u8]) {
         let mut chunks = buf.chunks_exact_mut(8);
@@ -79,5 +87,17 @@ mod tests {
         for c in counts {
             assert!((9_000..11_000).contains(&c), "{counts:?}");
         }
+    }
+
+    #[test]
+    fn exponential_has_mean_and_deviation_one() {
+        let mut r = Rng::new(11);
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| r.exp1()).collect();
+        assert!(xs.iter().all(|x| x.is_finite() && *x >= 0.0));
+        let mean = xs.iter().sum::<f64>() / f64::from(n);
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / f64::from(n);
+        assert!((mean - 1.0).abs() < 0.01, "mean {mean}");
+        assert!((var.sqrt() - 1.0).abs() < 0.02, "sd {}", var.sqrt());
     }
 }

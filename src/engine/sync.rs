@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
-use super::pacer::{stagger_ns, Pacer};
+use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
@@ -36,9 +36,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx
-        .rate
-        .map(|r| Pacer::new(stagger_ns(ctx.job, ctx.workload.jobs, r), r));
+    let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
     if pacer.is_some() {
         tighten_timer_slack();
     }
@@ -72,7 +70,10 @@ pub(crate) fn run(ctx: WorkerCtx) {
         let t_intended = match &mut pacer {
             None => now,
             Some(p) => match p.take_due(now) {
-                Some(t) => t,
+                Some(t) => {
+                    rec.arrived(t);
+                    t
+                }
                 None => {
                     let mut wake = p.next_due().min(rec.next_boundary());
                     if let Some(e) = end_ns {

@@ -6,7 +6,9 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use super::schedule::Schedule;
 use super::WorkerMsg;
-use crate::stats::{DirCounts, IoErrorRecord, LatHists, WorkerInterval, MAX_ERROR_RECORDS_PER};
+use crate::stats::{
+    ArrivalGaps, DirCounts, IoErrorRecord, LatHists, WorkerInterval, MAX_ERROR_RECORDS_PER,
+};
 
 pub struct IntervalTally<'a> {
     job: usize,
@@ -18,6 +20,8 @@ pub struct IntervalTally<'a> {
     errors: u64,
     error_records: Vec<IoErrorRecord>,
     hists: Box<LatHists>,
+    gaps: ArrivalGaps,
+    last_arrival: Option<u64>,
     tx: Sender<WorkerMsg>,
     spare: &'a Receiver<Box<LatHists>>,
 }
@@ -40,6 +44,8 @@ impl<'a> IntervalTally<'a> {
             errors: 0,
             error_records: Vec::with_capacity(MAX_ERROR_RECORDS_PER),
             hists: Box::new(LatHists::new(paced)),
+            gaps: ArrivalGaps::default(),
+            last_arrival: None,
             tx,
             spare,
         }
@@ -57,6 +63,15 @@ impl<'a> IntervalTally<'a> {
         while now >= self.next_boundary {
             let b = self.next_boundary;
             self.flush(b, false);
+        }
+    }
+
+    /// Records a paced I/O's intended issue time (they come in order): the gap since the
+    /// one before is a sample of the arrival process.
+    #[inline]
+    pub fn arrived(&mut self, t_intended: u64) {
+        if let Some(last) = self.last_arrival.replace(t_intended) {
+            self.gaps.push(t_intended.saturating_sub(last));
         }
     }
 
@@ -108,6 +123,7 @@ impl<'a> IntervalTally<'a> {
                 Vec::with_capacity(MAX_ERROR_RECORDS_PER),
             ),
             hists: mem::replace(&mut self.hists, fresh),
+            gaps: mem::take(&mut self.gaps),
             last,
         };
         // A closed channel means the collector is gone; the worker will stop on its flag.

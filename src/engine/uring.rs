@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
-use super::pacer::{stagger_ns, Pacer};
+use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
@@ -318,9 +318,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         ctx.tx.clone(),
         &ctx.spare,
     );
-    let mut pacer = ctx
-        .rate
-        .map(|r| Pacer::new(stagger_ns(ctx.job, ctx.workload.jobs, r), r));
+    let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
     if pacer.is_some() {
         tighten_timer_slack();
     }
@@ -416,7 +414,10 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                 let t_intended = match &mut pacer {
                     None => now,
                     Some(p) => match p.take_due(now) {
-                        Some(t) => t,
+                        Some(t) => {
+                            rec.arrived(t);
+                            t
+                        }
                         None => break,
                     },
                 };

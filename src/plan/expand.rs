@@ -291,6 +291,7 @@ fn expand_phase(
             jobs: w.jobs.0,
             region,
             rate_iops: None,
+            arrivals: w.arrivals.unwrap_or_default(),
             seed: opts.seed,
             direct: true,
         },
@@ -301,6 +302,7 @@ fn expand_phase(
         round: None,
         tracked: false,
         sweep_point: None,
+        closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
     };
@@ -342,6 +344,7 @@ fn expand_phase(
                     },
                 );
                 step.sweep_point = Some(*p);
+                step.closed_loop = *p >= 100.0;
                 plan.steps.push(step);
             }
         }

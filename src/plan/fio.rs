@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::{RwMode, Workload};
+use crate::workload::{Arrivals, RwMode, Workload};
 
 /// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
 fn fio_size(bytes: u64) -> String {
@@ -151,15 +151,28 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
                 })
                 .map(|s| section_name(&s.name))
                 .unwrap_or_else(|| format!("phase {}", phase + 1));
-            let _ = writeln!(
-                out,
-                "# fio cannot express this rate: {percent}% of the IOPS measured by [{probe}], rounded\n\
-                 # as vdbench rounds (up to the next 100 above 1000 IOPS, else the next 10; under\n\
-                 # 10 IOPS the point is dropped). Fill in that total divided by numjobs ({}):",
-                w.jobs
-            );
-            let _ = writeln!(out, "# rate_iops=");
+            if step.closed_loop {
+                let _ = writeln!(
+                    out,
+                    "# {percent}% of the IOPS measured by [{probe}]: at or above 100% the point runs\n\
+                     # closed-loop at this queue depth (no rate_iops), as vdbench's threads bound the\n\
+                     # outstanding I/O and the drive runs at full queue."
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "# fio cannot express this rate: {percent}% of the IOPS measured by [{probe}], in\n\
+                     # vdbench's integer arithmetic: whole IOPS x whole percent / 100 (integer division),\n\
+                     # then above 1000 up to the next multiple of 100, else up to the next multiple of\n\
+                     # 10; a result of 0 ends the curve. Fill in that total divided by numjobs ({}):",
+                    w.jobs
+                );
+                let _ = writeln!(out, "# rate_iops=");
+            }
         }
+    }
+    if step.rate != StepRate::Max && !step.closed_loop && w.arrivals == Arrivals::Poisson {
+        let _ = writeln!(out, "rate_process=poisson");
     }
     if let Some(SteadyRule::Fio {
         metric,

@@ -8,8 +8,9 @@
 //! # How a runner walks a plan
 //! 1. For each step in order, resolve its rate with [`resolve_rate`], giving it the
 //!    *measured maximum* of a phase: the achieved IOPS of that phase's last step run at rate
-//!    `max` (for a sweep phase, its probe). A sweep point whose target falls under 10 IOPS
-//!    is skipped ([`RateSkip::BelowMinimum`]), as vdbench drops it.
+//!    `max` (for a sweep phase, its probe), rounded by [`vdbench_round`]. A sweep point whose
+//!    rate is 0 in vdbench's integer arithmetic ([`RateSkip::BelowMinimum`]) ends the curve:
+//!    it and the sweep's later points are skipped, as vdbench stops its curve there.
 //! 2. Build the engine's [`StepSpec`] with [`PlanStep::to_step_spec`] and run it.
 //! 3. If the step has `steady: Some(rule)` (fio style), feed every interval's value of the
 //!    rule's metric to a [`SteadyState`]; when it says [`SteadyVerdict::Reached`], end the
@@ -30,6 +31,7 @@
 mod estimate;
 mod expand;
 pub mod fio;
+mod listing;
 mod steady;
 mod sweep;
 
@@ -43,8 +45,9 @@ use crate::workload::{EngineKind, StepEnd, StepSpec, Workload};
 
 pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
+pub use listing::{plan_table, planned_steps, PlannedEnd, PlannedStep};
 pub use steady::{SteadyState, SteadyVerdict};
-pub use sweep::{resolve_rate, vdbench_round, RateSkip};
+pub use sweep::{resolve_rate, vdbench_round, CurveWalk, RateSkip};
 
 /// `secs` as a duration, saturating at [`Duration::MAX`] (and 0 for NaN or negatives), so
 /// no input makes the plan panic.
@@ -79,10 +82,11 @@ pub enum SteadyRule {
         max_rounds: usize,
     },
     /// fio `ss=`: the first `ramp` samples are left out (`ss_ramp`); then over the last
-    /// `window` samples (`ss_dur`), either every sample lies within `limit_percent` of the
-    /// window mean, or (`slope`) 100·|least-squares slope per second| / mean <
+    /// `window` samples (`ss_dur`), either every sample lies less than `limit_percent` of
+    /// the window mean from it, or (`slope`) 100·|least-squares slope per second| / mean <
     /// `limit_percent`, the slope taken with samples `sample_secs` apart (fio samples once a
-    /// second; the runner pushes one value per reporting interval).
+    /// second; the runner pushes one value per reporting interval). Both strictly under the
+    /// limit, as fio's `steadystate.c` has it.
     Fio {
         metric: Metric,
         slope: bool,
@@ -125,6 +129,11 @@ pub struct PlanStep {
     pub tracked: bool,
     /// The sweep percentage this step runs at; `None` for the probe and other steps.
     pub sweep_point: Option<f64>,
+    /// Runs closed-loop at its queue depth although it has a target: a sweep point at or
+    /// above 100% of the probe. vdbench's threads bound the outstanding I/O, so such a
+    /// point shows the drive at full queue, never a backlog that grows with the step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed_loop: bool,
     /// The reporting interval.
     pub interval: Duration,
     /// Which engine runs it.
@@ -133,10 +142,11 @@ pub struct PlanStep {
 }
 
 impl PlanStep {
-    /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]).
+    /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]); a
+    /// [`closed_loop`](Self::closed_loop) step runs unpaced whatever its target.
     pub fn to_step_spec(&self, resolved_rate: Option<f64>) -> StepSpec {
         let mut workload = self.workload.clone();
-        workload.rate_iops = resolved_rate;
+        workload.rate_iops = resolved_rate.filter(|_| !self.closed_loop);
         StepSpec {
             engine: self.engine,
             workload,

@@ -170,11 +170,13 @@ impl SteadyState {
                 sample_secs,
                 ..
             } => {
-                if slope {
-                    per_second(s.slope_pct, sample_secs) < limit_percent
+                // fio's steadystate.c: steady when `criterion < limit`, strictly, for both.
+                let criterion = if slope {
+                    per_second(s.slope_pct, sample_secs)
                 } else {
-                    s.max_dev_pct <= limit_percent
-                }
+                    s.max_dev_pct
+                };
+                criterion < limit_percent
             }
         }
     }
@@ -414,6 +416,32 @@ mod tests {
             run(&fio(true, 1.0, 10, 0), &noisy),
             SteadyVerdict::Reached { .. }
         ));
+    }
+
+    #[test]
+    fn fio_criterion_must_be_strictly_below_the_limit() {
+        // 950 and 1050: every sample exactly 5% from the mean; fio wants under 5%.
+        let at_limit = [950.0, 1050.0, 950.0, 1050.0];
+        assert_eq!(
+            run(&fio(false, 5.0, 2, 0), &at_limit),
+            SteadyVerdict::Pending
+        );
+        assert_eq!(
+            run(&fio(false, 5.01, 2, 0), &at_limit),
+            SteadyVerdict::Reached { round: 2 }
+        );
+        // A flat series never meets a 0% limit: 0 is not under 0.
+        assert_eq!(
+            run(&fio(false, 0.0, 2, 0), &[1000.0; 6]),
+            SteadyVerdict::Pending
+        );
+        // 990 then 1010: a slope of exactly 2% of the mean per second.
+        let rising = [990.0, 1010.0];
+        assert_eq!(run(&fio(true, 2.0, 2, 0), &rising), SteadyVerdict::Pending);
+        assert_eq!(
+            run(&fio(true, 2.01, 2, 0), &rising),
+            SteadyVerdict::Reached { round: 2 }
+        );
     }
 
     #[test]

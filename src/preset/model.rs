@@ -12,7 +12,7 @@ use super::values::Metric;
 use super::values::{
     Amount, BlockSize, Count, Criterion, DataAmount, Dur, Percent, RateValue, ReadShare,
 };
-use crate::workload::RwMode;
+use crate::workload::{Arrivals, RwMode};
 
 /// A preset: which published method it reproduces, and its phases in order.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -77,6 +77,10 @@ pub struct WorkloadSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub region: Option<RegionSpec>,
+    /// How paced I/Os arrive (`uniform` or `poisson`); uniform when absent. Only steps with
+    /// a rate (a fixed rate, a percentage of a phase, a sweep's points) are paced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
 }
 
 fn one() -> Count {

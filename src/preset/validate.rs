@@ -157,6 +157,13 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             format!("rwmixread applies only to rw and randrw, not {}", w.rw),
         );
     }
+    let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
+    if w.arrivals.is_some() && !paced {
+        c.fail(
+            at(&["workload", "arrivals"]),
+            "arrivals shape paced I/O: give the phase a rate or a sweep, or drop arrivals",
+        );
+    }
     if let Some(r) = &w.region {
         if r.size
             .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))

@@ -2,7 +2,7 @@
 //! latency-vs-IOPS curve (one point per step) and drive temperature over time.
 
 use super::svg::{Chart, Series, Style, Unit, PALETTE};
-use crate::session::{IntervalRecord, Session};
+use crate::session::{IntervalRecord, Session, StepRecord};
 
 /// Throughput in MB/s when the I/Os are large (mean ≥ 64 KiB), else IOPS.
 pub fn prefers_mbps(intervals: &[IntervalRecord]) -> bool {
@@ -84,53 +84,72 @@ pub fn latency(s: &Session) -> Chart {
     }
 }
 
-/// The curve series of one session: one point per step that did I/O.
-pub fn curve_series(
-    s: &Session,
-    name_prefix: &str,
-    color_p99: &'static str,
-    color_p50: &'static str,
-) -> Vec<Series> {
-    // In IOPS order, so the line runs along the curve however the plan ordered its steps
-    // (a sweep's probe at max comes first).
-    let mut steps: Vec<_> = s.steps.iter().filter(|st| st.summary.ios > 0).collect();
-    steps.sort_by(|a, b| a.summary.iops.total_cmp(&b.summary.iops));
-    if steps.is_empty() {
-        return Vec::new();
+/// The steps of a session that did I/O, one group per workload ([`StepRecord::series`]) in
+/// order of first appearance, each group in IOPS order (so a sweep's line runs along its
+/// curve, the probe at max last).
+pub fn workload_groups(s: &Session) -> Vec<(String, Vec<&StepRecord>)> {
+    let mut groups: Vec<(String, Vec<&StepRecord>)> = Vec::new();
+    for st in s.steps.iter().filter(|st| st.summary.ios > 0) {
+        let name = st.series();
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, g)) => g.push(st),
+            None => groups.push((name, vec![st])),
+        }
     }
+    for (_, g) in &mut groups {
+        g.sort_by(|a, b| a.summary.iops.total_cmp(&b.summary.iops));
+    }
+    groups
+}
+
+/// The curve series of one session: per workload, a p99 line and a dashed p50 line through
+/// its steps, latency from submission (service, as vdbench's); points of different workloads
+/// are never joined. Each workload gets the next
+/// colour of the palette, or `color` for all when given (one colour per session).
+pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>) -> Vec<Series> {
     let tip = |label: &str, iops: f64, what: &str, v: f64| {
         format!("{label}: {iops:.0} IOPS, {what} {v:.1} µs")
     };
-    let mk = |what: &str, color, style, get: fn(&crate::stats::LatSummary) -> f64| Series {
-        name: format!("{name_prefix}{what}"),
-        color,
-        style,
-        points: steps
-            .iter()
-            .map(|st| (st.summary.iops, get(&st.summary.lat_us)))
-            .collect(),
-        tips: steps
-            .iter()
-            .map(|st| tip(&st.label, st.summary.iops, what, get(&st.summary.lat_us)))
-            .collect(),
-    };
-    vec![
-        mk("p99", color_p99, Style::LineMarkers, |l| l.p99),
-        mk("p50", color_p50, Style::DashedMarkers, |l| l.p50),
-    ]
+    let mut out = Vec::new();
+    for (i, (name, steps)) in workload_groups(s).into_iter().enumerate() {
+        let c = color.unwrap_or(PALETTE[i % PALETTE.len()]);
+        let mk = |what: &str, style, get: fn(&crate::stats::LatSummary) -> f64| Series {
+            name: format!("{name_prefix}{name} {what}"),
+            color: c,
+            style,
+            points: steps
+                .iter()
+                .map(|st| (st.summary.iops, get(st.summary.service_lat())))
+                .collect(),
+            tips: steps
+                .iter()
+                .map(|st| {
+                    tip(
+                        &st.label,
+                        st.summary.iops,
+                        what,
+                        get(st.summary.service_lat()),
+                    )
+                })
+                .collect(),
+        };
+        out.push(mk("p99", Style::LineMarkers, |l| l.p99));
+        out.push(mk("p50", Style::DashedMarkers, |l| l.p50));
+    }
+    out
 }
 
 /// Latency against IOPS, one point per step (the sweep's curve).
 pub fn curve(s: &Session) -> Chart {
     Chart {
         id: "curve".into(),
-        title: "Latency vs IOPS (one point per step)".into(),
+        title: "Latency vs IOPS (one point per step, one line per workload)".into(),
         x_label: "IOPS".into(),
-        y_label: "latency".into(),
+        y_label: "service latency (from submission)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,
-        series: curve_series(s, "", PALETTE[1], PALETTE[0]),
+        series: curve_series(s, "", None),
         empty_note: "no step finished".into(),
     }
 }

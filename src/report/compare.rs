@@ -47,15 +47,14 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         series.extend(charts::curve_series(
             e.session,
             &format!("{} ", e.name),
-            c,
-            c,
+            Some(c),
         ));
     }
     Chart {
         id: "compare-curve".into(),
         title: "Latency vs IOPS".into(),
         x_label: "IOPS".into(),
-        y_label: "latency (p99 solid, p50 dashed)".into(),
+        y_label: "service latency (p99 solid, p50 dashed)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,

@@ -265,15 +265,18 @@ fn steps_section(o: &mut String, s: &Session) {
         .iter()
         .map(|st| {
             let m = &st.summary;
+            let l = m.service_lat();
             vec![
                 st.index.to_string(),
                 st.label.clone(),
                 format!("{:.0}", m.iops),
                 f1((m.read_bw_bytes + m.write_bw_bytes) / 1e6),
-                f1(m.lat_us.p50),
-                f1(m.lat_us.p99),
-                f1(m.lat_us.p99_9),
-                f1(m.lat_us.max),
+                f1(l.p50),
+                f1(l.p99),
+                f1(l.p99_9),
+                f1(l.max),
+                m.response_from_schedule()
+                    .map_or_else(|| "-".to_string(), |r| f1(r.mean)),
                 m.errors.to_string(),
                 m.ended_by.to_string(),
             ]
@@ -287,10 +290,11 @@ fn steps_section(o: &mut String, s: &Session) {
             "step",
             "IOPS",
             "MB/s",
-            "p50 µs",
+            "service p50 µs",
             "p99 µs",
             "p99.9 µs",
             "max µs",
+            "response from schedule, mean µs",
             "errors",
             "ended by",
         ],

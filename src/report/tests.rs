@@ -5,13 +5,33 @@ use serde_yaml::Value;
 
 use crate::session::{IntervalRecord, Sample, Session, StepRecord};
 use crate::stats::{LatSummary, StepSummary};
+use crate::workload::{Arrivals, BlockSizes, Region, RwMode, Workload};
+
+/// A 4 KiB random workload with `rw` at queue depth `qd`.
+fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
+    Workload {
+        rw,
+        rwmixread: rw.read_percent(50),
+        bs: BlockSizes::single(bs),
+        iodepth: qd,
+        jobs: 1,
+        region: Region {
+            offset: 0,
+            len: 1 << 30,
+        },
+        rate_iops: None,
+        arrivals: Arrivals::Uniform,
+        seed: 1,
+        direct: true,
+    }
+}
 
 fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
     StepRecord {
         index,
         label: format!("{}% of max", (index + 1) * 50),
         point: Value::Null,
-        workload: None,
+        workload: Some(workload(RwMode::RandRead, 4096, 32)),
         start_s: 0.0,
         end_s: 0.0,
         summary: StepSummary {
@@ -39,6 +59,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             read_lat_us: LatSummary::default(),
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
+            arrival_cv: None,
             ended_by: crate::outcome::EndedBy::Duration,
         },
     }
@@ -107,7 +128,10 @@ fn telemetry_and_smart_reach_the_page() {
     // The line runs left to right.
     let p99 = curve
         .descendants()
-        .find(|n| n.tag_name().name() == "polyline" && n.attribute("data-series") == Some("p99"))
+        .find(|n| {
+            n.tag_name().name() == "polyline"
+                && n.attribute("data-series") == Some("randread 4KiB QD32×1 p99")
+        })
         .unwrap();
     let xs: Vec<f64> = p99
         .attribute("points")
@@ -150,4 +174,84 @@ fn drive_identity_rows_name_nested_fields() {
         ..Session::default()
     };
     assert_eq!(s.label(), "Fast SSD");
+}
+
+#[test]
+fn the_curve_joins_the_points_of_one_workload_only() {
+    // quick-look's shape: four workloads of one step each, then a sweep of three points.
+    let mut s = session();
+    s.steps.clear();
+    let shapes = [
+        (RwMode::RandRead, 4096),
+        (RwMode::RandWrite, 4096),
+        (RwMode::Read, 131_072),
+        (RwMode::Write, 131_072),
+    ];
+    for (i, (rw, bs)) in shapes.into_iter().enumerate() {
+        let mut st = step(i as u32, 10_000.0 * (i + 1) as f64, 100.0);
+        st.workload = Some(workload(rw, bs, 32));
+        s.steps.push(st);
+    }
+    for (k, iops) in [30_000.0, 10_000.0, 20_000.0].into_iter().enumerate() {
+        let mut st = step(4 + k as u32, iops, 50.0 + iops / 1000.0);
+        st.workload = Some(workload(RwMode::RandRead, 4096, 8));
+        st.workload.as_mut().unwrap().rate_iops = Some(iops);
+        s.steps.push(st);
+    }
+    let series = super::charts::curve_series(&s, "", None);
+    let p99: Vec<_> = series.iter().filter(|x| x.name.ends_with(" p99")).collect();
+    let names: Vec<&str> = p99.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "randread 4KiB QD32×1 p99",
+            "randwrite 4KiB QD32×1 p99",
+            "read 128KiB QD32×1 p99",
+            "write 128KiB QD32×1 p99",
+            "randread 4KiB QD8×1 p99",
+        ]
+    );
+    for x in &p99[..4] {
+        assert_eq!(x.points.len(), 1, "{}: one step, nothing to join", x.name);
+    }
+    // The sweep's points are one line, in IOPS order; each workload has its own colour.
+    let xs: Vec<f64> = p99[4].points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, vec![10_000.0, 20_000.0, 30_000.0]);
+    let mut colours: Vec<&str> = p99.iter().map(|x| x.color).collect();
+    colours.dedup();
+    assert_eq!(colours.len(), 5);
+    // The page's chart names each series in its legend.
+    let dir = tempfile::tempdir().unwrap();
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("curve.svg")).unwrap();
+    for n in names {
+        assert!(svg.contains(n), "legend lacks {n}");
+    }
+}
+
+#[test]
+fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
+    // A paced point whose drive fell behind: 300 µs from submission, 20 ms from schedule.
+    let mut s = session();
+    let mut st = step(0, 10_000.0, 20_000.0);
+    st.summary.service_lat_us = Some(LatSummary {
+        samples: 10,
+        mean: 250.0,
+        p50: 200.0,
+        p99: 300.0,
+        ..LatSummary::default()
+    });
+    st.summary.lat_us.mean = 15_000.0;
+    s.steps = vec![st];
+    let series = super::charts::curve_series(&s, "", None);
+    let ys: Vec<f64> = series.iter().map(|x| x.points[0].1).collect();
+    assert_eq!(ys, vec![300.0, 200.0], "p99 and p50 from submission");
+    let view = crate::app::CurvePoint::new(s.steps[0].series(), &s.steps[0].summary);
+    assert_eq!(view.mean_us, 250.0);
+    assert_eq!(view.response_mean_us, Some(15_000.0));
+    let dir = tempfile::tempdir().unwrap();
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("response from schedule, mean µs"), "labelled");
+    assert!(html.contains(">15000.0</td>"), "kept in the table");
 }

@@ -13,7 +13,7 @@ use super::tally::Tally;
 use crate::outcome::RunOutcome;
 use crate::plan::{PlanStep, SteadyVerdict};
 use crate::session::EventKind;
-use crate::stats::{IntervalReport, StepSummary};
+use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::telemetry::{HealthChange, TelemetrySample};
 
 /// What a steady-state verdict is about.
@@ -28,7 +28,7 @@ pub enum SteadyScope {
 /// Why a step was not run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SkipWhy {
-    /// Its rate could not be resolved (no measured maximum, a target under 10 IOPS).
+    /// Its rate could not be resolved (no measured maximum, a curve rate of 0 IOPS).
     Rate(crate::plan::RateSkip),
     /// A sweep point's mean response time passed vdbench's `stopcurve`: the rest of the
     /// curve is skipped.
@@ -119,8 +119,15 @@ pub struct FinishedStep {
     pub phase_name: String,
     pub round: Option<u32>,
     pub sweep_point: Option<f64>,
-    /// The rate the step ran at; `None` for a closed-loop (max) step.
+    /// The rate the step asked for; `None` for a closed-loop (max) step.
     pub target_iops: Option<f64>,
+    /// It had a target but ran closed-loop (a sweep point at or above 100%).
+    pub closed_loop: bool,
+    /// The curve's latency: from each I/O's submission (service), as vdbench's.
+    pub service_lat_us: LatSummary,
+    /// When paced: latency from each I/O's scheduled time (response from the schedule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_from_schedule_lat_us: Option<LatSummary>,
     pub summary: StepSummary,
 }
 

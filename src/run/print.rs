@@ -195,24 +195,26 @@ impl Printer {
         match self.format {
             Format::Text => {
                 let s = &r.summary;
-                let target = r
-                    .target_iops
-                    .map(|t| format!("target {t:.0} IOPS, "))
+                let target = match (r.target_iops, r.closed_loop) {
+                    (Some(t), false) => format!("target {t:.0} IOPS, "),
+                    (Some(t), true) => format!("target {t:.0} IOPS (run closed-loop), "),
+                    (None, _) => String::new(),
+                };
+                let resp = r
+                    .response_from_schedule_lat_us
+                    .map(|l| format!("; response from schedule mean {:.1} µs", l.mean))
                     .unwrap_or_default();
-                let svc = s
-                    .service_lat_us
-                    .map(|l| format!("; service mean {:.1} µs", l.mean))
-                    .unwrap_or_default();
+                let l = &r.service_lat_us;
                 println!(
                     "step {}/{count} {}: {target}achieved {:.0} IOPS, {:.1} MB/s, mean {:.1} µs, \
-                     p99 {:.1} µs, p99.9 {:.1} µs{svc}, {} errors ({:.1}s, ended by {})",
+                     p99 {:.1} µs, p99.9 {:.1} µs{resp}, {} errors ({:.1}s, ended by {})",
                     r.index + 1,
                     r.name,
                     s.iops,
                     mb(s.read_bw_bytes + s.write_bw_bytes),
-                    s.lat_us.mean,
-                    s.lat_us.p99,
-                    s.lat_us.p99_9,
+                    l.mean,
+                    l.p99,
+                    l.p99_9,
                     s.errors,
                     s.runtime_s,
                     s.ended_by
@@ -422,6 +424,9 @@ fn print_summary_text(s: &StepSummary) {
             s.iops,
             (s.iops / t - 1.0) * 100.0
         );
+        if let Some(cv) = s.arrival_cv {
+            println!("  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)");
+        }
     }
     let name = if s.service_lat_us.is_some() {
         "response"

@@ -83,11 +83,12 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                     "round": step.round,
                     "sweep_point": step.sweep_point,
                     "target_iops": target_iops,
+                    "closed_loop": step.closed_loop,
                 }),
                 RunKind::Single { .. } => serde_json::Value::Null,
             };
-            let mut w = step.workload.clone();
-            w.rate_iops = *target_iops;
+            // What the engine ran: a closed-loop point had a target but no pacing.
+            let w = step.to_step_spec(*target_iops).workload;
             rec.begin_step(step.name.clone(), point, Some(w));
         }
         RunEvent::Interval { report, .. } => rec.push_interval(report),

@@ -10,7 +10,7 @@ use crate::dut::{self, PreparedTarget, TargetRequest};
 use crate::engine::{self, StepTarget};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
-use crate::workload::{StepEnd, Workload};
+use crate::workload::{Arrivals, StepEnd, Workload};
 
 /// Which target, and how it may be made ready.
 #[derive(Debug, Clone, Default)]
@@ -136,10 +136,11 @@ fn prepare_target(
 
 /// A short name for a single step: pattern, block size, queue shape, rate.
 pub fn step_label(w: &Workload) -> String {
-    let rate = w
-        .rate_iops
-        .map(|r| format!(" at {r:.0} IOPS"))
-        .unwrap_or_default();
+    let rate = match (w.rate_iops, w.arrivals) {
+        (None, _) => String::new(),
+        (Some(r), Arrivals::Uniform) => format!(" at {r:.0} IOPS"),
+        (Some(r), a) => format!(" at {r:.0} IOPS {a}"),
+    };
     format!("{} {} QD{} × {}{rate}", w.rw, w.bs, w.iodepth, w.jobs)
 }
 
@@ -163,6 +164,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         round: None,
         tracked: false,
         sweep_point: None,
+        closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
     };

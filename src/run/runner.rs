@@ -11,7 +11,7 @@ use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Time
 use super::tally::Tally;
 use crate::engine::{self, Control, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
-use crate::plan::{resolve_rate, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
+use crate::plan::{CurveWalk, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
 use crate::stats::{IntervalReport, StepSummary};
 
 /// What the runner reports to.
@@ -130,6 +130,7 @@ pub fn run_plan(
         let mut rounds = phase.rounds.map(|r| (r, SteadyState::new(&r.rule)));
         let mut skip_rest = false;
         let mut announced = false;
+        let mut curve = CurveWalk::default();
         for index in phase.steps.clone() {
             if skip_rest {
                 break;
@@ -139,7 +140,7 @@ pub fn run_plan(
             }
             let step = &plan.steps[index];
             let measured = |p: usize| measured_max.get(p).copied().flatten();
-            let rate = match resolve_rate(&step.rate, &measured) {
+            let rate = match curve.resolve(step, &measured) {
                 Ok(r) => r,
                 Err(why) => {
                     rep.happened(Happening::Skipped {
@@ -206,6 +207,9 @@ pub fn run_plan(
                 round: step.round,
                 sweep_point: step.sweep_point,
                 target_iops: rate,
+                closed_loop: step.closed_loop,
+                service_lat_us: *summary.service_lat(),
+                response_from_schedule_lat_us: summary.response_from_schedule().copied(),
                 summary,
             };
             rep.obs.event(RunEvent::StepFinished(&record));
@@ -231,7 +235,8 @@ pub fn run_plan(
                 }
             }
             if let (Some(limit), Some(_)) = (phase.stop_curve, record.sweep_point) {
-                let mean_ms = record.summary.lat_us.mean / 1000.0;
+                // vdbench's response time runs from the I/O's issue: the service latency.
+                let mean_ms = record.service_lat_us.mean / 1000.0;
                 let limit_ms = limit.as_secs_f64() * 1000.0;
                 if mean_ms > limit_ms {
                     rep.happened(Happening::Skipped {

@@ -169,6 +169,16 @@ pub struct StepRecord {
     pub summary: StepSummary,
 }
 
+impl StepRecord {
+    /// The curve series the step belongs to: its workload's shape, or its label where no
+    /// workload was recorded.
+    pub fn series(&self) -> String {
+        self.workload
+            .as_ref()
+            .map_or_else(|| self.label.clone(), Workload::shape)
+    }
+}
+
 /// Something that happened: a note from the engine, a step boundary, a signal, a snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {

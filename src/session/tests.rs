@@ -63,6 +63,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         read_lat_us: LatSummary::default(),
         write_lat_us: LatSummary::default(),
         service_lat_us: None,
+        arrival_cv: None,
         ended_by: crate::outcome::EndedBy::Duration,
     }
 }

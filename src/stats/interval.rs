@@ -53,6 +53,45 @@ impl IoErrorRecord {
     }
 }
 
+/// The gaps between a paced worker's consecutive intended issue times: its arrival
+/// process, summed so that workers and intervals merge by adding.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ArrivalGaps {
+    pub n: u64,
+    /// Sum of the gaps, ns.
+    pub sum: f64,
+    /// Sum of the squared gaps, ns².
+    pub sum_sq: f64,
+}
+
+impl ArrivalGaps {
+    #[inline]
+    pub fn push(&mut self, gap_ns: u64) {
+        let g = gap_ns as f64;
+        self.n += 1;
+        self.sum += g;
+        self.sum_sq += g * g;
+    }
+
+    pub fn add(&mut self, o: &ArrivalGaps) {
+        self.n += o.n;
+        self.sum += o.sum;
+        self.sum_sq += o.sum_sq;
+    }
+
+    /// Coefficient of variation of the gaps (standard deviation over mean): about 1 for
+    /// Poisson arrivals, about 0 for evenly spaced ones. `None` under two gaps.
+    pub fn cv(&self) -> Option<f64> {
+        if self.n < 2 || self.sum <= 0.0 {
+            return None;
+        }
+        let n = self.n as f64;
+        let mean = self.sum / n;
+        let var = (self.sum_sq / n - mean * mean).max(0.0);
+        Some(var.sqrt() / mean)
+    }
+}
+
 /// What one worker sends at the end of each interval: one message, never one per I/O.
 #[derive(Debug)]
 pub struct WorkerInterval {
@@ -65,6 +104,8 @@ pub struct WorkerInterval {
     pub errors: u64,
     pub error_records: Vec<IoErrorRecord>,
     pub hists: Box<LatHists>,
+    /// Gaps between the intended issue times of the I/Os paced in this interval.
+    pub gaps: ArrivalGaps,
     /// The worker stopped after this interval.
     pub last: bool,
 }
@@ -141,6 +182,20 @@ impl IntervalReport {
     }
 }
 
+impl StepSummary {
+    /// Latency from each I/O's submission to its completion (service): the curve's latency,
+    /// as vdbench reports it. In a closed-loop step it is the only latency there is.
+    pub fn service_lat(&self) -> &LatSummary {
+        self.service_lat_us.as_ref().unwrap_or(&self.lat_us)
+    }
+
+    /// When the step was paced: latency from each I/O's scheduled time (response from the
+    /// schedule), which also counts the backlog a drive that falls behind builds up.
+    pub fn response_from_schedule(&self) -> Option<&LatSummary> {
+        self.service_lat_us.as_ref().map(|_| &self.lat_us)
+    }
+}
+
 /// The summary of one step over its measured (non-ramp) intervals.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepSummary {
@@ -171,6 +226,10 @@ pub struct StepSummary {
     pub write_lat_us: LatSummary,
     /// Service latency (completion minus submission) when rate-limited.
     pub service_lat_us: Option<LatSummary>,
+    /// When rate-limited, the coefficient of variation of the gaps between each job's
+    /// intended issue times: about 1 for Poisson arrivals, about 0 for uniform ones.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub arrival_cv: Option<f64>,
     /// Why the step ended (stored as its text: "duration", "every I/O failed (…)").
     pub ended_by: crate::outcome::EndedBy,
 }

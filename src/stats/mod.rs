@@ -10,5 +10,6 @@ mod interval;
 
 pub use hist::{new_histogram, LatHists, LatSummary};
 pub use interval::{
-    DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval, MAX_ERROR_RECORDS_PER,
+    ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
+    MAX_ERROR_RECORDS_PER,
 };

@@ -246,12 +246,13 @@ pub fn running(size: (u16, u16)) -> App {
         send(
             &mut app,
             [Msg::StepFinished(CurvePoint {
+                series: "randread 4KiB QD32×1".into(),
                 target_iops: Some(p.0),
                 iops: p.0 * (0.99 - i as f64 * 0.001),
                 mean_us: p.1,
                 p99_us: p.1 * 3.0,
                 p999_us: p.1 * 6.0,
-                service_mean_us: None,
+                response_mean_us: None,
             })],
         );
     }

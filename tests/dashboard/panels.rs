@@ -296,12 +296,13 @@ fn non_finite_figures_do_not_break_any_panel() {
                 Msg::Interval(Box::new(r)),
                 Msg::Telemetry(Box::new(t)),
                 Msg::StepFinished(drivescope::app::CurvePoint {
+                    series: String::new(),
                     target_iops: Some(bad),
                     iops: bad,
                     mean_us: bad,
                     p99_us: bad,
                     p999_us: bad,
-                    service_mean_us: Some(bad),
+                    response_mean_us: Some(bad),
                 }),
             ],
         );
@@ -313,4 +314,38 @@ fn non_finite_figures_do_not_break_any_panel() {
             let _ = screen(&app);
         }
     }
+}
+
+#[test]
+fn the_curve_draws_one_line_per_workload_with_a_legend() {
+    // quick-look's shape: four workloads, one step each, then a second point of the first.
+    let mut app = tab(running(BIG), Panel::Curve);
+    for (series, iops, mean) in [
+        ("randwrite 4KiB QD32×1", 300_000.0, 110.0),
+        ("read 128KiB QD32×1", 25_000.0, 1200.0),
+        ("write 128KiB QD32×1", 20_000.0, 1500.0),
+    ] {
+        send(
+            &mut app,
+            [Msg::StepFinished(drivescope::app::CurvePoint {
+                series: series.into(),
+                target_iops: None,
+                iops,
+                mean_us: mean,
+                p99_us: mean * 3.0,
+                p999_us: mean * 6.0,
+                response_mean_us: None,
+            })],
+        );
+    }
+    let s = screen(&app);
+    for name in [
+        "randread 4KiB QD32×1",
+        "randwrite 4KiB QD32×1",
+        "read 128KiB QD32×1",
+        "write 128KiB QD32×1",
+    ] {
+        assert!(s.contains(&format!("● {name}")), "legend lacks {name}: {s}");
+    }
+    assert!(s.contains("6 steps done"), "{s}");
 }

@@ -519,7 +519,7 @@ fn dashboard_sees_what_the_guard_sees() {
 fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
     use drivescope::engine::{run_step, Control, StepControl, StepTarget};
     use drivescope::workload::{
-        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+        Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
     let len = 16 << 20;
     let spec = StepSpec {
@@ -532,6 +532,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
             jobs: 2,
             region: Region { offset: 0, len },
             rate_iops: None,
+            arrivals: Arrivals::Uniform,
             seed: 1,
             direct: true,
         },

@@ -233,16 +233,39 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
     assert_eq!(targets[5], Some(224_100.0));
     assert_eq!(targets[10], Some(448_200.0), "100% rounds up too");
     assert_eq!(targets[12], Some(537_800.0), "120% is run, not capped");
-    // A slow target: 10% of 85 IOPS is under 10 and dropped; 20% is 17 → 20.
+    // A slow target: 10% of 85 IOPS is 8 in whole numbers, which vdbench runs at 10; 20%
+    // is 17 → 20.
     let slow = |_: usize| Some(85.0);
-    assert_eq!(
-        resolve_rate(&plan.steps[1].rate, &slow),
-        Err(RateSkip::BelowMinimum { target: 8.5 })
-    );
+    assert_eq!(resolve_rate(&plan.steps[1].rate, &slow), Ok(Some(10.0)));
     assert_eq!(resolve_rate(&plan.steps[2].rate, &slow), Ok(Some(20.0)));
+    // Only a product of 0 ends the curve: 10% of 9.9 IOPS.
+    let stalled = |_: usize| Some(9.9);
+    assert_eq!(
+        resolve_rate(&plan.steps[1].rate, &stalled),
+        Err(RateSkip::BelowMinimum {
+            max: 9.9,
+            percent: 10.0
+        })
+    );
+    // The example: 10% of 10,005 IOPS is 1,000 (integer division), not 1,100.
+    let edge = |_: usize| Some(10_005.0);
+    assert_eq!(resolve_rate(&plan.steps[1].rate, &edge), Ok(Some(1_000.0)));
     // The spec the engine gets carries the rate.
     let spec = plan.steps[5].to_step_spec(targets[5]);
     assert_eq!(spec.workload.rate_iops, Some(224_100.0));
+    // From 100% on the points run closed-loop at the preset's queue, as vdbench's threads
+    // bound the outstanding I/O: their target is kept, the engine runs unpaced.
+    for (i, step) in plan.steps.iter().enumerate().skip(1) {
+        let closed = step.sweep_point.is_some_and(|p| p >= 100.0);
+        assert_eq!(step.closed_loop, closed, "{}", step.name);
+        let rate = step.to_step_spec(targets[i]).workload.rate_iops;
+        assert_eq!(
+            rate,
+            if closed { None } else { targets[i] },
+            "{}",
+            step.name
+        );
+    }
     assert_eq!(spec.end.duration, Some(Duration::from_secs(30)));
     assert_eq!(spec.ramp, Duration::from_secs(5));
 }
@@ -536,7 +559,11 @@ fn cli_list_show_fio_validate() {
     );
     assert!(out.contains("size=274877906944"), "25% of 1TiB: {out}");
     assert!(
-        out.contains("fio cannot express this rate: 120% of the IOPS measured by [sweep-probe]"),
+        out.contains("fio cannot express this rate: 90% of the IOPS measured by [sweep-probe]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("# 120% of the IOPS measured by [sweep-probe]: at or above 100% the point runs\n# closed-loop"),
         "{out}"
     );
 
@@ -579,6 +606,141 @@ fn cli_list_show_fio_validate() {
     let (code, _, err) = drivescope(&["presets", "show", "quick-lok"]);
     assert_eq!(code, 2);
     assert!(err.contains("did you mean `quick-look`?"), "{err}");
+}
+
+#[test]
+fn storagereview_sweeps_arrive_as_poisson_and_the_fio_export_says_so() {
+    use drivescope::workload::Arrivals;
+    for (id, _) in BUILTIN_FILES {
+        let (p, plan) = expand(id, &target(TIB, 4096));
+        let sweeps = p.phases.iter().any(|ph| ph.sweep.is_some());
+        let vdbench_method = id.starts_with("storagereview-") || id.starts_with("approx-");
+        for step in &plan.steps {
+            let want = if sweeps && vdbench_method {
+                Arrivals::Poisson
+            } else {
+                Arrivals::Uniform
+            };
+            assert_eq!(step.workload.arrivals, want, "{id}: {}", step.name);
+        }
+        let (code, out, _) = drivescope(&["presets", "fio", id]);
+        assert_eq!(code, 0, "{id}");
+        let paced = plan
+            .steps
+            .iter()
+            .filter(|s| {
+                s.rate != StepRate::Max
+                    && !s.closed_loop
+                    && s.workload.arrivals == Arrivals::Poisson
+            })
+            .count();
+        assert_eq!(out.matches("rate_process=poisson\n").count(), paced, "{id}");
+        if sweeps && vdbench_method {
+            // 10% to 90% are paced; 100% and above run closed-loop.
+            assert!(paced >= 9, "{id}: {paced}");
+            // The probe runs closed-loop: no rate, no arrival process.
+            let probe = out
+                .split("\n[")
+                .find(|s| s.contains("probe]"))
+                .expect("a probe");
+            assert!(!probe.contains("rate_process"), "{probe}");
+        }
+    }
+}
+
+#[test]
+fn presets_plan_lists_every_step_with_its_target() {
+    let (code, out, err) = drivescope(&[
+        "presets",
+        "plan",
+        "storagereview-4k-randwrite",
+        "--capacity",
+        "2TiB",
+        "--probe-iops",
+        "10005",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let steps: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(steps.len(), 13, "a probe and 12 points");
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s["index"], i, "{s}");
+        assert_eq!(s["phase"], 0, "{s}");
+        assert_eq!(s["phase_name"], "sweep", "{s}");
+        assert!(s["label"].as_str().is_some_and(|l| l.starts_with("sweep")));
+        assert_eq!(s["workload"]["rw"], "randwrite");
+        assert_eq!(s["workload"]["region"]["len"], 1u64 << 39, "25% of 2TiB");
+        assert_eq!(s["end"]["duration_s"], 30.0);
+    }
+    let probe = &steps[0];
+    assert!(probe["percent"].is_null() && probe["target_iops"].is_null());
+    assert!(probe["arrivals"].is_null(), "closed loop");
+    for (k, s) in steps[1..].iter().enumerate() {
+        let pct = 10.0 * (k + 1) as f64;
+        assert_eq!(s["percent"], pct);
+        let want = plan::vdbench_round(10_005.0, pct).expect("a rate") as f64;
+        assert_eq!(s["target_iops"], want, "{s}");
+        // From 100% on the point runs closed-loop at the preset's queue: no pacing.
+        let closed = pct >= 100.0;
+        assert_eq!(s["closed_loop"], closed, "{s}");
+        if closed {
+            assert!(s["workload"]["rate_iops"].is_null() && s["arrivals"].is_null());
+        } else {
+            assert_eq!(s["workload"]["rate_iops"], want);
+            assert_eq!(s["arrivals"], "poisson");
+        }
+    }
+    assert_eq!(steps[1]["target_iops"], 1000.0, "10% of 10,005 in integers");
+
+    // The table, from a file, with a fixed rate and a sweep that a slow probe cuts short.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mine.yaml");
+    std::fs::write(
+        &file,
+        "id: mine\nname: Mine\ndescription: d\nphases:\n  - name: fixed\n    workload: {rw: randrw, rwmixread: 70%, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    rate: 5000\n  - name: curve\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    end: {duration: 10s}\n    sweep: {points: [50%, 0.5%, 80%]}\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf-8");
+    let (code, out, err) = drivescope(&["presets", "plan", path, "--probe-iops", "500"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("Plan of mine for a 1TiB target, a probe measuring 500 IOPS: 5 steps"),
+        "{out}"
+    );
+    assert!(out.contains("#  PHASE  STEP"), "{out}");
+    let line = |n: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(n))
+            .unwrap_or("")
+    };
+    assert!(line("1 ").contains("randrw 70%read 4KiB QD4×1"), "{out}");
+    assert!(
+        line("1 ").contains("uniform") && line("1 ").contains("5000 IOPS"),
+        "{out}"
+    );
+    assert!(line("3 ").contains("50% of the probe = 250 IOPS"), "{out}");
+    assert!(
+        line("4 ").contains("skipped") && line("5 ").contains("skipped"),
+        "{out}"
+    );
+    assert!(
+        out.contains("step 5 (curve 80%) is skipped: an earlier point"),
+        "{out}"
+    );
+
+    // Without --probe-iops the targets are unknown, and said to be.
+    let (code, out, _) = drivescope(&["presets", "plan", path, "--json"]);
+    assert_eq!(code, 0);
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("lines")).expect("json");
+    assert!(
+        last["target_iops"].is_null() && last["skipped"].is_null(),
+        "{last}"
+    );
+    assert_eq!(last["percent"], 80.0);
 }
 
 #[test]

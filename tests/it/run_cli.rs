@@ -408,7 +408,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     let _timing = crate::common::timing_lock();
     use drivescope::engine::{run_step, Control, StepControl, StepTarget};
     use drivescope::workload::{
-        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+        Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -429,6 +429,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
                 len: 8 << 20,
             },
             rate_iops: Some(1000.0),
+            arrivals: Arrivals::Uniform,
             seed: 1,
             direct: true,
         },
@@ -479,4 +480,48 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         (1900.0..2100.0).contains(&ios),
         "{ios} I/Os for 2 s at 1000 IOPS: {per_interval:?}"
     );
+}
+
+#[test]
+fn arrivals_flag_paces_a_plain_run_and_needs_a_rate() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "run",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "32MiB",
+            "--duration",
+            "2s",
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let go = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(home.path(), &a)
+    };
+    let out = go(args(&["--arrivals", "poisson"]));
+    assert_eq!(out.status.code(), Some(2), "--arrivals without --rate-iops");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--rate-iops"), "{err}");
+
+    let cv_of = |extra: &[&'static str]| {
+        let out = go(args(extra));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = json_lines(&out);
+        summary(&lines)["arrival_cv"].as_f64().expect("paced")
+    };
+    let poisson = cv_of(&["--rate-iops", "4000", "--arrivals", "poisson"]);
+    assert!((0.9..1.1).contains(&poisson), "poisson CV {poisson}");
+    // Uniform stays the default for plain runs.
+    let default = cv_of(&["--rate-iops", "4000"]);
+    assert!(default < 0.05, "default CV {default}");
 }

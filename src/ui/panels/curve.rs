@@ -1,6 +1,7 @@
-//! Curve: latency against IOPS for the running sweep, one point per finished step, the
-//! running step drawn live, and the drive's quoted datasheet figure as a reference mark
-//! where the model is known (labelled "quoted", never a measurement).
+//! Curve: latency against IOPS, one point per finished step and one line per workload (a
+//! sweep's points joined, different workloads never), a legend naming each, the running
+//! step drawn live, and the drive's quoted datasheet figure as a reference mark where the
+//! model is known (labelled "quoted", never a measurement).
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -47,6 +48,64 @@ fn reference_line(app: &App) -> Line<'static> {
     }
 }
 
+/// The finished steps' points, one series per workload in order of first appearance, each
+/// in IOPS order so its line runs along the curve (a sweep's probe at max comes first).
+fn workload_series(app: &App) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for p in app.run.curve.iter() {
+        let xy = (p.iops, p.mean_us);
+        match out.iter_mut().find(|(n, _)| *n == p.series) {
+            Some((_, pts)) => pts.push(xy),
+            None => out.push((p.series.clone(), vec![xy])),
+        }
+    }
+    for (_, pts) in &mut out {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// Most legend lines; the series that do not fit are counted on the last.
+const LEGEND_LINES: usize = 3;
+
+/// The legend: each series' colour and name, whole entries per line of `width`.
+fn legend_lines(
+    app: &App,
+    series: &[(String, Vec<(f64, f64)>)],
+    width: usize,
+) -> Vec<Line<'static>> {
+    let t = app.theme();
+    let mut lines: Vec<Vec<Span<'static>>> = Vec::new();
+    let mut used = 0;
+    for (i, (name, _)) in series.iter().enumerate() {
+        let w = name.chars().count() + 2;
+        let full = lines.len() == LEGEND_LINES;
+        match lines.last_mut() {
+            Some(l) if used + 2 + w <= width => {
+                l.push(Span::raw("  "));
+                used += 2;
+            }
+            Some(l) if full => {
+                l.push(Span::styled(
+                    format!("  +{} more", series.len() - i),
+                    t.dim_style(),
+                ));
+                break;
+            }
+            _ => {
+                lines.push(Vec::new());
+                used = 0;
+            }
+        }
+        if let Some(l) = lines.last_mut() {
+            l.push(Span::styled("● ", Style::default().fg(t.series(i))));
+            l.push(Span::styled(name.clone(), t.dim_style()));
+        }
+        used += w;
+    }
+    lines.into_iter().map(Line::from).collect()
+}
+
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Curve: latency vs IOPS", t);
@@ -56,8 +115,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .as_ref()
         .filter(|_| matches!(app.run.state, RunState::Running | RunState::Paused))
         .filter(|r| r.lat_us.samples > 0)
-        .map(|r| (r.iops(), r.lat_us.mean));
-    let points: Vec<(f64, f64)> = app.run.curve.iter().map(|p| (p.iops, p.mean_us)).collect();
+        .map(|r| (r.iops(), r.service_lat_us.unwrap_or(r.lat_us).mean));
+    let series = workload_series(app);
+    let points: Vec<(f64, f64)> = series.iter().flat_map(|(_, p)| p.clone()).collect();
     if points.is_empty() && live.is_none() {
         let mut lines = vec![
             "no curve yet".to_string(),
@@ -70,9 +130,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let [top, reference, chart_area] = Layout::vertical([
+    let names = legend_lines(app, &series, usize::from(inner.width));
+    let [top, reference, legend, chart_area] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
+        Constraint::Length(names.len() as u16),
         Constraint::Min(1),
     ])
     .areas(inner);
@@ -88,12 +150,13 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     if let Some((x, y)) = live {
         spans.push(Span::styled("   running ", t.dim_style()));
         spans.push(Span::styled(
-            format!("{} IOPS at {} mean", format::iops(x), format::us(y)),
+            format!("{} IOPS at {} mean service", format::iops(x), format::us(y)),
             Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
         ));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), top);
     f.render_widget(Paragraph::new(reference_line(app)), reference);
+    f.render_widget(Paragraph::new(names), legend);
 
     let q = quoted(app);
     let xmax = points
@@ -121,14 +184,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 .data(&qline),
         );
     }
-    sets.push(line(&points, Style::default().fg(t.read)));
-    sets.push(
-        Dataset::default()
-            .marker(Marker::Dot)
-            .graph_type(GraphType::Scatter)
-            .style(Style::default().fg(t.read).add_modifier(Modifier::BOLD))
-            .data(&points),
-    );
+    for (i, (_, pts)) in series.iter().enumerate() {
+        let c = t.series(i);
+        sets.push(line(pts, Style::default().fg(c)));
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Scatter)
+                .style(Style::default().fg(c).add_modifier(Modifier::BOLD))
+                .data(pts),
+        );
+    }
     sets.push(
         Dataset::default()
             .marker(Marker::Block)
@@ -142,7 +208,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 .title("IOPS")
                 .labels(axis_labels(0.0, x1, 3, format::iops)),
         )
-        .y_axis(axis([0.0, y1], t).title("mean").labels(axis_labels(
+        .y_axis(axis([0.0, y1], t).title("service").labels(axis_labels(
             0.0,
             y1,
             3,
