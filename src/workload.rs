@@ -225,6 +225,24 @@ impl<'de> Deserialize<'de> for Arrivals {
     }
 }
 
+/// What part of the region each job of a sequential workload streams over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobRegion {
+    /// Each job its own disjoint slice (the jobs together cover the region once).
+    #[default]
+    Slice,
+    /// Each job the whole region, as fio's jobs do with `size=100%` and no
+    /// `offset_increment` (8 jobs move 8x the region).
+    Whole,
+}
+
+impl JobRegion {
+    pub fn is_default(&self) -> bool {
+        *self == JobRegion::default()
+    }
+}
+
 /// The part of the target a step works on, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Region {
@@ -249,6 +267,9 @@ pub struct Workload {
     pub arrivals: Arrivals,
     pub seed: u64,
     pub direct: bool,
+    /// Sequential patterns: each job on a slice of the region, or on all of it.
+    #[serde(default, skip_serializing_if = "JobRegion::is_default")]
+    pub job_region: JobRegion,
 }
 
 impl Workload {

@@ -58,6 +58,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
                 arrivals: a.arrivals,
                 seed: a.seed,
                 direct: a.direct,
+                job_region: Default::default(),
             },
             ramp: a.ramp,
             duration: a.duration,

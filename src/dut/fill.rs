@@ -49,6 +49,7 @@ pub fn fill_file(
             arrivals: Arrivals::Uniform,
             seed: 0xF111,
             direct: true,
+            job_region: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {

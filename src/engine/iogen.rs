@@ -4,6 +4,7 @@
 //! its end.
 
 use super::rng::Rng;
+use crate::workload::JobRegion;
 use crate::workload::{Region, Workload};
 
 /// One I/O to issue.
@@ -35,7 +36,7 @@ impl IoGen {
     pub fn new(w: &Workload, job: usize, align: u64) -> Self {
         let jobs = u64::from(w.jobs.max(1));
         let slice_len = (w.region.len / jobs / align) * align;
-        let slice = if slice_len >= w.bs.max() {
+        let slice = if w.job_region == JobRegion::Slice && slice_len >= w.bs.max() {
             Region {
                 offset: w.region.offset + job as u64 * slice_len,
                 len: slice_len,
@@ -127,6 +128,7 @@ mod tests {
             arrivals: Arrivals::Uniform,
             seed: 42,
             direct: true,
+            job_region: Default::default(),
         }
     }
 

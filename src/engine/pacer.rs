@@ -237,6 +237,7 @@ mod tests {
             arrivals: Arrivals::Poisson,
             seed: 1,
             direct: true,
+            job_region: Default::default(),
         };
         let take = |job| {
             let mut p = Pacer::for_job(&w, job, Some(1_000.0)).expect("paced");

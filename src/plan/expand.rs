@@ -294,6 +294,7 @@ fn expand_phase(
             arrivals: w.arrivals.unwrap_or_default(),
             seed: opts.seed,
             direct: true,
+            job_region: w.job_region.unwrap_or_default(),
         },
         rate,
         ramp,

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::units::format_size;
+use crate::workload::JobRegion;
 use crate::workload::{Arrivals, RwMode, Workload};
 
 /// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
@@ -53,7 +54,7 @@ fn section_name(name: &str) -> String {
 /// For a sequential workload with several jobs, the length of each job's disjoint slice
 /// (the region split evenly, aligned to the smallest block size), as the engine splits it.
 fn sequential_slice(w: &Workload) -> Option<u64> {
-    if w.rw.is_random() || w.jobs <= 1 {
+    if w.rw.is_random() || w.jobs <= 1 || w.job_region == JobRegion::Whole {
         return None;
     }
     let align = w.bs.min().max(1);
@@ -110,6 +111,9 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
             let _ = writeln!(out, "size={slice}\noffset_increment={slice}");
         }
         None => {
+            if w.job_region == JobRegion::Whole && w.jobs > 1 {
+                let _ = writeln!(out, "# each job streams over the whole region, as fio does");
+            }
             let _ = writeln!(out, "size={}", w.region.len);
         }
     }

@@ -12,7 +12,7 @@ use super::values::Metric;
 use super::values::{
     Amount, BlockSize, Count, Criterion, DataAmount, Dur, Percent, RateValue, ReadShare,
 };
-use crate::workload::{Arrivals, RwMode};
+use crate::workload::{Arrivals, JobRegion, RwMode};
 
 /// A preset: which published method it reproduces, and its phases in order.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -81,6 +81,10 @@ pub struct WorkloadSpec {
     /// a rate (a fixed rate, a percentage of a phase, a sweep's points) are paced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
+    /// Sequential patterns: each job streams over its own slice of the region (`slice`,
+    /// the default) or over the whole region (`whole`, fio's `size=100%` jobs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_region: Option<JobRegion>,
 }
 
 fn one() -> Count {

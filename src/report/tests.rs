@@ -23,6 +23,7 @@ fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
         arrivals: Arrivals::Uniform,
         seed: 1,
         direct: true,
+        job_region: Default::default(),
     }
 }
 

@@ -432,6 +432,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
             arrivals: Arrivals::Uniform,
             seed: 1,
             direct: true,
+            job_region: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {

@@ -60,6 +60,7 @@ fn a_health_change_is_a_session_event() {
                 rate_iops: Some(200.0),
                 seed: 1,
                 direct: false,
+                job_region: Default::default(),
                 arrivals: drivescope::workload::Arrivals::Uniform,
             },
             ramp: Duration::ZERO,
