@@ -10,6 +10,7 @@ pub mod commands;
 pub mod drive;
 pub mod dut;
 pub mod engine;
+pub mod input;
 pub mod output;
 pub mod plan;
 pub mod preset;

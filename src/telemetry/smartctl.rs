@@ -15,11 +15,8 @@ use crate::telemetry::reading::{SensorTemp, SmartReading, Source};
 /// Errors of the smartctl source.
 #[derive(Debug, thiserror::Error)]
 pub enum SmartctlError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: not smartctl JSON: {source}")]
     Json {
         path: PathBuf,
@@ -139,13 +136,14 @@ pub fn decode(doc: &Value, source: Source) -> SmartReading {
     r
 }
 
-/// Decodes a saved `smartctl -j` output file.
+/// The largest saved smartctl output read.
+pub const MAX_FILE_BYTES: u64 = 16 * crate::input::MIB;
+
+/// Decodes a saved `smartctl -j` output file (a regular file of at most
+/// [`MAX_FILE_BYTES`], or `-` for standard input).
 pub fn decode_file(path: &Path) -> Result<SmartReading, SmartctlError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SmartctlError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let doc: Value = serde_json::from_str(&text).map_err(|source| SmartctlError::Json {
+    let bytes = crate::input::read_input_or_stdin(path, MAX_FILE_BYTES, "smartctl JSON")?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|source| SmartctlError::Json {
         path: path.to_path_buf(),
         source,
     })?;
