@@ -22,10 +22,20 @@ pub struct CompareArgs {
         default_value = "drivescope-compare"
     )]
     pub out: PathBuf,
+    /// Replace the files of an earlier comparison in the output folder (never anything
+    /// drivescope did not write, nor one of the sessions).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs the command: the table and the files written on stdout, load warnings on stderr.
 pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    let inputs: Vec<_> = a
+        .sessions
+        .iter()
+        .map(|p| (p.as_path(), "session"))
+        .collect();
+    crate::report::check_dir(&a.out, compare::COMPARE_FILES, a.force, &inputs)?;
     let mut loaded = Vec::with_capacity(a.sessions.len());
     for p in &a.sessions {
         let l = session::load(p)?;

@@ -320,7 +320,10 @@ fn run_one(c: &RunCtx) -> (String, Option<String>, Option<PathBuf>) {
     if let Some(v) = drive_view(&t.path) {
         let _ = c.msgs.send(Msg::Drive(v));
     }
-    let path = live::plan_session_path(None, &p.id);
+    let path = match live::plan_session_path(None, &p.id) {
+        Ok(path) => path,
+        Err(e) => return ("not started".into(), Some(e.to_string()), None),
+    };
     let opts = RecorderOptions {
         autosave_every: DEFAULT_AUTOSAVE,
         snapshot_every: None,

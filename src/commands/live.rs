@@ -78,11 +78,15 @@ pub fn target_info(t: &PreparedTarget) -> TargetInfo {
     }
 }
 
-/// The session file of a preset run: `--session`, or a dated file named for the preset.
-pub fn plan_session_path(explicit: Option<&Path>, preset_id: &str) -> std::path::PathBuf {
+/// The session file of a preset run: `--session`, or a dated file named for the preset,
+/// claimed in the sessions folder.
+pub fn plan_session_path(
+    explicit: Option<&Path>,
+    preset_id: &str,
+) -> Result<std::path::PathBuf, SessionError> {
     match explicit {
-        Some(p) => p.to_path_buf(),
-        None => paths::new_session_path(&paths::sessions_dir(), SystemTime::now(), preset_id),
+        Some(p) => Ok(p.to_path_buf()),
+        None => paths::claim_session_file(&paths::sessions_dir(), SystemTime::now(), preset_id),
     }
 }
 

@@ -18,6 +18,10 @@ pub struct ReportArgs {
     /// Output folder. Default: SESSION-report/ beside the session.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the files of an earlier report in the output folder (never anything
+    /// drivescope did not write, nor the session itself).
+    #[arg(long)]
+    pub force: bool,
     /// Instead of the report, print the latency percentiles of a span of the run (times
     /// since its start, e.g. 10m..20m), recomputed from the histograms saved with
     /// `run --histograms`.
@@ -55,6 +59,18 @@ fn parse_span(s: &str) -> Result<SpanArg, String> {
 pub enum ReportCmdError {
     #[error("{}: no histograms were saved with this session (run with --histograms)", .0.display())]
     NoHistograms(PathBuf),
+    #[error(
+        "{}: its `histograms:` entry `{name}` is not the name of a file beside the session",
+        session.display()
+    )]
+    HistogramsName { session: PathBuf, name: String },
+    #[error("{}: no interval histogram lies within {span}{}", path.display(), why.as_ref().map(|w| format!(": {w}")).unwrap_or_default())]
+    EmptySpan {
+        path: PathBuf,
+        span: String,
+        /// Why reading stopped, when it stopped before the end.
+        why: Option<String>,
+    },
     #[error(transparent)]
     Session(#[from] SessionError),
     #[error(transparent)]
@@ -83,6 +99,12 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .out
         .clone()
         .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    report::check_dir(
+        &dir,
+        report::REPORT_FILES,
+        a.force,
+        &[(a.session.as_path(), "session")],
+    )?;
     let files = report::write_report(s, &dir, &loaded.warnings)?;
     for f in &files {
         println!("{}", f.display());
@@ -95,16 +117,34 @@ fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(),
     let Some(name) = &s.histograms else {
         return Err(ReportCmdError::NoHistograms(a.session.clone()));
     };
+    // A file name beside the session: not a path that leads elsewhere.
+    let mut parts = std::path::Path::new(name).components();
+    let (Some(std::path::Component::Normal(_)), None) = (parts.next(), parts.next()) else {
+        return Err(ReportCmdError::HistogramsName {
+            session: a.session.clone(),
+            name: name.clone(),
+        });
+    };
     let hlog = a.session.with_file_name(name);
     let read = session::histlog::read_span(&hlog, span.from_s, span.to_s, None)?;
+    let shown = format!(
+        "{}..{}",
+        format_value(span.from_s, Unit::Seconds),
+        format_value(span.to_s, Unit::Seconds)
+    );
+    if read.histograms == 0 {
+        return Err(ReportCmdError::EmptySpan {
+            path: hlog,
+            span: shown,
+            why: read.stopped,
+        });
+    }
     if let Some(why) = &read.stopped {
-        eprintln!("warning: {why}");
+        eprintln!("warning: {}: {why}", hlog.display());
     }
     let l = LatSummary::from_hist(&read.hist);
     println!(
-        "latency {}..{} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
-        format_value(span.from_s, Unit::Seconds),
-        format_value(span.to_s, Unit::Seconds),
+        "latency {shown} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
         read.histograms,
         l.samples,
         l.mean,

@@ -135,6 +135,7 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
     // What no target can fix is refused before the target is created or opened.
     engine::validate_shape(&w)?;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
+    super::run_session::check_outputs(a)?;
     let (t, _) = prepare_target(a, writes, a.size.map(|s| s + a.offset))?;
     let path = t.path.clone();
     if a.offset >= t.size {

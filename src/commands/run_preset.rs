@@ -42,6 +42,7 @@ fn plan_io(plan: &Plan) -> (bool, bool) {
 
 pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
     let preset = load(a)?;
+    super::run_session::check_outputs(a)?;
     // The target must be known before the plan; its write check needs the plan. Prepare it
     // read-only first (creating the default file if needed), expand, then check writes.
     let (t, _) = prepare_target(a, false, a.size)?;
@@ -71,7 +72,7 @@ pub fn run(a: &RunArgs, stop: &AtomicBool) -> Result<Outcome, RunError> {
         snapshot_dir: None,
         histograms: a.histograms,
     };
-    let path = live::plan_session_path(a.session.as_deref(), &preset.id);
+    let path = live::plan_session_path(a.session.as_deref(), &preset.id)?;
     let mut rec = live::create_plan_session(
         &path,
         &t,

@@ -10,7 +10,9 @@ use super::run::{Outcome, RunError};
 use crate::cli::RunArgs;
 use crate::dut::PreparedTarget;
 use crate::output::Printer;
-use crate::session::{paths, RecorderOptions, SessionRecorder, SessionStart, SessionState};
+use crate::session::{
+    paths, RecorderOptions, SessionError, SessionRecorder, SessionStart, SessionState,
+};
 use crate::workload::StepSpec;
 
 /// The command line as typed, quoted where a shell would need it.
@@ -30,12 +32,31 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
-/// The session path: `--session`, or a dated file in the sessions folder.
-pub fn session_path(a: &RunArgs) -> PathBuf {
+/// The session path: `--session`, or a dated file claimed in the sessions folder.
+pub fn session_path(a: &RunArgs) -> Result<PathBuf, SessionError> {
     match &a.session {
-        Some(p) => p.clone(),
-        None => paths::new_session_path(&paths::sessions_dir(), SystemTime::now(), a.rw.as_str()),
+        Some(p) => Ok(p.clone()),
+        None => paths::claim_session_file(&paths::sessions_dir(), SystemTime::now(), a.rw.as_str()),
     }
+}
+
+/// How the session of `a` is saved.
+fn recorder_options(a: &RunArgs) -> RecorderOptions {
+    RecorderOptions {
+        autosave_every: a.autosave,
+        snapshot_every: a.snapshot_every,
+        snapshot_dir: None,
+        histograms: a.histograms,
+    }
+}
+
+/// Refuses, before the target is touched, a `--session` (or a file that goes beside it)
+/// that drivescope may not write; a dated session is claimed when it is created.
+pub fn check_outputs(a: &RunArgs) -> Result<(), RunError> {
+    if let Some(p) = &a.session {
+        crate::session::check_session_paths(p, &recorder_options(a))?;
+    }
+    Ok(())
 }
 
 /// Creates the session of a `drivescope run` (one step, no preset).
@@ -64,13 +85,8 @@ pub fn create(
         }))
         .unwrap_or(serde_yaml::Value::Null),
     };
-    let opts = RecorderOptions {
-        autosave_every: a.autosave,
-        snapshot_every: a.snapshot_every,
-        snapshot_dir: None,
-        histograms: a.histograms,
-    };
-    Ok(SessionRecorder::create(&session_path(a), start, opts)?)
+    let opts = recorder_options(a);
+    Ok(SessionRecorder::create(&session_path(a)?, start, opts)?)
 }
 
 /// The final save, whatever `result` is; prints where the session went. A failed save

@@ -19,6 +19,8 @@ pub struct Entry<'a> {
 pub const CURVE_FILE: &str = "compare-curve.svg";
 pub const THROUGHPUT_FILE: &str = "compare-throughput.svg";
 pub const HTML_FILE: &str = "compare.html";
+/// Every file a comparison writes.
+pub const COMPARE_FILES: &[&str] = &[CURVE_FILE, THROUGHPUT_FILE, HTML_FILE];
 
 /// Distinct names: the drive model or target; the session's file name where two share one.
 pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
