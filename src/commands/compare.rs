@@ -55,6 +55,9 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .zip(&loaded)
         .map(|(name, session)| Entry { name, session })
         .collect();
+    for d in compare::workload_differences(&entries) {
+        eprintln!("warning: the sessions' workloads differ: {d}");
+    }
     print!("{}", compare::text_table(&entries));
     let files = compare::write_compare(&entries, &a.out)?;
     for f in &files {
