@@ -19,17 +19,17 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use super::keys::KeyBinding;
+use crate::input::{read_text, InputError};
 use crate::yaml_pos;
+
+/// The largest keymap file read.
+const MAX_FILE_BYTES: u64 = crate::input::MIB;
 
 /// A keys.yaml that could not be used.
 #[derive(Debug, Error)]
 pub enum KeymapError {
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Read(#[from] InputError),
     #[error("{path}:{line}:{column}: {message}")]
     Parse {
         path: String,
@@ -288,18 +288,12 @@ impl Keymap {
     /// Loads `path` if it exists: the keymap to use, and the error that made it fall back
     /// to the defaults.
     pub fn load(path: &Path) -> (Keymap, Option<KeymapError>) {
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_text(path, MAX_FILE_BYTES, "keymap") {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Keymap::default(), None),
-            Err(source) => {
-                return (
-                    Keymap::default(),
-                    Some(KeymapError::Read {
-                        path: path.display().to_string(),
-                        source,
-                    }),
-                )
+            Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return (Keymap::default(), None)
             }
+            Err(e) => return (Keymap::default(), Some(e.into())),
         };
         match Keymap::from_yaml(&text, &path.display().to_string()) {
             Ok(k) => (k, None),

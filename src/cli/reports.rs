@@ -13,6 +13,10 @@ pub struct ReportArgs {
     /// Output folder. Default: SESSION-report/ beside the session.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the files of an earlier report in the output folder (never anything
+    /// drivescope did not write, nor the session itself).
+    #[arg(long)]
+    pub force: bool,
     /// Instead of the report, print the latency percentiles of a span of the run (times
     /// since its start, e.g. 10m..20m), recomputed from the histograms saved with
     /// `run --histograms`.
@@ -40,4 +44,8 @@ pub struct CompareArgs {
         default_value = "drivescope-compare"
     )]
     pub out: PathBuf,
+    /// Replace the files of an earlier comparison in the output folder (never anything
+    /// drivescope did not write, nor one of the sessions).
+    #[arg(long)]
+    pub force: bool,
 }

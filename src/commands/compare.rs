@@ -10,6 +10,12 @@ use crate::session;
 
 /// Runs the command: the table and the files written on stdout, load warnings on stderr.
 pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    let inputs: Vec<_> = a
+        .sessions
+        .iter()
+        .map(|p| (p.as_path(), "session"))
+        .collect();
+    crate::report::check_dir(&a.out, compare::COMPARE_FILES, a.force, &inputs)?;
     let mut loaded = Vec::with_capacity(a.sessions.len());
     for p in &a.sessions {
         let l = session::load(p)?;
@@ -29,6 +35,9 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .zip(&loaded)
         .map(|(name, session)| Entry { name, session })
         .collect();
+    for d in compare::workload_differences(&entries) {
+        eprintln!("warning: the sessions' workloads differ: {d}");
+    }
     print!("{}", compare::text_table(&entries));
     let files = compare::write_compare(&entries, &a.out)?;
     for f in &files {

@@ -29,6 +29,18 @@ pub enum CommandError {
 pub enum ReportCmdError {
     #[error("{}: no histograms were saved with this session (run with --histograms)", .0.display())]
     NoHistograms(PathBuf),
+    #[error(
+        "{}: its `histograms:` entry `{name}` is not the name of a file beside the session",
+        session.display()
+    )]
+    HistogramsName { session: PathBuf, name: String },
+    #[error("{}: no interval histogram lies within {span}{}", path.display(), why.as_ref().map(|w| format!(": {w}")).unwrap_or_default())]
+    EmptySpan {
+        path: PathBuf,
+        span: String,
+        /// Why reading stopped, when it stopped before the end.
+        why: Option<String>,
+    },
     #[error(transparent)]
     Session(#[from] SessionError),
     #[error(transparent)]

@@ -33,6 +33,12 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .out
         .clone()
         .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    report::check_dir(
+        &dir,
+        report::REPORT_FILES,
+        a.force,
+        &[(a.session.as_path(), "session")],
+    )?;
     let files = report::write_report(s, &dir, &loaded.warnings)?;
     for f in &files {
         println!("{}", f.display());
@@ -45,16 +51,34 @@ fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(),
     let Some(name) = &s.histograms else {
         return Err(ReportCmdError::NoHistograms(a.session.clone()));
     };
+    // A file name beside the session: not a path that leads elsewhere.
+    let mut parts = std::path::Path::new(name).components();
+    let (Some(std::path::Component::Normal(_)), None) = (parts.next(), parts.next()) else {
+        return Err(ReportCmdError::HistogramsName {
+            session: a.session.clone(),
+            name: name.clone(),
+        });
+    };
     let hlog = a.session.with_file_name(name);
     let read = session::histlog::read_span(&hlog, span.from_s, span.to_s, None)?;
+    let shown = format!(
+        "{}..{}",
+        format_value(span.from_s, Unit::Seconds),
+        format_value(span.to_s, Unit::Seconds)
+    );
+    if read.histograms == 0 {
+        return Err(ReportCmdError::EmptySpan {
+            path: hlog,
+            span: shown,
+            why: read.stopped,
+        });
+    }
     if let Some(why) = &read.stopped {
-        eprintln!("warning: {why}");
+        eprintln!("warning: {}: {why}", hlog.display());
     }
     let l = LatSummary::from_hist(&read.hist);
     println!(
-        "latency {}..{} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
-        format_value(span.from_s, Unit::Seconds),
-        format_value(span.to_s, Unit::Seconds),
+        "latency {shown} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
         read.histograms,
         l.samples,
         l.mean,

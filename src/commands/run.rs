@@ -12,7 +12,7 @@ use crate::run::{
     self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
     SessionPlan, SingleStep, TargetChoice, TelemetrySource,
 };
-use crate::session::RecorderOptions;
+use crate::session::{self, RecorderOptions};
 use crate::workload::{BlockSizes, Region, Workload};
 
 /// The command line as typed, quoted where a shell would need it; every byte kept
@@ -84,6 +84,18 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
 /// Runs the command; `stop` is the flag the signal handlers set.
 pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     let req = request(a)?;
+    let options = RecorderOptions {
+        autosave_every: a.autosave,
+        snapshot_every: a.snapshot_every,
+        snapshot_dir: None,
+        histograms: a.histograms,
+        exporter: None,
+    };
+    // A --session (or a file beside it) drivescope may not write is refused before the
+    // target is touched; a dated session is claimed when it is created.
+    if let Some(p) = &a.session {
+        session::check_session_paths(p, &options)?;
+    }
     let prepared = run::prepare(&req)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match req.what {
@@ -93,13 +105,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     let mut printer = Printer::new(format, mode);
     let session = SessionPlan {
         path: a.session.clone(),
-        options: RecorderOptions {
-            autosave_every: a.autosave,
-            snapshot_every: a.snapshot_every,
-            snapshot_dir: None,
-            histograms: a.histograms,
-            exporter: None,
-        },
+        options,
         command: Some(command_line()),
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);

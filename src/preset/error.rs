@@ -39,12 +39,8 @@ impl fmt::Display for Diagnostic {
 /// Why a preset could not be had.
 #[derive(Debug, Error)]
 pub enum PresetError {
-    #[error("cannot read preset file {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{0}")]
     Invalid(Box<Diagnostic>),
     #[error("no preset '{id}'{}; known presets: {known}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]

@@ -169,14 +169,14 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
     Ok(preset)
 }
 
-/// Reads, parses and validates a preset file.
+/// The largest preset file read.
+pub const MAX_FILE_BYTES: u64 = crate::input::MIB;
+
+/// Reads, parses and validates a preset file (a regular file of at most
+/// [`MAX_FILE_BYTES`], or `-` for standard input).
 pub fn parse_file(path: &Path) -> Result<Preset, PresetError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| PresetError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    parse_str(&text, &shown)
+    let text = crate::input::read_text_or_stdin(path, MAX_FILE_BYTES, "preset file")?;
+    parse_str(&text, &path.display().to_string())
 }
 
 #[cfg(test)]

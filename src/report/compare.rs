@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use super::html::{grid, page_start, PAGE_END};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use super::{charts, ReportError};
-use crate::session::{write_atomic, Session};
+use serde_yaml::Value;
+
+use crate::session::{write_atomic, Session, SessionState};
+use crate::workload::Workload;
 
 /// One session in a comparison, with the name it goes by.
 pub struct Entry<'a> {
@@ -19,6 +22,8 @@ pub struct Entry<'a> {
 pub const CURVE_FILE: &str = "compare-curve.svg";
 pub const THROUGHPUT_FILE: &str = "compare-throughput.svg";
 pub const HTML_FILE: &str = "compare.html";
+/// Every file a comparison writes.
+pub const COMPARE_FILES: &[&str] = &[CURVE_FILE, THROUGHPUT_FILE, HTML_FILE];
 
 /// Distinct names: the drive model or target; the session's file name where two share one.
 pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
@@ -102,8 +107,9 @@ pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
 }
 
 /// The table's columns.
-pub const COLUMNS: [&str; 9] = [
+pub const COLUMNS: [&str; 10] = [
     "session",
+    "state",
     "steps",
     "peak IOPS",
     "MB/s",
@@ -113,6 +119,98 @@ pub const COLUMNS: [&str; 9] = [
     "max µs",
     "errors",
 ];
+
+/// How the session's run ended: its state, and for a failed or stopped run, why.
+fn state_of(s: &Session) -> String {
+    let state = match s.state {
+        SessionState::Running => "running or cut short",
+        SessionState::Complete => "complete",
+        SessionState::Stopped => "stopped",
+        SessionState::Failed => "failed",
+    };
+    match (&s.summary, s.state) {
+        (Some(sm), SessionState::Failed | SessionState::Stopped) if !sm.ended_by.is_empty() => {
+            format!("{state}: {}", sm.ended_by)
+        }
+        _ => state.to_string(),
+    }
+}
+
+/// What a session's workload is, as (name, value) pairs to set side by side: the preset
+/// for a preset run, else the single workload's shape.
+fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
+    if let Some(id) = s.preset.get("id").and_then(Value::as_str) {
+        return vec![("preset", id.to_string())];
+    }
+    let plan_step = s.plan.get("steps").and_then(|v| v.get(0));
+    let workload = s
+        .steps
+        .first()
+        .and_then(|st| st.workload.clone())
+        .or_else(|| {
+            let v = plan_step?.get("workload")?.clone();
+            serde_yaml::from_value::<Workload>(v).ok()
+        });
+    let mut facts = vec![("preset", "none".to_string())];
+    if let Some(w) = workload {
+        facts.push(("rw", w.rw.to_string()));
+        if w.rw.is_mixed() {
+            facts.push(("rwmixread", format!("{}%", w.rwmixread)));
+        }
+        facts.push(("bs", w.bs.to_string()));
+        facts.push(("iodepth", w.iodepth.to_string()));
+        facts.push(("jobs", w.jobs.to_string()));
+        facts.push((
+            "rate",
+            w.rate_iops
+                .map(|r| format!("{r} IOPS"))
+                .unwrap_or_else(|| "unlimited".into()),
+        ));
+        facts.push(("direct", w.direct.to_string()));
+    }
+    if let Some(d) = plan_step
+        .and_then(|p| p.get("duration_s"))
+        .and_then(Value::as_f64)
+    {
+        facts.push(("duration", format!("{d}s")));
+    }
+    facts
+}
+
+/// What the sessions' workloads differ in, one line per difference (`bs: 4KiB in A;
+/// 128KiB in B`); empty when they are the same. Sessions that do not say (an older or
+/// damaged file) are left out of a difference.
+pub fn workload_differences(entries: &[Entry<'_>]) -> Vec<String> {
+    let facts: Vec<_> = entries.iter().map(|e| workload_facts(e.session)).collect();
+    let mut keys: Vec<&'static str> = Vec::new();
+    for (k, _) in facts.iter().flatten() {
+        if !keys.contains(k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for key in keys {
+        // Each value and the sessions that have it, in the order first met.
+        let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (e, f) in entries.iter().zip(&facts) {
+            let Some((_, v)) = f.iter().find(|(k, _)| *k == key) else {
+                continue;
+            };
+            match groups.iter_mut().find(|(x, _)| x == v) {
+                Some((_, names)) => names.push(&e.name),
+                None => groups.push((v, vec![&e.name])),
+            }
+        }
+        if groups.len() > 1 {
+            let parts: Vec<String> = groups
+                .iter()
+                .map(|(v, names)| format!("{v} in {}", names.join(", ")))
+                .collect();
+            out.push(format!("{key}: {}", parts.join("; ")));
+        }
+    }
+    out
+}
 
 /// One row per session: steps, the highest step IOPS, and the session summary's figures.
 pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
@@ -136,6 +234,7 @@ pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
             };
             vec![
                 e.name.clone(),
+                state_of(s),
                 s.steps.len().to_string(),
                 format!("{peak:.0}"),
                 format!("{mbps:.1}"),
@@ -193,6 +292,14 @@ pub fn write_compare(entries: &[Entry<'_>], dir: &Path) -> Result<Vec<PathBuf>, 
         files.push(p);
     }
     let mut o = page_start("drivescope comparison");
+    let differences = workload_differences(entries);
+    if !differences.is_empty() {
+        o.push_str("<h2>Different workloads</h2><ul class=\"warnings\">");
+        for d in &differences {
+            let _ = write!(o, "<li>{}</li>", esc(d));
+        }
+        o.push_str("</ul>\n");
+    }
     o.push_str("<h2>Summary</h2>\n");
     grid(&mut o, "compare", &COLUMNS, &table_rows(entries));
     o.push_str("<h2>Charts</h2>\n");

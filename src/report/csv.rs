@@ -6,6 +6,12 @@ use crate::session::IntervalRecord;
 
 pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors";
 
+/// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
+pub fn is_intervals(head: &[u8]) -> bool {
+    head.strip_prefix(HEADER.as_bytes())
+        .is_some_and(|rest| rest.first() == Some(&b'\n'))
+}
+
 /// The CSV text of `intervals`.
 pub fn intervals(intervals: &[IntervalRecord]) -> String {
     let mut o = String::with_capacity(64 + intervals.len() * 120);

@@ -19,10 +19,18 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;p
 /// Starts a page (XHTML syntax) with `title`.
 pub fn page_start(title: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/><title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        "{PAGE_HEAD}{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
         esc(title),
         esc(title)
     )
+}
+
+/// How every page [`page_start`] begins: the mark of a page drivescope wrote.
+const PAGE_HEAD: &str = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/><title>";
+
+/// Whether `head` (a file's first bytes) is the start of a page drivescope wrote.
+pub fn is_page(head: &[u8]) -> bool {
+    head.starts_with(PAGE_HEAD.as_bytes())
 }
 
 pub const PAGE_END: &str = "</body></html>\n";

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::input::FileKind;
+use crate::session::outputs::{self, Output, Refusal};
 use crate::session::{self, write_atomic, Session, SessionError};
 
 #[derive(Debug, Error)]
@@ -36,6 +38,112 @@ pub const CHART_FILES: [&str; 4] = [
 pub const CSV_FILE: &str = "intervals.csv";
 pub const HTML_FILE: &str = "report.html";
 pub const YAML_FILE: &str = "session.yaml";
+
+/// Every file a report writes.
+pub const REPORT_FILES: &[&str] = &[
+    CHART_FILES[0],
+    CHART_FILES[1],
+    CHART_FILES[2],
+    CHART_FILES[3],
+    CSV_FILE,
+    HTML_FILE,
+];
+
+/// How the file `name` of a report, comparison or snapshot is known as drivescope's.
+fn output_of(name: &str) -> Output {
+    if name == YAML_FILE {
+        outputs::SESSION
+    } else if name.ends_with(".svg") {
+        Output {
+            what: "chart",
+            ours: svg::is_chart,
+        }
+    } else if name.ends_with(".csv") {
+        Output {
+            what: "CSV file",
+            ours: csv::is_intervals,
+        }
+    } else {
+        Output {
+            what: "page",
+            ours: html::is_page,
+        }
+    }
+}
+
+fn refused(path: &Path, why: Refusal) -> ReportError {
+    ReportError::Write(SessionError::Refused {
+        path: path.to_path_buf(),
+        what: "report",
+        why,
+    })
+}
+
+/// Checks the folder `dir` before files `names` are written into it: a folder or nothing
+/// yet; each file nothing yet or a regular file drivescope wrote, and then replaced only
+/// with `force` (an earlier report is not overwritten by mistake); none of them one of
+/// `inputs` (a path and what it is), whatever `force` says.
+pub fn check_dir(
+    dir: &Path,
+    names: &[&str],
+    force: bool,
+    inputs: &[(&Path, &'static str)],
+) -> Result<(), ReportError> {
+    for (input, what) in inputs {
+        if outputs::same_file(dir, input) {
+            return Err(refused(dir, Refusal::Input(what)));
+        }
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(m) => return Err(refused(dir, Refusal::Kind(FileKind::of(m.file_type())))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(ReportError::Folder {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+    }
+    let mut earlier = None;
+    for name in names {
+        let p = dir.join(name);
+        for (input, what) in inputs {
+            if outputs::same_file(&p, input) {
+                return Err(refused(&p, Refusal::Input(what)));
+            }
+        }
+        let kind = match std::fs::symlink_metadata(&p) {
+            Ok(m) => FileKind::of(m.file_type()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(SessionError::io(&p, "cannot look at what is there", e).into()),
+        };
+        match kind {
+            // The report's files are written where they stand, never through a link.
+            FileKind::Symlink => {
+                let why = match std::fs::canonicalize(&p) {
+                    Ok(target) => {
+                        let kind = std::fs::symlink_metadata(&target)
+                            .map(|m| FileKind::of(m.file_type()))
+                            .unwrap_or(FileKind::Other);
+                        Refusal::LinkTo { target, kind }
+                    }
+                    Err(_) => Refusal::Dangling,
+                };
+                return Err(refused(&p, why));
+            }
+            FileKind::Regular => {
+                outputs::writable(&p, output_of(name))?;
+                earlier.get_or_insert(*name);
+            }
+            kind => return Err(refused(&p, Refusal::Kind(kind))),
+        }
+    }
+    match earlier {
+        Some(name) if !force => Err(refused(dir, Refusal::Earlier(name.to_string()))),
+        _ => Ok(()),
+    }
+}
 
 fn create_dir(dir: &Path) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {

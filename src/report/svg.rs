@@ -236,6 +236,15 @@ fn dash(style: Style) -> &'static str {
     }
 }
 
+/// How every chart [`Chart::render`] writes begins, up to its id.
+const CHART_HEAD: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"";
+
+/// Whether `head` (a file's first bytes) is the start of a chart drivescope wrote.
+pub fn is_chart(head: &[u8]) -> bool {
+    let first = head.split(|&b| b == b'>').next().unwrap_or_default();
+    head.starts_with(CHART_HEAD.as_bytes()) && first.windows(15).any(|w| w == b"\" class=\"chart\"")
+}
+
 impl Chart {
     /// The chart as a standalone `<svg>` element (with its namespace, so it also works
     /// inline in HTML and as a file).
@@ -243,7 +252,7 @@ impl Chart {
         let mut o = String::new();
         let _ = write!(
             o,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"{}\" class=\"chart\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">",
+            "{CHART_HEAD}{}\" class=\"chart\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">",
             esc(&self.id)
         );
         let _ = write!(

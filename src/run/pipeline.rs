@@ -173,12 +173,13 @@ impl RunObserver for Pipe<'_, '_> {
     }
 }
 
-/// The session file: the one asked for, or a dated file in the sessions folder.
-fn session_path(plan: &SessionPlan, run: &Prepared) -> PathBuf {
-    match &plan.path {
+/// The session file: the one asked for, or a dated file in the sessions folder, claimed
+/// (created exclusively) so two runs started in the same second never share one.
+fn session_path(plan: &SessionPlan, run: &Prepared) -> Result<PathBuf, RunError> {
+    Ok(match &plan.path {
         Some(p) => p.clone(),
-        None => paths::new_session_path(&paths::sessions_dir(), SystemTime::now(), run.name()),
-    }
+        None => paths::claim_session_file(&paths::sessions_dir(), SystemTime::now(), run.name())?,
+    })
 }
 
 /// Runs a prepared run to its end, recording it in a session and showing it on `sinks`.
@@ -194,7 +195,7 @@ pub fn execute(
     let t0 = Instant::now();
     let feed = Feed::start(telemetry, &run.target.path, t0);
     let start = session_start(run, feed.drive(), session.command.clone());
-    let path = session_path(&session, run);
+    let path = session_path(&session, run)?;
     let mut options = session.options.clone();
     options
         .exporter

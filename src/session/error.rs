@@ -4,6 +4,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::outputs::Refusal;
+use crate::input::InputError;
+
 /// What can go wrong writing or reading a session.
 #[derive(Debug, Error)]
 pub enum SessionError {
@@ -26,6 +29,36 @@ pub enum SessionError {
         source: Box<SessionError>,
         stream: String,
     },
+    /// A path drivescope will not write (see [`outputs`](super::outputs)).
+    #[error("{}: not writing the {what} there: {why}", path.display())]
+    Refused {
+        path: PathBuf,
+        what: &'static str,
+        why: Refusal,
+    },
+    /// A file to read that is not a regular file, or is too large.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Flow collections nested deeper than a session ever is.
+    #[error(
+        "{}:{line}:{column}: brackets nest more than {cap} deep here; drivescope reads \
+         sessions nested at most {cap} deep", path.display()
+    )]
+    TooDeep {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        cap: usize,
+    },
+    /// A `schema_version:` whose value is not a version number.
+    #[error(
+        "{}: `schema_version: {value}` is not a schema version (a whole number from 1, \
+         unquoted)", path.display()
+    )]
+    BadSchemaVersion { path: PathBuf, value: String },
+    /// A histogram log with no histogram drivescope can read.
+    #[error("{}: {reason}", path.display())]
+    Histograms { path: PathBuf, reason: String },
     /// Nothing in the file is a drivescope session.
     #[error("{}: not a drivescope session ({reason})", path.display())]
     NotASession { path: PathBuf, reason: String },

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{
-    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag,
+    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, LogIteratorError, Tag,
 };
 use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
@@ -21,6 +21,31 @@ pub const TAGS: [&str; 2] = ["read", "write"];
 
 /// Words of the log's first line, by which an existing log is known as ours.
 pub const MARKER: &str = "drivescope latency histograms";
+
+/// Whether `head` (a file's first bytes) is the start of a log drivescope wrote.
+pub fn is_histlog(head: &[u8]) -> bool {
+    head.strip_prefix(b"#")
+        .is_some_and(|rest| rest.starts_with(MARKER.as_bytes()))
+}
+
+/// The largest log read (the whole log is held while it is read): some 4 KiB a second for
+/// a run of weeks.
+pub const MAX_BYTES: u64 = 4096 * crate::input::MIB;
+
+/// Why reading a log stopped at byte `offset` of `bytes`, in words.
+fn unreadable_at(bytes: &[u8], offset: usize) -> String {
+    let line = bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1;
+    if offset == 0 {
+        "not an HdrHistogram interval log (its first line is neither a comment nor an interval)"
+            .to_string()
+    } else {
+        format!("line {line} is not a line of an HdrHistogram interval log; read up to there")
+    }
+}
 
 /// The log's first lines.
 pub fn header(started: SystemTime) -> Vec<u8> {
@@ -64,7 +89,8 @@ pub struct Span {
     pub hist: Histogram<u64>,
     /// Interval histograms merged.
     pub histograms: usize,
-    /// Why reading stopped early (a torn last line), if it did.
+    /// Why reading stopped early (a torn last line), if it did, in words (without the
+    /// path).
     pub stopped: Option<String>,
 }
 
@@ -75,7 +101,7 @@ pub fn read_span(
     to_s: f64,
     tag: Option<&str>,
 ) -> Result<Span, SessionError> {
-    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, "cannot read", e))?;
+    let bytes = crate::input::read_input(path, MAX_BYTES, "histogram log")?;
     let mut span = Span {
         hist: new_histogram(),
         histograms: 0,
@@ -86,11 +112,8 @@ pub fn read_span(
         let iv = match entry {
             Ok(LogEntry::Interval(iv)) => iv,
             Ok(_) => continue,
-            Err(e) => {
-                span.stopped = Some(format!(
-                    "{}: unreadable from here on: {e:?}",
-                    path.display()
-                ));
+            Err(LogIteratorError::ParseError { offset }) => {
+                span.stopped = Some(unreadable_at(&bytes, offset));
                 break;
             }
         };
@@ -105,7 +128,7 @@ pub fn read_span(
         }
         let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram())
         else {
-            span.stopped = Some(format!("{}: a histogram is not base64", path.display()));
+            span.stopped = Some("a histogram is not base64; read up to there".to_string());
             break;
         };
         match de.deserialize::<u64, _>(&mut raw.as_slice()) {
@@ -115,8 +138,7 @@ pub fn read_span(
             }
             Err(e) => {
                 span.stopped = Some(format!(
-                    "{}: a histogram does not decode: {e:?}",
-                    path.display()
+                    "a histogram does not decode ({e}); read up to there"
                 ));
                 break;
             }

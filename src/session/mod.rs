@@ -2,7 +2,8 @@
 //! and `compare`.
 //!
 //! Writing: [`SessionRecorder::create`] writes the header (failing early on an
-//! unwritable path); the run pushes intervals, steps, telemetry samples and events;
+//! unwritable path, or one that holds anything but nothing or drivescope's own file: see
+//! [`outputs`]); the run pushes intervals, steps, telemetry samples and events;
 //! [`SessionRecorder::tick`] appends what is new every autosave period (one YAML document
 //! per autosave, synced, on its own thread: a crash loses at most one period);
 //! [`SessionRecorder::finalize`] (or `Drop`) rewrites the file atomically as one document.
@@ -17,6 +18,7 @@ mod host;
 mod kind;
 mod merge;
 mod model;
+pub mod outputs;
 pub mod paths;
 mod pieces;
 mod reader;
@@ -33,7 +35,8 @@ pub use model::{
     round, Event, IntervalRecord, LatPoint, Session, SessionState, SessionSummary, StepRecord,
     TargetInfo, SCHEMA_VERSION,
 };
-pub use reader::{load, parse, Loaded};
+pub use outputs::{check_session_paths, SessionPaths};
+pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::{
     RecorderOptions, SessionRecorder, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE,
 };

@@ -1,10 +1,14 @@
 //! Where sessions go by default: `$XDG_DATA_HOME/drivescope/sessions/` (or
 //! `~/.local/share/drivescope/sessions/`), one file per run named
-//! `YYYY-MM-DDTHH-MM-SS-<preset or rw>.yaml` in local time.
+//! `YYYY-MM-DDTHH-MM-SS-<preset or rw>.yaml` in local time, claimed by an exclusive create
+//! ([`claim_session_file`]).
 
+use std::fs::OpenOptions;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::error::SessionError;
 use super::time::LocalTime;
 
 /// The sessions folder.
@@ -47,19 +51,40 @@ pub fn dated_file_name(at: SystemTime, label: &str) -> String {
     )
 }
 
-/// A new dated session path in `dir` that no file holds yet (`-2`, `-3`… when two runs
-/// start in the same second).
-pub fn new_session_path(dir: &Path, at: SystemTime, label: &str) -> PathBuf {
+/// How many numbered names [`claim_session_file`] tries.
+const MAX_CLAIMS: u32 = 10_000;
+
+/// Claims a new dated session file in `dir` (created with the folder if needed): the file
+/// is created empty with an exclusive create (`O_EXCL`), the next number (`-2`, `-3`…)
+/// taken when the name is held, so two runs started in the same second always get files
+/// of their own. Returns its path, for [`SessionRecorder::create`](super::SessionRecorder::create)
+/// to write into (an empty file is one it may replace).
+pub fn claim_session_file(
+    dir: &Path,
+    at: SystemTime,
+    label: &str,
+) -> Result<PathBuf, SessionError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SessionError::io(dir, "cannot create the sessions folder", e))?;
     let name = dated_file_name(at, label);
-    let first = dir.join(&name);
-    if !first.exists() {
-        return first;
-    }
     let stem = name.trim_end_matches(".yaml");
-    (2..)
-        .map(|n| dir.join(format!("{stem}-{n}.yaml")))
-        .find(|p| !p.exists())
-        .unwrap_or(first)
+    let mut last = dir.join(&name);
+    for n in 1..=MAX_CLAIMS {
+        let p = match n {
+            1 => dir.join(&name),
+            n => dir.join(format!("{stem}-{n}.yaml")),
+        };
+        match OpenOptions::new().write(true).create_new(true).open(&p) {
+            Ok(_) => return Ok(p),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => last = p,
+            Err(e) => return Err(SessionError::io(&p, "cannot create", e)),
+        }
+    }
+    Err(SessionError::io(
+        &last,
+        "cannot create (every numbered name is taken)",
+        std::io::Error::from(ErrorKind::AlreadyExists),
+    ))
 }
 
 /// The sidecar path next to a session: `run.yaml` + `.hlog` → `run.hlog`.
@@ -87,11 +112,13 @@ mod tests {
     fn a_taken_name_gets_a_number() {
         let dir = tempfile::tempdir().unwrap();
         let at = SystemTime::now();
-        let a = new_session_path(dir.path(), at, "randread");
-        std::fs::write(&a, "x").unwrap();
-        let b = new_session_path(dir.path(), at, "randread");
+        let a = claim_session_file(dir.path(), at, "randread").unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"");
+        let b = claim_session_file(dir.path(), at, "randread").unwrap();
         assert_ne!(a, b);
         assert!(b.to_string_lossy().ends_with("-randread-2.yaml"), "{b:?}");
+        let c = claim_session_file(dir.path(), at, "randread").unwrap();
+        assert!(c.to_string_lossy().ends_with("-randread-3.yaml"), "{c:?}");
         assert_eq!(
             sibling(Path::new("/x/run.yaml"), ".hlog"),
             PathBuf::from("/x/run.hlog")

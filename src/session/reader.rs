@@ -82,9 +82,16 @@ fn strip_location(e: &serde_yaml::Error) -> String {
     }
 }
 
-/// Reads and loads the session at `path`.
+/// The largest session read (it is held whole while it is read): months of intervals.
+pub const MAX_BYTES: u64 = 1024 * crate::input::MIB;
+
+/// The deepest nesting of flow collections (`[`, `{`) read: sessions nest a few levels;
+/// the YAML parser's time grows with the square of the depth.
+pub const MAX_FLOW_DEPTH: usize = 64;
+
+/// Reads and loads the session at `path` (a regular file of at most [`MAX_BYTES`]).
 pub fn load(path: &Path) -> Result<Loaded, SessionError> {
-    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, "cannot read", e))?;
+    let bytes = crate::input::read_input(path, MAX_BYTES, "session")?;
     let mut pre = Vec::new();
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -106,13 +113,26 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
 }
 
 /// The `schema_version:` and `drivescope_version:` lines of the header, read as text so a
-/// newer layout is recognised before anything else is parsed.
-fn header_versions(text: &str) -> (Option<u32>, String) {
+/// newer layout is recognised before anything else is parsed. The schema version is
+/// `Err(value as written)` when it is there but not a version number.
+fn header_versions(text: &str) -> (Option<Result<u32, String>>, String) {
     let mut schema = None;
     let mut writer = String::from("unknown");
     for l in text.lines().take(200) {
         if let Some(v) = l.strip_prefix("schema_version:") {
-            schema = v.trim().parse().ok();
+            let v = match v.find(" #") {
+                Some(i) => &v[..i],
+                None => v,
+            }
+            .trim();
+            // `schema_version:` with nothing after it is no version at all.
+            if v.is_empty() {
+                continue;
+            }
+            schema = Some(match v.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(n),
+                _ => Err(v.to_string()),
+            });
         } else if let Some(v) = l.strip_prefix("drivescope_version:") {
             writer = v.trim().trim_matches(|c| c == '"' || c == '\'').to_string();
         } else if l == "---" || l.starts_with("--- ") {
@@ -124,17 +144,13 @@ fn header_versions(text: &str) -> (Option<u32>, String) {
 
 /// Loads a session from `text`; `path` only names it in messages.
 pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
-    let (schema, writer) = header_versions(text);
-    match schema {
-        Some(v) if v > SCHEMA_VERSION => {
-            return Err(SessionError::NewerSchema {
-                path: path.to_path_buf(),
-                found: v,
-                supported: SCHEMA_VERSION,
-                writer,
-            })
-        }
-        _ => {}
+    if let Some((line, column)) = crate::input::flow_depth_over(text, MAX_FLOW_DEPTH) {
+        return Err(SessionError::TooDeep {
+            path: path.to_path_buf(),
+            line,
+            column,
+            cap: MAX_FLOW_DEPTH,
+        });
     }
     let mut ctx = Ctx {
         path,
@@ -155,6 +171,26 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
         }
         _ => text,
     };
+    // The versions are read once a torn last line is gone (a cut inside
+    // `schema_version: 12` must not read as version 1).
+    let (schema, writer) = header_versions(text);
+    match schema {
+        Some(Ok(v)) if v > SCHEMA_VERSION => {
+            return Err(SessionError::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: SCHEMA_VERSION,
+                writer,
+            })
+        }
+        Some(Err(value)) => {
+            return Err(SessionError::BadSchemaVersion {
+                path: path.to_path_buf(),
+                value,
+            })
+        }
+        _ => {}
+    }
     let docs = split_documents(text);
     let mut session = Session::default();
     let mut documents = 0;
@@ -194,6 +230,45 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
 }
 
 const LIST_KEYS: [&str; 4] = ["intervals", "steps", "telemetry", "events"];
+
+/// Whether `head` (a file's first bytes) starts with a session header that parses: the
+/// first document's keys before the records (`intervals` … `summary`) read as a header
+/// with a schema version from 1, the drivescope version and the start time. What merely
+/// mentions `schema_version:` is not a session.
+pub(crate) fn is_session_header(head: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        schema_version: u32,
+        drivescope_version: String,
+        started: String,
+    }
+    let text = String::from_utf8_lossy(head);
+    if crate::input::flow_depth_over(&text, MAX_FLOW_DEPTH).is_some() {
+        return false;
+    }
+    let Some(doc) = split_documents(&text)
+        .into_iter()
+        .find(|d| !is_blank(d.text))
+    else {
+        return false;
+    };
+    let records = split_where(doc, |l| top_level_key(l).is_some())
+        .into_iter()
+        .find(|sec| {
+            sec.text
+                .lines()
+                .next()
+                .and_then(top_level_key)
+                .is_some_and(|k| LIST_KEYS.contains(&k) || k == "summary")
+        });
+    let end = records.map_or(doc.text.len(), |sec| {
+        sec.text.as_ptr() as usize - doc.text.as_ptr() as usize
+    });
+    matches!(
+        serde_yaml::from_str::<Head>(&doc.text[..end]),
+        Ok(h) if h.schema_version >= 1 && !h.drivescope_version.is_empty() && !h.started.is_empty()
+    )
+}
 
 /// Reads a document one top-level key at a time, dropping the keys and list items that do
 /// not parse. Lists are read item by item as JSON (how the writer puts them, one a line)

@@ -408,7 +408,9 @@ fn mangled_files_never_panic_the_reader_or_the_report() {
                         crate::report::write_report(&l.session, &out, &l.warnings).unwrap();
                     }
                 }
-                Err(SessionError::NotASession { .. }) | Err(SessionError::NewerSchema { .. }) => {}
+                Err(SessionError::NotASession { .. })
+                | Err(SessionError::NewerSchema { .. })
+                | Err(SessionError::BadSchemaVersion { .. }) => {}
                 Err(e) => panic!("unexpected error {e}"),
             }
         }

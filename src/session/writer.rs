@@ -1,15 +1,18 @@
 //! Durable file writes: the atomic whole-file save (temp file, fsync, rename, fsync of the
-//! folder) and the [`Appender`], a thread that appends autosave documents and syncs each,
+//! folder; never over anything but a regular file) and the [`Appender`], a thread that appends autosave documents and syncs each,
 //! so the run loop never waits on the disk.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::error::SessionError;
+use super::outputs::Refusal;
+use crate::input::FileKind;
 
 fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
@@ -19,7 +22,10 @@ fn parent_of(path: &Path) -> PathBuf {
 }
 
 /// Replaces `path` with `text` so that a crash leaves either the old file or the new one:
-/// write a temp file beside it, fsync it, rename it over `path`, fsync the folder.
+/// write a temp file beside it, fsync it, rename it over `path`, fsync the folder. What is
+/// at `path` must be nothing or a regular file: a device node, FIFO, socket, directory or
+/// symbolic link there is refused, not replaced (which files of its own drivescope may
+/// replace is for the callers: see [`outputs`](super::outputs)).
 pub fn write_atomic(path: &Path, text: &[u8]) -> Result<(), SessionError> {
     write_atomic_with(path, |w| w.write_all(text))
 }
@@ -35,9 +41,9 @@ pub fn write_atomic_with(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "session".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    refuse_non_file(path)?;
+    let (tmp, f) = create_temp(&dir, &name)?;
     let result = (|| {
-        let f = File::create(&tmp).map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         fill(&mut w).map_err(|e| SessionError::io(&tmp, "cannot write", e))?;
         let f = w
@@ -45,6 +51,8 @@ pub fn write_atomic_with(
             .map_err(|e| SessionError::io(&tmp, "cannot write", e.into_error()))?;
         f.sync_all()
             .map_err(|e| SessionError::io(&tmp, "cannot sync", e))?;
+        // Looked at again: the writing may have taken long.
+        refuse_non_file(path)?;
         fs::rename(&tmp, path).map_err(|e| SessionError::io(path, "cannot replace", e))?;
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
@@ -55,6 +63,43 @@ pub fn write_atomic_with(
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Refuses a `path` that holds anything but a regular file.
+fn refuse_non_file(path: &Path) -> Result<(), SessionError> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => Err(SessionError::Refused {
+            path: path.to_path_buf(),
+            what: "file",
+            why: Refusal::Kind(FileKind::of(m.file_type())),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A new temp file beside the target, `.NAME.tmp-PID[-N]`, created exclusively (never
+/// through a link or over a file someone left there).
+fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), SessionError> {
+    let pid = std::process::id();
+    let mut last = None;
+    for n in 0..100u32 {
+        let tmp = match n {
+            0 => dir.join(format!(".{name}.tmp-{pid}")),
+            n => dir.join(format!(".{name}.tmp-{pid}-{n}")),
+        };
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((tmp, e)),
+            Err(e) => return Err(SessionError::io(&tmp, "cannot create", e)),
+        }
+    }
+    let (tmp, e) = last.unwrap_or_else(|| {
+        (
+            dir.join(name),
+            std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+        )
+    });
+    Err(SessionError::io(&tmp, "cannot create", e))
 }
 
 /// Creates the folders leading to `path`.
@@ -102,12 +147,26 @@ fn append_loop(
 }
 
 impl Appender {
-    /// Opens `path` (which must exist) for appending and starts the thread.
+    /// Opens `path` (which must exist, a regular file) for appending and starts the thread.
     pub fn open(path: &Path) -> Result<Appender, SessionError> {
+        refuse_non_file(path)?;
+        // Not through a link, and without waiting for a reader should a FIFO have taken
+        // the file's place since.
         let file = OpenOptions::new()
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
             .map_err(|e| SessionError::io(path, "cannot open for appending", e))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| SessionError::io(path, "cannot open for appending", e))?;
+        if !meta.is_file() {
+            return Err(SessionError::Refused {
+                path: path.to_path_buf(),
+                what: "file",
+                why: Refusal::Kind(FileKind::of(meta.file_type())),
+            });
+        }
         let (tx, rx) = mpsc::channel();
         let error = Arc::new(Mutex::new(None));
         let err2 = error.clone();
@@ -180,6 +239,35 @@ mod tests {
         assert_eq!(names.len(), 1, "{names:?}");
         let bad = dir.path().join("missing").join("s.yaml");
         assert!(write_atomic(&bad, b"x").is_err());
+    }
+
+    #[test]
+    fn atomic_write_never_replaces_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let sub = dir.path().join("sub");
+        fs::create_dir(&sub).unwrap();
+        for p in [&link, &sub] {
+            let e = write_atomic(p, b"x").unwrap_err();
+            assert!(matches!(e, SessionError::Refused { .. }), "{e}");
+        }
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // A temp file left by someone (or a link there) is not written through.
+        let p = dir.path().join("s.yaml");
+        let squatter = dir
+            .path()
+            .join(format!(".s.yaml.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink("/dev/null", &squatter).unwrap();
+        write_atomic(&p, b"one").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        assert!(fs::symlink_metadata(&squatter)
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod dashboard_tmux;
 mod devices_in_use;
 mod drive_resolve;
 mod guard_loop;
+mod hostile_files;
 mod layering;
 mod odd_conditions;
 mod parsers_fuzz;

@@ -150,6 +150,7 @@ fn device_with_a_filesystem_is_refused_even_when_named() {
 
 #[test]
 fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
+    let _timing = crate::common::timing_lock();
     // A StorageReview sweep, time-scaled (0.9 s points), on a loop device over /dev/shm.
     let Some(dev) = LoopDev::new(256 << 20) else {
         return;

@@ -15,7 +15,6 @@ use serde_yaml::Value;
 mod options;
 mod snapshot;
 
-use options::refuse_foreign_file;
 pub use options::{RecorderOptions, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE};
 
 use super::error::SessionError;
@@ -89,15 +88,18 @@ pub struct SessionRecorder {
 
 impl SessionRecorder {
     /// Creates the session file (and its folder) and writes the header, so an unwritable
-    /// path fails here, before the run starts.
+    /// path fails here, before the run starts. Every file the session will write is
+    /// checked first ([`check_session_paths`](super::outputs::check_session_paths)): a
+    /// path that holds anything but nothing or drivescope's own file is refused. Where
+    /// `path` is a link to a session, the session it names is written.
     pub fn create(
         path: &Path,
         start: SessionStart,
         opts: RecorderOptions,
     ) -> Result<SessionRecorder, SessionError> {
-        refuse_foreign_file(path, "schema_version:")?;
+        let paths = super::outputs::check_session_paths(path, &opts)?;
+        let path = paths.session.as_path();
         ensure_parent(path)?;
-        let hlog_path = super::paths::sibling(path, ".hlog");
         let mut session = Session {
             schema_version: SCHEMA_VERSION,
             drivescope_version: env!("CARGO_PKG_VERSION").into(),
@@ -111,13 +113,12 @@ impl SessionRecorder {
             plan: start.plan,
             ..Session::default()
         };
-        let hlog = if opts.histograms {
-            refuse_foreign_file(&hlog_path, histlog::MARKER)?;
-            write_atomic(&hlog_path, &histlog::header(std::time::SystemTime::now()))?;
+        let hlog = if let Some(hlog_path) = &paths.histograms {
+            write_atomic(hlog_path, &histlog::header(std::time::SystemTime::now()))?;
             session.histograms = hlog_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
-            Some((Appender::open(&hlog_path)?, Vec::new()))
+            Some((Appender::open(hlog_path)?, Vec::new()))
         } else {
             None
         };

@@ -1,12 +1,11 @@
-//! What a [`SessionRecorder`](super::SessionRecorder) is created with: its options, what
-//! is known before the run, and the check that keeps it from overwriting a foreign file.
+//! What a [`SessionRecorder`](super::SessionRecorder) is created with: its options and what
+//! is known before the run.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_yaml::Value;
 
-use crate::session::error::SessionError;
 use crate::session::model::{Session, TargetInfo};
 
 /// Default autosave period: a crash loses at most this much.
@@ -53,24 +52,4 @@ pub struct SessionStart {
     pub drive: Value,
     pub preset: Value,
     pub plan: Value,
-}
-
-/// A file there that is not a session (e.g. a mistyped `--session` naming a disk image)
-/// is not overwritten.
-pub(super) fn refuse_foreign_file(path: &Path, marker: &str) -> Result<(), SessionError> {
-    use std::io::Read;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return Ok(());
-    };
-    let mut head = vec![0u8; 4096];
-    let n = f.read(&mut head).unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    if n == 0 || head.contains(marker) {
-        return Ok(());
-    }
-    Err(SessionError::io(
-        path,
-        "holds something drivescope did not write; not overwriting it",
-        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-    ))
 }

@@ -113,25 +113,11 @@ pub fn read_capped(r: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
     Ok((out.len() as u64 <= cap).then_some(out))
 }
 
-/// The text of a saved smartctl output. A file whose size is over the cap is refused
-/// unread; a pipe or a file that grows is refused once it passes the cap.
+/// The text of a saved smartctl output (`-` for standard input): read through the one
+/// capped input reader ([`crate::input`]: a regular file, never a FIFO or a device, at
+/// most the cap), then decoded from whatever encoding it is in.
 pub fn read_file(path: &Path) -> Result<String, SmartctlError> {
-    let read_err = |source| SmartctlError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let too_large = || SmartctlError::TooLarge {
-        path: path.to_path_buf(),
-        cap: MAX_OUTPUT_BYTES,
-    };
-    let file = std::fs::File::open(path).map_err(read_err)?;
-    let meta = file.metadata().map_err(read_err)?;
-    if meta.is_file() && meta.len() > MAX_OUTPUT_BYTES {
-        return Err(too_large());
-    }
-    let bytes = read_capped(file, MAX_OUTPUT_BYTES)
-        .map_err(read_err)?
-        .ok_or_else(too_large)?;
+    let bytes = crate::input::read_input_or_stdin(path, MAX_OUTPUT_BYTES, "smartctl JSON")?;
     decode_text(&bytes).map_err(|problem| SmartctlError::Text {
         path: path.to_path_buf(),
         problem,

@@ -32,6 +32,8 @@ fn quoted(messages: &[String]) -> String {
 /// Errors of the smartctl source.
 #[derive(Debug, thiserror::Error)]
 pub enum SmartctlError {
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
