@@ -26,6 +26,10 @@ pub struct RunArgs {
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
     pub preset_file: Option<PathBuf>,
+    /// Run every step of the preset with N outstanding I/Os in all (jobs × iodepth): e.g. 512
+    /// for StorageReview's published 4K random peaks, 64 for its 64K ones.
+    #[arg(long, value_name = "N", value_parser = parse_iodepth)]
+    pub outstanding: Option<u32>,
     /// Multiply every duration and round length of the preset by F (demos, tests).
     #[arg(long, value_parser = parse_time_scale, default_value = "1")]
     pub time_scale: f64,

@@ -37,6 +37,9 @@ pub fn command_line() -> String {
 
 /// What the command line asks to run.
 fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
+    if a.outstanding.is_some() && a.preset.is_none() && a.preset_file.is_none() {
+        return Err(RunError::OutstandingNeedsPreset);
+    }
     let what = match (&a.preset, &a.preset_file) {
         (_, Some(path)) => RunWhat::Preset(Box::new(preset::parse_file(path)?)),
         (Some(id), None) => RunWhat::Preset(Box::new(preset::find(id)?)),
@@ -77,6 +80,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             seed: a.seed,
             interval: a.interval,
             engine: a.engine,
+            outstanding: a.outstanding,
         },
     })
 }

@@ -186,4 +186,17 @@ mod tests {
         assert!((29_000..31_000).contains(&counts[&8192]), "{counts:?}");
         assert!((9_300..10_700).contains(&counts[&65536]), "{counts:?}");
     }
+
+    #[test]
+    fn jobs_over_the_whole_region_each_start_at_its_start() {
+        let mut w = wl(RwMode::Read, BlockSizes::single(128 << 10), 4, 4 << 20);
+        w.job_region = JobRegion::Whole;
+        for job in 0..4 {
+            let mut g = IoGen::new(&w, job, 4096);
+            let offsets: Vec<u64> = (0..40).map(|_| g.next_io().offset).collect();
+            assert_eq!(offsets[0], w.region.offset, "job {job}");
+            // 32 x 128 KiB = the 4 MiB region: the 33rd wraps to its start.
+            assert_eq!(offsets[32], w.region.offset, "job {job}");
+        }
+    }
 }

@@ -53,7 +53,31 @@ pub fn expand(
             stop_curve: phase.sweep.as_ref().and_then(|s| s.stopcurve).map(|d| d.0),
         });
     }
+    if let Some(n) = opts.outstanding {
+        set_outstanding(&mut plan, n);
+    }
     Ok(plan)
+}
+
+/// Gives every step `n` outstanding I/Os in all (`--outstanding`): its jobs (at most `n`)
+/// each at `n / jobs` rounded up, so a published queue (512 for StorageReview's 4K random
+/// peaks, 64 for its 64K ones) can be asked for without editing the preset.
+fn set_outstanding(plan: &mut Plan, n: u32) {
+    let n = n.max(1);
+    let mut shapes = Vec::new();
+    for s in &mut plan.steps {
+        let jobs = s.workload.jobs.min(n).max(1);
+        s.workload.jobs = jobs;
+        s.workload.iodepth = n.div_ceil(jobs);
+        let shape = format!("{jobs} job(s) × iodepth {}", s.workload.iodepth);
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
+        }
+    }
+    plan.notes.push(format!(
+        "--outstanding {n}: every step runs {}",
+        shapes.join(", ")
+    ));
 }
 
 fn phase_err(phase: &Phase, message: impl Into<String>) -> PlanError {
@@ -132,6 +156,8 @@ struct Variant {
     label: String,
     rwmixread: u8,
     bs: BlockSizes,
+    jobs: u32,
+    iodepth: u32,
 }
 
 fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> {
@@ -147,19 +173,18 @@ fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> 
             label: String::new(),
             rwmixread: base_mix,
             bs: base_bs.ok_or_else(no_bs)?,
+            jobs: w.jobs.0,
+            iodepth: w.iodepth.0,
         }]);
     };
-    let mixes: Vec<Option<u8>> = if m.rwmixread.is_empty() {
-        vec![None]
-    } else {
-        m.rwmixread.iter().map(|r| Some(r.0)).collect()
-    };
-    let sizes: Vec<Option<u64>> = if m.bs.is_empty() {
-        vec![None]
-    } else {
-        m.bs.iter().map(|b| Some(b.0)).collect()
-    };
-    let n = mixes.len().saturating_mul(sizes.len());
+    let axis = |v: Vec<Option<u64>>| if v.is_empty() { vec![None] } else { v };
+    let mixes = axis(m.rwmixread.iter().map(|r| Some(u64::from(r.0))).collect());
+    let sizes = axis(m.bs.iter().map(|b| Some(b.0)).collect());
+    let jobs = axis(m.jobs.iter().map(|c| Some(u64::from(c.0))).collect());
+    let depths = axis(m.iodepth.iter().map(|c| Some(u64::from(c.0))).collect());
+    let n = [mixes.len(), sizes.len(), jobs.len(), depths.len()]
+        .iter()
+        .fold(1usize, |a, b| a.saturating_mul(*b));
     if n > MAX_PHASE_STEPS {
         return Err(phase_err(
             phase,
@@ -171,21 +196,34 @@ fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> 
     let mut out = Vec::new();
     for mix in &mixes {
         for size in &sizes {
-            let mut label = Vec::new();
-            if let Some(r) = mix {
-                label.push(format!("{r}%read"));
+            for j in &jobs {
+                for d in &depths {
+                    let mut label = Vec::new();
+                    if let Some(r) = mix {
+                        label.push(format!("{r}%read"));
+                    }
+                    if let Some(b) = size {
+                        label.push(format_size(*b));
+                    }
+                    let (jobs, iodepth) = (
+                        j.map_or(w.jobs.0, |x| x as u32),
+                        d.map_or(w.iodepth.0, |x| x as u32),
+                    );
+                    if j.is_some() || d.is_some() {
+                        label.push(format!("QD{iodepth}×{jobs}"));
+                    }
+                    out.push(Variant {
+                        label: label.join(" "),
+                        rwmixread: mix.map_or(base_mix, |r| r as u8),
+                        bs: match size {
+                            Some(b) => BlockSizes::single(*b),
+                            None => base_bs.clone().ok_or_else(no_bs)?,
+                        },
+                        jobs,
+                        iodepth,
+                    });
+                }
             }
-            if let Some(b) = size {
-                label.push(format_size(*b));
-            }
-            out.push(Variant {
-                label: label.join(" "),
-                rwmixread: mix.unwrap_or(base_mix),
-                bs: match size {
-                    Some(b) => BlockSizes::single(*b),
-                    None => base_bs.clone().ok_or_else(no_bs)?,
-                },
-            });
         }
     }
     Ok(out)
@@ -287,8 +325,8 @@ fn expand_phase(
             // The actual read share, also for plain read (100) and write (0) patterns.
             rwmixread: w.rw.read_percent(v.rwmixread),
             bs: v.bs.clone(),
-            iodepth: w.iodepth.0,
-            jobs: w.jobs.0,
+            iodepth: v.iodepth,
+            jobs: v.jobs,
             region,
             rate_iops: None,
             arrivals: w.arrivals.unwrap_or_default(),

@@ -207,6 +207,8 @@ pub struct PlanOptions {
     pub interval: Duration,
     /// The engine every step runs on.
     pub engine: EngineKind,
+    /// Outstanding I/Os of every step in all (jobs × iodepth), overriding the preset's.
+    pub outstanding: Option<u32>,
 }
 
 impl Default for PlanOptions {
@@ -216,6 +218,7 @@ impl Default for PlanOptions {
             seed: 0x5eed,
             interval: Duration::from_secs(1),
             engine: EngineKind::IoUring,
+            outstanding: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 21] = [
+pub const BUILTIN_FILES: [(&str, &str); 23] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -70,6 +70,14 @@ pub const BUILTIN_FILES: [(&str, &str); 21] = [
     (
         "snia-write-saturation",
         include_str!("../../presets/snia-write-saturation.yaml"),
+    ),
+    (
+        "snia-fio-throughput",
+        include_str!("../../presets/snia-fio-throughput.yaml"),
+    ),
+    (
+        "snia-fio-latency-map",
+        include_str!("../../presets/snia-fio-latency-map.yaml"),
     ),
     ("seq-128k", include_str!("../../presets/seq-128k.yaml")),
     ("approx-sql", include_str!("../../presets/approx-sql.yaml")),

@@ -276,8 +276,9 @@ impl Serialize for SweepPoints {
     }
 }
 
-/// Values to combine: the phase runs one step per (read share, block size) pair, read share
-/// in the outer loop and block size in the inner, the order of SNIA's PTS.
+/// Values to combine: the phase runs one step per combination, read share in the outer
+/// loop and block size inside it (the order of SNIA's PTS), then jobs, then iodepth (a
+/// latency map over queue shapes).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Matrix {
@@ -285,6 +286,10 @@ pub struct Matrix {
     pub rwmixread: Vec<ReadShare>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bs: Vec<BlockSize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<Count>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iodepth: Vec<Count>,
 }
 
 /// SNIA's rounds: the phase's steps repeat until the tracked value is steady over a window

@@ -215,15 +215,33 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         }
     }
     if let Some(m) = &phase.matrix {
-        if m.rwmixread.is_empty() && m.bs.is_empty() {
-            c.fail(at(&["matrix"]), "a matrix needs rwmixread or bs values");
+        if m.rwmixread.is_empty() && m.bs.is_empty() && m.jobs.is_empty() && m.iodepth.is_empty() {
+            c.fail(
+                at(&["matrix"]),
+                "a matrix needs rwmixread, bs, jobs or iodepth values",
+            );
         }
         if let Some((j, b)) = m.bs.iter().enumerate().find(|(_, b)| b.0 > MAX_BLOCK_SIZE) {
             let mut path = at(&["matrix", "bs"]);
             path.push(Seg::Index(j));
             c.fail(path, too_big(b.0));
         }
-        let cells = m.rwmixread.len().max(1).saturating_mul(m.bs.len().max(1));
+        for (key, values, most) in [
+            ("iodepth", &m.iodepth, MAX_IODEPTH),
+            ("jobs", &m.jobs, MAX_JOBS),
+        ] {
+            if let Some((j, v)) = values.iter().enumerate().find(|(_, v)| v.0 > most) {
+                let mut path = at(&["matrix", key]);
+                path.push(Seg::Index(j));
+                c.fail(
+                    path,
+                    format!("{key} {} is more than the {most} allowed", v.0),
+                );
+            }
+        }
+        let cells = [m.rwmixread.len(), m.bs.len(), m.jobs.len(), m.iodepth.len()]
+            .iter()
+            .fold(1usize, |a, n| a.saturating_mul((*n).max(1)));
         if cells > MAX_MATRIX_CELLS {
             c.fail(
                 at(&["matrix"]),

@@ -409,15 +409,27 @@ fn preconditioning_and_sequential_presets() {
         .iter()
         .all(|s| s.tracked && s.workload.rw == RwMode::RandWrite));
     assert_eq!(rw.steps.len(), 25);
-    let (_, seq) = expand("seq-128k", &t);
+    let (seq_preset, seq) = expand("seq-128k", &t);
     assert_eq!(seq.steps.len(), 2);
-    assert_eq!(seq.steps[0].workload.rw, RwMode::Read);
-    assert_eq!(seq.steps[1].workload.rw, RwMode::Write);
+    // fio's blog test: write first, then read; each of the 8 jobs covers the whole
+    // target (size=100%), so each direction moves 8x the capacity.
+    assert_eq!(seq.steps[0].workload.rw, RwMode::Write);
+    assert_eq!(seq.steps[1].workload.rw, RwMode::Read);
     for s in &seq.steps {
         assert_eq!((s.workload.iodepth, s.workload.jobs), (32, 8));
         assert_eq!(s.workload.bs.max(), 128 << 10);
         assert_eq!(s.workload.region.len, TIB);
+        assert_eq!(
+            s.workload.job_region,
+            drivescope::workload::JobRegion::Whole
+        );
+        assert_eq!(s.end.bytes, Some(8 * TIB));
     }
+    let job = drivescope::plan::fio::job_file(&seq_preset, &seq, &t);
+    assert!(
+        !job.contains("offset_increment"),
+        "no per-job slices: {job}"
+    );
     let (_, wsat) = expand("snia-write-saturation", &t);
     assert_eq!(wsat.steps[0].end.bytes, Some(4 * TIB));
     assert_eq!(
@@ -827,5 +839,71 @@ fn bad_input_never_panics() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn queue_shapes_follow_the_published_methods() {
+    let t = target(TIB, 512);
+    // vdbench's sequential profiles: one stream shared by the threads, at the profile's
+    // outstanding I/O (32 for reads, 16 for writes).
+    for (id, qd) in [
+        ("storagereview-16k-seqread", 32),
+        ("storagereview-64k-seqread", 32),
+        ("storagereview-16k-seqwrite", 16),
+        ("storagereview-64k-seqwrite", 16),
+    ] {
+        let (_, plan) = expand(id, &t);
+        for s in &plan.steps {
+            assert_eq!((s.workload.jobs, s.workload.iodepth), (1, qd), "{id}");
+        }
+    }
+    // The SNIA test as run with fio: 1 job x QD256 with a warm-up per round, and a map of
+    // latency over QD 1-64 x 1-16 jobs.
+    let (_, tp) = expand("snia-fio-throughput", &t);
+    for s in &tp.steps[1..] {
+        assert_eq!((s.workload.jobs, s.workload.iodepth), (1, 256));
+        assert_eq!(s.ramp, Duration::from_secs(5));
+    }
+    let (_, map) = expand("snia-fio-latency-map", &t);
+    let shapes: Vec<(u32, u32)> = map
+        .steps
+        .iter()
+        .map(|s| (s.workload.jobs, s.workload.iodepth))
+        .collect();
+    assert_eq!(shapes.len(), 35);
+    for j in [1, 2, 4, 8, 16] {
+        for d in [1, 2, 4, 8, 16, 32, 64] {
+            assert!(shapes.contains(&(j, d)), "QD{d} x {j} missing");
+        }
+    }
+    assert_eq!(shapes[0], (1, 1));
+    assert_eq!(shapes[7], (2, 1), "jobs in the outer loop");
+}
+
+#[test]
+fn outstanding_sets_every_steps_queue() {
+    let p = preset::load_builtin("storagereview-4k-randread").expect("builtin");
+    let opts = PlanOptions {
+        outstanding: Some(512),
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(TIB, 512), &opts).expect("plan");
+    for s in &plan.steps {
+        assert_eq!(s.workload.jobs * s.workload.iodepth, 512, "{}", s.name);
+    }
+    assert!(
+        plan.notes.iter().any(|n| n.contains("--outstanding 512")),
+        "{:?}",
+        plan.notes
+    );
+    // Fewer outstanding I/Os than jobs: one I/O per job, as many jobs as I/Os.
+    let opts = PlanOptions {
+        outstanding: Some(2),
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(TIB, 512), &opts).expect("plan");
+    for s in &plan.steps {
+        assert_eq!((s.workload.jobs, s.workload.iodepth), (2, 1));
     }
 }
