@@ -35,7 +35,11 @@ mke2fs -q /dev/nvme0n1p2 && mount -t ext4 /dev/nvme0n1p2 /mnt && mkdir -p /mnt/d
 echo "0 $(blockdev --getsz /dev/nvme0n1p1) linear /dev/nvme0n1p1 0" |
     DM_DISABLE_UDEV=1 dmsetup create --noudevsync dstest
 section layers_file_json drivescope smart /mnt/data/file.txt --json
-section layers_new_file_json drivescope smart /mnt/data/not/yet/created.bin --json
+# smart on a path that does not exist says so (it does not read the drive of the nearest
+# folder that exists); a folder made just now resolves to the drive under it.
+section layers_missing_path sh -c 'drivescope smart /mnt/data/not/yet/created.bin --json 2>&1'
+mkdir -p /mnt/data/not/yet
+section layers_new_file_json drivescope smart /mnt/data/not/yet --json
 section layers_dm_json drivescope smart /dev/mapper/dstest --json
 section layers_file_watch drivescope smart /mnt/data/file.txt --watch 2 --period 1s --json
 section layers_devices_json drivescope devices --json

@@ -12,7 +12,7 @@ use crate::run::{
     self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
     SessionPlan, SingleStep, TargetChoice, TelemetrySource,
 };
-use crate::session::{self, RecorderOptions};
+use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
 
 /// The command line as typed, quoted where a shell would need it; every byte kept
@@ -98,7 +98,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     // A --session (or a file beside it) drivescope may not write is refused before the
     // target is touched; a dated session is claimed when it is created.
     if let Some(p) = &a.session {
-        session::check_session_paths(p, &options)?;
+        run::check_outputs(p, &options)?;
     }
     let prepared = run::prepare(&req)?;
     let format = if a.json { Format::Json } else { Format::Text };

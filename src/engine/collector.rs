@@ -249,6 +249,7 @@ pub(super) fn run(
     let go = Arc::new(Barrier::new(jobs + 1));
     let t0: Arc<OnceLock<Instant>> = Arc::new(OnceLock::new());
     let worker_stop = Arc::new(AtomicBool::new(false));
+    let send_now = Arc::new(AtomicBool::new(false));
     let progress: Vec<Arc<AtomicU64>> = (0..jobs).map(|_| Arc::new(AtomicU64::new(0))).collect();
     let mut spares: Vec<Sender<Box<LatHists>>> = Vec::with_capacity(jobs);
     let mut handles = Vec::with_capacity(jobs);
@@ -267,6 +268,7 @@ pub(super) fn run(
             stop: worker_stop.clone(),
             pause: pause.clone(),
             progress: progress[job].clone(),
+            send_now: send_now.clone(),
             tx: tx.clone(),
             spare: spare_rx,
             ready: ready.clone(),
@@ -465,6 +467,12 @@ pub(super) fn run(
         if worker_stop.load(Ordering::Relaxed) {
             clock.asked();
             if let Some(waited) = clock.given_up() {
+                // Before leaving draining workers behind, ask them once for what they
+                // measured and give them a moment to send it.
+                if !send_now.swap(true, Ordering::Relaxed) {
+                    clock.extend(Duration::from_millis(200));
+                    continue;
+                }
                 abandoned = workers.iter().filter(|st| !st.done).count();
                 if abandoned > 0 && clock.progressing() {
                     // Still completing I/O, just not all of it yet (a deep queue on a

@@ -114,6 +114,9 @@ pub(crate) struct WorkerCtx {
     pub stop: Arc<AtomicBool>,
     /// Set while the user has paused the run.
     pub pause: Arc<AtomicBool>,
+    /// Set by the collector just before it stops waiting for a draining worker: send the
+    /// interval measured so far now.
+    pub send_now: Arc<AtomicBool>,
     /// This worker's completions so far (added per batch): the collector tells a device
     /// still draining a deep queue from one that stalled.
     pub progress: Arc<AtomicU64>,

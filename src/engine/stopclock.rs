@@ -7,6 +7,9 @@
 
 use std::time::{Duration, Instant};
 
+/// The longest wait for a device that is still completing I/O after the stop.
+pub(crate) const DRAIN_CAP: Duration = Duration::from_secs(10);
+
 pub(crate) struct StopClock {
     grace: Duration,
     started: Instant,
@@ -42,6 +45,13 @@ impl StopClock {
         }
         if let Some(p) = &mut self.progressed {
             *p += gap;
+        }
+    }
+
+    /// Waits `d` longer before giving up (once asked workers for their last figures).
+    pub fn extend(&mut self, d: Duration) {
+        if let Some(t) = Instant::now().checked_sub(self.grace) {
+            self.asked = Some(t + d);
         }
     }
 
@@ -86,9 +96,17 @@ impl StopClock {
     }
 
     /// How long since the stop was asked, once that is beyond the grace.
+    ///
+    /// A device still completing I/O is waited for longer, up to [`DRAIN_CAP`]: a deep
+    /// queue drains, and its last I/Os belong to the step's figures.
     pub fn given_up(&self) -> Option<Duration> {
         let waited = self.asked?.elapsed();
-        (waited > self.grace).then_some(waited)
+        let limit = if self.progressing() {
+            DRAIN_CAP
+        } else {
+            self.grace
+        };
+        (waited > limit).then_some(waited)
     }
 }
 

@@ -33,10 +33,6 @@ const PACE_GRAIN_NS: u64 = 20_000;
 /// CPU per I/O; chunks of 1 or 2 cost more system time, 8 or 16 were no better.
 pub const SUBMIT_CHUNK: usize = 4;
 
-/// A drain after the step's end longer than this is sent as an interval of its own, so the
-/// step's last interval reaches the collector even if the device takes long to finish.
-const DRAIN_FOLD_NS: u64 = 600_000_000;
-
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
 
@@ -330,7 +326,6 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
     let mut pause = PauseTracker::default();
     let mut paused = false;
     let mut suspended = SuspendWatch::new(ns_since(t0));
-    let mut stopped_at = 0u64;
     let mut drain_sent = false;
     let ext_arg = io.ring.params().is_feature_ext_arg();
     let fixed = (*fixed_file, *fixed_bufs);
@@ -349,14 +344,13 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             }
             if end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
-                stopped_at = now;
             } else {
                 rec.maybe_flush(now);
             }
-        } else if !drain_sent && now.saturating_sub(stopped_at) > DRAIN_FOLD_NS {
-            // The last I/Os take long to come back (a deep queue): send what was measured
-            // now, so it is not lost if the collector stops waiting; the rest of the drain
-            // follows as one more interval.
+        } else if !drain_sent && ctx.send_now.load(Ordering::Relaxed) {
+            // The collector is about to stop waiting for the last I/Os (a deep queue):
+            // send what was measured, so it is not lost; the rest of the drain follows as
+            // one more interval if the collector is still there.
             rec.flush(now, false);
             drain_sent = true;
         }

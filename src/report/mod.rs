@@ -145,6 +145,16 @@ pub fn check_dir(
     }
 }
 
+/// Checks a running session's snapshot folder before its first snapshot: a new snapshot
+/// replaces the one before it (of this session or of the one it replaces), only what
+/// drivescope wrote, never the session or its histogram log (`inputs`).
+pub fn check_snapshot_dir(dir: &Path, inputs: &[(&Path, &'static str)]) -> Result<(), ReportError> {
+    for names in [&[YAML_FILE][..], REPORT_FILES] {
+        check_dir(dir, names, true, inputs)?;
+    }
+    Ok(())
+}
+
 fn create_dir(dir: &Path) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
         path: dir.to_path_buf(),

@@ -24,6 +24,8 @@ pub enum RunError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Session(#[from] SessionError),
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
     #[error("--outstanding sets a preset's queues; a plain run has --iodepth and --jobs")]
     OutstandingNeedsPreset,
     #[error("--offset {} is at or past the end of {} ({})", format_size(*.offset), .path.display(), format_size(*.size))]

@@ -173,6 +173,20 @@ impl RunObserver for Pipe<'_, '_> {
     }
 }
 
+/// Refuses, before anything is touched, a session path (or a file that goes beside it:
+/// the histogram log, the snapshot folder's files) that drivescope may not write.
+pub fn check_outputs(path: &std::path::Path, options: &RecorderOptions) -> Result<(), RunError> {
+    let p = crate::session::check_session_paths(path, options)?;
+    if let Some(dir) = &p.snapshots {
+        let mut inputs = vec![(p.session.as_path(), "session")];
+        if let Some(h) = &p.histograms {
+            inputs.push((h.as_path(), "histogram log"));
+        }
+        crate::report::check_snapshot_dir(dir, &inputs)?;
+    }
+    Ok(())
+}
+
 /// The session file: the one asked for, or a dated file in the sessions folder, claimed
 /// (created exclusively) so two runs started in the same second never share one.
 fn session_path(plan: &SessionPlan, run: &Prepared) -> Result<PathBuf, RunError> {
@@ -197,6 +211,7 @@ pub fn execute(
     let start = session_start(run, feed.drive(), session.command.clone());
     let path = session_path(&session, run)?;
     let mut options = session.options.clone();
+    check_outputs(&path, &options)?;
     options
         .exporter
         .get_or_insert(crate::report::snapshot_exporter);

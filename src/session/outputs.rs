@@ -16,7 +16,6 @@ use thiserror::Error;
 use super::error::SessionError;
 use super::recorder::RecorderOptions;
 use crate::input::{self, FileKind};
-use crate::report;
 
 /// Why a path is not written.
 #[derive(Debug, Error)]
@@ -184,30 +183,13 @@ pub fn check_session_paths(
     } else {
         None
     };
-    let snapshots = match opts.snapshot_every {
-        Some(_) => {
-            let dir = opts
-                .snapshot_dir
-                .clone()
-                .unwrap_or_else(|| super::paths::sibling(&session, "-snapshot"));
-            let mut inputs = vec![(session.as_path(), SESSION.what)];
-            if let Some(h) = &histograms {
-                inputs.push((h.as_path(), HISTOGRAMS.what));
-            }
-            // A new snapshot replaces the one before it (of this session or of the one it
-            // replaces): only what drivescope wrote, never a session file of its own.
-            for names in [&[report::YAML_FILE][..], report::REPORT_FILES] {
-                report::check_dir(&dir, names, true, &inputs).map_err(|e| match e {
-                    report::ReportError::Write(s) => s,
-                    report::ReportError::Folder { path, source } => {
-                        SessionError::io(&path, "cannot use the snapshot folder", source)
-                    }
-                })?;
-            }
-            Some(dir)
-        }
-        None => None,
-    };
+    // The snapshot folder's files are the report layer's: it checks them
+    // (`report::check_snapshot_dir`), the run layer calls it.
+    let snapshots = opts.snapshot_every.map(|_| {
+        opts.snapshot_dir
+            .clone()
+            .unwrap_or_else(|| super::paths::sibling(&session, "-snapshot"))
+    });
     Ok(SessionPaths {
         session,
         histograms,

@@ -283,7 +283,7 @@ fn input_that_is_not_a_smartctl_output_is_exit_2() {
     let out = drivescope(&["smart", "--smartctl-json", huge.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("larger than 4 MiB"), "{err}");
+    assert!(err.contains("larger than the 4MiB"), "{err}");
 }
 
 #[test]

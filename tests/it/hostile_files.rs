@@ -433,7 +433,7 @@ fn a_fifo_or_a_device_given_as_input_fails_at_once() {
     for input in [fifo.as_path(), zero] {
         let cases: Vec<(Vec<&str>, &str)> = vec![
             (vec!["presets", "validate", s(input)], "1MiB"),
-            (vec!["smart", "--smartctl-json", s(input)], "16MiB"),
+            (vec!["smart", "--smartctl-json", s(input)], "4MiB"),
             (
                 vec!["run", "--preset-file", s(input), "--target", s(&target)],
                 "1MiB",

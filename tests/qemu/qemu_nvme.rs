@@ -231,8 +231,15 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
     );
     assert!(samples.iter().all(|s| s["smart"]["temperature_c"] == 50));
 
-    // Layers on a real kernel: a file on ext4 on partition 2, a path not created yet under
-    // it, and device-mapper over partition 1 all resolve to the NVMe drive.
+    // Layers on a real kernel: a file on ext4 on partition 2, a folder made in this boot
+    // under it, and device-mapper over partition 1 all resolve to the NVMe drive; a path
+    // that does not exist is refused (not read as the drive of the nearest folder).
+    assert_eq!(rc(&out, "layers_missing_path"), 2);
+    let missing = section(&out, "layers_missing_path");
+    assert!(
+        missing.contains("/mnt/data/not/yet/created.bin: no such file or device"),
+        "{missing}"
+    );
     for name in ["layers_file_json", "layers_new_file_json", "layers_dm_json"] {
         let r = json(&out, name);
         assert_eq!(r["device"].as_str(), Some("/dev/nvme0"), "{name}");

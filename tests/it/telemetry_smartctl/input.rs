@@ -176,6 +176,12 @@ fn a_file_over_the_cap_is_refused_unread() {
     // Sparse: no disk space, and a reader that read it would take seconds and the memory.
     f.set_len(MAX_OUTPUT_BYTES + 1).expect("set_len");
     let e = decode_file(&p).expect_err("too large");
-    assert!(matches!(e, SmartctlError::TooLarge { .. }), "{e:?}");
-    assert!(e.to_string().contains("larger than 4 MiB"), "{e}");
+    assert!(
+        matches!(
+            e,
+            SmartctlError::Input(drivescope::input::InputError::TooLarge { .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("larger than the 4MiB"), "{e}");
 }
