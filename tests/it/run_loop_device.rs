@@ -201,11 +201,12 @@ fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
             curve_lat(pct)
         );
         assert_eq!(s["closed_loop"], true, "{s}");
-        // Near the probe: sub-second steps on a shared two-core machine swing by ±25% alone
-        // and more beside the rest of the suite.
+        // At the probe's level, not below it (the point runs at full queue, not paced
+        // down): sub-second steps on a shared two-core machine swing a lot, and the probe,
+        // the sweep's first step, often runs on a colder device than the points after it.
         let achieved = s["summary"]["iops"].as_f64().unwrap();
         assert!(
-            achieved >= 0.5 * probe && achieved <= 1.5 * probe,
+            achieved >= 0.5 * probe && achieved <= 2.5 * probe,
             "{pct}%: {achieved} IOPS against the probe's {probe}"
         );
     }
