@@ -147,7 +147,12 @@ fn bad_preset_is_refused_before_any_io_with_its_location() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.yaml:6:"), "{err}");
-    assert!(err.contains("bs"), "nearest key: {err}");
+    // The error quotes `bss` and lists every valid key, `bs` among them: only the
+    // suggestion itself says which one was meant.
+    assert!(
+        err.contains("unknown key `bss`") && err.contains("(did you mean `bs`?)"),
+        "the misspelt key and the nearest valid one: {err}"
+    );
     assert!(
         !t.exists(),
         "no I/O (not even creating the target) before the preset is valid"
