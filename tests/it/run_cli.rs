@@ -142,9 +142,200 @@ fn rate_limited_run_hits_its_target_and_reports_response_latency() {
         "read share {read_share}"
     );
     assert_eq!(s["target_iops"], 3000.0);
-    let resp = s["lat_us"]["mean"].as_f64().unwrap();
-    let svc = s["service_lat_us"]["mean"].as_f64().unwrap();
-    assert!(resp >= svc, "response {resp} must include service {svc}");
+    // Response and service latency are both reported; what response adds is in
+    // a_stalled_device_shows_in_response_latency_and_not_in_service below.
+    assert!(s["service_lat_us"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(s["lat_us"]["mean"].as_f64().unwrap() > 0.0);
+}
+
+/// Runs a tool; Err(why) when it is missing or fails.
+fn tool(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd} is not available: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd} {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// An ext4 filesystem on a loop device, mounted on a temporary directory, that a test can
+/// freeze (`fsfreeze`): every write to it then waits until it is thawed, a device-side
+/// stall the process cannot tell from a slow drive. Thawed, unmounted and detached on
+/// drop, even when the test fails.
+struct FreezableFs {
+    dir: tempfile::TempDir,
+    _dev: common::LoopDev,
+}
+
+impl FreezableFs {
+    /// None when the test is to skip (reported through the skip policy).
+    fn new() -> Option<FreezableFs> {
+        let dev = common::LoopDev::new(256 << 20)?;
+        let dir = tempfile::tempdir().expect("a mount point");
+        let made = tool("mkfs.ext4", &["-q", "-F", dev.dev.to_str().unwrap()]).and_then(|()| {
+            tool(
+                "mount",
+                &[dev.dev.to_str().unwrap(), dir.path().to_str().unwrap()],
+            )
+        });
+        if let Err(why) = made {
+            common::skip::note(common::skip::Skip::Tool, why);
+            return None;
+        }
+        Some(FreezableFs { dir, _dev: dev })
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    fn freeze(&self) {
+        tool("fsfreeze", &["--freeze", self.path().to_str().unwrap()]).expect("fsfreeze");
+    }
+
+    fn thaw(&self) {
+        tool("fsfreeze", &["--unfreeze", self.path().to_str().unwrap()]).expect("thaw");
+    }
+}
+
+impl Drop for FreezableFs {
+    fn drop(&mut self) {
+        let p = self.path().to_str().unwrap_or_default().to_string();
+        let _ = tool("fsfreeze", &["--unfreeze", &p]);
+        if tool("umount", &[&p]).is_err() {
+            let _ = tool("umount", &["-l", &p]);
+        }
+    }
+}
+
+#[test]
+fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
+    // A rate-limited run whose device stops answering for about a second: the I/Os that
+    // fall due meanwhile keep their intended times, so each one's response latency holds
+    // the wait for the device and its service latency does not. The device is a file on a
+    // frozen ext4 (a SIGSTOP is no stall: the engine leaves suspended spans out).
+    let _timing = crate::common::timing_lock();
+    let Some(fs) = FreezableFs::new() else {
+        return;
+    };
+    const RATE: f64 = 1000.0;
+    const DEPTH: f64 = 8.0;
+    let home = tempfile::tempdir().unwrap();
+    let target = fs.path().join("stalled.bin");
+    let mut child = Command::new(common::bin())
+        .args([
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "32MiB",
+        ])
+        .args(["--rw", "randwrite", "--bs", "4k", "--iodepth", "8"])
+        .args([
+            "--rate-iops",
+            "1000",
+            "--duration",
+            "4s",
+            "--interval",
+            "250ms",
+        ])
+        .arg("--json")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = {
+        use std::io::BufRead;
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        rx
+    };
+    // A second into the run (four intervals), the device stalls for a second.
+    let mut all = Vec::new();
+    let t0 = Instant::now();
+    while all
+        .iter()
+        .filter(|l: &&String| l.contains("\"type\":\"interval\""))
+        .count()
+        < 4
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no intervals: {all:?}"
+        );
+        if let Ok(l) = lines.recv_timeout(Duration::from_millis(50)) {
+            all.push(l);
+        }
+    }
+    let freeze_called = Instant::now();
+    fs.freeze();
+    let frozen = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    let thaw_called = Instant::now();
+    fs.thaw();
+    let thawed = Instant::now();
+    // The stall lies between these two: writes wait from the freeze's start to the thaw's end.
+    let stall_min = (thaw_called - frozen).as_secs_f64();
+    let stall_max = (thawed - freeze_called).as_secs_f64();
+    let out = child.wait_with_output().unwrap();
+    all.extend(lines.iter());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: Vec<serde_json::Value> = all
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let s = summary(&parsed);
+    let ios = s["ios"].as_f64().unwrap();
+    let runtime = s["runtime_s"].as_f64().unwrap();
+    // The schedule caught up after the stall: the run did all its I/Os.
+    assert!(
+        (ios - RATE * runtime).abs() < 0.01 * RATE * runtime,
+        "{ios} I/Os in {runtime} s at {RATE} IOPS"
+    );
+    // Response minus service, summed over the I/Os, is the time I/Os waited to be issued.
+    // The I/Os due in a stall of S at R IOPS wait from their due time to its end, R·S²/2 in
+    // all, less the first DEPTH, which went out on time and waited in the device (service).
+    let resp = &s["lat_us"];
+    let svc = &s["service_lat_us"];
+    let waited = (resp["mean"].as_f64().unwrap() - svc["mean"].as_f64().unwrap()) * 1e-6 * ios;
+    let expect = |stall: f64| RATE * (stall - DEPTH / RATE).powi(2) / 2.0;
+    let (lo, hi) = (0.85 * expect(stall_min), 1.15 * expect(stall_max));
+    eprintln!(
+        "stall {stall_min:.3}..{stall_max:.3} s: I/Os waited {waited:.1} s in all, \
+         expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+    );
+    assert!(
+        (lo..hi).contains(&waited),
+        "a stall of {stall_min:.3}..{stall_max:.3} s at {RATE} IOPS: I/Os waited {waited:.1} s \
+         in all to be issued, expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+    );
+    // The longest response is the stall; most I/Os never saw it, in either measure.
+    let max = resp["max"].as_f64().unwrap() * 1e-6;
+    assert!(
+        (stall_min..stall_max + 0.25).contains(&max),
+        "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s"
+    );
+    assert!(resp["p50"].as_f64().unwrap() < 5_000.0, "{resp}");
+    assert!(svc["p90"].as_f64().unwrap() < 5_000.0, "{svc}");
 }
 
 #[test]
