@@ -300,6 +300,64 @@ fn quick_look_runs_from_the_keys_at_80x24() {
     quick_look_end_to_end("ql80", 80, 24);
 }
 
+/// The throughput panel's current figure for `dir` ("read" or "write"): the number in
+/// `│read 41.0k IOPS` (k and M expanded), if the panel shows one.
+fn iops_figure(s: &str, dir: &str) -> Option<f64> {
+    s.lines().find_map(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.windows(3).find_map(|w| {
+            if w[0].trim_start_matches('│') != dir || w[2] != "IOPS" {
+                return None;
+            }
+            let (num, scale) = match w[1].chars().last()? {
+                'k' => (&w[1][..w[1].len() - 1], 1e3),
+                'M' => (&w[1][..w[1].len() - 1], 1e6),
+                _ => (w[1], 1.0),
+            };
+            num.parse::<f64>().ok().map(|v| v * scale)
+        })
+    })
+}
+
+/// The screen shows the replay at `clock` (`0:00:02 of 0:00:04`) with the figures of the
+/// session's last interval at or before `at_s` (none: no figures yet).
+fn assert_replay_at(
+    screen: &str,
+    clock: &str,
+    at_s: f64,
+    intervals: &[drivescope::session::IntervalRecord],
+) {
+    assert!(
+        screen.contains(&format!("replay {clock}")),
+        "the clock reads {clock}:\n{screen}"
+    );
+    let then = intervals.iter().rev().find(|iv| iv.t <= at_s + 1e-9);
+    for dir in ["read", "write"] {
+        let shown = iops_figure(screen, dir);
+        match then {
+            None => assert_eq!(
+                shown, None,
+                "{dir} at {at_s} s, before any interval:\n{screen}"
+            ),
+            Some(iv) => {
+                let want = if dir == "read" {
+                    iv.read_iops
+                } else {
+                    iv.write_iops
+                };
+                let shown =
+                    shown.unwrap_or_else(|| panic!("no {dir} figure at {at_s} s:\n{screen}"));
+                // Shown to three significant figures.
+                assert!(
+                    (shown - want).abs() <= 0.006 * want + 1.0,
+                    "{dir} at {at_s} s shows {shown}, the interval at {} s has {want}:\n{screen}",
+                    iv.t
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn open_replays_a_saved_session_through_time() {
     let home = tempfile::tempdir().unwrap();
@@ -307,32 +365,45 @@ fn open_replays_a_saved_session_through_time() {
     // The timeline holds every interval, and the step's start and end.
     let loaded = drivescope::session::load(&session).unwrap();
     let tl = drivescope::dashboard::replay::timeline(&loaded.session);
+    let ivs = &loaded.session.intervals;
     let intervals = tl
         .iter()
         .filter(|(_, m)| matches!(m, drivescope::app::Msg::Interval(_)))
         .count();
-    assert_eq!(intervals, loaded.session.intervals.len());
+    assert_eq!(intervals, ivs.len());
     assert!(intervals >= 4);
     assert!(tl.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+    // The replay spans the timeline, in steps of a second (a twentieth of it, at least 1 s).
+    let end = tl.last().map(|(t, _)| *t).unwrap();
+    let clock = |t: f64| format!("0:00:{:02}", t as u64);
+    let of = format!("of {}", clock(end));
 
     let cmd = format!("{} open {}", common::bin().display(), session.display());
     let Some(t) = Tmux::start_with("open", &cmd, home.path(), 120, 40) else {
         return;
     };
-    let end = t.wait_for("replay 0:00:0");
-    assert!(shows_nonzero_iops(&end), "{end}");
+    // It opens at the end, with the last interval's figures.
+    let s = t.wait_for(&format!("replay {} {of}", clock(end)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end)), end, ivs);
+    // Home: the start, before any interval.
     t.tmux(&["send-keys", "Home"]);
-    let start = t.wait_for("replay 0:00:00 of");
-    assert!(
-        start.contains("no curve yet") || !start.contains("1 step done"),
-        "{start}"
-    );
+    let s = t.wait_for(&format!("replay 0:00:00 {of}"));
+    assert_replay_at(&s, &format!("0:00:00 {of}"), 0.0, ivs);
+    assert!(!s.contains("1 step done"), "{s}");
+    // Two seconds forward: the figures of the interval that ended by then.
     t.tmux(&["send-keys", "]"]);
+    t.wait_for(&format!("replay 0:00:01 {of}"));
     t.tmux(&["send-keys", "]"]);
-    let later = wait_until(&t, 10, "time moving forward", |s| {
-        s.contains("replay 0:00:02 of") || s.contains("replay 0:00:01 of")
-    });
-    assert!(later.contains("replay"), "{later}");
+    let s = t.wait_for(&format!("replay 0:00:02 {of}"));
+    assert_replay_at(&s, &format!("0:00:02 {of}"), 2.0, ivs);
+    // End, then a second back.
+    t.tmux(&["send-keys", "End"]);
+    let s = t.wait_for(&format!("replay {} {of}", clock(end)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end)), end, ivs);
+    assert!(s.contains("1 step done"), "{s}");
+    t.tmux(&["send-keys", "["]);
+    let s = t.wait_for(&format!("replay {} {of}", clock(end - 1.0)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end - 1.0)), end - 1.0, ivs);
     // A replay starts nothing.
     t.tmux(&["send-keys", "Enter"]);
     t.tmux(&["send-keys", "q"]);
