@@ -412,6 +412,148 @@ fn sync_engine_runs_when_asked() {
         .contains("one I/O at a time"));
 }
 
+/// A sysctl set for a test and put back on drop, also when the test fails.
+struct Sysctl {
+    path: &'static str,
+    old: String,
+}
+
+impl Sysctl {
+    fn set(path: &'static str, value: &str) -> std::io::Result<Sysctl> {
+        let old = std::fs::read_to_string(path)?;
+        std::fs::write(path, value)?;
+        Ok(Sysctl { path, old })
+    }
+}
+
+impl Drop for Sysctl {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::write(self.path, self.old.trim()) {
+            eprintln!(
+                "could not restore {} to {}: {e}",
+                self.path,
+                self.old.trim()
+            );
+        }
+    }
+}
+
+#[test]
+fn without_io_uring_the_run_falls_back_to_sync_says_so_and_measures() {
+    if !common::is_root() {
+        skip!(NotRoot, "kernel.io_uring_disabled is set by root");
+    }
+    const SYSCTL: &str = "/proc/sys/kernel/io_uring_disabled";
+    if !std::path::Path::new(SYSCTL).exists() {
+        skip!(NoSysctl, "{SYSCTL} is missing (a kernel before 6.6)");
+    }
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let sp = home.path().join("s.yaml");
+    // io_uring_disabled = 1 refuses io_uring to every process without CAP_SYS_ADMIN (and
+    // outside io_uring_group); the run is started without it. 2 would refuse it to every
+    // process on the machine, the tests running beside this one too.
+    let disabled = Sysctl::set(SYSCTL, "1").expect("set kernel.io_uring_disabled");
+    let mut cmd = Command::new(common::bin());
+    cmd.args(["run", "--target", t.to_str().unwrap(), "--size", "16MiB"])
+        .args(["--rw", "randrw", "--duration", "2s", "--interval", "500ms"])
+        .args(["--json", "--session", sp.to_str().unwrap()])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec the closure calls only prctl(2), which is
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            const CAP_SYS_ADMIN: libc::c_ulong = 21;
+            // Out of the bounding set, root's exec does not get it back.
+            if libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let rx = {
+        use std::io::BufRead;
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        rx
+    };
+    // The sysctl stays set only until the step has chosen its engine (the note says so).
+    let mut lines = Vec::new();
+    let t0 = Instant::now();
+    while !lines
+        .iter()
+        .any(|l: &String| l.contains("io_uring unavailable"))
+    {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(l) => lines.push(l),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(_) => assert!(t0.elapsed() < Duration::from_secs(30), "{lines:?}"),
+        }
+    }
+    drop(disabled);
+    let status = child.wait().unwrap();
+    lines.extend(rx.iter());
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    assert!(status.success(), "{stderr}\n{lines:?}");
+    let parsed: Vec<serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // It says so: a note, and the summary's engine and its note, naming the sysctl.
+    let said = "io_uring unavailable (Operation not permitted (os error 1), \
+                kernel.io_uring_disabled = 1): running the sync engine";
+    let notes = of_type(&parsed, "note");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n["message"].as_str().unwrap().starts_with(said)),
+        "{notes:?}"
+    );
+    let s = summary(&parsed);
+    assert_eq!(s["engine"], "sync", "{s}");
+    assert!(s["engine_note"].as_str().unwrap().starts_with(said), "{s}");
+    // And it still measures: four intervals of I/O both ways, adding up to the summary.
+    let intervals = of_type(&parsed, "interval");
+    assert_eq!(intervals.len(), 4, "{intervals:?}");
+    let ios = |d: &str| -> u64 {
+        intervals
+            .iter()
+            .map(|iv| iv[d]["ios"].as_u64().unwrap())
+            .sum()
+    };
+    assert!(intervals
+        .iter()
+        .all(|iv| iv["read"]["ios"].as_u64().unwrap() > 0
+            && iv["write"]["ios"].as_u64().unwrap() > 0));
+    assert_eq!(s["read_ios"].as_u64().unwrap(), ios("read"));
+    assert_eq!(s["write_ios"].as_u64().unwrap(), ios("write"));
+    assert!(s["lat_us"]["p50"].as_f64().unwrap() > 0.0, "{s}");
+    // The session keeps which engine ran and why.
+    let l = drivescope::session::load(&sp).unwrap();
+    let step = &l.session.steps[0];
+    assert_eq!(step.summary.engine.to_string(), "sync");
+    assert!(step
+        .summary
+        .engine_note
+        .as_deref()
+        .unwrap_or("")
+        .starts_with(said));
+}
+
 #[test]
 fn existing_files_are_not_overwritten_without_confirmation() {
     let home = tempfile::tempdir().unwrap();
