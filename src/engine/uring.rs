@@ -349,7 +349,8 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     p.shift(resumed);
                 }
             }
-            if end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
+            // While paused the step's end is not due: it moves by the paused span on resume.
+            if (!paused && end_ns.is_some_and(|e| now >= e)) || ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
                 stopped_at = now;
             } else {
@@ -463,7 +464,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             } else if let Some(p) = &pacer {
                 wake = wake.min(p.next_due());
             }
-            if let Some(e) = end_ns {
+            if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
             }
             let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
@@ -479,7 +480,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         let mut wake = now + MAX_WAIT_NS;
         if !stopping {
             wake = wake.min(rec.next_boundary());
-            if let Some(e) = end_ns {
+            if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
             }
             if let (Some(p), false) = (&pacer, free.is_empty()) {

@@ -813,3 +813,85 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         "{ios} I/Os for 2 s at 1000 IOPS: {per_interval:?}"
     );
 }
+
+#[test]
+fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
+    let _timing = crate::common::timing_lock();
+    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, vec![0u8; 8 << 20]).unwrap();
+    // Both engines: each worker decides its own end.
+    for engine in [EngineKind::IoUring, EngineKind::Sync] {
+        let spec = StepSpec {
+            engine,
+            workload: Workload {
+                rw: RwMode::RandRead,
+                rwmixread: 100,
+                bs: BlockSizes::single(4096),
+                iodepth: 4,
+                jobs: 1,
+                region: Region {
+                    offset: 0,
+                    len: 8 << 20,
+                },
+                rate_iops: Some(1000.0),
+                seed: 1,
+                direct: true,
+            },
+            ramp: Duration::ZERO,
+            end: StepEnd {
+                duration: Some(Duration::from_secs(1)),
+                bytes: None,
+            },
+            interval: Duration::from_millis(250),
+        };
+        let target = StepTarget {
+            path: path.clone(),
+            size: 8 << 20,
+            align: 4096,
+        };
+        let pause = Arc::new(AtomicBool::new(false));
+        let ctl = StepControl {
+            stop: Arc::new(AtomicBool::new(false)),
+            pause: pause.clone(),
+        };
+        let mut per_interval = Vec::new();
+        let started = Instant::now();
+        // Paused from the report of interval 1 (0.5 s in) to that of interval 9: well past
+        // the second the step was to last.
+        let s = run_step(
+            &target,
+            &spec,
+            &ctl,
+            |r| {
+                pause.store((1..9).contains(&r.index), Ordering::Relaxed);
+                per_interval.push(r.read.ios);
+                Control::Continue
+            },
+            |_| {},
+        )
+        .unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        assert!(
+            wall > 2.4,
+            "{engine:?}: the step ended while paused, after {wall:.2} s: {per_interval:?}"
+        );
+        // Its whole second measured at 1000 IOPS, after the pause as before it.
+        let ios = s.read_ios as f64;
+        assert!(
+            (900.0..1100.0).contains(&ios),
+            "{engine:?}: {ios} I/Os for 1 s at 1000 IOPS: {per_interval:?}"
+        );
+        assert!(
+            per_interval[3..=7].iter().all(|&n| n <= 4),
+            "{engine:?}: I/O while paused: {per_interval:?}"
+        );
+    }
+}
