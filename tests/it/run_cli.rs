@@ -893,5 +893,16 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
             per_interval[3..=7].iter().all(|&n| n <= 4),
             "{engine:?}: I/O while paused: {per_interval:?}"
         );
+        // The paused span is not measured time: the step ran a second, at 1000 IOPS.
+        assert!(
+            (0.9..1.15).contains(&s.runtime_s),
+            "{engine:?}: measured {} s: {per_interval:?}",
+            s.runtime_s
+        );
+        assert!(
+            (900.0..1100.0).contains(&s.iops),
+            "{engine:?}: {} IOPS at 1000: {per_interval:?}",
+            s.iops
+        );
     }
 }
