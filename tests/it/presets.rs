@@ -4,8 +4,6 @@
 //! `presets` subcommand behaves, and every job file `presets fio` exports is one real fio
 //! accepts.
 
-use crate::common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
