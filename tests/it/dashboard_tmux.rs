@@ -358,6 +358,129 @@ fn assert_replay_at(
     }
 }
 
+/// The events panel's lines (the right-hand column of its box, at 120 columns).
+fn events_panel(s: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for l in s.lines() {
+        let right: String = l.chars().skip(60).collect();
+        if right.starts_with("╭ Events") {
+            inside = true;
+        } else if inside && right.starts_with('╰') {
+            break;
+        } else if inside {
+            out.push(right.trim_matches(['│', ' ']).to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s.
+    let cmd = format!(
+        "{} --target {} --preset quick-look --time-scale 0.3",
+        common::bin().display(),
+        target.display()
+    );
+    let Some(t) = Tmux::start_with("keys", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "step 1 running", |s| {
+        s.contains("step 1/4") && shows_nonzero_iops(s)
+    });
+    // Space pauses: the header says so and the events panel logs it, and once the
+    // interval under way has reported, the engine issues nothing. Space again resumes.
+    t.tmux(&["send-keys", "Space"]);
+    wait_until(&t, 10, "paused", |s| {
+        s.contains("paused ╯")
+            && events_panel(s)
+                .iter()
+                .any(|l| l.ends_with("info     paused"))
+    });
+    let paused_at = Instant::now();
+    wait_until(&t, 10, "no I/O while paused", |s| {
+        // Step 1 reads only: no reads is no I/O.
+        s.contains("step 1/4") && s.contains("│read 0 IOPS 0.0 MB/s") && s.contains("paused ╯")
+    });
+    std::thread::sleep(Duration::from_secs(2).saturating_sub(paused_at.elapsed()));
+    t.tmux(&["send-keys", "Space"]);
+    wait_until(&t, 10, "resumed", |s| {
+        s.contains("running ╯")
+            && events_panel(s)
+                .iter()
+                .any(|l| l.ends_with("info     resumed"))
+    });
+    let paused_for = paused_at.elapsed().as_secs_f64();
+    // n skips the step that runs then (step 2, once step 1 has run out its time).
+    wait_until(&t, 30, "step 2", |s| s.contains("step 2/4"));
+    t.tmux(&["send-keys", "n"]);
+    wait_until(&t, 10, "step 3 after the skip", |s| s.contains("step 3/4"));
+    // s exports a snapshot of the session so far; the events panel says where.
+    t.tmux(&["send-keys", "s"]);
+    let s = wait_until(&t, 10, "the snapshot event", |s| {
+        events_panel(s)
+            .iter()
+            .any(|l| l.contains("snapshot being written to"))
+    });
+    assert!(s.contains("step 3/4"), "{s}");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("Stop it and quit?");
+    t.tmux(&["send-keys", "y"]);
+    t.wait_for("EXIT=0");
+
+    let (path, loaded) = the_saved_session(home.path());
+    let steps = &loaded.session.steps;
+    assert!(steps.len() >= 3, "{steps:?}");
+    // The pause held step 1 and lengthened it by as long (its measured time is the same).
+    let nominal = 3.0;
+    let step1 = steps[0].end_s - steps[0].start_s;
+    assert_eq!(
+        steps[0].summary.ended_by,
+        drivescope::outcome::EndedBy::Duration,
+        "{:?}",
+        steps[0]
+    );
+    assert!(
+        step1 >= nominal + paused_for - 0.5,
+        "step 1 took {step1:.2} s with a pause of {paused_for:.2} s"
+    );
+    assert!(
+        (2.2..2.8).contains(&steps[0].summary.runtime_s),
+        "{:?}",
+        steps[0].summary
+    );
+    // The skip ended step 2 early, and step 3 ran after it.
+    assert_eq!(
+        steps[1].summary.ended_by,
+        drivescope::outcome::EndedBy::Skipped,
+        "{:?}",
+        steps[1]
+    );
+    assert!(
+        steps[1].end_s - steps[1].start_s < nominal,
+        "{:?}",
+        steps[1]
+    );
+    // The snapshot is an event of the session and a session of its own on disk.
+    let snap = loaded
+        .session
+        .events
+        .iter()
+        .find(|e| e.kind == drivescope::session::EventKind::Snapshot)
+        .unwrap_or_else(|| panic!("no snapshot event: {:?}", loaded.session.events));
+    assert!(snap.t >= steps[2].start_s, "taken in step 3: {snap:?}");
+    let dir = snap.message.trim_start_matches("snapshot to ");
+    let copy = drivescope::session::load(&std::path::Path::new(dir).join("session.yaml"))
+        .unwrap_or_else(|e| panic!("the snapshot in {dir} ({}): {e}", path.display()));
+    assert!(copy.session.steps.len() >= 2, "{:?}", copy.session.steps);
+    assert!(!copy.session.intervals.is_empty());
+}
+
 #[test]
 fn open_replays_a_saved_session_through_time() {
     let home = tempfile::tempdir().unwrap();
