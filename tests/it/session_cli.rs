@@ -290,6 +290,7 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
             "200ms",
             "--autosave",
             "1s",
+            "--histograms",
             "--json",
             "--session",
             s(&sp),
@@ -327,6 +328,41 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
         "saved {saved} of {printed}"
     );
     assert!(saved >= 10, "saved {saved}");
+
+    // The latency log beside it loads too: one histogram per saved interval (reads only),
+    // give or take the autosave the kill fell in, each holding that interval's I/Os.
+    assert_eq!(ses.histograms.as_deref(), Some("k.hlog"));
+    let hlog = home.path().join("k.hlog");
+    let all = session::histlog::read_span(&hlog, 0.0, 1e9, None).unwrap();
+    eprintln!(
+        "{saved} intervals saved, {} histograms in the log ({:?})",
+        all.histograms, all.stopped
+    );
+    assert!(
+        all.histograms + 5 >= saved && all.histograms <= saved + 5,
+        "{} histograms for {saved} saved intervals ({:?})",
+        all.histograms,
+        all.stopped
+    );
+    let first = session::histlog::read_span(&hlog, 0.0, ses.intervals[4].t, None).unwrap();
+    assert_eq!(first.histograms, 5, "the first five intervals");
+    let ios: f64 = ses.intervals[..5]
+        .iter()
+        .map(|iv| iv.read_iops * iv.dt)
+        .sum();
+    assert!(
+        (first.hist.len() as f64 - ios).abs() <= 5.0,
+        "{} latencies in the log for {ios} I/Os in the session",
+        first.hist.len()
+    );
+    // And `report --span` recomputes from it.
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && line.contains(&format!("({} interval histograms", all.histograms)),
+        "{line}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let out_dir = home.path().join("rep");
     let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
