@@ -380,6 +380,103 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
 }
 
 #[test]
+fn kill_9_in_a_preset_run_leaves_its_finished_steps_and_the_one_under_way() {
+    // quick-look at 0.2: steps of 0.4 s ramp + 1.6 s; killed in its second step (random
+    // writes), after an autosave there.
+    let home = tempfile::tempdir().unwrap();
+    let sp = home.path().join("p.yaml");
+    let target = home.path().join("scratch.bin");
+    let mut child = spawn(
+        home.path(),
+        &[
+            "run",
+            "--preset",
+            "quick-look",
+            "--time-scale",
+            "0.2",
+            "--target",
+            s(&target),
+            "--size",
+            "32MiB",
+            "--interval",
+            "200ms",
+            "--autosave",
+            "500ms",
+            "--histograms",
+            "--json",
+            "--session",
+            s(&sp),
+        ],
+    );
+    let rx = lines_of(&mut child);
+    let start = Instant::now();
+    let mut step2 = 0usize;
+    let mut steps_done = 0usize;
+    while step2 < 6 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the run never reached step 2"
+        );
+        let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) else {
+            continue;
+        };
+        if l.contains("\"type\":\"step\"") {
+            steps_done += 1;
+        } else if l.contains("\"type\":\"interval\"") && steps_done == 1 {
+            step2 += 1;
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    assert_eq!(child.wait().unwrap().code(), None, "killed by a signal");
+
+    let l = session::load(&sp).unwrap();
+    let ses = &l.session;
+    assert_eq!(ses.state, SessionState::Running);
+    assert!(ses.summary.is_none());
+    // Step 1 finished and saved; step 2's intervals are there without its record.
+    assert_eq!(ses.steps.len(), 1, "{:?}", ses.steps);
+    assert_eq!(ses.steps[0].label, "randread-4k");
+    let in_step2 = ses.intervals.iter().filter(|iv| iv.step == 1).count();
+    assert!(in_step2 >= 2, "{in_step2} intervals of step 2 saved");
+    assert!(ses
+        .intervals
+        .iter()
+        .filter(|iv| iv.step == 1)
+        .all(|iv| iv.read_iops == 0.0));
+    // Its latency log holds reads for step 1 and writes for step 2.
+    let hlog = home.path().join("p.hlog");
+    let reads = session::histlog::read_span(&hlog, 0.0, 1e9, Some("read")).unwrap();
+    let writes = session::histlog::read_span(&hlog, 0.0, 1e9, Some("write")).unwrap();
+    let in_step1 = ses.intervals.iter().filter(|iv| iv.step == 0).count();
+    assert_eq!(reads.histograms, in_step1, "{:?}", reads.stopped);
+    assert!(
+        writes.histograms + 3 >= in_step2 && writes.histograms <= in_step2 + 3,
+        "{} write histograms for {in_step2} intervals",
+        writes.histograms
+    );
+    // Both report: the page and the span.
+    let out_dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc_text = parse_xml(&out_dir.join("report.html"));
+    let doc = xml(&doc_text).unwrap();
+    assert_eq!(
+        polyline_points(&doc, "throughput", "write IOPS"),
+        ses.intervals.len()
+    );
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn sigterm_still_gets_the_final_save() {
     let home = tempfile::tempdir().unwrap();
     let sp = home.path().join("t.yaml");
