@@ -407,8 +407,12 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     }
                     in_chunk = 0;
                     now = ns_since(t0);
-                    // Submitting a deep queue can take long: keep intervals on time.
-                    rec.maybe_flush(now);
+                    // Submitting a deep queue can take long: keep intervals on time. Not
+                    // past the step's end, though: its last interval takes the drain (else
+                    // the I/Os in flight at the end came as an interval of a few µs).
+                    if end_ns.is_none_or(|e| now < e) {
+                        rec.maybe_flush(now);
+                    }
                 }
                 if ctx.byte_budget.is_some_and(|b| issued_bytes >= b) {
                     stopping = true;
