@@ -1,6 +1,6 @@
 //! Sessions written by the real binary: the round trip of a headless run, the default
-//! sessions folder, `kill -9` mid-run then `report` on what was left, SIGTERM's final
-//! save, an unwritable path refused before the run, truncated and newer-schema files, and
+//! sessions folder, `kill -9` mid-run then `report` on what was left (SIGTERM's final save
+//! is in signals.rs), an unwritable path refused before the run, truncated and newer-schema files, and
 //! the SVG, CSV and HTML outputs of `report` and `compare` parsed and counted.
 
 use crate::common;
@@ -474,53 +474,6 @@ fn kill_9_in_a_preset_run_leaves_its_finished_steps_and_the_one_under_way() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-#[test]
-fn sigterm_still_gets_the_final_save() {
-    let home = tempfile::tempdir().unwrap();
-    let sp = home.path().join("t.yaml");
-    let target = home.path().join("scratch.bin");
-    let mut child = spawn(
-        home.path(),
-        &[
-            "run",
-            "--target",
-            s(&target),
-            "--size",
-            "16MiB",
-            "--rw",
-            "randwrite",
-            "--duration",
-            "60s",
-            "--interval",
-            "250ms",
-            "--autosave",
-            "10s",
-            "--json",
-            "--session",
-            s(&sp),
-        ],
-    );
-    let rx = lines_of(&mut child);
-    let start = Instant::now();
-    let mut printed = 0;
-    while printed < 4 && start.elapsed() < Duration::from_secs(30) {
-        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
-            printed += usize::from(l.contains("\"type\":\"interval\""));
-        }
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(143));
-    let l = session::load(&sp).unwrap();
-    assert_eq!(l.documents, 1);
-    assert_eq!(l.session.state, SessionState::Stopped);
-    let sm = l.session.summary.unwrap();
-    assert_eq!(sm.ended_by, "stopped by a signal");
-    // Nothing was autosaved (10 s period) yet everything is there.
-    assert!(l.session.intervals.len() >= 4);
-    assert_eq!(l.session.steps.len(), 1);
 }
 
 #[test]
