@@ -72,42 +72,4 @@ mod tests {
         // 12% of 10000 in floating point is 1200.0000000000002.
         assert_eq!(vdbench_round(10000.0 * 12.0 / 100.0), Some(1200.0));
     }
-
-    #[test]
-    fn resolves_percentages_of_a_measured_phase() {
-        let measured = |p: usize| if p == 0 { Some(448_123.0) } else { None };
-        assert_eq!(resolve_rate(&StepRate::Max, &measured), Ok(None));
-        assert_eq!(
-            resolve_rate(&StepRate::Iops(777.0), &measured),
-            Ok(Some(777.0))
-        );
-        let half = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 50.0,
-        };
-        assert_eq!(resolve_rate(&half, &measured), Ok(Some(224_100.0)));
-        let over = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 120.0,
-        };
-        // Points above 100% are run, not capped.
-        assert_eq!(resolve_rate(&over, &measured), Ok(Some(537_800.0)));
-        let unknown = StepRate::PercentOfPhase {
-            phase: 3,
-            percent: 50.0,
-        };
-        assert_eq!(
-            resolve_rate(&unknown, &measured),
-            Err(RateSkip::NoMeasurement { phase: 3 })
-        );
-        let slow = |_: usize| Some(50.0);
-        let tenth = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 10.0,
-        };
-        assert_eq!(
-            resolve_rate(&tenth, &slow),
-            Err(RateSkip::BelowMinimum { target: 5.0 })
-        );
-    }
 }

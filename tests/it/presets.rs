@@ -241,6 +241,16 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
         Err(RateSkip::BelowMinimum { target: 8.5 })
     );
     assert_eq!(resolve_rate(&plan.steps[2].rate, &slow), Ok(Some(20.0)));
+    // No measured maximum yet: no rate. A fixed rate is used as written, not rounded.
+    let none = |_: usize| None;
+    assert_eq!(
+        resolve_rate(&plan.steps[1].rate, &none),
+        Err(RateSkip::NoMeasurement { phase: 0 })
+    );
+    assert_eq!(
+        resolve_rate(&StepRate::Iops(777.0), &measured),
+        Ok(Some(777.0))
+    );
     // The spec the engine gets carries the rate.
     let spec = plan.steps[5].to_step_spec(targets[5]);
     assert_eq!(spec.workload.rate_iops, Some(224_100.0));
