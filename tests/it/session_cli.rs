@@ -329,8 +329,9 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
     );
     assert!(saved >= 10, "saved {saved}");
 
-    // The latency log beside it loads too: one histogram per saved interval (reads only),
-    // give or take the autosave the kill fell in, each holding that interval's I/Os.
+    // The latency log beside it loads too, and it too loses at most one autosave period
+    // (it is appended on its own, so it may be a period ahead of the session or behind):
+    // one histogram per interval (reads only), each holding that interval's I/Os.
     assert_eq!(ses.histograms.as_deref(), Some("k.hlog"));
     let hlog = home.path().join("k.hlog");
     let all = session::histlog::read_span(&hlog, 0.0, 1e9, None).unwrap();
@@ -339,8 +340,8 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
         all.histograms, all.stopped
     );
     assert!(
-        all.histograms + 5 >= saved && all.histograms <= saved + 5,
-        "{} histograms for {saved} saved intervals ({:?})",
+        all.histograms + 6 >= printed && all.histograms <= printed,
+        "{} histograms for {printed} intervals printed ({saved} in the session, {:?})",
         all.histograms,
         all.stopped
     );
@@ -449,8 +450,10 @@ fn kill_9_in_a_preset_run_leaves_its_finished_steps_and_the_one_under_way() {
     let writes = session::histlog::read_span(&hlog, 0.0, 1e9, Some("write")).unwrap();
     let in_step1 = ses.intervals.iter().filter(|iv| iv.step == 0).count();
     assert_eq!(reads.histograms, in_step1, "{:?}", reads.stopped);
+    // Each file loses at most one autosave period (2.5 intervals), the log apart from the
+    // session.
     assert!(
-        writes.histograms + 3 >= in_step2 && writes.histograms <= in_step2 + 3,
+        writes.histograms + 4 >= in_step2 && writes.histograms <= in_step2 + 4,
         "{} write histograms for {in_step2} intervals",
         writes.histograms
     );
