@@ -7,6 +7,6 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let path = std::path::Path::new("fuzz.yaml");
     if let Ok(loaded) = drivescope::session::parse(path, &text) {
-        let _ = drivescope::commands::open::timeline(&loaded.session);
+        let _ = drivescope::dashboard::replay::timeline(&loaded.session);
     }
 });

@@ -219,7 +219,15 @@ fn interval(app: &mut App, r: crate::stats::IntervalReport) {
     app.dirty = true;
 }
 
-fn telemetry(app: &mut App, t: TelemetryView) {
+fn telemetry(app: &mut App, mut t: TelemetryView) {
+    // A figure that is not a number is no reading: shown as missing, never as "NaN °C".
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+    t.temperature_c = finite(t.temperature_c);
+    t.warning_c = finite(t.warning_c);
+    t.critical_c = finite(t.critical_c);
+    t.power_state_max_w = finite(t.power_state_max_w);
+    t.power_w = finite(t.power_w);
+    t.sensors_c.retain(|x| x.is_finite());
     let prev = app
         .telemetry
         .last

@@ -318,6 +318,9 @@ pub(super) fn run(
     let mut watch = SuspendWatch::new(since_start());
     let mut suspensions: Vec<(u64, u64)> = Vec::new();
     let mut suspended_measured_ns = 0u64;
+    // Spans the user paused the step (sampled each turn), left out of its measured time.
+    let mut pauses: Vec<(u64, u64)> = Vec::new();
+    let mut paused_since: Option<u64> = None;
 
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
@@ -378,8 +381,17 @@ pub(super) fn run(
                 .unwrap_or(0);
             clock.progress(reaped.wrapping_add(done));
         }
+        let paused = pause.load(Ordering::Relaxed);
+        match (paused, paused_since) {
+            (true, None) => paused_since = Some(since_start()),
+            (false, Some(from)) => {
+                pauses.push((from, since_start()));
+                paused_since = None;
+            }
+            _ => {}
+        }
         // The duration is up but a worker is still waiting on the device: stop it too.
-        if clock.overdue(pause.load(Ordering::Relaxed)) {
+        if clock.overdue(paused) {
             ended_by.get_or_insert(EndedBy::Duration);
             worker_stop.store(true, Ordering::Relaxed);
         }
@@ -529,10 +541,14 @@ pub(super) fn run(
         return Err(f);
     }
 
+    if let Some(from) = paused_since {
+        pauses.push((from, since_start()));
+    }
     let runtime_s = if measured_any {
         (last_end_ns
             .saturating_sub(schedule.ramp_ns)
-            .saturating_sub(suspended_measured_ns)) as f64
+            .saturating_sub(suspended_measured_ns)
+            .saturating_sub(overlap_ns(&pauses, schedule.ramp_ns, last_end_ns))) as f64
             / 1e9
     } else {
         0.0

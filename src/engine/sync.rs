@@ -54,7 +54,8 @@ pub(crate) fn run(ctx: WorkerCtx) {
                 p.shift(resumed);
             }
         }
-        if end_ns.is_some_and(|e| now >= e)
+        // While paused the step's end is not due: it moves by the paused span on resume.
+        if (!paused && end_ns.is_some_and(|e| now >= e))
             || ctx.stop.load(Ordering::Relaxed)
             || ctx.byte_budget.is_some_and(|b| issued_bytes >= b)
         {

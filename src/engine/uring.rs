@@ -342,7 +342,8 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     p.shift(resumed);
                 }
             }
-            if end_ns.is_some_and(|e| now >= e) || ctx.stop.load(Ordering::Relaxed) {
+            // While paused the step's end is not due: it moves by the paused span on resume.
+            if (!paused && end_ns.is_some_and(|e| now >= e)) || ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
             } else {
                 rec.maybe_flush(now);
@@ -398,8 +399,9 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     }
                     in_chunk = 0;
                     now = ns_since(t0);
-                    // Submitting a deep queue can take long: keep intervals on time (the
-                    // interval that ends with the step waits for the step's last I/Os).
+                    // Submitting a deep queue can take long: keep intervals on time. Not
+                    // past the step's end, though: its last interval takes the drain (else
+                    // the I/Os in flight at the end came as an interval of a few µs).
                     if end_ns.is_none_or(|e| now < e) {
                         rec.maybe_flush(now);
                     }
@@ -461,7 +463,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             } else if let Some(p) = &pacer {
                 wake = wake.min(p.next_due());
             }
-            if let Some(e) = end_ns {
+            if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
             }
             let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
@@ -477,7 +479,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         let mut wake = now + MAX_WAIT_NS;
         if !stopping {
             wake = wake.min(rec.next_boundary());
-            if let Some(e) = end_ns {
+            if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
             }
             if let (Some(p), false) = (&pacer, free.is_empty()) {

@@ -175,46 +175,4 @@ mod tests {
             assert_eq!(vdbench_round(f64::from(product), 100.0), Some(want));
         }
     }
-
-    #[test]
-    fn resolves_percentages_of_a_measured_phase() {
-        let measured = |p: usize| if p == 0 { Some(448_123.0) } else { None };
-        assert_eq!(resolve_rate(&StepRate::Max, &measured), Ok(None));
-        assert_eq!(
-            resolve_rate(&StepRate::Iops(777.0), &measured),
-            Ok(Some(777.0))
-        );
-        let half = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 50.0,
-        };
-        assert_eq!(resolve_rate(&half, &measured), Ok(Some(224_100.0)));
-        let over = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 120.0,
-        };
-        // Points above 100% are run, not capped.
-        assert_eq!(resolve_rate(&over, &measured), Ok(Some(537_800.0)));
-        let unknown = StepRate::PercentOfPhase {
-            phase: 3,
-            percent: 50.0,
-        };
-        assert_eq!(
-            resolve_rate(&unknown, &measured),
-            Err(RateSkip::NoMeasurement { phase: 3 })
-        );
-        let tenth = StepRate::PercentOfPhase {
-            phase: 0,
-            percent: 10.0,
-        };
-        // 10% of 50 IOPS is 5, which vdbench runs at 10.
-        assert_eq!(resolve_rate(&tenth, &|_| Some(50.0)), Ok(Some(10.0)));
-        assert_eq!(
-            resolve_rate(&tenth, &|_| Some(9.5)),
-            Err(RateSkip::BelowMinimum {
-                max: 9.5,
-                percent: 10.0
-            })
-        );
-    }
 }

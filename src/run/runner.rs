@@ -9,10 +9,11 @@ use std::time::Instant;
 use super::control::{RunCmd, RunControl};
 use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 use super::tally::Tally;
-use crate::engine::{self, Control, EngineError, StepObserver, StepTarget};
+use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
 use crate::plan::{CurveWalk, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
 use crate::stats::{IntervalReport, StepSummary};
+use crate::workload::EngineKind;
 
 /// What the runner reports to.
 pub trait RunObserver {
@@ -108,6 +109,18 @@ pub fn run_plan(
     ctl: &RunControl,
     obs: &mut dyn RunObserver,
 ) -> Result<(RunOutcome, Tally), EngineError> {
+    run_plan_on(plan, target, ctl, obs, &mut engine::engine_for)
+}
+
+/// [`run_plan`], each step on the engine `engine_for` gives for its kind (the tests give
+/// one that replays a series of intervals).
+pub(crate) fn run_plan_on(
+    plan: &Plan,
+    target: &StepTarget,
+    ctl: &RunControl,
+    obs: &mut dyn RunObserver,
+    engine_for: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
+) -> Result<(RunOutcome, Tally), EngineError> {
     let mut rep = Reporter {
         t0: Instant::now(),
         obs,
@@ -174,7 +187,7 @@ pub fn run_plan(
                 tally: &mut tally,
             };
             let summary =
-                engine::engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch)?;
+                engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch)?;
             let (reached, live) = (watch.reached, watch.live);
             let name = || step.name.clone();
             if let Some(round) = reached {
@@ -275,4 +288,251 @@ pub fn run_plan(
         first_error: tally.first_error.clone(),
     };
     Ok((outcome, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The runner's live steady state on synthetic series, through a stand-in engine that
+    //! reports given IOPS one interval at a time.
+
+    use std::time::Duration;
+
+    use super::*;
+    use crate::plan::{PlanPhase, PlanStep, StepRate};
+    use crate::run::event::SteadyScope;
+    use crate::stats::{DirCounts, LatSummary};
+    use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
+
+    const INTERVAL_S: f64 = 0.25;
+
+    /// Reports `series` as its intervals (IOPS, 0.25 s each) until the observer stops it;
+    /// then the step ends by its duration, or by what the observer said.
+    struct Series(Vec<f64>);
+
+    impl Engine for Series {
+        fn kind(&self) -> EngineKind {
+            EngineKind::IoUring
+        }
+
+        fn run_step(
+            &mut self,
+            _target: &StepTarget,
+            _spec: &StepSpec,
+            _ctl: &engine::StepControl,
+            obs: &mut dyn StepObserver,
+        ) -> Result<StepSummary, EngineError> {
+            let mut ended_by = EndedBy::Duration;
+            let mut ios = 0u64;
+            let mut n = 0usize;
+            for (i, &iops) in self.0.iter().enumerate() {
+                let count = (iops * INTERVAL_S) as u64;
+                ios += count;
+                n += 1;
+                let r = IntervalReport {
+                    index: i as u64,
+                    start_s: i as f64 * INTERVAL_S,
+                    end_s: (i + 1) as f64 * INTERVAL_S,
+                    ramp: false,
+                    suspended_s: 0.0,
+                    read: DirCounts {
+                        ios: count,
+                        bytes: count * 4096,
+                    },
+                    write: DirCounts::default(),
+                    read_iops: iops,
+                    write_iops: 0.0,
+                    read_bw_bytes: iops * 4096.0,
+                    write_bw_bytes: 0.0,
+                    errors: 0,
+                    lat_us: LatSummary::default(),
+                    service_lat_us: None,
+                    error_records: Vec::new(),
+                    hists: None,
+                };
+                if let Control::Stop(why) = obs.interval(&r) {
+                    ended_by = why;
+                    break;
+                }
+            }
+            let runtime_s = n as f64 * INTERVAL_S;
+            Ok(StepSummary {
+                engine: EngineKind::IoUring,
+                engine_note: None,
+                runtime_s,
+                ios,
+                read_ios: ios,
+                write_ios: 0,
+                read_bytes: ios * 4096,
+                write_bytes: 0,
+                iops: ios as f64 / runtime_s,
+                read_iops: ios as f64 / runtime_s,
+                write_iops: 0.0,
+                read_bw_bytes: ios as f64 * 4096.0 / runtime_s,
+                write_bw_bytes: 0.0,
+                errors: 0,
+                target_iops: None,
+                lat_us: LatSummary::default(),
+                read_lat_us: LatSummary::default(),
+                write_lat_us: LatSummary::default(),
+                service_lat_us: None,
+                ended_by,
+                arrival_cv: None,
+            })
+        }
+    }
+
+    #[derive(Default)]
+    struct Seen {
+        intervals: usize,
+        verdicts: Vec<(SteadyScope, SteadyVerdict)>,
+        ended_by: Vec<EndedBy>,
+    }
+
+    impl RunObserver for Seen {
+        fn event(&mut self, ev: RunEvent<'_>) {
+            match ev {
+                RunEvent::Interval { .. } => self.intervals += 1,
+                RunEvent::Happened(Timed {
+                    what: Happening::Steady { scope, verdict },
+                    ..
+                }) => self.verdicts.push((scope.clone(), verdict.clone())),
+                RunEvent::StepFinished(f) => self.ended_by.push(f.summary.ended_by.clone()),
+                _ => {}
+            }
+        }
+        fn snapshot(&mut self) {}
+    }
+
+    /// A one-step closed-loop plan whose step ends on fio's slope rule: |slope| under
+    /// `limit` percent of the mean per second, over `window` intervals of 0.25 s.
+    fn slope_plan(limit: f64, window: usize, intervals: usize) -> Plan {
+        let step = PlanStep {
+            name: "settle".into(),
+            phase: 0,
+            workload: Workload {
+                rw: RwMode::RandWrite,
+                rwmixread: 0,
+                bs: BlockSizes::single(4096),
+                iodepth: 8,
+                jobs: 1,
+                region: Region {
+                    offset: 0,
+                    len: 1 << 20,
+                },
+                rate_iops: None,
+                seed: 1,
+                direct: true,
+                arrivals: Default::default(),
+                job_region: Default::default(),
+            },
+            rate: StepRate::Max,
+            ramp: Duration::ZERO,
+            end: StepEnd {
+                duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
+                bytes: None,
+            },
+            steady: Some(SteadyRule::Fio {
+                metric: Metric::Iops,
+                slope: true,
+                limit_percent: limit,
+                window,
+                ramp: 0,
+                sample_secs: INTERVAL_S,
+            }),
+            round: None,
+            tracked: false,
+            closed_loop: false,
+            sweep_point: None,
+            interval: Duration::from_secs_f64(INTERVAL_S),
+            engine: EngineKind::IoUring,
+        };
+        Plan {
+            preset_id: "steady-test".into(),
+            steps: vec![step],
+            phases: vec![PlanPhase {
+                name: "settle".into(),
+                steps: 0..1,
+                rounds: None,
+                stop_curve: None,
+            }],
+            notes: Vec::new(),
+        }
+    }
+
+    fn run_series(plan: &Plan, series: Vec<f64>) -> (RunOutcome, Seen) {
+        let target = StepTarget {
+            path: "/nonexistent".into(),
+            size: 1 << 20,
+            align: 4096,
+        };
+        let (_handle, ctl) = RunControl::new();
+        let mut seen = Seen::default();
+        let mut engines = move |_| -> Box<dyn Engine> { Box::new(Series(series.clone())) };
+        let (outcome, _) = run_plan_on(plan, &target, &ctl, &mut seen, &mut engines).unwrap();
+        (outcome, seen)
+    }
+
+    #[test]
+    fn a_drifting_series_runs_its_full_duration_and_ends_not_reached() {
+        // +2% an interval, about 8 %/s of the mean: every window of 8 fails a 5 %/s limit, though
+        // each is within 15% of its mean (a deviation rule of 10% would pass some).
+        let series: Vec<f64> = (0..40).map(|i| 10_000.0 * 1.02f64.powi(i)).collect();
+        let (outcome, seen) = run_series(&slope_plan(5.0, 8, 40), series);
+        assert!(
+            matches!(outcome, RunOutcome::Completed { .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(seen.intervals, 40, "the step ran its full duration");
+        assert_eq!(seen.ended_by, [EndedBy::Duration]);
+        let [(scope, verdict)] = &seen.verdicts[..] else {
+            panic!("one verdict for the step: {:?}", seen.verdicts);
+        };
+        assert_eq!(*scope, SteadyScope::Step("settle".into()));
+        let SteadyVerdict::NotReached { reason } = verdict else {
+            panic!("a drifting series is never steady: {verdict:?}");
+        };
+        assert!(
+            reason.starts_with("ended by duration before steady state"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("slope 7.9") && reason.contains("(limit 5%)"),
+            "the slope it measured and the limit: {reason}"
+        );
+    }
+
+    #[test]
+    fn a_series_that_levels_off_ends_the_step_at_the_first_flat_window() {
+        // Rising 4% an interval for 12 intervals, then flat with ±1% noise: the step ends
+        // steady at the first window of 8 whose slope is under the limit, and no later.
+        let mut series: Vec<f64> = (0..12).map(|i| 10_000.0 * 1.04f64.powi(i)).collect();
+        let top = series[11];
+        series.extend((0..28).map(|i| top * if i % 2 == 0 { 1.01 } else { 0.99 }));
+        let (_, seen) = run_series(&slope_plan(5.0, 8, 40), series.clone());
+        let slope_pct_per_s = |w: &[f64]| {
+            let n = w.len() as f64;
+            let mean = w.iter().sum::<f64>() / n;
+            let xm = (n - 1.0) / 2.0;
+            let sxy: f64 = w
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64 - xm) * (v - mean))
+                .sum();
+            let sxx: f64 = (0..w.len()).map(|i| (i as f64 - xm).powi(2)).sum();
+            100.0 * (sxy / sxx).abs() / mean / INTERVAL_S
+        };
+        let first = (8..=series.len())
+            .find(|&k| slope_pct_per_s(&series[k - 8..k]) < 5.0)
+            .unwrap();
+        assert!(first > 12, "the rise itself is not steady: {first}");
+        assert_eq!(seen.intervals, first, "ended at the first flat window");
+        assert_eq!(seen.ended_by, [EndedBy::SteadyState]);
+        assert_eq!(
+            seen.verdicts,
+            [(
+                SteadyScope::Step("settle".into()),
+                SteadyVerdict::Reached { round: first }
+            )]
+        );
+    }
 }

@@ -1,13 +1,15 @@
 //! The dashboard's loop, generic over the ratatui backend so whole screens are tested with
 //! `TestBackend`: messages from outside and from the input thread go through `update`,
 //! effects go out, and the screen is redrawn only when something changed and at most ten
-//! times a second.
+//! times a second. Its clock is tokio's, so a test on a paused runtime counts frames per
+//! virtual second.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
 
 use super::DashboardError;
 use crate::app::{update, App, Effect, Msg};

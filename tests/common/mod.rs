@@ -73,6 +73,11 @@ impl LoopDev {
         Self::with_args(size, &[])
     }
 
+    /// A loop device of 4096-byte logical sectors (`losetup --sector-size 4096`).
+    pub fn sectors_4k(size: u64) -> Option<LoopDev> {
+        Self::with_args(size, &["--sector-size", "4096"])
+    }
+
     /// A loop device whose partitions the kernel may list (`losetup -P`).
     pub fn partitioned(size: u64) -> Option<LoopDev> {
         Self::with_args(size, &["-P"])
@@ -127,9 +132,20 @@ impl LoopDev {
 
     /// (reads completed, writes completed) from /sys/block/NAME/stat.
     pub fn stat(&self) -> (u64, u64) {
-        let s = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).unwrap();
-        let f: Vec<u64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        let f = self.stat_fields();
         (f[0], f[4])
+    }
+
+    /// (sectors read, sectors written) from /sys/block/NAME/stat, in 512-byte units
+    /// whatever the device's sector size.
+    pub fn sectors(&self) -> (u64, u64) {
+        let f = self.stat_fields();
+        (f[2], f[6])
+    }
+
+    fn stat_fields(&self) -> Vec<u64> {
+        let s = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).unwrap();
+        s.split_whitespace().map(|x| x.parse().unwrap()).collect()
     }
 
     pub fn sha256(&self) -> String {

@@ -27,6 +27,8 @@ pub enum Skip {
     Qemu,
     /// An example the test runs was not built (`cargo test --test it` builds none).
     ExampleNotBuilt,
+    /// The kernel lacks a sysctl a test sets (`kernel.io_uring_disabled` came in 6.6).
+    NoSysctl,
     /// The kernel has no md driver, built in or loadable.
     NoMdDriver,
     /// The kernel has no device-mapper, built in or loadable.

@@ -447,6 +447,26 @@ pub fn colours_of(app: &App, needle: &str) -> Vec<Color> {
     out
 }
 
+/// The cells under each place `needle` stands on the screen, one cell a symbol.
+pub fn cells_of(app: &App, needle: &str) -> Vec<Vec<ratatui::buffer::Cell>> {
+    let buf = draw(app);
+    let mut out = Vec::new();
+    for y in 0..buf.area.height {
+        let text = row(&buf, y);
+        for (i, _) in text.match_indices(needle) {
+            let x = text[..i].chars().count() as u16;
+            let n = needle.chars().count() as u16;
+            out.push((x..x + n).map(|x| buf[(x, y)].clone()).collect());
+        }
+    }
+    out
+}
+
+/// Every cell's (foreground, background), row by row.
+pub fn colour_grid(app: &App) -> Vec<(Color, Color)> {
+    draw(app).content().iter().map(|c| (c.fg, c.bg)).collect()
+}
+
 /// The screen as text: one line per row, trailing spaces trimmed.
 pub fn screen(app: &App) -> String {
     let buf = draw(app);

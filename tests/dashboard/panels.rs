@@ -55,9 +55,28 @@ fn every_panel_in_every_state_at_80x24() {
         for p in Panel::ALL {
             let app = tab(make(SMALL), p);
             let s = screen(&app);
+            // The tab bar lists every tab whichever is shown; the panel's own box, under
+            // it, carries the panel's full title, and no other panel's box is drawn.
+            let boxes: Vec<&str> = s.lines().filter(|l| l.starts_with("╭ ")).collect();
+            assert_eq!(
+                boxes.len(),
+                2,
+                "{name} {p:?}: the header and one panel\n{s}"
+            );
             assert!(
-                s.contains(&format!(" {} ", p.tab_title())),
-                "{name} {p:?}\n{s}"
+                boxes[1].starts_with(&format!("╭ {}", p.title())),
+                "{name} {p:?}: the panel's box is titled {:?}\n{s}",
+                boxes[1]
+            );
+            let t = app.theme();
+            let title = &cells_of(&app, &format!("╭ {}", p.title()))[0];
+            assert_eq!(
+                title[0].fg, t.border,
+                "{name} {p:?}: the box in the border colour"
+            );
+            assert_eq!(
+                title[2].fg, t.title,
+                "{name} {p:?}: its title in the title colour"
             );
             insta::assert_snapshot!(format!("{name}_80x24_{p:?}").to_lowercase(), s);
         }
@@ -210,14 +229,159 @@ fn too_small_says_so() {
     insta::assert_snapshot!("too_small_50x12", s);
 }
 
+/// Every colour a theme has, by role.
+fn palette(t: &drivescope::ui::theme::Theme) -> Vec<ratatui::style::Color> {
+    vec![
+        t.fg,
+        t.bg,
+        t.dim,
+        t.border,
+        t.title,
+        t.accent,
+        t.highlight_fg,
+        t.highlight_bg,
+        t.read,
+        t.write,
+        t.p50,
+        t.p99,
+        t.p999,
+        t.service,
+        t.ok,
+        t.warning,
+        t.critical,
+        t.throttle,
+        t.quoted,
+    ]
+}
+
+const THEMES: [&str; 4] = ["dark", "light", "high-contrast", "colorblind"];
+
+fn themed(make: MakeApp, name: &str) -> App {
+    let mut app = make(BIG);
+    app.theme_idx = app
+        .themes
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no built-in theme {name}"));
+    app
+}
+
 #[test]
 fn every_theme_renders_every_state() {
-    for name in ["dark", "light", "high-contrast", "colorblind"] {
-        for make in [idle, running, no_smart, throttling, errored] {
-            let mut app = make(BIG);
-            app.theme_idx = app.themes.iter().position(|t| t.name == name).unwrap();
-            let s = screen(&app);
-            assert!(s.contains("drivescope"), "{name}");
+    use ratatui::style::Color;
+    let states: [(&str, MakeApp); 6] = [
+        ("empty", idle),
+        ("running", running),
+        ("no_smart", no_smart),
+        ("throttling", throttling),
+        ("error", errored),
+        ("failing", failing),
+    ];
+    for name in THEMES {
+        for (state, make) in states {
+            let app = themed(make, name);
+            let t = app.theme().clone();
+            let what = format!("{name} theme, {state}");
+            // Every cell is drawn in the theme's colours: nothing hard-coded leaks in.
+            let allowed = palette(&t);
+            for (fg, bg) in colour_grid(&app) {
+                assert!(
+                    fg == Color::Reset || allowed.contains(&fg),
+                    "{what}: a cell in {fg:?}, not one of the theme's colours"
+                );
+                assert!(
+                    bg == Color::Reset || allowed.contains(&bg),
+                    "{what}: a background of {bg:?}, not one of the theme's colours"
+                );
+            }
+            // The panels take the theme's background (where it has one).
+            let grid = colour_grid(&app);
+            let on_bg = grid.iter().filter(|(_, bg)| *bg == t.bg).count();
+            assert!(
+                on_bg * 2 > grid.len(),
+                "{what}: {on_bg} of {} cells on the theme's background {:?}",
+                grid.len(),
+                t.bg
+            );
+            // Every panel's box in the border colour, its title in the title colour.
+            let boxes: &[&str] = &[
+                "╭ drivescope",
+                "╭ Throughput (IOPS)",
+                "╭ Latency",
+                "╭ Curve",
+                "╭ Thermal & power",
+                "╭ Kernel & host",
+                "╭ Events",
+            ];
+            for b in boxes {
+                let cells = cells_of(&app, b);
+                assert_eq!(cells.len(), 1, "{what}: one {b:?} box");
+                assert_eq!(cells[0][0].fg, t.border, "{what}: {b:?}'s border");
+                assert_eq!(cells[0][2].fg, t.title, "{what}: {b:?}'s title");
+            }
+            // The figures in their roles' colours.
+            let fg_of = |needle: &str, offset: usize| -> Vec<Color> {
+                cells_of(&app, needle)
+                    .iter()
+                    .map(|c| c[offset].fg)
+                    .collect()
+            };
+            match state {
+                "running" => {
+                    assert_eq!(fg_of("│read 409.0k IOPS", 6), [t.read], "{what}: read IOPS");
+                    assert_eq!(fg_of("p50 p99 p99.9", 0), [t.p50], "{what}: p50 legend");
+                    assert_eq!(fg_of("p50 p99 p99.9", 4), [t.p99], "{what}: p99 legend");
+                    assert_eq!(fg_of("p50 p99 p99.9", 8), [t.p999], "{what}: p99.9 legend");
+                    assert_eq!(fg_of("running", 0)[0], t.ok, "{what}: the run state");
+                }
+                "throttling" => {
+                    assert_eq!(
+                        fg_of("┃ throttling at", 0),
+                        [t.throttle],
+                        "{what}: the throttle mark"
+                    );
+                }
+                "error" => {
+                    assert_eq!(fg_of("failed", 0)[0], t.critical, "{what}: the run state");
+                }
+                "failing" => {
+                    assert_eq!(
+                        fg_of("FAILED", 0)[..2],
+                        [t.critical, t.critical],
+                        "{what}: the header's and the thermal panel's verdict"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn the_built_in_themes_look_different() {
+    // Each pair of themes differs in its palette and on screen, in every state: a theme
+    // that did not reach the panels would draw the same cells.
+    let states: [MakeApp; 5] = [idle, running, no_smart, throttling, errored];
+    for make in states {
+        let grids: Vec<_> = THEMES
+            .iter()
+            .map(|n| colour_grid(&themed(make, n)))
+            .collect();
+        for i in 0..THEMES.len() {
+            for j in i + 1..THEMES.len() {
+                let differ = grids[i]
+                    .iter()
+                    .zip(&grids[j])
+                    .filter(|(a, b)| a != b)
+                    .count();
+                assert!(
+                    differ * 4 > grids[i].len(),
+                    "{} and {} differ in only {differ} of {} cells",
+                    THEMES[i],
+                    THEMES[j],
+                    grids[i].len()
+                );
+            }
         }
     }
 }
@@ -308,10 +472,21 @@ fn non_finite_figures_do_not_break_any_panel() {
         );
         for p in Panel::ALL {
             app.tab = p;
-            app.size = BIG;
-            let _ = screen(&app);
-            app.size = SMALL;
-            let _ = screen(&app);
+            for size in [BIG, SMALL] {
+                app.size = size;
+                let s = screen(&app);
+                // No panel prints what it could not compute.
+                let shown: Vec<&str> = s
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter(|w| {
+                        matches!(w.to_ascii_lowercase().as_str(), "nan" | "inf" | "infinity")
+                    })
+                    .collect();
+                assert!(
+                    shown.is_empty(),
+                    "{bad} in {p:?} at {size:?}: {shown:?}\n{s}"
+                );
+            }
         }
     }
 }

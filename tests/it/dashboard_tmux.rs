@@ -300,6 +300,187 @@ fn quick_look_runs_from_the_keys_at_80x24() {
     quick_look_end_to_end("ql80", 80, 24);
 }
 
+/// The throughput panel's current figure for `dir` ("read" or "write"): the number in
+/// `│read 41.0k IOPS` (k and M expanded), if the panel shows one.
+fn iops_figure(s: &str, dir: &str) -> Option<f64> {
+    s.lines().find_map(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.windows(3).find_map(|w| {
+            if w[0].trim_start_matches('│') != dir || w[2] != "IOPS" {
+                return None;
+            }
+            let (num, scale) = match w[1].chars().last()? {
+                'k' => (&w[1][..w[1].len() - 1], 1e3),
+                'M' => (&w[1][..w[1].len() - 1], 1e6),
+                _ => (w[1], 1.0),
+            };
+            num.parse::<f64>().ok().map(|v| v * scale)
+        })
+    })
+}
+
+/// The screen shows the replay at `clock` (`0:00:02 of 0:00:04`) with the figures of the
+/// session's last interval at or before `at_s` (none: no figures yet).
+fn assert_replay_at(
+    screen: &str,
+    clock: &str,
+    at_s: f64,
+    intervals: &[drivescope::session::IntervalRecord],
+) {
+    assert!(
+        screen.contains(&format!("replay {clock}")),
+        "the clock reads {clock}:\n{screen}"
+    );
+    let then = intervals.iter().rev().find(|iv| iv.t <= at_s + 1e-9);
+    for dir in ["read", "write"] {
+        let shown = iops_figure(screen, dir);
+        match then {
+            None => assert_eq!(
+                shown, None,
+                "{dir} at {at_s} s, before any interval:\n{screen}"
+            ),
+            Some(iv) => {
+                let want = if dir == "read" {
+                    iv.read_iops
+                } else {
+                    iv.write_iops
+                };
+                let shown =
+                    shown.unwrap_or_else(|| panic!("no {dir} figure at {at_s} s:\n{screen}"));
+                // Shown to three significant figures.
+                assert!(
+                    (shown - want).abs() <= 0.006 * want + 1.0,
+                    "{dir} at {at_s} s shows {shown}, the interval at {} s has {want}:\n{screen}",
+                    iv.t
+                );
+            }
+        }
+    }
+}
+
+/// The events panel's lines (the right-hand column of its box, at 120 columns).
+fn events_panel(s: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for l in s.lines() {
+        let right: String = l.chars().skip(60).collect();
+        if right.starts_with("╭ Events") {
+            inside = true;
+        } else if inside && right.starts_with('╰') {
+            break;
+        } else if inside {
+            out.push(right.trim_matches(['│', ' ']).to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s.
+    let cmd = format!(
+        "{} --target {} --preset quick-look --time-scale 0.3",
+        common::bin().display(),
+        target.display()
+    );
+    let Some(t) = Tmux::start_with("keys", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "step 1 running", |s| {
+        s.contains("step 1/4") && shows_nonzero_iops(s)
+    });
+    // Space pauses: the header says so and the events panel logs it, and once the
+    // interval under way has reported, the engine issues nothing. Space again resumes.
+    t.tmux(&["send-keys", "Space"]);
+    wait_until(&t, 10, "paused", |s| {
+        s.contains("paused ╯")
+            && events_panel(s)
+                .iter()
+                .any(|l| l.ends_with("info     paused"))
+    });
+    let paused_at = Instant::now();
+    wait_until(&t, 10, "no I/O while paused", |s| {
+        // Step 1 reads only: no reads is no I/O.
+        s.contains("step 1/4") && s.contains("│read 0 IOPS 0.0 MB/s") && s.contains("paused ╯")
+    });
+    std::thread::sleep(Duration::from_secs(2).saturating_sub(paused_at.elapsed()));
+    t.tmux(&["send-keys", "Space"]);
+    wait_until(&t, 10, "resumed", |s| {
+        s.contains("running ╯")
+            && events_panel(s)
+                .iter()
+                .any(|l| l.ends_with("info     resumed"))
+    });
+    let paused_for = paused_at.elapsed().as_secs_f64();
+    // n skips the step that runs then (step 2, once step 1 has run out its time).
+    wait_until(&t, 30, "step 2", |s| s.contains("step 2/4"));
+    t.tmux(&["send-keys", "n"]);
+    wait_until(&t, 10, "step 3 after the skip", |s| s.contains("step 3/4"));
+    // s exports a snapshot of the session so far; the events panel says where.
+    t.tmux(&["send-keys", "s"]);
+    let s = wait_until(&t, 10, "the snapshot event", |s| {
+        events_panel(s)
+            .iter()
+            .any(|l| l.contains("snapshot being written to"))
+    });
+    assert!(s.contains("step 3/4"), "{s}");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("Stop it and quit?");
+    t.tmux(&["send-keys", "y"]);
+    t.wait_for("EXIT=0");
+
+    let (path, loaded) = the_saved_session(home.path());
+    let steps = &loaded.session.steps;
+    assert!(steps.len() >= 3, "{steps:?}");
+    // The pause held step 1 and lengthened it by as long (its measured time is the same).
+    let nominal = 3.0;
+    let step1 = steps[0].end_s - steps[0].start_s;
+    assert_eq!(
+        steps[0].summary.ended_by,
+        drivescope::outcome::EndedBy::Duration,
+        "{:?}",
+        steps[0]
+    );
+    assert!(
+        step1 >= nominal + paused_for - 0.5,
+        "step 1 took {step1:.2} s with a pause of {paused_for:.2} s"
+    );
+    assert!(
+        (2.2..2.8).contains(&steps[0].summary.runtime_s),
+        "{:?}",
+        steps[0].summary
+    );
+    // The skip ended step 2 early, and step 3 ran after it.
+    assert_eq!(
+        steps[1].summary.ended_by,
+        drivescope::outcome::EndedBy::Skipped,
+        "{:?}",
+        steps[1]
+    );
+    assert!(
+        steps[1].end_s - steps[1].start_s < nominal,
+        "{:?}",
+        steps[1]
+    );
+    // The snapshot is an event of the session and a session of its own on disk.
+    let snap = loaded
+        .session
+        .events
+        .iter()
+        .find(|e| e.kind == drivescope::session::EventKind::Snapshot)
+        .unwrap_or_else(|| panic!("no snapshot event: {:?}", loaded.session.events));
+    assert!(snap.t >= steps[2].start_s, "taken in step 3: {snap:?}");
+    let dir = snap.message.trim_start_matches("snapshot to ");
+    let copy = drivescope::session::load(&std::path::Path::new(dir).join("session.yaml"))
+        .unwrap_or_else(|e| panic!("the snapshot in {dir} ({}): {e}", path.display()));
+    assert!(copy.session.steps.len() >= 2, "{:?}", copy.session.steps);
+    assert!(!copy.session.intervals.is_empty());
+}
+
 #[test]
 fn open_replays_a_saved_session_through_time() {
     let home = tempfile::tempdir().unwrap();
@@ -307,32 +488,45 @@ fn open_replays_a_saved_session_through_time() {
     // The timeline holds every interval, and the step's start and end.
     let loaded = drivescope::session::load(&session).unwrap();
     let tl = drivescope::dashboard::replay::timeline(&loaded.session);
+    let ivs = &loaded.session.intervals;
     let intervals = tl
         .iter()
         .filter(|(_, m)| matches!(m, drivescope::app::Msg::Interval(_)))
         .count();
-    assert_eq!(intervals, loaded.session.intervals.len());
+    assert_eq!(intervals, ivs.len());
     assert!(intervals >= 4);
     assert!(tl.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+    // The replay spans the timeline, in steps of a second (a twentieth of it, at least 1 s).
+    let end = tl.last().map(|(t, _)| *t).unwrap();
+    let clock = |t: f64| format!("0:00:{:02}", t as u64);
+    let of = format!("of {}", clock(end));
 
     let cmd = format!("{} open {}", common::bin().display(), session.display());
     let Some(t) = Tmux::start_with("open", &cmd, home.path(), 120, 40) else {
         return;
     };
-    let end = t.wait_for("replay 0:00:0");
-    assert!(shows_nonzero_iops(&end), "{end}");
+    // It opens at the end, with the last interval's figures.
+    let s = t.wait_for(&format!("replay {} {of}", clock(end)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end)), end, ivs);
+    // Home: the start, before any interval.
     t.tmux(&["send-keys", "Home"]);
-    let start = t.wait_for("replay 0:00:00 of");
-    assert!(
-        start.contains("no curve yet") || !start.contains("1 step done"),
-        "{start}"
-    );
+    let s = t.wait_for(&format!("replay 0:00:00 {of}"));
+    assert_replay_at(&s, &format!("0:00:00 {of}"), 0.0, ivs);
+    assert!(!s.contains("1 step done"), "{s}");
+    // Two seconds forward: the figures of the interval that ended by then.
     t.tmux(&["send-keys", "]"]);
+    t.wait_for(&format!("replay 0:00:01 {of}"));
     t.tmux(&["send-keys", "]"]);
-    let later = wait_until(&t, 10, "time moving forward", |s| {
-        s.contains("replay 0:00:02 of") || s.contains("replay 0:00:01 of")
-    });
-    assert!(later.contains("replay"), "{later}");
+    let s = t.wait_for(&format!("replay 0:00:02 {of}"));
+    assert_replay_at(&s, &format!("0:00:02 {of}"), 2.0, ivs);
+    // End, then a second back.
+    t.tmux(&["send-keys", "End"]);
+    let s = t.wait_for(&format!("replay {} {of}", clock(end)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end)), end, ivs);
+    assert!(s.contains("1 step done"), "{s}");
+    t.tmux(&["send-keys", "["]);
+    let s = t.wait_for(&format!("replay {} {of}", clock(end - 1.0)));
+    assert_replay_at(&s, &format!("{} {of}", clock(end - 1.0)), end - 1.0, ivs);
     // A replay starts nothing.
     t.tmux(&["send-keys", "Enter"]);
     t.tmux(&["send-keys", "q"]);

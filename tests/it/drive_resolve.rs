@@ -134,11 +134,65 @@ fn a_file_resolves_to_this_machines_disk_and_a_missing_one_through_its_parent() 
     assert_eq!(later.block_device, here.block_device);
 }
 
+/// Where a run with no `--target` put its test file, with HOME and XDG_DATA_HOME as given
+/// (None: unset); the `start` line's target, checked against the file on disk.
+fn default_target_with(home: &Path, xdg: Option<&std::ffi::OsStr>) -> std::path::PathBuf {
+    let mut cmd = std::process::Command::new(crate::common::bin());
+    cmd.args([
+        "run",
+        "--size",
+        "4MiB",
+        "--rw",
+        "randwrite",
+        "--duration",
+        "100ms",
+    ])
+    .arg("--json")
+    .arg("--session")
+    .arg(home.join("s.yaml"))
+    .current_dir(home)
+    .env("HOME", home)
+    .env_remove("XDG_DATA_HOME");
+    if let Some(x) = xdg {
+        cmd.env("XDG_DATA_HOME", x);
+    }
+    let out = cmd.output().expect("run drivescope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = crate::common::json_lines(&out);
+    let start = &crate::common::of_type(&lines, "start")[0];
+    let t = std::path::PathBuf::from(start["target"].as_str().expect("start.target"));
+    // (A relative path is the child's, which ran in `home`.)
+    assert!(home.join(&t).is_file(), "{} was not created", t.display());
+    t
+}
+
 #[test]
 fn default_target_follows_xdg_data_home() {
-    // Read-only check of the rule, not of the environment: both spellings end the same.
-    let t = drive::default_target();
-    assert!(t.ends_with("drivescope/scratch.bin"), "{}", t.display());
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // XDG_DATA_HOME set: the test file goes there, and nothing under ~/.local/share.
+    let xdg = h.join("xdg-data");
+    assert_eq!(
+        default_target_with(h, Some(xdg.as_os_str())),
+        xdg.join("drivescope/scratch.bin")
+    );
+    assert!(
+        !h.join(".local").exists(),
+        "the XDG dir was not the only one used"
+    );
+    // Unset, or relative (the XDG spec says to ignore it then): ~/.local/share.
+    let fallback = h.join(".local/share/drivescope/scratch.bin");
+    assert_eq!(default_target_with(h, None), fallback);
+    std::fs::remove_file(&fallback).unwrap();
+    assert_eq!(
+        default_target_with(h, Some(std::ffi::OsStr::new("relative/data"))),
+        fallback
+    );
+    assert!(!h.join("relative").exists());
 }
 
 #[test]

@@ -1,8 +1,7 @@
-//! Hostile input, bounded: the theme, key-binding and session parsers get thousands of
-//! mutated inputs (truncations, byte flips, spliced junk, duplicated lines) built from real
-//! files, and none may panic. Deterministic (seeded), a few seconds in all.
-
-use crate::common;
+//! Hostile input, bounded: the theme and key-binding parsers get thousands of mutated inputs
+//! (truncations, byte flips, spliced junk, duplicated lines) built from real files, and none
+//! may panic. Deterministic (seeded), a few seconds in all. The session reader's hostile
+//! input is in parsers_proptest.rs.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -156,21 +155,5 @@ fn keymap_parser_survives_mutated_key_files() {
     let mut g = Gen(0x4E75);
     never_panics("keys", mutations(text, &mut g, 4000), |t| {
         let _ = Keymap::from_yaml(t, "keys.yaml");
-    });
-}
-
-#[test]
-fn session_reader_survives_mutated_sessions() {
-    // A real session from a real (short) run, in its final form.
-    let home = tempfile::tempdir().unwrap();
-    let session = common::recorded_session(home.path(), 2, "250ms");
-    let text = std::fs::read_to_string(&session).unwrap();
-    assert!(drivescope::session::parse(&session, &text).is_ok());
-    let mut g = Gen(0x5E55);
-    never_panics("session", mutations(&text, &mut g, 600), |t| {
-        if let Ok(loaded) = drivescope::session::parse(&session, t) {
-            // What loads must also replay.
-            let _ = drivescope::dashboard::replay::timeline(&loaded.session);
-        }
     });
 }

@@ -2,9 +2,11 @@
 //! hostile input: documents built from a small grammar of each format's real fields with
 //! random values (huge, negative, wrong types, unicode, deep nesting, anchors, aliases and
 //! merge keys, unknown and duplicated keys), and random byte mutations of the real files in
-//! `presets/` and `themes/` and of a real recorded session. None may panic; an error names a
-//! line and column inside the text; what loads is usable (a preset expands into a plan of
-//! bounded size, every step of which the engine can judge; a session replays).
+//! `presets/` and `themes/` and of a real recorded session (final, and as a crash leaves
+//! it). None may panic; an error names a line and column inside the text (a session's is
+//! only ever "not a session" or "newer schema"); what loads is usable (a preset expands into
+//! a plan of bounded size, every step of which the engine can judge; a session replays and
+//! reports).
 //!
 //! Each property runs a few hundred cases so that all of them take a few seconds in
 //! `cargo test`. For a longer hunt set `PROPTEST_CASES`, e.g.
@@ -761,6 +763,51 @@ fn session_text() -> &'static (PathBuf, String) {
     })
 }
 
+/// A real session in its other form, as a crash leaves it: the header and the autosaved
+/// documents, no final rewrite (a run killed with SIGKILL after a few autosaves).
+fn stream_text() -> &'static (PathBuf, String) {
+    static S: OnceLock<(PathBuf, String)> = OnceLock::new();
+    S.get_or_init(|| {
+        let home = tempfile::tempdir().expect("tempdir").keep();
+        let path = home.join("stream.yaml");
+        let mut child = std::process::Command::new(common::bin())
+            .args([
+                "run",
+                "--size",
+                "16MiB",
+                "--rw",
+                "randrw",
+                "--duration",
+                "30s",
+            ])
+            .args(["--interval", "100ms", "--autosave", "200ms", "--target"])
+            .arg(home.join("stream.bin"))
+            .arg("--session")
+            .arg(&path)
+            .env("HOME", &home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("run drivescope");
+        let t0 = std::time::Instant::now();
+        let documents =
+            |p: &Path| std::fs::read_to_string(p).map_or(0, |t| t.matches("\n---\n").count());
+        while documents(&path) < 4 {
+            assert!(
+                t0.elapsed().as_secs() < 30,
+                "no autosaves in {}",
+                path.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let text = std::fs::read_to_string(&path).expect("read session");
+        (path, text)
+    })
+}
+
 // ---------------------------------------------------------------- themes, keys, sessions
 
 const COLOUR: &[&str] = &[
@@ -908,9 +955,26 @@ fn check_keys(text: &str) {
 }
 
 fn check_session(path: &Path, text: &str) {
-    if let Ok(loaded) = drivescope::session::parse(path, text) {
-        // What loads must also replay.
-        let _ = drivescope::dashboard::replay::timeline(&loaded.session);
+    use drivescope::session::SessionError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static LOADED: AtomicUsize = AtomicUsize::new(0);
+    match drivescope::session::parse(path, text) {
+        Ok(loaded) => {
+            // What loads must also replay, and report (the report, every tenth: it writes
+            // charts and a page).
+            let _ = drivescope::dashboard::replay::timeline(&loaded.session);
+            if LOADED.fetch_add(1, Ordering::Relaxed).is_multiple_of(10) {
+                let dir = tempfile::tempdir().expect("a report dir");
+                if let Err(e) =
+                    drivescope::report::write_report(&loaded.session, dir.path(), &loaded.warnings)
+                {
+                    panic!("a session that loads does not report: {e}\n{text}");
+                }
+            }
+        }
+        // Text that is no session, or one from a newer drivescope: refused as such.
+        Err(SessionError::NotASession { .. } | SessionError::NewerSchema { .. }) => {}
+        Err(e) => panic!("parsing text gave an error of another kind: {e}\n{text}"),
     }
 }
 
@@ -1024,8 +1088,9 @@ proptest! {
     }
 
     #[test]
-    fn mutated_sessions_never_panic(e in edits()) {
-        let (path, text) = session_text();
+    fn mutated_sessions_never_panic(e in edits(), stream in any::<bool>()) {
+        // The final single document and the stream of autosaves a crash leaves.
+        let (path, text) = if stream { stream_text() } else { session_text() };
         check_session(path, &apply(text, &e));
     }
 }

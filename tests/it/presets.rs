@@ -1,7 +1,8 @@
 //! Presets end to end: every shipped preset validates and expands into a plan whose steps
 //! are checked against the published methods (WORKLOADS.md); sweeps resolve with vdbench's
 //! rounding; each bad preset in tests/invalid_presets/ yields its expected error text; the
-//! `presets` subcommand behaves.
+//! `presets` subcommand behaves, and every job file `presets fio` exports is one real fio
+//! accepts.
 
 use std::path::Path;
 use std::process::Command;
@@ -250,6 +251,16 @@ fn sweep_rates_resolve_with_vdbench_rounding() {
     // The example: 10% of 10,005 IOPS is 1,000 (integer division), not 1,100.
     let edge = |_: usize| Some(10_005.0);
     assert_eq!(resolve_rate(&plan.steps[1].rate, &edge), Ok(Some(1_000.0)));
+    // No measured maximum yet: no rate. A fixed rate is used as written, not rounded.
+    let none = |_: usize| None;
+    assert_eq!(
+        resolve_rate(&plan.steps[1].rate, &none),
+        Err(RateSkip::NoMeasurement { phase: 0 })
+    );
+    assert_eq!(
+        resolve_rate(&StepRate::Iops(777.0), &measured),
+        Ok(Some(777.0))
+    );
     // The spec the engine gets carries the rate.
     let spec = plan.steps[5].to_step_spec(targets[5]);
     assert_eq!(spec.workload.rate_iops, Some(224_100.0));
@@ -536,6 +547,51 @@ fn drivescope(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+#[test]
+fn every_builtin_presets_fio_job_file_is_accepted_by_real_fio() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!(Tool, "fio is not installed");
+    }
+    let (code, list, err) = drivescope(&["presets", "list"]);
+    assert_eq!(code, 0, "{err}");
+    let ids: Vec<&str> = list
+        .lines()
+        .skip_while(|l| !l.starts_with("ID"))
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        ids.len(),
+        BUILTIN_FILES.len(),
+        "every built-in is listed: {list}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for id in ids {
+        let (code, job, err) = drivescope(&["presets", "fio", id]);
+        assert_eq!(code, 0, "{id}: {err}");
+        assert!(job.contains("\n[global]\n"), "{id}: {job}");
+        let path = dir.path().join(format!("{id}.fio"));
+        std::fs::write(&path, &job).unwrap();
+        // --parse-only: every option name and value checked, the jobs set up, no I/O.
+        let out = Command::new("fio")
+            .arg("--parse-only")
+            .arg(&path)
+            .env("TARGET", dir.path().join("target.bin"))
+            .output()
+            .expect("run fio");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && said.trim().is_empty(),
+            "fio refuses or warns about the job file of {id} ({}): {said}\n{job}",
+            out.status
+        );
+    }
 }
 
 #[test]

@@ -142,9 +142,10 @@ fn rate_limited_run_hits_its_target_and_reports_response_latency() {
         "read share {read_share}"
     );
     assert_eq!(s["target_iops"], 3000.0);
-    let resp = s["lat_us"]["mean"].as_f64().unwrap();
-    let svc = s["service_lat_us"]["mean"].as_f64().unwrap();
-    assert!(resp >= svc, "response {resp} must include service {svc}");
+    // Response and service latency are both reported; what response adds is in
+    // a_stalled_device_shows_in_response_latency_and_not_in_service below.
+    assert!(s["service_lat_us"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(s["lat_us"]["mean"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
@@ -525,4 +526,431 @@ fn arrivals_flag_paces_a_plain_run_and_needs_a_rate() {
     // Uniform stays the default for plain runs.
     let default = cv_of(&["--rate-iops", "4000"]);
     assert!(default < 0.05, "default CV {default}");
+}
+
+/// Runs a tool; Err(why) when it is missing or fails.
+fn tool(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd} is not available: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd} {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+#[test]
+fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
+    // A rate-limited run whose device stops answering for about a second: the I/Os that
+    // fall due meanwhile keep their intended times, so each one's response latency holds
+    // the wait for the device and its service latency does not. The device is a file on a
+    // frozen ext4 (a SIGSTOP is no stall: the engine leaves suspended spans out).
+    let _timing = crate::common::timing_lock();
+    let Some(fs) = FreezableFs::new() else {
+        return;
+    };
+    const RATE: f64 = 1000.0;
+    const DEPTH: f64 = 8.0;
+    let home = tempfile::tempdir().unwrap();
+    let target = fs.path().join("stalled.bin");
+    let mut child = Command::new(common::bin())
+        .args([
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "32MiB",
+        ])
+        .args(["--rw", "randwrite", "--bs", "4k", "--iodepth", "8"])
+        .args([
+            "--rate-iops",
+            "1000",
+            "--duration",
+            "4s",
+            "--interval",
+            "250ms",
+        ])
+        .arg("--json")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = {
+        use std::io::BufRead;
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        rx
+    };
+    // A second into the run (four intervals), the device stalls for a second.
+    let mut all = Vec::new();
+    let t0 = Instant::now();
+    while all
+        .iter()
+        .filter(|l: &&String| l.contains("\"type\":\"interval\""))
+        .count()
+        < 4
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no intervals: {all:?}"
+        );
+        if let Ok(l) = lines.recv_timeout(Duration::from_millis(50)) {
+            all.push(l);
+        }
+    }
+    let freeze_called = Instant::now();
+    fs.freeze();
+    let frozen = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    let thaw_called = Instant::now();
+    fs.thaw();
+    let thawed = Instant::now();
+    // The stall lies between these two: writes wait from the freeze's start to the thaw's end.
+    let stall_min = (thaw_called - frozen).as_secs_f64();
+    let stall_max = (thawed - freeze_called).as_secs_f64();
+    let out = child.wait_with_output().unwrap();
+    all.extend(lines.iter());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: Vec<serde_json::Value> = all
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let s = summary(&parsed);
+    let ios = s["ios"].as_f64().unwrap();
+    let runtime = s["runtime_s"].as_f64().unwrap();
+    // The schedule caught up after the stall: the run did all its I/Os.
+    assert!(
+        (ios - RATE * runtime).abs() < 0.01 * RATE * runtime,
+        "{ios} I/Os in {runtime} s at {RATE} IOPS"
+    );
+    // Response minus service, summed over the I/Os, is the time I/Os waited to be issued.
+    // The I/Os due in a stall of S at R IOPS wait from their due time to its end, R·S²/2 in
+    // all, less the first DEPTH, which went out on time and waited in the device (service).
+    let resp = &s["lat_us"];
+    let svc = &s["service_lat_us"];
+    let waited = (resp["mean"].as_f64().unwrap() - svc["mean"].as_f64().unwrap()) * 1e-6 * ios;
+    let expect = |stall: f64| RATE * (stall - DEPTH / RATE).powi(2) / 2.0;
+    let (lo, hi) = (0.85 * expect(stall_min), 1.15 * expect(stall_max));
+    eprintln!(
+        "stall {stall_min:.3}..{stall_max:.3} s: I/Os waited {waited:.1} s in all, \
+         expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+    );
+    assert!(
+        (lo..hi).contains(&waited),
+        "a stall of {stall_min:.3}..{stall_max:.3} s at {RATE} IOPS: I/Os waited {waited:.1} s \
+         in all to be issued, expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+    );
+    // The longest response is the stall; most I/Os never saw it, in either measure.
+    let max = resp["max"].as_f64().unwrap() * 1e-6;
+    assert!(
+        (stall_min..stall_max + 0.25).contains(&max),
+        "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s"
+    );
+    assert!(resp["p50"].as_f64().unwrap() < 5_000.0, "{resp}");
+    assert!(svc["p90"].as_f64().unwrap() < 5_000.0, "{svc}");
+}
+
+#[test]
+fn without_io_uring_the_run_falls_back_to_sync_says_so_and_measures() {
+    if !common::is_root() {
+        skip!(NotRoot, "kernel.io_uring_disabled is set by root");
+    }
+    const SYSCTL: &str = "/proc/sys/kernel/io_uring_disabled";
+    if !std::path::Path::new(SYSCTL).exists() {
+        skip!(NoSysctl, "{SYSCTL} is missing (a kernel before 6.6)");
+    }
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("scratch.bin");
+    let sp = home.path().join("s.yaml");
+    // io_uring_disabled = 1 refuses io_uring to every process without CAP_SYS_ADMIN (and
+    // outside io_uring_group); the run is started without it. 2 would refuse it to every
+    // process on the machine, the tests running beside this one too.
+    let disabled = Sysctl::set(SYSCTL, "1").expect("set kernel.io_uring_disabled");
+    let mut cmd = Command::new(common::bin());
+    cmd.args(["run", "--target", t.to_str().unwrap(), "--size", "16MiB"])
+        .args(["--rw", "randrw", "--duration", "2s", "--interval", "500ms"])
+        .args(["--json", "--session", sp.to_str().unwrap()])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec the closure calls only prctl(2), which is
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            const CAP_SYS_ADMIN: libc::c_ulong = 21;
+            // Out of the bounding set, root's exec does not get it back.
+            if libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let rx = {
+        use std::io::BufRead;
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        rx
+    };
+    // The sysctl stays set only until the step has chosen its engine (the note says so).
+    let mut lines = Vec::new();
+    let t0 = Instant::now();
+    while !lines
+        .iter()
+        .any(|l: &String| l.contains("io_uring unavailable"))
+    {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(l) => lines.push(l),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(_) => assert!(t0.elapsed() < Duration::from_secs(30), "{lines:?}"),
+        }
+    }
+    drop(disabled);
+    let status = child.wait().unwrap();
+    lines.extend(rx.iter());
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    assert!(status.success(), "{stderr}\n{lines:?}");
+    let parsed: Vec<serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // It says so: a note, and the summary's engine and its note, naming the sysctl.
+    let said = "io_uring unavailable (Operation not permitted (os error 1), \
+                kernel.io_uring_disabled = 1): running the sync engine";
+    let notes = of_type(&parsed, "note");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n["message"].as_str().unwrap().starts_with(said)),
+        "{notes:?}"
+    );
+    let s = summary(&parsed);
+    assert_eq!(s["engine"], "sync", "{s}");
+    assert!(s["engine_note"].as_str().unwrap().starts_with(said), "{s}");
+    // And it still measures: four intervals of I/O both ways, adding up to the summary.
+    let intervals = of_type(&parsed, "interval");
+    assert_eq!(intervals.len(), 4, "{intervals:?}");
+    let ios = |d: &str| -> u64 {
+        intervals
+            .iter()
+            .map(|iv| iv[d]["ios"].as_u64().unwrap())
+            .sum()
+    };
+    assert!(intervals
+        .iter()
+        .all(|iv| iv["read"]["ios"].as_u64().unwrap() > 0
+            && iv["write"]["ios"].as_u64().unwrap() > 0));
+    assert_eq!(s["read_ios"].as_u64().unwrap(), ios("read"));
+    assert_eq!(s["write_ios"].as_u64().unwrap(), ios("write"));
+    assert!(s["lat_us"]["p50"].as_f64().unwrap() > 0.0, "{s}");
+    // The session keeps which engine ran and why.
+    let l = drivescope::session::load(&sp).unwrap();
+    let step = &l.session.steps[0];
+    assert_eq!(step.summary.engine.to_string(), "sync");
+    assert!(step
+        .summary
+        .engine_note
+        .as_deref()
+        .unwrap_or("")
+        .starts_with(said));
+}
+
+#[test]
+fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
+    let _timing = crate::common::timing_lock();
+    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, vec![0u8; 8 << 20]).unwrap();
+    // Both engines: each worker decides its own end.
+    for engine in [EngineKind::IoUring, EngineKind::Sync] {
+        let spec = StepSpec {
+            engine,
+            workload: Workload {
+                rw: RwMode::RandRead,
+                rwmixread: 100,
+                bs: BlockSizes::single(4096),
+                iodepth: 4,
+                jobs: 1,
+                region: Region {
+                    offset: 0,
+                    len: 8 << 20,
+                },
+                rate_iops: Some(1000.0),
+                seed: 1,
+                direct: true,
+                arrivals: Default::default(),
+                job_region: Default::default(),
+            },
+            ramp: Duration::ZERO,
+            end: StepEnd {
+                duration: Some(Duration::from_secs(1)),
+                bytes: None,
+            },
+            interval: Duration::from_millis(250),
+        };
+        let target = StepTarget {
+            path: path.clone(),
+            size: 8 << 20,
+            align: 4096,
+        };
+        let pause = Arc::new(AtomicBool::new(false));
+        let ctl = StepControl {
+            stop: Arc::new(AtomicBool::new(false)),
+            pause: pause.clone(),
+        };
+        let mut per_interval = Vec::new();
+        let started = Instant::now();
+        // Paused from the report of interval 1 (0.5 s in) to that of interval 9: well past
+        // the second the step was to last.
+        let s = run_step(
+            &target,
+            &spec,
+            &ctl,
+            |r| {
+                pause.store((1..9).contains(&r.index), Ordering::Relaxed);
+                per_interval.push(r.read.ios);
+                Control::Continue
+            },
+            |_| {},
+        )
+        .unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        assert!(
+            wall > 2.4,
+            "{engine:?}: the step ended while paused, after {wall:.2} s: {per_interval:?}"
+        );
+        // Its whole second measured at 1000 IOPS, after the pause as before it.
+        let ios = s.read_ios as f64;
+        assert!(
+            (900.0..1100.0).contains(&ios),
+            "{engine:?}: {ios} I/Os for 1 s at 1000 IOPS: {per_interval:?}"
+        );
+        assert!(
+            per_interval[3..=7].iter().all(|&n| n <= 4),
+            "{engine:?}: I/O while paused: {per_interval:?}"
+        );
+        // The paused span is not measured time: the step ran a second, at 1000 IOPS.
+        assert!(
+            (0.9..1.15).contains(&s.runtime_s),
+            "{engine:?}: measured {} s: {per_interval:?}",
+            s.runtime_s
+        );
+        assert!(
+            (900.0..1100.0).contains(&s.iops),
+            "{engine:?}: {} IOPS at 1000: {per_interval:?}",
+            s.iops
+        );
+    }
+}
+
+/// An ext4 filesystem on a loop device, mounted on a temporary directory, that a test can
+/// freeze (`fsfreeze`): every write to it then waits until it is thawed, a device-side
+/// stall the process cannot tell from a slow drive. Thawed, unmounted and detached on
+/// drop, even when the test fails.
+struct FreezableFs {
+    dir: tempfile::TempDir,
+    _dev: common::LoopDev,
+}
+
+impl FreezableFs {
+    /// None when the test is to skip (reported through the skip policy).
+    fn new() -> Option<FreezableFs> {
+        let dev = common::LoopDev::new(256 << 20)?;
+        let dir = tempfile::tempdir().expect("a mount point");
+        let made = tool("mkfs.ext4", &["-q", "-F", dev.dev.to_str().unwrap()]).and_then(|()| {
+            tool(
+                "mount",
+                &[dev.dev.to_str().unwrap(), dir.path().to_str().unwrap()],
+            )
+        });
+        if let Err(why) = made {
+            common::skip::note(common::skip::Skip::Tool, why);
+            return None;
+        }
+        Some(FreezableFs { dir, _dev: dev })
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    fn freeze(&self) {
+        tool("fsfreeze", &["--freeze", self.path().to_str().unwrap()]).expect("fsfreeze");
+    }
+
+    fn thaw(&self) {
+        tool("fsfreeze", &["--unfreeze", self.path().to_str().unwrap()]).expect("thaw");
+    }
+}
+
+impl Drop for FreezableFs {
+    fn drop(&mut self) {
+        let p = self.path().to_str().unwrap_or_default().to_string();
+        let _ = tool("fsfreeze", &["--unfreeze", &p]);
+        if tool("umount", &[&p]).is_err() {
+            let _ = tool("umount", &["-l", &p]);
+        }
+    }
+}
+
+/// A sysctl set for a test and put back on drop, also when the test fails.
+struct Sysctl {
+    path: &'static str,
+    old: String,
+}
+
+impl Sysctl {
+    fn set(path: &'static str, value: &str) -> std::io::Result<Sysctl> {
+        let old = std::fs::read_to_string(path)?;
+        std::fs::write(path, value)?;
+        Ok(Sysctl { path, old })
+    }
+}
+
+impl Drop for Sysctl {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::write(self.path, self.old.trim()) {
+            eprintln!(
+                "could not restore {} to {}: {e}",
+                self.path,
+                self.old.trim()
+            );
+        }
+    }
 }

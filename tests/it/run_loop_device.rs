@@ -211,3 +211,88 @@ fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
         );
     }
 }
+
+#[test]
+fn a_4k_sector_device_refuses_512_byte_io_and_counts_match_the_kernels() {
+    let Some(dev) = LoopDev::sectors_4k(128 << 20) else {
+        return;
+    };
+    let lbs = std::fs::read_to_string(format!("/sys/block/{}/queue/logical_block_size", dev.name))
+        .unwrap();
+    assert_eq!(lbs.trim(), "4096", "losetup --sector-size 4096");
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    // I/O the device cannot take with O_DIRECT is refused before any, each way it can be
+    // asked for: 512-byte blocks, a split with them, a 2 KiB write, an offset off a sector.
+    let refused: [&[&str]; 4] = [
+        &["--rw", "randread", "--bs", "512"],
+        &["--rw", "randread", "--bssplit", "4k/50:512/50"],
+        &["--rw", "randwrite", "--bs", "2k", "--destroy-data", d],
+        &["--rw", "randread", "--bs", "4k", "--offset", "512"],
+    ];
+    let before = (dev.stat(), dev.sha256());
+    for args in refused {
+        let mut all = vec!["run", "--target", d, "--duration", "1s"];
+        all.extend(args);
+        let out = run(home.path(), &all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is not a multiple of") && err.contains("alignment (4096 bytes)"),
+            "{args:?}: the refusal names the 4096-byte alignment: {err}"
+        );
+    }
+    assert_eq!(dev.stat().1, before.0 .1, "a refused run wrote");
+    assert_eq!(dev.sha256(), before.1, "a refused run changed the device");
+
+    // 4 KiB and 8 KiB I/O runs, and the kernel saw exactly it: as many reads and writes, of
+    // as many bytes (its sectors are 512-byte units even here).
+    let (ios0, sec0) = (dev.stat(), dev.sectors());
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--rw",
+            "randrw",
+            "--bssplit",
+            "4k/50:8k/50",
+            "--iodepth",
+            "8",
+            "--duration",
+            "2s",
+            "--json",
+            "--destroy-data",
+            d,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ios1, sec1) = (dev.stat(), dev.sectors());
+    let s = summary(&json_lines(&out)).clone();
+    let n = |k: &str| s[k].as_u64().unwrap();
+    let (r, w) = (n("read_ios"), n("write_ios"));
+    let (rb, wb) = (n("read_bytes"), n("write_bytes"));
+    let (kr, kw) = (ios1.0 - ios0.0, ios1.1 - ios0.1);
+    let (krb, kwb) = ((sec1.0 - sec0.0) * 512, (sec1.1 - sec0.1) * 512);
+    eprintln!("drivescope {r} reads {rb} B, {w} writes {wb} B; kernel {kr} reads {krb} B, {kw} writes {kwb} B");
+    assert!(r > 1000 && w > 1000, "{s}");
+    assert_eq!(rb % 4096, 0, "whole sectors: {rb}");
+    assert!(
+        rb > r * 4096 && rb < r * 8192,
+        "both sizes ran: {r} reads of {rb} B"
+    );
+    let near = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.01 * b as f64;
+    assert!(
+        near(kr, r) && near(kw, w),
+        "I/Os: kernel {kr}/{kw}, drivescope {r}/{w}"
+    );
+    assert!(
+        near(krb, rb) && near(kwb, wb),
+        "bytes: kernel {krb}/{kwb}, drivescope {rb}/{wb}"
+    );
+}

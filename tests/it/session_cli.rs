@@ -1,6 +1,6 @@
 //! Sessions written by the real binary: the round trip of a headless run, the default
-//! sessions folder, `kill -9` mid-run then `report` on what was left, SIGTERM's final
-//! save, an unwritable path refused before the run, truncated and newer-schema files, and
+//! sessions folder, `kill -9` mid-run then `report` on what was left (SIGTERM's final save
+//! is in signals.rs), an unwritable path refused before the run, truncated and newer-schema files, and
 //! the SVG, CSV and HTML outputs of `report` and `compare` parsed and counted.
 
 use crate::common;
@@ -290,6 +290,7 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
             "200ms",
             "--autosave",
             "1s",
+            "--histograms",
             "--json",
             "--session",
             s(&sp),
@@ -328,6 +329,42 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
     );
     assert!(saved >= 10, "saved {saved}");
 
+    // The latency log beside it loads too, and it too loses at most one autosave period
+    // (it is appended on its own, so it may be a period ahead of the session or behind):
+    // one histogram per interval (reads only), each holding that interval's I/Os.
+    assert_eq!(ses.histograms.as_deref(), Some("k.hlog"));
+    let hlog = home.path().join("k.hlog");
+    let all = session::histlog::read_span(&hlog, 0.0, 1e9, None).unwrap();
+    eprintln!(
+        "{saved} intervals saved, {} histograms in the log ({:?})",
+        all.histograms, all.stopped
+    );
+    assert!(
+        all.histograms + 6 >= printed && all.histograms <= printed,
+        "{} histograms for {printed} intervals printed ({saved} in the session, {:?})",
+        all.histograms,
+        all.stopped
+    );
+    let first = session::histlog::read_span(&hlog, 0.0, ses.intervals[4].t, None).unwrap();
+    assert_eq!(first.histograms, 5, "the first five intervals");
+    let ios: f64 = ses.intervals[..5]
+        .iter()
+        .map(|iv| iv.read_iops * iv.dt)
+        .sum();
+    assert!(
+        (first.hist.len() as f64 - ios).abs() <= 5.0,
+        "{} latencies in the log for {ios} I/Os in the session",
+        first.hist.len()
+    );
+    // And `report --span` recomputes from it.
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && line.contains(&format!("({} interval histograms", all.histograms)),
+        "{line}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     let out_dir = home.path().join("rep");
     let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
     assert!(
@@ -344,26 +381,29 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
 }
 
 #[test]
-fn sigterm_still_gets_the_final_save() {
+fn kill_9_in_a_preset_run_leaves_its_finished_steps_and_the_one_under_way() {
+    // quick-look at 0.2: steps of 0.4 s ramp + 1.6 s; killed in its second step (random
+    // writes), after an autosave there.
     let home = tempfile::tempdir().unwrap();
-    let sp = home.path().join("t.yaml");
+    let sp = home.path().join("p.yaml");
     let target = home.path().join("scratch.bin");
     let mut child = spawn(
         home.path(),
         &[
             "run",
+            "--preset",
+            "quick-look",
+            "--time-scale",
+            "0.2",
             "--target",
             s(&target),
             "--size",
-            "16MiB",
-            "--rw",
-            "randwrite",
-            "--duration",
-            "60s",
+            "32MiB",
             "--interval",
-            "250ms",
+            "200ms",
             "--autosave",
-            "10s",
+            "500ms",
+            "--histograms",
             "--json",
             "--session",
             s(&sp),
@@ -371,23 +411,72 @@ fn sigterm_still_gets_the_final_save() {
     );
     let rx = lines_of(&mut child);
     let start = Instant::now();
-    let mut printed = 0;
-    while printed < 4 && start.elapsed() < Duration::from_secs(30) {
-        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
-            printed += usize::from(l.contains("\"type\":\"interval\""));
+    let mut step2 = 0usize;
+    let mut steps_done = 0usize;
+    while step2 < 6 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the run never reached step 2"
+        );
+        let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) else {
+            continue;
+        };
+        if l.contains("\"type\":\"step\"") {
+            steps_done += 1;
+        } else if l.contains("\"type\":\"interval\"") && steps_done == 1 {
+            step2 += 1;
         }
     }
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(143));
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    assert_eq!(child.wait().unwrap().code(), None, "killed by a signal");
+
     let l = session::load(&sp).unwrap();
-    assert_eq!(l.documents, 1);
-    assert_eq!(l.session.state, SessionState::Stopped);
-    let sm = l.session.summary.unwrap();
-    assert_eq!(sm.ended_by, "stopped by a signal");
-    // Nothing was autosaved (10 s period) yet everything is there.
-    assert!(l.session.intervals.len() >= 4);
-    assert_eq!(l.session.steps.len(), 1);
+    let ses = &l.session;
+    assert_eq!(ses.state, SessionState::Running);
+    assert!(ses.summary.is_none());
+    // Step 1 finished and saved; step 2's intervals are there without its record.
+    assert_eq!(ses.steps.len(), 1, "{:?}", ses.steps);
+    assert_eq!(ses.steps[0].label, "randread-4k");
+    let in_step2 = ses.intervals.iter().filter(|iv| iv.step == 1).count();
+    assert!(in_step2 >= 2, "{in_step2} intervals of step 2 saved");
+    assert!(ses
+        .intervals
+        .iter()
+        .filter(|iv| iv.step == 1)
+        .all(|iv| iv.read_iops == 0.0));
+    // Its latency log holds reads for step 1 and writes for step 2.
+    let hlog = home.path().join("p.hlog");
+    let reads = session::histlog::read_span(&hlog, 0.0, 1e9, Some("read")).unwrap();
+    let writes = session::histlog::read_span(&hlog, 0.0, 1e9, Some("write")).unwrap();
+    let in_step1 = ses.intervals.iter().filter(|iv| iv.step == 0).count();
+    assert_eq!(reads.histograms, in_step1, "{:?}", reads.stopped);
+    // Each file loses at most one autosave period (2.5 intervals), the log apart from the
+    // session.
+    assert!(
+        writes.histograms + 4 >= in_step2 && writes.histograms <= in_step2 + 4,
+        "{} write histograms for {in_step2} intervals",
+        writes.histograms
+    );
+    // Both report: the page and the span.
+    let out_dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc_text = parse_xml(&out_dir.join("report.html"));
+    let doc = xml(&doc_text).unwrap();
+    assert_eq!(
+        polyline_points(&doc, "throughput", "write IOPS"),
+        ses.intervals.len()
+    );
+    let out = run(home.path(), &["report", s(&sp), "--span", "0s..1h"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
