@@ -181,7 +181,7 @@ pub fn format_value(x: f64, unit: Unit) -> String {
             let s = x.round() as i64;
             if x.abs() < 120.0 {
                 format!("{}s", trim_num(x))
-            } else if s.abs() < 3600 {
+            } else if s.unsigned_abs() < 3600 {
                 format!("{}:{:02}", s / 60, (s % 60).abs())
             } else {
                 format!("{}h{:02}", s / 3600, (s % 3600 / 60).abs())
@@ -451,6 +451,15 @@ mod tests {
         assert_eq!(format_value(90.0, Unit::Seconds), "90s");
         assert_eq!(format_value(3900.0, Unit::Seconds), "1h05");
         assert_eq!(format_value(25_000.0, Unit::Plain), "25k");
+        // A time far out of range (a damaged session's) saturates, and prints.
+        assert_eq!(
+            format_value(-3.3e110, Unit::Seconds),
+            "-2562047788015215h30"
+        );
+        assert_eq!(
+            format_value(f64::INFINITY, Unit::Seconds),
+            "2562047788015215h30"
+        );
     }
 
     #[test]
