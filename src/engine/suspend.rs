@@ -15,6 +15,9 @@ use std::time::Duration;
 /// A turn later than this (loops turn at least every 100 ms) is a gap worth explaining.
 pub(crate) const SUSPEND_GAP_NS: u64 = 1_000_000_000;
 
+/// How long a late turn waits for SIGCONT's handler to have run.
+const SIGCONT_WAIT: Duration = Duration::from_millis(50);
+
 /// SIGCONTs received so far.
 static CONTINUED: AtomicU64 = AtomicU64::new(0);
 
@@ -83,7 +86,14 @@ impl SuspendWatch {
         let offset = sleep_offset();
         let slept = offset.saturating_sub(self.last_offset).as_nanos() as u64;
         self.last_offset = offset;
-        let conts = continued();
+        // SIGCONT's handler runs on whichever thread the kernel picks, perhaps after this
+        // one has woken: give it a moment before concluding there was none.
+        let mut conts = continued();
+        let deadline = std::time::Instant::now() + SIGCONT_WAIT;
+        while conts == self.seen && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+            conts = continued();
+        }
         let signalled = conts != self.seen;
         self.seen = conts;
         (signalled || slept >= gap / 2).then_some((from, gap))
@@ -94,8 +104,14 @@ impl SuspendWatch {
 mod tests {
     use super::*;
 
+    /// The SIGCONT count is the process's: the tests that move it run one at a time.
+    static COUNT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn a_late_turn_without_evidence_is_not_a_suspension() {
+        let _one = COUNT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut w = SuspendWatch::new(0);
         assert_eq!(w.turn(50_000_000), None, "on time");
         assert_eq!(
@@ -107,6 +123,9 @@ mod tests {
 
     #[test]
     fn a_late_turn_after_sigcont_is_a_suspension() {
+        let _one = COUNT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut w = SuspendWatch::new(0);
         CONTINUED.fetch_add(1, Ordering::Relaxed);
         assert_eq!(w.turn(10_000_000), None, "a SIGCONT alone is not a gap");

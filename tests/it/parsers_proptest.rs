@@ -972,8 +972,14 @@ fn check_session(path: &Path, text: &str) {
                 }
             }
         }
-        // Text that is no session, or one from a newer drivescope: refused as such.
-        Err(SessionError::NotASession { .. } | SessionError::NewerSchema { .. }) => {}
+        // Text that is no session, one from a newer drivescope, one whose schema version is
+        // not a version, or one nested deeper than the reader's cap: refused as such.
+        Err(
+            SessionError::NotASession { .. }
+            | SessionError::NewerSchema { .. }
+            | SessionError::BadSchemaVersion { .. }
+            | SessionError::TooDeep { .. },
+        ) => {}
         Err(e) => panic!("parsing text gave an error of another kind: {e}\n{text}"),
     }
 }
