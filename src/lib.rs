@@ -26,6 +26,8 @@ pub mod run;
 pub mod session;
 pub mod stats;
 pub mod telemetry;
+#[cfg(test)]
+mod test_support;
 pub mod theme;
 pub mod tui;
 pub mod ui;

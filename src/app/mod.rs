@@ -16,7 +16,7 @@ pub mod update;
 pub mod view;
 
 pub use keymap::{Action, Keymap, KeymapError};
-pub use msg::{Effect, Msg, RunState, Seek};
+pub use msg::{Effect, Msg, RunEnd, RunState, Seek};
 pub use overlay::{Confirm, Overlay, Panel};
 pub use state::{App, AppConfig};
 pub use update::update;

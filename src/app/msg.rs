@@ -33,10 +33,9 @@ pub enum Msg {
     Drive(DriveView),
     SteadyState(SteadyView),
     Event(EventView),
-    /// The run ended: how (`"completed"`, `"stopped"`, `"failed: ..."`), and where the
-    /// session was saved.
+    /// The run ended: how, why it failed (if it did), and where the session was saved.
     RunEnded {
-        outcome: String,
+        outcome: RunEnd,
         error: Option<String>,
         saved_to: Option<PathBuf>,
     },
@@ -54,6 +53,38 @@ pub enum Msg {
         at_s: f64,
         end_s: f64,
     },
+}
+
+/// How a dashboard run ended, as the runtime reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    Completed,
+    Stopped,
+    Failed,
+    /// It could not start (preset, target or session refused).
+    NotStarted,
+}
+
+impl RunEnd {
+    pub fn label(self) -> &'static str {
+        match self {
+            RunEnd::Completed => "completed",
+            RunEnd::Stopped => "stopped",
+            RunEnd::Failed => "failed",
+            RunEnd::NotStarted => "not started",
+        }
+    }
+}
+
+impl From<&crate::outcome::RunOutcome> for RunEnd {
+    fn from(o: &crate::outcome::RunOutcome) -> Self {
+        use crate::outcome::RunOutcome as O;
+        match o {
+            O::Completed { .. } => RunEnd::Completed,
+            O::Stopped(_) => RunEnd::Stopped,
+            O::Failed { .. } => RunEnd::Failed,
+        }
+    }
 }
 
 /// Where to move a replay.

@@ -119,6 +119,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             error,
             saved_to,
         } => {
+            let outcome = outcome.label().to_string();
             match &error {
                 Some(e) => app.push_event(EventCategory::Error, format!("run {outcome}: {e}")),
                 None => app.push_event(EventCategory::Info, format!("run {outcome}")),

@@ -13,7 +13,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::sink::DashboardSink;
 use super::telemetry::TelemetryCmd;
 use super::views::drive_view;
-use crate::app::{Effect, Msg};
+use crate::app::{Effect, Msg, RunEnd};
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
@@ -59,7 +59,7 @@ fn run_one(
         Ok(p) => p,
         Err(e) => {
             let _ = msgs.send(Msg::RunEnded {
-                outcome: "not started".into(),
+                outcome: RunEnd::NotStarted,
                 error: Some(e.to_string()),
                 saved_to: None,
             });
@@ -89,14 +89,14 @@ fn run_one(
     let _ = telemetry.send(TelemetryCmd::Tap(None));
     let ended = match finished {
         Err(e) => Msg::RunEnded {
-            outcome: "not started".into(),
+            outcome: RunEnd::NotStarted,
             error: Some(e.to_string()),
             saved_to: None,
         },
         Ok(f) => {
             let (outcome, error) = match &f.result {
-                Ok(o) => (o.word().to_string(), o.failure()),
-                Err(e) => ("failed".to_string(), Some(e.to_string())),
+                Ok(o) => (RunEnd::from(o), o.failure()),
+                Err(e) => (RunEnd::Failed, Some(e.to_string())),
             };
             Msg::RunEnded {
                 outcome,

@@ -373,7 +373,9 @@ pub(super) fn run(
                 obs,
             );
         }
-        {
+        // Counting completions (a sysfs read) matters only once the step should be ending:
+        // from then on it tells a device draining a deep queue from a stalled one.
+        if clock.ending() || worker_stop.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
             let reaped: u64 = progress.iter().map(|p| p.load(Ordering::Relaxed)).sum();
             let done = kernel
                 .as_ref()

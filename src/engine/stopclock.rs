@@ -19,7 +19,8 @@ pub(crate) struct StopClock {
     last_tick: Instant,
     asked: Option<Instant>,
     /// Completions counted so far, and when that count last moved.
-    progress: u64,
+    /// `None` until the first count, which is only the baseline.
+    progress: Option<u64>,
     progressed: Option<Instant>,
 }
 
@@ -32,7 +33,7 @@ impl StopClock {
             paused_for: Duration::ZERO,
             last_tick: Instant::now(),
             asked: None,
-            progress: 0,
+            progress: None,
             progressed: None,
         }
     }
@@ -55,11 +56,20 @@ impl StopClock {
         }
     }
 
+    /// Whether the workers should be done by now: a stop was asked, or the step's end
+    /// (moved by pauses and suspensions) has come. Only then does progress need counting.
+    pub fn ending(&self) -> bool {
+        self.asked.is_some()
+            || self
+                .end
+                .is_some_and(|e| Instant::now() >= self.started + e + self.paused_for)
+    }
+
     /// The workers' completions so far.
     pub fn progress(&mut self, total: u64) {
-        if total != self.progress {
-            self.progress = total;
-            self.progressed = Some(Instant::now());
+        match self.progress.replace(total) {
+            Some(before) if before != total => self.progressed = Some(Instant::now()),
+            _ => {}
         }
     }
 
@@ -127,5 +137,30 @@ mod tests {
         assert!(c.given_up().is_none());
         c.asked();
         assert!(c.given_up().is_none(), "within the 1 s grace");
+    }
+
+    #[test]
+    fn a_device_that_completes_nothing_after_the_end_is_given_up_on_after_the_grace() {
+        let t0 = Instant::now() - Duration::from_secs(10);
+        let mut c = StopClock::new(t0, Some(2_000_000_000), Duration::ZERO);
+        c.progress(5_000); // the first count is a baseline, not progress
+        assert!(!c.progressing());
+        assert!(c.overdue(false));
+        c.asked();
+        assert!(
+            c.given_up().is_some(),
+            "no progress: the 1 s grace is long past"
+        );
+
+        let mut c = StopClock::new(t0, Some(2_000_000_000), Duration::ZERO);
+        c.progress(5_000);
+        c.progress(6_000);
+        assert!(c.progressing());
+        assert!(c.overdue(false));
+        c.asked();
+        assert!(
+            c.given_up().is_none(),
+            "still completing: waited for up to DRAIN_CAP"
+        );
     }
 }

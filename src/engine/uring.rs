@@ -53,6 +53,8 @@ enum UringError {
     Buffers,
     #[error("io_uring_enter failed: {0}")]
     Enter(io::Error),
+    #[error("the ring was released before the I/O loop ran")]
+    Released,
 }
 
 /// Builds a ring for `depth` I/Os, preferring the single-issuer / deferred-task-run setup
@@ -301,9 +303,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
         fixed_file,
         fixed_bufs,
     } = s;
-    let io = io
-        .as_mut()
-        .expect("the ring is taken only by Setup::release");
+    let io = io.as_mut().ok_or(UringError::Released)?;
     let depth = ctx.workload.iodepth as usize;
     let fd = ctx.file.as_raw_fd();
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
@@ -520,7 +520,7 @@ mod tests {
         let ring = match build_ring(slots as u32) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("skipped: io_uring unavailable ({e})");
+                crate::test_support::cannot(&format!("io_uring unavailable ({e})"));
                 return None;
             }
         };

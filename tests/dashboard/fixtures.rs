@@ -411,7 +411,7 @@ pub fn errored(size: (u16, u16)) -> App {
     send(
         &mut app,
         [Msg::RunEnded {
-            outcome: "failed".into(),
+            outcome: drivescope::app::RunEnd::Failed,
             error: Some("every I/O failed".into()),
             saved_to: Some("/home/u/.local/share/drivescope/sessions/2026-11-30T09-10.yaml".into()),
         }],

@@ -99,7 +99,7 @@ fn ctrl_c_during_a_run_asks_whether_to_stop() {
     let fx = send(
         &mut app,
         [Msg::RunEnded {
-            outcome: "stopped".into(),
+            outcome: drivescope::app::RunEnd::Stopped,
             error: None,
             saved_to: Some("/s.yaml".into()),
         }],
