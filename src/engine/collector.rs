@@ -373,9 +373,11 @@ pub(super) fn run(
                 obs,
             );
         }
-        // Counting completions (a sysfs read) matters only once the step should be ending:
-        // from then on it tells a device draining a deep queue from a stalled one.
-        if clock.ending() || worker_stop.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
+        // Completions counted on every turn (the workers' atomics and one small sysfs read,
+        // 50 a second): whether the device completed anything in the last grace is what
+        // tells a device draining its queue after the step's end from a stalled one, and
+        // that needs the count from before the end too.
+        {
             let reaped: u64 = progress.iter().map(|p| p.load(Ordering::Relaxed)).sum();
             let done = kernel
                 .as_ref()

@@ -56,15 +56,6 @@ impl StopClock {
         }
     }
 
-    /// Whether the workers should be done by now: a stop was asked, or the step's end
-    /// (moved by pauses and suspensions) has come. Only then does progress need counting.
-    pub fn ending(&self) -> bool {
-        self.asked.is_some()
-            || self
-                .end
-                .is_some_and(|e| Instant::now() >= self.started + e + self.paused_for)
-    }
-
     /// The workers' completions so far.
     pub fn progress(&mut self, total: u64) {
         match self.progress.replace(total) {
