@@ -29,6 +29,7 @@ pub mod telemetry;
 #[cfg(test)]
 mod test_support;
 pub mod theme;
+pub mod thermal;
 pub mod tui;
 pub mod ui;
 pub mod units;

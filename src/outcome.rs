@@ -71,6 +71,12 @@ pub enum EndedBy {
     Skipped,
     /// Live steady state was reached (fio style): the step ended early.
     SteadyState,
+    /// The drive's temperature was steady by the step's rule.
+    TemperatureSteady,
+    /// The drive throttled and stayed throttled as long as the step's rule asks.
+    Throttled,
+    /// The drive cooled back to the run's starting temperature (an idle step).
+    Cooled,
     /// The device failed; the run stops (exit code 1).
     Device(DeviceFault),
     /// A reason a session of another release stored that this one does not know; kept as
@@ -104,6 +110,9 @@ impl EndedBy {
             "stopped" => return EndedBy::Stopped,
             "skipped" => return EndedBy::Skipped,
             "steady state" => return EndedBy::SteadyState,
+            "temperature steady" => return EndedBy::TemperatureSteady,
+            "throttled" => return EndedBy::Throttled,
+            "cooled" => return EndedBy::Cooled,
             _ => {}
         }
         for kind in FaultKind::ALL {
@@ -127,6 +136,9 @@ impl fmt::Display for EndedBy {
             EndedBy::Stopped => f.write_str("stopped"),
             EndedBy::Skipped => f.write_str("skipped"),
             EndedBy::SteadyState => f.write_str("steady state"),
+            EndedBy::TemperatureSteady => f.write_str("temperature steady"),
+            EndedBy::Throttled => f.write_str("throttled"),
+            EndedBy::Cooled => f.write_str("cooled"),
             EndedBy::Device(d) => write!(
                 f,
                 "{}{}{}{}",
@@ -238,6 +250,9 @@ mod tests {
             EndedBy::Stopped,
             EndedBy::Skipped,
             EndedBy::SteadyState,
+            EndedBy::TemperatureSteady,
+            EndedBy::Throttled,
+            EndedBy::Cooled,
             EndedBy::device(
                 FaultKind::AllFailed,
                 "16635 errors in interval 0; first: read of 4096 B at offset 0: Input/output error (os error 5)",

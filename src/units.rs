@@ -29,7 +29,12 @@ pub enum UnitError {
     Rate(String),
     #[error("rate '{0}' is outside {MIN_RATE_IOPS} to {MAX_RATE_IOPS} IOPS")]
     RateRange(String),
+    #[error("'{0}' is not a temperature difference (examples: 0.5C, 2°C; 0 to {MAX_DELTA_C} °C)")]
+    Celsius(String),
 }
+
+/// The largest temperature difference a rule may name: more than any drive's range.
+pub const MAX_DELTA_C: f64 = 100.0;
 
 /// The slowest rate a step can be paced at: one I/O per second.
 pub const MIN_RATE_IOPS: f64 = 1.0;
@@ -148,6 +153,24 @@ pub fn parse_percent(input: &str) -> Result<f64, UnitError> {
         .map_err(|_| UnitError::Percent(input.to_string()))?;
     if !v.is_finite() || v < 0.0 {
         return Err(UnitError::Percent(input.to_string()));
+    }
+    Ok(v)
+}
+
+/// Parses a temperature difference in degrees Celsius: `0.5C`, `2°C`, `1 C`; above 0 and
+/// at most [`MAX_DELTA_C`]. The one parser of temperatures, for presets and the command line.
+pub fn parse_celsius_delta(input: &str) -> Result<f64, UnitError> {
+    let s = input.trim();
+    let num = s
+        .strip_suffix("°C")
+        .or_else(|| s.strip_suffix('C'))
+        .or_else(|| s.strip_suffix('c'))
+        .unwrap_or(s)
+        .trim();
+    let bad = || UnitError::Celsius(input.to_string());
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    if !v.is_finite() || v <= 0.0 || v > MAX_DELTA_C {
+        return Err(bad());
     }
     Ok(v)
 }

@@ -309,6 +309,9 @@ pub enum EngineKind {
     IoUring,
     /// pread/pwrite, one I/O at a time per job (queue depth 1).
     Sync,
+    /// No I/O at all: an idle phase (a cool-down) that reports empty intervals while the
+    /// drive is watched. Chosen by `workload: idle`, never by `--engine`.
+    Idle,
 }
 
 impl EngineKind {
@@ -318,6 +321,7 @@ impl EngineKind {
         match self {
             EngineKind::IoUring => "io_uring",
             EngineKind::Sync => "sync",
+            EngineKind::Idle => "idle",
         }
     }
 

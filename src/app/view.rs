@@ -198,6 +198,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::SteadyState => EventCategory::SteadyState,
             K::Errors | K::Error | K::IoError | K::StepIncomplete => EventCategory::Error,
             K::Health => EventCategory::Health,
+            K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
             K::Note | K::Skip | K::Stopped | K::Other(_) => EventCategory::Info,
         }

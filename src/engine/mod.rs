@@ -8,6 +8,7 @@ mod buffers;
 mod claim;
 mod collector;
 mod failure;
+mod idle;
 mod invalid;
 mod iogen;
 mod pacer;

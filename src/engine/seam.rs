@@ -95,6 +95,7 @@ impl Engine for InProcess {
 pub fn engine_for(kind: EngineKind) -> Box<dyn Engine> {
     match kind {
         EngineKind::IoUring | EngineKind::Sync => Box::new(InProcess { kind }),
+        EngineKind::Idle => Box::new(super::idle::Idle),
     }
 }
 

@@ -5,13 +5,13 @@ use std::time::Duration;
 
 use super::{
     secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
-    StepRate, TargetFacts,
+    StepRate, TargetFacts, TempSteadyRule, ThermalEnd,
 };
-use crate::preset::model::{Phase, RegionSpec, WorkloadSpec};
+use crate::preset::model::{Phase, RegionSpec, Work, WorkloadSpec};
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::{BlockSizes, Region, RwMode, StepEnd, Workload};
+use crate::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, Workload};
 
 /// The most steps one phase may expand to; more is a mistake, not a test.
 const MAX_PHASE_STEPS: usize = 100_000;
@@ -65,7 +65,11 @@ pub fn expand(
 fn set_outstanding(plan: &mut Plan, n: u32) {
     let n = n.max(1);
     let mut shapes = Vec::new();
-    for s in &mut plan.steps {
+    for s in plan
+        .steps
+        .iter_mut()
+        .filter(|s| s.engine != EngineKind::Idle)
+    {
         let jobs = s.workload.jobs.min(n).max(1);
         s.workload.jobs = jobs;
         s.workload.iodepth = n.div_ceil(jobs);
@@ -229,6 +233,72 @@ fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> 
     Ok(out)
 }
 
+/// The phase's thermal ends, time-scaled as its other durations are.
+fn thermal_end(phase: &Phase, opts: &PlanOptions) -> ThermalEnd {
+    let end = &phase.end;
+    ThermalEnd {
+        steady: end.temperature.map(|t| TempSteadyRule {
+            limit_c: t.slope.0,
+            window: scale(t.window.0, opts),
+        }),
+        throttled_for: end.throttled.map(|d| scale(d.0, opts)),
+        cooled_within_c: end.cooled.map(|c| c.0),
+    }
+}
+
+/// An idle phase's one step: no I/O, on the idle engine, for at most its duration.
+fn idle_step(
+    index: usize,
+    phase: &Phase,
+    target: &TargetFacts,
+    opts: &PlanOptions,
+    thermal: ThermalEnd,
+) -> Result<PlanStep, PlanError> {
+    let Some(duration) = phase.end.duration else {
+        return Err(phase_err(
+            phase,
+            "an idle phase needs a duration, the longest it may last",
+        ));
+    };
+    let lbs = u64::from(target.logical_block_size);
+    Ok(PlanStep {
+        name: phase.name.clone(),
+        phase: index,
+        // Never run: the idle engine does no I/O. A read of one block keeps the step's
+        // record a valid workload.
+        workload: Workload {
+            rw: RwMode::Read,
+            rwmixread: 100,
+            bs: BlockSizes::single(lbs),
+            iodepth: 1,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: target.capacity_bytes / lbs * lbs,
+            },
+            rate_iops: None,
+            arrivals: Default::default(),
+            seed: opts.seed,
+            direct: true,
+            job_region: Default::default(),
+        },
+        rate: StepRate::Max,
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(scale(duration.0, opts)),
+            bytes: None,
+        },
+        steady: None,
+        round: None,
+        tracked: false,
+        sweep_point: None,
+        closed_loop: false,
+        interval: opts.interval,
+        engine: EngineKind::Idle,
+        thermal,
+    })
+}
+
 fn phase_index(preset: &Preset, name: &str, phase: &Phase) -> Result<usize, PlanError> {
     preset
         .phases
@@ -250,7 +320,15 @@ fn expand_phase(
     opts: &PlanOptions,
     plan: &mut Plan,
 ) -> Result<Option<Rounds>, PlanError> {
-    let w = &phase.workload;
+    let thermal = thermal_end(phase, opts);
+    let w = match &phase.workload {
+        Work::Io(w) => w,
+        Work::Idle => {
+            plan.steps
+                .push(idle_step(index, phase, target, opts, thermal)?);
+            return Ok(None);
+        }
+    };
     let lbs = u64::from(target.logical_block_size);
     let mut variants = variants(phase, w)?;
     let before = variants.len();
@@ -344,6 +422,7 @@ fn expand_phase(
         closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
+        thermal,
     };
     let named = |v: &Variant, extra: &str| {
         let mut parts = vec![phase.name.clone()];

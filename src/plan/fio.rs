@@ -83,7 +83,32 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
     let w = &step.workload;
+    let thermal = step.thermal.describe();
+    if step.engine == crate::workload::EngineKind::Idle {
+        let until: String = thermal.iter().map(|t| format!(", or until {t}")).collect();
+        let text = format!(
+            "[{}]: idle, no I/O, for at most {}{until}. fio has no idle job: wait that long \
+             before the next job (drivescope watches the drive's temperature meanwhile).",
+            section_name(&step.name),
+            fio_secs(step.end.duration.unwrap_or_default()),
+        );
+        out.push('\n');
+        for l in wrap(&text, 88) {
+            let _ = writeln!(out, "# {l}");
+        }
+        return;
+    }
     let _ = writeln!(out, "\n[{}]", section_name(&step.name));
+    if !thermal.is_empty() {
+        let text = format!(
+            "drivescope also ends this step once {}; fio cannot watch the drive's \
+             temperature, so runtime is the cap",
+            thermal.join(", or ")
+        );
+        for l in wrap(&text, 88) {
+            let _ = writeln!(out, "# {l}");
+        }
+    }
     let _ = writeln!(out, "stonewall");
     let _ = writeln!(out, "rw={}", w.rw);
     if matches!(w.rw, RwMode::Rw | RwMode::RandRw) {

@@ -152,6 +152,7 @@ fn end_text(s: &PlanStep) -> String {
             metric.as_str()
         ));
     }
+    parts.extend(s.thermal.describe());
     let mut out = parts.join(" or ");
     if !s.ramp.is_zero() {
         let _ = write!(out, ", after a {} ramp", format_duration(s.ramp));
@@ -170,9 +171,17 @@ pub fn plan_table(plan: &Plan, steps: &[PlannedStep]) -> String {
                 (p.index + 1).to_string(),
                 p.phase_name.clone(),
                 p.label.clone(),
-                workload_text(&p.workload),
+                if s.engine == crate::workload::EngineKind::Idle {
+                    "idle (no I/O)".to_string()
+                } else {
+                    workload_text(&p.workload)
+                },
                 p.arrivals.map_or("-", Arrivals::as_str).to_string(),
-                rate_text(p, plan),
+                if s.engine == crate::workload::EngineKind::Idle {
+                    "-".to_string()
+                } else {
+                    rate_text(p, plan)
+                },
                 end_text(s),
             ]
         })

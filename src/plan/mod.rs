@@ -139,6 +139,69 @@ pub struct PlanStep {
     /// Which engine runs it.
     #[serde(default, skip_serializing_if = "EngineKind::is_default")]
     pub engine: EngineKind,
+    /// Ends judged on the drive's temperature and throttling, as telemetry arrives.
+    #[serde(default, skip_serializing_if = "ThermalEnd::is_none")]
+    pub thermal: ThermalEnd,
+}
+
+/// A step's thermal ends, judged on the drive's telemetry as it arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ThermalEnd {
+    /// Steady temperature: the least-squares line through the last `window` of
+    /// temperatures moves less than `limit_c` across it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<TempSteadyRule>,
+    /// The drive has throttled and stayed throttled this long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_for: Option<Duration>,
+    /// The temperature is back within this many °C of the run's first (a cool-down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooled_within_c: Option<f64>,
+}
+
+impl ThermalEnd {
+    /// No thermal end: the step ends as any other.
+    pub fn is_none(&self) -> bool {
+        *self == ThermalEnd::default()
+    }
+
+    /// Each end in words ("temperature steady (under 0.5 °C across 5m)"), for plans and
+    /// exported job files.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = self.steady {
+            out.push(format!(
+                "temperature steady (under {} °C across {})",
+                s.limit_c,
+                crate::units::format_duration(s.window)
+            ));
+        }
+        if let Some(d) = self.throttled_for {
+            out.push(format!(
+                "throttled for {}",
+                crate::units::format_duration(d)
+            ));
+        }
+        if let Some(c) = self.cooled_within_c {
+            out.push(format!("cooled to within {c} °C of the start"));
+        }
+        out
+    }
+}
+
+/// Steady state on temperature: under `limit_c` across `window` (0.5 °C per 5 minutes).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TempSteadyRule {
+    pub limit_c: f64,
+    pub window: Duration,
+}
+
+impl Plan {
+    /// Some step ends on the drive's temperature or throttling: the run needs a drive
+    /// that reports its temperature.
+    pub fn needs_temperature(&self) -> bool {
+        self.steps.iter().any(|s| !s.thermal.is_none())
+    }
 }
 
 impl PlanStep {

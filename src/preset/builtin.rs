@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 23] = [
+pub const BUILTIN_FILES: [(&str, &str); 25] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -86,6 +86,14 @@ pub const BUILTIN_FILES: [(&str, &str); 23] = [
         include_str!("../../presets/approx-oracle.yaml"),
     ),
     ("approx-vdi", include_str!("../../presets/approx-vdi.yaml")),
+    (
+        "thermal-soak",
+        include_str!("../../presets/thermal-soak.yaml"),
+    ),
+    (
+        "thermal-soak-4k-randwrite",
+        include_str!("../../presets/thermal-soak-4k-randwrite.yaml"),
+    ),
 ];
 
 /// A built-in preset by id.

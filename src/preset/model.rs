@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::values::Metric;
 use super::values::{
-    Amount, BlockSize, Count, Criterion, DataAmount, Dur, Percent, RateValue, ReadShare,
+    Amount, BlockSize, Count, Criterion, DataAmount, DeltaC, Dur, Percent, RateValue, ReadShare,
 };
 use crate::workload::{Arrivals, JobRegion, RwMode};
 
@@ -35,7 +35,8 @@ pub struct Preset {
 pub struct Phase {
     /// Name of the phase, unique within the preset; rates refer to phases by it.
     pub name: String,
-    pub workload: WorkloadSpec,
+    /// The I/O, or `idle` (no I/O: a cool-down that watches the drive).
+    pub workload: Work,
     /// Run the workload once per combination of these values (SNIA's test matrices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<Matrix>,
@@ -52,6 +53,56 @@ pub struct Phase {
     /// Repeat the phase's steps in rounds until SNIA's steady state holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsSpec>,
+}
+
+/// What a phase does: I/O, or nothing while the drive is watched (`workload: idle`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Work {
+    Io(WorkloadSpec),
+    Idle,
+}
+
+impl Work {
+    /// The workload, unless the phase is idle.
+    pub fn io(&self) -> Option<&WorkloadSpec> {
+        match self {
+            Work::Io(w) => Some(w),
+            Work::Idle => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Work {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Work;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a workload ({rw: .., bs: .., iodepth: ..}) or idle")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Work, E> {
+                match v.trim() {
+                    "idle" => Ok(Work::Idle),
+                    other => Err(E::custom(format!(
+                        "'{other}' is not a workload: give a map ({{rw: .., bs: .., iodepth: ..}}) or idle"
+                    ))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Work, A::Error> {
+                WorkloadSpec::deserialize(MapAccessDeserializer::new(map)).map(Work::Io)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Work {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Work::Io(w) => w.serialize(s),
+            Work::Idle => s.serialize_str("idle"),
+        }
+    }
 }
 
 /// The engine's options, as written in a preset.
@@ -182,6 +233,26 @@ pub struct EndSpec {
     pub data: Option<DataAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadySpec>,
+    /// Steady state on the drive's composite temperature: the step ends once the
+    /// least-squares line through the temperatures of the last `window` moves less than
+    /// `slope` across it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<TemperatureSpec>,
+    /// The step ends once the drive has throttled and stayed throttled this long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled: Option<Dur>,
+    /// An idle phase ends once the temperature is back within this of the run's first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooled: Option<DeltaC>,
+}
+
+/// Steady state on temperature: under `slope` across `window` (0.5C per 5m).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemperatureSpec {
+    /// The most the least-squares line may move across the window.
+    pub slope: DeltaC,
+    pub window: Dur,
 }
 
 /// fio's steady state (`ss`, `ss_dur`, `ss_ramp`), evaluated on one sample per interval.

@@ -2,7 +2,7 @@
 //! mixed patterns (fio's 50%), the rate (`max`), the region (the whole target). Resolving
 //! changes nothing about the plan it expands to.
 
-use super::model::{Preset, RegionSpec};
+use super::model::{Preset, RegionSpec, Work};
 use super::values::{Amount, RateValue, ReadShare};
 use crate::workload::RwMode;
 
@@ -10,7 +10,9 @@ use crate::workload::RwMode;
 pub fn resolve(preset: &Preset) -> Preset {
     let mut p = preset.clone();
     for phase in &mut p.phases {
-        let w = &mut phase.workload;
+        let Work::Io(w) = &mut phase.workload else {
+            continue;
+        };
         if matches!(w.rw, RwMode::Rw | RwMode::RandRw) && w.rwmixread.is_none() {
             w.rwmixread = Some(ReadShare(50));
         }

@@ -3,7 +3,7 @@
 //! tracked step exists, and so on. Each broken rule is reported with its field path.
 
 use super::locate::Seg;
-use super::model::{Phase, Preset};
+use super::model::{Phase, Preset, Work};
 use super::suggest;
 use super::values::{Amount, RateValue};
 use crate::units::format_size;
@@ -107,13 +107,8 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             format!("another phase is already named '{}'", phase.name),
         );
     }
-    let w = &phase.workload;
-    let matrix_bs = phase.matrix.as_ref().is_some_and(|m| !m.bs.is_empty());
-    match (&w.bs, &w.bssplit) {
-        (None, None) if !matrix_bs => c.fail(at(&["workload"]), "the workload needs bs or bssplit"),
-        (Some(_), Some(_)) => c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both"),
-        _ => {}
-    }
+    let rw = phase.workload.io().map(|w| w.rw);
+    let mixed = matches!(rw, Some(RwMode::Rw | RwMode::RandRw));
     let too_big = |b: u64| {
         format!(
             "block size {} is more than the {} allowed",
@@ -121,66 +116,79 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             format_size(MAX_BLOCK_SIZE)
         )
     };
-    if let Some(b) = w.bs.filter(|b| b.0 > MAX_BLOCK_SIZE) {
-        c.fail(at(&["workload", "bs"]), too_big(b.0));
-    }
-    if let Some(b) = w.bssplit.as_ref().and_then(|s| {
-        s.0.split
-            .iter()
-            .map(|(b, _)| *b)
-            .find(|b| *b > MAX_BLOCK_SIZE)
-    }) {
-        c.fail(at(&["workload", "bssplit"]), too_big(b));
-    }
-    if w.iodepth.0 > MAX_IODEPTH {
-        c.fail(
-            at(&["workload", "iodepth"]),
-            format!(
-                "iodepth {} is more than an io_uring ring holds ({MAX_IODEPTH})",
-                w.iodepth.0
-            ),
-        );
-    }
-    if w.jobs.0 > MAX_JOBS {
-        c.fail(
-            at(&["workload", "jobs"]),
-            format!(
-                "{} jobs is more than the {MAX_JOBS} allowed (one thread each)",
-                w.jobs.0
-            ),
-        );
-    }
-    let mixed = matches!(w.rw, RwMode::Rw | RwMode::RandRw);
-    if w.rwmixread.is_some() && !mixed {
-        c.fail(
-            at(&["workload", "rwmixread"]),
-            format!("rwmixread applies only to rw and randrw, not {}", w.rw),
-        );
-    }
-    let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
-    if w.arrivals.is_some() && !paced {
-        c.fail(
-            at(&["workload", "arrivals"]),
-            "arrivals shape paced I/O: give the phase a rate or a sweep, or drop arrivals",
-        );
-    }
-    if let Some(r) = &w.region {
-        if r.size
-            .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))
-        {
+    if let Work::Io(w) = &phase.workload {
+        let matrix_bs = phase.matrix.as_ref().is_some_and(|m| !m.bs.is_empty());
+        match (&w.bs, &w.bssplit) {
+            (None, None) if !matrix_bs => {
+                c.fail(at(&["workload"]), "the workload needs bs or bssplit")
+            }
+            (Some(_), Some(_)) => {
+                c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both")
+            }
+            _ => {}
+        }
+        if let Some(b) = w.bs.filter(|b| b.0 > MAX_BLOCK_SIZE) {
+            c.fail(at(&["workload", "bs"]), too_big(b.0));
+        }
+        if let Some(b) = w.bssplit.as_ref().and_then(|s| {
+            s.0.split
+                .iter()
+                .map(|(b, _)| *b)
+                .find(|b| *b > MAX_BLOCK_SIZE)
+        }) {
+            c.fail(at(&["workload", "bssplit"]), too_big(b));
+        }
+        if w.iodepth.0 > MAX_IODEPTH {
             c.fail(
-                at(&["workload", "region"]),
-                "a region of 0 bytes is impossible",
+                at(&["workload", "iodepth"]),
+                format!(
+                    "iodepth {} is more than an io_uring ring holds ({MAX_IODEPTH})",
+                    w.iodepth.0
+                ),
             );
         }
-        if let (Amount::Percent(o), Some(Amount::Percent(s))) = (r.offset, r.size) {
-            if o + s > 100.0 {
+        if w.jobs.0 > MAX_JOBS {
+            c.fail(
+                at(&["workload", "jobs"]),
+                format!(
+                    "{} jobs is more than the {MAX_JOBS} allowed (one thread each)",
+                    w.jobs.0
+                ),
+            );
+        }
+        if w.rwmixread.is_some() && !mixed {
+            c.fail(
+                at(&["workload", "rwmixread"]),
+                format!("rwmixread applies only to rw and randrw, not {}", w.rw),
+            );
+        }
+        let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
+        if w.arrivals.is_some() && !paced {
+            c.fail(
+                at(&["workload", "arrivals"]),
+                "arrivals shape paced I/O: give the phase a rate or a sweep, or drop arrivals",
+            );
+        }
+        if let Some(r) = &w.region {
+            if r.size
+                .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))
+            {
                 c.fail(
                     at(&["workload", "region"]),
-                    format!("offset {o}% plus size {s}% runs past the end of the target"),
+                    "a region of 0 bytes is impossible",
                 );
             }
+            if let (Amount::Percent(o), Some(Amount::Percent(s))) = (r.offset, r.size) {
+                if o + s > 100.0 {
+                    c.fail(
+                        at(&["workload", "region"]),
+                        format!("offset {o}% plus size {s}% runs past the end of the target"),
+                    );
+                }
+            }
         }
+    } else {
+        check_idle(c, phase, &at);
     }
     let end = &phase.end;
     if end.duration.is_none() && end.data.is_none() {
@@ -214,6 +222,7 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             }
         }
     }
+    check_thermal_end(c, phase, &at);
     if let Some(m) = &phase.matrix {
         if m.rwmixread.is_empty() && m.bs.is_empty() && m.jobs.is_empty() && m.iodepth.is_empty() {
             c.fail(
@@ -253,7 +262,10 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
         if !m.rwmixread.is_empty() && !mixed {
             c.fail(
                 at(&["matrix", "rwmixread"]),
-                format!("a matrix of read shares needs rw or randrw, not {}", w.rw),
+                match rw {
+                    Some(rw) => format!("a matrix of read shares needs rw or randrw, not {rw}"),
+                    None => "a matrix of read shares needs rw or randrw, not idle".to_string(),
+                },
             );
         }
     }
@@ -346,6 +358,78 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
     }
 }
 
+/// An idle phase watches the drive: nothing in it may shape I/O.
+fn check_idle(c: &mut Checker, phase: &Phase, at: &dyn Fn(&[&str]) -> Vec<Seg>) {
+    let shaping = [
+        ("matrix", phase.matrix.is_some()),
+        ("rate", phase.rate.is_some()),
+        ("sweep", phase.sweep.is_some()),
+        ("rounds", phase.rounds.is_some()),
+        ("ramp", !phase.ramp.0.is_zero()),
+    ];
+    for (k, present) in shaping {
+        if present {
+            c.fail(at(&[k]), format!("an idle phase does no I/O: drop its {k}"));
+        }
+    }
+    let end = &phase.end;
+    if end.data.is_some() {
+        c.fail(
+            at(&["end", "data"]),
+            "an idle phase moves no data: end it by a duration",
+        );
+    }
+    if end.steady.is_some() {
+        c.fail(
+            at(&["end", "steady"]),
+            "an idle phase has no IOPS to be steady",
+        );
+    }
+    if end.throttled.is_some() {
+        c.fail(
+            at(&["end", "throttled"]),
+            "an idle phase does not load the drive to throttle it",
+        );
+    }
+    if end.duration.is_none() {
+        c.fail(
+            at(&["end"]),
+            "an idle phase needs a duration, the longest it may last",
+        );
+    }
+}
+
+/// The thermal ends: a window that fits, a cool-down only where the drive idles.
+fn check_thermal_end(c: &mut Checker, phase: &Phase, at: &dyn Fn(&[&str]) -> Vec<Seg>) {
+    let end = &phase.end;
+    if let Some(t) = &end.temperature {
+        if t.window.0 < crate::telemetry::DEFAULT_PERIOD * 2 {
+            c.fail(
+                at(&["end", "temperature", "window"]),
+                "a temperature window needs at least two telemetry samples (4s)",
+            );
+        }
+        if end.duration.is_some_and(|d| t.window.0 > d.0) {
+            c.fail(
+                at(&["end", "temperature", "window"]),
+                "the temperature window is longer than the phase's duration",
+            );
+        }
+    }
+    if end.throttled.is_some_and(|d| d.0.is_zero()) {
+        c.fail(
+            at(&["end", "throttled"]),
+            "throttled for 0s ends at the first throttle: give how long it must stay throttled",
+        );
+    }
+    if end.cooled.is_some() && phase.workload.io().is_some() {
+        c.fail(
+            at(&["end", "cooled"]),
+            "a drive under load does not cool down: cooled ends an idle phase (workload: idle)",
+        );
+    }
+}
+
 fn check_reference(c: &mut Checker, preset: &Preset, i: usize, of: &str, path: Vec<Seg>) {
     match preset.phases.iter().position(|p| p.name == of) {
         None => c.out.push(Violation {
@@ -356,6 +440,10 @@ fn check_reference(c: &mut Checker, preset: &Preset, i: usize, of: &str, path: V
         Some(j) if j >= i => c.fail(
             path,
             format!("the rate refers to phase '{of}', which does not run before this one"),
+        ),
+        Some(j) if preset.phases[j].workload.io().is_none() => c.fail(
+            path,
+            format!("phase '{of}' is idle: it measures no maximum"),
         ),
         Some(j) => {
             let p = &preset.phases[j];

@@ -142,6 +142,25 @@ impl Serialize for Percent {
     }
 }
 
+/// A temperature difference in degrees Celsius (`0.5C`), above 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeltaC(pub f64);
+
+impl<'de> Deserialize<'de> for DeltaC {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = scalar(d, "a temperature difference such as 0.5C")?;
+        units::parse_celsius_delta(&s)
+            .map(DeltaC)
+            .map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for DeltaC {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}C", self.0))
+    }
+}
+
 /// A read share from 0 to 100 %.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadShare(pub u8);

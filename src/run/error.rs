@@ -26,6 +26,8 @@ pub enum RunError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    #[error("{}: {why}; this preset ends steps on the drive's temperature, so it needs a drive that reports one", .target.display())]
+    NoTemperature { target: PathBuf, why: String },
     #[error("--outstanding sets a preset's queues; a plain run has --iodepth and --jobs")]
     OutstandingNeedsPreset,
     #[error("--offset {} is at or past the end of {} ({})", format_size(*.offset), .path.display(), format_size(*.size))]

@@ -15,6 +15,7 @@ use crate::plan::{PlanStep, SteadyVerdict};
 use crate::session::EventKind;
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::telemetry::{HealthChange, TelemetrySample};
+use crate::thermal::ThermalEvent;
 
 /// What a steady-state verdict is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +58,8 @@ pub enum Happening {
     Errors { step: String, count: u64 },
     /// The drive's health verdict changed, or was failing when first read.
     Health(HealthChange),
+    /// The drive's temperature or throttling (a threshold, a throttle, a soak's end).
+    Thermal(ThermalEvent),
 }
 
 impl Happening {
@@ -68,6 +71,7 @@ impl Happening {
             Happening::Skipped { .. } => EventKind::Skip,
             Happening::Errors { .. } => EventKind::Errors,
             Happening::Health(_) => EventKind::Health,
+            Happening::Thermal(_) => EventKind::Thermal,
         }
     }
 }
@@ -99,6 +103,7 @@ impl fmt::Display for Happening {
             ),
             Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
             Happening::Health(c) => write!(f, "{c}"),
+            Happening::Thermal(e) => write!(f, "{e}"),
         }
     }
 }

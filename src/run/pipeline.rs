@@ -13,10 +13,11 @@ use super::record::{record, session_start};
 use super::request::{Prepared, RunKind};
 use super::runner::{run_plan, RunObserver};
 use super::tally::Tally;
-use super::telemetry::{Feed, TelemetrySource};
+use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
 use crate::dut::fill::fill_if_unwritten;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::session::{paths, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::telemetry::reading::SmartReading;
 use crate::telemetry::{HealthWatch, TelemetrySample};
 
 /// Anything that shows a run as it goes.
@@ -59,6 +60,8 @@ struct Pipe<'a, 's> {
     feed: Feed,
     /// The drive's health so far: a change is an event.
     health: HealthWatch,
+    /// Readings not yet handed to the runner's thermal rules.
+    readings: Vec<(f64, SmartReading)>,
     sinks: &'a mut [&'s mut dyn Sink],
 }
 
@@ -77,6 +80,9 @@ impl Pipe<'_, '_> {
             .smart
             .as_ref()
             .and_then(|r| self.health.observe(&r.health));
+        if let Some(r) = &sample.smart {
+            self.readings.push((sample.t_ns as f64 / 1e9, r.clone()));
+        }
         if let Some(c) = change {
             let e = Timed {
                 t_s: sample.t_ns as f64 / 1e9,
@@ -164,6 +170,10 @@ impl RunObserver for Pipe<'_, '_> {
         }
     }
 
+    fn readings(&mut self) -> Vec<(f64, SmartReading)> {
+        std::mem::take(&mut self.readings)
+    }
+
     fn snapshot(&mut self) {
         let dir = self.rec.snapshot_dir();
         self.rec.snapshot(&dir);
@@ -208,6 +218,19 @@ pub fn execute(
 ) -> Result<Finished, RunError> {
     let t0 = Instant::now();
     let feed = Feed::start(telemetry, &run.target.path, t0);
+    // A plan that ends steps on the temperature says before it starts that it has none.
+    let early = if run.plan.needs_temperature() {
+        let samples = feed.wait_for_reading(FIRST_READING_WAIT);
+        if let Some(why) = no_temperature(&samples, feed.notes()) {
+            return Err(RunError::NoTemperature {
+                target: run.target.path.clone(),
+                why,
+            });
+        }
+        samples
+    } else {
+        Vec::new()
+    };
     let start = session_start(run, feed.drive(), session.command.clone());
     let path = session_path(&session, run)?;
     let mut options = session.options.clone();
@@ -221,10 +244,14 @@ pub fn execute(
         rec,
         feed,
         health: HealthWatch::default(),
+        readings: Vec::new(),
         sinks,
     };
     for n in pipe.feed.notes().to_vec() {
         pipe.emit(RunEvent::Note(&n));
+    }
+    for s in &early {
+        pipe.telemetry(s);
     }
     let result = pipe.go(ctl);
     pipe.drain();

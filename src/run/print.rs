@@ -236,12 +236,18 @@ impl Printer {
         let kind = e.what.kind();
         match self.format {
             Format::Text => println!("[{:>7.1}s] {kind}: {}", e.t_s, e.what),
-            Format::Json => json_line(&json!({
-                "type": "event",
-                "t_s": e.t_s,
-                "kind": kind.as_str(),
-                "text": e.what.to_string(),
-            })),
+            Format::Json => {
+                let mut line = json!({
+                    "type": "event",
+                    "t_s": e.t_s,
+                    "kind": kind.as_str(),
+                    "text": e.what.to_string(),
+                });
+                if let (Happening::Thermal(t), Some(o)) = (&e.what, line.as_object_mut()) {
+                    o.insert("thermal".into(), json!(t));
+                }
+                json_line(&line)
+            }
         }
     }
 
@@ -364,7 +370,7 @@ impl Sink for Printer {
             (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
             (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
                 Happening::Note(n) => self.note(n),
-                Happening::Health(_) => self.happened(e),
+                Happening::Health(_) | Happening::Thermal(_) => self.happened(e),
                 _ => {}
             },
             (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => self.note(n),

@@ -102,6 +102,8 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         // A health change keeps the new verdict as data, its reasons as values.
         RunEvent::Happened(e) => match &e.what {
             Happening::Health(c) => rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to),
+            // A thermal event keeps its figures, for the report's soak section.
+            Happening::Thermal(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
             what => rec.push_event(what.kind(), what.to_string()),
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),

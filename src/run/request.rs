@@ -10,7 +10,7 @@ use crate::dut::{self, PreparedTarget, TargetRequest};
 use crate::engine::{self, StepTarget};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
-use crate::workload::{Arrivals, StepEnd, Workload};
+use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
 
 /// Which target, and how it may be made ready.
 #[derive(Debug, Clone, Default)]
@@ -108,7 +108,7 @@ impl Prepared {
 fn plan_io(plan: &Plan) -> (bool, bool) {
     let mut reads = false;
     let mut writes = false;
-    for s in &plan.steps {
+    for s in plan.steps.iter().filter(|s| s.engine != EngineKind::Idle) {
         let p = s.workload.rw.read_percent(s.workload.rwmixread);
         writes |= p < 100;
         reads |= p > 0;
@@ -167,6 +167,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
+        thermal: Default::default(),
     };
     Plan {
         preset_id: step.workload.rw.as_str().to_string(),

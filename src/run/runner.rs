@@ -13,6 +13,8 @@ use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget
 use crate::outcome::{EndedBy, RunOutcome};
 use crate::plan::{CurveWalk, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
 use crate::stats::{IntervalReport, StepSummary};
+use crate::telemetry::reading::SmartReading;
+use crate::thermal::ThermalWatch;
 use crate::workload::EngineKind;
 
 /// What the runner reports to.
@@ -20,6 +22,11 @@ pub trait RunObserver {
     fn event(&mut self, ev: RunEvent<'_>);
     /// The user asked for a snapshot of the session so far.
     fn snapshot(&mut self);
+    /// The drive's readings that arrived since the last call, with their times (seconds
+    /// since the run started), for the thermal rules.
+    fn readings(&mut self) -> Vec<(f64, SmartReading)> {
+        Vec::new()
+    }
 }
 
 fn metric_value(m: Metric, s: &StepSummary) -> f64 {
@@ -45,6 +52,20 @@ struct Reporter<'o> {
 }
 
 impl Reporter<'_> {
+    /// Feeds the readings that arrived to the thermal watch and reports what it saw; the
+    /// reason it gives to end the step, if any.
+    fn thermal(&mut self, watch: &mut ThermalWatch) -> Option<EndedBy> {
+        let mut end = None;
+        for (t, r) in self.obs.readings() {
+            let (events, stop) = watch.observe(t, &r);
+            for e in events {
+                self.happened(Happening::Thermal(e));
+            }
+            end = end.or(stop);
+        }
+        end
+    }
+
     fn happened(&mut self, what: Happening) {
         let e = Timed {
             t_s: self.t0.elapsed().as_secs_f64(),
@@ -63,6 +84,7 @@ struct StepWatch<'a, 'o> {
     live: Option<(Metric, SteadyState)>,
     reached: Option<usize>,
     tally: &'a mut Tally,
+    thermal: &'a mut ThermalWatch,
 }
 
 impl StepObserver for StepWatch<'_, '_> {
@@ -74,6 +96,7 @@ impl StepObserver for StepWatch<'_, '_> {
             index: self.index,
             report: r,
         });
+        let thermal_end = self.rep.thermal(self.thermal);
         let mut answer = Control::Continue;
         for cmd in self.ctl.take() {
             match cmd {
@@ -85,7 +108,13 @@ impl StepObserver for StepWatch<'_, '_> {
         if self.ctl.stop_requested() {
             return Control::Stop(EndedBy::Stopped);
         }
-        if answer != Control::Continue || r.excluded() {
+        if answer != Control::Continue {
+            return answer;
+        }
+        if let Some(why) = thermal_end {
+            return Control::Stop(why);
+        }
+        if r.excluded() {
             return answer;
         }
         if let Some((metric, det)) = &mut self.live {
@@ -130,6 +159,7 @@ pub(crate) fn run_plan_on(
         ..Tally::default()
     };
     let mut measured_max: Vec<Option<f64>> = vec![None; plan.phases.len()];
+    let mut thermal = ThermalWatch::new(plan.needs_temperature());
     for n in &plan.notes {
         rep.happened(Happening::Note(n.clone()));
     }
@@ -171,6 +201,8 @@ pub(crate) fn run_plan_on(
             let spec = step.to_step_spec(rate);
             // Commands sent between steps (a skip meant for the last one) are spent.
             let _ = ctl.take();
+            rep.thermal(&mut thermal);
+            thermal.begin_step(&step.name, step.thermal, step.engine == EngineKind::Idle);
             let live = step.steady.map(|rule| {
                 let metric = match rule {
                     SteadyRule::Fio { metric, .. } => metric,
@@ -185,10 +217,14 @@ pub(crate) fn run_plan_on(
                 live,
                 reached: None,
                 tally: &mut tally,
+                thermal: &mut thermal,
             };
             let summary =
                 engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch)?;
             let (reached, live) = (watch.reached, watch.live);
+            for e in thermal.end_step() {
+                rep.happened(Happening::Thermal(e));
+            }
             let name = || step.name.clone();
             if let Some(round) = reached {
                 rep.happened(Happening::Steady {
@@ -445,6 +481,7 @@ mod tests {
             sweep_point: None,
             interval: Duration::from_secs_f64(INTERVAL_S),
             engine: EngineKind::IoUring,
+            thermal: Default::default(),
         };
         Plan {
             preset_id: "steady-test".into(),

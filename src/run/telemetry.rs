@@ -103,4 +103,53 @@ impl Feed {
             Feed::Tap(_, rx) => rx.try_iter().collect(),
         }
     }
+
+    /// Waits up to `limit` for a sample with a SMART-ish reading (the poller's first one
+    /// comes at once; smartctl may take seconds); every sample that arrived, in order.
+    pub(super) fn wait_for_reading(&self, limit: Duration) -> Vec<TelemetrySample> {
+        let has_poller = match self {
+            Feed::Own(l) => l.poller.is_some(),
+            Feed::Tap(..) => true,
+        };
+        let until = Instant::now() + limit;
+        let mut got = Vec::new();
+        while has_poller && Instant::now() < until {
+            got.extend(self.drain());
+            if got.iter().any(|s| s.smart.is_some()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        got
+    }
+}
+
+/// The longest a run whose plan needs the temperature waits for the drive's first reading.
+pub(super) const FIRST_READING_WAIT: Duration = Duration::from_secs(15);
+
+/// Why `samples` give no temperature, or `None` when one does.
+pub(super) fn no_temperature(samples: &[TelemetrySample], notes: &[String]) -> Option<String> {
+    if samples
+        .iter()
+        .filter_map(|s| s.smart.as_ref())
+        .any(|r| r.temperature_c.is_some())
+    {
+        return None;
+    }
+    let mut why: Vec<String> = notes.to_vec();
+    for s in samples {
+        if let Some(r) = &s.smart {
+            if let Some(u) = r.temperature_unknown {
+                why.push(u.to_string());
+            }
+            why.extend(r.notes.iter().cloned());
+        }
+        why.extend(s.notes.iter().cloned());
+    }
+    why.dedup();
+    Some(if why.is_empty() {
+        "the drive reports no temperature".to_string()
+    } else {
+        format!("the drive reports no temperature ({})", why.join("; "))
+    })
 }

@@ -34,6 +34,9 @@ pub enum EventKind {
     StepIncomplete,
     /// The drive's health verdict changed (or was failing when first read).
     Health,
+    /// The drive's temperature or throttling: a threshold crossed, a throttle, a soak's
+    /// steady temperature or cool-down.
+    Thermal,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
@@ -54,6 +57,7 @@ impl EventKind {
             EventKind::Saved => "saved",
             EventKind::StepIncomplete => "step_incomplete",
             EventKind::Health => "health",
+            EventKind::Thermal => "thermal",
             EventKind::Other(s) => s,
         }
     }
@@ -65,7 +69,7 @@ impl EventKind {
 
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
-        const KNOWN: [EventKind; 13] = [
+        const KNOWN: [EventKind; 14] = [
             EventKind::Note,
             EventKind::Phase,
             EventKind::SteadyState,
@@ -79,6 +83,7 @@ impl EventKind {
             EventKind::Saved,
             EventKind::StepIncomplete,
             EventKind::Health,
+            EventKind::Thermal,
         ];
         KNOWN
             .into_iter()

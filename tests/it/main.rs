@@ -33,3 +33,4 @@ mod telemetry_hwmon;
 mod telemetry_nvme;
 mod telemetry_poller;
 mod telemetry_smartctl;
+mod thermal_soak;

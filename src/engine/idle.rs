@@ -1,0 +1,111 @@
+//! The idle engine: no I/O at all. An idle step (a cool-down) reports an empty interval
+//! every reporting interval until its duration runs out, the user stops or skips it, or its
+//! observer ends it (the drive cooled down), so the run's clock, telemetry and controls go
+//! on as in any other step. Paused time does not count toward the duration.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::seam::{Control, Engine, StepControl, StepObserver};
+use super::{EngineError, StepTarget};
+use crate::outcome::EndedBy;
+use crate::stats::{DirCounts, IntervalReport, LatSummary, StepSummary};
+use crate::workload::{EngineKind, StepSpec};
+
+/// How often the idle loop looks at the stop and pause flags.
+const TICK: Duration = Duration::from_millis(20);
+
+/// The engine of `workload: idle` phases.
+pub(super) struct Idle;
+
+fn empty_interval(index: u64, start_s: f64, end_s: f64) -> IntervalReport {
+    IntervalReport {
+        index,
+        start_s,
+        end_s,
+        ramp: false,
+        suspended_s: 0.0,
+        read: DirCounts::default(),
+        write: DirCounts::default(),
+        read_iops: 0.0,
+        write_iops: 0.0,
+        read_bw_bytes: 0.0,
+        write_bw_bytes: 0.0,
+        errors: 0,
+        lat_us: LatSummary::default(),
+        service_lat_us: None,
+        error_records: Vec::new(),
+        hists: None,
+    }
+}
+
+fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
+    StepSummary {
+        engine: EngineKind::Idle,
+        engine_note: None,
+        runtime_s,
+        ios: 0,
+        read_ios: 0,
+        write_ios: 0,
+        read_bytes: 0,
+        write_bytes: 0,
+        iops: 0.0,
+        read_iops: 0.0,
+        write_iops: 0.0,
+        read_bw_bytes: 0.0,
+        write_bw_bytes: 0.0,
+        errors: 0,
+        target_iops: None,
+        lat_us: LatSummary::default(),
+        read_lat_us: LatSummary::default(),
+        write_lat_us: LatSummary::default(),
+        service_lat_us: None,
+        ended_by,
+        arrival_cv: None,
+    }
+}
+
+impl Engine for Idle {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Idle
+    }
+
+    fn run_step(
+        &mut self,
+        _target: &StepTarget,
+        spec: &StepSpec,
+        ctl: &StepControl,
+        obs: &mut dyn StepObserver,
+    ) -> Result<StepSummary, EngineError> {
+        let interval = spec.interval.max(TICK);
+        let limit = spec.end.duration.unwrap_or(Duration::MAX);
+        // Measured time: wall time less the pauses.
+        let mut measured = Duration::ZERO;
+        let mut last = Instant::now();
+        let mut reported = Duration::ZERO;
+        let mut index = 0u64;
+        loop {
+            std::thread::sleep(TICK);
+            let now = Instant::now();
+            if !ctl.pause.load(Ordering::Relaxed) {
+                measured += now - last;
+            }
+            last = now;
+            if ctl.stop.load(Ordering::Relaxed) {
+                return Ok(summary(measured.as_secs_f64(), EndedBy::Stopped));
+            }
+            let end = measured.min(limit);
+            if end - reported >= interval || end >= limit {
+                let r = empty_interval(index, reported.as_secs_f64(), end.as_secs_f64());
+                index += 1;
+                reported = end;
+                if let Control::Stop(why) = obs.interval(&r) {
+                    return Ok(summary(end.as_secs_f64(), why));
+                }
+            }
+            if measured >= limit {
+                return Ok(summary(limit.as_secs_f64(), EndedBy::Duration));
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The drive's thermal behaviour under a run: when it throttles ([`ThrottleTracker`]),
+//! when its temperature is steady ([`TempSteady`]), the events of a soak
+//! ([`ThermalWatch`], [`ThermalEvent`]) and the figures a soak reports ([`SoakSummary`]).
+//! Pure: fed with readings and times, it touches no device.
+
+mod event;
+mod steady;
+mod summary;
+mod throttle;
+mod watch;
+
+pub use event::{ThermalEvent, ThrottleSignal};
+pub use steady::TempSteady;
+pub use summary::{Load, SoakSummary};
+pub use throttle::ThrottleTracker;
+pub use watch::ThermalWatch;

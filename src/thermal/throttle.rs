@@ -1,0 +1,106 @@
+//! Whether the drive throttles now, from consecutive readings: NVMe's host-controlled
+//! thermal management counters (a transition or seconds at TMT1/TMT2 added since the last
+//! reading) or, under load, a power state with a lower ceiling than the highest seen.
+
+use super::event::ThrottleSignal;
+use crate::telemetry::reading::{SmartReading, ThermalThrottle};
+
+/// Remembers the last counters and the highest power ceiling seen under load.
+#[derive(Debug, Clone, Default)]
+pub struct ThrottleTracker {
+    prev: Option<ThermalThrottle>,
+    top_w: Option<f64>,
+}
+
+impl ThrottleTracker {
+    /// The throttle `r` shows, against the readings before it; `loaded`: I/O is running
+    /// (an idle drive lowering its power state saves power, it does not throttle).
+    pub fn observe(&mut self, r: &SmartReading, loaded: bool) -> Option<ThrottleSignal> {
+        let mut signal = None;
+        if let Some(now) = r.thermal_throttle {
+            if let Some(prev) = self.prev {
+                if now.tmt2_transitions > prev.tmt2_transitions
+                    || now.tmt2_seconds > prev.tmt2_seconds
+                {
+                    signal = Some(ThrottleSignal::Hctm { level: 2 });
+                } else if now.tmt1_transitions > prev.tmt1_transitions
+                    || now.tmt1_seconds > prev.tmt1_seconds
+                {
+                    signal = Some(ThrottleSignal::Hctm { level: 1 });
+                }
+            }
+            self.prev = Some(now);
+        }
+        if let (Some(w), Some(state)) =
+            (r.power_state_max_w.filter(|w| w.is_finite()), r.power_state)
+        {
+            if loaded {
+                match self.top_w {
+                    Some(top) if w < top => {
+                        signal = signal.or(Some(ThrottleSignal::PowerState { state, max_w: w }));
+                    }
+                    _ => self.top_w = Some(w),
+                }
+            }
+        }
+        signal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(t1: u32, s1: u32, t2: u32, s2: u32) -> SmartReading {
+        SmartReading {
+            thermal_throttle: Some(ThermalThrottle {
+                tmt1_transitions: t1,
+                tmt1_seconds: s1,
+                tmt2_transitions: t2,
+                tmt2_seconds: s2,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn counters_that_grow_are_a_throttle_and_old_counts_are_not() {
+        let mut t = ThrottleTracker::default();
+        // A drive that throttled before the run: its counts are history.
+        assert_eq!(t.observe(&reading(3, 100, 0, 0), true), None);
+        assert_eq!(t.observe(&reading(3, 100, 0, 0), true), None);
+        assert_eq!(
+            t.observe(&reading(4, 100, 0, 0), true),
+            Some(ThrottleSignal::Hctm { level: 1 })
+        );
+        assert_eq!(
+            t.observe(&reading(4, 102, 0, 0), true),
+            Some(ThrottleSignal::Hctm { level: 1 })
+        );
+        assert_eq!(
+            t.observe(&reading(4, 104, 1, 1), true),
+            Some(ThrottleSignal::Hctm { level: 2 })
+        );
+        assert_eq!(t.observe(&reading(4, 104, 1, 1), true), None, "stopped");
+    }
+
+    #[test]
+    fn a_lower_power_ceiling_under_load_is_a_throttle_and_at_idle_is_not() {
+        let ps = |state: u8, w: f64| SmartReading {
+            power_state: Some(state),
+            power_state_max_w: Some(w),
+            ..Default::default()
+        };
+        let mut t = ThrottleTracker::default();
+        assert_eq!(t.observe(&ps(0, 8.25), true), None);
+        assert_eq!(
+            t.observe(&ps(2, 5.5), true),
+            Some(ThrottleSignal::PowerState {
+                state: 2,
+                max_w: 5.5
+            })
+        );
+        assert_eq!(t.observe(&ps(3, 0.05), false), None, "idle power saving");
+        assert_eq!(t.observe(&ps(0, 8.25), true), None);
+    }
+}
