@@ -185,7 +185,11 @@ pub fn temperature(s: &Session) -> Chart {
     }
 }
 
-/// All four, in page order.
+/// All four, in page order; a thermal soak's chart after them.
 pub fn all(s: &Session) -> Vec<Chart> {
-    vec![throughput(s), latency(s), curve(s), temperature(s)]
+    let mut out = vec![throughput(s), latency(s), curve(s), temperature(s)];
+    if let Some(sum) = super::soak::summary(s) {
+        out.push(super::soak::chart(s, &sum));
+    }
+    out
 }

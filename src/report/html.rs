@@ -325,6 +325,9 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
     }
     o.push_str("<h2>Summary</h2>\n");
     kv_table(&mut o, "summary", &summary_rows(s));
+    if let Some(sum) = super::soak::summary(s) {
+        super::soak::section(&mut o, &sum);
+    }
     o.push_str("<h2>Charts</h2>\n");
     for c in charts {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());

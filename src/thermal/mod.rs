@@ -11,6 +11,6 @@ mod watch;
 
 pub use event::{ThermalEvent, ThrottleSignal};
 pub use steady::TempSteady;
-pub use summary::{Load, SoakSummary};
+pub use summary::{Load, SoakSummary, Throughput};
 pub use throttle::ThrottleTracker;
 pub use watch::ThermalWatch;

@@ -376,4 +376,34 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
     );
     assert_eq!(sum.start_c, Some(40));
     assert!(sum.cooled_s.is_some() && !sum.not_cooled, "{sum:?}");
+
+    // The report: the soak's figures and its chart, with the warning and critical lines.
+    let session_file = dir.path().join("soak.yaml");
+    let report_dir = dir.path().join("report");
+    let out = std::process::Command::new(crate::common::bin())
+        .arg("report")
+        .arg(&session_file)
+        .arg("--out")
+        .arg(&report_dir)
+        .output()
+        .expect("drivescope report");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(report_dir.join(drivescope::report::HTML_FILE))
+        .expect("an HTML page");
+    assert!(page.contains("<h2>Thermal soak</h2>"), "a soak section");
+    let cliff = d.iops / b.iops;
+    assert!(
+        page.contains(&format!("{cliff:.2}× IOPS")),
+        "the cliff {cliff:.2} on the page"
+    );
+    for series in ["drive °C", "warning 70 °C", "critical 95 °C"] {
+        assert!(
+            page.contains(&format!("data-series=\"{series}\"")),
+            "the soak chart draws {series}"
+        );
+    }
 }

@@ -1,0 +1,198 @@
+//! A thermal soak's part of a report: its figures (time to the warning temperature, the
+//! throttle onset, throughput before and while throttled and the cliff, the peak, the
+//! cool-down) and one chart of temperature and throughput on one time axis, with the
+//! drive's warning and critical lines. Present when the session holds thermal events.
+
+use std::fmt::Write;
+
+use super::html::kv_table;
+use super::svg::{esc, format_value, Chart, Series, Style, Unit, PALETTE};
+use crate::session::{EventKind, Session};
+use crate::thermal::{Load, SoakSummary, ThermalEvent};
+use crate::workload::EngineKind;
+
+/// The session's thermal events, typed, with their times.
+fn events(s: &Session) -> Vec<(f64, ThermalEvent)> {
+    s.events
+        .iter()
+        .filter(|e| e.kind == EventKind::Thermal)
+        .filter_map(|e| Some((e.t, serde_yaml::from_value(e.data.clone()).ok()?)))
+        .collect()
+}
+
+fn loads(s: &Session) -> Vec<Load> {
+    s.intervals
+        .iter()
+        .map(|i| {
+            let idle = s
+                .steps
+                .get(i.step as usize)
+                .is_some_and(|st| st.summary.engine == EngineKind::Idle);
+            Load {
+                t: i.t,
+                dt: i.dt,
+                iops: i.iops(),
+                mbps: i.mbps(),
+                loaded: !i.ramp && i.suspended_s == 0.0 && !idle,
+            }
+        })
+        .collect()
+}
+
+fn temps(s: &Session) -> Vec<(f64, f64)> {
+    s.telemetry
+        .iter()
+        .filter_map(|v| Some((v.t()?, v.temperature_c()?)))
+        .collect()
+}
+
+/// The soak's figures, when the session has thermal events.
+pub fn summary(s: &Session) -> Option<SoakSummary> {
+    let ev = events(s);
+    if ev.is_empty() {
+        return None;
+    }
+    let refs: Vec<(f64, &ThermalEvent)> = ev.iter().map(|(t, e)| (*t, e)).collect();
+    Some(SoakSummary::build(&temps(s), &loads(s), &refs))
+}
+
+/// The drive's warning and critical thresholds, from the first reading that has them.
+fn thresholds(s: &Session) -> (Option<f64>, Option<f64>) {
+    let find = |key: &str| {
+        s.telemetry.iter().find_map(|v| {
+            v.value()
+                .get("smart")?
+                .get(key)?
+                .as_f64()
+                .filter(|x| x.is_finite())
+        })
+    };
+    (find("warning_temp_c"), find("critical_temp_c"))
+}
+
+/// Temperature (°C) and throughput as a percentage of its mean before the throttle, on one
+/// time axis, with the warning and critical lines across it.
+pub fn chart(s: &Session, sum: &SoakSummary) -> Chart {
+    let t = temps(s);
+    let mut series = Vec::new();
+    if !t.is_empty() {
+        series.push(Series {
+            name: "drive °C".into(),
+            color: PALETTE[1],
+            style: Style::Line,
+            points: t.clone(),
+            tips: Vec::new(),
+        });
+    }
+    if let Some(b) = sum.before.filter(|b| b.iops > 0.0) {
+        let points = loads(s)
+            .iter()
+            .filter(|l| l.loaded)
+            .map(|l| (l.t, 100.0 * l.iops / b.iops))
+            .collect();
+        series.push(Series {
+            name: "IOPS, % of the mean before throttling".into(),
+            color: PALETTE[0],
+            style: Style::Line,
+            points,
+            tips: Vec::new(),
+        });
+    }
+    let span = s
+        .intervals
+        .iter()
+        .map(|i| i.t)
+        .chain(t.iter().map(|p| p.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    let (warn, crit) = thresholds(s);
+    for (name, c, color) in [
+        ("warning", warn, PALETTE[4]),
+        ("critical", crit, PALETTE[6]),
+    ] {
+        if let (Some(c), true) = (c, span.0 < span.1) {
+            series.push(Series {
+                name: format!("{name} {c:.0} °C"),
+                color,
+                style: Style::DashedMarkers,
+                points: vec![(span.0, c), (span.1, c)],
+                tips: vec![format!("{name} threshold"); 2],
+            });
+        }
+    }
+    Chart {
+        id: "soak".into(),
+        title: "Thermal soak: temperature and throughput".into(),
+        x_label: "time since start".into(),
+        y_label: "°C, or % of throughput before throttling".into(),
+        x_unit: Unit::Seconds,
+        y_unit: Unit::Plain,
+        y_log: false,
+        series,
+        empty_note: "no temperature or throughput recorded".into(),
+    }
+}
+
+/// The soak's figures as rows: what a storage engineer reads first.
+pub fn rows(sum: &SoakSummary) -> Vec<(String, String)> {
+    let secs = |x: f64| format_value(x, Unit::Seconds);
+    let c = |x: Option<i32>| x.map_or("unknown".to_string(), |c| format!("{c} °C"));
+    let mut out = vec![("starting temperature".to_string(), c(sum.start_c))];
+    out.push((
+        "peak temperature".into(),
+        sum.peak.map_or("unknown".into(), |(t, p)| {
+            format!("{p:.0} °C at {}", secs(t))
+        }),
+    ));
+    out.push((
+        "time to the warning temperature".into(),
+        sum.to_warning.map_or("not reached".into(), |(t, w)| {
+            format!("{} after I/O began ({w} °C)", secs(t))
+        }),
+    ));
+    out.push((
+        "throttle onset".into(),
+        sum.onset.map_or("never throttled".into(), |(t, temp, by)| {
+            format!("{} after I/O began, {} (by {by})", secs(t), c(temp))
+        }),
+    ));
+    let through = |x: Option<crate::thermal::Throughput>| {
+        x.map_or("-".into(), |t| {
+            format!(
+                "{:.0} IOPS, {:.1} MB/s (mean of {})",
+                t.iops,
+                t.mbps,
+                secs(t.secs)
+            )
+        })
+    };
+    out.push(("before throttling".into(), through(sum.before)));
+    out.push(("while throttled".into(), through(sum.throttled)));
+    if let Some((i, m)) = sum.cliff() {
+        out.push((
+            "the cliff (throttled ÷ before)".into(),
+            format!("{i:.2}× IOPS, {m:.2}× MB/s"),
+        ));
+    }
+    out.push((
+        "cool-down to the starting temperature".into(),
+        match (sum.cooled_s, sum.not_cooled) {
+            (Some(t), _) => secs(t),
+            (None, true) => "not back when the idle phase ended".into(),
+            (None, false) => "-".into(),
+        },
+    ));
+    out
+}
+
+/// The soak's section of the session page.
+pub fn section(o: &mut String, sum: &SoakSummary) {
+    o.push_str("<h2>Thermal soak</h2>\n");
+    kv_table(o, "soak", &rows(sum));
+    let _ = writeln!(
+        o,
+        "<p class=\"note\">{}</p>",
+        esc("Times run from the first interval with I/O; throughput while throttled runs from the onset to the end of the throttle or of the load.")
+    );
+}
