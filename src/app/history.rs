@@ -74,6 +74,8 @@ impl<T> Ring<T> {
 pub struct IntervalPoint {
     /// End of the interval, seconds since the run started.
     pub t_s: f64,
+    /// Its length, seconds.
+    pub dt_s: f64,
     pub read_iops: f64,
     pub write_iops: f64,
     pub read_bw: f64,
@@ -90,6 +92,7 @@ impl IntervalPoint {
     pub fn from_report(r: &IntervalReport, step_start_s: f64) -> Self {
         IntervalPoint {
             t_s: step_start_s + r.end_s,
+            dt_s: (r.end_s - r.start_s).max(0.0),
             read_iops: r.read_iops,
             write_iops: r.write_iops,
             read_bw: r.read_bw_bytes,

@@ -33,6 +33,11 @@ pub enum Msg {
     Drive(DriveView),
     SteadyState(SteadyView),
     Event(EventView),
+    /// A thermal event of the run (run clock, seconds), for the soak's figures.
+    Thermal {
+        t_s: f64,
+        event: crate::thermal::ThermalEvent,
+    },
     /// The run ended: how, why it failed (if it did), and where the session was saved.
     RunEnded {
         outcome: RunEnd,

@@ -95,6 +95,8 @@ pub struct RunView {
     pub errors: u64,
     pub saved_to: Option<PathBuf>,
     pub error: Option<String>,
+    /// The run's thermal events (run clock), for a soak's live figures.
+    pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
 }
 
 impl Default for RunView {
@@ -111,11 +113,46 @@ impl Default for RunView {
             errors: 0,
             saved_to: None,
             error: None,
+            thermal: Vec::new(),
         }
     }
 }
 
+/// The most thermal events a run keeps for its figures (a soak has a handful).
+const THERMAL_EVENTS: usize = 256;
+
 impl RunView {
+    /// Keeps a thermal event, the first ones when there are too many (the onset matters).
+    pub fn push_thermal(&mut self, t_s: f64, e: crate::thermal::ThermalEvent) {
+        if self.thermal.len() < THERMAL_EVENTS {
+            self.thermal.push((t_s, e));
+        }
+    }
+
+    /// A soak's figures so far: from the thermal events, the intervals and the peak of
+    /// the temperatures shown; `None` before any thermal event.
+    pub fn soak(&self, temps: &[(f64, f64)]) -> Option<crate::thermal::SoakSummary> {
+        if self.thermal.is_empty() {
+            return None;
+        }
+        let loads: Vec<crate::thermal::Load> = self
+            .intervals
+            .iter()
+            .map(|p| {
+                let iops = p.read_iops + p.write_iops;
+                crate::thermal::Load {
+                    t: p.t_s,
+                    dt: p.dt_s,
+                    iops,
+                    mbps: (p.read_bw + p.write_bw) / 1e6,
+                    loaded: !p.ramp && iops > 0.0,
+                }
+            })
+            .collect();
+        let events: Vec<_> = self.thermal.iter().map(|(t, e)| (*t, e)).collect();
+        Some(crate::thermal::SoakSummary::build(temps, &loads, &events))
+    }
+
     /// Seconds of the current step done, from the engine's own clock.
     pub fn step_elapsed_s(&self) -> f64 {
         self.last.as_ref().map(|r| r.end_s).unwrap_or(0.0)

@@ -114,6 +114,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.dirty = true;
             Vec::new()
         }
+        Msg::Thermal { t_s, event } => {
+            app.run.push_thermal(t_s, event);
+            app.dirty = true;
+            Vec::new()
+        }
         Msg::RunEnded {
             outcome,
             error,

@@ -132,6 +132,11 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         if e.kind == crate::session::EventKind::Phase {
             continue;
         }
+        if e.kind == crate::session::EventKind::Thermal {
+            if let Ok(event) = serde_yaml::from_value(e.data.clone()) {
+                out.push((e.t, Msg::Thermal { t_s: e.t, event }));
+            }
+        }
         out.push((
             e.t,
             Msg::Event(EventView {

@@ -108,6 +108,12 @@ impl Sink for DashboardSink {
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
             RunEvent::Happened(e) => {
+                if let Happening::Thermal(event) = &e.what {
+                    self.send(Msg::Thermal {
+                        t_s: e.t_s,
+                        event: event.clone(),
+                    });
+                }
                 if let Happening::Steady { verdict, .. } = &e.what {
                     let detail = e.what.to_string();
                     self.send(Msg::SteadyState(match verdict {

@@ -524,3 +524,46 @@ fn the_curve_draws_one_line_per_workload_with_a_legend() {
     }
     assert!(s.contains("6 steps done"), "{s}");
 }
+
+#[test]
+fn a_soak_shows_its_figures_live() {
+    use drivescope::thermal::{ThermalEvent, ThrottleSignal};
+    // `throttling`: intervals end at 541 + i s; 400k IOPS (with a wobble) up to i = 39,
+    // 240k from i = 40; the temperature rises to 52 + 49 × 0.45 = 74.05 °C.
+    let mut app = throttling(SMALL);
+    send(
+        &mut app,
+        [
+            Msg::Thermal {
+                t_s: 540.0,
+                event: ThermalEvent::Start { temp_c: 52 },
+            },
+            Msg::Thermal {
+                t_s: 575.0,
+                event: ThermalEvent::Warning {
+                    temp_c: 70,
+                    threshold_c: 70,
+                },
+            },
+            Msg::Thermal {
+                t_s: 580.2,
+                event: ThermalEvent::ThrottleStarted {
+                    temp_c: Some(70),
+                    signal: ThrottleSignal::Hctm { level: 1 },
+                },
+            },
+        ],
+    );
+    let before: f64 = (0..40u64)
+        .map(|i| 400_000.0 + ((i * 7919) % 13) as f64 * 1500.0)
+        .sum::<f64>()
+        / 40.0;
+    let cliff = 240_000.0 / before;
+    let s = screen(&tab(app, Panel::Thermal));
+    for want in [
+        "soak warning at 0:35 · throttled at 0:40 (70 °C)".to_string(),
+        format!("     cliff {cliff:.2}× · peak 74 °C"),
+    ] {
+        assert!(s.contains(&want), "{want}\n{s}");
+    }
+}

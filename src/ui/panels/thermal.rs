@@ -114,10 +114,84 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
     lines.extend(
         [l1, l2]
             .into_iter()
+            .chain(soak_lines(app))
             .filter(|l| !l.is_empty())
             .map(Line::from),
     );
     lines
+}
+
+/// A thermal soak's figures so far, on two lines: time to the warning temperature and the
+/// throttle onset; the cliff, the peak and the cool-down (times from the start of I/O).
+fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
+    let t = app.theme();
+    let temps: Vec<(f64, f64)> = app
+        .telemetry
+        .history
+        .iter()
+        .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
+        .collect();
+    let Some(s) = app.run.soak(&temps) else {
+        return [Vec::new(), Vec::new()];
+    };
+    let sep = Span::styled(" · ", t.dim_style());
+    let put = |l: &mut Vec<Span<'static>>, text: String, style: Style| {
+        if l.len() > 1 {
+            l.push(sep.clone());
+        }
+        l.push(Span::styled(text, style));
+    };
+    let mut first = vec![Span::styled("soak ", t.dim_style())];
+    match s.to_warning {
+        Some((secs, _)) => put(
+            &mut first,
+            format!("warning at {}", format::clock(secs)),
+            Style::default().fg(t.warning),
+        ),
+        None => put(
+            &mut first,
+            "warning not reached".into(),
+            Style::default().fg(t.fg),
+        ),
+    }
+    match s.onset {
+        Some((secs, c, _)) => put(
+            &mut first,
+            format!(
+                "throttled at {}{}",
+                format::clock(secs),
+                c.map(|c| format!(" ({c} °C)")).unwrap_or_default()
+            ),
+            Style::default().fg(t.throttle).add_modifier(Modifier::BOLD),
+        ),
+        None => put(&mut first, "no throttle".into(), Style::default().fg(t.fg)),
+    }
+    let mut second = vec![Span::styled("     ", t.dim_style())];
+    if let Some((iops, _)) = s.cliff().filter(|c| c.0.is_finite()) {
+        put(
+            &mut second,
+            format!("cliff {iops:.2}×"),
+            Style::default().fg(t.throttle),
+        );
+    }
+    if let Some((_, p)) = s.peak {
+        put(
+            &mut second,
+            format!("peak {p:.0} °C"),
+            Style::default().fg(t.accent),
+        );
+    }
+    if let Some(c) = s.cooled_s {
+        put(
+            &mut second,
+            format!("cooled in {}", format::clock(c)),
+            Style::default().fg(t.fg),
+        );
+    }
+    if second.len() == 1 {
+        second.clear();
+    }
+    [first, second]
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
