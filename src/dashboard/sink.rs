@@ -133,7 +133,11 @@ impl Sink for DashboardSink {
             ),
             // The telemetry thread shows samples itself; the run's end is sent by the
             // thread that ran it, with where the session went.
-            RunEvent::Telemetry(_) | RunEvent::Ended { .. } | RunEvent::Saved(_) => {}
+            // The panels make the soak's figures from the thermal events themselves.
+            RunEvent::Telemetry(_)
+            | RunEvent::Soak(_)
+            | RunEvent::Ended { .. }
+            | RunEvent::Saved(_) => {}
         }
     }
 }

@@ -168,6 +168,8 @@ pub enum RunEvent<'a> {
     SessionNotice(&'a str),
     /// A snapshot is being written to this folder.
     Snapshot(&'a Path),
+    /// A thermal soak's figures, once its run is over (before [`RunEvent::Ended`]).
+    Soak(&'a crate::thermal::SoakSummary),
     /// The run is over (before the final save).
     Ended {
         outcome: &'a RunOutcome,

@@ -262,6 +262,13 @@ pub fn execute(
             (Err(e), Tally::default())
         }
     };
+    if run.plan.needs_temperature() {
+        if let Some(sum) = crate::report::soak::summary(pipe.rec.session()) {
+            for s in pipe.sinks.iter_mut() {
+                s.event(&RunEvent::Soak(&sum));
+            }
+        }
+    }
     if let Ok(outcome) = &result {
         pipe.emit(RunEvent::Ended {
             outcome,

@@ -251,6 +251,39 @@ impl Printer {
         }
     }
 
+    /// A thermal soak's figures: the report's rows as text, or one JSON object.
+    fn soak(&mut self, sum: &crate::thermal::SoakSummary) {
+        match self.format {
+            Format::Text => {
+                println!("thermal soak:");
+                for (k, v) in crate::report::soak::rows(sum) {
+                    println!("  {k}: {v}");
+                }
+            }
+            Format::Json => {
+                let through = |t: Option<crate::thermal::Throughput>| {
+                    t.map(|t| json!({"iops": t.iops, "mbps": t.mbps, "secs": t.secs}))
+                };
+                json_line(&json!({
+                    "type": "soak",
+                    "start_c": sum.start_c,
+                    "peak_c": sum.peak.map(|p| p.1),
+                    "peak_t_s": sum.peak.map(|p| p.0),
+                    "to_warning_s": sum.to_warning.map(|w| w.0),
+                    "throttle_onset_s": sum.onset.map(|o| o.0),
+                    "throttle_onset_c": sum.onset.and_then(|o| o.1),
+                    "throttle_signal": sum.onset.map(|o| o.2),
+                    "before_throttle": through(sum.before),
+                    "while_throttled": through(sum.throttled),
+                    "cliff_iops": sum.cliff().map(|c| c.0).filter(|x| x.is_finite()),
+                    "cliff_mbps": sum.cliff().map(|c| c.1).filter(|x| x.is_finite()),
+                    "cooled_s": sum.cooled_s,
+                    "not_cooled": sum.not_cooled,
+                }))
+            }
+        }
+    }
+
     /// The run's first line.
     fn started(&mut self, run: &Prepared, session: &std::path::Path) {
         let t = &run.target;
@@ -379,6 +412,7 @@ impl Sink for Printer {
                     self.note(n);
                 }
             }
+            (RunEvent::Soak(sum), _) => self.soak(sum),
             (RunEvent::Ended { .. }, PrintMode::Single) => {}
             (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
                 let name = self.plan_name.clone();

@@ -111,6 +111,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         RunEvent::Started { .. }
         | RunEvent::SessionNotice(_)
         | RunEvent::Snapshot(_)
+        | RunEvent::Soak(_)
         | RunEvent::Ended { .. }
         | RunEvent::Saved(_) => {}
     }
