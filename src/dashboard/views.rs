@@ -129,6 +129,10 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
         v.sensors_c = r.sensors_c.iter().map(|x| f64::from(x.c)).collect();
         v.warning_c = r.warning_temp_c.map(f64::from);
         v.critical_c = r.critical_temp_c.map(f64::from);
+        if let Some(tm) = &r.thermal_management {
+            v.tmt1_c = tm.tmt1_c.map(f64::from);
+            v.tmt2_c = tm.tmt2_c.map(f64::from);
+        }
         v.power_state = r.power_state.map(u32::from);
         v.power_state_max_w = r.power_state_max_w;
         v.power_w = r.power_w;
