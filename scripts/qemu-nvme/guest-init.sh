@@ -8,6 +8,31 @@ section smart_json drivescope smart /dev/nvme0 --json
 section nvme_smart_log nvme smart-log /dev/nvme0 -o json
 section nvme_id_ctrl nvme id-ctrl /dev/nvme0 -o json
 section nvme_power_state nvme get-feature /dev/nvme0 -f 2
+# Thermal management: Host Controlled Thermal Management (10h, TMT1/TMT2), the composite
+# temperature's thresholds (04h; CDW11 THSEL bits 21:20 = 01b selects the under threshold,
+# TMPSEL bits 19:16 = 0 the composite) and the OCP SMART extended log (C0h). nvme-cli 2.3
+# prints get-feature in plain text only.
+section nvme_hctm nvme get-feature /dev/nvme0 -f 0x10
+section nvme_temp_over nvme get-feature /dev/nvme0 -f 4 -c 0
+section nvme_temp_under nvme get-feature /dev/nvme0 -f 4 -c 0x100000
+section nvme_ocp_log nvme get-log /dev/nvme0 -i 0xc0 -l 512
+# Thresholds the host set (over 348 K = 75 °C, under 283 K = 10 °C; both away from QEMU's
+# 323 K, so no warning bit): drivescope must read the feature, not Identify's WCTEMP. Then
+# QEMU's defaults again (over 343 K, under 0 K) for the sections below.
+nvme set-feature /dev/nvme0 -f 4 -v 0x15c </dev/null >/dev/null
+nvme set-feature /dev/nvme0 -f 4 -v 0x10011b </dev/null >/dev/null
+section thresholds_set_json drivescope smart /dev/nvme0 --json
+section nvme_temp_over_set nvme get-feature /dev/nvme0 -f 4 -c 0
+section nvme_temp_under_set nvme get-feature /dev/nvme0 -f 4 -c 0x100000
+nvme set-feature /dev/nvme0 -f 4 -v 0x157 </dev/null >/dev/null
+nvme set-feature /dev/nvme0 -f 4 -v 0x100000 </dev/null >/dev/null
+# The poller asks for an unsupported log once: QEMU traces every Get Log Page and Get
+# Features (run.sh: nvme-trace.log); the threshold of sensor 8 (TMPSEL 8, which drivescope
+# never asks QEMU for: it reports no sensor 8) over and under mark where the watch begins
+# and ends in that trace.
+nvme get-feature /dev/nvme0 -f 4 -c 0x80000 >/dev/null
+section thermal_watch_json drivescope smart /dev/nvme0 --watch 4 --period 1s --json
+nvme get-feature /dev/nvme0 -f 4 -c 0x180000 >/dev/null
 section smart_ns_json drivescope smart /dev/nvme0n1 --json
 section devices_json drivescope devices --json
 section hwmon sh -c 'for h in /sys/class/hwmon/hwmon*; do echo "$h $(cat $h/name) $(cat $h/temp1_input)"; done'
@@ -45,7 +70,7 @@ section layers_file_watch drivescope smart /mnt/data/file.txt --watch 2 --period
 section layers_devices_json drivescope devices --json
 
 # A SATA disk on AHCI: smartctl is the reference, drivescope reads it through smartctl.
-section sata_smartctl smartctl -j -i -A -l scttempsts /dev/sda
+section sata_smartctl smartctl -j -i -H -A -l scttempsts /dev/sda
 section sata_json drivescope smart /dev/sda --json
 section sata_hwmon sh -c 'for h in /sys/class/hwmon/hwmon*; do echo "$h $(cat $h/name) $(cat $h/temp1_input 2>&1)"; done'
 echo "=== ALL DONE ==="

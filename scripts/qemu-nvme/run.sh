@@ -2,6 +2,8 @@
 # Boots a QEMU guest with an emulated NVMe controller and the drivescope binary inside,
 # runs drivescope and nvme-cli against the same controller, and splits the guest's
 # answers into OUT_DIR/<section>.txt (plus OUT_DIR/console.log and OUT_DIR/rc/<section>).
+# QEMU traces each Get Log Page and Get Features the NVMe controller is sent into
+# OUT_DIR/nvme-trace.log (which commands reached the drive, and how often).
 #
 #   scripts/qemu-nvme/run.sh DRIVESCOPE_BIN [OUT_DIR]
 #
@@ -157,7 +159,7 @@ case "${QEMU_NVME_ACCEL:-}" in
     kvm) accels=(kvm) ;;
 esac
 mkdir -p "$out"
-rm -rf "$out"/*.txt "$out/rc"
+rm -rf "$out"/*.txt "$out/rc" "$out/nvme-trace.log"
 mkdir -p "$out/rc"
 boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed out)
     local cpu=max
@@ -168,7 +170,9 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
         -device nvme,serial=TEST0001,drive=nv0 \
         -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
-        -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 </dev/null >"$out/console.log" 2>&1 &
+        -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 \
+        -trace pci_nvme_get_log -trace pci_nvme_getfeat -D "$out/nvme-trace.log" \
+        </dev/null >"$out/console.log" 2>&1 &
     local pid=$! waited=0
     while kill -0 "$pid" 2>/dev/null; do
         if [ "$waited" -ge "$2" ] ||

@@ -231,6 +231,8 @@ fn telemetry(app: &mut App, mut t: TelemetryView) {
     t.temperature_c = finite(t.temperature_c);
     t.warning_c = finite(t.warning_c);
     t.critical_c = finite(t.critical_c);
+    t.tmt1_c = finite(t.tmt1_c);
+    t.tmt2_c = finite(t.tmt2_c);
     t.power_state_max_w = finite(t.power_state_max_w);
     t.power_w = finite(t.power_w);
     t.sensors_c.retain(|x| x.is_finite());

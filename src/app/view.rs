@@ -144,6 +144,10 @@ pub struct TelemetryView {
     pub sensors_c: Vec<f64>,
     pub warning_c: Option<f64>,
     pub critical_c: Option<f64>,
+    /// NVMe host controlled thermal management temperatures in force, °C: where the drive
+    /// starts light (TMT1) and heavy (TMT2) throttling.
+    pub tmt1_c: Option<f64>,
+    pub tmt2_c: Option<f64>,
     pub power_state: Option<u32>,
     /// Maximum power of the current power state, W.
     pub power_state_max_w: Option<f64>,

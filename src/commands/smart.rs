@@ -6,7 +6,10 @@ use std::time::Instant;
 
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
-use crate::telemetry::{self, smartctl, HealthReason, Poller, SmartReading, TelemetrySample};
+use crate::telemetry::{
+    self, smartctl, HealthReason, OcpSmartHealth, Poller, SensorThresholds, SmartReading,
+    TelemetrySample, ThermalManagement, ThrottleStatus,
+};
 
 fn opt<T: std::fmt::Display>(v: Option<T>, unit: &str) -> String {
     v.map_or_else(|| "unknown".to_string(), |x| format!("{x}{unit}"))
@@ -29,6 +32,56 @@ fn temperature_text(r: &SmartReading) -> String {
         (None, Some(why)) => format!("unknown: {why}"),
         (None, None) => "unknown".to_string(),
     }
+}
+
+fn celsius(c: Option<i32>, none: &str) -> String {
+    c.map_or_else(|| none.to_string(), |c| format!("{c} °C"))
+}
+
+/// Host controlled thermal management: TMT1/TMT2 and the range the host may set them in.
+fn thermal_management_text(tm: &ThermalManagement) -> String {
+    if !tm.supported {
+        return "not supported by the controller".to_string();
+    }
+    let mut s = format!(
+        "TMT1 {}, TMT2 {}",
+        celsius(tm.tmt1_c, "off"),
+        celsius(tm.tmt2_c, "off")
+    );
+    if tm.mntmt_c.is_some() || tm.mxtmt_c.is_some() {
+        s.push_str(&format!(
+            " (settable {} to {})",
+            celsius(tm.mntmt_c, "unknown"),
+            celsius(tm.mxtmt_c, "unknown")
+        ));
+    }
+    s
+}
+
+/// Each temperature's over and under thresholds.
+fn thresholds_text(ts: &[SensorThresholds]) -> String {
+    let one = |t: &SensorThresholds| {
+        let name = match t.sensor {
+            0 => "composite".to_string(),
+            n => format!("sensor {n}"),
+        };
+        format!(
+            "{name} over {}, under {}",
+            celsius(t.over_c, "none"),
+            celsius(t.under_c, "none")
+        )
+    };
+    ts.iter().map(one).collect::<Vec<_>>().join("; ")
+}
+
+fn ocp_throttle_text(o: &OcpSmartHealth) -> String {
+    let now = match o.throttle_status {
+        ThrottleStatus::Unthrottled => "not throttling".to_string(),
+        ThrottleStatus::Throttled { level } => format!("throttling at level {level}"),
+        ThrottleStatus::Reserved { value } => format!("status {value:#04x} (reserved)"),
+    };
+    let plural = if o.throttle_events == 1 { "" } else { "s" };
+    format!("{now}, {} event{plural}", o.throttle_events)
 }
 
 /// The text form of one reading: its health first.
@@ -64,6 +117,16 @@ pub fn render_text(r: &SmartReading) -> String {
     }
     line(&mut s, "warning threshold", opt(r.warning_temp_c, " °C"));
     line(&mut s, "critical threshold", opt(r.critical_temp_c, " °C"));
+    if !r.temperature_thresholds.is_empty() {
+        line(
+            &mut s,
+            "temp thresholds",
+            thresholds_text(&r.temperature_thresholds),
+        );
+    }
+    if let Some(tm) = &r.thermal_management {
+        line(&mut s, "thermal management", thermal_management_text(tm));
+    }
     line(
         &mut s,
         "critical warning",
@@ -96,6 +159,24 @@ pub fn render_text(r: &SmartReading) -> String {
                 "TMT1 {}× {} s, TMT2 {}× {} s",
                 t.tmt1_transitions, t.tmt1_seconds, t.tmt2_transitions, t.tmt2_seconds
             ),
+        );
+    }
+    if let Some(o) = &r.ocp_smart {
+        line(&mut s, "OCP throttle", ocp_throttle_text(o));
+        line(
+            &mut s,
+            "OCP max temperature",
+            celsius(o.max_temperature_c, "not reported"),
+        );
+        line(
+            &mut s,
+            "PCIe correctable",
+            format!("{} errors", o.pcie_correctable_errors),
+        );
+        line(
+            &mut s,
+            "incomplete shutdowns",
+            o.incomplete_shutdowns.to_string(),
         );
     }
     for n in &r.notes {
@@ -196,4 +277,62 @@ pub fn run(args: SmartArgs) -> Result<(), CommandError> {
         .map(|d| telemetry::read_smart(&root, d))
         .collect();
     print_readings(&args, &readings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::Source;
+
+    #[test]
+    fn thermal_management_thresholds_and_the_ocp_log_in_words() {
+        let r = SmartReading {
+            source: Some(Source::NvmeAdmin),
+            thermal_management: Some(ThermalManagement {
+                supported: true,
+                tmt1_c: Some(80),
+                tmt2_c: None,
+                mntmt_c: Some(50),
+                mxtmt_c: Some(95),
+            }),
+            temperature_thresholds: vec![
+                SensorThresholds {
+                    sensor: 0,
+                    over_c: Some(70),
+                    under_c: None,
+                },
+                SensorThresholds {
+                    sensor: 2,
+                    over_c: Some(85),
+                    under_c: Some(-5),
+                },
+            ],
+            ocp_smart: Some(OcpSmartHealth {
+                throttle_status: ThrottleStatus::Throttled { level: 2 },
+                throttle_events: 1,
+                max_temperature_c: None,
+                pcie_correctable_errors: 12,
+                incomplete_shutdowns: 3,
+                log_page_version: 4,
+            }),
+            ..Default::default()
+        };
+        let text = render_text(&r);
+        for line in [
+            "temp thresholds      composite over 70 °C, under none; sensor 2 over 85 °C, under -5 °C",
+            "thermal management   TMT1 80 °C, TMT2 off (settable 50 °C to 95 °C)",
+            "OCP throttle         throttling at level 2, 1 event",
+            "OCP max temperature  not reported",
+            "PCIe correctable     12 errors",
+            "incomplete shutdowns 3",
+        ] {
+            assert!(text.contains(&format!("{line}\n")), "{line:?} in:\n{text}");
+        }
+        let without = SmartReading {
+            thermal_management: Some(ThermalManagement::default()),
+            ..r
+        };
+        assert!(render_text(&without)
+            .contains("thermal management   not supported by the controller\n"));
+    }
 }

@@ -129,6 +129,10 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
         v.sensors_c = r.sensors_c.iter().map(|x| f64::from(x.c)).collect();
         v.warning_c = r.warning_temp_c.map(f64::from);
         v.critical_c = r.critical_temp_c.map(f64::from);
+        if let Some(tm) = &r.thermal_management {
+            v.tmt1_c = tm.tmt1_c.map(f64::from);
+            v.tmt2_c = tm.tmt2_c.map(f64::from);
+        }
         v.power_state = r.power_state.map(u32::from);
         v.power_state_max_w = r.power_state_max_w;
         v.power_w = r.power_w;
@@ -185,6 +189,16 @@ mod tests {
     }
 
     #[test]
+    fn tmt1_and_tmt2_reach_the_thermal_chart() {
+        let line = r#"{"t_ns": 1, "smart": {"temperature_c": 60, "sensors_c": [], "notes": [],
+            "thermal_management": {"supported": true, "tmt1_c": 80, "tmt2_c": null,
+            "mntmt_c": 50, "mxtmt_c": 95}}, "notes": []}"#;
+        let s: TelemetrySample = serde_json::from_str(line).unwrap();
+        let v = telemetry_view(&s, 0.0);
+        assert_eq!((v.tmt1_c, v.tmt2_c), (Some(80.0), None));
+    }
+
+    #[test]
     fn a_session_from_before_health_replays() {
         let old = r#"{"t_ns": 1, "smart": {"temperature_c": 40, "sensors_c": [], "notes": []},
             "notes": []}"#;
@@ -192,5 +206,10 @@ mod tests {
         let v = telemetry_view(&s, 0.0);
         assert!(v.health.is_unknown());
         assert_eq!(v.temperature_c, Some(40.0));
+        assert_eq!(
+            (v.tmt1_c, v.tmt2_c),
+            (None, None),
+            "no thermal management then"
+        );
     }
 }

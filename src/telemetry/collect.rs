@@ -1,8 +1,10 @@
 //! One SMART-ish reading of a disk from the best source that answers: NVMe admin
 //! commands, then hwmon for NVMe; `smartctl -j`, then drivetemp hwmon for SATA/SAS/USB.
-//! Every source that fails leaves one note saying why.
+//! Every source that fails leaves one note saying why. A [`SmartSource`] reads a disk poll
+//! after poll and remembers what its drive does not support, so it is asked once.
 
 use crate::drive::{Disk, SysRoot, Transport};
+use crate::telemetry::nvme::reading::NvmeMemory;
 use crate::telemetry::reading::{SmartReading, Source};
 use crate::telemetry::{hwmon, nvme, smartctl};
 
@@ -29,9 +31,9 @@ fn merge_hwmon(r: &mut SmartReading, h: SmartReading) {
     r.critical_temp_c = r.critical_temp_c.or(h.critical_temp_c);
 }
 
-fn nvme_reading(root: &SysRoot, ctrl: &str) -> SmartReading {
+fn nvme_reading(root: &SysRoot, ctrl: &str, memory: &mut NvmeMemory) -> SmartReading {
     let dev = root.dev.join(ctrl);
-    let mut r = match nvme::reading::read_controller(&dev) {
+    let mut r = match nvme::reading::read_controller_with(&dev, memory) {
         Ok(r) => r,
         Err(e) => SmartReading {
             device: Some(dev.display().to_string()),
@@ -89,8 +91,27 @@ pub fn no_smart_note(disk: &Disk, t: Transport) -> String {
 
 /// Reads `disk` once. Never fails: what no source answered is `None`, with notes.
 pub fn read_smart(root: &SysRoot, disk: &Disk) -> SmartReading {
+    SmartSource::default().read(root, disk)
+}
+
+/// Reads one disk again and again (the poller's SMART thread), keeping what the drive was
+/// found not to support between readings: an NVMe controller's optional commands it
+/// refused are not sent again, and each reading notes them once.
+#[derive(Debug, Default)]
+pub struct SmartSource {
+    nvme: NvmeMemory,
+}
+
+impl SmartSource {
+    /// Reads `disk`, as [`read_smart`] does.
+    pub fn read(&mut self, root: &SysRoot, disk: &Disk) -> SmartReading {
+        read_disk(root, disk, &mut self.nvme)
+    }
+}
+
+fn read_disk(root: &SysRoot, disk: &Disk, memory: &mut NvmeMemory) -> SmartReading {
     let mut r = match (disk.transport, disk.nvme_controller.as_deref()) {
-        (Transport::Nvme, Some(ctrl)) => nvme_reading(root, ctrl),
+        (Transport::Nvme, Some(ctrl)) => nvme_reading(root, ctrl, memory),
         (Transport::Sata | Transport::Scsi | Transport::Usb, _) => ata_scsi_reading(root, disk),
         (t, _) => SmartReading {
             notes: vec![no_smart_note(disk, t)],

@@ -11,7 +11,10 @@ pub mod poller;
 pub mod reading;
 pub mod smartctl;
 
-pub use collect::read_smart;
+pub use collect::{read_smart, SmartSource};
 pub use health::{Health, HealthChange, HealthReason, HealthWatch};
 pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
-pub use reading::{NoTemperature, SensorTemp, SmartReading, Source, ThermalThrottle};
+pub use reading::{
+    NoTemperature, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
+    ThermalManagement, ThermalThrottle, ThrottleStatus,
+};

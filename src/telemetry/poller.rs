@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::drive::{DriveInfo, SysRoot};
 use crate::telemetry::blockstat::{self, BlockStat, BlockStatDelta};
-use crate::telemetry::collect::read_smart;
+use crate::telemetry::collect::SmartSource;
 use crate::telemetry::host::{HostSampler, HostStats};
 use crate::telemetry::reading::SmartReading;
 
@@ -69,8 +69,10 @@ fn spawn_smart_worker(
     let spawned = std::thread::Builder::new()
         .name("telemetry-smart".into())
         .spawn(move || {
+            // Kept across readings: what the drive does not support is asked once.
+            let mut source = SmartSource::default();
             while !stop.load(Ordering::Relaxed) {
-                let r = read_smart(&root, &disk);
+                let r = source.read(&root, &disk);
                 if let Ok(mut g) = latest.lock() {
                     *g = Some((Instant::now(), r));
                 }

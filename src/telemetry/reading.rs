@@ -55,6 +55,67 @@ pub struct ThermalThrottle {
     pub tmt2_seconds: u32,
 }
 
+/// NVMe host controlled thermal management: whether the controller supports it (Identify
+/// HCTMA bit 0), the range the host may set (Identify MNTMT, MXTMT) and the temperatures in
+/// force (Get Features 10h TMT1, TMT2), whole °C. `None` is not reported, disabled (a TMT of
+/// 0 K) or not read (the notes say why).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ThermalManagement {
+    pub supported: bool,
+    /// TMT1: from here the controller throttles lightly.
+    pub tmt1_c: Option<i32>,
+    /// TMT2: from here the controller throttles heavily.
+    pub tmt2_c: Option<i32>,
+    /// MNTMT: the lowest TMT the host may set.
+    pub mntmt_c: Option<i32>,
+    /// MXTMT: the highest TMT the host may set.
+    pub mxtmt_c: Option<i32>,
+}
+
+/// One temperature's thresholds (NVMe Get Features 04h), whole °C; `None` where not read, or
+/// a threshold of 0 K (an under-temperature threshold no temperature can cross).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SensorThresholds {
+    /// As TMPSEL numbers it: 0 is the composite temperature, 1–8 the sensors of
+    /// [`SmartReading::sensors_c`].
+    pub sensor: u8,
+    /// Over-temperature threshold: above it the drive raises its temperature warning.
+    pub over_c: Option<i32>,
+    /// Under-temperature threshold: below it the drive raises its temperature warning.
+    pub under_c: Option<i32>,
+}
+
+/// Whether the drive throttles for heat now (OCP SMART extended log, byte 97).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ThrottleStatus {
+    Unthrottled,
+    /// First, second or third level.
+    Throttled {
+        level: u8,
+    },
+    /// A value the specification reserves.
+    Reserved {
+        value: u8,
+    },
+}
+
+/// The OCP Datacenter NVMe SSD SMART / Health Information Extended log (C0h): the fields
+/// about heat and unclean stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OcpSmartHealth {
+    pub throttle_status: ThrottleStatus,
+    /// Thermal throttling events (the log's counter saturates at 255).
+    pub throttle_events: u8,
+    /// The highest temperature the drive recorded, °C (OCP 2.5; `None` before, where the
+    /// byte is reserved and 0).
+    pub max_temperature_c: Option<i32>,
+    pub pcie_correctable_errors: u64,
+    pub incomplete_shutdowns: u32,
+    /// The log page version (OCP specification revision the drive follows).
+    pub log_page_version: u16,
+}
+
 /// Why a source that answered gave no temperature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -121,6 +182,16 @@ pub struct SmartReading {
     /// Power the drive itself measured (NVMe 2.1); `None` unless the drive reports it.
     pub power_w: Option<f64>,
     pub thermal_throttle: Option<ThermalThrottle>,
+    /// NVMe host controlled thermal management (Identify and Get Features 10h).
+    #[serde(default)]
+    pub thermal_management: Option<ThermalManagement>,
+    /// NVMe temperature thresholds (Get Features 04h) of the composite temperature and of
+    /// each sensor the SMART log reports.
+    #[serde(default)]
+    pub temperature_thresholds: Vec<SensorThresholds>,
+    /// The OCP SMART / Health extended log (C0h), on drives that have it.
+    #[serde(default)]
+    pub ocp_smart: Option<OcpSmartHealth>,
     /// Which source answered; `None` when no source did.
     pub source: Option<Source>,
     /// Why fields are missing, one line per reason ("no NVMe SMART log: run as root").

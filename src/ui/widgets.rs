@@ -109,6 +109,16 @@ pub fn line<'a>(data: &'a [(f64, f64)], style: Style) -> Dataset<'a> {
         .data(data)
 }
 
+/// Braille dots at `data`, not joined: a dotted line where `data` is one, and lines of one
+/// dataset share cells where they cross a row together.
+pub fn dots<'a>(data: &'a [(f64, f64)], style: Style) -> Dataset<'a> {
+    Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Scatter)
+        .style(style)
+        .data(data)
+}
+
 /// A chart in the theme's colours, without ratatui's legend (panels draw their own).
 pub fn time_chart<'a>(sets: Vec<Dataset<'a>>, theme: &Theme) -> Chart<'a> {
     Chart::new(sets).legend_position(None).style(theme.base())

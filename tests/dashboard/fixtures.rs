@@ -189,6 +189,8 @@ pub fn telemetry(t_s: f64, temp: f64, transitions: u64) -> TelemetryView {
         sensors_c: vec![temp - 4.0, temp + 3.0],
         warning_c: Some(70.0),
         critical_c: Some(80.0),
+        tmt1_c: None,
+        tmt2_c: None,
         power_state: Some(0),
         power_state_max_w: Some(25.0),
         power_w: None,
@@ -296,7 +298,12 @@ pub fn throttling(size: (u16, u16)) -> App {
                     0.0,
                     if i >= 40 { 130.0 } else { 72.0 },
                 ))),
-                Msg::Telemetry(Box::new(telemetry(t, hot, transitions))),
+                Msg::Telemetry(Box::new(TelemetryView {
+                    // The host controlled thermal management temperatures it throttles at.
+                    tmt1_c: Some(73.0),
+                    tmt2_c: Some(76.0),
+                    ..telemetry(t, hot, transitions)
+                })),
             ],
         );
     }

@@ -110,6 +110,33 @@ fn throttling_state() {
     assert!(s.contains("throttling at 9:41"), "{s}");
 }
 
+/// Rows of the screen where more than half the cells are in `colour`: horizontal lines.
+fn rows_mostly_in(app: &App, colour: ratatui::style::Color, width: u16) -> usize {
+    colour_grid(app)
+        .chunks(usize::from(width))
+        .filter(|row| row.iter().filter(|(fg, _)| *fg == colour).count() > row.len() / 2)
+        .count()
+}
+
+#[test]
+fn host_thermal_management_temperatures_are_threshold_lines() {
+    let app = tab(throttling(SMALL), Panel::Thermal);
+    let s = screen(&app);
+    assert!(s.contains("throttles at TMT1 73 °C  TMT2 76 °C"), "{s}");
+    let t = app.theme();
+    assert_eq!(colours_of(&app, "TMT1 73 °C"), [t.throttle]);
+    assert_eq!(colours_of(&app, "TMT2 76 °C"), [t.throttle]);
+    // The throttle mark is one column; TMT1 and TMT2 are lines across the chart.
+    assert!(
+        rows_mostly_in(&app, t.throttle, SMALL.0) >= 1,
+        "a TMT line across the chart:\n{s}"
+    );
+    // A drive without host controlled thermal management: no such line, no TMT figures.
+    let plain = tab(running(SMALL), Panel::Thermal);
+    assert_eq!(rows_mostly_in(&plain, t.throttle, SMALL.0), 0);
+    assert!(!screen(&plain).contains("TMT"));
+}
+
 #[test]
 fn failing_drive_in_the_error_colour_with_its_reasons() {
     let app = failing(BIG);

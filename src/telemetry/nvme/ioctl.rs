@@ -1,5 +1,6 @@
 //! NVMe admin passthrough (`NVME_IOCTL_ADMIN_CMD`) on a controller character device:
-//! Identify Controller, Get Log Page (SMART / Health), Get Features (power management).
+//! Identify Controller, Get Log Page (SMART / Health, OCP SMART extended), Get Features
+//! (power management, temperature threshold, host controlled thermal management).
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -39,6 +40,16 @@ struct PassthruCmd {
 }
 
 const _: () = assert!(std::mem::size_of::<PassthruCmd>() == 72);
+
+/// Command dword 10 of a Get Log Page of `len` bytes (a multiple of 4, at most 256 KiB:
+/// NUMDL alone counts it): LID in bits 7:0, NUMDL (dwords − 1) in bits 31:16.
+fn log_page_cdw10(lid: u8, len: usize) -> u32 {
+    let numd = u32::try_from(len / 4)
+        .unwrap_or(u32::MAX)
+        .saturating_sub(1)
+        .min(0xFFFF);
+    u32::from(lid) | (numd << 16)
+}
 
 /// An open NVMe controller (`/dev/nvmeX`) or namespace device.
 #[derive(Debug)]
@@ -137,25 +148,80 @@ impl NvmeDevice {
 
     /// Get Log Page, SMART / Health (LID 02h, controller-wide), 512 bytes.
     pub fn smart_log(&self) -> Result<Vec<u8>, NvmeError> {
-        let len = super::smart_log::SMART_LOG_LEN;
-        let numd = (len / 4 - 1) as u32;
+        self.log_page("SMART log", 0x02, super::smart_log::SMART_LOG_LEN)
+    }
+
+    /// Get Log Page `lid` (controller-wide), `len` bytes.
+    fn log_page(&self, what: &'static str, lid: u8, len: usize) -> Result<Vec<u8>, NvmeError> {
         let cmd = PassthruCmd {
             opcode: OPC_GET_LOG_PAGE,
             nsid: 0xFFFF_FFFF,
-            cdw10: 0x02 | (numd << 16),
+            cdw10: log_page_cdw10(lid, len),
             ..Default::default()
         };
-        self.with_buffer("SMART log", cmd, len)
+        self.with_buffer(what, cmd, len)
+    }
+
+    /// Get Log Page C0h, the OCP SMART / Health Information Extended log, 512 bytes. A
+    /// controller without it answers Invalid Log Page or Invalid Field
+    /// ([`NvmeError::is_unsupported`]); one with a vendor's own C0h log answers another
+    /// log (told apart by its GUID when decoded).
+    pub fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError> {
+        let len = super::ocp_smart::OCP_SMART_LEN;
+        self.log_page(
+            "OCP SMART extended log (C0h)",
+            super::ocp_smart::OCP_SMART_LID,
+            len,
+        )
+    }
+
+    /// Get Features `fid` (current value, SEL 0) with `cdw11`: completion dword 0.
+    fn get_features(&self, what: &'static str, fid: u8, cdw11: u32) -> Result<u32, NvmeError> {
+        let mut cmd = PassthruCmd {
+            opcode: OPC_GET_FEATURES,
+            cdw10: u32::from(fid),
+            cdw11,
+            ..Default::default()
+        };
+        self.admin(what, &mut cmd, None)
     }
 
     /// Get Features 02h (Power Management): the current power state.
     pub fn power_state(&self) -> Result<u8, NvmeError> {
-        let mut cmd = PassthruCmd {
-            opcode: OPC_GET_FEATURES,
-            cdw10: 0x02,
-            ..Default::default()
-        };
-        let result = self.admin("Get Features (power management)", &mut cmd, None)?;
+        let result = self.get_features("Get Features (power management)", 0x02, 0)?;
         Ok((result & 0x1F) as u8)
+    }
+
+    /// Get Features 10h (Host Controlled Thermal Management): dword 0, TMT1 in bits 31:16
+    /// and TMT2 in bits 15:0 (see [`super::thermal_mgmt::HostThermalManagement`]).
+    pub fn host_thermal_management(&self) -> Result<u32, NvmeError> {
+        self.get_features(
+            "Get Features (host controlled thermal management)",
+            super::thermal_mgmt::FID_HCTM,
+            0,
+        )
+    }
+
+    /// Get Features 04h (Temperature Threshold) with `cdw11` selecting the sensor and the
+    /// kind ([`super::thermal_mgmt::threshold_cdw11`]): dword 0, TMPTH in bits 15:0.
+    pub fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError> {
+        self.get_features(
+            "Get Features (temperature threshold)",
+            super::thermal_mgmt::FID_TEMPERATURE_THRESHOLD,
+            cdw11,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_page_dword_10() {
+        // TELEMETRY.md: the 512-byte SMART log is cdw10 = 0x007F0002.
+        assert_eq!(log_page_cdw10(0x02, 512), 0x007F_0002);
+        assert_eq!(log_page_cdw10(0xC0, 512), 0x007F_00C0);
+        assert_eq!(log_page_cdw10(0x02, 4), 0x0000_0002);
     }
 }

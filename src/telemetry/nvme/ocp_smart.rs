@@ -7,6 +7,7 @@
 
 use super::le::{u16_at, u32_at, u64_at};
 use super::NvmeError;
+pub use crate::telemetry::reading::ThrottleStatus;
 
 /// Log identifier of the OCP SMART / Health Information Extended log.
 pub const OCP_SMART_LID: u8 = 0xC0;
@@ -16,16 +17,6 @@ pub const OCP_SMART_LEN: usize = 512;
 const GUID: [u8; 16] = [
     0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4, 0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF,
 ];
-
-/// Whether the drive throttles for heat now (byte 97).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ThrottleStatus {
-    Unthrottled,
-    /// First, second or third level.
-    Level(u8),
-    /// A value the specification reserves.
-    Reserved(u8),
-}
 
 /// The fields of the log that drivescope uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +47,8 @@ impl OcpSmartLog {
         }
         let throttle_status = match buf[97] {
             0 => ThrottleStatus::Unthrottled,
-            n @ 1..=3 => ThrottleStatus::Level(n),
-            n => ThrottleStatus::Reserved(n),
+            level @ 1..=3 => ThrottleStatus::Throttled { level },
+            value => ThrottleStatus::Reserved { value },
         };
         Ok(Some(OcpSmartLog {
             throttle_events: buf[96],
@@ -90,7 +81,7 @@ mod tests {
     fn fields_at_their_offsets() {
         let l = OcpSmartLog::decode(&log()).unwrap().expect("the OCP log");
         assert_eq!(l.throttle_events, 7);
-        assert_eq!(l.throttle_status, ThrottleStatus::Level(2));
+        assert_eq!(l.throttle_status, ThrottleStatus::Throttled { level: 2 });
         assert_eq!(l.pcie_correctable_errors, 12_345);
         assert_eq!(l.incomplete_shutdowns, 3);
         assert_eq!(l.max_temperature_recorded, Some(71));
@@ -115,6 +106,6 @@ mod tests {
         assert_eq!(l.max_temperature_recorded, None, "reserved before 2.5");
         old[97] = 9;
         let l = OcpSmartLog::decode(&old).unwrap().expect("the OCP log");
-        assert_eq!(l.throttle_status, ThrottleStatus::Reserved(9));
+        assert_eq!(l.throttle_status, ThrottleStatus::Reserved { value: 9 });
     }
 }

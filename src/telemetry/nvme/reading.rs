@@ -1,10 +1,22 @@
-//! Turns the decoded NVMe structures into a [`SmartReading`], and reads one from a device.
+//! Turns the decoded NVMe structures into a [`SmartReading`], and reads one from a device:
+//! Identify, the SMART log and the power state every time; the thermal management
+//! settings (Get Features 10h and 04h) and the OCP SMART extended log (C0h) where the
+//! controller supports them. What a controller refused as unsupported is remembered in a
+//! [`NvmeMemory`] and not asked again on the next poll.
 
+use std::fmt;
 use std::path::Path;
 
-use super::{IdentifyController, NvmeDevice, NvmeError, SmartLog};
+use super::ocp_smart::OcpSmartLog;
+use super::thermal_mgmt::{
+    threshold_cdw11, threshold_k, HostThermalManagement, ThresholdKind, ThresholdSensor,
+};
+use super::{IdentifyController, NvmeDevice, NvmeError, Refusal, SmartLog};
 use crate::telemetry::health::{Health, HealthReason};
-use crate::telemetry::reading::{kelvin_to_c, SensorTemp, SmartReading, Source};
+use crate::telemetry::reading::{
+    kelvin_to_c, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
+    ThermalManagement,
+};
 
 fn sat(v: u128) -> u64 {
     u64::try_from(v).unwrap_or(u64::MAX)
@@ -24,6 +36,36 @@ pub fn apply_identify(r: &mut SmartReading, id: &IdentifyController) {
     if let Some(ps) = r.power_state {
         r.power_state_max_w = id.power_state(ps).map(|d| d.max_power_w);
     }
+    r.thermal_management = Some(ThermalManagement {
+        supported: id.hctm_supported,
+        tmt1_c: None,
+        tmt2_c: None,
+        mntmt_c: threshold_c(id.mntmt_k),
+        mxtmt_c: threshold_c(id.mxtmt_k),
+    });
+}
+
+/// Fills TMT1 and TMT2 from Get Features 10h (after [`apply_identify`], which says whether
+/// the controller supports them).
+pub fn apply_host_thermal_management(r: &mut SmartReading, h: &HostThermalManagement) {
+    let tm = r.thermal_management.get_or_insert(ThermalManagement {
+        supported: true,
+        ..Default::default()
+    });
+    tm.tmt1_c = h.tmt1_k.map(kelvin_to_c);
+    tm.tmt2_c = h.tmt2_k.map(kelvin_to_c);
+}
+
+/// Fills the OCP SMART extended log's heat and shutdown fields.
+pub fn apply_ocp_smart_log(r: &mut SmartReading, log: &OcpSmartLog) {
+    r.ocp_smart = Some(OcpSmartHealth {
+        throttle_status: log.throttle_status,
+        throttle_events: log.throttle_events,
+        max_temperature_c: log.max_temperature_recorded.map(i32::from),
+        pcie_correctable_errors: log.pcie_correctable_errors,
+        incomplete_shutdowns: log.incomplete_shutdowns,
+        log_page_version: log.log_page_version,
+    });
 }
 
 /// Fills the health fields from the SMART / Health log. The critical-warning bits are the
@@ -88,14 +130,213 @@ impl Failures {
     }
 }
 
-/// Reads a controller: Identify, SMART log and current power state. Fields a command
-/// could not give stay `None`; refusals for lack of privilege make one note, other
-/// failures one note each. `source` is [`Source::NvmeAdmin`] only when the SMART log
-/// answered.
-pub fn read_controller(dev_path: &Path) -> Result<SmartReading, NvmeError> {
-    let dev = NvmeDevice::open(dev_path)?;
+/// The admin commands a reading sends: a controller ([`NvmeDevice`]) or a test's stand-in.
+pub trait AdminCommands {
+    fn power_state(&self) -> Result<u8, NvmeError>;
+    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError>;
+    fn smart_log(&self) -> Result<Vec<u8>, NvmeError>;
+    /// Get Features 10h: completion dword 0.
+    fn host_thermal_management(&self) -> Result<u32, NvmeError>;
+    /// Get Features 04h with this command dword 11: completion dword 0.
+    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError>;
+    /// Get Log Page C0h, 512 bytes.
+    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError>;
+}
+
+impl AdminCommands for NvmeDevice {
+    fn power_state(&self) -> Result<u8, NvmeError> {
+        NvmeDevice::power_state(self)
+    }
+    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError> {
+        NvmeDevice::identify_controller(self)
+    }
+    fn smart_log(&self) -> Result<Vec<u8>, NvmeError> {
+        NvmeDevice::smart_log(self)
+    }
+    fn host_thermal_management(&self) -> Result<u32, NvmeError> {
+        NvmeDevice::host_thermal_management(self)
+    }
+    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError> {
+        NvmeDevice::temperature_threshold(self, cdw11)
+    }
+    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError> {
+        NvmeDevice::ocp_smart_log(self)
+    }
+}
+
+/// A command a controller need not support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionalCommand {
+    /// Get Features 10h (TMT1, TMT2).
+    HostThermalManagement,
+    /// Get Features 04h for one threshold of one temperature.
+    TemperatureThreshold(ThresholdSensor, ThresholdKind),
+    /// Get Log Page C0h.
+    OcpSmartLog,
+}
+
+impl fmt::Display for OptionalCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionalCommand::HostThermalManagement => {
+                f.write_str("no host controlled thermal management temperatures (Get Features 10h)")
+            }
+            OptionalCommand::TemperatureThreshold(sensor, kind) => {
+                let kind = match kind {
+                    ThresholdKind::Over => "over",
+                    ThresholdKind::Under => "under",
+                };
+                match sensor {
+                    ThresholdSensor::Composite => write!(
+                        f,
+                        "no {kind}-temperature threshold of the composite temperature (Get Features 04h)"
+                    ),
+                    ThresholdSensor::Sensor(n) => write!(
+                        f,
+                        "no {kind}-temperature threshold of sensor {n} (Get Features 04h)"
+                    ),
+                }
+            }
+            OptionalCommand::OcpSmartLog => {
+                f.write_str("no OCP SMART extended log (Get Log Page C0h)")
+            }
+        }
+    }
+}
+
+/// Why a controller does not give an optional command's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSupported {
+    /// The controller refused the command as unsupported.
+    Refused(Refusal),
+    /// Log page C0h answered, but with another log page GUID: a vendor's own C0h log.
+    OtherC0Log,
+}
+
+/// An optional command a controller does not support, and why: the note said once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsupported {
+    pub command: OptionalCommand,
+    pub why: NotSupported,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.why {
+            NotSupported::Refused(r) => write!(
+                f,
+                "{}: the controller does not support it ({r}); not asked again",
+                self.command
+            ),
+            NotSupported::OtherC0Log => write!(
+                f,
+                "{}: log page C0h is the vendor's own, not the OCP log; not asked again",
+                self.command
+            ),
+        }
+    }
+}
+
+/// What one controller does not support, kept between the poller's readings (every 2 s)
+/// so that each optional command it refused is sent once, not on every poll.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NvmeMemory {
+    unsupported: Vec<Unsupported>,
+}
+
+impl NvmeMemory {
+    /// The optional commands found unsupported so far, in the order found.
+    pub fn unsupported(&self) -> &[Unsupported] {
+        &self.unsupported
+    }
+
+    fn knows(&self, command: OptionalCommand) -> bool {
+        self.unsupported.iter().any(|u| u.command == command)
+    }
+
+    fn remember(&mut self, command: OptionalCommand, why: NotSupported) {
+        if !self.knows(command) {
+            self.unsupported.push(Unsupported { command, why });
+        }
+    }
+
+    /// Sends `command` unless it is known unsupported: `None` when not sent or refused as
+    /// unsupported (now remembered), the answer otherwise; other failures go to `failed`.
+    fn ask<T>(
+        &mut self,
+        command: OptionalCommand,
+        failed: &mut Failures,
+        send: impl FnOnce() -> Result<T, NvmeError>,
+    ) -> Option<T> {
+        if self.knows(command) {
+            return None;
+        }
+        match send() {
+            Ok(v) => Some(v),
+            Err(e) => {
+                match e.refusal() {
+                    Some(r) => self.remember(command, NotSupported::Refused(r)),
+                    None => failed.add(e),
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The composite temperature's and each reported sensor's thresholds, over and under.
+/// The whole feature counts as unsupported when the composite's over threshold is refused.
+fn read_thresholds(
+    dev: &impl AdminCommands,
+    sensors: &[u8],
+    memory: &mut NvmeMemory,
+    failed: &mut Failures,
+) -> Vec<SensorThresholds> {
+    let feature =
+        OptionalCommand::TemperatureThreshold(ThresholdSensor::Composite, ThresholdKind::Over);
+    let temps = std::iter::once(ThresholdSensor::Composite)
+        .chain(sensors.iter().map(|&n| ThresholdSensor::Sensor(n)));
+    let mut out = Vec::new();
+    for sensor in temps {
+        let mut one = |kind| {
+            if memory.knows(feature) {
+                return None;
+            }
+            // Sensors come from the SMART log's eight slots: always 1..=8.
+            let cdw11 = threshold_cdw11(sensor, kind).ok()?;
+            memory
+                .ask(
+                    OptionalCommand::TemperatureThreshold(sensor, kind),
+                    failed,
+                    || dev.temperature_threshold(cdw11),
+                )
+                .map(|dw0| threshold_c(threshold_k(dw0)))
+        };
+        let over = one(ThresholdKind::Over);
+        let under = one(ThresholdKind::Under);
+        if over.is_some() || under.is_some() {
+            out.push(SensorThresholds {
+                sensor: match sensor {
+                    ThresholdSensor::Composite => 0,
+                    ThresholdSensor::Sensor(n) => n,
+                },
+                over_c: over.flatten(),
+                under_c: under.flatten(),
+            });
+        }
+    }
+    out
+}
+
+/// Reads a controller: Identify, SMART log and current power state, then the optional
+/// thermal figures `memory` does not know to be unsupported. Fields a command could not
+/// give stay `None`; refusals for lack of privilege make one note (and skip the optional
+/// commands, which need the same privilege), other failures one note each, and each
+/// unsupported optional command one note. `source` is [`Source::NvmeAdmin`] only when the
+/// SMART log answered.
+pub fn read_with(dev: &impl AdminCommands, device: &Path, memory: &mut NvmeMemory) -> SmartReading {
     let mut r = SmartReading {
-        device: Some(dev_path.display().to_string()),
+        device: Some(device.display().to_string()),
         ..Default::default()
     };
     let mut failed = Failures::default();
@@ -103,20 +344,66 @@ pub fn read_controller(dev_path: &Path) -> Result<SmartReading, NvmeError> {
         Ok(ps) => r.power_state = Some(ps),
         Err(e) => failed.add(e),
     }
-    match dev
+    let identify = dev
         .identify_controller()
-        .and_then(|b| IdentifyController::decode(&b))
-    {
-        Ok(id) => apply_identify(&mut r, &id),
-        Err(e) => failed.add(e),
-    }
+        .and_then(|b| IdentifyController::decode(&b));
+    let hctm_supported = match identify {
+        Ok(id) => {
+            apply_identify(&mut r, &id);
+            id.hctm_supported
+        }
+        Err(e) => {
+            failed.add(e);
+            false
+        }
+    };
+    let mut sensors = Vec::new();
     match dev.smart_log().and_then(|b| SmartLog::decode(&b)) {
         Ok(log) => {
             apply_smart_log(&mut r, &log);
             r.source = Some(Source::NvmeAdmin);
+            sensors = r.sensors_c.iter().map(|s| s.sensor).collect();
         }
         Err(e) => failed.add(e),
     }
+    if failed.denied.is_empty() {
+        if hctm_supported {
+            let dw0 = memory.ask(OptionalCommand::HostThermalManagement, &mut failed, || {
+                dev.host_thermal_management()
+            });
+            if let Some(dw0) = dw0 {
+                apply_host_thermal_management(&mut r, &HostThermalManagement::decode(dw0));
+            }
+        }
+        r.temperature_thresholds = read_thresholds(dev, &sensors, memory, &mut failed);
+        let ocp = memory.ask(OptionalCommand::OcpSmartLog, &mut failed, || {
+            dev.ocp_smart_log()
+        });
+        match ocp.map(|b| OcpSmartLog::decode(&b)) {
+            Some(Ok(Some(log))) => apply_ocp_smart_log(&mut r, &log),
+            Some(Ok(None)) => {
+                memory.remember(OptionalCommand::OcpSmartLog, NotSupported::OtherC0Log)
+            }
+            Some(Err(e)) => failed.add(e),
+            None => {}
+        }
+    }
     r.notes = failed.into_notes();
-    Ok(r)
+    r.notes
+        .extend(memory.unsupported().iter().map(ToString::to_string));
+    r
+}
+
+/// Reads a controller once (see [`read_with`]).
+pub fn read_controller(dev_path: &Path) -> Result<SmartReading, NvmeError> {
+    read_controller_with(dev_path, &mut NvmeMemory::default())
+}
+
+/// Reads a controller, remembering in `memory` what it does not support (see [`read_with`]).
+pub fn read_controller_with(
+    dev_path: &Path,
+    memory: &mut NvmeMemory,
+) -> Result<SmartReading, NvmeError> {
+    let dev = NvmeDevice::open(dev_path)?;
+    Ok(read_with(&dev, dev_path, memory))
 }

@@ -1,5 +1,6 @@
 //! Thermal and power: the drive's health verdict, composite and sensor temperatures over
-//! time with the warning and critical thresholds drawn, power state and its ceiling (or
+//! time with the warning and critical thresholds drawn (and the host controlled thermal
+//! management temperatures TMT1/TMT2 where the drive has them), power state and its ceiling (or
 //! measured watts), throttle transitions and time. Says why when the drive gives none of it.
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,7 +12,7 @@ use ratatui::Frame;
 use crate::app::App;
 use crate::telemetry::Health;
 use crate::ui::format;
-use crate::ui::widgets::{axis, line, time_chart};
+use crate::ui::widgets::{axis, dots, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
 
 /// Columns of the "health " label before the verdict.
@@ -111,8 +112,24 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
         let plural = if n == 1 { "" } else { "s" };
         l2.push(Span::styled(format!("{n} transition{plural}{secs}"), style));
     }
+    // Host controlled thermal management: where the drive throttles (a line of its own, so
+    // that narrow panels do not cut it off).
+    let mut l3 = Vec::new();
+    for (name, v) in [("TMT1", s.tmt1_c), ("TMT2", s.tmt2_c)] {
+        if let Some(v) = v {
+            if l3.is_empty() {
+                l3.push(Span::styled("throttles at ", t.dim_style()));
+            } else {
+                l3.push(Span::raw("  "));
+            }
+            l3.push(Span::styled(
+                format!("{name} {v:.0} °C"),
+                Style::default().fg(t.throttle),
+            ));
+        }
+    }
     lines.extend(
-        [l1, l2]
+        [l1, l2, l3]
             .into_iter()
             .chain(soak_lines(app))
             .filter(|l| !l.is_empty())
@@ -235,12 +252,19 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let last = app.telemetry.last.as_ref();
     let warn = last.and_then(|l| l.warning_c);
     let crit = last.and_then(|l| l.critical_c);
+    let tmt1 = last.and_then(|l| l.tmt1_c);
+    let tmt2 = last.and_then(|l| l.tmt2_c);
     let x0 = temps.first().map(|p| p.0).unwrap_or(0.0);
     let x1 = temps.last().map(|p| p.0).unwrap_or(1.0).max(x0 + 1.0);
     let tmax = temps.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
     let tmin = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let y0 = ((tmin - 5.0) / 10.0).floor() * 10.0;
-    let y1 = ((tmax.max(crit.unwrap_or(tmax)) + 5.0) / 10.0).ceil() * 10.0;
+    // Every threshold line drawn stays inside the chart.
+    let top = [warn, crit, tmt1, tmt2]
+        .into_iter()
+        .flatten()
+        .fold(tmax, f64::max);
+    let y1 = ((top + 5.0) / 10.0).ceil() * 10.0;
     let sensors: Vec<Vec<(f64, f64)>> = {
         let count = app
             .telemetry
@@ -261,6 +285,12 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     };
     let wl = warn.map(|w| hline(w, x0, x1)).unwrap_or_default();
     let cl = crit.map(|c| hline(c, x0, x1)).unwrap_or_default();
+    // TMT1 and TMT2 dotted, in one dataset: both show where they fall in one row of cells.
+    let tmts: Vec<(f64, f64)> = [tmt1, tmt2]
+        .into_iter()
+        .flatten()
+        .flat_map(|c| hline(c, x0, x1))
+        .collect();
     let marks: Vec<Vec<(f64, f64)>> = app
         .telemetry
         .throttle_marks
@@ -268,7 +298,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .filter(|m| **m >= x0 && **m <= x1)
         .map(|m| vline(*m, y0, y1))
         .collect();
-    let mut sets = Vec::new();
+    // Drawn first: where a TMT shares a row of cells with the warning or critical line,
+    // those stay visible.
+    let mut sets = vec![dots(&tmts, Style::default().fg(t.throttle))];
     for (data, colour) in [(&wl, t.warning), (&cl, t.critical)] {
         sets.push(line(data, Style::default().fg(colour)));
     }
