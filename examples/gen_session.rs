@@ -159,6 +159,7 @@ fn main() {
             .unwrap_or(Value::Null),
         preset: serde_yaml::from_str("{name: generated-sweep}").unwrap_or(Value::Null),
         plan: Value::Null,
+        drives: Vec::new(),
     };
     let opts = RecorderOptions {
         autosave_every: Duration::from_secs(3600 * 24 * 365),

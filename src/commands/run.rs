@@ -73,6 +73,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             size: a.size,
             destroy_data: a.destroy_data.clone(),
             create_missing: false,
+            label: None,
         },
         what,
         plan: PlanOptions {

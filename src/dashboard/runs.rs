@@ -39,6 +39,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             size: None,
             destroy_data: s.destroy_data.clone(),
             create_missing: true,
+            label: None,
         },
         what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
         plan: PlanOptions {

@@ -35,6 +35,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
         workload: Some(workload(RwMode::RandRead, 4096, 32)),
         start_s: 0.0,
         end_s: 0.0,
+        drive: None,
         summary: StepSummary {
             engine: crate::workload::EngineKind::IoUring,
             engine_note: None,

@@ -81,6 +81,24 @@ impl RunControl {
         Self::with_stop_flag(Arc::new(AtomicBool::new(false)))
     }
 
+    /// A control for one drive of a run of several: the same stop and pause flags (a stop
+    /// or pause reaches every drive's workers at once), its own command queue (the
+    /// pipeline hands each drive the commands meant for all).
+    pub fn child(&self) -> (RunHandle, RunControl) {
+        let (tx, rx) = mpsc::channel();
+        let handle = RunHandle {
+            tx,
+            flags: self.flags.clone(),
+            by_user: self.by_user.clone(),
+        };
+        let ctl = RunControl {
+            rx,
+            flags: self.flags.clone(),
+            by_user: self.by_user.clone(),
+        };
+        (handle, ctl)
+    }
+
     /// The flags the engine's workers read.
     pub fn flags(&self) -> &StepControl {
         &self.flags

@@ -28,6 +28,10 @@ pub enum RunError {
     Report(#[from] crate::report::ReportError),
     #[error("{}: {why}; this preset ends steps on the drive's temperature, so it needs a drive that reports one", .target.display())]
     NoTemperature { target: PathBuf, why: String },
+    #[error("no target to run on")]
+    NoTargets,
+    #[error("cannot start a drive's thread: {0}")]
+    Thread(String),
     #[error("--outstanding sets a preset's queues; a plain run has --iodepth and --jobs")]
     OutstandingNeedsPreset,
     #[error("--offset {} is at or past the end of {} ({})", format_size(*.offset), .path.display(), format_size(*.size))]

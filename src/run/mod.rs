@@ -20,11 +20,12 @@ mod request;
 pub mod runner;
 mod tally;
 mod telemetry;
+mod worker;
 
 pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
-pub use pipeline::{check_outputs, execute, Finished, SessionPlan, Sink};
+pub use pipeline::{check_outputs, execute, execute_many, Finished, SessionPlan, Sink};
 pub use print::{json_line, Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{

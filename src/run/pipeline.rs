@@ -1,28 +1,36 @@
-//! The one pipeline every run goes through, headless or in the dashboard: the session is
-//! created before any I/O, the test file filled before reads, the plan run by the runner,
-//! and every [`RunEvent`] recorded in the session and handed to the sinks (the printer,
-//! the dashboard); the session's final save happens on every way out.
+//! The one pipeline every run goes through, headless or in the dashboard, on one drive or
+//! several: the session is created before any I/O; each drive runs on its own thread (a
+//! [`Worker`]: the fill before reads, the plan through the runner, its telemetry); every
+//! [`RunEvent`] is recorded in the one session (under its drive when there are several)
+//! and handed to the sinks (the printer, the dashboard); the final save happens on every
+//! way out. One drive failing ends that drive only.
 
-use std::path::PathBuf;
-use std::time::{Instant, SystemTime};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
 
-use super::control::RunControl;
+use super::control::{RunCmd, RunControl, RunHandle};
 use super::error::RunError;
-use super::event::{Happening, RunEvent, Timed};
-use super::record::{record, session_start};
-use super::request::{Prepared, RunKind};
-use super::runner::{run_plan, RunObserver};
+use super::event::RunEvent;
+use super::record::{record, session_start, target_info};
+use super::request::Prepared;
 use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
-use crate::dut::fill::fill_if_unwritten;
-use crate::outcome::{RunOutcome, StopBy};
-use crate::session::{paths, EventKind, RecorderOptions, SessionRecorder, SessionState};
-use crate::telemetry::reading::SmartReading;
-use crate::telemetry::{HealthWatch, TelemetrySample};
+use super::worker::{Said, Worker};
+use crate::outcome::RunOutcome;
+use crate::session::{
+    paths, DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState,
+};
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
     fn event(&mut self, ev: &RunEvent<'_>);
+    /// An event of drive `drive` (its index) of a run of several; by default shown as
+    /// any other. A run of one drive calls [`Sink::event`] only.
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        let _ = drive;
+        self.event(ev);
+    }
 }
 
 /// Where and how the session is saved.
@@ -54,131 +62,90 @@ fn state_of(r: &Result<RunOutcome, RunError>) -> SessionState {
     }
 }
 
-struct Pipe<'a, 's> {
-    run: &'a Prepared,
+/// The pipeline's side: the session and the sinks, fed by the drives' workers.
+struct Hub<'a, 's> {
+    runs: &'a [Prepared],
     rec: SessionRecorder,
-    feed: Feed,
-    /// The drive's health so far: a change is an event.
-    health: HealthWatch,
-    /// Readings not yet handed to the runner's thermal rules.
-    readings: Vec<(f64, SmartReading)>,
     sinks: &'a mut [&'s mut dyn Sink],
 }
 
-impl Pipe<'_, '_> {
-    fn emit(&mut self, ev: RunEvent<'_>) {
-        record(&mut self.rec, self.run, &ev);
+impl Hub<'_, '_> {
+    /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
+    fn show(&mut self, drive: Option<usize>, ev: &RunEvent<'_>) {
+        let many = self.runs.len() > 1;
         for s in self.sinks.iter_mut() {
-            s.event(&ev);
+            match drive {
+                Some(d) if many => s.drive_event(d, ev),
+                _ => s.event(ev),
+            }
         }
     }
 
-    /// A telemetry sample, and the drive's health change it brings.
-    fn telemetry(&mut self, sample: &TelemetrySample) {
-        self.emit(RunEvent::Telemetry(sample));
-        let change = sample
-            .smart
-            .as_ref()
-            .and_then(|r| self.health.observe(&r.health));
-        if let Some(r) = &sample.smart {
-            self.readings.push((sample.t_ns as f64 / 1e9, r.clone()));
-        }
-        if let Some(c) = change {
-            let e = Timed {
-                t_s: sample.t_ns as f64 / 1e9,
-                what: Happening::Health(c),
-            };
-            self.emit(RunEvent::Happened(&e));
-        }
+    /// Records an event of drive `drive` and shows it.
+    fn emit(&mut self, drive: usize, ev: RunEvent<'_>) {
+        self.rec.set_current_drive(Some(drive as u32));
+        record(&mut self.rec, &self.runs[drive], &ev);
+        self.show(Some(drive), &ev);
     }
 
-    /// Telemetry that arrived, and what the recorder wants shown.
-    fn drain(&mut self) {
-        for sample in self.feed.drain() {
-            self.telemetry(&sample);
-        }
+    /// What the recorder wants shown (an autosave that failed, a snapshot written).
+    fn tick(&mut self) {
+        self.rec.set_current_drive(None);
         for n in self.rec.tick() {
-            self.emit(RunEvent::SessionNotice(&n));
+            self.show(None, &RunEvent::SessionNotice(&n));
         }
-    }
-
-    /// Fills a never-written test file before reads, saying so.
-    fn fill(&mut self, ctl: &RunControl) -> Result<(), RunError> {
-        let mut notes = Vec::new();
-        let t = &self.run.target;
-        let sinks = &mut *self.sinks;
-        let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
-            for s in sinks.iter_mut() {
-                s.event(&RunEvent::Note(n));
-            }
-            notes.push(n.to_string());
-        })?;
-        match filled {
-            Some(s) => {
-                let what = format!("filled {}", t.path.display());
-                self.rec.push_event_data(EventKind::Fill, what, &s);
-            }
-            None => notes
-                .into_iter()
-                .for_each(|n| self.rec.push_event(EventKind::Note, n)),
-        }
-        Ok(())
-    }
-
-    fn go(&mut self, ctl: &RunControl) -> Result<(RunOutcome, Tally), RunError> {
-        let (reads, _) = self.run.io();
-        if reads {
-            self.fill(ctl)?;
-        }
-        if ctl.stop_requested() {
-            let why = "stopped by a signal before the run started";
-            self.rec.push_event(EventKind::Stopped, why);
-            return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
-        }
-        let path = self.rec.path().to_path_buf();
-        self.emit(RunEvent::Started {
-            run: self.run,
-            session: &path,
-        });
-        let target = self.run.step_target();
-        let (outcome, tally) = run_plan(&self.run.plan, &target, ctl, self)?;
-        let outcome = match (outcome, &self.run.kind) {
-            // A plain run's failure is its one step's.
-            (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
-                step: None,
-                ended_by,
-            },
-            (o, _) => o,
-        };
-        if let RunOutcome::Stopped(by) = outcome {
-            let why = match by {
-                StopBy::Signal => "stopped by a signal",
-                StopBy::User => "stopped by the user",
-            };
-            self.rec.push_event(EventKind::Stopped, why);
-        }
-        Ok((outcome, tally))
-    }
-}
-
-impl RunObserver for Pipe<'_, '_> {
-    fn event(&mut self, ev: RunEvent<'_>) {
-        let interval = matches!(ev, RunEvent::Interval { .. });
-        self.emit(ev);
-        if interval {
-            self.drain();
-        }
-    }
-
-    fn readings(&mut self) -> Vec<(f64, SmartReading)> {
-        std::mem::take(&mut self.readings)
     }
 
     fn snapshot(&mut self) {
+        self.rec.set_current_drive(None);
         let dir = self.rec.snapshot_dir();
         self.rec.snapshot(&dir);
-        for s in self.sinks.iter_mut() {
-            s.event(&RunEvent::Snapshot(&dir));
+        self.show(None, &RunEvent::Snapshot(&dir));
+    }
+
+    /// What drive `d`'s worker said (all but its end).
+    fn said(&mut self, d: usize, said: Said, session: &Path) {
+        let runs = self.runs;
+        let run = &runs[d];
+        match said {
+            Said::Started => self.emit(d, RunEvent::Started { run, session }),
+            Said::StepStarted { index, target_iops } => {
+                if let Some(step) = run.plan.steps.get(index) {
+                    self.emit(
+                        d,
+                        RunEvent::StepStarted {
+                            index,
+                            step,
+                            target_iops,
+                        },
+                    );
+                }
+            }
+            Said::Interval { index, report } => {
+                self.emit(
+                    d,
+                    RunEvent::Interval {
+                        index,
+                        report: &report,
+                    },
+                );
+                self.tick();
+            }
+            Said::StepFinished(f) => self.emit(d, RunEvent::StepFinished(&f)),
+            Said::Happened(t) => self.emit(d, RunEvent::Happened(&t)),
+            Said::Note(n) => self.emit(d, RunEvent::Note(&n)),
+            Said::Show(n) => self.show(Some(d), &RunEvent::Note(&n)),
+            Said::Record {
+                kind,
+                message,
+                data,
+            } => {
+                self.rec.set_current_drive(Some(d as u32));
+                self.rec.push_event_data(kind, message, data);
+            }
+            Said::Telemetry(s) => self.emit(d, RunEvent::Telemetry(&s)),
+            Said::Snapshot => self.snapshot(),
+            Said::Done(_) => {}
         }
     }
 }
@@ -216,76 +183,265 @@ pub fn execute(
     ctl: &RunControl,
     sinks: &mut [&mut dyn Sink],
 ) -> Result<Finished, RunError> {
-    let t0 = Instant::now();
-    let feed = Feed::start(telemetry, &run.target.path, t0);
-    // A plan that ends steps on the temperature says before it starts that it has none.
-    let early = if run.plan.needs_temperature() {
-        let samples = feed.wait_for_reading(FIRST_READING_WAIT);
-        if let Some(why) = no_temperature(&samples, feed.notes()) {
-            return Err(RunError::NoTemperature {
-                target: run.target.path.clone(),
-                why,
-            });
-        }
-        samples
-    } else {
-        Vec::new()
+    execute_many(std::slice::from_ref(run), session, telemetry, ctl, sinks)
+}
+
+/// Each drive's telemetry: one poller per physical drive (a second target on the same
+/// drive says so and records none); `telemetry` goes to the first drive.
+fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed> {
+    let mut tap = Some(telemetry);
+    let mut seen: Vec<(String, String)> = Vec::new();
+    runs.iter()
+        .map(|run| {
+            let src = tap.take().unwrap_or(TelemetrySource::Poll);
+            let disk = crate::drive::resolve(&run.target.path)
+                .ok()
+                .and_then(|d| d.primary().map(|p| p.name.clone()));
+            if let Some(disk) = disk {
+                if let Some((_, first)) = seen.iter().find(|(d, _)| *d == disk) {
+                    return Feed::shared(&run.target.path, &disk, first);
+                }
+                seen.push((disk, run.label.clone()));
+            }
+            Feed::start(src, &run.target.path, t0)
+        })
+        .collect()
+}
+
+/// [`execute`] on several drives at once, each on its own thread with its own jobs and
+/// rings, recorded in one session; one drive failing ends that drive only.
+pub fn execute_many(
+    runs: &[Prepared],
+    session: SessionPlan,
+    telemetry: TelemetrySource,
+    ctl: &RunControl,
+    sinks: &mut [&mut dyn Sink],
+) -> Result<Finished, RunError> {
+    let Some(first) = runs.first() else {
+        return Err(RunError::NoTargets);
     };
-    let start = session_start(run, feed.drive(), session.command.clone());
-    let path = session_path(&session, run)?;
+    let t0 = Instant::now();
+    let feeds = feeds(runs, telemetry, t0);
+    // A plan that ends steps on the temperature says before it starts that it has none.
+    let mut early = Vec::with_capacity(runs.len());
+    for (run, feed) in runs.iter().zip(&feeds) {
+        let samples = if run.plan.needs_temperature() {
+            let samples = feed.wait_for_reading(FIRST_READING_WAIT);
+            if let Some(why) = no_temperature(&samples, feed.notes()) {
+                return Err(RunError::NoTemperature {
+                    target: run.target.path.clone(),
+                    why,
+                });
+            }
+            samples
+        } else {
+            Vec::new()
+        };
+        early.push(samples);
+    }
+    let mut start = session_start(first, feeds[0].drive(), session.command.clone());
+    if runs.len() > 1 {
+        start.drives = runs
+            .iter()
+            .zip(&feeds)
+            .map(|(r, f)| DriveEntry {
+                label: r.label.clone(),
+                target: target_info(&r.target),
+                identity: f
+                    .drive()
+                    .and_then(|d| serde_yaml::to_value(d).ok())
+                    .unwrap_or_default(),
+            })
+            .collect();
+    }
+    let path = session_path(&session, first)?;
     let mut options = session.options.clone();
     check_outputs(&path, &options)?;
     options
         .exporter
         .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
-    let mut pipe = Pipe {
-        run,
-        rec,
-        feed,
-        health: HealthWatch::default(),
-        readings: Vec::new(),
-        sinks,
-    };
-    for n in pipe.feed.notes().to_vec() {
-        pipe.emit(RunEvent::Note(&n));
-    }
-    for s in &early {
-        pipe.telemetry(s);
-    }
-    let result = pipe.go(ctl);
-    pipe.drain();
-    let (result, tally) = match result {
-        Ok((o, t)) => (Ok(o), t),
-        Err(e) => {
-            pipe.rec.push_event(EventKind::Error, e.to_string());
-            (Err(e), Tally::default())
+    let mut hub = Hub { runs, rec, sinks };
+    for (d, feed) in feeds.iter().enumerate() {
+        for n in feed.notes().to_vec() {
+            hub.emit(d, RunEvent::Note(&n));
         }
-    };
-    if run.plan.needs_temperature() {
-        if let Some(sum) = crate::report::soak::summary(pipe.rec.session()) {
-            for s in pipe.sinks.iter_mut() {
-                s.event(&RunEvent::Soak(&sum));
+    }
+    let (tx, rx) = mpsc::channel::<(usize, Said)>();
+    let (handles, controls): (Vec<RunHandle>, Vec<RunControl>) =
+        runs.iter().map(|_| ctl.child()).unzip();
+    let mut results: Vec<Option<Result<(RunOutcome, Tally), RunError>>> =
+        runs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let drives = runs.iter().zip(feeds).zip(early).zip(controls);
+        for (d, (((run, feed), samples), child)) in drives.enumerate() {
+            let tx = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("ds-drive{d}"))
+                .spawn_scoped(scope, move || {
+                    Worker::new(d, tx, feed).run(run, &child, samples)
+                });
+            if let Err(e) = spawned {
+                results[d] = Some(Err(RunError::Thread(e.to_string())));
             }
+        }
+        drop(tx);
+        let mut live = results.iter().filter(|r| r.is_none()).count();
+        while live > 0 {
+            for cmd in ctl.take() {
+                match cmd {
+                    RunCmd::Snapshot => hub.snapshot(),
+                    RunCmd::Skip => handles.iter().for_each(|h| h.send(RunCmd::Skip)),
+                    // The flags are shared: pause, resume and stop reached every drive.
+                    RunCmd::Pause | RunCmd::Resume | RunCmd::Stop => {}
+                }
+            }
+            match rx.recv_timeout(Duration::from_millis(20)) {
+                Ok((d, Said::Done(r))) => {
+                    hub.drive_ended(d, &r);
+                    results[d] = Some(r);
+                    live -= 1;
+                }
+                Ok((d, said)) => hub.said(d, said, &path),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    let results: Vec<Result<(RunOutcome, Tally), RunError>> = results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or(Err(RunError::Thread(
+                "the drive's thread ended early".into(),
+            )))
+        })
+        .collect();
+    let (result, tally) = overall(runs, results, &mut hub);
+    hub.rec.set_current_drive(None);
+    if let Err(e) = &result {
+        hub.rec.push_event(EventKind::Error, e.to_string());
+    }
+    for (d, run) in runs.iter().enumerate() {
+        if !run.plan.needs_temperature() {
+            continue;
+        }
+        let view = hub.rec.session().drive_views().into_iter().nth(d);
+        if let Some(sum) = view.as_ref().and_then(crate::report::soak::summary) {
+            hub.show(Some(d), &RunEvent::Soak(&sum));
         }
     }
     if let Ok(outcome) = &result {
-        pipe.emit(RunEvent::Ended {
-            outcome,
-            tally: &tally,
-        });
+        hub.show(
+            None,
+            &RunEvent::Ended {
+                outcome,
+                tally: &tally,
+            },
+        );
     }
     let ended_by = match &result {
         Ok(o) => o.to_string(),
         Err(e) => format!("error: {e}"),
     };
-    let Pipe { rec, sinks, .. } = pipe;
+    let Hub { rec, sinks, .. } = hub;
     let (result, saved) = finish(rec, result, &ended_by, sinks);
     Ok(Finished {
         result,
         tally,
         saved,
     })
+}
+
+impl Hub<'_, '_> {
+    /// Drive `d` ended: in a run of several, its own end is kept in its summary and shown
+    /// on its own, and a failed drive says so in the session.
+    fn drive_ended(&mut self, d: usize, r: &Result<(RunOutcome, Tally), RunError>) {
+        if self.runs.len() < 2 {
+            return;
+        }
+        let label = self.runs[d].label.clone();
+        let text = match r {
+            Ok((o, _)) => o.to_string(),
+            Err(e) => format!("error: {e}"),
+        };
+        self.rec.set_drive_ended(d, text.clone());
+        let failed = match r {
+            Ok((o @ RunOutcome::Failed { .. }, _)) => Some(o.to_string()),
+            Err(e) => Some(e.to_string()),
+            Ok(_) => None,
+        };
+        if let Some(why) = failed {
+            self.rec.set_current_drive(Some(d as u32));
+            self.rec
+                .push_event(EventKind::Error, format!("drive {label} failed: {why}"));
+        }
+        if let Ok((outcome, tally)) = r {
+            self.show(Some(d), &RunEvent::Ended { outcome, tally });
+        }
+    }
+}
+
+/// The run's outcome from its drives': one drive's is the run's; of several, a failed
+/// drive fails the run (the others ran on), a stop stops it, errors add up.
+fn overall(
+    runs: &[Prepared],
+    results: Vec<Result<(RunOutcome, Tally), RunError>>,
+    hub: &mut Hub<'_, '_>,
+) -> (Result<RunOutcome, RunError>, Tally) {
+    let _ = hub;
+    if results.len() == 1 {
+        return match results.into_iter().next() {
+            Some(Ok((o, t))) => (Ok(o), t),
+            Some(Err(e)) => (Err(e), Tally::default()),
+            None => (Err(RunError::NoTargets), Tally::default()),
+        };
+    }
+    let mut tally = Tally::default();
+    let mut failed = None;
+    let mut stopped = None;
+    let mut first_err = None;
+    for (run, r) in runs.iter().zip(results) {
+        match r {
+            Ok((o, t)) => {
+                tally.steps += t.steps;
+                tally.steps_run += t.steps_run;
+                tally.errors += t.errors;
+                if tally.first_error.is_none() {
+                    tally.first_error = t.first_error.map(|e| format!("{}: {e}", run.label));
+                }
+                match o {
+                    RunOutcome::Failed { step, ended_by } if failed.is_none() => {
+                        let at = match step {
+                            Some(s) => format!("drive {}, {s}", run.label),
+                            None => format!("drive {}", run.label),
+                        };
+                        failed = Some(RunOutcome::Failed {
+                            step: Some(at),
+                            ended_by,
+                        });
+                    }
+                    RunOutcome::Stopped(by) => stopped = Some(by),
+                    _ => {}
+                }
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    let outcome = if let Some(f) = failed {
+        f
+    } else if let Some(e) = first_err {
+        return (Err(e), tally);
+    } else if let Some(by) = stopped {
+        RunOutcome::Stopped(by)
+    } else {
+        RunOutcome::Completed {
+            errors: tally.errors,
+            first_error: tally.first_error.clone(),
+        }
+    };
+    (Ok(outcome), tally)
 }
 
 /// The final save, whatever the result. A failed save turns a good run into an error (the

@@ -58,6 +58,7 @@ pub fn session_start(
             .unwrap_or(serde_yaml::Value::Null),
         preset,
         plan,
+        drives: Vec::new(),
     }
 }
 

@@ -23,6 +23,9 @@ pub struct TargetChoice {
     pub destroy_data: Option<PathBuf>,
     /// Create a missing file (1 GiB) even without a size, as the built-in one is.
     pub create_missing: bool,
+    /// What the drive is called in a run of several (tables, legends, `--json`'s
+    /// `target`); its path when none.
+    pub label: Option<String>,
 }
 
 /// One workload run once (a plain `drivescope run`).
@@ -70,6 +73,8 @@ pub struct Prepared {
     /// The target was the built-in test file.
     pub default_target: bool,
     pub options: PlanOptions,
+    /// What the drive is called in a run of several: the label asked for, else the path.
+    pub label: String,
 }
 
 impl Prepared {
@@ -202,6 +207,13 @@ fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
+/// The label of a target: the one asked for, else its path.
+fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
+    c.label
+        .clone()
+        .unwrap_or_else(|| crate::ostext::escaped(path.as_os_str()))
+}
+
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     match &req.what {
         RunWhat::Preset(p) => {
@@ -220,9 +232,10 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let prepared = Prepared {
                 kind: RunKind::Preset(p.clone()),
                 plan,
-                target: t,
                 default_target: is_default,
                 options: req.plan,
+                label: label_of(&req.target, &t.path),
+                target: t,
             };
             validate_plan(&prepared.plan, &prepared.step_target())?;
             Ok(prepared)
@@ -250,9 +263,10 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                     duration: s.duration,
                 },
                 plan,
-                target: t,
                 default_target: is_default,
                 options: req.plan,
+                label: label_of(&req.target, &t.path),
+                target: t,
             };
             validate_plan(&prepared.plan, &prepared.step_target())?;
             Ok(prepared)

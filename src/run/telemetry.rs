@@ -72,6 +72,8 @@ pub enum TelemetrySource {
 pub(super) enum Feed {
     Own(Live),
     Tap(Option<DriveInfo>, Receiver<TelemetrySample>),
+    /// A target on a drive another target of the run already reads: no poller of its own.
+    Shared(Option<DriveInfo>, Vec<String>),
 }
 
 impl Feed {
@@ -82,10 +84,20 @@ impl Feed {
         }
     }
 
+    /// A target on drive `disk`, whose telemetry target `first` already reads.
+    pub(super) fn shared(target: &Path, disk: &str, first: &str) -> Feed {
+        Feed::Shared(
+            drive::resolve(target).ok(),
+            vec![format!(
+                "shares drive {disk} with {first}: its telemetry is read once, recorded under {first}"
+            )],
+        )
+    }
+
     pub(super) fn drive(&self) -> Option<&DriveInfo> {
         match self {
             Feed::Own(l) => l.drive.as_ref(),
-            Feed::Tap(d, _) => d.as_ref(),
+            Feed::Tap(d, _) | Feed::Shared(d, _) => d.as_ref(),
         }
     }
 
@@ -93,6 +105,7 @@ impl Feed {
     pub(super) fn notes(&self) -> &[String] {
         match self {
             Feed::Own(l) => &l.notes,
+            Feed::Shared(_, n) => n,
             Feed::Tap(..) => &[],
         }
     }
@@ -101,6 +114,7 @@ impl Feed {
         match self {
             Feed::Own(l) => l.drain(),
             Feed::Tap(_, rx) => rx.try_iter().collect(),
+            Feed::Shared(..) => Vec::new(),
         }
     }
 
@@ -110,6 +124,7 @@ impl Feed {
         let has_poller = match self {
             Feed::Own(l) => l.poller.is_some(),
             Feed::Tap(..) => true,
+            Feed::Shared(..) => false,
         };
         let until = Instant::now() + limit;
         let mut got = Vec::new();

@@ -15,6 +15,7 @@ pub(super) fn take_key(into: &mut Session, part: Session, key: &str) {
         "host" => into.host = part.host,
         "drive" => into.drive = part.drive,
         "target" => into.target = part.target,
+        "drives" => into.drives = part.drives,
         "preset" => into.preset = part.preset,
         "plan" => into.plan = part.plan,
         "histograms" => into.histograms = part.histograms,
@@ -42,6 +43,9 @@ pub(super) fn merge(into: &mut Session, part: Session) {
     }
     if part.target != Default::default() {
         into.target = part.target;
+    }
+    if !part.drives.is_empty() {
+        into.drives = part.drives;
     }
     if !part.preset.is_null() {
         into.preset = part.preset;

@@ -15,8 +15,26 @@ use super::sample::Sample;
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
-/// The version of the layout below; a reader refuses files with a larger one.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the layout below; a reader refuses files with a larger one. Version 2
+/// adds many drives in one session (`drives`, and a `drive` index on each record); a
+/// session of one drive is written as version 1, as before, and reads the same.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The version a session of one drive is written as: the layout of version 1 exactly.
+pub const ONE_DRIVE_SCHEMA_VERSION: u32 = 1;
+
+/// One drive of a session of several: its label, target and identity. Its records carry
+/// its index in `drives` as their `drive`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DriveEntry {
+    /// What the drive is called in tables, legends and `--json` lines (the targets file's
+    /// label, else the target's path).
+    pub label: String,
+    pub target: TargetInfo,
+    /// Drive identity, as the session's `drive` is for one drive.
+    pub identity: Value,
+}
 
 /// Where the run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -99,6 +117,9 @@ pub struct IntervalRecord {
     pub write_mbps: f64,
     pub lat_us: LatPoint,
     pub errors: u64,
+    /// The drive (its index in `drives`) of a session of several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive: Option<u32>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -136,6 +157,7 @@ impl IntervalRecord {
             write_mbps: round(r.write_bw_bytes / 1e6, 4),
             lat_us: LatPoint::from_summary(&r.lat_us),
             errors: r.errors,
+            drive: None,
         }
     }
 
@@ -167,6 +189,9 @@ pub struct StepRecord {
     #[serde(default)]
     pub end_s: f64,
     pub summary: StepSummary,
+    /// The drive (its index in `drives`) of a session of several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<u32>,
 }
 
 impl StepRecord {
@@ -191,6 +216,9 @@ pub struct Event {
     pub message: String,
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub data: Value,
+    /// The drive (its index in `drives`) of a session of several; none: the whole run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<u32>,
 }
 
 /// The whole run in a few figures, written by the final save.
@@ -215,6 +243,10 @@ pub struct SessionSummary {
     pub errors: u64,
     /// Latency of every measured I/O of the session (from the merged histograms).
     pub lat_us: LatSummary,
+    /// A session of several drives: each drive's own summary, in `drives` order (the
+    /// figures above are then all drives together: IOPS and MB/s added up).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drives: Vec<SessionSummary>,
 }
 
 /// One session: the header (identity of host, drive, target; preset and plan), the
@@ -234,6 +266,10 @@ pub struct Session {
     /// Drive identity (model, serial, firmware, capacity…), from the telemetry layer.
     pub drive: Value,
     pub target: TargetInfo,
+    /// A session of several drives: each one's label, target and identity (`drive` and
+    /// `target` above are then the first drive's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drives: Vec<DriveEntry>,
     /// The resolved preset (null for a plain `drivescope run`).
     pub preset: Value,
     /// The resolved plan: the steps as planned.
@@ -252,6 +288,67 @@ pub struct Session {
 }
 
 impl Session {
+    /// Each drive's part as a session of its own (one drive: the session itself): its
+    /// target, identity, records and summary, for reports and comparisons per drive.
+    pub fn drive_views(&self) -> Vec<Session> {
+        if self.drives.is_empty() {
+            return vec![self.clone()];
+        }
+        let mine = |d: Option<u32>, i: usize| d.is_some_and(|d| d as usize == i);
+        self.drives
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| Session {
+                schema_version: self.schema_version,
+                drivescope_version: self.drivescope_version.clone(),
+                started: self.started.clone(),
+                state: self.state,
+                command: self.command.clone(),
+                host: self.host.clone(),
+                drive: entry.identity.clone(),
+                target: entry.target.clone(),
+                drives: Vec::new(),
+                preset: self.preset.clone(),
+                plan: self.plan.clone(),
+                histograms: None,
+                intervals: self
+                    .intervals
+                    .iter()
+                    .filter(|r| mine(r.drive, i))
+                    .copied()
+                    .collect(),
+                steps: self
+                    .steps
+                    .iter()
+                    .filter(|r| mine(r.drive, i))
+                    .cloned()
+                    .collect(),
+                telemetry: self
+                    .telemetry
+                    .iter()
+                    .filter(|r| mine(r.drive(), i))
+                    .cloned()
+                    .collect(),
+                // The run's own events (no drive) belong to every drive.
+                events: self
+                    .events
+                    .iter()
+                    .filter(|e| e.drive.is_none() || mine(e.drive, i))
+                    .cloned()
+                    .collect(),
+                summary: self.summary.as_ref().and_then(|s| s.drives.get(i).cloned()),
+            })
+            .collect()
+    }
+
+    /// The drives' labels, in order (one drive: the session's label).
+    pub fn drive_labels(&self) -> Vec<String> {
+        if self.drives.is_empty() {
+            return vec![self.label()];
+        }
+        self.drives.iter().map(|d| d.label.clone()).collect()
+    }
+
     /// A name for legends and titles: the drive's model (`drive.model`, or the first of
     /// `drive.disks`), else the target path.
     pub fn label(&self) -> String {

@@ -24,6 +24,7 @@ struct Light {
     temp_c: Option<serde_json::Value>,
     temperature: Option<serde_json::Value>,
     smart: Option<LightSmart>,
+    drive: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +78,15 @@ impl Sample {
             .or_else(|| num(&l.temperature))
             .or_else(|| l.smart.as_ref().and_then(|s| num(&s.temperature_c)));
         Some((num(&l.t), temp))
+    }
+
+    /// The drive (its index in the session's `drives`) of a session of several.
+    pub fn drive(&self) -> Option<u32> {
+        let d = match serde_json::from_str::<Light>(&self.0) {
+            Ok(l) => l.drive.and_then(|v| v.as_u64()),
+            Err(_) => self.value().get("drive").and_then(Value::as_u64),
+        };
+        d.and_then(|d| u32::try_from(d).ok())
     }
 
     /// Seconds since the session started, if the sample has `t`.

@@ -80,6 +80,7 @@ fn start() -> SessionStart {
         drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),
         preset: Value::Null,
         plan: Value::Null,
+        drives: Vec::new(),
     }
 }
 

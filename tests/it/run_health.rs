@@ -48,6 +48,7 @@ fn a_health_change_is_a_session_event() {
             size: Some(1 << 20),
             destroy_data: None,
             create_missing: true,
+            label: None,
         },
         what: RunWhat::Single(SingleStep {
             workload: Workload {

@@ -23,7 +23,7 @@ use super::host::Host;
 use super::kind::EventKind;
 use super::model::{
     Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
-    SCHEMA_VERSION,
+    ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
@@ -56,8 +56,6 @@ struct Totals {
     read_ios: u64,
     write_ios: u64,
     errors: u64,
-    /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
-    error_events: usize,
 }
 
 /// Failed I/Os kept as `io_error` events per session (with offset and errno); the rest
@@ -80,9 +78,19 @@ pub struct SessionRecorder {
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
     /// Messages for the next [`tick`](Self::tick).
     pending_notes: Vec<String>,
-    step: Option<OpenStep>,
-    totals: Totals,
+    /// The drive the next records are of (a session of several), or none.
+    current: Option<u32>,
+    /// Each drive's open step (one drive: the first).
+    open: Vec<Option<OpenStep>>,
+    /// Each drive's totals and latency (one drive: the first).
+    totals: Vec<Totals>,
+    lats: Vec<Histogram<u64>>,
+    /// Each drive's own end ("completed", "device gone …"), when it ended on its own.
+    drive_ended: Vec<Option<String>>,
+    /// Every I/O of every drive.
     lat: Histogram<u64>,
+    /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
+    error_events: usize,
     finalized: bool,
 }
 
@@ -100,8 +108,13 @@ impl SessionRecorder {
         let paths = super::outputs::check_session_paths(path, &opts)?;
         let path = paths.session.as_path();
         ensure_parent(path)?;
+        let drives = start.drives.len().max(1);
         let mut session = Session {
-            schema_version: SCHEMA_VERSION,
+            schema_version: if drives > 1 {
+                SCHEMA_VERSION
+            } else {
+                ONE_DRIVE_SCHEMA_VERSION
+            },
             drivescope_version: env!("CARGO_PKG_VERSION").into(),
             started: now_rfc3339(),
             state: SessionState::Running,
@@ -111,6 +124,7 @@ impl SessionRecorder {
             target: start.target,
             preset: start.preset,
             plan: start.plan,
+            drives: if drives > 1 { start.drives } else { Vec::new() },
             ..Session::default()
         };
         let hlog = if let Some(hlog_path) = &paths.histograms {
@@ -142,9 +156,13 @@ impl SessionRecorder {
             last_snapshot: now,
             snapshot_job: None,
             pending_notes: Vec::new(),
-            step: None,
-            totals: Totals::default(),
+            current: None,
+            open: (0..drives).map(|_| None).collect(),
+            totals: (0..drives).map(|_| Totals::default()).collect(),
+            lats: (0..drives).map(|_| new_histogram()).collect(),
+            drive_ended: vec![None; drives],
             lat: new_histogram(),
+            error_events: 0,
             finalized: false,
         })
     }
@@ -156,6 +174,28 @@ impl SessionRecorder {
     /// The session so far (the dashboard can read its history from here).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The records pushed from now on are drive `drive`'s (its index in the session's
+    /// `drives`); `None`: the run's own (events only). A session of one drive never
+    /// tags its records.
+    pub fn set_current_drive(&mut self, drive: Option<u32>) {
+        self.current = drive.filter(|_| self.open.len() > 1);
+    }
+
+    /// Drive `drive` ended on its own (failed, or done while others go on): its summary's
+    /// `ended_by`.
+    pub fn set_drive_ended(&mut self, drive: usize, ended_by: impl Into<String>) {
+        if let Some(e) = self.drive_ended.get_mut(drive) {
+            *e = Some(ended_by.into());
+        }
+    }
+
+    /// The current drive's slot (0 for one drive or the run's own records).
+    fn slot(&self) -> usize {
+        self.current
+            .map_or(0, |d| d as usize)
+            .min(self.open.len().saturating_sub(1))
     }
 
     /// Seconds since the session started: the time base of every record.
@@ -197,8 +237,9 @@ impl SessionRecorder {
         point: impl Serialize,
         workload: Option<Workload>,
     ) -> u32 {
-        let index = self.session.steps.len() as u32;
-        self.step = Some(OpenStep {
+        let index = self.session.steps.len() as u32 + self.open_steps();
+        let slot = self.slot();
+        self.open[slot] = Some(OpenStep {
             index,
             label: label.into(),
             point: serde_yaml::to_value(point).unwrap_or(Value::Null),
@@ -208,18 +249,29 @@ impl SessionRecorder {
         index
     }
 
+    /// Steps open on other drives than the current one: each has its index reserved.
+    fn open_steps(&self) -> u32 {
+        let slot = self.slot();
+        self.open
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| *i != slot && o.is_some())
+            .count() as u32
+    }
+
     /// Records one interval of the current step (opening an unnamed step if none is).
     pub fn push_interval(&mut self, r: &IntervalReport) {
-        if self.step.is_none() {
+        let slot = self.slot();
+        if self.open[slot].is_none() {
             self.begin_step("", Value::Null, None);
         }
-        let (index, start_s) = match &self.step {
+        let (index, start_s) = match &self.open[slot] {
             Some(s) => (s.index, s.start_s),
             None => (0, 0.0),
         };
-        self.session
-            .intervals
-            .push(IntervalRecord::from_report(index, start_s, r));
+        let mut rec = IntervalRecord::from_report(index, start_s, r);
+        rec.drive = self.current;
+        self.session.intervals.push(rec);
         self.push_io_errors(r);
         if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
             pending.extend(histlog::encode_interval(
@@ -229,7 +281,7 @@ impl SessionRecorder {
             ));
         }
         if !r.excluded() {
-            let t = &mut self.totals;
+            let t = &mut self.totals[slot];
             t.measured_s += r.end_s - r.start_s;
             t.read_bytes += r.read.bytes;
             t.write_bytes += r.write.bytes;
@@ -238,6 +290,7 @@ impl SessionRecorder {
             t.errors += r.errors;
             if let Some(h) = &r.hists {
                 let _ = self.lat.add(h.response_all());
+                let _ = self.lats[slot].add(h.response_all());
             }
         }
     }
@@ -245,7 +298,7 @@ impl SessionRecorder {
     /// The interval's failed I/Os as `io_error` events, up to [`MAX_IO_ERROR_EVENTS`].
     fn push_io_errors(&mut self, r: &IntervalReport) {
         for e in &r.error_records {
-            if self.totals.error_events == MAX_IO_ERROR_EVENTS {
+            if self.error_events == MAX_IO_ERROR_EVENTS {
                 self.push_event(
                     EventKind::Note,
                     format!(
@@ -254,8 +307,8 @@ impl SessionRecorder {
                     ),
                 );
             }
-            self.totals.error_events += 1;
-            if self.totals.error_events <= MAX_IO_ERROR_EVENTS {
+            self.error_events += 1;
+            if self.error_events <= MAX_IO_ERROR_EVENTS {
                 let data = serde_json::json!({
                     "offset": e.offset,
                     "len": e.len,
@@ -269,8 +322,10 @@ impl SessionRecorder {
 
     /// Ends the current step with the engine's summary; returns its record's index.
     pub fn end_step(&mut self, summary: StepSummary) -> u32 {
-        let open = self.step.take().unwrap_or(OpenStep {
-            index: self.session.steps.len() as u32,
+        let slot = self.slot();
+        let next = self.session.steps.len() as u32 + self.open_steps();
+        let open = self.open[slot].take().unwrap_or(OpenStep {
+            index: next,
             label: String::new(),
             point: Value::Null,
             workload: None,
@@ -284,6 +339,7 @@ impl SessionRecorder {
             start_s: open.start_s,
             end_s: self.elapsed_s(),
             summary,
+            drive: self.current,
         };
         self.push_step(rec)
     }
@@ -309,6 +365,9 @@ impl SessionRecorder {
                 with_t.extend(std::mem::take(m));
                 *m = with_t;
             }
+            if let Some(d) = self.current {
+                m.insert("drive".into(), d.into());
+            }
         }
         self.session.telemetry.push(Sample::from_value(&v));
     }
@@ -331,6 +390,7 @@ impl SessionRecorder {
             kind,
             message: message.into(),
             data: serde_yaml::to_value(data).unwrap_or(Value::Null),
+            drive: self.current,
         });
     }
 
@@ -410,30 +470,76 @@ impl SessionRecorder {
     }
 
     pub(super) fn summary_now(&self, ended_by: &str) -> SessionSummary {
-        let t = &self.totals;
-        let per_s = |x: f64| {
-            if t.measured_s > 0.0 {
-                x / t.measured_s
-            } else {
-                0.0
+        let elapsed = super::model::round(self.elapsed_s(), 3);
+        let one = |t: &Totals, lat: &Histogram<u64>, ended_by: &str, steps: u64, intervals: u64| {
+            let per_s = |x: f64| {
+                if t.measured_s > 0.0 {
+                    x / t.measured_s
+                } else {
+                    0.0
+                }
+            };
+            SessionSummary {
+                ended: now_rfc3339(),
+                ended_by: ended_by.into(),
+                elapsed_s: elapsed,
+                steps,
+                intervals,
+                measured_s: super::model::round(t.measured_s, 6),
+                read_bytes: t.read_bytes,
+                write_bytes: t.write_bytes,
+                read_iops: super::model::round(per_s(t.read_ios as f64), 2),
+                write_iops: super::model::round(per_s(t.write_ios as f64), 2),
+                read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
+                write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
+                errors: t.errors,
+                lat_us: LatSummary::from_hist(lat),
+                drives: Vec::new(),
             }
         };
-        SessionSummary {
-            ended: now_rfc3339(),
-            ended_by: ended_by.into(),
-            elapsed_s: super::model::round(self.elapsed_s(), 3),
-            steps: self.session.steps.len() as u64,
-            intervals: self.session.intervals.len() as u64,
-            measured_s: super::model::round(t.measured_s, 6),
-            read_bytes: t.read_bytes,
-            write_bytes: t.write_bytes,
-            read_iops: super::model::round(per_s(t.read_ios as f64), 2),
-            write_iops: super::model::round(per_s(t.write_ios as f64), 2),
-            read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
-            write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
-            errors: t.errors,
-            lat_us: LatSummary::from_hist(&self.lat),
+        let (steps, intervals) = (
+            self.session.steps.len() as u64,
+            self.session.intervals.len() as u64,
+        );
+        if self.totals.len() == 1 {
+            return one(&self.totals[0], &self.lat, ended_by, steps, intervals);
         }
+        let drives: Vec<SessionSummary> = self
+            .totals
+            .iter()
+            .zip(&self.lats)
+            .enumerate()
+            .map(|(i, (t, lat))| {
+                let d = Some(i as u32);
+                let own = self.drive_ended[i].as_deref().unwrap_or(ended_by);
+                let steps = self.session.steps.iter().filter(|s| s.drive == d).count();
+                let n = self
+                    .session
+                    .intervals
+                    .iter()
+                    .filter(|r| r.drive == d)
+                    .count();
+                one(t, lat, own, steps as u64, n as u64)
+            })
+            .collect();
+        // All drives together: amounts and rates added up, over the longest measured time.
+        let mut all = Totals::default();
+        for t in &self.totals {
+            all.measured_s = all.measured_s.max(t.measured_s);
+            all.read_bytes += t.read_bytes;
+            all.write_bytes += t.write_bytes;
+            all.errors += t.errors;
+        }
+        let mut s = one(&all, &self.lat, ended_by, steps, intervals);
+        let sum = |f: fn(&SessionSummary) -> f64| {
+            super::model::round(drives.iter().map(f).sum::<f64>(), 4)
+        };
+        s.read_iops = sum(|d| d.read_iops);
+        s.write_iops = sum(|d| d.write_iops);
+        s.read_mbps = sum(|d| d.read_mbps);
+        s.write_mbps = sum(|d| d.write_mbps);
+        s.drives = drives;
+        s
     }
 
     /// The final save: appends the last records and the summary, then rewrites the file
@@ -449,16 +555,21 @@ impl SessionRecorder {
 
     fn finish(&mut self, state: SessionState, ended_by: &str) -> Result<PathBuf, SessionError> {
         self.finalized = true;
-        if let Some(open) = self.step.take() {
+        let tagged = self.open.len() > 1;
+        for (d, slot) in self.open.iter_mut().enumerate() {
+            let Some(open) = slot.take() else {
+                continue;
+            };
             // A step that never got its summary (an error mid-step): keep its place.
             self.session.events.push(Event {
-                t: super::model::round(self.elapsed_s(), 3),
+                t: super::model::round(self.t0.elapsed().as_secs_f64(), 3),
                 kind: EventKind::StepIncomplete,
                 message: format!(
                     "step {} ({}) ended without a summary",
                     open.index, open.label
                 ),
                 data: Value::Null,
+                drive: tagged.then_some(d as u32),
             });
         }
         let summary = self.summary_now(ended_by);

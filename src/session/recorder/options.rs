@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_yaml::Value;
 
-use crate::session::model::{Session, TargetInfo};
+use crate::session::model::{DriveEntry, Session, TargetInfo};
 
 /// Default autosave period: a crash loses at most this much.
 pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
@@ -52,4 +52,7 @@ pub struct SessionStart {
     pub drive: Value,
     pub preset: Value,
     pub plan: Value,
+    /// A session of several drives: each one's label, target and identity (`target` and
+    /// `drive` above are then the first's). Empty, or one: a session of one drive.
+    pub drives: Vec<DriveEntry>,
 }

@@ -36,6 +36,7 @@ impl SessionRecorder {
             kind: EventKind::Snapshot,
             message: format!("snapshot to {}", dir.display()),
             data: Value::Null,
+            drive: None,
         });
         let dir = dir.to_path_buf();
         let exporter = self.opts.exporter;

@@ -1,0 +1,218 @@
+//! One drive's part of a run, on its own thread: it fills the test file, runs the plan
+//! through the runner, reads the drive's telemetry (and judges its health and thermal
+//! rules on it), and tells the pipeline everything as owned messages ([`Said`]); the
+//! pipeline records them in the one session and shows them.
+
+use std::sync::mpsc::Sender;
+
+use super::control::RunControl;
+use super::error::RunError;
+use super::event::{FinishedStep, Happening, RunEvent, Timed};
+use super::request::{Prepared, RunKind};
+use super::runner::{run_plan, RunObserver};
+use super::tally::Tally;
+use super::telemetry::Feed;
+use crate::dut::fill::fill_if_unwritten;
+use crate::outcome::{RunOutcome, StopBy};
+use crate::session::EventKind;
+use crate::stats::IntervalReport;
+use crate::telemetry::reading::SmartReading;
+use crate::telemetry::{HealthWatch, TelemetrySample};
+
+/// What a drive's worker tells the pipeline.
+#[derive(Debug)]
+pub(super) enum Said {
+    /// The plan is about to start (the fill is done).
+    Started,
+    StepStarted {
+        index: usize,
+        target_iops: Option<f64>,
+    },
+    Interval {
+        index: usize,
+        report: Box<IntervalReport>,
+    },
+    StepFinished(Box<FinishedStep>),
+    Happened(Timed),
+    /// Shown, and recorded as a note.
+    Note(String),
+    /// Shown only (the fill's progress: the session records the fill as one event).
+    Show(String),
+    /// Recorded only: an event with its data.
+    Record {
+        kind: EventKind,
+        message: String,
+        data: serde_yaml::Value,
+    },
+    Telemetry(Box<TelemetrySample>),
+    /// The user asked for a snapshot (the pipeline writes it).
+    Snapshot,
+    Done(Result<(RunOutcome, Tally), RunError>),
+}
+
+/// A drive's worker: the runner's observer.
+pub(super) struct Worker {
+    drive: usize,
+    tx: Sender<(usize, Said)>,
+    feed: Feed,
+    /// The drive's health so far: a change is an event.
+    health: HealthWatch,
+    /// Readings not yet handed to the runner's thermal rules.
+    readings: Vec<(f64, SmartReading)>,
+}
+
+impl Worker {
+    pub(super) fn new(drive: usize, tx: Sender<(usize, Said)>, feed: Feed) -> Self {
+        Worker {
+            drive,
+            tx,
+            feed,
+            health: HealthWatch::default(),
+            readings: Vec::new(),
+        }
+    }
+
+    fn say(&self, s: Said) {
+        let _ = self.tx.send((self.drive, s));
+    }
+
+    /// A telemetry sample, and the drive's health change it brings.
+    pub(super) fn telemetry(&mut self, sample: TelemetrySample) {
+        let change = sample
+            .smart
+            .as_ref()
+            .and_then(|r| self.health.observe(&r.health));
+        if let Some(r) = &sample.smart {
+            self.readings.push((sample.t_ns as f64 / 1e9, r.clone()));
+        }
+        let t_s = sample.t_ns as f64 / 1e9;
+        self.say(Said::Telemetry(Box::new(sample)));
+        if let Some(c) = change {
+            self.say(Said::Happened(Timed {
+                t_s,
+                what: Happening::Health(c),
+            }));
+        }
+    }
+
+    /// The telemetry that arrived.
+    pub(super) fn drain(&mut self) {
+        for sample in self.feed.drain() {
+            self.telemetry(sample);
+        }
+    }
+
+    /// Fills a never-written test file before reads, saying so.
+    fn fill(&mut self, run: &Prepared, ctl: &RunControl) -> Result<(), RunError> {
+        let mut notes = Vec::new();
+        let t = &run.target;
+        let tx = self.tx.clone();
+        let drive = self.drive;
+        let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
+            let _ = tx.send((drive, Said::Show(n.to_string())));
+            notes.push(n.to_string());
+        })?;
+        match filled {
+            Some(s) => self.say(Said::Record {
+                kind: EventKind::Fill,
+                message: format!("filled {}", t.path.display()),
+                data: serde_yaml::to_value(s).unwrap_or_default(),
+            }),
+            None => {
+                for n in notes {
+                    self.say(Said::Record {
+                        kind: EventKind::Note,
+                        message: n,
+                        data: serde_yaml::Value::Null,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The drive's run: the fill, the plan, and how it ended.
+    pub(super) fn go(
+        &mut self,
+        run: &Prepared,
+        ctl: &RunControl,
+    ) -> Result<(RunOutcome, Tally), RunError> {
+        let (reads, _) = run.io();
+        if reads {
+            self.fill(run, ctl)?;
+        }
+        if ctl.stop_requested() {
+            self.say(Said::Record {
+                kind: EventKind::Stopped,
+                message: "stopped by a signal before the run started".into(),
+                data: serde_yaml::Value::Null,
+            });
+            return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
+        }
+        self.say(Said::Started);
+        let target = run.step_target();
+        let (outcome, tally) = run_plan(&run.plan, &target, ctl, self)?;
+        let outcome = match (outcome, &run.kind) {
+            // A plain run's failure is its one step's.
+            (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
+                step: None,
+                ended_by,
+            },
+            (o, _) => o,
+        };
+        if let RunOutcome::Stopped(by) = outcome {
+            let why = match by {
+                StopBy::Signal => "stopped by a signal",
+                StopBy::User => "stopped by the user",
+            };
+            self.say(Said::Record {
+                kind: EventKind::Stopped,
+                message: why.into(),
+                data: serde_yaml::Value::Null,
+            });
+        }
+        Ok((outcome, tally))
+    }
+
+    /// Runs the drive to its end and says how it ended.
+    pub(super) fn run(mut self, run: &Prepared, ctl: &RunControl, early: Vec<TelemetrySample>) {
+        for s in early {
+            self.telemetry(s);
+        }
+        let result = self.go(run, ctl);
+        self.drain();
+        self.say(Said::Done(result));
+    }
+}
+
+impl RunObserver for Worker {
+    fn event(&mut self, ev: RunEvent<'_>) {
+        let said = match ev {
+            RunEvent::StepStarted {
+                index, target_iops, ..
+            } => Said::StepStarted { index, target_iops },
+            RunEvent::Interval { index, report } => Said::Interval {
+                index,
+                report: Box::new(report.clone()),
+            },
+            RunEvent::StepFinished(f) => Said::StepFinished(Box::new(f.clone())),
+            RunEvent::Happened(t) => Said::Happened(t.clone()),
+            RunEvent::Note(n) => Said::Note(n.to_string()),
+            // The runner says nothing else; the rest is the pipeline's own.
+            _ => return,
+        };
+        let interval = matches!(said, Said::Interval { .. });
+        self.say(said);
+        if interval {
+            self.drain();
+        }
+    }
+
+    fn readings(&mut self) -> Vec<(f64, SmartReading)> {
+        std::mem::take(&mut self.readings)
+    }
+
+    fn snapshot(&mut self) {
+        self.say(Said::Snapshot);
+    }
+}
