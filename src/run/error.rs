@@ -28,6 +28,8 @@ pub enum RunError {
     Report(#[from] crate::report::ReportError),
     #[error("{}: {why}; this preset ends steps on the drive's temperature, so it needs a drive that reports one", .target.display())]
     NoTemperature { target: PathBuf, why: String },
+    #[error(transparent)]
+    Targets(#[from] super::targets::TargetsError),
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

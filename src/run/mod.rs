@@ -19,6 +19,7 @@ mod record;
 mod request;
 pub mod runner;
 mod tally;
+pub mod targets;
 mod telemetry;
 mod worker;
 

@@ -1,0 +1,283 @@
+//! The targets of a run of several drives: `--target` repeated on the command line, or a
+//! targets file (YAML: a list of targets, each with an optional label, region and its own
+//! write confirmation), as [`TargetChoice`]s. Each write confirmation must name its own
+//! target; two targets of one run must differ in label.
+//!
+//! ```yaml
+//! - path: /dev/nvme1n1
+//!   label: bay-1
+//!   destroy_data: /dev/nvme1n1   # writes to it may destroy its data
+//! - path: /dev/nvme2n1
+//!   label: bay-2
+//!   destroy_data: /dev/nvme2n1
+//!   size: 100GiB                 # the region's size (a plain run: from its offset)
+//!   offset: 1GiB                 # a plain run's start in the target
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{de, Deserialize, Deserializer};
+use thiserror::Error;
+
+use super::request::TargetChoice;
+use crate::units;
+
+/// The largest targets file read: far more than a shelf of drives needs.
+pub const MAX_TARGETS_FILE: u64 = 1 << 20;
+
+/// The most targets one run may have.
+pub const MAX_TARGETS: usize = 256;
+
+/// A target as a run of several asks for it.
+#[derive(Debug, Clone, Default)]
+pub struct TargetSpec {
+    pub choice: TargetChoice,
+    /// Where a plain run's region starts in this target (`--offset` for all when absent).
+    pub offset: Option<u64>,
+}
+
+/// Why the targets cannot be used.
+#[derive(Debug, Error)]
+pub enum TargetsError {
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    At {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{}: {message}", .path.display())]
+    File { path: PathBuf, message: String },
+    #[error("--destroy-data {} names none of the targets", .0.display())]
+    UnusedConfirmation(PathBuf),
+    #[error("{} is given twice; a run writes each target once", .0.display())]
+    Twice(PathBuf),
+    #[error("at most {MAX_TARGETS} targets, not {0}")]
+    TooMany(usize),
+}
+
+fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        N(u64),
+        S(String),
+    }
+    match Option::<Raw>::deserialize(d)? {
+        None => Ok(None),
+        Some(Raw::N(n)) => Ok(Some(n)),
+        Some(Raw::S(s)) => units::parse_size(&s).map(Some).map_err(de::Error::custom),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    path: PathBuf,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    destroy_data: Option<PathBuf>,
+    #[serde(default, deserialize_with = "size_opt")]
+    size: Option<u64>,
+    #[serde(default, deserialize_with = "size_opt")]
+    offset: Option<u64>,
+}
+
+/// The same file or device: equal paths, or paths that resolve to the same one.
+pub fn same_target(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// Reads a targets file.
+pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
+    let text = crate::input::read_text(path, MAX_TARGETS_FILE, "targets file")?;
+    let entries: Vec<Entry> = serde_yaml::from_str(&text).map_err(|e| {
+        let (line, column) = crate::yaml_pos::of_error(&e);
+        TargetsError::At {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: e.to_string(),
+        }
+    })?;
+    let file_err = |message: String| TargetsError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    if entries.is_empty() {
+        return Err(file_err("it lists no target".into()));
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, e) in entries.into_iter().enumerate() {
+        if let Some(c) = &e.destroy_data {
+            if !same_target(c, &e.path) {
+                return Err(file_err(format!(
+                    "target {} ({}): destroy_data names {}, not this target",
+                    i + 1,
+                    e.path.display(),
+                    c.display()
+                )));
+            }
+        }
+        if e.label.as_deref().is_some_and(|l| l.trim().is_empty()) {
+            return Err(file_err(format!(
+                "target {} ({}): the label is empty",
+                i + 1,
+                e.path.display()
+            )));
+        }
+        out.push(TargetSpec {
+            choice: TargetChoice {
+                path: Some(e.path),
+                size: e.size,
+                destroy_data: e.destroy_data,
+                create_missing: false,
+                label: e.label,
+            },
+            offset: e.offset,
+        });
+    }
+    check(&out)?;
+    Ok(out)
+}
+
+/// The targets of `--target` repeated, each with the `--destroy-data` that names it
+/// (one target: its one `--destroy-data`, whatever it names, so the guard says which
+/// device it names instead).
+pub fn from_args(
+    targets: &[PathBuf],
+    confirmations: &[PathBuf],
+    size: Option<u64>,
+) -> Result<Vec<TargetSpec>, TargetsError> {
+    if let ([t], [c]) = (targets, confirmations) {
+        return Ok(vec![TargetSpec {
+            choice: TargetChoice {
+                path: Some(t.clone()),
+                size,
+                destroy_data: Some(c.clone()),
+                ..TargetChoice::default()
+            },
+            offset: None,
+        }]);
+    }
+    for c in confirmations {
+        if !targets.iter().any(|t| same_target(t, c)) {
+            return Err(TargetsError::UnusedConfirmation(c.clone()));
+        }
+    }
+    let out: Vec<TargetSpec> = targets
+        .iter()
+        .map(|t| TargetSpec {
+            choice: TargetChoice {
+                path: Some(t.clone()),
+                size,
+                destroy_data: confirmations.iter().find(|c| same_target(t, c)).cloned(),
+                ..TargetChoice::default()
+            },
+            offset: None,
+        })
+        .collect();
+    check(&out)?;
+    Ok(out)
+}
+
+/// Rules for every list of targets: not too many, none twice.
+fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
+    if targets.len() > MAX_TARGETS {
+        return Err(TargetsError::TooMany(targets.len()));
+    }
+    for (i, a) in targets.iter().enumerate() {
+        for b in &targets[..i] {
+            if let (Some(pa), Some(pb)) = (&a.choice.path, &b.choice.path) {
+                if same_target(pa, pb) {
+                    return Err(TargetsError::Twice(pa.clone()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("shelf.yaml");
+        std::fs::write(&p, text).unwrap();
+        (d, p)
+    }
+
+    #[test]
+    fn a_targets_file_gives_each_target_its_label_region_and_confirmation() {
+        let (_d, p) = write(
+            "- path: /dev/loop0\n  label: bay-1\n  destroy_data: /dev/loop0\n  size: 1GiB\n  offset: 4k\n- path: /tmp/b.bin\n",
+        );
+        let t = read_file(&p).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].choice.label.as_deref(), Some("bay-1"));
+        assert_eq!(t[0].choice.destroy_data, Some(PathBuf::from("/dev/loop0")));
+        assert_eq!((t[0].choice.size, t[0].offset), (Some(1 << 30), Some(4096)));
+        assert_eq!(t[1].choice.label, None);
+        assert_eq!(t[1].choice.destroy_data, None);
+    }
+
+    #[test]
+    fn a_bad_targets_file_says_where_and_why() {
+        let (_d, p) = write("- path: /dev/loop0\n  lable: x\n");
+        let e = read_file(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("shelf.yaml:2:3:") && e.contains("unknown field `lable`"),
+            "{e}"
+        );
+        let (_d, p) = write("- path: /dev/loop0\n  size: lots\n");
+        let e = read_file(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("shelf.yaml:2:") && e.contains("'lots' is not a size"),
+            "{e}"
+        );
+        let (_d, p) = write("- path: /dev/loop0\n  destroy_data: /dev/loop1\n");
+        let e = read_file(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("destroy_data names /dev/loop1, not this target"),
+            "{e}"
+        );
+        let (_d, p) = write("[]\n");
+        assert!(read_file(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("lists no target"));
+        let (_d, p) = write("- path: /tmp/a\n- path: /tmp/a\n");
+        assert!(read_file(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("given twice"));
+    }
+
+    #[test]
+    fn each_confirmation_goes_to_the_target_it_names() {
+        let t = from_args(
+            &["/dev/loop0".into(), "/dev/loop1".into()],
+            &["/dev/loop1".into()],
+            None,
+        )
+        .unwrap();
+        assert_eq!(t[0].choice.destroy_data, None);
+        assert_eq!(t[1].choice.destroy_data, Some(PathBuf::from("/dev/loop1")));
+        let e = from_args(
+            &["/dev/loop0".into(), "/dev/loop1".into()],
+            &["/dev/loop2".into()],
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("names none of the targets"), "{e}");
+    }
+}
