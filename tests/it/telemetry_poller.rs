@@ -209,3 +209,46 @@ fn a_target_without_a_disk_gets_block_stats_and_no_false_slow_note() {
         assert_eq!((b.read_ios, b.write_ios, b.in_flight), (0, 0, 1), "{b:?}");
     }
 }
+
+#[test]
+fn a_block_stat_that_never_answers_leaves_the_samples_on_time() {
+    // A FIFO where the stat file should be: open() of it waits for a writer that never
+    // comes, as a read of a wedged pseudo-file would.
+    let t = Tree::new();
+    t.mkdir("sys/block/zram0");
+    let fifo =
+        CString::new(t.path("sys/block/zram0/stat").to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0, "mkfifo");
+    let drive = DriveInfo {
+        target: PathBuf::from("/dev/zram0"),
+        block_device: "zram0".into(),
+        stat_name: "zram0".into(),
+        disks: vec![],
+    };
+    let origin = Instant::now();
+    let (poller, rx) = Poller::spawn_in(
+        SysRoot::under(t.root()),
+        &drive,
+        Duration::from_secs(1),
+        origin,
+    );
+    let samples: Vec<TelemetrySample> = (0..2).map(|_| next(&rx)).collect();
+    let stopped = Instant::now();
+    poller.stop();
+    assert!(
+        stopped.elapsed() < Duration::from_secs(2),
+        "stop is not held by the stat read"
+    );
+    assert!(samples.iter().all(|s| s.block.is_none()), "{samples:?}");
+    let notes: Vec<&String> = samples.iter().flat_map(|s| &s.notes).collect();
+    let stat_notes: Vec<&&String> = notes
+        .iter()
+        .filter(|n| n.starts_with("no block stats: "))
+        .collect();
+    assert_eq!(stat_notes.len(), 1, "said once: {notes:?}");
+    assert!(
+        stat_notes[0].contains("sys/block/zram0/stat") && stat_notes[0].contains("FIFO"),
+        "names the file and what it is: {notes:?}"
+    );
+}
