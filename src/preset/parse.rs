@@ -124,16 +124,35 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
                 .map(|l| (l.line(), l.column()))
                 .unwrap_or((1, 1));
             let mark = format!(" at line {line} column {column}");
-            // serde_yaml places errors at the start of the enclosing mapping; the field
-            // path finds the key or value itself.
-            let (line, column) = if path.is_empty() {
+            let full = inner.to_string();
+            // A path ending in a key serde could not name (`phases[0].?`) locates only the
+            // enclosing mapping.
+            let unnamed = path.split('.').any(|seg| seg.starts_with('?'));
+            // serde_yaml places other errors at the start of the enclosing mapping; the
+            // field path finds the key or value itself.
+            let (line, column) = if path.is_empty() || unnamed {
                 (line, column)
-            } else if raw_is_unknown_key(&inner) {
-                locate_key(text, &parse_path(&path))
             } else {
-                locate(text, &parse_path(&path))
+                let at = if raw_is_unknown_key(&inner) {
+                    locate_key(text, &parse_path(&path))
+                } else {
+                    locate(text, &parse_path(&path))
+                };
+                // A syntax error names its places ("did not find expected '-' indicator at
+                // line 26 column 3, while parsing a block collection at line 16 column
+                // 3"): the path's place if it is one of them (the quote that never
+                // closes), else serde_yaml's, not the key of a list the error is deep in.
+                let named = |(l, c): (usize, usize)| {
+                    full.contains(&format!(" at line {l} column {c},"))
+                        || full.ends_with(&format!(" at line {l} column {c}"))
+                };
+                if full.contains(&format!("{mark}, while ")) && !named(at) {
+                    (line, column)
+                } else {
+                    at
+                }
             };
-            let mut raw = inner.to_string();
+            let mut raw = full;
             if let Some(stripped) = raw.strip_suffix(&mark) {
                 raw = stripped.to_string();
             }

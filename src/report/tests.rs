@@ -151,9 +151,14 @@ fn telemetry_and_smart_reach_the_page() {
             .map(String::from)
             .unwrap_or_else(|| panic!("no row {name}"))
     };
-    // 1100 NVMe units of 512,000 bytes.
-    assert!(cell("data written").starts_with(&crate::units::format_size(1100 * 512_000)));
-    assert!(cell("temperature rise").starts_with("+12.0 °C"));
+    // 2100 - 1000 = 1100 NVMe units of 512,000 bytes: 563,200,000 bytes, which is
+    // 550,000 KiB (not a whole number of MiB) = 537.109375 MiB, shown to two places.
+    assert_eq!(cell("data written"), "537.11MiB (1100 NVMe data units)");
+    // From the first sample's 40 °C to the peak of 52 °C.
+    assert_eq!(
+        cell("temperature rise"),
+        "+12.0 °C (from 40.0 to a peak of 52.0)"
+    );
     assert_eq!(cell("throttle time (thermal_throttle.tmt1_seconds)"), "9 s");
     let svg = std::fs::read_to_string(dir.path().join("temperature.svg")).unwrap();
     doc(&svg);

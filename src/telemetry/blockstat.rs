@@ -17,6 +17,10 @@ pub enum BlockStatError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Not a regular file, or larger than one: refused unread, so that a FIFO or a device
+    /// in its place cannot hold the poller.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: {fields} fields, need at least 11")]
     Format { path: PathBuf, fields: usize },
 }
@@ -91,12 +95,17 @@ pub fn parse(text: &str, path: &Path) -> Result<BlockStat, BlockStatError> {
     })
 }
 
-/// Reads `<root>/sys/block/NAME/stat` (or a partition's, given `sda/sda1`).
+/// The most of a stat file read: sysfs gives its attributes a size of one page.
+const MAX_STAT_BYTES: u64 = 64 << 10;
+
+/// Reads `<root>/sys/block/NAME/stat` (or a partition's, given `sda/sda1`): only a regular
+/// file, opened without waiting (a FIFO there would hold the poller for ever).
 pub fn read_at(root: &SysRoot, sysfs_name: &str) -> Result<BlockStat, BlockStatError> {
     let path = root.block(sysfs_name).join("stat");
-    let text = std::fs::read_to_string(&path).map_err(|source| BlockStatError::Read {
+    let bytes = crate::input::read_input(&path, MAX_STAT_BYTES, "block statistics")?;
+    let text = String::from_utf8(bytes).map_err(|e| BlockStatError::Read {
         path: path.clone(),
-        source,
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
     parse(&text, &path)
 }

@@ -1,7 +1,8 @@
 //! The real binary in a real terminal (tmux): `drivescope` with no arguments opens the
 //! dashboard on the default target with the preset picker up, quits on `q`, and leaves
 //! the terminal as it found it (cooked mode, echo) on quit and on SIGTERM; SIGINT, SIGTERM
-//! and SIGHUP during a run exit 130 / 143 / 129 with the terminal restored and the session saved.
+//! and SIGHUP during a run exit 130 / 143 / 129 with the terminal restored and the session saved;
+//! after a kill -9 during a run the autosaved session reports and replays elsewhere.
 //! Skipped when tmux is missing (tests/common/skip.rs: a failure under CI).
 
 use crate::common;
@@ -568,6 +569,96 @@ fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
         "{}",
         std::fs::read_to_string(&path).unwrap()
     );
+}
+
+#[test]
+fn kill_9_of_a_dashboard_run_leaves_a_session_that_loads_without_its_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    let cmd = format!(
+        "{} --target {} --preset quick-look --time-scale 0.3",
+        common::bin().display(),
+        target.display(),
+    );
+    let Some(t) = Tmux::start_with("kill9", &cmd, home.path(), 100, 30) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
+    // Until an autosave (every 5 s) has put intervals on disk.
+    let dir = home.path().join("data/drivescope/sessions");
+    let t0 = Instant::now();
+    let saved = loop {
+        let found = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "yaml"));
+        if let Some(l) = found
+            .as_deref()
+            .and_then(|p| drivescope::session::load(p).ok())
+        {
+            if !l.session.intervals.is_empty() {
+                break l.session.intervals.len();
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "no autosave with intervals"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let pid = t.drivescope_pid();
+    assert!(Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap()
+        .success());
+    t.wait_for("EXIT=137");
+    // What the autosaves wrote is the session: a running one, not finished, no summary.
+    let (path, loaded) = the_saved_session(home.path());
+    assert!(loaded.documents > 1, "the autosaved stream");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    let ses = &loaded.session;
+    assert_eq!(ses.state, drivescope::session::SessionState::Running);
+    assert!(ses.summary.is_none());
+    assert!(
+        ses.intervals.len() >= saved,
+        "{} < {saved}",
+        ses.intervals.len()
+    );
+    assert_eq!(ses.preset["id"], "quick-look", "{:?}", ses.preset);
+    // report, with no terminal at all, says what it lacks and writes the page.
+    let out_dir = home.path().join("rep");
+    let out = Command::new(common::bin())
+        .args([
+            "report",
+            path.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env_remove("TERM")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("no final summary"), "{err}");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("had not reached its final save"));
+    // open replays it in a new terminal (the killed one is left as drivescope left it).
+    let cmd = format!("{} open {}", common::bin().display(), path.display());
+    let Some(o) = Tmux::start_with("kill9open", &cmd, home.path(), 100, 30) else {
+        return;
+    };
+    let s = o.wait_for("replay ");
+    assert!(s.contains("quick-look") || s.contains("Quick look"), "{s}");
+    o.tmux(&["send-keys", "q"]);
+    o.wait_for("EXIT=0");
 }
 
 /// A signal from outside while quick-look runs: the exit code is 128 + the signal, the

@@ -612,12 +612,66 @@ fn assert_in_text(text: &str, line: usize, column: usize, what: &str) {
     );
 }
 
-/// Parses a preset; checks the error's position, or that what loads is usable.
+/// The word keys a diagnostic's field path names (`phases[2].workload.bs`: phases,
+/// workload, bs), each of which the text must hold somewhere (under an alias or merge key
+/// too). Not `?` (serde_path_to_error's "a key it could not name") nor a key of other
+/// characters, which YAML may have written quoted, escaped or folded.
+fn path_keys(path: &str) -> Vec<&str> {
+    path.split('.')
+        .map(|seg| seg.split('[').next().unwrap_or(seg))
+        .filter(|k| {
+            !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+        .collect()
+}
+
+/// Every `at line L column C` in a message.
+fn marks(message: &str) -> Vec<(usize, usize)> {
+    message
+        .split("at line ")
+        .skip(1)
+        .filter_map(|rest| {
+            let (line, rest) = rest.split_once(" column ")?;
+            let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            Some((line.parse().ok()?, column.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Parses a preset; checks the error's position and what it names, or that what loads is
+/// usable.
 fn check_preset(text: &str) {
     match preset::parse_str(text, "fuzz.yaml") {
         Err(PresetError::Invalid(d)) => {
-            assert_in_text(text, d.line, d.column, &d.to_string());
-            assert!(!d.message.is_empty());
+            let shown = d.to_string();
+            assert_in_text(text, d.line, d.column, &shown);
+            assert!(
+                shown.starts_with(&format!("fuzz.yaml:{}:{}: ", d.line, d.column)),
+                "file:line:column first: {shown}"
+            );
+            // Where the message itself places the error (a syntax error: "… at line 6
+            // column 1, while parsing a flow mapping at line 5 column 4"), the diagnostic
+            // points at one of those places, not somewhere else.
+            let at = marks(&d.message);
+            assert!(
+                at.is_empty() || at.contains(&(d.line, d.column)),
+                "{shown}\n{text}"
+            );
+            for k in path_keys(&d.path) {
+                assert!(
+                    text.contains(k),
+                    "the path {} names {k}, which is not in the text: {shown}\n{text}",
+                    d.path
+                );
+            }
+            if let Some(sug) = &d.suggestion {
+                assert!(
+                    shown.contains(&format!("(did you mean `{sug}`?)")),
+                    "{shown}"
+                );
+            }
         }
         Err(e) => panic!("parse_str gave a non-parse error: {e}"),
         Ok(p) => check_usable(&p),
@@ -648,15 +702,64 @@ fn check_usable(p: &preset::Preset) {
                     );
                     for s in &plan.steps {
                         if let Err(e) = drivescope::engine::validate_shape(&s.workload) {
-                            assert!(!e.to_string().is_empty());
+                            check_shape_refusal(&s.workload, &e);
                         }
                     }
                     let _ = plan.estimate(0.0);
                     let _ = plan::fio::job_file(p, &plan, &t);
                 }
-                Err(e) => assert!(!e.to_string().is_empty()),
+                // Time scale, interval and target are all valid here: only a phase of the
+                // preset can be refused, and the refusal names it.
+                Err(plan::PlanError::Phase { phase, message }) => {
+                    assert!(
+                        p.phases.iter().any(|ph| ph.name == phase),
+                        "refusal names phase {phase:?}, not one of the preset's: {message}"
+                    );
+                    assert!(
+                        !message.is_empty(),
+                        "phase {phase:?} refused without a reason"
+                    );
+                }
+                Err(e) => panic!("expand refused a valid target or scale: {e}"),
             }
         }
+    }
+}
+
+/// The engine's refusal of a planned step names the workload's own offending value, and
+/// that value is out of the engine's range.
+fn check_shape_refusal(w: &drivescope::workload::Workload, e: &drivescope::engine::EngineError) {
+    use drivescope::engine::{EngineError, InvalidStep, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS};
+    let shown = e.to_string();
+    match e {
+        EngineError::Invalid(InvalidStep::Iodepth(n)) => {
+            assert_eq!(*n, w.iodepth, "{shown}");
+            assert!(*n == 0 || *n > MAX_IODEPTH, "{shown}");
+            assert!(shown.starts_with(&format!("iodepth {n} ")), "{shown}");
+        }
+        EngineError::Invalid(InvalidStep::Jobs(n)) => {
+            assert_eq!(*n, w.jobs, "{shown}");
+            assert!(*n == 0 || *n > MAX_JOBS, "{shown}");
+            assert!(shown.starts_with(&format!("jobs {n} ")), "{shown}");
+        }
+        EngineError::Invalid(InvalidStep::BlockSize(bs)) => {
+            assert!(w.bs.split.iter().any(|(b, _)| b == bs), "{shown}");
+            assert!(*bs == 0 || *bs > 1 << 30, "{shown}");
+            assert!(shown.starts_with(&format!("block size {bs} ")), "{shown}");
+        }
+        EngineError::Invalid(InvalidStep::BufferMemory(m)) => {
+            let need = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
+            assert_eq!(*m, need, "{shown}");
+            assert!(*m > MAX_BUFFER_BYTES, "{shown}");
+        }
+        EngineError::Invalid(InvalidStep::Rate(r)) => {
+            assert!(
+                w.rate_iops.is_some_and(|x| x.to_bits() == r.to_bits()),
+                "{shown}"
+            );
+            assert!(!(r.is_finite() && *r > 0.0), "{shown}");
+        }
+        other => panic!("validate_shape gave a refusal that is not about the shape: {other}"),
     }
 }
 

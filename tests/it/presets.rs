@@ -594,6 +594,184 @@ fn every_builtin_presets_fio_job_file_is_accepted_by_real_fio() {
     }
 }
 
+/// A job file's sections in order (not `[global]`), each with its `key=value` options.
+fn fio_sections(job: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in job.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            out.push((name.to_string(), Vec::new()));
+        } else if let (Some((k, v)), Some(last)) = (line.split_once('='), out.last_mut()) {
+            if !line.starts_with('#') {
+                last.1.push((k.to_string(), v.to_string()));
+            }
+        }
+    }
+    out.retain(|(n, _)| n != "global");
+    out
+}
+
+/// A fio size as the export writes it (`4k`, `1m`: fio's base is 1024).
+fn fio_bytes(v: &str) -> u64 {
+    let (n, mult) = match v.as_bytes().last() {
+        Some(b'k') => (&v[..v.len() - 1], 1 << 10),
+        Some(b'm') => (&v[..v.len() - 1], 1 << 20),
+        _ => (v, 1),
+    };
+    n.parse::<u64>().expect("a size") * mult
+}
+
+/// A fio duration as the export writes it (`120ms`, `2s`), in milliseconds.
+fn fio_ms(v: &str) -> u64 {
+    match v.strip_suffix("ms") {
+        Some(ms) => ms.parse().expect("ms"),
+        None => {
+            1000 * v
+                .strip_suffix('s')
+                .expect("s or ms")
+                .parse::<u64>()
+                .expect("s")
+        }
+    }
+}
+
+#[test]
+fn exported_fio_jobs_run_in_real_fio() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!(Tool, "fio is not installed");
+    }
+    // One preset per kind, at a time scale that makes each job tens of milliseconds: a
+    // plain phase of four workloads; a vdbench sweep (a probe, then points paced by a
+    // Poisson process at a share of it, which fio cannot express: no rate is set); SNIA
+    // rounds (round 1 of each phase, after a fill by amount of data); a matrix (of queue
+    // depths by job counts). fio costs ~0.3 s a job whatever its runtime, so of the sweep's
+    // 13 jobs four run (`--section`), and of the matrix's 35 three.
+    let kinds: [(&str, &[&str]); 4] = [
+        ("quick-look", &[]),
+        (
+            "storagereview-4k-randread",
+            &["sweep-probe", "sweep-10pct", "sweep-90pct", "sweep-120pct"],
+        ),
+        ("snia-throughput", &[]),
+        (
+            "snia-fio-latency-map",
+            &["map-QD1-1", "map-QD64-4", "map-QD16-16"],
+        ),
+    ];
+    let dir = crate::common::disk_tempdir();
+    let mut running = Vec::new();
+    for (id, only) in kinds {
+        let (code, job, err) = drivescope(&[
+            "presets",
+            "fio",
+            id,
+            "--capacity",
+            "16MiB",
+            "--time-scale",
+            "0.002",
+        ]);
+        assert_eq!(code, 0, "{id}: {err}");
+        let all = fio_sections(&job);
+        let mut sections = all.clone();
+        if !only.is_empty() {
+            sections.retain(|(n, _)| only.contains(&n.as_str()));
+            assert_eq!(sections.len(), only.len(), "{id}: {job}");
+        }
+        let file = dir.path().join(format!("{id}.fio"));
+        let json = dir.path().join(format!("{id}.json"));
+        std::fs::write(&file, &job).unwrap();
+        let mut cmd = Command::new("fio");
+        cmd.arg("--output-format=json")
+            .arg(format!("--output={}", json.display()))
+            .env("TARGET", dir.path().join(format!("{id}.bin")));
+        for n in only {
+            cmd.arg(format!("--section={n}"));
+        }
+        let child = cmd
+            .arg(&file)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run fio");
+        running.push((id, job, all, sections, json, child));
+    }
+    for (id, job, all, sections, json, child) in running {
+        let done = child.wait_with_output().expect("fio");
+        assert!(
+            done.status.success(),
+            "{id}: fio {}: {}\n{job}",
+            done.status,
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let out: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).expect("fio's JSON");
+        let jobs = out["jobs"].as_array().expect("jobs");
+        let ran: Vec<&str> = jobs.iter().filter_map(|j| j["jobname"].as_str()).collect();
+        let given: Vec<&str> = sections.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(ran, given, "{id}: fio ran the jobs given, in order");
+        for (j, (name, opts)) in jobs.iter().zip(&sections) {
+            let what = format!("{id} [{name}]");
+            assert_eq!(j["error"], 0, "{what}: {j}");
+            // fio echoes every option of the section as it took it.
+            for (k, v) in opts {
+                assert_eq!(j["job options"][k], v.as_str(), "{what}: {k}");
+            }
+            let opt = |k: &str| opts.iter().find(|(o, _)| o == k).map(|(_, v)| v.as_str());
+            let read = j["read"]["io_bytes"].as_u64().expect("read bytes");
+            let write = j["write"]["io_bytes"].as_u64().expect("write bytes");
+            match opt("rw").expect("rw") {
+                "read" | "randread" => assert!(read > 0 && write == 0, "{what}: {read} {write}"),
+                "write" | "randwrite" => {
+                    assert!(write > 0 && read == 0, "{what}: {read} {write}")
+                }
+                _ => assert!(read > 0 && write > 0, "{what}: {read} {write}"),
+            }
+            // Whole I/Os of the section's block size.
+            let bs = fio_bytes(opt("bs").expect("bs"));
+            assert!(
+                read % bs == 0 && write % bs == 0,
+                "{what}: {read} and {write} bytes in I/Os of {bs}"
+            );
+            if let Some(n) = opt("io_size") {
+                assert_eq!(read + write, n.parse::<u64>().unwrap(), "{what}: io_size");
+            }
+            if let Some(rt) = opt("runtime") {
+                let ms = j["job_runtime"].as_u64().expect("job_runtime");
+                let want = fio_ms(rt);
+                assert!(
+                    ms + 1 >= want && ms < want + 2000,
+                    "{what}: ran {ms} ms for runtime={rt}"
+                );
+            }
+        }
+        // The sweep's points are paced by a Poisson process, as vdbench's, at no rate fio
+        // could be given; the rounds file says how to repeat its round.
+        match id {
+            "storagereview-4k-randread" => {
+                // Points under 100% of the probe paced (10% … 90%: nine), the probe and
+                // the points from 100% closed-loop.
+                for (name, o) in &all {
+                    let pct = name
+                        .strip_prefix("sweep-")
+                        .and_then(|p| p.strip_suffix("pct"))
+                        .map(|p| p.parse::<u32>().expect("a percentage"));
+                    let poisson = o.iter().any(|(k, v)| k == "rate_process" && v == "poisson");
+                    assert_eq!(poisson, pct.is_some_and(|p| p < 100), "[{name}]");
+                    assert!(o.iter().all(|(k, _)| k != "rate_iops"), "[{name}]");
+                }
+                assert_eq!(all.len(), 13, "the probe and 12 points");
+            }
+            "snia-throughput" => {
+                assert!(job.contains("runs in SNIA rounds"), "{job}");
+                // Its fill (`data: 2x`) wrote twice the 16 MiB capacity, whatever the jobs.
+                let fill = &jobs[0];
+                assert_eq!(fill["jobname"], "wipc");
+                assert_eq!(fill["write"]["io_bytes"], 32 << 20, "{fill}");
+            }
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn cli_list_show_fio_validate() {
     let (code, out, _) = drivescope(&["presets", "list", "--capacity", "2TiB"]);

@@ -1,5 +1,6 @@
 //! Presets run for real, scaled down in time, on temp files: the sweep's curve, steady
-//! state events, and bad presets refused before any I/O.
+//! state events, SNIA rounds (steady at the window's round, or not within the most
+//! rounds), vdbench's stop curve, and bad presets refused before any I/O.
 
 use crate::common;
 
@@ -305,4 +306,171 @@ fn poisson_arrivals_have_exponential_gaps_and_keep_the_rate() {
     let step = half_point("uniform", 2);
     let cv = step["summary"]["arrival_cv"].as_f64().unwrap();
     assert!(cv < 0.05, "uniform gaps' CV {cv}");
+}
+
+/// Runs the preset `yaml` headless on a fresh 16 MiB test file (100 ms intervals) with a
+/// session; returns its JSON lines and the session as loaded from disk.
+fn run_with_session(yaml: &str) -> (Vec<Value>, drivescope::session::Session) {
+    let home = crate::common::disk_tempdir();
+    let preset = home.path().join("preset.yaml");
+    std::fs::write(&preset, yaml).unwrap();
+    let t = home.path().join("scratch.bin");
+    let sp = home.path().join("s.yaml");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--interval",
+            "100ms",
+            "--json",
+            "--session",
+            sp.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ses = drivescope::session::load(&sp)
+        .unwrap_or_else(|e| panic!("{}: {e}", sp.display()))
+        .session;
+    assert_eq!(ses.state, drivescope::session::SessionState::Complete);
+    (json_lines(&out), ses)
+}
+
+/// A phase of SNIA rounds over a two-step matrix (4 KiB, 8 KiB; the 8 KiB step tracked,
+/// so that each round is whole), 200 ms a step.
+fn rounds_preset(window: u32, max: u32, limit: &str) -> String {
+    format!(
+        "id: rounds\nname: Rounds\ndescription: SNIA rounds, short\nphases:\n  - name: r\n    \
+         workload: {{rw: randread, bs: 4k, iodepth: 4}}\n    matrix:\n      bs: [4k, 8k]\n    \
+         end: {{duration: 200ms}}\n    rounds:\n      window: {window}\n      max: {max}\n      \
+         range: {limit}\n      slope: {limit}\n      track: {{metric: iops, bs: 8k}}\n"
+    )
+}
+
+fn step_names(lines: &[Value]) -> Vec<&str> {
+    of_type(lines, "step")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect()
+}
+
+fn event_texts<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a str> {
+    of_type(lines, "event")
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| e["text"].as_str().expect("text"))
+        .collect()
+}
+
+/// The session's events of `kind`, as (message) text.
+fn session_events<'a>(ses: &'a drivescope::session::Session, kind: &str) -> Vec<&'a str> {
+    ses.events
+        .iter()
+        .filter(|e| e.kind.as_str() == kind)
+        .map(|e| e.message.as_str())
+        .collect()
+}
+
+#[test]
+fn snia_rounds_stop_at_the_window_th_round_when_steady() {
+    // A range and slope of 10000% hold for any two positive values: steady at round 2 of
+    // at most 5, and rounds 3 to 5 are not run.
+    let (lines, ses) = run_with_session(&rounds_preset(2, 5, "10000%"));
+    assert_eq!(
+        step_names(&lines),
+        ["r r1 4KiB", "r r1 8KiB", "r r2 4KiB", "r r2 8KiB"]
+    );
+    let plan = &of_type(&lines, "plan_summary")[0];
+    assert_eq!(
+        (plan["steps"].as_u64(), plan["steps_run"].as_u64()),
+        (Some(10), Some(4))
+    );
+    assert_eq!(plan["outcome"], "completed");
+    let said = ["r: steady state reached at round 2"];
+    assert_eq!(event_texts(&lines, "steady_state"), said);
+    assert_eq!(session_events(&ses, "steady_state"), said);
+    let labels: Vec<&str> = ses.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        step_names(&lines),
+        "the session holds the steps run"
+    );
+}
+
+#[test]
+fn snia_rounds_without_steady_state_run_the_most_rounds_and_say_so() {
+    // A range of 0% holds only for identical measurements: never, on a real device.
+    let (lines, ses) = run_with_session(&rounds_preset(2, 3, "0%"));
+    assert_eq!(
+        step_names(&lines),
+        [
+            "r r1 4KiB",
+            "r r1 8KiB",
+            "r r2 4KiB",
+            "r r2 8KiB",
+            "r r3 4KiB",
+            "r r3 8KiB"
+        ]
+    );
+    let plan = &of_type(&lines, "plan_summary")[0];
+    assert_eq!(
+        (plan["steps"].as_u64(), plan["steps_run"].as_u64()),
+        (Some(6), Some(6))
+    );
+    assert_eq!(plan["outcome"], "completed");
+    // The verdict, with the last window's figures worked out here from the tracked steps
+    // of rounds 2 and 3.
+    let steps = of_type(&lines, "step");
+    let (a, b) = (
+        steps[3]["summary"]["iops"].as_f64().unwrap(),
+        steps[5]["summary"]["iops"].as_f64().unwrap(),
+    );
+    let mean = (a + b) / 2.0;
+    let range = 100.0 * (a - b).abs() / mean;
+    let want = format!(
+        "r: steady state not reached: not steady after the most rounds, 3: last window: \
+         mean {mean:.1}, range {range:.1}% (limit 0%), slope excursion {range:.1}% (limit 0%)"
+    );
+    // (Over two rounds the least-squares line runs through both: its excursion is the range.)
+    assert_eq!(event_texts(&lines, "steady_state"), [want.as_str()]);
+    assert_eq!(session_events(&ses, "steady_state"), [want.as_str()]);
+    assert_eq!(ses.steps.len(), 6);
+}
+
+#[test]
+fn a_sweep_past_its_stop_curve_skips_the_remaining_points() {
+    // vdbench's stopcurve of 10 µs: the first point's mean response (from each I/O's
+    // submission) is above it, so 20% and 30% are not run.
+    let yaml = "id: curve\nname: Curve\ndescription: a sweep with a tiny stopcurve\nphases:\n  \
+                - name: s\n    workload: {rw: randread, bs: 4k, iodepth: 4}\n    \
+                end: {duration: 200ms}\n    sweep:\n      points: [10%, 20%, 30%]\n      \
+                stopcurve: 10us\n";
+    let (lines, ses) = run_with_session(yaml);
+    assert_eq!(step_names(&lines), ["s probe", "s 10%"]);
+    let plan = &of_type(&lines, "plan_summary")[0];
+    assert_eq!(
+        (plan["steps"].as_u64(), plan["steps_run"].as_u64()),
+        (Some(4), Some(2))
+    );
+    assert_eq!(plan["outcome"], "completed");
+    let point = &of_type(&lines, "step")[1];
+    let mean_ms = point["service_lat_us"]["mean"].as_f64().unwrap() / 1000.0;
+    assert!(mean_ms > 0.01, "{point}");
+    let want = format!(
+        "s 10%: mean response {mean_ms:.2} ms is above stopcurve 0.01 ms; the rest of the \
+         curve is skipped"
+    );
+    assert_eq!(event_texts(&lines, "skip"), [want.as_str()]);
+    assert_eq!(session_events(&ses, "skip"), [want.as_str()]);
+    let labels: Vec<&str> = ses.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["s probe", "s 10%"]);
 }

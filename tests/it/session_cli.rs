@@ -1,11 +1,12 @@
 //! Sessions written by the real binary: the round trip of a headless run, the default
-//! sessions folder, `kill -9` mid-run then `report` on what was left (SIGTERM's final save
-//! is in signals.rs), an unwritable path refused before the run, truncated and newer-schema files, and
+//! sessions folder, `kill -9` mid-run then `report` on what was left, `kill -9` inside the
+//! final atomic rewrite (SIGTERM's final save is in signals.rs), an unwritable path refused before the run, truncated and newer-schema files, and
 //! the SVG, CSV and HTML outputs of `report` and `compare` parsed and counted.
 
 use crate::common;
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -702,4 +703,122 @@ fn histograms_recompute_the_percentiles_of_any_span() {
     let out = run(home.path(), &["report", s(&plain), "--span", "0s..1m"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--histograms"));
+}
+
+/// The temp files of an atomic rewrite of `name` in `dir` (`.NAME.tmp-PID…`).
+fn rewrite_temps(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let prefix = format!(".{name}.tmp-");
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn kill_9_during_the_final_rewrite_leaves_the_autosaved_stream_whole() {
+    // The final save appends the last records and the summary to the autosaved stream,
+    // then writes the whole session to a temp file beside it and renames it over the
+    // stream. Killed once that temp file exists and before the rename (the temp file is
+    // still there afterwards), the session must be the whole stream, never a part of the
+    // temp file. No test hook: the test watches the folder and kills the moment the temp
+    // file appears, and tries again if the rename won the race.
+    let home = common::disk_tempdir();
+    let dir = home.path().join("ses");
+    std::fs::create_dir(&dir).unwrap();
+    let sp = dir.join("r.yaml");
+    let target = home.path().join("scratch.bin");
+    for attempt in 1..=10 {
+        let _ = std::fs::remove_file(&sp);
+        for t in rewrite_temps(&dir, "r.yaml") {
+            let _ = std::fs::remove_file(t);
+        }
+        let mut child = spawn(
+            home.path(),
+            &[
+                "run",
+                "--target",
+                s(&target),
+                "--size",
+                "16MiB",
+                "--rw",
+                "randrw",
+                "--duration",
+                "1500ms",
+                "--interval",
+                "100ms",
+                "--json",
+                "--session",
+                s(&sp),
+            ],
+        );
+        let rx = lines_of(&mut child);
+        // After the first interval the session exists; a temp file from now on is the
+        // final rewrite's.
+        let t0 = Instant::now();
+        let mut printed = Vec::new();
+        while !printed
+            .iter()
+            .any(|l: &String| l.contains(r#""type":"interval""#))
+        {
+            let l = rx
+                .recv_timeout(Duration::from_secs(20))
+                .expect("an interval within 20 s");
+            printed.push(l);
+        }
+        let mut killed = false;
+        while child.try_wait().unwrap().is_none() {
+            if !rewrite_temps(&dir, "r.yaml").is_empty() {
+                child.kill().unwrap();
+                killed = true;
+                break;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "the run never ended"
+            );
+        }
+        let status = child.wait().unwrap();
+        printed.extend(rx.iter());
+        let temps = rewrite_temps(&dir, "r.yaml");
+        if !killed || temps.is_empty() {
+            eprintln!("attempt {attempt}: the rename came first ({status}); again");
+            continue;
+        }
+        assert_eq!(status.signal(), Some(libc::SIGKILL), "{status}");
+        let lines: Vec<serde_json::Value> = printed
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        assert!(
+            of_type(&lines, "session").is_empty(),
+            "killed before the save was reported"
+        );
+        let intervals = of_type(&lines, "interval").len();
+        let loaded = session::load(&sp)
+            .unwrap_or_else(|e| panic!("the session after a kill in its rewrite: {e}"));
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert!(
+            loaded.documents > 1,
+            "the autosaved stream, not the rewrite"
+        );
+        let ses = loaded.session;
+        // Its last document is the final append: everything, with the summary.
+        assert_eq!(ses.state, SessionState::Complete);
+        assert_eq!(ses.intervals.len(), intervals, "every interval printed");
+        let sm = ses.summary.as_ref().expect("the summary was appended");
+        assert_eq!(sm.intervals as usize, intervals);
+        // And it reports as a finished session.
+        let out_dir = home.path().join("rep");
+        let out = run(home.path(), &["report", s(&sp), "--out", s(&out_dir)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(!err.contains("no final summary"), "{err}");
+        assert!(out_dir.join("report.html").exists());
+        return;
+    }
+    panic!("in 10 runs the kill never landed between the temp file and the rename");
 }

@@ -118,13 +118,35 @@ fn a_real_drive_is_polled_and_notes_are_not_repeated() {
         assert!(host.cpus > 0 && host.mem_total_bytes > 0);
         assert!(host.mem_used_bytes <= host.mem_total_bytes);
         assert!(host.self_rss_bytes.unwrap_or(0) > 0, "own RSS is measured");
-        assert!(s.block.is_some(), "stat of {} readable", info.stat_name);
+        let b = s
+            .block
+            .unwrap_or_else(|| panic!("stat of {} unreadable: {:?}", info.stat_name, s.notes));
+        assert!((0.7..1.5).contains(&b.interval_s), "{b:?}");
+        assert!(b.util_percent <= 100.0, "{b:?}");
         for n in &s.notes {
             assert!(seen.insert(n.clone()), "note repeated: {n}");
         }
     }
-    // By the second poll the SMART thread has answered once (however little it knows).
-    assert!(samples[1].smart.is_some());
+    // By the second poll the SMART thread has answered once (however little it knows),
+    // about the target's disk.
+    let smart = samples[1]
+        .smart
+        .as_ref()
+        .expect("a SMART reading by the second poll");
+    let disk = info.primary().expect("a disk");
+    // An NVMe namespace is read through its controller.
+    let expected = match &disk.nvme_controller {
+        Some(c) => format!("/dev/{c}"),
+        None => disk.dev_path().display().to_string(),
+    };
+    assert_eq!(
+        smart.device.as_deref(),
+        Some(expected.as_str()),
+        "{smart:?}"
+    );
+    if smart.source.is_none() {
+        assert!(!smart.notes.is_empty(), "says why nothing answered");
+    }
 }
 
 #[test]
@@ -143,12 +165,90 @@ fn a_target_without_a_disk_gets_block_stats_and_no_false_slow_note() {
         Duration::from_secs(1),
         Instant::now(),
     );
-    let samples: Vec<TelemetrySample> = (0..4).map(|_| next(&rx)).collect();
+    let mut samples = vec![next(&rx)];
+    // Between two polls: 12 reads of 96 sectors, 3 writes of 24, 1 in flight, 250 ms busy
+    // (a rename, so that a poll never reads a half-written file).
+    let stat = t.path("sys/block/zram0/stat");
+    let tmp = t.path("stat.new");
+    std::fs::write(&tmp, "17 0 136 0 3 0 24 0 1 250 0\n").expect("write");
+    std::fs::rename(&tmp, &stat).expect("rename");
+    samples.extend((0..3).map(|_| next(&rx)));
     poller.stop();
     let notes: Vec<&String> = samples.iter().flat_map(|s| &s.notes).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("no whole disk"), "{notes:?}");
-    assert!(samples
+    assert!(samples.iter().all(|s| s.smart.is_none()));
+    let blocks: Vec<_> = samples
         .iter()
-        .all(|s| s.smart.is_none() && s.block.is_some()));
+        .map(|s| s.block.expect("block stats in every sample"))
+        .collect();
+    // The first poll: nothing moved since the poller's first read.
+    let b = blocks[0];
+    assert_eq!(
+        (b.read_ios, b.write_ios, b.read_bytes, b.write_bytes),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(b.in_flight, 0);
+    // The second: what the file gained.
+    let b = blocks[1];
+    assert_eq!((b.read_ios, b.write_ios), (12, 3));
+    assert_eq!((b.read_bytes, b.write_bytes), (96 * 512, 24 * 512));
+    assert_eq!(b.in_flight, 1);
+    assert!((0.7..1.5).contains(&b.interval_s), "{} s", b.interval_s);
+    assert!(
+        (b.read_iops - 12.0 / b.interval_s).abs() < 1e-9
+            && (b.write_bytes_per_s - 24.0 * 512.0 / b.interval_s).abs() < 1e-6,
+        "{b:?}"
+    );
+    assert!(
+        (b.util_percent - 25.0 / b.interval_s).abs() < 1e-9,
+        "250 ms busy: {b:?}"
+    );
+    // Then nothing more moved.
+    for b in &blocks[2..] {
+        assert_eq!((b.read_ios, b.write_ios, b.in_flight), (0, 0, 1), "{b:?}");
+    }
+}
+
+#[test]
+fn a_block_stat_that_never_answers_leaves_the_samples_on_time() {
+    // A FIFO where the stat file should be: open() of it waits for a writer that never
+    // comes, as a read of a wedged pseudo-file would.
+    let t = Tree::new();
+    t.mkdir("sys/block/zram0");
+    let fifo =
+        CString::new(t.path("sys/block/zram0/stat").to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0, "mkfifo");
+    let drive = DriveInfo {
+        target: PathBuf::from("/dev/zram0"),
+        block_device: "zram0".into(),
+        stat_name: "zram0".into(),
+        disks: vec![],
+    };
+    let origin = Instant::now();
+    let (poller, rx) = Poller::spawn_in(
+        SysRoot::under(t.root()),
+        &drive,
+        Duration::from_secs(1),
+        origin,
+    );
+    let samples: Vec<TelemetrySample> = (0..2).map(|_| next(&rx)).collect();
+    let stopped = Instant::now();
+    poller.stop();
+    assert!(
+        stopped.elapsed() < Duration::from_secs(2),
+        "stop is not held by the stat read"
+    );
+    assert!(samples.iter().all(|s| s.block.is_none()), "{samples:?}");
+    let notes: Vec<&String> = samples.iter().flat_map(|s| &s.notes).collect();
+    let stat_notes: Vec<&&String> = notes
+        .iter()
+        .filter(|n| n.starts_with("no block stats: "))
+        .collect();
+    assert_eq!(stat_notes.len(), 1, "said once: {notes:?}");
+    assert!(
+        stat_notes[0].contains("sys/block/zram0/stat") && stat_notes[0].contains("FIFO"),
+        "names the file and what it is: {notes:?}"
+    );
 }

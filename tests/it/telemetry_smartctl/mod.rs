@@ -1,8 +1,9 @@
 //! smartctl's JSON: the real outputs (`real`), hand-made ones derived from them for the
-//! cases the real ones lack (`derived`: health, SAS, RAID, ATA temperature), and input that
-//! is not what it claims (`input`).
+//! cases the real ones lack (`derived`: health, SAS, RAID, ATA temperature), input that
+//! is not what it claims (`input`), and a smartctl that never answers (`hung`).
 
 mod derived;
+mod hung;
 mod input;
 mod real;
 
