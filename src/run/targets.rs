@@ -100,11 +100,17 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
     let text = crate::input::read_text(path, MAX_TARGETS_FILE, "targets file")?;
     let entries: Vec<Entry> = serde_yaml::from_str(&text).map_err(|e| {
         let (line, column) = crate::yaml_pos::of_error(&e);
+        let message = e.to_string();
+        // serde_yaml ends its message with the place, which the error puts first.
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
         TargetsError::At {
             path: path.to_path_buf(),
             line,
             column,
-            message: e.to_string(),
+            message,
         }
     })?;
     let file_err = |message: String| TargetsError::File {
@@ -241,7 +247,9 @@ mod tests {
         let (_d, p) = write("- path: /dev/loop0\n  size: lots\n");
         let e = read_file(&p).unwrap_err().to_string();
         assert!(
-            e.contains("shelf.yaml:2:") && e.contains("'lots' is not a size"),
+            e.contains("shelf.yaml:1:3:")
+                && e.contains("'lots' is not a size")
+                && !e.contains(" at line"),
             "{e}"
         );
         let (_d, p) = write("- path: /dev/loop0\n  destroy_data: /dev/loop1\n");
