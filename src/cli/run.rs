@@ -16,9 +16,14 @@ use crate::workload::{Arrivals, BlockSizes, EngineKind, RwMode};
 /// `drivescope run`: fio's option names where fio has one.
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// File or block device to test. Default: the built-in scratch file (see README).
+    /// File or block device to test; repeat it to test several drives at once, each with
+    /// its own jobs. Default: the built-in scratch file (see README).
     #[arg(long, short = 't')]
-    pub target: Option<PathBuf>,
+    pub target: Vec<PathBuf>,
+    /// The drives to test, from a YAML file: a list of {path, label, destroy_data, size,
+    /// offset}, each write confirmation naming its own target.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["target", "destroy_data"])]
+    pub targets: Option<PathBuf>,
     /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
     /// ends, plus the intervals.
     #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
@@ -96,9 +101,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Confirms that a write to this block device or existing file may destroy its data;
-    /// must name the target itself.
+    /// must name the target itself. With several targets, one for each target written.
     #[arg(long, value_name = "TARGET")]
-    pub destroy_data: Option<PathBuf>,
+    pub destroy_data: Vec<PathBuf>,
     /// Where the session (YAML) is saved. Default: a dated file in the sessions folder,
     /// $XDG_DATA_HOME/drivescope/sessions/ (~/.local/share/drivescope/sessions/).
     #[arg(long, value_name = "PATH")]

@@ -9,7 +9,7 @@ use crate::ostext;
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
-    self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
+    self, targets, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
     SessionPlan, SingleStep, TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
@@ -33,6 +33,29 @@ pub fn command_line() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// What the command line asks to run, on each target it names.
+fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
+    let base = request(a)?;
+    let specs = match &a.targets {
+        Some(file) => targets::read_file(file)?,
+        None if a.target.is_empty() && a.destroy_data.is_empty() => {
+            return Ok(vec![base]);
+        }
+        None => targets::from_args(&a.target, &a.destroy_data, a.size)?,
+    };
+    Ok(specs
+        .into_iter()
+        .map(|t| {
+            let mut r = base.clone();
+            r.target = t.choice;
+            if let (Some(off), RunWhat::Single(s)) = (t.offset, &mut r.what) {
+                s.workload.region.offset = off;
+            }
+            r
+        })
+        .collect())
 }
 
 /// What the command line asks to run.
@@ -69,9 +92,9 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
     };
     Ok(RunRequest {
         target: TargetChoice {
-            path: a.target.clone(),
+            path: None,
             size: a.size,
-            destroy_data: a.destroy_data.clone(),
+            destroy_data: None,
             create_missing: false,
             label: None,
         },
@@ -88,7 +111,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
 
 /// Runs the command; `stop` is the flag the signal handlers set.
 pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
-    let req = request(a)?;
+    let reqs = requests(a)?;
     let options = RecorderOptions {
         autosave_every: a.autosave,
         snapshot_every: a.snapshot_every,
@@ -101,20 +124,21 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     if let Some(p) = &a.session {
         run::check_outputs(p, &options)?;
     }
-    let prepared = run::prepare(&req)?;
+    let prepared = run::prepare_many(&reqs)?;
     let format = if a.json { Format::Json } else { Format::Text };
-    let mode = match req.what {
+    let mode = match reqs[0].what {
         RunWhat::Preset(_) => PrintMode::Plan,
         RunWhat::Single(_) => PrintMode::Single,
     };
     let mut printer = Printer::new(format, mode);
+    printer.set_drives(prepared.iter().map(|p| p.label.clone()).collect());
     let session = SessionPlan {
         path: a.session.clone(),
         options,
         command: Some(command_line()),
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);
-    run::execute(
+    run::execute_many(
         &prepared,
         session,
         TelemetrySource::Poll,

@@ -60,6 +60,71 @@ pub struct Printer {
     target: String,
     plan_name: String,
     steps: usize,
+    /// A run of several drives: each drive's label, the drive now printed, and the
+    /// intervals of each since the last "all" line.
+    drives: Drives,
+}
+
+/// What the printer keeps of a run of several drives.
+#[derive(Debug, Default)]
+struct Drives {
+    labels: Vec<String>,
+    current: Option<usize>,
+    /// Per drive: its last interval's figures since the last "all" line (None: none yet).
+    pending: Vec<Option<IntervalFigures>>,
+    /// Per drive: still running.
+    live: Vec<bool>,
+    /// Per drive: its last step's summary (a plain run's "all" summary adds them up).
+    summaries: Vec<Option<StepSummary>>,
+    /// Printing the run's own figures: labelled "all".
+    all: bool,
+}
+
+impl Drives {
+    fn grow(&mut self, n: usize) {
+        if self.labels.len() < n {
+            self.labels.resize(n, String::new());
+            self.pending.resize(n, None);
+            self.live.resize(n, true);
+            self.summaries.resize(n, None);
+        }
+    }
+
+    /// Every running drive has an interval since the last "all" line: the sum of every
+    /// drive's that has one (a drive that just ended gives its last).
+    fn take_all(&mut self) -> Option<(IntervalFigures, usize)> {
+        let n = self.labels.len();
+        let waiting = (0..n).any(|d| self.live[d] && self.pending[d].is_none());
+        let with: Vec<usize> = (0..n).filter(|&d| self.pending[d].is_some()).collect();
+        if n < 2 || waiting || with.is_empty() {
+            return None;
+        }
+        let mut sum = IntervalFigures::default();
+        for d in &with {
+            if let Some(f) = self.pending[*d].take() {
+                sum.end_s = sum.end_s.max(f.end_s);
+                sum.read_iops += f.read_iops;
+                sum.write_iops += f.write_iops;
+                sum.read_bw += f.read_bw;
+                sum.write_bw += f.write_bw;
+                sum.p99 = sum.p99.max(f.p99);
+                sum.errors += f.errors;
+            }
+        }
+        Some((sum, with.len()))
+    }
+}
+
+/// An interval's figures, for the "all" line.
+#[derive(Debug, Clone, Copy, Default)]
+struct IntervalFigures {
+    end_s: f64,
+    read_iops: f64,
+    write_iops: f64,
+    read_bw: f64,
+    write_bw: f64,
+    p99: f64,
+    errors: u64,
 }
 
 impl Printer {
@@ -71,27 +136,137 @@ impl Printer {
             target: String::new(),
             plan_name: String::new(),
             steps: 0,
+            drives: Drives::default(),
         }
+    }
+
+    /// A run of several drives: their labels, in order, so every line says whose it is.
+    pub fn set_drives(&mut self, labels: Vec<String>) {
+        if labels.len() > 1 {
+            self.drives.grow(labels.len());
+            self.drives.labels = labels;
+        }
+    }
+
+    /// The current drive's label, in a run of several ("all" for the run's own figures).
+    fn label(&self) -> Option<&str> {
+        if self.drives.all {
+            return Some("all");
+        }
+        let d = self.drives.current?;
+        self.drives.labels.get(d).map(String::as_str)
+    }
+
+    /// The "all" line: every running drive's last interval added up (the worst p99).
+    fn all_line(&mut self) {
+        let Some((f, n)) = self.drives.take_all() else {
+            return;
+        };
+        self.drives.all = true;
+        match self.format {
+            Format::Text => self.text(&format!(
+                "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9} {:>9.1} {:>9} {:>7}  ({n} drives; p99: the worst)",
+                f.end_s,
+                f.read_iops,
+                mb(f.read_bw),
+                f.write_iops,
+                mb(f.write_bw),
+                "",
+                f.p99,
+                "",
+                f.errors
+            )),
+            Format::Json => self.json(json!({
+                "type": "interval",
+                "end_s": f.end_s,
+                "drives": n,
+                "read_iops": f.read_iops,
+                "write_iops": f.write_iops,
+                "read_bw_bytes": f.read_bw,
+                "write_bw_bytes": f.write_bw,
+                "worst_p99_us": f.p99,
+                "errors": f.errors,
+            })),
+        }
+        self.drives.all = false;
+    }
+
+    /// A plain run of several drives: every drive's summary added up.
+    fn all_summary(&mut self) {
+        let sums: Vec<StepSummary> = self.drives.summaries.iter().flatten().cloned().collect();
+        if sums.len() < 2 {
+            return;
+        }
+        let add = |f: fn(&StepSummary) -> f64| sums.iter().map(f).sum::<f64>();
+        let (ri, wi, rb, wb) = (
+            add(|s| s.read_iops),
+            add(|s| s.write_iops),
+            add(|s| s.read_bw_bytes),
+            add(|s| s.write_bw_bytes),
+        );
+        let ios: u64 = sums.iter().map(|s| s.ios).sum();
+        let errors: u64 = sums.iter().map(|s| s.errors).sum();
+        self.drives.all = true;
+        match self.format {
+            Format::Text => self.text(&format!(
+                "summary of {} drives: {ios} I/Os, {:.0} IOPS ({ri:.0} read, {wi:.0} write), \
+                 {:.1} MB/s, {errors} errors",
+                sums.len(),
+                ri + wi,
+                mb(rb + wb)
+            )),
+            Format::Json => self.json(json!({
+                "type": "summary",
+                "drives": sums.len(),
+                "ios": ios,
+                "iops": ri + wi,
+                "read_iops": ri,
+                "write_iops": wi,
+                "read_bw_bytes": rb,
+                "write_bw_bytes": wb,
+                "errors": errors,
+            })),
+        }
+        self.drives.all = false;
+    }
+
+    /// A line of text on stdout, with the drive's label first in a run of several.
+    fn text(&self, line: &str) {
+        match self.label() {
+            Some(l) => println!("[{l}] {line}"),
+            None => println!("{line}"),
+        }
+    }
+
+    /// A JSON line, carrying `"target"` (the drive's label) in a run of several.
+    fn json(&self, mut v: Value) {
+        if let (Some(l), Some(o)) = (self.label(), v.as_object_mut()) {
+            o.insert("target".into(), json!(l));
+        }
+        json_line(&v);
     }
 
     /// The run's description, once, before the first interval.
     pub fn start(&mut self, description: &str, extra: Value) {
         match self.format {
-            Format::Text => println!("{description}"),
+            Format::Text => self.text(description),
             Format::Json => {
                 let mut v = json!({"type": "start", "description": description});
                 if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
                     o.extend(e);
                 }
-                json_line(&v);
+                self.json(v);
             }
         }
     }
 
     pub fn note(&mut self, message: &str) {
         match self.format {
-            Format::Text => eprintln!("note: {message}"),
-            Format::Json => json_line(&json!({"type": "note", "message": message})),
+            Format::Text => match self.label() {
+                Some(l) => eprintln!("note: [{l}] {message}"),
+                None => eprintln!("note: {message}"),
+            },
+            Format::Json => self.json(json!({"type": "note", "message": message})),
         }
     }
 
@@ -107,13 +282,16 @@ impl Printer {
 
     pub fn io_error(&mut self, e: &IoErrorRecord) {
         match self.format {
-            Format::Text => eprintln!("I/O error: {}", e.message),
+            Format::Text => match self.label() {
+                Some(l) => eprintln!("I/O error: [{l}] {}", e.message),
+                None => eprintln!("I/O error: {}", e.message),
+            },
             Format::Json => {
                 let mut v = to_value(e);
                 if let Some(o) = v.as_object_mut() {
                     o.insert("type".into(), json!("io_error"));
                 }
-                json_line(&v);
+                self.json(v);
             }
         }
     }
@@ -149,7 +327,7 @@ impl Printer {
                 } else {
                     ramp
                 };
-                println!(
+                self.text(&format!(
                     "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7}{ramp}",
                     r.end_s,
                     r.read_iops,
@@ -160,21 +338,25 @@ impl Printer {
                     r.lat_us.p99,
                     r.lat_us.p99_9,
                     r.errors
-                );
+                ));
             }
             Format::Json => {
                 let mut v = to_value(r);
                 if let Some(o) = v.as_object_mut() {
                     o.insert("type".into(), json!("interval"));
                 }
-                json_line(&v);
+                self.json(v);
             }
         }
     }
 
     pub fn summary(&mut self, s: &StepSummary, extra: Value) {
         match self.format {
-            Format::Text => print_summary_text(s),
+            Format::Text => {
+                for line in summary_text(s) {
+                    self.text(&line);
+                }
+            }
             Format::Json => {
                 let mut v = to_value(s);
                 if let Some(o) = v.as_object_mut() {
@@ -183,7 +365,7 @@ impl Printer {
                         o.extend(e);
                     }
                 }
-                json_line(&v);
+                self.json(v);
             }
         }
     }
@@ -205,7 +387,7 @@ impl Printer {
                     .map(|l| format!("; response from schedule mean {:.1} µs", l.mean))
                     .unwrap_or_default();
                 let l = &r.service_lat_us;
-                println!(
+                self.text(&format!(
                     "step {}/{count} {}: {target}achieved {:.0} IOPS, {:.1} MB/s, mean {:.1} µs, \
                      p99 {:.1} µs, p99.9 {:.1} µs{resp}, {} errors ({:.1}s, ended by {})",
                     r.index + 1,
@@ -218,7 +400,7 @@ impl Printer {
                     s.errors,
                     s.runtime_s,
                     s.ended_by
-                );
+                ));
             }
             Format::Json => {
                 let mut v = to_value(r);
@@ -226,7 +408,7 @@ impl Printer {
                     o.insert("type".into(), json!("step"));
                     o.insert("count".into(), json!(count));
                 }
-                json_line(&v);
+                self.json(v);
             }
         }
     }
@@ -235,7 +417,7 @@ impl Printer {
     pub fn happened(&mut self, e: &Timed) {
         let kind = e.what.kind();
         match self.format {
-            Format::Text => println!("[{:>7.1}s] {kind}: {}", e.t_s, e.what),
+            Format::Text => self.text(&format!("[{:>7.1}s] {kind}: {}", e.t_s, e.what)),
             Format::Json => {
                 let mut line = json!({
                     "type": "event",
@@ -255,16 +437,16 @@ impl Printer {
     fn soak(&mut self, sum: &crate::thermal::SoakSummary) {
         match self.format {
             Format::Text => {
-                println!("thermal soak:");
+                self.text("thermal soak:");
                 for (k, v) in crate::report::soak::rows(sum) {
-                    println!("  {k}: {v}");
+                    self.text(&format!("  {k}: {v}"));
                 }
             }
             Format::Json => {
                 let through = |t: Option<crate::thermal::Throughput>| {
                     t.map(|t| json!({"iops": t.iops, "mbps": t.mbps, "secs": t.secs}))
                 };
-                json_line(&json!({
+                self.json(json!({
                     "type": "soak",
                     "start_c": sum.start_c,
                     "peak_c": sum.peak.map(|p| p.1),
@@ -374,11 +556,11 @@ impl Printer {
             None => outcome.word().to_string(),
         };
         match self.format {
-            Format::Text => println!(
+            Format::Text => self.text(&format!(
                 "preset {preset_id}: {text}, {} of {} steps run, {} I/O errors",
                 tally.steps_run, tally.steps, tally.errors
-            ),
-            Format::Json => json_line(&json!({
+            )),
+            Format::Json => self.json(json!({
                 "type": "plan_summary",
                 "preset": preset_id,
                 "outcome": text,
@@ -391,7 +573,45 @@ impl Printer {
 }
 
 impl Sink for Printer {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        self.drives.grow(drive + 1);
+        if let RunEvent::Started { run, .. } = ev {
+            if self.drives.labels[drive].is_empty() {
+                self.drives.labels[drive] = run.label.clone();
+            }
+        }
+        self.drives.current = Some(drive);
+        match ev {
+            RunEvent::StepFinished(r) => self.drives.summaries[drive] = Some(r.summary.clone()),
+            RunEvent::Ended { .. } => self.drives.live[drive] = false,
+            _ => {}
+        }
+        self.event(ev);
+        if let RunEvent::Interval { report: r, .. } = ev {
+            self.drives.pending[drive] = Some(IntervalFigures {
+                end_s: r.end_s,
+                read_iops: r.read_iops,
+                write_iops: r.write_iops,
+                read_bw: r.read_bw_bytes,
+                write_bw: r.write_bw_bytes,
+                p99: r.lat_us.p99,
+                errors: r.errors,
+            });
+        }
+        self.drives.current = None;
+        self.all_line();
+    }
+
     fn event(&mut self, ev: &RunEvent<'_>) {
+        // The run's own end, in a run of several: its figures, labelled "all".
+        if let (RunEvent::Ended { .. }, None, false) =
+            (ev, self.drives.current, self.drives.labels.is_empty())
+        {
+            if self.mode == PrintMode::Single {
+                return self.all_summary();
+            }
+            self.drives.all = true;
+        }
         match (ev, self.mode) {
             (RunEvent::Started { run, session }, _) => self.started(run, session),
             (RunEvent::Interval { report, .. }, _) => self.interval(report),
@@ -416,7 +636,8 @@ impl Sink for Printer {
             (RunEvent::Ended { .. }, PrintMode::Single) => {}
             (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
                 let name = self.plan_name.clone();
-                self.plan_summary(&name, outcome, tally)
+                self.plan_summary(&name, outcome, tally);
+                self.drives.all = false;
             }
             (RunEvent::Saved(p), _) => self.session(p),
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
@@ -431,41 +652,44 @@ fn lat_line(name: &str, l: &LatSummary) -> String {
     )
 }
 
-fn print_summary_text(s: &StepSummary) {
+fn summary_text(s: &StepSummary) -> Vec<String> {
+    let mut out = Vec::new();
     let engine = match &s.engine_note {
         Some(n) => format!("{} ({n})", s.engine),
         None => s.engine.to_string(),
     };
-    println!(
+    out.push(format!(
         "summary: {:.2}s measured, engine {engine}, ended by {}",
         s.runtime_s, s.ended_by
-    );
+    ));
     if s.read_ios > 0 || s.write_ios == 0 {
-        println!(
+        out.push(format!(
             "  read      {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
             s.read_ios,
             s.read_iops,
             mb(s.read_bw_bytes),
             s.read_bw_bytes / 1048576.0
-        );
+        ));
     }
     if s.write_ios > 0 {
-        println!(
+        out.push(format!(
             "  write     {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
             s.write_ios,
             s.write_iops,
             mb(s.write_bw_bytes),
             s.write_bw_bytes / 1048576.0
-        );
+        ));
     }
     if let Some(t) = s.target_iops {
-        println!(
+        out.push(format!(
             "  target    {t:.0} IOPS, achieved {:.0} ({:+.2}%)",
             s.iops,
             (s.iops / t - 1.0) * 100.0
-        );
+        ));
         if let Some(cv) = s.arrival_cv {
-            println!("  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)");
+            out.push(format!(
+                "  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)"
+            ));
         }
     }
     let name = if s.service_lat_us.is_some() {
@@ -473,14 +697,15 @@ fn print_summary_text(s: &StepSummary) {
     } else {
         "latency"
     };
-    println!("  latency in µs:");
-    println!("{}", lat_line(name, &s.lat_us));
+    out.push(format!("  latency in µs:"));
+    out.push(lat_line(name, &s.lat_us));
     if let Some(svc) = &s.service_lat_us {
-        println!("{}", lat_line("service", svc));
+        out.push(lat_line("service", svc));
     }
     if s.read_ios > 0 && s.write_ios > 0 {
-        println!("{}", lat_line("read", &s.read_lat_us));
-        println!("{}", lat_line("write", &s.write_lat_us));
+        out.push(lat_line("read", &s.read_lat_us));
+        out.push(lat_line("write", &s.write_lat_us));
     }
-    println!("  errors    {}", s.errors);
+    out.push(format!("  errors    {}", s.errors));
+    out
 }

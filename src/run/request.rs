@@ -207,6 +207,22 @@ fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
+/// Prepares every target of a run of several before any is changed: the targets that
+/// exist first (each checked by the write guard; one refusal refuses the run, naming its
+/// target), then the test files to create.
+pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
+    let exists = |r: &RunRequest| r.target.path.as_ref().is_some_and(|p| p.exists());
+    let mut out: Vec<Option<Prepared>> = reqs.iter().map(|_| None).collect();
+    for pass in [true, false] {
+        for (slot, r) in out.iter_mut().zip(reqs) {
+            if exists(r) == pass {
+                *slot = Some(prepare(r)?);
+            }
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
 /// The label of a target: the one asked for, else its path.
 fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
     c.label
