@@ -29,7 +29,8 @@ use std::io::Write;
 use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::model::{
-    Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
+    DriveEntry, Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord,
+    TargetInfo,
 };
 use super::sample::Sample;
 
@@ -48,6 +49,8 @@ struct Header<'a> {
     host: &'a Host,
     drive: &'a Value,
     target: &'a TargetInfo,
+    #[serde(skip_serializing_if = "<[DriveEntry]>::is_empty")]
+    drives: &'a [DriveEntry],
     preset: &'a Value,
     plan: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,6 +68,7 @@ pub fn header(s: &Session) -> Result<String, serde_yaml::Error> {
         host: &s.host,
         drive: &s.drive,
         target: &s.target,
+        drives: &s.drives,
         preset: &s.preset,
         plan: &s.plan,
         histograms: &s.histograms,

@@ -17,6 +17,7 @@ mod drive_resolve;
 mod guard_loop;
 mod hostile_files;
 mod layering;
+mod many_drives;
 mod odd_conditions;
 mod parsers_fuzz;
 mod parsers_proptest;
