@@ -16,20 +16,20 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .map(|p| (p.as_path(), "session"))
         .collect();
     crate::report::check_dir(&a.out, compare::COMPARE_FILES, a.force, &inputs)?;
+    // A session of several drives is compared drive by drive.
     let mut loaded = Vec::with_capacity(a.sessions.len());
+    let mut paths = Vec::with_capacity(a.sessions.len());
     for p in &a.sessions {
         let l = session::load(p)?;
         for w in &l.warnings {
             eprintln!("warning: {w}");
         }
-        loaded.push(l.session);
+        for view in l.session.drive_views() {
+            paths.push(p.as_path());
+            loaded.push(view);
+        }
     }
-    let pairs: Vec<_> = a
-        .sessions
-        .iter()
-        .map(PathBuf::as_path)
-        .zip(loaded.iter())
-        .collect();
+    let pairs: Vec<_> = paths.iter().copied().zip(loaded.iter()).collect();
     let entries: Vec<Entry<'_>> = compare::names(&pairs)
         .into_iter()
         .zip(&loaded)

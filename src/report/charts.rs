@@ -185,8 +185,77 @@ pub fn temperature(s: &Session) -> Chart {
     }
 }
 
-/// All four, in page order; a thermal soak's chart after them.
+/// The four charts of a session of several drives, every drive on each, one colour a
+/// drive: throughput (IOPS or MB/s, reads and writes together) and p99 latency over time,
+/// the curves, the temperatures.
+fn overlaid(s: &Session) -> Vec<Chart> {
+    let views = s.drive_views();
+    let labels = s.drive_labels();
+    let mbps = prefers_mbps(&s.intervals);
+    let unit = if mbps { "MB/s" } else { "IOPS" };
+    let colour = |i: usize| PALETTE[i % PALETTE.len()];
+    let line = |i: usize, name: String, points: Vec<(f64, f64)>| Series {
+        name,
+        color: colour(i),
+        style: Style::Line,
+        points,
+        tips: Vec::new(),
+    };
+    let mut tp = throughput(s);
+    tp.title = format!("Throughput over time ({unit}, reads and writes, per drive)");
+    tp.series = views
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let pts = v
+                .intervals
+                .iter()
+                .map(|r| (r.t, if mbps { r.mbps() } else { r.iops() }))
+                .collect();
+            line(i, format!("{} {unit}", labels[i]), pts)
+        })
+        .collect();
+    let mut lat = latency(s);
+    lat.title = "p99 latency over time, per drive".into();
+    lat.series = views
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let pts = v.intervals.iter().map(|r| (r.t, r.lat_us.p99)).collect();
+            line(i, format!("{} p99", labels[i]), pts)
+        })
+        .filter(|x| x.points.iter().any(|p| p.1 > 0.0))
+        .collect();
+    let mut cv = curve(s);
+    cv.series = views
+        .iter()
+        .enumerate()
+        .flat_map(|(i, v)| curve_series(v, &format!("{}: ", labels[i]), Some(colour(i))))
+        .collect();
+    let mut temp = temperature(s);
+    temp.title = "Drive temperature over time, per drive".into();
+    temp.series = views
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let pts = v
+                .telemetry
+                .iter()
+                .filter_map(|x| Some((x.t()?, x.temperature_c()?)))
+                .collect();
+            line(i, format!("{} °C", labels[i]), pts)
+        })
+        .filter(|x: &Series| !x.points.is_empty())
+        .collect();
+    vec![tp, lat, cv, temp]
+}
+
+/// All four, in page order; a thermal soak's chart after them. A session of several drives
+/// draws every drive on each.
 pub fn all(s: &Session) -> Vec<Chart> {
+    if !s.drives.is_empty() {
+        return overlaid(s);
+    }
     let mut out = vec![throughput(s), latency(s), curve(s), temperature(s)];
     if let Some(sum) = super::soak::summary(s) {
         out.push(super::soak::chart(s, &sum));

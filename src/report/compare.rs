@@ -25,18 +25,25 @@ pub const HTML_FILE: &str = "compare.html";
 /// Every file a comparison writes.
 pub const COMPARE_FILES: &[&str] = &[CURVE_FILE, THROUGHPUT_FILE, HTML_FILE];
 
-/// Distinct names: the drive model or target; the session's file name where two share one.
+/// Distinct names: the drive model or target; the session's file name where two share one
+/// (a drive of a session of several: its target too).
 pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
     let labels: Vec<String> = sessions.iter().map(|(_, s)| s.label()).collect();
+    let same_file = |i: usize| sessions.iter().filter(|(p, _)| *p == sessions[i].0).count() > 1;
     sessions
         .iter()
         .enumerate()
         .map(|(i, (p, _))| {
             let dup = labels.iter().filter(|l| **l == labels[i]).count() > 1;
-            if dup {
+            let stem = || {
                 p.file_stem()
                     .map(|f| f.to_string_lossy().into_owned())
                     .unwrap_or_else(|| labels[i].clone())
+            };
+            if dup && same_file(i) {
+                format!("{}: {}", stem(), sessions[i].1.target.path)
+            } else if dup {
+                stem()
             } else {
                 labels[i].clone()
             }

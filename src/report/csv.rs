@@ -6,10 +6,42 @@ use crate::session::IntervalRecord;
 
 pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors";
 
+/// The first column of a session of several drives: the drive's label.
+pub const DRIVE_COLUMN: &str = "drive,";
+
 /// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
 pub fn is_intervals(head: &[u8]) -> bool {
+    let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
     head.strip_prefix(HEADER.as_bytes())
         .is_some_and(|rest| rest.first() == Some(&b'\n'))
+}
+
+/// The CSV text of a session's intervals: a session of several drives has a first column
+/// naming each row's drive (its label, quoted).
+pub fn session_intervals(s: &crate::session::Session) -> String {
+    if s.drives.is_empty() {
+        return intervals(&s.intervals);
+    }
+    let labels = s.drive_labels();
+    let one = intervals(&s.intervals);
+    let mut o = String::with_capacity(one.len() + s.intervals.len() * 16);
+    o.push_str(DRIVE_COLUMN);
+    for (line, r) in one
+        .lines()
+        .zip(std::iter::once(None).chain(s.intervals.iter().map(Some)))
+    {
+        if let Some(r) = r {
+            let label = r
+                .drive
+                .and_then(|d| labels.get(d as usize))
+                .map(String::as_str)
+                .unwrap_or("");
+            let _ = write!(o, "\"{}\",", label.replace('"', "\"\""));
+        }
+        o.push_str(line);
+        o.push('\n');
+    }
+    o
 }
 
 /// The CSV text of `intervals`.

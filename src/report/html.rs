@@ -313,6 +313,51 @@ fn steps_section(o: &mut String, s: &Session) {
 /// Events shown on the page (the YAML keeps them all).
 const MAX_EVENTS: usize = 500;
 
+/// A session of several drives: one row a drive.
+fn drives_table(o: &mut String, s: &Session) {
+    o.push_str("<h2>Drives</h2>\n");
+    let rows: Vec<Vec<String>> = s
+        .drive_labels()
+        .iter()
+        .zip(s.drive_views())
+        .map(|(label, v)| {
+            let sum = v.summary.clone().unwrap_or_default();
+            vec![
+                label.clone(),
+                v.label(),
+                v.target.path.clone(),
+                f1(sum.read_iops + sum.write_iops),
+                f1(sum.read_mbps + sum.write_mbps),
+                f1(sum.lat_us.p99),
+                sum.errors.to_string(),
+                sum.ended_by,
+            ]
+        })
+        .collect();
+    grid(
+        o,
+        "drives",
+        &[
+            "drive", "model", "target", "IOPS", "MB/s", "p99 µs", "errors", "ended by",
+        ],
+        &rows,
+    );
+}
+
+/// A drive's steps, identity and SMART before and after.
+fn drive_sections(o: &mut String, s: &Session, heading: &str) {
+    steps_section(o, s);
+    let _ = writeln!(o, "<{heading}>Drive</{heading}>");
+    let mut drive = Vec::new();
+    flatten("", &s.drive, &mut drive);
+    if drive.is_empty() {
+        o.push_str("<p class=\"note\">No drive identity recorded.</p>\n");
+    } else {
+        kv_table(o, "drive", &drive);
+    }
+    smart_section(o, s);
+}
+
 /// The page of one session, charts inline.
 pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> String {
     let mut o = page_start(&format!("drivescope report: {}", s.label()));
@@ -325,23 +370,27 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
     }
     o.push_str("<h2>Summary</h2>\n");
     kv_table(&mut o, "summary", &summary_rows(s));
-    if let Some(sum) = super::soak::summary(s) {
+    if !s.drives.is_empty() {
+        drives_table(&mut o, s);
+    } else if let Some(sum) = super::soak::summary(s) {
         super::soak::section(&mut o, &sum);
     }
     o.push_str("<h2>Charts</h2>\n");
     for c in charts {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
     }
-    steps_section(&mut o, s);
-    o.push_str("<h2>Drive</h2>\n");
-    let mut drive = Vec::new();
-    flatten("", &s.drive, &mut drive);
-    if drive.is_empty() {
-        o.push_str("<p class=\"note\">No drive identity recorded.</p>\n");
+    if s.drives.is_empty() {
+        drive_sections(&mut o, s, "h2");
     } else {
-        kv_table(&mut o, "drive", &drive);
+        for (label, view) in s.drive_labels().iter().zip(s.drive_views()) {
+            let _ = writeln!(o, "<h2 class=\"drive\">Drive {}</h2>", esc(label));
+            kv_table(&mut o, "summary", &summary_rows(&view));
+            if let Some(sum) = super::soak::summary(&view) {
+                super::soak::section(&mut o, &sum);
+            }
+            drive_sections(&mut o, &view, "h3");
+        }
     }
-    smart_section(&mut o, s);
     o.push_str("<h2>Host and target</h2>\n");
     let h = &s.host;
     kv_table(

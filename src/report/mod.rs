@@ -179,7 +179,7 @@ pub fn write_report(
         files.push(p);
     }
     let p = dir.join(CSV_FILE);
-    write_atomic(&p, csv::intervals(&s.intervals).as_bytes())?;
+    write_atomic(&p, csv::session_intervals(s).as_bytes())?;
     files.push(p);
     let p = dir.join(HTML_FILE);
     write_atomic(&p, html::session_page(s, &charts, warnings).as_bytes())?;
