@@ -30,6 +30,12 @@ pub enum RunError {
     NoTemperature { target: PathBuf, why: String },
     #[error(transparent)]
     Targets(#[from] super::targets::TargetsError),
+    #[error("{} and {} are both on drive {disk}: several targets on one drive may be read together, not written (each drive's figures would hold the other's)", .first.display(), .second.display())]
+    SharedDriveWrites {
+        first: PathBuf,
+        second: PathBuf,
+        disk: String,
+    },
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

@@ -211,6 +211,9 @@ fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
 /// exist first (each checked by the write guard; one refusal refuses the run, naming its
 /// target), then the test files to create.
 pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
+    if reqs.len() > 1 {
+        check_shared_drives(reqs)?;
+    }
     let exists = |r: &RunRequest| r.target.path.as_ref().is_some_and(|p| p.exists());
     let mut out: Vec<Option<Prepared>> = reqs.iter().map(|_| None).collect();
     for pass in [true, false] {
@@ -221,6 +224,49 @@ pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
         }
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// Whether a request writes: a plain run's pattern, or any phase of its preset.
+fn writes(r: &RunRequest) -> bool {
+    match &r.what {
+        RunWhat::Single(s) => s.workload.rw.read_percent(s.workload.rwmixread) < 100,
+        RunWhat::Preset(p) => p.phases.iter().any(|ph| {
+            ph.workload.io().is_some_and(|w| {
+                let mixes: Vec<u8> = ph
+                    .matrix
+                    .as_ref()
+                    .map(|m| m.rwmixread.iter().map(|r| r.0).collect())
+                    .filter(|v: &Vec<u8>| !v.is_empty())
+                    .unwrap_or_else(|| vec![w.rwmixread.map_or(50, |r| r.0)]);
+                mixes.iter().any(|m| w.rw.read_percent(*m) < 100)
+            })
+        }),
+    }
+}
+
+/// Two targets on one physical drive may be read together (shown as sharing it) but not
+/// written: each drive's figures would be the other's too.
+fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
+    let disk = |r: &RunRequest| {
+        let p = r.target.path.as_ref()?;
+        let d = crate::drive::resolve(p).ok()?;
+        Some((p.clone(), d.primary()?.name.clone()))
+    };
+    let disks: Vec<Option<(PathBuf, String)>> = reqs.iter().map(disk).collect();
+    for (i, a) in disks.iter().enumerate() {
+        for (j, b) in disks.iter().enumerate().take(i) {
+            if let (Some((pa, da)), Some((pb, db))) = (a, b) {
+                if da == db && (writes(&reqs[i]) || writes(&reqs[j])) {
+                    return Err(RunError::SharedDriveWrites {
+                        first: pb.clone(),
+                        second: pa.clone(),
+                        disk: da.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The label of a target: the one asked for, else its path.

@@ -328,3 +328,66 @@ fn a_failing_drive_ends_alone_and_the_others_complete() {
     );
     assert!(Path::new(&s).exists());
 }
+
+#[test]
+fn two_targets_on_one_drive_are_read_together_but_never_written() {
+    let home = common::disk_tempdir();
+    let (a, b) = (home.path().join("a.bin"), home.path().join("b.bin"));
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            &a,
+            "--target",
+            &b,
+            "--size",
+            "8M",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{a} and {b} are both on drive")) && err.contains("not written"),
+        "{err}"
+    );
+    assert!(
+        !Path::new(&a).exists() && !Path::new(&b).exists(),
+        "nothing created"
+    );
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            &a,
+            "--target",
+            &b,
+            "--size",
+            "8M",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let notes = of_target(&lines, "note", &b);
+    assert!(
+        notes.iter().any(|n| n["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("shares drive ") && m.contains(&a))),
+        "shown as sharing a drive: {notes:?}"
+    );
+}
