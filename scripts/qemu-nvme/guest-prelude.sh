@@ -27,3 +27,7 @@ section() {
 }
 
 . /workload.conf
+if [ -n "$NVME_SECOND" ]; then
+    i=0
+    while [ ! -e /dev/nvme1n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+fi

@@ -18,6 +18,14 @@ mkdir -p "$HOME" /tmp/s /etc/lvm /run/lock/lvm /mnt/a /mnt/b
 nv=/dev/nvme0n1
 nvsz=$(blockdev --getsz $nv)
 half=$((nvsz / 2))
+
+# many_*: one run on three drives (two NVMe controllers, the SATA disk), reads only, before
+# anything below changes them; its session is printed whole.
+if [ -e /dev/nvme1n1 ]; then
+    section many_run drivescope run --target /dev/nvme0n1 --target /dev/nvme1n1 --target /dev/sda \
+        --rw randread --bs 4k --iodepth 4 --duration 5s --json --session /tmp/many.yaml
+    section many_session cat /tmp/many.yaml
+fi
 up() { cut -d' ' -f1 /proc/uptime; }
 dms() { dmsetup --noudevsync "$@"; }
 # table NAME: swaps in the table read from stdin (suspend, reload, resume).

@@ -142,10 +142,19 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
+printf 'NVME_SECOND=%q\n' "${NVME_SECOND:-}" >>"$root/workload.conf"
 install -m 0644 "$here/guest-prelude.sh" "$root/prelude.sh"
 install -m 0755 "$guest_script" "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 truncate -s "${NVME_SIZE:-256M}" "$work/disk.img"
+# NVME_SECOND=1: a second NVMe controller (serial TEST0002, 64M namespace) for runs on
+# several drives.
+second_nvme=()
+if [ -n "${NVME_SECOND:-}" ]; then
+    truncate -s 64M "$work/disk2.img"
+    second_nvme=(-drive file="$work/disk2.img",if=none,id=nv1,format=raw
+        -device nvme,serial=TEST0002,drive=nv1)
+fi
 truncate -s "${SATA_SIZE:-128M}" "$work/sata.img"
 
 # --- boot ---------------------------------------------------------------------------------
@@ -168,7 +177,7 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
-        -device nvme,serial=TEST0001,drive=nv0 \
+        -device nvme,serial=TEST0001,drive=nv0 "${second_nvme[@]}" \
         -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
         -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 \
         -trace pci_nvme_get_log -trace pci_nvme_getfeat -D "$out/nvme-trace.log" \

@@ -404,6 +404,47 @@ fn check_gone(out: &Path, name: &str, dev: &str, timing_key: &str) {
     assert!(!events(&ses, "io_error").is_empty());
 }
 
+/// One run on two NVMe controllers and the SATA disk: each drive's telemetry is read from
+/// that drive (the serial its SMART source answers equals the one sysfs gives its identity,
+/// and the three differ), and each drive's counts are its own.
+fn check_many(out: &Path) {
+    assert_eq!(rc(out, "many_run"), 0, "{}", section(out, "many_run"));
+    let text = section(out, "many_session");
+    let loaded = drivescope::session::parse(Path::new("many.yaml"), &text)
+        .unwrap_or_else(|e| panic!("the session loads: {e}\n{text}"));
+    let s = &loaded.session;
+    assert_eq!(s.schema_version, 2);
+    let views = s.drive_views();
+    assert_eq!(views.len(), 3);
+    let mut serials = Vec::new();
+    for v in &views {
+        let identity = v.drive["disks"][0]["serial"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: no serial in its identity: {:?}", v.target.path, v.drive))
+            .trim()
+            .to_string();
+        let read: Vec<String> = v
+            .telemetry
+            .iter()
+            .filter_map(|x| Some(x.value().get("smart")?.get("serial")?.as_str()?.trim().to_string()))
+            .collect();
+        assert!(read.len() >= 2, "{}: telemetry samples with a serial: {read:?}", v.target.path);
+        assert!(
+            read.iter().all(|r| *r == identity),
+            "{}: every sample is of its own drive {identity}: {read:?}",
+            v.target.path
+        );
+        let step = &v.steps[0].summary;
+        assert!(step.read_ios > 0, "{}: {step:?}", v.target.path);
+        serials.push(identity);
+    }
+    serials.sort();
+    assert_eq!(serials, ["SATA0001", "TEST0001", "TEST0002"]);
+    let all = s.summary.as_ref().unwrap();
+    let added: u64 = views.iter().map(|v| v.summary.as_ref().unwrap().read_bytes).sum();
+    assert_eq!(all.read_bytes, added);
+}
+
 #[test]
 fn faults_and_holders_on_real_drives() {
     if let Some(why) = skip_reason() {
@@ -412,8 +453,9 @@ fn faults_and_holders_on_real_drives() {
     let out = boot(
         "scripts/qemu-nvme/guest-safety.sh",
         "qemu-safety/test-out",
-        &[("NVME_SIZE", "128M"), ("SATA_SIZE", "64M")],
+        &[("NVME_SIZE", "128M"), ("SATA_SIZE", "64M"), ("NVME_SECOND", "1")],
     );
+    check_many(&out);
     check_eio(&out);
     check_stalls(&out);
     check_full_fs(&out);
