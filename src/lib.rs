@@ -16,6 +16,7 @@ pub mod dashboard;
 pub mod drive;
 pub mod dut;
 pub mod engine;
+pub mod fiojob;
 pub mod input;
 pub mod ostext;
 pub mod outcome;

@@ -5,35 +5,10 @@
 use std::fmt::Write as _;
 
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
+use crate::fiojob::fio_secs;
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::JobRegion;
-use crate::workload::{Arrivals, RwMode, Workload};
-
-/// A size as fio reads it with its default `kb_base=1024`: `4k`, `128k`, `1m`, `1g`, bytes.
-fn fio_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (1 << 40, "t"),
-        (1 << 30, "g"),
-        (1 << 20, "m"),
-        (1 << 10, "k"),
-    ];
-    for (unit, suffix) in UNITS {
-        if bytes >= unit && bytes.is_multiple_of(unit) {
-            return format!("{}{suffix}", bytes / unit);
-        }
-    }
-    bytes.to_string()
-}
-
-fn fio_secs(d: std::time::Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+use crate::workload::Arrivals;
 
 fn section_name(name: &str) -> String {
     let mut out = String::new();
@@ -49,17 +24,6 @@ fn section_name(name: &str) -> String {
         }
     }
     out
-}
-
-/// For a sequential workload with several jobs, the length of each job's disjoint slice
-/// (the region split evenly, aligned to the smallest block size), as the engine splits it.
-fn sequential_slice(w: &Workload) -> Option<u64> {
-    if w.rw.is_random() || w.jobs <= 1 || w.job_region == JobRegion::Whole {
-        return None;
-    }
-    let align = w.bs.min().max(1);
-    let slice = w.region.len / u64::from(w.jobs) / align * align;
-    (slice >= w.bs.max()).then_some(slice)
 }
 
 /// Words of `text` in lines of at most `width` characters (longer words stand alone).
@@ -110,58 +74,8 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
         }
     }
     let _ = writeln!(out, "stonewall");
-    let _ = writeln!(out, "rw={}", w.rw);
-    if matches!(w.rw, RwMode::Rw | RwMode::RandRw) {
-        let _ = writeln!(out, "rwmixread={}", w.rwmixread);
-    }
-    if w.bs.is_single() {
-        let _ = writeln!(out, "bs={}", fio_size(w.bs.max()));
-    } else {
-        let parts: Vec<String> =
-            w.bs.split
-                .iter()
-                .map(|(b, p)| format!("{}/{p}", fio_size(*b)))
-                .collect();
-        let _ = writeln!(out, "bssplit={}", parts.join(":"));
-    }
-    let _ = writeln!(out, "iodepth={}", w.iodepth);
-    let _ = writeln!(out, "numjobs={}", w.jobs);
-    let _ = writeln!(out, "offset={}", w.region.offset);
-    match sequential_slice(w) {
-        Some(slice) => {
-            let _ = writeln!(
-                out,
-                "# each job streams its own slice of the region, as drivescope's engine does"
-            );
-            let _ = writeln!(out, "size={slice}\noffset_increment={slice}");
-        }
-        None => {
-            if w.job_region == JobRegion::Whole && w.jobs > 1 {
-                let _ = writeln!(out, "# each job streams over the whole region, as fio does");
-            }
-            let _ = writeln!(out, "size={}", w.region.len);
-        }
-    }
-    if !step.ramp.is_zero() {
-        let _ = writeln!(out, "ramp_time={}", fio_secs(step.ramp));
-    }
-    if let Some(d) = step.end.duration {
-        if step.end.bytes.is_none() {
-            let _ = writeln!(out, "time_based=1");
-        }
-        let _ = writeln!(out, "runtime={}", fio_secs(d));
-    }
-    if let Some(b) = step.end.bytes {
-        let per_job = b.div_ceil(u64::from(w.jobs.max(1)));
-        if w.jobs > 1 {
-            let _ = writeln!(
-                out,
-                "# {} in all: fio's io_size counts per job",
-                format_size(b)
-            );
-        }
-        let _ = writeln!(out, "io_size={per_job}");
-    }
+    crate::fiojob::shape_lines(out, w);
+    crate::fiojob::end_lines(out, step.ramp, &step.end, w.jobs);
     match step.rate {
         StepRate::Max => {}
         StepRate::Iops(v) => {

@@ -420,15 +420,33 @@ fn check_many(out: &Path) {
     for v in &views {
         let identity = v.drive["disks"][0]["serial"]
             .as_str()
-            .unwrap_or_else(|| panic!("{}: no serial in its identity: {:?}", v.target.path, v.drive))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no serial in its identity: {:?}",
+                    v.target.path, v.drive
+                )
+            })
             .trim()
             .to_string();
         let read: Vec<String> = v
             .telemetry
             .iter()
-            .filter_map(|x| Some(x.value().get("smart")?.get("serial")?.as_str()?.trim().to_string()))
+            .filter_map(|x| {
+                Some(
+                    x.value()
+                        .get("smart")?
+                        .get("serial")?
+                        .as_str()?
+                        .trim()
+                        .to_string(),
+                )
+            })
             .collect();
-        assert!(read.len() >= 2, "{}: telemetry samples with a serial: {read:?}", v.target.path);
+        assert!(
+            read.len() >= 2,
+            "{}: telemetry samples with a serial: {read:?}",
+            v.target.path
+        );
         assert!(
             read.iter().all(|r| *r == identity),
             "{}: every sample is of its own drive {identity}: {read:?}",
@@ -441,7 +459,10 @@ fn check_many(out: &Path) {
     serials.sort();
     assert_eq!(serials, ["SATA0001", "TEST0001", "TEST0002"]);
     let all = s.summary.as_ref().unwrap();
-    let added: u64 = views.iter().map(|v| v.summary.as_ref().unwrap().read_bytes).sum();
+    let added: u64 = views
+        .iter()
+        .map(|v| v.summary.as_ref().unwrap().read_bytes)
+        .sum();
     assert_eq!(all.read_bytes, added);
 }
 
@@ -453,7 +474,11 @@ fn faults_and_holders_on_real_drives() {
     let out = boot(
         "scripts/qemu-nvme/guest-safety.sh",
         "qemu-safety/test-out",
-        &[("NVME_SIZE", "128M"), ("SATA_SIZE", "64M"), ("NVME_SECOND", "1")],
+        &[
+            ("NVME_SIZE", "128M"),
+            ("SATA_SIZE", "64M"),
+            ("NVME_SECOND", "1"),
+        ],
     );
     check_many(&out);
     check_eio(&out);
