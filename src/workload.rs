@@ -309,19 +309,23 @@ pub enum EngineKind {
     IoUring,
     /// pread/pwrite, one I/O at a time per job (queue depth 1).
     Sync,
+    /// The installed fio, as a child process: its status dumps become the intervals.
+    Fio,
     /// No I/O at all: an idle phase (a cool-down) that reports empty intervals while the
     /// drive is watched. Chosen by `workload: idle`, never by `--engine`.
     Idle,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 2] = [EngineKind::IoUring, EngineKind::Sync];
+    /// The engines `--engine` names.
+    pub const ALL: [EngineKind; 3] = [EngineKind::IoUring, EngineKind::Sync, EngineKind::Fio];
 
     pub fn as_str(self) -> &'static str {
         match self {
             EngineKind::IoUring => "io_uring",
             EngineKind::Sync => "sync",
             EngineKind::Idle => "idle",
+            EngineKind::Fio => "fio",
         }
     }
 
@@ -342,7 +346,7 @@ impl FromStr for EngineKind {
         EngineKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s.trim())
-            .ok_or_else(|| format!("'{s}' is not an engine (io_uring, sync)"))
+            .ok_or_else(|| format!("'{s}' is not an engine (io_uring, sync, fio)"))
     }
 }
 

@@ -90,10 +90,11 @@ pub struct RunArgs {
     /// Reporting interval, 100ms to 10s.
     #[arg(long, value_parser = parse_interval, default_value = "1s")]
     pub interval: Duration,
-    /// I/O engine.
+    /// I/O engine: drivescope's own (io_uring, or sync pread/pwrite), or the installed fio
+    /// as a child process (its per-interval status dumps become the intervals).
     #[arg(
         long,
-        value_parser = clap::builder::PossibleValuesParser::new(["io_uring", "sync"]).try_map(parse_engine),
+        value_parser = clap::builder::PossibleValuesParser::new(["io_uring", "sync", "fio"]).try_map(parse_engine),
         default_value = "io_uring"
     )]
     pub engine: EngineKind,

@@ -8,6 +8,7 @@ mod buffers;
 mod claim;
 mod collector;
 mod failure;
+pub mod fio;
 mod idle;
 mod invalid;
 mod iogen;
@@ -67,6 +68,8 @@ pub enum EngineError {
     Spawn(std::io::Error),
     #[error("filling {path} failed: {message}")]
     Fill { path: String, message: String },
+    #[error(transparent)]
+    Fio(#[from] fio::FioError),
 }
 
 /// Why a target is in use, naming who has it open where /proc says.

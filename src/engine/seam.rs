@@ -96,6 +96,7 @@ pub fn engine_for(kind: EngineKind) -> Box<dyn Engine> {
     match kind {
         EngineKind::IoUring | EngineKind::Sync => Box::new(InProcess { kind }),
         EngineKind::Idle => Box::new(super::idle::Idle),
+        EngineKind::Fio => Box::new(super::fio::Fio),
     }
 }
 

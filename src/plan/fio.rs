@@ -230,6 +230,7 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fiojob::fio_size;
 
     #[test]
     fn sizes_read_as_fio_reads_them() {

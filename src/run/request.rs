@@ -190,6 +190,10 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
 /// Checks every step of `plan` against the target before any I/O (rates aside, which
 /// sweeps learn as they go).
 fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
+    // A missing or too old fio is said before anything is created.
+    if plan.steps.iter().any(|s| s.engine == EngineKind::Fio) {
+        engine::fio::fio_version().map_err(engine::EngineError::from)?;
+    }
     for step in &plan.steps {
         engine::validate(t, &step.to_step_spec(None))?;
     }

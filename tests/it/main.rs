@@ -14,6 +14,7 @@ mod cli_telemetry;
 mod dashboard_tmux;
 mod devices_in_use;
 mod drive_resolve;
+mod fio_engine;
 mod guard_loop;
 mod hostile_files;
 mod layering;

@@ -1,0 +1,130 @@
+//! `--engine fio`: the installed fio runs the step and its status dumps become the
+//! intervals. On a real loop device the intervals add up to fio's own totals exactly, and
+//! those to the kernel's block stat delta; the session says fio ran and which job; no fio on
+//! PATH is refused before anything is written.
+
+use crate::common;
+use common::{json_lines, of_type, run, summary, LoopDev};
+
+#[test]
+fn fio_runs_the_step_and_its_intervals_add_up_to_the_kernels_count() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let session = home.path().join("fio.yaml");
+    let s = session.to_str().unwrap();
+    let before = dev.stat();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--destroy-data",
+            d,
+            "--engine",
+            "fio",
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "70",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "8",
+            "--duration",
+            "3s",
+            "--interval",
+            "500ms",
+            "--json",
+            "--session",
+            s,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = dev.stat();
+    let lines = json_lines(&out);
+    let sum = summary(&lines);
+    assert_eq!(sum["engine"], "fio");
+    let note = sum["engine_note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("fio-3") && note.contains("rw=randrw"),
+        "{note}"
+    );
+    let intervals = of_type(&lines, "interval");
+    assert!(
+        intervals.len() >= 5,
+        "half-second intervals: {}",
+        intervals.len()
+    );
+    let add = |k: &str| -> u64 {
+        intervals
+            .iter()
+            .map(|i| i[k]["ios"].as_u64().unwrap())
+            .sum()
+    };
+    let (r, w) = (
+        sum["read_ios"].as_u64().unwrap(),
+        sum["write_ios"].as_u64().unwrap(),
+    );
+    assert!(r > 1000 && w > 300, "{r} {w}");
+    assert_eq!(
+        (add("read"), add("write")),
+        (r, w),
+        "the intervals add up to fio's totals"
+    );
+    let (kr, kw) = (after.0 - before.0, after.1 - before.1);
+    assert!(
+        (kr as f64 - r as f64).abs() <= 0.01 * r as f64,
+        "reads {r} vs kernel {kr}"
+    );
+    assert!(
+        (kw as f64 - w as f64).abs() <= 0.01 * w as f64,
+        "writes {w} vs kernel {kw}"
+    );
+    // Each interval's latency is its own I/Os' (from the differenced bins, which count
+    // completions; fio's totals count issues: they differ by at most the 8 in flight).
+    for i in &intervals {
+        let n = i["read"]["ios"].as_u64().unwrap() + i["write"]["ios"].as_u64().unwrap();
+        let c = i["lat_us"]["samples"].as_u64().unwrap();
+        assert!(c.abs_diff(n) <= 8, "{c} completions timed, {n} I/Os: {i}");
+    }
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    assert_eq!(loaded.session.steps[0].summary.engine.as_str(), "fio");
+}
+
+#[test]
+fn no_fio_is_refused_before_anything_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let session = home.path().join("s.yaml");
+    let out = std::process::Command::new(common::bin())
+        .env("HOME", home.path())
+        .env("PATH", "/nonexistent")
+        .args([
+            "run",
+            "--engine",
+            "fio",
+            "--size",
+            "8M",
+            "--duration",
+            "1s",
+            "--target",
+        ])
+        .arg(&target)
+        .arg("--session")
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fio is not installed"), "{err}");
+    assert!(!session.exists(), "no session");
+}
