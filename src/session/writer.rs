@@ -42,6 +42,7 @@ pub fn write_atomic_with(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "session".into());
     refuse_non_file(path)?;
+    remove_stale_temps(&dir, &name);
     let (tmp, f) = create_temp(&dir, &name)?;
     let result = (|| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
@@ -74,6 +75,42 @@ fn refuse_non_file(path: &Path) -> Result<(), SessionError> {
             why: Refusal::Kind(FileKind::of(m.file_type())),
         }),
         _ => Ok(()),
+    }
+}
+
+/// Whether process `pid` is alive (kill with signal 0: it exists, or exists and is not ours).
+fn alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 delivers nothing; kill(2) only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Removes the temp files of `name` that a drivescope killed mid-rewrite left behind
+/// (`.NAME.tmp-PID[-N]` whose process is gone): a regular file of that exact name only,
+/// never followed through a link, and never one of a process still running.
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let pid = rest
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<libc::pid_t>().ok());
+        let shaped = rest
+            .split('-')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+        let regular = e.file_type().is_ok_and(|t| t.is_file());
+        if let (Some(pid), true, true) = (pid, shaped, regular) {
+            if pid > 0 && !alive(pid) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
     }
 }
 
@@ -239,6 +276,41 @@ mod tests {
         assert_eq!(names.len(), 1, "{names:?}");
         let bad = dir.path().join("missing").join("s.yaml");
         assert!(write_atomic(&bad, b"x").is_err());
+    }
+
+    #[test]
+    fn a_temp_left_by_a_dead_writer_goes_and_nothing_else_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.yaml");
+        // A process that has exited (and been reaped): its pid is free.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = dir.path().join(format!(".s.yaml.tmp-{dead}"));
+        let stale_n = dir.path().join(format!(".s.yaml.tmp-{dead}-3"));
+        let live = dir
+            .path()
+            .join(format!(".s.yaml.tmp-{}", std::process::id()));
+        let other = dir.path().join(format!(".t.yaml.tmp-{dead}"));
+        let odd = dir.path().join(format!(".s.yaml.tmp-{dead}x"));
+        let link = dir.path().join(format!(".s.yaml.tmp-{dead}-4"));
+        for f in [&stale, &stale_n, &other, &odd] {
+            fs::write(f, b"partial").unwrap();
+        }
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let _keep = fs::write(&live, b"being written");
+        write_atomic(&p, b"one").unwrap();
+        assert!(
+            !stale.exists() && !stale_n.exists(),
+            "the dead writer's temps are gone"
+        );
+        for kept in [&other, &odd, &live] {
+            assert!(kept.exists(), "{} is kept", kept.display());
+        }
+        assert!(
+            fs::symlink_metadata(&link).is_ok(),
+            "a link is never removed"
+        );
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum ThrottleSignal {
     Hctm { level: u8 },
     /// The drive's power state changed to one with a lower maximum power while under load.
     PowerState { state: u8, max_w: f64 },
+    /// The OCP SMART extended log (C0h) says the drive throttles now, at this level.
+    Ocp { level: u8 },
 }
 
 impl fmt::Display for ThrottleSignal {
@@ -23,6 +25,9 @@ impl fmt::Display for ThrottleSignal {
             }
             ThrottleSignal::PowerState { state, max_w } => {
                 write!(f, "power state {state} ({max_w:.2} W ceiling)")
+            }
+            ThrottleSignal::Ocp { level } => {
+                write!(f, "the OCP log's thermal throttling status, level {level}")
             }
         }
     }

@@ -1,9 +1,10 @@
-//! Whether the drive throttles now, from consecutive readings: NVMe's host-controlled
-//! thermal management counters (a transition or seconds at TMT1/TMT2 added since the last
-//! reading) or, under load, a power state with a lower ceiling than the highest seen.
+//! Whether the drive throttles now, from consecutive readings: the OCP SMART extended log's
+//! throttling status (the drive says so), NVMe's host-controlled thermal management
+//! counters (a transition or seconds at TMT1/TMT2 added since the last reading) or, under
+//! load, a power state with a lower ceiling than the highest seen.
 
 use super::event::ThrottleSignal;
-use crate::telemetry::reading::{SmartReading, ThermalThrottle};
+use crate::telemetry::reading::{SmartReading, ThermalThrottle, ThrottleStatus};
 
 /// Remembers the last counters and the highest power ceiling seen under load.
 #[derive(Debug, Clone, Default)]
@@ -16,7 +17,10 @@ impl ThrottleTracker {
     /// The throttle `r` shows, against the readings before it; `loaded`: I/O is running
     /// (an idle drive lowering its power state saves power, it does not throttle).
     pub fn observe(&mut self, r: &SmartReading, loaded: bool) -> Option<ThrottleSignal> {
-        let mut signal = None;
+        let mut signal = match r.ocp_smart.map(|o| o.throttle_status) {
+            Some(ThrottleStatus::Throttled { level }) => Some(ThrottleSignal::Ocp { level }),
+            _ => None,
+        };
         if let Some(now) = r.thermal_throttle {
             if let Some(prev) = self.prev {
                 if now.tmt2_transitions > prev.tmt2_transitions
@@ -82,6 +86,32 @@ mod tests {
             Some(ThrottleSignal::Hctm { level: 2 })
         );
         assert_eq!(t.observe(&reading(4, 104, 1, 1), true), None, "stopped");
+    }
+
+    #[test]
+    fn the_ocp_logs_status_is_a_throttle_while_it_says_so() {
+        use crate::telemetry::reading::OcpSmartHealth;
+        let ocp = |status| SmartReading {
+            ocp_smart: Some(OcpSmartHealth {
+                throttle_status: status,
+                throttle_events: 1,
+                max_temperature_c: None,
+                pcie_correctable_errors: 0,
+                incomplete_shutdowns: 0,
+                log_page_version: 4,
+            }),
+            ..Default::default()
+        };
+        let mut t = ThrottleTracker::default();
+        assert_eq!(t.observe(&ocp(ThrottleStatus::Unthrottled), true), None);
+        assert_eq!(
+            t.observe(&ocp(ThrottleStatus::Throttled { level: 2 }), true),
+            Some(ThrottleSignal::Ocp { level: 2 })
+        );
+        assert_eq!(
+            t.observe(&ocp(ThrottleStatus::Reserved { value: 9 }), true),
+            None
+        );
     }
 
     #[test]
