@@ -49,7 +49,9 @@ fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
         .into_iter()
         .map(|t| {
             let mut r = base.clone();
+            let size = t.choice.size.or(a.size);
             r.target = t.choice;
+            r.target.size = size;
             if let (Some(off), RunWhat::Single(s)) = (t.offset, &mut r.what) {
                 s.workload.region.offset = off;
             }

@@ -9,10 +9,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufReader, Read};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use serde_json::Value;
@@ -62,13 +63,26 @@ fn fio_filename(path: &std::path::Path) -> String {
     path.display().to_string().replace(':', "\\:")
 }
 
+/// [`fio_filename`], byte for byte (a name that is not UTF-8 stays as it is).
+fn fio_filename_os(name: &std::ffi::OsStr) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut out = Vec::with_capacity(name.len());
+    for b in name.as_bytes() {
+        if *b == b':' {
+            out.push(b'\\');
+        }
+        out.push(*b);
+    }
+    std::ffi::OsString::from_vec(out)
+}
+
 /// The job fio runs for `spec` on `target`, as a job file's text.
 pub fn job_text(target: &StepTarget, spec: &StepSpec) -> String {
     let w = &spec.workload;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "[global]\nioengine=io_uring\ndirect={}\nfilename={}\ngroup_reporting=1\nrandrepeat=0\nrandseed={}",
+        "[global]\nioengine=io_uring\nthread=1\ndirect={}\nfilename={}\ngroup_reporting=1\nrandrepeat=0\nrandseed={}",
         u8::from(w.direct),
         fio_filename(&target.path),
         w.seed
@@ -87,12 +101,14 @@ pub fn job_text(target: &StepTarget, spec: &StepSpec) -> String {
 }
 
 /// A job file's `key=value` lines as fio's command-line options (`--key=value`; a
-/// `[section]` is `--name=section`); comments are left out. Each is one argument: nothing
-/// goes through a shell.
+/// `[section]` is `--name=section`); comments and the file name (given to fio as its own
+/// argument, byte for byte) are left out. Each is one argument: nothing goes through a shell.
 fn job_args(job: &str) -> Vec<String> {
     job.lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && *l != "[global]")
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with('#') && *l != "[global]" && !l.starts_with("filename=")
+        })
         .map(
             |l| match l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
                 Some(name) => format!("--name={name}"),
@@ -218,27 +234,109 @@ fn interval(index: u64, d: &Dump, before: &Dump, ramp: bool) -> Option<IntervalR
     })
 }
 
-/// Reads fio's stdout: a stream of JSON documents, one per status dump, then the last.
-fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Result<Value, String>> {
+/// What fio's stdout carries: its JSON documents (one per status dump, then the last),
+/// and between them lines of its own (`fio: io_u error on file …`, `fio: terminating on
+/// signal 15`), which are not JSON.
+#[derive(Debug)]
+enum Out {
+    Doc(Value),
+    Line(String),
+    /// A document that does not parse.
+    Bad(String),
+}
+
+/// The depth of `{`/`}` nesting a line adds, strings and escapes skipped.
+fn depth_change(line: &str, in_str: &mut bool) -> i64 {
+    let mut d = 0i64;
+    let mut escaped = false;
+    for c in line.chars() {
+        if *in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => *in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => *in_str = true,
+            '{' => d += 1,
+            '}' => d -= 1,
+            _ => {}
+        }
+    }
+    d
+}
+
+/// Reads fio's stdout line by line: a line starting with `{` opens a document, which
+/// runs until its braces close; other lines are fio's messages.
+fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Out> {
+    use std::io::BufRead;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let stream = serde_json::Deserializer::from_reader(BufReader::new(out)).into_iter();
-        for v in stream {
-            let stop = v.is_err();
-            if tx.send(v.map_err(|e| e.to_string())).is_err() || stop {
-                break;
+        let mut doc = String::new();
+        let (mut depth, mut in_str) = (0i64, false);
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if depth == 0 && !line.starts_with('{') {
+                if !line.trim().is_empty() && tx.send(Out::Line(line)).is_err() {
+                    return;
+                }
+                continue;
+            }
+            depth += depth_change(&line, &mut in_str);
+            doc.push_str(&line);
+            doc.push('\n');
+            if depth <= 0 {
+                let text = std::mem::take(&mut doc);
+                depth = 0;
+                in_str = false;
+                let msg = match serde_json::from_str(&text) {
+                    Ok(v) => Out::Doc(v),
+                    Err(e) => Out::Bad(e.to_string()),
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
             }
         }
     });
     rx
 }
 
-fn signal(child: &Child, sig: libc::c_int) {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) on our own child's pid, which has not been reaped yet (we wait
-        // for it only after this), so the pid cannot name another process.
-        unsafe {
-            libc::kill(pid, sig);
+/// fio's process group (it was started in a group of its own): signals reach every
+/// thread; dropped, it ends fio and reaps it, whatever way the step left.
+struct FioChild {
+    child: Child,
+    reaped: bool,
+}
+
+impl FioChild {
+    fn signal(&self, sig: libc::c_int) {
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill(2) on the process group our own child leads (it was spawned
+            // with process_group(0)); the child is not reaped before `reaped` is set, so
+            // the group id cannot name another process group.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        }
+    }
+
+    fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        let r = self.child.wait();
+        self.reaped = true;
+        r
+    }
+}
+
+impl Drop for FioChild {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.signal(libc::SIGCONT);
+            self.signal(libc::SIGKILL);
+            let _ = self.wait();
         }
     }
 }
@@ -259,21 +357,41 @@ impl Engine for Fio {
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
         let version = fio_version()?;
+        let name = target.path.as_os_str();
+        if name
+            .as_encoded_bytes()
+            .iter()
+            .any(|b| *b == b'\n' || *b == b'\r')
+        {
+            return Err(FioError::Refused(format!(
+                "{}: fio reads a file name with a line break in it as two options",
+                target.path.display()
+            ))
+            .into());
+        }
         let job = job_text(target, spec);
         let interval_ms = spec.interval.as_millis().max(100);
+        let mut filename = std::ffi::OsString::from("--filename=");
+        filename.push(fio_filename_os(name));
         let mut cmd = Command::new("fio");
         cmd.args(job_args(&job))
+            .arg(filename)
             .arg("--output-format=json+")
             .arg(format!("--status-interval={interval_ms}ms"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| FioError::Missing(e.to_string()))?;
-        let stdout = child
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut fio = FioChild {
+            child: cmd.spawn().map_err(|e| FioError::Missing(e.to_string()))?,
+            reaped: false,
+        };
+        let stdout = fio
+            .child
             .stdout
             .take()
             .ok_or_else(|| FioError::Output("no stdout".into()))?;
-        let mut stderr = child.stderr.take();
+        let mut stderr = fio.child.stderr.take();
         let err_text = std::thread::spawn(move || {
             let mut s = String::new();
             if let Some(e) = stderr.as_mut() {
@@ -281,69 +399,105 @@ impl Engine for Fio {
             }
             s
         });
-        let dumps = reader(stdout);
-        let started = Instant::now();
+        let out = reader(stdout);
         let jobs = spec.workload.jobs;
+        let ramping = !spec.ramp.is_zero();
+        let mut ramp_over = !ramping;
+        let mut offset_s = 0.0;
         let mut last = Dump::default();
         let mut index = 0u64;
         let mut ended_by: Option<EndedBy> = None;
         let mut paused = false;
         let mut stopping = false;
+        let mut said_pause = false;
+        let mut messages: Vec<String> = Vec::new();
+        let mut seen = false;
+        let stop = |fio: &FioChild, paused: bool| {
+            if paused {
+                fio.signal(libc::SIGCONT);
+            }
+            fio.signal(libc::SIGTERM);
+        };
         loop {
             if ctl.stop.load(Ordering::Relaxed) && !stopping {
                 stopping = true;
                 ended_by.get_or_insert(EndedBy::Stopped);
-                if paused {
-                    signal(&child, libc::SIGCONT);
-                }
-                signal(&child, libc::SIGTERM);
+                stop(&fio, paused);
+                paused = false;
             }
             let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
             if want_pause != paused {
-                signal(
-                    &child,
-                    if want_pause {
-                        libc::SIGSTOP
-                    } else {
-                        libc::SIGCONT
-                    },
-                );
+                fio.signal(if want_pause {
+                    libc::SIGSTOP
+                } else {
+                    libc::SIGCONT
+                });
                 paused = want_pause;
-            }
-            let v = match dumps.recv_timeout(Duration::from_millis(20)) {
-                Ok(Ok(v)) => v,
-                Ok(Err(e)) if last.runtime_ms == 0.0 => {
-                    // Not JSON at all: fio printed its refusal instead.
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    let words = err_text.join().unwrap_or_default();
-                    return Err(FioError::Refused(first_lines(&words).unwrap_or(e)).into());
+                if want_pause && !said_pause {
+                    said_pause = true;
+                    obs.note(
+                        "a pause holds fio's I/O but not its clock: a timed step's runtime runs on while paused",
+                    );
                 }
-                Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            let v = match out.recv_timeout(Duration::from_millis(20)) {
+                Ok(Out::Doc(v)) => v,
+                Ok(Out::Line(l)) => {
+                    if messages.len() < 20 {
+                        messages.push(l);
+                    }
+                    continue;
+                }
+                Ok(Out::Bad(e)) => {
+                    stop(&fio, paused);
+                    return Err(FioError::Output(e).into());
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,
             };
-            let d = dump_of(&v, jobs)?;
-            let ramp = started.elapsed() < spec.ramp;
-            match interval(index, &d, &last, ramp) {
-                Some(r) if r.end_s > r.start_s => {
+            seen = true;
+            let d = match dump_of(&v, jobs) {
+                Ok(d) => d,
+                Err(e) => {
+                    stop(&fio, paused);
+                    return Err(e.into());
+                }
+            };
+            // fio counts during its ramp, then starts its counters again: the intervals
+            // before that are the ramp, those after it are measured from the ramp's end.
+            let reset = d.runtime_ms < last.runtime_ms
+                || d.read.ios < last.read.ios
+                || d.write.ios < last.write.ios;
+            if reset && ramping && !ramp_over {
+                ramp_over = true;
+                offset_s = spec.ramp.as_secs_f64();
+                last = Dump::default();
+            }
+            if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
+                r.start_s += offset_s;
+                r.end_s += offset_s;
+                let tiny = r.read.ios + r.write.ios == 0
+                    && (r.end_s - r.start_s) * 10.0 < spec.interval.as_secs_f64();
+                if r.end_s > r.start_s && !tiny {
                     index += 1;
                     if let (Control::Stop(why), false) = (obs.interval(&r), stopping) {
                         stopping = true;
                         ended_by = Some(why);
-                        if paused {
-                            signal(&child, libc::SIGCONT);
-                        }
-                        signal(&child, libc::SIGTERM);
+                        stop(&fio, paused);
+                        paused = false;
                     }
                 }
-                _ => {}
             }
             last = d;
         }
-        let status = child.wait().map_err(EngineError::Spawn)?;
+        let status = fio.wait().map_err(EngineError::Spawn)?;
         let words = err_text.join().unwrap_or_default();
-        if last.runtime_ms == 0.0 && !stopping {
+        for m in messages.iter().filter(|m| m.starts_with("fio:")) {
+            obs.note(m);
+        }
+        if !seen {
             let why = first_lines(&words)
+                .or_else(|| first_lines(&messages.join("\n")))
                 .unwrap_or_else(|| format!("fio exited with {status} and no output"));
             return Err(FioError::Refused(why).into());
         }
@@ -440,15 +594,13 @@ mod tests {
 
     #[test]
     fn a_job_becomes_one_argument_per_option_and_no_shell() {
+        // The file name is not among the job's options: it goes to fio as its own argument.
         let args =
-            job_args("[global]\nfilename=/tmp/a b;rm -rf x\n# note\n\n[drivescope]\nrw=randread\n");
+            job_args("[global]\nthread=1\nfilename=/tmp/a\n# note\n\n[drivescope]\nrw=randread\n");
+        assert_eq!(args, ["--thread=1", "--name=drivescope", "--rw=randread"]);
         assert_eq!(
-            args,
-            [
-                "--filename=/tmp/a b;rm -rf x",
-                "--name=drivescope",
-                "--rw=randread"
-            ]
+            fio_filename_os(std::ffi::OsStr::new("/tmp/a b;rm -rf x:y")),
+            "/tmp/a b;rm -rf x\\:y"
         );
         assert_eq!(
             fio_filename(std::path::Path::new("/dev/disk/by-id/a:b")),

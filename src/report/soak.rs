@@ -24,9 +24,11 @@ fn loads(s: &Session) -> Vec<Load> {
     s.intervals
         .iter()
         .map(|i| {
+            // `step` is the step's index, not its place in this (maybe one drive's) list.
             let idle = s
                 .steps
-                .get(i.step as usize)
+                .iter()
+                .find(|st| st.index == i.step)
                 .is_some_and(|st| st.summary.engine == EngineKind::Idle);
             Load {
                 t: i.t,

@@ -36,6 +36,8 @@ pub enum RunError {
         second: PathBuf,
         disk: String,
     },
+    #[error("{}: another target of this run is on the same drive; a preset that ends steps on the drive's temperature runs on one target per drive", .target.display())]
+    SharedThermal { target: PathBuf },
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

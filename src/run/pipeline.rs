@@ -226,6 +226,11 @@ pub fn execute_many(
     let mut early = Vec::with_capacity(runs.len());
     for (run, feed) in runs.iter().zip(&feeds) {
         let samples = if run.plan.needs_temperature() {
+            if feed.is_shared() {
+                return Err(RunError::SharedThermal {
+                    target: run.target.path.clone(),
+                });
+            }
             let samples = feed.wait_for_reading(FIRST_READING_WAIT);
             if let Some(why) = no_temperature(&samples, feed.notes()) {
                 return Err(RunError::NoTemperature {
@@ -279,7 +284,19 @@ pub fn execute_many(
             let spawned = std::thread::Builder::new()
                 .name(format!("ds-drive{d}"))
                 .spawn_scoped(scope, move || {
-                    Worker::new(d, tx, feed).run(run, &child, samples)
+                    let done = tx.clone();
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        Worker::new(d, tx, feed).run(run, &child, samples)
+                    }));
+                    // A drive whose thread panicked ends alone, as a failed drive does.
+                    if let Err(p) = ran {
+                        let why = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a panic".into());
+                        let _ = done.send((d, Said::Done(Err(RunError::Thread(why)))));
+                    }
                 });
             if let Err(e) = spawned {
                 results[d] = Some(Err(RunError::Thread(e.to_string())));
@@ -316,18 +333,21 @@ pub fn execute_many(
             )))
         })
         .collect();
-    let (result, tally) = overall(runs, results, &mut hub);
+    let (result, tally) = overall(runs, results);
     hub.rec.set_current_drive(None);
-    if let Err(e) = &result {
+    // A run of several has said each drive's error under the drive already.
+    if let (Err(e), 1) = (&result, runs.len()) {
         hub.rec.push_event(EventKind::Error, e.to_string());
     }
-    for (d, run) in runs.iter().enumerate() {
-        if !run.plan.needs_temperature() {
-            continue;
-        }
-        let view = hub.rec.session().drive_views().into_iter().nth(d);
-        if let Some(sum) = view.as_ref().and_then(crate::report::soak::summary) {
-            hub.show(Some(d), &RunEvent::Soak(&sum));
+    if runs.iter().any(|r| r.plan.needs_temperature()) {
+        let views = hub.rec.session().drive_views();
+        for (d, (run, view)) in runs.iter().zip(&views).enumerate() {
+            if !run.plan.needs_temperature() {
+                continue;
+            }
+            if let Some(sum) = crate::report::soak::summary(view) {
+                hub.show(Some(d), &RunEvent::Soak(&sum));
+            }
         }
     }
     if let Ok(outcome) = &result {
@@ -375,8 +395,23 @@ impl Hub<'_, '_> {
             self.rec
                 .push_event(EventKind::Error, format!("drive {label} failed: {why}"));
         }
-        if let Ok((outcome, tally)) = r {
-            self.show(Some(d), &RunEvent::Ended { outcome, tally });
+        match r {
+            Ok((outcome, tally)) => self.show(Some(d), &RunEvent::Ended { outcome, tally }),
+            // The sinks learn of a drive that broke off too (the printer stops waiting for
+            // it before an "all" line).
+            Err(e) => {
+                let outcome = RunOutcome::Failed {
+                    step: None,
+                    ended_by: crate::outcome::EndedBy::Other(format!("error: {e}")),
+                };
+                self.show(
+                    Some(d),
+                    &RunEvent::Ended {
+                        outcome: &outcome,
+                        tally: &Tally::default(),
+                    },
+                );
+            }
         }
     }
 }
@@ -386,9 +421,7 @@ impl Hub<'_, '_> {
 fn overall(
     runs: &[Prepared],
     results: Vec<Result<(RunOutcome, Tally), RunError>>,
-    hub: &mut Hub<'_, '_>,
 ) -> (Result<RunOutcome, RunError>, Tally) {
-    let _ = hub;
     if results.len() == 1 {
         return match results.into_iter().next() {
             Some(Ok((o, t))) => (Ok(o), t),

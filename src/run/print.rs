@@ -428,7 +428,7 @@ impl Printer {
                 if let (Happening::Thermal(t), Some(o)) = (&e.what, line.as_object_mut()) {
                     o.insert("thermal".into(), json!(t));
                 }
-                json_line(&line)
+                self.json(line)
             }
         }
     }

@@ -92,7 +92,15 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
             let w = step.to_step_spec(*target_iops).workload;
             rec.begin_step(step.name.clone(), point, Some(w));
         }
-        RunEvent::Interval { report, .. } => rec.push_interval(report),
+        // An idle step's time is no time of I/O: kept out of the session's rates.
+        RunEvent::Interval { report, index } => {
+            let idle = run
+                .plan
+                .steps
+                .get(*index)
+                .is_some_and(|s| s.engine == crate::workload::EngineKind::Idle);
+            rec.push_interval_counted(report, !idle)
+        }
         RunEvent::StepFinished(r) => {
             rec.end_step(r.summary.clone());
         }

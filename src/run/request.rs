@@ -208,9 +208,6 @@ fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Makes the target ready and the plan for it. A preset's target is prepared read-only
-/// first (creating the default test file if needed), the plan expanded for its facts, and
-/// the target checked again for writes if the plan writes.
 /// Prepares every target of a run of several before any is changed: the targets that
 /// exist first (each checked by the write guard; one refusal refuses the run, naming its
 /// target), then the test files to create.
@@ -280,6 +277,9 @@ fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
         .unwrap_or_else(|| crate::ostext::escaped(path.as_os_str()))
 }
 
+/// Makes the target ready and the plan for it. A preset's target is prepared read-only
+/// first (creating the default test file if needed), the plan expanded for its facts, and
+/// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     match &req.what {
         RunWhat::Preset(p) => {

@@ -56,6 +56,12 @@ pub enum TargetsError {
     Twice(PathBuf),
     #[error("at most {MAX_TARGETS} targets, not {0}")]
     TooMany(usize),
+    #[error(
+        "two targets are labelled '{0}': each drive's lines, charts and summary need their own"
+    )]
+    SameLabel(String),
+    #[error("'all' is the label of every drive together: give this target another")]
+    ReservedLabel,
 }
 
 fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
@@ -199,6 +205,12 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
     if targets.len() > MAX_TARGETS {
         return Err(TargetsError::TooMany(targets.len()));
     }
+    let label = |t: &TargetSpec| {
+        t.choice
+            .label
+            .clone()
+            .or_else(|| t.choice.path.as_ref().map(|p| p.display().to_string()))
+    };
     for (i, a) in targets.iter().enumerate() {
         for b in &targets[..i] {
             if let (Some(pa), Some(pb)) = (&a.choice.path, &b.choice.path) {
@@ -206,6 +218,14 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
                     return Err(TargetsError::Twice(pa.clone()));
                 }
             }
+        }
+        let la = label(a);
+        if la.as_deref() == Some("all") {
+            return Err(TargetsError::ReservedLabel);
+        }
+        if let Some(l) = la.filter(|l| targets[..i].iter().any(|b| label(b).as_deref() == Some(l)))
+        {
+            return Err(TargetsError::SameLabel(l));
         }
     }
     Ok(())

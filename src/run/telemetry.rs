@@ -94,6 +94,11 @@ impl Feed {
         )
     }
 
+    /// A target on a drive another target of the run reads.
+    pub(super) fn is_shared(&self) -> bool {
+        matches!(self, Feed::Shared(..))
+    }
+
     pub(super) fn drive(&self) -> Option<&DriveInfo> {
         match self {
             Feed::Own(l) => l.drive.as_ref(),

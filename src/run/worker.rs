@@ -59,6 +59,9 @@ pub(super) struct Worker {
     health: HealthWatch,
     /// Readings not yet handed to the runner's thermal rules.
     readings: Vec<(f64, SmartReading)>,
+    /// When the last reading handed on was taken (a sample repeats the poller's latest
+    /// reading until a new one comes: the thermal rules judge each reading once).
+    last_read_at: Option<f64>,
 }
 
 impl Worker {
@@ -69,6 +72,7 @@ impl Worker {
             feed,
             health: HealthWatch::default(),
             readings: Vec::new(),
+            last_read_at: None,
         }
     }
 
@@ -83,7 +87,12 @@ impl Worker {
             .as_ref()
             .and_then(|r| self.health.observe(&r.health));
         if let Some(r) = &sample.smart {
-            self.readings.push((sample.t_ns as f64 / 1e9, r.clone()));
+            let read_at = sample.t_ns as f64 / 1e9 - sample.smart_age_ms.unwrap_or(0) as f64 / 1e3;
+            // A new reading, or the same one again (within the clock's rounding).
+            if self.last_read_at.is_none_or(|last| read_at > last + 0.05) {
+                self.last_read_at = Some(read_at);
+                self.readings.push((read_at, r.clone()));
+            }
         }
         let t_s = sample.t_ns as f64 / 1e9;
         self.say(Said::Telemetry(Box::new(sample)));

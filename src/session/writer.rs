@@ -85,9 +85,14 @@ fn alive(pid: libc::pid_t) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
+/// How long a temp file must have gone unwritten before it counts as left behind: a
+/// writer on another host (a shared folder) has a pid this host cannot see, but it writes.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Removes the temp files of `name` that a drivescope killed mid-rewrite left behind
-/// (`.NAME.tmp-PID[-N]` whose process is gone): a regular file of that exact name only,
-/// never followed through a link, and never one of a process still running.
+/// (`.NAME.tmp-PID[-N]` whose process is gone here and that nobody has written for a
+/// minute): a regular file of that exact name only, never followed through a link, and
+/// never one of a process still running.
 fn remove_stale_temps(dir: &Path, name: &str) {
     let prefix = format!(".{name}.tmp-");
     let Ok(entries) = fs::read_dir(dir) else {
@@ -106,7 +111,13 @@ fn remove_stale_temps(dir: &Path, name: &str) {
             .split('-')
             .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
         let regular = e.file_type().is_ok_and(|t| t.is_file());
-        if let (Some(pid), true, true) = (pid, shaped, regular) {
+        let idle = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if let (Some(pid), true, true, true) = (pid, shaped, regular, idle) {
             if pid > 0 && !alive(pid) {
                 let _ = fs::remove_file(e.path());
             }
@@ -294,9 +305,19 @@ mod tests {
         let other = dir.path().join(format!(".t.yaml.tmp-{dead}"));
         let odd = dir.path().join(format!(".s.yaml.tmp-{dead}x"));
         let link = dir.path().join(format!(".s.yaml.tmp-{dead}-4"));
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
         for f in [&stale, &stale_n, &other, &odd] {
             fs::write(f, b"partial").unwrap();
+            fs::File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
         }
+        // Dead, but written a moment ago (a writer on another host): kept.
+        let fresh = dir.path().join(format!(".s.yaml.tmp-{dead}-5"));
+        fs::write(&fresh, b"being written elsewhere").unwrap();
         std::os::unix::fs::symlink("/dev/null", &link).unwrap();
         let _keep = fs::write(&live, b"being written");
         write_atomic(&p, b"one").unwrap();
@@ -304,7 +325,7 @@ mod tests {
             !stale.exists() && !stale_n.exists(),
             "the dead writer's temps are gone"
         );
-        for kept in [&other, &odd, &live] {
+        for kept in [&other, &odd, &live, &fresh] {
             assert!(kept.exists(), "{} is kept", kept.display());
         }
         assert!(

@@ -22,6 +22,11 @@ struct StepRules {
     last_c: Option<i32>,
 }
 
+/// A throttle ends only after this long of readings without any sign of it: counters of
+/// whole seconds and a reading every second or two do not grow at every reading even while
+/// the drive throttles throughout.
+pub const THROTTLE_END_HOLD_S: f64 = 3.0;
+
 /// Watches the drive for a whole run.
 #[derive(Debug, Clone, Default)]
 pub struct ThermalWatch {
@@ -32,6 +37,8 @@ pub struct ThermalWatch {
     warned: bool,
     critical: bool,
     throttle_since: Option<f64>,
+    /// The last reading that showed the throttle.
+    throttle_seen: f64,
     step: Option<StepRules>,
 }
 
@@ -121,16 +128,18 @@ impl ThermalWatch {
         match (self.tracker.observe(r, loaded), self.throttle_since) {
             (Some(signal), None) => {
                 self.throttle_since = Some(t_s);
+                self.throttle_seen = t_s;
                 out.push(ThermalEvent::ThrottleStarted {
                     temp_c: temp,
                     signal,
                 });
             }
-            (None, Some(since)) => {
+            (Some(_), Some(_)) => self.throttle_seen = t_s,
+            (None, Some(since)) if t_s - self.throttle_seen >= THROTTLE_END_HOLD_S => {
                 self.throttle_since = None;
                 out.push(ThermalEvent::ThrottleEnded {
                     temp_c: temp,
-                    after_s: t_s - since,
+                    after_s: self.throttle_seen - since,
                 });
             }
             _ => {}
@@ -230,6 +239,51 @@ mod tests {
         assert_eq!(w.observe(8.0, &at(72, 5)), (vec![], None), "4 s of 6");
         assert_eq!(w.observe(10.0, &at(72, 7)).1, Some(EndedBy::Throttled));
         assert_eq!(w.end_step(), [], "it reached its end");
+    }
+
+    #[test]
+    fn whole_second_counters_that_skip_a_reading_do_not_end_the_throttle() {
+        let mut w = ThermalWatch::new(false);
+        w.begin_step(
+            "soak",
+            ThermalEnd {
+                throttled_for: Some(Duration::from_secs(5)),
+                ..Default::default()
+            },
+            false,
+        );
+        w.observe(0.0, &at(70, 0));
+        // A reading a second: the seconds counter grows at most readings, not all.
+        let counters = [1, 2, 2, 3, 4, 4];
+        let mut ended = None;
+        for (i, c) in counters.iter().enumerate() {
+            let t = 1.0 + i as f64;
+            let (ev, end) = w.observe(t, &at(72, *c));
+            assert!(
+                !ev.iter()
+                    .any(|e| matches!(e, ThermalEvent::ThrottleEnded { .. })),
+                "at {t}: {ev:?}"
+            );
+            ended = ended.or(end.map(|e| (t, e)));
+        }
+        assert_eq!(
+            ended,
+            Some((6.0, EndedBy::Throttled)),
+            "5 s after the onset at 1 s"
+        );
+        // No growth for the hold time: then it ended, at the last reading that showed it.
+        let mut w2 = ThermalWatch::new(false);
+        w2.observe(0.0, &at(70, 0));
+        w2.observe(1.0, &at(72, 1));
+        assert_eq!(w2.observe(2.0, &at(72, 1)).0, []);
+        assert_eq!(w2.observe(3.0, &at(72, 1)).0, []);
+        assert_eq!(
+            w2.observe(4.0, &at(71, 1)).0,
+            [ThermalEvent::ThrottleEnded {
+                temp_c: Some(71),
+                after_s: 0.0
+            }]
+        );
     }
 
     #[test]

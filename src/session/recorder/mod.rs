@@ -261,6 +261,12 @@ impl SessionRecorder {
 
     /// Records one interval of the current step (opening an unnamed step if none is).
     pub fn push_interval(&mut self, r: &IntervalReport) {
+        self.push_interval_counted(r, true);
+    }
+
+    /// [`push_interval`](Self::push_interval); `counted: false` keeps it out of the
+    /// session's totals (an idle step's intervals: no I/O, and no time of I/O either).
+    pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) {
         let slot = self.slot();
         if self.open[slot].is_none() {
             self.begin_step("", Value::Null, None);
@@ -280,7 +286,7 @@ impl SessionRecorder {
                 h,
             ));
         }
-        if !r.excluded() {
+        if counted && !r.excluded() {
             let t = &mut self.totals[slot];
             t.measured_s += r.end_s - r.start_s;
             t.read_bytes += r.read.bytes;
