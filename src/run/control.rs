@@ -23,6 +23,8 @@ pub enum RunCmd {
     Skip,
     /// Export a snapshot of the session so far.
     Snapshot,
+    /// A run of several drives: end drive `n` (its index) only; the others go on.
+    StopDrive(usize),
 }
 
 /// The sending side: cheap to clone, usable from any thread.
@@ -44,9 +46,19 @@ impl RunHandle {
                 self.flags.pause.store(false, Ordering::Relaxed);
                 self.flags.stop.store(true, Ordering::Relaxed);
             }
-            RunCmd::Skip | RunCmd::Snapshot => {}
+            RunCmd::Skip | RunCmd::Snapshot | RunCmd::StopDrive(_) => {}
         }
         let _ = self.tx.send(cmd);
+    }
+
+    /// Sets the stop flag as the run's own stop did (`by`: who stopped it), without a
+    /// command: a drive with a stop flag of its own is told of the run's stop this way.
+    pub(super) fn forward_stop(&self, by: StopBy) {
+        if by == StopBy::User {
+            self.by_user.store(true, Ordering::Relaxed);
+        }
+        self.flags.pause.store(false, Ordering::Relaxed);
+        self.flags.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -97,6 +109,24 @@ impl RunControl {
             by_user: self.by_user.clone(),
         };
         (handle, ctl)
+    }
+
+    /// A control for one drive of a run of several that can be stopped on its own: the
+    /// same pause flag, but a stop flag (and who stopped it) of its own; the pipeline
+    /// forwards the run's stop to it ([`RunHandle::forward_stop`]).
+    pub fn child_own_stop(&self) -> (RunHandle, RunControl) {
+        let (tx, rx) = mpsc::channel();
+        let flags = StepControl {
+            stop: Arc::new(AtomicBool::new(self.stop_requested())),
+            pause: self.flags.pause.clone(),
+        };
+        let by_user = Arc::new(AtomicBool::new(self.by_user.load(Ordering::Relaxed)));
+        let handle = RunHandle {
+            tx,
+            flags: flags.clone(),
+            by_user: by_user.clone(),
+        };
+        (handle, RunControl { rx, flags, by_user })
     }
 
     /// The flags the engine's workers read.
