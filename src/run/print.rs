@@ -697,7 +697,7 @@ fn summary_text(s: &StepSummary) -> Vec<String> {
     } else {
         "latency"
     };
-    out.push(format!("  latency in µs:"));
+    out.push("  latency in µs:".to_string());
     out.push(lat_line(name, &s.lat_us));
     if let Some(svc) = &s.service_lat_us {
         out.push(lat_line("service", svc));
