@@ -52,14 +52,15 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
-    let r = centred(area, 90, Action::ALL.len() as u16 + 5);
+    let actions = app.help_actions();
+    let r = centred(area, 90, actions.len() as u16 + 5);
     f.render_widget(Clear, r);
     let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
     let [table_area, foot] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let rows: Vec<Row> = Action::ALL
+    let rows: Vec<Row> = actions
         .iter()
         .skip(scroll as usize)
         .map(|a| {
