@@ -158,7 +158,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), detail);
         }
     }
+    let labels: Vec<&str> = app.drives.iter().map(|d| d.label.as_str()).collect();
     let target = match app.selected_target() {
+        _ if labels.len() > 1 => Line::from(vec![
+            Span::styled(format!("{} drives ", labels.len()), t.dim_style()),
+            Span::styled(labels.join(", "), Style::default().fg(t.fg)),
+        ]),
         Some(tg) => {
             let mut s = vec![
                 Span::styled("target ", t.dim_style()),

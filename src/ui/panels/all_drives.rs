@@ -72,7 +72,13 @@ fn draw(
     let t = app.theme();
     let block = panel_block(format!("{title} · every drive"), t);
     if lines.iter().all(|(_, p)| p.is_empty()) {
-        return empty(f, area, block, vec!["no drive has figures yet".into()], t);
+        return empty(
+            f,
+            area,
+            block,
+            vec!["no figures from any drive yet".into()],
+            t,
+        );
     }
     let inner = block.inner(area);
     f.render_widget(block, area);

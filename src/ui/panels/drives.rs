@@ -181,7 +181,10 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         key(Action::AllDrives),
         key(Action::StopDrive),
     );
-    title.push_str(&format!(" · {up}/down pick · {all} all · {stop} stop one"));
+    title.push_str(&format!(" · {up}/down pick · {all} all"));
+    if app.available(Action::StopDrive) {
+        title.push_str(&format!(" · {stop} stop one"));
+    }
     let block = panel_block(title, t);
     let wide = area.width >= MODEL_WIDTH;
     let body: Vec<Row> = (first..first + count)
@@ -198,9 +201,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     ]);
     widths.extend([
         Constraint::Length(5),
-        Constraint::Length(7),
         Constraint::Length(6),
-        Constraint::Length(7),
+        Constraint::Length(6),
+        Constraint::Length(8),
         Constraint::Length(7),
         Constraint::Length(6),
         Constraint::Length(3),
