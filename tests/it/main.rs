@@ -12,6 +12,7 @@ mod fake_sysfs;
 
 mod cli_telemetry;
 mod dashboard_tmux;
+mod dashboard_tmux_drives;
 mod devices_in_use;
 mod drive_resolve;
 mod guard_loop;
