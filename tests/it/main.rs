@@ -30,6 +30,7 @@ mod run_loop_device;
 mod run_preset;
 mod session_cli;
 mod signals;
+mod stop_one_drive;
 mod telemetry_blockstat;
 mod telemetry_hwmon;
 mod telemetry_nvme;
