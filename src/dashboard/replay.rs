@@ -90,7 +90,7 @@ fn outcome_of(ended_by: &str, errors: u64) -> RunOutcome {
 }
 
 /// The drives of a session of several, for the drives table.
-fn drive_setups(s: &Session) -> Vec<DriveSetup> {
+pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
     s.drives
         .iter()
         .map(|d| DriveSetup {

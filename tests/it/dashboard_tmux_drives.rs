@@ -5,6 +5,8 @@
 
 use std::process::Command;
 
+use drivescope::outcome::{RunOutcome, StopBy};
+
 use crate::common;
 use crate::dashboard_tmux::{assert_cooked, the_saved_session, wait_until, Tmux};
 
@@ -139,4 +141,102 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
             "the report names drive {l}"
         );
     }
+    replays_with_its_drives(s);
+    // `drivescope open` shows the drives table of the session.
+    let cmd = format!("{} open {}", common::bin().display(), path.display());
+    let Some(t) = Tmux::start_with("drives3open", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let s = wait_until(&t, 20, "the replayed drives", |s| {
+        row(s, "b").is_some_and(|r| r.contains("stopped"))
+    });
+    assert!(row(&s, "a").is_some_and(|r| r.contains("done")), "{s}");
+    assert!(!s.contains("X stop one"), "a replay stops nothing:\n{s}");
+    t.tmux(&["send-keys", "Down"]);
+    wait_until(&t, 10, "b picked in the replay", |s| {
+        s.contains("drive b ·")
+    });
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}
+
+/// The session's replay timeline, fed to the app: each drive's end and figures where they
+/// belong.
+fn replays_with_its_drives(s: &drivescope::session::Session) {
+    use drivescope::app::drives::DriveState;
+    use drivescope::app::{update, App, Msg};
+    use drivescope::dashboard::replay;
+    let opts = drivescope::tui::DashboardOptions {
+        drives: replay::drive_setups(s),
+        replay: true,
+        ..Default::default()
+    };
+    let mut app = App::new(opts.app_config((120, 40)));
+    let mut msgs = vec![Msg::ReplayReset];
+    msgs.extend(replay::timeline(s).into_iter().map(|(_, m)| m));
+    for m in msgs {
+        update(&mut app, m);
+    }
+    let states: Vec<&DriveState> = app.drives.iter().map(|d| &d.state).collect();
+    assert!(
+        matches!(
+            states[..],
+            [
+                DriveState::Ended(RunOutcome::Completed { .. }),
+                DriveState::Ended(RunOutcome::Stopped(StopBy::User)),
+                DriveState::Ended(RunOutcome::Completed { .. }),
+            ]
+        ),
+        "{states:?}"
+    );
+    let views = s.drive_views();
+    for (i, v) in views.iter().enumerate() {
+        drivescope::app::drives::pick(&mut app, i);
+        assert_eq!(app.run.intervals.len(), v.intervals.len(), "drive {i}");
+        let steps = app.run.step.as_ref().map(|st| (st.index, st.count));
+        assert!(
+            steps.is_some_and(|(k, n)| k < n),
+            "drive {i}: its steps counted from its own first: {steps:?}"
+        );
+    }
+}
+
+#[test]
+fn a_targets_file_opens_the_dashboard_on_its_drives_with_their_labels() {
+    let home = tempfile::tempdir().unwrap();
+    let shelf = home.path().join("shelf.yaml");
+    std::fs::write(
+        &shelf,
+        format!(
+            "- path: {d}/one.bin\n  label: bay-1\n- path: {d}/two.bin\n  label: bay-2\n",
+            d = home.path().display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!("{} --targets {}", common::bin().display(), shelf.display());
+    let Some(t) = Tmux::start_with("drivesfile", &cmd, home.path(), 80, 24) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("2 drives bay-1, bay-2"), "{s}");
+    t.tmux(&["send-keys", "Escape"]);
+    let s = t.wait_for("Drives (2)");
+    assert!(row(&s, "bay-1").is_some_and(|r| r.contains("idle")), "{s}");
+    assert!(row(&s, "bay-2").is_some(), "{s}");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}
+
+#[test]
+fn a_bad_targets_file_or_both_ways_at_once_are_refused_before_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let shelf = home.path().join("shelf.yaml");
+    std::fs::write(&shelf, "- path: /tmp/x\n  lable: typo\n").unwrap();
+    let out = common::run(home.path(), &["--targets", &shelf.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("shelf.yaml:2:"), "{err}");
+    let out = common::run(home.path(), &["--target", "a", "--targets", "b.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
