@@ -21,6 +21,20 @@ use crate::ui::widgets::panel_block;
 /// Terminals this wide show the drive's model too.
 const MODEL_WIDTH: u16 = 110;
 
+/// Columns of the label, narrow and wide.
+const LABEL_COLUMNS: (u16, u16) = (8, 14);
+
+/// A label that fits `width` columns: its end, where paths differ (`…nvme1n1`).
+fn fitted(label: &str, width: u16) -> String {
+    let n = label.chars().count();
+    let w = usize::from(width);
+    if n <= w {
+        return label.to_string();
+    }
+    let tail: String = label.chars().skip(n + 1 - w).collect();
+    format!("…{tail}")
+}
+
 /// Drive `i`'s colour in charts of every drive: the theme's series colours in turn.
 pub fn colour(t: &Theme, i: usize) -> Color {
     let all = [
@@ -136,8 +150,13 @@ fn row(app: &App, i: usize, run: &RunView, tel: &TelemetryState, wide: bool) -> 
     } else {
         right("0".into(), t.dim_style())
     };
+    let width = if wide {
+        LABEL_COLUMNS.1
+    } else {
+        LABEL_COLUMNS.0
+    };
     let mut cells = vec![Cell::from(Span::styled(
-        d.label.clone(),
+        fitted(&d.label, width),
         Style::default()
             .fg(colour(t, i))
             .add_modifier(Modifier::BOLD),
@@ -191,10 +210,14 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .filter_map(|i| drives::data(app, i).map(|(run, tel)| row(app, i, run, tel, wide)))
         .collect();
     let mut heads = vec!["drive"];
-    let mut widths = vec![Constraint::Length(8)];
+    let mut widths = vec![Constraint::Length(if wide {
+        LABEL_COLUMNS.1
+    } else {
+        LABEL_COLUMNS.0
+    })];
     if wide {
         heads.push("model");
-        widths.push(Constraint::Length(20));
+        widths.push(Constraint::Length(18));
     }
     heads.extend([
         "step", "IOPS", "MB/s", "p99", "temp", "power", "err", "state",
@@ -222,4 +245,16 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         area,
         &mut st,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitted;
+
+    #[test]
+    fn a_long_label_keeps_its_end() {
+        assert_eq!(fitted("bay-1", 8), "bay-1");
+        assert_eq!(fitted("/dev/nvme1n1", 8), "…nvme1n1");
+        assert_eq!(fitted("/dev/nvme1n1", 8).chars().count(), 8);
+    }
 }
