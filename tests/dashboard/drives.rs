@@ -382,3 +382,21 @@ fn every_theme_draws_the_drives_table() {
         assert_eq!(colours_of(&app, "Drives (3)")[0], t.title, "{}", t.name);
     }
 }
+
+#[test]
+fn several_drives_render_at_every_size_without_panicking() {
+    const W: [u16; 9] = [0, 10, 59, 60, 80, 109, 110, 111, 130];
+    const H: [u16; 10] = [0, 5, 17, 18, 19, 24, 33, 34, 35, 46];
+    let base = running_drives(BIG, 24, true);
+    for w in W {
+        for h in H {
+            let mut app = base.clone();
+            app.size = (w, h);
+            for k in ['o', '?', 't', 'X'] {
+                let _ = screen(&app);
+                send(&mut app, [key(k)]);
+            }
+            let _ = screen(&app);
+        }
+    }
+}
