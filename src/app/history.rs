@@ -23,6 +23,8 @@ pub const UNAVAILABLE_REASONS: usize = 16;
 pub struct Ring<T> {
     items: VecDeque<T>,
     cap: usize,
+    /// Entries ever pushed (those dropped included).
+    pushed: u64,
 }
 
 impl<T> Ring<T> {
@@ -30,7 +32,17 @@ impl<T> Ring<T> {
         Ring {
             items: VecDeque::with_capacity(cap.min(1024)),
             cap: cap.max(1),
+            pushed: 0,
         }
+    }
+
+    /// How many entries were ever pushed (those dropped included).
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut T> {
+        self.items.iter_mut()
     }
 
     pub fn push(&mut self, item: T) {
@@ -38,6 +50,7 @@ impl<T> Ring<T> {
             self.items.pop_front();
         }
         self.items.push_back(item);
+        self.pushed += 1;
     }
 
     pub fn len(&self) -> usize {

@@ -3,6 +3,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
+use super::drives::{self, DriveState};
 use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
@@ -132,6 +133,31 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             app.tab = app.tab.prev();
             Vec::new()
         }
+        Up | Down => {
+            drives::pick_step(app, action == Down);
+            Vec::new()
+        }
+        AllDrives => {
+            if drives::many(app) {
+                app.all_drives = !app.all_drives;
+            } else {
+                app.notify("one drive: its charts are all there is");
+            }
+            Vec::new()
+        }
+        StopDrive => {
+            match app.drives.get(app.picked) {
+                Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
+                    app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
+                }
+                Some(d) => {
+                    let label = d.label.clone();
+                    app.notify(format!("{label} is not running: nothing to stop"));
+                }
+                None => app.notify("one drive: the stop key stops the run"),
+            }
+            Vec::new()
+        }
         _ => Vec::new(),
     }
 }
@@ -151,6 +177,9 @@ fn start(app: &mut App) -> Vec<Effect> {
         app.notify("no presets to start");
         return Vec::new();
     };
+    if drives::many(app) {
+        return start_drives(app, preset);
+    }
     let Some(target) = app.selected_target().cloned() else {
         app.notify("no target: choose one with the targets key");
         return Vec::new();
@@ -186,6 +215,51 @@ fn start(app: &mut App) -> Vec<Effect> {
         target: target.path,
         destroy_data,
     }]
+}
+
+/// Starts the highlighted preset on every drive, once each device's name was typed (one
+/// device after the other), or asks for the next name.
+fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
+    if let Some(i) = drives::next_unconfirmed(app) {
+        ask_name(app, i);
+        return Vec::new();
+    }
+    app.overlay = None;
+    app.run = RunView {
+        state: RunState::Starting,
+        preset_id: Some(preset.id.clone()),
+        ..RunView::default()
+    };
+    app.telemetry = super::state::TelemetryState::new();
+    drives::starting(app);
+    app.notify(format!(
+        "starting {} on {} drives",
+        preset.name,
+        app.drives.len()
+    ));
+    vec![Effect::StartDrives {
+        preset_id: preset.id,
+        destroy_data: drives::destroy_data(app),
+    }]
+}
+
+/// Opens the typed confirmation of drive `i`'s device.
+fn ask_name(app: &mut App, i: usize) {
+    app.target_sel = i;
+    app.overlay = Some(Overlay::Targets {
+        typing: Some(String::new()),
+    });
+    let left = app
+        .drives
+        .iter()
+        .filter(|d| d.target.needs_typed_confirmation() && !d.confirmed)
+        .count();
+    if let Some(d) = app.drives.get(i) {
+        let path = d.target.path.display().to_string();
+        app.notify(format!(
+            "{path} is a device: type its name to allow writing to it ({left} to confirm)"
+        ));
+    }
 }
 
 fn step(sel: &mut usize, len: usize, down: bool) {
@@ -281,7 +355,17 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                 };
                 let typed = typed.trim();
                 if typed == t.confirm_name() || typed == t.path.display().to_string() {
-                    app.confirmed_target = Some(t.path.clone());
+                    if drives::many(app) {
+                        if let Some(d) = app.drives.get_mut(app.target_sel) {
+                            d.confirmed = true;
+                        }
+                        if let Some(next) = drives::next_unconfirmed(app) {
+                            ask_name(app, next);
+                            return Vec::new();
+                        }
+                    } else {
+                        app.confirmed_target = Some(t.path.clone());
+                    }
                     app.overlay = Some(Overlay::Presets);
                     app.notify(format!(
                         "{}: confirmed; a write test will destroy its data",
@@ -318,7 +402,7 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                 app.overlay = None;
                 return Vec::new();
             };
-            if t.needs_typed_confirmation() && app.confirmed_target.as_ref() != Some(&t.path) {
+            if t.needs_typed_confirmation() && !app.is_confirmed(&t.path) {
                 app.overlay = Some(Overlay::Targets {
                     typing: Some(String::new()),
                 });
@@ -379,11 +463,26 @@ fn confirm_key(app: &mut App, k: &KeyEvent, c: Confirm) -> Vec<Effect> {
     let yes = app.keymap.is(Yes, k)
         || app.keymap.is(Interrupt, k)
         || (c == Confirm::Quit && app.keymap.is(Quit, k));
+    if let (true, Confirm::StopDrive(i)) = (yes, c) {
+        app.overlay = None;
+        return match app.drives.get_mut(i) {
+            Some(d) if d.state.is_active() && d.state != DriveState::Stopping => {
+                d.state = DriveState::Stopping;
+                let text = format!("[{}] stop requested", d.label);
+                app.push_event(EventCategory::Info, text);
+                vec![Effect::StopDrive(i)]
+            }
+            _ => Vec::new(),
+        };
+    }
     if yes {
         app.overlay = None;
         let mut fx = Vec::new();
         if app.run.state.is_active() && app.run.state != RunState::Stopping {
             app.run.state = RunState::Stopping;
+            for d in app.drives.iter_mut().filter(|d| d.state.is_active()) {
+                d.state = DriveState::Stopping;
+            }
             app.push_event(EventCategory::Info, "stop requested".into());
             fx.push(Effect::Stop);
         }
@@ -404,7 +503,7 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
         MouseEventKind::Down(_) => {
-            if let Some(p) = super::layout::tab_at(app.size, m.column, m.row) {
+            if let Some(p) = super::layout::tab_at(app.size, app.drives.len(), m.column, m.row) {
                 if app.overlay.is_none() {
                     app.tab = p;
                     app.dirty = true;

@@ -122,6 +122,8 @@ actions! {
     Back back "back" ["esc"] "close the window on top";
     Yes yes "yes" ["y"] "answer yes";
     No no "no" ["n", "esc"] "answer no";
+    AllDrives all_drives "all_drives" ["o"] "several drives: charts of every drive at once, or of the picked one";
+    StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
 }
 
 impl Action {
@@ -145,6 +147,10 @@ impl Action {
         Action::SeekEnd,
         Action::NextTab,
         Action::PrevTab,
+        Action::Up,
+        Action::Down,
+        Action::AllDrives,
+        Action::StopDrive,
     ];
 
     /// The actions of a list window (pickers), likewise exclusive.

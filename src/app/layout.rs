@@ -35,6 +35,8 @@ pub fn mode(width: u16, height: u16) -> Mode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Areas {
     pub header: Rect,
+    /// The drives table, when there are several drives.
+    pub drives: Option<Rect>,
     /// The tab bar, in tab mode.
     pub tabs: Option<Rect>,
     pub panels: Vec<(Panel, Rect)>,
@@ -43,6 +45,30 @@ pub struct Areas {
 
 /// Splits `area` for the mode its size calls for; `None` when it is too small.
 pub fn areas(area: Rect, tab: Panel) -> Option<Areas> {
+    areas_for(area, tab, 0)
+}
+
+/// Rows of the drives table besides its drives: borders and the column heads.
+pub const DRIVES_FRAME_ROWS: u16 = 3;
+
+/// How many drives of `n` the drives table shows at once in a terminal of `size` (the
+/// rest are on other pages): as many as leave the panels their room, at least two.
+pub fn drive_rows(size: (u16, u16), n: usize) -> u16 {
+    if n < 2 {
+        return 0;
+    }
+    let (w, h) = size;
+    let panels = match mode(w, h) {
+        Mode::Grid => 27,
+        _ => 11,
+    };
+    let body = h.saturating_sub(HEADER_ROWS + 1);
+    let room = body.saturating_sub(panels + DRIVES_FRAME_ROWS).clamp(2, 12);
+    room.min(n.min(usize::from(u16::MAX)) as u16)
+}
+
+/// [`areas`] with the drives table of `drives` drives above the panels (none for one).
+pub fn areas_for(area: Rect, tab: Panel, drives: usize) -> Option<Areas> {
     let m = mode(area.width, area.height);
     if m == Mode::TooSmall {
         return None;
@@ -53,11 +79,23 @@ pub fn areas(area: Rect, tab: Panel) -> Option<Areas> {
         Constraint::Length(1),
     ])
     .areas(area);
+    let rows = drive_rows((area.width, area.height), drives);
+    let (table, body) = if rows > 0 {
+        let [t, b] = Layout::vertical([
+            Constraint::Length(rows + DRIVES_FRAME_ROWS),
+            Constraint::Min(1),
+        ])
+        .areas(body);
+        (Some(t), b)
+    } else {
+        (None, body)
+    };
     if m == Mode::Tabs {
         let [tabs, panel] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
         return Some(Areas {
             header,
+            drives: table,
             tabs: Some(tabs),
             panels: vec![(tab, panel)],
             status,
@@ -73,6 +111,7 @@ pub fn areas(area: Rect, tab: Panel) -> Option<Areas> {
     }
     Some(Areas {
         header,
+        drives: table,
         tabs: None,
         panels,
         status,
@@ -100,8 +139,8 @@ pub fn tab_label(i: usize, p: Panel) -> String {
 }
 
 /// The panel whose tab is at (column, row) of a terminal of `size`, in tab mode.
-pub fn tab_at(size: (u16, u16), column: u16, row: u16) -> Option<Panel> {
-    let a = areas(Rect::new(0, 0, size.0, size.1), Panel::default())?;
+pub fn tab_at(size: (u16, u16), drives: usize, column: u16, row: u16) -> Option<Panel> {
+    let a = areas_for(Rect::new(0, 0, size.0, size.1), Panel::default(), drives)?;
     let tabs = a.tabs?;
     if row != tabs.y {
         return None;
@@ -141,10 +180,10 @@ mod tests {
 
     #[test]
     fn clicking_a_tab_finds_it() {
-        assert_eq!(tab_at((80, 24), 1, 6), Some(Panel::Throughput));
+        assert_eq!(tab_at((80, 24), 0, 1, 6), Some(Panel::Throughput));
         let (_, x, _) = tab_spans(0)[2];
-        assert_eq!(tab_at((80, 24), x, 6), Some(Panel::Curve));
-        assert_eq!(tab_at((80, 24), x, 7), None);
-        assert_eq!(tab_at((120, 40), 1, 6), None, "no tabs in the grid");
+        assert_eq!(tab_at((80, 24), 0, x, 6), Some(Panel::Curve));
+        assert_eq!(tab_at((80, 24), 0, x, 7), None);
+        assert_eq!(tab_at((120, 40), 0, 1, 6), None, "no tabs in the grid");
     }
 }

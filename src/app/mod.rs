@@ -4,6 +4,7 @@
 //! terminal, the engine or the clock, so every behaviour is tested from message sequences.
 
 pub mod datasheet;
+pub mod drives;
 pub mod history;
 mod input;
 pub mod keymap;

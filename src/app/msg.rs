@@ -53,6 +53,13 @@ pub enum Msg {
     Signal(i32),
     /// Replay: forget the run shown so far; the messages up to the new time follow.
     ReplayReset,
+    /// A message of one drive (its index) of a run of several.
+    OnDrive(usize, Box<Msg>),
+    /// One drive of a run of several ended on its own terms (the others may go on).
+    DriveEnded {
+        drive: usize,
+        outcome: crate::outcome::RunOutcome,
+    },
     /// Replay: the messages up to `at_s` (of `end_s`) have been sent.
     ReplayAt {
         at_s: f64,
@@ -110,9 +117,17 @@ pub enum Effect {
         /// The user typed the device's name: writes may destroy its data.
         destroy_data: Option<PathBuf>,
     },
+    /// The highlighted preset on every drive at once; `destroy_data` says, drive by
+    /// drive, which the user confirmed by typing its name.
+    StartDrives {
+        preset_id: String,
+        destroy_data: Vec<Option<PathBuf>>,
+    },
     Pause,
     Resume,
     Stop,
+    /// Stop one drive (its index) of a run of several; the others go on.
+    StopDrive(usize),
     SkipStep,
     Snapshot,
     /// The user chose another theme (by name), for the runtime to remember.

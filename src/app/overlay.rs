@@ -29,6 +29,8 @@ pub enum Confirm {
     Quit,
     /// Stop the run (the stop key or Ctrl-C).
     StopRun,
+    /// Stop one drive (its index) of a run of several.
+    StopDrive(usize),
 }
 
 impl Confirm {
@@ -36,6 +38,7 @@ impl Confirm {
         match self {
             Confirm::Quit => "A run is going. Stop it and quit? The session is saved either way.",
             Confirm::StopRun => "Stop the run? The session is saved either way.",
+            Confirm::StopDrive(_) => "Stop the picked drive? The other drives go on.",
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::datasheet::{self, Datasheet};
+use super::drives::{DriveSlot, DriveState};
 use super::history::{
     IntervalPoint, Ring, ThermalPoint, CURVE_HISTORY, EVENT_HISTORY, INTERVAL_HISTORY,
     TELEMETRY_HISTORY,
@@ -46,6 +47,8 @@ pub struct AppConfig {
     pub replay: bool,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
+    /// The drives of a dashboard on several drives (none, or one, for the usual one).
+    pub drives: Vec<super::drives::DriveSetup>,
 }
 
 impl Default for AppConfig {
@@ -64,6 +67,7 @@ impl Default for AppConfig {
             open_presets: true,
             replay: false,
             size: (120, 40),
+            drives: Vec::new(),
         }
     }
 }
@@ -77,6 +81,23 @@ pub struct TelemetryState {
     pub throttle_marks: Vec<f64>,
     /// Reasons telemetry is missing, each once, in arrival order.
     pub unavailable: Vec<String>,
+}
+
+impl TelemetryState {
+    pub fn new() -> Self {
+        TelemetryState {
+            history: Ring::new(TELEMETRY_HISTORY),
+            last: None,
+            throttle_marks: Vec::new(),
+            unavailable: Vec::new(),
+        }
+    }
+}
+
+impl Default for TelemetryState {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The run under way (or the last one).
@@ -198,6 +219,13 @@ pub struct App {
     pub quit_signal: Option<i32>,
     /// Replaying a saved session (`drivescope open`).
     pub replay: bool,
+    /// Several drives: each one's state and figures (the picked one's are in `run`,
+    /// `telemetry` and `drive`); empty for a dashboard on one drive.
+    pub drives: Vec<DriveSlot>,
+    /// The drive the panels show.
+    pub picked: usize,
+    /// The throughput, latency and thermal charts draw every drive.
+    pub all_drives: bool,
 }
 
 impl App {
@@ -208,21 +236,33 @@ impl App {
         use super::Action::*;
         match a {
             Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets => !self.replay,
+            StopDrive => !self.replay && self.drives.len() > 1,
+            AllDrives => self.drives.len() > 1,
             SeekBack | SeekForward | SeekStart | SeekEnd => self.replay,
             _ => true,
         }
     }
 
+    /// The actions the help lists: those of several drives only when there are several.
+    pub fn help_actions(&self) -> Vec<super::Action> {
+        use super::Action::*;
+        super::Action::ALL
+            .iter()
+            .copied()
+            .filter(|a| self.drives.len() > 1 || !matches!(a, StopDrive | AllDrives))
+            .collect()
+    }
+
     /// Forgets the run, telemetry and events shown (a replay moving back in time).
     pub fn reset_run_views(&mut self) {
         self.run = RunView::default();
-        self.telemetry = TelemetryState {
-            history: Ring::new(TELEMETRY_HISTORY),
-            last: None,
-            throttle_marks: Vec::new(),
-            unavailable: Vec::new(),
-        };
+        self.telemetry = TelemetryState::new();
         self.events = Ring::new(EVENT_HISTORY);
+        for d in &mut self.drives {
+            d.run = RunView::default();
+            d.telemetry = TelemetryState::new();
+            d.state = DriveState::Idle;
+        }
         self.dirty = true;
     }
 
@@ -250,12 +290,7 @@ impl App {
             drive: cfg.drive,
             datasheets: cfg.datasheets,
             run: RunView::default(),
-            telemetry: TelemetryState {
-                history: Ring::new(TELEMETRY_HISTORY),
-                last: None,
-                throttle_marks: Vec::new(),
-                unavailable: Vec::new(),
-            },
+            telemetry: TelemetryState::new(),
             events: Ring::new(EVENT_HISTORY),
             overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
@@ -270,7 +305,16 @@ impl App {
             quit: false,
             quit_signal: None,
             replay: cfg.replay,
+            drives: Vec::new(),
+            picked: 0,
+            all_drives: false,
         };
+        if cfg.drives.len() > 1 {
+            app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();
+            app.targets = app.drives.iter().map(|d| d.target.clone()).collect();
+            app.target_sel = 0;
+            app.drive = app.drives[0].drive.take();
+        }
         if let Some(name) = cfg.theme.as_ref().filter(|_| theme_idx == 0) {
             if app.themes[0].name != *name {
                 app.load_error(format!("theme '{name}' not found; using the default"));
@@ -296,6 +340,15 @@ impl App {
 
     pub fn selected_preset(&self) -> Option<&PresetEntry> {
         self.presets.get(self.preset_sel)
+    }
+
+    /// The user typed the name of the device at `path` (or it needs none).
+    pub fn is_confirmed(&self, path: &std::path::Path) -> bool {
+        self.confirmed_target.as_deref() == Some(path)
+            || self
+                .drives
+                .iter()
+                .any(|d| d.confirmed && d.target.path == path)
     }
 
     pub fn selected_target(&self) -> Option<&TargetEntry> {

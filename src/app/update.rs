@@ -79,8 +79,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.dirty = true;
             Vec::new()
         }
+        // The dashboard's own telemetry watches the first drive of several.
+        Msg::Telemetry(t) if super::drives::many(app) => {
+            super::drives::on_drive(app, 0, Msg::Telemetry(t))
+        }
         Msg::Telemetry(t) => {
             telemetry(app, *t);
+            Vec::new()
+        }
+        Msg::OnDrive(i, m) => super::drives::on_drive(app, i, *m),
+        Msg::DriveEnded { drive, outcome } => {
+            super::drives::ended(app, drive, outcome);
             Vec::new()
         }
         Msg::Drive(d) => {
@@ -124,6 +133,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             error,
             saved_to,
         } => {
+            super::drives::run_ended(app, outcome);
             let outcome = outcome.label().to_string();
             match &error {
                 Some(e) => app.push_event(EventCategory::Error, format!("run {outcome}: {e}")),
@@ -225,7 +235,7 @@ fn interval(app: &mut App, r: crate::stats::IntervalReport) {
     app.dirty = true;
 }
 
-fn telemetry(app: &mut App, mut t: TelemetryView) {
+pub(super) fn telemetry(app: &mut App, mut t: TelemetryView) {
     // A figure that is not a number is no reading: shown as missing, never as "NaN °C".
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
     t.temperature_c = finite(t.temperature_c);

@@ -7,9 +7,14 @@ use clap::Args;
 /// Options of the dashboard (`drivescope [--target X] [--preset Y]`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct DashboardArgs {
-    /// Open on this file or block device instead of the built-in test file.
+    /// Open on this file or block device instead of the built-in test file; repeat it to
+    /// run on several drives at once (a drives table, one row a drive).
     #[arg(long, short = 't')]
-    pub target: Option<PathBuf>,
+    pub target: Vec<PathBuf>,
+    /// The drives to run on, from a YAML file: a list of {path, label, destroy_data,
+    /// size, offset} (as `drivescope run --targets`).
+    #[arg(long, value_name = "FILE", conflicts_with = "target")]
+    pub targets: Option<PathBuf>,
     /// Highlight this preset (id) in the picker.
     #[arg(long)]
     pub preset: Option<String>,

@@ -2,11 +2,17 @@
 
 use crate::cli::DashboardArgs;
 use crate::dashboard::{self, Options};
+use crate::run::targets;
 use crate::tui::{DashboardError, Exit};
 
 pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
+    let targets = match &a.targets {
+        Some(file) => targets::read_file(file),
+        None => targets::from_args(&a.target, &[], None),
+    }
+    .map_err(DashboardError::from)?;
     dashboard::run(&Options {
-        target: a.target.clone(),
+        targets: targets.into_iter().map(|t| t.choice).collect(),
         preset: a.preset.clone(),
         theme: a.theme.clone(),
         mouse: a.mouse,

@@ -11,13 +11,16 @@ mod sink;
 mod telemetry;
 pub mod views;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use crate::app::drives::DriveSetup;
+use crate::app::{TargetEntry, TargetKind};
 use crate::dut;
+use crate::run::TargetChoice;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
 use runs::spawn_effects;
 use telemetry::{spawn_telemetry, TelemetryCmd};
@@ -26,8 +29,9 @@ use views::{device_entries, drive_view, file_entry, preset_entries};
 /// What the dashboard opens with.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// A file or block device to open on instead of the built-in test file.
-    pub target: Option<PathBuf>,
+    /// The files or block devices to open on instead of the built-in test file: one, or
+    /// several (a drives table; a run goes on every one at once).
+    pub targets: Vec<TargetChoice>,
     /// The preset highlighted in the picker.
     pub preset: Option<String>,
     pub theme: Option<String>,
@@ -47,12 +51,60 @@ pub fn hold_signals_for_shutdown() {
     }
 }
 
+fn is_block_device(p: &Path) -> bool {
+    std::fs::metadata(p)
+        .map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
+        .unwrap_or(false)
+}
+
+/// The drives table's rows: each target with its label, what the picker says of it, its
+/// identity, and whether a targets file confirmed writes to it already.
+fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
+    let devices = device_entries();
+    choices
+        .iter()
+        .filter_map(|c| {
+            let path = c.path.clone()?;
+            let target = match devices.iter().find(|d| d.path == path) {
+                Some(d) => d.clone(),
+                None if is_block_device(&path) => TargetEntry {
+                    path: path.clone(),
+                    label: "block device".into(),
+                    kind: TargetKind::BlockDevice,
+                    size: None,
+                    safety: None,
+                },
+                None => file_entry(&path, false),
+            };
+            Some(DriveSetup {
+                label: c
+                    .label
+                    .clone()
+                    .unwrap_or_else(|| crate::ostext::escaped(path.as_os_str())),
+                drive: drive_view(&path),
+                confirmed: c.destroy_data.as_deref() == Some(path.as_path()),
+                target,
+            })
+        })
+        .collect()
+}
+
 /// Opens the dashboard and runs until the user quits (or a signal ends it).
 pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     hold_signals_for_shutdown();
     let default_path = dut::default_target_path();
+    let drives = if args.targets.len() > 1 {
+        drive_setups(&args.targets)
+    } else {
+        Vec::new()
+    };
+    let one = args
+        .targets
+        .first()
+        .filter(|_| drives.is_empty())
+        .and_then(|c| c.path.clone());
     let mut targets = Vec::new();
-    if let Some(t) = &args.target {
+    if let Some(t) = &one {
         let is_dev = std::fs::metadata(t)
             .map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
             .unwrap_or(false);
@@ -63,16 +115,19 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     targets.push(file_entry(&default_path, true));
     let devices = device_entries();
     let mut selected = 0;
-    if let Some(t) = &args.target {
+    if let Some(t) = &one {
         if let Some(i) = devices.iter().position(|d| &d.path == t) {
             selected = targets.len() + i;
         }
     }
     targets.extend(devices);
-    let first = targets
-        .get(selected)
-        .map(|t| t.path.clone())
-        .unwrap_or(default_path.clone());
+    let first = match drives.first() {
+        Some(d) => d.target.path.clone(),
+        None => targets
+            .get(selected)
+            .map(|t| t.path.clone())
+            .unwrap_or(default_path.clone()),
+    };
     let capacity = targets
         .get(selected)
         .and_then(|t| t.size)
@@ -87,12 +142,18 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         config_dir: None,
         mouse: args.mouse,
         replay: false,
+        drives,
     };
     let origin = Instant::now();
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let (fx_tx, fx_rx) = mpsc::unbounded_channel();
     let (tele_tx, tele) = spawn_telemetry(first, msg_tx.clone(), origin);
-    let effects = spawn_effects(fx_rx, msg_tx, tele_tx.clone(), args.time_scale);
+    let many = if args.targets.len() > 1 {
+        args.targets.clone()
+    } else {
+        Vec::new()
+    };
+    let effects = spawn_effects(fx_rx, msg_tx, tele_tx.clone(), args.time_scale, many);
     // A panic in the UI must not skip the final save below.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_dashboard(opts, msg_rx, fx_tx)

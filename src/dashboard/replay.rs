@@ -9,8 +9,12 @@ use std::thread::JoinHandle;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::views::{drive_view_of, telemetry_view};
-use crate::app::{CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo};
+use crate::app::drives::DriveSetup;
+use crate::app::{
+    CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
+};
 use crate::drive::DriveInfo;
+use crate::outcome::{EndedBy, RunOutcome, StopBy};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -24,8 +28,95 @@ pub enum OpenError {
     Dashboard(#[from] DashboardError),
 }
 
-/// The session as (time in seconds, message), in time order.
+/// The session as (time in seconds, message), in time order. A session of several drives
+/// gives each drive's records as messages of that drive, the run's own events once, and
+/// each drive's end at the end.
 pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
+    if s.drives.len() < 2 {
+        return timeline_one(s, false);
+    }
+    let mut out: Vec<(f64, Msg)> = Vec::new();
+    let views = s.drive_views();
+    let end_s = s
+        .intervals
+        .iter()
+        .map(|i| i.t)
+        .chain(s.steps.iter().map(|st| st.end_s))
+        .fold(0.0, f64::max);
+    for (i, mut v) in views.into_iter().enumerate() {
+        v.events.retain(|e| e.drive == Some(i as u32));
+        for (t, m) in timeline_one(&v, true) {
+            out.push((t, Msg::OnDrive(i, Box::new(m))));
+        }
+        if let Some(sum) = s.summary.as_ref().and_then(|x| x.drives.get(i)) {
+            let outcome = outcome_of(&sum.ended_by, sum.errors);
+            out.push((end_s, Msg::DriveEnded { drive: i, outcome }));
+        }
+    }
+    for e in s.events.iter().filter(|e| e.drive.is_none()) {
+        if e.kind == crate::session::EventKind::Phase {
+            continue;
+        }
+        out.push((
+            e.t,
+            Msg::Event(EventView {
+                t_s: e.t,
+                kind: EventCategory::from(&e.kind),
+                text: e.message.clone(),
+            }),
+        ));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// A drive's end as its summary stores it ("completed", "stopped", or why it failed).
+fn outcome_of(ended_by: &str, errors: u64) -> RunOutcome {
+    if ended_by.starts_with("completed") {
+        RunOutcome::Completed {
+            errors,
+            first_error: None,
+        }
+    } else if ended_by == "stopped by a signal" {
+        RunOutcome::Stopped(StopBy::Signal)
+    } else if ended_by == "stopped" {
+        RunOutcome::Stopped(StopBy::User)
+    } else {
+        RunOutcome::Failed {
+            step: None,
+            ended_by: EndedBy::parse(ended_by),
+        }
+    }
+}
+
+/// The drives of a session of several, for the drives table.
+pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
+    s.drives
+        .iter()
+        .map(|d| DriveSetup {
+            label: d.label.clone(),
+            target: TargetEntry {
+                path: PathBuf::from(&d.target.path),
+                label: d.label.clone(),
+                kind: if d.target.kind == "block_device" {
+                    TargetKind::BlockDevice
+                } else {
+                    TargetKind::File
+                },
+                size: None,
+                safety: None,
+            },
+            drive: serde_yaml::from_value::<DriveInfo>(d.identity.clone())
+                .ok()
+                .and_then(|i| drive_view_of(&i)),
+            confirmed: false,
+        })
+        .collect()
+}
+
+/// One drive's session (or a session of one drive) as (time, message); `renumber`: a drive
+/// of several counts its steps from its own first (the session numbers them across all).
+fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     let mut out: Vec<(f64, Msg)> = Vec::new();
     let preset_id = s
         .preset
@@ -47,12 +138,12 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         .map(|l| l.end_s)
         .or_else(|| s.intervals.last().map(|i| i.t))
         .unwrap_or(0.0);
-    for st in &s.steps {
+    for (k, st) in s.steps.iter().enumerate() {
         let target_iops = st.summary.target_iops;
         out.push((
             st.start_s,
             Msg::StepStarted(StepInfo {
-                index: st.index as usize,
+                index: if renumber { k } else { st.index as usize },
                 count,
                 name: st.label.clone(),
                 phase_name: st
@@ -217,6 +308,11 @@ pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
         drive,
         theme,
         replay: true,
+        drives: if s.drives.len() > 1 {
+            drive_setups(&s)
+        } else {
+            Vec::new()
+        },
         ..DashboardOptions::default()
     };
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();

@@ -1,7 +1,9 @@
 //! The dashboard's effects thread: carries out what the app asks (start, pause, resume,
 //! stop, skip, snapshot). A start prepares the run and hands it to the run pipeline on a
 //! thread of its own, with the dashboard as its sink; the other effects are commands sent
-//! to that run through its [`RunHandle`].
+//! to that run through its [`RunHandle`]. A run on several drives goes through
+//! [`run::prepare_many`] and [`run::execute_many`]; each drive's worker polls its own
+//! drive's telemetry (the dashboard's telemetry thread rests meanwhile).
 
 use std::path::PathBuf;
 use std::sync::mpsc as std_mpsc;
@@ -88,7 +90,12 @@ fn run_one(
         &mut [&mut sink],
     );
     let _ = telemetry.send(TelemetryCmd::Tap(None));
-    let ended = match finished {
+    let _ = msgs.send(ended(finished));
+}
+
+/// How a run that was executed ended, for the app.
+fn ended(finished: Result<run::Finished, RunError>) -> Msg {
+    match finished {
         Err(e) => Msg::RunEnded {
             outcome: RunEnd::NotStarted,
             error: Some(e.to_string()),
@@ -105,8 +112,82 @@ fn run_one(
                 saved_to: f.saved,
             }
         }
+    }
+}
+
+/// What a run on several drives is started with.
+struct StartMany {
+    preset_id: String,
+    /// Every drive's target, with its write confirmation when the user gave one.
+    targets: Vec<TargetChoice>,
+    time_scale: f64,
+}
+
+/// Prepares every drive (each guard-checked before any is touched) and runs the preset on
+/// all of them at once, then says how it ended.
+fn run_many(
+    s: StartMany,
+    ctl: RunControl,
+    msgs: &UnboundedSender<Msg>,
+    telemetry: &std_mpsc::Sender<TelemetryCmd>,
+) {
+    let reqs = preset::find(&s.preset_id).map(|p| {
+        s.targets
+            .iter()
+            .map(|t| RunRequest {
+                target: TargetChoice {
+                    create_missing: true,
+                    ..t.clone()
+                },
+                what: RunWhat::Preset(Box::new(p.clone())),
+                plan: PlanOptions {
+                    time_scale: s.time_scale,
+                    ..PlanOptions::default()
+                },
+            })
+            .collect::<Vec<_>>()
+    });
+    let prepared = match reqs
+        .map_err(RunError::from)
+        .and_then(|r| run::prepare_many(&r))
+    {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = msgs.send(Msg::RunEnded {
+                outcome: RunEnd::NotStarted,
+                error: Some(e.to_string()),
+                saved_to: None,
+            });
+            return;
+        }
     };
-    let _ = msgs.send(ended);
+    let _ = telemetry.send(TelemetryCmd::Off);
+    for (d, p) in prepared.iter().enumerate() {
+        if let Some(v) = drive_view(&p.target.path) {
+            let _ = msgs.send(Msg::OnDrive(d, Box::new(Msg::Drive(v))));
+        }
+    }
+    let session = SessionPlan {
+        path: None,
+        options: RecorderOptions::default(),
+        command: Some(format!(
+            "drivescope (dashboard): preset {} on {} drives",
+            s.preset_id,
+            prepared.len()
+        )),
+    };
+    let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
+    let finished = run::execute_many(
+        &prepared,
+        session,
+        TelemetrySource::Poll,
+        &ctl,
+        &mut [&mut sink],
+    );
+    if let Some(first) = prepared.first() {
+        let _ = telemetry.send(TelemetryCmd::Target(first.target.path.clone()));
+    }
+    let _ = msgs.send(ended(finished));
 }
 
 /// The run going on (or the last one), and how to talk to it.
@@ -134,6 +215,7 @@ pub(super) fn spawn_effects(
     msgs: UnboundedSender<Msg>,
     telemetry: std_mpsc::Sender<TelemetryCmd>,
     time_scale: f64,
+    drives: Vec<TargetChoice>,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut current: Option<Current> = None;
@@ -163,6 +245,33 @@ pub(super) fn spawn_effects(
                     let thread = std::thread::spawn(move || run_one(start, ctl, &msgs, &telemetry));
                     current = Some(Current { handle, thread });
                 }
+                Effect::StartDrives {
+                    preset_id,
+                    destroy_data,
+                } => {
+                    if let Some(c) = current.take() {
+                        let _ = c.thread.join();
+                    }
+                    let (handle, ctl) = RunControl::new();
+                    let targets = drives
+                        .iter()
+                        .zip(destroy_data.into_iter().chain(std::iter::repeat(None)))
+                        .map(|(t, typed)| TargetChoice {
+                            destroy_data: typed.or_else(|| t.destroy_data.clone()),
+                            ..t.clone()
+                        })
+                        .collect();
+                    let start = StartMany {
+                        preset_id,
+                        targets,
+                        time_scale,
+                    };
+                    let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
+                    let thread =
+                        std::thread::spawn(move || run_many(start, ctl, &msgs, &telemetry));
+                    current = Some(Current { handle, thread });
+                }
+                Effect::StopDrive(d) => send(&current, RunCmd::StopDrive(d)),
                 Effect::Pause => send(&current, RunCmd::Pause),
                 Effect::Resume => send(&current, RunCmd::Resume),
                 Effect::Stop => send(&current, RunCmd::Stop),

@@ -1,5 +1,6 @@
 //! The dashboard as a sink of the run pipeline: each [`RunEvent`] becomes the messages
-//! the app's state machine takes.
+//! the app's state machine takes; in a run of several drives, each drive's become
+//! messages of that drive ([`Msg::OnDrive`]).
 
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use crate::plan::SteadyVerdict;
 use crate::run::{Happening, Prepared, RunEvent, Sink};
 use crate::session::EventKind;
 
-use super::views::ASSUMED_BYTES_PER_S;
+use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
 
 /// Sends a run's events to the app.
 pub(super) struct DashboardSink {
@@ -23,6 +24,10 @@ pub(super) struct DashboardSink {
     plan_expected_s: Option<f64>,
     /// The running step's workload, the curve series its point goes on.
     series: String,
+    /// The drive this sink speaks for, in a run of several.
+    drive: Option<usize>,
+    /// In a run of several: one sink per drive.
+    drives: Vec<DashboardSink>,
 }
 
 impl DashboardSink {
@@ -34,10 +39,16 @@ impl DashboardSink {
             phases: Vec::new(),
             plan_expected_s: None,
             series: String::new(),
+            drive: None,
+            drives: Vec::new(),
         }
     }
 
     fn send(&self, m: Msg) {
+        let m = match self.drive {
+            Some(d) => Msg::OnDrive(d, Box::new(m)),
+            None => m,
+        };
         let _ = self.msgs.send(m);
     }
 
@@ -54,18 +65,42 @@ impl DashboardSink {
             preset_id: run.name().to_string(),
             target: run.target.path.clone(),
         });
-        self.send(Msg::Event(EventView {
-            t_s: 0.0,
-            kind: EventCategory::from(&EventKind::Saved),
-            text: format!("recording the session to {}", session.display()),
-        }));
+        // Said once, by the run's first drive when there are several.
+        if self.drive.unwrap_or(0) == 0 {
+            let _ = self.msgs.send(Msg::Event(EventView {
+                t_s: 0.0,
+                kind: EventCategory::from(&EventKind::Saved),
+                text: format!("recording the session to {}", session.display()),
+            }));
+        }
     }
 }
 
 impl Sink for DashboardSink {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        while self.drives.len() <= drive {
+            let mut s = DashboardSink::new(self.msgs.clone(), self.t0);
+            s.drive = Some(self.drives.len());
+            self.drives.push(s);
+        }
+        self.drives[drive].event(ev);
+    }
+
     fn event(&mut self, ev: &RunEvent<'_>) {
         let now = self.t0.elapsed().as_secs_f64();
         match ev {
+            // A drive of several: its samples come through the run (each drive's worker
+            // polls its own drive), and its end is its own.
+            RunEvent::Telemetry(s) if self.drive.is_some() => {
+                let t_s = s.t_ns as f64 / 1e9;
+                self.send(Msg::Telemetry(Box::new(telemetry_view(s, t_s))));
+            }
+            RunEvent::Ended { outcome, .. } if self.drive.is_some() => {
+                let _ = self.msgs.send(Msg::DriveEnded {
+                    drive: self.drive.unwrap_or(0),
+                    outcome: (*outcome).clone(),
+                });
+            }
             RunEvent::Started { run, session } => {
                 self.plan_expected_s =
                     Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());

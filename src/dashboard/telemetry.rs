@@ -18,6 +18,8 @@ use crate::telemetry::TelemetrySample;
 pub(super) enum TelemetryCmd {
     /// Watch the drive under this target.
     Target(PathBuf),
+    /// Watch nothing for now (a run of several drives polls each drive itself).
+    Off,
     /// Also hand samples to a run (its session), with the run's start for the time axis.
     Tap(Option<(std_mpsc::Sender<TelemetrySample>, Instant)>),
     Quit,
@@ -50,6 +52,7 @@ pub(super) fn spawn_telemetry(
                     live = Live::start(&p, None, origin);
                     announce(&live, &msgs);
                 }
+                Ok(TelemetryCmd::Off) => live.stop(),
                 Ok(TelemetryCmd::Tap(t)) => tap = t,
                 Ok(TelemetryCmd::Quit) | Err(std_mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(std_mpsc::RecvTimeoutError::Timeout) => {}

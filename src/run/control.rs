@@ -23,6 +23,8 @@ pub enum RunCmd {
     Skip,
     /// Export a snapshot of the session so far.
     Snapshot,
+    /// A run of several drives: end drive `n` (its index) only; the others go on.
+    StopDrive(usize),
 }
 
 /// The sending side: cheap to clone, usable from any thread.
@@ -31,6 +33,9 @@ pub struct RunHandle {
     tx: Sender<RunCmd>,
     flags: StepControl,
     by_user: Arc<AtomicBool>,
+    /// The handle of one drive of several: its pause flag is every drive's, so its stop
+    /// leaves it alone (a paused engine still sees the stop).
+    shared_pause: bool,
 }
 
 impl RunHandle {
@@ -41,12 +46,24 @@ impl RunHandle {
             RunCmd::Resume => self.flags.pause.store(false, Ordering::Relaxed),
             RunCmd::Stop => {
                 self.by_user.store(true, Ordering::Relaxed);
-                self.flags.pause.store(false, Ordering::Relaxed);
+                if !self.shared_pause {
+                    self.flags.pause.store(false, Ordering::Relaxed);
+                }
                 self.flags.stop.store(true, Ordering::Relaxed);
             }
-            RunCmd::Skip | RunCmd::Snapshot => {}
+            RunCmd::Skip | RunCmd::Snapshot | RunCmd::StopDrive(_) => {}
         }
         let _ = self.tx.send(cmd);
+    }
+
+    /// Sets the stop flag as the run's own stop did (`by`: who stopped it), without a
+    /// command: a drive with a stop flag of its own is told of the run's stop this way.
+    pub(super) fn forward_stop(&self, by: StopBy) {
+        if by == StopBy::User {
+            self.by_user.store(true, Ordering::Relaxed);
+        }
+        self.flags.pause.store(false, Ordering::Relaxed);
+        self.flags.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -72,6 +89,7 @@ impl RunControl {
             tx,
             flags: flags.clone(),
             by_user: by_user.clone(),
+            shared_pause: false,
         };
         (handle, RunControl { rx, flags, by_user })
     }
@@ -90,6 +108,7 @@ impl RunControl {
             tx,
             flags: self.flags.clone(),
             by_user: self.by_user.clone(),
+            shared_pause: false,
         };
         let ctl = RunControl {
             rx,
@@ -97,6 +116,25 @@ impl RunControl {
             by_user: self.by_user.clone(),
         };
         (handle, ctl)
+    }
+
+    /// A control for one drive of a run of several that can be stopped on its own: the
+    /// same pause flag, but a stop flag (and who stopped it) of its own; the pipeline
+    /// forwards the run's stop to it ([`RunHandle::forward_stop`]).
+    pub fn child_own_stop(&self) -> (RunHandle, RunControl) {
+        let (tx, rx) = mpsc::channel();
+        let flags = StepControl {
+            stop: Arc::new(AtomicBool::new(self.stop_requested())),
+            pause: self.flags.pause.clone(),
+        };
+        let by_user = Arc::new(AtomicBool::new(self.by_user.load(Ordering::Relaxed)));
+        let handle = RunHandle {
+            tx,
+            flags: flags.clone(),
+            by_user: by_user.clone(),
+            shared_pause: true,
+        };
+        (handle, RunControl { rx, flags, by_user })
     }
 
     /// The flags the engine's workers read.
@@ -120,5 +158,40 @@ impl RunControl {
     /// The commands sent since the last call (never blocks).
     pub fn take(&self) -> Vec<RunCmd> {
         self.rx.try_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_drive_stopped_alone_leaves_the_others_paused_and_running() {
+        let (run, ctl) = RunControl::new();
+        let (one, one_ctl) = ctl.child_own_stop();
+        let (_, other_ctl) = ctl.child_own_stop();
+        run.send(RunCmd::Pause);
+        one.send(RunCmd::Stop);
+        assert!(one_ctl.stop_requested());
+        assert_eq!(one_ctl.stopped_by(), StopBy::User);
+        assert!(!other_ctl.stop_requested() && !ctl.stop_requested());
+        assert!(
+            other_ctl.flags().pause.load(Ordering::Relaxed),
+            "the others stay paused"
+        );
+        // The run's stop, forwarded as a signal's, reaches the other drive.
+        other_ctl_forward(&ctl, &other_ctl);
+    }
+
+    fn other_ctl_forward(run: &RunControl, other: &RunControl) {
+        run.flags().stop.store(true, Ordering::Relaxed);
+        let (h, c) = run.child_own_stop();
+        assert!(
+            c.stop_requested(),
+            "a drive made after the stop starts stopped"
+        );
+        h.forward_stop(run.stopped_by());
+        assert_eq!(c.stopped_by(), StopBy::Signal);
+        assert!(!other.stop_requested(), "forwarded only through its handle");
     }
 }

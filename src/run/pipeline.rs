@@ -273,8 +273,20 @@ pub fn execute_many(
         }
     }
     let (tx, rx) = mpsc::channel::<(usize, Said)>();
-    let (handles, controls): (Vec<RunHandle>, Vec<RunControl>) =
-        runs.iter().map(|_| ctl.child()).unzip();
+    // Of several drives, each has a stop of its own (the user may end one drive); the
+    // run's stop is forwarded to all. One drive shares the run's flags, as it always did.
+    let many = runs.len() > 1;
+    let (handles, controls): (Vec<RunHandle>, Vec<RunControl>) = runs
+        .iter()
+        .map(|_| {
+            if many {
+                ctl.child_own_stop()
+            } else {
+                ctl.child()
+            }
+        })
+        .unzip();
+    let mut stop_forwarded = false;
     let mut results: Vec<Option<Result<(RunOutcome, Tally), RunError>>> =
         runs.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
@@ -309,9 +321,19 @@ pub fn execute_many(
                 match cmd {
                     RunCmd::Snapshot => hub.snapshot(),
                     RunCmd::Skip => handles.iter().for_each(|h| h.send(RunCmd::Skip)),
-                    // The flags are shared: pause, resume and stop reached every drive.
+                    RunCmd::StopDrive(d) => {
+                        if let Some(h) = handles.get(d).filter(|_| many) {
+                            h.send(RunCmd::Stop);
+                        }
+                    }
+                    // The pause flag is shared: pause and resume reached every drive.
                     RunCmd::Pause | RunCmd::Resume | RunCmd::Stop => {}
                 }
+            }
+            if many && !stop_forwarded && ctl.stop_requested() {
+                stop_forwarded = true;
+                let by = ctl.stopped_by();
+                handles.iter().for_each(|h| h.forward_stop(by));
             }
             match rx.recv_timeout(Duration::from_millis(20)) {
                 Ok((d, Said::Done(r))) => {

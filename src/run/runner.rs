@@ -102,7 +102,7 @@ impl StepObserver for StepWatch<'_, '_> {
             match cmd {
                 RunCmd::Skip => answer = Control::Stop(EndedBy::Skipped),
                 RunCmd::Snapshot => self.rep.obs.snapshot(),
-                RunCmd::Stop | RunCmd::Pause | RunCmd::Resume => {}
+                RunCmd::Stop | RunCmd::Pause | RunCmd::Resume | RunCmd::StopDrive(_) => {}
             }
         }
         if self.ctl.stop_requested() {

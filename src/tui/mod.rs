@@ -57,6 +57,9 @@ pub enum DashboardError {
     Setup(#[from] std::io::Error),
     #[error("cannot draw: {0}")]
     Terminal(String),
+    /// `--target` repeated or `--targets FILE` that cannot be used.
+    #[error(transparent)]
+    Targets(#[from] crate::run::targets::TargetsError),
 }
 
 /// How the dashboard ended.

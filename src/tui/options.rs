@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use crate::app::datasheet;
+use crate::app::drives::DriveSetup;
 use crate::app::keymap::{config_dir, Keymap};
 use crate::app::{AppConfig, DriveView, PresetEntry, TargetEntry};
 use crate::theme;
@@ -27,6 +28,8 @@ pub struct DashboardOptions {
     pub mouse: bool,
     /// Replaying a saved session (`drivescope open`).
     pub replay: bool,
+    /// Several drives (`--target` repeated, `--targets FILE`, or a session of several).
+    pub drives: Vec<DriveSetup>,
 }
 
 impl DashboardOptions {
@@ -72,6 +75,7 @@ impl DashboardOptions {
             open_presets: !self.replay,
             replay: self.replay,
             size,
+            drives: self.drives.clone(),
         }
     }
 }

@@ -21,7 +21,7 @@ pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let t = app.theme();
     f.render_widget(Block::default().style(t.base()), area);
-    let Some(a) = layout::areas(area, app.tab) else {
+    let Some(a) = layout::areas_for(area, app.tab, app.drives.len()) else {
         let (w, h) = layout::MIN_SIZE;
         let text = vec![
             Line::styled(
@@ -51,6 +51,9 @@ pub fn render(app: &App, f: &mut Frame) {
         return;
     };
     panels::header::render(app, f, a.header);
+    if let Some(d) = a.drives {
+        panels::drives::render(app, f, d);
+    }
     if let Some(tabs) = a.tabs {
         tab_bar(app, f, tabs);
     }

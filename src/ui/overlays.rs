@@ -52,14 +52,15 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
-    let r = centred(area, 90, Action::ALL.len() as u16 + 5);
+    let actions = app.help_actions();
+    let r = centred(area, 90, actions.len() as u16 + 5);
     f.render_widget(Clear, r);
     let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
     let [table_area, foot] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let rows: Vec<Row> = Action::ALL
+    let rows: Vec<Row> = actions
         .iter()
         .skip(scroll as usize)
         .map(|a| {
@@ -157,7 +158,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), detail);
         }
     }
+    let labels: Vec<&str> = app.drives.iter().map(|d| d.label.as_str()).collect();
     let target = match app.selected_target() {
+        _ if labels.len() > 1 => Line::from(vec![
+            Span::styled(format!("{} drives ", labels.len()), t.dim_style()),
+            Span::styled(labels.join(", "), Style::default().fg(t.fg)),
+        ]),
         Some(tg) => {
             let mut s = vec![
                 Span::styled("target ", t.dim_style()),

@@ -101,6 +101,7 @@ pub fn config(size: (u16, u16)) -> AppConfig {
         open_presets: false,
         replay: false,
         size,
+        drives: Vec::new(),
     }
 }
 

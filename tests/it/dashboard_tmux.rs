@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
@@ -27,7 +27,7 @@ impl Tmux {
     }
 
     /// Starts a command line in a detached session of `w`×`h`, homed in `home`.
-    fn start_with(name: &str, bin: &str, home: &Path, w: u16, h: u16) -> Option<Tmux> {
+    pub(crate) fn start_with(name: &str, bin: &str, home: &Path, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             common::skip::note(common::skip::Skip::Tool, "tmux is not installed");
             return None;
@@ -50,7 +50,7 @@ impl Tmux {
         Some(Tmux { socket })
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
+    pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket])
             .args(args)
@@ -59,12 +59,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p"])
     }
 
     /// Waits up to 20 s for the screen to contain `text`.
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let t0 = Instant::now();
         loop {
             let s = self.screen();
@@ -80,7 +80,7 @@ impl Tmux {
     }
 
     /// The terminal's line settings (`stty -a` of the pane's tty).
-    fn stty(&self) -> String {
+    pub(crate) fn stty(&self) -> String {
         let tty = self.tmux(&["display", "-p", "#{pane_tty}"]);
         let out = Command::new("stty")
             .args(["-a", "-F", tty.trim()])
@@ -111,7 +111,7 @@ impl Drop for Tmux {
 }
 
 /// The one session the dashboard saved under `home`, loaded.
-fn the_saved_session(home: &Path) -> (std::path::PathBuf, drivescope::session::Loaded) {
+pub(crate) fn the_saved_session(home: &Path) -> (std::path::PathBuf, drivescope::session::Loaded) {
     let dir = home.join("data/drivescope/sessions");
     let sessions: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("no sessions folder {}: {e}", dir.display()))
@@ -124,7 +124,7 @@ fn the_saved_session(home: &Path) -> (std::path::PathBuf, drivescope::session::L
     (sessions[0].clone(), loaded)
 }
 
-fn assert_cooked(stty: &str) {
+pub(crate) fn assert_cooked(stty: &str) {
     let words: Vec<&str> = stty.split_whitespace().collect();
     assert!(words.contains(&"icanon"), "left in raw mode: {stty}");
     assert!(words.contains(&"echo"), "echo left off: {stty}");
@@ -212,7 +212,7 @@ fn a_panic_restores_the_terminal_before_printing() {
 }
 
 /// Waits up to `secs` for `pred` on the screen.
-fn wait_until(t: &Tmux, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
+pub(crate) fn wait_until(t: &Tmux, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let t0 = Instant::now();
     loop {
         let s = t.screen();

@@ -12,6 +12,7 @@ mod fake_sysfs;
 
 mod cli_telemetry;
 mod dashboard_tmux;
+mod dashboard_tmux_drives;
 mod devices_in_use;
 mod drive_resolve;
 mod fio_engine;
@@ -30,6 +31,7 @@ mod run_loop_device;
 mod run_preset;
 mod session_cli;
 mod signals;
+mod stop_one_drive;
 mod telemetry_blockstat;
 mod telemetry_hwmon;
 mod telemetry_nvme;

@@ -22,6 +22,14 @@ fn failing_health(app: &App) -> Option<&Health> {
 fn drive_line(app: &App) -> Line<'static> {
     let t = app.theme();
     let mut spans = vec![Span::styled("drive ", t.dim_style())];
+    if let Some(d) = app.drives.get(app.picked) {
+        spans.push(Span::styled(
+            format!("{} · ", d.label),
+            Style::default()
+                .fg(super::drives::colour(t, app.picked))
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     match &app.drive {
         None => spans.push(Span::styled("not identified yet", t.dim_style())),
         Some(d) => {

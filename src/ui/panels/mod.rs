@@ -1,7 +1,9 @@
 //! One file per panel; each draws itself from the [`App`](crate::app::App) alone and says
 //! why when it has nothing to show.
 
+pub mod all_drives;
 pub mod curve;
+pub mod drives;
 pub mod events;
 pub mod header;
 pub mod kernel_host;
@@ -16,6 +18,14 @@ use crate::app::{App, Panel};
 
 /// Draws `panel` into `area`.
 pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
+    if app.all_drives && crate::app::drives::many(app) {
+        match panel {
+            Panel::Throughput => return all_drives::throughput(app, f, area),
+            Panel::Latency => return all_drives::latency(app, f, area),
+            Panel::Thermal => return all_drives::thermal(app, f, area),
+            _ => {}
+        }
+    }
     match panel {
         Panel::Throughput => throughput::render(app, f, area),
         Panel::Latency => latency::render(app, f, area),

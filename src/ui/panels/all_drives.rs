@@ -1,0 +1,196 @@
+//! Every drive on one chart (the overlay of a dashboard on several drives): throughput,
+//! p99 latency and temperature over time, one colour a drive, with a legend naming each.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::drives::colour;
+use crate::app::drives;
+use crate::app::history::IntervalPoint;
+use crate::app::App;
+use crate::ui::format;
+use crate::ui::widgets::{axis, axis_labels, empty, line, padded, panel_block, time_chart};
+use crate::ui::widgets::{time_labels, Series};
+
+/// One line per drive: its index and points.
+type Lines = Vec<(usize, Series)>;
+
+/// The legend: each drive's label in its colour, and its latest figure.
+fn legend(app: &App, lines: &Lines, last: impl Fn(&Series) -> String) -> Line<'static> {
+    let t = app.theme();
+    let mut spans = Vec::new();
+    for (i, pts) in lines {
+        let Some(d) = app.drives.get(*i) else {
+            continue;
+        };
+        spans.push(Span::styled(
+            format!("■ {} ", d.label),
+            Style::default().fg(colour(t, *i)),
+        ));
+        spans.push(Span::styled(format!("{}  ", last(pts)), t.dim_style()));
+    }
+    Line::from(spans)
+}
+
+/// Every drive's intervals as a series of `get`.
+fn from_intervals(app: &App, get: impl Fn(&IntervalPoint) -> Option<f64>) -> Lines {
+    (0..app.drives.len())
+        .filter_map(|i| {
+            let (run, _) = drives::data(app, i)?;
+            let pts: Series = run
+                .intervals
+                .iter()
+                .filter_map(|p| get(p).map(|v| (p.t_s, v)))
+                .collect();
+            Some((i, pts))
+        })
+        .collect()
+}
+
+/// How the y axis reads.
+enum YAxis {
+    /// From zero up.
+    Linear(fn(f64) -> String),
+    /// Around the values (temperatures).
+    Around(fn(f64) -> String),
+    /// Values are log10 of microseconds.
+    LogMicros,
+}
+
+fn draw(
+    app: &App,
+    f: &mut Frame,
+    area: Rect,
+    title: &str,
+    lines: Lines,
+    y: YAxis,
+    fig: fn(f64) -> String,
+) {
+    let t = app.theme();
+    let block = panel_block(format!("{title} · every drive"), t);
+    if lines.iter().all(|(_, p)| p.is_empty()) {
+        return empty(
+            f,
+            area,
+            block,
+            vec!["no figures from any drive yet".into()],
+            t,
+        );
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let [top, chart_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+    let shown = |p: &Series| {
+        p.last()
+            .map(|(_, v)| match y {
+                YAxis::LogMicros => fig(10f64.powf(*v)),
+                YAxis::Linear(_) | YAxis::Around(_) => fig(*v),
+            })
+            .unwrap_or_else(|| "-".into())
+    };
+    f.render_widget(Paragraph::new(legend(app, &lines, shown)), top);
+    let xs = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let x0 = xs.clone().fold(f64::INFINITY, f64::min);
+    let x1 = xs.fold(f64::NEG_INFINITY, f64::max).max(x0 + 1.0);
+    let ys = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
+    let lo = ys.clone().fold(f64::INFINITY, f64::min);
+    let hi = ys.fold(f64::NEG_INFINITY, f64::max);
+    let sets = lines
+        .iter()
+        .map(|(i, p)| line(p, Style::default().fg(colour(t, *i))))
+        .collect();
+    let (bounds, labels) = match y {
+        YAxis::Linear(fmt) => {
+            let [lo, hi] = padded(lo.min(0.0), hi.max(1.0));
+            ([lo, hi], axis_labels(lo, hi, 3, fmt))
+        }
+        YAxis::Around(fmt) => {
+            let (lo, hi) = ((lo - 2.0).floor(), (hi + 2.0).ceil());
+            ([lo, hi], axis_labels(lo, hi, 3, fmt))
+        }
+        YAxis::LogMicros => {
+            let (lo, hi) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+            let decades = (lo as i32..=hi as i32)
+                .map(|d| Line::raw(format::us_axis(10f64.powi(d))))
+                .collect();
+            ([lo, hi], decades)
+        }
+    };
+    let chart = time_chart(sets, t)
+        .x_axis(axis([x0, x1], t).labels(time_labels(x0, x1)))
+        .y_axis(axis(bounds, t).labels(labels));
+    f.render_widget(chart, chart_area);
+}
+
+/// Every drive's IOPS (or MB/s, by the units key), reads and writes together.
+pub fn throughput(app: &App, f: &mut Frame, area: Rect) {
+    if app.chart_bandwidth {
+        let lines = from_intervals(app, |p| Some((p.read_bw + p.write_bw) / 1e6));
+        let mbps = |v: f64| format!("{v:.0}MB/s");
+        draw(
+            app,
+            f,
+            area,
+            "Throughput (MB/s)",
+            lines,
+            YAxis::Linear(mbps),
+            mbps,
+        );
+    } else {
+        let lines = from_intervals(app, |p| Some(p.read_iops + p.write_iops));
+        draw(
+            app,
+            f,
+            area,
+            "Throughput (IOPS)",
+            lines,
+            YAxis::Linear(format::iops),
+            format::iops,
+        );
+    }
+}
+
+/// Every drive's p99 latency, on a log axis.
+pub fn latency(app: &App, f: &mut Frame, area: Rect) {
+    let lines = from_intervals(app, |p| {
+        (p.lat.samples > 0).then(|| p.lat.p99.max(1.0).log10())
+    });
+    draw(
+        app,
+        f,
+        area,
+        "Latency p99",
+        lines,
+        YAxis::LogMicros,
+        format::us,
+    );
+}
+
+/// Every drive's composite temperature.
+pub fn thermal(app: &App, f: &mut Frame, area: Rect) {
+    let lines: Lines = (0..app.drives.len())
+        .filter_map(|i| {
+            let (_, tel) = drives::data(app, i)?;
+            let pts: Series = tel
+                .history
+                .iter()
+                .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
+                .collect();
+            Some((i, pts))
+        })
+        .collect();
+    let celsius = |v: f64| format!("{v:.0}°C");
+    draw(
+        app,
+        f,
+        area,
+        "Temperature",
+        lines,
+        YAxis::Around(celsius),
+        celsius,
+    );
+}

@@ -1,0 +1,242 @@
+//! The real binary in tmux on three test files at once (`drivescope --target a --target b
+//! --target c`): the drives table, a preset run on all three, picking a drive, the overlay
+//! of every drive, stopping one drive while the others go on, quitting; the saved session
+//! holds three drives and `drivescope report` reads it.
+
+use std::process::Command;
+
+use drivescope::outcome::{RunOutcome, StopBy};
+
+use crate::common;
+use crate::dashboard_tmux::{assert_cooked, the_saved_session, wait_until, Tmux};
+
+/// The drives table's row of `label` (the text after its label).
+fn row<'a>(s: &'a str, label: &str) -> Option<&'a str> {
+    s.lines().find_map(|l| {
+        let l = l.trim_start_matches('│');
+        l.strip_prefix(&format!("▶{label} "))
+            .or_else(|| l.strip_prefix(&format!(" {label} ")))
+    })
+}
+
+#[test]
+fn three_targets_run_pick_overlay_stop_one_and_quit() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Three small test files made by drivescope (a file it did not make needs its name
+    // typed on the command line before a write), written once, their session elsewhere.
+    let made = Command::new(common::bin())
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("made"))
+        .args(["run", "--target", "a", "--target", "b", "--target", "c"])
+        .args([
+            "--size",
+            "64MiB",
+            "--rw",
+            "write",
+            "--bs",
+            "1M",
+            "--duration",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s on each drive.
+    let cmd = format!(
+        "sh -c 'cd {} && exec {} --target a --target b --target c --preset quick-look --time-scale 0.3'",
+        dir.path().display(),
+        common::bin().display()
+    );
+    let Some(t) = Tmux::start_with("drives3", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("3 drives a, b, c"), "{s}");
+    assert!(s.contains("Drives (3)"), "{s}");
+    t.tmux(&["send-keys", "Enter"]);
+    let s = wait_until(&t, 60, "every drive running", |s| {
+        ["a", "b", "c"]
+            .iter()
+            .all(|l| row(s, l).is_some_and(|r| r.contains("running") && r.contains("1/4")))
+    });
+    assert!(s.contains("drive a ·"), "the first drive is picked:\n{s}");
+    // Down picks b: the header and the highlighted row say so.
+    t.tmux(&["send-keys", "Down"]);
+    wait_until(&t, 10, "b picked", |s| {
+        s.contains("drive b ·") && s.contains("│▶b ")
+    });
+    // o draws every drive on the charts, each named in the legend.
+    t.tmux(&["send-keys", "o"]);
+    let s = wait_until(&t, 10, "the overlay", |s| {
+        s.contains("Throughput (IOPS) · every drive") && s.contains("■ c ")
+    });
+    for l in ["■ a ", "■ b ", "■ c "] {
+        assert!(s.contains(l), "{l}\n{s}");
+    }
+    assert!(s.contains("Latency p99 · every drive"), "{s}");
+    // X stops the picked drive (b) after asking; a and c go on.
+    t.tmux(&["send-keys", "X"]);
+    t.wait_for("Stop the picked drive?");
+    t.tmux(&["send-keys", "y"]);
+    let s = wait_until(&t, 20, "b stopped", |s| {
+        row(s, "b").is_some_and(|r| r.contains("stopped"))
+    });
+    assert!(
+        row(&s, "a").is_some_and(|r| r.contains("running") || r.contains("done")),
+        "{s}"
+    );
+    // The others run to their end; then q quits at once.
+    let s = wait_until(&t, 90, "the run's end", |s| {
+        row(s, "a").is_some_and(|r| r.contains("done"))
+            && row(s, "c").is_some_and(|r| r.contains("done"))
+            && s.contains("session saved to")
+    });
+    assert!(row(&s, "b").is_some_and(|r| r.contains("stopped")), "{s}");
+    t.tmux(&["send-keys", "o"]);
+    wait_until(&t, 10, "the overlay off", |s| !s.contains("every drive"));
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+
+    let (path, loaded) = the_saved_session(home.path());
+    let s = &loaded.session;
+    assert_eq!(s.drive_labels(), vec!["a", "b", "c"]);
+    let views = s.drive_views();
+    assert_eq!(views.len(), 3);
+    for v in &views {
+        assert!(!v.intervals.is_empty(), "{} has intervals", v.target.path);
+    }
+    let ends: Vec<String> = s
+        .summary
+        .as_ref()
+        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(ends, vec!["completed", "stopped", "completed"]);
+    let out = home.path().join("report");
+    let report = Command::new(common::bin())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .arg("report")
+        .arg(&path)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for l in ["a", "b", "c"] {
+        assert!(
+            html.contains(&format!(">{l}<")),
+            "the report names drive {l}"
+        );
+    }
+    replays_with_its_drives(s);
+    // `drivescope open` shows the drives table of the session.
+    let cmd = format!("{} open {}", common::bin().display(), path.display());
+    let Some(t) = Tmux::start_with("drives3open", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let s = wait_until(&t, 20, "the replayed drives", |s| {
+        row(s, "b").is_some_and(|r| r.contains("stopped"))
+    });
+    assert!(row(&s, "a").is_some_and(|r| r.contains("done")), "{s}");
+    assert!(!s.contains("X stop one"), "a replay stops nothing:\n{s}");
+    t.tmux(&["send-keys", "Down"]);
+    wait_until(&t, 10, "b picked in the replay", |s| {
+        s.contains("drive b ·")
+    });
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}
+
+/// The session's replay timeline, fed to the app: each drive's end and figures where they
+/// belong.
+fn replays_with_its_drives(s: &drivescope::session::Session) {
+    use drivescope::app::drives::DriveState;
+    use drivescope::app::{update, App, Msg};
+    use drivescope::dashboard::replay;
+    let opts = drivescope::tui::DashboardOptions {
+        drives: replay::drive_setups(s),
+        replay: true,
+        ..Default::default()
+    };
+    let mut app = App::new(opts.app_config((120, 40)));
+    let mut msgs = vec![Msg::ReplayReset];
+    msgs.extend(replay::timeline(s).into_iter().map(|(_, m)| m));
+    for m in msgs {
+        update(&mut app, m);
+    }
+    let states: Vec<&DriveState> = app.drives.iter().map(|d| &d.state).collect();
+    assert!(
+        matches!(
+            states[..],
+            [
+                DriveState::Ended(RunOutcome::Completed { .. }),
+                DriveState::Ended(RunOutcome::Stopped(StopBy::User)),
+                DriveState::Ended(RunOutcome::Completed { .. }),
+            ]
+        ),
+        "{states:?}"
+    );
+    let views = s.drive_views();
+    for (i, v) in views.iter().enumerate() {
+        drivescope::app::drives::pick(&mut app, i);
+        assert_eq!(app.run.intervals.len(), v.intervals.len(), "drive {i}");
+        let steps = app.run.step.as_ref().map(|st| (st.index, st.count));
+        assert!(
+            steps.is_some_and(|(k, n)| k < n),
+            "drive {i}: its steps counted from its own first: {steps:?}"
+        );
+    }
+}
+
+#[test]
+fn a_targets_file_opens_the_dashboard_on_its_drives_with_their_labels() {
+    let home = tempfile::tempdir().unwrap();
+    let shelf = home.path().join("shelf.yaml");
+    std::fs::write(
+        &shelf,
+        format!(
+            "- path: {d}/one.bin\n  label: bay-1\n- path: {d}/two.bin\n  label: bay-2\n",
+            d = home.path().display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!("{} --targets {}", common::bin().display(), shelf.display());
+    let Some(t) = Tmux::start_with("drivesfile", &cmd, home.path(), 80, 24) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("2 drives bay-1, bay-2"), "{s}");
+    t.tmux(&["send-keys", "Escape"]);
+    let s = t.wait_for("Drives (2)");
+    assert!(row(&s, "bay-1").is_some_and(|r| r.contains("idle")), "{s}");
+    assert!(row(&s, "bay-2").is_some(), "{s}");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}
+
+#[test]
+fn a_bad_targets_file_or_both_ways_at_once_are_refused_before_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let shelf = home.path().join("shelf.yaml");
+    std::fs::write(&shelf, "- path: /tmp/x\n  lable: typo\n").unwrap();
+    let out = common::run(home.path(), &["--targets", &shelf.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("shelf.yaml:2:"), "{err}");
+    let out = common::run(home.path(), &["--target", "a", "--targets", "b.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
