@@ -23,33 +23,26 @@ fn row<'a>(s: &'a str, label: &str) -> Option<&'a str> {
 fn three_targets_run_pick_overlay_stop_one_and_quit() {
     let home = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    // Three small test files made by drivescope (a file it did not make needs its name
-    // typed on the command line before a write), written once, their session elsewhere.
-    let made = Command::new(common::bin())
-        .current_dir(dir.path())
-        .env("HOME", home.path())
-        .env("XDG_DATA_HOME", home.path().join("made"))
-        .args(["run", "--target", "a", "--target", "b", "--target", "c"])
-        .args([
-            "--size",
-            "64MiB",
-            "--rw",
-            "write",
-            "--bs",
-            "1M",
-            "--duration",
-            "1s",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    // Three loop devices (one drive each: targets on one drive are never written together),
+    // labelled a, b and c, each write confirmed in the targets file.
+    let devs: Vec<common::LoopDev> = (0..3)
+        .filter_map(|_| common::LoopDev::new(64 << 20))
+        .collect();
+    if devs.len() < 3 {
+        return;
+    }
+    let shelf: String = devs
+        .iter()
+        .zip(["a", "b", "c"])
+        .map(|(d, l)| {
+            let p = d.dev.display();
+            format!("- path: {p}\n  label: {l}\n  destroy_data: {p}\n")
+        })
+        .collect();
+    std::fs::write(dir.path().join("shelf.yaml"), shelf).unwrap();
     // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s on each drive.
     let cmd = format!(
-        "sh -c 'cd {} && exec {} --target a --target b --target c --preset quick-look --time-scale 0.3'",
+        "sh -c 'cd {} && exec {} --targets shelf.yaml --preset quick-look --time-scale 0.3'",
         dir.path().display(),
         common::bin().display()
     );
