@@ -184,7 +184,7 @@ fn start(app: &mut App) -> Vec<Effect> {
         app.notify("no target: choose one with the targets key");
         return Vec::new();
     };
-    let destroy_data = if target.needs_typed_confirmation() {
+    let destroy_data = if target.needs_typed_confirmation() && preset.writes {
         if app.confirmed_target.as_ref() != Some(&target.path) {
             app.overlay = Some(Overlay::Targets {
                 typing: Some(String::new()),
@@ -220,7 +220,7 @@ fn start(app: &mut App) -> Vec<Effect> {
 /// Starts the highlighted preset on every drive, once each device's name was typed (one
 /// device after the other), or asks for the next name.
 fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
-    if let Some(i) = drives::next_unconfirmed(app) {
+    if let Some(i) = drives::next_unconfirmed(app).filter(|_| preset.writes) {
         ask_name(app, i);
         return Vec::new();
     }

@@ -21,6 +21,9 @@ pub struct PresetEntry {
     pub phases: Vec<String>,
     /// Estimated run time as the preset loader puts it ("about 2 min").
     pub estimate: String,
+    /// The preset writes: a device needs its typed name before it starts (a read-only
+    /// preset starts at once).
+    pub writes: bool,
 }
 
 /// One target the user can pick: a test file or a block device.

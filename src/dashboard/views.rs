@@ -28,15 +28,20 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                 time_scale,
                 ..PlanOptions::default()
             };
-            let (phases, estimate) = match plan::expand(&p, &facts, &opts) {
+            let (phases, estimate, writes) = match plan::expand(&p, &facts, &opts) {
                 Ok(plan) => (
                     plan.phases
                         .iter()
                         .map(|ph| format!("{} ({} steps)", ph.name, ph.steps.len()))
                         .collect(),
                     plan::estimate_text(&plan, ASSUMED_BYTES_PER_S),
+                    plan.steps.iter().any(|s| {
+                        s.engine != crate::workload::EngineKind::Idle
+                            && s.workload.rw.read_percent(s.workload.rwmixread) < 100
+                    }),
                 ),
-                Err(e) => (Vec::new(), format!("cannot run here: {e}")),
+                // Unknown: ask, as for a preset that writes.
+                Err(e) => (Vec::new(), format!("cannot run here: {e}"), true),
             };
             PresetEntry {
                 id: p.id,
@@ -44,6 +49,7 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                 description: p.description.trim().to_string(),
                 phases,
                 estimate,
+                writes,
             }
         })
         .collect()

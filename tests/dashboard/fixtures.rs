@@ -27,6 +27,7 @@ pub fn presets() -> Vec<PresetEntry> {
             description: "Probe the peak, then step the rate from 10% to 100%.".into(),
             phases: vec!["precondition".into(), "probe".into(), "sweep".into()],
             estimate: "about 40 min".into(),
+            writes: true,
         },
         PresetEntry {
             id: "quick-look".into(),
@@ -41,6 +42,7 @@ pub fn presets() -> Vec<PresetEntry> {
                 "128k write".into(),
             ],
             estimate: "about 2 min".into(),
+            writes: true,
         },
         PresetEntry {
             id: "snia-iops".into(),
@@ -50,6 +52,7 @@ pub fn presets() -> Vec<PresetEntry> {
                     .into(),
             phases: vec!["purge".into(), "precondition".into(), "rounds".into()],
             estimate: "2 to 6 h".into(),
+            writes: true,
         },
     ]
 }

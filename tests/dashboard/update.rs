@@ -334,6 +334,28 @@ fn starting_on_an_unconfirmed_device_asks_for_its_name() {
 }
 
 #[test]
+fn a_read_only_preset_starts_on_a_device_without_its_name() {
+    let mut cfg = config((120, 40));
+    cfg.target = 1;
+    for p in &mut cfg.presets {
+        p.writes = false;
+    }
+    let mut app = App::new(cfg);
+    let fx = send(&mut app, [code(KeyCode::Enter)]);
+    assert_eq!(app.overlay, None, "nothing to type: it only reads");
+    let [Effect::StartRun {
+        target,
+        destroy_data,
+        ..
+    }] = &fx[..]
+    else {
+        panic!("it starts: {fx:?}");
+    };
+    assert_eq!(target, &std::path::PathBuf::from("/dev/nvme1n1"));
+    assert_eq!(destroy_data, &None, "and may destroy nothing");
+}
+
+#[test]
 fn a_guarded_target_says_what_the_guard_found() {
     let mut app = idle((120, 40));
     send(
