@@ -23,9 +23,29 @@ half=$((nvsz / 2))
 # anything below changes them; its session is printed whole.
 if [ -e /dev/nvme1n1 ]; then
     section many_run drivescope run --target /dev/nvme0n1 --target /dev/nvme1n1 --target /dev/sda \
-        --rw randread --bs 4k --iodepth 4 --duration 5s --json --session /tmp/many.yaml
+        --rw randread --bs 4k --iodepth 4 --duration 3s --json --session /tmp/many.yaml
     section many_session cat /tmp/many.yaml
 fi
+
+# soak_*: a short thermal soak on the NVMe namespace (QEMU's composite temperature does not
+# move: steady once the window is full), then its cool-down (already at the start).
+cat >/tmp/soak.yaml <<'SOAK'
+id: soak-guest
+name: A short soak in the guest
+description: the thermal-soak rules on QEMU's NVMe controller, in seconds
+phases:
+  - name: soak
+    workload: {rw: write, bs: 128k, iodepth: 8, jobs: 1}
+    end:
+      duration: 40s
+      temperature: {slope: 0.5C, window: 4s}
+      throttled: 10s
+  - name: cool-down
+    workload: idle
+    end: {duration: 20s, cooled: 1C}
+SOAK
+section soak_run drivescope run --target /dev/nvme0n1 --destroy-data /dev/nvme0n1 \
+    --preset-file /tmp/soak.yaml --json --session /tmp/soak-session.yaml
 up() { cut -d' ' -f1 /proc/uptime; }
 dms() { dmsetup --noudevsync "$@"; }
 # table NAME: swaps in the table read from stdin (suspend, reload, resume).
@@ -226,6 +246,17 @@ have lvm && lvm vgchange -an --config "$lvmconf" vg0 >/dev/null 2>&1
 dms remove dstest
 
 # --- c. devices that disappear -------------------------------------------------------------
+# gone_many: of two drives in one run, the second NVMe controller is removed mid-run: that
+# drive fails, the first runs to its end.
+if [ -e /dev/nvme1n1 ]; then
+    pci1=$(readlink -f /sys/block/nvme1n1/device/device)
+    bg gone_many --target /dev/nvme0n1 --target /dev/nvme1n1 --rw randread --bs 4k \
+        --iodepth 8 --rate-iops 1000 --duration 6s --interval 500ms
+    sleep 2
+    echo 1 >"$pci1/remove"
+    section gone_many_run finish gone_many
+    section gone_many_session session gone_many
+fi
 bg gone_sata --target /dev/sda --rw randread --bs 4k --iodepth 8 --rate-iops 1000 \
     --duration 30s --interval 500ms
 sleep 2

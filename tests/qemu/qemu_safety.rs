@@ -404,6 +404,34 @@ fn check_gone(out: &Path, name: &str, dev: &str, timing_key: &str) {
     assert!(!events(&ses, "io_error").is_empty());
 }
 
+/// Two drives in one run, the second controller removed from PCI mid-run: that drive
+/// fails (device gone), the other runs its whole 6 s; exit 1 and a session that says which.
+fn check_gone_many(out: &Path) {
+    let text = section(out, "gone_many_run");
+    assert_eq!(rc(out, "gone_many_run"), 1, "{text}");
+    let lines = json_lines(out, "gone_many_run");
+    let of = |target: &str| {
+        of_type(&lines, "summary")
+            .into_iter()
+            .find(|s| s["target"] == target)
+            .unwrap_or_else(|| panic!("{target}'s summary: {text}"))
+            .clone()
+    };
+    let gone = of("/dev/nvme1n1");
+    let ended = gone["ended_by"].as_str().unwrap_or("");
+    assert!(ended.starts_with("device gone (/dev/nvme1n1"), "{ended}");
+    let kept = of("/dev/nvme0n1");
+    assert_eq!(kept["ended_by"], "duration", "{kept}");
+    assert!(kept["runtime_s"].as_f64().unwrap() > 5.9, "{kept}");
+    let ses = yaml(out, "gone_many_session");
+    assert_eq!(ses["state"], "failed");
+    let run_end = ses["summary"]["ended_by"].as_str().unwrap_or("");
+    assert!(
+        run_end.starts_with("drive /dev/nvme1n1: device gone"),
+        "{run_end}"
+    );
+}
+
 /// One run on two NVMe controllers and the SATA disk: each drive's telemetry is read from
 /// that drive (the serial its SMART source answers equals the one sysfs gives its identity,
 /// and the three differ), and each drive's counts are its own.
@@ -466,6 +494,54 @@ fn check_many(out: &Path) {
     assert_eq!(all.read_bytes, added);
 }
 
+/// The thermal rules on a real NVMe controller's temperature: QEMU's does not move, so the
+/// soak ends steady once its 4 s window is full (not at its 40 s cap), and the cool-down at
+/// once; the headless run ends with the soak's figures.
+fn check_soak(out: &Path) {
+    let text = section(out, "soak_run");
+    assert_eq!(rc(out, "soak_run"), 0, "{text}");
+    let lines = json_lines(out, "soak_run");
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{text}");
+    assert_eq!(
+        steps[0]["summary"]["ended_by"], "temperature steady",
+        "{text}"
+    );
+    let ran = steps[0]["summary"]["runtime_s"].as_f64().unwrap();
+    assert!(
+        (6.0..20.0).contains(&ran),
+        "steady after its window: {ran} s"
+    );
+    assert_eq!(steps[1]["summary"]["ended_by"], "cooled", "{text}");
+    assert_eq!(steps[1]["summary"]["ios"], 0, "the cool-down does no I/O");
+    let [soak] = &of_type(&lines, "soak")[..] else {
+        panic!("one soak object: {text}");
+    };
+    let start = soak["start_c"].as_i64().unwrap_or(-1);
+    assert!(
+        (1..=100).contains(&start),
+        "a real starting temperature: {soak}"
+    );
+    assert_eq!(
+        soak["throttle_onset_s"],
+        Value::Null,
+        "QEMU's controller never throttles"
+    );
+    assert!(
+        soak["before_throttle"]["iops"].as_f64().unwrap_or(0.0) > 0.0,
+        "{soak}"
+    );
+    assert!(soak["cooled_s"].as_f64().is_some(), "{soak}");
+    let thermal: Vec<_> = of_type(&lines, "event")
+        .into_iter()
+        .filter(|e| e["kind"] == "thermal")
+        .collect();
+    assert!(
+        thermal.iter().any(|e| e["thermal"]["event"] == "steady"),
+        "{thermal:?}"
+    );
+}
+
 #[test]
 fn faults_and_holders_on_real_drives() {
     if let Some(why) = skip_reason() {
@@ -478,13 +554,17 @@ fn faults_and_holders_on_real_drives() {
             ("NVME_SIZE", "128M"),
             ("SATA_SIZE", "64M"),
             ("NVME_SECOND", "1"),
+            // Under TCG on a loaded 2-core machine the guest's sections take minutes.
+            ("BOOT_TIMEOUT", "600"),
         ],
     );
     check_many(&out);
+    check_soak(&out);
     check_eio(&out);
     check_stalls(&out);
     check_full_fs(&out);
     check_refusals(&out);
+    check_gone_many(&out);
     check_gone(&out, "gone_sata", "/dev/sda", "delete_to_exit_s");
     check_gone(&out, "gone_nvme", "/dev/nvme0n1", "remove_to_exit_s");
 }
