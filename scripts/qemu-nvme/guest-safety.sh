@@ -23,7 +23,7 @@ half=$((nvsz / 2))
 # anything below changes them; its session is printed whole.
 if [ -e /dev/nvme1n1 ]; then
     section many_run drivescope run --target /dev/nvme0n1 --target /dev/nvme1n1 --target /dev/sda \
-        --rw randread --bs 4k --iodepth 4 --duration 3s --json --session /tmp/many.yaml
+        --rw randread --bs 4k --iodepth 4 --duration 5s --json --session /tmp/many.yaml
     section many_session cat /tmp/many.yaml
 fi
 
