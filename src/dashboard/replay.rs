@@ -57,14 +57,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         if e.kind == crate::session::EventKind::Phase {
             continue;
         }
-        out.push((
-            e.t,
-            Msg::Event(EventView {
-                t_s: e.t,
-                kind: EventCategory::from(&e.kind),
-                text: e.message.clone(),
-            }),
-        ));
+        out.push(event_msg(e));
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
@@ -228,14 +221,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 out.push((e.t, Msg::Thermal { t_s: e.t, event }));
             }
         }
-        out.push((
-            e.t,
-            Msg::Event(EventView {
-                t_s: e.t,
-                kind: EventCategory::from(&e.kind),
-                text: e.message.clone(),
-            }),
-        ));
+        out.push(event_msg(e));
     }
     // Stable: at equal times a step starts before its intervals and ends after them.
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -321,4 +307,16 @@ pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
     let result = run_dashboard(opts, msg_rx, fx_tx);
     let _ = ctl.join();
     Ok(result?)
+}
+
+/// A session event as the events panel's message, at its time.
+fn event_msg(e: &crate::session::Event) -> (f64, Msg) {
+    (
+        e.t,
+        Msg::Event(EventView {
+            t_s: e.t,
+            kind: EventCategory::from(&e.kind),
+            text: e.message.clone(),
+        }),
+    )
 }

@@ -61,11 +61,7 @@ fn run_one(
     let prepared = match request(&s).and_then(|r| run::prepare(&r)) {
         Ok(p) => p,
         Err(e) => {
-            let _ = msgs.send(Msg::RunEnded {
-                outcome: RunEnd::NotStarted,
-                error: Some(e.to_string()),
-                saved_to: None,
-            });
+            not_started(msgs, &e);
             return;
         }
     };
@@ -153,11 +149,7 @@ fn run_many(
     {
         Ok(p) => p,
         Err(e) => {
-            let _ = msgs.send(Msg::RunEnded {
-                outcome: RunEnd::NotStarted,
-                error: Some(e.to_string()),
-                saved_to: None,
-            });
+            not_started(msgs, &e);
             return;
         }
     };
@@ -294,4 +286,13 @@ pub(super) fn spawn_effects(
             c.stop_and_join();
         }
     })
+}
+
+/// The run could not start (its preset, target or session refused): said once.
+fn not_started(msgs: &UnboundedSender<Msg>, e: &dyn std::fmt::Display) {
+    let _ = msgs.send(Msg::RunEnded {
+        outcome: RunEnd::NotStarted,
+        error: Some(e.to_string()),
+        saved_to: None,
+    });
 }

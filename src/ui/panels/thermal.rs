@@ -138,16 +138,20 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// The temperatures shown: (time, °C) of each sample that has one.
+fn temperatures(app: &App) -> Vec<(f64, f64)> {
+    app.telemetry
+        .history
+        .iter()
+        .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
+        .collect()
+}
+
 /// A thermal soak's figures so far, on two lines: time to the warning temperature and the
 /// throttle onset; the cliff, the peak and the cool-down (times from the start of I/O).
 fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
     let t = app.theme();
-    let temps: Vec<(f64, f64)> = app
-        .telemetry
-        .history
-        .iter()
-        .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
-        .collect();
+    let temps = temperatures(app);
     let Some(s) = app.run.soak(&temps) else {
         return [Vec::new(), Vec::new()];
     };
@@ -214,12 +218,7 @@ fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Thermal & power", t);
-    let temps: Vec<(f64, f64)> = app
-        .telemetry
-        .history
-        .iter()
-        .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
-        .collect();
+    let temps = temperatures(app);
     let lines = figures(app, block.inner(area).width.into());
     if temps.is_empty() && lines.is_empty() {
         let mut why: Vec<String> = app.telemetry.unavailable.clone();
