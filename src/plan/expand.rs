@@ -295,6 +295,7 @@ fn idle_step(
         closed_loop: false,
         interval: opts.interval,
         engine: EngineKind::Idle,
+        engine_options: Default::default(),
         thermal,
     })
 }
@@ -422,6 +423,7 @@ fn expand_phase(
         closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
+        engine_options: opts.engine_options,
         thermal,
     };
     let named = |v: &Variant, extra: &str| {

@@ -14,6 +14,7 @@ mod cli_telemetry;
 mod dashboard_tmux;
 mod devices_in_use;
 mod drive_resolve;
+mod engine_nop;
 mod guard_loop;
 mod hostile_files;
 mod layering;

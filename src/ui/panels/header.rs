@@ -212,6 +212,8 @@ fn target_title(app: &App) -> String {
                 .map(|t| match t.kind {
                     TargetKind::File => " (test file)",
                     TargetKind::BlockDevice => " (device)",
+                    TargetKind::NvmeGeneric => " (NVMe passthrough)",
+                    TargetKind::None => " (no target)",
                 })
                 .unwrap_or("");
             format!("drivescope · {}{kind}", p.display())
