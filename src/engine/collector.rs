@@ -12,8 +12,8 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch, KernelCompletions};
+use super::invalid::RingOption;
 use super::invalid::{InvalidStep, MIN_STEP_DURATION};
-use super::invalid::{NoPolling, RingOption};
 use super::nvme::{self, Namespace};
 use super::schedule::Schedule;
 use super::seam::{Control, StepControl, StepObserver};
@@ -124,13 +124,11 @@ fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     if spec.engine == EngineKind::UringCmd && !nvme::is_generic_device(&target.path) {
         return bad(InvalidStep::NotNvmeGeneric(target.path.clone()));
     }
+    if o.hipri && spec.engine.targetless() {
+        return bad(InvalidStep::HipriWithoutDevice(spec.engine));
+    }
     if o.hipri {
-        let why = if spec.engine.targetless() {
-            Some(NoPolling::NoDevice)
-        } else {
-            super::polling::no_polling(&target.path)
-        };
-        if let Some(why) = why {
+        if let Some(why) = super::polling::no_polling(&target.path) {
             return bad(InvalidStep::NoPolling {
                 path: target.path.clone(),
                 why,

@@ -14,8 +14,6 @@ use crate::workload::EngineKind;
 /// Why a target cannot do polled I/O (`--hipri`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoPolling {
-    /// The nop engine has no device to poll.
-    NoDevice,
     /// Not an NVMe namespace (nor a file on one).
     NotNvme,
     /// An NVMe namespace whose driver has no poll queues; the driver's `poll_queues`
@@ -26,7 +24,6 @@ pub enum NoPolling {
 impl std::fmt::Display for NoPolling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NoPolling::NoDevice => f.write_str("the nop engine has no device to poll"),
             NoPolling::NotNvme => f.write_str(
                 "polled I/O needs an NVMe device with poll queues (the nvme driver's \
                  nvme.poll_queues), and this is not an NVMe namespace",
@@ -117,6 +114,8 @@ pub enum InvalidStep {
     RingOptions(EngineKind),
     #[error("the uring-cmd engine (NVMe passthrough) needs an NVMe generic character device (/dev/ngXnY); {} is not one", .0.display())]
     NotNvmeGeneric(PathBuf),
+    #[error("--hipri polls a device's completion queues; the {0} engine has no device")]
+    HipriWithoutDevice(EngineKind),
     #[error("--hipri on {}: {why}", .path.display())]
     NoPolling { path: PathBuf, why: NoPolling },
     #[error("{}: the kernel refused it ({}){}", .option.flag(), errno_text(*.errno), .option.hint(*.errno))]
