@@ -76,8 +76,11 @@ enum UringError {
 
 /// Builds a ring for `depth` I/Os with `opts` (polled completions, an SQ polling thread),
 /// preferring the single-issuer / deferred-task-run setup (completions are posted when we
-/// wait for them, batching the work) where the kernel has it; SQPOLL rings do without it
-/// (the kernel refuses deferred task work with an SQ thread).
+/// wait for them, batching the work) where the kernel has it. SQPOLL rings do without it
+/// (the kernel refuses deferred task work with an SQ thread), and so do IOPOLL rings: a
+/// polling wait does not run deferred task work before Linux 6.3ish, so a polled read the
+/// kernel re-issues through task work (after an EAGAIN) never completes (seen on 6.1 in
+/// the QEMU guest: `--hipri` stalled after 1.5 s with reads in flight).
 pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     depth: u32,
     opts: &EngineOptions,
@@ -97,7 +100,7 @@ pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
         }
         b
     };
-    if opts.sqpoll.is_none() {
+    if opts.sqpoll.is_none() && !opts.hipri {
         let mut tuned = base();
         tuned
             .setup_single_issuer()

@@ -1,0 +1,92 @@
+#!/bin/sh
+# /init of the engine guest (GUEST_SCRIPT=scripts/qemu-nvme/guest-engine.sh, booted with
+# KERNEL_APPEND=nvme.poll_queues=1 QEMU_TRACE="pci_nvme_read pci_nvme_write"):
+#   poll_*      the poll queue the driver made, the poll hctx's counters before and after a
+#               `--hipri` run on /dev/nvme0n1, its session
+#   cmd_write_* a passthrough write (`--target /dev/ng0n1`, chosen as uring-cmd) over 16 MiB,
+#               then block reads of sample sectors of /dev/nvme0n1 (each 512-byte sector
+#               starts with drivescope's stamp and its own byte offset) and sha256 of the
+#               region before and after
+#   cmd_read_*  random data written through the block device at 32 MiB, sha256 of it by
+#               block reads before and after a passthrough read of it, with markers in
+#               QEMU's trace around the run (the LBAs it read)
+#   nopoll_*    the nvme driver reloaded without poll queues: `--hipri` says why, exit 2
+# tests/qemu/qemu_engine.rs checks what each section printed.
+. /prelude.sh
+
+export HOME=/tmp/home
+mkdir -p "$HOME" /tmp/s
+nv=/dev/nvme0n1
+ng=/dev/ng0n1
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# hctx: each hardware queue of nvme0n1 as "NAME TYPE COMPLETED" (COMPLETED: requests its
+# software queues completed, from blk-mq's debugfs cpuN/completed, both columns).
+hctx() {
+    for d in /sys/kernel/debug/block/nvme0n1/hctx*; do
+        n=0
+        for c in $(cat "$d"/cpu*/completed 2>/dev/null); do n=$((n + c)); done
+        echo "$(basename "$d") $(cat "$d/type" 2>/dev/null) $n"
+    done
+}
+# sectors LIST: for each sector number, "sector=N stamp=S offset=O" from a block read.
+sectors() {
+    for s in "$@"; do
+        set -- $(dd if=$nv bs=512 skip="$s" count=1 iflag=direct 2>/dev/null | od -A n -t u8 -N 16)
+        echo "sector=$s stamp=$1 offset=$2"
+    done
+}
+sum() { # sum OFFSET_MIB SIZE_MIB: "sum=SHA256" of the region, by block reads
+    echo "sum=$(dd if=$nv bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)"
+}
+# A command QEMU traces as a marker: a one-sector read at LBA N (N far from the regions).
+marker() { dd if=$nv of=/dev/null bs=512 skip="$1" count=1 iflag=direct 2>/dev/null; }
+
+section poll_setup sh -c "cat /proc/cmdline; echo poll_queues=\$(cat /sys/module/nvme/parameters/poll_queues); echo io_poll=\$(cat /sys/block/nvme0n1/queue/io_poll); ls -l $ng"
+section poll_debugfs sh -c 'mount | grep debugfs; d=/sys/kernel/debug/block/nvme0n1; ls $d $d/hctx1 $d/hctx1/cpu0; for f in $d/hctx1/*; do [ -f $f ] && echo "-- $f" && head -c 400 $f; done; for f in $d/hctx1/cpu0/*; do echo "-- $f" && cat $f; done; grep nvme /proc/interrupts' 
+section poll_before hctx
+section poll_run drivescope run --target $nv --hipri --rw randread --bs 4k --iodepth 8 \
+    --duration 2s --interval 500ms --json --session /tmp/s/hipri.yaml
+section poll_after hctx
+section poll_session cat /tmp/s/hipri.yaml
+
+# Passthrough writes over the first 16 MiB (sequential, 128 KiB, several passes).
+section cmd_write_before sum 0 16
+section cmd_write_run drivescope run --target $ng --destroy-data $ng --rw write --bs 128k \
+    --size 16M --iodepth 8 --duration 2s --interval 500ms --json --session /tmp/s/cmdw.yaml
+section cmd_write_after sum 0 16
+section cmd_write_sectors sectors 0 1 7 8 255 256 4095 12345 32766 32767
+section cmd_write_session cat /tmp/s/cmdw.yaml
+
+# Random data at 32 MiB through the block device; read through passthrough.
+dd if=/dev/urandom of=$nv bs=1M seek=32 count=16 oflag=direct 2>/dev/null
+sync
+section cmd_read_before sum 32 16
+marker 200000
+section cmd_read_run drivescope run --target $ng --engine uring-cmd --rw randread --bs 4k \
+    --offset 32M --size 16M --iodepth 16 --duration 2s --interval 500ms --json \
+    --session /tmp/s/cmdr.yaml
+marker 200001
+section cmd_read_after sum 32 16
+
+# Polled passthrough: NVMe reads through the poll queue.
+section cmd_hipri_before hctx
+section cmd_hipri_run drivescope run --target $ng --hipri --rw randread --bs 4k --offset 32M \
+    --size 16M --iodepth 8 --duration 2s --interval 500ms --json --session /tmp/s/cmdh.yaml
+section cmd_hipri_after hctx
+
+# Without poll queues: the driver's poll_queues set to 0, taking effect at a controller
+# reset (the namespace's queues are made again).
+echo 0 >/sys/module/nvme/parameters/poll_queues
+echo 1 >/sys/class/nvme/nvme0/reset_controller
+i=0
+while [ "$(cat /sys/block/nvme0n1/queue/io_poll 2>/dev/null)" != 0 ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+section nopoll_setup sh -c "echo poll_queues=\$(cat /sys/module/nvme/parameters/poll_queues); echo io_poll=\$(cat /sys/block/nvme0n1/queue/io_poll)"
+section nopoll_run sh -c "drivescope run --target $nv --hipri --duration 1s --session /tmp/s/nopoll.yaml 2>&1"
+section nopoll_session sh -c "ls /tmp/s/nopoll.yaml 2>&1"
+
+echo "=== ALL DONE ==="
+sync
+poweroff -f
