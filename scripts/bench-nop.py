@@ -8,7 +8,12 @@ duration. The tools swap order every repetition; medians of each side, the ratio
 drivescope/fio per pair (spread = lowest and highest), CPU microseconds per I/O (getrusage
 of each child), and whether drivescope delivered every interval (count = duration/interval).
 
+--minnop BINARY also runs scripts/minnop.c (built with gcc -O2 ... -luring) each repetition
+for 1 job: the kernel's own NOP ceiling on this CPU, as fio's `t/io_uring -N1 -t1` measures
+it, without histograms or anything else.
+
 Usage: scripts/bench-nop.py [--reps 5] [--duration 5] [--iodepth 128] [--jobs 1,2]
+                            [--minnop /tmp/minnop]
 A benchmark, not a test: it asserts nothing; it reports.
 """
 import argparse
@@ -58,7 +63,9 @@ def main():
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--iodepth", type=int, default=128)
     ap.add_argument("--jobs", default="1,2")
+    ap.add_argument("--minnop")
     a = ap.parse_args()
+    mins = []
     print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}")
     print("| jobs | fio null IOPS | drivescope nop IOPS | ratio | spread | CPU µs/I/O fio / ds | intervals |")
     print("|---:|---:|---:|---:|---|---|---|")
@@ -69,6 +76,11 @@ def main():
             if rep % 2:
                 order.reverse()
             got = {}
+            if a.minnop and jobs == 1:
+                out = subprocess.run([a.minnop, str(a.iodepth), str(a.duration)],
+                                     capture_output=True, text=True).stdout
+                mins.append(float(out.split()[0]))
+                print(f"  minnop rep {rep + 1}: {mins[-1]:,.0f} NOPs/s", file=sys.stderr)
             for name, fn in order:
                 got[name] = fn(a.iodepth, jobs, a.duration)
                 print(f"  jobs {jobs} rep {rep + 1} {name}: {got[name][0]:,.0f} IOPS", file=sys.stderr)
@@ -82,6 +94,9 @@ def main():
         print(f"| {jobs} | {med(f_iops):,.0f} | {med(d_iops):,.0f} | {med(ratios):.2f} | "
               f"{min(ratios):.2f}–{max(ratios):.2f} | {med(f_cpu):.3f} / {med(d_cpu):.3f} | "
               f"{min(ivs)}–{max(ivs)} of {a.duration} |")
+    if mins:
+        print(f"\nminimal liburing NOP loop (1 job, QD{a.iodepth}): median "
+              f"{statistics.median(mins):,.0f} NOPs/s ({min(mins):,.0f}–{max(mins):,.0f})")
 
 
 if __name__ == "__main__":
