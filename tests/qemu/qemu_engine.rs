@@ -176,6 +176,8 @@ fn check_passthrough_write(out: &Path) {
         .find(|v| v["type"] == "start")
         .expect("start line");
     assert_eq!(start["target_kind"], "nvme_generic", "{start}");
+    // The drive behind the generic device is watched as the namespace's.
+    assert!(!text.contains("no drive telemetry"), "{text}");
     assert_ne!(
         value(out, "cmd_write_before", "sum"),
         value(out, "cmd_write_after", "sum"),
