@@ -17,6 +17,8 @@
 # KERNEL_APPEND adds to the guest kernel's command line (e.g. nvme.poll_queues=1: the
 # prelude hands MODULE.PARAM=VALUE words to insmod, as modprobe would). QEMU_TRACE adds
 # QEMU trace events (space-separated, e.g. "pci_nvme_read pci_nvme_write") to nvme-trace.log.
+# QEMU_SMP: the guest's CPUs (default 1).
+# GUEST_BINS: more programs (space-separated paths) copied into the guest's /usr/bin.
 # GUEST_SCRIPT is the guest's /init (default guest-init.sh beside this script); every guest
 # script sources guest-prelude.sh (mounts, modules, section()) as /prelude.sh.
 # Optional tools (mdadm, lvm, blkid, mkswap, wipefs) are copied into the guest when the
@@ -115,6 +117,7 @@ copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
 }
 copy_with_libs "$bin" drivescope
 copy_with_libs "$(command -v nvme)" nvme
+for b in ${GUEST_BINS:-}; do copy_with_libs "$b" "$(basename "$b")"; done
 copy_with_libs "$(command -v dmsetup)" dmsetup
 copy_with_libs "$(command -v smartctl)" smartctl
 # Optional tools: the guest scripts check for them and say when one is missing.
@@ -169,7 +172,7 @@ for ev in ${QEMU_TRACE:-}; do extra_trace+=(-trace "$ev"); done
 boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed out)
     local cpu=max
     [ "$1" = kvm ] && cpu=host,-arch-capabilities
-    qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp 1 \
+    qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp "${QEMU_SMP:-1}" \
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1 ${KERNEL_APPEND:-}" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \

@@ -42,6 +42,31 @@ pub fn rw_cmd(ns: Namespace, write: bool, addr: u64, len: u32, offset: u64) -> [
     c
 }
 
+/// The SQE of one NVMe read or write of `len` bytes at byte `offset`, into or from `addr`:
+/// an io_uring command (128-byte SQE) on the generic device, which is registered file 0
+/// when `fixed_file`, else the fd `fd`; `buf_index` names the registered buffer `addr` is
+/// in, if buffers are registered. The engine and `examples/nvme_readback.rs` build their
+/// commands with it.
+#[allow(clippy::too_many_arguments)]
+pub fn cmd_sqe(
+    ns: Namespace,
+    fixed_file: bool,
+    fd: i32,
+    write: bool,
+    addr: u64,
+    len: u32,
+    offset: u64,
+    buf_index: Option<u16>,
+) -> io_uring::squeue::Entry128 {
+    use io_uring::{opcode, types};
+    let cmd = rw_cmd(ns, write, addr, len, offset);
+    let e = match fixed_file {
+        true => opcode::UringCmd80::new(types::Fixed(0), NVME_URING_CMD_IO),
+        false => opcode::UringCmd80::new(types::Fd(fd), NVME_URING_CMD_IO),
+    };
+    e.cmd(cmd).buf_index(buf_index).build()
+}
+
 /// The namespace id of an open NVMe generic (or block) device.
 pub fn namespace_id(file: &File) -> io::Result<u32> {
     // SAFETY: NVME_IOCTL_ID takes no argument and returns the id (or -1 with errno); the fd

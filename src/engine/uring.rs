@@ -324,14 +324,8 @@ impl MakeSqe for squeue::Entry128 {
                     "I/O larger than its buffer"
                 );
                 let ptr = bufs.slot_ptr(slot);
-                let cmd = nvme::rw_cmd(ns, write, ptr as u64, len, offset);
-                let e = match fixed.0 {
-                    true => opcode::UringCmd80::new(types::Fixed(0), nvme::NVME_URING_CMD_IO),
-                    false => opcode::UringCmd80::new(types::Fd(fd), nvme::NVME_URING_CMD_IO),
-                };
-                e.cmd(cmd)
-                    .buf_index(fixed.1.then_some(slot as u16))
-                    .build()
+                let idx = fixed.1.then_some(slot as u16);
+                nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
                     .user_data(slot as u64)
             }
             RingIo::Block | RingIo::Nop => {

@@ -40,28 +40,32 @@ fn io_irqs(out: &Path, name: &str) -> u64 {
     n.iter().sum()
 }
 
-/// The I/Os of a polled run: it ended well, or QEMU's poll queue stopped completing
-/// commands partway (QEMU 7.2's controller under Linux 6.1 does that after a few thousand
-/// to some fifty thousand polled commands; a plain liburing loop with IORING_SETUP_IOPOLL,
-/// scripts/minloop.c, hangs the same way, so it is not the engine), which the run reports
-/// as the device stalling (exit 1). Either way it must have polled a good number first.
-fn polled_ios(out: &Path, name: &str) -> u64 {
-    let text = section(out, name);
-    let lines = json_lines(out, name);
-    let s = summary(&lines, name);
-    assert_eq!(s["errors"], 0, "{s}");
-    let ended = s["ended_by"].as_str().unwrap_or("");
-    match rc(out, name) {
-        0 => assert_eq!(ended, "duration", "{s}"),
-        1 => {
-            assert!(ended.starts_with("device stalled"), "{text}");
-            eprintln!("{name}: QEMU's poll queue stopped completing: {ended}");
+/// The first of a polled run's tries (sections `RUN_a`, `RUN_b`, `RUN_c`) that ran its
+/// time out, and its I/Os. QEMU 7.2's controller under Linux 6.1 now and then stops
+/// completing a poll queue's commands (after none to some fifty thousand of them; a plain
+/// liburing loop with IORING_SETUP_IOPOLL, scripts/minloop.c, hangs the same way, so it is
+/// not the engine), which the run reports as the device stalling; the guest then resets the
+/// controller and tries again. Every try that stalled is printed.
+fn polled_try(out: &Path, run: &str) -> (&'static str, u64) {
+    let mut tried = Vec::new();
+    for t in ["a", "b", "c"] {
+        let name = format!("{run}_{t}");
+        if !out.join(format!("{name}.txt")).exists() {
+            break;
         }
-        other => panic!("{name} exited {other}:\n{text}"),
+        let lines = json_lines(out, &name);
+        let s = summary(&lines, &name);
+        let ios = s["ios"].as_u64().expect("ios");
+        let ended = s["ended_by"].as_str().unwrap_or("").to_string();
+        assert_eq!(s["errors"], 0, "{s}");
+        if rc(out, &name) == 0 && ended == "duration" && ios >= 500 {
+            return (t, ios);
+        }
+        assert!(ended.starts_with("device stalled"), "{name}: {s}");
+        eprintln!("{name}: QEMU's poll queue stopped completing after {ios} I/Os: {ended}");
+        tried.push(format!("{name}: {ios} I/Os, {ended}"));
     }
-    let ios = s["ios"].as_u64().expect("ios");
-    assert!(ios >= 500, "{name}: {ios} polled I/Os:\n{text}");
-    ios
+    panic!("no polled run of {run} ran its time out: {tried:#?}");
 }
 
 /// The I/Os of a run section's summary, which must have ended well.
@@ -118,7 +122,9 @@ fn check_hipri(out: &Path) {
         queues.contains("=poll"),
         "blk-mq made no poll queue:\n{queues}"
     );
-    let lines = json_lines(out, "poll_run");
+    let (t, polled) = polled_try(out, "poll_run");
+    let run = format!("poll_run_{t}");
+    let lines = json_lines(out, &run);
     let start = lines
         .iter()
         .find(|v| v["type"] == "start")
@@ -131,13 +137,13 @@ fn check_hipri(out: &Path) {
             .contains("(hipri)"),
         "{start}"
     );
-    let polled = polled_ios(out, "poll_run");
-    assert_eq!(summary(&lines, "poll_run")["engine_options"]["hipri"], true);
+    assert_eq!(summary(&lines, &run)["engine_options"]["hipri"], true);
     // The kernel polled for the completions: the NVMe I/O queues' interrupts, which the
     // same reads without --hipri move (QEMU raises one per few completions), stayed put.
     let plain = ios_of(out, "plain_run");
     let plain_irqs = io_irqs(out, "plain_after") - io_irqs(out, "plain_before");
-    let polled_irqs = io_irqs(out, "poll_after") - io_irqs(out, "poll_before");
+    let polled_irqs =
+        io_irqs(out, &format!("poll_after_{t}")) - io_irqs(out, &format!("poll_before_{t}"));
     eprintln!(
         "QEMU NVMe: {plain} reads raised {plain_irqs} interrupts; {polled} polled reads {polled_irqs}"
     );
@@ -149,11 +155,12 @@ fn check_hipri(out: &Path) {
         polled_irqs * 100 <= polled,
         "{polled} polled reads raised {polled_irqs} interrupts"
     );
-    let session = section(out, "poll_session");
+    let session = section(out, &format!("poll_session_{t}"));
     assert!(session.contains("hipri: true"), "{session}");
     // Polled passthrough reads too.
-    let cmd = polled_ios(out, "cmd_hipri_run");
-    let cmd_irqs = io_irqs(out, "cmd_hipri_after") - io_irqs(out, "cmd_hipri_before");
+    let (t, cmd) = polled_try(out, "cmd_hipri_run");
+    let cmd_irqs = io_irqs(out, &format!("cmd_hipri_after_{t}"))
+        - io_irqs(out, &format!("cmd_hipri_before_{t}"));
     assert!(
         cmd_irqs * 100 <= cmd,
         "{cmd} polled NVMe commands raised {cmd_irqs} interrupts"
@@ -250,11 +257,40 @@ fn check_no_poll_queues(out: &Path) {
     assert!(section(out, "nopoll_session").contains("No such file"));
 }
 
+/// The `nvme_readback` example, built beside this test by `cargo test`.
+fn readback_example() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("examples/nvme_readback");
+    p.exists().then_some(p)
+}
+
+/// A region read through passthrough and through the block device hashes the same.
+fn check_readback(out: &Path, name: &str) {
+    let text = section(out, name);
+    assert_eq!(rc(out, name), 0, "{text}");
+    let p = value(out, name, "passthrough");
+    assert!(p.is_some(), "{text}");
+    let (pass, block) = text
+        .trim()
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("{name}: {text}"));
+    assert_eq!(
+        pass.strip_prefix("passthrough="),
+        block.strip_prefix("block="),
+        "{name}: {text}"
+    );
+}
+
 #[test]
 fn hipri_and_passthrough_on_an_emulated_nvme_controller() {
     if let Some(why) = skip_reason() {
         skip!(Qemu, "{why}");
     }
+    let readback = readback_example();
+    let bins = readback
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     let out = boot(
         "scripts/qemu-nvme/guest-engine.sh",
         "qemu-engine",
@@ -262,10 +298,28 @@ fn hipri_and_passthrough_on_an_emulated_nvme_controller() {
             ("KERNEL_APPEND", "nvme.poll_queues=1"),
             ("QEMU_TRACE", "pci_nvme_read pci_nvme_write"),
             ("NVME_SIZE", "128M"),
+            ("GUEST_BINS", &bins),
+            // With one vCPU the emulated poll queue often stops completing (see
+            // guest-engine.sh); with two it has not.
+            ("QEMU_SMP", "2"),
         ],
     );
     check_hipri(&out);
     check_passthrough_write(&out);
     check_passthrough_read(&out);
+    match readback {
+        Some(_) => {
+            // What the passthrough writes left, and the random data the passthrough
+            // reads read: the same through NVMe read commands as through the block device.
+            check_readback(&out, "cmd_write_readback");
+            check_readback(&out, "cmd_read_readback");
+        }
+        // `cargo test` builds examples; `cargo test --test qemu` does not.
+        None => common::skip::note(
+            common::skip::Skip::ExampleNotBuilt,
+            "examples/nvme_readback not built (run plain `cargo test`): the read-back \
+             comparison was left out",
+        ),
+    }
     check_no_poll_queues(&out);
 }
