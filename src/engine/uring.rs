@@ -77,10 +77,11 @@ enum UringError {
 /// Builds a ring for `depth` I/Os with `opts` (polled completions, an SQ polling thread),
 /// preferring the single-issuer / deferred-task-run setup (completions are posted when we
 /// wait for them, batching the work) where the kernel has it. SQPOLL rings do without it
-/// (the kernel refuses deferred task work with an SQ thread), and so do IOPOLL rings: a
-/// polling wait does not run deferred task work before Linux 6.3ish, so a polled read the
-/// kernel re-issues through task work (after an EAGAIN) never completes (seen on 6.1 in
-/// the QEMU guest: `--hipri` stalled after 1.5 s with reads in flight).
+/// (the kernel refuses deferred task work with an SQ thread), and so do IOPOLL rings, as a
+/// precaution: Linux 6.1's polling wait (`io_iopoll_check`) runs plain task work but not
+/// deferred task work, which a polled read the kernel re-issues (after an EAGAIN) would
+/// wait for. (The stall in the QEMU guest first blamed on this was the emulated poll
+/// queue: a liburing loop without deferred task work hangs there too.)
 pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     depth: u32,
     opts: &EngineOptions,
