@@ -214,6 +214,7 @@ fn main() {
         let mut s = StepSummary {
             engine: drivescope::workload::EngineKind::IoUring,
             engine_note: None,
+            engine_options: Default::default(),
             runtime_s: per_step as f64,
             ios: (iops * per_step as f64) as u64,
             read_ios: 0,

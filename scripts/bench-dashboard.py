@@ -4,8 +4,11 @@ dashboard (in a real terminal, tmux, redrawing live), alternately, on the same t
 prints each step's IOPS ratio dashboard/headless (goal: at least 0.97). Then measures the
 idle dashboard's CPU use over 20 s (goal: under 2% of a core).
 
+--preset-file PATH installs a preset file as a user preset in each run's home (its id is
+then given as --preset), e.g. one whose phases run `engine: nop`.
+
 Usage: scripts/bench-dashboard.py [--target /dev/shm/ds-dash.bin] [--preset quick-look]
-       [--reps 2] [--time-scale 1]
+       [--preset-file PATH] [--reps 2] [--time-scale 1]
 A benchmark, not a test: it reports ratios. Needs tmux and PyYAML.
 """
 import argparse
@@ -29,7 +32,16 @@ def steps_iops(session_path):
     return [(st["label"], st["summary"]["iops"]) for st in s["steps"]]
 
 
+def install_preset(a, home):
+    """The --preset-file as a user preset of this home (XDG_CONFIG_HOME unset: ~/.config)."""
+    if a.preset_file:
+        d = os.path.join(home, ".config", "drivescope", "presets")
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(a.preset_file, d)
+
+
 def headless(a, home):
+    install_preset(a, home)
     path = os.path.join(home, "headless.yaml")
     extra = ["--destroy-data", a.target] if a.target.startswith("/dev/") and not a.target.startswith("/dev/shm") else []
     subprocess.run([BIN, "run", "--preset", a.preset, "--target", a.target, "--time-scale",
@@ -43,6 +55,7 @@ def tmux(sock, *args):
 
 
 def dashboard(a, home):
+    install_preset(a, home)
     sock = f"ds-bench-{os.getpid()}"
     cmd = (f"env HOME={home} XDG_DATA_HOME={home}/data TERM=xterm-256color {BIN} --target "
            f"{a.target} --preset {a.preset} --time-scale {a.time_scale}")
@@ -102,6 +115,7 @@ def main():
     ap.add_argument("--preset", default="quick-look")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--time-scale", type=float, default=1.0)
+    ap.add_argument("--preset-file")
     a = ap.parse_args()
     if not shutil.which("tmux"):
         raise SystemExit("tmux is needed")

@@ -2,7 +2,7 @@
 // docs/PERFORMANCE.md (not part of drivescope, not built by cargo):
 //   apt-get install liburing-dev && gcc -O2 -o /tmp/minloop scripts/minloop.c -luring
 //   /tmp/minloop TARGET QD SECONDS [FLAGS [WAIT_NR [SUBMIT_MIN [ONE_BY_ONE]]]]
-// FLAGS: 1 = SINGLE_ISSUER|DEFER_TASKRUN, 2 = COOP_TASKRUN. WAIT_NR: completions to wait
+// FLAGS: 1 = SINGLE_ISSUER|DEFER_TASKRUN, 2 = COOP_TASKRUN, 4 = IOPOLL (polled, --hipri). WAIT_NR: completions to wait
 // for per enter (1 = as drivescope). SUBMIT_MIN: refill only when this many slots are free.
 // ONE_BY_ONE: 1 = one io_uring_enter per SQE. 4k reads, registered file and buffers,
 // READ_FIXED, uniform random offsets; prints IOPS and I/Os per enter.
@@ -26,6 +26,7 @@ int main(int argc,char**argv){
   struct io_uring ring; struct io_uring_params p; memset(&p,0,sizeof p);
   if(flags&1) p.flags|=IORING_SETUP_SINGLE_ISSUER|IORING_SETUP_DEFER_TASKRUN;
   if(flags&2) p.flags|=IORING_SETUP_COOP_TASKRUN;
+  if(flags&4) p.flags|=IORING_SETUP_IOPOLL;
   if(io_uring_queue_init_params(qd*2,&ring,&p)<0){perror("init");return 1;}
   io_uring_register_files(&ring,&fd,1);
   struct iovec*iov=calloc(qd,sizeof *iov);

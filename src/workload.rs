@@ -311,6 +311,13 @@ pub enum EngineKind {
     Sync,
     /// The installed fio, as a child process: its status dumps become the intervals.
     Fio,
+    /// Every I/O an io_uring NOP through the same rings, histograms and pacing: the
+    /// engine's own ceiling on this CPU (fio's `ioengine=null`). Needs no target.
+    Nop,
+    /// NVMe passthrough: NVMe read and write commands as io_uring commands
+    /// (IORING_OP_URING_CMD) on an NVMe generic character device (`/dev/ngXnY`).
+    #[serde(rename = "uring-cmd")]
+    UringCmd,
     /// No I/O at all: an idle phase (a cool-down) that reports empty intervals while the
     /// drive is watched. Chosen by `workload: idle`, never by `--engine`.
     Idle,
@@ -318,12 +325,20 @@ pub enum EngineKind {
 
 impl EngineKind {
     /// The engines `--engine` names.
-    pub const ALL: [EngineKind; 3] = [EngineKind::IoUring, EngineKind::Sync, EngineKind::Fio];
+    pub const ALL: [EngineKind; 5] = [
+        EngineKind::IoUring,
+        EngineKind::Sync,
+        EngineKind::Nop,
+        EngineKind::UringCmd,
+        EngineKind::Fio,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             EngineKind::IoUring => "io_uring",
             EngineKind::Sync => "sync",
+            EngineKind::Nop => "nop",
+            EngineKind::UringCmd => "uring-cmd",
             EngineKind::Idle => "idle",
             EngineKind::Fio => "fio",
         }
@@ -331,6 +346,19 @@ impl EngineKind {
 
     pub fn is_default(&self) -> bool {
         *self == EngineKind::default()
+    }
+
+    /// The engine needs no target (it does no I/O to one).
+    pub fn targetless(self) -> bool {
+        matches!(self, EngineKind::Nop)
+    }
+
+    /// The engine runs on io_uring rings (so polled I/O and SQPOLL apply).
+    pub fn uses_rings(self) -> bool {
+        matches!(
+            self,
+            EngineKind::IoUring | EngineKind::Nop | EngineKind::UringCmd
+        )
     }
 }
 
@@ -346,7 +374,55 @@ impl FromStr for EngineKind {
         EngineKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s.trim())
-            .ok_or_else(|| format!("'{s}' is not an engine (io_uring, sync, fio)"))
+            .ok_or_else(|| format!("'{s}' is not an engine (io_uring, sync, nop, uring-cmd, fio)"))
+    }
+}
+
+/// A kernel thread polls the submission queue (IORING_SETUP_SQPOLL): no `io_uring_enter`
+/// to submit while it is awake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SqPoll {
+    /// How long the thread spins without work before it sleeps (ms).
+    pub idle_ms: u32,
+    /// The CPU it is bound to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+}
+
+impl SqPoll {
+    /// The kernel's default idle time when none is given (fio's too).
+    pub const DEFAULT_IDLE_MS: u32 = 1000;
+}
+
+/// How the io_uring engines set up their rings, beyond the workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EngineOptions {
+    /// Polled completions (IORING_SETUP_IOPOLL): needs an NVMe device with poll queues.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// A kernel thread polls the submission queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<SqPoll>,
+}
+
+impl EngineOptions {
+    pub fn is_default(&self) -> bool {
+        *self == EngineOptions::default()
+    }
+}
+
+impl fmt::Display for EngineOptions {
+    /// `hipri, sqpoll (idle 1000ms, cpu 1)`; empty when none is set.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if self.hipri {
+            parts.push("hipri".to_string());
+        }
+        if let Some(p) = self.sqpoll {
+            let cpu = p.cpu.map(|c| format!(", cpu {c}")).unwrap_or_default();
+            parts.push(format!("sqpoll (idle {}ms{cpu})", p.idle_ms));
+        }
+        f.write_str(&parts.join(", "))
     }
 }
 
@@ -356,6 +432,9 @@ pub struct StepSpec {
     /// Which engine runs it.
     #[serde(default, skip_serializing_if = "EngineKind::is_default")]
     pub engine: EngineKind,
+    /// How the engine sets up its rings (polled I/O, SQPOLL).
+    #[serde(default, skip_serializing_if = "EngineOptions::is_default")]
+    pub options: EngineOptions,
     pub workload: Workload,
     /// Warm-up time whose I/O is done but left out of the summary (fio `ramp_time`).
     pub ramp: Duration,

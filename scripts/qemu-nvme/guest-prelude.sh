@@ -8,8 +8,20 @@ mount -t devtmpfs dev /dev
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
 mkdir -p /run && mount -t tmpfs run /run
 
+# modparams MODULE: its MODULE.PARAM=VALUE words of the kernel command line (as modprobe
+# reads them; busybox insmod does not), '-' and '_' alike in the module's name.
+modparams() {
+    want=$(echo "$1" | tr - _)
+    for w in $(cat /proc/cmdline); do
+        case "$w" in
+            *.*=*) mod=$(echo "${w%%.*}" | tr - _)
+                [ "$mod" = "$want" ] && echo "${w#*.}" ;;
+        esac
+    done
+}
 for m in $(cat /modules.order); do
-    insmod "/modules/$m.ko" || echo "guest: insmod $m failed"
+    # shellcheck disable=SC2046
+    insmod "/modules/$m.ko" $(modparams "$m") || echo "guest: insmod $m failed"
 done
 i=0
 while { [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/sda ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

@@ -14,6 +14,11 @@
 # WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
 # watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
 # NVME_SIZE and SATA_SIZE size the two disks (default 256M and 128M).
+# KERNEL_APPEND adds to the guest kernel's command line (e.g. nvme.poll_queues=1: the
+# prelude hands MODULE.PARAM=VALUE words to insmod, as modprobe would). QEMU_TRACE adds
+# QEMU trace events (space-separated, e.g. "pci_nvme_read pci_nvme_write") to nvme-trace.log.
+# QEMU_SMP: the guest's CPUs (default 1).
+# GUEST_BINS: more programs (space-separated paths) copied into the guest's /usr/bin.
 # GUEST_SCRIPT is the guest's /init (default guest-init.sh beside this script); every guest
 # script sources guest-prelude.sh (mounts, modules, section()) as /prelude.sh.
 # Optional tools (mdadm, lvm, blkid, mkswap, wipefs) are copied into the guest when the
@@ -112,6 +117,7 @@ copy_with_libs() { # binary → /usr/bin/NAME, with every library ldd lists
 }
 copy_with_libs "$bin" drivescope
 copy_with_libs "$(command -v nvme)" nvme
+for b in ${GUEST_BINS:-}; do copy_with_libs "$b" "$(basename "$b")"; done
 copy_with_libs "$(command -v dmsetup)" dmsetup
 copy_with_libs "$(command -v smartctl)" smartctl
 # Optional tools: the guest scripts check for them and say when one is missing.
@@ -170,17 +176,19 @@ esac
 mkdir -p "$out"
 rm -rf "$out"/*.txt "$out/rc" "$out/nvme-trace.log"
 mkdir -p "$out/rc"
+extra_trace=()
+for ev in ${QEMU_TRACE:-}; do extra_trace+=(-trace "$ev"); done
 boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed out)
     local cpu=max
     [ "$1" = kvm ] && cpu=host,-arch-capabilities
-    qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp 1 \
+    qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp "${QEMU_SMP:-1}" \
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-        -append "console=ttyS0 quiet loglevel=1 panic=-1" \
+        -append "console=ttyS0 quiet loglevel=1 panic=-1 ${KERNEL_APPEND:-}" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
         -device nvme,serial=TEST0001,drive=nv0 "${second_nvme[@]}" \
         -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
         -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 \
-        -trace pci_nvme_get_log -trace pci_nvme_getfeat -D "$out/nvme-trace.log" \
+        -trace pci_nvme_get_log -trace pci_nvme_getfeat "${extra_trace[@]}" -D "$out/nvme-trace.log" \
         </dev/null >"$out/console.log" 2>&1 &
     local pid=$! waited=0
     while kill -0 "$pid" 2>/dev/null; do

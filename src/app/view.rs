@@ -83,6 +83,9 @@ pub struct StepInfo {
     pub plan_expected_s: Option<f64>,
     pub rate_limited: bool,
     pub target_iops: Option<f64>,
+    /// The engine that runs the step and its ring options (shown when not plain io_uring).
+    pub engine: crate::workload::EngineKind,
+    pub engine_options: crate::workload::EngineOptions,
 }
 
 /// One finished step: a point of the latency-vs-IOPS curve, on its workload's series.

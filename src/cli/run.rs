@@ -11,7 +11,7 @@ use super::parse::{
     parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw, parse_size_arg,
     parse_snapshot_every, parse_time_scale,
 };
-use crate::workload::{Arrivals, BlockSizes, EngineKind, RwMode};
+use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
 /// `drivescope run`: fio's option names where fio has one.
 #[derive(Debug, Args, Clone)]
@@ -90,14 +90,29 @@ pub struct RunArgs {
     /// Reporting interval, 100ms to 10s.
     #[arg(long, value_parser = parse_interval, default_value = "1s")]
     pub interval: Duration,
-    /// I/O engine: drivescope's own (io_uring, or sync pread/pwrite), or the installed fio
-    /// as a child process (its per-interval status dumps become the intervals).
+    /// I/O engine: io_uring, sync, nop (every I/O an io_uring NOP, no target: the engine's
+    /// own ceiling), uring-cmd (NVMe passthrough on /dev/ngXnY; chosen by itself for such a
+    /// target), or fio (the installed fio as a child process: its per-interval status dumps
+    /// become the intervals).
     #[arg(
         long,
-        value_parser = clap::builder::PossibleValuesParser::new(["io_uring", "sync", "fio"]).try_map(parse_engine),
+        value_parser = clap::builder::PossibleValuesParser::new(["io_uring", "sync", "nop", "uring-cmd", "fio"]).try_map(parse_engine),
         default_value = "io_uring"
     )]
     pub engine: EngineKind,
+    /// Polled completions (IORING_SETUP_IOPOLL): NVMe devices with poll queues
+    /// (nvme.poll_queues).
+    #[arg(long)]
+    pub hipri: bool,
+    /// A kernel thread polls the submission queue (IORING_SETUP_SQPOLL).
+    #[arg(long)]
+    pub sqpoll: bool,
+    /// How long the SQ thread spins idle before it sleeps, ms.
+    #[arg(long, value_name = "MS", requires = "sqpoll", default_value_t = SqPoll::DEFAULT_IDLE_MS)]
+    pub sqpoll_idle: u32,
+    /// The CPU the SQ thread is bound to.
+    #[arg(long, value_name = "N", requires = "sqpoll")]
+    pub sqpoll_cpu: Option<u32>,
     /// One JSON object per line instead of text.
     #[arg(long)]
     pub json: bool,
@@ -122,4 +137,17 @@ pub struct RunArgs {
     /// (`drivescope report SESSION --span 10m..20m`).
     #[arg(long)]
     pub histograms: bool,
+}
+
+impl RunArgs {
+    /// The ring options asked for.
+    pub fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            hipri: self.hipri,
+            sqpoll: self.sqpoll.then_some(SqPoll {
+                idle_ms: self.sqpoll_idle,
+                cpu: self.sqpoll_cpu,
+            }),
+        }
+    }
 }

@@ -106,6 +106,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             seed: a.seed,
             interval: a.interval,
             engine: a.engine,
+            engine_options: a.engine_options(),
             outstanding: a.outstanding,
         },
     })

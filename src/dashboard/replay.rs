@@ -150,6 +150,8 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 plan_expected_s: Some(plan_end),
                 rate_limited: target_iops.is_some(),
                 target_iops,
+                engine: st.summary.engine,
+                engine_options: st.summary.engine_options,
             }),
         ));
         out.push((

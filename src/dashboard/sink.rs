@@ -124,6 +124,8 @@ impl Sink for DashboardSink {
                     plan_expected_s: self.plan_expected_s,
                     rate_limited: target_iops.is_some(),
                     target_iops: *target_iops,
+                    engine: step.engine,
+                    engine_options: step.engine_options,
                 }));
                 self.send(Msg::SteadyState(if step.steady.is_some() {
                     SteadyView::Tracking {

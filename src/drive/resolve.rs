@@ -111,8 +111,8 @@ pub fn resolve(path: &Path) -> Result<DriveInfo, DriveError> {
     resolve_in(&SysRoot::real(), path)
 }
 
-/// Resolves `path` (file, directory, block device, NVMe controller character device, or
-/// a path not created yet) to its drive(s), reading sysfs and procfs under `root`.
+/// Resolves `path` (file, directory, block device, NVMe controller or generic character
+/// device, or a path not created yet) to its drive(s), reading sysfs and procfs under `root`.
 pub fn resolve_in(root: &SysRoot, path: &Path) -> Result<DriveInfo, DriveError> {
     let existing = nearest_existing(path).ok_or_else(|| DriveError::NothingExists {
         path: path.to_path_buf(),
@@ -126,6 +126,10 @@ pub fn resolve_in(root: &SysRoot, path: &Path) -> Result<DriveInfo, DriveError> 
         let (ma, mi) = split_dev(meta.rdev());
         class_block_name(root, path, ma, mi)?
     } else if ft.is_char_device() {
+        // An NVMe generic device (`/dev/ngXnY`, for passthrough) is its namespace's drive.
+        if let Some(ns) = crate::engine::nvme::block_namespace(path).filter(|ns| ns.exists()) {
+            return resolve_in(root, &ns);
+        }
         return resolve_nvme_char(root, path, meta.rdev());
     } else {
         let (ma, mi) = split_dev(meta.dev());

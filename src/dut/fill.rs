@@ -38,6 +38,7 @@ pub fn fill_file(
     let len = t.size - t.size % bs;
     let spec = StepSpec {
         engine: EngineKind::IoUring,
+        options: Default::default(),
         workload: Workload {
             rw: RwMode::Write,
             rwmixread: 0,

@@ -53,6 +53,40 @@ fn io_err(path: &Path, what: &str, source: std::io::Error) -> TargetError {
 pub enum TargetKind {
     File,
     BlockDevice,
+    /// An NVMe generic character device (`/dev/ngXnY`), for passthrough commands; prepared
+    /// (sized, guarded) as the block namespace behind it.
+    NvmeGeneric,
+    /// No target at all: the nop engine.
+    None,
+}
+
+impl TargetKind {
+    /// As the session records it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::File => "file",
+            TargetKind::BlockDevice => "block_device",
+            TargetKind::NvmeGeneric => "nvme_generic",
+            TargetKind::None => "none",
+        }
+    }
+}
+
+/// The space the nop engine's offsets are drawn from (no I/O reaches it): 1 TiB.
+pub const NO_TARGET_SIZE: u64 = 1 << 40;
+
+impl PreparedTarget {
+    /// No target: what the nop engine runs on.
+    pub fn none() -> Self {
+        PreparedTarget {
+            path: PathBuf::new(),
+            kind: TargetKind::None,
+            size: NO_TARGET_SIZE,
+            align: 512,
+            created: false,
+            unwritten: false,
+        }
+    }
 }
 
 /// A target ready for I/O.
@@ -227,6 +261,27 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
     };
 
     let ft = meta.file_type();
+    if ft.is_char_device() {
+        if let Some(ns) = crate::engine::nvme::block_namespace(path) {
+            // Passthrough goes around the block layer, not around the guard: the namespace
+            // behind the generic device is checked (and sized) as the block device it is,
+            // and naming either device confirms a write.
+            let confirmed = match &req.destroy_data {
+                Some(d) if d == path => Some(ns.clone()),
+                other => other.clone(),
+            };
+            let req = TargetRequest {
+                destroy_data: confirmed,
+                ..req.clone()
+            };
+            let t = prepare(&ns, &req)?;
+            return Ok(PreparedTarget {
+                path: path.to_path_buf(),
+                kind: TargetKind::NvmeGeneric,
+                ..t
+            });
+        }
+    }
     if ft.is_block_device() {
         let f = File::open(path).map_err(|e| io_err(path, "cannot open", e))?;
         let (size, lbs) = block_device_geometry(&f).map_err(|e| io_err(path, "cannot size", e))?;

@@ -125,7 +125,25 @@ pub fn claim(
 /// run checks this before it creates its session, so a target another process writes is
 /// refused before anything starts.
 pub fn check_claim(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    if spec.engine.targetless() {
+        return Ok(());
+    }
+    if let Some(ns) = namespace_target(target) {
+        return claim(&ns, spec, true).map(drop);
+    }
     let block_device =
         std::fs::metadata(&target.path).is_ok_and(|m| m.file_type().is_block_device());
     claim(target, spec, block_device).map(drop)
+}
+
+/// For an NVMe generic character device (`/dev/ngXnY`), the block namespace behind it
+/// (`/dev/nvmeXnY`): a write through passthrough is claimed, and guarded, there.
+pub fn namespace_target(target: &StepTarget) -> Option<StepTarget> {
+    if !super::nvme::is_generic_device(&target.path) {
+        return None;
+    }
+    super::nvme::block_namespace(&target.path).map(|path| StepTarget {
+        path,
+        ..target.clone()
+    })
 }

@@ -12,18 +12,20 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch, KernelCompletions};
+use super::invalid::RingOption;
 use super::invalid::{InvalidStep, MIN_STEP_DURATION};
+use super::nvme::{self, Namespace};
 use super::schedule::Schedule;
 use super::seam::{Control, StepControl, StepObserver};
 use super::stopclock::StopClock;
 use super::suspend::SuspendWatch;
-use super::uring::{build_ring, MAX_IODEPTH};
+use super::uring::{build_ring, RingIo, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
 use crate::outcome::{EndedBy, FaultKind};
 use crate::stats::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary,
 };
-use crate::workload::{EngineKind, StepSpec, Workload};
+use crate::workload::{EngineKind, EngineOptions, StepSpec, Workload};
 
 /// The target as the engine needs it: where, how large, its O_DIRECT alignment.
 #[derive(Debug, Clone)]
@@ -107,6 +109,45 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     if let Some(d) = spec.end.duration.filter(|d| *d < MIN_STEP_DURATION) {
         return bad(InvalidStep::TooShort(d));
     }
+    check_engine(target, spec)
+}
+
+/// Checks what the step's engine and its ring options need of the target and the kernel:
+/// passthrough needs an NVMe generic device, polled I/O a device with poll queues, SQPOLL
+/// a kernel that lets this process have an SQ thread.
+fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
+    let o = &spec.options;
+    if !o.is_default() && !spec.engine.uses_rings() {
+        return bad(InvalidStep::RingOptions(spec.engine));
+    }
+    if spec.engine == EngineKind::UringCmd && !nvme::is_generic_device(&target.path) {
+        return bad(InvalidStep::NotNvmeGeneric(target.path.clone()));
+    }
+    if o.hipri && spec.engine.targetless() {
+        return bad(InvalidStep::HipriWithoutDevice(spec.engine));
+    }
+    if o.hipri {
+        if let Some(why) = super::polling::no_polling(&target.path) {
+            return bad(InvalidStep::NoPolling {
+                path: target.path.clone(),
+                why,
+            });
+        }
+    }
+    if let Some(p) = o.sqpoll {
+        // An SQPOLL ring alone (no IOPOLL): what the kernel says of the SQ thread.
+        let sq = EngineOptions {
+            hipri: false,
+            sqpoll: Some(p),
+        };
+        if let Err(e) = build_ring::<io_uring::squeue::Entry, io_uring::cqueue::Entry>(8, &sq) {
+            return bad(InvalidStep::Ring {
+                option: RingOption::SqPoll,
+                errno: e.raw_os_error().unwrap_or(0),
+            });
+        }
+    }
     Ok(())
 }
 
@@ -116,7 +157,9 @@ fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError
     let writes = w.rw.read_percent(w.rwmixread) < 100;
     let mut o = OpenOptions::new();
     o.read(true).write(writes);
-    if w.direct {
+    // Passthrough commands bypass the page cache anyway; a character device takes no
+    // O_DIRECT.
+    if w.direct && spec.engine != EngineKind::UringCmd {
         o.custom_flags(libc::O_DIRECT);
     }
     o.open(&target.path).map_err(|source| {
@@ -141,7 +184,10 @@ fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError
 }
 
 fn io_uring_unavailable_reason(depth: u32) -> Option<String> {
-    match build_ring(depth) {
+    match build_ring::<io_uring::squeue::Entry, io_uring::cqueue::Entry>(
+        depth,
+        &EngineOptions::default(),
+    ) {
         Ok(_) => None,
         Err(e) => {
             let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
@@ -193,8 +239,17 @@ pub(super) fn run(
             notes.push(n);
         }
     };
-    let mut use_uring = kind == EngineKind::IoUring;
-    if use_uring {
+    if matches!(kind, EngineKind::Nop | EngineKind::UringCmd) {
+        // No fallback: these engines are io_uring operations.
+        if let Some(reason) = io_uring_unavailable_reason(w.iodepth) {
+            return Err(EngineError::NeedsUring {
+                engine: kind,
+                reason,
+            });
+        }
+    }
+    let mut use_uring = kind != EngineKind::Sync;
+    if kind == EngineKind::IoUring {
         if let Some(reason) = io_uring_unavailable_reason(w.iodepth) {
             note(
                 format!("{reason}: running the sync engine (queue depth 1 per job)"),
@@ -214,17 +269,33 @@ pub(super) fn run(
             obs,
         );
     }
-    let engine_ran = if use_uring {
-        EngineKind::IoUring
-    } else {
-        EngineKind::Sync
-    };
+    let engine_ran = if use_uring { kind } else { EngineKind::Sync };
 
     let jobs = w.jobs as usize;
-    let files: Vec<File> = (0..jobs)
-        .map(|_| open_target(target, spec))
-        .collect::<Result<_, _>>()?;
-    let meta = files.first().and_then(|f| f.metadata().ok());
+    let files: Vec<Option<File>> = if kind.targetless() {
+        (0..jobs).map(|_| None).collect()
+    } else {
+        (0..jobs)
+            .map(|_| open_target(target, spec).map(Some))
+            .collect::<Result<_, _>>()?
+    };
+    let ring_io = match (kind, files.first()) {
+        (EngineKind::Nop, _) => RingIo::Nop,
+        (EngineKind::UringCmd, Some(Some(f))) => RingIo::NvmeCmd(Namespace {
+            nsid: nvme::namespace_id(f).map_err(|source| EngineError::Open {
+                path: target.path.display().to_string(),
+                mode: "its NVMe namespace id",
+                source,
+                hint: " (an NVMe generic device, /dev/ngXnY, answers NVME_IOCTL_ID)",
+            })?,
+            lba_shift: target.align.max(1).trailing_zeros(),
+        }),
+        _ => RingIo::Block,
+    };
+    let meta = files
+        .first()
+        .and_then(Option::as_ref)
+        .and_then(|f| f.metadata().ok());
     let device = meta
         .as_ref()
         .filter(|m| m.file_type().is_block_device())
@@ -234,7 +305,12 @@ pub(super) fn run(
     let kernel = meta.as_ref().and_then(KernelCompletions::of);
     // Held until the step returns (dropped with this frame). Our own jobs' plain opens
     // above do not stand in its way; anyone else's exclusive use does.
-    let _claim = super::claim::claim(target, spec, device.is_some())?;
+    let _claim = match (kind, super::claim::namespace_target(target)) {
+        (EngineKind::Nop, _) => None,
+        // A passthrough write is claimed on the namespace behind the generic device.
+        (EngineKind::UringCmd, Some(ns)) => super::claim::claim(&ns, spec, true)?,
+        _ => super::claim::claim(target, spec, device.is_some())?,
+    };
     let schedule = Schedule::new(spec.interval, spec.ramp);
     let end_ns = spec
         .end
@@ -259,6 +335,8 @@ pub(super) fn run(
         let ctx = WorkerCtx {
             job,
             file,
+            ring_io,
+            options: spec.options,
             workload: w.clone(),
             align: w.bs.min().max(target.align),
             schedule,
@@ -591,6 +669,7 @@ pub(super) fn run(
     Ok(StepSummary {
         engine: engine_ran,
         engine_note: (!notes.is_empty()).then(|| notes.join("; ")),
+        engine_options: spec.options,
         runtime_s,
         ios,
         read_ios: tot_dirs[0].ios,

@@ -537,6 +537,7 @@ fn summary(spec: &StepSpec, d: &Dump, ended_by: EndedBy, version: &str, job: &st
         .collect();
     StepSummary {
         engine: EngineKind::Fio,
+        engine_options: Default::default(),
         engine_note: Some(format!("{version}, job: {}", options.join(" "))),
         runtime_s,
         ios: d.read.ios + d.write.ios,

@@ -43,6 +43,7 @@ fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
     StepSummary {
         engine: EngineKind::Idle,
         engine_note: None,
+        engine_options: Default::default(),
         runtime_s,
         ios: 0,
         read_ios: 0,

@@ -9,6 +9,71 @@ use thiserror::Error;
 use super::collector::{MAX_BUFFER_BYTES, MAX_JOBS};
 use super::uring::MAX_IODEPTH;
 use crate::units::{format_duration, format_size};
+use crate::workload::EngineKind;
+
+/// Why a target cannot do polled I/O (`--hipri`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoPolling {
+    /// Not an NVMe namespace (nor a file on one).
+    NotNvme,
+    /// An NVMe namespace whose driver has no poll queues; the driver's `poll_queues`
+    /// parameter, where it could be read.
+    NoPollQueues { poll_queues: Option<u32> },
+}
+
+impl std::fmt::Display for NoPolling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoPolling::NotNvme => f.write_str(
+                "polled I/O needs an NVMe device with poll queues (the nvme driver's \
+                 nvme.poll_queues), and this is not an NVMe namespace",
+            ),
+            NoPolling::NoPollQueues { poll_queues } => {
+                let now = poll_queues
+                    .map(|n| format!("nvme.poll_queues is {n}"))
+                    .unwrap_or_else(|| "queue/io_poll is 0".to_string());
+                write!(
+                    f,
+                    "the device has no poll queues ({now}); boot with nvme.poll_queues=N \
+                     on the kernel command line (or load the driver with \
+                     `modprobe nvme poll_queues=N`) to give it some"
+                )
+            }
+        }
+    }
+}
+
+/// A ring option the kernel may refuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingOption {
+    SqPoll,
+}
+
+impl RingOption {
+    fn flag(self) -> &'static str {
+        match self {
+            RingOption::SqPoll => "--sqpoll (IORING_SETUP_SQPOLL)",
+        }
+    }
+
+    /// What the kernel's refusal most likely means.
+    fn hint(self, errno: i32) -> &'static str {
+        match (self, errno) {
+            (RingOption::SqPoll, libc::EPERM) => {
+                "; before Linux 5.11 an SQ polling thread needs CAP_SYS_ADMIN"
+            }
+            (RingOption::SqPoll, libc::EINVAL) => {
+                "; the kernel refuses this SQ thread setup (is --sqpoll-cpu an online CPU this \
+                 process may use?)"
+            }
+            _ => "",
+        }
+    }
+}
+
+fn errno_text(errno: i32) -> String {
+    std::io::Error::from_raw_os_error(errno).to_string()
+}
 
 /// The shortest measured duration a step may have (a plain run's `--duration` and a
 /// preset's phases after time scaling alike): below it a run measures nothing.
@@ -45,4 +110,16 @@ pub enum InvalidStep {
     NoEnd,
     #[error("a step's duration of {} is under the {} it takes to measure anything", format_duration(*.0), format_duration(MIN_STEP_DURATION))]
     TooShort(Duration),
+    #[error("--hipri and --sqpoll set up io_uring rings; the {0} engine has none")]
+    RingOptions(EngineKind),
+    #[error("the uring-cmd engine (NVMe passthrough) needs an NVMe generic character device (/dev/ngXnY); {} is not one", .0.display())]
+    NotNvmeGeneric(PathBuf),
+    #[error("--hipri polls a device's completion queues; the {0} engine has no device")]
+    HipriWithoutDevice(EngineKind),
+    #[error("--hipri on {}: {why}", .path.display())]
+    NoPolling { path: PathBuf, why: NoPolling },
+    #[error("{}: the kernel refused it ({}){}", .option.flag(), errno_text(*.errno), .option.hint(*.errno))]
+    Ring { option: RingOption, errno: i32 },
+    #[error("the nop engine does no I/O to a target; leave out --target")]
+    NopTarget,
 }

@@ -12,8 +12,10 @@ pub mod fio;
 mod idle;
 mod invalid;
 mod iogen;
+pub mod nvme;
 mod pacer;
 mod pause;
+mod polling;
 pub mod rng;
 mod schedule;
 mod seam;
@@ -35,14 +37,16 @@ pub use buffers::{Buffers, BUF_ALIGN};
 pub use claim::{check_claim, openers, Opener};
 pub use collector::{validate, validate_shape, StepTarget, MAX_BUFFER_BYTES, MAX_JOBS};
 pub use failure::first_error;
-pub use invalid::{InvalidStep, MIN_STEP_DURATION};
+pub use invalid::{InvalidStep, NoPolling, RingOption, MIN_STEP_DURATION};
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
-pub use seam::{engine_for, run_step, Control, Engine, FnObserver, StepControl, StepObserver};
+pub use seam::{
+    engine_for, engine_for_target, run_step, Control, Engine, FnObserver, StepControl, StepObserver,
+};
 pub use uring::MAX_IODEPTH;
 
 use crate::stats::{LatHists, WorkerInterval};
-use crate::workload::Workload;
+use crate::workload::{EngineKind, Workload};
 
 /// Why a step could not start or had to stop.
 #[derive(Debug, Error)]
@@ -64,6 +68,8 @@ pub enum EngineError {
         by: Vec<Opener>,
         block_device: bool,
     },
+    #[error("the {engine} engine needs io_uring: {reason}")]
+    NeedsUring { engine: EngineKind, reason: String },
     #[error("cannot start worker thread: {0}")]
     Spawn(std::io::Error),
     #[error("filling {path} failed: {message}")]
@@ -104,7 +110,12 @@ pub enum WorkerMsg {
 /// Everything one worker thread needs; moved into it.
 pub(crate) struct WorkerCtx {
     pub job: usize,
-    pub file: File,
+    /// The target, opened for this job; `None` for the nop engine.
+    pub file: Option<File>,
+    /// What each I/O of the ring is (the sync engine does only reads and writes).
+    pub ring_io: uring::RingIo,
+    /// How the ring is set up (polled I/O, SQPOLL).
+    pub options: crate::workload::EngineOptions,
     pub workload: Workload,
     /// Offset alignment (bytes).
     pub align: u64,

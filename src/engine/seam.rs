@@ -69,8 +69,9 @@ pub trait Engine: Send {
     ) -> Result<StepSummary, EngineError>;
 }
 
-/// The in-process engines: one thread per job, each with its io_uring ring (or a
-/// synchronous pread/pwrite loop), merged by the collector.
+/// The in-process engines: one thread per job, each with its io_uring ring (reads and
+/// writes, NOPs or NVMe commands) or a synchronous pread/pwrite loop, merged by the
+/// collector.
 struct InProcess {
     kind: EngineKind,
 }
@@ -94,7 +95,9 @@ impl Engine for InProcess {
 /// The engine of a step's kind.
 pub fn engine_for(kind: EngineKind) -> Box<dyn Engine> {
     match kind {
-        EngineKind::IoUring | EngineKind::Sync => Box::new(InProcess { kind }),
+        EngineKind::IoUring | EngineKind::Sync | EngineKind::Nop | EngineKind::UringCmd => {
+            Box::new(InProcess { kind })
+        }
         EngineKind::Idle => Box::new(super::idle::Idle),
         EngineKind::Fio => Box::new(super::fio::Fio),
     }
@@ -109,4 +112,14 @@ pub fn run_step(
     on_note: impl FnMut(&str),
 ) -> Result<StepSummary, EngineError> {
     engine_for(spec.engine).run_step(target, spec, ctl, &mut FnObserver(on_interval, on_note))
+}
+
+/// The engine a run on `target` uses when `asked` is: the default engine becomes NVMe
+/// passthrough (uring-cmd) on an NVMe generic character device, which has no block
+/// interface for reads and writes.
+pub fn engine_for_target(asked: EngineKind, target: Option<&std::path::Path>) -> EngineKind {
+    match (asked, target) {
+        (EngineKind::IoUring, Some(p)) if super::nvme::is_generic_device(p) => EngineKind::UringCmd,
+        _ => asked,
+    }
 }

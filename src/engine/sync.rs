@@ -17,15 +17,20 @@ use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 pub(crate) fn run(ctx: WorkerCtx) {
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
     let bufs = Buffers::new(1, ctx.workload.bs.max() as usize, &mut rng);
-    if bufs.is_none() {
+    let failed = match (&bufs, &ctx.file) {
+        (None, _) => Some("cannot allocate the I/O buffer"),
+        (_, None) => Some("the sync engine needs a target"),
+        (Some(_), Some(_)) => None,
+    };
+    if let Some(message) = failed {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
-            message: "cannot allocate the I/O buffer".into(),
+            message: message.into(),
         });
     }
     ctx.ready.wait();
     ctx.go.wait();
-    let (Some(mut bufs), Some(t0)) = (bufs, ctx.t0.get().copied()) else {
+    let (Some(mut bufs), Some(file), Some(t0)) = (bufs, &ctx.file, ctx.t0.get().copied()) else {
         return;
     };
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
@@ -91,9 +96,9 @@ pub(crate) fn run(ctx: WorkerCtx) {
         let len = io.len as usize;
         let res = if io.write {
             bufs.scramble(0, len, io.offset);
-            ctx.file.write_at(&bufs.slot(0)[..len], io.offset)
+            file.write_at(&bufs.slot(0)[..len], io.offset)
         } else {
-            ctx.file.read_at(&mut bufs.slot_mut(0)[..len], io.offset)
+            file.read_at(&mut bufs.slot_mut(0)[..len], io.offset)
         };
         let t_submit = now;
         now = ns_since(t0);

@@ -4,23 +4,29 @@
 //! chunk with the `io_uring_enter` that also waits for the first completion; all ready
 //! completions are reaped together. One clock read per loop iteration stamps the
 //! completions just reaped and the submissions prepared next (and one more per chunk).
+//!
+//! The same loop runs the nop engine (every I/O an IORING_OP_NOP) and NVMe passthrough
+//! (IORING_OP_URING_CMD with 128-byte SQEs and 32-byte CQEs, see [`super::nvme`]): the ring's
+//! entry types are its type parameters, and [`RingIo`] says what each I/O is.
 
 use std::io;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use io_uring::{opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use thiserror::Error;
 
 use super::buffers::Buffers;
 use super::iogen::IoGen;
+use super::nvme::{self, Namespace};
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+use crate::workload::EngineOptions;
 
 /// Shortest wait between paced submissions (ns).
 const PACE_GRAIN_NS: u64 = 20_000;
@@ -32,6 +38,17 @@ const PACE_GRAIN_NS: u64 = 20_000;
 /// IOPS (fio: 82-90k), on a loop device over /dev/shm 242-246k -> 290-303k with the same
 /// CPU per I/O; chunks of 1 or 2 cost more system time, 8 or 16 were no better.
 pub const SUBMIT_CHUNK: usize = 4;
+
+/// What each I/O of a ring is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RingIo {
+    /// Reads and writes of the target (READ_FIXED / WRITE_FIXED).
+    Block,
+    /// IORING_OP_NOP: no target, no data; the engine's own cost per I/O.
+    Nop,
+    /// NVMe read and write commands on an NVMe generic character device.
+    NvmeCmd(Namespace),
+}
 
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
@@ -57,30 +74,54 @@ enum UringError {
     Released,
 }
 
-/// Builds a ring for `depth` I/Os, preferring the single-issuer / deferred-task-run setup
-/// (completions are posted when we wait for them, batching the work) where the kernel has it.
-pub(crate) fn build_ring(depth: u32) -> io::Result<IoUring> {
+/// Builds a ring for `depth` I/Os with `opts` (polled completions, an SQ polling thread),
+/// preferring the single-issuer / deferred-task-run setup (completions are posted when we
+/// wait for them, batching the work) where the kernel has it. SQPOLL rings do without it
+/// (the kernel refuses deferred task work with an SQ thread), and so do IOPOLL rings, as a
+/// precaution: Linux 6.1's polling wait (`io_iopoll_check`) runs plain task work but not
+/// deferred task work, which a polled read the kernel re-issues (after an EAGAIN) would
+/// wait for. (The stall in the QEMU guest first blamed on this was the emulated poll
+/// queue: a liburing loop without deferred task work hangs there too.)
+pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    depth: u32,
+    opts: &EngineOptions,
+) -> io::Result<IoUring<S, C>> {
     let entries = depth.next_power_of_two().max(8);
-    let tuned = IoUring::builder()
-        .setup_single_issuer()
-        .setup_defer_taskrun()
-        .setup_coop_taskrun()
-        .setup_cqsize(entries * 2)
-        .build(entries);
-    match tuned {
-        Ok(r) => Ok(r),
-        Err(_) => IoUring::builder().setup_cqsize(entries * 2).build(entries),
+    let base = || {
+        let mut b = IoUring::<S, C>::builder();
+        b.setup_cqsize(entries * 2);
+        if opts.hipri {
+            b.setup_iopoll();
+        }
+        if let Some(p) = opts.sqpoll {
+            b.setup_sqpoll(p.idle_ms);
+            if let Some(cpu) = p.cpu {
+                b.setup_sqpoll_cpu(cpu);
+            }
+        }
+        b
+    };
+    if opts.sqpoll.is_none() && !opts.hipri {
+        let mut tuned = base();
+        tuned
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_coop_taskrun();
+        if let Ok(r) = tuned.build(entries) {
+            return Ok(r);
+        }
     }
+    base().build(entries)
 }
 
 /// A ring and the buffers its I/Os read into and write from. Fields drop in declaration
 /// order: the ring (and the buffer registration with it) goes before the buffers.
-struct RingBufs {
-    ring: IoUring,
+struct RingBufs<S: squeue::EntryMarker, C: cqueue::EntryMarker> {
+    ring: IoUring<S, C>,
     bufs: Buffers,
 }
 
-impl RingBufs {
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> RingBufs<S, C> {
     /// Reaps completions until `inflight` is zero (true) or `timeout` has passed (false).
     /// SQEs pushed but not yet consumed by the kernel are counted in `inflight`, so they are
     /// handed over by the first wait and waited for like the others.
@@ -124,16 +165,16 @@ impl RingBufs {
 /// The worker's ring and buffers with the count of I/Os the kernel may still be working on.
 /// Dropping it frees the buffers only once nothing is in flight: the normal end of the loop
 /// reaps every I/O, and an early end (an error return, a panic) drains here.
-struct Setup {
+struct Setup<S: squeue::EntryMarker, C: cqueue::EntryMarker> {
     /// `None` only once `release` has run.
-    io: Option<RingBufs>,
+    io: Option<RingBufs<S, C>>,
     /// I/Os pushed to the submission queue and not reaped yet.
     inflight: usize,
     fixed_file: bool,
     fixed_bufs: bool,
 }
 
-impl Setup {
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Setup<S, C> {
     /// Waits up to `timeout` for the I/Os still in flight, then drops the ring and the
     /// buffers (true), or, if the device has not completed them, leaks both (false).
     fn release(&mut self, timeout: Duration) -> bool {
@@ -153,24 +194,40 @@ impl Setup {
     }
 }
 
-impl Drop for Setup {
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Drop for Setup<S, C> {
     fn drop(&mut self) {
         self.release(DRAIN_TIMEOUT);
     }
 }
 
-fn setup(ctx: &WorkerCtx) -> Result<(Setup, Vec<String>), UringError> {
+fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ctx: &WorkerCtx,
+) -> Result<(Setup<S, C>, Vec<String>), UringError> {
     let depth = ctx.workload.iodepth;
-    let ring = build_ring(depth).map_err(UringError::Setup)?;
+    let ring = build_ring(depth, &ctx.options).map_err(UringError::Setup)?;
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
-    let bufs = Buffers::new(depth as usize, ctx.workload.bs.max() as usize, &mut rng)
-        .ok_or(UringError::Buffers)?;
+    // NOPs move no data: no buffers.
+    let slots = match ctx.ring_io {
+        RingIo::Nop => 0,
+        RingIo::Block | RingIo::NvmeCmd(_) => depth as usize,
+    };
+    let bufs =
+        Buffers::new(slots, ctx.workload.bs.max() as usize, &mut rng).ok_or(UringError::Buffers)?;
     let io = RingBufs { ring, bufs };
     let mut notes = Vec::new();
+    let Some(file) = &ctx.file else {
+        let s = Setup {
+            io: Some(io),
+            inflight: 0,
+            fixed_file: false,
+            fixed_bufs: false,
+        };
+        return Ok((s, notes));
+    };
     let fixed_file = io
         .ring
         .submitter()
-        .register_files(&[ctx.file.as_raw_fd()])
+        .register_files(&[file.as_raw_fd()])
         .is_ok();
     if !fixed_file {
         notes.push("could not register the file with io_uring; using a plain fd".to_string());
@@ -209,6 +266,87 @@ fn transient(e: &io::Error) -> bool {
         e.raw_os_error(),
         Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)
     )
+}
+
+/// An SQE of a ring's entry type for one I/O.
+trait MakeSqe: squeue::EntryMarker {
+    #[allow(clippy::too_many_arguments)]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self;
+}
+
+impl MakeSqe for squeue::Entry {
+    #[inline]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self {
+        match io {
+            RingIo::Nop => opcode::Nop::new().build().user_data(slot as u64),
+            RingIo::Block | RingIo::NvmeCmd(_) => {
+                build_sqe(bufs, fixed, fd, slot, write, len, offset)
+            }
+        }
+    }
+}
+
+impl MakeSqe for squeue::Entry128 {
+    #[inline]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self {
+        match io {
+            RingIo::NvmeCmd(ns) => {
+                // The command moves `len` bytes at `ptr`: both checks keep that inside
+                // slot `slot`.
+                assert!(
+                    len as usize <= bufs.slot_len(),
+                    "I/O larger than its buffer"
+                );
+                let ptr = bufs.slot_ptr(slot);
+                let idx = fixed.1.then_some(slot as u16);
+                nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
+                    .user_data(slot as u64)
+            }
+            RingIo::Block | RingIo::Nop => {
+                squeue::Entry::make(io, bufs, fixed, fd, slot, write, len, offset).into()
+            }
+        }
+    }
+}
+
+/// The result of a completion as bytes moved or -errno: NOPs and NVMe commands complete
+/// with 0 (an NVMe command with its status code when the device refused it).
+#[inline]
+fn io_result(io: RingIo, res: i32, len: u32) -> i64 {
+    match (io, res) {
+        (RingIo::Block, r) => i64::from(r),
+        (RingIo::Nop | RingIo::NvmeCmd(_), 0) => i64::from(len),
+        (RingIo::Nop | RingIo::NvmeCmd(_), r) if r < 0 => i64::from(r),
+        // An NVMe status (a positive value): the device failed the command.
+        (RingIo::Nop | RingIo::NvmeCmd(_), _) => -i64::from(libc::EIO),
+    }
 }
 
 #[inline]
@@ -268,7 +406,14 @@ struct SlotIo {
 }
 
 pub(crate) fn run(ctx: WorkerCtx) {
-    let set = setup(&ctx);
+    match ctx.ring_io {
+        RingIo::Block | RingIo::Nop => run_on::<squeue::Entry, cqueue::Entry>(ctx),
+        RingIo::NvmeCmd(_) => run_on::<squeue::Entry128, cqueue::Entry32>(ctx),
+    }
+}
+
+fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
+    let set = setup::<S, C>(&ctx);
     if let Err(e) = &set {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
@@ -296,7 +441,11 @@ pub(crate) fn run(ctx: WorkerCtx) {
 
 /// Runs the step. Returns with I/Os in flight only on an error (or unwinds on a panic); the
 /// caller's `Setup` then drains them before freeing the buffers.
-fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError> {
+fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
+    ctx: &WorkerCtx,
+    s: &mut Setup<S, C>,
+    t0: Instant,
+) -> Result<(), UringError> {
     let Setup {
         io,
         inflight,
@@ -305,7 +454,14 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
     } = s;
     let io = io.as_mut().ok_or(UringError::Released)?;
     let depth = ctx.workload.iodepth as usize;
-    let fd = ctx.file.as_raw_fd();
+    let fd = ctx.file.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let ring_io = ctx.ring_io;
+    // NOPs complete in the kernel as they are submitted: a chunk would only add a system
+    // call; the whole refill goes with the wait.
+    let chunk = match ring_io {
+        RingIo::Nop => usize::MAX,
+        RingIo::Block | RingIo::NvmeCmd(_) => SUBMIT_CHUNK,
+    };
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
     let mut rec = IntervalTally::new(
         ctx.job,
@@ -361,6 +517,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             let mut cq = io.ring.completion();
             let mut reaped = 0u64;
             for cqe in &mut cq {
+                let cqe: cqueue::Entry = cqe.into();
                 *inflight -= 1;
                 reaped += 1;
                 let slot = cqe.user_data() as usize;
@@ -369,7 +526,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                     done.write,
                     done.len,
                     done.offset,
-                    i64::from(cqe.result()),
+                    io_result(ring_io, cqe.result(), done.len),
                     done.t_submit,
                     done.t_intended,
                     now,
@@ -389,7 +546,7 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
             let (submitter, mut sq, _) = io.ring.split();
             let mut in_chunk = 0usize;
             while let Some(&slot) = free.last() {
-                if in_chunk == SUBMIT_CHUNK {
+                if in_chunk == chunk {
                     // Hand this chunk over now; the rest follow (the last with the wait).
                     sq.sync();
                     if let Err(e) = submitter.submit() {
@@ -422,10 +579,19 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                 };
                 free.pop();
                 let next = gen.next_io();
-                if next.write {
+                if next.write && ring_io != RingIo::Nop {
                     io.bufs.scramble(slot, next.len as usize, next.offset);
                 }
-                let sqe = build_sqe(&io.bufs, fixed, fd, slot, next.write, next.len, next.offset);
+                let sqe = S::make(
+                    ring_io,
+                    &io.bufs,
+                    fixed,
+                    fd,
+                    slot,
+                    next.write,
+                    next.len,
+                    next.offset,
+                );
                 // SAFETY: the SQE moves `len` bytes at slot `slot`'s buffer, inside the
                 // buffers (build_sqe checks the slot and the length). The slot was just
                 // taken from `free`, so no other I/O uses it, and nothing touches it until
@@ -433,7 +599,9 @@ fn io_loop(ctx: &WorkerCtx, s: &mut Setup, t0: Instant) -> Result<(), UringError
                 // buffers outlive the I/O: the loop ends normally only with nothing in
                 // flight, and on an early end `Setup` drains before freeing them, or leaks
                 // them. `fd` is `ctx.file`'s, which `run` drops only after `s`, so an SQE
-                // still waiting in the queue never names another file.
+                // still waiting in the queue never names another file. A NOP names neither
+                // a buffer nor a file; an NVMe command names the same slot's buffer (its
+                // `addr` and length, checked in `make`) and the same file.
                 if unsafe { sq.push(&sqe) }.is_err() {
                     free.push(slot);
                     break;
@@ -516,8 +684,8 @@ mod tests {
     use std::io::Write;
 
     /// A ring and `slots` one-block buffers; None where io_uring is not available.
-    fn ring_bufs(slots: usize) -> Option<Setup> {
-        let ring = match build_ring(slots as u32) {
+    fn ring_bufs(slots: usize) -> Option<Setup<squeue::Entry, cqueue::Entry>> {
+        let ring = match build_ring(slots as u32, &EngineOptions::default()) {
             Ok(r) => r,
             Err(e) => {
                 crate::test_support::cannot(&format!("io_uring unavailable ({e})"));
@@ -533,7 +701,7 @@ mod tests {
         })
     }
 
-    fn push_read(s: &mut Setup, fd: i32, slot: usize) {
+    fn push_read(s: &mut Setup<squeue::Entry, cqueue::Entry>, fd: i32, slot: usize) {
         let io = s.io.as_mut().unwrap();
         let sqe = build_sqe(&io.bufs, (false, false), fd, slot, false, 4096, 0);
         // SAFETY: the slot is in range and used by this read only; `Setup::release` (or its

@@ -11,7 +11,9 @@ use crate::preset::model::{Phase, RegionSpec, Work, WorkloadSpec};
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, Workload};
+use crate::workload::{
+    BlockSizes, EngineKind, EngineOptions, Region, RwMode, SqPoll, StepEnd, Workload,
+};
 
 /// The most steps one phase may expand to; more is a mistake, not a test.
 const MAX_PHASE_STEPS: usize = 100_000;
@@ -295,6 +297,7 @@ fn idle_step(
         closed_loop: false,
         interval: opts.interval,
         engine: EngineKind::Idle,
+        engine_options: Default::default(),
         thermal,
     })
 }
@@ -421,7 +424,18 @@ fn expand_phase(
         sweep_point: None,
         closed_loop: false,
         interval: opts.interval,
-        engine: opts.engine,
+        engine: w.engine.unwrap_or(opts.engine),
+        engine_options: EngineOptions {
+            hipri: w.hipri.unwrap_or(opts.engine_options.hipri),
+            sqpoll: match w.sqpoll {
+                None => opts.engine_options.sqpoll,
+                Some(false) => None,
+                Some(true) => opts.engine_options.sqpoll.or(Some(SqPoll {
+                    idle_ms: SqPoll::DEFAULT_IDLE_MS,
+                    cpu: None,
+                })),
+            },
+        },
         thermal,
     };
     let named = |v: &Variant, extra: &str| {

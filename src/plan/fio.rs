@@ -74,6 +74,33 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
         }
     }
     let _ = writeln!(out, "stonewall");
+    match step.engine {
+        crate::workload::EngineKind::Nop => {
+            let _ = writeln!(
+                out,
+                "# drivescope's nop engine: io_uring NOPs; fio's nearest is"
+            );
+            let _ = writeln!(out, "ioengine=null");
+        }
+        crate::workload::EngineKind::UringCmd => {
+            let _ = writeln!(out, "ioengine=io_uring_cmd\ncmd_type=nvme");
+        }
+        crate::workload::EngineKind::Sync => {
+            let _ = writeln!(out, "ioengine=psync");
+        }
+        crate::workload::EngineKind::IoUring
+        | crate::workload::EngineKind::Idle
+        | crate::workload::EngineKind::Fio => {}
+    }
+    if step.engine_options.hipri {
+        let _ = writeln!(out, "hipri");
+    }
+    if let Some(p) = step.engine_options.sqpoll {
+        let _ = writeln!(out, "sqthread_poll=1");
+        if let Some(cpu) = p.cpu {
+            let _ = writeln!(out, "sqthread_poll_cpu={cpu}");
+        }
+    }
     crate::fiojob::shape_lines(out, w);
     crate::fiojob::end_lines(out, step.ramp, &step.end, w.jobs);
     match step.rate {

@@ -41,7 +41,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::workload::{EngineKind, StepEnd, StepSpec, Workload};
+use crate::workload::{EngineKind, EngineOptions, StepEnd, StepSpec, Workload};
 
 pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
@@ -139,6 +139,9 @@ pub struct PlanStep {
     /// Which engine runs it.
     #[serde(default, skip_serializing_if = "EngineKind::is_default")]
     pub engine: EngineKind,
+    /// How the engine sets up its rings (polled I/O, SQPOLL).
+    #[serde(default, skip_serializing_if = "EngineOptions::is_default")]
+    pub engine_options: EngineOptions,
     /// Ends judged on the drive's temperature and throttling, as telemetry arrives.
     #[serde(default, skip_serializing_if = "ThermalEnd::is_none")]
     pub thermal: ThermalEnd,
@@ -212,6 +215,7 @@ impl PlanStep {
         workload.rate_iops = resolved_rate.filter(|_| !self.closed_loop);
         StepSpec {
             engine: self.engine,
+            options: self.engine_options,
             workload,
             ramp: self.ramp,
             end: self.end,
@@ -270,6 +274,8 @@ pub struct PlanOptions {
     pub interval: Duration,
     /// The engine every step runs on.
     pub engine: EngineKind,
+    /// The ring options every step runs with (polled I/O, SQPOLL).
+    pub engine_options: EngineOptions,
     /// Outstanding I/Os of every step in all (jobs × iodepth), overriding the preset's.
     pub outstanding: Option<u32>,
 }
@@ -281,6 +287,7 @@ impl Default for PlanOptions {
             seed: 0x5eed,
             interval: Duration::from_secs(1),
             engine: EngineKind::IoUring,
+            engine_options: EngineOptions::default(),
             outstanding: None,
         }
     }

@@ -12,7 +12,7 @@ use super::values::Metric;
 use super::values::{
     Amount, BlockSize, Count, Criterion, DataAmount, DeltaC, Dur, Percent, RateValue, ReadShare,
 };
-use crate::workload::{Arrivals, JobRegion, RwMode};
+use crate::workload::{Arrivals, EngineKind, JobRegion, RwMode};
 
 /// A preset: which published method it reproduces, and its phases in order.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -136,6 +136,17 @@ pub struct WorkloadSpec {
     /// the default) or over the whole region (`whole`, fio's `size=100%` jobs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_region: Option<JobRegion>,
+    /// The engine of the phase's steps: `io_uring`, `sync`, `nop` (io_uring NOPs: the
+    /// engine's own ceiling, no I/O to the target) or `uring-cmd` (NVMe passthrough on
+    /// /dev/ngXnY); the run's engine when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineKind>,
+    /// Polled completions (IORING_SETUP_IOPOLL): NVMe devices with poll queues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hipri: Option<bool>,
+    /// A kernel thread polls the submission queue (IORING_SETUP_SQPOLL, idle 1 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<bool>,
 }
 
 fn one() -> Count {

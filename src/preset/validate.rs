@@ -7,7 +7,7 @@ use super::model::{Phase, Preset, Work};
 use super::suggest;
 use super::values::{Amount, RateValue};
 use crate::units::format_size;
-use crate::workload::RwMode;
+use crate::workload::{EngineKind, RwMode};
 
 /// A broken rule: where, what, and the nearest valid name if one was misspelt.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,6 +160,18 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             c.fail(
                 at(&["workload", "rwmixread"]),
                 format!("rwmixread applies only to rw and randrw, not {}", w.rw),
+            );
+        }
+        if w.engine == Some(EngineKind::Idle) {
+            c.fail(
+                at(&["workload", "engine"]),
+                "the idle engine is `workload: idle`; an engine here is io_uring, sync, nop or uring-cmd",
+            );
+        }
+        if w.engine == Some(EngineKind::Sync) && (w.hipri == Some(true) || w.sqpoll == Some(true)) {
+            c.fail(
+                at(&["workload", "engine"]),
+                "hipri and sqpoll set up io_uring rings; the sync engine has none",
             );
         }
         let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));

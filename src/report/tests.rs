@@ -39,6 +39,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
         summary: StepSummary {
             engine: crate::workload::EngineKind::IoUring,
             engine_note: None,
+            engine_options: Default::default(),
             runtime_s: 10.0,
             ios: (iops * 10.0) as u64,
             read_ios: (iops * 10.0) as u64,

@@ -18,6 +18,7 @@ use crate::dut::TargetKind;
 use crate::outcome::RunOutcome;
 use crate::stats::{IntervalReport, IoErrorRecord, LatSummary, StepSummary};
 use crate::units::{format_duration, format_size};
+use crate::workload::{EngineKind, EngineOptions};
 
 /// Text or JSON lines on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -482,6 +483,8 @@ impl Printer {
                 let kind = match t.kind {
                     TargetKind::File => "file",
                     TargetKind::BlockDevice => "block device",
+                    TargetKind::NvmeGeneric => "NVMe generic device",
+                    TargetKind::None => "no target",
                 };
                 let mix = if w.rw.is_mixed() {
                     format!(" {}% read", w.rwmixread)
@@ -497,17 +500,24 @@ impl Printer {
                 } else {
                     format!(" after a {} ramp", format_duration(*ramp))
                 };
+                let on = match t.kind {
+                    TargetKind::None => kind.to_string(),
+                    _ => format!(
+                        "{} ({kind}, {}, region {}+{})",
+                        t.path.display(),
+                        format_size(t.size),
+                        format_size(w.region.offset),
+                        format_size(w.region.len),
+                    ),
+                };
                 let description = format!(
-                    "{}{mix} {} QD{} × {} job{} on {} ({kind}, {}, region {}+{}){rate}, {}{ramp_text}",
+                    "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
                     w.rw,
                     w.bs,
                     w.iodepth,
                     w.jobs,
                     if w.jobs == 1 { "" } else { "s" },
-                    t.path.display(),
-                    format_size(t.size),
-                    format_size(w.region.offset),
-                    format_size(w.region.len),
+                    engine_text(step.engine, &step.engine_options),
                     format_duration(*duration),
                 );
                 self.start(
@@ -517,6 +527,8 @@ impl Printer {
                         "target_kind": t.kind,
                         "target_size": t.size,
                         "workload": w,
+                        "engine": step.engine,
+                        "engine_options": step.engine_options,
                         "duration_s": duration.as_secs_f64(),
                         "ramp_s": ramp.as_secs_f64(),
                         "interval_s": step.interval.as_secs_f64(),
@@ -642,6 +654,16 @@ impl Sink for Printer {
             (RunEvent::Saved(p), _) => self.session(p),
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }
+    }
+}
+
+/// The engine and its ring options in a run's first line (nothing for plain io_uring):
+/// ` with the nop engine`, ` with io_uring (hipri, sqpoll (idle 1000ms))`.
+fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
+    match (engine, o.is_default()) {
+        (EngineKind::IoUring, true) => String::new(),
+        (e, true) => format!(" with the {e} engine"),
+        (e, false) => format!(" with the {e} engine ({o})"),
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::event::{Happening, RunEvent};
 use super::request::{Prepared, RunKind};
 use crate::drive::DriveInfo;
-use crate::dut::{PreparedTarget, TargetKind};
+use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
@@ -15,11 +15,7 @@ use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
 pub fn target_info(t: &PreparedTarget) -> TargetInfo {
     TargetInfo {
         path: crate::ostext::escaped(t.path.as_os_str()),
-        kind: match t.kind {
-            TargetKind::File => "file",
-            TargetKind::BlockDevice => "block_device",
-        }
-        .into(),
+        kind: t.kind.as_str().into(),
         size_bytes: t.size,
         align_bytes: t.align,
     }

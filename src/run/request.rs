@@ -123,9 +123,17 @@ fn plan_io(plan: &Plan) -> (bool, bool) {
 
 fn prepare_target(
     c: &TargetChoice,
+    engine: EngineKind,
     writes: bool,
     size: Option<u64>,
 ) -> Result<(PreparedTarget, bool), RunError> {
+    if engine.targetless() {
+        // The nop engine touches no target: none is prepared, not even the built-in file.
+        return match c.path {
+            Some(_) => Err(engine::EngineError::Invalid(engine::InvalidStep::NopTarget).into()),
+            None => Ok((PreparedTarget::none(), false)),
+        };
+    }
     let (path, is_default) = match &c.path {
         Some(p) => (p.clone(), false),
         None => (dut::default_target_path(), true),
@@ -172,6 +180,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,
+        engine_options: opts.engine_options,
         thermal: Default::default(),
     };
     Plan {
@@ -281,9 +290,12 @@ fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
+    let mut req = req.clone();
+    req.plan.engine = engine::engine_for_target(req.plan.engine, req.target.path.as_deref());
+    let engine = req.plan.engine;
     match &req.what {
         RunWhat::Preset(p) => {
-            let (t, is_default) = prepare_target(&req.target, false, req.target.size)?;
+            let (t, is_default) = prepare_target(&req.target, engine, false, req.target.size)?;
             let facts = TargetFacts {
                 capacity_bytes: t.size,
                 logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
@@ -291,7 +303,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
             let t = if writes {
-                prepare_target(&req.target, true, req.target.size)?.0
+                prepare_target(&req.target, engine, true, req.target.size)?.0
             } else {
                 t
             };
@@ -313,7 +325,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let writes = w.rw.read_percent(w.rwmixread) < 100;
             let offset = w.region.offset;
             let size = req.target.size.map(|s| s.saturating_add(offset));
-            let (t, is_default) = prepare_target(&req.target, writes, size)?;
+            let (t, is_default) = prepare_target(&req.target, engine, writes, size)?;
             if offset >= t.size {
                 return Err(RunError::OffsetPastEnd {
                     offset,

@@ -394,6 +394,7 @@ mod tests {
             Ok(StepSummary {
                 engine: EngineKind::IoUring,
                 engine_note: None,
+                engine_options: Default::default(),
                 runtime_s,
                 ios,
                 read_ios: ios,
@@ -481,6 +482,7 @@ mod tests {
             sweep_point: None,
             interval: Duration::from_secs_f64(INTERVAL_S),
             engine: EngineKind::IoUring,
+            engine_options: Default::default(),
             thermal: Default::default(),
         };
         Plan {

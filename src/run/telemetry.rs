@@ -79,6 +79,12 @@ pub(super) enum Feed {
 impl Feed {
     pub(super) fn start(src: TelemetrySource, target: &Path, t0: Instant) -> Feed {
         match src {
+            // No target (the nop engine): no drive to watch.
+            TelemetrySource::Poll if target.as_os_str().is_empty() => Feed::Own(Live {
+                drive: None,
+                poller: None,
+                notes: Vec::new(),
+            }),
             TelemetrySource::Poll => Feed::Own(Live::start(target, None, t0)),
             TelemetrySource::Tap(rx) => Feed::Tap(drive::resolve(target).ok(), rx),
         }

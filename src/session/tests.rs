@@ -41,6 +41,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
     StepSummary {
         engine: crate::workload::EngineKind::IoUring,
         engine_note: None,
+        engine_options: Default::default(),
         runtime_s: 3.0,
         ios: (iops * 3.0) as u64,
         read_ios: (iops * 3.0) as u64,

@@ -204,6 +204,12 @@ pub struct StepSummary {
     /// Why the engine is not the one asked for, or what it could not use.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub engine_note: Option<String>,
+    /// The ring options it ran with (polled I/O, SQPOLL).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::workload::EngineOptions::is_default"
+    )]
+    pub engine_options: crate::workload::EngineOptions,
     /// Measured seconds (ramp excluded, final drain included).
     pub runtime_s: f64,
     pub ios: u64,

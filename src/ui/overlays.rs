@@ -214,6 +214,8 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
             let kind = match tg.kind {
                 TargetKind::File => "file",
                 TargetKind::BlockDevice => "device",
+                TargetKind::NvmeGeneric => "NVMe generic device",
+                TargetKind::None => "no target",
             };
             let (safety, colour) = match (&tg.safety, tg.needs_typed_confirmation()) {
                 (Some(reason), _) => (format!("writes refused: {reason}"), t.warning),

@@ -79,6 +79,8 @@ fn step() -> StepInfo {
         plan_expected_s: Some(240.0),
         rate_limited: false,
         target_iops: None,
+        engine: Default::default(),
+        engine_options: Default::default(),
     }
 }
 

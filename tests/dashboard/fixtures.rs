@@ -242,6 +242,8 @@ pub fn running(size: (u16, u16)) -> App {
                 plan_expected_s: Some(1260.0),
                 rate_limited: false,
                 target_iops: None,
+                engine: Default::default(),
+                engine_options: Default::default(),
             }),
         ],
     );
@@ -336,6 +338,8 @@ pub fn no_smart(size: (u16, u16)) -> App {
                 plan_expected_s: Some(120.0),
                 rate_limited: false,
                 target_iops: None,
+                engine: Default::default(),
+                engine_options: Default::default(),
             }),
         ],
     );
@@ -407,6 +411,8 @@ pub fn errored(size: (u16, u16)) -> App {
                 plan_expected_s: Some(1260.0),
                 rate_limited: true,
                 target_iops: Some(200_000.0),
+                engine: Default::default(),
+                engine_options: Default::default(),
             }),
         ],
     );

@@ -594,3 +594,65 @@ fn a_soak_shows_its_figures_live() {
         assert!(s.contains(&want), "{want}\n{s}");
     }
 }
+
+#[test]
+fn the_header_names_an_engine_other_than_io_uring_and_its_ring_options() {
+    use drivescope::app::StepInfo;
+    use drivescope::workload::{EngineKind, EngineOptions, SqPoll};
+    let step = |engine, engine_options| {
+        Msg::StepStarted(StepInfo {
+            index: 0,
+            count: 1,
+            name: "randread 4KiB QD128 × 1".into(),
+            phase_name: "randread".into(),
+            started_s: 0.0,
+            expected_s: Some(10.0),
+            plan_expected_s: Some(10.0),
+            rate_limited: false,
+            target_iops: None,
+            engine,
+            engine_options,
+        })
+    };
+    let mut app = idle(BIG);
+    send(
+        &mut app,
+        [
+            code(KeyCode::Enter),
+            Msg::RunStarted {
+                preset_id: "randread".into(),
+                target: std::path::PathBuf::new(),
+            },
+            step(
+                EngineKind::Nop,
+                EngineOptions {
+                    hipri: false,
+                    sqpoll: Some(SqPoll {
+                        idle_ms: 50,
+                        cpu: Some(1),
+                    }),
+                },
+            ),
+        ],
+    );
+    let s = screen(&app);
+    assert!(s.contains("drivescope · no target"), "{s}");
+    assert!(s.contains("engine nop (sqpoll (idle 50ms, cpu 1))"), "{s}");
+    // Plain io_uring says nothing of its engine.
+    send(
+        &mut app,
+        [step(EngineKind::IoUring, EngineOptions::default())],
+    );
+    assert!(!screen(&app).contains("engine "), "{}", screen(&app));
+    send(
+        &mut app,
+        [step(
+            EngineKind::IoUring,
+            EngineOptions {
+                hipri: true,
+                sqpoll: None,
+            },
+        )],
+    );
+    assert!(screen(&app).contains("engine io_uring (hipri)"));
+}

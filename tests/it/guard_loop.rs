@@ -524,6 +524,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
     let len = 16 << 20;
     let spec = StepSpec {
         engine: EngineKind::IoUring,
+        options: Default::default(),
         workload: Workload {
             rw: RwMode::RandWrite,
             rwmixread: 0,

@@ -15,6 +15,7 @@ mod dashboard_tmux;
 mod dashboard_tmux_drives;
 mod devices_in_use;
 mod drive_resolve;
+mod engine_nop;
 mod fio_engine;
 mod guard_loop;
 mod hostile_files;

@@ -1141,3 +1141,66 @@ fn outstanding_sets_every_steps_queue() {
         assert_eq!((s.workload.jobs, s.workload.iodepth), (2, 1));
     }
 }
+
+#[test]
+fn a_preset_phase_may_ask_for_an_engine_and_ring_options() {
+    use drivescope::workload::{EngineKind, EngineOptions, SqPoll};
+    let text = "id: ceiling\nname: Ceiling\ndescription: d\nphases:\n  - name: nops\n    workload: {rw: randread, bs: 4k, iodepth: 128, engine: nop, sqpoll: true}\n    end: {duration: 5s}\n  - name: polled\n    workload: {rw: randread, bs: 4k, iodepth: 8, hipri: true}\n    end: {duration: 5s}\n  - name: passthrough\n    workload: {rw: randread, bs: 4k, iodepth: 8, engine: uring-cmd}\n    end: {duration: 5s}\n";
+    let p = preset::parse_str(text, "inline").expect("valid");
+    let plan = plan::expand(&p, &target(TIB, 512), &PlanOptions::default()).expect("plan");
+    let sq = SqPoll {
+        idle_ms: SqPoll::DEFAULT_IDLE_MS,
+        cpu: None,
+    };
+    let got: Vec<(EngineKind, EngineOptions)> = plan
+        .steps
+        .iter()
+        .map(|s| (s.engine, s.engine_options))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                EngineKind::Nop,
+                EngineOptions {
+                    hipri: false,
+                    sqpoll: Some(sq)
+                }
+            ),
+            (
+                EngineKind::IoUring,
+                EngineOptions {
+                    hipri: true,
+                    sqpoll: None
+                }
+            ),
+            (EngineKind::UringCmd, EngineOptions::default()),
+        ]
+    );
+    // The step's spec carries them to the engine.
+    let spec = plan.steps[1].to_step_spec(None);
+    assert!(spec.options.hipri);
+    // fio's job file says the same in fio's words.
+    let fio = plan::fio::job_file(&p, &plan, &target(TIB, 512));
+    assert!(fio.contains("ioengine=null\nsqthread_poll=1\n"), "{fio}");
+    assert!(fio.contains("hipri\n"), "{fio}");
+    assert!(
+        fio.contains("ioengine=io_uring_cmd\ncmd_type=nvme\n"),
+        "{fio}"
+    );
+
+    // `idle` is a workload, not an engine; sync has no rings to poll.
+    for (bad, says) in [
+        ("engine: idle", "the idle engine is `workload: idle`"),
+        ("engine: sync, hipri: true", "the sync engine has none"),
+        ("engine: spdk", "spdk"),
+    ] {
+        let text = format!(
+            "id: bad\nname: Bad\ndescription: d\nphases:\n  - name: p\n    workload: {{rw: randread, bs: 4k, iodepth: 8, {bad}}}\n    end: {{duration: 5s}}\n"
+        );
+        let e = preset::parse_str(&text, "inline")
+            .expect_err(bad)
+            .to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}

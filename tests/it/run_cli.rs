@@ -425,6 +425,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     std::fs::write(&path, vec![0u8; 8 << 20]).unwrap();
     let spec = StepSpec {
         engine: EngineKind::IoUring,
+        options: Default::default(),
         workload: Workload {
             rw: RwMode::RandRead,
             rwmixread: 100,
@@ -807,6 +808,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
     for engine in [EngineKind::IoUring, EngineKind::Sync] {
         let spec = StepSpec {
             engine,
+            options: Default::default(),
             workload: Workload {
                 rw: RwMode::RandRead,
                 rwmixread: 100,

@@ -7,5 +7,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod qemu_engine;
 mod qemu_nvme;
 mod qemu_safety;

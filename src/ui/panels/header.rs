@@ -12,6 +12,7 @@ use crate::app::{App, RunState, SteadyView, TargetKind};
 use crate::telemetry::Health;
 use crate::ui::format;
 use crate::ui::widgets::panel_block;
+use crate::workload::EngineKind;
 
 /// The drive's health from the last telemetry, when a source says it fails.
 fn failing_health(app: &App) -> Option<&Health> {
@@ -100,6 +101,15 @@ fn run_line(app: &App) -> Line<'static> {
             name.push_str(&format!(" @ {} IOPS", format::iops(r)));
         }
         spans.push(Span::styled(name, Style::default().fg(t.fg)));
+        if s.engine != EngineKind::IoUring || !s.engine_options.is_default() {
+            spans.push(sep());
+            spans.push(Span::styled("engine ", t.dim_style()));
+            let mut engine = s.engine.to_string();
+            if !s.engine_options.is_default() {
+                engine.push_str(&format!(" ({})", s.engine_options));
+            }
+            spans.push(Span::styled(engine, Style::default().fg(t.fg)));
+        }
     }
     if app.run.errors > 0 {
         spans.push(sep());
@@ -212,6 +222,8 @@ fn target_title(app: &App) -> String {
         .filter(|_| app.run.state != RunState::Idle)
         .or_else(|| app.selected_target().map(|t| t.path.clone()));
     match target {
+        // The nop engine's run: nothing under test but the engine.
+        Some(p) if p.as_os_str().is_empty() => "drivescope · no target".into(),
         Some(p) => {
             let kind = app
                 .targets
@@ -220,6 +232,8 @@ fn target_title(app: &App) -> String {
                 .map(|t| match t.kind {
                     TargetKind::File => " (test file)",
                     TargetKind::BlockDevice => " (device)",
+                    TargetKind::NvmeGeneric => " (NVMe passthrough)",
+                    TargetKind::None => " (no target)",
                 })
                 .unwrap_or("");
             format!("drivescope · {}{kind}", p.display())
