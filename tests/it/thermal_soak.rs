@@ -275,12 +275,13 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
             .clone()
     };
     // The session's clock starts when the run has its first reading; a reading lags its
-    // cause by at most one poll (1 s), plus the heater's step and an interval.
+    // cause by one poll (1 s), plus the heater's step and an interval (0.25 s), and on a
+    // loaded two-core machine by up to a poll more: never by three.
     let session_at = sink.session_at.expect("the run started");
     let near = |what: &str, got: f64, want: f64| {
         let want = want - session_at;
         assert!(
-            got >= want - 0.3 && got <= want + 1.6,
+            got >= want - 0.3 && got <= want + 2.5,
             "{what}: at {got:.2} s, the simulation at {want:.2} s"
         );
     };
