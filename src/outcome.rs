@@ -203,6 +203,50 @@ impl RunOutcome {
         }
     }
 
+    /// Reads the stored form back (the inverse of `Display`, as [`EndedBy::parse`] is of
+    /// its own): the session keeps a run's or a drive's outcome as its `ended_by` text.
+    pub fn parse(s: &str) -> RunOutcome {
+        if let Some(rest) = s.strip_prefix("completed") {
+            let (errors, first_error) = match rest.strip_prefix(" with ") {
+                None => (0, None),
+                Some(r) => {
+                    let (n, tail) = r.split_once(" I/O errors").unwrap_or((r, ""));
+                    let first = tail
+                        .strip_prefix(" (first: ")
+                        .and_then(|t| t.strip_suffix(')'))
+                        .map(str::to_string);
+                    (n.trim().parse().unwrap_or(0), first)
+                }
+            };
+            return RunOutcome::Completed {
+                errors,
+                first_error,
+            };
+        }
+        match s {
+            "stopped by a signal" => return RunOutcome::Stopped(StopBy::Signal),
+            "stopped" => return RunOutcome::Stopped(StopBy::User),
+            _ => {}
+        }
+        // A plain run's failure is its step's reason alone; a preset's names the step first.
+        match EndedBy::parse(s) {
+            EndedBy::Other(_) => match s.split_once(": ") {
+                Some((step, why)) => RunOutcome::Failed {
+                    step: Some(step.to_string()),
+                    ended_by: EndedBy::parse(why),
+                },
+                None => RunOutcome::Failed {
+                    step: None,
+                    ended_by: EndedBy::Other(s.to_string()),
+                },
+            },
+            ended_by => RunOutcome::Failed {
+                step: None,
+                ended_by,
+            },
+        }
+    }
+
     /// Why it failed, for the last line and the session.
     pub fn failure(&self) -> Option<String> {
         match self {
@@ -309,5 +353,27 @@ mod tests {
             f.to_string(),
             "sweep 50%: every I/O failed (1 errors in interval 0)"
         );
+        let plain = RunOutcome::Failed {
+            step: None,
+            ended_by: EndedBy::device(FaultKind::Gone, "/dev/sda no longer exists"),
+        };
+        let all = [
+            c,
+            RunOutcome::Completed {
+                errors: 0,
+                first_error: None,
+            },
+            RunOutcome::Completed {
+                errors: 7,
+                first_error: None,
+            },
+            RunOutcome::Stopped(StopBy::Signal),
+            RunOutcome::Stopped(StopBy::User),
+            f,
+            plain,
+        ];
+        for o in all {
+            assert_eq!(RunOutcome::parse(&o.to_string()), o, "{o}");
+        }
     }
 }

@@ -14,7 +14,7 @@ use crate::app::{
     CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
 };
 use crate::drive::DriveInfo;
-use crate::outcome::{EndedBy, RunOutcome, StopBy};
+use crate::outcome::RunOutcome;
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -49,7 +49,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
             out.push((t, Msg::OnDrive(i, Box::new(m))));
         }
         if let Some(sum) = s.summary.as_ref().and_then(|x| x.drives.get(i)) {
-            let outcome = outcome_of(&sum.ended_by, sum.errors);
+            let outcome = RunOutcome::parse(&sum.ended_by);
             out.push((end_s, Msg::DriveEnded { drive: i, outcome }));
         }
     }
@@ -61,25 +61,6 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
-}
-
-/// A drive's end as its summary stores it ("completed", "stopped", or why it failed).
-fn outcome_of(ended_by: &str, errors: u64) -> RunOutcome {
-    if ended_by.starts_with("completed") {
-        RunOutcome::Completed {
-            errors,
-            first_error: None,
-        }
-    } else if ended_by == "stopped by a signal" {
-        RunOutcome::Stopped(StopBy::Signal)
-    } else if ended_by == "stopped" {
-        RunOutcome::Stopped(StopBy::User)
-    } else {
-        RunOutcome::Failed {
-            step: None,
-            ended_by: EndedBy::parse(ended_by),
-        }
-    }
 }
 
 /// The drives of a session of several, for the drives table.

@@ -150,6 +150,20 @@ impl Hub<'_, '_> {
     }
 }
 
+/// Sets the run's stop flag when dropped during a panic.
+struct StopOnUnwind<'a>(&'a RunControl);
+
+impl Drop for StopOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0
+                .flags()
+                .stop
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// Refuses, before anything is touched, a session path (or a file that goes beside it:
 /// the histogram log, the snapshot folder's files) that drivescope may not write.
 pub fn check_outputs(path: &std::path::Path, options: &RecorderOptions) -> Result<(), RunError> {
@@ -290,6 +304,9 @@ pub fn execute_many(
     let mut results: Vec<Option<Result<(RunOutcome, Tally), RunError>>> =
         runs.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
+        // Should the hub (a sink) panic, the drives are told to stop (before the scope
+        // waits for them) rather than run their whole plan with nobody recording them.
+        let _stop_on_unwind = StopOnUnwind(ctl);
         let drives = runs.iter().zip(feeds).zip(early).zip(controls);
         for (d, (((run, feed), samples), child)) in drives.enumerate() {
             let tx = tx.clone();

@@ -44,3 +44,26 @@ impl Tree {
         std::os::unix::fs::symlink(format!("{up}{target}"), &at).expect("symlink");
     }
 }
+
+/// The drive of NVMe namespace nvme0n1 on controller nvme0 (1 GiB), as `drive::resolve`
+/// describes it: the drive the fake trees' poller tests read.
+pub fn nvme_drive() -> drivescope::drive::DriveInfo {
+    drivescope::drive::DriveInfo {
+        target: std::path::PathBuf::from("/dev/nvme0n1"),
+        block_device: "nvme0n1".into(),
+        stat_name: "nvme0n1".into(),
+        disks: vec![drivescope::drive::Disk {
+            name: "nvme0n1".into(),
+            model: None,
+            serial: None,
+            firmware: None,
+            capacity_bytes: 1 << 30,
+            logical_block_size: 512,
+            physical_block_size: 512,
+            rotational: false,
+            transport: drivescope::drive::Transport::Nvme,
+            nvme_controller: Some("nvme0".into()),
+            backing_file: None,
+        }],
+    }
+}

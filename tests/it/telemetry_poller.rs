@@ -9,30 +9,9 @@ use std::ffi::CString;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use drivescope::drive::{self, Disk, DriveInfo, SysRoot, Transport};
+use drivescope::drive::{self, DriveInfo, SysRoot};
 use drivescope::telemetry::{Poller, TelemetrySample};
 use fake_sysfs::Tree;
-
-fn nvme_drive() -> DriveInfo {
-    DriveInfo {
-        target: PathBuf::from("/dev/nvme0n1"),
-        block_device: "nvme0n1".into(),
-        stat_name: "nvme0n1".into(),
-        disks: vec![Disk {
-            name: "nvme0n1".into(),
-            model: None,
-            serial: None,
-            firmware: None,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 512,
-            rotational: false,
-            transport: Transport::Nvme,
-            nvme_controller: Some("nvme0".into()),
-            backing_file: None,
-        }],
-    }
-}
 
 fn next(rx: &std::sync::mpsc::Receiver<TelemetrySample>) -> TelemetrySample {
     rx.recv_timeout(Duration::from_millis(2500))
@@ -51,7 +30,7 @@ fn a_hung_smart_source_never_delays_the_samples() {
     let origin = Instant::now();
     let (poller, rx) = Poller::spawn_in(
         SysRoot::under(t.root()),
-        &nvme_drive(),
+        &crate::fake_sysfs::nvme_drive(),
         Duration::from_millis(10),
         origin,
     );

@@ -6,14 +6,14 @@
 //! file: each event must come at the time the simulation made it happen, the soak must end
 //! on its throttle rule and the cool-down on its temperature rule.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::fake_sysfs::Tree;
-use drivescope::drive::{Disk, DriveInfo, SysRoot, Transport};
+use drivescope::drive::SysRoot;
 use drivescope::plan::PlanOptions;
 use drivescope::run::{
     self, RunControl, RunEvent, RunRequest, RunWhat, SessionPlan, Sink, TargetChoice,
@@ -47,27 +47,6 @@ phases:
     workload: idle
     end: {duration: 40s, cooled: 1C}
 ";
-
-fn drive() -> DriveInfo {
-    DriveInfo {
-        target: PathBuf::from("/dev/nvme0n1"),
-        block_device: "nvme0n1".into(),
-        stat_name: "nvme0n1".into(),
-        disks: vec![Disk {
-            name: "nvme0n1".into(),
-            model: None,
-            serial: None,
-            firmware: None,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 512,
-            rotational: false,
-            transport: Transport::Nvme,
-            nvme_controller: Some("nvme0".into()),
-            backing_file: None,
-        }],
-    }
-}
 
 /// The simulated drive: its temperature and throttle, and when things happened.
 #[derive(Debug, Default)]
@@ -188,7 +167,7 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
     // reading up to a period old), as one SMART log read would carry both.
     let (poller, samples) = Poller::spawn_in(
         SysRoot::under(t.root()),
-        &drive(),
+        &crate::fake_sysfs::nvme_drive(),
         Duration::from_secs(1),
         origin,
     );

@@ -150,6 +150,10 @@ fn temperatures(app: &App) -> Vec<(f64, f64)> {
 /// A thermal soak's figures so far, on two lines: time to the warning temperature and the
 /// throttle onset; the cliff, the peak and the cool-down (times from the start of I/O).
 fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
+    // Most runs have no thermal event: nothing to build on each frame.
+    if app.run.thermal.is_empty() {
+        return [Vec::new(), Vec::new()];
+    }
     let t = app.theme();
     let temps = temperatures(app);
     let Some(s) = app.run.soak(&temps) else {
