@@ -9,6 +9,8 @@ mod claim;
 mod collector;
 mod failure;
 pub mod fio;
+pub mod fio_file;
+mod fio_series;
 mod idle;
 mod invalid;
 mod iogen;

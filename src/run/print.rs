@@ -536,6 +536,27 @@ impl Printer {
                     }),
                 );
             }
+            RunKind::FioJob(f) => {
+                let plan = &run.plan;
+                self.start(
+                    &format!(
+                        "fio job file {} ({}) on {} ({}): {} steps",
+                        f.file.display(),
+                        f.version,
+                        t.path.display(),
+                        format_size(t.size),
+                        plan.steps.len(),
+                    ),
+                    json!({
+                        "fio_job": f.file.display().to_string(),
+                        "fio": f.version,
+                        "target": t.path.display().to_string(),
+                        "target_size": t.size,
+                        "steps": plan.steps.len(),
+                        "session": session,
+                    }),
+                );
+            }
             RunKind::Preset(preset) => {
                 let plan = &run.plan;
                 self.start(

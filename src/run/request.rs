@@ -37,11 +37,21 @@ pub struct SingleStep {
     pub duration: Duration,
 }
 
+/// An fio job file to run (`--fio-job`), with the write confirmations given for it.
+#[derive(Debug, Clone)]
+pub struct FioJobRequest {
+    pub file: PathBuf,
+    /// Each names a file or device a job of the file writes.
+    pub destroy_data: Vec<PathBuf>,
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub enum RunWhat {
     Preset(Box<Preset>),
     Single(SingleStep),
+    /// An fio job file, its targets its own.
+    FioJob(FioJobRequest),
 }
 
 /// A run, as asked.
@@ -62,6 +72,8 @@ pub enum RunKind {
         ramp: Duration,
         duration: Duration,
     },
+    /// An fio job file: a step for each group of jobs fio runs together.
+    FioJob(Box<super::fio_job::FioRun>),
 }
 
 /// A run ready to go: its plan and the target it runs on.
@@ -96,7 +108,7 @@ impl Prepared {
     pub fn preset(&self) -> Option<&Preset> {
         match &self.kind {
             RunKind::Preset(p) => Some(p),
-            RunKind::Single { .. } => None,
+            RunKind::Single { .. } | RunKind::FioJob(_) => None,
         }
     }
 
@@ -104,7 +116,7 @@ impl Prepared {
     pub fn name(&self) -> &str {
         match &self.kind {
             RunKind::Preset(p) => &p.id,
-            RunKind::Single { .. } => &self.plan.preset_id,
+            RunKind::Single { .. } | RunKind::FioJob(_) => &self.plan.preset_id,
         }
     }
 }
@@ -182,6 +194,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         engine: opts.engine,
         engine_options: opts.engine_options,
         thermal: Default::default(),
+        fio_file: None,
     };
     Plan {
         preset_id: step.workload.rw.as_str().to_string(),
@@ -201,7 +214,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
 fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
     // A missing or too old fio is said before anything is created.
     if plan.steps.iter().any(|s| s.engine == EngineKind::Fio) {
-        engine::fio::fio_version().map_err(engine::EngineError::from)?;
+        engine::fio::fio_check().map_err(engine::EngineError::from)?;
     }
     for step in &plan.steps {
         engine::validate(t, &step.to_step_spec(None))?;
@@ -240,6 +253,8 @@ pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
 fn writes(r: &RunRequest) -> bool {
     match &r.what {
         RunWhat::Single(s) => s.workload.rw.read_percent(s.workload.rwmixread) < 100,
+        // Its targets are its own: counted as written, so none is shared with another.
+        RunWhat::FioJob(_) => true,
         RunWhat::Preset(p) => p.phases.iter().any(|ph| {
             ph.workload.io().is_some_and(|w| {
                 let mixes: Vec<u8> = ph
@@ -280,7 +295,7 @@ fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
 }
 
 /// The label of a target: the one asked for, else its path.
-fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
+pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
     c.label
         .clone()
         .unwrap_or_else(|| crate::ostext::escaped(path.as_os_str()))
@@ -349,5 +364,6 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             validate_plan(&prepared.plan, &prepared.step_target())?;
             Ok(prepared)
         }
+        RunWhat::FioJob(j) => super::fio_job::prepare_fio_job(&req, j),
     }
 }

@@ -1,0 +1,459 @@
+//! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
+//! and read by drivescope to learn its steps (jobs separated by `stonewall` or
+//! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
+//! each before fio starts. A job whose targets drivescope cannot tell for sure (no
+//! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
+//! ioengine that is not plain file I/O, commands run around the job) is refused, never run.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::fio::{fio_check, FioError};
+
+/// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
+/// `[global]` options above it, then its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileJob {
+    pub name: String,
+    /// Its line in the file (1-based).
+    pub line: usize,
+    pub options: BTreeMap<String, String>,
+}
+
+impl FileJob {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.options.get(key).map(String::as_str)
+    }
+
+    /// A boolean option: given bare, or with a value other than 0/false/no/off.
+    fn flag(&self, key: &str) -> bool {
+        self.get(key)
+            .is_some_and(|v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
+    }
+
+    /// fio's `rw` without its `:N` offset suffix (`read` by default).
+    pub fn rw(&self) -> &str {
+        let v = self.get("rw").unwrap_or("read");
+        v.split(':').next().unwrap_or(v).trim()
+    }
+
+    pub fn reads(&self) -> bool {
+        matches!(
+            self.rw(),
+            "read" | "randread" | "rw" | "readwrite" | "randrw"
+        )
+    }
+
+    /// Writes (or trims, or deletes) the data of its files.
+    pub fn writes(&self) -> bool {
+        self.rw().contains("write")
+            || self.rw().contains("trim")
+            || matches!(self.rw(), "rw" | "randrw")
+            || self.flag("unlink")
+            || self.flag("unlink_each_loop")
+    }
+
+    /// Starts a new step: it waits for the jobs before it.
+    fn stonewall(&self) -> bool {
+        self.flag("stonewall")
+    }
+
+    pub fn ramp(&self) -> Option<std::time::Duration> {
+        fio_duration(self.get("ramp_time")?)
+    }
+
+    pub fn runtime(&self) -> Option<std::time::Duration> {
+        fio_duration(self.get("runtime")?)
+    }
+
+    pub fn bs(&self) -> Option<u64> {
+        let v = self.get("bs")?;
+        crate::units::parse_size(v.split([',', ':']).next().unwrap_or(v)).ok()
+    }
+
+    pub fn number(&self, key: &str) -> Option<u32> {
+        self.get(key)?.trim().parse().ok()
+    }
+}
+
+/// fio's time value: a plain number is seconds.
+fn fio_duration(v: &str) -> Option<std::time::Duration> {
+    let v = v.trim();
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        return v.parse().ok().map(std::time::Duration::from_secs);
+    }
+    crate::units::parse_duration(v).ok()
+}
+
+/// A step: jobs fio runs together (the first waits for the jobs before it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStep {
+    pub jobs: Vec<FileJob>,
+}
+
+impl FileStep {
+    /// The step's label: its jobs' names.
+    pub fn label(&self) -> String {
+        let names: Vec<&str> = self.jobs.iter().map(|j| j.name.as_str()).collect();
+        names.join(" + ")
+    }
+}
+
+/// A file or device a job opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobTarget {
+    pub path: PathBuf,
+    /// Some job writes (or trims, or deletes) it.
+    pub writes: bool,
+    /// The size a job gives it (`size=`), for a file that does not exist yet.
+    pub size: Option<u64>,
+    /// The first job that names it.
+    pub job: String,
+}
+
+/// A job file as drivescope read and checked it.
+#[derive(Debug, Clone)]
+pub struct JobFile {
+    pub path: PathBuf,
+    /// The text fio runs (on its stdin): the file as it was read, once.
+    pub text: String,
+    /// `fio-3.33`.
+    pub version: String,
+    pub steps: Vec<FileStep>,
+    pub targets: Vec<JobTarget>,
+}
+
+/// Option names fio takes for the same option, as read here.
+fn canonical(key: &str) -> &str {
+    match key {
+        "readwrite" => "rw",
+        "blocksize" => "bs",
+        "timeout" => "runtime",
+        "wait_for_previous" => "stonewall",
+        "name" => "jobname",
+        k => k,
+    }
+}
+
+/// The ioengines whose `filename` is a file or block device read and written as such.
+const FILE_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "io_uring",
+    "io_uring_cmd",
+    "posixaio",
+    "mmap",
+    "null",
+];
+
+/// Options whose value drivescope cannot follow to what the job touches.
+const UNFOLLOWED: &[(&str, &str)] = &[
+    ("filename_format", "files named by filename_format"),
+    ("opendir", "every file under opendir"),
+    ("exec_prerun", "a command run before the job (exec_prerun)"),
+    ("exec_postrun", "a command run after the job (exec_postrun)"),
+    ("ioscheduler", "a change of the device's I/O scheduler"),
+];
+
+/// Options that name or shape a target: a `$` expansion in them is refused.
+const TARGET_KEYS: &[&str] = &["filename", "directory", "ioengine", "rw", "size", "unlink"];
+
+fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
+    FioError::Unsafe {
+        job: job.to_string(),
+        why: why.into(),
+    }
+}
+
+/// The steps of a job file's text: its jobs with their options, split where a job waits
+/// for the ones before it. Pure: no file is touched.
+pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
+    let mut global: BTreeMap<String, String> = BTreeMap::new();
+    let mut jobs: Vec<FileJob> = Vec::new();
+    // Where options go: the global section, or the last job.
+    let mut in_global = false;
+    let mut seen_section = false;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if line.starts_with("include ") || line == "include" {
+            return Err(unsafe_job(
+                "(file)",
+                format!("line {}: drivescope does not follow include", n + 1),
+            ));
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            seen_section = true;
+            let name = name.trim();
+            in_global = name == "global";
+            if !in_global {
+                jobs.push(FileJob {
+                    name: name.to_string(),
+                    line: n + 1,
+                    options: global.clone(),
+                });
+            }
+            continue;
+        }
+        if !seen_section {
+            // fio refuses this itself (`--parse-only` ran first); never guess.
+            return Err(unsafe_job(
+                "(file)",
+                format!("line {}: an option outside of any [section]", n + 1),
+            ));
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (line, ""),
+        };
+        let key = canonical(&key.to_ascii_lowercase()).to_string();
+        let into = if in_global {
+            &mut global
+        } else {
+            match jobs.last_mut() {
+                Some(j) => &mut j.options,
+                None => &mut global,
+            }
+        };
+        into.insert(key, value.to_string());
+    }
+    let mut steps: Vec<FileStep> = Vec::new();
+    for job in jobs {
+        match steps.last_mut() {
+            Some(s) if !job.stonewall() => s.jobs.push(job),
+            _ => steps.push(FileStep { jobs: vec![job] }),
+        }
+    }
+    if steps.is_empty() {
+        return Err(unsafe_job("(file)", "the file has no job to run"));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for j in steps.iter().flat_map(|s| &s.jobs) {
+        if names.contains(&j.name.as_str()) {
+            return Err(unsafe_job(
+                &j.name,
+                "two jobs have this name; drivescope runs each step's jobs by name",
+            ));
+        }
+        names.push(&j.name);
+    }
+    Ok(steps)
+}
+
+/// Splits fio's `a:b` list (`\:` is a colon in a name).
+fn split_files(v: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                if let Some(last) = out.last_mut() {
+                    last.push(':');
+                }
+            }
+            ':' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Every file or device the jobs touch, and whether any job writes it; refused where
+/// drivescope cannot tell.
+pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
+    let mut out: Vec<JobTarget> = Vec::new();
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        for (key, what) in UNFOLLOWED {
+            if job.options.contains_key(*key) {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!("drivescope cannot tell what {what} touches"),
+                ));
+            }
+        }
+        for key in TARGET_KEYS {
+            if job.get(key).is_some_and(|v| v.contains('$')) {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!(
+                        "{key}= has a $ expansion; drivescope guards only the targets it can read"
+                    ),
+                ));
+            }
+        }
+        let engine = job.get("ioengine").unwrap_or("psync").trim();
+        if !FILE_ENGINES.contains(&engine) {
+            return Err(unsafe_job(
+                &job.name,
+                format!(
+                    "ioengine={engine}: drivescope guards only file and block device I/O ({})",
+                    FILE_ENGINES.join(", ")
+                ),
+            ));
+        }
+        let Some(names) = job
+            .get("filename")
+            .map(split_files)
+            .filter(|n| !n.is_empty())
+        else {
+            return Err(unsafe_job(
+                &job.name,
+                "no filename=: name the file or device the job uses, so drivescope can guard it",
+            ));
+        };
+        let dir = match job.get("directory").map(split_files) {
+            Some(d) if d.len() > 1 => {
+                return Err(unsafe_job(
+                    &job.name,
+                    "several directories: drivescope cannot tell which file goes where",
+                ))
+            }
+            Some(d) => d.into_iter().next().map(PathBuf::from),
+            None => None,
+        };
+        let size = job
+            .get("size")
+            .and_then(|v| crate::units::parse_size(v).ok());
+        for name in names {
+            if name == "-" {
+                return Err(unsafe_job(&job.name, "filename=- (stdin or stdout)"));
+            }
+            let path = match &dir {
+                Some(d) if Path::new(&name).is_relative() => d.join(&name),
+                _ => PathBuf::from(&name),
+            };
+            match out.iter_mut().find(|t| t.path == path) {
+                Some(t) => {
+                    t.writes |= job.writes();
+                    t.size = t.size.max(size);
+                }
+                None => out.push(JobTarget {
+                    path,
+                    writes: job.writes(),
+                    size,
+                    job: job.name.clone(),
+                }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
+/// its words when it refuses it.
+fn fio_parse_only(text: &str) -> Result<(), FioError> {
+    let mut child = Command::new("fio")
+        .args(["--parse-only", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said = super::fio::first_lines(&err)
+        .or_else(|| super::fio::first_lines(&String::from_utf8_lossy(&out.stdout)))
+        .unwrap_or_else(|| format!("fio --parse-only exited with {}", out.status));
+    Err(FioError::Refused(said))
+}
+
+/// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
+/// parse of the text, then drivescope's (steps and targets). Nothing is written.
+pub fn read(path: &Path) -> Result<JobFile, FioError> {
+    let bytes = std::fs::read(path).map_err(|e| FioError::JobFile {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| FioError::JobFile {
+        path: path.to_path_buf(),
+        why: "not UTF-8 text".into(),
+    })?;
+    let version = fio_check()?;
+    fio_parse_only(&text).map_err(|e| match e {
+        FioError::Refused(said) => FioError::RefusedFile {
+            path: path.to_path_buf(),
+            said,
+        },
+        e => e,
+    })?;
+    let steps = parse_steps(&text)?;
+    let targets = targets(&steps)?;
+    Ok(JobFile {
+        path: path.to_path_buf(),
+        text,
+        version,
+        steps,
+        targets,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stonewalled_jobs_are_steps_and_globals_apply_to_the_jobs_below() {
+        let steps = parse_steps(
+            "; c\n[global]\nfilename=/dev/x\nrw=read\n[a]\nbs=4k\n[b]\nrw=randwrite\n[c]\nstonewall\n[global]\nfilename=/tmp/f\\:1:/tmp/g\n[d]\nwait_for_previous=1\nreadwrite=randrw\n",
+        )
+        .unwrap();
+        let labels: Vec<String> = steps.iter().map(FileStep::label).collect();
+        assert_eq!(labels, ["a + b", "c", "d"]);
+        assert!(!steps[0].jobs[0].writes() && steps[0].jobs[1].writes());
+        let t = targets(&steps).unwrap();
+        let got: Vec<(String, bool)> = t
+            .iter()
+            .map(|t| (t.path.display().to_string(), t.writes))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/dev/x".to_string(), true),
+                ("/tmp/f:1".to_string(), true),
+                ("/tmp/g".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn what_drivescope_cannot_follow_is_refused() {
+        for text in [
+            "[a]\nrw=write\n",
+            "[a]\nfilename=${DEV}\nrw=write\n",
+            "[a]\nfilename=/tmp/x\nioengine=net\n",
+            "[a]\nfilename=/tmp/x\nexec_prerun=dd of=/dev/sda\n",
+            "[a]\nfilename_format=$jobname\n",
+            "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
+        ] {
+            let steps = parse_steps(text).unwrap();
+            assert!(
+                matches!(targets(&steps), Err(FioError::Unsafe { .. })),
+                "{text}"
+            );
+        }
+        assert!(parse_steps("include other.fio\n[a]\n").is_err());
+        assert!(parse_steps("[a]\n[a]\n").is_err());
+    }
+}
