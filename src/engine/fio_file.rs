@@ -132,7 +132,6 @@ fn canonical(key: &str) -> &str {
         "blocksize" => "bs",
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
-        "name" => "jobname",
         k => k,
     }
 }
@@ -180,23 +179,29 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
     let mut in_global = false;
     let mut seen_section = false;
     for (n, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+        // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
+        // `;` or `#` is a comment, wherever it is; blanks around are dropped.
+        let line = raw.split([';', '#']).next().unwrap_or("").trim();
+        if line.is_empty() {
             continue;
         }
-        if line.starts_with("include ") || line == "include" {
+        // fio takes any option line that starts so as an include.
+        if line.starts_with("include") {
             return Err(unsafe_job(
                 "(file)",
                 format!("line {}: drivescope does not follow include", n + 1),
             ));
         }
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+        if let Some(rest) = line.strip_prefix('[') {
+            // fio's section name: what follows `[`, less its last character (the `]`);
+            // every section whose name starts with `global` is a global one.
             seen_section = true;
-            let name = name.trim();
-            in_global = name == "global";
+            let mut name = rest.to_string();
+            name.pop();
+            in_global = name.starts_with("global");
             if !in_global {
                 jobs.push(FileJob {
-                    name: name.to_string(),
+                    name,
                     line: n + 1,
                     options: global.clone(),
                 });
@@ -210,11 +215,12 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
                 format!("line {}: an option outside of any [section]", n + 1),
             ));
         }
+        // The name up to the first `=` (fio matches it case and all), the value after it.
         let (key, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim(), v.trim()),
+            Some((k, v)) => (k.trim_end(), v.trim()),
             None => (line, ""),
         };
-        let key = canonical(&key.to_ascii_lowercase()).to_string();
+        let key = canonical(key).to_string();
         let into = if in_global {
             &mut global
         } else {
@@ -454,6 +460,22 @@ mod tests {
             );
         }
         assert!(parse_steps("include other.fio\n[a]\n").is_err());
+        assert!(parse_steps("[a]\ninclude other.fio\n").is_err());
+    }
+
+    #[test]
+    fn lines_are_read_as_fio_reads_them() {
+        // A comment starts at any `;` or `#`; a section whose name starts with `global` is
+        // global; blanks around `=` go.
+        let steps = parse_steps(
+            "[global-x]\nfilename = /dev/loop7 ; the device\n[a]\nrw=write#now\nsize = 1m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        assert_eq!(steps[0].jobs.len(), 1);
+        assert_eq!(t[0].path, PathBuf::from("/dev/loop7"));
+        assert!(t[0].writes);
+        assert_eq!(t[0].size, Some(1 << 20));
         assert!(parse_steps("[a]\n[a]\n").is_err());
     }
 }
