@@ -42,11 +42,8 @@ pub enum FioError {
     Lacks { version: String, field: String },
     #[error("fio's output is not what drivescope reads: {0}")]
     Output(String),
-    #[error("cannot read the fio job file {}: {why}", .path.display())]
-    JobFile {
-        path: std::path::PathBuf,
-        why: String,
-    },
+    #[error(transparent)]
+    JobFile(#[from] crate::input::InputError),
     #[error("fio job {job}: {why}; refused before fio starts")]
     Unsafe { job: String, why: String },
 }

@@ -388,14 +388,8 @@ fn fio_parse_only(text: &str) -> Result<(), FioError> {
 /// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
 /// parse of the text, then drivescope's (steps and targets). Nothing is written.
 pub fn read(path: &Path) -> Result<JobFile, FioError> {
-    let bytes = std::fs::read(path).map_err(|e| FioError::JobFile {
-        path: path.to_path_buf(),
-        why: e.to_string(),
-    })?;
-    let text = String::from_utf8(bytes).map_err(|_| FioError::JobFile {
-        path: path.to_path_buf(),
-        why: "not UTF-8 text".into(),
-    })?;
+    // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
+    let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
     let version = fio_check()?;
     fio_parse_only(&text).map_err(|e| match e {
         FioError::Refused(said) => FioError::RefusedFile {

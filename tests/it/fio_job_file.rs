@@ -321,6 +321,20 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
         err.contains("cannot read the fio job file") && err.contains("No such file"),
         "{err}"
     );
+    // A FIFO is refused by its kind, never opened to wait for a writer.
+    let fifo = home.path().join("pipe.fio");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", fifo.to_str().unwrap(), "--session", s],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a FIFO"), "{err}");
     // A job drivescope cannot guard (no filename=: fio would name its own files).
     let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
     let out = run(
