@@ -459,3 +459,38 @@ fn a_job_that_writes_a_device_needs_destroy_data_and_the_device_is_left_as_it_wa
     assert!(!session.exists());
     assert_eq!(sessions_in(home.path()), 0);
 }
+
+#[test]
+fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
+    use crate::dashboard_tmux::{the_saved_session, wait_until, Tmux};
+    let home = tempfile::tempdir().unwrap();
+    let presets = home.path().join("config/drivescope/presets");
+    std::fs::create_dir_all(&presets).unwrap();
+    let target = home.path().join("fj.bin");
+    let text = format!(
+        "[global]\nfilename={}\nsize=16m\ntime_based=1\nruntime=1s\nioengine=io_uring\n\
+         [fill]\nrw=write\nbs=64k\n[look]\nstonewall\nrw=randread\nbs=4k\n",
+        target.display()
+    );
+    std::fs::write(presets.join("two.fio"), &text).unwrap();
+    let cmd = format!("{} --preset two.fio", common::bin().display());
+    let Some(t) = Tmux::start_with("fiojob", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("fio: two.fio") && s.contains("writes"), "{s}");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    let (_, loaded) = the_saved_session(home.path());
+    let s = &loaded.session;
+    let labels: Vec<&str> = s.steps.iter().map(|st| st.label.as_str()).collect();
+    assert_eq!(labels, ["fill", "look"]);
+    assert!(s.steps.iter().all(|st| st.summary.ios > 0), "{labels:?}");
+    assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
+    assert!(
+        target.exists(),
+        "the job's file, created as drivescope's test file"
+    );
+}
