@@ -494,3 +494,62 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
         "the job's file, created as drivescope's test file"
     );
 }
+
+#[test]
+fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
+    let home = common::disk_tempdir();
+    let target = home.path().join("ramp.bin");
+    // Two reporting groups (new_group) run together in one step; two jobs in the first.
+    let job = write_job(
+        home.path(),
+        "ramp.fio",
+        &format!(
+            "[global]\nioengine=io_uring\nfilename={}\nsize=16m\ntime_based=1\nruntime=2s\n\
+             ramp_time=1s\ngroup_reporting=1\n[r]\nrw=randread\nnumjobs=2\n[w]\nnew_group\nrw=randwrite\n",
+            target.display()
+        ),
+    );
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            job.to_str().unwrap(),
+            "--interval",
+            "500ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1, "new_group is no stonewall");
+    let notes: Vec<&str> = of_type(&lines, "event")
+        .iter()
+        .filter(|e| e["kind"] == "note")
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.starts_with("fio job "))
+        .collect();
+    assert_eq!(notes.len(), 2, "one series per group: {notes:?}");
+    let intervals = of_type(&lines, "interval");
+    let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
+    let measured: Vec<_> = intervals.iter().filter(|i| i["ramp"] == false).collect();
+    assert!(ramp >= 1 && measured.len() >= 3, "{intervals:?}");
+    let sum = &steps[0]["summary"];
+    for dir in ["read", "write"] {
+        let added: u64 = measured
+            .iter()
+            .map(|i| i[dir]["ios"].as_u64().unwrap())
+            .sum();
+        let total = sum[format!("{dir}_ios")].as_u64().unwrap();
+        assert!(total > 100, "{dir}: {total}");
+        assert_eq!(
+            added, total,
+            "{dir}: the measured intervals are fio's totals"
+        );
+    }
+}
