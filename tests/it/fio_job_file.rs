@@ -553,3 +553,83 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
         );
     }
 }
+
+/// The pids of the `fio` processes whose parent is `parent`.
+fn fio_children(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …
+        let Some((comm, rest)) = stat.split_once(") ") else {
+            continue;
+        };
+        let ppid = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if comm.ends_with("(fio") && ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio() {
+    use std::io::BufRead;
+    let home = common::disk_tempdir();
+    let target = home.path().join("long.bin");
+    let job = write_job(
+        home.path(),
+        "long.fio",
+        &format!(
+            "[global]\nioengine=io_uring\nfilename={}\nsize=16m\ntime_based=1\nruntime=60s\n\
+             [a]\nrw=randread\n[b]\nstonewall\nrw=randread\n",
+            target.display()
+        ),
+    );
+    let session = home.path().join("s.yaml");
+    let mut child = std::process::Command::new(common::bin())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .arg("run")
+        .arg("--fio-job")
+        .arg(&job)
+        .args(["--interval", "250ms", "--json", "--session"])
+        .arg(&session)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Running: an interval came, and fio is drivescope's child.
+    let first = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains("\"type\":\"interval\""));
+    assert!(first.is_some(), "no interval before the end");
+    let fios = fio_children(child.id());
+    assert_eq!(fios.len(), 1, "one fio for the step: {fios:?}");
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    for _ in lines.by_ref() {}
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        !Path::new(&format!("/proc/{}", fios[0])).exists(),
+        "fio was ended and reaped"
+    );
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    assert_eq!(
+        loaded.session.state,
+        drivescope::session::SessionState::Stopped
+    );
+    assert_eq!(loaded.session.steps.len(), 1, "stopped in the first step");
+}
