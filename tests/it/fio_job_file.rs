@@ -479,6 +479,7 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     };
     let s = t.wait_for(" Presets ");
     assert!(s.contains("fio: two.fio") && s.contains("writes"), "{s}");
+    assert!(s.contains("targets the job file's own"), "{s}");
     t.tmux(&["send-keys", "Enter"]);
     wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
     t.tmux(&["send-keys", "q"]);
