@@ -66,6 +66,9 @@ struct Merge {
     read: DirCounts,
     write: DirCounts,
     hist: hdrhistogram::Histogram<u64>,
+    /// The longest time measured by a series that started its counters again in this
+    /// dump (ms): the interval's I/Os are those since then.
+    since_reset_ms: Option<f64>,
 }
 
 fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
@@ -74,6 +77,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
         read: DirCounts::default(),
         write: DirCounts::default(),
         hist: new_histogram(),
+        since_reset_ms: None,
     };
     for (i, s) in now.iter().enumerate() {
         let mut b = before.get(i).unwrap_or(&zero);
@@ -84,6 +88,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
             if let Some(r) = reset.get_mut(i) {
                 *r = true;
             }
+            m.since_reset_ms = Some(m.since_reset_ms.unwrap_or(0.0).max(s.runtime_ms));
             b = &zero;
         }
         for (into, x, y) in [
@@ -148,6 +153,9 @@ pub(super) fn run_file_step(
     // The job text goes in on stdin (`-`): fio runs what drivescope read and guarded.
     cmd.arg("-");
     let started_ms = ms_since_epoch(SystemTime::now());
+    // The step's clock starts when fio's I/O did: the first dump's time less the longest
+    // time a series has measured (fio first sets up its files, which is no I/O time).
+    let mut origin_ms: Option<f64> = None;
     let ramp_s = spec.ramp.as_secs_f64();
     let interval_s = spec.interval.as_secs_f64();
     let mut last: Vec<Series> = Vec::new();
@@ -159,18 +167,26 @@ pub(super) fn run_file_step(
         let at_ms = v["timestamp_ms"].as_f64().ok_or_else(|| {
             FioError::Output("a status dump without timestamp_ms (fio 3.0 or later has it)".into())
         })?;
+        let origin = *origin_ms.get_or_insert_with(|| {
+            let measured = now.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
+            (at_ms - measured).max(started_ms)
+        });
         reset.resize(now.len(), false);
         let m = merge(&now, &last, &mut reset);
         last = now;
-        // The wall clock from fio's start: every series of the step on one time axis.
+        // The wall clock from the I/O's start: every series of the step on one time axis.
         let some = m.read.ios + m.write.ios > 0;
-        let mut end_s = ((at_ms - started_ms) / 1000.0).max(last_s);
+        let mut end_s = ((at_ms - origin) / 1000.0).max(last_s);
         if some && end_s <= last_s {
             // Two dumps in one millisecond (the last right after a periodic one): its
             // I/Os still count, in an interval of that millisecond.
             end_s = last_s + 0.001;
         }
-        let start_s = last_s;
+        // After a ramp, the interval starts where the series' counters started again.
+        let start_s = match m.since_reset_ms {
+            Some(ms) => (end_s - ms / 1000.0).clamp(last_s, end_s),
+            None => last_s,
+        };
         let dt = end_s - start_s;
         if dt <= 0.0 || (!some && dt * 10.0 < interval_s) {
             return Ok(None);
@@ -275,6 +291,7 @@ mod tests {
                 bins: bins.iter().copied().collect(),
             },
             job_runtime_ms: runtime,
+            runtime_ms: runtime,
             ..Series::default()
         }
     }
@@ -295,5 +312,7 @@ mod tests {
         assert_eq!(reset, [false, true]);
         assert_eq!(m.read.ios, 200 + 20);
         assert_eq!(m.hist.len(), 220);
+        // The interval's I/Os of that series are those of its last half second.
+        assert_eq!(m.since_reset_ms, Some(500.0));
     }
 }

@@ -540,6 +540,12 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
     let measured: Vec<_> = intervals.iter().filter(|i| i["ramp"] == false).collect();
     assert!(ramp >= 1 && measured.len() >= 3, "{intervals:?}");
+    // The measured intervals start where the ramp ended (1 s of I/O), and run on in order.
+    let first = measured[0]["start_s"].as_f64().unwrap();
+    assert!((first - 1.0).abs() < 0.05, "{first}");
+    for w in measured.windows(2) {
+        assert!(w[1]["start_s"].as_f64() >= w[0]["end_s"].as_f64().map(|e| e - 1e-6));
+    }
     let sum = &steps[0]["summary"];
     for dir in ["read", "write"] {
         let added: u64 = measured
