@@ -15,15 +15,13 @@ fn write_job(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
-/// Runs `job` on the device `dev` (its writes confirmed), half-second intervals as JSON
-/// lines; it must succeed.
-fn run_job(home: &Path, job: &Path, dev: &str, extra: &[&str]) -> std::process::Output {
+/// Runs `job` (with `extra` arguments), half-second intervals as JSON lines; it must
+/// succeed.
+fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "run",
         "--fio-job",
         job.to_str().unwrap(),
-        "--destroy-data",
-        dev,
         "--interval",
         "500ms",
         "--json",
@@ -36,6 +34,16 @@ fn run_job(home: &Path, job: &Path, dev: &str, extra: &[&str]) -> std::process::
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// The notes that give each fio job's (or group's) own figures.
+fn job_notes(lines: &[serde_json::Value]) -> Vec<&str> {
+    of_type(lines, "event")
+        .iter()
+        .filter(|e| e["kind"] == "note")
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.starts_with("fio job "))
+        .collect()
 }
 
 /// Files in the sessions folder of `home` (a run that was refused writes none).
@@ -65,8 +73,7 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
     let out = run_job(
         home.path(),
         &job,
-        d,
-        &["--session", session.to_str().unwrap()],
+        &["--destroy-data", d, "--session", session.to_str().unwrap()],
     );
     let after = dev.stat();
     let lines = json_lines(&out);
@@ -94,11 +101,7 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
     );
     common::assert_kernel_counts(before, after, r, w);
     // Each job's own figures are said in its step.
-    let notes: Vec<&str> = of_type(&lines, "event")
-        .iter()
-        .filter(|e| e["kind"] == "note")
-        .filter_map(|e| e["text"].as_str())
-        .collect();
+    let notes = job_notes(&lines);
     for j in ["seqw", "randr", "randr2"] {
         assert!(
             notes
@@ -193,7 +196,7 @@ fn intervals_add_up_to_fios_totals_and_their_percentiles_to_its_latency_log() {
     );
     let job = write_job(home.path(), "mixed.fio", &text);
     let before = dev.stat();
-    let out = run_job(home.path(), &job, d, &[]);
+    let out = run_job(home.path(), &job, &["--destroy-data", d]);
     let after = dev.stat();
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
@@ -510,31 +513,11 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
             target.display()
         ),
     );
-    let out = run(
-        home.path(),
-        &[
-            "run",
-            "--fio-job",
-            job.to_str().unwrap(),
-            "--interval",
-            "500ms",
-            "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_job(home.path(), &job, &[]);
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 1, "new_group is no stonewall");
-    let notes: Vec<&str> = of_type(&lines, "event")
-        .iter()
-        .filter(|e| e["kind"] == "note")
-        .filter_map(|e| e["text"].as_str())
-        .filter(|t| t.starts_with("fio job "))
-        .collect();
+    let notes = job_notes(&lines);
     assert_eq!(notes.len(), 2, "one series per group: {notes:?}");
     let intervals = of_type(&lines, "interval");
     let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
