@@ -51,8 +51,12 @@ impl FileJob {
         self.rw().contains("write")
             || self.rw().contains("trim")
             || matches!(self.rw(), "rw" | "randrw")
-            || self.flag("unlink")
-            || self.flag("unlink_each_loop")
+            || self.unlinks()
+    }
+
+    /// Deletes its files when it ends.
+    fn unlinks(&self) -> bool {
+        self.flag("unlink") || self.flag("unlink_each_loop")
     }
 
     /// Starts a new step: it waits for the jobs before it.
@@ -111,6 +115,8 @@ pub struct JobTarget {
     pub size: Option<u64>,
     /// The first job that names it.
     pub job: String,
+    /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
+    pub unlinked: bool,
 }
 
 /// A job file as drivescope read and checked it.
@@ -346,17 +352,47 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 Some(t) => {
                     t.writes |= job.writes();
                     t.size = t.size.max(size);
+                    t.unlinked |= job.unlinks();
                 }
                 None => out.push(JobTarget {
                     path,
                     writes: job.writes(),
                     size,
                     job: job.name.clone(),
+                    unlinked: job.unlinks(),
                 }),
             }
         }
     }
     Ok(out)
+}
+
+/// What only the file system can tell: a job that would delete a device node (`unlink`
+/// on anything but a regular file) or overwrite an existing file with its I/O log
+/// (`write_iolog`) is refused.
+fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
+    for t in targets.iter().filter(|t| t.unlinked) {
+        if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
+            return Err(unsafe_job(
+                &t.job,
+                format!(
+                    "unlink would delete {}, which is not a regular file",
+                    t.path.display()
+                ),
+            ));
+        }
+    }
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        if let Some(log) = job.get("write_iolog") {
+            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!("write_iolog={log} would overwrite what is there"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
@@ -400,6 +436,7 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     })?;
     let steps = parse_steps(&text)?;
     let targets = targets(&steps)?;
+    on_disk(&steps, &targets)?;
     Ok(JobFile {
         path: path.to_path_buf(),
         text,

@@ -338,6 +338,25 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("is a FIFO"), "{err}");
+    // A job whose I/O log would overwrite a file that is there.
+    let mine = home.path().join("mine.txt");
+    std::fs::write(&mine, "my notes").unwrap();
+    let job = write_job(
+        home.path(),
+        "iolog.fio",
+        &format!(
+            "[a]\nrw=read\nfilename={t}\nsize=1m\nwrite_iolog={}\n",
+            mine.display()
+        ),
+    );
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("would overwrite"), "{err}");
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
     // A job drivescope cannot guard (no filename=: fio would name its own files).
     let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
     let out = run(
@@ -458,6 +477,33 @@ fn a_job_that_writes_a_device_needs_destroy_data_and_the_device_is_left_as_it_wa
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("names no file or device"));
+    // Confirmed or not, a job that would delete the device node at its end is refused.
+    let unlink = write_job(
+        home.path(),
+        "u.fio",
+        &format!(
+            "[u]
+filename={d}
+rw=write
+size=1m
+unlink=1
+"
+        ),
+    );
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            unlink.to_str().unwrap(),
+            "--destroy-data",
+            d,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unlink would delete"), "{err}");
+    assert!(dev.dev.exists());
     assert_eq!(dev.sha256(), before, "the device is unchanged");
     assert!(!session.exists());
     assert_eq!(sessions_in(home.path()), 0);
