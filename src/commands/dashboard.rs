@@ -8,7 +8,7 @@ use crate::tui::{DashboardError, Exit};
 pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
     let targets = match &a.targets {
         Some(file) => targets::read_file(file),
-        None => targets::from_args(&a.target, &[], None),
+        None => targets::from_args(&a.target, &[], &[], None),
     }
     .map_err(DashboardError::from)?;
     dashboard::run(&Options {

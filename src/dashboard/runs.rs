@@ -42,6 +42,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             destroy_data: s.destroy_data.clone(),
             create_missing: true,
             label: None,
+            host: None,
         },
         what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
         plan: PlanOptions {
@@ -76,6 +77,7 @@ fn run_one(
         path: None,
         options: RecorderOptions::default(),
         command: Some(format!("drivescope (dashboard): preset {}", s.preset_id)),
+        notes: Vec::new(),
     };
     let mut sink = DashboardSink::new(msgs.clone(), t0);
     let finished = run::execute(
@@ -167,6 +169,7 @@ fn run_many(
             s.preset_id,
             prepared.len()
         )),
+        notes: Vec::new(),
     };
     let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
     let finished = run::execute_many(

@@ -30,6 +30,12 @@ pub enum RunError {
     NoTemperature { target: PathBuf, why: String },
     #[error(transparent)]
     Targets(#[from] super::targets::TargetsError),
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
+    #[error(transparent)]
+    Host(#[from] crate::remote::HostError),
+    #[error("no host could be reached: {0}")]
+    NoneReachable(String),
     #[error("{} and {} are both on drive {disk}: several targets on one drive may be read together, not written (each drive's figures would hold the other's)", .first.display(), .second.display())]
     SharedDriveWrites {
         first: PathBuf,
