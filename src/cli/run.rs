@@ -9,8 +9,7 @@ use clap::Args;
 use super::parse::{
     parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
     parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw,
-    parse_size_arg,
-    parse_snapshot_every, parse_time_scale,
+    parse_size_arg, parse_snapshot_every, parse_time_scale,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 

@@ -48,7 +48,8 @@ impl Outbox {
     fn may(&self, r: FromAgent) -> bool {
         let n = self.dropped.swap(0, Ordering::Relaxed);
         if n > 0 {
-            if let Err(TrySendError::Full(_)) = self.tx.try_send(FromAgent::Dropped { records: n }) {
+            if let Err(TrySendError::Full(_)) = self.tx.try_send(FromAgent::Dropped { records: n })
+            {
                 self.dropped.fetch_add(n + 1, Ordering::Relaxed);
                 return false;
             }
@@ -93,7 +94,10 @@ struct Relay<'a> {
 
 impl StepObserver for Relay<'_> {
     fn interval(&mut self, r: &IntervalReport) -> Control {
-        if !self.out.may(FromAgent::Interval(Box::new(WireInterval::of(r)))) {
+        if !self
+            .out
+            .may(FromAgent::Interval(Box::new(WireInterval::of(r))))
+        {
             return Control::Continue;
         }
         let until = Instant::now() + ANSWER_WAIT;
@@ -229,7 +233,9 @@ impl Agent {
             });
         match fwd {
             Ok(h) => self.poller = Some((poller, h)),
-            Err(e) => self.out.failed(format!("cannot start telemetry: {e}"), false),
+            Err(e) => self
+                .out
+                .failed(format!("cannot start telemetry: {e}"), false),
         }
     }
 
@@ -247,7 +253,9 @@ impl Agent {
             .spawn(move || work(&out, &ctl))
         {
             Ok(h) => self.job = Some(h),
-            Err(e) => self.out.failed(format!("cannot start a thread: {e}"), false),
+            Err(e) => self
+                .out
+                .failed(format!("cannot start a thread: {e}"), false),
         }
     }
 

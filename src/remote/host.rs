@@ -247,19 +247,31 @@ mod tests {
     fn bad_hosts_are_refused() {
         assert!(matches!("".parse::<Host>(), Err(HostError::Empty(_))));
         assert!(matches!("@x".parse::<Host>(), Err(HostError::Empty(_))));
-        assert!(matches!("-oProxyCommand=x".parse::<Host>(), Err(HostError::Dash(_))));
+        assert!(matches!(
+            "-oProxyCommand=x".parse::<Host>(),
+            Err(HostError::Dash(_))
+        ));
         assert!(matches!("-l@x".parse::<Host>(), Err(HostError::Dash(_))));
         assert!(matches!("x:0".parse::<Host>(), Err(HostError::Port(..))));
-        assert!(matches!("x:99999".parse::<Host>(), Err(HostError::Port(..))));
+        assert!(matches!(
+            "x:99999".parse::<Host>(),
+            Err(HostError::Port(..))
+        ));
         assert!(matches!("a b".parse::<Host>(), Err(HostError::Space(_))));
     }
 
     #[test]
     fn ssh_commands_split_like_a_shell() {
         let c = SshCommand::parse(r#"ssh -F '/tmp/my cfg' -o "User=a b" x\ y"#).unwrap();
-        assert_eq!(c.words(), ["ssh", "-F", "/tmp/my cfg", "-o", "User=a b", "x y"]);
+        assert_eq!(
+            c.words(),
+            ["ssh", "-F", "/tmp/my cfg", "-o", "User=a b", "x y"]
+        );
         assert_eq!(SshCommand::parse("  "), Err(HostError::EmptySsh));
-        assert!(matches!(SshCommand::parse("ssh 'x"), Err(HostError::Quote(_))));
+        assert!(matches!(
+            SshCommand::parse("ssh 'x"),
+            Err(HostError::Quote(_))
+        ));
     }
 
     #[test]

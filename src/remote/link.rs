@@ -81,7 +81,9 @@ impl RemoteError {
     pub fn is_unreachable(&self) -> bool {
         matches!(
             self,
-            RemoteError::Spawn { .. } | RemoteError::Unreachable { .. } | RemoteError::NoAgent { .. }
+            RemoteError::Spawn { .. }
+                | RemoteError::Unreachable { .. }
+                | RemoteError::NoAgent { .. }
         )
     }
 }
@@ -351,8 +353,16 @@ impl Link {
 
     /// Why the link ended: how ssh ended, and its last words.
     fn lost_why(&self) -> String {
-        let how = match self.child.lock().ok().and_then(|mut c| c.try_wait().ok().flatten()) {
-            Some(st) => match (st.code(), std::os::unix::process::ExitStatusExt::signal(&st)) {
+        let how = match self
+            .child
+            .lock()
+            .ok()
+            .and_then(|mut c| c.try_wait().ok().flatten())
+        {
+            Some(st) => match (
+                st.code(),
+                std::os::unix::process::ExitStatusExt::signal(&st),
+            ) {
                 (Some(c), _) => format!("ssh ended with exit status {c}"),
                 (None, Some(s)) => format!("ssh was killed by signal {s}"),
                 _ => "ssh ended".to_string(),

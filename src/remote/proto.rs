@@ -26,19 +26,31 @@ pub const PROTOCOL: u32 = 1;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToAgent {
     /// The handshake (also sent again as a clock probe).
-    Hello { protocol: u32, version: String },
+    Hello {
+        protocol: u32,
+        version: String,
+    },
     /// Make the target ready: the write guard runs here, on the host that owns it.
     Prepare(PrepareRequest),
     /// Check the steps against the prepared target before anything runs.
-    Check { steps: Vec<StepSpec> },
+    Check {
+        steps: Vec<StepSpec>,
+    },
     /// Stream the target's drive telemetry, a sample every `period_ms`.
-    Telemetry { period_ms: Option<u64> },
+    Telemetry {
+        period_ms: Option<u64>,
+    },
     /// Fill a never-written test file before reads.
     Fill,
     /// Run one step on the prepared target.
-    Step { spec: Box<StepSpec> },
+    Step {
+        spec: Box<StepSpec>,
+    },
     /// The controller's answer to interval `index`: go on, or end the step for this reason.
-    Answer { index: u64, end: Option<EndedBy> },
+    Answer {
+        index: u64,
+        end: Option<EndedBy>,
+    },
     Pause,
     Resume,
     /// End the step (or fill) now, as stopped.
@@ -78,11 +90,18 @@ pub enum FromAgent {
     Checked,
     /// A request could not be done, in the agent's words; `refused` is a refusal of the
     /// input (the guard, a bad step), else a failure of the host.
-    Failed { message: String, refused: bool },
+    Failed {
+        message: String,
+        refused: bool,
+    },
     /// A telemetry sample, `t_ns` on the agent's monotonic clock since it started.
-    Telemetry { sample: Box<TelemetrySample> },
+    Telemetry {
+        sample: Box<TelemetrySample>,
+    },
     /// The fill's progress.
-    Show { text: String },
+    Show {
+        text: String,
+    },
     /// The fill is done: what it did (the session's fill event), or `None` when the
     /// target needed none, with what was said instead.
     Filled {
@@ -90,10 +109,16 @@ pub enum FromAgent {
         notes: Vec<String>,
     },
     Interval(Box<WireInterval>),
-    Note { text: String },
-    StepDone { summary: Box<StepSummary> },
+    Note {
+        text: String,
+    },
+    StepDone {
+        summary: Box<StepSummary>,
+    },
     /// Records the agent dropped rather than stall its engine on a slow link.
-    Dropped { records: u64 },
+    Dropped {
+        records: u64,
+    },
 }
 
 /// The prepared target and the drive under it, as the agent's host sees them.

@@ -31,8 +31,7 @@ pub use print::{json_line, Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{
     prepare, prepare_all, prepare_many, step_label, Prepared, Remote, RunKind, RunRequest, RunWhat,
-    SingleStep,
-    TargetChoice,
+    SingleStep, TargetChoice,
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -356,7 +356,9 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     let mut req = req.clone();
     // The nop engine has no target, here or on a host.
     let link = match &req.target.host {
-        Some(h) if !req.plan.engine.targetless() => Some(Arc::new(Link::open(&h.host, &h.options)?)),
+        Some(h) if !req.plan.engine.targetless() => {
+            Some(Arc::new(Link::open(&h.host, &h.options)?))
+        }
         _ => None,
     };
     if link.is_none() {

@@ -283,7 +283,9 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
                 _ => false,
             };
             if twice {
-                return Err(TargetsError::Twice(a.choice.path.clone().unwrap_or_default()));
+                return Err(TargetsError::Twice(
+                    a.choice.path.clone().unwrap_or_default(),
+                ));
             }
         }
         let la = label(a);

@@ -14,13 +14,13 @@ use super::tally::Tally;
 use super::telemetry::Feed;
 use crate::dut::fill::fill_if_unwritten;
 use crate::engine;
-use crate::remote::RemoteEngine;
-use crate::workload::EngineKind;
 use crate::outcome::{RunOutcome, StopBy};
+use crate::remote::RemoteEngine;
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
 use crate::telemetry::{HealthWatch, TelemetrySample};
+use crate::workload::EngineKind;
 
 /// What a drive's worker tells the pipeline.
 #[derive(Debug)]
