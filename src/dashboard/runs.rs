@@ -14,7 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::sink::DashboardSink;
 use super::telemetry::TelemetryCmd;
-use super::views::drive_view;
+use super::views::{drive_view, drive_view_of};
 use crate::app::{Effect, Msg, RunEnd};
 use crate::plan::PlanOptions;
 use crate::preset;
@@ -157,7 +157,12 @@ fn run_many(
     };
     let _ = telemetry.send(TelemetryCmd::Off);
     for (d, p) in prepared.iter().enumerate() {
-        if let Some(v) = drive_view(&p.target.path) {
+        // A remote target's drive is the one its host resolved.
+        let view = match &p.remote {
+            Some(r) => r.drive.as_ref().and_then(drive_view_of),
+            None => drive_view(&p.target.path),
+        };
+        if let Some(v) = view {
             let _ = msgs.send(Msg::OnDrive(d, Box::new(Msg::Drive(v))));
         }
     }

@@ -472,3 +472,58 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(!lab.connected(0), "the agent ended");
 }
+
+#[test]
+fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
+    use crate::dashboard_tmux::{assert_cooked, the_saved_session, wait_until, Tmux};
+    let Some(lab) = Lab::start(2) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The same file name on both hosts: two drives, told apart by their host.
+    let t = dir.path().join("shelf.bin");
+    std::fs::write(
+        dir.path().join("rack.yaml"),
+        format!(
+            "- {{path: {t}, host: host0, size: 16MiB}}\n- {{path: {t}2, host: host1, size: 16MiB}}\n",
+            t = t.display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!(
+        "sh -c 'cd {} && exec {} --targets rack.yaml --ssh-command \"{}\" --remote-drivescope {} --preset quick-look --time-scale 0.2'",
+        dir.path().display(),
+        common::bin().display(),
+        lab.ssh_command(),
+        common::bin().display(),
+    );
+    let Some(tm) = Tmux::start_with("hosts2", &cmd, home.path(), 140, 40) else {
+        return;
+    };
+    let s = tm.wait_for(" Presets ");
+    let (l0, l1) = (
+        format!("host0:{}", t.display()),
+        format!("host1:{}2", t.display()),
+    );
+    assert!(s.contains("Drives (2)"), "{s}");
+    tm.tmux(&["send-keys", "Enter"]);
+    let s = wait_until(&tm, 90, "the run's end on both hosts", |s| {
+        s.contains("session saved to")
+    });
+    assert!(!s.contains("failed"), "{s}");
+    tm.tmux(&["send-keys", "q"]);
+    tm.wait_for("EXIT=0");
+    assert_cooked(&tm.stty());
+    let (_, loaded) = the_saved_session(home.path());
+    let sess = &loaded.session;
+    assert_eq!(sess.drive_labels(), vec![l0, l1]);
+    let ends: Vec<String> = sess
+        .summary
+        .as_ref()
+        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(ends, vec!["completed", "completed"]);
+    for v in sess.drive_views() {
+        assert!(v.intervals.len() >= 4, "{} ran its steps", v.target.path);
+        assert!(v.target.host.is_some(), "its host is recorded");
+    }
+}
