@@ -39,8 +39,13 @@ struct Outbox {
 }
 
 impl Outbox {
-    /// A reply: waits for room (false when the writer is gone).
+    /// A reply: waits for room (false when the writer is gone); the records dropped
+    /// before it are counted first, so the controller knows them by the reply.
     fn must(&self, r: FromAgent) -> bool {
+        let n = self.dropped.swap(0, Ordering::Relaxed);
+        if n > 0 && self.tx.send(FromAgent::Dropped { records: n }).is_err() {
+            return false;
+        }
         self.tx.send(r).is_ok()
     }
 
@@ -85,18 +90,33 @@ fn writer(rx: Receiver<FromAgent>, mut out: impl Write, broken: Arc<AtomicBool>)
 }
 
 /// The step's observer on the agent: each interval goes to the controller, whose answer
-/// (go on, or end and why) it waits for briefly.
+/// (go on, or end and why) it waits for briefly. Once an answer is late (a slow or stalled
+/// link), it waits no more in this step: a later answer that ends the step ends it at the
+/// next interval, so the engine's reporting never falls behind waiting on the link.
 struct Relay<'a> {
     out: &'a Outbox,
     answers: &'a Receiver<(u64, Option<EndedBy>)>,
     broken: &'a AtomicBool,
+    /// An answer was late: answers are no longer waited for.
+    late: bool,
+}
+
+impl Relay<'_> {
+    /// An end the controller asked for that came after its interval.
+    fn late_end(&mut self) -> Option<EndedBy> {
+        self.answers.try_iter().find_map(|(_, end)| end)
+    }
 }
 
 impl StepObserver for Relay<'_> {
     fn interval(&mut self, r: &IntervalReport) -> Control {
+        if let Some(end) = self.late_end() {
+            return Control::Stop(end);
+        }
         if !self
             .out
             .may(FromAgent::Interval(Box::new(WireInterval::of(r))))
+            || self.late
         {
             return Control::Continue;
         }
@@ -106,6 +126,8 @@ impl StepObserver for Relay<'_> {
                 Ok((i, end)) if i == r.index => {
                     return end.map_or(Control::Continue, Control::Stop);
                 }
+                // An answer to an earlier interval that ends the step.
+                Ok((_, Some(end))) => return Control::Stop(end),
                 Ok(_) => {}
                 Err(_) => break,
             }
@@ -113,6 +135,7 @@ impl StepObserver for Relay<'_> {
                 break;
             }
         }
+        self.late = true;
         Control::Continue
     }
 
@@ -293,6 +316,7 @@ impl Agent {
                 out,
                 answers: &rx,
                 broken: &broken,
+                late: false,
             };
             match engine::engine_for(spec.engine).run_step(&t, &spec, ctl, &mut relay) {
                 Ok(summary) => {
@@ -322,7 +346,12 @@ impl Agent {
 /// Serves one controller: requests from `input`, records to `output`, until `bye` or the
 /// end of `input`.
 pub fn serve(input: impl BufRead, output: impl Write + Send + 'static) {
-    let (tx, rx) = mpsc::sync_channel(OUT_CAP);
+    serve_with(input, output, OUT_CAP);
+}
+
+/// [`serve`], holding at most `queue` records for a slow link before it drops them.
+pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queue: usize) {
+    let (tx, rx) = mpsc::sync_channel(queue.max(1));
     let broken = Arc::new(AtomicBool::new(false));
     let w = {
         let broken = broken.clone();

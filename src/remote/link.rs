@@ -579,6 +579,7 @@ impl Engine for RemoteEngine {
         })?;
         let mut stop_sent = false;
         let mut paused = false;
+        let dropped_before = link.dropped();
         loop {
             if !stop_sent && ctl.stop.load(Ordering::Relaxed) {
                 stop_sent = true;
@@ -603,7 +604,16 @@ impl Engine for RemoteEngine {
                     link.send(&ToAgent::Answer { index, end })?;
                 }
                 Some(FromAgent::Note { text }) => obs.note(&text),
-                Some(FromAgent::StepDone { summary }) => return Ok(*summary),
+                Some(FromAgent::StepDone { summary }) => {
+                    let n = link.dropped() - dropped_before;
+                    if n > 0 {
+                        obs.note(&format!(
+                            "host {}: {n} intervals or samples were dropped on a slow link rather than hold up its engine (the step's summary is whole)",
+                            link.host()
+                        ));
+                    }
+                    return Ok(*summary);
+                }
                 Some(FromAgent::Failed { message, .. }) => {
                     return Err(EngineError::Remote {
                         host: link.host_name(),

@@ -527,3 +527,116 @@ fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
         assert!(v.target.host.is_some(), "its host is recorded");
     }
 }
+
+#[test]
+fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
+    use drivescope::remote::agent::serve_with;
+    use drivescope::remote::proto::{FromAgent, PrepareRequest, ToAgent};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
+    use std::io::{BufRead, BufReader, Write};
+    let dir = common::disk_tempdir();
+    let (req_r, mut req_w) = std::io::pipe().unwrap();
+    let (out_r, out_w) = std::io::pipe().unwrap();
+    // The agent's records go into a real pipe nobody reads for a while (shrunk to one page,
+    // as a slow link's buffers fill), then into a queue of 4: what does not fit is dropped
+    // and counted.
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on a pipe's open descriptor; F_SETPIPE_SZ takes an int.
+        let r = unsafe { libc::fcntl(out_w.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+        assert!(r >= 4096, "the pipe shrinks to a page");
+    }
+    let agent = std::thread::spawn(move || serve_with(BufReader::new(req_r), out_w, 4));
+    let send = |w: &mut std::io::PipeWriter, r: &ToAgent| {
+        let mut l = serde_json::to_vec(r).unwrap();
+        l.push(b'\n');
+        w.write_all(&l).unwrap();
+    };
+    let path = dir.path().join("t.bin");
+    send(
+        &mut req_w,
+        &ToAgent::Prepare(PrepareRequest {
+            path: Some(path.clone()),
+            size: Some(16 << 20),
+            writes: true,
+            destroy_data: None,
+            create_missing: true,
+            engine: EngineKind::IoUring,
+        }),
+    );
+    let spec = StepSpec {
+        engine: EngineKind::IoUring,
+        options: Default::default(),
+        workload: Workload {
+            rw: RwMode::RandWrite,
+            rwmixread: 0,
+            bs: BlockSizes::single(4096),
+            iodepth: 4,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: 16 << 20,
+            },
+            rate_iops: None,
+            arrivals: Default::default(),
+            seed: 1,
+            direct: true,
+            job_region: Default::default(),
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(Duration::from_secs(3)),
+            bytes: None,
+        },
+        interval: Duration::from_millis(100),
+    };
+    let t0 = Instant::now();
+    send(
+        &mut req_w,
+        &ToAgent::Step {
+            spec: Box::new(spec),
+        },
+    );
+    // Nobody answers and nobody reads for 4 s: the link is stalled past the step's end.
+    std::thread::sleep(Duration::from_secs(4));
+    let mut lines = BufReader::new(out_r).lines();
+    let (mut intervals, mut dropped, mut done) = (0u64, 0u64, None);
+    for l in lines.by_ref() {
+        match serde_json::from_str::<FromAgent>(&l.unwrap()).unwrap() {
+            FromAgent::Interval(_) => intervals += 1,
+            FromAgent::Dropped { records } => dropped += records,
+            FromAgent::StepDone { summary } => {
+                done = Some(summary);
+                break;
+            }
+            FromAgent::Failed { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+    let s = done.expect("the step ended");
+    eprintln!(
+        "{intervals} intervals sent, {dropped} dropped, step of {:.2} s, {} writes, read after {:.1} s",
+        s.runtime_s,
+        s.write_ios,
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(dropped > 0, "records were dropped, not queued without end");
+    assert!(intervals >= 1, "what fitted was sent");
+    assert_eq!(
+        intervals + dropped,
+        30,
+        "every interval was sent or counted as dropped"
+    );
+    assert!(
+        (s.runtime_s - 3.0).abs() < 0.2,
+        "the step ran its time: {}",
+        s.runtime_s
+    );
+    assert_eq!(s.ended_by, drivescope::outcome::EndedBy::Duration);
+    assert!(s.write_ios > 1000);
+    send(&mut req_w, &ToAgent::Bye);
+    drop(req_w);
+    agent.join().unwrap();
+}
