@@ -289,7 +289,32 @@ pub fn prepare_all(
     if prepared.is_empty() && !left_out.is_empty() {
         return Err(RunError::NoneReachable(left_out.join("; ")));
     }
+    check_shared_remote_drives(&prepared)?;
     Ok((prepared, left_out))
+}
+
+/// [`check_shared_drives`] for targets on other hosts, by the drive each host resolved: two
+/// targets on one host's one drive may be read together, never written.
+fn check_shared_remote_drives(runs: &[Prepared]) -> Result<(), RunError> {
+    let disk = |p: &Prepared| {
+        let r = p.remote.as_ref()?;
+        let d = r.drive.as_ref()?.primary()?.name.clone();
+        Some((r.link.host().clone(), d))
+    };
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[..i] {
+            if let (Some((ha, da)), Some((hb, db))) = (disk(a), disk(b)) {
+                if ha == hb && da == db && (a.io().1 || b.io().1) {
+                    return Err(RunError::SharedDriveWrites {
+                        first: b.target.path.clone(),
+                        second: a.target.path.clone(),
+                        disk: format!("{da} of host {ha}"),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether a request writes: a plain run's pattern, or any phase of its preset.
@@ -354,12 +379,11 @@ fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
 /// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     let mut req = req.clone();
-    // The nop engine has no target, here or on a host.
     let link = match &req.target.host {
-        Some(h) if !req.plan.engine.targetless() => {
-            Some(Arc::new(Link::open(&h.host, &h.options)?))
-        }
-        _ => None,
+        // The nop engine has no target, here or on a host.
+        Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
+        Some(h) => Some(Arc::new(Link::open(&h.host, &h.options)?)),
+        None => None,
     };
     if link.is_none() {
         req.plan.engine = engine::engine_for_target(req.plan.engine, req.target.path.as_deref());

@@ -640,3 +640,65 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
     drop(req_w);
     agent.join().unwrap();
 }
+
+#[test]
+fn two_targets_on_one_hosts_drive_are_read_together_never_written() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = common::disk_tempdir();
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let run = |rw: &str| {
+        ds(
+            home.path(),
+            &lab,
+            &[
+                "run",
+                "--host",
+                "host0",
+                "--size",
+                "8M",
+                "--duration",
+                "1s",
+                "--rw",
+                rw,
+            ],
+        )
+        .arg("--target")
+        .arg(&a)
+        .arg("--target")
+        .arg(&b)
+        .output()
+        .unwrap()
+    };
+    let out = run("randread");
+    assert!(
+        out.status.success(),
+        "reads together: {}",
+        text(&out.stderr)
+    );
+    let out = run("randwrite");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("of host host0") && err.contains("not written"),
+        "{err}"
+    );
+    // Nop runs no target, here or there.
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--engine",
+            "nop",
+            "--duration",
+            "1s",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("nothing to run there"));
+}
