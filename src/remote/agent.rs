@@ -69,10 +69,15 @@ impl Outbox {
     }
 
     fn failed(&self, message: impl ToString, refused: bool) {
-        self.must(FromAgent::Failed {
-            message: message.to_string(),
-            refused,
-        });
+        self.must(failure(message, refused));
+    }
+}
+
+/// A request's failure, in the agent's words.
+fn failure(message: impl ToString, refused: bool) -> FromAgent {
+    FromAgent::Failed {
+        message: message.to_string(),
+        refused,
     }
 }
 
@@ -155,16 +160,18 @@ struct Agent {
     target: Option<PreparedTarget>,
     drive: Option<crate::drive::DriveInfo>,
     poller: Option<(Poller, JoinHandle<()>)>,
-    job: Option<JoinHandle<()>>,
+    /// The fill or step running, and whether it has its answer (then it is ending: the
+    /// controller may already have sent the next request).
+    job: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
     answers: Option<Sender<(u64, Option<EndedBy>)>>,
 }
 
 impl Agent {
     fn busy(&mut self) -> bool {
         match &self.job {
-            Some(j) if !j.is_finished() => true,
+            Some((j, answered)) if !j.is_finished() && !answered.load(Ordering::Acquire) => true,
             _ => {
-                if let Some(j) = self.job.take() {
+                if let Some((j, _)) = self.job.take() {
                     let _ = j.join();
                 }
                 false
@@ -263,19 +270,24 @@ impl Agent {
     }
 
     /// Runs `work` on a thread of its own (the request loop stays free for stop and
-    /// pause); it answers the request itself.
-    fn spawn(&mut self, work: impl FnOnce(&Outbox, &StepControl) + Send + 'static) {
+    /// pause); its result is the request's answer.
+    fn spawn(&mut self, work: impl FnOnce(&Outbox, &StepControl) -> FromAgent + Send + 'static) {
         if self.busy() {
             return self.out.failed("a fill or step is still running", true);
         }
         self.ctl.stop.store(false, Ordering::Relaxed);
         self.ctl.pause.store(false, Ordering::Relaxed);
         let (out, ctl) = (self.out.clone(), self.ctl.clone());
+        let answered = Arc::new(AtomicBool::new(false));
+        let done = answered.clone();
         match std::thread::Builder::new()
             .name("ds-agent-job".into())
-            .spawn(move || work(&out, &ctl))
-        {
-            Ok(h) => self.job = Some(h),
+            .spawn(move || {
+                let reply = work(&out, &ctl);
+                done.store(true, Ordering::Release);
+                out.must(reply);
+            }) {
+            Ok(h) => self.job = Some((h, answered)),
             Err(e) => self
                 .out
                 .failed(format!("cannot start a thread: {e}"), false),
@@ -293,13 +305,11 @@ impl Agent {
                 notes.push(n.to_string());
             });
             match r {
-                Ok(summary) => {
-                    out.must(FromAgent::Filled {
-                        summary: summary.map(Box::new),
-                        notes,
-                    });
-                }
-                Err(e) => out.failed(e, false),
+                Ok(summary) => FromAgent::Filled {
+                    summary: summary.map(Box::new),
+                    notes,
+                },
+                Err(e) => failure(e, false),
             }
         });
     }
@@ -319,12 +329,10 @@ impl Agent {
                 late: false,
             };
             match engine::engine_for(spec.engine).run_step(&t, &spec, ctl, &mut relay) {
-                Ok(summary) => {
-                    out.must(FromAgent::StepDone {
-                        summary: Box::new(summary),
-                    });
-                }
-                Err(e) => out.failed(e, false),
+                Ok(summary) => FromAgent::StepDone {
+                    summary: Box::new(summary),
+                },
+                Err(e) => failure(e, false),
             }
         });
     }
@@ -333,7 +341,7 @@ impl Agent {
     fn finish(mut self) {
         self.ctl.stop.store(true, Ordering::Relaxed);
         self.ctl.pause.store(false, Ordering::Relaxed);
-        if let Some(j) = self.job.take() {
+        if let Some((j, _)) = self.job.take() {
             let _ = j.join();
         }
         if let Some((p, h)) = self.poller.take() {

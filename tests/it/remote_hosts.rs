@@ -702,3 +702,44 @@ fn two_targets_on_one_hosts_drive_are_read_together_never_written() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("nothing to run there"));
 }
+
+#[test]
+fn a_preset_runs_step_after_step_on_a_host() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = common::disk_tempdir();
+    let session = home.path().join("preset.yaml");
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--preset",
+            "quick-look",
+            "--time-scale",
+            "0.1",
+            "--size",
+            "16M",
+            "--session",
+        ],
+    )
+    .arg(&session)
+    .arg("--target")
+    .arg(dir.path().join("t.bin"))
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sess = drivescope::session::load(&session).unwrap().session;
+    assert_eq!(sess.steps.len(), 4, "every step ran, one after the other");
+    for s in &sess.steps {
+        assert_eq!(
+            s.summary.ended_by,
+            drivescope::outcome::EndedBy::Duration,
+            "{}",
+            s.label
+        );
+        assert!(s.summary.ios > 0, "{}", s.label);
+    }
+}
