@@ -22,6 +22,7 @@ pub mod ostext;
 pub mod outcome;
 pub mod plan;
 pub mod preset;
+pub mod remote;
 pub mod report;
 pub mod run;
 pub mod session;

@@ -110,5 +110,9 @@ fn main() -> ExitCode {
         Some(Command::Smart(args)) => simple(commands::smart::run(args)),
         Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
+        Some(Command::Agent) => {
+            commands::agent::run();
+            ExitCode::SUCCESS
+        }
     }
 }

@@ -79,6 +79,9 @@ pub enum EndedBy {
     Cooled,
     /// The device failed; the run stops (exit code 1).
     Device(DeviceFault),
+    /// The link to the target's host broke (ssh ended, the agent was killed): nothing is
+    /// known of the drive, which is not blamed; the drive's run stops (exit code 1).
+    HostLost(String),
     /// A reason a session of another release stored that this one does not know; kept as
     /// written.
     Other(String),
@@ -115,6 +118,9 @@ impl EndedBy {
             "cooled" => return EndedBy::Cooled,
             _ => {}
         }
+        if let Some(why) = s.strip_prefix(HOST_LOST) {
+            return EndedBy::HostLost(why.to_string());
+        }
         for kind in FaultKind::ALL {
             if let Some(rest) = s.strip_prefix(kind.prefix()) {
                 let detail = rest
@@ -147,10 +153,14 @@ impl fmt::Display for EndedBy {
                 d.detail,
                 d.kind.closer()
             ),
+            EndedBy::HostLost(why) => write!(f, "{HOST_LOST}{why}"),
             EndedBy::Other(s) => f.write_str(s),
         }
     }
 }
+
+/// The words a stored `ended_by` of a lost host starts with.
+const HOST_LOST: &str = "host lost: ";
 
 impl Serialize for EndedBy {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -306,6 +316,7 @@ mod tests {
                 FaultKind::Stalled,
                 "1 job(s) still had I/O in flight 1.2s after the stop (/dev/x is not completing it)",
             ),
+            EndedBy::HostLost("lab2: ssh ended (exit status 255): Connection reset".into()),
             EndedBy::Other("something a later release says".into()),
         ];
         for e in all {

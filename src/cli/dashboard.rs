@@ -12,9 +12,16 @@ pub struct DashboardArgs {
     #[arg(long, short = 't')]
     pub target: Vec<PathBuf>,
     /// The drives to run on, from a YAML file: a list of {path, label, destroy_data,
-    /// size, offset} (as `drivescope run --targets`).
+    /// size, offset, host} (as `drivescope run --targets`).
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     pub targets: Option<PathBuf>,
+    /// The ssh command that reaches the targets file's hosts (default: $DRIVESCOPE_SSH,
+    /// else `ssh`).
+    #[arg(long, value_name = "COMMAND")]
+    pub ssh_command: Option<String>,
+    /// The drivescope to run on the hosts (default: `drivescope` on the remote PATH).
+    #[arg(long, value_name = "PATH")]
+    pub remote_drivescope: Option<String>,
     /// Highlight this preset (id) in the picker.
     #[arg(long)]
     pub preset: Option<String>,

@@ -50,4 +50,9 @@ pub enum Command {
     Open(OpenArgs),
     /// Several sessions overlaid: a table here, SVG charts and an HTML page.
     Compare(CompareArgs),
+    /// The far end of `--host`: speaks JSON lines on stdin and stdout with the drivescope
+    /// that started it over ssh (prepares the target under this host's write guard,
+    /// streams its telemetry, runs its steps). Not for use by hand.
+    #[command(hide = true)]
+    Agent,
 }

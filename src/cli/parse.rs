@@ -139,3 +139,9 @@ pub fn parse_span(s: &str) -> Result<SpanArg, String> {
     }
     Ok(span)
 }
+
+/// `--host`: `[USER@]HOST[:PORT]`.
+pub fn parse_host(s: &str) -> Result<crate::remote::Host, String> {
+    s.parse()
+        .map_err(|e: crate::remote::HostError| e.to_string())
+}

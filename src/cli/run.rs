@@ -8,8 +8,8 @@ use clap::Args;
 
 use super::parse::{
     parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
-    parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw, parse_size_arg,
-    parse_snapshot_every, parse_time_scale,
+    parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw,
+    parse_size_arg, parse_snapshot_every, parse_time_scale,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "keep_going"])]
     pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -122,6 +122,23 @@ pub struct RunArgs {
     /// One JSON object per line instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Run on another host, over ssh ([USER@]HOST[:PORT]): its own drivescope (`drivescope
+    /// agent`) prepares the target there, under that host's write guard, and runs its
+    /// steps. Once for every --target, or once per --target in order; without --target,
+    /// the built-in test file of each host.
+    #[arg(long, value_name = "[USER@]HOST[:PORT]", value_parser = parse_host, conflicts_with = "targets")]
+    pub host: Vec<crate::remote::Host>,
+    /// The ssh command that reaches the hosts (default: $DRIVESCOPE_SSH, else `ssh`), e.g.
+    /// 'ssh -F ~/.ssh/lab_config'; BatchMode is always on.
+    #[arg(long, value_name = "COMMAND")]
+    pub ssh_command: Option<String>,
+    /// The drivescope to run on the hosts (default: `drivescope` on the remote PATH).
+    #[arg(long, value_name = "PATH")]
+    pub remote_drivescope: Option<String>,
+    /// Start the run on the hosts that answer when some do not (each one left out is said,
+    /// and recorded in the session); without it, one unreachable host refuses the run.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Confirms that a write to this block device or existing file may destroy its data;
     /// must name the target itself. With several targets, one for each target written.
     #[arg(long, value_name = "TARGET")]

@@ -1,6 +1,7 @@
 //! The subcommands, one module each: each turns its arguments (from [`crate::cli`]) into
 //! calls on the library; no command module uses another.
 
+pub mod agent;
 pub mod compare;
 pub mod dashboard;
 pub mod devices;

@@ -8,6 +8,7 @@ use crate::cli::RunArgs;
 use crate::ostext;
 use crate::plan::PlanOptions;
 use crate::preset;
+use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{
     self, targets, Finished, FioJobRequest, Format, PrintMode, Printer, RunControl, RunError,
     RunRequest, RunWhat, SessionPlan, SingleStep, TargetChoice, TelemetrySource,
@@ -44,10 +45,14 @@ fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
     }
     let specs = match &a.targets {
         Some(file) => targets::read_file(file)?,
-        None if a.target.is_empty() && a.destroy_data.is_empty() => {
+        None if a.target.is_empty() && a.destroy_data.is_empty() && a.host.is_empty() => {
             return Ok(vec![base]);
         }
-        None => targets::from_args(&a.target, &a.destroy_data, a.size)?,
+        None => targets::from_args(&a.target, &a.destroy_data, &a.host, a.size)?,
+    };
+    let remote = RemoteOptions {
+        ssh: SshCommand::choose(a.ssh_command.as_deref())?,
+        program: a.remote_drivescope.clone(),
     };
     Ok(specs
         .into_iter()
@@ -56,6 +61,9 @@ fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
             let size = t.choice.size.or(a.size);
             r.target = t.choice;
             r.target.size = size;
+            if let Some(h) = &mut r.target.host {
+                h.options = remote.clone();
+            }
             if let (Some(off), RunWhat::Single(s)) = (t.offset, &mut r.what) {
                 s.workload.region.offset = off;
             }
@@ -107,6 +115,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             destroy_data: None,
             create_missing: false,
             label: None,
+            host: None,
         },
         what,
         plan: PlanOptions {
@@ -135,7 +144,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     if let Some(p) = &a.session {
         run::check_outputs(p, &options)?;
     }
-    let prepared = run::prepare_many(&reqs)?;
+    let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {
         RunWhat::Preset(_) | RunWhat::FioJob(_) => PrintMode::Plan,
@@ -147,6 +156,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         path: a.session.clone(),
         options,
         command: Some(command_line()),
+        notes: left_out,
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);
     run::execute_many(

@@ -11,7 +11,7 @@ mod sink;
 mod telemetry;
 pub mod views;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -65,6 +65,24 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
         .iter()
         .filter_map(|c| {
             let path = c.path.clone()?;
+            // A target on another host: nothing of it can be known here; its host prepares
+            // it (its guard decides, on the confirmation in the targets file) and says
+            // which drive it is when the run starts.
+            if let Some(h) = &c.host {
+                let label = format!("{}:{}", h.host, crate::ostext::escaped(path.as_os_str()));
+                return Some(DriveSetup {
+                    label: c.label.clone().unwrap_or_else(|| label.clone()),
+                    drive: None,
+                    confirmed: c.destroy_data.is_some(),
+                    target: TargetEntry {
+                        path: path.clone(),
+                        label: format!("on {}", h.host),
+                        kind: TargetKind::File,
+                        size: None,
+                        safety: None,
+                    },
+                });
+            }
             let target = match devices.iter().find(|d| d.path == path) {
                 Some(d) => d.clone(),
                 None if is_block_device(&path) => TargetEntry {
@@ -93,7 +111,10 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
 pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     hold_signals_for_shutdown();
     let default_path = dut::default_target_path();
-    let drives = if args.targets.len() > 1 {
+    // Several drives, or one on another host: the drives table (a remote target is never
+    // mistaken for this host's file or device of the same name).
+    let many = args.targets.len() > 1 || args.targets.iter().any(|t| t.host.is_some());
+    let drives = if many {
         drive_setups(&args.targets)
     } else {
         Vec::new()
@@ -121,9 +142,12 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         }
     }
     targets.extend(devices);
-    let first = match drives.first() {
-        Some(d) => d.target.path.clone(),
-        None => targets
+    let first = match (drives.first(), args.targets.first()) {
+        // No telemetry between runs of a remote drive (it comes through its host's agent
+        // once a run starts): an empty path resolves to no drive.
+        (Some(_), Some(t)) if t.host.is_some() => PathBuf::new(),
+        (Some(d), _) => d.target.path.clone(),
+        (None, _) => targets
             .get(selected)
             .map(|t| t.path.clone())
             .unwrap_or(default_path.clone()),
@@ -148,7 +172,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let (fx_tx, fx_rx) = mpsc::unbounded_channel();
     let (tele_tx, tele) = spawn_telemetry(first, msg_tx.clone(), origin);
-    let many = if args.targets.len() > 1 {
+    let many = if many {
         args.targets.clone()
     } else {
         Vec::new()

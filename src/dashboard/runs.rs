@@ -14,7 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::sink::DashboardSink;
 use super::telemetry::TelemetryCmd;
-use super::views::drive_view;
+use super::views::{drive_view, drive_view_of};
 use crate::app::{Effect, Msg, RunEnd};
 use crate::plan::PlanOptions;
 use crate::preset;
@@ -57,6 +57,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             destroy_data: s.destroy_data.clone(),
             create_missing: true,
             label: None,
+            host: None,
         },
         what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
         plan: PlanOptions {
@@ -94,6 +95,7 @@ fn run_one(
             Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
             None => format!("drivescope (dashboard): preset {}", s.preset_id),
         }),
+        notes: Vec::new(),
     };
     let mut sink = DashboardSink::new(msgs.clone(), t0);
     let finished = run::execute(
@@ -173,7 +175,12 @@ fn run_many(
     };
     let _ = telemetry.send(TelemetryCmd::Off);
     for (d, p) in prepared.iter().enumerate() {
-        if let Some(v) = drive_view(&p.target.path) {
+        // A remote target's drive is the one its host resolved.
+        let view = match &p.remote {
+            Some(r) => r.drive.as_ref().and_then(drive_view_of),
+            None => drive_view(&p.target.path),
+        };
+        if let Some(v) = view {
             let _ = msgs.send(Msg::OnDrive(d, Box::new(Msg::Drive(v))));
         }
     }
@@ -185,6 +192,7 @@ fn run_many(
             s.preset_id,
             prepared.len()
         )),
+        notes: Vec::new(),
     };
     let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
     let finished = run::execute_many(

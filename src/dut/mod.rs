@@ -48,7 +48,7 @@ fn io_err(path: &Path, what: &str, source: std::io::Error) -> TargetError {
 }
 
 /// What kind of target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -90,7 +90,7 @@ impl PreparedTarget {
 }
 
 /// A target ready for I/O.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PreparedTarget {
     pub path: PathBuf,
     pub kind: TargetKind,

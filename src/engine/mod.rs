@@ -78,6 +78,12 @@ pub enum EngineError {
     Fill { path: String, message: String },
     #[error(transparent)]
     Fio(#[from] fio::FioError),
+    /// The target's host (an agent over ssh) could not run the step, in its words.
+    #[error("{host}: {message}")]
+    Remote { host: String, message: String },
+    /// The link to the target's host broke mid-step.
+    #[error("{host}: {why}")]
+    Lost { host: String, why: String },
 }
 
 /// Why a target is in use, naming who has it open where /proc says.
@@ -160,4 +166,24 @@ pub(crate) fn tighten_timer_slack() {
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1000u64, 0u64, 0u64, 0u64);
     }
+}
+
+/// Checks every step against the target before any I/O: a missing or too old fio (when a
+/// step runs on it), each step's shape against the target, and a target another process
+/// writes or holds (when a step writes).
+pub fn check_steps(t: &StepTarget, specs: &[crate::workload::StepSpec]) -> Result<(), EngineError> {
+    if specs.iter().any(|s| s.engine == EngineKind::Fio) {
+        // A missing or too old fio (or one whose json+ lacks what is read) is said now.
+        fio::fio_check()?;
+    }
+    for spec in specs {
+        validate(t, spec)?;
+    }
+    if let Some(w) = specs
+        .iter()
+        .find(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100)
+    {
+        check_claim(t, w)?;
+    }
+    Ok(())
 }

@@ -30,6 +30,14 @@ pub enum RunError {
     NoTemperature { target: PathBuf, why: String },
     #[error(transparent)]
     Targets(#[from] super::targets::TargetsError),
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
+    #[error(transparent)]
+    Host(#[from] crate::remote::HostError),
+    #[error("no host could be reached: {0}")]
+    NoneReachable(String),
+    #[error("the nop engine has no target, so --host has nothing to run there")]
+    TargetlessOnHost,
     #[error("{} and {} are both on drive {disk}: several targets on one drive may be read together, not written (each drive's figures would hold the other's)", .first.display(), .second.display())]
     SharedDriveWrites {
         first: PathBuf,

@@ -237,5 +237,7 @@ pub(super) fn prepare_fio_job(
         },
         label: label_of(&req.target, &primary.path),
         target: primary,
+        // Its targets are this host's: a job file names its own files.
+        remote: None,
     })
 }

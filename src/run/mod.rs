@@ -32,8 +32,8 @@ pub use pipeline::{check_outputs, execute, execute_many, Finished, SessionPlan, 
 pub use print::{json_line, Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{
-    prepare, prepare_many, step_label, FioJobRequest, Prepared, RunKind, RunRequest, RunWhat,
-    SingleStep, TargetChoice,
+    prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, Remote, RunKind,
+    RunRequest, RunWhat, SingleStep, TargetChoice,
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::control::{RunCmd, RunControl, RunHandle};
 use super::error::RunError;
 use super::event::RunEvent;
-use super::record::{record, session_start, target_info};
+use super::record::{record, run_target_info, session_start};
 use super::request::Prepared;
 use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
@@ -41,6 +41,8 @@ pub struct SessionPlan {
     pub options: RecorderOptions,
     /// The command line, as the session records it.
     pub command: Option<String>,
+    /// What the run says of itself before it starts (hosts left out by --keep-going).
+    pub notes: Vec<String>,
 }
 
 /// How a run that started ended.
@@ -207,6 +209,9 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
     let mut seen: Vec<(String, String)> = Vec::new();
     runs.iter()
         .map(|run| {
+            if let Some(r) = &run.remote {
+                return remote_feed(r, t0);
+            }
             let src = tap.take().unwrap_or(TelemetrySource::Poll);
             let disk = crate::drive::resolve(&run.target.path)
                 .ok()
@@ -220,6 +225,23 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
             Feed::start(src, &run.target.path, t0)
         })
         .collect()
+}
+
+/// A remote target's feed: its agent's samples, and what the link says of itself (the
+/// agent's version, the clock offset measured at the handshake).
+fn remote_feed(r: &super::request::Remote, t0: Instant) -> Feed {
+    let link = &r.link;
+    let c = link.clock;
+    let mut notes = vec![format!(
+        "host {}: drivescope {} agent; its clock is {:+.1} ms off ours (measured over a {:.1} ms round trip, applied to its samples)",
+        link.host(),
+        link.agent_version,
+        c.wall_offset_ns as f64 / 1e6,
+        c.rtt.as_secs_f64() * 1e3,
+    )];
+    notes.extend(r.notes.iter().cloned());
+    let rx = link.telemetry(t0);
+    Feed::Remote(r.drive.clone(), rx, notes)
 }
 
 /// [`execute`] on several drives at once, each on its own thread with its own jobs and
@@ -265,7 +287,7 @@ pub fn execute_many(
             .zip(&feeds)
             .map(|(r, f)| DriveEntry {
                 label: r.label.clone(),
-                target: target_info(&r.target),
+                target: run_target_info(r),
                 identity: f
                     .drive()
                     .and_then(|d| serde_yaml::to_value(d).ok())
@@ -281,6 +303,11 @@ pub fn execute_many(
         .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
     let mut hub = Hub { runs, rec, sinks };
+    for n in &session.notes {
+        hub.rec.set_current_drive(None);
+        hub.rec.push_event(EventKind::Note, n.clone());
+        hub.show(None, &RunEvent::Note(n));
+    }
     for (d, feed) in feeds.iter().enumerate() {
         for n in feed.notes().to_vec() {
             hub.emit(d, RunEvent::Note(&n));

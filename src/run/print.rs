@@ -510,7 +510,8 @@ impl Printer {
                 let on = match t.kind {
                     TargetKind::None => kind.to_string(),
                     _ => format!(
-                        "{} ({kind}, {}, region {}+{})",
+                        "{}{} ({kind}, {}, region {}+{})",
+                        host_prefix(run),
                         t.path.display(),
                         format_size(t.size),
                         format_size(w.region.offset),
@@ -529,18 +530,21 @@ impl Printer {
                 );
                 self.start(
                     &description,
-                    json!({
-                        "target": t.path.display().to_string(),
-                        "target_kind": t.kind,
-                        "target_size": t.size,
-                        "workload": w,
-                        "engine": step.engine,
-                        "engine_options": step.engine_options,
-                        "duration_s": duration.as_secs_f64(),
-                        "ramp_s": ramp.as_secs_f64(),
-                        "interval_s": step.interval.as_secs_f64(),
-                        "session": session,
-                    }),
+                    with_host(
+                        run,
+                        json!({
+                            "target": t.path.display().to_string(),
+                            "target_kind": t.kind,
+                            "target_size": t.size,
+                            "workload": w,
+                            "engine": step.engine,
+                            "engine_options": step.engine_options,
+                            "duration_s": duration.as_secs_f64(),
+                            "ramp_s": ramp.as_secs_f64(),
+                            "interval_s": step.interval.as_secs_f64(),
+                            "session": session,
+                        }),
+                    ),
                 );
             }
             RunKind::FioJob(f) => {
@@ -568,22 +572,26 @@ impl Printer {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "preset {} ({}) on {} ({}): {} steps in {} phases",
+                        "preset {} ({}) on {}{} ({}): {} steps in {} phases",
                         preset.id,
                         preset.name,
+                        host_prefix(run),
                         t.path.display(),
                         format_size(t.size),
                         plan.steps.len(),
                         plan.phases.len()
                     ),
-                    json!({
-                        "preset": preset.id,
-                        "target": t.path.display().to_string(),
-                        "target_size": t.size,
-                        "steps": plan.steps.len(),
-                        "time_scale": run.options.time_scale,
-                        "session": session,
-                    }),
+                    with_host(
+                        run,
+                        json!({
+                            "preset": preset.id,
+                            "target": t.path.display().to_string(),
+                            "target_size": t.size,
+                            "steps": plan.steps.len(),
+                            "time_scale": run.options.time_scale,
+                            "session": session,
+                        }),
+                    ),
                 );
             }
         }
@@ -758,4 +766,21 @@ fn summary_text(s: &StepSummary) -> Vec<String> {
     }
     out.push(format!("  errors    {}", s.errors));
     out
+}
+
+/// `HOST:` before a remote target's path; nothing for a target here.
+fn host_prefix(run: &Prepared) -> String {
+    run.remote
+        .as_ref()
+        .map(|r| format!("{}:", r.link.host()))
+        .unwrap_or_default()
+}
+
+/// A start object with the target's host, when it is another one (a target here gets no
+/// key, as before there were hosts).
+fn with_host(run: &Prepared, mut v: serde_json::Value) -> serde_json::Value {
+    if let (Some(r), Some(m)) = (&run.remote, v.as_object_mut()) {
+        m.insert("host".into(), r.link.host().to_string().into());
+    }
+    v
 }

@@ -11,14 +11,21 @@ use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
 
-/// The session's record of a prepared target.
-pub fn target_info(t: &PreparedTarget) -> TargetInfo {
+/// The session's record of a prepared target (on `host`, when it is another one).
+pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
     TargetInfo {
         path: crate::ostext::escaped(t.path.as_os_str()),
         kind: t.kind.as_str().into(),
         size_bytes: t.size,
         align_bytes: t.align,
+        host,
     }
+}
+
+/// The session's record of a run's target.
+pub fn run_target_info(run: &Prepared) -> TargetInfo {
+    let host = run.remote.as_ref().map(|r| r.link.host().to_string());
+    target_info(&run.target, host)
 }
 
 /// What the session holds before the first record.
@@ -64,7 +71,7 @@ pub fn session_start(
         })),
     };
     SessionStart {
-        target: target_info(&run.target),
+        target: run_target_info(run),
         command,
         drive: drive
             .and_then(|d| serde_yaml::to_value(d).ok())

@@ -3,6 +3,7 @@
 //! one-phase plan, so every kind of run goes through the same runner.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::RunError;
@@ -10,6 +11,7 @@ use crate::dut::{self, PreparedTarget, TargetRequest};
 use crate::engine::{self, StepTarget};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
+use crate::remote::{Link, PrepareRequest, PreparedReply, RemoteTarget};
 use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
 
 /// Which target, and how it may be made ready.
@@ -24,8 +26,10 @@ pub struct TargetChoice {
     /// Create a missing file (1 GiB) even without a size, as the built-in one is.
     pub create_missing: bool,
     /// What the drive is called in a run of several (tables, legends, `--json`'s
-    /// `target`); its path when none.
+    /// `target`); its path when none (`HOST:PATH` on a remote host).
     pub label: Option<String>,
+    /// The host the target is on, when it is not this one.
+    pub host: Option<RemoteTarget>,
 }
 
 /// One workload run once (a plain `drivescope run`).
@@ -85,8 +89,30 @@ pub struct Prepared {
     /// The target was the built-in test file.
     pub default_target: bool,
     pub options: PlanOptions,
-    /// What the drive is called in a run of several: the label asked for, else the path.
+    /// What the drive is called in a run of several: the label asked for, else the path
+    /// (`HOST:PATH` on a remote host).
     pub label: String,
+    /// The link to the target's host, when it is not this one.
+    pub remote: Option<Remote>,
+}
+
+/// A target on another host: the link to its agent and the drive there.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    pub link: Arc<Link>,
+    pub drive: Option<crate::drive::DriveInfo>,
+    /// Why there is no drive identity or telemetry there.
+    pub notes: Vec<String>,
+}
+
+impl Remote {
+    fn of(link: Arc<Link>, reply: &PreparedReply) -> Remote {
+        Remote {
+            link,
+            drive: reply.drive.clone(),
+            notes: reply.notes.clone(),
+        }
+    }
 }
 
 impl Prepared {
@@ -133,18 +159,35 @@ fn plan_io(plan: &Plan) -> (bool, bool) {
     (reads, writes)
 }
 
+/// A prepared target, whether it is the built-in file, and what its host said of it (a
+/// remote one).
+type Ready = (PreparedTarget, bool, Option<PreparedReply>);
+
 fn prepare_target(
     c: &TargetChoice,
     engine: EngineKind,
     writes: bool,
     size: Option<u64>,
-) -> Result<(PreparedTarget, bool), RunError> {
+    link: Option<&Link>,
+) -> Result<Ready, RunError> {
     if engine.targetless() {
         // The nop engine touches no target: none is prepared, not even the built-in file.
         return match c.path {
             Some(_) => Err(engine::EngineError::Invalid(engine::InvalidStep::NopTarget).into()),
-            None => Ok((PreparedTarget::none(), false)),
+            None => Ok((PreparedTarget::none(), false, None)),
         };
+    }
+    if let Some(link) = link {
+        // The guard runs on the host that owns the target.
+        let reply = link.prepare(PrepareRequest {
+            path: c.path.clone(),
+            size,
+            writes,
+            destroy_data: c.destroy_data.clone(),
+            create_missing: c.create_missing,
+            engine,
+        })?;
+        return Ok((reply.target.clone(), c.path.is_none(), Some(reply)));
     }
     let (path, is_default) = match &c.path {
         Some(p) => (p.clone(), false),
@@ -156,7 +199,7 @@ fn prepare_target(
         destroy_data: c.destroy_data.clone(),
         create_default: is_default || c.create_missing,
     };
-    Ok((dut::prepare(&path, &req)?, is_default))
+    Ok((dut::prepare(&path, &req)?, is_default, None))
 }
 
 /// A short name for a single step: pattern, block size, queue shape, rate.
@@ -210,43 +253,81 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
 }
 
 /// Checks every step of `plan` against the target before any I/O (rates aside, which
-/// sweeps learn as they go).
-fn validate_plan(plan: &Plan, t: &StepTarget) -> Result<(), RunError> {
-    // A missing or too old fio is said before anything is created.
-    if plan.steps.iter().any(|s| s.engine == EngineKind::Fio) {
-        engine::fio::fio_check().map_err(engine::EngineError::from)?;
+/// sweeps learn as they go): on the target's own host.
+fn validate_plan(plan: &Plan, t: &StepTarget, remote: Option<&Remote>) -> Result<(), RunError> {
+    let specs: Vec<_> = plan.steps.iter().map(|s| s.to_step_spec(None)).collect();
+    match remote {
+        Some(r) => Ok(r.link.check(&specs)?),
+        None => Ok(engine::check_steps(t, &specs)?),
     }
-    for step in &plan.steps {
-        engine::validate(t, &step.to_step_spec(None))?;
-    }
-    // A target another process writes (or holds) is refused now, before the session.
-    if let Some(w) = plan
-        .steps
-        .iter()
-        .find(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100)
-    {
-        engine::check_claim(t, &w.to_step_spec(None))?;
-    }
-    Ok(())
 }
 
 /// Prepares every target of a run of several before any is changed: the targets that
 /// exist first (each checked by the write guard; one refusal refuses the run, naming its
 /// target), then the test files to create.
 pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
+    prepare_all(reqs, false).map(|(p, _)| p)
+}
+
+/// [`prepare_many`]; with `keep_going`, a target whose host cannot be reached (ssh fails,
+/// no agent there) is left out rather than refuse the run, and said in the list returned
+/// (the run refuses still when no target is left).
+pub fn prepare_all(
+    reqs: &[RunRequest],
+    keep_going: bool,
+) -> Result<(Vec<Prepared>, Vec<String>), RunError> {
     if reqs.len() > 1 {
         check_shared_drives(reqs)?;
     }
-    let exists = |r: &RunRequest| r.target.path.as_ref().is_some_and(|p| p.exists());
+    let mut left_out = Vec::new();
+    // A remote target is checked by its host's guard in the first pass.
+    let exists = |r: &RunRequest| {
+        r.target.host.is_some() || r.target.path.as_ref().is_some_and(|p| p.exists())
+    };
     let mut out: Vec<Option<Prepared>> = reqs.iter().map(|_| None).collect();
     for pass in [true, false] {
         for (slot, r) in out.iter_mut().zip(reqs) {
             if exists(r) == pass {
-                *slot = Some(prepare(r)?);
+                match prepare(r) {
+                    Ok(p) => *slot = Some(p),
+                    Err(RunError::Remote(e)) if keep_going && e.is_unreachable() => {
+                        left_out.push(format!("left out (--keep-going): {e}"));
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
     }
-    Ok(out.into_iter().flatten().collect())
+    let prepared: Vec<Prepared> = out.into_iter().flatten().collect();
+    if prepared.is_empty() && !left_out.is_empty() {
+        return Err(RunError::NoneReachable(left_out.join("; ")));
+    }
+    check_shared_remote_drives(&prepared)?;
+    Ok((prepared, left_out))
+}
+
+/// [`check_shared_drives`] for targets on other hosts, by the drive each host resolved: two
+/// targets on one host's one drive may be read together, never written.
+fn check_shared_remote_drives(runs: &[Prepared]) -> Result<(), RunError> {
+    let disk = |p: &Prepared| {
+        let r = p.remote.as_ref()?;
+        let d = r.drive.as_ref()?.primary()?.name.clone();
+        Some((r.link.host().clone(), d))
+    };
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[..i] {
+            if let (Some((ha, da)), Some((hb, db))) = (disk(a), disk(b)) {
+                if ha == hb && da == db && (a.io().1 || b.io().1) {
+                    return Err(RunError::SharedDriveWrites {
+                        first: b.target.path.clone(),
+                        second: a.target.path.clone(),
+                        disk: format!("{da} of host {ha}"),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether a request writes: a plain run's pattern, or any phase of its preset.
@@ -273,6 +354,9 @@ fn writes(r: &RunRequest) -> bool {
 /// written: each drive's figures would be the other's too.
 fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
     let disk = |r: &RunRequest| {
+        if r.target.host.is_some() {
+            return None;
+        }
         let p = r.target.path.as_ref()?;
         let d = crate::drive::resolve(p).ok()?;
         Some((p.clone(), d.primary()?.name.clone()))
@@ -294,11 +378,15 @@ fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The label of a target: the one asked for, else its path.
+/// The label of a target: the one asked for, else its path (`HOST:PATH` on a remote host).
 pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
-    c.label
-        .clone()
-        .unwrap_or_else(|| crate::ostext::escaped(path.as_os_str()))
+    c.label.clone().unwrap_or_else(|| {
+        let p = crate::ostext::escaped(path.as_os_str());
+        match &c.host {
+            Some(h) => format!("{}:{p}", h.host),
+            None => p,
+        }
+    })
 }
 
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
@@ -306,22 +394,37 @@ pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
 /// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     let mut req = req.clone();
-    req.plan.engine = engine::engine_for_target(req.plan.engine, req.target.path.as_deref());
+    let link = match &req.target.host {
+        // The nop engine has no target, here or on a host.
+        Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
+        Some(h) => Some(Arc::new(Link::open(&h.host, &h.options)?)),
+        None => None,
+    };
+    if link.is_none() {
+        req.plan.engine = engine::engine_for_target(req.plan.engine, req.target.path.as_deref());
+    }
     let engine = req.plan.engine;
+    let l = link.as_deref();
     match &req.what {
         RunWhat::Preset(p) => {
-            let (t, is_default) = prepare_target(&req.target, engine, false, req.target.size)?;
+            let (t, is_default, reply) =
+                prepare_target(&req.target, engine, false, req.target.size, l)?;
+            if let Some(r) = &reply {
+                req.plan.engine = r.engine;
+            }
             let facts = TargetFacts {
                 capacity_bytes: t.size,
                 logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
             };
             let plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
-            let t = if writes {
-                prepare_target(&req.target, engine, true, req.target.size)?.0
+            let (t, reply) = if writes {
+                let (t, _, r) = prepare_target(&req.target, engine, true, req.target.size, l)?;
+                (t, r)
             } else {
-                t
+                (t, reply)
             };
+            let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
             let prepared = Prepared {
                 kind: RunKind::Preset(p.clone()),
                 plan,
@@ -329,8 +432,13 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 options: req.plan,
                 label: label_of(&req.target, &t.path),
                 target: t,
+                remote,
             };
-            validate_plan(&prepared.plan, &prepared.step_target())?;
+            validate_plan(
+                &prepared.plan,
+                &prepared.step_target(),
+                prepared.remote.as_ref(),
+            )?;
             Ok(prepared)
         }
         RunWhat::Single(s) => {
@@ -340,7 +448,10 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let writes = w.rw.read_percent(w.rwmixread) < 100;
             let offset = w.region.offset;
             let size = req.target.size.map(|s| s.saturating_add(offset));
-            let (t, is_default) = prepare_target(&req.target, engine, writes, size)?;
+            let (t, is_default, reply) = prepare_target(&req.target, engine, writes, size, l)?;
+            if let Some(r) = &reply {
+                req.plan.engine = r.engine;
+            }
             if offset >= t.size {
                 return Err(RunError::OffsetPastEnd {
                     offset,
@@ -350,6 +461,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             }
             w.region.len = req.target.size.unwrap_or(t.size - offset);
             let plan = single_plan(s, w, &req.plan);
+            let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
             let prepared = Prepared {
                 kind: RunKind::Single {
                     ramp: s.ramp,
@@ -360,8 +472,13 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 options: req.plan,
                 label: label_of(&req.target, &t.path),
                 target: t,
+                remote,
             };
-            validate_plan(&prepared.plan, &prepared.step_target())?;
+            validate_plan(
+                &prepared.plan,
+                &prepared.step_target(),
+                prepared.remote.as_ref(),
+            )?;
             Ok(prepared)
         }
         RunWhat::FioJob(j) => super::fio_job::prepare_fio_job(&req, j),

@@ -220,7 +220,22 @@ pub(crate) fn run_plan_on(
                 thermal: &mut thermal,
             };
             let summary =
-                engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch)?;
+                match engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch) {
+                    Ok(s) => s,
+                    // The target's host is gone: nothing more is known of the drive, which
+                    // is not blamed; this drive's run ends here.
+                    Err(EngineError::Lost { host, why }) => {
+                        let ended_by = EndedBy::HostLost(format!("{host}: {why}"));
+                        return Ok((
+                            RunOutcome::Failed {
+                                step: Some(step.name.clone()),
+                                ended_by,
+                            },
+                            tally,
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                };
             let (reached, live) = (watch.reached, watch.live);
             for e in thermal.end_step() {
                 rep.happened(Happening::Thermal(e));

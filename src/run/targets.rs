@@ -12,6 +12,8 @@
 //!   destroy_data: /dev/nvme2n1
 //!   size: 100GiB                 # the region's size (a plain run: from its offset)
 //!   offset: 1GiB                 # a plain run's start in the target
+//! - path: /dev/sdb
+//!   host: root@lab2:2222         # on another host, over ssh (its own guard decides)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ use serde::{de, Deserialize, Deserializer};
 use thiserror::Error;
 
 use super::request::TargetChoice;
+use crate::remote::{Host, RemoteTarget};
 use crate::units;
 
 /// The largest targets file read: far more than a shelf of drives needs.
@@ -62,6 +65,23 @@ pub enum TargetsError {
     SameLabel(String),
     #[error("'all' is the label of every drive together: give this target another")]
     ReservedLabel,
+    #[error("{hosts} --host for {targets} --target: give one --host for every target, or one per --target in the same order")]
+    HostCount { hosts: usize, targets: usize },
+}
+
+fn host_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Host>, D::Error> {
+    match Option::<String>::deserialize(d)? {
+        None => Ok(None),
+        Some(s) => s.parse().map(Some).map_err(de::Error::custom),
+    }
+}
+
+/// A target on `host` (its options, the ssh command and remote program, are the run's).
+fn on(host: Option<&Host>) -> Option<RemoteTarget> {
+    host.map(|h| RemoteTarget {
+        host: h.clone(),
+        options: Default::default(),
+    })
 }
 
 fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
@@ -90,6 +110,8 @@ struct Entry {
     size: Option<u64>,
     #[serde(default, deserialize_with = "size_opt")]
     offset: Option<u64>,
+    #[serde(default, deserialize_with = "host_opt")]
+    host: Option<Host>,
 }
 
 /// The same file or device: equal paths, or paths that resolve to the same one.
@@ -128,7 +150,8 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
     }
     let mut out = Vec::with_capacity(entries.len());
     for (i, e) in entries.into_iter().enumerate() {
-        if let Some(c) = &e.destroy_data {
+        // A remote target's confirmation is checked by the guard on its own host.
+        if let (Some(c), None) = (&e.destroy_data, &e.host) {
             if !same_target(c, &e.path) {
                 return Err(file_err(format!(
                     "target {} ({}): destroy_data names {}, not this target",
@@ -152,6 +175,7 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
                 destroy_data: e.destroy_data,
                 create_missing: false,
                 label: e.label,
+                host: on(e.host.as_ref()),
             },
             offset: e.offset,
         });
@@ -162,18 +186,47 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
 
 /// The targets of `--target` repeated, each with the `--destroy-data` that names it
 /// (one target: its one `--destroy-data`, whatever it names, so the guard says which
-/// device it names instead).
+/// device it names instead), on the `--host` given for all or for each in order (none:
+/// this host). Hosts without targets: the built-in test file of each.
 pub fn from_args(
     targets: &[PathBuf],
     confirmations: &[PathBuf],
+    hosts: &[Host],
     size: Option<u64>,
 ) -> Result<Vec<TargetSpec>, TargetsError> {
+    let host_of = |i: usize| match hosts {
+        [] => None,
+        [h] => Some(h),
+        hs => hs.get(i),
+    };
+    if targets.is_empty() {
+        let out: Vec<TargetSpec> = hosts
+            .iter()
+            .map(|h| TargetSpec {
+                choice: TargetChoice {
+                    size,
+                    host: on(Some(h)),
+                    ..TargetChoice::default()
+                },
+                offset: None,
+            })
+            .collect();
+        check(&out)?;
+        return Ok(out);
+    }
+    if hosts.len() > 1 && hosts.len() != targets.len() {
+        return Err(TargetsError::HostCount {
+            hosts: hosts.len(),
+            targets: targets.len(),
+        });
+    }
     if let ([t], [c]) = (targets, confirmations) {
         return Ok(vec![TargetSpec {
             choice: TargetChoice {
                 path: Some(t.clone()),
                 size,
                 destroy_data: Some(c.clone()),
+                host: on(host_of(0)),
                 ..TargetChoice::default()
             },
             offset: None,
@@ -186,11 +239,13 @@ pub fn from_args(
     }
     let out: Vec<TargetSpec> = targets
         .iter()
-        .map(|t| TargetSpec {
+        .enumerate()
+        .map(|(i, t)| TargetSpec {
             choice: TargetChoice {
                 path: Some(t.clone()),
                 size,
                 destroy_data: confirmations.iter().find(|c| same_target(t, c)).cloned(),
+                host: on(host_of(i)),
                 ..TargetChoice::default()
             },
             offset: None,
@@ -205,18 +260,32 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
     if targets.len() > MAX_TARGETS {
         return Err(TargetsError::TooMany(targets.len()));
     }
+    let host = |t: &TargetSpec| t.choice.host.as_ref().map(|h| h.host.clone());
     let label = |t: &TargetSpec| {
-        t.choice
-            .label
-            .clone()
-            .or_else(|| t.choice.path.as_ref().map(|p| p.display().to_string()))
+        t.choice.label.clone().or_else(|| {
+            let p = t
+                .choice
+                .path
+                .as_ref()
+                .map_or_else(|| "built-in".to_string(), |p| p.display().to_string());
+            match host(t) {
+                Some(h) => Some(format!("{h}:{p}")),
+                None => t.choice.path.as_ref().map(|_| p),
+            }
+        })
     };
     for (i, a) in targets.iter().enumerate() {
         for b in &targets[..i] {
-            if let (Some(pa), Some(pb)) = (&a.choice.path, &b.choice.path) {
-                if same_target(pa, pb) {
-                    return Err(TargetsError::Twice(pa.clone()));
-                }
+            // Paths on one host (a remote one's as written: it is not resolved here).
+            let twice = match (&a.choice.path, &b.choice.path, host(a), host(b)) {
+                (Some(pa), Some(pb), None, None) => same_target(pa, pb),
+                (Some(pa), Some(pb), Some(ha), Some(hb)) => ha == hb && pa == pb,
+                _ => false,
+            };
+            if twice {
+                return Err(TargetsError::Twice(
+                    a.choice.path.clone().unwrap_or_default(),
+                ));
             }
         }
         let la = label(a);
@@ -295,6 +364,7 @@ mod tests {
         let t = from_args(
             &["/dev/loop0".into(), "/dev/loop1".into()],
             &["/dev/loop1".into()],
+            &[],
             None,
         )
         .unwrap();
@@ -303,6 +373,7 @@ mod tests {
         let e = from_args(
             &["/dev/loop0".into(), "/dev/loop1".into()],
             &["/dev/loop2".into()],
+            &[],
             None,
         )
         .unwrap_err();

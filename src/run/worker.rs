@@ -9,15 +9,18 @@ use super::control::RunControl;
 use super::error::RunError;
 use super::event::{FinishedStep, Happening, RunEvent, Timed};
 use super::request::{Prepared, RunKind};
-use super::runner::{run_plan, RunObserver};
+use super::runner::{run_plan, run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
 use crate::dut::fill::fill_if_unwritten;
+use crate::engine;
 use crate::outcome::{RunOutcome, StopBy};
+use crate::remote::RemoteEngine;
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
 use crate::telemetry::{HealthWatch, TelemetrySample};
+use crate::workload::EngineKind;
 
 /// What a drive's worker tells the pipeline.
 #[derive(Debug)]
@@ -111,16 +114,25 @@ impl Worker {
         }
     }
 
-    /// Fills a never-written test file before reads, saying so.
+    /// Fills a never-written test file before reads (on the target's host), saying so.
     fn fill(&mut self, run: &Prepared, ctl: &RunControl) -> Result<(), RunError> {
-        let mut notes = Vec::new();
         let t = &run.target;
         let tx = self.tx.clone();
         let drive = self.drive;
-        let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
+        let mut show = |n: &str| {
             let _ = tx.send((drive, Said::Show(n.to_string())));
-            notes.push(n.to_string());
-        })?;
+        };
+        let (filled, notes) = match &run.remote {
+            Some(r) => r.link.fill(ctl.flags(), &mut show)?,
+            None => {
+                let mut notes = Vec::new();
+                let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
+                    show(n);
+                    notes.push(n.to_string());
+                })?;
+                (filled, notes)
+            }
+        };
         match filled {
             Some(s) => self.say(Said::Record {
                 kind: EventKind::Fill,
@@ -160,7 +172,20 @@ impl Worker {
         }
         self.say(Said::Started);
         let target = run.step_target();
-        let (outcome, tally) = run_plan(&run.plan, &target, ctl, self)?;
+        let (outcome, tally) = match &run.remote {
+            // Each step runs on the target's host; an idle step (no I/O) runs here.
+            Some(r) => {
+                let link = r.link.clone();
+                run_plan_on(&run.plan, &target, ctl, self, &mut |kind| match kind {
+                    EngineKind::Idle => engine::engine_for(kind),
+                    kind => Box::new(RemoteEngine {
+                        link: link.clone(),
+                        kind,
+                    }),
+                })?
+            }
+            None => run_plan(&run.plan, &target, ctl, self)?,
+        };
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
             (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {

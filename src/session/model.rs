@@ -61,6 +61,10 @@ pub struct TargetInfo {
     pub size_bytes: u64,
     /// O_DIRECT alignment (logical block size), bytes.
     pub align_bytes: u64,
+    /// The host the target is on (`[USER@]HOST[:PORT]`), when it is not the one that ran
+    /// drivescope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Latency figures of one interval, µs.

@@ -76,6 +76,7 @@ fn start() -> SessionStart {
             kind: "file".into(),
             size_bytes: 1 << 30,
             align_bytes: 4096,
+            host: None,
         },
         command: Some("drivescope run --rw randread".into()),
         drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),

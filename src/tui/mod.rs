@@ -60,6 +60,9 @@ pub enum DashboardError {
     /// `--target` repeated or `--targets FILE` that cannot be used.
     #[error(transparent)]
     Targets(#[from] crate::run::targets::TargetsError),
+    /// `DRIVESCOPE_SSH` that cannot be split into words.
+    #[error("DRIVESCOPE_SSH: {0}")]
+    Ssh(#[from] crate::remote::HostError),
 }
 
 /// How the dashboard ended.

@@ -5,6 +5,7 @@
 #[macro_use]
 pub mod skip;
 pub mod qemu;
+pub mod sshd;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -26,6 +26,7 @@ mod odd_conditions;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;
+mod remote_hosts;
 mod run_cli;
 mod run_faults;
 mod run_health;

@@ -49,6 +49,7 @@ fn a_health_change_is_a_session_event() {
             destroy_data: None,
             create_missing: true,
             label: None,
+            host: None,
         },
         what: RunWhat::Single(SingleStep {
             workload: Workload {

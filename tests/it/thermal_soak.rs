@@ -198,6 +198,7 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
             destroy_data: None,
             create_missing: true,
             label: None,
+            host: None,
         },
         what: RunWhat::Preset(Box::new(preset)),
         plan: PlanOptions {

@@ -1,0 +1,191 @@
+//! Real OpenSSH servers on 127.0.0.1 for the remote-host tests: each with its own host key
+//! and port, one user key for all, and an ssh client config naming each server by an alias
+//! (`ssh -F CONFIG ALIAS`). Needs root (sshd's privilege separation) and /usr/sbin/sshd.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::skip::{self, Skip};
+
+/// The keys and client config the servers of one test share.
+pub struct Lab {
+    pub dir: tempfile::TempDir,
+    pub servers: Vec<Sshd>,
+}
+
+/// One running sshd.
+pub struct Sshd {
+    pub alias: String,
+    pub port: u16,
+    child: Child,
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        kill_tree(self.child.id(), true);
+        let _ = self.child.wait();
+    }
+}
+
+const SSHD: &str = "/usr/sbin/sshd";
+
+/// A port nothing listens on (bound and let go).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn keygen(path: &Path) {
+    let st = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", ""])
+        .arg("-f")
+        .arg(path)
+        .stdin(Stdio::null())
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(st.success(), "ssh-keygen made {}", path.display());
+}
+
+/// The pids whose parent is `pid`, from /proc.
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // The fields after the command's closing parenthesis: state, ppid, ...
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|x| x.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// SIGKILLs the descendants of `pid` (and `pid` itself when `me`).
+pub fn kill_tree(pid: u32, me: bool) {
+    for c in children(pid) {
+        kill_tree(c, true);
+    }
+    if me {
+        // SAFETY: kill has no memory preconditions; a pid gone already gives ESRCH.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+}
+
+impl Lab {
+    /// `n` servers (aliases host0, host1, …), or `None` with the reason noted as a skip.
+    pub fn start(n: usize) -> Option<Lab> {
+        if !super::is_root() {
+            skip::note(Skip::NotRoot, "sshd's privilege separation needs root");
+            return None;
+        }
+        if !Path::new(SSHD).exists() || Command::new("ssh").arg("-V").output().is_err() {
+            skip::note(
+                Skip::Tool,
+                "openssh-server and openssh-client are not installed",
+            );
+            return None;
+        }
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        keygen(&d.join("user_key"));
+        std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
+        let mut client = String::new();
+        let mut servers = Vec::new();
+        for i in 0..n {
+            let alias = format!("host{i}");
+            let key = d.join(format!("{alias}_key"));
+            keygen(&key);
+            let port = free_port();
+            let conf = d.join(format!("{alias}_sshd_config"));
+            std::fs::write(
+                &conf,
+                format!(
+                    "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+                     PidFile none\nStrictModes no\nUsePAM no\nPermitRootLogin yes\n\
+                     PasswordAuthentication no\nKbdInteractiveAuthentication no\n",
+                    key.display(),
+                    d.join("authorized_keys").display()
+                ),
+            )
+            .unwrap();
+            let child = Command::new(SSHD)
+                .args(["-D", "-e", "-f"])
+                .arg(&conf)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::from(
+                    std::fs::File::create(d.join(format!("{alias}_sshd.log"))).unwrap(),
+                ))
+                .spawn()
+                .expect("sshd starts");
+            client.push_str(&Self::client_entry(&alias, port, d));
+            servers.push(Sshd { alias, port, child });
+        }
+        std::fs::write(d.join("ssh_config"), client).unwrap();
+        for s in &servers {
+            let until = Instant::now() + Duration::from_secs(10);
+            while TcpStream::connect(("127.0.0.1", s.port)).is_err() {
+                assert!(
+                    Instant::now() < until,
+                    "sshd {} listens on {}",
+                    s.alias,
+                    s.port
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Some(Lab { dir, servers })
+    }
+
+    fn client_entry(alias: &str, port: u16, d: &Path) -> String {
+        format!(
+            "Host {alias}\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile {}\n  \
+             IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  \
+             LogLevel ERROR\n",
+            d.join("user_key").display()
+        )
+    }
+
+    /// Adds an alias for a port nothing listens on.
+    pub fn add_dead_host(&self, alias: &str) {
+        let entry = Self::client_entry(alias, free_port(), self.dir.path());
+        let path = self.config();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&entry);
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The client config naming every server.
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("ssh_config")
+    }
+
+    /// The `--ssh-command` that reaches the servers.
+    pub fn ssh_command(&self) -> String {
+        format!("ssh -F {}", self.config().display())
+    }
+
+    /// Drops every connection of server `i` (its session processes and what they run,
+    /// the agent among them, killed with SIGKILL); the server itself listens on.
+    pub fn cut(&self, i: usize) {
+        kill_tree(self.servers[i].child.id(), false);
+    }
+
+    /// Whether server `i` has a connection (a session process) now.
+    pub fn connected(&self, i: usize) -> bool {
+        !children(self.servers[i].child.id()).is_empty()
+    }
+}

@@ -1,0 +1,746 @@
+//! Remote hosts, over real OpenSSH servers on 127.0.0.1 (started by the test, with keys made
+//! for it) and real loop devices: a host's drive counted as its kernel counts it; two hosts
+//! in one session, one cut off mid-run (the other completes, the session loads and reports,
+//! the lost drive says so without blaming the drive); the write guard deciding on the host;
+//! a target name with spaces and shell characters arriving intact; an unreachable host
+//! refusing the run unless --keep-going; a host without the agent or with another protocol.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common;
+use common::sshd::Lab;
+use common::{json_lines, of_type, LoopDev};
+use serde_json::Value;
+
+/// drivescope with `args` against the lab's servers, isolated from the user's home.
+fn ds(home: &Path, lab: &Lab, args: &[&str]) -> Command {
+    let mut c = Command::new(common::bin());
+    c.args(&args[..1])
+        .arg("--ssh-command")
+        .arg(lab.ssh_command())
+        .arg("--remote-drivescope")
+        .arg(common::bin())
+        .args(&args[1..])
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .stdin(Stdio::null());
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_hosts_drive_is_counted_as_its_kernel_counts_it() {
+    let Some(lab) = Lab::start(1) else { return };
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let session = home.path().join("remote.yaml");
+    let d = dev.dev.display().to_string();
+    let before = dev.stat();
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--target",
+            &d,
+            "--destroy-data",
+            &d,
+            "--rw",
+            "randrw",
+            "--iodepth",
+            "8",
+            "--duration",
+            "3s",
+            "--json",
+            "--session",
+        ],
+    )
+    .arg(&session)
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let after = dev.stat();
+    let lines = json_lines(&out);
+    let s = common::summary(&lines);
+    let (r, w) = (
+        s["read_ios"].as_u64().unwrap(),
+        s["write_ios"].as_u64().unwrap(),
+    );
+    let (kr, kw) = (after.0 - before.0, after.1 - before.1);
+    eprintln!("drivescope over ssh: {r} reads {w} writes; kernel: {kr} reads {kw} writes");
+    assert!(r > 1000 && w > 1000, "it did I/O");
+    assert!(
+        (kr as f64 - r as f64).abs() <= 0.01 * r as f64,
+        "reads {r} vs {kr}"
+    );
+    assert!(
+        (kw as f64 - w as f64).abs() <= 0.01 * w as f64,
+        "writes {w} vs {kw}"
+    );
+    let ivs = of_type(&lines, "interval");
+    assert_eq!(ivs.len(), 3, "one interval a second: {ivs:?}");
+    let sum: u64 = ivs
+        .iter()
+        .map(|v| v["read"]["ios"].as_u64().unwrap() + v["write"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, r + w, "the intervals add up to the summary");
+
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    let sess = &loaded.session;
+    assert_eq!(sess.target.host.as_deref(), Some("host0"));
+    assert_eq!(sess.target.path, d);
+    // The session's latency comes from the histograms that crossed the link.
+    let lat = &sess.summary.as_ref().unwrap().lat_us;
+    assert_eq!(
+        lat.samples,
+        r + w,
+        "every I/O's latency reached the session: {lat:?}"
+    );
+    assert!(
+        sess.events
+            .iter()
+            .any(|e| e.message.contains("host host0: drivescope") && e.message.contains("clock")),
+        "the handshake's versions and clock are recorded: {:?}",
+        sess.events
+    );
+    // The agent's block stats of its own device: the drive under the target is the loop.
+    let ios: Vec<u64> = sess
+        .telemetry
+        .iter()
+        .filter_map(|t| {
+            let b = t.value().get("block")?.clone();
+            Some(b.get("read_ios")?.as_u64()? + b.get("write_ios")?.as_u64()?)
+        })
+        .collect();
+    assert!(
+        ios.iter().any(|n| *n > 100),
+        "the host's block stats of its device came through the agent: {ios:?}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !lab.connected(0),
+        "the agent and its ssh session ended with the run"
+    );
+}
+
+#[test]
+fn two_hosts_one_cut_off_mid_run_the_other_completes() {
+    let Some(lab) = Lab::start(2) else { return };
+    let (Some(a), Some(b)) = (LoopDev::new(64 << 20), LoopDev::new(64 << 20)) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let session = home.path().join("two.yaml");
+    let targets = home.path().join("rack.yaml");
+    std::fs::write(
+        &targets,
+        format!(
+            "- {{path: {a}, host: host0, label: a, destroy_data: {a}}}\n\
+             - {{path: {b}, host: host1, label: b, destroy_data: {b}}}\n",
+            a = a.dev.display(),
+            b = b.dev.display()
+        ),
+    )
+    .unwrap();
+    let before = a.stat();
+    let child = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--targets",
+            targets.to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--iodepth",
+            "4",
+            "--duration",
+            "5s",
+            "--json",
+            "--session",
+        ],
+    )
+    .arg(&session)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let t0 = Instant::now();
+    // Cut host1 off once its run is under way.
+    while !lab.connected(1) && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    lab.cut(1);
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a lost host fails the run: {err}"
+    );
+    assert!(err.contains("host lost") && err.contains("host1"), "{err}");
+    let lines = json_lines(&out);
+    let sa: Vec<&Value> = of_type(&lines, "summary")
+        .into_iter()
+        .filter(|v| v["target"] == "a")
+        .collect();
+    let [sa] = &sa[..] else {
+        panic!("drive a's summary: {lines:?}")
+    };
+    let after = a.stat();
+    let w = sa["write_ios"].as_u64().unwrap();
+    assert!(
+        (after.1 - before.1) as f64 >= w as f64 * 0.99
+            && (after.1 - before.1) as f64 <= w as f64 * 1.01,
+        "drive a counted as its kernel did: {w} vs {}",
+        after.1 - before.1
+    );
+    assert!(
+        sa["runtime_s"].as_f64().unwrap() >= 4.9,
+        "a ran its whole 5 s: {sa}"
+    );
+
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    let sess = &loaded.session;
+    assert_eq!(sess.drive_labels(), ["a", "b"]);
+    let drives = &sess.summary.as_ref().unwrap().drives;
+    assert_eq!(drives[0].ended_by, "completed");
+    assert!(
+        drives[1].ended_by.contains("host lost: host1"),
+        "b ended as lost: {:?}",
+        drives[1].ended_by
+    );
+    let ended = drivescope::outcome::RunOutcome::parse(&drives[1].ended_by);
+    match ended {
+        drivescope::outcome::RunOutcome::Failed { ended_by, .. } => {
+            assert!(matches!(
+                ended_by,
+                drivescope::outcome::EndedBy::HostLost(_)
+            ));
+            assert!(!ended_by.is_device_failure(), "the drive is not blamed");
+        }
+        o => panic!("b failed: {o:?}"),
+    }
+    let views = sess.drive_views();
+    let b_ivs = views[1].intervals.len();
+    assert!(b_ivs >= 1, "what b sent before the cut is kept");
+    let rep = home.path().join("report");
+    let out = common::run(
+        home.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "--out",
+            rep.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_write_guard_decides_on_the_host_that_owns_the_device() {
+    let Some(lab) = Lab::start(1) else { return };
+    let Some(dev) = LoopDev::new(32 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.display().to_string();
+    let sum = dev.sha256();
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--target",
+            &d,
+            "--rw",
+            "write",
+            "--duration",
+            "1s",
+        ],
+    )
+    .output()
+    .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("host0") && err.contains("--destroy-data"),
+        "{err}"
+    );
+    assert_eq!(dev.sha256(), sum, "not a byte written");
+    assert!(
+        std::fs::read_dir(home.path().join("data/drivescope/sessions"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+            == 0,
+        "no session for a refused run"
+    );
+}
+
+#[test]
+fn a_target_named_with_spaces_and_shell_characters_arrives_intact() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let name = "a b;touch PWNED;'x\"$(touch PWNED2)";
+    let target = dir.path().join(name);
+    // The ssh command from the environment, as GIT_SSH_COMMAND is.
+    let out = Command::new(common::bin())
+        .args([
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "4M",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+        ])
+        .arg("--target")
+        .arg(&target)
+        .arg("--remote-drivescope")
+        .arg(common::bin())
+        .env("DRIVESCOPE_SSH", lab.ssh_command())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(target.is_file(), "the file has the name as typed");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "and nothing else was made"
+    );
+    for home in [Path::new("/root"), dir.path()] {
+        assert!(!home.join("PWNED").exists() && !home.join("PWNED2").exists());
+    }
+}
+
+#[test]
+fn an_unreachable_host_refuses_the_run_unless_keep_going() {
+    let Some(lab) = Lab::start(1) else { return };
+    lab.add_dead_host("deadhost");
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (t1, t2) = (dir.path().join("t1"), dir.path().join("t2"));
+    let targets = home.path().join("rack.yaml");
+    std::fs::write(
+        &targets,
+        format!(
+            "- {{path: {}, host: host0, size: 4MiB}}\n- {{path: {}, host: deadhost, size: 4MiB}}\n",
+            t1.display(),
+            t2.display()
+        ),
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--duration",
+        "1s",
+    ];
+    let out = ds(home.path(), &lab, &args).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("deadhost") && err.contains("unreachable"),
+        "{err}"
+    );
+    let session = home.path().join("kept.yaml");
+    let out = ds(home.path(), &lab, &args)
+        .args(["--keep-going", "--session"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sess = drivescope::session::load(&session).unwrap().session;
+    assert!(
+        sess.events
+            .iter()
+            .any(|e| e.message.contains("left out") && e.message.contains("deadhost")),
+        "{:?}",
+        sess.events
+    );
+    assert_eq!(sess.target.host.as_deref(), Some("host0"));
+}
+
+#[test]
+fn a_host_without_the_agent_or_with_another_protocol_is_named() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let run = |program: &str| {
+        Command::new(common::bin())
+            .args(["run", "--host", "host0", "--size", "4M", "--duration", "1s"])
+            .arg("--target")
+            .arg(home.path().join("t"))
+            .args([
+                "--ssh-command",
+                &lab.ssh_command(),
+                "--remote-drivescope",
+                program,
+            ])
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let out = run("/nonexistent/drivescope");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no drivescope agent there"), "{err}");
+    // A drivescope of a later protocol: what such a release answers to the handshake.
+    let later = home.path().join("later-drivescope");
+    std::fs::write(
+        &later,
+        "#!/bin/sh\nread line\necho '{\"type\":\"hello\",\"protocol\":99,\"version\":\"9.9.9\",\"mono_ns\":1,\"wall_ns\":1}'\nread line\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&later)
+        .status()
+        .unwrap();
+    let out = run(later.to_str().unwrap());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("9.9.9")
+            && err.contains("protocol 99")
+            && err.contains(env!("CARGO_PKG_VERSION")),
+        "both versions named: {err}"
+    );
+    assert!(!home.path().join("t").exists(), "nothing was made");
+}
+
+#[test]
+fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let session = home.path().join("stopped.yaml");
+    let target = home.path().join("t.bin");
+    let child = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "16M",
+            "--duration",
+            "30s",
+            "--session",
+        ],
+    )
+    .arg(&session)
+    .arg("--target")
+    .arg(&target)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: kill has no memory preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(5), "stopped promptly");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let sess = drivescope::session::load(&session).unwrap().session;
+    assert_eq!(sess.state, drivescope::session::SessionState::Stopped);
+    let s = sess.steps.last().expect("the step was recorded");
+    assert_eq!(s.summary.ended_by, drivescope::outcome::EndedBy::Stopped);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!lab.connected(0), "the agent ended");
+}
+
+#[test]
+fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
+    use crate::dashboard_tmux::{assert_cooked, the_saved_session, wait_until, Tmux};
+    let Some(lab) = Lab::start(2) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The same file name on both hosts: two drives, told apart by their host.
+    let t = dir.path().join("shelf.bin");
+    std::fs::write(
+        dir.path().join("rack.yaml"),
+        format!(
+            "- {{path: {t}, host: host0, size: 16MiB}}\n- {{path: {t}2, host: host1, size: 16MiB}}\n",
+            t = t.display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!(
+        "sh -c 'cd {} && exec {} --targets rack.yaml --ssh-command \"{}\" --remote-drivescope {} --preset quick-look --time-scale 0.2'",
+        dir.path().display(),
+        common::bin().display(),
+        lab.ssh_command(),
+        common::bin().display(),
+    );
+    let Some(tm) = Tmux::start_with("hosts2", &cmd, home.path(), 140, 40) else {
+        return;
+    };
+    let s = tm.wait_for(" Presets ");
+    let (l0, l1) = (
+        format!("host0:{}", t.display()),
+        format!("host1:{}2", t.display()),
+    );
+    assert!(s.contains("Drives (2)"), "{s}");
+    tm.tmux(&["send-keys", "Enter"]);
+    let s = wait_until(&tm, 90, "the run's end on both hosts", |s| {
+        s.contains("session saved to")
+    });
+    assert!(!s.contains("failed"), "{s}");
+    tm.tmux(&["send-keys", "q"]);
+    tm.wait_for("EXIT=0");
+    assert_cooked(&tm.stty());
+    let (_, loaded) = the_saved_session(home.path());
+    let sess = &loaded.session;
+    assert_eq!(sess.drive_labels(), vec![l0, l1]);
+    let ends: Vec<String> = sess
+        .summary
+        .as_ref()
+        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(ends, vec!["completed", "completed"]);
+    for v in sess.drive_views() {
+        assert!(v.intervals.len() >= 4, "{} ran its steps", v.target.path);
+        assert!(v.target.host.is_some(), "its host is recorded");
+    }
+}
+
+#[test]
+fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
+    use drivescope::remote::agent::serve_with;
+    use drivescope::remote::proto::{FromAgent, PrepareRequest, ToAgent};
+    use drivescope::workload::{
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+    };
+    use std::io::{BufRead, BufReader, Write};
+    let dir = common::disk_tempdir();
+    let (req_r, mut req_w) = std::io::pipe().unwrap();
+    let (out_r, out_w) = std::io::pipe().unwrap();
+    // The agent's records go into a real pipe nobody reads for a while (shrunk to one page,
+    // as a slow link's buffers fill), then into a queue of 4: what does not fit is dropped
+    // and counted.
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on a pipe's open descriptor; F_SETPIPE_SZ takes an int.
+        let r = unsafe { libc::fcntl(out_w.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+        assert!(r >= 4096, "the pipe shrinks to a page");
+    }
+    let agent = std::thread::spawn(move || serve_with(BufReader::new(req_r), out_w, 4));
+    let send = |w: &mut std::io::PipeWriter, r: &ToAgent| {
+        let mut l = serde_json::to_vec(r).unwrap();
+        l.push(b'\n');
+        w.write_all(&l).unwrap();
+    };
+    let path = dir.path().join("t.bin");
+    send(
+        &mut req_w,
+        &ToAgent::Prepare(PrepareRequest {
+            path: Some(path.clone()),
+            size: Some(16 << 20),
+            writes: true,
+            destroy_data: None,
+            create_missing: true,
+            engine: EngineKind::IoUring,
+        }),
+    );
+    let spec = StepSpec {
+        engine: EngineKind::IoUring,
+        options: Default::default(),
+        workload: Workload {
+            rw: RwMode::RandWrite,
+            rwmixread: 0,
+            bs: BlockSizes::single(4096),
+            iodepth: 4,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: 16 << 20,
+            },
+            rate_iops: None,
+            arrivals: Default::default(),
+            seed: 1,
+            direct: true,
+            job_region: Default::default(),
+        },
+        ramp: Duration::ZERO,
+        end: StepEnd {
+            duration: Some(Duration::from_secs(3)),
+            bytes: None,
+        },
+        interval: Duration::from_millis(100),
+        fio_file: None,
+    };
+    let t0 = Instant::now();
+    send(
+        &mut req_w,
+        &ToAgent::Step {
+            spec: Box::new(spec),
+        },
+    );
+    // Nobody answers and nobody reads for 4 s: the link is stalled past the step's end.
+    std::thread::sleep(Duration::from_secs(4));
+    let mut lines = BufReader::new(out_r).lines();
+    let (mut intervals, mut dropped, mut done) = (0u64, 0u64, None);
+    for l in lines.by_ref() {
+        match serde_json::from_str::<FromAgent>(&l.unwrap()).unwrap() {
+            FromAgent::Interval(_) => intervals += 1,
+            FromAgent::Dropped { records } => dropped += records,
+            FromAgent::StepDone { summary } => {
+                done = Some(summary);
+                break;
+            }
+            FromAgent::Failed { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+    let s = done.expect("the step ended");
+    eprintln!(
+        "{intervals} intervals sent, {dropped} dropped, step of {:.2} s, {} writes, read after {:.1} s",
+        s.runtime_s,
+        s.write_ios,
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(dropped > 0, "records were dropped, not queued without end");
+    assert!(intervals >= 1, "what fitted was sent");
+    assert_eq!(
+        intervals + dropped,
+        30,
+        "every interval was sent or counted as dropped"
+    );
+    assert!(
+        (s.runtime_s - 3.0).abs() < 0.2,
+        "the step ran its time: {}",
+        s.runtime_s
+    );
+    assert_eq!(s.ended_by, drivescope::outcome::EndedBy::Duration);
+    assert!(s.write_ios > 1000);
+    send(&mut req_w, &ToAgent::Bye);
+    drop(req_w);
+    agent.join().unwrap();
+}
+
+#[test]
+fn two_targets_on_one_hosts_drive_are_read_together_never_written() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = common::disk_tempdir();
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let run = |rw: &str| {
+        ds(
+            home.path(),
+            &lab,
+            &[
+                "run",
+                "--host",
+                "host0",
+                "--size",
+                "8M",
+                "--duration",
+                "1s",
+                "--rw",
+                rw,
+            ],
+        )
+        .arg("--target")
+        .arg(&a)
+        .arg("--target")
+        .arg(&b)
+        .output()
+        .unwrap()
+    };
+    let out = run("randread");
+    assert!(
+        out.status.success(),
+        "reads together: {}",
+        text(&out.stderr)
+    );
+    let out = run("randwrite");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("of host host0") && err.contains("not written"),
+        "{err}"
+    );
+    // Nop runs no target, here or there.
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--engine",
+            "nop",
+            "--duration",
+            "1s",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("nothing to run there"));
+}
+
+#[test]
+fn a_preset_runs_step_after_step_on_a_host() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = common::disk_tempdir();
+    let session = home.path().join("preset.yaml");
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--preset",
+            "quick-look",
+            "--time-scale",
+            "0.1",
+            "--size",
+            "16M",
+            "--session",
+        ],
+    )
+    .arg(&session)
+    .arg("--target")
+    .arg(dir.path().join("t.bin"))
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sess = drivescope::session::load(&session).unwrap().session;
+    assert_eq!(sess.steps.len(), 4, "every step ran, one after the other");
+    for s in &sess.steps {
+        assert_eq!(
+            s.summary.ended_by,
+            drivescope::outcome::EndedBy::Duration,
+            "{}",
+            s.label
+        );
+        assert!(s.summary.ios > 0, "{}", s.label);
+    }
+}
