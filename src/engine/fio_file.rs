@@ -334,7 +334,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                     "several directories: drivescope cannot tell which file goes where",
                 ))
             }
-            Some(d) => d.into_iter().next().map(PathBuf::from),
+            Some(d) => d.into_iter().next(),
             None => None,
         };
         let size = job
@@ -344,9 +344,11 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             if name == "-" {
                 return Err(unsafe_job(&job.name, "filename=- (stdin or stdout)"));
             }
+            // As fio names it (filesetup.c add_file): the directory, a `/`, the name, even
+            // an absolute one (`/srv` and `/dev/x` are `/srv//dev/x`).
             let path = match &dir {
-                Some(d) if Path::new(&name).is_relative() => d.join(&name),
-                _ => PathBuf::from(&name),
+                Some(d) => PathBuf::from(format!("{d}/{name}")),
+                None => PathBuf::from(&name),
             };
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
@@ -492,6 +494,27 @@ mod tests {
         }
         assert!(parse_steps("include other.fio\n[a]\n").is_err());
         assert!(parse_steps("[a]\ninclude other.fio\n").is_err());
+    }
+
+    #[test]
+    fn a_name_is_in_its_directory_even_an_absolute_one_and_jobs_on_one_file_share_it() {
+        let steps = parse_steps(
+            "[global]\ndirectory=/srv/t\nsize=4m\n[a]\nfilename=f1:/abs/f2\n[b]\nfilename=f1\nrw=randwrite\nsize=8m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        let got: Vec<(String, bool, Option<u64>)> = t
+            .iter()
+            .map(|t| (t.path.display().to_string(), t.writes, t.size))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/srv/t/f1".to_string(), true, Some(8 << 20)),
+                ("/srv/t//abs/f2".to_string(), false, Some(4 << 20)),
+            ]
+        );
+        assert_eq!(t[0].job, "a", "named first by job a");
     }
 
     #[test]
