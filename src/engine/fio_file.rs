@@ -20,6 +20,9 @@ pub struct FileJob {
     /// Its line in the file (1-based).
     pub line: usize,
     pub options: BTreeMap<String, String>,
+    /// Its files, as fio names them: those of the `[global]` sections above it, then its
+    /// own (fio adds each `filename=` to the job's files; it never replaces them).
+    pub files: Vec<PathBuf>,
 }
 
 impl FileJob {
@@ -167,7 +170,7 @@ const UNFOLLOWED: &[(&str, &str)] = &[
 ];
 
 /// Options that name or shape a target: a `$` expansion in them is refused.
-const TARGET_KEYS: &[&str] = &["filename", "directory", "ioengine", "rw", "size", "unlink"];
+const TARGET_KEYS: &[&str] = &["directory", "ioengine", "rw", "size", "unlink"];
 
 fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
     FioError::Unsafe {
@@ -180,10 +183,12 @@ fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
 /// for the ones before it. Pure: no file is touched.
 pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
     let mut global: BTreeMap<String, String> = BTreeMap::new();
+    let mut global_files: Vec<PathBuf> = Vec::new();
     let mut jobs: Vec<FileJob> = Vec::new();
-    // Where options go: the global section, or the last job.
-    let mut in_global = false;
-    let mut seen_section = false;
+    // The section being read: a global one (`None`) or the last job, with its
+    // `filename=` values, named once the section is read (fio applies `directory` first).
+    let mut section: Option<Option<usize>> = None;
+    let mut names: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
         // `;` or `#` is a comment, wherever it is; blanks around are dropped.
@@ -199,43 +204,51 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
             ));
         }
         if let Some(rest) = line.strip_prefix('[') {
+            if let Some(sec) = section {
+                end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
+            }
             // fio's section name: what follows `[`, less its last character (the `]`);
             // every section whose name starts with `global` is a global one.
-            seen_section = true;
             let mut name = rest.to_string();
             name.pop();
-            in_global = name.starts_with("global");
-            if !in_global {
+            section = Some(if name.starts_with("global") {
+                None
+            } else {
                 jobs.push(FileJob {
                     name,
                     line: n + 1,
                     options: global.clone(),
+                    files: global_files.clone(),
                 });
-            }
+                Some(jobs.len() - 1)
+            });
             continue;
         }
-        if !seen_section {
+        let Some(sec) = section else {
             // fio refuses this itself (`--parse-only` ran first); never guess.
             return Err(unsafe_job(
                 "(file)",
                 format!("line {}: an option outside of any [section]", n + 1),
             ));
-        }
+        };
         // The name up to the first `=` (fio matches it case and all), the value after it.
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.trim_end(), v.trim()),
             None => (line, ""),
         };
-        let key = canonical(key).to_string();
-        let into = if in_global {
-            &mut global
-        } else {
-            match jobs.last_mut() {
-                Some(j) => &mut j.options,
-                None => &mut global,
-            }
+        let key = canonical(key);
+        if key == "filename" {
+            names.push(value.to_string());
+            continue;
+        }
+        let into = match sec.and_then(|i| jobs.get_mut(i)) {
+            Some(j) => &mut j.options,
+            None => &mut global,
         };
-        into.insert(key, value.to_string());
+        into.insert(key.to_string(), value.to_string());
+    }
+    if let Some(sec) = section {
+        end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
     }
     let mut steps: Vec<FileStep> = Vec::new();
     for job in jobs {
@@ -258,6 +271,51 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
         names.push(&j.name);
     }
     Ok(steps)
+}
+
+/// The end of a section: its `filename=` values become files (in the directory in effect
+/// in the section, as fio's add_file names them), the global sections' for every job below.
+fn end_section(
+    section: Option<usize>,
+    names: &mut Vec<String>,
+    global: &BTreeMap<String, String>,
+    global_files: &mut Vec<PathBuf>,
+    jobs: &mut [FileJob],
+) -> Result<(), FioError> {
+    let (who, options, files) = match section.and_then(|i| jobs.get_mut(i)) {
+        Some(j) => (j.name.clone(), &j.options, &mut j.files),
+        None => ("(global)".to_string(), global, global_files),
+    };
+    let dir = match options.get("directory").map(|d| split_files(d)) {
+        Some(d) if d.len() > 1 => {
+            return Err(unsafe_job(
+                &who,
+                "several directories: drivescope cannot tell which file goes where",
+            ))
+        }
+        Some(d) => d.into_iter().next(),
+        None => None,
+    };
+    for value in names.drain(..) {
+        if value.contains('$') {
+            return Err(unsafe_job(
+                &who,
+                "filename= has a $ expansion; drivescope guards only the targets it can read",
+            ));
+        }
+        for name in split_files(&value) {
+            if name == "-" {
+                return Err(unsafe_job(&who, "filename=- (stdin or stdout)"));
+            }
+            // As fio names it (filesetup.c add_file): the directory, a `/`, the name, even
+            // an absolute one (`/srv` and `/dev/x` are `/srv//dev/x`).
+            files.push(match &dir {
+                Some(d) => PathBuf::from(format!("{d}/{name}")),
+                None => PathBuf::from(&name),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Splits fio's `a:b` list (`\:` is a colon in a name).
@@ -317,39 +375,28 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 ),
             ));
         }
-        let Some(names) = job
-            .get("filename")
-            .map(split_files)
-            .filter(|n| !n.is_empty())
-        else {
+        if job.files.is_empty() {
             return Err(unsafe_job(
                 &job.name,
                 "no filename=: name the file or device the job uses, so drivescope can guard it",
             ));
-        };
-        let dir = match job.get("directory").map(split_files) {
-            Some(d) if d.len() > 1 => {
+        }
+        // With fewer names than nrfiles, fio would name the other files itself.
+        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
+            if n as usize > job.files.len() {
                 return Err(unsafe_job(
                     &job.name,
-                    "several directories: drivescope cannot tell which file goes where",
-                ))
+                    format!(
+                        "nrfiles={n} but {} named: fio would name the others itself",
+                        job.files.len()
+                    ),
+                ));
             }
-            Some(d) => d.into_iter().next(),
-            None => None,
-        };
+        }
         let size = job
             .get("size")
             .and_then(|v| crate::units::parse_size(v).ok());
-        for name in names {
-            if name == "-" {
-                return Err(unsafe_job(&job.name, "filename=- (stdin or stdout)"));
-            }
-            // As fio names it (filesetup.c add_file): the directory, a `/`, the name, even
-            // an absolute one (`/srv` and `/dev/x` are `/srv//dev/x`).
-            let path = match &dir {
-                Some(d) => PathBuf::from(format!("{d}/{name}")),
-                None => PathBuf::from(&name),
-            };
+        for path in job.files.iter().cloned() {
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
@@ -485,12 +532,10 @@ mod tests {
             "[a]\nfilename=/tmp/x\nexec_prerun=dd of=/dev/sda\n",
             "[a]\nfilename_format=$jobname\n",
             "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
+            "[a]\nfilename=/tmp/x\nnrfiles=2\n",
         ] {
-            let steps = parse_steps(text).unwrap();
-            assert!(
-                matches!(targets(&steps), Err(FioError::Unsafe { .. })),
-                "{text}"
-            );
+            let got = parse_steps(text).and_then(|s| targets(&s));
+            assert!(matches!(got, Err(FioError::Unsafe { .. })), "{text}");
         }
         assert!(parse_steps("include other.fio\n[a]\n").is_err());
         assert!(parse_steps("[a]\ninclude other.fio\n").is_err());
@@ -515,6 +560,27 @@ mod tests {
             ]
         );
         assert_eq!(t[0].job, "a", "named first by job a");
+    }
+
+    #[test]
+    fn a_jobs_files_are_the_globals_above_it_and_its_own_each_in_its_sections_directory() {
+        // fio adds every filename= to the job's files (a run here wrote /tmp/fsp/g from a
+        // job naming only /tmp/fsp/j, under a global naming g), each named with the
+        // directory of the section it is in; a global after a job is not that job's.
+        let steps = parse_steps(
+            "[global]\ndirectory=/g\nfilename=a\n[one]\nfilename=b\ndirectory=/j\nfilename=c\n\
+             [global]\nfilename=/late\n[two]\nrw=write\n",
+        )
+        .unwrap();
+        let files = |i: usize| -> Vec<String> {
+            steps[0].jobs[i]
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        };
+        assert_eq!(files(0), ["/g/a", "/j/b", "/j/c"]);
+        assert_eq!(files(1), ["/g/a", "/g//late"]);
     }
 
     #[test]
