@@ -444,8 +444,12 @@ pub(super) fn supervise(
     };
     if let (Some(text), Some(mut pipe)) = (stdin, fio.child.stdin.take()) {
         use std::io::Write as _;
-        // fio reads its whole job file before it runs anything; closing the pipe ends it.
-        let _ = pipe.write_all(text.as_bytes());
+        // From a thread of its own, so that fio's output is read meanwhile whatever the
+        // text's length; the pipe closes when it is written (or fio has gone).
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(text.as_bytes());
+        });
     }
     let stdout = fio
         .child

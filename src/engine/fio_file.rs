@@ -445,29 +445,70 @@ fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
 }
 
 /// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
-/// its words when it refuses it.
-fn fio_parse_only(text: &str) -> Result<(), FioError> {
+/// its words when it refuses it, else every file it added to a job as it named it (from
+/// its `--debug=file` trace: `file 0x… "PATH" added at N`).
+fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
     let mut child = Command::new("fio")
-        .args(["--parse-only", "-"])
+        .args(["--parse-only", "--debug=file", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| FioError::Missing(e.to_string()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(text.as_bytes());
-    }
+    // fio traces while it reads: the text goes in from a thread of its own, so a full
+    // stdout pipe never holds both sides.
+    let feeder = child.stdin.take().map(|mut stdin| {
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(text.as_bytes());
+        })
+    });
     let out = child
         .wait_with_output()
         .map_err(|e| FioError::Missing(e.to_string()))?;
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
     if out.status.success() {
-        return Ok(());
+        return Ok(stdout.lines().filter_map(added_file).collect());
     }
     let err = String::from_utf8_lossy(&out.stderr);
+    let words: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("file ") && !l.starts_with("fio: set debug option"))
+        .collect::<Vec<_>>()
+        .join("\n");
     let said = super::fio::first_lines(&err)
-        .or_else(|| super::fio::first_lines(&String::from_utf8_lossy(&out.stdout)))
+        .or_else(|| super::fio::first_lines(&words))
         .unwrap_or_else(|| format!("fio --parse-only exited with {}", out.status));
     Err(FioError::Refused(said))
+}
+
+/// The file of a trace line `file  PID file 0x… "PATH" added at N`.
+fn added_file(line: &str) -> Option<PathBuf> {
+    let rest = line.strip_prefix("file ")?;
+    let start = rest.find(" \"")? + 2;
+    let end = rest.rfind("\" added at ")?;
+    (end >= start).then(|| PathBuf::from(&rest[start..end]))
+}
+
+/// Every file fio named must be one drivescope found (and so guards): else the job file
+/// writes where drivescope cannot tell, and is refused.
+fn check_against_fio(fio_files: &[PathBuf], targets: &[JobTarget]) -> Result<(), FioError> {
+    match fio_files
+        .iter()
+        .find(|f| !targets.iter().any(|t| t.path == **f))
+    {
+        Some(f) => Err(unsafe_job(
+            "(file)",
+            format!(
+                "fio names the file {}, which drivescope did not find reading the job file",
+                f.display()
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
@@ -476,7 +517,7 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
     let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
     let version = fio_check()?;
-    fio_parse_only(&text).map_err(|e| match e {
+    let fio_files = fio_parse_only(&text).map_err(|e| match e {
         FioError::Refused(said) => FioError::RefusedFile {
             path: path.to_path_buf(),
             said,
@@ -485,6 +526,7 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     })?;
     let steps = parse_steps(&text)?;
     let targets = targets(&steps)?;
+    check_against_fio(&fio_files, &targets)?;
     on_disk(&steps, &targets)?;
     Ok(JobFile {
         path: path.to_path_buf(),
@@ -581,6 +623,31 @@ mod tests {
         };
         assert_eq!(files(0), ["/g/a", "/j/b", "/j/c"]);
         assert_eq!(files(1), ["/g/a", "/g//late"]);
+    }
+
+    #[test]
+    fn fios_trace_names_its_files_and_one_drivescope_did_not_find_is_refused() {
+        let trace = "fio: set debug option file\nfile     21459 add file a\n\
+            file     21459 file 0x7fe2c20b40d0 \"/tmp/x \"y\" added at 0\" added at 0\n\
+            file     21459 dup files: 1\n";
+        let files: Vec<PathBuf> = trace.lines().filter_map(added_file).collect();
+        assert_eq!(files, [PathBuf::from("/tmp/x \"y\" added at 0")]);
+        let found = JobTarget {
+            path: files[0].clone(),
+            writes: false,
+            size: None,
+            job: "a".into(),
+            unlinked: false,
+        };
+        assert!(check_against_fio(&files, std::slice::from_ref(&found)).is_ok());
+        let other = JobTarget {
+            path: "/tmp/other".into(),
+            ..found
+        };
+        assert!(matches!(
+            check_against_fio(&files, &[other]),
+            Err(FioError::Unsafe { .. })
+        ));
     }
 
     #[test]
