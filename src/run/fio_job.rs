@@ -4,11 +4,12 @@
 //! confirmation as drivescope's own), and each step (jobs up to the next `stonewall`) becomes
 //! a plan step run by the fio engine. Nothing is created or written before every check passed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::RunError;
 use super::request::{label_of, FioJobRequest, Prepared, RunKind, RunRequest};
+use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine::fio_file::{self, FileStep, JobFile};
 use crate::engine::{self, StepTarget};
@@ -23,13 +24,6 @@ pub struct FioRun {
     pub text: String,
     pub version: String,
     pub targets: Vec<(PathBuf, bool)>,
-}
-
-fn same_path(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
 }
 
 /// The one workload that describes a step's jobs, as far as one can: the pattern of all
@@ -172,7 +166,7 @@ pub(super) fn prepare_fio_job(
         return Err(TargetError::Invalid {
             path: t.path.display().to_string(),
             message: format!(
-                "does not exist, and job {} gives no size= to create it with",
+                "does not exist, and job {} gives no size= in bytes to create it with",
                 t.job
             ),
         }
