@@ -426,6 +426,15 @@ impl fmt::Display for EngineOptions {
     }
 }
 
+/// A step of an fio job file run by `--fio-job`: the file's text as drivescope read and
+/// checked it (fio reads this text on its stdin, never the file again) and the jobs
+/// (sections) this step runs, given to fio as `--section`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioFileStep {
+    pub text: String,
+    pub sections: Vec<String>,
+}
+
 /// A step the engine runs: the workload, its warm-up and end, and the reporting interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSpec {
@@ -440,6 +449,10 @@ pub struct StepSpec {
     pub ramp: Duration,
     pub end: StepEnd,
     pub interval: Duration,
+    /// The jobs of an fio job file this step runs (the fio engine only); the workload then
+    /// describes them, as far as one workload can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_file: Option<FioFileStep>,
 }
 
 #[cfg(test)]

@@ -178,6 +178,10 @@ fn start(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     if drives::many(app) {
+        if preset.fio_job.is_some() {
+            app.notify("an fio job file names its own targets: run it with one drive");
+            return Vec::new();
+        }
         return start_drives(app, preset);
     }
     let Some(target) = app.selected_target().cloned() else {
@@ -210,11 +214,18 @@ fn start(app: &mut App) -> Vec<Effect> {
     app.telemetry.throttle_marks.clear();
     app.telemetry.last = None;
     app.notify(format!("starting {}", preset.name));
-    vec![Effect::StartRun {
-        preset_id: preset.id,
-        target: target.path,
-        destroy_data,
-    }]
+    match preset.fio_job {
+        Some(file) => vec![Effect::StartFioJob {
+            preset_id: preset.id,
+            file,
+            destroy_data,
+        }],
+        None => vec![Effect::StartRun {
+            preset_id: preset.id,
+            target: target.path,
+            destroy_data,
+        }],
+    }
 }
 
 /// Starts the highlighted preset on every drive, once each device's name was typed (one

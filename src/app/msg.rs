@@ -117,6 +117,13 @@ pub enum Effect {
         /// The user typed the device's name: writes may destroy its data.
         destroy_data: Option<PathBuf>,
     },
+    /// An fio job file from the preset picker; a device it writes is confirmed by its typed
+    /// name, as a preset's target is.
+    StartFioJob {
+        preset_id: String,
+        file: PathBuf,
+        destroy_data: Option<PathBuf>,
+    },
     /// The highlighted preset on every drive at once; `destroy_data` says, drive by
     /// drive, which the user confirmed by typing its name.
     StartDrives {

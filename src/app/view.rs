@@ -24,6 +24,8 @@ pub struct PresetEntry {
     /// The preset writes: a device needs its typed name before it starts (a read-only
     /// preset starts at once).
     pub writes: bool,
+    /// An fio job file from the user's preset folder, run as it is (its targets its own).
+    pub fio_job: Option<PathBuf>,
 }
 
 /// One target the user can pick: a test file or a block device.

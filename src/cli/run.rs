@@ -28,6 +28,12 @@ pub struct RunArgs {
     /// ends, plus the intervals.
     #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
     pub preset: Option<String>,
+    /// Run this fio job file live with the installed fio: jobs up to each `stonewall` are a
+    /// step, each job (or group, with group_reporting) a series merged into the step's
+    /// intervals. Its targets are its own `filename=`s, each checked by the write guard
+    /// (--destroy-data names each file or device it writes).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "keep_going"])]
+    pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
     pub preset_file: Option<PathBuf>,

@@ -10,8 +10,8 @@ use crate::plan::PlanOptions;
 use crate::preset;
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{
-    self, targets, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
-    SessionPlan, SingleStep, TargetChoice, TelemetrySource,
+    self, targets, Finished, FioJobRequest, Format, PrintMode, Printer, RunControl, RunError,
+    RunRequest, RunWhat, SessionPlan, SingleStep, TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
@@ -39,6 +39,10 @@ pub fn command_line() -> String {
 /// What the command line asks to run, on each target it names.
 fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
     let base = request(a)?;
+    if a.fio_job.is_some() {
+        // A job file names its own targets.
+        return Ok(vec![base]);
+    }
     let specs = match &a.targets {
         Some(file) => targets::read_file(file)?,
         None if a.target.is_empty() && a.destroy_data.is_empty() && a.host.is_empty() => {
@@ -73,10 +77,14 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
     if a.outstanding.is_some() && a.preset.is_none() && a.preset_file.is_none() {
         return Err(RunError::OutstandingNeedsPreset);
     }
-    let what = match (&a.preset, &a.preset_file) {
-        (_, Some(path)) => RunWhat::Preset(Box::new(preset::parse_file(path)?)),
-        (Some(id), None) => RunWhat::Preset(Box::new(preset::find(id)?)),
-        (None, None) => RunWhat::Single(SingleStep {
+    let what = match (&a.fio_job, &a.preset, &a.preset_file) {
+        (Some(file), _, _) => RunWhat::FioJob(FioJobRequest {
+            file: file.clone(),
+            destroy_data: a.destroy_data.clone(),
+        }),
+        (None, _, Some(path)) => RunWhat::Preset(Box::new(preset::parse_file(path)?)),
+        (None, Some(id), None) => RunWhat::Preset(Box::new(preset::find(id)?)),
+        (None, None, None) => RunWhat::Single(SingleStep {
             workload: Workload {
                 rw: a.rw,
                 rwmixread: a.rwmixread,
@@ -139,7 +147,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {
-        RunWhat::Preset(_) => PrintMode::Plan,
+        RunWhat::Preset(_) | RunWhat::FioJob(_) => PrintMode::Plan,
         RunWhat::Single(_) => PrintMode::Single,
     };
     let mut printer = Printer::new(format, mode);

@@ -19,8 +19,8 @@ use crate::app::{Effect, Msg, RunEnd};
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
-    self, RunCmd, RunControl, RunError, RunHandle, RunRequest, RunWhat, SessionPlan, TargetChoice,
-    TelemetrySource,
+    self, FioJobRequest, RunCmd, RunControl, RunError, RunHandle, RunRequest, RunWhat, SessionPlan,
+    TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
 
@@ -28,11 +28,26 @@ use crate::session::RecorderOptions;
 struct Start {
     preset_id: String,
     target: PathBuf,
+    /// An fio job file run instead of the preset (its targets its own).
+    fio_job: Option<PathBuf>,
     destroy_data: Option<PathBuf>,
     time_scale: f64,
 }
 
 fn request(s: &Start) -> Result<RunRequest, RunError> {
+    if let Some(file) = &s.fio_job {
+        return Ok(RunRequest {
+            target: TargetChoice::default(),
+            what: RunWhat::FioJob(FioJobRequest {
+                file: file.clone(),
+                destroy_data: s.destroy_data.iter().cloned().collect(),
+            }),
+            plan: PlanOptions {
+                time_scale: s.time_scale,
+                ..PlanOptions::default()
+            },
+        });
+    }
     Ok(RunRequest {
         // A test file named in the dashboard is created (1 GiB) when missing, as the
         // built-in one is; block devices are never created.
@@ -76,7 +91,10 @@ fn run_one(
     let session = SessionPlan {
         path: None,
         options: RecorderOptions::default(),
-        command: Some(format!("drivescope (dashboard): preset {}", s.preset_id)),
+        command: Some(match &s.fio_job {
+            Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
+            None => format!("drivescope (dashboard): preset {}", s.preset_id),
+        }),
         notes: Vec::new(),
     };
     let mut sink = DashboardSink::new(msgs.clone(), t0);
@@ -226,20 +244,35 @@ pub(super) fn spawn_effects(
         };
         while let Some(e) = fx.blocking_recv() {
             match e {
-                Effect::StartRun {
-                    preset_id,
-                    target,
-                    destroy_data,
-                } => {
+                Effect::StartRun { .. } | Effect::StartFioJob { .. } => {
                     if let Some(c) = current.take() {
                         let _ = c.thread.join();
                     }
                     let (handle, ctl) = RunControl::new();
-                    let start = Start {
-                        preset_id,
-                        target,
-                        destroy_data,
-                        time_scale,
+                    let start = match e {
+                        Effect::StartFioJob {
+                            preset_id,
+                            file,
+                            destroy_data,
+                        } => Start {
+                            preset_id,
+                            target: file.clone(),
+                            fio_job: Some(file),
+                            destroy_data,
+                            time_scale,
+                        },
+                        Effect::StartRun {
+                            preset_id,
+                            target,
+                            destroy_data,
+                        } => Start {
+                            preset_id,
+                            target,
+                            fio_job: None,
+                            destroy_data,
+                            time_scale,
+                        },
+                        _ => continue,
                     };
                     let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
                     let thread = std::thread::spawn(move || run_one(start, ctl, &msgs, &telemetry));

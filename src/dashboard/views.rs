@@ -8,6 +8,7 @@ use crate::app::{
 };
 use crate::drive::{self, SysRoot};
 use crate::dut::{self, guard};
+use crate::engine::fio_file;
 use crate::plan::{self, PlanOptions, TargetFacts};
 use crate::preset;
 use crate::telemetry::TelemetrySample;
@@ -50,6 +51,70 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                 phases,
                 estimate,
                 writes,
+                fio_job: None,
+            }
+        })
+        .chain(fio_entries())
+        .collect()
+}
+
+/// The fio job files in the user's preset folder, each checked as a run would check it
+/// (fio's parse, drivescope's steps and targets); one that cannot run says why.
+fn fio_entries() -> Vec<PresetEntry> {
+    let Some(dir) = preset::user_dir() else {
+        return Vec::new();
+    };
+    preset::fio_job_files(&dir)
+        .into_iter()
+        .map(|path| {
+            let file_name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (description, phases, estimate, writes) = match fio_file::read(&path) {
+                Ok(job) => {
+                    let targets: Vec<String> = job
+                        .targets
+                        .iter()
+                        .map(|t| {
+                            let how = if t.writes { "writes" } else { "reads" };
+                            format!("{how} {}", t.path.display())
+                        })
+                        .collect();
+                    let secs: u64 = job
+                        .steps
+                        .iter()
+                        .filter_map(|s| s.jobs.iter().filter_map(|j| j.runtime()).max())
+                        .map(|d| d.as_secs())
+                        .sum();
+                    (
+                        format!(
+                            "fio job file {} ({}): {}",
+                            path.display(),
+                            job.version,
+                            targets.join(", ")
+                        ),
+                        job.steps.iter().map(|s| s.label()).collect(),
+                        format!("at most about {secs} s of runtime"),
+                        job.targets.iter().any(|t| t.writes),
+                    )
+                }
+                // Unknown: ask, as for a preset that writes.
+                Err(e) => (
+                    format!("fio job file {}", path.display()),
+                    Vec::new(),
+                    format!("cannot run here: {e}"),
+                    true,
+                ),
+            };
+            PresetEntry {
+                id: file_name.clone(),
+                name: format!("fio: {file_name}"),
+                description,
+                phases,
+                estimate,
+                writes,
+                fio_job: Some(path),
             }
         })
         .collect()

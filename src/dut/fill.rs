@@ -58,6 +58,7 @@ pub fn fill_file(
             bytes: Some(len),
         },
         interval: Duration::from_secs(1),
+        fio_file: None,
     };
     let st = StepTarget {
         path: t.path.clone(),

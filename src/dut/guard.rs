@@ -20,7 +20,8 @@ pub struct Refusal {
     pub reason: String,
 }
 
-fn same_path(a: &Path, b: &Path) -> bool {
+/// The same file or device (both resolved where they exist), as a confirmation is matched.
+pub fn same_path(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,

@@ -33,8 +33,19 @@ pub enum FioError {
     TooOld { found: String },
     #[error("fio refused the job: {0}")]
     Refused(String),
+    #[error("fio refused the job file {}: {said}", .path.display())]
+    RefusedFile {
+        path: std::path::PathBuf,
+        said: String,
+    },
+    #[error("{version}'s json+ output has no {field}, which drivescope reads; drivescope needs fio 3.0 or later")]
+    Lacks { version: String, field: String },
     #[error("fio's output is not what drivescope reads: {0}")]
     Output(String),
+    #[error(transparent)]
+    JobFile(#[from] crate::input::InputError),
+    #[error("fio job {job}: {why}; refused before fio starts")]
+    Unsafe { job: String, why: String },
 }
 
 /// The oldest fio major version whose json+ status dumps carry what is read here.
@@ -55,6 +66,66 @@ pub fn fio_version() -> Result<String, FioError> {
     match major {
         Some(m) if m >= MIN_MAJOR => Ok(v),
         _ => Err(FioError::TooOld { found: v }),
+    }
+}
+
+/// What drivescope reads in fio's json+ output, as JSON pointers into a dump.
+const NEEDED: [&str; 9] = [
+    "/timestamp_ms",
+    "/jobs/0/jobname",
+    "/jobs/0/job_runtime",
+    "/jobs/0/read/total_ios",
+    "/jobs/0/read/io_bytes",
+    "/jobs/0/read/iops",
+    "/jobs/0/read/bw_bytes",
+    "/jobs/0/read/runtime",
+    "/jobs/0/read/clat_ns/bins",
+];
+
+/// The first field drivescope needs that a json+ dump lacks.
+fn lacks(v: &Value) -> Option<&'static str> {
+    NEEDED.iter().copied().find(|p| v.pointer(p).is_none())
+}
+
+/// The installed fio's version, once fio has shown that its json+ output carries what
+/// drivescope reads: a few I/Os of fio's `null` engine (no file is opened or written).
+pub fn fio_check() -> Result<String, FioError> {
+    let version = fio_version()?;
+    let out = Command::new("fio")
+        .args([
+            "--name=drivescope-probe",
+            "--ioengine=null",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=read",
+            "--output-format=json+",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let doc = text
+        .find('{')
+        .and_then(|i| {
+            serde_json::Deserializer::from_str(&text[i..])
+                .into_iter::<Value>()
+                .next()
+        })
+        .and_then(Result::ok);
+    match doc {
+        Some(v) => match lacks(&v) {
+            None => Ok(version),
+            Some(field) => Err(FioError::Lacks {
+                version,
+                field: field.to_string(),
+            }),
+        },
+        None => Err(FioError::Lacks {
+            version,
+            field: first_lines(&String::from_utf8_lossy(&out.stderr))
+                .map(|w| format!("a JSON document (fio said: {w})"))
+                .unwrap_or_else(|| "a JSON document".into()),
+        }),
     }
 }
 
@@ -120,11 +191,11 @@ fn job_args(job: &str) -> Vec<String> {
 
 /// One direction's cumulative figures in a dump.
 #[derive(Debug, Clone, Default)]
-struct Dir {
-    ios: u64,
-    bytes: u64,
+pub(super) struct Dir {
+    pub(super) ios: u64,
+    pub(super) bytes: u64,
     /// Completion-latency bins: ns → count.
-    bins: BTreeMap<u64, u64>,
+    pub(super) bins: BTreeMap<u64, u64>,
 }
 
 /// One status dump, cumulative from the job's start.
@@ -138,7 +209,7 @@ struct Dump {
     error: i64,
 }
 
-fn dir_of(v: &Value) -> Dir {
+pub(super) fn dir_of(v: &Value) -> Dir {
     let bins = v["clat_ns"]["bins"]
         .as_object()
         .map(|m| {
@@ -181,7 +252,7 @@ fn dump_of(v: &Value, jobs: u32) -> Result<Dump, FioError> {
 }
 
 /// The latency of the I/Os between two dumps' bins.
-fn delta_hist(now: &BTreeMap<u64, u64>, before: &BTreeMap<u64, u64>) -> Histogram<u64> {
+pub(super) fn delta_hist(now: &BTreeMap<u64, u64>, before: &BTreeMap<u64, u64>) -> Histogram<u64> {
     let mut h = new_histogram();
     for (ns, c) in now {
         let d = c.saturating_sub(before.get(ns).copied().unwrap_or(0));
@@ -341,6 +412,155 @@ impl Drop for FioChild {
     }
 }
 
+/// What is done with each status dump: the reason to end the step, when the observer
+/// asked for it.
+pub(super) type OnDump<'a> =
+    dyn FnMut(&Value, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
+
+/// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
+/// each status dump to `on_dump` (which returns why the step should end, when its observer
+/// says so), ends fio on the user's stop (SIGTERM: it prints its last dump) and holds it on
+/// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
+/// no dump at all (it refused the job).
+pub(super) fn supervise(
+    mut cmd: Command,
+    stdin: Option<&str>,
+    ctl: &StepControl,
+    obs: &mut dyn StepObserver,
+    on_dump: &mut OnDump<'_>,
+) -> Result<Option<EndedBy>, EngineError> {
+    cmd.arg("--output-format=json+")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut fio = FioChild {
+        child: cmd.spawn().map_err(|e| FioError::Missing(e.to_string()))?,
+        reaped: false,
+    };
+    if let (Some(text), Some(mut pipe)) = (stdin, fio.child.stdin.take()) {
+        use std::io::Write as _;
+        // From a thread of its own, so that fio's output is read meanwhile whatever the
+        // text's length; the pipe closes when it is written (or fio has gone).
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(text.as_bytes());
+        });
+    }
+    let stdout = fio
+        .child
+        .stdout
+        .take()
+        .ok_or_else(|| FioError::Output("no stdout".into()))?;
+    let mut stderr = fio.child.stderr.take();
+    let err_text = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    });
+    let out = reader(stdout);
+    let mut ended_by: Option<EndedBy> = None;
+    let mut paused = false;
+    let mut stopping = false;
+    let mut said_pause = false;
+    let mut messages: Vec<String> = Vec::new();
+    let mut seen = false;
+    let stop = |fio: &FioChild, paused: bool| {
+        if paused {
+            fio.signal(libc::SIGCONT);
+        }
+        fio.signal(libc::SIGTERM);
+    };
+    loop {
+        if ctl.stop.load(Ordering::Relaxed) && !stopping {
+            stopping = true;
+            ended_by.get_or_insert(EndedBy::Stopped);
+            stop(&fio, paused);
+            paused = false;
+        }
+        let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
+        if want_pause != paused {
+            fio.signal(if want_pause {
+                libc::SIGSTOP
+            } else {
+                libc::SIGCONT
+            });
+            paused = want_pause;
+            if want_pause && !said_pause {
+                said_pause = true;
+                obs.note(
+                    "a pause holds fio's I/O but not its clock: a timed step's runtime runs on while paused",
+                );
+            }
+        }
+        let v = match out.recv_timeout(Duration::from_millis(20)) {
+            Ok(Out::Doc(v)) => v,
+            Ok(Out::Line(l)) => {
+                if messages.len() < 20 {
+                    messages.push(l);
+                }
+                continue;
+            }
+            Ok(Out::Bad(e)) => {
+                stop(&fio, paused);
+                return Err(FioError::Output(e).into());
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+        };
+        seen = true;
+        match on_dump(&v, obs) {
+            Ok(Some(why)) if !stopping => {
+                stopping = true;
+                ended_by = Some(why);
+                stop(&fio, paused);
+                paused = false;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                stop(&fio, paused);
+                return Err(e.into());
+            }
+        }
+    }
+    let status = fio.wait().map_err(EngineError::Spawn)?;
+    let words = err_text.join().unwrap_or_default();
+    for m in messages.iter().filter(|m| m.starts_with("fio:")) {
+        obs.note(m);
+    }
+    if !seen {
+        let why = first_lines(&words)
+            .or_else(|| first_lines(&messages.join("\n")))
+            .unwrap_or_else(|| format!("fio exited with {status} and no output"));
+        return Err(FioError::Refused(why).into());
+    }
+    Ok(ended_by)
+}
+
+/// How a step fio ran to its end ended: on an I/O error (fio stops a job at its first), by
+/// its amount of data, or by its time.
+pub(super) fn natural_end(error: i64, spec: &StepSpec) -> EndedBy {
+    if error != 0 {
+        EndedBy::device(
+            FaultKind::AllFailed,
+            format!(
+                "fio stopped on an I/O error: {}",
+                std::io::Error::from_raw_os_error(error as i32)
+            ),
+        )
+    } else if spec.end.bytes.is_some() && spec.end.duration.is_none() {
+        EndedBy::Bytes
+    } else {
+        EndedBy::Duration
+    }
+}
+
 /// The engine of `--engine fio`.
 pub(super) struct Fio;
 
@@ -356,6 +576,9 @@ impl Engine for Fio {
         ctl: &StepControl,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
+        if let Some(file) = &spec.fio_file {
+            return super::fio_series::run_file_step(file, spec, ctl, obs);
+        }
         let version = fio_version()?;
         let name = target.path.as_os_str();
         if name
@@ -370,99 +593,20 @@ impl Engine for Fio {
             .into());
         }
         let job = job_text(target, spec);
-        let interval_ms = spec.interval.as_millis().max(100);
         let mut filename = std::ffi::OsString::from("--filename=");
         filename.push(fio_filename_os(name));
         let mut cmd = Command::new("fio");
         cmd.args(job_args(&job))
             .arg(filename)
-            .arg("--output-format=json+")
-            .arg(format!("--status-interval={interval_ms}ms"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut fio = FioChild {
-            child: cmd.spawn().map_err(|e| FioError::Missing(e.to_string()))?,
-            reaped: false,
-        };
-        let stdout = fio
-            .child
-            .stdout
-            .take()
-            .ok_or_else(|| FioError::Output("no stdout".into()))?;
-        let mut stderr = fio.child.stderr.take();
-        let err_text = std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(e) = stderr.as_mut() {
-                let _ = e.read_to_string(&mut s);
-            }
-            s
-        });
-        let out = reader(stdout);
+            .arg(status_interval(spec));
         let jobs = spec.workload.jobs;
         let ramping = !spec.ramp.is_zero();
         let mut ramp_over = !ramping;
         let mut offset_s = 0.0;
         let mut last = Dump::default();
         let mut index = 0u64;
-        let mut ended_by: Option<EndedBy> = None;
-        let mut paused = false;
-        let mut stopping = false;
-        let mut said_pause = false;
-        let mut messages: Vec<String> = Vec::new();
-        let mut seen = false;
-        let stop = |fio: &FioChild, paused: bool| {
-            if paused {
-                fio.signal(libc::SIGCONT);
-            }
-            fio.signal(libc::SIGTERM);
-        };
-        loop {
-            if ctl.stop.load(Ordering::Relaxed) && !stopping {
-                stopping = true;
-                ended_by.get_or_insert(EndedBy::Stopped);
-                stop(&fio, paused);
-                paused = false;
-            }
-            let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
-            if want_pause != paused {
-                fio.signal(if want_pause {
-                    libc::SIGSTOP
-                } else {
-                    libc::SIGCONT
-                });
-                paused = want_pause;
-                if want_pause && !said_pause {
-                    said_pause = true;
-                    obs.note(
-                        "a pause holds fio's I/O but not its clock: a timed step's runtime runs on while paused",
-                    );
-                }
-            }
-            let v = match out.recv_timeout(Duration::from_millis(20)) {
-                Ok(Out::Doc(v)) => v,
-                Ok(Out::Line(l)) => {
-                    if messages.len() < 20 {
-                        messages.push(l);
-                    }
-                    continue;
-                }
-                Ok(Out::Bad(e)) => {
-                    stop(&fio, paused);
-                    return Err(FioError::Output(e).into());
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            };
-            seen = true;
-            let d = match dump_of(&v, jobs) {
-                Ok(d) => d,
-                Err(e) => {
-                    stop(&fio, paused);
-                    return Err(e.into());
-                }
-            };
+        let ended_by = supervise(cmd, None, ctl, obs, &mut |v, obs| {
+            let d = dump_of(v, jobs)?;
             // fio counts during its ramp, then starts its counters again: the intervals
             // before that are the ramp, those after it are measured from the ramp's end.
             let reset = d.runtime_ms < last.runtime_ms
@@ -473,6 +617,7 @@ impl Engine for Fio {
                 offset_s = spec.ramp.as_secs_f64();
                 last = Dump::default();
             }
+            let mut why = None;
             if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
                 r.start_s += offset_s;
                 r.end_s += offset_s;
@@ -480,46 +625,26 @@ impl Engine for Fio {
                     && (r.end_s - r.start_s) * 10.0 < spec.interval.as_secs_f64();
                 if r.end_s > r.start_s && !tiny {
                     index += 1;
-                    if let (Control::Stop(why), false) = (obs.interval(&r), stopping) {
-                        stopping = true;
-                        ended_by = Some(why);
-                        stop(&fio, paused);
-                        paused = false;
+                    if let Control::Stop(w) = obs.interval(&r) {
+                        why = Some(w);
                     }
                 }
             }
             last = d;
-        }
-        let status = fio.wait().map_err(EngineError::Spawn)?;
-        let words = err_text.join().unwrap_or_default();
-        for m in messages.iter().filter(|m| m.starts_with("fio:")) {
-            obs.note(m);
-        }
-        if !seen {
-            let why = first_lines(&words)
-                .or_else(|| first_lines(&messages.join("\n")))
-                .unwrap_or_else(|| format!("fio exited with {status} and no output"));
-            return Err(FioError::Refused(why).into());
-        }
-        let ended_by = ended_by.unwrap_or(if last.error != 0 {
-            EndedBy::device(
-                FaultKind::AllFailed,
-                format!(
-                    "fio stopped on an I/O error: {}",
-                    std::io::Error::from_raw_os_error(last.error as i32)
-                ),
-            )
-        } else if spec.end.bytes.is_some() && spec.end.duration.is_none() {
-            EndedBy::Bytes
-        } else {
-            EndedBy::Duration
-        });
+            Ok(why)
+        })?;
+        let ended_by = ended_by.unwrap_or_else(|| natural_end(last.error, spec));
         Ok(summary(spec, &last, ended_by, &version, &job))
     }
 }
 
+/// fio's `--status-interval` for the step's reporting interval (100 ms at least).
+pub(super) fn status_interval(spec: &StepSpec) -> String {
+    format!("--status-interval={}ms", spec.interval.as_millis().max(100))
+}
+
 /// fio's first lines on stderr, where it says why it refused a job.
-fn first_lines(s: &str) -> Option<String> {
+pub(super) fn first_lines(s: &str) -> Option<String> {
     let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
     (!lines.is_empty()).then(|| lines.join("; "))
 }
@@ -591,6 +716,19 @@ mod tests {
         assert_eq!(r.lat_us.samples, 2000);
         // fio reset its counters (the end of a ramp): no interval from that pair.
         assert!(interval(2, &a, &b, false).is_none());
+    }
+
+    #[test]
+    fn a_dump_without_the_latency_bins_is_named() {
+        let mut v: Value = serde_json::json!({
+            "timestamp_ms": 1,
+            "jobs": [{"jobname": "a", "job_runtime": 1, "read": {
+                "total_ios": 1, "io_bytes": 1, "iops": 1.0, "bw_bytes": 1, "runtime": 1,
+                "clat_ns": {"bins": {}}}}]
+        });
+        assert_eq!(lacks(&v), None);
+        v["jobs"][0]["read"]["clat_ns"] = serde_json::json!({"percentile": {}});
+        assert_eq!(lacks(&v), Some("/jobs/0/read/clat_ns/bins"));
     }
 
     #[test]

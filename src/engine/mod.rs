@@ -9,6 +9,8 @@ mod claim;
 mod collector;
 mod failure;
 pub mod fio;
+pub mod fio_file;
+mod fio_series;
 mod idle;
 mod invalid;
 mod iogen;
@@ -171,7 +173,8 @@ pub(crate) fn tighten_timer_slack() {
 /// writes or holds (when a step writes).
 pub fn check_steps(t: &StepTarget, specs: &[crate::workload::StepSpec]) -> Result<(), EngineError> {
     if specs.iter().any(|s| s.engine == EngineKind::Fio) {
-        fio::fio_version()?;
+        // A missing or too old fio (or one whose json+ lacks what is read) is said now.
+        fio::fio_check()?;
     }
     for spec in specs {
         validate(t, spec)?;

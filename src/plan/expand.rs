@@ -299,6 +299,7 @@ fn idle_step(
         engine: EngineKind::Idle,
         engine_options: Default::default(),
         thermal,
+        fio_file: None,
     })
 }
 
@@ -437,6 +438,7 @@ fn expand_phase(
             },
         },
         thermal,
+        fio_file: None,
     };
     let named = |v: &Variant, extra: &str| {
         let mut parts = vec![phase.name.clone()];

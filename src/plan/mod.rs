@@ -145,6 +145,9 @@ pub struct PlanStep {
     /// Ends judged on the drive's temperature and throttling, as telemetry arrives.
     #[serde(default, skip_serializing_if = "ThermalEnd::is_none")]
     pub thermal: ThermalEnd,
+    /// The jobs of an fio job file this step runs (`--fio-job`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_file: Option<crate::workload::FioFileStep>,
 }
 
 /// A step's thermal ends, judged on the drive's telemetry as it arrives.
@@ -220,6 +223,7 @@ impl PlanStep {
             ramp: self.ramp,
             end: self.end,
             interval: self.interval,
+            fio_file: self.fio_file.clone(),
         }
     }
 }

@@ -138,6 +138,20 @@ pub fn load_dir(dir: &Path) -> Vec<Result<Preset, PresetError>> {
     paths.iter().map(|p| parse_file(p)).collect()
 }
 
+/// The fio job files (`*.fio`) in `dir`, in file-name order; a missing folder has none.
+/// They are offered beside the presets and run as they are (`run --fio-job`).
+pub fn fio_job_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// All presets and the problems met loading them.
 #[derive(Debug, Default)]
 pub struct Catalog {

@@ -45,7 +45,8 @@ mod validate;
 pub mod values;
 
 pub use builtin::{
-    builtins, catalog, find, load_builtin, load_dir, user_dir, Catalog, BUILTIN_FILES,
+    builtins, catalog, find, fio_job_files, load_builtin, load_dir, user_dir, Catalog,
+    BUILTIN_FILES,
 };
 pub use error::{Diagnostic, PresetError};
 pub use model::Preset;

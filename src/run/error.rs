@@ -46,6 +46,8 @@ pub enum RunError {
     },
     #[error("{}: another target of this run is on the same drive; a preset that ends steps on the drive's temperature runs on one target per drive", .target.display())]
     SharedThermal { target: PathBuf },
+    #[error("--destroy-data {} names no file or device the fio job file writes", .path.display())]
+    DestroyDataUnused { path: PathBuf },
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

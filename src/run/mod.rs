@@ -13,6 +13,7 @@
 mod control;
 mod error;
 mod event;
+mod fio_job;
 mod pipeline;
 mod print;
 mod record;
@@ -26,12 +27,13 @@ mod worker;
 pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
+pub use fio_job::FioRun;
 pub use pipeline::{check_outputs, execute, execute_many, Finished, SessionPlan, Sink};
 pub use print::{json_line, Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{
-    prepare, prepare_all, prepare_many, step_label, Prepared, Remote, RunKind, RunRequest, RunWhat,
-    SingleStep, TargetChoice,
+    prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, Remote, RunKind,
+    RunRequest, RunWhat, SingleStep, TargetChoice,
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -60,6 +60,8 @@ pub struct Printer {
     /// Known once the run starts: the target's path, the plan's name and step count.
     target: String,
     plan_name: String,
+    /// How the text names the plan: `preset ID`, `fio job file PATH`.
+    plan_title: String,
     steps: usize,
     /// A run of several drives: each drive's label, the drive now printed, and the
     /// intervals of each since the last "all" line.
@@ -136,6 +138,7 @@ impl Printer {
             header_done: false,
             target: String::new(),
             plan_name: String::new(),
+            plan_title: String::new(),
             steps: 0,
             drives: Drives::default(),
         }
@@ -472,6 +475,10 @@ impl Printer {
         let t = &run.target;
         self.target = t.path.display().to_string();
         self.plan_name = run.name().to_string();
+        self.plan_title = match &run.kind {
+            RunKind::FioJob(f) => format!("fio job file {}", f.file.display()),
+            RunKind::Preset(_) | RunKind::Single { .. } => format!("preset {}", run.name()),
+        };
         self.steps = run.plan.steps.len();
         let session = session.display().to_string();
         match &run.kind {
@@ -540,6 +547,27 @@ impl Printer {
                     ),
                 );
             }
+            RunKind::FioJob(f) => {
+                let plan = &run.plan;
+                self.start(
+                    &format!(
+                        "fio job file {} ({}) on {} ({}): {} steps",
+                        f.file.display(),
+                        f.version,
+                        t.path.display(),
+                        format_size(t.size),
+                        plan.steps.len(),
+                    ),
+                    json!({
+                        "fio_job": f.file.display().to_string(),
+                        "fio": f.version,
+                        "target": t.path.display().to_string(),
+                        "target_size": t.size,
+                        "steps": plan.steps.len(),
+                        "session": session,
+                    }),
+                );
+            }
             RunKind::Preset(preset) => {
                 let plan = &run.plan;
                 self.start(
@@ -577,8 +605,8 @@ impl Printer {
         };
         match self.format {
             Format::Text => self.text(&format!(
-                "preset {preset_id}: {text}, {} of {} steps run, {} I/O errors",
-                tally.steps_run, tally.steps, tally.errors
+                "{}: {text}, {} of {} steps run, {} I/O errors",
+                self.plan_title, tally.steps_run, tally.steps, tally.errors
             )),
             Format::Json => self.json(json!({
                 "type": "plan_summary",

@@ -52,6 +52,23 @@ pub fn session_start(
                 "interval_s": s.interval.as_secs_f64(),
             })).collect::<Vec<_>>(),
         })),
+        // A job file's run records fio's version, the file and the very text fio ran.
+        RunKind::FioJob(f) => to_value(json!({
+            "fio_job": {
+                "file": crate::ostext::escaped(f.file.as_os_str()),
+                "fio": f.version,
+                "text": f.text,
+                "targets": f.targets.iter().map(|(p, w)| json!({
+                    "path": crate::ostext::escaped(p.as_os_str()),
+                    "writes": w,
+                })).collect::<Vec<_>>(),
+            },
+            "steps": run.plan.steps.iter().map(|s| json!({
+                "label": s.name,
+                "jobs": s.fio_file.as_ref().map(|f| f.sections.clone()).unwrap_or_default(),
+                "interval_s": s.interval.as_secs_f64(),
+            })).collect::<Vec<_>>(),
+        })),
     };
     SessionStart {
         target: run_target_info(run),
@@ -89,7 +106,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                     "target_iops": target_iops,
                     "closed_loop": step.closed_loop,
                 }),
-                RunKind::Single { .. } => serde_json::Value::Null,
+                RunKind::Single { .. } | RunKind::FioJob(_) => serde_json::Value::Null,
             };
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;

@@ -41,11 +41,21 @@ pub struct SingleStep {
     pub duration: Duration,
 }
 
+/// An fio job file to run (`--fio-job`), with the write confirmations given for it.
+#[derive(Debug, Clone)]
+pub struct FioJobRequest {
+    pub file: PathBuf,
+    /// Each names a file or device a job of the file writes.
+    pub destroy_data: Vec<PathBuf>,
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub enum RunWhat {
     Preset(Box<Preset>),
     Single(SingleStep),
+    /// An fio job file, its targets its own.
+    FioJob(FioJobRequest),
 }
 
 /// A run, as asked.
@@ -66,6 +76,8 @@ pub enum RunKind {
         ramp: Duration,
         duration: Duration,
     },
+    /// An fio job file: a step for each group of jobs fio runs together.
+    FioJob(Box<super::fio_job::FioRun>),
 }
 
 /// A run ready to go: its plan and the target it runs on.
@@ -122,7 +134,7 @@ impl Prepared {
     pub fn preset(&self) -> Option<&Preset> {
         match &self.kind {
             RunKind::Preset(p) => Some(p),
-            RunKind::Single { .. } => None,
+            RunKind::Single { .. } | RunKind::FioJob(_) => None,
         }
     }
 
@@ -130,7 +142,7 @@ impl Prepared {
     pub fn name(&self) -> &str {
         match &self.kind {
             RunKind::Preset(p) => &p.id,
-            RunKind::Single { .. } => &self.plan.preset_id,
+            RunKind::Single { .. } | RunKind::FioJob(_) => &self.plan.preset_id,
         }
     }
 }
@@ -225,6 +237,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         engine: opts.engine,
         engine_options: opts.engine_options,
         thermal: Default::default(),
+        fio_file: None,
     };
     Plan {
         preset_id: step.workload.rw.as_str().to_string(),
@@ -321,6 +334,8 @@ fn check_shared_remote_drives(runs: &[Prepared]) -> Result<(), RunError> {
 fn writes(r: &RunRequest) -> bool {
     match &r.what {
         RunWhat::Single(s) => s.workload.rw.read_percent(s.workload.rwmixread) < 100,
+        // Its targets are its own: counted as written, so none is shared with another.
+        RunWhat::FioJob(_) => true,
         RunWhat::Preset(p) => p.phases.iter().any(|ph| {
             ph.workload.io().is_some_and(|w| {
                 let mixes: Vec<u8> = ph
@@ -364,7 +379,7 @@ fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
 }
 
 /// The label of a target: the one asked for, else its path (`HOST:PATH` on a remote host).
-fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
+pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
     c.label.clone().unwrap_or_else(|| {
         let p = crate::ostext::escaped(path.as_os_str());
         match &c.host {
@@ -466,5 +481,6 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             )?;
             Ok(prepared)
         }
+        RunWhat::FioJob(j) => super::fio_job::prepare_fio_job(&req, j),
     }
 }

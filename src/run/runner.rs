@@ -499,6 +499,7 @@ mod tests {
             engine: EngineKind::IoUring,
             engine_options: Default::default(),
             thermal: Default::default(),
+            fio_file: None,
         };
         Plan {
             preset_id: "steady-test".into(),

@@ -159,7 +159,13 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         }
     }
     let labels: Vec<&str> = app.drives.iter().map(|d| d.label.as_str()).collect();
+    let fio_job = app.selected_preset().is_some_and(|p| p.fio_job.is_some());
     let target = match app.selected_target() {
+        // A job file names its own targets (a device it writes is confirmed as the target).
+        _ if fio_job && labels.len() <= 1 => Line::from(vec![
+            Span::styled("targets ", t.dim_style()),
+            Span::styled("the job file's own", Style::default().fg(t.fg)),
+        ]),
         _ if labels.len() > 1 => Line::from(vec![
             Span::styled(format!("{} drives ", labels.len()), t.dim_style()),
             Span::styled(labels.join(", "), Style::default().fg(t.fg)),

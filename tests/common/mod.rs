@@ -159,6 +159,20 @@ impl LoopDev {
     }
 }
 
+/// The reads and writes an engine counted agree within 1% with the kernel's completed
+/// requests between two [`LoopDev::stat`] readings.
+pub fn assert_kernel_counts(before: (u64, u64), after: (u64, u64), reads: u64, writes: u64) {
+    let (kr, kw) = (after.0 - before.0, after.1 - before.1);
+    assert!(
+        (kr as f64 - reads as f64).abs() <= 0.01 * reads as f64,
+        "reads {reads} vs kernel {kr}"
+    );
+    assert!(
+        (kw as f64 - writes as f64).abs() <= 0.01 * writes as f64,
+        "writes {writes} vs kernel {kw}"
+    );
+}
+
 impl Drop for LoopDev {
     fn drop(&mut self) {
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();

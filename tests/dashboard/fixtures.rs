@@ -28,6 +28,7 @@ pub fn presets() -> Vec<PresetEntry> {
             phases: vec!["precondition".into(), "probe".into(), "sweep".into()],
             estimate: "about 40 min".into(),
             writes: true,
+            fio_job: None,
         },
         PresetEntry {
             id: "quick-look".into(),
@@ -43,6 +44,7 @@ pub fn presets() -> Vec<PresetEntry> {
             ],
             estimate: "about 2 min".into(),
             writes: true,
+            fio_job: None,
         },
         PresetEntry {
             id: "snia-iops".into(),
@@ -53,6 +55,7 @@ pub fn presets() -> Vec<PresetEntry> {
             phases: vec!["purge".into(), "precondition".into(), "rounds".into()],
             estimate: "2 to 6 h".into(),
             writes: true,
+            fio_job: None,
         },
     ]
 }

@@ -577,3 +577,33 @@ fn throttle_marks_and_reasons_stay_bounded() {
     );
     assert_eq!(app.telemetry.unavailable.len(), UNAVAILABLE_REASONS);
 }
+
+#[test]
+fn an_fio_job_file_entry_starts_the_file_and_a_device_it_writes_needs_its_name() {
+    let job = std::path::PathBuf::from("/home/u/.config/drivescope/presets/two.fio");
+    let mut cfg = config((120, 40));
+    if let Some(p) = cfg.presets.iter_mut().find(|p| p.id == "quick-look") {
+        p.fio_job = Some(job.clone());
+    }
+    // On a file target: nothing to type, and the file's own targets run.
+    let mut app = App::new(cfg.clone());
+    let fx = send(&mut app, [code(KeyCode::Enter)]);
+    assert_eq!(
+        fx,
+        vec![Effect::StartFioJob {
+            preset_id: "quick-look".into(),
+            file: job.clone(),
+            destroy_data: None,
+        }]
+    );
+    // On a device: its typed name first, as for a preset that writes.
+    cfg.target = 1;
+    let mut app = App::new(cfg);
+    assert!(send(&mut app, [code(KeyCode::Enter)]).is_empty());
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Targets {
+            typing: Some(String::new())
+        })
+    );
+}

@@ -39,6 +39,7 @@ fn nop_spec(rw: RwMode, iodepth: u32, jobs: u32, end: StepEnd, rate: Option<f64>
         ramp: Duration::ZERO,
         end,
         interval: Duration::from_millis(200),
+        fio_file: None,
     }
 }
 

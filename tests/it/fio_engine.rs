@@ -80,15 +80,7 @@ fn fio_runs_the_step_and_its_intervals_add_up_to_the_kernels_count() {
         (r, w),
         "the intervals add up to fio's totals"
     );
-    let (kr, kw) = (after.0 - before.0, after.1 - before.1);
-    assert!(
-        (kr as f64 - r as f64).abs() <= 0.01 * r as f64,
-        "reads {r} vs kernel {kr}"
-    );
-    assert!(
-        (kw as f64 - w as f64).abs() <= 0.01 * w as f64,
-        "writes {w} vs kernel {kw}"
-    );
+    common::assert_kernel_counts(before, after, r, w);
     // Each interval's latency is its own I/Os' (from the differenced bins, which count
     // completions; fio's totals count issues: at each end of an interval at most the 8 in
     // flight differ).

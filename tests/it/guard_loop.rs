@@ -544,6 +544,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
             bytes: None,
         },
         interval: Duration::from_millis(250),
+        fio_file: None,
     };
     let target = StepTarget {
         path: dev.dev.clone(),

@@ -17,6 +17,7 @@ mod devices_in_use;
 mod drive_resolve;
 mod engine_nop;
 mod fio_engine;
+mod fio_job_file;
 mod guard_loop;
 mod hostile_files;
 mod layering;

@@ -591,6 +591,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
             bytes: None,
         },
         interval: Duration::from_millis(100),
+        fio_file: None,
     };
     let t0 = Instant::now();
     send(

@@ -448,6 +448,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
             bytes: None,
         },
         interval: Duration::from_millis(250),
+        fio_file: None,
     };
     let target = StepTarget {
         path,
@@ -831,6 +832,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
                 bytes: None,
             },
             interval: Duration::from_millis(250),
+            fio_file: None,
         };
         let target = StepTarget {
             path: path.clone(),

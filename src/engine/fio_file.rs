@@ -1,0 +1,668 @@
+//! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
+//! and read by drivescope to learn its steps (jobs separated by `stonewall` or
+//! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
+//! each before fio starts. A job whose targets drivescope cannot tell for sure (no
+//! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
+//! ioengine that is not plain file I/O, commands run around the job) is refused, never run.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::fio::{fio_check, FioError};
+
+/// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
+/// `[global]` options above it, then its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileJob {
+    pub name: String,
+    /// Its line in the file (1-based).
+    pub line: usize,
+    pub options: BTreeMap<String, String>,
+    /// Its files, as fio names them: those of the `[global]` sections above it, then its
+    /// own (fio adds each `filename=` to the job's files; it never replaces them).
+    pub files: Vec<PathBuf>,
+}
+
+impl FileJob {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.options.get(key).map(String::as_str)
+    }
+
+    /// A boolean option: given bare, or with a value other than 0/false/no/off.
+    fn flag(&self, key: &str) -> bool {
+        self.get(key)
+            .is_some_and(|v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
+    }
+
+    /// fio's `rw` without its `:N` offset suffix (`read` by default).
+    pub fn rw(&self) -> &str {
+        let v = self.get("rw").unwrap_or("read");
+        v.split(':').next().unwrap_or(v).trim()
+    }
+
+    pub fn reads(&self) -> bool {
+        matches!(
+            self.rw(),
+            "read" | "randread" | "rw" | "readwrite" | "randrw"
+        )
+    }
+
+    /// Writes (or trims, or deletes) the data of its files.
+    pub fn writes(&self) -> bool {
+        self.rw().contains("write")
+            || self.rw().contains("trim")
+            || matches!(self.rw(), "rw" | "randrw")
+            || self.unlinks()
+    }
+
+    /// Deletes its files when it ends.
+    fn unlinks(&self) -> bool {
+        self.flag("unlink") || self.flag("unlink_each_loop")
+    }
+
+    /// Starts a new step: it waits for the jobs before it.
+    fn stonewall(&self) -> bool {
+        self.flag("stonewall")
+    }
+
+    pub fn ramp(&self) -> Option<std::time::Duration> {
+        fio_duration(self.get("ramp_time")?)
+    }
+
+    pub fn runtime(&self) -> Option<std::time::Duration> {
+        fio_duration(self.get("runtime")?)
+    }
+
+    pub fn bs(&self) -> Option<u64> {
+        let v = self.get("bs")?;
+        crate::units::parse_size(v.split([',', ':']).next().unwrap_or(v)).ok()
+    }
+
+    pub fn number(&self, key: &str) -> Option<u32> {
+        self.get(key)?.trim().parse().ok()
+    }
+}
+
+/// fio's time value: a plain number is seconds.
+fn fio_duration(v: &str) -> Option<std::time::Duration> {
+    let v = v.trim();
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        return v.parse().ok().map(std::time::Duration::from_secs);
+    }
+    crate::units::parse_duration(v).ok()
+}
+
+/// A step: jobs fio runs together (the first waits for the jobs before it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStep {
+    pub jobs: Vec<FileJob>,
+}
+
+impl FileStep {
+    /// The step's label: its jobs' names.
+    pub fn label(&self) -> String {
+        let names: Vec<&str> = self.jobs.iter().map(|j| j.name.as_str()).collect();
+        names.join(" + ")
+    }
+}
+
+/// A file or device a job opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobTarget {
+    pub path: PathBuf,
+    /// Some job writes (or trims, or deletes) it.
+    pub writes: bool,
+    /// The size a job gives it (`size=`), for a file that does not exist yet.
+    pub size: Option<u64>,
+    /// The first job that names it.
+    pub job: String,
+    /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
+    pub unlinked: bool,
+}
+
+/// A job file as drivescope read and checked it.
+#[derive(Debug, Clone)]
+pub struct JobFile {
+    pub path: PathBuf,
+    /// The text fio runs (on its stdin): the file as it was read, once.
+    pub text: String,
+    /// `fio-3.33`.
+    pub version: String,
+    pub steps: Vec<FileStep>,
+    pub targets: Vec<JobTarget>,
+}
+
+/// Option names fio takes for the same option, as read here.
+fn canonical(key: &str) -> &str {
+    match key {
+        "readwrite" => "rw",
+        "blocksize" => "bs",
+        "timeout" => "runtime",
+        "wait_for_previous" => "stonewall",
+        k => k,
+    }
+}
+
+/// The ioengines whose `filename` is a file or block device read and written as such.
+const FILE_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "io_uring",
+    "io_uring_cmd",
+    "posixaio",
+    "mmap",
+    "null",
+];
+
+/// Options whose value drivescope cannot follow to what the job touches.
+const UNFOLLOWED: &[(&str, &str)] = &[
+    ("filename_format", "files named by filename_format"),
+    ("opendir", "every file under opendir"),
+    ("exec_prerun", "a command run before the job (exec_prerun)"),
+    ("exec_postrun", "a command run after the job (exec_postrun)"),
+    ("ioscheduler", "a change of the device's I/O scheduler"),
+];
+
+/// Options that name or shape a target: a `$` expansion in them is refused.
+const TARGET_KEYS: &[&str] = &["directory", "ioengine", "rw", "size", "unlink"];
+
+fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
+    FioError::Unsafe {
+        job: job.to_string(),
+        why: why.into(),
+    }
+}
+
+/// The steps of a job file's text: its jobs with their options, split where a job waits
+/// for the ones before it. Pure: no file is touched.
+pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
+    let mut global: BTreeMap<String, String> = BTreeMap::new();
+    let mut global_files: Vec<PathBuf> = Vec::new();
+    let mut jobs: Vec<FileJob> = Vec::new();
+    // The section being read: a global one (`None`) or the last job, with its
+    // `filename=` values, named once the section is read (fio applies `directory` first).
+    let mut section: Option<Option<usize>> = None;
+    let mut names: Vec<String> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
+        // `;` or `#` is a comment, wherever it is; blanks around are dropped.
+        let line = raw.split([';', '#']).next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        // fio takes any option line that starts so as an include.
+        if line.starts_with("include") {
+            return Err(unsafe_job(
+                "(file)",
+                format!("line {}: drivescope does not follow include", n + 1),
+            ));
+        }
+        if let Some(rest) = line.strip_prefix('[') {
+            if let Some(sec) = section {
+                end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
+            }
+            // fio's section name: what follows `[`, less its last character (the `]`);
+            // every section whose name starts with `global` is a global one.
+            let mut name = rest.to_string();
+            name.pop();
+            section = Some(if name.starts_with("global") {
+                None
+            } else {
+                jobs.push(FileJob {
+                    name,
+                    line: n + 1,
+                    options: global.clone(),
+                    files: global_files.clone(),
+                });
+                Some(jobs.len() - 1)
+            });
+            continue;
+        }
+        let Some(sec) = section else {
+            // fio refuses this itself (`--parse-only` ran first); never guess.
+            return Err(unsafe_job(
+                "(file)",
+                format!("line {}: an option outside of any [section]", n + 1),
+            ));
+        };
+        // The name up to the first `=` (fio matches it case and all), the value after it.
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim_end(), v.trim()),
+            None => (line, ""),
+        };
+        let key = canonical(key);
+        if key == "filename" {
+            names.push(value.to_string());
+            continue;
+        }
+        let into = match sec.and_then(|i| jobs.get_mut(i)) {
+            Some(j) => &mut j.options,
+            None => &mut global,
+        };
+        into.insert(key.to_string(), value.to_string());
+    }
+    if let Some(sec) = section {
+        end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
+    }
+    let mut steps: Vec<FileStep> = Vec::new();
+    for job in jobs {
+        match steps.last_mut() {
+            Some(s) if !job.stonewall() => s.jobs.push(job),
+            _ => steps.push(FileStep { jobs: vec![job] }),
+        }
+    }
+    if steps.is_empty() {
+        return Err(unsafe_job("(file)", "the file has no job to run"));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for j in steps.iter().flat_map(|s| &s.jobs) {
+        if names.contains(&j.name.as_str()) {
+            return Err(unsafe_job(
+                &j.name,
+                "two jobs have this name; drivescope runs each step's jobs by name",
+            ));
+        }
+        names.push(&j.name);
+    }
+    Ok(steps)
+}
+
+/// The end of a section: its `filename=` values become files (in the directory in effect
+/// in the section, as fio's add_file names them), the global sections' for every job below.
+fn end_section(
+    section: Option<usize>,
+    names: &mut Vec<String>,
+    global: &BTreeMap<String, String>,
+    global_files: &mut Vec<PathBuf>,
+    jobs: &mut [FileJob],
+) -> Result<(), FioError> {
+    let (who, options, files) = match section.and_then(|i| jobs.get_mut(i)) {
+        Some(j) => (j.name.clone(), &j.options, &mut j.files),
+        None => ("(global)".to_string(), global, global_files),
+    };
+    let dir = match options.get("directory").map(|d| split_files(d)) {
+        Some(d) if d.len() > 1 => {
+            return Err(unsafe_job(
+                &who,
+                "several directories: drivescope cannot tell which file goes where",
+            ))
+        }
+        Some(d) => d.into_iter().next(),
+        None => None,
+    };
+    for value in names.drain(..) {
+        if value.contains('$') {
+            return Err(unsafe_job(
+                &who,
+                "filename= has a $ expansion; drivescope guards only the targets it can read",
+            ));
+        }
+        for name in split_files(&value) {
+            if name == "-" {
+                return Err(unsafe_job(&who, "filename=- (stdin or stdout)"));
+            }
+            // As fio names it (filesetup.c add_file): the directory, a `/`, the name, even
+            // an absolute one (`/srv` and `/dev/x` are `/srv//dev/x`).
+            files.push(match &dir {
+                Some(d) => PathBuf::from(format!("{d}/{name}")),
+                None => PathBuf::from(&name),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Splits fio's `a:b` list (`\:` is a colon in a name).
+fn split_files(v: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                if let Some(last) = out.last_mut() {
+                    last.push(':');
+                }
+            }
+            ':' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Every file or device the jobs touch, and whether any job writes it; refused where
+/// drivescope cannot tell.
+pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
+    let mut out: Vec<JobTarget> = Vec::new();
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        for (key, what) in UNFOLLOWED {
+            if job.options.contains_key(*key) {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!("drivescope cannot tell what {what} touches"),
+                ));
+            }
+        }
+        for key in TARGET_KEYS {
+            if job.get(key).is_some_and(|v| v.contains('$')) {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!(
+                        "{key}= has a $ expansion; drivescope guards only the targets it can read"
+                    ),
+                ));
+            }
+        }
+        let engine = job.get("ioengine").unwrap_or("psync").trim();
+        if !FILE_ENGINES.contains(&engine) {
+            return Err(unsafe_job(
+                &job.name,
+                format!(
+                    "ioengine={engine}: drivescope guards only file and block device I/O ({})",
+                    FILE_ENGINES.join(", ")
+                ),
+            ));
+        }
+        if job.files.is_empty() {
+            return Err(unsafe_job(
+                &job.name,
+                "no filename=: name the file or device the job uses, so drivescope can guard it",
+            ));
+        }
+        // With fewer names than nrfiles, fio would name the other files itself.
+        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
+            if n as usize > job.files.len() {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!(
+                        "nrfiles={n} but {} named: fio would name the others itself",
+                        job.files.len()
+                    ),
+                ));
+            }
+        }
+        let size = job
+            .get("size")
+            .and_then(|v| crate::units::parse_size(v).ok());
+        for path in job.files.iter().cloned() {
+            match out.iter_mut().find(|t| t.path == path) {
+                Some(t) => {
+                    t.writes |= job.writes();
+                    t.size = t.size.max(size);
+                    t.unlinked |= job.unlinks();
+                }
+                None => out.push(JobTarget {
+                    path,
+                    writes: job.writes(),
+                    size,
+                    job: job.name.clone(),
+                    unlinked: job.unlinks(),
+                }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What only the file system can tell: a job that would delete a device node (`unlink`
+/// on anything but a regular file) or overwrite an existing file with its I/O log
+/// (`write_iolog`) is refused.
+fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
+    for t in targets.iter().filter(|t| t.unlinked) {
+        if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
+            return Err(unsafe_job(
+                &t.job,
+                format!(
+                    "unlink would delete {}, which is not a regular file",
+                    t.path.display()
+                ),
+            ));
+        }
+    }
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        if let Some(log) = job.get("write_iolog") {
+            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!("write_iolog={log} would overwrite what is there"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
+/// its words when it refuses it, else every file it added to a job as it named it (from
+/// its `--debug=file` trace: `file 0x… "PATH" added at N`).
+fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
+    let mut child = Command::new("fio")
+        .args(["--parse-only", "--debug=file", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    // fio traces while it reads: the text goes in from a thread of its own, so a full
+    // stdout pipe never holds both sides.
+    let feeder = child.stdin.take().map(|mut stdin| {
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(text.as_bytes());
+        })
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() {
+        return Ok(stdout.lines().filter_map(added_file).collect());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let words: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("file ") && !l.starts_with("fio: set debug option"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let said = super::fio::first_lines(&err)
+        .or_else(|| super::fio::first_lines(&words))
+        .unwrap_or_else(|| format!("fio --parse-only exited with {}", out.status));
+    Err(FioError::Refused(said))
+}
+
+/// The file of a trace line `file  PID file 0x… "PATH" added at N`.
+fn added_file(line: &str) -> Option<PathBuf> {
+    let rest = line.strip_prefix("file ")?;
+    let start = rest.find(" \"")? + 2;
+    let end = rest.rfind("\" added at ")?;
+    (end >= start).then(|| PathBuf::from(&rest[start..end]))
+}
+
+/// Every file fio named must be one drivescope found (and so guards): else the job file
+/// writes where drivescope cannot tell, and is refused.
+fn check_against_fio(fio_files: &[PathBuf], targets: &[JobTarget]) -> Result<(), FioError> {
+    match fio_files
+        .iter()
+        .find(|f| !targets.iter().any(|t| t.path == **f))
+    {
+        Some(f) => Err(unsafe_job(
+            "(file)",
+            format!(
+                "fio names the file {}, which drivescope did not find reading the job file",
+                f.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
+/// parse of the text, then drivescope's (steps and targets). Nothing is written.
+pub fn read(path: &Path) -> Result<JobFile, FioError> {
+    // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
+    let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
+    let version = fio_check()?;
+    let fio_files = fio_parse_only(&text).map_err(|e| match e {
+        FioError::Refused(said) => FioError::RefusedFile {
+            path: path.to_path_buf(),
+            said,
+        },
+        e => e,
+    })?;
+    let steps = parse_steps(&text)?;
+    let targets = targets(&steps)?;
+    check_against_fio(&fio_files, &targets)?;
+    on_disk(&steps, &targets)?;
+    Ok(JobFile {
+        path: path.to_path_buf(),
+        text,
+        version,
+        steps,
+        targets,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stonewalled_jobs_are_steps_and_globals_apply_to_the_jobs_below() {
+        let steps = parse_steps(
+            "; c\n[global]\nfilename=/dev/x\nrw=read\n[a]\nbs=4k\n[b]\nrw=randwrite\n[c]\nstonewall\n[global]\nfilename=/tmp/f\\:1:/tmp/g\n[d]\nwait_for_previous=1\nreadwrite=randrw\n",
+        )
+        .unwrap();
+        let labels: Vec<String> = steps.iter().map(FileStep::label).collect();
+        assert_eq!(labels, ["a + b", "c", "d"]);
+        assert!(!steps[0].jobs[0].writes() && steps[0].jobs[1].writes());
+        let t = targets(&steps).unwrap();
+        let got: Vec<(String, bool)> = t
+            .iter()
+            .map(|t| (t.path.display().to_string(), t.writes))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/dev/x".to_string(), true),
+                ("/tmp/f:1".to_string(), true),
+                ("/tmp/g".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn what_drivescope_cannot_follow_is_refused() {
+        for text in [
+            "[a]\nrw=write\n",
+            "[a]\nfilename=${DEV}\nrw=write\n",
+            "[a]\nfilename=/tmp/x\nioengine=net\n",
+            "[a]\nfilename=/tmp/x\nexec_prerun=dd of=/dev/sda\n",
+            "[a]\nfilename_format=$jobname\n",
+            "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
+            "[a]\nfilename=/tmp/x\nnrfiles=2\n",
+        ] {
+            let got = parse_steps(text).and_then(|s| targets(&s));
+            assert!(matches!(got, Err(FioError::Unsafe { .. })), "{text}");
+        }
+        assert!(parse_steps("include other.fio\n[a]\n").is_err());
+        assert!(parse_steps("[a]\ninclude other.fio\n").is_err());
+    }
+
+    #[test]
+    fn a_name_is_in_its_directory_even_an_absolute_one_and_jobs_on_one_file_share_it() {
+        let steps = parse_steps(
+            "[global]\ndirectory=/srv/t\nsize=4m\n[a]\nfilename=f1:/abs/f2\n[b]\nfilename=f1\nrw=randwrite\nsize=8m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        let got: Vec<(String, bool, Option<u64>)> = t
+            .iter()
+            .map(|t| (t.path.display().to_string(), t.writes, t.size))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/srv/t/f1".to_string(), true, Some(8 << 20)),
+                ("/srv/t//abs/f2".to_string(), false, Some(4 << 20)),
+            ]
+        );
+        assert_eq!(t[0].job, "a", "named first by job a");
+    }
+
+    #[test]
+    fn a_jobs_files_are_the_globals_above_it_and_its_own_each_in_its_sections_directory() {
+        // fio adds every filename= to the job's files (a run here wrote /tmp/fsp/g from a
+        // job naming only /tmp/fsp/j, under a global naming g), each named with the
+        // directory of the section it is in; a global after a job is not that job's.
+        let steps = parse_steps(
+            "[global]\ndirectory=/g\nfilename=a\n[one]\nfilename=b\ndirectory=/j\nfilename=c\n\
+             [global]\nfilename=/late\n[two]\nrw=write\n",
+        )
+        .unwrap();
+        let files = |i: usize| -> Vec<String> {
+            steps[0].jobs[i]
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        };
+        assert_eq!(files(0), ["/g/a", "/j/b", "/j/c"]);
+        assert_eq!(files(1), ["/g/a", "/g//late"]);
+    }
+
+    #[test]
+    fn fios_trace_names_its_files_and_one_drivescope_did_not_find_is_refused() {
+        let trace = "fio: set debug option file\nfile     21459 add file a\n\
+            file     21459 file 0x7fe2c20b40d0 \"/tmp/x \"y\" added at 0\" added at 0\n\
+            file     21459 dup files: 1\n";
+        let files: Vec<PathBuf> = trace.lines().filter_map(added_file).collect();
+        assert_eq!(files, [PathBuf::from("/tmp/x \"y\" added at 0")]);
+        let found = JobTarget {
+            path: files[0].clone(),
+            writes: false,
+            size: None,
+            job: "a".into(),
+            unlinked: false,
+        };
+        assert!(check_against_fio(&files, std::slice::from_ref(&found)).is_ok());
+        let other = JobTarget {
+            path: "/tmp/other".into(),
+            ..found
+        };
+        assert!(matches!(
+            check_against_fio(&files, &[other]),
+            Err(FioError::Unsafe { .. })
+        ));
+    }
+
+    #[test]
+    fn lines_are_read_as_fio_reads_them() {
+        // A comment starts at any `;` or `#`; a section whose name starts with `global` is
+        // global; blanks around `=` go.
+        let steps = parse_steps(
+            "[global-x]\nfilename = /dev/loop7 ; the device\n[a]\nrw=write#now\nsize = 1m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        assert_eq!(steps[0].jobs.len(), 1);
+        assert_eq!(t[0].path, PathBuf::from("/dev/loop7"));
+        assert!(t[0].writes);
+        assert_eq!(t[0].size, Some(1 << 20));
+        assert!(parse_steps("[a]\n[a]\n").is_err());
+    }
+}

@@ -1,0 +1,237 @@
+//! A run of an fio job file (`--fio-job`) made a plan like any other: fio checks the file
+//! (`--parse-only`), drivescope reads its steps and targets, every file or device a job
+//! touches goes through the write guard (a write needs the same `--destroy-data`
+//! confirmation as drivescope's own), and each step (jobs up to the next `stonewall`) becomes
+//! a plan step run by the fio engine. Nothing is created or written before every check passed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::error::RunError;
+use super::request::{label_of, FioJobRequest, Prepared, RunKind, RunRequest};
+use crate::dut::guard::same_path;
+use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
+use crate::engine::fio_file::{self, FileStep, JobFile};
+use crate::engine::{self, StepTarget};
+use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::workload::{BlockSizes, EngineKind, FioFileStep, Region, RwMode, StepEnd, Workload};
+
+/// What a prepared job-file run came from: the file, the text fio runs, fio's version and
+/// every target with whether it is written.
+#[derive(Debug, Clone)]
+pub struct FioRun {
+    pub file: PathBuf,
+    pub text: String,
+    pub version: String,
+    pub targets: Vec<(PathBuf, bool)>,
+}
+
+/// The one workload that describes a step's jobs, as far as one can: the pattern of all
+/// of them, the first job's block size, depth and direct flag, every job counted.
+fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
+    let jobs = &step.jobs;
+    let reads = jobs.iter().any(|j| j.reads());
+    let writes = jobs.iter().any(|j| j.writes());
+    let random = jobs.iter().any(|j| j.rw().starts_with("rand"));
+    let rw = match (reads, writes, random) {
+        (true, true, false) => RwMode::Rw,
+        (true, true, true) => RwMode::RandRw,
+        (false, true, false) => RwMode::Write,
+        (false, true, true) => RwMode::RandWrite,
+        (_, false, true) => RwMode::RandRead,
+        (_, false, false) => RwMode::Read,
+    };
+    let first = &jobs[0];
+    let rwmixread = match rw {
+        RwMode::Rw | RwMode::RandRw => first
+            .number("rwmixread")
+            .map(|r| r.min(100) as u8)
+            .unwrap_or(50),
+        RwMode::Read | RwMode::RandRead => 100,
+        RwMode::Write | RwMode::RandWrite => 0,
+    };
+    Workload {
+        rw,
+        rwmixread,
+        bs: BlockSizes::single(first.bs().unwrap_or(4096)),
+        iodepth: first.number("iodepth").unwrap_or(1).max(1),
+        jobs: jobs
+            .iter()
+            .map(|j| j.number("numjobs").unwrap_or(1).max(1))
+            .sum(),
+        region: Region {
+            offset: 0,
+            len: size,
+        },
+        rate_iops: None,
+        arrivals: Default::default(),
+        seed,
+        direct: first.number("direct").unwrap_or(0) != 0,
+        job_region: Default::default(),
+    }
+}
+
+/// The plan: one phase, a step for each group of jobs fio runs together.
+fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
+    let name = job
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "fio".into());
+    let steps: Vec<PlanStep> = job
+        .steps
+        .iter()
+        .map(|s| {
+            let ramp = s
+                .jobs
+                .iter()
+                .filter_map(|j| j.ramp())
+                .max()
+                .unwrap_or(Duration::ZERO);
+            let timed = s.jobs.iter().any(|j| j.options.contains_key("time_based"));
+            PlanStep {
+                name: s.label(),
+                phase: 0,
+                workload: step_workload(s, size, req.plan.seed),
+                rate: StepRate::Max,
+                ramp,
+                end: StepEnd {
+                    duration: s.jobs.iter().filter_map(|j| j.runtime()).max(),
+                    bytes: (!timed).then_some(size),
+                },
+                steady: None,
+                round: None,
+                tracked: false,
+                sweep_point: None,
+                closed_loop: false,
+                interval: req.plan.interval,
+                engine: EngineKind::Fio,
+                engine_options: Default::default(),
+                thermal: Default::default(),
+                fio_file: Some(FioFileStep {
+                    text: job.text.clone(),
+                    sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
+                }),
+            }
+        })
+        .collect();
+    let notes = job
+        .targets
+        .iter()
+        .skip(1)
+        .map(|t| {
+            format!(
+                "job {} also {} {} (guarded as the first; the drive's telemetry is the first target's)",
+                t.job,
+                if t.writes { "writes" } else { "reads" },
+                t.path.display()
+            )
+        })
+        .collect();
+    Plan {
+        preset_id: format!("fio-{name}"),
+        phases: vec![PlanPhase {
+            name: format!("fio job file {name}"),
+            steps: 0..steps.len(),
+            rounds: None,
+            stop_curve: None,
+        }],
+        steps,
+        notes,
+    }
+}
+
+/// Reads and checks the job file, guards every target it touches, and makes the plan.
+pub(super) fn prepare_fio_job(
+    req: &RunRequest,
+    asked: &FioJobRequest,
+) -> Result<Prepared, RunError> {
+    let job = fio_file::read(&asked.file).map_err(engine::EngineError::from)?;
+    // A confirmation must name a target the job writes: a typo confirms nothing.
+    for d in &asked.destroy_data {
+        if !job
+            .targets
+            .iter()
+            .any(|t| t.writes && same_path(d, &t.path))
+        {
+            return Err(RunError::DestroyDataUnused { path: d.clone() });
+        }
+    }
+    // A new file needs a size for drivescope to create it (as its own test file).
+    if let Some(t) = job
+        .targets
+        .iter()
+        .find(|t| !t.path.exists() && t.size.is_none())
+    {
+        return Err(TargetError::Invalid {
+            path: t.path.display().to_string(),
+            message: format!(
+                "does not exist, and job {} gives no size= in bytes to create it with",
+                t.job
+            ),
+        }
+        .into());
+    }
+    // The targets that exist first (each judged by the guard), then the files to create.
+    let mut ready: Vec<Option<PreparedTarget>> = job.targets.iter().map(|_| None).collect();
+    for pass in [true, false] {
+        for (slot, t) in ready.iter_mut().zip(&job.targets) {
+            if t.path.exists() != pass {
+                continue;
+            }
+            let confirm = asked
+                .destroy_data
+                .iter()
+                .find(|d| same_path(d, &t.path))
+                .cloned();
+            *slot = Some(dut::prepare(
+                &t.path,
+                &TargetRequest {
+                    size: t.size,
+                    writes: t.writes,
+                    destroy_data: confirm,
+                    create_default: false,
+                },
+            )?);
+        }
+    }
+    let ready: Vec<PreparedTarget> = ready.into_iter().flatten().collect();
+    let Some(primary) = ready.first().cloned() else {
+        return Err(RunError::NoTargets);
+    };
+    let plan = plan_of(&job, req, primary.size);
+    // A target another process writes (or holds) is refused now, before the session.
+    if let Some(step) = plan.steps.first() {
+        let spec = step.to_step_spec(None);
+        for (t, jt) in ready.iter().zip(&job.targets).filter(|(_, jt)| jt.writes) {
+            let st = StepTarget {
+                path: jt.path.clone(),
+                size: t.size,
+                align: t.align,
+            };
+            engine::check_claim(&st, &spec)?;
+        }
+    }
+    Ok(Prepared {
+        kind: RunKind::FioJob(Box::new(FioRun {
+            file: job.path.clone(),
+            text: job.text.clone(),
+            version: job.version.clone(),
+            targets: job
+                .targets
+                .iter()
+                .map(|t| (t.path.clone(), t.writes))
+                .collect(),
+        })),
+        plan,
+        default_target: false,
+        options: crate::plan::PlanOptions {
+            engine: EngineKind::Fio,
+            ..req.plan
+        },
+        label: label_of(&req.target, &primary.path),
+        target: primary,
+        // Its targets are this host's: a job file names its own files.
+        remote: None,
+    })
+}

@@ -1,0 +1,678 @@
+//! `run --fio-job FILE`: an fio job file run live through the one pipeline. Stonewalled jobs
+//! are steps; on a real loop device the intervals add up to fio's totals and their
+//! percentiles are those of fio's own per-I/O latency log (within the json+ bins'
+//! resolution); a job file fio rejects, or one that writes a device without
+//! `--destroy-data`, is refused with exit code 2 before anything is written.
+
+use std::path::Path;
+
+use crate::common;
+use common::{json_lines, of_type, run, LoopDev};
+
+fn write_job(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs `job` (with `extra` arguments), half-second intervals as JSON lines; it must
+/// succeed.
+fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        "--fio-job",
+        job.to_str().unwrap(),
+        "--interval",
+        "500ms",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = run(home, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The notes that give each fio job's (or group's) own figures.
+fn job_notes(lines: &[serde_json::Value]) -> Vec<&str> {
+    of_type(lines, "event")
+        .iter()
+        .filter(|e| e["kind"] == "note")
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.starts_with("fio job "))
+        .collect()
+}
+
+/// Files in the sessions folder of `home` (a run that was refused writes none).
+fn sessions_in(home: &Path) -> usize {
+    std::fs::read_dir(home.join("data/drivescope/sessions"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let text = format!(
+        "[global]\nioengine=io_uring\ndirect=1\nfilename={d}\nsize=32m\ntime_based=1\nruntime=2s\n\n\
+         [seqw]\nrw=write\nbs=64k\niodepth=4\n\n\
+         [randr]\nstonewall\nrw=randread\nbs=4k\niodepth=4\n\n\
+         [randr2]\nrw=randread\nbs=8k\niodepth=2\n"
+    );
+    let job = write_job(home.path(), "two.fio", &text);
+    let session = home.path().join("two.yaml");
+    let before = dev.stat();
+    let out = run_job(
+        home.path(),
+        &job,
+        &["--destroy-data", d, "--session", session.to_str().unwrap()],
+    );
+    let after = dev.stat();
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    let names: Vec<&str> = steps.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["seqw", "randr + randr2"]);
+    let s1 = &steps[0]["summary"];
+    let s2 = &steps[1]["summary"];
+    assert_eq!(
+        (s1["engine"].as_str(), s2["engine"].as_str()),
+        (Some("fio"), Some("fio"))
+    );
+    assert!(
+        s1["write_ios"].as_u64().unwrap() > 100 && s1["read_ios"] == 0,
+        "{s1}"
+    );
+    assert!(
+        s2["read_ios"].as_u64().unwrap() > 1000 && s2["write_ios"] == 0,
+        "{s2}"
+    );
+    // What fio counted is what the kernel saw, both steps together.
+    let (r, w) = (
+        s2["read_ios"].as_u64().unwrap(),
+        s1["write_ios"].as_u64().unwrap(),
+    );
+    common::assert_kernel_counts(before, after, r, w);
+    // Each job's own figures are said in its step.
+    let notes = job_notes(&lines);
+    for j in ["seqw", "randr", "randr2"] {
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with(&format!("fio job {j} ("))),
+            "a note for job {j}: {notes:?}"
+        );
+    }
+
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    let s = &loaded.session;
+    assert_eq!(s.steps.len(), 2);
+    assert_eq!(s.steps[1].label, "randr + randr2");
+    for (i, step) in s.steps.iter().enumerate() {
+        let n = s
+            .intervals
+            .iter()
+            .filter(|iv| iv.step as usize == i)
+            .count();
+        assert!(n >= 3, "step {i} has {n} intervals");
+        assert_eq!(step.summary.engine.as_str(), "fio");
+    }
+    let fio = &s.plan["fio_job"];
+    assert_eq!(
+        fio["text"].as_str(),
+        Some(text.as_str()),
+        "the job text fio ran"
+    );
+    assert!(fio["fio"].as_str().unwrap().starts_with("fio-3"), "{fio:?}");
+    let events: Vec<&str> = s.events.iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        events.iter().any(|e| e.starts_with("fio job randr2 (")),
+        "{events:?}"
+    );
+
+    let report = home.path().join("report");
+    let out = run(
+        home.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "--out",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(
+        html.contains("randr + randr2"),
+        "the report names the steps"
+    );
+}
+
+/// fio's json+ latency bins (stat.h: FIO_IO_U_PLAT_BITS = 6): a value v of 2^e ≤ v < 2^(e+1)
+/// (e ≥ 7) falls in one of 64 buckets of width 2^(e-6) ≤ v/64, reported as its midpoint: at
+/// most v/128 away. drivescope records that midpoint m in its HdrHistogram (stats/hist.rs:
+/// lowest discernible 1 µs, so a unit of 512 ns, and 3 significant digits, 2048 sub-buckets),
+/// which reads a value back as the highest of its bucket: at most max(511, m/1024) ns higher.
+/// So a percentile read from the bins is within v/128 + max(511, (v + v/128)/1024) ns of the
+/// exact one, when both take the same sample (rank ⌈q·n⌉, HdrHistogram's).
+fn bins_bound_ns(exact_ns: f64) -> f64 {
+    let fio_half_bucket = exact_ns / 128.0;
+    let hdr = (511.0f64).max((exact_ns + fio_half_bucket) / 1024.0);
+    fio_half_bucket + hdr + 1.0
+}
+
+fn rank_value(sorted: &[u64], q: f64) -> f64 {
+    let n = sorted.len();
+    let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+    sorted[rank - 1] as f64
+}
+
+#[test]
+fn intervals_add_up_to_fios_totals_and_their_percentiles_to_its_latency_log() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let log = home.path().join("lat");
+    // One job: its log is in completion order, so each interval is a run of its lines.
+    let text = format!(
+        "[global]\nioengine=io_uring\ndirect=1\nfilename={d}\ntime_based=1\nruntime=3s\n\
+         [mixed]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\n\
+         write_lat_log={}\nlog_avg_msec=0\n",
+        log.display()
+    );
+    let job = write_job(home.path(), "mixed.fio", &text);
+    let before = dev.stat();
+    let out = run_job(home.path(), &job, &["--destroy-data", d]);
+    let after = dev.stat();
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let sum = &steps[0]["summary"];
+    let (r, w) = (
+        sum["read_ios"].as_u64().unwrap(),
+        sum["write_ios"].as_u64().unwrap(),
+    );
+    assert!(r > 1000 && w > 300, "{r} {w}");
+    let intervals = of_type(&lines, "interval");
+    assert!(intervals.len() >= 5, "{}", intervals.len());
+    let add = |k: &str| -> u64 {
+        intervals
+            .iter()
+            .map(|i| i[k]["ios"].as_u64().unwrap())
+            .sum()
+    };
+    let (ir, iw) = (add("read"), add("write"));
+    eprintln!(
+        "intervals: {ir} reads {iw} writes; fio: {r} reads {w} writes; kernel: {} reads {} writes",
+        after.0 - before.0,
+        after.1 - before.1
+    );
+    for (got, fio) in [(ir, r), (iw, w)] {
+        assert!(
+            (got as f64 - fio as f64).abs() <= 0.005 * fio as f64,
+            "the intervals' {got} vs fio's total {fio}"
+        );
+    }
+    common::assert_kernel_counts(before, after, r, w);
+
+    // fio's own log: one line per completed I/O (time ms, clat ns, dir, bs, …).
+    let log_text = std::fs::read_to_string(home.path().join("lat_clat.1.log"))
+        .expect("fio wrote its completion-latency log");
+    let lat: Vec<u64> = log_text
+        .lines()
+        .map(|l| l.split(',').nth(1).unwrap().trim().parse().unwrap())
+        .collect();
+    assert_eq!(lat.len() as u64, r + w, "one log line per I/O");
+    let mut at = 0usize;
+    let (mut worst, mut worst_ns, mut worst_rel) = (0.0f64, 0.0f64, 0.0f64);
+    for i in &intervals {
+        let n = i["lat_us"]["samples"].as_u64().unwrap() as usize;
+        let mut mine = lat[at..at + n].to_vec();
+        at += n;
+        mine.sort_unstable();
+        for (key, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99)] {
+            let got = i["lat_us"][key].as_f64().unwrap() * 1000.0;
+            let exact = rank_value(&mine, q);
+            let bound = bins_bound_ns(exact);
+            worst = worst.max((got - exact).abs() / bound);
+            worst_ns = worst_ns.max((got - exact).abs());
+            worst_rel = worst_rel.max((got - exact).abs() / exact);
+            assert!(
+                (got - exact).abs() <= bound,
+                "interval {} {key}: {got} ns from the bins, {exact} ns in fio's log (bound {bound:.1} ns)",
+                i["index"]
+            );
+        }
+    }
+    assert_eq!(at, lat.len(), "the intervals' samples are the log's lines");
+    // The step's percentiles against the whole log, the tail too.
+    let mut all = lat.clone();
+    all.sort_unstable();
+    for (key, q) in [("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999)] {
+        let got = sum["lat_us"][key].as_f64().unwrap() * 1000.0;
+        let exact = rank_value(&all, q);
+        assert!(
+            (got - exact).abs() <= bins_bound_ns(exact),
+            "step {key}: {got} vs {exact}"
+        );
+    }
+    eprintln!(
+        "largest interval percentile difference: {:.0}% of its bound; {worst_ns:.0} ns; {:.2}% of the value",
+        worst * 100.0,
+        worst_rel * 100.0
+    );
+}
+
+#[test]
+fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("never.bin");
+    let t = target.display();
+    let cases = [
+        (
+            "syntax.fio",
+            format!("rw=read\nfilename={t}\nsize=1m\n[a]\n"),
+            "outside of [] job section",
+        ),
+        (
+            "unknown.fio",
+            format!("[a]\nrw=read\nbogus_option=1\nfilename={t}\nsize=1m\n"),
+            "Bad option <bogus_option=1>",
+        ),
+        (
+            "value.fio",
+            format!("[a]\nrw=sideways\nfilename={t}\nsize=1m\n"),
+            "failed parsing rw=sideways",
+        ),
+    ];
+    let session = home.path().join("s.yaml");
+    let s = session.to_str().unwrap();
+    for (name, text, words) in &cases {
+        let job = write_job(home.path(), name, text);
+        let out = run(
+            home.path(),
+            &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains("fio refused the job file") && err.contains(words),
+            "{name}: fio's own words ({words}) in: {err}"
+        );
+    }
+    let missing = home.path().join("no-such.fio");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            missing.to_str().unwrap(),
+            "--session",
+            s,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot read the fio job file") && err.contains("No such file"),
+        "{err}"
+    );
+    // A FIFO is refused by its kind, never opened to wait for a writer.
+    let fifo = home.path().join("pipe.fio");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", fifo.to_str().unwrap(), "--session", s],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a FIFO"), "{err}");
+    // A job whose I/O log would overwrite a file that is there.
+    let mine = home.path().join("mine.txt");
+    std::fs::write(&mine, "my notes").unwrap();
+    let job = write_job(
+        home.path(),
+        "iolog.fio",
+        &format!(
+            "[a]\nrw=read\nfilename={t}\nsize=1m\nwrite_iolog={}\n",
+            mine.display()
+        ),
+    );
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("would overwrite"), "{err}");
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
+    // A job drivescope cannot guard (no filename=: fio would name its own files).
+    let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no filename="), "{err}");
+    assert!(!session.exists(), "no session");
+    assert_eq!(sessions_in(home.path()), 0, "no dated session either");
+    assert!(!target.exists(), "no test file");
+    assert!(
+        !home.path().join("a.0.0").exists(),
+        "fio made no file of its own"
+    );
+}
+
+/// A stand-in for an fio this machine does not have (an old one, or one whose JSON lacks the
+/// latency bins): a script named `fio` first on PATH.
+fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fakebin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("fio");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ncase \"$1\" in --version) echo {version};; *) echo '{json}';; esac\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn an_old_fio_or_one_whose_json_lacks_the_bins_is_refused_before_anything_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("never.bin");
+    let job = write_job(
+        home.path(),
+        "a.fio",
+        &format!("[a]\nrw=read\nfilename={}\nsize=1m\n", target.display()),
+    );
+    let session = home.path().join("s.yaml");
+    let no_bins = r#"{"timestamp_ms": 1, "jobs": [{"jobname": "p", "job_runtime": 1, "read": {"total_ios": 16, "io_bytes": 65536, "iops": 1.0, "bw_bytes": 1, "runtime": 1, "clat_ns": {"percentile": {}}}}]}"#;
+    for (version, json, words) in [
+        ("fio-2.2.10", "{}", "fio-2.2.10 is too old"),
+        (
+            "fio-3.33",
+            no_bins,
+            "json+ output has no /jobs/0/read/clat_ns/bins",
+        ),
+    ] {
+        let bin = fake_fio(home.path(), version, json);
+        let out = std::process::Command::new(common::bin())
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .arg("run")
+            .arg("--fio-job")
+            .arg(&job)
+            .arg("--session")
+            .arg(&session)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    assert!(!session.exists() && !target.exists());
+    assert_eq!(sessions_in(home.path()), 0);
+}
+
+#[test]
+fn a_job_that_writes_a_device_needs_destroy_data_and_the_device_is_left_as_it_was() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    // The first job only reads; the second (its own step) writes the device.
+    let job = write_job(
+        home.path(),
+        "w.fio",
+        &format!(
+            "[global]\nfilename={d}\ndirect=1\nsize=8m\n[look]\nrw=read\n[wipe]\nstonewall\nrw=write\nbs=1m\n"
+        ),
+    );
+    let session = home.path().join("s.yaml");
+    let before = dev.sha256();
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            job.to_str().unwrap(),
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to write to") && err.contains(&format!("--destroy-data {d}")),
+        "{err}"
+    );
+    // A confirmation naming something else confirms nothing.
+    let other = home.path().join("other.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            job.to_str().unwrap(),
+            "--destroy-data",
+            other.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names no file or device"));
+    // Confirmed or not, a job that would delete the device node at its end is refused.
+    let unlink = write_job(
+        home.path(),
+        "u.fio",
+        &format!(
+            "[u]
+filename={d}
+rw=write
+size=1m
+unlink=1
+"
+        ),
+    );
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--fio-job",
+            unlink.to_str().unwrap(),
+            "--destroy-data",
+            d,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unlink would delete"), "{err}");
+    assert!(dev.dev.exists());
+    assert_eq!(dev.sha256(), before, "the device is unchanged");
+    assert!(!session.exists());
+    assert_eq!(sessions_in(home.path()), 0);
+}
+
+#[test]
+fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
+    use crate::dashboard_tmux::{the_saved_session, wait_until, Tmux};
+    let home = tempfile::tempdir().unwrap();
+    let presets = home.path().join("config/drivescope/presets");
+    std::fs::create_dir_all(&presets).unwrap();
+    let target = home.path().join("fj.bin");
+    let text = format!(
+        "[global]\nfilename={}\nsize=16m\ntime_based=1\nruntime=1s\nioengine=io_uring\n\
+         [fill]\nrw=write\nbs=64k\n[look]\nstonewall\nrw=randread\nbs=4k\n",
+        target.display()
+    );
+    std::fs::write(presets.join("two.fio"), &text).unwrap();
+    let cmd = format!("{} --preset two.fio", common::bin().display());
+    let Some(t) = Tmux::start_with("fiojob", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("fio: two.fio") && s.contains("writes"), "{s}");
+    assert!(s.contains("targets the job file's own"), "{s}");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    let (_, loaded) = the_saved_session(home.path());
+    let s = &loaded.session;
+    let labels: Vec<&str> = s.steps.iter().map(|st| st.label.as_str()).collect();
+    assert_eq!(labels, ["fill", "look"]);
+    assert!(s.steps.iter().all(|st| st.summary.ios > 0), "{labels:?}");
+    assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
+    assert!(
+        target.exists(),
+        "the job's file, created as drivescope's test file"
+    );
+}
+
+#[test]
+fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
+    let home = common::disk_tempdir();
+    let target = home.path().join("ramp.bin");
+    // Two reporting groups (new_group) run together in one step; two jobs in the first.
+    let job = write_job(
+        home.path(),
+        "ramp.fio",
+        &format!(
+            "[global]\nioengine=io_uring\nfilename={}\nsize=16m\ntime_based=1\nruntime=2s\n\
+             ramp_time=1s\ngroup_reporting=1\n[r]\nrw=randread\nnumjobs=2\n[w]\nnew_group\nrw=randwrite\n",
+            target.display()
+        ),
+    );
+    let out = run_job(home.path(), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1, "new_group is no stonewall");
+    let notes = job_notes(&lines);
+    assert_eq!(notes.len(), 2, "one series per group: {notes:?}");
+    let intervals = of_type(&lines, "interval");
+    let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
+    let measured: Vec<_> = intervals.iter().filter(|i| i["ramp"] == false).collect();
+    assert!(ramp >= 1 && measured.len() >= 3, "{intervals:?}");
+    // The measured intervals start where the ramp ended (1 s of I/O), and run on in order.
+    let first = measured[0]["start_s"].as_f64().unwrap();
+    assert!((first - 1.0).abs() < 0.05, "{first}");
+    for w in measured.windows(2) {
+        assert!(w[1]["start_s"].as_f64() >= w[0]["end_s"].as_f64().map(|e| e - 1e-6));
+    }
+    let sum = &steps[0]["summary"];
+    for dir in ["read", "write"] {
+        let added: u64 = measured
+            .iter()
+            .map(|i| i[dir]["ios"].as_u64().unwrap())
+            .sum();
+        let total = sum[format!("{dir}_ios")].as_u64().unwrap();
+        assert!(total > 100, "{dir}: {total}");
+        assert_eq!(
+            added, total,
+            "{dir}: the measured intervals are fio's totals"
+        );
+    }
+}
+
+/// The pids of the `fio` processes whose parent is `parent`.
+fn fio_children(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …
+        let Some((comm, rest)) = stat.split_once(") ") else {
+            continue;
+        };
+        let ppid = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if comm.ends_with("(fio") && ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio() {
+    use std::io::BufRead;
+    let home = common::disk_tempdir();
+    let target = home.path().join("long.bin");
+    let job = write_job(
+        home.path(),
+        "long.fio",
+        &format!(
+            "[global]\nioengine=io_uring\nfilename={}\nsize=16m\ntime_based=1\nruntime=60s\n\
+             [a]\nrw=randread\n[b]\nstonewall\nrw=randread\n",
+            target.display()
+        ),
+    );
+    let session = home.path().join("s.yaml");
+    let mut child = std::process::Command::new(common::bin())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .arg("run")
+        .arg("--fio-job")
+        .arg(&job)
+        .args(["--interval", "250ms", "--json", "--session"])
+        .arg(&session)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Running: an interval came, and fio is drivescope's child.
+    let first = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains("\"type\":\"interval\""));
+    assert!(first.is_some(), "no interval before the end");
+    let fios = fio_children(child.id());
+    assert_eq!(fios.len(), 1, "one fio for the step: {fios:?}");
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    for _ in lines.by_ref() {}
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        !Path::new(&format!("/proc/{}", fios[0])).exists(),
+        "fio was ended and reaped"
+    );
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    assert_eq!(
+        loaded.session.state,
+        drivescope::session::SessionState::Stopped
+    );
+    assert_eq!(loaded.session.steps.len(), 1, "stopped in the first step");
+}
