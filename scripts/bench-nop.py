@@ -12,8 +12,12 @@ of each child), and whether drivescope delivered every interval (count = duratio
 for 1 job: the kernel's own NOP ceiling on this CPU, as fio's `t/io_uring -N1 -t1` measures
 it, without histograms or anything else.
 
+--paced R1,R2,... instead paces one job at each rate (IOPS) and prints drivescope's CPU
+microseconds per I/O at each, with the median response latency (from each I/O's intended
+time) and service latency: how the cost per I/O moves with the paced rate.
+
 Usage: scripts/bench-nop.py [--reps 5] [--duration 5] [--iodepth 128] [--jobs 1,2]
-                            [--minnop /tmp/minnop]
+                            [--minnop /tmp/minnop] [--paced 1000000,5000000,9000000]
 A benchmark, not a test: it asserts nothing; it reports.
 """
 import argparse
@@ -57,6 +61,22 @@ def drivescope(qd, jobs, dur):
     return s["iops"], s["ios"], cpu, intervals
 
 
+def paced(rates, qd, dur, reps):
+    print("| paced IOPS | achieved | CPU µs/I/O | response p50 µs | service p50 µs |")
+    print("|---:|---:|---:|---:|---:|")
+    for rate in rates:
+        rows = []
+        for _ in range(reps):
+            cmd = [BIN, "run", "--engine", "nop", f"--iodepth={qd}", f"--duration={dur}s",
+                   f"--rate-iops={rate}", "--json", "--session", "/dev/shm/bench-nop.yaml"]
+            out, cpu = timed(cmd)
+            s = [json.loads(l) for l in out.splitlines() if '"summary"' in l][0]
+            rows.append((s["iops"], cpu / s["ios"] * 1e6, s["lat_us"]["p50"],
+                         (s.get("service_lat_us") or s["lat_us"])["p50"]))
+        med = lambda i: statistics.median(r[i] for r in rows)
+        print(f"| {rate:,} | {med(0):,.0f} | {med(1):.3f} | {med(2):.1f} | {med(3):.1f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -64,7 +84,11 @@ def main():
     ap.add_argument("--iodepth", type=int, default=128)
     ap.add_argument("--jobs", default="1,2")
     ap.add_argument("--minnop")
+    ap.add_argument("--paced")
     a = ap.parse_args()
+    if a.paced:
+        paced([int(r) for r in a.paced.split(",")], a.iodepth, a.duration, a.reps)
+        return
     mins = []
     print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}")
     print("| jobs | fio null IOPS | drivescope nop IOPS | ratio | spread | CPU µs/I/O fio / ds | intervals |")
