@@ -34,5 +34,6 @@ pub mod thermal;
 pub mod tui;
 pub mod ui;
 pub mod units;
+pub mod verify;
 pub mod workload;
 pub mod yaml_pos;
