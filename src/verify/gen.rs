@@ -1,24 +1,25 @@
-//! Write generations: a block's generation cycles through 1..=127 (0 is "never written"),
-//! so the generation map keeps one byte per block, its top bit free for "a write is in
-//! flight". Ordering is circular: a generation up to 63 steps behind another is older.
+//! Write generations: a block's generation cycles through 1..=63 (0 is "never written"),
+//! so the generation map keeps one byte per block with two bits free (a write may have
+//! been in flight; one is in flight now). Ordering is circular: a generation up to 31 steps
+//! behind another is older.
 
 use serde::Serialize;
 
-/// A block's write generation, 1..=127.
+/// A block's write generation, 1..=63.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Generation(u8);
 
 /// Generations in the cycle.
-pub const CYCLE: u8 = 127;
+pub const CYCLE: u8 = 63;
 /// How far behind (or ahead of) another a generation still counts as older (newer).
-pub const HORIZON: u8 = 63;
+pub const HORIZON: u8 = 31;
 
 impl Generation {
     /// The first generation written to a block.
     pub const FIRST: Generation = Generation(1);
 
-    /// `Some` for 1..=127.
+    /// `Some` for 1..=63.
     pub fn new(v: u8) -> Option<Generation> {
         (1..=CYCLE).contains(&v).then_some(Generation(v))
     }
@@ -27,17 +28,17 @@ impl Generation {
         self.0
     }
 
-    /// The generation after this one (127 wraps to 1).
+    /// The generation after this one (63 wraps to 1).
     pub fn next(self) -> Generation {
         Generation(self.0 % CYCLE + 1)
     }
 
-    /// The generation before this one (1 wraps to 127).
+    /// The generation before this one (1 wraps to 63).
     pub fn prev(self) -> Generation {
         Generation((self.0 + CYCLE - 2) % CYCLE + 1)
     }
 
-    /// Steps from `self` forward to `to`, 0..=126.
+    /// Steps from `self` forward to `to`, 0..=62.
     pub fn steps_to(self, to: Generation) -> u8 {
         (to.0 + CYCLE - self.0) % CYCLE
     }
@@ -59,27 +60,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cycles_through_1_to_127() {
+    fn cycles_through_1_to_63() {
         let mut g = Generation::FIRST;
         for _ in 0..CYCLE {
             assert!(Generation::new(g.get()).is_some());
             assert_eq!(g.next().prev(), g);
             g = g.next();
         }
-        assert_eq!(g, Generation::FIRST, "127 steps come back to the start");
-        assert_eq!(Generation::new(127).unwrap().next(), Generation::FIRST);
-        assert_eq!(Generation::FIRST.prev().get(), 127);
-        assert!(Generation::new(0).is_none() && Generation::new(128).is_none());
+        assert_eq!(g, Generation::FIRST, "63 steps come back to the start");
+        assert_eq!(Generation::new(63).unwrap().next(), Generation::FIRST);
+        assert_eq!(Generation::FIRST.prev().get(), 63);
+        assert!(Generation::new(0).is_none() && Generation::new(64).is_none());
     }
 
     #[test]
     fn older_is_circular() {
         let g = |v| Generation::new(v).unwrap();
         assert!(g(5).is_older_than(g(6)));
-        assert!(g(127).is_older_than(g(1)));
+        assert!(g(63).is_older_than(g(1)));
         assert!(!g(6).is_older_than(g(5)));
         assert!(!g(5).is_older_than(g(5)));
-        assert!(g(1).is_older_than(g(64)));
-        assert!(!g(1).is_older_than(g(65)), "past the horizon it is newer");
+        assert!(g(1).is_older_than(g(32)));
+        assert!(!g(1).is_older_than(g(33)), "past the horizon it is newer");
     }
 }

@@ -7,7 +7,7 @@
 //! | 4..8 | CRC32C over bytes 0..4 and 8..512 (the whole sector but the CRC itself) |
 //! | 8..16 | the sector's own byte address (LBA × 512) on the target |
 //! | 16..24 | the verify state's random id |
-//! | 24..25 | the block's write generation (1..=127) |
+//! | 24..25 | the block's write generation (1..=63) |
 //! | 25..32 | zero |
 //! | 32..40 | when the write was prepared, ns since the Unix epoch |
 //!

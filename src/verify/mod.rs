@@ -8,6 +8,8 @@
 pub mod classify;
 pub mod gen;
 pub mod header;
+pub mod map;
+pub mod state;
 
 pub use classify::{classify_block, BlockCheck, Expect, Finding, FindingKind, Window};
 pub use gen::Generation;
