@@ -10,5 +10,6 @@ pub mod presets;
 pub mod report;
 pub mod run;
 pub mod smart;
+pub mod verify;
 
 pub use error::{CommandError, ReportCmdError};

@@ -34,6 +34,7 @@ struct Start {
 
 fn request(s: &Start) -> Result<RunRequest, RunError> {
     Ok(RunRequest {
+        verify: None,
         // A test file named in the dashboard is created (1 GiB) when missing, as the
         // built-in one is; block devices are never created.
         target: TargetChoice {
@@ -131,6 +132,7 @@ fn run_many(
         s.targets
             .iter()
             .map(|t| RunRequest {
+                verify: None,
                 target: TargetChoice {
                     create_missing: true,
                     ..t.clone()

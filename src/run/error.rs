@@ -38,6 +38,10 @@ pub enum RunError {
     },
     #[error("{}: another target of this run is on the same drive; a preset that ends steps on the drive's temperature runs on one target per drive", .target.display())]
     SharedThermal { target: PathBuf },
+    #[error(transparent)]
+    Verify(#[from] crate::verify::VerifyError),
+    #[error("--verify runs on the io_uring engine, not {0}")]
+    VerifyEngine(crate::workload::EngineKind),
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

@@ -21,6 +21,7 @@ pub mod runner;
 mod tally;
 pub mod targets;
 mod telemetry;
+mod verify;
 mod worker;
 
 pub use control::{RunCmd, RunControl, RunHandle};
@@ -35,3 +36,4 @@ pub use request::{
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};
+pub use verify::{settle_verify, states_root, VerifyAsk};

@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub what: RunWhat,
     /// Time scale, seed, reporting interval and engine of the plan.
     pub plan: PlanOptions,
+    /// Verify the data (`--verify`); a preset's `verify:` asks too.
+    pub verify: Option<super::VerifyAsk>,
 }
 
 /// What a prepared run came from.
@@ -75,6 +77,8 @@ pub struct Prepared {
     pub options: PlanOptions,
     /// What the drive is called in a run of several: the label asked for, else the path.
     pub label: String,
+    /// A verified run's state.
+    pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
 }
 
 impl Prepared {
@@ -84,6 +88,7 @@ impl Prepared {
             path: self.target.path.clone(),
             size: self.target.size,
             align: self.target.align,
+            verify: self.verify.clone(),
         }
     }
 
@@ -300,14 +305,25 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 capacity_bytes: t.size,
                 logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
             };
-            let plan = plan::expand(p, &facts, &req.plan)?;
+            let mut plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
             let t = if writes {
                 prepare_target(&req.target, engine, true, req.target.size)?.0
             } else {
                 t
             };
+            let ask = req.verify.clone().or_else(|| {
+                p.verify.map(|mode| super::VerifyAsk {
+                    mode,
+                    ..Default::default()
+                })
+            });
+            let verify = match &ask {
+                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+                None => None,
+            };
             let prepared = Prepared {
+                verify,
                 kind: RunKind::Preset(p.clone()),
                 plan,
                 default_target: is_default,
@@ -334,8 +350,13 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 });
             }
             w.region.len = req.target.size.unwrap_or(t.size - offset);
-            let plan = single_plan(s, w, &req.plan);
+            let mut plan = single_plan(s, w, &req.plan);
+            let verify = match &req.verify {
+                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+                None => None,
+            };
             let prepared = Prepared {
+                verify,
                 kind: RunKind::Single {
                     ramp: s.ramp,
                     duration: s.duration,

@@ -17,6 +17,8 @@ use super::gen::Generation;
 const GEN: u8 = 0x3f;
 const BUSY: u8 = 0x40;
 const PENDING: u8 = 0x80;
+/// Either flag: the block's contents are not settled.
+pub const BUSY_OR_PENDING: u8 = BUSY | PENDING;
 /// Bytes of the map per dirty bit: the flusher writes whole pages.
 pub const PAGE: usize = 4096;
 

@@ -11,6 +11,28 @@ pub mod header;
 pub mod map;
 pub mod state;
 
+/// When a verified run checks: on every read of its workload (`--verify`), or in a
+/// read-back pass of the whole region after it (`--verify=readback`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyMode {
+    #[default]
+    Reads,
+    Readback,
+}
+
+impl VerifyMode {
+    /// The mode named `s` (`reads`, `readback`).
+    pub fn parse(s: &str) -> Option<VerifyMode> {
+        match s {
+            "reads" => Some(VerifyMode::Reads),
+            "readback" => Some(VerifyMode::Readback),
+            _ => None,
+        }
+    }
+}
+
 pub use classify::{classify_block, BlockCheck, Expect, Finding, FindingKind, Window};
 pub use gen::Generation;
 pub use header::{stamp_block, HeaderFields, Sector, SECTOR};
+pub use state::{VerifyError, VerifyState, VerifyTotals};

@@ -47,6 +47,8 @@ pub enum VerifyError {
     },
     #[error("the verify state in {} uses {state}-byte blocks: block sizes and offsets must be multiples of it (or start a new one with --verify-reset)", .path.display())]
     BlockSize { path: PathBuf, state: u64 },
+    #[error("{}: no verify state there (a `run --verify` on this target makes one)", .path.display())]
+    NoState { path: PathBuf },
     #[error("the last verified run on this target did not end cleanly (a crash, kill or power cut): check it first with `drivescope verify --target {target}`, or start a new state with --verify-reset")]
     Unclean { target: String },
 }
@@ -62,6 +64,21 @@ pub struct Meta {
     pub target_size: u64,
     /// The target, as named when the state was made.
     pub target: String,
+    /// The target's logical block size: its atomic write unit (within it, sectors never
+    /// come from two writes, even across a power cut).
+    #[serde(default = "default_atomic")]
+    pub atomic_unit: u64,
+}
+
+fn default_atomic() -> u64 {
+    512
+}
+
+impl Meta {
+    /// The atomic write unit, bytes.
+    pub fn atomic(&self) -> usize {
+        self.atomic_unit.max(512) as usize
+    }
 }
 
 /// Blocks checked and findings, shared by the workers (added in batches).
@@ -184,7 +201,9 @@ impl VerifyState {
         target: &str,
         target_size: u64,
         block: u64,
+        atomic_unit: u64,
         reset: bool,
+        create: bool,
     ) -> Result<VerifyState, VerifyError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -193,8 +212,13 @@ impl VerifyState {
         let meta_path = dir.join("meta.yaml");
         let map_path = dir.join("map");
         let journal_path = dir.join("journal");
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
         let existing = !reset && meta_path.exists();
+        if !existing && !create {
+            return Err(VerifyError::NoState {
+                path: dir.to_path_buf(),
+            });
+        }
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
         let (meta, bytes, clean) = if existing {
             let text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
             let meta: Meta = serde_yaml::from_str(&text).map_err(|e| VerifyError::Bad {
@@ -208,7 +232,7 @@ impl VerifyState {
                     target: target_size,
                 });
             }
-            if meta.block == 0 || block % meta.block != 0 {
+            if meta.block == 0 || !block.is_multiple_of(meta.block) {
                 return Err(VerifyError::BlockSize {
                     path: dir.to_path_buf(),
                     state: meta.block,
@@ -233,6 +257,7 @@ impl VerifyState {
                 block,
                 target_size,
                 target: target.to_string(),
+                atomic_unit,
             };
             let bytes = vec![0u8; (target_size / block) as usize];
             std::fs::write(&map_path, &bytes).map_err(io(&map_path))?;
@@ -349,6 +374,7 @@ impl VerifyState {
 /// makes the last one and closes the state cleanly.
 pub struct Flusher {
     stop: Arc<AtomicBool>,
+    abandoned: Arc<AtomicBool>,
     handle: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -357,7 +383,8 @@ impl Flusher {
     pub fn start(state: Arc<VerifyState>, target: File) -> std::io::Result<Flusher> {
         state.opened()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let s = stop.clone();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let (s, a) = (stop.clone(), abandoned.clone());
         let handle = std::thread::Builder::new()
             .name("verify-flush".into())
             .spawn(move || {
@@ -367,10 +394,14 @@ impl Flusher {
                         state.flush(&target)?;
                     }
                 }
+                if a.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
                 state.close(&target)
             })?;
         Ok(Flusher {
             stop,
+            abandoned,
             handle: Some(handle),
         })
     }
@@ -378,6 +409,13 @@ impl Flusher {
     /// Stops it after the last flush, once every write has completed.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.end()
+    }
+
+    /// Stops it without the last flush or the clean end: writes may still be in flight
+    /// (a stalled device), so the state stays open, as after a crash.
+    pub fn abandon(mut self) {
+        self.abandoned.store(true, Ordering::Relaxed);
+        let _ = self.end();
     }
 
     fn end(&mut self) -> std::io::Result<()> {
@@ -408,7 +446,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = tempfile::tempfile().unwrap();
         let d = dir.path().join("t");
-        let s = VerifyState::open(&d, "t", 1 << 20, 4096, false).unwrap();
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
         assert!(s.clean());
         let id = s.meta.id;
         let mut saved = [0u8; 1];
@@ -418,22 +456,22 @@ mod tests {
         s.flush(&target).unwrap();
         drop(s);
         // No `closed`: an unclean end, the map as flushed.
-        let s = VerifyState::open(&d, "t", 1 << 20, 8192, false).unwrap();
+        let s = VerifyState::open(&d, "t", 1 << 20, 8192, 512, false, true).unwrap();
         assert!(!s.clean());
         assert_eq!((s.meta.id, s.map.load(7)), (id, 1));
         s.close(&target).unwrap();
         drop(s);
-        let s = VerifyState::open(&d, "t", 1 << 20, 4096, false).unwrap();
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
         assert!(s.clean());
         assert!(matches!(
-            VerifyState::open(&d, "t", 2 << 20, 4096, false),
+            VerifyState::open(&d, "t", 2 << 20, 4096, 512, false, true),
             Err(VerifyError::OtherTarget { .. })
         ));
         assert!(matches!(
-            VerifyState::open(&d, "t", 1 << 20, 512, false),
+            VerifyState::open(&d, "t", 1 << 20, 512, 512, false, true),
             Err(VerifyError::BlockSize { .. })
         ));
-        let r = VerifyState::open(&d, "t", 1 << 20, 512, true).unwrap();
+        let r = VerifyState::open(&d, "t", 1 << 20, 512, 512, true, true).unwrap();
         assert_ne!(r.meta.id, id, "a reset is a new state");
         assert_eq!(r.map.blocks(), 2048);
     }
@@ -443,7 +481,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = tempfile::tempfile().unwrap();
         let d = dir.path().join("t");
-        let s = Arc::new(VerifyState::open(&d, "t", 1 << 20, 4096, false).unwrap());
+        let s = Arc::new(VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap());
         let f = Flusher::start(s.clone(), target).unwrap();
         let mut saved = [0u8; 2];
         assert!(s.map.begin_write(100, 2, &mut saved));
