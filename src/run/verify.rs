@@ -72,7 +72,9 @@ pub fn open(
     let checked = plan.steps.iter().filter(|_| !ask.pass_only);
     for s in checked.filter(|s| s.engine != EngineKind::Idle) {
         let w = &s.workload;
-        if w.bs.split.iter().any(|&(bs, _)| !bs.is_multiple_of(b)) || !w.region.offset.is_multiple_of(b) {
+        if w.bs.split.iter().any(|&(bs, _)| !bs.is_multiple_of(b))
+            || !w.region.offset.is_multiple_of(b)
+        {
             return Err(VerifyError::BlockSize {
                 path: dir.clone(),
                 state: b,

@@ -1,0 +1,310 @@
+//! As root, on a real loop device: data verification finds real faults made behind
+//! drivescope's back (sectors overwritten with random bytes, older copies of blocks put
+//! back over newer ones, two blocks swapped), exactly those, by kind, at their offsets;
+//! and a verified run killed with SIGKILL leaves a state that `verify` checks without a
+//! finding on a healthy device.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common;
+
+use common::{json_lines, of_type, run, summary, LoopDev};
+
+const BLOCK: u64 = 4096;
+
+fn dd(args: &[&str]) {
+    let out = Command::new("dd")
+        .args(args)
+        .arg("status=none")
+        .output()
+        .expect("run dd");
+    assert!(
+        out.status.success(),
+        "dd {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Block `n` of `dev` read past the page cache.
+fn read_block(dev: &str, n: u64, to: &Path) {
+    dd(&[
+        &format!("if={dev}"),
+        &format!("of={}", to.display()),
+        "bs=4096",
+        &format!("skip={n}"),
+        "count=1",
+        "iflag=direct",
+    ]);
+}
+
+/// `from` (one block) written over block `n` of `dev`, past the page cache.
+fn write_block(dev: &str, n: u64, from: &Path) {
+    dd(&[
+        &format!("if={}", from.display()),
+        &format!("of={dev}"),
+        "bs=4096",
+        &format!("seek={n}"),
+        "count=1",
+        "oflag=direct",
+        "conv=notrunc",
+    ]);
+}
+
+/// The generation map's byte of each block (bits 0..6 the generation).
+fn map(state: &Path) -> Vec<u8> {
+    std::fs::read(state.join("map")).expect("the verify state's map")
+}
+
+fn verified_write(home: &Path, dev: &str, state: &Path, extra: &[&str]) {
+    let st = state.to_str().unwrap();
+    let mut args = vec![
+        "run",
+        "--target",
+        dev,
+        "--destroy-data",
+        dev,
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "8",
+        "--duration",
+        "1s",
+        "--verify",
+        "--verify-state",
+        st,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = run(home, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let v = &summary(&lines)["verify"];
+    assert!(v["blocks_written"].as_u64().unwrap() > 0, "{v}");
+    assert!(of_type(&lines, "verify_finding").is_empty());
+}
+
+#[test]
+fn verify_reports_exactly_the_faults_made_behind_its_back() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let state = home.path().join("state");
+    // Pass 1: sequential 4k writes from the start, every block of the first MiB at least.
+    verified_write(home.path(), d, &state, &["--verify-reset"]);
+    let first = map(&state);
+    let lost: Vec<u64> = vec![10, 11, 40];
+    for &b in &lost {
+        assert_ne!(first[b as usize] & 0x3f, 0, "block {b} written by pass 1");
+        read_block(d, b, &home.path().join(format!("old{b}")));
+    }
+    // Pass 2: the same blocks again, a newer generation.
+    verified_write(home.path(), d, &state, &[]);
+    let second = map(&state);
+    for &b in &lost {
+        assert_ne!(
+            second[b as usize] & 0x3f,
+            first[b as usize] & 0x3f,
+            "block {b} rewritten by pass 2"
+        );
+        // A lost write: the older copy back over the newer one.
+        write_block(d, b, &home.path().join(format!("old{b}")));
+    }
+    // Corrupt sectors: random bytes over one sector of each of these blocks.
+    let corrupt: Vec<(u64, u64)> = vec![(100, 0), (130, 3), (200, 7)];
+    for &(b, s) in &corrupt {
+        dd(&[
+            "if=/dev/urandom",
+            &format!("of={d}"),
+            "bs=512",
+            &format!("seek={}", b * 8 + s),
+            "count=1",
+            "oflag=direct",
+            "conv=notrunc",
+        ]);
+    }
+    // Misdirected: two blocks swapped.
+    let (x, y) = (150u64, 170u64);
+    read_block(d, x, &home.path().join("x"));
+    read_block(d, y, &home.path().join("y"));
+    write_block(d, x, &home.path().join("y"));
+    write_block(d, y, &home.path().join("x"));
+
+    let out = run(
+        home.path(),
+        &[
+            "verify",
+            "--target",
+            d,
+            "--verify-state",
+            state.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "findings exit with 3: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let findings = of_type(&lines, "verify_finding");
+    let found: BTreeSet<(String, u64, u64)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["offset"].as_u64().unwrap(),
+                f["sector"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut want = BTreeSet::new();
+    for &b in &lost {
+        want.insert(("lost".to_string(), b * BLOCK, b * BLOCK));
+    }
+    for &(b, s) in &corrupt {
+        want.insert(("corrupt".to_string(), b * BLOCK, b * BLOCK + s * 512));
+    }
+    for b in [x, y] {
+        want.insert(("misdirected".to_string(), b * BLOCK, b * BLOCK));
+    }
+    assert_eq!(found, want, "exactly the faults made, and nothing else");
+    assert_eq!(findings.len(), want.len());
+    for f in &findings {
+        assert_eq!(f["length"], BLOCK);
+        assert!(f["expected"]["generation"].as_u64().is_some(), "{f}");
+        assert!(!f["excerpt"].as_str().unwrap().is_empty());
+        match f["kind"].as_str().unwrap() {
+            "lost" => assert!(
+                f["found"]["generation"] != f["expected"]["generation"]
+                    && f["found"]["lba"] == f["offset"],
+                "{f}"
+            ),
+            "misdirected" => assert_ne!(f["found"]["lba"], f["offset"], "{f}"),
+            _ => {}
+        }
+    }
+    let v = &summary(&lines)["verify"];
+    assert_eq!(v["blocks_checked"], (16u64 << 20) / BLOCK);
+    assert_eq!(
+        (
+            v["lost"].as_u64(),
+            v["corrupt"].as_u64(),
+            v["misdirected"].as_u64()
+        ),
+        (Some(3), Some(3), Some(2))
+    );
+    assert_eq!(
+        (v["torn"].as_u64(), v["unexpected"].as_u64()),
+        (Some(0), Some(0))
+    );
+}
+
+#[test]
+fn a_verified_run_killed_mid_write_leaves_no_finding_on_a_healthy_device() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let state = home.path().join("state");
+    let st = state.to_str().unwrap();
+    let mut child = Command::new(common::bin())
+        .args([
+            "run",
+            "--target",
+            d,
+            "--destroy-data",
+            d,
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "32",
+            "--jobs",
+            "2",
+            "--duration",
+            "60s",
+            "--verify",
+            "--verify-state",
+            st,
+            "--verify-reset",
+        ])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start drivescope");
+    // Long enough for several flush epochs, then SIGKILL with writes in flight.
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let journal = std::fs::read_to_string(state.join("journal")).unwrap();
+    assert!(journal.contains("flushed"), "{journal}");
+    assert!(!journal.lines().last().unwrap().starts_with("closed"));
+    assert!(
+        map(&state).iter().any(|&b| b & 0x3f != 0),
+        "the flushed map records writes"
+    );
+
+    // A run that writes is refused until the state is checked.
+    let refused = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--destroy-data",
+            d,
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--verify",
+            "--verify-state",
+            st,
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("did not end cleanly"));
+
+    let check = |home: &Path| {
+        let out = run(
+            home,
+            &["verify", "--target", d, "--verify-state", st, "--json"],
+        );
+        let lines = json_lines(&out);
+        (out.status.code(), lines)
+    };
+    let (code, lines) = check(home.path());
+    assert!(
+        of_type(&lines, "verify_finding").is_empty(),
+        "{:?}",
+        of_type(&lines, "verify_finding")
+    );
+    assert_eq!(code, Some(0));
+    let v = &summary(&lines)["verify"];
+    assert_eq!(v["blocks_checked"], (16u64 << 20) / BLOCK);
+    // The pass settled the state: closed cleanly, and exact again.
+    let journal = std::fs::read_to_string(state.join("journal")).unwrap();
+    assert!(
+        journal.lines().last().unwrap().starts_with("closed"),
+        "{journal}"
+    );
+    let (code, lines) = check(home.path());
+    assert_eq!(code, Some(0));
+    assert!(of_type(&lines, "verify_finding").is_empty());
+}
