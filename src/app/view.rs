@@ -217,6 +217,14 @@ impl From<&crate::session::EventKind> for EventCategory {
     }
 }
 
+/// A verified run's integrity: blocks written and verified, findings by kind, the last
+/// finding's detail.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntegrityView {
+    pub totals: crate::verify::VerifyTotals,
+    pub last: Option<String>,
+}
+
 /// One entry of the events panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventView {

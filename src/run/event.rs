@@ -218,4 +218,7 @@ pub enum RunEvent<'a> {
     },
     /// The final save wrote the session here.
     Saved(&'a Path),
+    /// A verified run's totals so far, after each interval (not kept in the session: its
+    /// `verified` event at each step's end is).
+    Verify(&'a crate::verify::VerifyTotals),
 }

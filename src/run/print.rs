@@ -666,6 +666,7 @@ impl Sink for Printer {
                 self.drives.all = false;
             }
             (RunEvent::Saved(p), _) => self.session(p),
+            (RunEvent::Verify(_), _) => {}
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }
     }

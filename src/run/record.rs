@@ -122,6 +122,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         | RunEvent::Snapshot(_)
         | RunEvent::Soak(_)
         | RunEvent::Ended { .. }
-        | RunEvent::Saved(_) => {}
+        | RunEvent::Saved(_)
+        | RunEvent::Verify(_) => {}
     }
 }

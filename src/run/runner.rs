@@ -105,6 +105,9 @@ impl StepObserver for StepWatch<'_, '_> {
             report: r,
         });
         verify_findings(self.rep, self.verify);
+        if let Some(state) = self.verify {
+            self.rep.obs.event(RunEvent::Verify(&state.totals()));
+        }
         let thermal_end = self.rep.thermal(self.thermal);
         let mut answer = Control::Continue;
         for cmd in self.ctl.take() {

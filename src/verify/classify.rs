@@ -2,13 +2,13 @@
 //! of it, as at most one typed [`Finding`] per block. Pure; the caller reads the bytes and
 //! counts I/O errors as errors (a failed read never reaches here).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::gen::Generation;
-use super::header::{hex_excerpt, HeaderFields, Sector, SECTOR};
+use super::header::{each_sector_crc, hex_excerpt, HeaderFields, Sector, SECTOR};
 
 /// What kind of wrong data a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FindingKind {
     /// A sector's checksum fails: its bytes are not what was written.
@@ -93,7 +93,7 @@ pub struct BlockCheck {
 }
 
 /// What was expected of the sector a finding names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpectedFields {
     pub lba: u64,
     pub id: u64,
@@ -102,7 +102,7 @@ pub struct ExpectedFields {
 }
 
 /// Wrong data in one block.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,
     /// The block's byte address and length.
@@ -156,9 +156,11 @@ pub fn classify_block(c: &BlockCheck, data: &[u8]) -> Option<Finding> {
         window: Window::Exact,
     } = c.expect
     {
-        let intact = data.chunks_exact(SECTOR).enumerate().all(|(i, s)| {
-            matches!(Sector::parse(s), Sector::Valid(h)
-                if h.id == c.id && h.lba == lba(i) && h.generation == generation.get())
+        let mut intact = true;
+        each_sector_crc(data, |i, crc| {
+            let s = &data[i * SECTOR..(i + 1) * SECTOR];
+            intact &= matches!(Sector::parse_summed(s, || crc), Sector::Valid(h)
+                if h.id == c.id && h.lba == lba(i) && h.generation == generation.get());
         });
         if intact {
             return None;

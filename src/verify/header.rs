@@ -12,9 +12,12 @@
 //! | 32..40 | when the write was prepared, ns since the Unix epoch |
 //!
 //! The other 472 bytes are the I/O buffer's random bytes: incompressible. CRC32C runs on
-//! the CPU's CRC instructions (SSE 4.2, ARMv8 CRC) where it has them (the `crc32c` crate).
+//! the CPU's CRC instructions (SSE 4.2, ARMv8 CRC) where it has them (the `crc32c` crate);
+//! on x86_64 the sectors of a block are summed four at a time ([`each_sector_crc`]): four
+//! independent chains of the CRC instruction hide its latency, about three times the
+//! throughput of one sector after another.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::gen::Generation;
 
@@ -25,7 +28,7 @@ pub const HEADER_LEN: usize = 40;
 const MAGIC: [u8; 4] = *b"DSV1";
 
 /// The fields a header names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeaderFields {
     /// The byte address the sector says it was written at.
     pub lba: u64,
@@ -60,6 +63,54 @@ fn checksum(s: &[u8]) -> u32 {
     crc32c::crc32c_append(crc32c::crc32c(&s[0..4]), &s[8..SECTOR])
 }
 
+/// Calls `f(i, crc)` with the checksum of each sector `i` of `data` (whole sectors only).
+#[inline]
+pub fn each_sector_crc(data: &[u8], mut f: impl FnMut(usize, u32)) {
+    let n = data.len() / SECTOR;
+    let sector = |i: usize| &data[i * SECTOR..(i + 1) * SECTOR];
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("sse4.2") {
+        while i + 4 <= n {
+            // SAFETY: crc4 needs only SSE 4.2, which the CPU has (checked above).
+            let c = unsafe { x86::crc4([sector(i), sector(i + 1), sector(i + 2), sector(i + 3)]) };
+            for (k, crc) in c.into_iter().enumerate() {
+                f(i + k, crc);
+            }
+            i += 4;
+        }
+    }
+    while i < n {
+        f(i, checksum(sector(i)));
+        i += 1;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::{_mm_crc32_u32, _mm_crc32_u64};
+
+    use super::{u64_at, SECTOR};
+
+    /// The checksums of four sectors (each at least [`SECTOR`] bytes), computed together.
+    #[target_feature(enable = "sse4.2")]
+    pub(super) fn crc4(s: [&[u8]; 4]) -> [u32; 4] {
+        let mut c = [0u64; 4];
+        for k in 0..4 {
+            let magic = u32::from_le_bytes([s[k][0], s[k][1], s[k][2], s[k][3]]);
+            c[k] = u64::from(_mm_crc32_u32(!0, magic));
+        }
+        let mut at = 8;
+        while at < SECTOR {
+            for k in 0..4 {
+                c[k] = _mm_crc32_u64(c[k], u64_at(s[k], at));
+            }
+            at += 8;
+        }
+        c.map(|x| !(x as u32))
+    }
+}
+
 fn fields(s: &[u8]) -> HeaderFields {
     HeaderFields {
         lba: u64_at(s, 8),
@@ -72,11 +123,17 @@ fn fields(s: &[u8]) -> HeaderFields {
 impl Sector {
     /// Reads the header of one sector (`s` is at least [`SECTOR`] bytes; only those count).
     pub fn parse(s: &[u8]) -> Sector {
+        Self::parse_summed(s, || checksum(s))
+    }
+
+    /// [`parse`](Self::parse) with the sector's checksum given (computed only if asked).
+    #[inline]
+    pub fn parse_summed(s: &[u8], sum: impl FnOnce() -> u32) -> Sector {
         let s = &s[..SECTOR];
         if s[0..4] == MAGIC {
             let crc = u32::from_le_bytes([s[4], s[5], s[6], s[7]]);
             let f = fields(s);
-            if crc == checksum(s) && Generation::new(f.generation).is_some() {
+            if crc == sum() && Generation::new(f.generation).is_some() {
                 Sector::Valid(f)
             } else {
                 Sector::BadChecksum(f)
@@ -100,8 +157,14 @@ pub fn stamp_block(block: &mut [u8], offset: u64, id: u64, generation: Generatio
         s[24] = generation.get();
         s[25..32].fill(0);
         s[32..40].copy_from_slice(&now_ns.to_le_bytes());
-        let crc = checksum(s);
-        s[4..8].copy_from_slice(&crc.to_le_bytes());
+    }
+    // The checksums, eight sectors at a time (the CRC field is not summed).
+    for chunk in block.chunks_mut(8 * SECTOR) {
+        let mut crcs = [0u32; 8];
+        each_sector_crc(chunk, |i, c| crcs[i] = c);
+        for (s, crc) in chunk.chunks_exact_mut(SECTOR).zip(crcs) {
+            s[4..8].copy_from_slice(&crc.to_le_bytes());
+        }
     }
 }
 
@@ -163,6 +226,21 @@ mod tests {
     fn zeros_and_foreign_data() {
         assert_eq!(Sector::parse(&[0u8; 512]), Sector::Zeros);
         assert_eq!(Sector::parse(&block(512)), Sector::Other);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_sectors_summed_together_sum_as_one_by_one(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..9000),
+        ) {
+            let mut n = 0;
+            each_sector_crc(&data, |i, c| {
+                assert_eq!(c, checksum(&data[i * SECTOR..(i + 1) * SECTOR]), "sector {i}");
+                assert_eq!(i, n);
+                n += 1;
+            });
+            proptest::prop_assert_eq!(n, data.len() / SECTOR);
+        }
     }
 
     #[test]

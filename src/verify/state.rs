@@ -90,7 +90,7 @@ pub struct Counts {
 }
 
 /// Totals of a verification.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerifyTotals {
     pub blocks_written: u64,
     pub blocks_checked: u64,

@@ -140,6 +140,7 @@ fn verify_reports_exactly_the_faults_made_behind_its_back() {
     write_block(d, x, &home.path().join("y"));
     write_block(d, y, &home.path().join("x"));
 
+    let session = home.path().join("verify.yaml");
     let out = run(
         home.path(),
         &[
@@ -149,6 +150,8 @@ fn verify_reports_exactly_the_faults_made_behind_its_back() {
             "--verify-state",
             state.to_str().unwrap(),
             "--json",
+            "--session",
+            session.to_str().unwrap(),
         ],
     );
     assert_eq!(
@@ -209,6 +212,50 @@ fn verify_reports_exactly_the_faults_made_behind_its_back() {
         (v["torn"].as_u64(), v["unexpected"].as_u64()),
         (Some(0), Some(0))
     );
+
+    // The session keeps them as events; the report has a section of them.
+    let saved: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    let events = saved["events"].as_sequence().unwrap();
+    let kept: BTreeSet<(String, u64)> = events
+        .iter()
+        .filter(|e| e["kind"] == "verify_finding")
+        .map(|e| {
+            let d = &e["data"];
+            (
+                d["kind"].as_str().unwrap().to_string(),
+                d["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want_kept: BTreeSet<(String, u64)> = want.iter().map(|(k, o, _)| (k.clone(), *o)).collect();
+    assert_eq!(
+        kept, want_kept,
+        "the session keeps each finding as an event"
+    );
+    let report = home.path().join("report");
+    let out = run(
+        home.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "--out",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Data verification</h2>"));
+    for (kind, offset, _) in &want {
+        assert!(
+            html.contains(&format!("<td>{kind}</td><td class=\"n\">{offset}</td>")),
+            "{kind} at {offset} in the report"
+        );
+    }
 }
 
 #[test]
@@ -307,4 +354,51 @@ fn a_verified_run_killed_mid_write_leaves_no_finding_on_a_healthy_device() {
     let (code, lines) = check(home.path());
     assert_eq!(code, Some(0));
     assert!(of_type(&lines, "verify_finding").is_empty());
+}
+
+const VERIFY_PRESET: &str = "id: v\nname: V\ndescription: d\nverify: readback\nphases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 8}\n    end: {duration: 1s}\n";
+
+#[test]
+fn a_preset_turns_verification_on_and_a_bad_mode_is_placed() {
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("p.yaml");
+    std::fs::write(&preset, VERIFY_PRESET).unwrap();
+    let target = home.path().join("t.bin");
+    let (p, t) = (preset.to_str().unwrap(), target.to_str().unwrap());
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            p,
+            "--target",
+            t,
+            "--size",
+            "8MiB",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "the workload, then the read-back pass");
+    assert_eq!(steps[1]["name"], "verify: read back");
+    let v = &steps[1]["verify"];
+    assert!(v["blocks_written"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["blocks_checked"], (8u64 << 20) / BLOCK, "{v}");
+    assert_eq!(v["lost"], 0);
+
+    std::fs::write(&preset, VERIFY_PRESET.replace("readback", "sometimes")).unwrap();
+    let out = run(
+        home.path(),
+        &["run", "--preset-file", p, "--target", t, "--json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("p.yaml:4:9"), "{err}");
+    assert!(err.contains("verify"), "{err}");
 }
