@@ -28,6 +28,13 @@ fn dd(args: &[&str]) {
     );
 }
 
+/// The JSON lines of a run that must have succeeded.
+fn succeeded(out: &std::process::Output) -> Vec<serde_json::Value> {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    json_lines(out)
+}
+
 /// Block `n` of `dev` read past the page cache.
 fn read_block(dev: &str, n: u64, to: &Path) {
     dd(&[
@@ -81,12 +88,7 @@ fn verified_write(home: &Path, dev: &str, state: &Path, extra: &[&str]) {
     ];
     args.extend_from_slice(extra);
     let out = run(home, &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines = json_lines(&out);
+    let lines = succeeded(&out);
     let v = &summary(&lines)["verify"];
     assert!(v["blocks_written"].as_u64().unwrap() > 0, "{v}");
     assert!(of_type(&lines, "verify_finding").is_empty());
@@ -243,11 +245,7 @@ fn verify_reports_exactly_the_faults_made_behind_its_back() {
             report.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let html = std::fs::read_to_string(report.join("report.html")).unwrap();
     assert!(html.contains("<h2>Data verification</h2>"));
     for (kind, offset, _) in &want {
@@ -378,12 +376,7 @@ fn a_preset_turns_verification_on_and_a_bad_mode_is_placed() {
             "--json",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines = json_lines(&out);
+    let lines = succeeded(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 2, "the workload, then the read-back pass");
     assert_eq!(steps[1]["name"], "verify: read back");
