@@ -232,7 +232,8 @@ impl VerifyState {
                     target: target_size,
                 });
             }
-            if meta.block == 0 || !block.is_multiple_of(meta.block) {
+            // A run that writes must keep to the state's blocks; a check reads them as they are.
+            if meta.block == 0 || (create && !block.is_multiple_of(meta.block)) {
                 return Err(VerifyError::BlockSize {
                     path: dir.to_path_buf(),
                     state: meta.block,
@@ -471,9 +472,25 @@ mod tests {
             VerifyState::open(&d, "t", 1 << 20, 512, 512, false, true),
             Err(VerifyError::BlockSize { .. })
         ));
+        assert!(
+            VerifyState::open(&d, "t", 1 << 20, 512, 512, false, false).is_ok(),
+            "a check takes the state's blocks as they are"
+        );
         let r = VerifyState::open(&d, "t", 1 << 20, 512, 512, true, true).unwrap();
         assert_ne!(r.meta.id, id, "a reset is a new state");
         assert_eq!(r.map.blocks(), 2048);
+    }
+
+    #[test]
+    fn a_check_needs_a_state_and_a_run_makes_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("none");
+        assert!(matches!(
+            VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, false),
+            Err(VerifyError::NoState { .. })
+        ));
+        assert!(!d.exists(), "a check makes nothing");
+        assert!(VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).is_ok());
     }
 
     #[test]

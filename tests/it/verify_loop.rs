@@ -395,3 +395,76 @@ fn a_preset_turns_verification_on_and_a_bad_mode_is_placed() {
     assert!(err.contains("p.yaml:4:9"), "{err}");
     assert!(err.contains("verify"), "{err}");
 }
+
+#[test]
+fn a_mixed_run_of_two_jobs_on_a_small_region_checks_every_read_and_finds_nothing() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let state = home.path().join("state");
+    let st = state.to_str().unwrap();
+    // 256 blocks, two jobs of 16 I/Os each: reads race writes of the same blocks all the time.
+    let lines = succeeded(&run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            d,
+            "--destroy-data",
+            d,
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+            "--bssplit",
+            "4k/50:16k/50",
+            "--iodepth",
+            "16",
+            "--jobs",
+            "2",
+            "--size",
+            "1MiB",
+            "--duration",
+            "2s",
+            "--verify",
+            "--verify-reset",
+            "--verify-state",
+            st,
+            "--json",
+        ],
+    ));
+    assert!(
+        of_type(&lines, "verify_finding").is_empty(),
+        "{:?}",
+        of_type(&lines, "verify_finding")
+    );
+    let s = summary(&lines);
+    let v = &s["verify"];
+    let blocks =
+        |ios: &str, bytes: &str| (s[ios].as_u64().unwrap(), s[bytes].as_u64().unwrap() / BLOCK);
+    let (_, read_blocks) = blocks("read_ios", "read_bytes");
+    let (_, write_blocks) = blocks("write_ios", "write_bytes");
+    assert!(read_blocks > 1000 && write_blocks > 1000, "{s}");
+    assert_eq!(
+        v["blocks_checked"], read_blocks,
+        "every block read was checked: {v}"
+    );
+    assert_eq!(v["blocks_written"], write_blocks, "{v}");
+    let lines = succeeded(&run(
+        home.path(),
+        &[
+            "verify",
+            "--target",
+            d,
+            "--size",
+            "1MiB",
+            "--verify-state",
+            st,
+            "--json",
+        ],
+    ));
+    assert!(of_type(&lines, "verify_finding").is_empty());
+    assert_eq!(summary(&lines)["verify"]["blocks_checked"], 256);
+}
