@@ -518,6 +518,11 @@ impl Printer {
                         format_size(w.region.len),
                     ),
                 };
+                // A verify pass ends by its bytes: the region read once.
+                let length = match (step.end.duration, step.end.bytes) {
+                    (None, Some(b)) => format!("{} once", format_size(b)),
+                    _ => format_duration(*duration),
+                };
                 let description = format!(
                     "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
                     w.rw,
@@ -526,7 +531,7 @@ impl Printer {
                     w.jobs,
                     if w.jobs == 1 { "" } else { "s" },
                     engine_text(step.engine, &step.engine_options),
-                    format_duration(*duration),
+                    length,
                 );
                 self.start(
                     &description,

@@ -468,3 +468,63 @@ fn a_mixed_run_of_two_jobs_on_a_small_region_checks_every_read_and_finds_nothing
     assert!(of_type(&lines, "verify_finding").is_empty());
     assert_eq!(summary(&lines)["verify"]["blocks_checked"], 256);
 }
+
+#[test]
+fn verification_is_refused_where_it_cannot_be_done() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let t = target.to_str().unwrap();
+    let refused = |args: &[&str], why: &str| {
+        let out = run(home.path(), args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+    };
+    let base = [
+        "run",
+        "--target",
+        t,
+        "--size",
+        "4MiB",
+        "--rw",
+        "randrw",
+        "--duration",
+        "1s",
+    ];
+    refused(
+        &[&base[..], &["--verify", "--engine", "sync"]].concat(),
+        "--verify runs on the io_uring engine, not sync",
+    );
+    refused(
+        &[&base[..], &["--verify=sometimes"]].concat(),
+        "not a verify mode (reads, readback)",
+    );
+    // No state for this target yet: nothing to check against.
+    let state = home.path().join("none");
+    refused(
+        &[
+            "verify",
+            "--target",
+            t,
+            "--verify-state",
+            state.to_str().unwrap(),
+        ],
+        "no verify state there",
+    );
+    assert!(!state.exists());
+    // A state made with 8k blocks: a 4k run on it is refused.
+    let st = home.path().join("st");
+    let s = st.to_str().unwrap();
+    succeeded(&run(
+        home.path(),
+        &[
+            &base[..],
+            &["--bs", "8k", "--verify", "--verify-state", s, "--json"],
+        ]
+        .concat(),
+    ));
+    refused(
+        &[&base[..], &["--bs", "4k", "--verify", "--verify-state", s]].concat(),
+        "uses 8192-byte blocks",
+    );
+}
