@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -107,7 +108,8 @@ def main():
                 print(f"rep {r + 1} {k}: {iops:,.0f} IOPS, {c:.2f} CPU µs per I/O", flush=True)
     finally:
         subprocess.run(["losetup", "-d", dev])
-        os.remove(img)
+        shutil.rmtree(os.path.dirname(img))
+        shutil.rmtree(home)
     med = {k: statistics.median(v) for k, v in res.items()}
     mcpu = {k: statistics.median(v) for k, v in cpu.items()}
     print("\n| row | median IOPS | CPU µs per I/O | runs (IOPS) |")
