@@ -26,7 +26,6 @@ pub fn parse_engine(s: String) -> Result<EngineKind, String> {
 
 pub fn parse_verify_mode(s: &str) -> Result<crate::verify::VerifyMode, String> {
     crate::verify::VerifyMode::parse(s)
-        .ok_or_else(|| format!("`{s}` is not a verify mode (reads, readback)"))
 }
 
 pub fn parse_arrivals(s: String) -> Result<Arrivals, String> {

@@ -13,8 +13,10 @@ pub mod state;
 
 /// When a verified run checks: on every read of its workload (`--verify`), or in a
 /// read-back pass of the whole region after it (`--verify=readback`).
+/// The one parser of the mode's name ([`VerifyMode::parse`]) serves the command line and
+/// presets alike.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum VerifyMode {
     #[default]
     Reads,
@@ -23,12 +25,19 @@ pub enum VerifyMode {
 
 impl VerifyMode {
     /// The mode named `s` (`reads`, `readback`).
-    pub fn parse(s: &str) -> Option<VerifyMode> {
+    pub fn parse(s: &str) -> Result<VerifyMode, String> {
         match s {
-            "reads" => Some(VerifyMode::Reads),
-            "readback" => Some(VerifyMode::Readback),
-            _ => None,
+            "reads" => Ok(VerifyMode::Reads),
+            "readback" => Ok(VerifyMode::Readback),
+            _ => Err(format!("`{s}` is not a verify mode (reads, readback)")),
         }
+    }
+}
+
+impl TryFrom<String> for VerifyMode {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        VerifyMode::parse(&s)
     }
 }
 
