@@ -28,6 +28,14 @@ fn dd(args: &[&str]) {
     );
 }
 
+/// A 16 MiB loop device, a home for drivescope, and a verify state's path in it.
+fn setup() -> Option<(LoopDev, tempfile::TempDir, std::path::PathBuf)> {
+    let dev = LoopDev::new(16 << 20)?;
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("state");
+    Some((dev, home, state))
+}
+
 /// The JSON lines of a run that must have succeeded.
 fn succeeded(out: &std::process::Output) -> Vec<serde_json::Value> {
     let err = String::from_utf8_lossy(&out.stderr);
@@ -96,12 +104,10 @@ fn verified_write(home: &Path, dev: &str, state: &Path, extra: &[&str]) {
 
 #[test]
 fn verify_reports_exactly_the_faults_made_behind_its_back() {
-    let Some(dev) = LoopDev::new(16 << 20) else {
+    let Some((dev, home, state)) = setup() else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
     let d = dev.dev.to_str().unwrap();
-    let state = home.path().join("state");
     // Pass 1: sequential 4k writes from the start, every block of the first MiB at least.
     verified_write(home.path(), d, &state, &["--verify-reset"]);
     let first = map(&state);
@@ -258,12 +264,10 @@ fn verify_reports_exactly_the_faults_made_behind_its_back() {
 
 #[test]
 fn a_verified_run_killed_mid_write_leaves_no_finding_on_a_healthy_device() {
-    let Some(dev) = LoopDev::new(16 << 20) else {
+    let Some((dev, home, state)) = setup() else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
     let d = dev.dev.to_str().unwrap();
-    let state = home.path().join("state");
     let st = state.to_str().unwrap();
     let mut child = Command::new(common::bin())
         .args([
@@ -398,12 +402,10 @@ fn a_preset_turns_verification_on_and_a_bad_mode_is_placed() {
 
 #[test]
 fn a_mixed_run_of_two_jobs_on_a_small_region_checks_every_read_and_finds_nothing() {
-    let Some(dev) = LoopDev::new(16 << 20) else {
+    let Some((dev, home, state)) = setup() else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
     let d = dev.dev.to_str().unwrap();
-    let state = home.path().join("state");
     let st = state.to_str().unwrap();
     // 256 blocks, two jobs of 16 I/Os each: reads race writes of the same blocks all the time.
     let lines = succeeded(&run(
