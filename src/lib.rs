@@ -35,5 +35,6 @@ pub mod thermal;
 pub mod tui;
 pub mod ui;
 pub mod units;
+pub mod verify;
 pub mod workload;
 pub mod yaml_pos;

@@ -2,6 +2,7 @@
 //! line on stderr with a non-zero exit code (2 for bad input or setup failures).
 //!
 //! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
+//! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -12,9 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use clap::Parser;
-use drivescope::cli::{Cli, Command, RunArgs};
+use drivescope::cli::{Cli, Command};
 use drivescope::commands;
 use drivescope::outcome::RunOutcome;
+use drivescope::run::{Finished, RunError};
 use drivescope::tui::Exit;
 
 /// Signals that stop a headless run: the first asks for a clean stop (summary printed,
@@ -45,7 +47,7 @@ fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
     }
 }
 
-fn headless(args: &RunArgs) -> ExitCode {
+fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     let which = Arc::new(AtomicUsize::new(0));
     install_signal_handlers(&stop, &which);
@@ -53,13 +55,20 @@ fn headless(args: &RunArgs) -> ExitCode {
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
-    let finished = match commands::run::run(args, stop) {
+    let finished = match command(stop) {
         Ok(f) => f,
         Err(e) => {
             say(format_args!("drivescope: {e}"));
             return signalled().unwrap_or(ExitCode::from(2));
         }
     };
+    let findings = finished.tally.findings;
+    if findings > 0 && !matches!(finished.result, Ok(RunOutcome::Stopped(_)) | Err(_)) {
+        say(format_args!(
+            "drivescope: {findings} verification findings (wrong data read back)"
+        ));
+        return ExitCode::from(3);
+    }
     match finished.result {
         Ok(RunOutcome::Completed { errors: 0, .. }) => ExitCode::SUCCESS,
         Ok(RunOutcome::Completed {
@@ -96,7 +105,8 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Some(Command::Run(args)) => headless(&args),
+        Some(Command::Run(args)) => headless(|stop| commands::run::run(&args, stop)),
+        Some(Command::Verify(args)) => headless(|stop| commands::verify::run(&args, stop)),
         Some(Command::Open(args)) => match commands::open::run(&args) {
             Ok(Exit::Quit) => ExitCode::SUCCESS,
             Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),

@@ -16,6 +16,26 @@ pub fn escaped(s: &OsStr) -> String {
     out
 }
 
+/// The command line as typed, quoted where a shell would need it; every byte kept
+/// ([`escaped`]).
+pub fn command_line() -> String {
+    std::env::args_os()
+        .map(|a| {
+            let text = escaped(&a);
+            if !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+            {
+                text
+            } else {
+                format!("'{}'", text.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

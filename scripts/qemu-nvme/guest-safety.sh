@@ -3,6 +3,8 @@
 # holders on the NVMe namespace and the SATA disk (NVME_SIZE=128M SATA_SIZE=64M).
 #   eio_*    a device-mapper table switched mid-run to half linear / half `error`, then all
 #            `error`; dm-flakey up 3 s / down 1 s
+#   verify_* data verification through device-mapper: writes dm-flakey drops
+#            (drop_writes) read back as lost writes; dm-error's failures are I/O errors
 #   stall_*  dm-delay switched in mid-run (3 s); SIGINT while every I/O waits 10 s; a 2 s
 #            run whose duration ends while every I/O waits
 #   fullfs_* a test file that does not fit (ext4, fallocate), a fill that hits a full ext2,
@@ -111,6 +113,24 @@ bg eio_flakey --target /dev/mapper/flakey --rw randread --bs 4k --iodepth 8 --ra
     --duration 8s --interval 2s
 section eio_flakey_run finish eio_flakey
 dms remove flakey
+
+# --- verify_*: a verified write pass over 2 MiB of a linear table, then the table swapped
+# for dm-flakey dropping every write (up 0 s, down 1000 s, drop_writes: acknowledged, never
+# written) and a second pass; `verify` finds the second pass's writes lost. Then all
+# `error`: `verify` counts I/O errors, no finding.
+vs=/tmp/verify-state
+vrun() {
+    drivescope run --target /dev/mapper/vdm --destroy-data /dev/mapper/vdm --rw write --bs 4k \
+        --iodepth 8 --size 2M --duration 3s --verify --verify-state $vs --json "$@"
+}
+echo "0 $nvsz linear $nv 0" | dms create vdm
+section verify_write vrun --verify-reset
+echo "0 $nvsz flakey $nv 0 0 1000 1 drop_writes" | table vdm
+section verify_dropped vrun
+section verify_lost drivescope verify --target /dev/mapper/vdm --size 2M --verify-state $vs --json
+echo "0 $nvsz error" | table vdm
+section verify_eio drivescope verify --target /dev/mapper/vdm --size 2M --verify-state $vs --json
+dms remove vdm
 
 # --- b. stalls -------------------------------------------------------------------------------
 echo "0 $nvsz linear $nv 0" | dms create slow

@@ -22,6 +22,6 @@ pub use overlay::{Confirm, Overlay, Panel};
 pub use state::{App, AppConfig};
 pub use update::update;
 pub use view::{
-    CurvePoint, DriveView, EventCategory, EventView, HostView, KernelView, PresetEntry, SteadyView,
-    StepInfo, TargetEntry, TargetKind, TelemetryView,
+    CurvePoint, DriveView, EventCategory, EventView, HostView, IntegrityView, KernelView,
+    PresetEntry, SteadyView, StepInfo, TargetEntry, TargetKind, TelemetryView,
 };

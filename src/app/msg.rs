@@ -38,6 +38,10 @@ pub enum Msg {
         t_s: f64,
         event: crate::thermal::ThermalEvent,
     },
+    /// A verified run's totals so far (each interval).
+    Integrity(crate::verify::VerifyTotals),
+    /// A verified run's latest finding, described.
+    IntegrityFinding(String),
     /// The run ended: how, why it failed (if it did), and where the session was saved.
     RunEnded {
         outcome: RunEnd,

@@ -118,6 +118,8 @@ pub struct RunView {
     pub error: Option<String>,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
+    /// A verified run's integrity (`--verify`); `None` for a run that does not verify.
+    pub integrity: Option<super::IntegrityView>,
 }
 
 impl Default for RunView {
@@ -135,6 +137,7 @@ impl Default for RunView {
             saved_to: None,
             error: None,
             thermal: Vec::new(),
+            integrity: None,
         }
     }
 }

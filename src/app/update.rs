@@ -128,6 +128,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.dirty = true;
             Vec::new()
         }
+        Msg::Integrity(totals) => {
+            app.run
+                .integrity
+                .get_or_insert_with(Default::default)
+                .totals = totals;
+            app.dirty = true;
+            Vec::new()
+        }
+        Msg::IntegrityFinding(text) => {
+            app.run.integrity.get_or_insert_with(Default::default).last = Some(text);
+            app.dirty = true;
+            Vec::new()
+        }
         Msg::RunEnded {
             outcome,
             error,

@@ -208,13 +208,23 @@ impl From<&crate::session::EventKind> for EventCategory {
         match k {
             K::Phase => EventCategory::Phase,
             K::SteadyState => EventCategory::SteadyState,
-            K::Errors | K::Error | K::IoError | K::StepIncomplete => EventCategory::Error,
+            K::Errors | K::Error | K::IoError | K::StepIncomplete | K::VerifyFinding => {
+                EventCategory::Error
+            }
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
-            K::Note | K::Skip | K::Stopped | K::Other(_) => EventCategory::Info,
+            K::Note | K::Skip | K::Stopped | K::Verified | K::Other(_) => EventCategory::Info,
         }
     }
+}
+
+/// A verified run's integrity: blocks written and verified, findings by kind, the last
+/// finding's detail.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntegrityView {
+    pub totals: crate::verify::VerifyTotals,
+    pub last: Option<String>,
 }
 
 /// One entry of the events panel.

@@ -8,6 +8,7 @@ mod parse;
 mod presets;
 mod reports;
 mod run;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -17,6 +18,7 @@ pub use parse::{parse_rate_iops, parse_time_scale};
 pub use presets::{AssumedTarget, PresetsAction, PresetsArgs};
 pub use reports::{CompareArgs, ReportArgs, SpanArg};
 pub use run::RunArgs;
+pub use verify::{VerifyArgs, VerifyStateArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -55,4 +57,7 @@ pub enum Command {
     /// streams its telemetry, runs its steps). Not for use by hand.
     #[command(hide = true)]
     Agent,
+    /// Check a target's data against its verify state (after `run --verify`, a crash or a
+    /// power cut): every block of the region read once; exit code 3 on findings.
+    Verify(VerifyArgs),
 }

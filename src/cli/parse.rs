@@ -24,6 +24,10 @@ pub fn parse_engine(s: String) -> Result<EngineKind, String> {
     s.parse()
 }
 
+pub fn parse_verify_mode(s: &str) -> Result<crate::verify::VerifyMode, String> {
+    crate::verify::VerifyMode::parse(s)
+}
+
 pub fn parse_arrivals(s: String) -> Result<Arrivals, String> {
     s.parse()
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use super::parse::{
     parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
     parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw,
-    parse_size_arg, parse_snapshot_every, parse_time_scale,
+    parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "keep_going"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "keep_going", "verify"])]
     pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -160,6 +160,14 @@ pub struct RunArgs {
     /// (`drivescope report SESSION --span 10m..20m`).
     #[arg(long)]
     pub histograms: bool,
+    /// Verify the data: every written sector carries a header (its address, the verify
+    /// state's id, the block's generation, a CRC32C) and every read is checked against the
+    /// generation map (`reads`, the default), or the region is read back after the run
+    /// (`readback`). Exit code 3 on findings. io_uring engine only.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "reads", require_equals = true, value_parser = parse_verify_mode)]
+    pub verify: Option<crate::verify::VerifyMode>,
+    #[command(flatten)]
+    pub verify_state: super::VerifyStateArgs,
 }
 
 impl RunArgs {

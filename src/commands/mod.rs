@@ -11,5 +11,6 @@ pub mod presets;
 pub mod report;
 pub mod run;
 pub mod smart;
+pub mod verify;
 
 pub use error::{CommandError, ReportCmdError};

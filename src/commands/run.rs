@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::cli::RunArgs;
-use crate::ostext;
+use crate::ostext::command_line;
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::remote::{RemoteOptions, SshCommand};
@@ -15,26 +15,6 @@ use crate::run::{
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
-
-/// The command line as typed, quoted where a shell would need it; every byte kept
-/// ([`ostext::escaped`]).
-pub fn command_line() -> String {
-    std::env::args_os()
-        .map(|a| {
-            let text = ostext::escaped(&a);
-            if !text.is_empty()
-                && text
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
-            {
-                text
-            } else {
-                format!("'{}'", text.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// What the command line asks to run, on each target it names.
 fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
@@ -108,7 +88,15 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             duration: a.duration,
         }),
     };
+    let state = &a.verify_state;
+    let asked = a.verify.is_some() || state.verify_state.is_some() || state.verify_reset;
     Ok(RunRequest {
+        verify: asked.then(|| run::VerifyAsk {
+            mode: a.verify.unwrap_or_default(),
+            state: state.verify_state.clone(),
+            reset: state.verify_reset,
+            pass_only: false,
+        }),
         target: TargetChoice {
             path: None,
             size: a.size,

@@ -199,6 +199,14 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
         if e.kind == crate::session::EventKind::Phase {
             continue;
         }
+        if e.kind == crate::session::EventKind::Verified {
+            if let Ok(t) = serde_yaml::from_value(e.data.clone()) {
+                out.push((e.t, Msg::Integrity(t)));
+            }
+        }
+        if e.kind == crate::session::EventKind::VerifyFinding {
+            out.push((e.t, Msg::IntegrityFinding(e.message.clone())));
+        }
         if e.kind == crate::session::EventKind::Thermal {
             if let Ok(event) = serde_yaml::from_value(e.data.clone()) {
                 out.push((e.t, Msg::Thermal { t_s: e.t, event }));

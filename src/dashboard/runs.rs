@@ -46,9 +46,11 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
                 time_scale: s.time_scale,
                 ..PlanOptions::default()
             },
+            verify: None,
         });
     }
     Ok(RunRequest {
+        verify: None,
         // A test file named in the dashboard is created (1 GiB) when missing, as the
         // built-in one is; block devices are never created.
         target: TargetChoice {
@@ -151,6 +153,7 @@ fn run_many(
         s.targets
             .iter()
             .map(|t| RunRequest {
+                verify: None,
                 target: TargetChoice {
                     create_missing: true,
                     ..t.clone()

@@ -145,6 +145,9 @@ impl Sink for DashboardSink {
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
             RunEvent::Happened(e) => {
+                if let Happening::VerifyFinding(_) = &e.what {
+                    self.send(Msg::IntegrityFinding(e.what.to_string()));
+                }
                 if let Happening::Thermal(event) = &e.what {
                     self.send(Msg::Thermal {
                         t_s: e.t_s,
@@ -175,6 +178,7 @@ impl Sink for DashboardSink {
             | RunEvent::Soak(_)
             | RunEvent::Ended { .. }
             | RunEvent::Saved(_) => {}
+            RunEvent::Verify(t) => self.send(Msg::Integrity(**t)),
         }
     }
 }

@@ -64,6 +64,7 @@ pub fn fill_file(
         path: t.path.clone(),
         size: t.size,
         align: t.align,
+        verify: None,
     };
     let mut first_error: Option<String> = None;
     let s = engine::run_step(

@@ -34,6 +34,9 @@ pub struct StepTarget {
     pub size: u64,
     /// Offset and length alignment for O_DIRECT (the logical block size), bytes.
     pub align: u64,
+    /// A verified run's state (`--verify`): writes stamp full headers and every read is
+    /// checked against the generation map.
+    pub verify: Option<Arc<crate::verify::VerifyState>>,
 }
 
 /// Largest I/O buffer memory a step may ask for (all jobs), bytes.
@@ -183,6 +186,22 @@ fn open_target(target: &StepTarget, spec: &StepSpec) -> Result<File, EngineError
     })
 }
 
+/// Starts the verify state's flusher with a descriptor of the target of its own (its
+/// fdatasync is each flush epoch).
+fn start_flusher(
+    state: &Arc<crate::verify::VerifyState>,
+    target: &StepTarget,
+) -> Result<crate::verify::state::Flusher, EngineError> {
+    let open = |source| EngineError::Open {
+        path: state.dir().display().to_string(),
+        mode: "saving the verify state",
+        source,
+        hint: "",
+    };
+    let file = File::open(&target.path).map_err(open)?;
+    crate::verify::state::Flusher::start(state.clone(), file).map_err(open)
+}
+
 fn io_uring_unavailable_reason(depth: u32) -> Option<String> {
     match build_ring::<io_uring::squeue::Entry, io_uring::cqueue::Entry>(
         depth,
@@ -269,6 +288,12 @@ pub(super) fn run(
             obs,
         );
     }
+    if target.verify.is_some() && (!use_uring || kind != EngineKind::IoUring) {
+        return Err(EngineError::NeedsUring {
+            engine: kind,
+            reason: "--verify runs on the io_uring engine only".to_string(),
+        });
+    }
     let engine_ran = if use_uring { kind } else { EngineKind::Sync };
 
     let jobs = w.jobs as usize;
@@ -320,6 +345,11 @@ pub(super) fn run(
     let rate = w.rate_iops.map(|r| r / jobs as f64);
     let paced = rate.is_some();
 
+    // A verified step that writes saves the generation map in flush epochs while it runs.
+    let flusher = match (&target.verify, w.rw.read_percent(w.rwmixread) < 100) {
+        (Some(state), true) => Some(start_flusher(state, target)?),
+        _ => None,
+    };
     let (tx, rx) = mpsc::channel::<WorkerMsg>();
     let ready = Arc::new(Barrier::new(jobs + 1));
     let go = Arc::new(Barrier::new(jobs + 1));
@@ -352,6 +382,7 @@ pub(super) fn run(
             ready: ready.clone(),
             go: go.clone(),
             t0: t0.clone(),
+            verify: target.verify.clone(),
         };
         let builder = std::thread::Builder::new().name(format!("ds-job{job}"));
         let spawned = if use_uring {
@@ -617,6 +648,21 @@ pub(super) fn run(
         // buffers stay alive until the kernel completes (or the process exits).
         if abandoned == 0 || h.is_finished() {
             let _ = h.join();
+        }
+    }
+    // The last flush epoch, once every write has completed; a worker left behind on a
+    // stalled device leaves the state open (its next check takes it as an unclean end).
+    if let Some(f) = flusher {
+        if abandoned == 0 {
+            if let Err(e) = f.finish() {
+                note(
+                    format!("saving the verify state failed: {e}"),
+                    &mut notes,
+                    obs,
+                );
+            }
+        } else {
+            f.abandon();
         }
     }
     if let Some(f) = failure {

@@ -26,6 +26,7 @@ mod suspend;
 mod sync;
 mod tally;
 mod uring;
+mod verifier;
 
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -148,6 +149,8 @@ pub(crate) struct WorkerCtx {
     pub ready: Arc<Barrier>,
     pub go: Arc<Barrier>,
     pub t0: Arc<OnceLock<Instant>>,
+    /// A verified step's state (the io_uring and sync engines check with it).
+    pub verify: Option<Arc<crate::verify::VerifyState>>,
 }
 
 /// Nanoseconds since `t0`.

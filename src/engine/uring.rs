@@ -25,8 +25,13 @@ use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
+use super::verifier::Verifier;
 use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 use crate::workload::EngineOptions;
+
+/// How many I/Os a verified write tries before it waits: each whose blocks another job is
+/// writing now is passed over for the next.
+const CLAIM_TRIES: usize = 16;
 
 /// Shortest wait between paced submissions (ns).
 const PACE_GRAIN_NS: u64 = 20_000;
@@ -485,6 +490,15 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     let mut drain_sent = false;
     let ext_arg = io.ring.params().is_feature_ext_arg();
     let fixed = (*fixed_file, *fixed_bufs);
+    let mut verifier = match (&ctx.verify, ring_io) {
+        (Some(state), RingIo::Block) => Some(Verifier::new(
+            state.clone(),
+            depth,
+            ctx.workload.bs.max(),
+            ns_since(t0),
+        )),
+        _ => None,
+    };
 
     let mut now = ns_since(t0);
     loop {
@@ -522,11 +536,20 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                 reaped += 1;
                 let slot = cqe.user_data() as usize;
                 let done = slots[slot];
+                let res = io_result(ring_io, cqe.result(), done.len);
+                if let Some(v) = &mut verifier {
+                    let whole = res == i64::from(done.len);
+                    if done.write {
+                        v.write_done(done.offset, done.len, whole);
+                    } else if whole {
+                        v.read_done(slot, done.offset, &io.bufs.slot(slot)[..done.len as usize]);
+                    }
+                }
                 rec.complete(
                     done.write,
                     done.len,
                     done.offset,
-                    io_result(ring_io, cqe.result(), done.len),
+                    res,
                     done.t_submit,
                     done.t_intended,
                     now,
@@ -577,9 +600,25 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                         None => break,
                     },
                 };
+                let next = match &mut verifier {
+                    None => gen.next_io(),
+                    Some(v) => {
+                        // A write whose blocks another job is writing now is passed over.
+                        let claimed = (0..CLAIM_TRIES)
+                            .map(|_| gen.next_io())
+                            .find(|n| !n.write || v.claim_write(slot, n.offset, n.len));
+                        let Some(n) = claimed else { break };
+                        if n.write {
+                            let buf = &mut io.bufs.slot_mut(slot)[..n.len as usize];
+                            v.stamp(buf, n.offset, now);
+                        } else {
+                            v.note_read(slot, n.offset, n.len);
+                        }
+                        n
+                    }
+                };
                 free.pop();
-                let next = gen.next_io();
-                if next.write && ring_io != RingIo::Nop {
+                if next.write && ring_io != RingIo::Nop && verifier.is_none() {
                     io.bufs.scramble(slot, next.len as usize, next.offset);
                 }
                 let sqe = S::make(

@@ -24,6 +24,10 @@ pub struct Preset {
     /// Which published method this reproduces, or that it approximates one and how.
     pub description: String,
     pub phases: Vec<Phase>,
+    /// Verify the data it writes: `reads` (every read checked) or `readback` (a read-back
+    /// pass of the region after the last step); see `drivescope run --verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifyMode>,
     /// Where the preset came from: `builtin`, or the file's path.
     #[serde(skip)]
     pub origin: String,

@@ -224,6 +224,7 @@ impl Agent {
             path: t.path.clone(),
             size: t.size,
             align: t.align,
+            verify: None,
         })
     }
 

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod html;
 pub mod soak;
 pub mod svg;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

@@ -48,6 +48,13 @@ pub enum RunError {
     SharedThermal { target: PathBuf },
     #[error("--destroy-data {} names no file or device the fio job file writes", .path.display())]
     DestroyDataUnused { path: PathBuf },
+    #[error(transparent)]
+    Verify(#[from] crate::verify::VerifyError),
+    #[error("--verify runs on the io_uring engine, not {0}")]
+    VerifyEngine(crate::workload::EngineKind),
+    /// For a target on another host (`--host`): its verify state would be this host's.
+    #[error("{0}: --verify checks targets on this host only")]
+    VerifyRemote(String),
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

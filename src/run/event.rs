@@ -60,6 +60,10 @@ pub enum Happening {
     Health(HealthChange),
     /// The drive's temperature or throttling (a threshold, a throttle, a soak's end).
     Thermal(ThermalEvent),
+    /// Wrong data read back in a verified run.
+    VerifyFinding(Box<crate::verify::Finding>),
+    /// A verified step's totals so far: blocks written and checked, findings by kind.
+    Verified(crate::verify::VerifyTotals),
 }
 
 impl Happening {
@@ -72,6 +76,8 @@ impl Happening {
             Happening::Errors { .. } => EventKind::Errors,
             Happening::Health(_) => EventKind::Health,
             Happening::Thermal(_) => EventKind::Thermal,
+            Happening::VerifyFinding(_) => EventKind::VerifyFinding,
+            Happening::Verified(_) => EventKind::Verified,
         }
     }
 }
@@ -104,6 +110,38 @@ impl fmt::Display for Happening {
             Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
             Happening::Health(c) => write!(f, "{c}"),
             Happening::Thermal(e) => write!(f, "{e}"),
+            Happening::VerifyFinding(x) => {
+                write!(
+                    f,
+                    "{} block at offset {} ({} bytes), sector {}: expected",
+                    x.kind, x.offset, x.length, x.sector
+                )?;
+                match x.expected.generation {
+                    Some(g) => write!(f, " generation {g}")?,
+                    None => f.write_str(" nothing of ours")?,
+                }
+                match &x.found {
+                    Some(h) => write!(
+                        f,
+                        ", found lba {} id {:x} generation {}",
+                        h.lba, h.id, h.generation
+                    ),
+                    None => write!(f, ", found {}", &x.excerpt[..x.excerpt.len().min(32)]),
+                }
+            }
+            Happening::Verified(t) => write!(
+                f,
+                "{} blocks written, {} checked, {} findings ({} corrupt, {} misdirected, \
+                 {} lost, {} torn, {} unexpected)",
+                t.blocks_written,
+                t.blocks_checked,
+                t.findings(),
+                t.corrupt,
+                t.misdirected,
+                t.lost,
+                t.torn,
+                t.unexpected
+            ),
         }
     }
 }
@@ -133,6 +171,9 @@ pub struct FinishedStep {
     /// When paced: latency from each I/O's scheduled time (response from the schedule).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_from_schedule_lat_us: Option<LatSummary>,
+    /// A verified run's totals at the step's end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifyTotals>,
     pub summary: StepSummary,
 }
 
@@ -177,4 +218,7 @@ pub enum RunEvent<'a> {
     },
     /// The final save wrote the session here.
     Saved(&'a Path),
+    /// A verified run's totals so far, after each interval (not kept in the session: its
+    /// `verified` event at each step's end is).
+    Verify(&'a crate::verify::VerifyTotals),
 }

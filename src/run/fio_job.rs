@@ -208,11 +208,13 @@ pub(super) fn prepare_fio_job(
                 path: jt.path.clone(),
                 size: t.size,
                 align: t.align,
+                verify: None,
             };
             engine::check_claim(&st, &spec)?;
         }
     }
     Ok(Prepared {
+        verify: None,
         kind: RunKind::FioJob(Box::new(FioRun {
             file: job.path.clone(),
             text: job.text.clone(),

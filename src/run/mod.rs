@@ -22,6 +22,7 @@ pub mod runner;
 mod tally;
 pub mod targets;
 mod telemetry;
+mod verify;
 mod worker;
 
 pub use control::{RunCmd, RunControl, RunHandle};
@@ -37,3 +38,4 @@ pub use request::{
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};
+pub use verify::{settle_verify, states_root, VerifyAsk};

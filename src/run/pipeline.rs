@@ -146,6 +146,7 @@ impl Hub<'_, '_> {
                 self.rec.push_event_data(kind, message, data);
             }
             Said::Telemetry(s) => self.emit(d, RunEvent::Telemetry(&s)),
+            Said::Verify(t) => self.emit(d, RunEvent::Verify(&t)),
             Said::Snapshot => self.snapshot(),
             Said::Done(_) => {}
         }

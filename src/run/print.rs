@@ -420,6 +420,14 @@ impl Printer {
     /// A run event: phase change, steady state, skip, errors, notes.
     pub fn happened(&mut self, e: &Timed) {
         let kind = e.what.kind();
+        if let (Happening::VerifyFinding(x), Format::Json) = (&e.what, self.format) {
+            let mut v = to_value(x.as_ref());
+            if let Some(o) = v.as_object_mut() {
+                o.insert("type".into(), json!("verify_finding"));
+                o.insert("t_s".into(), json!(e.t_s));
+            }
+            return self.json(v);
+        }
         match self.format {
             Format::Text => self.text(&format!("[{:>7.1}s] {kind}: {}", e.t_s, e.what)),
             Format::Json => {
@@ -518,6 +526,11 @@ impl Printer {
                         format_size(w.region.len),
                     ),
                 };
+                // A verify pass ends by its bytes: the region read once.
+                let length = match (step.end.duration, step.end.bytes) {
+                    (None, Some(b)) => format!("{} once", format_size(b)),
+                    _ => format_duration(*duration),
+                };
                 let description = format!(
                     "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
                     w.rw,
@@ -526,7 +539,7 @@ impl Printer {
                     w.jobs,
                     if w.jobs == 1 { "" } else { "s" },
                     engine_text(step.engine, &step.engine_options),
-                    format_duration(*duration),
+                    length,
                 );
                 self.start(
                     &description,
@@ -664,14 +677,20 @@ impl Sink for Printer {
             (RunEvent::Started { run, session }, _) => self.started(run, session),
             (RunEvent::Interval { report, .. }, _) => self.interval(report),
             (RunEvent::StepFinished(r), PrintMode::Single) => {
-                let extra = json!({"target": self.target});
+                let mut extra = json!({"target": self.target});
+                if let (Some(t), Some(o)) = (&r.verify, extra.as_object_mut()) {
+                    o.insert("verify".into(), to_value(t));
+                }
                 self.summary(&r.summary, extra)
             }
             (RunEvent::StepFinished(r), PrintMode::Plan) => self.step(r, self.steps),
             (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
             (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
                 Happening::Note(n) => self.note(n),
-                Happening::Health(_) | Happening::Thermal(_) => self.happened(e),
+                Happening::Health(_) | Happening::Thermal(_) | Happening::VerifyFinding(_) => {
+                    self.happened(e)
+                }
+                Happening::Verified(_) if self.format == Format::Text => self.happened(e),
                 _ => {}
             },
             (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => self.note(n),
@@ -688,6 +707,7 @@ impl Sink for Printer {
                 self.drives.all = false;
             }
             (RunEvent::Saved(p), _) => self.session(p),
+            (RunEvent::Verify(_), _) => {}
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }
     }

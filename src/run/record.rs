@@ -133,6 +133,10 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
             Happening::Health(c) => rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to),
             // A thermal event keeps its figures, for the report's soak section.
             Happening::Thermal(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
+            Happening::VerifyFinding(x) => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
+            }
+            Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
             what => rec.push_event(what.kind(), what.to_string()),
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
@@ -142,6 +146,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         | RunEvent::Snapshot(_)
         | RunEvent::Soak(_)
         | RunEvent::Ended { .. }
-        | RunEvent::Saved(_) => {}
+        | RunEvent::Saved(_)
+        | RunEvent::Verify(_) => {}
     }
 }

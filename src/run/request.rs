@@ -65,6 +65,8 @@ pub struct RunRequest {
     pub what: RunWhat,
     /// Time scale, seed, reporting interval and engine of the plan.
     pub plan: PlanOptions,
+    /// Verify the data (`--verify`); a preset's `verify:` asks too.
+    pub verify: Option<super::VerifyAsk>,
 }
 
 /// What a prepared run came from.
@@ -94,6 +96,8 @@ pub struct Prepared {
     pub label: String,
     /// The link to the target's host, when it is not this one.
     pub remote: Option<Remote>,
+    /// A verified run's state.
+    pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
 }
 
 /// A target on another host: the link to its agent and the drive there.
@@ -122,6 +126,7 @@ impl Prepared {
             path: self.target.path.clone(),
             size: self.target.size,
             align: self.target.align,
+            verify: self.verify.clone(),
         }
     }
 
@@ -394,6 +399,12 @@ pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
 /// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     let mut req = req.clone();
+    // A verify state is this host's: a target on another host is not verified from here.
+    let verifies =
+        req.verify.is_some() || matches!(&req.what, RunWhat::Preset(p) if p.verify.is_some());
+    if let (true, Some(h)) = (verifies, &req.target.host) {
+        return Err(RunError::VerifyRemote(h.host.to_string()));
+    }
     let link = match &req.target.host {
         // The nop engine has no target, here or on a host.
         Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
@@ -416,7 +427,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 capacity_bytes: t.size,
                 logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
             };
-            let plan = plan::expand(p, &facts, &req.plan)?;
+            let mut plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
             let (t, reply) = if writes {
                 let (t, _, r) = prepare_target(&req.target, engine, true, req.target.size, l)?;
@@ -425,7 +436,18 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 (t, reply)
             };
             let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
+            let ask = req.verify.clone().or_else(|| {
+                p.verify.map(|mode| super::VerifyAsk {
+                    mode,
+                    ..Default::default()
+                })
+            });
+            let verify = match &ask {
+                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+                None => None,
+            };
             let prepared = Prepared {
+                verify,
                 kind: RunKind::Preset(p.clone()),
                 plan,
                 default_target: is_default,
@@ -460,9 +482,14 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 });
             }
             w.region.len = req.target.size.unwrap_or(t.size - offset);
-            let plan = single_plan(s, w, &req.plan);
+            let mut plan = single_plan(s, w, &req.plan);
             let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
+            let verify = match &req.verify {
+                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+                None => None,
+            };
             let prepared = Prepared {
+                verify,
                 kind: RunKind::Single {
                     ramp: s.ramp,
                     duration: s.duration,

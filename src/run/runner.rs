@@ -85,6 +85,14 @@ struct StepWatch<'a, 'o> {
     reached: Option<usize>,
     tally: &'a mut Tally,
     thermal: &'a mut ThermalWatch,
+    verify: Option<&'a crate::verify::VerifyState>,
+}
+
+/// Hands out a verified run's findings kept since the last call, as events.
+fn verify_findings(rep: &mut Reporter<'_>, state: Option<&crate::verify::VerifyState>) {
+    for f in state.map(|s| s.take_findings()).unwrap_or_default() {
+        rep.happened(Happening::VerifyFinding(Box::new(f)));
+    }
 }
 
 impl StepObserver for StepWatch<'_, '_> {
@@ -96,6 +104,10 @@ impl StepObserver for StepWatch<'_, '_> {
             index: self.index,
             report: r,
         });
+        verify_findings(self.rep, self.verify);
+        if let Some(state) = self.verify {
+            self.rep.obs.event(RunEvent::Verify(&state.totals()));
+        }
         let thermal_end = self.rep.thermal(self.thermal);
         let mut answer = Control::Continue;
         for cmd in self.ctl.take() {
@@ -218,6 +230,7 @@ pub(crate) fn run_plan_on(
                 reached: None,
                 tally: &mut tally,
                 thermal: &mut thermal,
+                verify: target.verify.as_deref(),
             };
             let summary =
                 match engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch) {
@@ -258,6 +271,13 @@ pub(crate) fn run_plan_on(
                     count: summary.errors,
                 });
             }
+            let verify = target.verify.as_deref().map(|state| {
+                verify_findings(&mut rep, Some(state));
+                let totals = state.totals();
+                rep.happened(Happening::Verified(totals));
+                tally.findings = totals.findings();
+                totals
+            });
             if rate.is_none() {
                 measured_max[step.phase] = Some(summary.iops);
             }
@@ -274,6 +294,7 @@ pub(crate) fn run_plan_on(
                 closed_loop: step.closed_loop,
                 service_lat_us: *summary.service_lat(),
                 response_from_schedule_lat_us: summary.response_from_schedule().copied(),
+                verify,
                 summary,
             };
             rep.obs.event(RunEvent::StepFinished(&record));
@@ -519,6 +540,7 @@ mod tests {
             path: "/nonexistent".into(),
             size: 1 << 20,
             align: 4096,
+            verify: None,
         };
         let (_handle, ctl) = RunControl::new();
         let mut seen = Seen::default();

@@ -11,4 +11,6 @@ pub struct Tally {
     pub errors: u64,
     /// The first failed I/O, described.
     pub first_error: Option<String>,
+    /// Verification findings over every step (`--verify`).
+    pub findings: u64,
 }

@@ -48,6 +48,8 @@ pub(super) enum Said {
         data: serde_yaml::Value,
     },
     Telemetry(Box<TelemetrySample>),
+    /// A verified run's totals so far.
+    Verify(crate::verify::VerifyTotals),
     /// The user asked for a snapshot (the pipeline writes it).
     Snapshot,
     Done(Result<(RunOutcome, Tally), RunError>),
@@ -232,6 +234,7 @@ impl RunObserver for Worker {
             RunEvent::StepFinished(f) => Said::StepFinished(Box::new(f.clone())),
             RunEvent::Happened(t) => Said::Happened(t.clone()),
             RunEvent::Note(n) => Said::Note(n.to_string()),
+            RunEvent::Verify(t) => Said::Verify(*t),
             // The runner says nothing else; the rest is the pipeline's own.
             _ => return,
         };

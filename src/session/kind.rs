@@ -37,6 +37,10 @@ pub enum EventKind {
     /// The drive's temperature or throttling: a threshold crossed, a throttle, a soak's
     /// steady temperature or cool-down.
     Thermal,
+    /// Wrong data read back in a verified run (its finding as data).
+    VerifyFinding,
+    /// A verified step's totals (as data).
+    Verified,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
@@ -58,6 +62,8 @@ impl EventKind {
             EventKind::StepIncomplete => "step_incomplete",
             EventKind::Health => "health",
             EventKind::Thermal => "thermal",
+            EventKind::VerifyFinding => "verify_finding",
+            EventKind::Verified => "verified",
             EventKind::Other(s) => s,
         }
     }
@@ -69,7 +75,7 @@ impl EventKind {
 
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
-        const KNOWN: [EventKind; 14] = [
+        const KNOWN: [EventKind; 16] = [
             EventKind::Note,
             EventKind::Phase,
             EventKind::SteadyState,
@@ -84,6 +90,8 @@ impl EventKind {
             EventKind::StepIncomplete,
             EventKind::Health,
             EventKind::Thermal,
+            EventKind::VerifyFinding,
+            EventKind::Verified,
         ];
         KNOWN
             .into_iter()

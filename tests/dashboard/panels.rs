@@ -656,3 +656,61 @@ fn the_header_names_an_engine_other_than_io_uring_and_its_ring_options() {
     );
     assert!(screen(&app).contains("engine io_uring (hipri)"));
 }
+
+#[test]
+fn a_verified_run_heads_the_events_panel_with_its_integrity() {
+    let totals = |checked, lost| drivescope::verify::VerifyTotals {
+        blocks_written: 120_000,
+        blocks_checked: checked,
+        lost,
+        ..Default::default()
+    };
+    // A run that does not verify shows no integrity at all.
+    let plain = screen(&running(BIG));
+    assert!(!plain.contains("integrity"), "{plain}");
+
+    let mut app = running(BIG);
+    send(&mut app, [Msg::Integrity(totals(80_000, 0))]);
+    let s = screen(&app);
+    assert!(
+        s.contains("integrity written 120000 · verified 80000 · findings 0"),
+        "{s}"
+    );
+    assert!(
+        s.contains("no finding: every block read back as written"),
+        "{s}"
+    );
+    let (ok, critical) = (app.theme().ok, app.theme().critical);
+    let zero = &cells_of(&app, "findings 0")[0];
+    assert_eq!(zero[9].fg, ok, "no finding in the good colour");
+
+    send(
+        &mut app,
+        [
+            Msg::Integrity(totals(90_000, 1)),
+            Msg::IntegrityFinding(
+                "lost block at offset 40960 (4096 bytes), sector 40960: expected generation 5, \
+                 found lba 40960 id 1d generation 4"
+                    .into(),
+            ),
+        ],
+    );
+    let s = screen(&app);
+    assert!(s.contains("findings 1"), "{s}");
+    assert!(s.contains("lost 1"), "{s}");
+    assert!(s.contains("last  lost block at offset 40960"), "{s}");
+    let one = &cells_of(&app, "lost 1")[0];
+    assert_eq!(one[5].fg, critical, "a finding in the critical colour");
+    insta::assert_snapshot!("verified_run_integrity_120x40", s);
+    let small = screen(&tab(
+        {
+            let mut a = running(SMALL);
+            send(&mut a, [Msg::Integrity(totals(90_000, 1))]);
+            a
+        },
+        Panel::Events,
+    ));
+    assert!(small.contains("findings 1"), "{small}");
+    assert!(!small.contains("no finding"), "{small}");
+    insta::assert_snapshot!("verified_run_integrity_80x24", small);
+}

@@ -48,6 +48,7 @@ fn no_target() -> StepTarget {
         path: PathBuf::new(),
         size: SPACE,
         align: 512,
+        verify: None,
     }
 }
 

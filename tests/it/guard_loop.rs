@@ -550,6 +550,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
         path: dev.dev.clone(),
         size: 64 << 20,
         align: 512,
+        verify: None,
     };
     let sum0 = checksum();
     let r = run_step(

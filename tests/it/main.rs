@@ -41,3 +41,4 @@ mod telemetry_nvme;
 mod telemetry_poller;
 mod telemetry_smartctl;
 mod thermal_soak;
+mod verify_loop;

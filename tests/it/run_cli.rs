@@ -454,6 +454,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         path,
         size: 8 << 20,
         align: 4096,
+        verify: None,
     };
     let pause = Arc::new(AtomicBool::new(false));
     let ctl = StepControl {
@@ -838,6 +839,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
             path: path.clone(),
             size: 8 << 20,
             align: 4096,
+            verify: None,
         };
         let pause = Arc::new(AtomicBool::new(false));
         let ctl = StepControl {

@@ -43,6 +43,7 @@ fn a_health_change_is_a_session_event() {
         tx.send(s).expect("queued");
     }
     let req = RunRequest {
+        verify: None,
         target: TargetChoice {
             path: Some(dir.path().join("t.bin")),
             size: Some(1 << 20),

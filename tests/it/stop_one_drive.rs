@@ -63,6 +63,7 @@ fn run_drives(
         .iter()
         .enumerate()
         .map(|(i, dev)| RunRequest {
+            verify: None,
             target: TargetChoice {
                 path: Some(dev.dev.clone()),
                 destroy_data: Some(dev.dev.clone()),

@@ -192,6 +192,7 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
     let dir = crate::common::disk_tempdir();
     let preset = drivescope::preset::parse_str(PRESET, "test").expect("the preset parses");
     let req = RunRequest {
+        verify: None,
         target: TargetChoice {
             path: Some(dir.path().join("soak.bin")),
             size: Some(16 << 20),

@@ -70,6 +70,49 @@ fn events<'a>(session: &'a serde_yaml::Value, kind: &str) -> Vec<&'a serde_yaml:
         .unwrap_or_default()
 }
 
+/// Data verification through device-mapper: dm-flakey's dropped writes are lost writes,
+/// dm-error's failures I/O errors and never findings.
+fn check_verify(out: &Path) {
+    for name in ["verify_write", "verify_dropped"] {
+        let lines = json_lines(out, name);
+        assert_eq!(rc(out, name), 0, "{}", section(out, name));
+        let v = &summary(&lines, name)["verify"];
+        assert!(
+            u(&v["blocks_written"]) >= 512,
+            "{name}: every block written: {v}"
+        );
+        assert!(of_type(&lines, "verify_finding").is_empty(), "{name}");
+    }
+    // The second pass wrote (and was acknowledged) every block again; none reached the disk.
+    let lines = json_lines(out, "verify_lost");
+    assert_eq!(rc(out, "verify_lost"), 3, "{}", section(out, "verify_lost"));
+    let v = &summary(&lines, "verify_lost")["verify"];
+    assert_eq!(u(&v["blocks_checked"]), 512, "{v}");
+    assert_eq!(
+        u(&v["lost"]),
+        512,
+        "every block written by the dropped pass: {v}"
+    );
+    for k in ["corrupt", "misdirected", "torn", "unexpected"] {
+        assert_eq!(u(&v[k]), 0, "{k}: {v}");
+    }
+    let findings = of_type(&lines, "verify_finding");
+    assert_eq!(findings.len(), 100, "the first 100 kept, the rest counted");
+    for f in findings {
+        assert_eq!(f["kind"], "lost", "{f}");
+        assert_eq!(f["found"]["lba"], f["offset"], "{f}");
+    }
+    // Every read fails: errors, no finding, exit 1 (not 3).
+    let lines = json_lines(out, "verify_eio");
+    let text = section(out, "verify_eio");
+    assert_eq!(rc(out, "verify_eio"), 1, "{text}");
+    assert!(of_type(&lines, "verify_finding").is_empty(), "{text}");
+    let s = summary(&lines, "verify_eio");
+    assert!(u(&s["errors"]) > 0, "{text}");
+    let v = &s["verify"];
+    assert_eq!(u(&v["blocks_checked"]), 0, "{v}");
+}
+
 fn check_eio(out: &Path) {
     // Half linear, half `error` from 2.5 s into a 6 s run: it goes on, counting.
     let lines = json_lines(out, "eio_run");
@@ -565,6 +608,7 @@ fn faults_and_holders_on_real_drives() {
     check_many(&out);
     check_soak(&out);
     check_eio(&out);
+    check_verify(&out);
     check_stalls(&out);
     check_full_fs(&out);
     check_refusals(&out);

@@ -1,5 +1,5 @@
 //! Events: phase changes, steady state reached, throttling, errors, saves; newest last,
-//! long ones wrapped under their text.
+//! long ones wrapped under their text. A verified run's integrity heads the panel.
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -46,11 +46,20 @@ fn lines_of<'a>(app: &App, e: &EventView, width: usize) -> Vec<Line<'a>> {
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Events", t);
-    if app.events.is_empty() {
+    let integrity = app.run.integrity.as_ref();
+    if app.events.is_empty() && integrity.is_none() {
         return empty(f, area, block, vec!["no events yet".into()], t);
     }
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     f.render_widget(block, area);
+    if let Some(iv) = integrity {
+        let head = super::integrity::lines(app, iv, inner.width as usize);
+        let h = (head.len() as u16).min(inner.height);
+        let top = Rect { height: h, ..inner };
+        f.render_widget(Paragraph::new(head), top);
+        inner.y += h;
+        inner.height -= h;
+    }
     let rows = inner.height as usize;
     let mut lines: Vec<Line> = Vec::new();
     for e in app.events.iter().rev() {

@@ -6,6 +6,7 @@ pub mod curve;
 pub mod drives;
 pub mod events;
 pub mod header;
+pub mod integrity;
 pub mod kernel_host;
 pub mod latency;
 pub mod thermal;

@@ -1,0 +1,69 @@
+//! `drivescope verify`: the target's region read once by the io_uring engine, every block
+//! checked against its verify state, as a run (session, printer, exit code); a state left
+//! by an unclean end is settled by a complete pass.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::cli::VerifyArgs;
+use crate::plan::PlanOptions;
+use crate::run::{
+    self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
+    SessionPlan, SingleStep, TargetChoice, TelemetrySource, VerifyAsk,
+};
+use crate::workload::{BlockSizes, Region, RwMode, Workload};
+
+/// Runs the check; `stop` is the flag the signal handlers set.
+pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
+    let req = RunRequest {
+        verify: Some(VerifyAsk {
+            state: a.verify_state.clone(),
+            pass_only: true,
+            ..Default::default()
+        }),
+        target: TargetChoice {
+            path: Some(a.target.clone()),
+            size: a.size,
+            ..Default::default()
+        },
+        what: RunWhat::Single(SingleStep {
+            workload: Workload {
+                rw: RwMode::Read,
+                rwmixread: 100,
+                bs: BlockSizes::single(4096),
+                iodepth: 16,
+                jobs: 1,
+                region: Region {
+                    offset: a.offset,
+                    len: 0,
+                },
+                rate_iops: None,
+                arrivals: Default::default(),
+                seed: 0x5eed,
+                direct: true,
+                job_region: Default::default(),
+            },
+            ramp: std::time::Duration::ZERO,
+            duration: std::time::Duration::from_secs(1),
+        }),
+        plan: PlanOptions::default(),
+    };
+    let prepared = run::prepare_many(std::slice::from_ref(&req))?;
+    let format = if a.json { Format::Json } else { Format::Text };
+    let mut printer = Printer::new(format, PrintMode::Single);
+    let session = SessionPlan {
+        path: a.session.clone(),
+        command: Some(crate::ostext::command_line()),
+        ..Default::default()
+    };
+    let (_handle, ctl) = RunControl::with_stop_flag(stop);
+    let finished = run::execute_many(
+        &prepared,
+        session,
+        TelemetrySource::Poll,
+        &ctl,
+        &mut [&mut printer],
+    )?;
+    run::settle_verify(&prepared, &finished)?;
+    Ok(finished)
+}

@@ -1,0 +1,87 @@
+//! The report's data verification section: a verified run's totals (its last `verified`
+//! event) and the findings the session kept (`verify_finding` events, with their data).
+
+use std::fmt::Write;
+
+use super::html::{grid, kv_table};
+use crate::session::{EventKind, Session};
+use crate::verify::{Finding, VerifyTotals};
+
+/// The last totals and the findings a session kept; `None` when the run did not verify.
+pub fn of(s: &Session) -> Option<(VerifyTotals, Vec<Finding>)> {
+    let data = |k: EventKind| {
+        s.events
+            .iter()
+            .filter(move |e| e.kind == k)
+            .map(|e| e.data.clone())
+    };
+    let totals: VerifyTotals = data(EventKind::Verified)
+        .filter_map(|v| serde_yaml::from_value(v).ok())
+        .next_back()?;
+    let findings = data(EventKind::VerifyFinding)
+        .filter_map(|v| serde_yaml::from_value(v).ok())
+        .collect();
+    Some((totals, findings))
+}
+
+/// Writes the section, if the run verified.
+pub fn section(o: &mut String, s: &Session) {
+    let Some((t, findings)) = of(s) else { return };
+    o.push_str("<h2>Data verification</h2>\n");
+    let rows: Vec<(String, String)> = [
+        ("blocks written", t.blocks_written),
+        ("blocks checked", t.blocks_checked),
+        ("corrupt", t.corrupt),
+        ("misdirected", t.misdirected),
+        ("lost", t.lost),
+        ("torn", t.torn),
+        ("unexpected", t.unexpected),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    kv_table(o, "summary", &rows);
+    if findings.is_empty() {
+        return;
+    }
+    let rows: Vec<Vec<String>> = findings
+        .iter()
+        .map(|f| {
+            let found = f.found.map_or_else(
+                || format!("no header: {}", &f.excerpt[..f.excerpt.len().min(32)]),
+                |h| format!("lba {} id {:x} generation {}", h.lba, h.id, h.generation),
+            );
+            vec![
+                f.kind.to_string(),
+                f.offset.to_string(),
+                f.length.to_string(),
+                f.sector.to_string(),
+                f.expected
+                    .generation
+                    .map_or_else(|| "never written".to_string(), |g| g.to_string()),
+                found,
+            ]
+        })
+        .collect();
+    grid(
+        o,
+        "events",
+        &[
+            "kind",
+            "offset",
+            "length",
+            "sector",
+            "expected generation",
+            "found",
+        ],
+        &rows,
+    );
+    let kept = findings.len() as u64;
+    if t.findings() > kept {
+        let _ = writeln!(
+            o,
+            "<p class=\"note\">{} more findings were counted, not kept.</p>",
+            t.findings() - kept
+        );
+    }
+}

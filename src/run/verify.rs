@@ -1,0 +1,189 @@
+//! A verified run's state (`--verify`, a preset's `verify:`): opened for the target when
+//! the run is prepared (the target's own unless a path is given), checked against the
+//! plan's block sizes, and the plan given its read-back pass.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::error::RunError;
+use crate::dut::PreparedTarget;
+use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::verify::state::dir_for;
+use crate::verify::{VerifyError, VerifyMode, VerifyState};
+use crate::workload::{BlockSizes, EngineKind, RwMode, StepEnd, Workload};
+
+/// A verified run, as asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyAsk {
+    pub mode: VerifyMode,
+    /// The state's folder; `None`: the target's own in the data directory.
+    pub state: Option<PathBuf>,
+    /// Start a new state (a new id, every block never written).
+    pub reset: bool,
+    /// Only the read-back pass (`drivescope verify`): the plan is replaced by it.
+    pub pass_only: bool,
+}
+
+/// Where verify states are kept: `verify/` beside the sessions folder.
+pub fn states_root() -> PathBuf {
+    let sessions = crate::session::paths::sessions_dir();
+    sessions
+        .parent()
+        .map_or_else(|| sessions.join("verify"), |p| p.join("verify"))
+}
+
+/// Opens the verify state for a prepared target and plan, and makes the plan's read-back
+/// pass. Only the io_uring engine verifies.
+pub fn open(
+    ask: &VerifyAsk,
+    target: &PreparedTarget,
+    plan: &mut Plan,
+) -> Result<Arc<VerifyState>, RunError> {
+    if let Some(s) = plan
+        .steps
+        .iter()
+        .find(|s| !matches!(s.engine, EngineKind::IoUring | EngineKind::Idle))
+    {
+        return Err(RunError::VerifyEngine(s.engine));
+    }
+    let block = plan
+        .steps
+        .iter()
+        .filter(|s| s.engine != EngineKind::Idle)
+        .map(|s| s.workload.bs.min())
+        .min()
+        .unwrap_or(4096)
+        .max(target.align)
+        .max(512);
+    let dir = ask
+        .state
+        .clone()
+        .unwrap_or_else(|| dir_for(&states_root(), &target.path));
+    let state = VerifyState::open(
+        &dir,
+        &target.path.display().to_string(),
+        target.size,
+        block,
+        target.align,
+        ask.reset,
+        !ask.pass_only,
+    )?;
+    let b = state.meta.block;
+    let checked = plan.steps.iter().filter(|_| !ask.pass_only);
+    for s in checked.filter(|s| s.engine != EngineKind::Idle) {
+        let w = &s.workload;
+        if w.bs.split.iter().any(|&(bs, _)| !bs.is_multiple_of(b))
+            || !w.region.offset.is_multiple_of(b)
+        {
+            return Err(VerifyError::BlockSize {
+                path: dir.clone(),
+                state: b,
+            }
+            .into());
+        }
+    }
+    let writes = plan
+        .steps
+        .iter()
+        .any(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100);
+    if ask.pass_only {
+        let first = plan.steps.first().cloned();
+        if let Some(first) = first {
+            *plan = one_step_plan(readback_step(&first, b));
+        }
+    } else if writes && !state.clean() {
+        return Err(VerifyError::Unclean {
+            target: target.path.display().to_string(),
+        }
+        .into());
+    } else if ask.mode == VerifyMode::Readback {
+        if let Some(last) = plan.steps.last().cloned() {
+            let step = readback_step(&last, b);
+            plan.phases.push(PlanPhase {
+                name: step.name.clone(),
+                steps: plan.steps.len()..plan.steps.len() + 1,
+                rounds: None,
+                stop_curve: None,
+            });
+            plan.steps.push(step);
+        }
+    }
+    Ok(Arc::new(state))
+}
+
+/// The read-back pass over `like`'s region: sequential reads of every block, once.
+fn readback_step(like: &PlanStep, block: u64) -> PlanStep {
+    let region = like.workload.region;
+    let bs = if region.len.is_multiple_of(block * 32) {
+        block * 32
+    } else {
+        block
+    };
+    let workload = Workload {
+        rw: RwMode::Read,
+        rwmixread: 100,
+        bs: BlockSizes::single(bs),
+        iodepth: 16,
+        jobs: 1,
+        rate_iops: None,
+        ..like.workload.clone()
+    };
+    PlanStep {
+        name: "verify: read back".to_string(),
+        phase: like.phase + 1,
+        rate: StepRate::Max,
+        workload,
+        ramp: std::time::Duration::ZERO,
+        end: StepEnd {
+            duration: None,
+            bytes: Some(region.len / bs * bs),
+        },
+        steady: None,
+        round: None,
+        tracked: false,
+        sweep_point: None,
+        closed_loop: false,
+        ..like.clone()
+    }
+}
+
+fn one_step_plan(mut step: PlanStep) -> Plan {
+    step.phase = 0;
+    Plan {
+        preset_id: "verify".to_string(),
+        phases: vec![PlanPhase {
+            name: step.name.clone(),
+            steps: 0..1,
+            rounds: None,
+            stop_curve: None,
+        }],
+        steps: vec![step],
+        notes: Vec::new(),
+    }
+}
+
+/// After a complete `drivescope verify` pass, a state left by an unclean end holds what the
+/// pass found good: saved, and closed cleanly.
+pub fn settle_verify(
+    prepared: &[super::Prepared],
+    finished: &super::Finished,
+) -> Result<(), RunError> {
+    if !matches!(
+        finished.result,
+        Ok(crate::outcome::RunOutcome::Completed { .. })
+    ) {
+        return Ok(());
+    }
+    for p in prepared {
+        let Some(state) = p.verify.as_ref().filter(|s| !s.clean()) else {
+            continue;
+        };
+        let io = |source| VerifyError::Io {
+            path: state.dir().to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(&p.target.path).map_err(io)?;
+        state.close(&file).map_err(io)?;
+    }
+    Ok(())
+}

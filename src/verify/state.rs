@@ -1,0 +1,517 @@
+//! A target's verify state on disk: a folder holding `meta.yaml` (the random id, the
+//! block size, the target's size), `map` (the generation map, one byte per block, see
+//! [`super::map`]) and `journal` (one line per flush epoch). The flusher saves in batches,
+//! never once per I/O: every [`FLUSH_EVERY`] it takes the map's dirty pages, fdatasyncs the
+//! target (the flush epoch: every write acknowledged before it is durable), writes those
+//! pages and syncs the map, then appends `flushed E` to the journal and syncs it. The map
+//! is kept in memory, not memory-mapped: a shared mapping's pages reach the disk whenever
+//! the kernel writes them back, ahead of the target's flush, and would claim after a power
+//! cut generations whose data were never made durable. A run that ends cleanly appends
+//! `closed`; a journal that ends otherwise marks an unclean end (a crash, a kill, a power
+//! cut), which `drivescope verify` checks by the looser rule and then settles.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::classify::{Finding, FindingKind};
+use super::map::{GenMap, PAGE};
+
+/// How often the flusher makes an epoch.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
+/// Findings kept (in memory and in the session); the rest are only counted.
+pub const MAX_KEPT: usize = 100;
+
+/// Why a verify state cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("verify state {}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("verify state {}: {what}", .path.display())]
+    Bad { path: PathBuf, what: String },
+    #[error("the verify state in {} is of a target of {state} bytes, this one has {target} (start a new one with --verify-reset)", .path.display())]
+    OtherTarget {
+        path: PathBuf,
+        state: u64,
+        target: u64,
+    },
+    #[error("the verify state in {} uses {state}-byte blocks: block sizes and offsets must be multiples of it (or start a new one with --verify-reset)", .path.display())]
+    BlockSize { path: PathBuf, state: u64 },
+    #[error("{}: no verify state there (a `run --verify` on this target makes one)", .path.display())]
+    NoState { path: PathBuf },
+    #[error("the last verified run on this target did not end cleanly (a crash, kill or power cut): check it first with `drivescope verify --target {target}`, or start a new state with --verify-reset")]
+    Unclean { target: String },
+}
+
+/// What `meta.yaml` holds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Meta {
+    /// The random id written in every header.
+    pub id: u64,
+    /// Bytes per block of the map.
+    pub block: u64,
+    /// The target's size when the state was made.
+    pub target_size: u64,
+    /// The target, as named when the state was made.
+    pub target: String,
+    /// The target's logical block size: its atomic write unit (within it, sectors never
+    /// come from two writes, even across a power cut).
+    #[serde(default = "default_atomic")]
+    pub atomic_unit: u64,
+}
+
+fn default_atomic() -> u64 {
+    512
+}
+
+impl Meta {
+    /// The atomic write unit, bytes.
+    pub fn atomic(&self) -> usize {
+        self.atomic_unit.max(512) as usize
+    }
+}
+
+/// Blocks checked and findings, shared by the workers (added in batches).
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub written: AtomicU64,
+    pub checked: AtomicU64,
+    pub kinds: [AtomicU64; 5],
+}
+
+/// Totals of a verification.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyTotals {
+    pub blocks_written: u64,
+    pub blocks_checked: u64,
+    pub corrupt: u64,
+    pub misdirected: u64,
+    pub lost: u64,
+    pub torn: u64,
+    pub unexpected: u64,
+}
+
+impl VerifyTotals {
+    pub fn findings(&self) -> u64 {
+        self.corrupt + self.misdirected + self.lost + self.torn + self.unexpected
+    }
+
+    /// The count of one kind.
+    pub fn of(&self, k: FindingKind) -> u64 {
+        match k {
+            FindingKind::Corrupt => self.corrupt,
+            FindingKind::Misdirected => self.misdirected,
+            FindingKind::Lost => self.lost,
+            FindingKind::Torn => self.torn,
+            FindingKind::Unexpected => self.unexpected,
+        }
+    }
+}
+
+fn kind_index(k: FindingKind) -> usize {
+    FindingKind::ALL.iter().position(|x| *x == k).unwrap_or(0)
+}
+
+/// A target's verify state, open.
+pub struct VerifyState {
+    pub meta: Meta,
+    pub map: GenMap,
+    dir: PathBuf,
+    /// The last run on it ended cleanly (as found when opened).
+    clean: bool,
+    map_file: File,
+    journal: Mutex<File>,
+    epoch: AtomicU64,
+    pub counts: Counts,
+    /// Findings not yet handed out, at most [`MAX_KEPT`] in all.
+    found: Mutex<Vec<Finding>>,
+    kept: AtomicU64,
+}
+
+impl std::fmt::Debug for VerifyState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VerifyState")
+            .field("dir", &self.dir)
+            .field("meta", &self.meta)
+            .field("clean", &self.clean)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The folder of `target`'s verify state under `root` (the data directory's `verify/`):
+/// named for the target's canonical path.
+pub fn dir_for(root: &Path, target: &Path) -> PathBuf {
+    let canon = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let name: String = canon
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    root.join(name.trim_matches('-'))
+}
+
+fn random_id() -> u64 {
+    let mut b = [0u8; 8];
+    if File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .is_err()
+    {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        b = (t ^ u64::from(std::process::id()).rotate_left(32)).to_le_bytes();
+    }
+    u64::from_le_bytes(b) | 1
+}
+
+/// Now, ns since the Unix epoch.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// How the journal ended.
+fn journal_clean(text: &str) -> bool {
+    text.lines().last().is_none_or(|l| l.starts_with("closed"))
+}
+
+impl VerifyState {
+    /// Opens the state in `dir`, or makes a new one (none there, or `reset`) for a target
+    /// of `target_size` bytes with `block`-byte blocks. `target` names it in messages.
+    pub fn open(
+        dir: &Path,
+        target: &str,
+        target_size: u64,
+        block: u64,
+        atomic_unit: u64,
+        reset: bool,
+        create: bool,
+    ) -> Result<VerifyState, VerifyError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| VerifyError::Io { path, source }
+        };
+        let meta_path = dir.join("meta.yaml");
+        let map_path = dir.join("map");
+        let journal_path = dir.join("journal");
+        let existing = !reset && meta_path.exists();
+        if !existing && !create {
+            return Err(VerifyError::NoState {
+                path: dir.to_path_buf(),
+            });
+        }
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let (meta, bytes, clean) = if existing {
+            let text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
+            let meta: Meta = serde_yaml::from_str(&text).map_err(|e| VerifyError::Bad {
+                path: meta_path.clone(),
+                what: e.to_string(),
+            })?;
+            if meta.target_size != target_size {
+                return Err(VerifyError::OtherTarget {
+                    path: dir.to_path_buf(),
+                    state: meta.target_size,
+                    target: target_size,
+                });
+            }
+            // A run that writes must keep to the state's blocks; a check reads them as they are.
+            if meta.block == 0 || (create && !block.is_multiple_of(meta.block)) {
+                return Err(VerifyError::BlockSize {
+                    path: dir.to_path_buf(),
+                    state: meta.block,
+                });
+            }
+            let bytes = std::fs::read(&map_path).map_err(io(&map_path))?;
+            if bytes.len() as u64 != target_size / meta.block {
+                return Err(VerifyError::Bad {
+                    path: map_path,
+                    what: format!(
+                        "the map has {} bytes, not one per block ({})",
+                        bytes.len(),
+                        target_size / meta.block
+                    ),
+                });
+            }
+            let journal = std::fs::read_to_string(&journal_path).unwrap_or_default();
+            (meta, bytes, journal_clean(&journal))
+        } else {
+            let meta = Meta {
+                id: random_id(),
+                block,
+                target_size,
+                target: target.to_string(),
+                atomic_unit,
+            };
+            let bytes = vec![0u8; (target_size / block) as usize];
+            std::fs::write(&map_path, &bytes).map_err(io(&map_path))?;
+            let _ = std::fs::remove_file(&journal_path);
+            let text = serde_yaml::to_string(&meta).map_err(|e| VerifyError::Bad {
+                path: meta_path.clone(),
+                what: e.to_string(),
+            })?;
+            std::fs::write(&meta_path, text).map_err(io(&meta_path))?;
+            (meta, bytes, true)
+        };
+        let map_file = OpenOptions::new()
+            .write(true)
+            .open(&map_path)
+            .map_err(io(&map_path))?;
+        let journal = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&journal_path)
+            .map_err(io(&journal_path))?;
+        if clean {
+            // A clean end is all the journal needs to say: start it again.
+            journal.set_len(0).map_err(io(&journal_path))?;
+        }
+        Ok(VerifyState {
+            meta,
+            map: GenMap::from_bytes(bytes),
+            dir: dir.to_path_buf(),
+            clean,
+            map_file,
+            journal: Mutex::new(journal),
+            epoch: AtomicU64::new(0),
+            counts: Counts::default(),
+            found: Mutex::new(Vec::new()),
+            kept: AtomicU64::new(0),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The last run on this state ended cleanly.
+    pub fn clean(&self) -> bool {
+        self.clean
+    }
+
+    /// The block index of byte address `offset`.
+    #[inline]
+    pub fn block_of(&self, offset: u64) -> u64 {
+        offset / self.meta.block
+    }
+
+    fn journal_line(&self, line: &str) -> std::io::Result<()> {
+        let mut j = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        writeln!(j, "{line}")?;
+        j.sync_data()
+    }
+
+    /// One flush epoch: the dirty map pages as they are now, the target synced, the pages
+    /// written and synced, the epoch journalled. Returns the epoch.
+    pub fn flush(&self, target: &File) -> std::io::Result<u64> {
+        let pages = self.map.take_dirty();
+        target.sync_data()?;
+        for (page, bytes) in &pages {
+            self.map_file.write_all_at(bytes, (*page * PAGE) as u64)?;
+        }
+        self.map_file.sync_data()?;
+        let e = self.epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        self.journal_line(&format!("flushed {e} {}", now_ns()))?;
+        Ok(e)
+    }
+
+    /// The last flush and the clean end.
+    pub fn close(&self, target: &File) -> std::io::Result<()> {
+        self.flush(target)?;
+        self.journal_line(&format!("closed {}", now_ns()))
+    }
+
+    /// Marks the state in use (an unclean end until [`close`](Self::close)).
+    pub fn opened(&self) -> std::io::Result<()> {
+        self.journal_line(&format!("opened {}", now_ns()))
+    }
+
+    /// Records a finding: counted always, kept while fewer than [`MAX_KEPT`] were.
+    pub fn record(&self, f: Finding) {
+        self.counts.kinds[kind_index(f.kind)].fetch_add(1, Ordering::Relaxed);
+        if self.kept.fetch_add(1, Ordering::Relaxed) < MAX_KEPT as u64 {
+            self.found.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+        }
+    }
+
+    /// The findings kept since the last call.
+    pub fn take_findings(&self) -> Vec<Finding> {
+        std::mem::take(&mut *self.found.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The totals so far.
+    pub fn totals(&self) -> VerifyTotals {
+        let k = |kind| self.counts.kinds[kind_index(kind)].load(Ordering::Relaxed);
+        VerifyTotals {
+            blocks_written: self.counts.written.load(Ordering::Relaxed),
+            blocks_checked: self.counts.checked.load(Ordering::Relaxed),
+            corrupt: k(FindingKind::Corrupt),
+            misdirected: k(FindingKind::Misdirected),
+            lost: k(FindingKind::Lost),
+            torn: k(FindingKind::Torn),
+            unexpected: k(FindingKind::Unexpected),
+        }
+    }
+}
+
+/// A thread that makes a flush epoch every [`FLUSH_EVERY`] while a step runs; stopping it
+/// makes the last one and closes the state cleanly.
+pub struct Flusher {
+    stop: Arc<AtomicBool>,
+    abandoned: Arc<AtomicBool>,
+    handle: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Flusher {
+    /// Starts flushing `state` with `target` (opened for this, its writes are synced).
+    pub fn start(state: Arc<VerifyState>, target: File) -> std::io::Result<Flusher> {
+        state.opened()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let (s, a) = (stop.clone(), abandoned.clone());
+        let handle = std::thread::Builder::new()
+            .name("verify-flush".into())
+            .spawn(move || {
+                while !s.load(Ordering::Relaxed) {
+                    std::thread::park_timeout(FLUSH_EVERY);
+                    if !s.load(Ordering::Relaxed) {
+                        state.flush(&target)?;
+                    }
+                }
+                if a.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                state.close(&target)
+            })?;
+        Ok(Flusher {
+            stop,
+            abandoned,
+            handle: Some(handle),
+        })
+    }
+
+    /// Stops it after the last flush, once every write has completed.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.end()
+    }
+
+    /// Stops it without the last flush or the clean end: writes may still be in flight
+    /// (a stalled device), so the state stays open, as after a crash.
+    pub fn abandon(mut self) {
+        self.abandoned.store(true, Ordering::Relaxed);
+        let _ = self.end();
+    }
+
+    fn end(&mut self) -> std::io::Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        match self.handle.take() {
+            Some(h) => {
+                h.thread().unpark();
+                h.join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the verify flusher panicked")))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        let _ = self.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_persists_and_an_unclean_end_shows() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = tempfile::tempfile().unwrap();
+        let d = dir.path().join("t");
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
+        assert!(s.clean());
+        let id = s.meta.id;
+        let mut saved = [0u8; 1];
+        assert!(s.map.begin_write(7, 1, &mut saved));
+        s.map.end_write(7, 1, true);
+        s.opened().unwrap();
+        s.flush(&target).unwrap();
+        drop(s);
+        // No `closed`: an unclean end, the map as flushed.
+        let s = VerifyState::open(&d, "t", 1 << 20, 8192, 512, false, true).unwrap();
+        assert!(!s.clean());
+        assert_eq!((s.meta.id, s.map.load(7)), (id, 1));
+        s.close(&target).unwrap();
+        drop(s);
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
+        assert!(s.clean());
+        assert!(matches!(
+            VerifyState::open(&d, "t", 2 << 20, 4096, 512, false, true),
+            Err(VerifyError::OtherTarget { .. })
+        ));
+        assert!(matches!(
+            VerifyState::open(&d, "t", 1 << 20, 512, 512, false, true),
+            Err(VerifyError::BlockSize { .. })
+        ));
+        assert!(
+            VerifyState::open(&d, "t", 1 << 20, 512, 512, false, false).is_ok(),
+            "a check takes the state's blocks as they are"
+        );
+        let r = VerifyState::open(&d, "t", 1 << 20, 512, 512, true, true).unwrap();
+        assert_ne!(r.meta.id, id, "a reset is a new state");
+        assert_eq!(r.map.blocks(), 2048);
+    }
+
+    #[test]
+    fn a_check_needs_a_state_and_a_run_makes_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("none");
+        assert!(matches!(
+            VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, false),
+            Err(VerifyError::NoState { .. })
+        ));
+        assert!(!d.exists(), "a check makes nothing");
+        assert!(VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).is_ok());
+    }
+
+    #[test]
+    fn the_flusher_saves_in_epochs_and_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = tempfile::tempfile().unwrap();
+        let d = dir.path().join("t");
+        let s = Arc::new(VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap());
+        let f = Flusher::start(s.clone(), target).unwrap();
+        let mut saved = [0u8; 2];
+        assert!(s.map.begin_write(100, 2, &mut saved));
+        std::thread::sleep(FLUSH_EVERY * 2);
+        let on_disk = std::fs::read(d.join("map")).unwrap();
+        assert_eq!(on_disk[100] & 0x80, 0x80, "saved as in flight");
+        s.map.end_write(100, 2, true);
+        f.finish().unwrap();
+        let on_disk = std::fs::read(d.join("map")).unwrap();
+        assert_eq!(on_disk[100..102], [1, 1]);
+        let journal = std::fs::read_to_string(d.join("journal")).unwrap();
+        assert!(journal.starts_with("opened"));
+        assert!(journal.contains("flushed 1 "));
+        assert!(journal_clean(&journal));
+    }
+}
