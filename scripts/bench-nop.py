@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "drivescope")
+BIN = os.environ.get("DRIVESCOPE_BIN", os.path.join(ROOT, "target", "release", "drivescope"))
 
 
 def timed(cmd):
