@@ -257,6 +257,12 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
     }
 }
 
+/// `p`, once every step of its plan is checked against its target.
+fn validated(p: Prepared) -> Result<Prepared, RunError> {
+    validate_plan(&p.plan, &p.step_target(), p.remote.as_ref())?;
+    Ok(p)
+}
+
 /// Checks every step of `plan` against the target before any I/O (rates aside, which
 /// sweeps learn as they go): on the target's own host.
 fn validate_plan(plan: &Plan, t: &StepTarget, remote: Option<&Remote>) -> Result<(), RunError> {
@@ -456,12 +462,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 target: t,
                 remote,
             };
-            validate_plan(
-                &prepared.plan,
-                &prepared.step_target(),
-                prepared.remote.as_ref(),
-            )?;
-            Ok(prepared)
+            validated(prepared)
         }
         RunWhat::Single(s) => {
             let mut w = s.workload.clone();
@@ -501,12 +502,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 target: t,
                 remote,
             };
-            validate_plan(
-                &prepared.plan,
-                &prepared.step_target(),
-                prepared.remote.as_ref(),
-            )?;
-            Ok(prepared)
+            validated(prepared)
         }
         RunWhat::FioJob(j) => super::fio_job::prepare_fio_job(&req, j),
     }

@@ -431,7 +431,17 @@ fn a_host_without_the_agent_or_with_another_protocol_is_named() {
     assert!(!home.path().join("t").exists(), "nothing was made");
     // A verify state is this host's: verifying a host's target from here is refused.
     let out = Command::new(common::bin())
-        .args(["run", "--host", "host0", "--size", "4M", "--duration", "1s", "--rw", "randrw"])
+        .args([
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "4M",
+            "--duration",
+            "1s",
+            "--rw",
+            "randrw",
+        ])
         .arg("--verify")
         .arg("--target")
         .arg(home.path().join("t"))
@@ -441,7 +451,10 @@ fn a_host_without_the_agent_or_with_another_protocol_is_named() {
         .unwrap();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("host0: --verify checks targets on this host only"), "{err}");
+    assert!(
+        err.contains("host0: --verify checks targets on this host only"),
+        "{err}"
+    );
     assert!(!home.path().join("t").exists(), "nothing was made");
 }
 
