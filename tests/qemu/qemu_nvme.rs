@@ -137,7 +137,17 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
         skip!(Qemu, "{why}");
     }
     let run_works = host_run_works();
-    let out = boot("scripts/qemu-nvme/guest-init.sh", "qemu-nvme/test-out", &[]);
+    let out = boot(
+        "scripts/qemu-nvme/guest-init.sh",
+        "qemu-nvme/test-out",
+        &[
+            // With one vCPU, QEMU's emulated NVMe controller under TCG now and then stops
+            // completing I/O (this guest's workload once ended 'device stalled' after 1 s
+            // of I/O): two vCPUs, as the safety and engine guests boot.
+            ("QEMU_SMP", "2"),
+            ("BOOT_TIMEOUT", "600"),
+        ],
+    );
 
     let ours = json(&out, "smart_json");
     let log = json(&out, "nvme_smart_log");
