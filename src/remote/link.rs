@@ -89,27 +89,22 @@ impl RemoteError {
 }
 
 impl From<RemoteError> for EngineError {
+    /// Mid-step, a link that ended is a lost host; anything else is the host's failure,
+    /// in its words.
     fn from(e: RemoteError) -> EngineError {
         match e {
-            RemoteError::Lost { host, why } => EngineError::Lost { host, why },
-            RemoteError::Unreachable { host, why } | RemoteError::NoAgent { host, why } => {
-                EngineError::Lost { host, why }
+            RemoteError::Lost { host, why }
+            | RemoteError::Unreachable { host, why }
+            | RemoteError::NoAgent { host, why } => EngineError::Lost { host, why },
+            RemoteError::Refused { host, message } | RemoteError::Failed { host, message } => {
+                EngineError::Remote { host, message }
             }
-            other => EngineError::Remote {
-                host: match &other {
-                    RemoteError::Spawn { host, .. }
-                    | RemoteError::Version { host, .. }
-                    | RemoteError::Refused { host, .. }
-                    | RemoteError::Failed { host, .. } => host.clone(),
-                    _ => String::new(),
-                },
-                message: match &other {
-                    RemoteError::Refused { message, .. } | RemoteError::Failed { message, .. } => {
-                        message.clone()
-                    }
-                    o => o.to_string(),
-                },
-            },
+            RemoteError::Spawn { ref host, .. } | RemoteError::Version { ref host, .. } => {
+                EngineError::Remote {
+                    host: host.clone(),
+                    message: e.to_string(),
+                }
+            }
         }
     }
 }
