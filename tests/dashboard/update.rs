@@ -145,7 +145,12 @@ fn help_lists_every_action_and_closes() {
     send(&mut app, [key('?')]);
     assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
     let text = screen(&app);
-    for a in app.help_actions() {
+    // Every action, from the full list (not the help's own filtered one), but the two
+    // that only a run of several drives has.
+    for a in Action::ALL
+        .iter()
+        .filter(|a| !matches!(a, Action::AllDrives | Action::StopDrive))
+    {
         assert!(text.contains(a.description()), "help lacks {}", a.name());
     }
     for a in [Action::AllDrives, Action::StopDrive] {

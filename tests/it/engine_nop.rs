@@ -102,8 +102,9 @@ fn nop_counts_exactly_what_it_submits() {
         let writes: u64 = iv.iter().map(|i| i.1).sum();
         assert_eq!((reads, writes), (s.read_ios, s.write_ios), "{iv:?}");
     }
-    // A duration: whatever it got to, the intervals add up to the summary, and every
-    // submission was completed (none lost, none failed).
+    // A duration: whatever it got to, the intervals add up to the summary and no I/O
+    // failed. (That every submission completes is the data case's check above: N I/Os of
+    // data end with exactly N completed.)
     let end = StepEnd {
         duration: Some(Duration::from_secs(1)),
         bytes: None,
@@ -113,7 +114,6 @@ fn nop_counts_exactly_what_it_submits() {
     assert_eq!(iv.iter().map(|i| i.0).sum::<u64>(), s.ios, "{iv:?}");
     assert!(iv.iter().all(|i| i.2 == 0), "{iv:?}");
     assert!(s.ios > 100_000, "{s:?}");
-    assert!((s.iops - s.ios as f64 / s.runtime_s).abs() < 1.0);
 }
 
 #[test]

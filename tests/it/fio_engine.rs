@@ -94,7 +94,7 @@ fn fio_runs_the_step_and_its_intervals_add_up_to_the_kernels_count() {
 }
 
 #[test]
-fn a_ramp_is_marked_and_left_out_and_a_stop_ends_fio() {
+fn a_ramp_is_marked_and_left_out() {
     let Some(dev) = LoopDev::new(32 << 20) else {
         return;
     };
@@ -137,7 +137,11 @@ fn a_ramp_is_marked_and_left_out_and_a_stop_ends_fio() {
     let first = measured[0]["start_s"].as_f64().unwrap();
     assert!((first - 1.0).abs() < 1e-6, "{first}");
     for w in measured.windows(2) {
-        assert!(w[1]["start_s"].as_f64() >= w[0]["end_s"].as_f64().map(|e| e - 1e-6));
+        let (start, end) = (
+            w[1]["start_s"].as_f64().unwrap(),
+            w[0]["end_s"].as_f64().unwrap(),
+        );
+        assert!(start >= end - 1e-6, "{start} after {end}");
     }
     let sum = summary(&lines);
     let added: u64 = measured
@@ -149,12 +153,8 @@ fn a_ramp_is_marked_and_left_out_and_a_stop_ends_fio() {
         Some(added),
         "the ramp is left out of the totals"
     );
-    // No fio left behind.
-    let ps = std::process::Command::new("pgrep")
-        .args(["-x", "fio"])
-        .output()
-        .unwrap();
-    assert!(ps.stdout.is_empty() || !String::from_utf8_lossy(&ps.stdout).trim().is_empty());
+    // A stop ending fio (and none left behind) is checked where a run is stopped:
+    // fio_job_file::ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio.
 }
 
 #[test]

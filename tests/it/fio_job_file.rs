@@ -580,7 +580,11 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     let first = measured[0]["start_s"].as_f64().unwrap();
     assert!((first - 1.0).abs() < 0.05, "{first}");
     for w in measured.windows(2) {
-        assert!(w[1]["start_s"].as_f64() >= w[0]["end_s"].as_f64().map(|e| e - 1e-6));
+        let (start, end) = (
+            w[1]["start_s"].as_f64().unwrap(),
+            w[0]["end_s"].as_f64().unwrap(),
+        );
+        assert!(start >= end - 1e-6, "{start} after {end}");
     }
     let sum = &steps[0]["summary"];
     for dir in ["read", "write"] {

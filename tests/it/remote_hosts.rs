@@ -490,7 +490,11 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(5), "stopped promptly");
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "stopped within an interval and the link's round trip: {:?}",
+        t.elapsed()
+    );
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     let sess = drivescope::session::load(&session).unwrap().session;
     assert_eq!(sess.state, drivescope::session::SessionState::Stopped);
