@@ -67,7 +67,8 @@ def fio(dev, duration, verify, backlog=None):
            "--rw=randrw", "--bs=4k", "--iodepth=32", "--numjobs=1", "--time_based",
            f"--runtime={duration}", "--refill_buffers", "--output-format=json"]
     if verify:
-        cmd += ["--verify=crc32c", "--do_verify=1"]
+        # fio saves a verify state in its working directory unless told not to.
+        cmd += ["--verify=crc32c", "--do_verify=1", "--verify_state_save=0"]
         if backlog:
             # A time-based job never reaches fio's verify phase: with a backlog fio reads
             # back and checks every N blocks it wrote while it runs.

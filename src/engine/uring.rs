@@ -483,6 +483,9 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut issued_bytes = 0u64;
     let mut stopping = false;
+    // A paced I/O taken from the schedule but not issued (a verified write found its blocks
+    // claimed by another job): issued next, with its own intended time.
+    let mut carried: Option<u64> = None;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
     let mut paused = false;
@@ -590,9 +593,10 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                     stopping = true;
                     break;
                 }
-                let t_intended = match &mut pacer {
-                    None => now,
-                    Some(p) => match p.take_due(now) {
+                let t_intended = match (&mut pacer, carried.take()) {
+                    (None, _) => now,
+                    (Some(_), Some(t)) => t,
+                    (Some(p), None) => match p.take_due(now) {
                         Some(t) => {
                             rec.arrived(t);
                             t
@@ -607,7 +611,10 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                         let claimed = (0..CLAIM_TRIES)
                             .map(|_| gen.next_io())
                             .find(|n| !n.write || v.claim_write(slot, n.offset, n.len));
-                        let Some(n) = claimed else { break };
+                        let Some(n) = claimed else {
+                            carried = pacer.as_ref().map(|_| t_intended);
+                            break;
+                        };
                         if n.write {
                             let buf = &mut io.bufs.slot_mut(slot)[..n.len as usize];
                             v.stamp(buf, n.offset, now);

@@ -86,7 +86,9 @@ impl Verifier {
     pub fn write_done(&mut self, offset: u64, len: u32, ok: bool) {
         let (first, n) = self.span(offset, len);
         self.state.map.end_write(first, n, ok);
-        self.written += n;
+        if ok {
+            self.written += n;
+        }
         if self.written >= COUNT_BATCH {
             self.state
                 .counts

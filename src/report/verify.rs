@@ -7,19 +7,31 @@ use super::html::{grid, kv_table};
 use crate::session::{EventKind, Session};
 use crate::verify::{Finding, VerifyTotals};
 
-/// The last totals and the findings a session kept; `None` when the run did not verify.
+/// The totals (each drive's last, added up) and the findings a session kept; `None`
+/// when the run did not verify.
 pub fn of(s: &Session) -> Option<(VerifyTotals, Vec<Finding>)> {
     let data = |k: EventKind| {
         s.events
             .iter()
             .filter(move |e| e.kind == k)
-            .map(|e| e.data.clone())
+            .map(|e| (e.drive, e.data.clone()))
     };
-    let totals: VerifyTotals = data(EventKind::Verified)
-        .filter_map(|v| serde_yaml::from_value(v).ok())
-        .next_back()?;
+    // Each drive's totals are running ones: its last event holds them all.
+    let mut last: std::collections::BTreeMap<Option<u32>, VerifyTotals> = Default::default();
+    for (drive, v) in data(EventKind::Verified) {
+        if let Ok(t) = serde_yaml::from_value(v) {
+            last.insert(drive, t);
+        }
+    }
+    if last.is_empty() {
+        return None;
+    }
+    let mut totals = VerifyTotals::default();
+    for t in last.values() {
+        totals.add(t);
+    }
     let findings = data(EventKind::VerifyFinding)
-        .filter_map(|v| serde_yaml::from_value(v).ok())
+        .filter_map(|(_, v)| serde_yaml::from_value(v).ok())
         .collect();
     Some((totals, findings))
 }
@@ -47,10 +59,10 @@ pub fn section(o: &mut String, s: &Session) {
     let rows: Vec<Vec<String>> = findings
         .iter()
         .map(|f| {
-            let found = f.found.map_or_else(
-                || format!("no header: {}", &f.excerpt[..f.excerpt.len().min(32)]),
-                |h| format!("lba {} id {:x} generation {}", h.lba, h.id, h.generation),
-            );
+            let found = match f.found {
+                Some(_) => f.found_text(),
+                None => format!("no header: {}", f.found_text()),
+            };
             vec![
                 f.kind.to_string(),
                 f.offset.to_string(),

@@ -120,14 +120,7 @@ impl fmt::Display for Happening {
                     Some(g) => write!(f, " generation {g}")?,
                     None => f.write_str(" nothing of ours")?,
                 }
-                match &x.found {
-                    Some(h) => write!(
-                        f,
-                        ", found lba {} id {:x} generation {}",
-                        h.lba, h.id, h.generation
-                    ),
-                    None => write!(f, ", found {}", &x.excerpt[..x.excerpt.len().min(32)]),
-                }
+                write!(f, ", found {}", x.found_text())
             }
             Happening::Verified(t) => write!(
                 f,

@@ -506,6 +506,7 @@ fn overall(
                 tally.steps += t.steps;
                 tally.steps_run += t.steps_run;
                 tally.errors += t.errors;
+                tally.findings += t.findings;
                 if tally.first_error.is_none() {
                     tally.first_error = t.first_error.map(|e| format!("{}: {e}", run.label));
                 }

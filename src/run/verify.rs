@@ -69,10 +69,12 @@ pub fn open(
         !ask.pass_only,
     )?;
     let b = state.meta.block;
-    let checked = plan.steps.iter().filter(|_| !ask.pass_only);
-    for s in checked.filter(|s| s.engine != EngineKind::Idle) {
+    // Every I/O is checked against whole blocks of the state: a region that starts within
+    // a block would be checked against the wrong ones (a check pass included); a run's
+    // block sizes must be whole blocks too (the check pass reads in whole blocks).
+    for s in plan.steps.iter().filter(|s| s.engine != EngineKind::Idle) {
         let w = &s.workload;
-        if w.bs.split.iter().any(|&(bs, _)| !bs.is_multiple_of(b))
+        if (!ask.pass_only && w.bs.split.iter().any(|&(bs, _)| !bs.is_multiple_of(b)))
             || !w.region.offset.is_multiple_of(b)
         {
             return Err(VerifyError::BlockSize {
@@ -162,8 +164,9 @@ fn one_step_plan(mut step: PlanStep) -> Plan {
     }
 }
 
-/// After a complete `drivescope verify` pass, a state left by an unclean end holds what the
-/// pass found good: saved, and closed cleanly.
+/// After a complete `drivescope verify` pass over the whole target, a state left by an
+/// unclean end holds what the pass found good: saved, and closed cleanly. A pass over part
+/// of the target leaves the state as it was (unclean).
 pub fn settle_verify(
     prepared: &[super::Prepared],
     finished: &super::Finished,
@@ -178,6 +181,15 @@ pub fn settle_verify(
         let Some(state) = p.verify.as_ref().filter(|s| !s.clean()) else {
             continue;
         };
+        // Only a pass over every block settles the state: blocks outside a partial pass
+        // keep what the unclean end left, and must still be checked by the looser rule.
+        let b = state.meta.block;
+        let whole = p.plan.steps.iter().all(|s| {
+            s.workload.region.offset == 0 && s.workload.region.len / b >= p.target.size / b
+        });
+        if !whole {
+            continue;
+        }
         let io = |source| VerifyError::Io {
             path: state.dir().to_path_buf(),
             source,

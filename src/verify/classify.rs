@@ -117,6 +117,17 @@ pub struct Finding {
     pub excerpt: String,
 }
 
+impl Finding {
+    /// What was found, in words: the header of ours there, or the start of the bytes.
+    pub fn found_text(&self) -> String {
+        match &self.found {
+            Some(h) => format!("lba {} id {:x} generation {}", h.lba, h.id, h.generation),
+            // A session's excerpt is text anyone may have edited: cut at a character.
+            None => self.excerpt.chars().take(32).collect(),
+        }
+    }
+}
+
 /// Bytes of a sector in a finding's excerpt.
 const EXCERPT: usize = 48;
 

@@ -14,8 +14,8 @@
 //! The other 472 bytes are the I/O buffer's random bytes: incompressible. CRC32C runs on
 //! the CPU's CRC instructions (SSE 4.2, ARMv8 CRC) where it has them (the `crc32c` crate);
 //! on x86_64 the sectors of a block are summed four at a time ([`each_sector_crc`]): four
-//! independent chains of the CRC instruction hide its latency, about three times the
-//! throughput of one sector after another.
+//! independent chains of the CRC instruction hide its latency. (What `--verify` costs as
+//! a whole is in docs/PERFORMANCE.md; the four chains' own gain was not measured apart.)
 
 use serde::{Deserialize, Serialize};
 

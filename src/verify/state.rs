@@ -49,6 +49,14 @@ pub enum VerifyError {
     BlockSize { path: PathBuf, state: u64 },
     #[error("{}: no verify state there (a `run --verify` on this target makes one)", .path.display())]
     NoState { path: PathBuf },
+    #[error("the verify state in {} is of {state}, not {target} (start a new one with --verify-reset, or name another with --verify-state)", .path.display())]
+    OtherPath {
+        path: PathBuf,
+        state: String,
+        target: String,
+    },
+    #[error("{}: {what}; drivescope makes a verify state only in a new or empty folder, and replaces only a state of its own", .path.display())]
+    NotOurs { path: PathBuf, what: String },
     #[error("the last verified run on this target did not end cleanly (a crash, kill or power cut): check it first with `drivescope verify --target {target}`, or start a new state with --verify-reset")]
     Unclean { target: String },
 }
@@ -102,6 +110,17 @@ pub struct VerifyTotals {
 }
 
 impl VerifyTotals {
+    /// Adds another drive's totals.
+    pub fn add(&mut self, o: &VerifyTotals) {
+        self.blocks_written += o.blocks_written;
+        self.blocks_checked += o.blocks_checked;
+        self.corrupt += o.corrupt;
+        self.misdirected += o.misdirected;
+        self.lost += o.lost;
+        self.torn += o.torn;
+        self.unexpected += o.unexpected;
+    }
+
     pub fn findings(&self) -> u64 {
         self.corrupt + self.misdirected + self.lost + self.torn + self.unexpected
     }
@@ -149,9 +168,19 @@ impl std::fmt::Debug for VerifyState {
 }
 
 /// The folder of `target`'s verify state under `root` (the data directory's `verify/`):
-/// named for the target's canonical path.
+/// named for the target's canonical path, readable, with a hash of the whole path so two
+/// paths that read alike (`/x/a-b`, `/x/a/b`) never share a state.
 pub fn dir_for(root: &Path, target: &Path) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
     let canon = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    // FNV-1a, 64 bits: stable across releases, unlike std's hasher.
+    let hash = canon
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
     let name: String = canon
         .display()
         .to_string()
@@ -164,7 +193,75 @@ pub fn dir_for(root: &Path, target: &Path) -> PathBuf {
             }
         })
         .collect();
-    root.join(name.trim_matches('-'))
+    root.join(format!("{}-{hash:016x}", name.trim_matches('-')))
+}
+
+/// The same target: equal names, or names that resolve to the same file.
+fn same_target(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// The files of a state.
+const STATE_FILES: [&str; 3] = ["meta.yaml", "map", "journal"];
+
+/// Whether a new state may be made in `dir`: a folder that does not exist, is empty, or
+/// (to replace a state, `--verify-reset`) holds nothing but a state of drivescope's.
+fn may_make_state(dir: &Path, replacing: bool) -> Result<(), VerifyError> {
+    let not_ours = |what: String| VerifyError::NotOurs {
+        path: dir.to_path_buf(),
+        what,
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(VerifyError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let known = STATE_FILES.iter().any(|f| name == *f);
+        if !known || !replacing {
+            return Err(not_ours(format!(
+                "it holds {}",
+                crate::ostext::escaped(&name)
+            )));
+        }
+        if e.file_type().is_ok_and(|t| !t.is_file()) {
+            return Err(not_ours(format!(
+                "{} is not a regular file",
+                crate::ostext::escaped(&name)
+            )));
+        }
+    }
+    if replacing {
+        let meta = dir.join("meta.yaml");
+        let ours = std::fs::read_to_string(&meta)
+            .ok()
+            .is_some_and(|t| serde_yaml::from_str::<Meta>(&t).is_ok());
+        if meta.exists() && !ours {
+            return Err(not_ours("its meta.yaml is not a verify state's".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Opens a state file for writing, never through a symbolic link.
+fn open_state_file(path: &Path, create: bool, append: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .write(true)
+        .create(create)
+        .append(append)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 fn random_id() -> u64 {
@@ -218,6 +315,9 @@ impl VerifyState {
                 path: dir.to_path_buf(),
             });
         }
+        if !existing {
+            may_make_state(dir, reset)?;
+        }
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let (meta, bytes, clean) = if existing {
             let text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
@@ -225,6 +325,13 @@ impl VerifyState {
                 path: meta_path.clone(),
                 what: e.to_string(),
             })?;
+            if !same_target(&meta.target, target) {
+                return Err(VerifyError::OtherPath {
+                    path: dir.to_path_buf(),
+                    state: meta.target,
+                    target: target.to_string(),
+                });
+            }
             if meta.target_size != target_size {
                 return Err(VerifyError::OtherTarget {
                     path: dir.to_path_buf(),
@@ -250,7 +357,17 @@ impl VerifyState {
                     ),
                 });
             }
-            let journal = std::fs::read_to_string(&journal_path).unwrap_or_default();
+            // No journal is a state never run; one that cannot be read is not clean.
+            let journal = match std::fs::read_to_string(&journal_path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+                Err(source) => {
+                    return Err(VerifyError::Io {
+                        path: journal_path,
+                        source,
+                    })
+                }
+            };
             (meta, bytes, journal_clean(&journal))
         } else {
             let meta = Meta {
@@ -261,24 +378,22 @@ impl VerifyState {
                 atomic_unit,
             };
             let bytes = vec![0u8; (target_size / block) as usize];
-            std::fs::write(&map_path, &bytes).map_err(io(&map_path))?;
-            let _ = std::fs::remove_file(&journal_path);
+            let write_new = |path: &Path, data: &[u8]| {
+                let mut f = open_state_file(path, true, false)?;
+                f.set_len(0)?;
+                f.write_all(data)
+            };
+            write_new(&map_path, &bytes).map_err(io(&map_path))?;
+            write_new(&journal_path, b"").map_err(io(&journal_path))?;
             let text = serde_yaml::to_string(&meta).map_err(|e| VerifyError::Bad {
                 path: meta_path.clone(),
                 what: e.to_string(),
             })?;
-            std::fs::write(&meta_path, text).map_err(io(&meta_path))?;
+            write_new(&meta_path, text.as_bytes()).map_err(io(&meta_path))?;
             (meta, bytes, true)
         };
-        let map_file = OpenOptions::new()
-            .write(true)
-            .open(&map_path)
-            .map_err(io(&map_path))?;
-        let journal = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&journal_path)
-            .map_err(io(&journal_path))?;
+        let map_file = open_state_file(&map_path, false, false).map_err(io(&map_path))?;
+        let journal = open_state_file(&journal_path, true, true).map_err(io(&journal_path))?;
         if clean {
             // A clean end is all the journal needs to say: start it again.
             journal.set_len(0).map_err(io(&journal_path))?;
