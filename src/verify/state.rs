@@ -241,13 +241,14 @@ fn may_make_state(dir: &Path, replacing: bool) -> Result<(), VerifyError> {
             )));
         }
     }
-    if replacing {
+    // Files there: only a state of ours (its meta.yaml reads as one) is replaced.
+    if std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_some()) {
         let meta = dir.join("meta.yaml");
         let ours = std::fs::read_to_string(&meta)
             .ok()
             .is_some_and(|t| serde_yaml::from_str::<Meta>(&t).is_ok());
-        if meta.exists() && !ours {
-            return Err(not_ours("its meta.yaml is not a verify state's".into()));
+        if !ours {
+            return Err(not_ours("it holds no verify state of drivescope's".into()));
         }
     }
     Ok(())

@@ -530,3 +530,207 @@ fn verification_is_refused_where_it_cannot_be_done() {
         "uses 8192-byte blocks",
     );
 }
+
+/// `drivescope` with `args` in `home`, its exit code and stderr.
+fn ds(home: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = run(home, args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_verify_state_never_replaces_files_it_did_not_write() {
+    let home = common::disk_tempdir();
+    let t = home.path().join("t.bin");
+    let t = t.to_str().unwrap();
+    // A folder of the user's with a file named as a state's: refused, left as it was.
+    let user = home.path().join("mine");
+    std::fs::create_dir(&user).unwrap();
+    std::fs::write(user.join("map"), b"my map").unwrap();
+    let st = user.to_str().unwrap();
+    let args = [
+        "run",
+        "--target",
+        t,
+        "--size",
+        "4M",
+        "--rw",
+        "randwrite",
+        "--duration",
+        "1s",
+    ];
+    for reset in [false, true] {
+        let mut a = args.to_vec();
+        a.extend(["--verify", "--verify-state", st]);
+        if reset {
+            a.push("--verify-reset");
+        }
+        let (code, err) = ds(home.path(), &a);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("only in a new or empty folder"), "{err}");
+        assert_eq!(
+            std::fs::read(user.join("map")).unwrap(),
+            b"my map",
+            "reset: {reset}"
+        );
+    }
+    // A state's file that is a link to a file elsewhere is not written through.
+    let victim = home.path().join("victim.txt");
+    std::fs::write(&victim, b"keep me").unwrap();
+    let linked = home.path().join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    std::os::unix::fs::symlink(&victim, linked.join("map")).unwrap();
+    let mut a = args.to_vec();
+    a.extend([
+        "--verify",
+        "--verify-state",
+        linked.to_str().unwrap(),
+        "--verify-reset",
+    ]);
+    let (code, err) = ds(home.path(), &a);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+}
+
+#[test]
+fn two_targets_never_share_a_state_and_partial_checks_are_whole_blocks() {
+    let home = common::disk_tempdir();
+    let dir = home.path().join("x");
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    // Names that read alike once made file-safe.
+    let (ab, a_b) = (dir.join("a-b.img"), dir.join("a/b.img"));
+    for t in [&ab, &a_b] {
+        let out = run(
+            home.path(),
+            &[
+                "run",
+                "--target",
+                t.to_str().unwrap(),
+                "--size",
+                "4M",
+                "--rw",
+                "randread",
+                "--duration",
+                "200ms",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            ab.to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--verify",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The other file has no state: said so, not checked against the first one's.
+    let (code, err) = ds(home.path(), &["verify", "--target", a_b.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no verify state there"), "{err}");
+    // A check from within a block is refused, not checked against the wrong blocks.
+    let (code, err) = ds(
+        home.path(),
+        &[
+            "verify",
+            "--target",
+            ab.to_str().unwrap(),
+            "--offset",
+            "512",
+        ],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("multiples of it"), "{err}");
+    let (code, err) = ds(home.path(), &["verify", "--target", ab.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "the whole check is clean: {err}");
+}
+
+#[test]
+fn findings_on_one_of_several_drives_exit_3_and_the_report_adds_the_drives_up() {
+    let home = common::disk_tempdir();
+    let (a, b) = (home.path().join("a.img"), home.path().join("b.img"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for t in [a, b] {
+        let out = run(
+            home.path(),
+            &[
+                "run",
+                "--target",
+                t,
+                "--size",
+                "4M",
+                "--rw",
+                "write",
+                "--bs",
+                "64k",
+                "--duration",
+                "5s",
+                "--verify=readback",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // One sector of a's first block overwritten behind drivescope's back.
+    dd(&[
+        "if=/dev/urandom",
+        &format!("of={a}"),
+        "bs=512",
+        "count=1",
+        "seek=3",
+        "conv=notrunc",
+    ]);
+    let session = home.path().join("two.yaml");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "-t",
+            a,
+            "-t",
+            b,
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--duration",
+            "2s",
+            "--verify",
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a finding on one drive: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sess = drivescope::session::load(&session).unwrap().session;
+    let (totals, findings) = drivescope::report::verify::of(&sess).expect("verified");
+    assert!(totals.corrupt >= 1, "{totals:?}");
+    assert!(findings.iter().all(|f| f.offset == 0), "{findings:?}");
+    assert!(
+        totals.blocks_checked > 2 * 64,
+        "both drives' checks: {totals:?}"
+    );
+}
