@@ -422,12 +422,6 @@ impl VerifyState {
         self.clean
     }
 
-    /// The block index of byte address `offset`.
-    #[inline]
-    pub fn block_of(&self, offset: u64) -> u64 {
-        offset / self.meta.block
-    }
-
     fn journal_line(&self, line: &str) -> std::io::Result<()> {
         let mut j = self.journal.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(j, "{line}")?;
