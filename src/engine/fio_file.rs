@@ -486,7 +486,17 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
     if job.get("size").is_none() && job.get("filesize").is_none() {
         return Ok(None);
     }
-    let numjobs = u64::from(job.number("numjobs").unwrap_or(1));
+    let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
+        (_, Some(n)) => u64::from(n),
+        (None, None) => 1,
+        (Some(raw), None) if increment > 0 => {
+            return Err(unsafe_job(
+                &job.name,
+                format!("numjobs={raw} with offset_increment: drivescope cannot tell how far the job reaches"),
+            ))
+        }
+        (Some(_), None) => 1,
+    };
     let reach = increment
         .checked_mul(numjobs)
         .and_then(|i| i.checked_add(offset))
@@ -705,6 +715,7 @@ mod tests {
             "[a]\nfilename=/tmp/x\nsize=50%\n",
             "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
             "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
+            "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
         ] {
             let got = parse_steps(text).and_then(|s| targets(&s));
             assert!(matches!(got, Err(FioError::Unsafe { .. })), "{text}");
