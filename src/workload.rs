@@ -433,6 +433,10 @@ impl fmt::Display for EngineOptions {
 pub struct FioFileStep {
     pub text: String,
     pub sections: Vec<String>,
+    /// No job of the step writes: fio runs it with `--readonly`, so it neither writes nor
+    /// lays out (extends, rewrites) a file.
+    #[serde(default)]
+    pub readonly: bool,
 }
 
 /// A step the engine runs: the workload, its warm-up and end, and the reporting interval.

@@ -3,7 +3,10 @@
 //! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
 //! each before fio starts. A job whose targets drivescope cannot tell for sure (no
 //! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
-//! ioengine that is not plain file I/O, commands run around the job) is refused, never run.
+//! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
+//! is refused, never run; so is one that would overwrite a file beside its targets (a log
+//! over one that is there, a verify state file) or whose reach into a file (offset and
+//! size) drivescope cannot read. Each target's reach is the size the guard judges.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -114,8 +117,11 @@ pub struct JobTarget {
     pub path: PathBuf,
     /// Some job writes (or trims, or deletes) it.
     pub writes: bool,
-    /// The size a job gives it (`size=`), for a file that does not exist yet.
+    /// How far a job reaches into it (offset and size, see [`extent`]): the size a file
+    /// that does not exist yet is made, and one that exists must have.
     pub size: Option<u64>,
+    /// The options that set `size` (`offset=4k size=8k`), to say where it comes from.
+    pub reach: String,
     /// The first job that names it.
     pub job: String,
     /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
@@ -141,6 +147,7 @@ fn canonical(key: &str) -> &str {
         "blocksize" => "bs",
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
+        "fileoffset" => "offset",
         k => k,
     }
 }
@@ -167,10 +174,43 @@ const UNFOLLOWED: &[(&str, &str)] = &[
     ("exec_prerun", "a command run before the job (exec_prerun)"),
     ("exec_postrun", "a command run after the job (exec_postrun)"),
     ("ioscheduler", "a change of the device's I/O scheduler"),
+    (
+        "read_iolog",
+        "the files named inside an I/O log (read_iolog)",
+    ),
+    (
+        "replay_redirect",
+        "the device an I/O log is replayed on (replay_redirect)",
+    ),
+    (
+        "verify_state_load",
+        "a saved verify state (verify_state_load)",
+    ),
 ];
 
 /// Options that name or shape a target: a `$` expansion in them is refused.
-const TARGET_KEYS: &[&str] = &["directory", "ioengine", "rw", "size", "unlink"];
+const TARGET_KEYS: &[&str] = &[
+    "directory",
+    "ioengine",
+    "rw",
+    "size",
+    "filesize",
+    "offset",
+    "offset_increment",
+    "unlink",
+];
+
+/// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
+/// for a read, a file shorter than that).
+const EXTENT_KEYS: &[&str] = &["size", "filesize", "offset", "offset_increment"];
+
+/// fio's per-job logs whose value is a file name prefix (`<prefix>_<kind>[.N].log`).
+const LOG_KEYS: &[&str] = &[
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+];
 
 fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
     FioError::Unsafe {
@@ -393,20 +433,27 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 ));
             }
         }
-        let size = job
-            .get("size")
-            .and_then(|v| crate::units::parse_size(v).ok());
+        let size = extent(job)?;
+        let reach: Vec<String> = EXTENT_KEYS
+            .iter()
+            .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
+            .collect();
+        let reach = reach.join(" ");
         for path in job.files.iter().cloned() {
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
-                    t.size = t.size.max(size);
+                    if size > t.size {
+                        t.size = size;
+                        t.reach = reach.clone();
+                    }
                     t.unlinked |= job.unlinks();
                 }
                 None => out.push(JobTarget {
                     path,
                     writes: job.writes(),
                     size,
+                    reach: reach.clone(),
                     job: job.name.clone(),
                     unlinked: job.unlinks(),
                 }),
@@ -414,6 +461,70 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         }
     }
     Ok(out)
+}
+
+/// How far into each of its files a job reaches, in bytes: its offset (plus
+/// `offset_increment` for each of its `numjobs`) and the larger of `size` and `filesize`;
+/// `None` when it gives neither (fio then takes the file as it is). A value drivescope
+/// cannot read (`0x100000`, `50%`, a range) is refused: the guard could not judge it.
+fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
+    let mut v = [0u64; 4];
+    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
+        if let Some(raw) = job.get(key) {
+            *slot = crate::units::parse_size(raw).map_err(|_| {
+                unsafe_job(
+                    &job.name,
+                    format!(
+                        "{key}={raw}: drivescope cannot read this size (give it in bytes or \
+                         with k, m, g), so it cannot tell how far the job reaches into its files"
+                    ),
+                )
+            })?;
+        }
+    }
+    let [size, filesize, offset, increment] = v;
+    if job.get("size").is_none() && job.get("filesize").is_none() {
+        return Ok(None);
+    }
+    let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
+        (_, Some(n)) => u64::from(n),
+        (None, None) => 1,
+        (Some(raw), None) if increment > 0 => {
+            return Err(unsafe_job(
+                &job.name,
+                format!("numjobs={raw} with offset_increment: drivescope cannot tell how far the job reaches"),
+            ))
+        }
+        (Some(_), None) => 1,
+    };
+    let reach = increment
+        .checked_mul(numjobs)
+        .and_then(|i| i.checked_add(offset))
+        .and_then(|o| o.checked_add(size.max(filesize)));
+    match reach {
+        Some(r) => Ok(Some(r)),
+        None => Err(unsafe_job(&job.name, "its offset and size overflow")),
+    }
+}
+
+/// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
+/// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
+fn log_clash(prefix: &Path) -> Option<String> {
+    let text = prefix.to_string_lossy();
+    if text.contains('$') {
+        return Some("its name has a $ expansion".into());
+    }
+    let base = format!("{}_", prefix.file_name()?.to_string_lossy());
+    let dir = match prefix.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let entries = std::fs::read_dir(&dir).ok()?;
+    entries.flatten().find_map(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        (name.starts_with(&base) && name.contains(".log"))
+            .then(|| format!("{} is there", dir.join(name).display()))
+    })
 }
 
 /// What only the file system can tell: a job that would delete a device node (`unlink`
@@ -439,6 +550,27 @@ fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
                     format!("write_iolog={log} would overwrite what is there"),
                 ));
             }
+        }
+        for key in LOG_KEYS {
+            let Some(v) = job.get(key) else { continue };
+            // A bare option logs under the job's name, in the current directory.
+            let prefix = if v.is_empty() { job.name.as_str() } else { v };
+            if let Some(why) = log_clash(Path::new(prefix)) {
+                return Err(unsafe_job(
+                    &job.name,
+                    format!("{key}={v} could overwrite a log file ({why})"),
+                ));
+            }
+        }
+        let verifies = job
+            .get("verify")
+            .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
+        if verifies && job.get("verify_state_save").map(str::trim) != Some("0") {
+            return Err(unsafe_job(
+                &job.name,
+                "verify= saves a verify state file (local-<job>-<n>-verify.state) in the \
+                 current directory, which could overwrite one there; add verify_state_save=0",
+            ));
         }
     }
     Ok(())
@@ -494,7 +626,9 @@ fn added_file(line: &str) -> Option<PathBuf> {
 }
 
 /// Every file fio named must be one drivescope found (and so guards): else the job file
-/// writes where drivescope cannot tell, and is refused.
+/// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
+/// the files its options name: not those named inside an I/O log (`read_iolog`), which is
+/// why that option is refused outright (see `UNFOLLOWED`).
 fn check_against_fio(fio_files: &[PathBuf], targets: &[JobTarget]) -> Result<(), FioError> {
     match fio_files
         .iter()
@@ -575,6 +709,13 @@ mod tests {
             "[a]\nfilename_format=$jobname\n",
             "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
             "[a]\nfilename=/tmp/x\nnrfiles=2\n",
+            "[a]\nfilename=/tmp/x\nread_iolog=/tmp/log\n",
+            "[a]\nfilename=/tmp/x\nreplay_redirect=/dev/sda\n",
+            "[a]\nfilename=/tmp/x\nsize=0x100000\n",
+            "[a]\nfilename=/tmp/x\nsize=50%\n",
+            "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
+            "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
+            "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
         ] {
             let got = parse_steps(text).and_then(|s| targets(&s));
             assert!(matches!(got, Err(FioError::Unsafe { .. })), "{text}");
@@ -636,6 +777,7 @@ mod tests {
             path: files[0].clone(),
             writes: false,
             size: None,
+            reach: String::new(),
             job: "a".into(),
             unlinked: false,
         };
@@ -648,6 +790,23 @@ mod tests {
             check_against_fio(&files, &[other]),
             Err(FioError::Unsafe { .. })
         ));
+    }
+
+    #[test]
+    fn a_targets_size_is_how_far_its_jobs_reach_into_it() {
+        let reach = |opts: &str| {
+            let steps = parse_steps(&format!("[a]\nfilename=/tmp/x\n{opts}")).unwrap();
+            targets(&steps).unwrap()[0].size
+        };
+        assert_eq!(reach("rw=read\n"), None);
+        assert_eq!(reach("offset=1m\n"), None, "no size: the file as it is");
+        assert_eq!(reach("size=8k\n"), Some(8 << 10));
+        assert_eq!(reach("filesize=1m\nsize=8k\n"), Some(1 << 20));
+        assert_eq!(reach("fileoffset=4k\nsize=8k\n"), Some(12 << 10));
+        assert_eq!(
+            reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
+            Some((4 << 10) + (2 << 20) + (8 << 10))
+        );
     }
 
     #[test]

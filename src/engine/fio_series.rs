@@ -150,6 +150,11 @@ pub(super) fn run_file_step(
     let mut cmd = Command::new("fio");
     cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));
+    // A step no job of which writes cannot write, nor lay out a file anew (fio rewrites a
+    // file shorter than a job's reach, even to read it): fio refuses both when read-only.
+    if file.readonly {
+        cmd.arg("--readonly");
+    }
     // The job text goes in on stdin (`-`): fio runs what drivescope read and guarded.
     cmd.arg("-");
     let started_ms = ms_since_epoch(SystemTime::now());
@@ -254,8 +259,9 @@ fn file_summary(
         engine: EngineKind::Fio,
         engine_options: Default::default(),
         engine_note: Some(format!(
-            "{version}, job file jobs: {}",
-            file.sections.join(", ")
+            "{version}, job file jobs: {}{}",
+            file.sections.join(", "),
+            if file.readonly { " (--readonly)" } else { "" }
         )),
         runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
         ios: read_ios + write_ios,

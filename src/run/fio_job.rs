@@ -111,6 +111,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 fio_file: Some(FioFileStep {
                     text: job.text.clone(),
                     sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
+                    readonly: !s.jobs.iter().any(|j| j.writes()),
                 }),
             }
         })
@@ -184,7 +185,7 @@ pub(super) fn prepare_fio_job(
                 .iter()
                 .find(|d| same_path(d, &t.path))
                 .cloned();
-            *slot = Some(dut::prepare(
+            let prepared = dut::prepare(
                 &t.path,
                 &TargetRequest {
                     size: t.size,
@@ -192,7 +193,17 @@ pub(super) fn prepare_fio_job(
                     destroy_data: confirm,
                     create_default: false,
                 },
-            )?);
+            );
+            // Said with the options that set the region, so the user knows which to change.
+            *slot = Some(prepared.map_err(|e| match e {
+                TargetError::Invalid { path, message } if !t.reach.is_empty() => {
+                    TargetError::Invalid {
+                        path,
+                        message: format!("{message} (job {}: {})", t.job, t.reach),
+                    }
+                }
+                e => e,
+            })?);
         }
     }
     let ready: Vec<PreparedTarget> = ready.into_iter().flatten().collect();

@@ -19,15 +19,18 @@ pub fn bin() -> PathBuf {
 }
 
 /// Runs drivescope with `args`, isolated from the user's home (XDG dirs in `home`).
-pub fn run(home: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env("HOME", home)
+/// drivescope with `home` as its HOME and XDG folders (the environment [`run`] gives it).
+pub fn command(home: &Path) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .output()
-        .expect("run drivescope")
+        .env("XDG_CONFIG_HOME", home.join("config"));
+    cmd
+}
+
+pub fn run(home: &Path, args: &[&str]) -> Output {
+    command(home).args(args).output().expect("run drivescope")
 }
 
 pub fn json_lines(out: &Output) -> Vec<Value> {

@@ -366,10 +366,12 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
     // A job drivescope cannot guard (no filename=: fio would name its own files).
     let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
-    let out = run(
-        home.path(),
-        &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
-    );
+    // Run from `home`, where fio would make its own file (a.0.0) were the job run.
+    let out = common::command(home.path())
+        .args(["run", "--fio-job", job.to_str().unwrap(), "--session", s])
+        .current_dir(home.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no filename="), "{err}");
@@ -679,4 +681,123 @@ fn ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio() {
         drivescope::session::SessionState::Stopped
     );
     assert_eq!(loaded.session.steps.len(), 1, "stopped in the first step");
+}
+
+/// Each of these job files could make fio write a file that is not its target, or lay out an
+/// existing user file anew (even to read it): each is refused with exit 2 naming the option,
+/// and the user's file is left byte for byte.
+#[test]
+fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    let victim = dir.join("victim.bin");
+    let bytes: Vec<u8> = (0..8192u32).map(|i| (i % 251) as u8).collect();
+    let v = victim.display();
+    // An I/O log naming the victim (fio would open and write the file it names).
+    let iolog = dir.join("replay.log");
+    std::fs::write(
+        &iolog,
+        format!("fio version 2 iolog\n{v} add\n{v} open\n{v} write 0 4096\n{v} close\n"),
+    )
+    .unwrap();
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let old_log = logs.join("mine_bw.1.log");
+    std::fs::write(&old_log, "my old log").unwrap();
+    let cases = [
+        (
+            "iolog",
+            format!(
+                "[a]\nrw=read\nfilename={v}\nread_iolog={}\n",
+                iolog.display()
+            ),
+            "read_iolog",
+        ),
+        (
+            "filesize",
+            format!("[a]\nrw=read\nfilename={v}\nfilesize=1m\n"),
+            "filesize",
+        ),
+        (
+            "offset",
+            format!("[a]\nrw=read\nfilename={v}\noffset=4k\nsize=8k\n"),
+            "runs past the end of the file",
+        ),
+        (
+            "hexsize",
+            format!("[a]\nrw=read\nfilename={v}\nsize=0x100000\n"),
+            "size=0x100000",
+        ),
+        (
+            "bwlog",
+            format!(
+                "[a]\nrw=read\nfilename={v}\nsize=4k\nwrite_bw_log={}\n",
+                logs.join("mine").display()
+            ),
+            "write_bw_log",
+        ),
+        (
+            "verify",
+            format!("[a]\nrw=read\nfilename={v}\nsize=4k\nverify=crc32c\n"),
+            "verify_state_save=0",
+        ),
+    ];
+    for (name, text, words) in &cases {
+        std::fs::write(&victim, &bytes).unwrap();
+        let job = write_job(dir, &format!("{name}.fio"), text);
+        let out = common::command(dir)
+            .args(["run", "--fio-job", job.to_str().unwrap()])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(words), "{name}: {words} in: {err}");
+        assert_eq!(
+            std::fs::read(&victim).unwrap(),
+            bytes,
+            "{name}: the user's file is unchanged"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&old_log).unwrap(), "my old log");
+    assert_eq!(sessions_in(dir), 0);
+    let strays: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".state") || n.starts_with("a."))
+        .collect();
+    assert!(
+        strays.is_empty(),
+        "fio wrote nothing of its own: {strays:?}"
+    );
+}
+
+/// A step in which no job writes runs fio with `--readonly` (said in the step's engine
+/// note), reads the user's file, and leaves it byte for byte.
+#[test]
+fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
+    let home = common::disk_tempdir();
+    let target = home.path().join("mine.bin");
+    let bytes: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 253) as u8).collect();
+    std::fs::write(&target, &bytes).unwrap();
+    let job = write_job(
+        home.path(),
+        "ro.fio",
+        &format!(
+            "[r]\nrw=randread\nbs=4k\nfilename={}\nsize=1m\ntime_based=1\nruntime=1s\n",
+            target.display()
+        ),
+    );
+    let out = run_job(home.path(), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let sum = &steps[0]["summary"];
+    assert!(sum["read_ios"].as_u64().unwrap() > 100, "{sum}");
+    assert!(
+        sum["engine_note"].as_str().unwrap().contains("--readonly"),
+        "{sum}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), bytes);
 }
