@@ -10,6 +10,7 @@ mod collector;
 mod failure;
 pub mod fio;
 pub mod fio_file;
+mod fio_json;
 mod fio_series;
 mod idle;
 mod invalid;
