@@ -71,7 +71,11 @@ pub(super) fn run_file_step(
     ctl: &StepControl,
     obs: &mut dyn StepObserver,
 ) -> Result<StepSummary, EngineError> {
-    let version = fio_version()?;
+    // Known since the job file was read; asked of fio only for a step that lost it.
+    let version = match &file.version {
+        v if v.is_empty() => fio_version()?,
+        v => v.clone(),
+    };
     let mut cmd = Command::new("fio");
     cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));

@@ -851,3 +851,62 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
     );
     assert_eq!(std::fs::read(&target).unwrap(), bytes);
 }
+
+/// fio's version is asked once, when the job file is read: each step's summary says the
+/// version found then, and no step starts `fio --version` again. A wrapper named `fio`,
+/// first on PATH, logs each call's first argument and runs the real fio.
+#[test]
+fn fios_version_is_asked_once_whatever_the_number_of_steps() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = common::disk_tempdir();
+    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("fio is installed");
+    let bin = home.path().join("wrapbin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let calls = home.path().join("calls.log");
+    let script = bin.join("fio");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec {real} \"$@\"\n",
+            calls.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let target = home.path().join("three.bin");
+    let job = write_job(
+        home.path(),
+        "three.fio",
+        &format!(
+            "[global]\nfilename={}\nsize=1m\nbs=64k\n[a]\nrw=write\n[b]\nstonewall\nrw=read\n\
+             [c]\nstonewall\nrw=randread\n",
+            target.display()
+        ),
+    );
+    let out = common::command(home.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .args(["run", "--fio-job", job.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 3);
+    let log = std::fs::read_to_string(&calls).unwrap();
+    let versions = log.lines().filter(|l| *l == "--version").count();
+    assert_eq!(versions, 1, "fio was asked its version once: {log}");
+    // Each step started fio, and each says the version found when the file was read.
+    let runs = log.lines().filter(|l| l.starts_with("--section=")).count();
+    assert_eq!(runs, 3, "{log}");
+    for s in &steps {
+        let note = s["summary"]["engine_note"].as_str().unwrap();
+        assert!(note.starts_with("fio-3"), "{note}");
+    }
+}
