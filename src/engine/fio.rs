@@ -44,8 +44,14 @@ pub enum FioError {
     Output(String),
     #[error(transparent)]
     JobFile(#[from] crate::input::InputError),
-    #[error("fio job {job}: {why}; refused before fio starts")]
-    Unsafe { job: String, why: String },
+    /// drivescope's own refusal: where in the job file (a job and its section's line, a
+    /// line, the file) and why.
+    #[error("{}: {why}; refused before fio starts", super::fio_refusal::location(.job, .line))]
+    Unsafe {
+        job: Option<String>,
+        line: Option<usize>,
+        why: super::fio_refusal::Refusal,
+    },
 }
 
 /// The oldest fio major version whose json+ status dumps carry what is read here.

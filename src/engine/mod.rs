@@ -11,6 +11,7 @@ mod failure;
 pub mod fio;
 pub mod fio_file;
 mod fio_json;
+pub mod fio_refusal;
 mod fio_series;
 mod idle;
 mod invalid;
