@@ -71,12 +71,14 @@ impl FileJob {
         self.flag("stonewall")
     }
 
+    /// fio's `ramp_time` (a plain number is seconds, as for every duration drivescope reads).
     pub fn ramp(&self) -> Option<std::time::Duration> {
-        fio_duration(self.get("ramp_time")?)
+        crate::units::parse_duration(self.get("ramp_time")?).ok()
     }
 
+    /// fio's `runtime` (a plain number is seconds).
     pub fn runtime(&self) -> Option<std::time::Duration> {
-        fio_duration(self.get("runtime")?)
+        crate::units::parse_duration(self.get("runtime")?).ok()
     }
 
     pub fn bs(&self) -> Option<u64> {
@@ -87,15 +89,6 @@ impl FileJob {
     pub fn number(&self, key: &str) -> Option<u32> {
         self.get(key)?.trim().parse().ok()
     }
-}
-
-/// fio's time value: a plain number is seconds.
-fn fio_duration(v: &str) -> Option<std::time::Duration> {
-    let v = v.trim();
-    if v.chars().all(|c| c.is_ascii_digit()) {
-        return v.parse().ok().map(std::time::Duration::from_secs);
-    }
-    crate::units::parse_duration(v).ok()
 }
 
 /// A step: jobs fio runs together (the first waits for the jobs before it).
@@ -960,6 +953,27 @@ mod tests {
             reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
             Some((4 << 10) + (2 << 20) + (8 << 10))
         );
+    }
+
+    #[test]
+    fn times_read_as_fio_reads_them_a_plain_number_in_seconds() {
+        let job = |opts: &str| parse_steps(&format!("[a]\n{opts}")).unwrap()[0].jobs[0].clone();
+        let secs = std::time::Duration::from_secs;
+        assert_eq!(job("runtime=30\n").runtime(), Some(secs(30)));
+        assert_eq!(job("timeout=2m\n").runtime(), Some(secs(120)));
+        assert_eq!(job("runtime=1h\n").runtime(), Some(secs(3600)));
+        assert_eq!(job("runtime=1d\n").runtime(), Some(secs(86400)));
+        assert_eq!(
+            job("ramp_time=500ms\n").ramp(),
+            Some(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(
+            job("ramp_time=250us\n").ramp(),
+            Some(std::time::Duration::from_micros(250))
+        );
+        assert_eq!(job("ramp_time = 5 ; warm\n").ramp(), Some(secs(5)));
+        assert_eq!(job("runtime=\n").runtime(), None);
+        assert_eq!(job("rw=read\n").runtime(), None);
     }
 
     #[test]
