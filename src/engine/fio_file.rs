@@ -209,11 +209,9 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
     let mut global: BTreeMap<String, String> = BTreeMap::new();
     let mut global_files: Vec<PathBuf> = Vec::new();
     let mut jobs: Vec<FileJob> = Vec::new();
-    // The section being read: a global one (`None`) or the last job, with its
-    // `filename=` values, named once the section is read (fio applies `directory` first).
-    let mut section: Option<Option<usize>> = None;
-    // The line of the section being read (1-based), where a refusal of it points.
-    let mut section_line = 0;
+    // The section being read: a global one (`None`) or the last job, and its line, with
+    // its `filename=` values, named once the section is read (fio applies `directory` first).
+    let mut section: Option<(Option<usize>, usize)> = None;
     let mut names: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
@@ -228,21 +226,13 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
         }
         if let Some(rest) = line.strip_prefix('[') {
             if let Some(sec) = section {
-                end_section(
-                    sec,
-                    section_line,
-                    &mut names,
-                    &global,
-                    &mut global_files,
-                    &mut jobs,
-                )?;
+                end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
             }
-            section_line = n + 1;
             // fio's section name: what follows `[`, less its last character (the `]`);
             // every section whose name starts with `global` is a global one.
             let mut name = rest.to_string();
             name.pop();
-            section = Some(if name.starts_with("global") {
+            let job = if name.starts_with("global") {
                 None
             } else {
                 jobs.push(FileJob {
@@ -252,10 +242,11 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
                     files: global_files.clone(),
                 });
                 Some(jobs.len() - 1)
-            });
+            };
+            section = Some((job, n + 1));
             continue;
         }
-        let Some(sec) = section else {
+        let Some((sec, _)) = section else {
             // fio refuses this itself (`--parse-only` ran first); never guess.
             return Err(refuse_file(Some(n + 1), Refusal::OutsideSection));
         };
@@ -276,14 +267,7 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
         into.insert(key.to_string(), value.to_string());
     }
     if let Some(sec) = section {
-        end_section(
-            sec,
-            section_line,
-            &mut names,
-            &global,
-            &mut global_files,
-            &mut jobs,
-        )?;
+        end_section(sec, &mut names, &global, &mut global_files, &mut jobs)?;
     }
     let mut steps: Vec<FileStep> = Vec::new();
     for job in jobs {
@@ -305,11 +289,11 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
     Ok(steps)
 }
 
-/// The end of a section: its `filename=` values become files (in the directory in effect
-/// in the section, as fio's add_file names them), the global sections' for every job below.
+/// The end of a section (a job's index, or `None` for a global one, and its line): its
+/// `filename=` values become files (in the directory in effect in the section, as fio's
+/// add_file names them), the global sections' for every job below.
 fn end_section(
-    section: Option<usize>,
-    line: usize,
+    (section, line): (Option<usize>, usize),
     names: &mut Vec<String>,
     global: &BTreeMap<String, String>,
     global_files: &mut Vec<PathBuf>,
@@ -704,22 +688,6 @@ mod tests {
                 },
             ),
             (
-                "[a]\nfilename=/tmp/x\nexec_prerun=dd of=/dev/sda\n",
-                Refusal::Unfollowed(Unfollowed::ExecPrerun),
-            ),
-            (
-                "[a]\nfilename=/tmp/x\nexec_postrun=rm x\n",
-                Refusal::Unfollowed(Unfollowed::ExecPostrun),
-            ),
-            (
-                "[a]\nfilename_format=$jobname\n",
-                Refusal::Unfollowed(Unfollowed::FilenameFormat),
-            ),
-            (
-                "[a]\nfilename=/tmp/x\nopendir=/tmp\n",
-                Refusal::Unfollowed(Unfollowed::Opendir),
-            ),
-            (
                 "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
                 Refusal::SeveralDirectories,
             ),
@@ -730,18 +698,6 @@ mod tests {
                     nrfiles: 2,
                     named: 1,
                 },
-            ),
-            (
-                "[a]\nfilename=/tmp/x\nread_iolog=/tmp/log\n",
-                Refusal::Unfollowed(Unfollowed::ReadIolog),
-            ),
-            (
-                "[a]\nfilename=/tmp/x\nreplay_redirect=/dev/sda\n",
-                Refusal::Unfollowed(Unfollowed::ReplayRedirect),
-            ),
-            (
-                "[a]\nfilename=/tmp/x\nverify_state_load=1\n",
-                Refusal::Unfollowed(Unfollowed::VerifyStateLoad),
             ),
             (
                 "[a]\nfilename=/tmp/x\nsize=0x100000\n",
@@ -771,6 +727,15 @@ mod tests {
             assert_eq!(got, why, "{text}");
             assert_eq!((job.as_deref(), line), (Some("a"), Some(1)), "{text}");
         }
+        // Each option drivescope cannot follow (exec_prerun, opendir, read_iolog, …).
+        for u in Unfollowed::ALL {
+            let text = format!("[a]\nfilename=/tmp/x\n{}=/tmp/y\n", u.key());
+            assert_eq!(refusal(&text).2, Refusal::Unfollowed(u), "{text}");
+        }
+        assert_eq!(
+            refusal("[a]\nfilename_format=$jobname\n").2,
+            Refusal::Unfollowed(Unfollowed::FilenameFormat)
+        );
         // Where the refusal is: the file's line, a job's section, a global section.
         assert_eq!(
             refusal("include other.fio\n[a]\n"),

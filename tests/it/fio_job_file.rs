@@ -18,6 +18,15 @@ fn write_job(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 /// Runs `job` (with `extra` arguments), half-second intervals as JSON lines; it must
 /// succeed.
 fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
+    run_job_with(&mut common::command(home), job, extra)
+}
+
+/// [`run_job`] with a command of the caller's (its environment).
+fn run_job_with(
+    cmd: &mut std::process::Command,
+    job: &Path,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "run",
         "--fio-job",
@@ -27,7 +36,7 @@ fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
         "--json",
     ];
     args.extend_from_slice(extra);
-    let out = run(home, &args);
+    let out = cmd.args(&args).output().expect("run drivescope");
     assert!(
         out.status.success(),
         "{}",
@@ -419,15 +428,20 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
 /// A stand-in for an fio this machine does not have (an old one, or one whose JSON lacks the
 /// latency bins): a script named `fio` first on PATH.
 fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
+    fio_script(
+        dir,
+        &format!("case \"$1\" in --version) echo {version};; *) echo '{json}';; esac"),
+    )
+}
+
+/// A shell script named `fio` (its body given) in a folder of `dir`, which is returned for
+/// PATH.
+fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("fio");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ncase \"$1\" in --version) echo {version};; *) echo '{json}';; esac\n"),
-    )
-    .unwrap();
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     bin
 }
@@ -857,25 +871,16 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
 /// first on PATH, logs each call's first argument and runs the real fio.
 #[test]
 fn fios_version_is_asked_once_whatever_the_number_of_steps() {
-    use std::os::unix::fs::PermissionsExt;
     let home = common::disk_tempdir();
     let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
         .into_iter()
         .find(|p| Path::new(p).exists())
         .expect("fio is installed");
-    let bin = home.path().join("wrapbin");
-    std::fs::create_dir_all(&bin).unwrap();
     let calls = home.path().join("calls.log");
-    let script = bin.join("fio");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"$1\" >> '{}'\nexec {real} \"$@\"\n",
-            calls.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = fio_script(
+        home.path(),
+        &format!("echo \"$1\" >> '{}'\nexec {real} \"$@\"", calls.display()),
+    );
     let target = home.path().join("three.bin");
     let job = write_job(
         home.path(),
@@ -886,15 +891,10 @@ fn fios_version_is_asked_once_whatever_the_number_of_steps() {
             target.display()
         ),
     );
-    let out = common::command(home.path())
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .args(["run", "--fio-job", job.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_job_with(
+        common::command(home.path()).env("PATH", format!("{}:/usr/bin:/bin", bin.display())),
+        &job,
+        &[],
     );
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
