@@ -585,7 +585,9 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     assert!(s.contains("fio: two.fio") && s.contains("writes"), "{s}");
     assert!(s.contains("targets the job file's own"), "{s}");
     t.tmux(&["send-keys", "Enter"]);
-    wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    let end = wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    // The last step's job, with its own figures, in the events.
+    assert!(end.contains("fio job look ("), "{end}");
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (_, loaded) = the_saved_session(home.path());
@@ -593,6 +595,15 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     let labels: Vec<&str> = s.steps.iter().map(|st| st.label.as_str()).collect();
     assert_eq!(labels, ["fill", "look"]);
     assert!(s.steps.iter().all(|st| st.summary.ios > 0), "{labels:?}");
+    for st in &s.steps {
+        let series: Vec<(&str, u64)> = st
+            .summary
+            .fio_series
+            .iter()
+            .map(|x| (x.name.as_str(), x.read.ios + x.write.ios))
+            .collect();
+        assert_eq!(series, [(st.label.as_str(), st.summary.ios)]);
+    }
     assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
     assert!(
         target.exists(),
