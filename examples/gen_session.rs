@@ -234,6 +234,7 @@ fn main() {
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
             arrival_cv: None,
+            fio_series: Vec::new(),
             ended_by: drivescope::outcome::EndedBy::Duration,
         };
         let base = 80.0 + step as f64 * 5.0;

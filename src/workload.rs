@@ -437,6 +437,10 @@ pub struct FioFileStep {
     /// lays out (extends, rewrites) a file.
     #[serde(default)]
     pub readonly: bool,
+    /// The fio that checked the file (`fio-3.33`), said in each step's summary; not saved
+    /// (the plan keeps it once).
+    #[serde(skip)]
+    pub version: String,
 }
 
 /// A step the engine runs: the workload, its warm-up and end, and the reporting interval.

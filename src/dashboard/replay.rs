@@ -135,6 +135,16 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 engine_options: st.summary.engine_options,
             }),
         ));
+        for x in &st.summary.fio_series {
+            out.push((
+                st.end_s,
+                Msg::Event(EventView {
+                    t_s: st.end_s,
+                    kind: EventCategory::from(&session::EventKind::Note),
+                    text: x.to_string(),
+                }),
+            ));
+        }
         out.push((
             st.end_s,
             Msg::StepFinished(CurvePoint::new(st.series(), &st.summary)),

@@ -138,10 +138,15 @@ impl Sink for DashboardSink {
             RunEvent::Interval { report, .. } => {
                 self.send(Msg::Interval(Box::new(report.without_hists())))
             }
-            RunEvent::StepFinished(r) => self.send(Msg::StepFinished(CurvePoint::new(
-                self.series.clone(),
-                &r.summary,
-            ))),
+            RunEvent::StepFinished(r) => {
+                for s in &r.summary.fio_series {
+                    self.show(&EventKind::Note, s.to_string());
+                }
+                self.send(Msg::StepFinished(CurvePoint::new(
+                    self.series.clone(),
+                    &r.summary,
+                )))
+            }
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
             RunEvent::Happened(e) => {

@@ -734,6 +734,7 @@ pub(super) fn run(
         write_lat_us: LatSummary::from_hist(total.response_dir(1)),
         service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
         arrival_cv: tot_gaps.cv().filter(|_| paced),
+        fio_series: Vec::new(),
         ended_by,
     })
 }

@@ -6,7 +6,6 @@
 //! completion-latency bins, never from fio's cumulative percentiles). Stop ends fio with
 //! SIGTERM (it prints its last dump), pause holds it with SIGSTOP.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufReader, Read};
 use std::os::unix::process::CommandExt;
@@ -18,11 +17,12 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde_json::Value;
 
+use super::fio_json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
 use super::seam::{Control, Engine, StepControl, StepObserver};
 use super::{EngineError, StepTarget};
 use crate::outcome::{EndedBy, FaultKind};
-use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
-use crate::workload::{Arrivals, EngineKind, RwMode, StepSpec};
+use crate::stats::{DirCounts, IntervalReport, LatSummary, StepSummary};
+use crate::workload::{Arrivals, EngineKind, StepSpec};
 
 /// Why fio could not run a step; fio's own words where it gave them.
 #[derive(Debug, thiserror::Error)]
@@ -44,8 +44,14 @@ pub enum FioError {
     Output(String),
     #[error(transparent)]
     JobFile(#[from] crate::input::InputError),
-    #[error("fio job {job}: {why}; refused before fio starts")]
-    Unsafe { job: String, why: String },
+    /// drivescope's own refusal: where in the job file (a job and its section's line, a
+    /// line, the file) and why.
+    #[error("{}: {why}; refused before fio starts", super::fio_refusal::location(.job, .line))]
+    Unsafe {
+        job: Option<String>,
+        line: Option<usize>,
+        why: super::fio_refusal::Refusal,
+    },
 }
 
 /// The oldest fio major version whose json+ status dumps carry what is read here.
@@ -189,88 +195,22 @@ fn job_args(job: &str) -> Vec<String> {
         .collect()
 }
 
-/// One direction's cumulative figures in a dump.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Dir {
-    pub(super) ios: u64,
-    pub(super) bytes: u64,
-    /// Completion-latency bins: ns → count.
-    pub(super) bins: BTreeMap<u64, u64>,
-}
-
-/// One status dump, cumulative from the job's start.
-#[derive(Debug, Clone, Default)]
-struct Dump {
-    /// Measured time per job, ms.
-    runtime_ms: f64,
-    read: Dir,
-    write: Dir,
-    /// fio's error code for the job (0: none); it stops a job at its first I/O error.
-    error: i64,
-}
-
-pub(super) fn dir_of(v: &Value) -> Dir {
-    let bins = v["clat_ns"]["bins"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, c)| Some((k.parse::<u64>().ok()?, c.as_u64()?)))
-                .collect()
-        })
-        .unwrap_or_default();
-    Dir {
-        ios: v["total_ios"].as_u64().unwrap_or(0),
-        bytes: v["io_bytes"].as_u64().unwrap_or(0),
-        bins,
-    }
-}
-
-/// The dump's figures: every job added up (one job with `group_reporting`).
-fn dump_of(v: &Value, jobs: u32) -> Result<Dump, FioError> {
-    let list = v["jobs"]
-        .as_array()
-        .filter(|l| !l.is_empty())
-        .ok_or_else(|| FioError::Output("a status dump with no jobs".into()))?;
-    let mut d = Dump::default();
-    let mut runtime = 0.0;
-    for j in list {
-        runtime += j["job_runtime"].as_f64().unwrap_or(0.0);
-        for (into, key) in [(&mut d.read, "read"), (&mut d.write, "write")] {
-            let x = dir_of(&j[key]);
-            into.ios += x.ios;
-            into.bytes += x.bytes;
-            for (k, c) in x.bins {
-                *into.bins.entry(k).or_insert(0) += c;
-            }
-        }
-        if d.error == 0 {
-            d.error = j["error"].as_i64().unwrap_or(0);
-        }
-    }
-    d.runtime_ms = runtime / f64::from(jobs.max(1));
+/// The dump's figures: every job added up (one job with `group_reporting`), its measured
+/// time that of one job.
+fn dump_of(v: &Value, jobs: u32) -> Result<Series, FioError> {
+    let mut d = total_of(&series_of(v)?);
+    d.runtime_ms = d.job_runtime_ms / f64::from(jobs.max(1));
     Ok(d)
 }
 
-/// The latency of the I/Os between two dumps' bins.
-pub(super) fn delta_hist(now: &BTreeMap<u64, u64>, before: &BTreeMap<u64, u64>) -> Histogram<u64> {
-    let mut h = new_histogram();
-    for (ns, c) in now {
-        let d = c.saturating_sub(before.get(ns).copied().unwrap_or(0));
-        if d > 0 {
-            let _ = h.record_n((*ns).max(1), d);
-        }
-    }
-    h
-}
-
-fn all_hist(d: &Dump, before: &Dump) -> Histogram<u64> {
+fn all_hist(d: &Series, before: &Series) -> Histogram<u64> {
     let mut h = delta_hist(&d.read.bins, &before.read.bins);
     let _ = h.add(delta_hist(&d.write.bins, &before.write.bins));
     h
 }
 
 /// The interval between two dumps; `None` when fio reset its counters (after a ramp).
-fn interval(index: u64, d: &Dump, before: &Dump, ramp: bool) -> Option<IntervalReport> {
+fn interval(index: u64, d: &Series, before: &Series, ramp: bool) -> Option<IntervalReport> {
     if d.read.ios < before.read.ios || d.write.ios < before.write.ios {
         return None;
     }
@@ -603,7 +543,7 @@ impl Engine for Fio {
         let ramping = !spec.ramp.is_zero();
         let mut ramp_over = !ramping;
         let mut offset_s = 0.0;
-        let mut last = Dump::default();
+        let mut last = Series::default();
         let mut index = 0u64;
         let ended_by = supervise(cmd, None, ctl, obs, &mut |v, obs| {
             let d = dump_of(v, jobs)?;
@@ -615,7 +555,7 @@ impl Engine for Fio {
             if reset && ramping && !ramp_over {
                 ramp_over = true;
                 offset_s = spec.ramp.as_secs_f64();
-                last = Dump::default();
+                last = Series::default();
             }
             let mut why = None;
             if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
@@ -649,45 +589,40 @@ pub(super) fn first_lines(s: &str) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("; "))
 }
 
-fn summary(spec: &StepSpec, d: &Dump, ended_by: EndedBy, version: &str, job: &str) -> StepSummary {
-    let zero = Dump::default();
+/// The step's summary: fio's totals, its rates over the measured time.
+fn summary(
+    spec: &StepSpec,
+    d: &Series,
+    ended_by: EndedBy,
+    version: &str,
+    job: &str,
+) -> StepSummary {
     let runtime_s = d.runtime_ms / 1000.0;
-    let per_s = |x: f64| if runtime_s > 0.0 { x / runtime_s } else { 0.0 };
-    let read_lat = LatSummary::from_hist(&delta_hist(&d.read.bins, &zero.read.bins));
-    let write_lat = LatSummary::from_hist(&delta_hist(&d.write.bins, &zero.write.bins));
-    let w = &spec.workload;
+    let per_s = |x: u64| {
+        if runtime_s > 0.0 {
+            x as f64 / runtime_s
+        } else {
+            0.0
+        }
+    };
+    let rated = |x: &Dir| Dir {
+        iops: per_s(x.ios),
+        bw: per_s(x.bytes),
+        ..x.clone()
+    };
     let options: Vec<&str> = job
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with('['))
         .collect();
-    StepSummary {
-        engine: EngineKind::Fio,
-        engine_options: Default::default(),
-        engine_note: Some(format!("{version}, job: {}", options.join(" "))),
+    step_summary(Totals {
+        read: &rated(&d.read),
+        write: &rated(&d.write),
         runtime_s,
-        ios: d.read.ios + d.write.ios,
-        read_ios: d.read.ios,
-        write_ios: d.write.ios,
-        read_bytes: d.read.bytes,
-        write_bytes: d.write.bytes,
-        iops: per_s((d.read.ios + d.write.ios) as f64),
-        read_iops: per_s(d.read.ios as f64),
-        write_iops: per_s(d.write.ios as f64),
-        read_bw_bytes: per_s(d.read.bytes as f64),
-        write_bw_bytes: per_s(d.write.bytes as f64),
-        errors: 0,
-        target_iops: w.rate_iops,
-        lat_us: LatSummary::from_hist(&all_hist(d, &zero)),
-        read_lat_us: if w.rw == RwMode::Write || w.rw == RwMode::RandWrite {
-            LatSummary::default()
-        } else {
-            read_lat
-        },
-        write_lat_us: write_lat,
-        service_lat_us: None,
+        target_iops: spec.workload.rate_iops,
+        engine_note: format!("{version}, job: {}", options.join(" ")),
         ended_by,
-        arrival_cv: None,
-    }
+        series: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -696,14 +631,15 @@ mod tests {
 
     #[test]
     fn consecutive_dumps_become_an_interval_from_their_differences() {
-        let mk = |ms: f64, ios: u64, bins: &[(u64, u64)]| Dump {
+        let mk = |ms: f64, ios: u64, bins: &[(u64, u64)]| Series {
             runtime_ms: ms,
             read: Dir {
                 ios,
                 bytes: ios * 4096,
                 bins: bins.iter().copied().collect(),
+                ..Dir::default()
             },
-            ..Dump::default()
+            ..Series::default()
         };
         let a = mk(1000.0, 1000, &[(100_000, 990), (1_000_000, 10)]);
         let b = mk(2000.0, 3000, &[(100_000, 990), (1_000_000, 2010)]);

@@ -14,13 +14,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::fio::{fio_check, FioError};
+use super::fio_refusal::{LogClash, Refusal, Unfollowed};
 
 /// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
 /// `[global]` options above it, then its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileJob {
     pub name: String,
-    /// Its line in the file (1-based).
+    /// Its section's line in the file (1-based), where a refusal of it points.
     pub line: usize,
     pub options: BTreeMap<String, String>,
     /// Its files, as fio names them: those of the `[global]` sections above it, then its
@@ -70,12 +71,14 @@ impl FileJob {
         self.flag("stonewall")
     }
 
+    /// fio's `ramp_time` (a plain number is seconds, as for every duration drivescope reads).
     pub fn ramp(&self) -> Option<std::time::Duration> {
-        fio_duration(self.get("ramp_time")?)
+        crate::units::parse_duration(self.get("ramp_time")?).ok()
     }
 
+    /// fio's `runtime` (a plain number is seconds).
     pub fn runtime(&self) -> Option<std::time::Duration> {
-        fio_duration(self.get("runtime")?)
+        crate::units::parse_duration(self.get("runtime")?).ok()
     }
 
     pub fn bs(&self) -> Option<u64> {
@@ -86,15 +89,6 @@ impl FileJob {
     pub fn number(&self, key: &str) -> Option<u32> {
         self.get(key)?.trim().parse().ok()
     }
-}
-
-/// fio's time value: a plain number is seconds.
-fn fio_duration(v: &str) -> Option<std::time::Duration> {
-    let v = v.trim();
-    if v.chars().all(|c| c.is_ascii_digit()) {
-        return v.parse().ok().map(std::time::Duration::from_secs);
-    }
-    crate::units::parse_duration(v).ok()
 }
 
 /// A step: jobs fio runs together (the first waits for the jobs before it).
@@ -153,7 +147,7 @@ fn canonical(key: &str) -> &str {
 }
 
 /// The ioengines whose `filename` is a file or block device read and written as such.
-const FILE_ENGINES: &[&str] = &[
+pub(super) const FILE_ENGINES: &[&str] = &[
     "sync",
     "psync",
     "vsync",
@@ -165,27 +159,6 @@ const FILE_ENGINES: &[&str] = &[
     "posixaio",
     "mmap",
     "null",
-];
-
-/// Options whose value drivescope cannot follow to what the job touches.
-const UNFOLLOWED: &[(&str, &str)] = &[
-    ("filename_format", "files named by filename_format"),
-    ("opendir", "every file under opendir"),
-    ("exec_prerun", "a command run before the job (exec_prerun)"),
-    ("exec_postrun", "a command run after the job (exec_postrun)"),
-    ("ioscheduler", "a change of the device's I/O scheduler"),
-    (
-        "read_iolog",
-        "the files named inside an I/O log (read_iolog)",
-    ),
-    (
-        "replay_redirect",
-        "the device an I/O log is replayed on (replay_redirect)",
-    ),
-    (
-        "verify_state_load",
-        "a saved verify state (verify_state_load)",
-    ),
 ];
 
 /// Options that name or shape a target: a `$` expansion in them is refused.
@@ -212,10 +185,21 @@ const LOG_KEYS: &[&str] = &[
     "write_hist_log",
 ];
 
-fn unsafe_job(job: &str, why: impl Into<String>) -> FioError {
+/// A job refused, at its section's line.
+fn refuse(job: &FileJob, why: Refusal) -> FioError {
     FioError::Unsafe {
-        job: job.to_string(),
-        why: why.into(),
+        job: Some(job.name.clone()),
+        line: Some(job.line),
+        why,
+    }
+}
+
+/// The file refused, at a line of it or as a whole.
+fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
+    FioError::Unsafe {
+        job: None,
+        line,
+        why,
     }
 }
 
@@ -225,9 +209,9 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
     let mut global: BTreeMap<String, String> = BTreeMap::new();
     let mut global_files: Vec<PathBuf> = Vec::new();
     let mut jobs: Vec<FileJob> = Vec::new();
-    // The section being read: a global one (`None`) or the last job, with its
-    // `filename=` values, named once the section is read (fio applies `directory` first).
-    let mut section: Option<Option<usize>> = None;
+    // The section being read: a global one (`None`) or the last job, and its line, with
+    // its `filename=` values, named once the section is read (fio applies `directory` first).
+    let mut section: Option<(Option<usize>, usize)> = None;
     let mut names: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
@@ -238,10 +222,7 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
         }
         // fio takes any option line that starts so as an include.
         if line.starts_with("include") {
-            return Err(unsafe_job(
-                "(file)",
-                format!("line {}: drivescope does not follow include", n + 1),
-            ));
+            return Err(refuse_file(Some(n + 1), Refusal::Include));
         }
         if let Some(rest) = line.strip_prefix('[') {
             if let Some(sec) = section {
@@ -251,7 +232,7 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
             // every section whose name starts with `global` is a global one.
             let mut name = rest.to_string();
             name.pop();
-            section = Some(if name.starts_with("global") {
+            let job = if name.starts_with("global") {
                 None
             } else {
                 jobs.push(FileJob {
@@ -261,15 +242,13 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
                     files: global_files.clone(),
                 });
                 Some(jobs.len() - 1)
-            });
+            };
+            section = Some((job, n + 1));
             continue;
         }
-        let Some(sec) = section else {
+        let Some((sec, _)) = section else {
             // fio refuses this itself (`--parse-only` ran first); never guess.
-            return Err(unsafe_job(
-                "(file)",
-                format!("line {}: an option outside of any [section]", n + 1),
-            ));
+            return Err(refuse_file(Some(n + 1), Refusal::OutsideSection));
         };
         // The name up to the first `=` (fio matches it case and all), the value after it.
         let (key, value) = match line.split_once('=') {
@@ -298,25 +277,23 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
         }
     }
     if steps.is_empty() {
-        return Err(unsafe_job("(file)", "the file has no job to run"));
+        return Err(refuse_file(None, Refusal::NoJob));
     }
     let mut names: Vec<&str> = Vec::new();
     for j in steps.iter().flat_map(|s| &s.jobs) {
         if names.contains(&j.name.as_str()) {
-            return Err(unsafe_job(
-                &j.name,
-                "two jobs have this name; drivescope runs each step's jobs by name",
-            ));
+            return Err(refuse(j, Refusal::SameName));
         }
         names.push(&j.name);
     }
     Ok(steps)
 }
 
-/// The end of a section: its `filename=` values become files (in the directory in effect
-/// in the section, as fio's add_file names them), the global sections' for every job below.
+/// The end of a section (a job's index, or `None` for a global one, and its line): its
+/// `filename=` values become files (in the directory in effect in the section, as fio's
+/// add_file names them), the global sections' for every job below.
 fn end_section(
-    section: Option<usize>,
+    (section, line): (Option<usize>, usize),
     names: &mut Vec<String>,
     global: &BTreeMap<String, String>,
     global_files: &mut Vec<PathBuf>,
@@ -326,26 +303,23 @@ fn end_section(
         Some(j) => (j.name.clone(), &j.options, &mut j.files),
         None => ("(global)".to_string(), global, global_files),
     };
+    let refused = |why| FioError::Unsafe {
+        job: Some(who.clone()),
+        line: Some(line),
+        why,
+    };
     let dir = match options.get("directory").map(|d| split_files(d)) {
-        Some(d) if d.len() > 1 => {
-            return Err(unsafe_job(
-                &who,
-                "several directories: drivescope cannot tell which file goes where",
-            ))
-        }
+        Some(d) if d.len() > 1 => return Err(refused(Refusal::SeveralDirectories)),
         Some(d) => d.into_iter().next(),
         None => None,
     };
     for value in names.drain(..) {
         if value.contains('$') {
-            return Err(unsafe_job(
-                &who,
-                "filename= has a $ expansion; drivescope guards only the targets it can read",
-            ));
+            return Err(refused(Refusal::Expansion { key: "filename" }));
         }
         for name in split_files(&value) {
             if name == "-" {
-                return Err(unsafe_job(&who, "filename=- (stdin or stdout)"));
+                return Err(refused(Refusal::StdinStdout));
             }
             // As fio names it (filesetup.c add_file): the directory, a `/`, the name, even
             // an absolute one (`/srv` and `/dev/x` are `/srv//dev/x`).
@@ -387,49 +361,38 @@ fn split_files(v: &str) -> Vec<String> {
 pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
     let mut out: Vec<JobTarget> = Vec::new();
     for job in steps.iter().flat_map(|s| &s.jobs) {
-        for (key, what) in UNFOLLOWED {
-            if job.options.contains_key(*key) {
-                return Err(unsafe_job(
-                    &job.name,
-                    format!("drivescope cannot tell what {what} touches"),
-                ));
-            }
+        if let Some(u) = Unfollowed::ALL
+            .into_iter()
+            .find(|u| job.options.contains_key(u.key()))
+        {
+            return Err(refuse(job, Refusal::Unfollowed(u)));
         }
         for key in TARGET_KEYS {
             if job.get(key).is_some_and(|v| v.contains('$')) {
-                return Err(unsafe_job(
-                    &job.name,
-                    format!(
-                        "{key}= has a $ expansion; drivescope guards only the targets it can read"
-                    ),
-                ));
+                return Err(refuse(job, Refusal::Expansion { key }));
             }
         }
         let engine = job.get("ioengine").unwrap_or("psync").trim();
         if !FILE_ENGINES.contains(&engine) {
-            return Err(unsafe_job(
-                &job.name,
-                format!(
-                    "ioengine={engine}: drivescope guards only file and block device I/O ({})",
-                    FILE_ENGINES.join(", ")
-                ),
+            return Err(refuse(
+                job,
+                Refusal::OtherEngine {
+                    engine: engine.to_string(),
+                },
             ));
         }
         if job.files.is_empty() {
-            return Err(unsafe_job(
-                &job.name,
-                "no filename=: name the file or device the job uses, so drivescope can guard it",
-            ));
+            return Err(refuse(job, Refusal::NoFilename));
         }
         // With fewer names than nrfiles, fio would name the other files itself.
         if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
             if n as usize > job.files.len() {
-                return Err(unsafe_job(
-                    &job.name,
-                    format!(
-                        "nrfiles={n} but {} named: fio would name the others itself",
-                        job.files.len()
-                    ),
+                return Err(refuse(
+                    job,
+                    Refusal::TooFewNames {
+                        nrfiles: n,
+                        named: job.files.len(),
+                    },
                 ));
             }
         }
@@ -472,12 +435,12 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
     for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
         if let Some(raw) = job.get(key) {
             *slot = crate::units::parse_size(raw).map_err(|_| {
-                unsafe_job(
-                    &job.name,
-                    format!(
-                        "{key}={raw}: drivescope cannot read this size (give it in bytes or \
-                         with k, m, g), so it cannot tell how far the job reaches into its files"
-                    ),
+                refuse(
+                    job,
+                    Refusal::UnreadableExtent {
+                        key,
+                        value: raw.to_string(),
+                    },
                 )
             })?;
         }
@@ -490,9 +453,11 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
         (_, Some(n)) => u64::from(n),
         (None, None) => 1,
         (Some(raw), None) if increment > 0 => {
-            return Err(unsafe_job(
-                &job.name,
-                format!("numjobs={raw} with offset_increment: drivescope cannot tell how far the job reaches"),
+            return Err(refuse(
+                job,
+                Refusal::UnreadableNumjobs {
+                    value: raw.to_string(),
+                },
             ))
         }
         (Some(_), None) => 1,
@@ -503,16 +468,16 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
         .and_then(|o| o.checked_add(size.max(filesize)));
     match reach {
         Some(r) => Ok(Some(r)),
-        None => Err(unsafe_job(&job.name, "its offset and size overflow")),
+        None => Err(refuse(job, Refusal::ReachOverflows)),
     }
 }
 
 /// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
 /// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
-fn log_clash(prefix: &Path) -> Option<String> {
+fn log_clash(prefix: &Path) -> Option<LogClash> {
     let text = prefix.to_string_lossy();
     if text.contains('$') {
-        return Some("its name has a $ expansion".into());
+        return Some(LogClash::Expansion);
     }
     let base = format!("{}_", prefix.file_name()?.to_string_lossy());
     let dir = match prefix.parent() {
@@ -522,8 +487,7 @@ fn log_clash(prefix: &Path) -> Option<String> {
     let entries = std::fs::read_dir(&dir).ok()?;
     entries.flatten().find_map(|e| {
         let name = e.file_name().to_string_lossy().into_owned();
-        (name.starts_with(&base) && name.contains(".log"))
-            .then(|| format!("{} is there", dir.join(name).display()))
+        (name.starts_with(&base) && name.contains(".log")).then(|| LogClash::Exists(dir.join(name)))
     })
 }
 
@@ -533,21 +497,25 @@ fn log_clash(prefix: &Path) -> Option<String> {
 fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
     for t in targets.iter().filter(|t| t.unlinked) {
         if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
-            return Err(unsafe_job(
-                &t.job,
-                format!(
-                    "unlink would delete {}, which is not a regular file",
-                    t.path.display()
-                ),
-            ));
+            let why = Refusal::UnlinkNotRegular {
+                path: t.path.clone(),
+            };
+            return Err(
+                match steps.iter().flat_map(|s| &s.jobs).find(|j| j.name == t.job) {
+                    Some(job) => refuse(job, why),
+                    None => refuse_file(None, why),
+                },
+            );
         }
     }
     for job in steps.iter().flat_map(|s| &s.jobs) {
         if let Some(log) = job.get("write_iolog") {
             if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
-                return Err(unsafe_job(
-                    &job.name,
-                    format!("write_iolog={log} would overwrite what is there"),
+                return Err(refuse(
+                    job,
+                    Refusal::IologOverwrites {
+                        value: log.to_string(),
+                    },
                 ));
             }
         }
@@ -555,10 +523,14 @@ fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
             let Some(v) = job.get(key) else { continue };
             // A bare option logs under the job's name, in the current directory.
             let prefix = if v.is_empty() { job.name.as_str() } else { v };
-            if let Some(why) = log_clash(Path::new(prefix)) {
-                return Err(unsafe_job(
-                    &job.name,
-                    format!("{key}={v} could overwrite a log file ({why})"),
+            if let Some(clash) = log_clash(Path::new(prefix)) {
+                return Err(refuse(
+                    job,
+                    Refusal::LogOverwrites {
+                        key,
+                        value: v.to_string(),
+                        clash,
+                    },
                 ));
             }
         }
@@ -566,11 +538,7 @@ fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
             .get("verify")
             .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
         if verifies && job.get("verify_state_save").map(str::trim) != Some("0") {
-            return Err(unsafe_job(
-                &job.name,
-                "verify= saves a verify state file (local-<job>-<n>-verify.state) in the \
-                 current directory, which could overwrite one there; add verify_state_save=0",
-            ));
+            return Err(refuse(job, Refusal::VerifyStateSave));
         }
     }
     Ok(())
@@ -628,19 +596,13 @@ fn added_file(line: &str) -> Option<PathBuf> {
 /// Every file fio named must be one drivescope found (and so guards): else the job file
 /// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
 /// the files its options name: not those named inside an I/O log (`read_iolog`), which is
-/// why that option is refused outright (see `UNFOLLOWED`).
+/// why that option is refused outright (see `Unfollowed`).
 fn check_against_fio(fio_files: &[PathBuf], targets: &[JobTarget]) -> Result<(), FioError> {
     match fio_files
         .iter()
         .find(|f| !targets.iter().any(|t| t.path == **f))
     {
-        Some(f) => Err(unsafe_job(
-            "(file)",
-            format!(
-                "fio names the file {}, which drivescope did not find reading the job file",
-                f.display()
-            ),
-        )),
+        Some(f) => Err(refuse_file(None, Refusal::UnfoundFile { path: f.clone() })),
         None => Ok(()),
     }
 }
@@ -699,29 +661,174 @@ mod tests {
         );
     }
 
+    /// The reason a text is refused, and where.
+    fn refusal(text: &str) -> (Option<String>, Option<usize>, Refusal) {
+        match parse_steps(text).and_then(|s| targets(&s)) {
+            Err(FioError::Unsafe { job, line, why }) => (job, line, why),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
     #[test]
     fn what_drivescope_cannot_follow_is_refused() {
-        for text in [
-            "[a]\nrw=write\n",
-            "[a]\nfilename=${DEV}\nrw=write\n",
-            "[a]\nfilename=/tmp/x\nioengine=net\n",
-            "[a]\nfilename=/tmp/x\nexec_prerun=dd of=/dev/sda\n",
-            "[a]\nfilename_format=$jobname\n",
-            "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
-            "[a]\nfilename=/tmp/x\nnrfiles=2\n",
-            "[a]\nfilename=/tmp/x\nread_iolog=/tmp/log\n",
-            "[a]\nfilename=/tmp/x\nreplay_redirect=/dev/sda\n",
-            "[a]\nfilename=/tmp/x\nsize=0x100000\n",
-            "[a]\nfilename=/tmp/x\nsize=50%\n",
-            "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
-            "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
-            "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
+        let size = |key, value: &str| Refusal::UnreadableExtent {
+            key,
+            value: value.into(),
+        };
+        for (text, why) in [
+            ("[a]\nrw=write\n", Refusal::NoFilename),
+            (
+                "[a]\nfilename=${DEV}\nrw=write\n",
+                Refusal::Expansion { key: "filename" },
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nioengine=net\n",
+                Refusal::OtherEngine {
+                    engine: "net".into(),
+                },
+            ),
+            (
+                "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
+                Refusal::SeveralDirectories,
+            ),
+            ("[a]\nfilename=-\n", Refusal::StdinStdout),
+            (
+                "[a]\nfilename=/tmp/x\nnrfiles=2\n",
+                Refusal::TooFewNames {
+                    nrfiles: 2,
+                    named: 1,
+                },
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nsize=0x100000\n",
+                size("size", "0x100000"),
+            ),
+            ("[a]\nfilename=/tmp/x\nsize=50%\n", size("size", "50%")),
+            (
+                "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
+                size("filesize", "1k-1m"),
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
+                Refusal::Expansion { key: "offset" },
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
+                Refusal::UnreadableNumjobs {
+                    value: "$ncpus".into(),
+                },
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nsize=15000000000000000000\noffset=15000000000000000000\n",
+                Refusal::ReachOverflows,
+            ),
         ] {
-            let got = parse_steps(text).and_then(|s| targets(&s));
-            assert!(matches!(got, Err(FioError::Unsafe { .. })), "{text}");
+            let (job, line, got) = refusal(text);
+            assert_eq!(got, why, "{text}");
+            assert_eq!((job.as_deref(), line), (Some("a"), Some(1)), "{text}");
         }
-        assert!(parse_steps("include other.fio\n[a]\n").is_err());
-        assert!(parse_steps("[a]\ninclude other.fio\n").is_err());
+        // Each option drivescope cannot follow (exec_prerun, opendir, read_iolog, …).
+        for u in Unfollowed::ALL {
+            let text = format!("[a]\nfilename=/tmp/x\n{}=/tmp/y\n", u.key());
+            assert_eq!(refusal(&text).2, Refusal::Unfollowed(u), "{text}");
+        }
+        assert_eq!(
+            refusal("[a]\nfilename_format=$jobname\n").2,
+            Refusal::Unfollowed(Unfollowed::FilenameFormat)
+        );
+        // Where the refusal is: the file's line, a job's section, a global section.
+        assert_eq!(
+            refusal("include other.fio\n[a]\n"),
+            (None, Some(1), Refusal::Include)
+        );
+        assert_eq!(
+            refusal("; c\n[a]\nfilename=/tmp/x\ninclude other.fio\n"),
+            (None, Some(4), Refusal::Include)
+        );
+        assert_eq!(
+            refusal("rw=read\n[a]\n"),
+            (None, Some(1), Refusal::OutsideSection)
+        );
+        assert_eq!(refusal("; nothing\n"), (None, None, Refusal::NoJob));
+        assert_eq!(
+            refusal("[a]\nfilename=/tmp/x\n\n[a]\nfilename=/tmp/y\n"),
+            (Some("a".into()), Some(4), Refusal::SameName)
+        );
+        assert_eq!(
+            refusal("[a]\nfilename=/tmp/x\n[global]\nfilename=$X\n[b]\n"),
+            (
+                Some("(global)".into()),
+                Some(3),
+                Refusal::Expansion { key: "filename" }
+            )
+        );
+        let shown = FioError::Unsafe {
+            job: Some("a".into()),
+            line: Some(3),
+            why: Refusal::NoFilename,
+        }
+        .to_string();
+        assert!(
+            shown.starts_with("fio job a (line 3): no filename=: ")
+                && shown.ends_with("; refused before fio starts"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn what_would_overwrite_or_delete_what_is_there_is_refused_by_its_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("mine.txt");
+        std::fs::write(&mine, "x").unwrap();
+        let old_log = dir.path().join("lg_bw.1.log");
+        std::fs::write(&old_log, "x").unwrap();
+        let prefix = dir.path().join("lg");
+        let on = |opts: &str| {
+            let steps = parse_steps(&format!(
+                "; c\n[j]\nfilename=/dev/null\nrw=write\nsize=1m\n{opts}"
+            ))
+            .unwrap();
+            match on_disk(&steps, &targets(&steps).unwrap()) {
+                Err(FioError::Unsafe { job, line, why }) => {
+                    assert_eq!((job.as_deref(), line), (Some("j"), Some(2)), "{opts}");
+                    Some(why)
+                }
+                Ok(()) => None,
+                Err(e) => panic!("{opts}: {e}"),
+            }
+        };
+        assert_eq!(
+            on("unlink=1\n"),
+            Some(Refusal::UnlinkNotRegular {
+                path: "/dev/null".into()
+            })
+        );
+        assert_eq!(
+            on(&format!("write_iolog={}\n", mine.display())),
+            Some(Refusal::IologOverwrites {
+                value: mine.display().to_string()
+            })
+        );
+        assert_eq!(
+            on(&format!("write_bw_log={}\n", prefix.display())),
+            Some(Refusal::LogOverwrites {
+                key: "write_bw_log",
+                value: prefix.display().to_string(),
+                clash: LogClash::Exists(old_log.clone()),
+            })
+        );
+        assert_eq!(
+            on("write_lat_log=$x\n"),
+            Some(Refusal::LogOverwrites {
+                key: "write_lat_log",
+                value: "$x".into(),
+                clash: LogClash::Expansion,
+            })
+        );
+        assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
+        assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
+        let fresh = dir.path().join("new");
+        assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
     }
 
     #[test]
@@ -788,7 +895,11 @@ mod tests {
         };
         assert!(matches!(
             check_against_fio(&files, &[other]),
-            Err(FioError::Unsafe { .. })
+            Err(FioError::Unsafe {
+                job: None,
+                why: Refusal::UnfoundFile { path },
+                ..
+            }) if path == files[0]
         ));
     }
 
@@ -807,6 +918,27 @@ mod tests {
             reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
             Some((4 << 10) + (2 << 20) + (8 << 10))
         );
+    }
+
+    #[test]
+    fn times_read_as_fio_reads_them_a_plain_number_in_seconds() {
+        let job = |opts: &str| parse_steps(&format!("[a]\n{opts}")).unwrap()[0].jobs[0].clone();
+        let secs = std::time::Duration::from_secs;
+        assert_eq!(job("runtime=30\n").runtime(), Some(secs(30)));
+        assert_eq!(job("timeout=2m\n").runtime(), Some(secs(120)));
+        assert_eq!(job("runtime=1h\n").runtime(), Some(secs(3600)));
+        assert_eq!(job("runtime=1d\n").runtime(), Some(secs(86400)));
+        assert_eq!(
+            job("ramp_time=500ms\n").ramp(),
+            Some(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(
+            job("ramp_time=250us\n").ramp(),
+            Some(std::time::Duration::from_micros(250))
+        );
+        assert_eq!(job("ramp_time = 5 ; warm\n").ramp(), Some(secs(5)));
+        assert_eq!(job("runtime=\n").runtime(), None);
+        assert_eq!(job("rw=read\n").runtime(), None);
     }
 
     #[test]

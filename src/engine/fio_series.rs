@@ -2,63 +2,18 @@
 //! job text on its stdin. Each entry of fio's `jobs` list (a job, or a reporting group with
 //! `group_reporting`) is a series: it is differenced dump by dump on its own (its counters
 //! start again after its ramp), and the step's interval is every series of the step merged,
-//! as drivescope's own jobs are. Each series' own totals and percentiles are said as notes
-//! at the step's end; the step's summary is fio's totals.
+//! as drivescope's own jobs are. The step's summary is fio's totals, and each series' own
+//! totals and percentiles (`StepSummary::fio_series`).
 
-use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::SystemTime;
 
-use serde_json::Value;
-
-use super::fio::FioError;
-use super::fio::{delta_hist, dir_of, fio_version, natural_end, status_interval, supervise, Dir};
+use super::fio::{fio_version, natural_end, status_interval, supervise, FioError};
+use super::fio_json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
 use super::seam::{Control, StepControl, StepObserver};
 use super::EngineError;
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
-use crate::units::format_size;
-use crate::workload::{EngineKind, FioFileStep, StepSpec};
-
-/// One entry of a dump's `jobs` list, cumulative.
-#[derive(Debug, Clone, Default)]
-struct Series {
-    name: String,
-    read: Dir,
-    write: Dir,
-    /// fio's own rates and measured time (the longest of its directions, ms).
-    read_iops: f64,
-    write_iops: f64,
-    read_bw: f64,
-    write_bw: f64,
-    runtime_ms: f64,
-    job_runtime_ms: f64,
-    error: i64,
-}
-
-fn series_of(v: &Value) -> Result<Vec<Series>, FioError> {
-    let list = v["jobs"]
-        .as_array()
-        .filter(|l| !l.is_empty())
-        .ok_or_else(|| FioError::Output("a status dump with no jobs".into()))?;
-    Ok(list
-        .iter()
-        .map(|j| Series {
-            name: j["jobname"].as_str().unwrap_or("?").to_string(),
-            read: dir_of(&j["read"]),
-            write: dir_of(&j["write"]),
-            read_iops: j["read"]["iops"].as_f64().unwrap_or(0.0),
-            write_iops: j["write"]["iops"].as_f64().unwrap_or(0.0),
-            read_bw: j["read"]["bw_bytes"].as_f64().unwrap_or(0.0),
-            write_bw: j["write"]["bw_bytes"].as_f64().unwrap_or(0.0),
-            runtime_ms: j["read"]["runtime"]
-                .as_f64()
-                .unwrap_or(0.0)
-                .max(j["write"]["runtime"].as_f64().unwrap_or(0.0)),
-            job_runtime_ms: j["job_runtime"].as_f64().unwrap_or(0.0),
-            error: j["error"].as_i64().unwrap_or(0),
-        })
-        .collect())
-}
+use crate::workload::{FioFileStep, StepSpec};
 
 /// Merges what each series did since its last dump; a series whose counters went back
 /// (fio started them again at its ramp's end) is counted from zero, and marked `reset`.
@@ -109,36 +64,6 @@ fn ms_since_epoch(t: SystemTime) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// A series' own figures, as a note: its totals and its percentiles from its own bins.
-fn series_note(s: &Series) -> String {
-    let mut parts = Vec::new();
-    for (what, d, iops) in [
-        ("read", &s.read, s.read_iops),
-        ("write", &s.write, s.write_iops),
-    ] {
-        if d.ios > 0 {
-            let lat = LatSummary::from_hist(&delta_hist(&d.bins, &BTreeMap::new()));
-            parts.push(format!(
-                "{what} {} I/Os, {}, {iops:.0} IOPS, clat p50 {:.1} µs p99 {:.1} µs p99.9 {:.1} µs",
-                d.ios,
-                format_size(d.bytes),
-                lat.p50,
-                lat.p99,
-                lat.p99_9
-            ));
-        }
-    }
-    if parts.is_empty() {
-        parts.push("no I/O".into());
-    }
-    format!(
-        "fio job {} ({:.2} s): {}",
-        s.name,
-        s.runtime_ms / 1000.0,
-        parts.join("; ")
-    )
-}
-
 /// Runs one step of a job file: its jobs, merged into the step's intervals.
 pub(super) fn run_file_step(
     file: &FioFileStep,
@@ -146,7 +71,11 @@ pub(super) fn run_file_step(
     ctl: &StepControl,
     obs: &mut dyn StepObserver,
 ) -> Result<StepSummary, EngineError> {
-    let version = fio_version()?;
+    // Known since the job file was read; asked of fio only for a step that lost it.
+    let version = match &file.version {
+        v if v.is_empty() => fio_version()?,
+        v => v.clone(),
+    };
     let mut cmd = Command::new("fio");
     cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));
@@ -224,15 +153,12 @@ pub(super) fn run_file_step(
             Control::Continue => None,
         })
     })?;
-    for s in &last {
-        obs.note(&series_note(s));
-    }
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
     let ended_by = ended_by.unwrap_or_else(|| natural_end(error, spec));
     Ok(file_summary(&last, spec, ended_by, &version, file))
 }
 
-/// The step's summary: fio's own totals and rates over every series.
+/// The step's summary: fio's own totals and rates over every series, and each series'.
 fn file_summary(
     last: &[Series],
     spec: &StepSpec,
@@ -240,49 +166,27 @@ fn file_summary(
     version: &str,
     file: &FioFileStep,
 ) -> StepSummary {
-    let sum = |f: &dyn Fn(&Series) -> f64| last.iter().map(f).sum::<f64>();
-    let count = |f: &dyn Fn(&Series) -> u64| last.iter().map(f).sum::<u64>();
-    let hist_of = |f: &dyn Fn(&Series) -> &Dir| {
-        let mut h = new_histogram();
-        for s in last {
-            let _ = h.add(delta_hist(&f(s).bins, &BTreeMap::new()));
-        }
-        h
-    };
-    let read_h = hist_of(&|s| &s.read);
-    let write_h = hist_of(&|s| &s.write);
-    let mut all = read_h.clone();
-    let _ = all.add(&write_h);
-    let (read_ios, write_ios) = (count(&|s| s.read.ios), count(&|s| s.write.ios));
-    let (read_iops, write_iops) = (sum(&|s| s.read_iops), sum(&|s| s.write_iops));
-    StepSummary {
-        engine: EngineKind::Fio,
-        engine_options: Default::default(),
-        engine_note: Some(format!(
+    let mut total = total_of(last);
+    for (into, of) in [
+        (&mut total.read, (|s| &s.read) as fn(&Series) -> &Dir),
+        (&mut total.write, |s| &s.write),
+    ] {
+        into.iops = last.iter().map(|s| of(s).iops).sum();
+        into.bw = last.iter().map(|s| of(s).bw).sum();
+    }
+    step_summary(Totals {
+        read: &total.read,
+        write: &total.write,
+        runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
+        target_iops: spec.workload.rate_iops,
+        engine_note: format!(
             "{version}, job file jobs: {}{}",
             file.sections.join(", "),
             if file.readonly { " (--readonly)" } else { "" }
-        )),
-        runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
-        ios: read_ios + write_ios,
-        read_ios,
-        write_ios,
-        read_bytes: count(&|s| s.read.bytes),
-        write_bytes: count(&|s| s.write.bytes),
-        iops: read_iops + write_iops,
-        read_iops,
-        write_iops,
-        read_bw_bytes: sum(&|s| s.read_bw),
-        write_bw_bytes: sum(&|s| s.write_bw),
-        errors: 0,
-        target_iops: spec.workload.rate_iops,
-        lat_us: LatSummary::from_hist(&all),
-        read_lat_us: LatSummary::from_hist(&read_h),
-        write_lat_us: LatSummary::from_hist(&write_h),
-        service_lat_us: None,
+        ),
         ended_by,
-        arrival_cv: None,
-    }
+        series: last.iter().map(Series::summary).collect(),
+    })
 }
 
 #[cfg(test)]
@@ -295,6 +199,7 @@ mod tests {
                 ios,
                 bytes: ios * 4096,
                 bins: bins.iter().copied().collect(),
+                ..Dir::default()
             },
             job_runtime_ms: runtime,
             runtime_ms: runtime,

@@ -63,6 +63,7 @@ fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
         service_lat_us: None,
         ended_by,
         arrival_cv: None,
+        fio_series: Vec::new(),
     }
 }
 

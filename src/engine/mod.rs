@@ -10,6 +10,8 @@ mod collector;
 mod failure;
 pub mod fio;
 pub mod fio_file;
+mod fio_json;
+pub mod fio_refusal;
 mod fio_series;
 mod idle;
 mod invalid;

@@ -124,32 +124,33 @@ pub fn user_dir() -> Option<PathBuf> {
     Some(base.join("drivescope").join("presets"))
 }
 
-/// Every preset file in `dir` (`*.yaml`, `*.yml`), parsed, in file-name order. A missing
+/// The files in `dir` whose extension is one of `exts`, in file-name order; a missing
 /// folder has none.
-pub fn load_dir(dir: &Path) -> Vec<Result<Preset, PresetError>> {
+fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
         .collect();
     paths.sort();
-    paths.iter().map(|p| parse_file(p)).collect()
+    paths
+}
+
+/// Every preset file in `dir` (`*.yaml`, `*.yml`), parsed, in file-name order. A missing
+/// folder has none.
+pub fn load_dir(dir: &Path) -> Vec<Result<Preset, PresetError>> {
+    files_in(dir, &["yaml", "yml"])
+        .iter()
+        .map(|p| parse_file(p))
+        .collect()
 }
 
 /// The fio job files (`*.fio`) in `dir`, in file-name order; a missing folder has none.
 /// They are offered beside the presets and run as they are (`run --fio-job`).
 pub fn fio_job_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-        .collect();
-    paths.sort();
-    paths
+    files_in(dir, &["fio"])
 }
 
 /// All presets and the problems met loading them.
@@ -217,4 +218,34 @@ pub fn find(id_or_path: &str) -> Result<Preset, PresetError> {
         id_or_path,
         cat.presets.iter().map(|p| p.id.clone()).collect(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_folder_lists_presets_and_fio_job_files_apart_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.yml", "a.yaml", "z.fio", "c.fio", "notes.txt", "fio"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let names = |paths: Vec<PathBuf>| -> Vec<String> {
+            paths
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(names(fio_job_files(dir.path())), ["c.fio", "z.fio"]);
+        assert_eq!(
+            names(files_in(dir.path(), &["yaml", "yml"])),
+            ["a.yaml", "b.yml"]
+        );
+        assert_eq!(
+            load_dir(dir.path()).len(),
+            2,
+            "each preset file, parsed or not"
+        );
+        assert!(fio_job_files(&dir.path().join("none")).is_empty());
+    }
 }

@@ -308,6 +308,50 @@ fn steps_section(o: &mut String, s: &Session) {
         ],
         &rows,
     );
+    fio_series_section(o, s);
+}
+
+/// Each fio job's (or reporting group's) own figures, in the steps of an fio job file.
+fn fio_series_section(o: &mut String, s: &Session) {
+    let cell = |d: &crate::stats::SeriesDir| {
+        if d.ios == 0 {
+            return "-".to_string();
+        }
+        format!(
+            "{} I/Os, {}, {:.0} IOPS, p50 {} p99 {} p99.9 {} µs",
+            d.ios,
+            format_size(d.bytes),
+            d.iops,
+            f1(d.lat_us.p50),
+            f1(d.lat_us.p99),
+            f1(d.lat_us.p99_9)
+        )
+    };
+    let rows: Vec<Vec<String>> = s
+        .steps
+        .iter()
+        .flat_map(|st| {
+            st.summary.fio_series.iter().map(move |x| {
+                vec![
+                    st.index.to_string(),
+                    x.name.clone(),
+                    format!("{:.2}", x.runtime_s),
+                    cell(&x.read),
+                    cell(&x.write),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str("<h3>fio jobs</h3>\n");
+    grid(
+        o,
+        "fio-jobs",
+        &["step", "fio job", "s", "read", "write"],
+        &rows,
+    );
 }
 
 /// Events shown on the page (the YAML keeps them all).

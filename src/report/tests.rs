@@ -63,6 +63,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             write_lat_us: LatSummary::default(),
             service_lat_us: None,
             arrival_cv: None,
+            fio_series: Vec::new(),
             ended_by: crate::outcome::EndedBy::Duration,
         },
     }

@@ -112,6 +112,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                     text: job.text.clone(),
                     sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
                     readonly: !s.jobs.iter().any(|j| j.writes()),
+                    version: job.version.clone(),
                 }),
             }
         })

@@ -405,6 +405,9 @@ impl Printer {
                     s.runtime_s,
                     s.ended_by
                 ));
+                for series in &s.fio_series {
+                    self.text(&format!("  {series}"));
+                }
             }
             Format::Json => {
                 let mut v = to_value(r);
@@ -785,6 +788,7 @@ fn summary_text(s: &StepSummary) -> Vec<String> {
         out.push(lat_line("write", &s.write_lat_us));
     }
     out.push(format!("  errors    {}", s.errors));
+    out.extend(s.fio_series.iter().map(|x| format!("  {x}")));
     out
 }
 

@@ -450,6 +450,7 @@ mod tests {
                 service_lat_us: None,
                 ended_by,
                 arrival_cv: None,
+                fio_series: Vec::new(),
             })
         }
     }

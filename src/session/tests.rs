@@ -65,6 +65,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         write_lat_us: LatSummary::default(),
         service_lat_us: None,
         arrival_cv: None,
+        fio_series: Vec::new(),
         ended_by: crate::outcome::EndedBy::Duration,
     }
 }
@@ -108,7 +109,22 @@ fn recorded(path: &Path) -> SessionRecorder {
             );
             r.autosave().unwrap();
         }
-        r.end_step(step_summary(iops as f64));
+        let mut summary = step_summary(iops as f64);
+        if s == 1 {
+            // An fio job file's step: each of fio's jobs on its own.
+            summary.fio_series = vec![crate::stats::SeriesSummary {
+                name: "randr".into(),
+                runtime_s: 2.5,
+                read: crate::stats::SeriesDir {
+                    ios: 600,
+                    bytes: 600 * 4096,
+                    iops: 240.0,
+                    lat_us: summary.lat_us,
+                },
+                write: Default::default(),
+            }];
+        }
+        r.end_step(summary);
         r.push_event(EventKind::Note, format!("step {s} \"done\" \u{7}"));
         r.autosave().unwrap();
     }
@@ -128,6 +144,7 @@ fn same_records(a: &Session, b: &Session) {
         assert_eq!(x.point, y.point);
         assert_eq!(x.summary.iops, y.summary.iops);
         assert_eq!(x.summary.lat_us, y.summary.lat_us);
+        assert_eq!(x.summary.fio_series, y.summary.fio_series);
     }
     assert_eq!(a.drive, b.drive);
     assert_eq!(a.plan, b.plan);
@@ -194,6 +211,10 @@ fn the_stream_and_the_final_document_load_the_same_session() {
         assert!(keys.contains(&k), "{k} missing from {keys:?}");
     }
     assert_eq!(keys.last(), Some(&"summary"));
+    // Only a step with fio series says so: other steps are saved as before.
+    assert_eq!(text.matches("fio_series:").count(), 1, "{text}");
+    assert_eq!(fin.session.steps[1].summary.fio_series[0].read.ios, 600);
+    assert!(fin.session.steps[0].summary.fio_series.is_empty());
     assert!(!text.contains("\n---"), "one document");
 }
 

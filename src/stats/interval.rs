@@ -238,4 +238,7 @@ pub struct StepSummary {
     pub arrival_cv: Option<f64>,
     /// Why the step ended (stored as its text: "duration", "every I/O failed (…)").
     pub ended_by: crate::outcome::EndedBy,
+    /// An fio job file's step: each of fio's jobs (or reporting groups) on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_series: Vec<super::SeriesSummary>,
 }

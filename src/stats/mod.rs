@@ -7,9 +7,11 @@
 
 mod hist;
 mod interval;
+mod series;
 
 pub use hist::{new_histogram, LatHists, LatSummary};
 pub use interval::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
     MAX_ERROR_RECORDS_PER,
 };
+pub use series::{SeriesDir, SeriesSummary};

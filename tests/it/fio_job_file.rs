@@ -18,6 +18,15 @@ fn write_job(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 /// Runs `job` (with `extra` arguments), half-second intervals as JSON lines; it must
 /// succeed.
 fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
+    run_job_with(&mut common::command(home), job, extra)
+}
+
+/// [`run_job`] with a command of the caller's (its environment).
+fn run_job_with(
+    cmd: &mut std::process::Command,
+    job: &Path,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "run",
         "--fio-job",
@@ -27,7 +36,7 @@ fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
         "--json",
     ];
     args.extend_from_slice(extra);
-    let out = run(home, &args);
+    let out = cmd.args(&args).output().expect("run drivescope");
     assert!(
         out.status.success(),
         "{}",
@@ -36,14 +45,24 @@ fn run_job(home: &Path, job: &Path, extra: &[&str]) -> std::process::Output {
     out
 }
 
-/// The notes that give each fio job's (or group's) own figures.
-fn job_notes(lines: &[serde_json::Value]) -> Vec<&str> {
-    of_type(lines, "event")
-        .iter()
-        .filter(|e| e["kind"] == "note")
-        .filter_map(|e| e["text"].as_str())
-        .filter(|t| t.starts_with("fio job "))
-        .collect()
+/// Each fio job's (or group's) own figures, as the step's summary carries them: per step,
+/// its series as (name, read I/Os, write I/Os, the summary's JSON).
+fn job_series(step: &serde_json::Value) -> Vec<(&str, u64, u64, &serde_json::Value)> {
+    step["summary"]["fio_series"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|x| {
+                    (
+                        x["name"].as_str().unwrap(),
+                        x["read"]["ios"].as_u64().unwrap(),
+                        x["write"]["ios"].as_u64().unwrap(),
+                        x,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Files in the sessions folder of `home` (a run that was refused writes none).
@@ -100,15 +119,27 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         s1["write_ios"].as_u64().unwrap(),
     );
     common::assert_kernel_counts(before, after, r, w);
-    // Each job's own figures are said in its step.
-    let notes = job_notes(&lines);
-    for j in ["seqw", "randr", "randr2"] {
-        assert!(
-            notes
-                .iter()
-                .any(|n| n.starts_with(&format!("fio job {j} ("))),
-            "a note for job {j}: {notes:?}"
+    // Each job's own figures are in its step's summary, adding up to the step's.
+    let (one, two) = (job_series(steps[0]), job_series(steps[1]));
+    let names = |l: &[(&str, u64, u64, &serde_json::Value)]| -> Vec<String> {
+        l.iter().map(|x| x.0.to_string()).collect()
+    };
+    assert_eq!(names(&one), ["seqw"]);
+    assert_eq!(names(&two), ["randr", "randr2"]);
+    assert_eq!((one[0].1, one[0].2), (0, w));
+    assert_eq!(two.iter().map(|x| x.1).sum::<u64>(), r);
+    for (name, reads, writes, x) in one.iter().chain(&two) {
+        let d = if *writes > 0 { &x["write"] } else { &x["read"] };
+        assert!(reads + writes > 100, "{name}: {x}");
+        assert!(d["iops"].as_f64().unwrap() > 0.0, "{name}: {x}");
+        assert_eq!(d["lat_us"]["samples"].as_u64(), Some(reads + writes), "{x}");
+        let (p50, p99) = (
+            d["lat_us"]["p50"].as_f64().unwrap(),
+            d["lat_us"]["p99"].as_f64().unwrap(),
         );
+        assert!(p50 > 0.0 && p99 >= p50, "{name}: {x}");
+        let runtime = x["runtime_s"].as_f64().unwrap();
+        assert!((runtime - 2.0).abs() < 0.2, "{name}: {runtime}");
     }
 
     let loaded = drivescope::session::load(&session).expect("the session loads");
@@ -131,10 +162,16 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         "the job text fio ran"
     );
     assert!(fio["fio"].as_str().unwrap().starts_with("fio-3"), "{fio:?}");
-    let events: Vec<&str> = s.events.iter().map(|e| e.message.as_str()).collect();
-    assert!(
-        events.iter().any(|e| e.starts_with("fio job randr2 (")),
-        "{events:?}"
+    let saved: Vec<(&str, u64)> = s.steps[1]
+        .summary
+        .fio_series
+        .iter()
+        .map(|x| (x.name.as_str(), x.read.ios))
+        .collect();
+    assert_eq!(
+        saved,
+        two.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+        "the session keeps each job's figures"
     );
 
     let report = home.path().join("report");
@@ -156,6 +193,10 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
     assert!(
         html.contains("randr + randr2"),
         "the report names the steps"
+    );
+    assert!(
+        html.contains("<h3>fio jobs</h3>") && html.contains("<td>randr2</td>"),
+        "the report shows each job's figures"
     );
 }
 
@@ -387,15 +428,20 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
 /// A stand-in for an fio this machine does not have (an old one, or one whose JSON lacks the
 /// latency bins): a script named `fio` first on PATH.
 fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
+    fio_script(
+        dir,
+        &format!("case \"$1\" in --version) echo {version};; *) echo '{json}';; esac"),
+    )
+}
+
+/// A shell script named `fio` (its body given) in a folder of `dir`, which is returned for
+/// PATH.
+fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("fio");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ncase \"$1\" in --version) echo {version};; *) echo '{json}';; esac\n"),
-    )
-    .unwrap();
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     bin
 }
@@ -539,7 +585,9 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     assert!(s.contains("fio: two.fio") && s.contains("writes"), "{s}");
     assert!(s.contains("targets the job file's own"), "{s}");
     t.tmux(&["send-keys", "Enter"]);
-    wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    let end = wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    // The last step's job, with its own figures, in the events.
+    assert!(end.contains("fio job look ("), "{end}");
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (_, loaded) = the_saved_session(home.path());
@@ -547,6 +595,15 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     let labels: Vec<&str> = s.steps.iter().map(|st| st.label.as_str()).collect();
     assert_eq!(labels, ["fill", "look"]);
     assert!(s.steps.iter().all(|st| st.summary.ios > 0), "{labels:?}");
+    for st in &s.steps {
+        let series: Vec<(&str, u64)> = st
+            .summary
+            .fio_series
+            .iter()
+            .map(|x| (x.name.as_str(), x.read.ios + x.write.ios))
+            .collect();
+        assert_eq!(series, [(st.label.as_str(), st.summary.ios)]);
+    }
     assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
     assert!(
         target.exists(),
@@ -572,8 +629,9 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 1, "new_group is no stonewall");
-    let notes = job_notes(&lines);
-    assert_eq!(notes.len(), 2, "one series per group: {notes:?}");
+    let series = job_series(steps[0]);
+    let names: Vec<&str> = series.iter().map(|x| x.0).collect();
+    assert_eq!(names, ["r", "w"], "one series per group");
     let intervals = of_type(&lines, "interval");
     let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
     let measured: Vec<_> = intervals.iter().filter(|i| i["ramp"] == false).collect();
@@ -601,6 +659,10 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
             "{dir}: the measured intervals are fio's totals"
         );
     }
+    // Each group's own counts are its direction's totals (r reads, w writes).
+    assert_eq!(series[0].1, sum["read_ios"].as_u64().unwrap());
+    assert_eq!(series[1].2, sum["write_ios"].as_u64().unwrap());
+    assert_eq!((series[0].2, series[1].1), (0, 0));
 }
 
 /// The pids of the `fio` processes whose parent is `parent`.
@@ -800,4 +862,62 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
         "{sum}"
     );
     assert_eq!(std::fs::read(&target).unwrap(), bytes);
+    // As text, the job's own figures are said below its step.
+    let out = run(home.path(), &["run", "--fio-job", job.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("fio job r ("))
+        .unwrap_or_else(|| panic!("a line for job r in: {text}"));
+    assert!(
+        line.contains("): read ") && line.contains(" IOPS, clat p50 ") && !line.contains("write"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), bytes);
+}
+
+/// fio's version is asked once, when the job file is read: each step's summary says the
+/// version found then, and no step starts `fio --version` again. A wrapper named `fio`,
+/// first on PATH, logs each call's first argument and runs the real fio.
+#[test]
+fn fios_version_is_asked_once_whatever_the_number_of_steps() {
+    let home = common::disk_tempdir();
+    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("fio is installed");
+    let calls = home.path().join("calls.log");
+    let bin = fio_script(
+        home.path(),
+        &format!("echo \"$1\" >> '{}'\nexec {real} \"$@\"", calls.display()),
+    );
+    let target = home.path().join("three.bin");
+    let job = write_job(
+        home.path(),
+        "three.fio",
+        &format!(
+            "[global]\nfilename={}\nsize=1m\nbs=64k\n[a]\nrw=write\n[b]\nstonewall\nrw=read\n\
+             [c]\nstonewall\nrw=randread\n",
+            target.display()
+        ),
+    );
+    let out = run_job_with(
+        common::command(home.path()).env("PATH", format!("{}:/usr/bin:/bin", bin.display())),
+        &job,
+        &[],
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 3);
+    let log = std::fs::read_to_string(&calls).unwrap();
+    let versions = log.lines().filter(|l| *l == "--version").count();
+    assert_eq!(versions, 1, "fio was asked its version once: {log}");
+    // Each step started fio, and each says the version found when the file was read.
+    let runs = log.lines().filter(|l| l.starts_with("--section=")).count();
+    assert_eq!(runs, 3, "{log}");
+    for s in &steps {
+        let note = s["summary"]["engine_note"].as_str().unwrap();
+        assert!(note.starts_with("fio-3"), "{note}");
+    }
 }

@@ -1,0 +1,181 @@
+//! Why drivescope refuses an fio job file before fio starts (`FioError::Unsafe`): one
+//! variant per kind of refusal, its text made only where it is shown (`Display`).
+
+use std::path::PathBuf;
+
+/// Options whose value drivescope cannot follow to what the job touches: a job giving one
+/// is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfollowed {
+    FilenameFormat,
+    Opendir,
+    ExecPrerun,
+    ExecPostrun,
+    IoScheduler,
+    ReadIolog,
+    ReplayRedirect,
+    VerifyStateLoad,
+}
+
+impl Unfollowed {
+    pub const ALL: [Unfollowed; 8] = [
+        Unfollowed::FilenameFormat,
+        Unfollowed::Opendir,
+        Unfollowed::ExecPrerun,
+        Unfollowed::ExecPostrun,
+        Unfollowed::IoScheduler,
+        Unfollowed::ReadIolog,
+        Unfollowed::ReplayRedirect,
+        Unfollowed::VerifyStateLoad,
+    ];
+
+    /// fio's option.
+    pub fn key(self) -> &'static str {
+        match self {
+            Unfollowed::FilenameFormat => "filename_format",
+            Unfollowed::Opendir => "opendir",
+            Unfollowed::ExecPrerun => "exec_prerun",
+            Unfollowed::ExecPostrun => "exec_postrun",
+            Unfollowed::IoScheduler => "ioscheduler",
+            Unfollowed::ReadIolog => "read_iolog",
+            Unfollowed::ReplayRedirect => "replay_redirect",
+            Unfollowed::VerifyStateLoad => "verify_state_load",
+        }
+    }
+
+    /// What the option makes fio touch.
+    fn what(self) -> &'static str {
+        match self {
+            Unfollowed::FilenameFormat => "files named by filename_format",
+            Unfollowed::Opendir => "every file under opendir",
+            Unfollowed::ExecPrerun => "a command run before the job (exec_prerun)",
+            Unfollowed::ExecPostrun => "a command run after the job (exec_postrun)",
+            Unfollowed::IoScheduler => "a change of the device's I/O scheduler",
+            Unfollowed::ReadIolog => "the files named inside an I/O log (read_iolog)",
+            Unfollowed::ReplayRedirect => "the device an I/O log is replayed on (replay_redirect)",
+            Unfollowed::VerifyStateLoad => "a saved verify state (verify_state_load)",
+        }
+    }
+}
+
+/// Why a log prefix could overwrite a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogClash {
+    /// A `$` in the prefix: the name is not known before fio runs.
+    Expansion,
+    /// A file of that prefix is there.
+    Exists(PathBuf),
+}
+
+impl std::fmt::Display for LogClash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LogClash::Expansion => f.write_str("its name has a $ expansion"),
+            LogClash::Exists(p) => write!(f, "{} is there", p.display()),
+        }
+    }
+}
+
+/// Why an fio job file is refused before fio starts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("drivescope does not follow include")]
+    Include,
+    #[error("an option outside of any [section]")]
+    OutsideSection,
+    #[error("the file has no job to run")]
+    NoJob,
+    #[error("two jobs have this name; drivescope runs each step's jobs by name")]
+    SameName,
+    #[error("several directories: drivescope cannot tell which file goes where")]
+    SeveralDirectories,
+    /// A `$` expansion in an option that names or shapes a target.
+    #[error("{key}= has a $ expansion; drivescope guards only the targets it can read")]
+    Expansion { key: &'static str },
+    #[error("filename=- (stdin or stdout)")]
+    StdinStdout,
+    #[error("drivescope cannot tell what {} touches", .0.what())]
+    Unfollowed(Unfollowed),
+    #[error(
+        "ioengine={engine}: drivescope guards only file and block device I/O ({})",
+        super::fio_file::FILE_ENGINES.join(", ")
+    )]
+    OtherEngine { engine: String },
+    #[error("no filename=: name the file or device the job uses, so drivescope can guard it")]
+    NoFilename,
+    #[error("nrfiles={nrfiles} but {named} named: fio would name the others itself")]
+    TooFewNames { nrfiles: u32, named: usize },
+    /// A value of an option that sets the job's reach into its files that drivescope cannot
+    /// read (`0x100000`, `50%`, a range).
+    #[error(
+        "{key}={value}: drivescope cannot read this size (give it in bytes or with k, m, g), \
+         so it cannot tell how far the job reaches into its files"
+    )]
+    UnreadableExtent { key: &'static str, value: String },
+    #[error(
+        "numjobs={value} with offset_increment: drivescope cannot tell how far the job reaches"
+    )]
+    UnreadableNumjobs { value: String },
+    #[error("its offset and size overflow")]
+    ReachOverflows,
+    #[error("unlink would delete {}, which is not a regular file", .path.display())]
+    UnlinkNotRegular { path: PathBuf },
+    #[error("write_iolog={value} would overwrite what is there")]
+    IologOverwrites { value: String },
+    #[error("{key}={value} could overwrite a log file ({clash})")]
+    LogOverwrites {
+        key: &'static str,
+        value: String,
+        clash: LogClash,
+    },
+    #[error(
+        "verify= saves a verify state file (local-<job>-<n>-verify.state) in the current \
+         directory, which could overwrite one there; add verify_state_save=0"
+    )]
+    VerifyStateSave,
+    #[error(
+        "fio names the file {}, which drivescope did not find reading the job file",
+        .path.display()
+    )]
+    UnfoundFile { path: PathBuf },
+}
+
+/// Where in the job file a refusal is: a job (or `(global)`) and its section's line, or a
+/// line of the file, or the file as a whole.
+pub(super) fn location(job: &Option<String>, line: &Option<usize>) -> String {
+    match (job, line) {
+        (Some(j), Some(l)) => format!("fio job {j} (line {l})"),
+        (Some(j), None) => format!("fio job {j}"),
+        (None, Some(l)) => format!("fio job file, line {l}"),
+        (None, None) => "fio job file".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_refusal_says_what_it_said_as_text() {
+        assert_eq!(
+            Refusal::Unfollowed(Unfollowed::ReadIolog).to_string(),
+            "drivescope cannot tell what the files named inside an I/O log (read_iolog) touches"
+        );
+        assert_eq!(
+            Refusal::LogOverwrites {
+                key: "write_bw_log",
+                value: "x".into(),
+                clash: LogClash::Exists("/t/x_bw.1.log".into())
+            }
+            .to_string(),
+            "write_bw_log=x could overwrite a log file (/t/x_bw.1.log is there)"
+        );
+        assert!(Refusal::OtherEngine {
+            engine: "net".into()
+        }
+        .to_string()
+        .starts_with("ioengine=net: drivescope guards only file and block device I/O (sync, "));
+        let keys: Vec<&str> = Unfollowed::ALL.iter().map(|u| u.key()).collect();
+        assert!(keys.contains(&"opendir") && keys.len() == 8);
+    }
+}

@@ -1,0 +1,98 @@
+//! One series of an fio job file's step (a job, or a reporting group with
+//! `group_reporting`): its own totals and completion-latency percentiles, kept in the
+//! step's summary and said where a step's figures are shown.
+
+use serde::{Deserialize, Serialize};
+
+use super::LatSummary;
+use crate::units::format_size;
+
+/// One direction of a series: fio's totals and its rate, latency from the series' own bins.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesDir {
+    pub ios: u64,
+    pub bytes: u64,
+    /// fio's own rate.
+    pub iops: f64,
+    /// Completion latency.
+    pub lat_us: LatSummary,
+}
+
+/// A series' figures at the step's end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesSummary {
+    /// fio's `jobname` (a group's first job).
+    pub name: String,
+    /// fio's measured time (the longer of its directions).
+    pub runtime_s: f64,
+    pub read: SeriesDir,
+    pub write: SeriesDir,
+}
+
+impl std::fmt::Display for SeriesSummary {
+    /// `fio job NAME (2.00 s): read 12 I/Os, 48.0 KiB, 6 IOPS, clat p50 … µs p99 … µs p99.9 … µs`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fio job {} ({:.2} s): ", self.name, self.runtime_s)?;
+        let mut any = false;
+        for (what, d) in [("read", &self.read), ("write", &self.write)] {
+            if d.ios == 0 {
+                continue;
+            }
+            if any {
+                f.write_str("; ")?;
+            }
+            any = true;
+            write!(
+                f,
+                "{what} {} I/Os, {}, {:.0} IOPS, clat p50 {:.1} µs p99 {:.1} µs p99.9 {:.1} µs",
+                d.ios,
+                format_size(d.bytes),
+                d.iops,
+                d.lat_us.p50,
+                d.lat_us.p99,
+                d.lat_us.p99_9
+            )?;
+        }
+        if !any {
+            f.write_str("no I/O")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_is_said_as_the_step_note_said_it() {
+        let mut s = SeriesSummary {
+            name: "randr".into(),
+            runtime_s: 2.0,
+            ..SeriesSummary::default()
+        };
+        assert_eq!(s.to_string(), "fio job randr (2.00 s): no I/O");
+        s.write = SeriesDir {
+            ios: 10,
+            bytes: 40960,
+            iops: 5.0,
+            lat_us: LatSummary {
+                p50: 1.0,
+                p99: 2.0,
+                p99_9: 3.0,
+                ..LatSummary::default()
+            },
+        };
+        s.read = SeriesDir {
+            ios: 1,
+            ..s.write.clone()
+        };
+        let text = s.to_string();
+        assert!(
+            text.starts_with("fio job randr (2.00 s): read 1 I/Os, ")
+                && text.contains("; write 10 I/Os, ")
+                && text.ends_with("5 IOPS, clat p50 1.0 µs p99 2.0 µs p99.9 3.0 µs"),
+            "{text}"
+        );
+    }
+}
