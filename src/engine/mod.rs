@@ -29,6 +29,7 @@ mod sync;
 mod tally;
 mod uring;
 mod verifier;
+mod wake;
 
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -164,9 +165,20 @@ pub(crate) fn ns_since(t0: Instant) -> u64 {
 /// Largest wait without looking at the stop flag (ns).
 pub(crate) const MAX_WAIT_NS: u64 = 100_000_000;
 
+/// A paced worker's wake lead, measured with the timer slack it runs with (before the
+/// step's clock starts); an unpaced one never sleeps for an I/O.
+pub(crate) fn paced_lead(ctx: &WorkerCtx) -> wake::WakeLead {
+    if ctx.rate.is_some() {
+        tighten_timer_slack();
+        wake::WakeLead::measure()
+    } else {
+        wake::WakeLead::none()
+    }
+}
+
 /// Makes the thread's sleeps precise (1 µs timer slack instead of 50 µs): paced runs sleep
 /// until the next intended issue time.
-pub(crate) fn tighten_timer_slack() {
+fn tighten_timer_slack() {
     // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1000u64, 0u64, 0u64, 0u64);

@@ -12,7 +12,7 @@ use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
-use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+use super::{ns_since, paced_lead, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
 pub(crate) fn run(ctx: WorkerCtx) {
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
@@ -28,6 +28,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
             message: message.into(),
         });
     }
+    let lead = paced_lead(&ctx);
     ctx.ready.wait();
     ctx.go.wait();
     let (Some(mut bufs), Some(file), Some(t0)) = (bufs, &ctx.file, ctx.t0.get().copied()) else {
@@ -42,9 +43,6 @@ pub(crate) fn run(ctx: WorkerCtx) {
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
-    if pacer.is_some() {
-        tighten_timer_slack();
-    }
     let mut issued_bytes = 0u64;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
@@ -81,9 +79,15 @@ pub(crate) fn run(ctx: WorkerCtx) {
                     t
                 }
                 None => {
-                    let mut wake = p.next_due().min(rec.next_boundary());
+                    let due = p.next_due();
+                    let mut wake = rec.next_boundary();
                     if let Some(e) = end_ns {
                         wake = wake.min(e);
+                    }
+                    if due <= wake {
+                        // Wake on time for it (see `wake`).
+                        now = lead.sleep_until(t0, now, due);
+                        continue;
                     }
                     let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
                     std::thread::sleep(Duration::from_nanos(ns));

@@ -26,15 +26,13 @@ use super::rng::Rng;
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::verifier::Verifier;
-use super::{ns_since, tighten_timer_slack, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+use super::wake::WakeLead;
+use super::{ns_since, paced_lead, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 use crate::workload::EngineOptions;
 
 /// How many I/Os a verified write tries before it waits: each whose blocks another job is
 /// writing now is passed over for the next.
 const CLAIM_TRIES: usize = 16;
-
-/// Shortest wait between paced submissions (ns).
-const PACE_GRAIN_NS: u64 = 20_000;
 
 /// How many prepared SQEs go to the kernel together while more are being prepared. Handing
 /// a whole refill over at once (up to the queue depth) keeps the device idle until the last
@@ -419,6 +417,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
 
 fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
     let set = setup::<S, C>(&ctx);
+    let lead = paced_lead(&ctx);
     if let Err(e) = &set {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
@@ -434,7 +433,7 @@ fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
     let Some(t0) = ctx.t0.get().copied() else {
         return;
     };
-    if let Err(e) = io_loop(&ctx, &mut s, t0) {
+    if let Err(e) = io_loop(&ctx, &mut s, t0, lead) {
         let _ = ctx.tx.send(WorkerMsg::Failed {
             job: ctx.job,
             message: e.to_string(),
@@ -450,6 +449,7 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     ctx: &WorkerCtx,
     s: &mut Setup<S, C>,
     t0: Instant,
+    lead: WakeLead,
 ) -> Result<(), UringError> {
     let Setup {
         io,
@@ -476,9 +476,6 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
-    if pacer.is_some() {
-        tighten_timer_slack();
-    }
     let mut slots = vec![SlotIo::default(); depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut issued_bytes = 0u64;
@@ -672,13 +669,20 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
             // Paused, or paced and nothing due yet: sleep until the next due I/O or
             // boundary.
             let mut wake = rec.next_boundary();
-            if paused {
-                wake = wake.min(now + PAUSE_NAP_NS);
-            } else if let Some(p) = &pacer {
-                wake = wake.min(p.next_due());
-            }
             if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
+            }
+            let due = pacer
+                .as_ref()
+                .map(Pacer::next_due)
+                .filter(|&d| !paused && d <= wake);
+            if paused {
+                wake = wake.min(now + PAUSE_NAP_NS);
+            }
+            if let Some(due) = due {
+                // The next I/O is due first: wake on time for it (see `wake`).
+                now = lead.sleep_until(t0, now, due);
+                continue;
             }
             let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
             if ns > 0 {
@@ -691,20 +695,35 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         // Submit what was prepared and wait for at least one completion, but no longer
         // than the next thing this worker must do on time.
         let mut wake = now + MAX_WAIT_NS;
+        let mut spin = false;
         if !stopping {
             wake = wake.min(rec.next_boundary());
             if let Some(e) = end_ns.filter(|_| !paused) {
                 wake = wake.min(e);
             }
-            if let (Some(p), false) = (&pacer, free.is_empty()) {
-                // Wake for the next due I/O, but not more often than PACE_GRAIN: at high
-                // rates the I/Os that fell due meanwhile go out together, each keeping its
-                // intended time (so the delay shows in response latency, not in the rate).
-                wake = wake.min(p.next_due().max(now + PACE_GRAIN_NS));
+            if let (Some(p), false, false) = (&pacer, free.is_empty(), paused) {
+                // Wake on time for the next due I/O: too close to sleep for, poll the ring
+                // until then; else sleep until the lead before it (see `wake`).
+                let due = p.next_due();
+                if lead.spin_to(now, due) {
+                    spin = true;
+                } else {
+                    wake = wake.min(lead.wake_for(due));
+                }
             }
         }
         let wait_ns = wake.saturating_sub(now).max(1_000);
-        let res = if ext_arg {
+        let res = if spin {
+            // Hand over what was prepared and post what has completed, without blocking
+            // (a polled ring polls once; a ring with deferred task work runs it).
+            if ext_arg && !io.ring.params().is_setup_iopoll() {
+                let ts = types::Timespec::new();
+                let args = types::SubmitArgs::new().timespec(&ts);
+                io.ring.submitter().submit_with_args(1, &args)
+            } else {
+                io.ring.submit()
+            }
+        } else if ext_arg {
             let ts = types::Timespec::new()
                 .sec(wait_ns / 1_000_000_000)
                 .nsec((wait_ns % 1_000_000_000) as u32);
