@@ -715,8 +715,12 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         let wait_ns = wake.saturating_sub(now).max(1_000);
         let res = if spin {
             // Hand over what was prepared and post what has completed, without blocking
-            // (a polled ring polls once; a ring with deferred task work runs it).
-            if ext_arg && !io.ring.params().is_setup_iopoll() {
+            // (a polled ring polls once; a ring with deferred task work runs it). Nothing
+            // prepared and completions to reap (NOPs complete as they are submitted): no
+            // system call, the loop reaps them.
+            if io.ring.submission().is_empty() && !io.ring.completion().is_empty() {
+                Ok(0)
+            } else if ext_arg && !io.ring.params().is_setup_iopoll() {
                 let ts = types::Timespec::new();
                 let args = types::SubmitArgs::new().timespec(&ts);
                 io.ring.submitter().submit_with_args(1, &args)
