@@ -12,9 +12,10 @@ of each child), and whether drivescope delivered every interval (count = duratio
 for 1 job: the kernel's own NOP ceiling on this CPU, as fio's `t/io_uring -N1 -t1` measures
 it, without histograms or anything else.
 
---paced R1,R2,... instead paces one job at each rate (IOPS) and prints drivescope's CPU
-microseconds per I/O at each, with the median response latency (from each I/O's intended
-time) and service latency: how the cost per I/O moves with the paced rate.
+--paced R1,R2,... instead paces one job at each rate (IOPS), drivescope and then fio's null
+engine (`--rate_iops`), and prints each one's CPU microseconds per I/O at each, with
+drivescope's response latency (from each I/O's intended time) and service latency and fio's
+completion latency: how the cost per I/O moves with the paced rate.
 
 Usage: scripts/bench-nop.py [--reps 5] [--duration 5] [--iodepth 128] [--jobs 1,2]
                             [--minnop /tmp/minnop] [--paced 1000000,5000000,9000000]
@@ -62,19 +63,29 @@ def drivescope(qd, jobs, dur):
 
 
 def paced(rates, qd, dur, reps):
-    print("| paced IOPS | achieved | CPU µs/I/O | response p50 µs | service p50 µs |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| paced IOPS | achieved | CPU µs/I/O | response p50 / p99 µs | service p50 µs "
+          "| fio null: achieved | CPU µs/I/O | clat p50 µs |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for rate in rates:
-        rows = []
+        rows, frows = [], []
         for _ in range(reps):
             cmd = [BIN, "run", "--engine", "nop", f"--iodepth={qd}", f"--duration={dur}s",
                    f"--rate-iops={rate}", "--json", "--session", "/dev/shm/bench-nop.yaml"]
             out, cpu = timed(cmd)
             s = [json.loads(l) for l in out.splitlines() if '"summary"' in l][0]
-            rows.append((s["iops"], cpu / s["ios"] * 1e6, s["lat_us"]["p50"],
+            rows.append((s["iops"], cpu / s["ios"] * 1e6, s["lat_us"]["p50"], s["lat_us"]["p99"],
                          (s.get("service_lat_us") or s["lat_us"])["p50"]))
-        med = lambda i: statistics.median(r[i] for r in rows)
-        print(f"| {rate:,} | {med(0):,.0f} | {med(1):.3f} | {med(2):.1f} | {med(3):.1f} |")
+            cmd = ["fio", "--name=null", "--ioengine=null", "--rw=randread", "--bs=4k",
+                   f"--iodepth={qd}", "--size=1T", "--time_based", f"--runtime={dur}",
+                   f"--rate_iops={rate}", "--output-format=json"]
+            out, cpu = timed(cmd)
+            j = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+            frows.append((j["iops"], cpu / j["total_ios"] * 1e6,
+                          j["clat_ns"]["percentile"]["50.000000"] / 1000))
+        med = lambda rs, i: statistics.median(r[i] for r in rs)
+        print(f"| {rate:,} | {med(rows, 0):,.0f} | {med(rows, 1):.2f} | {med(rows, 2):.1f} / "
+              f"{med(rows, 3):.1f} | {med(rows, 4):.1f} | {med(frows, 0):,.0f} | "
+              f"{med(frows, 1):.2f} | {med(frows, 2):.2f} |")
 
 
 def main():
