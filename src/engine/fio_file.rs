@@ -71,14 +71,15 @@ impl FileJob {
         self.flag("stonewall")
     }
 
-    /// fio's `ramp_time` (a plain number is seconds, as for every duration drivescope reads).
+    /// fio's `ramp_time`; none when absent or 0 (`parse_steps` refused a value
+    /// [`fio_time`] cannot read).
     pub fn ramp(&self) -> Option<std::time::Duration> {
-        crate::units::parse_duration(self.get("ramp_time")?).ok()
+        fio_time(self.get("ramp_time")?).ok().flatten()
     }
 
-    /// fio's `runtime` (a plain number is seconds).
+    /// fio's `runtime`; none when absent or 0 (fio's "no limit").
     pub fn runtime(&self) -> Option<std::time::Duration> {
-        crate::units::parse_duration(self.get("runtime")?).ok()
+        fio_time(self.get("runtime")?).ok().flatten()
     }
 
     pub fn bs(&self) -> Option<u64> {
@@ -89,6 +90,33 @@ impl FileJob {
     pub fn number(&self, key: &str) -> Option<u32> {
         self.get(key)?.trim().parse().ok()
     }
+}
+
+/// The options holding a time that drivescope reads (the step's ramp and end).
+const TIME_KEYS: &[&str] = &["ramp_time", "runtime"];
+
+/// A time as fio reads it (parse.c `get_mult_time`: a whole number, then a suffix compared
+/// in lower case; a bare number is seconds), for the forms where fio's reading is plain:
+/// no suffix, `us`/`usec`, `ms`/`msec`, `s`, `m`, `h`, `d`. fio reads other forms oddly
+/// (`2sec` and `1m30s` as microseconds, `1.5s` as 1 s), so they are refused, not guessed.
+/// 0 is none: fio's "no limit". The value goes to drivescope's one duration parser.
+fn fio_time(raw: &str) -> Result<Option<std::time::Duration>, ()> {
+    let v = raw.trim();
+    let digits = v.len() - v.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, suffix) = v.split_at(digits);
+    let lower = suffix.to_ascii_lowercase();
+    let unit = match lower.as_str() {
+        "" => "s",
+        "us" | "usec" => "us",
+        "ms" | "msec" => "ms",
+        u @ ("s" | "m" | "h" | "d") => u,
+        _ => return Err(()),
+    };
+    if number.is_empty() {
+        return Err(());
+    }
+    let d = crate::units::parse_duration(&format!("{number}{unit}")).map_err(|_| ())?;
+    Ok((!d.is_zero()).then_some(d))
 }
 
 /// A step: jobs fio runs together (the first waits for the jobs before it).
@@ -285,6 +313,12 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
             return Err(refuse(j, Refusal::SameName));
         }
         names.push(&j.name);
+        for &key in TIME_KEYS {
+            if let Some(raw) = j.get(key).filter(|v| fio_time(v).is_err()) {
+                let value = raw.to_string();
+                return Err(refuse(j, Refusal::UnreadableTime { key, value }));
+            }
+        }
     }
     Ok(steps)
 }
@@ -937,8 +971,47 @@ mod tests {
             Some(std::time::Duration::from_micros(250))
         );
         assert_eq!(job("ramp_time = 5 ; warm\n").ramp(), Some(secs(5)));
-        assert_eq!(job("runtime=\n").runtime(), None);
         assert_eq!(job("rw=read\n").runtime(), None);
+        // fio compares the suffix in lower case; 0 is its "no limit".
+        assert_eq!(job("runtime=2S\n").runtime(), Some(secs(2)));
+        assert_eq!(job("runtime=1M\n").runtime(), Some(secs(60)));
+        assert_eq!(
+            job("ramp_time=20msec\n").ramp(),
+            Some(std::time::Duration::from_millis(20))
+        );
+        assert_eq!(job("runtime=0\n").runtime(), None);
+        assert_eq!(job("ramp_time=0s\n").ramp(), None);
+    }
+
+    #[test]
+    fn a_time_fio_reads_otherwise_than_it_looks_is_refused() {
+        // fio reads `2sec` and `1m30s` as microseconds, `1.5s` as 1 s, `10ns` as 10 µs.
+        for (key, value) in [
+            ("runtime", "2sec"),
+            ("runtime", "1m30s"),
+            ("ramp_time", "1.5s"),
+            ("runtime", "10ns"),
+            ("runtime", ""),
+            ("ramp_time", "s"),
+        ] {
+            let text = format!("[a]\nfilename=/tmp/x\n{key}={value}\n");
+            let (job, line, why) = refusal(&text);
+            assert_eq!((job.as_deref(), line), (Some("a"), Some(1)), "{text}");
+            assert_eq!(
+                why,
+                Refusal::UnreadableTime {
+                    key,
+                    value: value.into()
+                },
+                "{text}"
+            );
+        }
+        // `timeout` is fio's other name for runtime.
+        let (_, _, why) = refusal("[a]\nfilename=/tmp/x\ntimeout=5sec\n");
+        assert!(matches!(
+            why,
+            Refusal::UnreadableTime { key: "runtime", .. }
+        ));
     }
 
     #[test]

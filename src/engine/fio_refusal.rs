@@ -112,6 +112,13 @@ pub enum Refusal {
          so it cannot tell how far the job reaches into its files"
     )]
     UnreadableExtent { key: &'static str, value: String },
+    /// A time drivescope cannot read as fio does (`2sec`, `1m30s`, `1.5s`): the step's
+    /// ramp or end would be misread.
+    #[error(
+        "{key}={value}: give the time as a whole number with us, ms, s, m, h or d (or none, \
+         for seconds); fio reads this form differently from how it looks"
+    )]
+    UnreadableTime { key: &'static str, value: String },
     #[error(
         "numjobs={value} with offset_increment: drivescope cannot tell how far the job reaches"
     )]

@@ -835,6 +835,48 @@ fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
     );
 }
 
+/// A time fio reads otherwise than it looks (`1m30s` is 1 µs to fio, `1.5s` is 1 s) would
+/// misplace the step's ramp or end: refused, exit 2, nothing written; `2S` and `0` (no
+/// limit) are read as fio reads them.
+#[test]
+fn job_file_times_are_read_as_fio_reads_them_or_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    let file = dir.join("t.bin");
+    std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+    for (key, value) in [("runtime", "1m30s"), ("ramp_time", "1.5s")] {
+        let job = write_job(
+            dir,
+            "t.fio",
+            &format!("[a]\nrw=read\nfilename={}\n{key}={value}\n", file.display()),
+        );
+        let out = common::command(dir)
+            .args(["run", "--fio-job", job.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("{key}={value}")), "{err}");
+        assert_eq!(sessions_in(dir), 0);
+    }
+    // runtime=0 is no limit: the job reads its 1 MiB and the step ends on its data.
+    let job = write_job(
+        dir,
+        "t.fio",
+        &format!(
+            "[a]\nrw=read\nbs=4k\nfilename={}\nruntime=0\nramp_time=0S\n",
+            file.display()
+        ),
+    );
+    let out = run_job(dir, &job, &[]);
+    let step = common::json_lines(&out)
+        .into_iter()
+        .find(|l| l["type"] == "step")
+        .expect("a step line");
+    assert_eq!(step["summary"]["ios"], 256, "{step}");
+    assert_eq!(step["summary"]["ended_by"], "bytes", "{step}");
+}
+
 /// A step in which no job writes runs fio with `--readonly` (said in the step's engine
 /// note), reads the user's file, and leaves it byte for byte.
 #[test]
