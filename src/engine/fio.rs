@@ -312,6 +312,10 @@ fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Out> {
                 }
             }
         }
+        // fio ended (or was ended) in the middle of a dump: its last figures are lost.
+        if !doc.trim().is_empty() {
+            let _ = tx.send(Out::Bad("fio's output ended inside a status dump".into()));
+        }
     });
     rx
 }
@@ -447,6 +451,8 @@ pub(super) fn supervise(
                 }
                 continue;
             }
+            // A step being stopped keeps the figures fio gave before its last words.
+            Ok(Out::Bad(_)) if stopping && seen => break,
             Ok(Out::Bad(e)) => {
                 stop(&fio, paused);
                 return Err(FioError::Output(e).into());
@@ -628,6 +634,18 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_ending_inside_a_dump_is_said_not_dropped() {
+        let text = "fio: a line\n{\n  \"jobs\": [1]\n}\n{\n  \"jobs\": [\n";
+        let got: Vec<Out> = reader(std::io::Cursor::new(text.as_bytes().to_vec()))
+            .iter()
+            .collect();
+        assert!(matches!(&got[0], Out::Line(l) if l == "fio: a line"));
+        assert!(matches!(&got[1], Out::Doc(_)));
+        assert!(matches!(&got[2], Out::Bad(_)), "{:?}", got.len());
+        assert_eq!(got.len(), 3);
+    }
 
     #[test]
     fn consecutive_dumps_become_an_interval_from_their_differences() {
