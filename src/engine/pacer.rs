@@ -103,6 +103,11 @@ impl Pacer {
         self.start_ns + (periods * self.period_ns) as u64
     }
 
+    /// The mean gap between this worker's I/Os (ns).
+    pub fn period_ns(&self) -> f64 {
+        self.period_ns
+    }
+
     /// Moves the whole schedule later by `ns` (after a pause).
     pub fn shift(&mut self, ns: u64) {
         self.start_ns += ns;

@@ -170,8 +170,8 @@ fn paced_nops_go_out_when_due() {
     for rate in [5_000.0, 20_000.0] {
         let mut tries = Vec::new();
         let on_time = (0..5).any(|_| {
-            let (s, _) = run_nop(&nop_spec(RwMode::RandRead, 8, 1, end.clone(), Some(rate)));
-            let service = s.service_lat_us.clone().expect("a paced step's service latency");
+            let (s, _) = run_nop(&nop_spec(RwMode::RandRead, 8, 1, end, Some(rate)));
+            let service = s.service_lat_us.expect("a paced step's service latency");
             let line = format!(
                 "{rate} IOPS: response p50 {:.1} µs p90 {:.1} µs, service p50 {:.1} µs p90 {:.1} µs",
                 s.lat_us.p50, s.lat_us.p90, service.p50, service.p90
