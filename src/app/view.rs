@@ -208,7 +208,12 @@ impl From<&crate::session::EventKind> for EventCategory {
         match k {
             K::Phase => EventCategory::Phase,
             K::SteadyState => EventCategory::SteadyState,
-            K::Errors | K::Error | K::IoError | K::StepIncomplete | K::VerifyFinding => {
+            K::Errors
+            | K::Error
+            | K::IoError
+            | K::StepIncomplete
+            | K::VerifyFinding
+            | K::VerifyUnsaved => {
                 EventCategory::Error
             }
             K::Health => EventCategory::Health,

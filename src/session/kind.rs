@@ -41,6 +41,8 @@ pub enum EventKind {
     VerifyFinding,
     /// A verified step's totals (as data).
     Verified,
+    /// A verified step's verify state could not be saved (its folder and error as data).
+    VerifyUnsaved,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
@@ -64,6 +66,7 @@ impl EventKind {
             EventKind::Thermal => "thermal",
             EventKind::VerifyFinding => "verify_finding",
             EventKind::Verified => "verified",
+            EventKind::VerifyUnsaved => "verify_unsaved",
             EventKind::Other(s) => s,
         }
     }
@@ -75,7 +78,7 @@ impl EventKind {
 
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
-        const KNOWN: [EventKind; 16] = [
+        const KNOWN: [EventKind; 17] = [
             EventKind::Note,
             EventKind::Phase,
             EventKind::SteadyState,
@@ -92,6 +95,7 @@ impl EventKind {
             EventKind::Thermal,
             EventKind::VerifyFinding,
             EventKind::Verified,
+            EventKind::VerifyUnsaved,
         ];
         KNOWN
             .into_iter()
