@@ -530,6 +530,7 @@ mod tests {
             engine_options: Default::default(),
             thermal: Default::default(),
             fio_file: None,
+            fio_version: None,
         };
         Plan {
             preset_id: "steady-test".into(),
