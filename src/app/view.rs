@@ -213,9 +213,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             | K::IoError
             | K::StepIncomplete
             | K::VerifyFinding
-            | K::VerifyUnsaved => {
-                EventCategory::Error
-            }
+            | K::VerifyUnsaved => EventCategory::Error,
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,

@@ -262,7 +262,12 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
 /// the version the check found.
 fn validated(mut p: Prepared) -> Result<Prepared, RunError> {
     if let Some(v) = validate_plan(&p.plan, &p.step_target(), p.remote.as_ref())? {
-        for s in p.plan.steps.iter_mut().filter(|s| s.engine == EngineKind::Fio) {
+        for s in p
+            .plan
+            .steps
+            .iter_mut()
+            .filter(|s| s.engine == EngineKind::Fio)
+        {
             s.fio_version = Some(v.clone());
         }
     }

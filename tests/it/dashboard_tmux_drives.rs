@@ -287,7 +287,10 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
         row(s, "bay-1").is_some_and(|r| r.contains("completed")) && s.contains("session saved to")
     });
     assert!(s.contains("Drives (1)"), "{s}");
-    assert!(s.contains("drive bay-1 ·"), "the header names the drive:\n{s}");
+    assert!(
+        s.contains("drive bay-1 ·"),
+        "the header names the drive:\n{s}"
+    );
     assert!(!s.contains("type its name"), "asked again:\n{s}");
     assert!(dev.stat().1 > before.1, "the confirmed device was written");
     t.tmux(&["send-keys", "q"]);

@@ -227,12 +227,7 @@ fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
         .arg("--json")
         .output()
         .expect("run drivescope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines = json_lines(&out);
+    let lines = common::succeeded(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 3, "{lines:?}");
     let log = std::fs::read_to_string(&calls).unwrap();

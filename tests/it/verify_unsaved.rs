@@ -29,10 +29,7 @@ impl Ext4 {
             let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
             match out.status.success() {
                 true => Ok(()),
-                false => Err(format!(
-                    "{cmd:?}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                )),
+                false => Err(format!("{cmd:?}: {}", String::from_utf8_lossy(&out.stderr))),
             }
         };
         run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(dev))?;
@@ -80,7 +77,7 @@ fn a_verify_state_that_cannot_be_saved_is_an_event_and_exit_1() {
     let target = home.path().join("t.bin");
     let state = fs.dir.path().join("state");
     let session = home.path().join("s.yaml");
-    let child = Command::new(common::bin())
+    let child = common::command(home.path())
         .args(["run", "--target"])
         .arg(&target)
         .args([
@@ -99,8 +96,6 @@ fn a_verify_state_that_cannot_be_saved_is_an_event_and_exit_1() {
         .arg("--session")
         .arg(&session)
         .arg("--json")
-        .env("HOME", home.path())
-        .env("XDG_DATA_HOME", home.path().join("data"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -131,7 +126,9 @@ fn a_verify_state_that_cannot_be_saved_is_an_event_and_exit_1() {
     let u = &unsaved[0]["verify_unsaved"];
     assert_eq!(u["dir"], state.to_str().unwrap(), "{u}");
     assert!(
-        u["error"].as_str().is_some_and(|e| e.contains("os error 5")),
+        u["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("os error 5")),
         "EIO from the shut-down file system: {u}"
     );
     // The writes themselves went on: the step's figures are there.
