@@ -1,9 +1,10 @@
 //! As root: a verified run whose verify state cannot be saved says so, as a value (a
-//! `verify_unsaved` event with the state's folder, in the JSON lines and the session), and
-//! exits 1. The state lives on an ext4 file system on a loop device that is shut down
-//! (`EXT4_IOC_SHUTDOWN`, as a dying disk would) while the run writes: every later write and
-//! sync there fails with EIO. (root ignores permissions, and files the state holds open for
-//! writing keep a file system from being remounted read-only: a shutdown is what fails them.)
+//! `verify_unsaved` event with the state's folder, in the JSON lines, the session and the
+//! dashboard's replay of it), and exits 1. The state lives on an ext4 file system on a loop
+//! device that is shut down (`EXT4_IOC_SHUTDOWN`, as a dying disk would) while the run
+//! writes: every later write and sync there fails with EIO. (root ignores permissions, and
+//! files the state holds open for writing keep a file system from being remounted
+//! read-only: a shutdown is what fails them.)
 
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -11,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
+use crate::dashboard_tmux::{wait_until, Tmux};
 use common::{json_lines, summary, LoopDev};
 
 /// `_IOR('X', 125, __u32)`: ext4's (and xfs's) "going down" ioctl.
@@ -145,4 +147,18 @@ fn a_verify_state_that_cannot_be_saved_is_an_event_and_exit_1() {
         .find(|e| e["kind"].as_str() == Some("verify_unsaved"))
         .unwrap_or_else(|| panic!("no verify_unsaved event in {text}"));
     assert_eq!(e["data"]["dir"].as_str(), state.to_str());
+
+    // The dashboard's replay of the session shows it among the events, as an error.
+    let cmd = format!("{} open {}", common::bin().display(), session.display());
+    let Some(t) = Tmux::start_with("verifyunsaved", &cmd, home.path(), 200, 50) else {
+        return;
+    };
+    let s = wait_until(&t, 20, "the event", |s| s.contains("verify state in"));
+    let line = s
+        .lines()
+        .find(|l| l.contains("verify state in"))
+        .unwrap_or_default();
+    assert!(line.contains("error"), "shown as an error:\n{s}");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
 }
