@@ -235,6 +235,7 @@ fn main() {
             service_lat_us: None,
             arrival_cv: None,
             fio_series: Vec::new(),
+            verify_unsaved: None,
             ended_by: drivescope::outcome::EndedBy::Duration,
         };
         let base = 80.0 + step as f64 * 5.0;

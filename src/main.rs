@@ -1,7 +1,8 @@
 //! The `drivescope` binary: parse the command line, run the command, report errors as one
 //! line on stderr with a non-zero exit code (2 for bad input or setup failures).
 //!
-//! Exit codes: 0 done; 1 the run saw I/O errors; 2 bad input or a failed setup;
+//! Exit codes: 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
+//! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
@@ -62,6 +63,13 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
             return signalled().unwrap_or(ExitCode::from(2));
         }
     };
+    // The run's verification record was not kept: a later `verify` would check against a
+    // state behind what the run wrote. Said whatever the outcome; exit 1 when nothing else
+    // decides the code.
+    let unsaved = finished.tally.verify_unsaved.is_some();
+    if let Some(u) = &finished.tally.verify_unsaved {
+        say(format_args!("drivescope: {u}"));
+    }
     let findings = finished.tally.findings;
     if findings > 0 && !matches!(finished.result, Ok(RunOutcome::Stopped(_)) | Err(_)) {
         say(format_args!(
@@ -70,6 +78,7 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
         return ExitCode::from(3);
     }
     match finished.result {
+        Ok(RunOutcome::Completed { errors: 0, .. }) if unsaved => ExitCode::from(1),
         Ok(RunOutcome::Completed { errors: 0, .. }) => ExitCode::SUCCESS,
         Ok(RunOutcome::Completed {
             errors,

@@ -1,6 +1,7 @@
 //! How a step and a run end, as values: [`EndedBy`] (a step), [`DeviceFault`] (the device
-//! failed), [`RunOutcome`] (the whole run). The engine, the runner, the session and the
-//! dashboard decide on these; text is made only where it is shown or stored.
+//! failed), [`RunOutcome`] (the whole run), [`VerifyUnsaved`] (a verified step's state not
+//! saved). The engine, the runner, the session and the dashboard decide on these; text is
+//! made only where it is shown or stored.
 //!
 //! The session stores a step's `ended_by` as text (its [`Display`](std::fmt::Display)
 //! form, as every release has); [`EndedBy::parse`] reads that text back, so one mapping
@@ -172,6 +173,29 @@ impl<'de> Deserialize<'de> for EndedBy {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         Ok(EndedBy::parse(&s))
+    }
+}
+
+/// A verified step whose verify state could not be saved (`--verify`): the generation map
+/// or the journal on disk is behind what the step wrote: the state has no clean end (a
+/// later save puts the pages not saved back) and the run's verification record was not
+/// kept (exit code 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyUnsaved {
+    /// The state's folder.
+    pub dir: std::path::PathBuf,
+    /// What the system said (shown only).
+    pub error: String,
+}
+
+impl fmt::Display for VerifyUnsaved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the verify state in {} was not saved: {}",
+            self.dir.display(),
+            self.error
+        )
     }
 }
 

@@ -461,6 +461,10 @@ pub struct StepSpec {
     /// describes them, as far as one workload can.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio_file: Option<FioFileStep>,
+    /// The fio engine: fio's version, found when the run was checked (`fio-3.33`); the
+    /// engine asks fio only when it is not given (a remote host's own check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_version: Option<String>,
 }
 
 #[cfg(test)]

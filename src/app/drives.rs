@@ -98,6 +98,20 @@ pub fn many(app: &App) -> bool {
     app.drives.len() > 1
 }
 
+/// "1 drive ", "3 drives ": how many drives a run of the table goes on.
+pub fn count(n: usize) -> String {
+    match n {
+        1 => "1 drive ".to_string(),
+        n => format!("{n} drives "),
+    }
+}
+
+/// The drives table is open (a targets file's drives, one or more): runs start on them as
+/// the file says, each with its label and confirmation.
+pub fn table(app: &App) -> bool {
+    !app.drives.is_empty()
+}
+
 /// Makes drive `j` the one the panels show.
 pub fn pick(app: &mut App, j: usize) {
     if j == app.picked || j >= app.drives.len() {

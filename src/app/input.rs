@@ -177,9 +177,12 @@ fn start(app: &mut App) -> Vec<Effect> {
         app.notify("no presets to start");
         return Vec::new();
     };
-    if drives::many(app) {
+    if drives::table(app) {
         if preset.fio_job.is_some() {
-            app.notify("an fio job file names its own targets: run it with one drive");
+            app.notify(
+                "an fio job file names its own targets: run it without a drives table \
+                 (--target, or no target)",
+            );
             return Vec::new();
         }
         return start_drives(app, preset);
@@ -244,9 +247,9 @@ fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
     app.telemetry = super::state::TelemetryState::new();
     drives::starting(app);
     app.notify(format!(
-        "starting {} on {} drives",
+        "starting {} on {}",
         preset.name,
-        app.drives.len()
+        drives::count(app.drives.len()).trim_end()
     ));
     vec![Effect::StartDrives {
         preset_id: preset.id,
@@ -366,7 +369,7 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                 };
                 let typed = typed.trim();
                 if typed == t.confirm_name() || typed == t.path.display().to_string() {
-                    if drives::many(app) {
+                    if drives::table(app) {
                         if let Some(d) = app.drives.get_mut(app.target_sel) {
                             d.confirmed = true;
                         }

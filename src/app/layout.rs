@@ -52,9 +52,10 @@ pub fn areas(area: Rect, tab: Panel) -> Option<Areas> {
 pub const DRIVES_FRAME_ROWS: u16 = 3;
 
 /// How many drives of `n` the drives table shows at once in a terminal of `size` (the
-/// rest are on other pages): as many as leave the panels their room, at least two.
+/// rest are on other pages): as many as leave the panels their room, at least two (or the
+/// one of a targets file of one entry).
 pub fn drive_rows(size: (u16, u16), n: usize) -> u16 {
-    if n < 2 {
+    if n == 0 {
         return 0;
     }
     let (w, h) = size;
@@ -67,7 +68,7 @@ pub fn drive_rows(size: (u16, u16), n: usize) -> u16 {
     room.min(n.min(usize::from(u16::MAX)) as u16)
 }
 
-/// [`areas`] with the drives table of `drives` drives above the panels (none for one).
+/// [`areas`] with the drives table of `drives` drives above the panels (none for none).
 pub fn areas_for(area: Rect, tab: Panel, drives: usize) -> Option<Areas> {
     let m = mode(area.width, area.height);
     if m == Mode::TooSmall {

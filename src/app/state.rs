@@ -312,7 +312,7 @@ impl App {
             picked: 0,
             all_drives: false,
         };
-        if cfg.drives.len() > 1 {
+        if !cfg.drives.is_empty() {
             app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();
             app.targets = app.drives.iter().map(|d| d.target.clone()).collect();
             app.target_sel = 0;

@@ -79,8 +79,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.dirty = true;
             Vec::new()
         }
-        // The dashboard's own telemetry watches the first drive of several.
-        Msg::Telemetry(t) if super::drives::many(app) => {
+        // The dashboard's own telemetry watches the first drive of the table.
+        Msg::Telemetry(t) if super::drives::table(app) => {
             super::drives::on_drive(app, 0, Msg::Telemetry(t))
         }
         Msg::Telemetry(t) => {

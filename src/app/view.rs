@@ -208,9 +208,12 @@ impl From<&crate::session::EventKind> for EventCategory {
         match k {
             K::Phase => EventCategory::Phase,
             K::SteadyState => EventCategory::SteadyState,
-            K::Errors | K::Error | K::IoError | K::StepIncomplete | K::VerifyFinding => {
-                EventCategory::Error
-            }
+            K::Errors
+            | K::Error
+            | K::IoError
+            | K::StepIncomplete
+            | K::VerifyFinding
+            | K::VerifyUnsaved => EventCategory::Error,
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,

@@ -27,6 +27,7 @@ pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
                 c
             })
             .collect(),
+        targets_file: a.targets.is_some(),
         preset: a.preset.clone(),
         theme: a.theme.clone(),
         mouse: a.mouse,

@@ -32,6 +32,9 @@ pub struct Options {
     /// The files or block devices to open on instead of the built-in test file: one, or
     /// several (a drives table; a run goes on every one at once).
     pub targets: Vec<TargetChoice>,
+    /// The targets came from a targets file: the drives table even for one entry (its
+    /// label, region and confirmation are the file's).
+    pub targets_file: bool,
     /// The preset highlighted in the picker.
     pub preset: Option<String>,
     pub theme: Option<String>,
@@ -111,9 +114,12 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
 pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     hold_signals_for_shutdown();
     let default_path = dut::default_target_path();
-    // Several drives, or one on another host: the drives table (a remote target is never
-    // mistaken for this host's file or device of the same name).
-    let many = args.targets.len() > 1 || args.targets.iter().any(|t| t.host.is_some());
+    // Several drives, a targets file's (even one), or one on another host: the drives
+    // table, which runs each entry as the file says (a remote target is never mistaken for
+    // this host's file or device of the same name).
+    let many = args.targets_file
+        || args.targets.len() > 1
+        || args.targets.iter().any(|t| t.host.is_some());
     let drives = if many {
         drive_setups(&args.targets)
     } else {

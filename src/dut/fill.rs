@@ -59,6 +59,7 @@ pub fn fill_file(
         },
         interval: Duration::from_secs(1),
         fio_file: None,
+        fio_version: None,
     };
     let st = StepTarget {
         path: t.path.clone(),

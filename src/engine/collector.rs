@@ -21,7 +21,7 @@ use super::stopclock::StopClock;
 use super::suspend::SuspendWatch;
 use super::uring::{build_ring, RingIo, MAX_IODEPTH};
 use super::{EngineError, WorkerCtx, WorkerMsg};
-use crate::outcome::{EndedBy, FaultKind};
+use crate::outcome::{EndedBy, FaultKind, VerifyUnsaved};
 use crate::stats::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary,
 };
@@ -652,15 +652,13 @@ pub(super) fn run(
     }
     // The last flush epoch, once every write has completed; a worker left behind on a
     // stalled device leaves the state open (its next check takes it as an unclean end).
-    if let Some(f) = flusher {
+    let mut verify_unsaved = None;
+    if let (Some(f), Some(state)) = (flusher, &target.verify) {
         if abandoned == 0 {
-            if let Err(e) = f.finish() {
-                note(
-                    format!("saving the verify state failed: {e}"),
-                    &mut notes,
-                    obs,
-                );
-            }
+            verify_unsaved = f.finish().err().map(|e| VerifyUnsaved {
+                dir: state.dir().to_path_buf(),
+                error: e.to_string(),
+            });
         } else {
             f.abandon();
         }
@@ -735,6 +733,7 @@ pub(super) fn run(
         service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
         arrival_cv: tot_gaps.cv().filter(|_| paced),
         fio_series: Vec::new(),
+        verify_unsaved,
         ended_by,
     })
 }

@@ -75,6 +75,15 @@ pub fn fio_version() -> Result<String, FioError> {
     }
 }
 
+/// fio's version as the run's check found it, or (not known: a step that lost it) as fio
+/// says now.
+pub(super) fn known_or_asked(known: Option<&str>) -> Result<String, FioError> {
+    match known {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => fio_version(),
+    }
+}
+
 /// What drivescope reads in fio's json+ output, as JSON pointers into a dump.
 const NEEDED: [&str; 9] = [
     "/timestamp_ms",
@@ -525,7 +534,7 @@ impl Engine for Fio {
         if let Some(file) = &spec.fio_file {
             return super::fio_series::run_file_step(file, spec, ctl, obs);
         }
-        let version = fio_version()?;
+        let version = known_or_asked(spec.fio_version.as_deref())?;
         let name = target.path.as_os_str();
         if name
             .as_encoded_bytes()

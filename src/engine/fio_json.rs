@@ -181,6 +181,7 @@ pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
         ended_by: t.ended_by,
         arrival_cv: None,
         fio_series: t.series,
+        verify_unsaved: None,
     }
 }
 

@@ -8,7 +8,7 @@
 use std::process::Command;
 use std::time::SystemTime;
 
-use super::fio::{fio_version, natural_end, status_interval, supervise, FioError};
+use super::fio::{known_or_asked, natural_end, status_interval, supervise, FioError};
 use super::fio_json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
 use super::seam::{Control, StepControl, StepObserver};
 use super::EngineError;
@@ -72,10 +72,7 @@ pub(super) fn run_file_step(
     obs: &mut dyn StepObserver,
 ) -> Result<StepSummary, EngineError> {
     // Known since the job file was read; asked of fio only for a step that lost it.
-    let version = match &file.version {
-        v if v.is_empty() => fio_version()?,
-        v => v.clone(),
-    };
+    let version = known_or_asked(Some(&file.version))?;
     let mut cmd = Command::new("fio");
     cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));

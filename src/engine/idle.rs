@@ -64,6 +64,7 @@ fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
         ended_by,
         arrival_cv: None,
         fio_series: Vec::new(),
+        verify_unsaved: None,
     }
 }
 

@@ -187,12 +187,17 @@ fn tighten_timer_slack() {
 
 /// Checks every step against the target before any I/O: a missing or too old fio (when a
 /// step runs on it), each step's shape against the target, and a target another process
-/// writes or holds (when a step writes).
-pub fn check_steps(t: &StepTarget, specs: &[crate::workload::StepSpec]) -> Result<(), EngineError> {
-    if specs.iter().any(|s| s.engine == EngineKind::Fio) {
-        // A missing or too old fio (or one whose json+ lacks what is read) is said now.
-        fio::fio_check()?;
-    }
+/// writes or holds (when a step writes). Returns fio's version when a step runs on fio,
+/// for the steps to carry (fio is asked once a run).
+pub fn check_steps(
+    t: &StepTarget,
+    specs: &[crate::workload::StepSpec],
+) -> Result<Option<String>, EngineError> {
+    // A missing or too old fio (or one whose json+ lacks what is read) is said now.
+    let fio = match specs.iter().any(|s| s.engine == EngineKind::Fio) {
+        true => Some(fio::fio_check()?),
+        false => None,
+    };
     for spec in specs {
         validate(t, spec)?;
     }
@@ -202,5 +207,5 @@ pub fn check_steps(t: &StepTarget, specs: &[crate::workload::StepSpec]) -> Resul
     {
         check_claim(t, w)?;
     }
-    Ok(())
+    Ok(fio)
 }

@@ -300,6 +300,7 @@ fn idle_step(
         engine_options: Default::default(),
         thermal,
         fio_file: None,
+        fio_version: None,
     })
 }
 
@@ -439,6 +440,7 @@ fn expand_phase(
         },
         thermal,
         fio_file: None,
+        fio_version: None,
     };
     let named = |v: &Variant, extra: &str| {
         let mut parts = vec![phase.name.clone()];

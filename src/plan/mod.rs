@@ -148,6 +148,10 @@ pub struct PlanStep {
     /// The jobs of an fio job file this step runs (`--fio-job`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio_file: Option<crate::workload::FioFileStep>,
+    /// A step on the fio engine: the fio that the run's check found (`fio-3.33`), so fio is
+    /// asked its version once a run; not saved.
+    #[serde(skip)]
+    pub fio_version: Option<String>,
 }
 
 /// A step's thermal ends, judged on the drive's telemetry as it arrives.
@@ -224,6 +228,7 @@ impl PlanStep {
             end: self.end,
             interval: self.interval,
             fio_file: self.fio_file.clone(),
+            fio_version: self.fio_version.clone(),
         }
     }
 }

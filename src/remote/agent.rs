@@ -164,6 +164,8 @@ struct Agent {
     /// controller may already have sent the next request).
     job: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
     answers: Option<Sender<(u64, Option<EndedBy>)>>,
+    /// fio's version as this host's check found it, for its steps on fio.
+    fio_version: Option<String>,
 }
 
 impl Agent {
@@ -228,12 +230,13 @@ impl Agent {
         })
     }
 
-    fn check(&self, steps: &[StepSpec]) {
+    fn check(&mut self, steps: &[StepSpec]) {
         let Some(t) = self.step_target() else {
             return self.out.failed("no target is prepared", true);
         };
         match engine::check_steps(&t, steps) {
-            Ok(()) => {
+            Ok(fio) => {
+                self.fio_version = fio;
                 self.out.must(FromAgent::Checked);
             }
             Err(e) => self.out.failed(e, true),
@@ -315,10 +318,13 @@ impl Agent {
         });
     }
 
-    fn step(&mut self, spec: StepSpec) {
+    fn step(&mut self, mut spec: StepSpec) {
         let Some(t) = self.step_target() else {
             return self.out.failed("no target is prepared", true);
         };
+        if spec.fio_version.is_none() {
+            spec.fio_version = self.fio_version.clone();
+        }
         let (tx, rx) = mpsc::channel();
         self.answers = Some(tx);
         let broken = self.broken.clone();
@@ -381,6 +387,7 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
         poller: None,
         job: None,
         answers: None,
+        fio_version: None,
     };
     for line in input.lines() {
         let Ok(line) = line else { break };

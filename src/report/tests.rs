@@ -64,6 +64,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             service_lat_us: None,
             arrival_cv: None,
             fio_series: Vec::new(),
+            verify_unsaved: None,
             ended_by: crate::outcome::EndedBy::Duration,
         },
     }

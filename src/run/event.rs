@@ -64,6 +64,11 @@ pub enum Happening {
     VerifyFinding(Box<crate::verify::Finding>),
     /// A verified step's totals so far: blocks written and checked, findings by kind.
     Verified(crate::verify::VerifyTotals),
+    /// Step `step`'s verify state could not be saved.
+    VerifyUnsaved {
+        step: String,
+        unsaved: crate::outcome::VerifyUnsaved,
+    },
 }
 
 impl Happening {
@@ -78,6 +83,7 @@ impl Happening {
             Happening::Thermal(_) => EventKind::Thermal,
             Happening::VerifyFinding(_) => EventKind::VerifyFinding,
             Happening::Verified(_) => EventKind::Verified,
+            Happening::VerifyUnsaved { .. } => EventKind::VerifyUnsaved,
         }
     }
 }
@@ -135,6 +141,7 @@ impl fmt::Display for Happening {
                 t.torn,
                 t.unexpected
             ),
+            Happening::VerifyUnsaved { step, unsaved } => write!(f, "{step}: {unsaved}"),
         }
     }
 }

@@ -114,6 +114,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                     readonly: !s.jobs.iter().any(|j| j.writes()),
                     version: job.version.clone(),
                 }),
+                fio_version: None,
             }
         })
         .collect();

@@ -507,6 +507,9 @@ fn overall(
                 tally.steps_run += t.steps_run;
                 tally.errors += t.errors;
                 tally.findings += t.findings;
+                if tally.verify_unsaved.is_none() {
+                    tally.verify_unsaved = t.verify_unsaved;
+                }
                 if tally.first_error.is_none() {
                     tally.first_error = t.first_error.map(|e| format!("{}: {e}", run.label));
                 }

@@ -440,8 +440,15 @@ impl Printer {
                     "kind": kind.as_str(),
                     "text": e.what.to_string(),
                 });
-                if let (Happening::Thermal(t), Some(o)) = (&e.what, line.as_object_mut()) {
-                    o.insert("thermal".into(), json!(t));
+                match (&e.what, line.as_object_mut()) {
+                    (Happening::Thermal(t), Some(o)) => {
+                        o.insert("thermal".into(), json!(t));
+                    }
+                    (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
+                        o.insert("step".into(), json!(step));
+                        o.insert("verify_unsaved".into(), json!(unsaved));
+                    }
+                    _ => {}
                 }
                 self.json(line)
             }
@@ -690,9 +697,10 @@ impl Sink for Printer {
             (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
             (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
                 Happening::Note(n) => self.note(n),
-                Happening::Health(_) | Happening::Thermal(_) | Happening::VerifyFinding(_) => {
-                    self.happened(e)
-                }
+                Happening::Health(_)
+                | Happening::Thermal(_)
+                | Happening::VerifyFinding(_)
+                | Happening::VerifyUnsaved { .. } => self.happened(e),
                 Happening::Verified(_) if self.format == Format::Text => self.happened(e),
                 _ => {}
             },

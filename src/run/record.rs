@@ -137,6 +137,9 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
             }
             Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
+            Happening::VerifyUnsaved { unsaved, .. } => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved)
+            }
             what => rec.push_event(what.kind(), what.to_string()),
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),

@@ -243,6 +243,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         engine_options: opts.engine_options,
         thermal: Default::default(),
         fio_file: None,
+        fio_version: None,
     };
     Plan {
         preset_id: step.workload.rw.as_str().to_string(),
@@ -257,18 +258,36 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
     }
 }
 
-/// `p`, once every step of its plan is checked against its target.
-fn validated(p: Prepared) -> Result<Prepared, RunError> {
-    validate_plan(&p.plan, &p.step_target(), p.remote.as_ref())?;
+/// `p`, once every step of its plan is checked against its target; its steps on fio carry
+/// the version the check found.
+fn validated(mut p: Prepared) -> Result<Prepared, RunError> {
+    if let Some(v) = validate_plan(&p.plan, &p.step_target(), p.remote.as_ref())? {
+        for s in p
+            .plan
+            .steps
+            .iter_mut()
+            .filter(|s| s.engine == EngineKind::Fio)
+        {
+            s.fio_version = Some(v.clone());
+        }
+    }
     Ok(p)
 }
 
 /// Checks every step of `plan` against the target before any I/O (rates aside, which
-/// sweeps learn as they go): on the target's own host.
-fn validate_plan(plan: &Plan, t: &StepTarget, remote: Option<&Remote>) -> Result<(), RunError> {
+/// sweeps learn as they go): on the target's own host. Returns fio's version when a step
+/// runs on this host's fio.
+fn validate_plan(
+    plan: &Plan,
+    t: &StepTarget,
+    remote: Option<&Remote>,
+) -> Result<Option<String>, RunError> {
     let specs: Vec<_> = plan.steps.iter().map(|s| s.to_step_spec(None)).collect();
     match remote {
-        Some(r) => Ok(r.link.check(&specs)?),
+        Some(r) => {
+            r.link.check(&specs)?;
+            Ok(None)
+        }
         None => Ok(engine::check_steps(t, &specs)?),
     }
 }

@@ -271,6 +271,13 @@ pub(crate) fn run_plan_on(
                     count: summary.errors,
                 });
             }
+            if let Some(unsaved) = &summary.verify_unsaved {
+                rep.happened(Happening::VerifyUnsaved {
+                    step: name(),
+                    unsaved: unsaved.clone(),
+                });
+                tally.verify_unsaved.get_or_insert_with(|| unsaved.clone());
+            }
             let verify = target.verify.as_deref().map(|state| {
                 verify_findings(&mut rep, Some(state));
                 let totals = state.totals();
@@ -451,6 +458,7 @@ mod tests {
                 ended_by,
                 arrival_cv: None,
                 fio_series: Vec::new(),
+                verify_unsaved: None,
             })
         }
     }
@@ -522,6 +530,7 @@ mod tests {
             engine_options: Default::default(),
             thermal: Default::default(),
             fio_file: None,
+            fio_version: None,
         };
         Plan {
             preset_id: "steady-test".into(),

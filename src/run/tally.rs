@@ -1,4 +1,5 @@
-//! What a run counted as it went: steps run of steps planned, I/O errors and the first.
+//! What a run counted as it went: steps run of steps planned, I/O errors and the first,
+//! verification findings, a verify state not saved.
 
 /// Counts kept while a run goes on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,4 +14,6 @@ pub struct Tally {
     pub first_error: Option<String>,
     /// Verification findings over every step (`--verify`).
     pub findings: u64,
+    /// The first verified step whose verify state could not be saved.
+    pub verify_unsaved: Option<crate::outcome::VerifyUnsaved>,
 }

@@ -41,11 +41,34 @@ pub enum EventKind {
     VerifyFinding,
     /// A verified step's totals (as data).
     Verified,
+    /// A verified step's verify state could not be saved (its folder and error as data).
+    VerifyUnsaved,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
+    /// Every kind this release knows.
+    pub const KNOWN: [EventKind; 17] = [
+        EventKind::Note,
+        EventKind::Phase,
+        EventKind::SteadyState,
+        EventKind::Skip,
+        EventKind::Errors,
+        EventKind::IoError,
+        EventKind::Error,
+        EventKind::Fill,
+        EventKind::Stopped,
+        EventKind::Snapshot,
+        EventKind::Saved,
+        EventKind::StepIncomplete,
+        EventKind::Health,
+        EventKind::Thermal,
+        EventKind::VerifyFinding,
+        EventKind::Verified,
+        EventKind::VerifyUnsaved,
+    ];
+
     pub fn as_str(&self) -> &str {
         match self {
             EventKind::Note => "note",
@@ -64,6 +87,7 @@ impl EventKind {
             EventKind::Thermal => "thermal",
             EventKind::VerifyFinding => "verify_finding",
             EventKind::Verified => "verified",
+            EventKind::VerifyUnsaved => "verify_unsaved",
             EventKind::Other(s) => s,
         }
     }
@@ -75,25 +99,7 @@ impl EventKind {
 
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
-        const KNOWN: [EventKind; 16] = [
-            EventKind::Note,
-            EventKind::Phase,
-            EventKind::SteadyState,
-            EventKind::Skip,
-            EventKind::Errors,
-            EventKind::IoError,
-            EventKind::Error,
-            EventKind::Fill,
-            EventKind::Stopped,
-            EventKind::Snapshot,
-            EventKind::Saved,
-            EventKind::StepIncomplete,
-            EventKind::Health,
-            EventKind::Thermal,
-            EventKind::VerifyFinding,
-            EventKind::Verified,
-        ];
-        KNOWN
+        Self::KNOWN
             .into_iter()
             .find(|k| k.as_str() == name)
             .unwrap_or_else(|| EventKind::Other(name.to_string()))
@@ -115,5 +121,22 @@ impl Serialize for EventKind {
 impl<'de> Deserialize<'de> for EventKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(EventKind::parse(&String::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EventKind;
+
+    #[test]
+    fn every_kind_reads_back_from_its_name() {
+        for k in EventKind::KNOWN {
+            assert_eq!(EventKind::parse(k.as_str()), k);
+        }
+        assert_eq!(EventKind::VerifyUnsaved.as_str(), "verify_unsaved");
+        assert_eq!(
+            EventKind::parse("a later kind"),
+            EventKind::Other("a later kind".into())
+        );
     }
 }

@@ -66,6 +66,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         service_lat_us: None,
         arrival_cv: None,
         fio_series: Vec::new(),
+        verify_unsaved: None,
         ended_by: crate::outcome::EndedBy::Duration,
     }
 }

@@ -241,4 +241,7 @@ pub struct StepSummary {
     /// An fio job file's step: each of fio's jobs (or reporting groups) on its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fio_series: Vec<super::SeriesSummary>,
+    /// A verified step (`--verify`) whose verify state could not be saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_unsaved: Option<crate::outcome::VerifyUnsaved>,
 }

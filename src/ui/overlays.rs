@@ -162,12 +162,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     let fio_job = app.selected_preset().is_some_and(|p| p.fio_job.is_some());
     let target = match app.selected_target() {
         // A job file names its own targets (a device it writes is confirmed as the target).
-        _ if fio_job && labels.len() <= 1 => Line::from(vec![
+        _ if fio_job && labels.is_empty() => Line::from(vec![
             Span::styled("targets ", t.dim_style()),
             Span::styled("the job file's own", Style::default().fg(t.fg)),
         ]),
-        _ if labels.len() > 1 => Line::from(vec![
-            Span::styled(format!("{} drives ", labels.len()), t.dim_style()),
+        _ if !labels.is_empty() => Line::from(vec![
+            Span::styled(crate::app::drives::count(labels.len()), t.dim_style()),
             Span::styled(labels.join(", "), Style::default().fg(t.fg)),
         ]),
         Some(tg) => {

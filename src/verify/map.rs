@@ -61,8 +61,19 @@ impl GenMap {
 
     #[inline]
     fn mark(&self, i: u64) {
-        let page = i as usize / PAGE;
+        self.mark_page(i as usize / PAGE);
+    }
+
+    fn mark_page(&self, page: usize) {
         self.dirty[page / 64].fetch_or(1 << (page % 64), Ordering::AcqRel);
+    }
+
+    /// Marks pages taken by [`take_dirty`](Self::take_dirty) dirty again: their save failed,
+    /// the next flush writes them (as they are then).
+    pub fn redirty(&self, pages: impl IntoIterator<Item = usize>) {
+        for page in pages {
+            self.mark_page(page);
+        }
     }
 
     /// Claims blocks `first..first + n` for a write: each gets its next generation, busy
@@ -215,7 +226,11 @@ mod tests {
         assert_eq!(dirty[0].1[2..6], [1, PENDING | 2, 1, 0]);
         assert!(m.take_dirty().is_empty());
         m.settle(9_000, Generation::new(7));
-        assert_eq!(m.take_dirty()[0].0, 2);
+        let taken = m.take_dirty();
+        assert_eq!(taken[0].0, 2);
+        // A save that failed gives its pages back to the next flush.
+        m.redirty(taken.iter().map(|(p, _)| *p));
+        assert_eq!(m.take_dirty(), taken);
     }
 
     #[test]

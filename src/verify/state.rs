@@ -430,13 +430,19 @@ impl VerifyState {
 
     /// One flush epoch: the dirty map pages as they are now, the target synced, the pages
     /// written and synced, the epoch journalled. Returns the epoch.
+    /// Pages whose save failed stay dirty, for the next flush (a later step's).
     pub fn flush(&self, target: &File) -> std::io::Result<u64> {
         let pages = self.map.take_dirty();
-        target.sync_data()?;
-        for (page, bytes) in &pages {
-            self.map_file.write_all_at(bytes, (*page * PAGE) as u64)?;
+        let saved = target.sync_data().and_then(|()| {
+            for (page, bytes) in &pages {
+                self.map_file.write_all_at(bytes, (*page * PAGE) as u64)?;
+            }
+            self.map_file.sync_data()
+        });
+        if let Err(e) = saved {
+            self.map.redirty(pages.iter().map(|(p, _)| *p));
+            return Err(e);
         }
-        self.map_file.sync_data()?;
         let e = self.epoch.fetch_add(1, Ordering::Relaxed) + 1;
         self.journal_line(&format!("flushed {e} {}", now_ns()))?;
         Ok(e)

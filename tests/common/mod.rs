@@ -41,6 +41,13 @@ pub fn json_lines(out: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// The JSON lines of a run that must have succeeded (its stderr shown if not).
+pub fn succeeded(out: &Output) -> Vec<Value> {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    json_lines(out)
+}
+
 pub fn of_type<'a>(lines: &'a [Value], t: &str) -> Vec<&'a Value> {
     lines.iter().filter(|v| v["type"] == t).collect()
 }

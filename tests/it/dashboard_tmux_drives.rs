@@ -233,3 +233,66 @@ fn a_bad_targets_file_or_both_ways_at_once_are_refused_before_the_terminal() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
+
+/// A targets file of one local entry opens the drives table too: its label is shown, its
+/// `destroy_data` lets a run write the device without asking again; an entry without it is
+/// asked for and, unconfirmed, not written.
+#[test]
+fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
+    let Some(dev) = common::LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.display();
+    let open = |name: &str, entry: String| {
+        let shelf = home.path().join(format!("{name}.yaml"));
+        std::fs::write(&shelf, entry).unwrap();
+        let cmd = format!(
+            "{} --targets {} --preset quick-look --time-scale 0.1",
+            common::bin().display(),
+            shelf.display()
+        );
+        Tmux::start_with(name, &cmd, home.path(), 120, 40)
+    };
+
+    // Not confirmed: the run asks for the device's name, and nothing is written.
+    let Some(t) = open("onedrive_ask", format!("- path: {d}\n  label: bay-9\n")) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("1 drive bay-9"), "{s}");
+    let before = dev.stat();
+    t.tmux(&["send-keys", "Enter"]);
+    t.wait_for("type its name to allow writing to it");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert_eq!(dev.stat().1, before.1, "an unconfirmed device was written");
+    t.tmux(&["send-keys", "Escape"]);
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_eq!(dev.stat().1, before.1, "an unconfirmed device was written");
+    drop(t);
+
+    // Confirmed in the file: the run starts at once, on the device, under its label.
+    let Some(t) = open(
+        "onedrive_run",
+        format!("- path: {d}\n  label: bay-1\n  destroy_data: {d}\n"),
+    ) else {
+        return;
+    };
+    let s = t.wait_for(" Presets ");
+    assert!(s.contains("1 drive bay-1"), "{s}");
+    let before = dev.stat();
+    t.tmux(&["send-keys", "Enter"]);
+    let s = wait_until(&t, 60, "the run's end", |s| {
+        row(s, "bay-1").is_some_and(|r| r.contains("completed")) && s.contains("session saved to")
+    });
+    assert!(s.contains("Drives (1)"), "{s}");
+    assert!(
+        s.contains("drive bay-1 ·"),
+        "the header names the drive:\n{s}"
+    );
+    assert!(!s.contains("type its name"), "asked again:\n{s}");
+    assert!(dev.stat().1 > before.1, "the confirmed device was written");
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+}

@@ -40,6 +40,7 @@ fn nop_spec(rw: RwMode, iodepth: u32, jobs: u32, end: StepEnd, rate: Option<f64>
         end,
         interval: Duration::from_millis(200),
         fio_file: None,
+        fio_version: None,
     }
 }
 

@@ -185,3 +185,58 @@ fn no_fio_is_refused_before_anything_is_written() {
     assert!(err.contains("fio is not installed"), "{err}");
     assert!(!session.exists(), "no session");
 }
+
+/// `--engine fio` on a preset of three steps: fio is asked its version once, by the run's
+/// check, and each step's summary says that version; every step still starts fio. A
+/// wrapper named `fio`, first on PATH, logs each call's first argument and runs the real fio.
+#[test]
+fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
+    let home = common::disk_tempdir();
+    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("fio is installed");
+    let calls = home.path().join("calls.log");
+    let bin = crate::fio_job_file::fio_script(
+        home.path(),
+        &format!("echo \"$1\" >> '{}'\nexec {real} \"$@\"", calls.display()),
+    );
+    let preset = home.path().join("three.yaml");
+    let phase = |name: &str, rw: &str| {
+        format!(
+            "  - name: {name}\n    workload: {{rw: {rw}, bs: 64k, iodepth: 4}}\n    end: {{duration: 300ms}}\n"
+        )
+    };
+    std::fs::write(
+        &preset,
+        format!(
+            "id: three\nname: Three\ndescription: three steps on fio\nphases:\n{}{}{}",
+            phase("w", "write"),
+            phase("r", "read"),
+            phase("rr", "randread")
+        ),
+    )
+    .unwrap();
+    let target = home.path().join("t.bin");
+    let out = common::command(home.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .args(["run", "--target"])
+        .arg(&target)
+        .args(["--size", "4MiB", "--engine", "fio", "--preset-file"])
+        .arg(&preset)
+        .arg("--json")
+        .output()
+        .expect("run drivescope");
+    let lines = common::succeeded(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 3, "{lines:?}");
+    let log = std::fs::read_to_string(&calls).unwrap();
+    let versions = log.lines().filter(|l| *l == "--version").count();
+    assert_eq!(versions, 1, "fio was asked its version once: {log}");
+    let runs = log.lines().filter(|l| *l == "--ioengine=io_uring").count();
+    assert_eq!(runs, 3, "each step started fio: {log}");
+    for s in &steps {
+        let note = s["summary"]["engine_note"].as_str().unwrap();
+        assert!(note.starts_with("fio-3"), "{note}");
+    }
+}

@@ -436,7 +436,7 @@ fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
 
 /// A shell script named `fio` (its body given) in a folder of `dir`, which is returned for
 /// PATH.
-fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
+pub(crate) fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
     std::fs::create_dir_all(&bin).unwrap();

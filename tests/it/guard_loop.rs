@@ -545,6 +545,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
         },
         interval: Duration::from_millis(250),
         fio_file: None,
+        fio_version: None,
     };
     let target = StepTarget {
         path: dev.dev.clone(),

@@ -42,3 +42,4 @@ mod telemetry_poller;
 mod telemetry_smartctl;
 mod thermal_soak;
 mod verify_loop;
+mod verify_unsaved;

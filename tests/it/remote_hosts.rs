@@ -623,6 +623,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
         },
         interval: Duration::from_millis(100),
         fio_file: None,
+        fio_version: None,
     };
     let t0 = Instant::now();
     send(

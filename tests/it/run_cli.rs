@@ -449,6 +449,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         },
         interval: Duration::from_millis(250),
         fio_file: None,
+        fio_version: None,
     };
     let target = StepTarget {
         path,
@@ -834,6 +835,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
             },
             interval: Duration::from_millis(250),
             fio_file: None,
+            fio_version: None,
         };
         let target = StepTarget {
             path: path.clone(),

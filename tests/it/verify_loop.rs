@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::common;
 
-use common::{json_lines, of_type, run, summary, LoopDev};
+use common::{json_lines, of_type, run, succeeded, summary, LoopDev};
 
 const BLOCK: u64 = 4096;
 
@@ -34,13 +34,6 @@ fn setup() -> Option<(LoopDev, tempfile::TempDir, std::path::PathBuf)> {
     let home = tempfile::tempdir().unwrap();
     let state = home.path().join("state");
     Some((dev, home, state))
-}
-
-/// The JSON lines of a run that must have succeeded.
-fn succeeded(out: &std::process::Output) -> Vec<serde_json::Value> {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    json_lines(out)
 }
 
 /// Block `n` of `dev` read past the page cache.
