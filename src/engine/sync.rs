@@ -28,7 +28,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
             message: message.into(),
         });
     }
-    let lead = paced_lead(&ctx);
+    let mut lead = paced_lead(&ctx);
     ctx.ready.wait();
     ctx.go.wait();
     let (Some(mut bufs), Some(file), Some(t0)) = (bufs, &ctx.file, ctx.t0.get().copied()) else {

@@ -453,7 +453,7 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     ctx: &WorkerCtx,
     s: &mut Setup<S, C>,
     t0: Instant,
-    lead: WakeLead,
+    mut lead: WakeLead,
 ) -> Result<(), UringError> {
     let Setup {
         io,
@@ -703,6 +703,9 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         // than the next thing this worker must do on time.
         let mut wake = now + MAX_WAIT_NS;
         let mut spin = false;
+        // A wait that ends at the lead before the next paced I/O: its gap and end (to learn
+        // from how late it ends).
+        let mut paced_wait = None;
         if !stopping {
             wake = wake.min(rec.next_boundary());
             if let Some(e) = end_ns.filter(|_| !paused) {
@@ -718,8 +721,9 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                 } else if lead.spin_to(now, due) {
                     // Too close to sleep for: poll the ring until it is due (see `wake`).
                     spin = true;
-                } else {
-                    wake = wake.min(lead.wake_for(due));
+                } else if lead.wake_for(now, due) < wake {
+                    wake = lead.wake_for(now, due);
+                    paced_wait = Some((due - now, wake));
                 }
             }
         }
@@ -747,12 +751,15 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         } else {
             io.ring.submit_and_wait(1)
         };
-        if let Err(e) = res {
-            if !transient(&e) && e.raw_os_error() != Some(libc::ETIME) {
-                return Err(UringError::Enter(e));
-            }
-        }
+        let timed_out = match res {
+            Err(e) if e.raw_os_error() == Some(libc::ETIME) => true,
+            Err(e) if !transient(&e) => return Err(UringError::Enter(e)),
+            _ => false,
+        };
         now = ns_since(t0);
+        if let (Some((gap, asked)), true) = (paced_wait, timed_out) {
+            lead.woke(gap, asked, now);
+        }
     }
     rec.flush(now, true);
     Ok(())
