@@ -125,12 +125,17 @@ fn nop_paces_exactly_at_10_50_90_percent_of_its_max() {
         bytes: None,
     };
     // The machine's two CPUs are shared: another process taking one for a second moves the
-    // closed-loop maximum itself by 10-30%. So each point measures its maximum just before
-    // it runs and gets three tries; every try is printed.
+    // maximum itself by 10-30%. So each point measures its maximum just before it runs and
+    // gets three tries; every try is printed. The maximum is the paced engine's own (asked
+    // for more than it can issue): in this unoptimised build its schedule, arrival record
+    // and response histogram cost 7-20% of the closed loop's rate, so 90% of the closed
+    // loop's maximum was past what it could pace here, before the wake lead as after (the
+    // release build holds 90% of the closed loop's maximum to 0.001%: docs/PERFORMANCE.md).
     for pct in [10.0, 50.0, 90.0] {
         let mut tries = Vec::new();
         let held = (0..3).any(|_| {
-            let max = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end(1.0), None))
+            let flat_out = Some(drivescope::units::MAX_RATE_IOPS);
+            let max = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end(1.0), flat_out))
                 .0
                 .iops;
             assert!(max > 100_000.0, "max {max}");
