@@ -191,9 +191,9 @@ fn run_many(
         path: None,
         options: RecorderOptions::default(),
         command: Some(format!(
-            "drivescope (dashboard): preset {} on {} drives",
+            "drivescope (dashboard): preset {} on {}",
             s.preset_id,
-            prepared.len()
+            crate::app::drives::count(prepared.len()).trim_end()
         )),
         notes: Vec::new(),
     };
@@ -205,8 +205,14 @@ fn run_many(
         &ctl,
         &mut [&mut sink],
     );
+    // Back to polling the first drive between runs: not a remote one (its path is the other
+    // host's; this host's device of that name is another drive), as when the table opened.
     if let Some(first) = prepared.first() {
-        let _ = telemetry.send(TelemetryCmd::Target(first.target.path.clone()));
+        let path = match first.remote {
+            Some(_) => PathBuf::new(),
+            None => first.target.path.clone(),
+        };
+        let _ = telemetry.send(TelemetryCmd::Target(path));
     }
     let _ = msgs.send(ended(finished));
 }

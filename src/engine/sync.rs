@@ -43,6 +43,9 @@ pub(crate) fn run(ctx: WorkerCtx) {
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
+    if let (Some(p), 0) = (&pacer, ctx.job) {
+        let _ = ctx.tx.send(WorkerMsg::Note(lead.describe(p.period_ns())));
+    }
     let mut issued_bytes = 0u64;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();
@@ -86,7 +89,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
                     }
                     if due <= wake {
                         // Wake on time for it (see `wake`).
-                        now = lead.sleep_until(t0, now, due);
+                        now = lead.sleep_until(t0, now, due, p.period_ns());
                         continue;
                     }
                     let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);

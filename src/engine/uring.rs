@@ -480,6 +480,9 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
+    if let (Some(p), 0) = (&pacer, ctx.job) {
+        let _ = ctx.tx.send(WorkerMsg::Note(lead.describe(p.period_ns())));
+    }
     let mut slots = vec![SlotIo::default(); depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut issued_bytes = 0u64;
@@ -682,13 +685,17 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
             let due = pacer
                 .as_ref()
                 .map(|p| p.next_due() + if p.period_ns() < 1_000.0 { 1_000 } else { 0 })
-                .filter(|&d| !paused && d <= wake);
+                .filter(|&d| !paused && carried.is_none() && d <= wake);
             if paused {
                 wake = wake.min(now + PAUSE_NAP_NS);
+            } else if carried.is_some() {
+                // A held verified write waits on another job's blocks, not on a due time:
+                // a nap of the pacing grain between tries, not a spin.
+                wake = wake.min(now + PACE_GRAIN_NS);
             }
-            if let Some(due) = due {
+            if let (Some(due), Some(p)) = (due, &pacer) {
                 // The next I/O is due first: wake on time for it (see `wake`).
-                now = lead.sleep_until(t0, now, due);
+                now = lead.sleep_until(t0, now, due, p.period_ns());
                 continue;
             }
             let ns = wake.saturating_sub(now).min(MAX_WAIT_NS);
@@ -713,17 +720,21 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
             }
             if let (Some(p), false, false) = (&pacer, free.is_empty(), paused) {
                 let due = p.next_due();
-                if !lead.spinning() {
+                // A held verified write waits on a completion (its blocks), not on a
+                // due time: no spin for it.
+                match lead.lead(p.period_ns()).filter(|_| carried.is_none()) {
                     // Wake for the next due I/O, but not more often than PACE_GRAIN: at
                     // high rates the I/Os that fell due meanwhile go out together, each
                     // keeping its intended time (the delay shows in response latency).
-                    wake = wake.min(due.max(now + PACE_GRAIN_NS));
-                } else if lead.spin_to(now, due) {
+                    None => wake = wake.min(due.max(now + PACE_GRAIN_NS)),
                     // Too close to sleep for: poll the ring until it is due (see `wake`).
-                    spin = true;
-                } else if lead.wake_for(now, due) < wake {
-                    wake = lead.wake_for(now, due);
-                    paced_wait = Some((due - now, wake));
+                    Some(l) if due <= now + l => spin = true,
+                    Some(l) => {
+                        if due - l < wake {
+                            wake = due - l;
+                            paced_wait = Some((p.period_ns(), wake));
+                        }
+                    }
                 }
             }
         }
@@ -757,8 +768,8 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
             _ => false,
         };
         now = ns_since(t0);
-        if let (Some((gap, asked)), true) = (paced_wait, timed_out) {
-            lead.woke(gap, asked, now);
+        if let (Some((period, asked)), true) = (paced_wait, timed_out) {
+            lead.woke(period, asked, now);
         }
     }
     rec.flush(now, true);
