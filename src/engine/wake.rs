@@ -142,28 +142,6 @@ impl WakeLead {
         (may_spin && period_ns >= 2.0 * l as f64).then_some(l)
     }
 
-    /// What the step's notes say of this worker's pacing.
-    pub(crate) fn describe(&self, period_ns: f64) -> String {
-        match self.lead(period_ns) {
-            Some(l) => format!(
-                "paced on time: sleeps to {:.0} µs before each I/O, spins the rest",
-                l as f64 / 1000.0
-            ),
-            None if !self.spinning() => format!(
-                "paced without spinning ({} paced workers on {} CPUs): a sleep's lateness \
-                 shows in response time",
-                PACED.load(Ordering::Relaxed),
-                cpus()
-            ),
-            None => format!(
-                "paced without spinning (sleeps end up to {:.0} µs late, over half the {:.1} \
-                 µs period): the lateness shows in response time",
-                self.lead_ns[class_of(period_ns as u64)] as f64 / 1000.0,
-                period_ns / 1000.0
-            ),
-        }
-    }
-
     /// A sleep on a schedule of `period_ns`, asked to end at `asked`, ended at `woke`: the
     /// lead of its class moves toward that lateness (up fast, down slowly).
     pub(crate) fn woke(&mut self, period_ns: f64, asked: u64, woke: u64) {
