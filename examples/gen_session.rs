@@ -236,6 +236,7 @@ fn main() {
             arrival_cv: None,
             fio_series: Vec::new(),
             verify_unsaved: None,
+            pacing: None,
             ended_by: drivescope::outcome::EndedBy::Duration,
         };
         let base = 80.0 + step as f64 * 5.0;

@@ -1,6 +1,6 @@
 //! How a step and a run end, as values: [`EndedBy`] (a step), [`DeviceFault`] (the device
 //! failed), [`RunOutcome`] (the whole run), [`VerifyUnsaved`] (a verified step's state not
-//! saved). The engine, the runner, the session and the dashboard decide on these; text is
+//! saved), [`Pacing`] (how a paced step's workers kept to their schedule). The engine, the runner, the session and the dashboard decide on these; text is
 //! made only where it is shown or stored.
 //!
 //! The session stores a step's `ended_by` as text (its [`Display`](std::fmt::Display)
@@ -197,6 +197,20 @@ impl fmt::Display for VerifyUnsaved {
             self.error
         )
     }
+}
+
+/// How a paced step's workers kept to their schedule (engine/wake.rs): each I/O on time
+/// (sleeping to a lead before it and spinning the rest), or each sleep to its due time,
+/// whose lateness then shows in response time (never in service time), and why.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Pacing {
+    /// Asleep until `lead_us` before each I/O, spinning the rest.
+    OnTime { lead_us: f64 },
+    /// As many paced workers as CPUs: none to spare for spinning.
+    NoSpareCpu { workers: usize, cpus: usize },
+    /// A sleep here ends up to `lead_us` late, over half the `period_us` between I/Os.
+    LeadOverHalfPeriod { lead_us: f64, period_us: f64 },
 }
 
 /// Who stopped a run early.

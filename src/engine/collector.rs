@@ -252,6 +252,7 @@ pub(super) fn run(
     validate(target, spec)?;
     let w = &spec.workload;
     let mut notes: Vec<String> = Vec::new();
+    let mut pacing = None;
     let note = |n: String, notes: &mut Vec<String>, obs: &mut dyn StepObserver| {
         if !notes.contains(&n) {
             obs.note(&n);
@@ -455,6 +456,7 @@ pub(super) fn run(
                 }
             }
             Ok(WorkerMsg::Note(n)) => note(n, &mut notes, obs),
+            Ok(WorkerMsg::Paced(p)) => pacing = Some(p),
             Ok(WorkerMsg::Failed { job, message }) => {
                 workers[job].done = true;
                 if failure.is_none() {
@@ -734,6 +736,7 @@ pub(super) fn run(
         arrival_cv: tot_gaps.cv().filter(|_| paced),
         fio_series: Vec::new(),
         verify_unsaved,
+        pacing,
         ended_by,
     })
 }

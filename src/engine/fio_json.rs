@@ -182,6 +182,7 @@ pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
         arrival_cv: None,
         fio_series: t.series,
         verify_unsaved: None,
+        pacing: None,
     }
 }
 

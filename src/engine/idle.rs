@@ -65,6 +65,7 @@ fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
         arrival_cv: None,
         fio_series: Vec::new(),
         verify_unsaved: None,
+        pacing: None,
     }
 }
 

@@ -112,6 +112,8 @@ pub enum WorkerMsg {
     Interval(WorkerInterval),
     /// Something the engine could not use and worked around (said once per step).
     Note(String),
+    /// How the step's paced workers keep to their schedule (from its first job).
+    Paced(crate::outcome::Pacing),
     /// Setup or a fatal ring error; the worker has stopped.
     Failed {
         job: usize,

@@ -43,6 +43,9 @@ pub(crate) fn run(ctx: WorkerCtx) {
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
+    if let (Some(p), 0) = (&pacer, ctx.job) {
+        let _ = ctx.tx.send(WorkerMsg::Paced(lead.pacing(p.period_ns())));
+    }
     let mut issued_bytes = 0u64;
     let mut end_ns = ctx.end_ns;
     let mut pause = PauseTracker::default();

@@ -480,6 +480,9 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
         &ctx.spare,
     );
     let mut pacer = Pacer::for_job(&ctx.workload, ctx.job, ctx.rate);
+    if let (Some(p), 0) = (&pacer, ctx.job) {
+        let _ = ctx.tx.send(WorkerMsg::Paced(lead.pacing(p.period_ns())));
+    }
     let mut slots = vec![SlotIo::default(); depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut issued_bytes = 0u64;

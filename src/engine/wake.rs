@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::{ns_since, MAX_WAIT_NS};
+use crate::outcome::Pacing;
 
 /// The sleeps measured, each this many times in turn: one length (ns) for each class of
 /// wait (13-20 µs late for 10 µs, 24-28 µs for 170 µs on this project's VM).
@@ -140,6 +141,22 @@ impl WakeLead {
     fn lead_if(&self, may_spin: bool, period_ns: f64) -> Option<u64> {
         let l = self.lead_ns[class_of(period_ns as u64)];
         (may_spin && period_ns >= 2.0 * l as f64).then_some(l)
+    }
+
+    /// How this worker paces a schedule of `period_ns`, as the step's summary records it.
+    pub(crate) fn pacing(&self, period_ns: f64) -> Pacing {
+        let lead_us = self.lead_ns[class_of(period_ns as u64)] as f64 / 1000.0;
+        match self.lead(period_ns) {
+            Some(_) => Pacing::OnTime { lead_us },
+            None if !self.spinning() => Pacing::NoSpareCpu {
+                workers: PACED.load(Ordering::Relaxed),
+                cpus: cpus(),
+            },
+            None => Pacing::LeadOverHalfPeriod {
+                lead_us,
+                period_us: period_ns / 1000.0,
+            },
+        }
     }
 
     /// A sleep on a schedule of `period_ns`, asked to end at `asked`, ended at `woke`: the

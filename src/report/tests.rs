@@ -65,6 +65,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             arrival_cv: None,
             fio_series: Vec::new(),
             verify_unsaved: None,
+            pacing: None,
             ended_by: crate::outcome::EndedBy::Duration,
         },
     }

@@ -780,6 +780,9 @@ fn summary_text(s: &StepSummary) -> Vec<String> {
                 "  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)"
             ));
         }
+        if let Some(p) = &s.pacing {
+            out.push(format!("  pacing    {}", pacing_text(p)));
+        }
     }
     let name = if s.service_lat_us.is_some() {
         "response"
@@ -815,4 +818,23 @@ fn with_host(run: &Prepared, mut v: serde_json::Value) -> serde_json::Value {
         m.insert("host".into(), r.link.host().to_string().into());
     }
     v
+}
+
+/// How a paced step's workers kept to their schedule, in words.
+fn pacing_text(p: &crate::outcome::Pacing) -> String {
+    use crate::outcome::Pacing;
+    match *p {
+        Pacing::OnTime { lead_us } => {
+            format!("each I/O on time (asleep until {lead_us:.0} µs before it, spinning the rest)")
+        }
+        Pacing::NoSpareCpu { workers, cpus } => format!(
+            "each worker sleeps to its I/O's due time ({workers} paced workers on {cpus} CPUs, \
+             none to spare for spinning): a sleep's lateness shows in response time"
+        ),
+        Pacing::LeadOverHalfPeriod { lead_us, period_us } => format!(
+            "each worker sleeps to its I/O's due time (a sleep ends up to {lead_us:.0} µs late \
+             here, over half the {period_us:.1} µs between I/Os): the lateness shows in \
+             response time"
+        ),
+    }
 }

@@ -459,6 +459,7 @@ mod tests {
                 arrival_cv: None,
                 fio_series: Vec::new(),
                 verify_unsaved: None,
+                pacing: None,
             })
         }
     }

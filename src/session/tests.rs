@@ -67,6 +67,7 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         arrival_cv: None,
         fio_series: Vec::new(),
         verify_unsaved: None,
+        pacing: None,
         ended_by: crate::outcome::EndedBy::Duration,
     }
 }

@@ -244,4 +244,7 @@ pub struct StepSummary {
     /// A verified step (`--verify`) whose verify state could not be saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify_unsaved: Option<crate::outcome::VerifyUnsaved>,
+    /// A paced step: how its workers kept to the schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<crate::outcome::Pacing>,
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use common::{json_lines, of_type, run, summary};
 use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+use drivescope::outcome::Pacing;
 use drivescope::stats::StepSummary;
 use drivescope::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload};
 
@@ -111,6 +112,7 @@ fn nop_counts_exactly_what_it_submits() {
         bytes: None,
     };
     let (s, iv) = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end, None));
+    assert_eq!(s.pacing, None, "a step with no rate is not paced");
     assert_eq!(iv.len(), 5, "1 s at 200 ms: {iv:?}");
     assert_eq!(iv.iter().map(|i| i.0).sum::<u64>(), s.ios, "{iv:?}");
     assert!(iv.iter().all(|i| i.2 == 0), "{iv:?}");
@@ -135,9 +137,14 @@ fn nop_paces_exactly_at_10_50_90_percent_of_its_max() {
         let mut tries = Vec::new();
         let held = (0..3).any(|_| {
             let flat_out = Some(drivescope::units::MAX_RATE_IOPS);
-            let max = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end(1.0), flat_out))
-                .0
-                .iops;
+            let (flat, _) = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end(1.0), flat_out));
+            // Flat out, I/Os a few ns apart: no lead is under half of that.
+            assert!(
+                !matches!(flat.pacing, None | Some(Pacing::OnTime { .. })),
+                "{:?}",
+                flat.pacing
+            );
+            let max = flat.iops;
             assert!(max > 100_000.0, "max {max}");
             let target = (max * pct / 100.0).round();
             let (s, iv) = run_nop(&nop_spec(RwMode::RandRead, 128, 1, end(2.0), Some(target)));
@@ -179,16 +186,59 @@ fn paced_nops_go_out_when_due() {
         let on_time = (0..5).any(|_| {
             let (s, _) = run_nop(&nop_spec(RwMode::RandRead, 8, 1, end, Some(rate)));
             let service = s.service_lat_us.expect("a paced step's service latency");
+            let on_time = matches!(s.pacing, Some(Pacing::OnTime { .. }));
             let line = format!(
-                "{rate} IOPS: response p50 {:.1} µs p90 {:.1} µs, service p50 {:.1} µs p90 {:.1} µs",
-                s.lat_us.p50, s.lat_us.p90, service.p50, service.p90
+                "{rate} IOPS: response p50 {:.1} µs p90 {:.1} µs, service p50 {:.1} µs p90 {:.1} µs, {:?}",
+                s.lat_us.p50, s.lat_us.p90, service.p50, service.p90, s.pacing
             );
             eprintln!("paced nops: {line}");
             tries.push(line);
-            s.lat_us.p50 <= service.p50 + 8.0
+            on_time && s.lat_us.p50 <= service.p50 + 8.0
         });
         assert!(on_time, "paced I/Os went out late: {tries:#?}");
     }
+}
+
+/// How a paced step kept to its schedule is in its summary (JSON, text) and its session;
+/// a step with no rate has none.
+#[test]
+fn a_paced_steps_pacing_is_recorded_and_shown() {
+    let home = tempfile::tempdir().unwrap();
+    let session = home.path().join("paced.yaml");
+    let args = |extra: &[&str]| {
+        let mut a = vec!["run", "--engine", "nop", "--duration", "1s"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--session", session.to_str().unwrap()]);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let argv = args(&["--rate-iops", "5000", "--json"]);
+    let out = run(
+        home.path(),
+        &argv.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let lines = common::succeeded(&out);
+    let s = summary(&lines);
+    let kind = s["pacing"]["kind"].as_str().unwrap_or_default().to_string();
+    assert!(
+        ["on_time", "no_spare_cpu", "lead_over_half_period"].contains(&kind.as_str()),
+        "{s}"
+    );
+    let yaml = std::fs::read_to_string(&session).unwrap();
+    assert!(yaml.contains(&format!("kind: {kind}")), "{yaml}");
+    let argv = args(&["--rate-iops", "5000"]);
+    let out = run(
+        home.path(),
+        &argv.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  pacing    "), "{text}");
+    let argv = args(&["--json"]);
+    let out = run(
+        home.path(),
+        &argv.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let lines = json_lines(&out);
+    assert!(summary(&lines).get("pacing").is_none());
 }
 
 #[test]
