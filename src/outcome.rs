@@ -199,9 +199,10 @@ impl fmt::Display for VerifyUnsaved {
     }
 }
 
-/// How a paced step's workers kept to their schedule (engine/wake.rs): each I/O on time
-/// (sleeping to a lead before it and spinning the rest), or each sleep to its due time,
-/// whose lateness then shows in response time (never in service time), and why.
+/// How a paced step's workers keep to their schedule (engine/wake.rs), as its first job
+/// found it when the step started: each I/O on time (sleeping to a lead before it and
+/// spinning the rest), or each sleep to its due time, whose lateness then shows in response
+/// time (never in service time), and why. The lead is learnt on while the step runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pacing {
