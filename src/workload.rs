@@ -426,6 +426,14 @@ impl fmt::Display for EngineOptions {
     }
 }
 
+/// A file or device fio may touch in its cage: written, or only read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioTarget {
+    pub path: std::path::PathBuf,
+    #[serde(default)]
+    pub writes: bool,
+}
+
 /// A step of an fio job file run by `--fio-job`: the file's text as drivescope read and
 /// checked it (fio reads this text on its stdin, never the file again) and the jobs
 /// (sections) this step runs, given to fio as `--section`.
@@ -433,10 +441,13 @@ impl fmt::Display for EngineOptions {
 pub struct FioFileStep {
     pub text: String,
     pub sections: Vec<String>,
-    /// No job of the step writes: fio runs it with `--readonly`, so it neither writes nor
-    /// lays out (extends, rewrites) a file.
-    #[serde(default)]
-    pub readonly: bool,
+    /// Every file and device the job file's jobs touch, as the guard judged them: fio's
+    /// cage lets it write those that write and read those that do not, nothing else.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<FioTarget>,
+    /// The folders the jobs' logs go to: fio may make new files there, never change one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log_dirs: Vec<std::path::PathBuf>,
     /// The fio that checked the file (`fio-3.33`), said in each step's summary; not saved
     /// (the plan keeps it once).
     #[serde(skip)]

@@ -44,6 +44,18 @@ pub enum FioError {
     Output(String),
     #[error(transparent)]
     JobFile(#[from] crate::input::InputError),
+    #[error("fio's cage: {0}")]
+    Cage(#[from] super::fio_cage::CageError),
+    #[error("fio could not be started in its cage: {0}")]
+    Start(std::io::Error),
+    /// fio ended the job on an error of its own (not the device's), or exited non-zero.
+    #[error("fio failed: {said}{}", cage_hint_text(*.cage_hint))]
+    Failed {
+        /// fio's own words (its `fio: … error=…` line, or its first lines on stderr).
+        said: String,
+        /// The error is one the cage gives (read-only, not permitted, not there).
+        cage_hint: bool,
+    },
     /// drivescope's own refusal: where in the job file (a job and its section's line, a
     /// line, the file) and why.
     #[error("{}: {why}; refused before fio starts", super::fio_refusal::location(.job, .line))]
@@ -54,16 +66,50 @@ pub enum FioError {
     },
 }
 
+/// An fio command in its cage (see [`super::fio_cage`]): it may write the targets that
+/// write and read the others, and nothing else. The scratch folder must outlive fio.
+pub(super) fn caged(
+    targets: &[crate::workload::FioTarget],
+    log_dirs: &[std::path::PathBuf],
+) -> Result<(Command, super::fio_cage::Scratch), FioError> {
+    let mut cmd = Command::new("fio");
+    let scratch = super::fio_cage::cage(&mut cmd, targets, log_dirs)?;
+    Ok((cmd, scratch))
+}
+
+/// Runs a caged fio to its end, its output kept.
+fn caged_output(args: &[&str]) -> Result<std::process::Output, FioError> {
+    let (mut cmd, _scratch) = caged(&[], &[])?;
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(spawn_error)
+}
+
+/// Why fio did not start: not there, or its cage could not be built.
+pub(super) fn spawn_error(e: std::io::Error) -> FioError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        FioError::Missing(e.to_string())
+    } else {
+        FioError::Start(e)
+    }
+}
+
+/// What a failure the cage may have caused adds to fio's words.
+fn cage_hint_text(hint: bool) -> &'static str {
+    if hint {
+        "; fio's cage lets a job write only the targets drivescope guarded, and read only the files the job names"
+    } else {
+        ""
+    }
+}
+
 /// The oldest fio major version whose json+ status dumps carry what is read here.
 const MIN_MAJOR: u32 = 3;
 
 /// The installed fio's version (`fio-3.33`), or why there is none usable.
 pub fn fio_version() -> Result<String, FioError> {
-    let out = Command::new("fio")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| FioError::Missing(e.to_string()))?;
+    let out = caged_output(&["--version"])?;
     let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let major = v
         .strip_prefix("fio-")
@@ -106,18 +152,14 @@ fn lacks(v: &Value) -> Option<&'static str> {
 /// drivescope reads: a few I/Os of fio's `null` engine (no file is opened or written).
 pub fn fio_check() -> Result<String, FioError> {
     let version = fio_version()?;
-    let out = Command::new("fio")
-        .args([
-            "--name=drivescope-probe",
-            "--ioengine=null",
-            "--size=64k",
-            "--bs=4k",
-            "--rw=read",
-            "--output-format=json+",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| FioError::Missing(e.to_string()))?;
+    let out = caged_output(&[
+        "--name=drivescope-probe",
+        "--ioengine=null",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=read",
+        "--output-format=json+",
+    ])?;
     let text = String::from_utf8_lossy(&out.stdout);
     let doc = text
         .find('{')
@@ -375,13 +417,67 @@ pub(super) type OnDump<'a> =
 /// says so), ends fio on the user's stop (SIGTERM: it prints its last dump) and holds it on
 /// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
 /// no dump at all (it refused the job).
+/// How fio's run ended, as [`supervise`] saw it.
+pub(super) struct Supervised {
+    /// Why the step ended early, where its observer or the user ended it.
+    pub ended_by: Option<EndedBy>,
+    /// fio exited non-zero on its own (not stopped by drivescope): its words.
+    pub failed: Option<String>,
+}
+
+/// The errors fio reports that come from the device (an I/O error, the device gone,
+/// a timeout, data that did not verify); any other is the job's own.
+fn from_device(errno: i32) -> bool {
+    matches!(
+        errno,
+        libc::EIO
+            | libc::ENXIO
+            | libc::ENODEV
+            | libc::ETIMEDOUT
+            | libc::EREMOTEIO
+            | libc::ENOLINK
+            | libc::EILSEQ
+            | libc::EBADMSG
+    )
+}
+
+/// How a step fio ran ended, from its last dump's error (`error`, fio's errno) and its
+/// exit: a device's error is the device's fault (the step's end); any other error, or a
+/// non-zero exit, is fio's failure with its words; else the step's natural end.
+pub(super) fn outcome(run: Supervised, error: i64, spec: &StepSpec) -> Result<EndedBy, FioError> {
+    if let Some(why) = run.ended_by {
+        return Ok(why);
+    }
+    let errno = i32::try_from(error).unwrap_or(0);
+    if errno != 0 && !from_device(errno) {
+        return Err(FioError::Failed {
+            said: run
+                .failed
+                .unwrap_or_else(|| format!("error {}", std::io::Error::from_raw_os_error(errno))),
+            cage_hint: matches!(
+                errno,
+                libc::EROFS | libc::EACCES | libc::EPERM | libc::ENOENT
+            ),
+        });
+    }
+    if errno == 0 {
+        if let Some(said) = run.failed {
+            return Err(FioError::Failed {
+                said,
+                cage_hint: false,
+            });
+        }
+    }
+    Ok(natural_end(error, spec))
+}
+
 pub(super) fn supervise(
     mut cmd: Command,
     stdin: Option<&str>,
     ctl: &StepControl,
     obs: &mut dyn StepObserver,
     on_dump: &mut OnDump<'_>,
-) -> Result<Option<EndedBy>, EngineError> {
+) -> Result<Supervised, EngineError> {
     cmd.arg("--output-format=json+")
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -392,7 +488,7 @@ pub(super) fn supervise(
         .stderr(Stdio::piped())
         .process_group(0);
     let mut fio = FioChild {
-        child: cmd.spawn().map_err(|e| FioError::Missing(e.to_string()))?,
+        child: cmd.spawn().map_err(spawn_error)?,
         reaped: false,
     };
     if let (Some(text), Some(mut pipe)) = (stdin, fio.child.stdin.take()) {
@@ -495,7 +591,17 @@ pub(super) fn supervise(
             .unwrap_or_else(|| format!("fio exited with {status} and no output"));
         return Err(FioError::Refused(why).into());
     }
-    Ok(ended_by)
+    // fio's own account of a failed job (`fio: pid=…, err=30/file:…, error=…`) first.
+    let failed = (!status.success() && !stopping).then(|| {
+        messages
+            .iter()
+            .find(|m| m.starts_with("fio:") && m.contains("err="))
+            .cloned()
+            .or_else(|| first_lines(&words))
+            .or_else(|| first_lines(&messages.join("\n")))
+            .unwrap_or_else(|| format!("fio exited with {status}"))
+    });
+    Ok(Supervised { ended_by, failed })
 }
 
 /// How a step fio ran to its end ended: on an I/O error (fio stops a job at its first), by
@@ -550,7 +656,14 @@ impl Engine for Fio {
         let job = job_text(target, spec);
         let mut filename = std::ffi::OsString::from("--filename=");
         filename.push(fio_filename_os(name));
-        let mut cmd = Command::new("fio");
+        let writes = spec.workload.rw.read_percent(spec.workload.rwmixread) < 100;
+        let (mut cmd, _scratch) = caged(
+            &[crate::workload::FioTarget {
+                path: target.path.clone(),
+                writes,
+            }],
+            &[],
+        )?;
         cmd.args(job_args(&job))
             .arg(filename)
             .arg(status_interval(spec));
@@ -560,7 +673,7 @@ impl Engine for Fio {
         let mut offset_s = 0.0;
         let mut last = Series::default();
         let mut index = 0u64;
-        let ended_by = supervise(cmd, None, ctl, obs, &mut |v, obs| {
+        let run = supervise(cmd, None, ctl, obs, &mut |v, obs| {
             let d = dump_of(v, jobs)?;
             // fio counts during its ramp, then starts its counters again: the intervals
             // before that are the ramp, those after it are measured from the ramp's end.
@@ -588,7 +701,7 @@ impl Engine for Fio {
             last = d;
             Ok(why)
         })?;
-        let ended_by = ended_by.unwrap_or_else(|| natural_end(last.error, spec));
+        let ended_by = outcome(run, last.error, spec)?;
         Ok(summary(spec, &last, ended_by, &version, &job))
     }
 }

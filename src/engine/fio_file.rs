@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::fio::{fio_check, FioError};
 use super::fio_refusal::{LogClash, Refusal, Unfollowed};
@@ -160,6 +160,9 @@ pub struct JobFile {
     pub version: String,
     pub steps: Vec<FileStep>,
     pub targets: Vec<JobTarget>,
+    /// The folders fio writes its logs in (`write_*_log`, `write_iolog`): fio's cage lets
+    /// it make new files there, never change one that is there.
+    pub log_dirs: Vec<PathBuf>,
 }
 
 /// Option names fio takes for the same option, as read here.
@@ -582,13 +585,15 @@ fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
 /// its words when it refuses it, else every file it added to a job as it named it (from
 /// its `--debug=file` trace: `file 0x… "PATH" added at N`).
 fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
-    let mut child = Command::new("fio")
+    // Caged with no target: fio reading a job writes nothing.
+    let (mut cmd, _scratch) = super::fio::caged(&[], &[])?;
+    let mut child = cmd
         .args(["--parse-only", "--debug=file", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| FioError::Missing(e.to_string()))?;
+        .map_err(super::fio::spawn_error)?;
     // fio traces while it reads: the text goes in from a thread of its own, so a full
     // stdout pipe never holds both sides.
     let feeder = child.stdin.take().map(|mut stdin| {
@@ -658,13 +663,37 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     let targets = targets(&steps)?;
     check_against_fio(&fio_files, &targets)?;
     on_disk(&steps, &targets)?;
+    let log_dirs = log_dirs(&steps);
     Ok(JobFile {
         path: path.to_path_buf(),
         text,
         version,
         steps,
         targets,
+        log_dirs,
     })
+}
+
+/// The folders the jobs' logs go to, each once: a log prefix's folder (the current one
+/// for a bare option or a name without one), made absolute.
+fn log_dirs(steps: &[FileStep]) -> Vec<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        for key in LOG_KEYS.iter().chain(&["write_iolog"]) {
+            let Some(v) = job.get(key) else { continue };
+            let prefix = if v.is_empty() { job.name.as_str() } else { v };
+            let dir = match Path::new(prefix).parent() {
+                Some(d) if !d.as_os_str().is_empty() => cwd.join(d),
+                _ => cwd.clone(),
+            };
+            let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
 }
 
 #[cfg(test)]

@@ -5,10 +5,9 @@
 //! as drivescope's own jobs are. The step's summary is fio's totals, and each series' own
 //! totals and percentiles (`StepSummary::fio_series`).
 
-use std::process::Command;
 use std::time::SystemTime;
 
-use super::fio::{known_or_asked, natural_end, status_interval, supervise, FioError};
+use super::fio::{caged, known_or_asked, outcome, status_interval, supervise, FioError};
 use super::fio_json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
 use super::seam::{Control, StepControl, StepObserver};
 use super::EngineError;
@@ -73,14 +72,11 @@ pub(super) fn run_file_step(
 ) -> Result<StepSummary, EngineError> {
     // Known since the job file was read; asked of fio only for a step that lost it.
     let version = known_or_asked(Some(&file.version))?;
-    let mut cmd = Command::new("fio");
+    // The cage lets fio write the targets a job writes and read the others, nothing else:
+    // a step that only reads cannot write, nor lay out a file anew.
+    let (mut cmd, scratch) = caged(&file.targets, &file.log_dirs)?;
     cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));
-    // A step no job of which writes cannot write, nor lay out a file anew (fio rewrites a
-    // file shorter than a job's reach, even to read it): fio refuses both when read-only.
-    if file.readonly {
-        cmd.arg("--readonly");
-    }
     // The job text goes in on stdin (`-`): fio runs what drivescope read and guarded.
     cmd.arg("-");
     let started_ms = ms_since_epoch(SystemTime::now());
@@ -93,7 +89,7 @@ pub(super) fn run_file_step(
     let mut reset: Vec<bool> = Vec::new();
     let mut last_s = 0.0;
     let mut index = 0u64;
-    let ended_by = supervise(cmd, Some(&file.text), ctl, obs, &mut |v, obs| {
+    let run = supervise(cmd, Some(&file.text), ctl, obs, &mut |v, obs| {
         let now = series_of(v)?;
         let at_ms = v["timestamp_ms"].as_f64().ok_or_else(|| {
             FioError::Output("a status dump without timestamp_ms (fio 3.0 or later has it)".into())
@@ -151,7 +147,11 @@ pub(super) fn run_file_step(
         })
     })?;
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
-    let ended_by = ended_by.unwrap_or_else(|| natural_end(error, spec));
+    // fio's new logs, copied to where the job asked for them (never over a file).
+    for h in scratch.harvest() {
+        obs.note(&h.to_string());
+    }
+    let ended_by = outcome(run, error, spec)?;
     Ok(file_summary(&last, spec, ended_by, &version, file))
 }
 
@@ -176,11 +176,7 @@ fn file_summary(
         write: &total.write,
         runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
         target_iops: spec.workload.rate_iops,
-        engine_note: format!(
-            "{version}, job file jobs: {}{}",
-            file.sections.join(", "),
-            if file.readonly { " (--readonly)" } else { "" }
-        ),
+        engine_note: format!("{version}, job file jobs: {}", file.sections.join(", ")),
         ended_by,
         series: last.iter().map(Series::summary).collect(),
     })

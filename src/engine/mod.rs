@@ -9,6 +9,7 @@ mod claim;
 mod collector;
 mod failure;
 pub mod fio;
+pub mod fio_cage;
 pub mod fio_file;
 mod fio_json;
 pub mod fio_refusal;

@@ -14,7 +14,9 @@ use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine::fio_file::{self, FileStep, JobFile};
 use crate::engine::{self, StepTarget};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
-use crate::workload::{BlockSizes, EngineKind, FioFileStep, Region, RwMode, StepEnd, Workload};
+use crate::workload::{
+    BlockSizes, EngineKind, FioFileStep, FioTarget, Region, RwMode, StepEnd, Workload,
+};
 
 /// What a prepared job-file run came from: the file, the text fio runs, fio's version and
 /// every target with whether it is written.
@@ -111,7 +113,15 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 fio_file: Some(FioFileStep {
                     text: job.text.clone(),
                     sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
-                    readonly: !s.jobs.iter().any(|j| j.writes()),
+                    targets: job
+                        .targets
+                        .iter()
+                        .map(|t| FioTarget {
+                            path: t.path.clone(),
+                            writes: t.writes,
+                        })
+                        .collect(),
+                    log_dirs: job.log_dirs.clone(),
                     version: job.version.clone(),
                 }),
                 fio_version: None,

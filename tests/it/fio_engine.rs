@@ -199,7 +199,7 @@ fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
     let calls = home.path().join("calls.log");
     let bin = crate::fio_job_file::fio_script(
         home.path(),
-        &format!("echo \"$1\" >> '{}'\nexec {real} \"$@\"", calls.display()),
+        &format!("echo \"$1\" >&3\nexec {real} \"$@\""),
     );
     let preset = home.path().join("three.yaml");
     let phase = |name: &str, rw: &str| {
@@ -218,7 +218,9 @@ fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
     )
     .unwrap();
     let target = home.path().join("t.bin");
-    let out = common::command(home.path())
+    let mut cmd = common::command(home.path());
+    crate::fio_job_file::log_on_fd_3(&mut cmd, &calls);
+    let out = cmd
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .args(["run", "--target"])
         .arg(&target)

@@ -436,6 +436,36 @@ fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
 
 /// A shell script named `fio` (its body given) in a folder of `dir`, which is returned for
 /// PATH.
+/// Gives `cmd` (and the processes it starts, fio in its cage among them) `file` open for
+/// appending as descriptor 3: a wrapper writes its log there (`>&3`), as the cage lets
+/// fio write no file it was not given.
+pub(crate) fn log_on_fd_3(cmd: &mut std::process::Command, file: &Path) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .unwrap();
+    // SAFETY: dup2 and fcntl are async-signal-safe; `f` lives in the closure, so its
+    // descriptor is open until the child execs. dup2's copy has no close-on-exec flag;
+    // where `f` is 3 already, the flag is cleared.
+    unsafe {
+        cmd.pre_exec(move || {
+            let fd = f.as_raw_fd();
+            let r = if fd == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, 3)
+            };
+            if r < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 pub(crate) fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
@@ -877,8 +907,9 @@ fn job_file_times_are_read_as_fio_reads_them_or_refused() {
     assert_eq!(step["summary"]["ended_by"], "bytes", "{step}");
 }
 
-/// A step in which no job writes runs fio with `--readonly` (said in the step's engine
-/// note), reads the user's file, and leaves it byte for byte.
+/// A step in which no job writes reads the user's file and leaves it byte for byte: fio's
+/// cage holds the file read-only (no `--readonly`, which refused a job whose `[global]`
+/// says `rw=randrw` even where the job itself only reads).
 #[test]
 fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
     let home = common::disk_tempdir();
@@ -889,7 +920,7 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
         home.path(),
         "ro.fio",
         &format!(
-            "[r]\nrw=randread\nbs=4k\nfilename={}\nsize=1m\ntime_based=1\nruntime=1s\n",
+            "[global]\nrw=randrw\n[r]\nrw=randread\nbs=4k\nfilename={}\nsize=1m\ntime_based=1\nruntime=1s\n",
             target.display()
         ),
     );
@@ -900,7 +931,7 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
     let sum = &steps[0]["summary"];
     assert!(sum["read_ios"].as_u64().unwrap() > 100, "{sum}");
     assert!(
-        sum["engine_note"].as_str().unwrap().contains("--readonly"),
+        !sum["engine_note"].as_str().unwrap().contains("--readonly"),
         "{sum}"
     );
     assert_eq!(std::fs::read(&target).unwrap(), bytes);
@@ -930,10 +961,7 @@ fn fios_version_is_asked_once_whatever_the_number_of_steps() {
         .find(|p| Path::new(p).exists())
         .expect("fio is installed");
     let calls = home.path().join("calls.log");
-    let bin = fio_script(
-        home.path(),
-        &format!("echo \"$1\" >> '{}'\nexec {real} \"$@\"", calls.display()),
-    );
+    let bin = fio_script(home.path(), &format!("echo \"$1\" >&3\nexec {real} \"$@\""));
     let target = home.path().join("three.bin");
     let job = write_job(
         home.path(),
@@ -944,11 +972,10 @@ fn fios_version_is_asked_once_whatever_the_number_of_steps() {
             target.display()
         ),
     );
-    let out = run_job_with(
-        common::command(home.path()).env("PATH", format!("{}:/usr/bin:/bin", bin.display())),
-        &job,
-        &[],
-    );
+    let mut cmd = common::command(home.path());
+    cmd.env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+    log_on_fd_3(&mut cmd, &calls);
+    let out = run_job_with(&mut cmd, &job, &[]);
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 3);

@@ -16,6 +16,7 @@ mod dashboard_tmux_drives;
 mod devices_in_use;
 mod drive_resolve;
 mod engine_nop;
+mod fio_cage;
 mod fio_engine;
 mod fio_job_file;
 mod guard_loop;

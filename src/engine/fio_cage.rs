@@ -1,0 +1,768 @@
+//! fio's cage: every fio drivescope starts runs in a mount namespace of its own in which
+//! the kernel, not drivescope's reading of the job, decides what fio can touch. The whole
+//! file tree is read-only and without device nodes (`mount_setattr(2)`, recursively);
+//! `/dev` is a private one holding only `null`, `zero`, `full`, `random`, `urandom` and the
+//! run's device targets (read-only nodes for the targets that are only read); the targets
+//! that may be written, and a private scratch folder (fio's `TMPDIR`), are bound back
+//! read-write one by one. fio then runs without the capabilities that would let it undo
+//! that (`CAP_DAC_OVERRIDE`, `CAP_SYS_PTRACE`, `CAP_MKNOD`, `CAP_SYS_RAWIO`, …; it keeps
+//! `CAP_SYS_ADMIN` only when a target is a block device, for the cache flush it does on
+//! one) and under a seccomp filter that refuses every call that changes mounts or
+//! namespaces, makes device nodes, or reaches into another process. A job option that
+//! names any other file or device then fails inside fio with `EROFS`, `EACCES` or
+//! `ENOENT`, and fio says which file.
+//!
+//! Run as root, the namespace is a plain mount namespace. Run as another user, it is a
+//! user namespace mapping only that user, with a mount namespace inside it; fio then has
+//! no capability at all outside it, and device targets are refused (a user namespace
+//! cannot make a read-only device node).
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::workload::FioTarget;
+
+/// Why fio's cage could not be built; fio is never started without it.
+#[derive(Debug, thiserror::Error)]
+pub enum CageError {
+    #[error("{}: a device target outside /dev cannot be put in fio's private /dev", .0.display())]
+    DeviceOutsideDev(PathBuf),
+    #[error("{}: fio runs on a device only as root (its cage makes a read-only node of each device a job only reads, which only root can)", .0.display())]
+    DeviceNeedsRoot(PathBuf),
+    #[error("{}: a target's name holds a NUL byte", .0.display())]
+    Nul(PathBuf),
+    #[error("fio's scratch folder {}: {err}", .path.display())]
+    Scratch { path: PathBuf, err: io::Error },
+    #[error("{}: fio's cage cannot take a log folder whose name holds ',', ':' or '\\'", .0.display())]
+    LogDirName(PathBuf),
+    #[error("{}: a log folder that holds every place fio's scratch folder could go", .0.display())]
+    LogDirHoldsScratch(PathBuf),
+}
+
+/// The standard character devices of fio's private `/dev`.
+const STANDARD_NODES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+
+/// The capabilities fio keeps, run as root: reading any file (`DAC_READ_SEARCH`, never
+/// writing one: no `DAC_OVERRIDE`), its own priorities, memory locks and limits
+/// (`SYS_NICE`, `IPC_LOCK`, `SYS_RESOURCE`), `uid=`/`gid=` (`SETUID`, `SETGID`), and
+/// `SYS_ADMIN` where a target is a block device (fio flushes its cache, `BLKFLSBUF`).
+const KEPT_CAPS: [u32; 8] = [
+    2,  // CAP_DAC_READ_SEARCH
+    3,  // CAP_FOWNER
+    6,  // CAP_SETGID
+    7,  // CAP_SETUID
+    14, // CAP_IPC_LOCK
+    15, // CAP_IPC_OWNER
+    23, // CAP_SYS_NICE
+    24, // CAP_SYS_RESOURCE
+];
+const CAP_SYS_ADMIN: u32 = 21;
+
+/// A node of the private `/dev`: where, its type and mode, and its device number.
+struct Node {
+    path: CString,
+    mode: libc::mode_t,
+    rdev: libc::dev_t,
+}
+
+/// A mount cloned from the host's tree before it turns read-only, and put back on top of
+/// the read-only tree (or in the private `/dev`) once that is laid out: the writable
+/// targets, the scratch folder, and (as another user) the standard nodes.
+struct Clone {
+    path: CString,
+    /// It lies in the private `/dev`: an empty file is made there to mount it on.
+    in_dev: bool,
+    /// Read-only again once in place (a file target under `/dev` that is only read).
+    read_only: bool,
+}
+
+/// Everything the child does between fork and exec, worked out before the fork (the child
+/// of a threaded process may only make system calls: no allocation, no locks).
+struct Plan {
+    /// As another user: its uid and gid maps, written from inside the new user namespace.
+    userns: Option<(CString, CString)>,
+    /// Directories to make in the private `/dev` (parents first).
+    dirs: Vec<CString>,
+    nodes: Vec<Node>,
+    clones: Vec<Clone>,
+    /// The clones' descriptors, one per clone (sized before the fork).
+    fds: Vec<libc::c_int>,
+    /// Overlays on the log folders (their paths and mount options): fio's new files go
+    /// to the scratch folder, from where the run copies them back.
+    overlays: Vec<(CString, CString)>,
+    /// Capabilities dropped from the bounding set (root only).
+    drop_caps: Vec<u32>,
+    filter: Vec<libc::sock_filter>,
+}
+
+/// fio's private scratch folder, removed with what fio left in it when the run is over:
+/// `tmp/` (fio's `TMPDIR`) and, for each log folder, the upper and work folders of its
+/// overlay.
+#[derive(Debug)]
+pub struct Scratch {
+    path: PathBuf,
+    logs: Vec<PathBuf>,
+}
+
+/// What became of a file fio made in a log folder.
+#[derive(Debug)]
+pub enum Harvest {
+    /// Copied into the log folder.
+    Kept(PathBuf),
+    /// A file of that name is there (fio changed or made it anew): left as it was.
+    NotReplaced(PathBuf),
+    /// It could not be copied.
+    Failed(PathBuf, io::Error),
+}
+
+impl std::fmt::Display for Harvest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Harvest::Kept(p) => write!(f, "fio wrote {}", p.display()),
+            Harvest::NotReplaced(p) => write!(
+                f,
+                "fio wrote {} anew; the file that is there was left as it was",
+                p.display()
+            ),
+            Harvest::Failed(p, e) => write!(f, "fio's {} could not be kept: {e}", p.display()),
+        }
+    }
+}
+
+impl Scratch {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn tmp(&self) -> PathBuf {
+        self.path.join("tmp")
+    }
+
+    fn upper(&self, i: usize) -> PathBuf {
+        self.path.join(format!("up{i}"))
+    }
+
+    fn work(&self, i: usize) -> PathBuf {
+        self.path.join(format!("work{i}"))
+    }
+
+    /// Copies the files fio made in each log folder there, never over a file that is
+    /// there (what fio changed of an existing file, or deleted, stays in the scratch
+    /// folder and goes with it).
+    pub fn harvest(&self) -> Vec<Harvest> {
+        let mut out = Vec::new();
+        for (i, dir) in self.logs.iter().enumerate() {
+            let Ok(entries) = std::fs::read_dir(self.upper(i)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if !e.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
+                let to = dir.join(e.file_name());
+                let copied = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&to)
+                    .and_then(|mut w| {
+                        let mut r = std::fs::File::open(e.path())?;
+                        io::copy(&mut r, &mut w)
+                    });
+                out.push(match copied {
+                    Ok(_) => Harvest::Kept(to),
+                    Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                        Harvest::NotReplaced(to)
+                    }
+                    Err(err) => Harvest::Failed(to, err),
+                });
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+fn cstr(p: &Path) -> Result<CString, CageError> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| CageError::Nul(p.to_path_buf()))
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid takes nothing, touches no memory and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Makes a fresh, private scratch folder (mode 0700) in the first of the temporary
+/// directory, /var/tmp and /tmp that no log folder holds (an overlay's
+/// upper folder may not lie inside its lower one).
+fn make_scratch(logs: &[PathBuf]) -> Result<Scratch, CageError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let canon = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+    let bases = [
+        canon(std::env::temp_dir()),
+        PathBuf::from("/var/tmp"),
+        PathBuf::from("/tmp"),
+    ];
+    let base = bases
+        .into_iter()
+        .find(|b| !b.starts_with("/dev") && !logs.iter().any(|l| b.starts_with(l)))
+        .ok_or_else(|| CageError::LogDirHoldsScratch(logs.first().cloned().unwrap_or_default()))?;
+    let pid = std::process::id();
+    let mut n = 0u32;
+    loop {
+        let path = base.join(format!("drivescope-fio-{pid}-{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {
+                break Ok(Scratch {
+                    path,
+                    logs: logs.to_vec(),
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(err) => break Err(CageError::Scratch { path, err }),
+        }
+    }
+}
+
+/// The directories between `/dev` and `path` (exclusive), parents first.
+fn dev_parents(rel: &Path, into: &mut Vec<PathBuf>) {
+    let mut at = PathBuf::from("/dev");
+    let comps: Vec<_> = rel.components().collect();
+    for c in comps.iter().take(comps.len().saturating_sub(1)) {
+        at.push(c);
+        if !into.contains(&at) {
+            into.push(at.clone());
+        }
+    }
+}
+
+/// Puts `cmd` (an fio command line) in a cage that lets it write `targets` that write and
+/// read those that do not, and nothing else; the scratch folder must live until fio ends.
+pub fn cage(
+    cmd: &mut Command,
+    targets: &[FioTarget],
+    log_dirs: &[PathBuf],
+) -> Result<Scratch, CageError> {
+    let root = is_root();
+    for d in log_dirs {
+        if d.as_os_str().as_bytes().iter().any(|b| b",:\\".contains(b)) {
+            return Err(CageError::LogDirName(d.clone()));
+        }
+    }
+    let scratch = make_scratch(log_dirs)?;
+    let tmp = scratch.tmp();
+    std::fs::create_dir(&tmp).map_err(|err| CageError::Scratch { path: tmp, err })?;
+    let mut overlays = Vec::new();
+    for (i, d) in log_dirs.iter().enumerate() {
+        for p in [scratch.upper(i), scratch.work(i)] {
+            std::fs::create_dir(&p).map_err(|err| CageError::Scratch { path: p, err })?;
+        }
+        let opts = format!(
+            "lowerdir={},upperdir={},workdir={}",
+            d.display(),
+            scratch.upper(i).display(),
+            scratch.work(i).display()
+        );
+        overlays.push((
+            cstr(d)?,
+            CString::new(opts).map_err(|_| CageError::Nul(d.clone()))?,
+        ));
+    }
+
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut nodes = Vec::new();
+    let mut clones = vec![Clone {
+        path: cstr(scratch.path())?,
+        in_dev: false,
+        read_only: false,
+    }];
+    let mut block = false;
+    let clone_of = |path: &Path, read_only: bool, dirs: &mut Vec<PathBuf>| {
+        let in_dev = match path.strip_prefix("/dev") {
+            Ok(rel) => {
+                dev_parents(rel, dirs);
+                true
+            }
+            Err(_) => false,
+        };
+        Ok::<_, CageError>(Clone {
+            path: cstr(path)?,
+            in_dev,
+            read_only,
+        })
+    };
+    for t in targets {
+        // A target that does not exist yet stays so: fio cannot make it (the tree is
+        // read-only), and says so.
+        let Ok(m) = std::fs::metadata(&t.path) else {
+            continue;
+        };
+        let ft = m.file_type();
+        if !(ft.is_block_device() || ft.is_char_device()) {
+            // The host's /dev is hidden: a file there is put back in the private one.
+            if m.is_file() && (t.writes || t.path.starts_with("/dev")) {
+                clones.push(clone_of(&t.path, !t.writes, &mut dirs)?);
+            }
+            continue;
+        }
+        if !root {
+            return Err(CageError::DeviceNeedsRoot(t.path.clone()));
+        }
+        block |= ft.is_block_device();
+        let kind = if ft.is_block_device() {
+            libc::S_IFBLK
+        } else {
+            libc::S_IFCHR
+        };
+        let perm = if t.writes { 0o600 } else { 0o400 };
+        // The name the job uses and the node it leads to (a /dev/disk/by-id link), both.
+        let mut names = vec![t.path.clone()];
+        if let Ok(real) = std::fs::canonicalize(&t.path) {
+            if real != t.path {
+                names.push(real);
+            }
+        }
+        for name in names {
+            let rel = name
+                .strip_prefix("/dev")
+                .map_err(|_| CageError::DeviceOutsideDev(name.clone()))?
+                .to_path_buf();
+            if rel.as_os_str().is_empty() {
+                return Err(CageError::DeviceOutsideDev(name));
+            }
+            dev_parents(&rel, &mut dirs);
+            // Two targets naming one node: the writable one wins.
+            let path = cstr(&name)?;
+            match nodes.iter_mut().find(|n: &&mut Node| n.path == path) {
+                Some(n) => n.mode |= kind | perm,
+                None => nodes.push(Node {
+                    path,
+                    mode: kind | perm,
+                    rdev: m.rdev() as libc::dev_t,
+                }),
+            }
+        }
+    }
+    for n in STANDARD_NODES {
+        let host = Path::new("/dev").join(n);
+        let Ok(m) = std::fs::metadata(&host) else {
+            continue;
+        };
+        if root {
+            nodes.push(Node {
+                path: cstr(&host)?,
+                mode: libc::S_IFCHR | 0o666,
+                rdev: m.rdev() as libc::dev_t,
+            });
+        } else {
+            clones.push(clone_of(&host, false, &mut dirs)?);
+        }
+    }
+    let mut keep: Vec<u32> = KEPT_CAPS.to_vec();
+    if block {
+        keep.push(CAP_SYS_ADMIN);
+    }
+    let mut plan = Plan {
+        userns: (!root).then(|| {
+            // SAFETY: getuid and getgid take nothing, touch no memory and cannot fail.
+            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            (
+                CString::new(format!("{uid} {uid} 1")).unwrap_or_default(),
+                CString::new(format!("{gid} {gid} 1")).unwrap_or_default(),
+            )
+        }),
+        dirs: dirs.iter().map(|d| cstr(d)).collect::<Result<_, _>>()?,
+        nodes,
+        fds: vec![-1; clones.len()],
+        clones,
+        overlays,
+        drop_caps: (0..64).filter(|c| !keep.contains(c)).collect(),
+        filter: seccomp_filter(),
+    };
+    cmd.env("TMPDIR", scratch.tmp());
+    // SAFETY: the closure runs in the child between fork and exec. It only makes system
+    // calls on data prepared above (owned by the closure, so alive for its run, the
+    // descriptors' slots sized already): no allocation, no lock, nothing shared with the
+    // parent's other threads.
+    unsafe {
+        cmd.pre_exec(move || enter(&mut plan));
+    }
+    Ok(scratch)
+}
+
+fn check(r: libc::c_int) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+fn check_long(r: libc::c_long) -> io::Result<libc::c_long> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+const DEV: &CStr = c"/dev";
+const DEV_SHM: &CStr = c"/dev/shm";
+const ROOT: &CStr = c"/";
+const TMPFS: &CStr = c"tmpfs";
+const OVERLAY: &CStr = c"overlay";
+const EMPTY: &CStr = c"";
+
+// The system calls the child makes, each over NUL-terminated strings and plain values
+// that the caller owns for the length of the call; none keeps a pointer past its return.
+
+fn sys_unshare(flags: libc::c_int) -> io::Result<()> {
+    // SAFETY: unshare(2) takes flags only.
+    check(unsafe { libc::unshare(flags) })
+}
+
+/// mount(2) of `source` (a file system type's name or a path) on `target`.
+fn sys_mount(
+    source: Option<&CStr>,
+    target: &CStr,
+    fstype: Option<&CStr>,
+    flags: libc::c_ulong,
+    data: Option<&CStr>,
+) -> io::Result<()> {
+    let ptr = |c: Option<&CStr>| c.map_or(std::ptr::null(), CStr::as_ptr);
+    // SAFETY: every pointer is null or a NUL-terminated string alive for the call.
+    check(unsafe {
+        libc::mount(
+            ptr(source),
+            target.as_ptr(),
+            ptr(fstype),
+            flags,
+            ptr(data).cast(),
+        )
+    })
+}
+
+/// Sets (and clears) mount attributes of the mount at `path`, and of those below it
+/// when `recursive`.
+fn set_attr(path: &CStr, recursive: bool, set: u64, clear: u64) -> io::Result<()> {
+    let attr = libc::mount_attr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+    // SAFETY: mount_setattr(2) reads the NUL-terminated path and `attr` (its size given)
+    // for the length of the call only.
+    check_long(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const libc::mount_attr,
+            std::mem::size_of::<libc::mount_attr>(),
+        )
+    })
+    .map(drop)
+}
+
+/// A detached clone of the mount at `path` (`open_tree(2)`), as a descriptor closed by
+/// exec.
+fn sys_open_tree(path: &CStr) -> io::Result<libc::c_int> {
+    // SAFETY: open_tree(2) reads the NUL-terminated path for the call only.
+    let r = check_long(unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC,
+        )
+    })?;
+    libc::c_int::try_from(r).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))
+}
+
+/// Mounts the detached tree `fd` on `path` (`move_mount(2)`).
+fn sys_move_mount(fd: libc::c_int, path: &CStr) -> io::Result<()> {
+    // SAFETY: move_mount(2) reads the two NUL-terminated paths for the call only; `fd` is
+    // a descriptor open_tree gave (a bad one is EBADF, not undefined behaviour).
+    check_long(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            fd,
+            EMPTY.as_ptr(),
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })
+    .map(drop)
+}
+
+/// mkdir(2); an existing directory is fine when `exists_ok`.
+fn sys_mkdir(path: &CStr, mode: libc::mode_t, exists_ok: bool) -> io::Result<()> {
+    // SAFETY: mkdir(2) reads the NUL-terminated path for the call only.
+    let r = check(unsafe { libc::mkdir(path.as_ptr(), mode) });
+    match r {
+        Err(e) if exists_ok && e.raw_os_error() == Some(libc::EEXIST) => Ok(()),
+        r => r,
+    }
+}
+
+/// A device node of exactly `mode` (the umask undone).
+fn sys_mknod(path: &CStr, mode: libc::mode_t, rdev: libc::dev_t) -> io::Result<()> {
+    // SAFETY: mknod(2) and chmod(2) read the NUL-terminated path for the call only.
+    check(unsafe { libc::mknod(path.as_ptr(), mode, rdev) })?;
+    // SAFETY: as above.
+    check(unsafe { libc::chmod(path.as_ptr(), mode & 0o7777) })
+}
+
+fn sys_symlink(to: &CStr, name: &CStr) -> io::Result<()> {
+    // SAFETY: symlink(2) reads the two NUL-terminated paths for the call only.
+    check(unsafe { libc::symlink(to.as_ptr(), name.as_ptr()) })
+}
+
+/// An empty file, new (a place to mount a file on).
+fn sys_create(path: &CStr) -> io::Result<()> {
+    // SAFETY: open(2) reads the NUL-terminated path for the call only; the descriptor it
+    // gives is closed here, once.
+    unsafe {
+        let f = libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o600,
+        );
+        check(f)?;
+        libc::close(f);
+    }
+    Ok(())
+}
+
+/// Writes `text` to the file at `path` (a /proc/self map).
+fn write_file(path: &CStr, text: &[u8]) -> io::Result<()> {
+    // SAFETY: open(2) reads the NUL-terminated path; write(2) reads `text` within its
+    // length; the descriptor is closed here, once.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        check(fd)?;
+        let n = libc::write(fd, text.as_ptr().cast(), text.len());
+        libc::close(fd);
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// prctl(2) with one argument.
+fn sys_prctl(option: libc::c_int, arg: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: the options used here take plain values.
+    check(unsafe { libc::prctl(option, arg, 0, 0, 0) })
+}
+
+/// Installs the seccomp program `filter` (no new privileges first, as seccomp asks).
+fn sys_seccomp(filter: &[libc::sock_filter]) -> io::Result<()> {
+    sys_prctl(libc::PR_SET_NO_NEW_PRIVS, 1)?;
+    let prog = libc::sock_fprog {
+        len: libc::c_ushort::try_from(filter.len())
+            .map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?,
+        filter: filter.as_ptr().cast_mut(),
+    };
+    // SAFETY: the kernel copies the program (`prog` and the filter it points to, both
+    // alive for the call) and keeps no pointer into it.
+    check(unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+            &prog as *const libc::sock_fprog,
+            0,
+            0,
+        )
+    })
+}
+
+/// The child's side: the namespaces, the read-only tree, the private `/dev`, the
+/// mounts put back, the capabilities and the seccomp filter, in that order.
+fn enter(plan: &mut Plan) -> io::Result<()> {
+    match &plan.userns {
+        None => sys_unshare(libc::CLONE_NEWNS)?,
+        Some((uid_map, gid_map)) => {
+            sys_unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS)?;
+            write_file(c"/proc/self/setgroups", b"deny")?;
+            write_file(c"/proc/self/uid_map", uid_map.as_bytes())?;
+            write_file(c"/proc/self/gid_map", gid_map.as_bytes())?;
+        }
+    }
+    // Nothing done here reaches the host's namespace.
+    sys_mount(None, ROOT, None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    // The mounts put back later, cloned while they are still writable and allow device
+    // nodes (their descriptors are closed by exec).
+    for (fd, c) in plan.fds.iter_mut().zip(&plan.clones) {
+        *fd = sys_open_tree(&c.path)?;
+    }
+    // The whole tree: read-only, no device nodes.
+    set_attr(
+        ROOT,
+        true,
+        libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NODEV,
+        0,
+    )?;
+    // The private /dev.
+    sys_mount(
+        Some(TMPFS),
+        DEV,
+        Some(TMPFS),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some(c"mode=0755,size=64k"),
+    )?;
+    for d in &plan.dirs {
+        sys_mkdir(d, 0o755, false)?;
+    }
+    for n in &plan.nodes {
+        sys_mknod(&n.path, n.mode, n.rdev)?;
+    }
+    for c in plan.clones.iter().filter(|c| c.in_dev) {
+        sys_create(&c.path)?;
+    }
+    for (name, to) in [
+        (c"/dev/fd", c"/proc/self/fd"),
+        (c"/dev/stdin", c"/proc/self/fd/0"),
+        (c"/dev/stdout", c"/proc/self/fd/1"),
+        (c"/dev/stderr", c"/proc/self/fd/2"),
+    ] {
+        sys_symlink(to, name)?;
+    }
+    // An empty /dev/shm, as programs expect one (fio's shared memory is System V's).
+    sys_mkdir(DEV_SHM, 0o755, true)?;
+    // The private /dev itself, once laid out: read-only (its nodes cannot be changed).
+    set_attr(DEV, false, libc::MOUNT_ATTR_RDONLY, 0)?;
+    // What may be written (and what lay in the host's /dev), put back one by one: the
+    // scratch folder first (it holds the overlays' upper folders), then the overlays on
+    // the log folders, then the targets (on top of an overlay, a target in a log folder
+    // is the file itself, not a copy).
+    let mut order = plan.fds.iter().zip(&plan.clones);
+    if let Some((fd, c)) = order.next() {
+        sys_move_mount(*fd, &c.path)?;
+    }
+    for (dir, opts) in &plan.overlays {
+        sys_mount(Some(OVERLAY), dir, Some(OVERLAY), 0, Some(opts))?;
+    }
+    for (fd, c) in order {
+        sys_move_mount(*fd, &c.path)?;
+        if c.read_only {
+            set_attr(&c.path, false, libc::MOUNT_ATTR_RDONLY, 0)?;
+        }
+    }
+    if plan.userns.is_none() {
+        for &cap in &plan.drop_caps {
+            match sys_prctl(libc::PR_CAPBSET_DROP, libc::c_ulong::from(cap)) {
+                // Capabilities past the kernel's last are not there to drop.
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+                r => r?,
+            }
+        }
+        sys_prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+        )?;
+    }
+    sys_seccomp(&plan.filter)
+}
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+/// The calls fio is refused (`EPERM`): those that change mounts or namespaces, make
+/// device nodes, reach into another process, swap, load code into the kernel or reboot.
+fn refused_calls() -> Vec<libc::c_long> {
+    let mut v = vec![
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_mount_setattr,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_setns,
+        libc::SYS_unshare,
+        libc::SYS_mknodat,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_writev,
+        libc::SYS_process_vm_readv,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_reboot,
+        libc::SYS_bpf,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([libc::SYS_mknod, libc::SYS_iopl, libc::SYS_ioperm]);
+    v
+}
+
+fn stmt(code: u32, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// The seccomp program: another architecture's calls (x32 included) are refused whole;
+/// each refused call answers `EPERM`; every other call is allowed.
+fn seccomp_filter() -> Vec<libc::sock_filter> {
+    use libc::{BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W};
+    let deny = libc::SECCOMP_RET_ERRNO | (libc::EPERM as u32);
+    let calls = refused_calls();
+    let mut f = vec![
+        // seccomp_data.arch
+        stmt(BPF_LD | BPF_W | BPF_ABS, 4),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH, 1, 0),
+        stmt(BPF_RET | BPF_K, deny),
+        // seccomp_data.nr
+        stmt(BPF_LD | BPF_W | BPF_ABS, 0),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    {
+        // x32 calls (the same numbers with bit 30 set).
+        f.push(jump(BPF_JMP | BPF_JGE | BPF_K, 0x4000_0000, 0, 1));
+        f.push(stmt(BPF_RET | BPF_K, deny));
+    }
+    for nr in calls {
+        f.push(jump(BPF_JMP | BPF_JEQ | BPF_K, nr as u32, 0, 1));
+        f.push(stmt(BPF_RET | BPF_K, deny));
+    }
+    f.push(stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ALLOW));
+    f
+}
