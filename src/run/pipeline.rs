@@ -6,7 +6,7 @@
 //! way out. One drive failing ends that drive only.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::control::{RunCmd, RunControl, RunHandle};
@@ -18,9 +18,8 @@ use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
 use super::worker::{Said, Worker};
 use crate::outcome::RunOutcome;
-use crate::session::{
-    paths, DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState,
-};
+use crate::session::paths::{self, SessionLock};
+use crate::session::{DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState};
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -43,6 +42,9 @@ pub struct SessionPlan {
     pub command: Option<String>,
     /// What the run says of itself before it starts (hosts left out by --keep-going).
     pub notes: Vec<String>,
+    /// The lock on `path`, when the caller took it before preparing the run
+    /// ([`claim_session`]); `None`: the pipeline takes it when it creates the session.
+    pub lock: Option<Arc<SessionLock>>,
 }
 
 /// How a run that started ended.
@@ -181,6 +183,18 @@ pub fn check_outputs(path: &std::path::Path, options: &RecorderOptions) -> Resul
     Ok(())
 }
 
+/// Claims `path` for this run before anything is touched: its files checked
+/// ([`check_outputs`]: nothing there, drivescope's own, and an earlier session only with
+/// `options.replace`), the path locked for the run (another process running on it is
+/// [`SessionError::InUse`](crate::session::SessionError::InUse)), and checked again under
+/// the lock. Hand the lock to the pipeline in [`SessionPlan::lock`].
+pub fn claim_session(path: &Path, options: &RecorderOptions) -> Result<Arc<SessionLock>, RunError> {
+    check_outputs(path, options)?;
+    let lock = paths::lock_session(path)?;
+    check_outputs(path, options)?;
+    Ok(Arc::new(lock))
+}
+
 /// The session file: the one asked for, or a dated file in the sessions folder, claimed
 /// (created exclusively) so two runs started in the same second never share one.
 fn session_path(plan: &SessionPlan, run: &Prepared) -> Result<PathBuf, RunError> {
@@ -298,6 +312,11 @@ pub fn execute_many(
     }
     let path = session_path(&session, first)?;
     let mut options = session.options.clone();
+    // Held until the final save is done (dropped last).
+    let _lock = match &session.lock {
+        Some(l) => l.clone(),
+        None => Arc::new(paths::lock_session(&path)?),
+    };
     check_outputs(&path, &options)?;
     options
         .exporter
