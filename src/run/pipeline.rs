@@ -20,6 +20,7 @@ use super::worker::{Said, Worker};
 use crate::outcome::RunOutcome;
 use crate::session::paths::{self, SessionLock};
 use crate::session::{DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::verify::state::Retirement;
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -309,6 +310,13 @@ pub fn execute_many(
                     .unwrap_or_default(),
             })
             .collect();
+    }
+    // What the run writes without verifying: the targets' own verify states are stale
+    // from now on (one another process uses now refuses the run, before any I/O).
+    for run in runs {
+        for t in &run.retires {
+            super::verify::retire_state(None, t, Retirement::UnverifiedWrite)?;
+        }
     }
     let path = session_path(&session, first)?;
     let mut options = session.options.clone();
