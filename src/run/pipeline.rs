@@ -313,9 +313,18 @@ pub fn execute_many(
     }
     // What the run writes without verifying: the targets' own verify states are stale
     // from now on (one another process uses now refuses the run, before any I/O).
+    let mut retired = Vec::new();
     for run in runs {
         for t in &run.retires {
-            super::verify::retire_state(None, t, Retirement::UnverifiedWrite)?;
+            if let Some(dir) = super::verify::retire_state(None, t, Retirement::UnverifiedWrite)? {
+                retired.push(format!(
+                    "the verify state of {} ({}) is retired: {}; `run --verify \
+                     --verify-reset` starts a new one",
+                    crate::ostext::escaped(t.as_os_str()),
+                    crate::ostext::escaped(dir.as_os_str()),
+                    Retirement::UnverifiedWrite
+                ));
+            }
         }
     }
     let path = session_path(&session, first)?;
@@ -331,7 +340,7 @@ pub fn execute_many(
         .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
     let mut hub = Hub { runs, rec, sinks };
-    for n in &session.notes {
+    for n in session.notes.iter().chain(&retired) {
         hub.rec.set_current_drive(None);
         hub.rec.push_event(EventKind::Note, n.clone());
         hub.show(None, &RunEvent::Note(n));

@@ -34,11 +34,15 @@ pub fn states_root() -> PathBuf {
 
 /// Retires the verify state of `target` (the one named, else the target's own in the data
 /// directory), if there is one: `why` says what made it stale. A state another process
-/// uses now is refused ([`VerifyError::InUse`]).
-pub fn retire_state(state: Option<&Path>, target: &Path, why: Retirement) -> Result<(), RunError> {
+/// uses now is refused ([`VerifyError::InUse`]). Returns the state's folder when there was
+/// one to retire.
+pub fn retire_state(
+    state: Option<&Path>,
+    target: &Path,
+    why: Retirement,
+) -> Result<Option<PathBuf>, RunError> {
     let dir = state.map_or_else(|| dir_for(&states_root(), target), Path::to_path_buf);
-    retire(&dir, &target.display().to_string(), why)?;
-    Ok(())
+    Ok(retire(&dir, &target.display().to_string(), why)?.then_some(dir))
 }
 
 /// A target drivescope has just created: any verify state of that path describes a file
