@@ -1,7 +1,8 @@
 //! Which files drivescope may write. A path is written only when nothing is there yet, or
 //! when it holds a regular file that drivescope wrote, known by its content (a session by
 //! its header, the histogram log by its first line, a report file by how it starts), or an
-//! empty one (nothing to lose). A symbolic link to one of drivescope's files is followed
+//! empty one (nothing to lose); an earlier session or histogram log only when asked
+//! (`--force`). A symbolic link to one of drivescope's files is followed
 //! and the file it names is written. Anything else (a device node, a FIFO, a socket, a
 //! directory, a link to any of those or to someone else's file) is refused, naming what it
 //! is, before anything is created. No output may be another output of the same command or

@@ -1,6 +1,9 @@
 //! A target's verify state on disk: a folder holding `meta.yaml` (the random id, the
-//! block size, the target's size), `map` (the generation map, one byte per block, see
-//! [`super::map`]) and `journal` (one line per flush epoch). The flusher saves in batches,
+//! block size, the target's size, the format), `map` (the generation map, one byte per
+//! block, see [`super::map`]), `sums` (a CRC32C per map page, written ahead of the pages), `journal` (one
+//! line per flush epoch) and, once something wrote the target behind its back,
+//! `retired.yaml` (see [`retire`]). One process at a time opens it: a lock beside the folder
+//! (`crate::lockfile`) is held while it is open. The flusher saves in batches,
 //! never once per I/O: every [`FLUSH_EVERY`] it takes the map's dirty pages, fdatasyncs the
 //! target (the flush epoch: every write acknowledged before it is durable), writes those
 //! pages and syncs the map, then appends `flushed E` to the journal and syncs it. The map
@@ -578,7 +581,7 @@ impl VerifyState {
             let bytes = std::fs::read(&map_path).map_err(io(&map_path))?;
             if meta.format >= 2 {
                 let sums = std::fs::read(&sums_path).map_err(io(&sums_path))?;
-                check_sums(&map_path, &bytes, &sums)?;
+                check_sums(dir, &bytes, &sums)?;
             }
             if bytes.len() as u64 != target_size / meta.block {
                 return Err(VerifyError::Bad {
