@@ -1,7 +1,8 @@
 //! A target's verify state on disk: a folder holding `meta.yaml` (the random id, the
 //! block size, the target's size, the format), `map` (the generation map, one byte per
-//! block, see [`super::map`]), `sums` (a CRC32C per map page, written ahead of the pages), `journal` (one
-//! line per flush epoch) and, once something wrote the target behind its back,
+//! block, see [`super::map`]), `sums` (a CRC32C per map page, written ahead of the
+//! pages), `journal` (one line per flush epoch) and, once something wrote the target
+//! behind its back,
 //! `retired.yaml` (see [`retire`]). One process at a time opens it: a lock beside the folder
 //! (`crate::lockfile`) is held while it is open. The flusher saves in batches,
 //! never once per I/O: every [`FLUSH_EVERY`] it takes the map's dirty pages, fdatasyncs the
