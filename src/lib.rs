@@ -18,6 +18,7 @@ pub mod dut;
 pub mod engine;
 pub mod fiojob;
 pub mod input;
+pub mod lockfile;
 pub mod ostext;
 pub mod outcome;
 pub mod plan;

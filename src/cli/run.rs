@@ -147,6 +147,10 @@ pub struct RunArgs {
     /// $XDG_DATA_HOME/drivescope/sessions/ (~/.local/share/drivescope/sessions/).
     #[arg(long, value_name = "PATH")]
     pub session: Option<PathBuf>,
+    /// Replace an earlier session (and its histogram log) at --session; without it, a
+    /// path holding one is refused.
+    #[arg(long, requires = "session")]
+    pub force: bool,
     /// How often new records are appended to the session while the run goes on; a crash
     /// loses at most this much.
     #[arg(long, value_parser = parse_autosave, default_value = "5s")]

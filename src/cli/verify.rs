@@ -39,4 +39,7 @@ pub struct VerifyArgs {
     /// Where the session (YAML) is saved. Default: a dated file in the sessions folder.
     #[arg(long, value_name = "PATH")]
     pub session: Option<PathBuf>,
+    /// Replace an earlier session at --session; without it, a path holding one is refused.
+    #[arg(long, requires = "session")]
+    pub force: bool,
 }

@@ -126,12 +126,15 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         snapshot_dir: None,
         histograms: a.histograms,
         exporter: None,
+        replace: a.force,
     };
-    // A --session (or a file beside it) drivescope may not write is refused before the
-    // target is touched; a dated session is claimed when it is created.
-    if let Some(p) = &a.session {
-        run::check_outputs(p, &options)?;
-    }
+    // A --session (or a file beside it) drivescope may not write, or one another run
+    // holds, is refused before the target is touched; a dated session is claimed when
+    // it is created.
+    let lock = match &a.session {
+        Some(p) => Some(run::claim_session(p, &options)?),
+        None => None,
+    };
     let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {
@@ -145,6 +148,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         options,
         command: Some(command_line()),
         notes: left_out,
+        lock,
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);
     run::execute_many(

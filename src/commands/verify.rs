@@ -11,10 +11,20 @@ use crate::run::{
     self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
     SessionPlan, SingleStep, TargetChoice, TelemetrySource, VerifyAsk,
 };
+use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, RwMode, Workload};
 
 /// Runs the check; `stop` is the flag the signal handlers set.
 pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
+    let options = RecorderOptions {
+        replace: a.force,
+        ..Default::default()
+    };
+    // Claimed (checked and locked) before the state or the target is opened.
+    let lock = match &a.session {
+        Some(p) => Some(run::claim_session(p, &options)?),
+        None => None,
+    };
     let req = RunRequest {
         verify: Some(VerifyAsk {
             state: a.verify_state.clone(),
@@ -53,8 +63,10 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
     let mut printer = Printer::new(format, PrintMode::Single);
     let session = SessionPlan {
         path: a.session.clone(),
+        options,
         command: Some(crate::ostext::command_line()),
-        ..Default::default()
+        notes: Vec::new(),
+        lock,
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);
     let finished = run::execute_many(

@@ -98,6 +98,7 @@ fn run_one(
             None => format!("drivescope (dashboard): preset {}", s.preset_id),
         }),
         notes: Vec::new(),
+        lock: None,
     };
     let mut sink = DashboardSink::new(msgs.clone(), t0);
     let finished = run::execute(
@@ -196,6 +197,7 @@ fn run_many(
             crate::app::drives::count(prepared.len()).trim_end()
         )),
         notes: Vec::new(),
+        lock: None,
     };
     let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
     let finished = run::execute_many(

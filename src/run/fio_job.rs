@@ -216,6 +216,10 @@ pub(super) fn prepare_fio_job(
                 }
                 e => e,
             })?);
+            // A file the job file's run has just made: a verify state of it is stale.
+            if let Some(p) = slot {
+                super::verify::retire_if_created(None, p)?;
+            }
         }
     }
     let ready: Vec<PreparedTarget> = ready.into_iter().flatten().collect();
@@ -238,6 +242,12 @@ pub(super) fn prepare_fio_job(
     }
     Ok(Prepared {
         verify: None,
+        retires: job
+            .targets
+            .iter()
+            .filter(|t| t.writes)
+            .map(|t| t.path.clone())
+            .collect(),
         kind: RunKind::FioJob(Box::new(FioRun {
             file: job.path.clone(),
             text: job.text.clone(),

@@ -29,7 +29,9 @@ pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 pub use fio_job::FioRun;
-pub use pipeline::{check_outputs, execute, execute_many, Finished, SessionPlan, Sink};
+pub use pipeline::{
+    check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
+};
 pub use print::{json_line, Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{

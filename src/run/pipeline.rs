@@ -6,7 +6,7 @@
 //! way out. One drive failing ends that drive only.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::control::{RunCmd, RunControl, RunHandle};
@@ -18,9 +18,9 @@ use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
 use super::worker::{Said, Worker};
 use crate::outcome::RunOutcome;
-use crate::session::{
-    paths, DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState,
-};
+use crate::session::paths::{self, SessionLock};
+use crate::session::{DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::verify::state::Retirement;
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -43,6 +43,9 @@ pub struct SessionPlan {
     pub command: Option<String>,
     /// What the run says of itself before it starts (hosts left out by --keep-going).
     pub notes: Vec<String>,
+    /// The lock on `path`, when the caller took it before preparing the run
+    /// ([`claim_session`]); `None`: the pipeline takes it when it creates the session.
+    pub lock: Option<Arc<SessionLock>>,
 }
 
 /// How a run that started ended.
@@ -181,6 +184,18 @@ pub fn check_outputs(path: &std::path::Path, options: &RecorderOptions) -> Resul
     Ok(())
 }
 
+/// Claims `path` for this run before anything is touched: its files checked
+/// ([`check_outputs`]: nothing there, drivescope's own, and an earlier session only with
+/// `options.replace`), the path locked for the run (another process running on it is
+/// [`SessionError::InUse`](crate::session::SessionError::InUse)), and checked again under
+/// the lock. Hand the lock to the pipeline in [`SessionPlan::lock`].
+pub fn claim_session(path: &Path, options: &RecorderOptions) -> Result<Arc<SessionLock>, RunError> {
+    check_outputs(path, options)?;
+    let lock = paths::lock_session(path)?;
+    check_outputs(path, options)?;
+    Ok(Arc::new(lock))
+}
+
 /// The session file: the one asked for, or a dated file in the sessions folder, claimed
 /// (created exclusively) so two runs started in the same second never share one.
 fn session_path(plan: &SessionPlan, run: &Prepared) -> Result<PathBuf, RunError> {
@@ -296,15 +311,36 @@ pub fn execute_many(
             })
             .collect();
     }
+    // What the run writes without verifying: the targets' own verify states are stale
+    // from now on (one another process uses now refuses the run, before any I/O).
+    let mut retired = Vec::new();
+    for run in runs {
+        for t in &run.retires {
+            if let Some(dir) = super::verify::retire_state(None, t, Retirement::UnverifiedWrite)? {
+                retired.push(format!(
+                    "the verify state of {} ({}) is retired: {}; `run --verify \
+                     --verify-reset` starts a new one",
+                    crate::ostext::escaped(t.as_os_str()),
+                    crate::ostext::escaped(dir.as_os_str()),
+                    Retirement::UnverifiedWrite
+                ));
+            }
+        }
+    }
     let path = session_path(&session, first)?;
     let mut options = session.options.clone();
+    // Held until the final save is done (dropped last).
+    let _lock = match &session.lock {
+        Some(l) => l.clone(),
+        None => Arc::new(paths::lock_session(&path)?),
+    };
     check_outputs(&path, &options)?;
     options
         .exporter
         .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
     let mut hub = Hub { runs, rec, sinks };
-    for n in &session.notes {
+    for n in session.notes.iter().chain(&retired) {
         hub.rec.set_current_drive(None);
         hub.rec.push_event(EventKind::Note, n.clone());
         hub.show(None, &RunEvent::Note(n));

@@ -98,6 +98,9 @@ pub struct Prepared {
     pub remote: Option<Remote>,
     /// A verified run's state.
     pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
+    /// The targets of this host the run writes without verifying: their own verify states
+    /// are retired when it starts ([`super::verify::retire_state`]).
+    pub retires: Vec<PathBuf>,
 }
 
 /// A target on another host: the link to its agent and the drive there.
@@ -419,6 +422,16 @@ pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
     })
 }
 
+/// The target a run writes without verifying, on this host (a target on another host has
+/// its states there); none for a run that only reads, verifies, or has no target.
+fn unverified_writes(t: &PreparedTarget, unverified: bool, remote: bool) -> Vec<PathBuf> {
+    if unverified && !remote && !t.path.as_os_str().is_empty() {
+        vec![t.path.clone()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
@@ -445,6 +458,9 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
         RunWhat::Preset(p) => {
             let (t, is_default, reply) =
                 prepare_target(&req.target, engine, false, req.target.size, l)?;
+            if reply.is_none() {
+                super::verify::retire_if_created(req.verify.as_ref(), &t)?;
+            }
             if let Some(r) = &reply {
                 req.plan.engine = r.engine;
             }
@@ -472,6 +488,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 None => None,
             };
             let prepared = Prepared {
+                retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
                 verify,
                 kind: RunKind::Preset(p.clone()),
                 plan,
@@ -493,6 +510,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let (t, is_default, reply) = prepare_target(&req.target, engine, writes, size, l)?;
             if let Some(r) = &reply {
                 req.plan.engine = r.engine;
+            } else {
+                super::verify::retire_if_created(req.verify.as_ref(), &t)?;
             }
             if offset >= t.size {
                 return Err(RunError::OffsetPastEnd {
@@ -509,6 +528,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 None => None,
             };
             let prepared = Prepared {
+                retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
                 verify,
                 kind: RunKind::Single {
                     ramp: s.ramp,

@@ -2,13 +2,13 @@
 //! the run is prepared (the target's own unless a path is given), checked against the
 //! plan's block sizes, and the plan given its read-back pass.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::RunError;
 use crate::dut::PreparedTarget;
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
-use crate::verify::state::dir_for;
+use crate::verify::state::{dir_for, retire, Retirement};
 use crate::verify::{VerifyError, VerifyMode, VerifyState};
 use crate::workload::{BlockSizes, EngineKind, RwMode, StepEnd, Workload};
 
@@ -30,6 +30,32 @@ pub fn states_root() -> PathBuf {
     sessions
         .parent()
         .map_or_else(|| sessions.join("verify"), |p| p.join("verify"))
+}
+
+/// Retires the verify state of `target` (the one named, else the target's own in the data
+/// directory), if there is one: `why` says what made it stale. A state another process
+/// uses now is refused ([`VerifyError::InUse`]). Returns the state's folder when there was
+/// one to retire.
+pub fn retire_state(
+    state: Option<&Path>,
+    target: &Path,
+    why: Retirement,
+) -> Result<Option<PathBuf>, RunError> {
+    let dir = state.map_or_else(|| dir_for(&states_root(), target), Path::to_path_buf);
+    Ok(retire(&dir, &target.display().to_string(), why)?.then_some(dir))
+}
+
+/// A target drivescope has just created: any verify state of that path describes a file
+/// that is gone, and is retired.
+pub fn retire_if_created(ask: Option<&VerifyAsk>, target: &PreparedTarget) -> Result<(), RunError> {
+    if target.created {
+        retire_state(
+            ask.and_then(|a| a.state.as_deref()),
+            &target.path,
+            Retirement::Recreated,
+        )?;
+    }
+    Ok(())
 }
 
 /// Opens the verify state for a prepared target and plan, and makes the plan's read-back

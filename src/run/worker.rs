@@ -161,7 +161,21 @@ impl Worker {
         ctl: &RunControl,
     ) -> Result<(RunOutcome, Tally), RunError> {
         let (reads, _) = run.io();
-        if reads {
+        // A fill would overwrite what a verify state recorded: only a state made by this
+        // run (nothing written under it yet) lets it fill.
+        let keeps_state = run.verify.as_ref().is_some_and(|v| !v.made());
+        if reads && keeps_state && run.target.unwritten {
+            self.say(Said::Record {
+                kind: EventKind::Note,
+                message: format!(
+                    "{} is not filled: a fill would overwrite what its verify state \
+                     recorded; reads of its unwritten blocks return zeros without reaching \
+                     the drive",
+                    run.target.path.display()
+                ),
+                data: serde_yaml::Value::Null,
+            });
+        } else if reads {
             self.fill(run, ctl)?;
         }
         if ctl.stop_requested() {

@@ -36,6 +36,12 @@ pub enum SessionError {
         what: &'static str,
         why: Refusal,
     },
+    /// Another process writes a session at this path now (its lock is held).
+    #[error(
+        "{}: another drivescope{} is writing a session there now; wait for it to end, or name \
+         another --session", path.display(), holder.map(|p| format!(" (pid {p})")).unwrap_or_default()
+    )]
+    InUse { path: PathBuf, holder: Option<u32> },
     /// A file to read that is not a regular file, or is too large.
     #[error(transparent)]
     Input(#[from] InputError),

@@ -1,7 +1,8 @@
 //! Which files drivescope may write. A path is written only when nothing is there yet, or
 //! when it holds a regular file that drivescope wrote, known by its content (a session by
 //! its header, the histogram log by its first line, a report file by how it starts), or an
-//! empty one (nothing to lose). A symbolic link to one of drivescope's files is followed
+//! empty one (nothing to lose); an earlier session or histogram log only when asked
+//! (`--force`). A symbolic link to one of drivescope's files is followed
 //! and the file it names is written. Anything else (a device node, a FIFO, a socket, a
 //! directory, a link to any of those or to someone else's file) is refused, naming what it
 //! is, before anything is created. No output may be another output of the same command or
@@ -36,6 +37,8 @@ pub enum Refusal {
     Input(&'static str),
     #[error("it holds an earlier report ({0} and maybe more); --force replaces it")]
     Earlier(String),
+    #[error("it holds an earlier {0}; --force replaces it")]
+    EarlierRun(&'static str),
 }
 
 /// How much of a file is read to know it as drivescope's (a session's header is small, but
@@ -75,6 +78,17 @@ fn is_ours(path: &Path, out: Output) -> Result<bool, SessionError> {
     let head = input::head(path, RECOGNISE_BYTES)
         .map_err(|e| SessionError::io(path, "cannot read what is there", e))?;
     Ok(head.is_empty() || (out.ours)(&head))
+}
+
+/// `path` (nothing, or a file [`writable`] let through) when it holds nothing to lose, or
+/// `replace` says it may go: a file of ours that is not empty is an earlier run's.
+fn not_earlier(path: &Path, out: Output, replace: bool) -> Result<PathBuf, SessionError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > 0 && !replace => {
+            Err(refused(path, out.what, Refusal::EarlierRun(out.what)))
+        }
+        _ => Ok(path.to_path_buf()),
+    }
 }
 
 /// Where `out` is to be written for `path`: the path itself (nothing there yet, or a file
@@ -155,7 +169,8 @@ pub struct SessionPaths {
 
 /// Checks, before anything is created, every file a session at `path` with `opts` will
 /// write: the session, its histogram log, its snapshot folder's files. Each is nothing
-/// yet or drivescope's own (see the module documentation), and no two are the same file.
+/// yet or drivescope's own (see the module documentation), and no two are the same file;
+/// one that holds an earlier run's (not empty) is refused unless `opts.replace`.
 /// [`SessionRecorder::create`](super::SessionRecorder::create) calls it too; a run calls it
 /// before it touches its target, so that a refused path costs nothing.
 pub fn check_session_paths(
@@ -177,9 +192,10 @@ pub fn check_session_paths(
     if opts.histograms {
         collides(path)?;
     }
-    let session = writable(path, SESSION)?;
+    let session = not_earlier(&writable(path, SESSION)?, SESSION, opts.replace)?;
     let histograms = if opts.histograms {
-        Some(writable(&collides(&session)?, HISTOGRAMS)?)
+        let h = writable(&collides(&session)?, HISTOGRAMS)?;
+        Some(not_earlier(&h, HISTOGRAMS, opts.replace)?)
     } else {
         None
     };

@@ -44,4 +44,4 @@ impl TryFrom<String> for VerifyMode {
 pub use classify::{classify_block, BlockCheck, Expect, Finding, FindingKind, Window};
 pub use gen::Generation;
 pub use header::{stamp_block, HeaderFields, Sector, SECTOR};
-pub use state::{VerifyError, VerifyState, VerifyTotals};
+pub use state::{Retirement, VerifyError, VerifyState, VerifyTotals};

@@ -1,6 +1,10 @@
 //! A target's verify state on disk: a folder holding `meta.yaml` (the random id, the
-//! block size, the target's size), `map` (the generation map, one byte per block, see
-//! [`super::map`]) and `journal` (one line per flush epoch). The flusher saves in batches,
+//! block size, the target's size, the format), `map` (the generation map, one byte per
+//! block, see [`super::map`]), `sums` (a CRC32C per map page, written ahead of the
+//! pages), `journal` (one line per flush epoch) and, once something wrote the target
+//! behind its back,
+//! `retired.yaml` (see [`retire`]). One process at a time opens it: a lock beside the folder
+//! (`crate::lockfile`) is held while it is open. The flusher saves in batches,
 //! never once per I/O: every [`FLUSH_EVERY`] it takes the map's dirty pages, fdatasyncs the
 //! target (the flush epoch: every write acknowledged before it is durable), writes those
 //! pages and syncs the map, then appends `flushed E` to the journal and syncs it. The map
@@ -23,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{Finding, FindingKind};
 use super::map::{GenMap, PAGE};
+use crate::lockfile::{LockFile, TakeError};
 
 /// How often the flusher makes an epoch.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
@@ -59,6 +64,54 @@ pub enum VerifyError {
     NotOurs { path: PathBuf, what: String },
     #[error("the last verified run on this target did not end cleanly (a crash, kill or power cut): check it first with `drivescope verify --target {target}`, or start a new state with --verify-reset")]
     Unclean { target: String },
+    /// Another process uses the state now (a verified run or a check).
+    #[error("the verify state in {} is in use by another drivescope{} (a verified run or a check): two never use one state at once", .path.display(), .holder.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    InUse { path: PathBuf, holder: Option<u32> },
+    /// Map pages that fail their checksum: the record of what was written is lost.
+    #[error("the verify state in {} is damaged: {pages} page(s) of its map fail their checksum (the first at byte {first} of the map), so it cannot tell what the drive should hold; nothing is said about the drive: start a new state with --verify-reset", .path.display())]
+    Damaged {
+        path: PathBuf,
+        pages: u64,
+        first: u64,
+    },
+    /// Retired: something wrote the target behind the state's back.
+    #[error("the verify state in {} was retired at {at}: {why}; its map no longer says what the target holds, so nothing is checked against it: start a new state with `run --verify --verify-reset`", .path.display())]
+    Retired {
+        path: PathBuf,
+        at: String,
+        why: Retirement,
+    },
+    /// Written by a newer drivescope.
+    #[error("the verify state in {} is of format {found}, newer than this drivescope reads (up to {FORMAT}): upgrade to use it", .path.display())]
+    NewerFormat { path: PathBuf, found: u32 },
+}
+
+/// Why a verify state was retired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum Retirement {
+    /// A run without `--verify` wrote the target.
+    #[error("a run without --verify wrote the target")]
+    UnverifiedWrite,
+    /// drivescope made the test file anew (the old one was gone).
+    #[error("drivescope re-created the test file")]
+    Recreated,
+}
+
+/// What `retired.yaml` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Retired {
+    why: Retirement,
+    /// When, RFC 3339.
+    at: String,
+}
+
+/// The state format this drivescope writes: 2, with `sums` (a checksum per map page).
+/// Format 1 (no `format:` in meta.yaml, no sums) is read as it was and given sums.
+pub const FORMAT: u32 = 2;
+
+fn format_one() -> u32 {
+    1
 }
 
 /// What `meta.yaml` holds.
@@ -76,6 +129,9 @@ pub struct Meta {
     /// come from two writes, even across a power cut).
     #[serde(default = "default_atomic")]
     pub atomic_unit: u64,
+    /// The state's format ([`FORMAT`]); 1 when missing (a state made before sums).
+    #[serde(default = "format_one")]
+    pub format: u32,
 }
 
 fn default_atomic() -> u64 {
@@ -148,8 +204,14 @@ pub struct VerifyState {
     dir: PathBuf,
     /// The last run on it ended cleanly (as found when opened).
     clean: bool,
+    /// Made by this open (none was there, or a reset): nothing written under it yet.
+    made: bool,
     map_file: File,
+    /// `sums`: per map page its CRC32C as saved and the one before (see [`Sums`]).
+    sums: Mutex<Sums>,
     journal: Mutex<File>,
+    /// Held while the state is open: no other process uses it meanwhile.
+    _lock: LockFile,
     epoch: AtomicU64,
     pub counts: Counts,
     /// Findings not yet handed out, at most [`MAX_KEPT`] in all.
@@ -206,7 +268,159 @@ fn same_target(a: &str, b: &str) -> bool {
 }
 
 /// The files of a state.
-const STATE_FILES: [&str; 3] = ["meta.yaml", "map", "journal"];
+const STATE_FILES: [&str; 5] = ["meta.yaml", "map", "journal", "sums", "retired.yaml"];
+
+/// The checksums of the map's pages, in `sums`: 8 bytes a page, the CRC32C of the page as
+/// last saved and of the one before. A flush writes (and syncs) the new sums before the
+/// pages, so a crash between the two leaves each page matching one of its two sums; a
+/// page that matches neither is damage.
+struct Sums {
+    file: File,
+    /// Each page's CRC32C as on disk now.
+    saved: Vec<u32>,
+}
+
+impl Sums {
+    /// The new sums of `pages` (index, bytes), written and synced before the pages are.
+    fn write_ahead(&self, pages: &[(usize, Vec<u8>)]) -> std::io::Result<Vec<u32>> {
+        let mut new = Vec::with_capacity(pages.len());
+        for (page, bytes) in pages {
+            let c = crc32c::crc32c(bytes);
+            let old = self.saved.get(*page).copied().unwrap_or(c);
+            let mut e = [0u8; 8];
+            e[..4].copy_from_slice(&c.to_le_bytes());
+            e[4..].copy_from_slice(&old.to_le_bytes());
+            self.file.write_all_at(&e, (*page * 8) as u64)?;
+            new.push(c);
+        }
+        self.file.sync_data()?;
+        Ok(new)
+    }
+}
+
+/// Each page's CRC32C (pages of [`PAGE`] bytes, the last one short).
+fn page_sums(map: &[u8]) -> Vec<u32> {
+    map.chunks(PAGE).map(crc32c::crc32c).collect()
+}
+
+/// `sums` as a file holds them for `crcs`: both fields the page's own.
+fn sums_bytes(crcs: &[u32]) -> Vec<u8> {
+    crcs.iter()
+        .flat_map(|c| {
+            let mut e = [0u8; 8];
+            e[..4].copy_from_slice(&c.to_le_bytes());
+            e[4..].copy_from_slice(&c.to_le_bytes());
+            e
+        })
+        .collect()
+}
+
+/// Checks the map against `sums` (format 2): the pages that match neither of their sums.
+fn check_sums(path: &Path, map: &[u8], sums: &[u8]) -> Result<(), VerifyError> {
+    let crcs = page_sums(map);
+    let damaged = |pages: u64, first: u64| VerifyError::Damaged {
+        path: path.to_path_buf(),
+        pages,
+        first,
+    };
+    if sums.len() != crcs.len() * 8 {
+        return Err(damaged(crcs.len() as u64, 0));
+    }
+    let bad: Vec<usize> = crcs
+        .iter()
+        .zip(sums.chunks_exact(8))
+        .enumerate()
+        .filter(|(_, (c, e))| {
+            let cur = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            let prev = u32::from_le_bytes([e[4], e[5], e[6], e[7]]);
+            **c != cur && **c != prev
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match bad.first() {
+        Some(first) => Err(damaged(bad.len() as u64, (*first * PAGE) as u64)),
+        None => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temp file synced, renamed over it, the
+/// folder synced).
+fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = open_state_file(&tmp, true, false)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Locks the state in `dir` for this process (`.NAME.lock` beside the folder, flock'd: let
+/// go by the kernel when the process ends). Held by another process: [`VerifyError::InUse`].
+fn lock_state(dir: &Path) -> Result<LockFile, VerifyError> {
+    let path = crate::lockfile::beside(dir);
+    LockFile::take(&path).map_err(|e| match e {
+        TakeError::Held { holder } => VerifyError::InUse {
+            path: dir.to_path_buf(),
+            holder,
+        },
+        TakeError::Io(source) => VerifyError::Io { path, source },
+    })
+}
+
+/// The retirement recorded in `dir`, if any.
+fn retired(dir: &Path) -> Result<Option<Retired>, VerifyError> {
+    let path = dir.join("retired.yaml");
+    match std::fs::read_to_string(&path) {
+        Ok(t) => serde_yaml::from_str(&t)
+            .map(Some)
+            .map_err(|e| VerifyError::Bad {
+                path,
+                what: e.to_string(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(VerifyError::Io { path, source }),
+    }
+}
+
+/// Retires the state in `dir`, if one of `target` is there (returns whether one was): from now on it is
+/// refused, naming `why` and when, until `--verify-reset` starts a new one. Taken under the
+/// state's lock: a state in use by another process is [`VerifyError::InUse`]. A state
+/// retired already keeps its first retirement.
+pub fn retire(dir: &Path, target: &str, why: Retirement) -> Result<bool, VerifyError> {
+    let meta_path = dir.join("meta.yaml");
+    if !meta_path.exists() {
+        return Ok(false);
+    }
+    let _lock = lock_state(dir)?;
+    // Only a state of this target: another's (named by mistake) is not touched.
+    let of_target = std::fs::read_to_string(&meta_path)
+        .ok()
+        .and_then(|t| serde_yaml::from_str::<Meta>(&t).ok())
+        .is_some_and(|m| same_target(&m.target, target));
+    if !of_target {
+        return Ok(false);
+    }
+    if retired(dir)?.is_some() {
+        return Ok(true);
+    }
+    let r = Retired {
+        why,
+        at: crate::session::time::now_rfc3339(),
+    };
+    let path = dir.join("retired.yaml");
+    let text = serde_yaml::to_string(&r).map_err(|e| VerifyError::Bad {
+        path: path.clone(),
+        what: e.to_string(),
+    })?;
+    replace_file(&path, text.as_bytes()).map_err(|source| VerifyError::Io { path, source })?;
+    Ok(true)
+}
 
 /// Whether a new state may be made in `dir`: a folder that does not exist, is empty, or
 /// (to replace a state, `--verify-reset`) holds nothing but a state of drivescope's.
@@ -310,14 +524,26 @@ impl VerifyState {
         let meta_path = dir.join("meta.yaml");
         let map_path = dir.join("map");
         let journal_path = dir.join("journal");
-        let existing = !reset && meta_path.exists();
-        if !existing && !create {
+        let sums_path = dir.join("sums");
+        if !create && (reset || !meta_path.exists()) {
             return Err(VerifyError::NoState {
                 path: dir.to_path_buf(),
             });
         }
+        // Before anything of the state is read: one process at a time.
+        let lock = lock_state(dir)?;
+        let existing = !reset && meta_path.exists();
         if !existing {
             may_make_state(dir, reset)?;
+        }
+        if existing {
+            if let Some(r) = retired(dir)? {
+                return Err(VerifyError::Retired {
+                    path: dir.to_path_buf(),
+                    at: r.at,
+                    why: r.why,
+                });
+            }
         }
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let (meta, bytes, clean) = if existing {
@@ -347,7 +573,17 @@ impl VerifyState {
                     state: meta.block,
                 });
             }
+            if meta.format > FORMAT {
+                return Err(VerifyError::NewerFormat {
+                    path: dir.to_path_buf(),
+                    found: meta.format,
+                });
+            }
             let bytes = std::fs::read(&map_path).map_err(io(&map_path))?;
+            if meta.format >= 2 {
+                let sums = std::fs::read(&sums_path).map_err(io(&sums_path))?;
+                check_sums(dir, &bytes, &sums)?;
+            }
             if bytes.len() as u64 != target_size / meta.block {
                 return Err(VerifyError::Bad {
                     path: map_path,
@@ -377,7 +613,9 @@ impl VerifyState {
                 target_size,
                 target: target.to_string(),
                 atomic_unit,
+                format: FORMAT,
             };
+            let _ = std::fs::remove_file(dir.join("retired.yaml"));
             let bytes = vec![0u8; (target_size / block) as usize];
             let write_new = |path: &Path, data: &[u8]| {
                 let mut f = open_state_file(path, true, false)?;
@@ -385,6 +623,7 @@ impl VerifyState {
                 f.write_all(data)
             };
             write_new(&map_path, &bytes).map_err(io(&map_path))?;
+            write_new(&sums_path, &sums_bytes(&page_sums(&bytes))).map_err(io(&sums_path))?;
             write_new(&journal_path, b"").map_err(io(&journal_path))?;
             let text = serde_yaml::to_string(&meta).map_err(|e| VerifyError::Bad {
                 path: meta_path.clone(),
@@ -393,6 +632,20 @@ impl VerifyState {
             write_new(&meta_path, text.as_bytes()).map_err(io(&meta_path))?;
             (meta, bytes, true)
         };
+        let mut meta = meta;
+        let crcs = page_sums(&bytes);
+        if meta.format < 2 {
+            // A state made before sums: its map taken as it is, given sums from now on
+            // (the sums first, then the format that says they are there).
+            replace_file(&sums_path, &sums_bytes(&crcs)).map_err(io(&sums_path))?;
+            meta.format = FORMAT;
+            let text = serde_yaml::to_string(&meta).map_err(|e| VerifyError::Bad {
+                path: meta_path.clone(),
+                what: e.to_string(),
+            })?;
+            replace_file(&meta_path, text.as_bytes()).map_err(io(&meta_path))?;
+        }
+        let sums_file = open_state_file(&sums_path, false, false).map_err(io(&sums_path))?;
         let map_file = open_state_file(&map_path, false, false).map_err(io(&map_path))?;
         let journal = open_state_file(&journal_path, true, true).map_err(io(&journal_path))?;
         if clean {
@@ -404,8 +657,14 @@ impl VerifyState {
             map: GenMap::from_bytes(bytes),
             dir: dir.to_path_buf(),
             clean,
+            made: !existing,
             map_file,
+            sums: Mutex::new(Sums {
+                file: sums_file,
+                saved: crcs,
+            }),
             journal: Mutex::new(journal),
+            _lock: lock,
             epoch: AtomicU64::new(0),
             counts: Counts::default(),
             found: Mutex::new(Vec::new()),
@@ -422,6 +681,11 @@ impl VerifyState {
         self.clean
     }
 
+    /// Made by this open: nothing was written under it before.
+    pub fn made(&self) -> bool {
+        self.made
+    }
+
     fn journal_line(&self, line: &str) -> std::io::Result<()> {
         let mut j = self.journal.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(j, "{line}")?;
@@ -433,16 +697,29 @@ impl VerifyState {
     /// Pages whose save failed stay dirty, for the next flush (a later step's).
     pub fn flush(&self, target: &File) -> std::io::Result<u64> {
         let pages = self.map.take_dirty();
+        let mut sums = self.sums.lock().unwrap_or_else(|p| p.into_inner());
         let saved = target.sync_data().and_then(|()| {
+            let new = sums.write_ahead(&pages)?;
             for (page, bytes) in &pages {
                 self.map_file.write_all_at(bytes, (*page * PAGE) as u64)?;
             }
-            self.map_file.sync_data()
+            self.map_file.sync_data()?;
+            Ok(new)
         });
-        if let Err(e) = saved {
-            self.map.redirty(pages.iter().map(|(p, _)| *p));
-            return Err(e);
+        match saved {
+            Ok(new) => {
+                for ((page, _), c) in pages.iter().zip(new) {
+                    if let Some(s) = sums.saved.get_mut(*page) {
+                        *s = c;
+                    }
+                }
+            }
+            Err(e) => {
+                self.map.redirty(pages.iter().map(|(p, _)| *p));
+                return Err(e);
+            }
         }
+        drop(sums);
         let e = self.epoch.fetch_add(1, Ordering::Relaxed) + 1;
         self.journal_line(&format!("flushed {e} {}", now_ns()))?;
         Ok(e)
@@ -580,6 +857,7 @@ mod tests {
         drop(s);
         let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
         assert!(s.clean());
+        drop(s);
         assert!(matches!(
             VerifyState::open(&d, "t", 2 << 20, 4096, 512, false, true),
             Err(VerifyError::OtherTarget { .. })
@@ -629,5 +907,85 @@ mod tests {
         assert!(journal.starts_with("opened"));
         assert!(journal.contains("flushed 1 "));
         assert!(journal_clean(&journal));
+    }
+
+    #[test]
+    fn one_process_at_a_time_damage_is_damage_and_a_retired_state_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = tempfile::tempfile().unwrap();
+        let d = dir.path().join("t");
+        let s = VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, true).unwrap();
+        // A second open (another process's would be refused alike) while it is open.
+        assert!(matches!(
+            VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false),
+            Err(VerifyError::InUse { .. })
+        ));
+        assert!(matches!(
+            retire(&d, "t", Retirement::UnverifiedWrite),
+            Err(VerifyError::InUse { .. })
+        ));
+        let mut saved = [0u8; 1];
+        assert!(s.map.begin_write(3000, 1, &mut saved));
+        s.map.end_write(3000, 1, true);
+        s.close(&target).unwrap();
+        drop(s);
+        let sums = std::fs::read(d.join("sums")).unwrap();
+        assert_eq!(sums.len(), 8, "one page of map: 4096 blocks");
+        assert!(VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false).is_ok());
+        // One byte of the map changed behind its back: damaged, never findings.
+        let mut map = std::fs::read(d.join("map")).unwrap();
+        map[3000] ^= 0x10;
+        std::fs::write(d.join("map"), &map).unwrap();
+        match VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false) {
+            Err(VerifyError::Damaged { pages, first, .. }) => assert_eq!((pages, first), (1, 0)),
+            other => panic!("not damaged: {other:?}"),
+        }
+        map[3000] ^= 0x10;
+        std::fs::write(d.join("map"), &map).unwrap();
+        // A format 1 state (no sums): read as before, and given sums.
+        std::fs::remove_file(d.join("sums")).unwrap();
+        let meta = std::fs::read_to_string(d.join("meta.yaml")).unwrap();
+        let old: String = meta
+            .lines()
+            .filter(|l| !l.starts_with("format:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(d.join("meta.yaml"), old).unwrap();
+        let s = VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false).unwrap();
+        assert_eq!((s.meta.format, s.map.load(3000)), (FORMAT, 1));
+        drop(s);
+        assert_eq!(std::fs::read(d.join("sums")).unwrap().len(), 8);
+        // Retired: refused with its reason, for a check and a run alike, until a reset.
+        assert!(retire(&d, "t", Retirement::Recreated).unwrap());
+        assert!(retire(&d, "t", Retirement::UnverifiedWrite).unwrap());
+        for create in [false, true] {
+            match VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, create) {
+                Err(VerifyError::Retired { why, .. }) => assert_eq!(why, Retirement::Recreated),
+                other => panic!("not retired: {other:?}"),
+            }
+        }
+        let r = VerifyState::open(&d, "t", 1 << 24, 4096, 512, true, true).unwrap();
+        assert_eq!(r.map.load(3000), 0);
+        drop(r);
+        assert!(VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false).is_ok());
+        assert!(!retire(&dir.path().join("none"), "t", Retirement::Recreated).unwrap());
+    }
+
+    #[test]
+    fn a_crash_between_the_sums_and_the_pages_is_no_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = tempfile::tempfile().unwrap();
+        let d = dir.path().join("t");
+        let s = VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, true).unwrap();
+        let before = std::fs::read(d.join("map")).unwrap();
+        let mut saved = [0u8; 1];
+        assert!(s.map.begin_write(7, 1, &mut saved));
+        s.map.end_write(7, 1, true);
+        s.flush(&target).unwrap();
+        drop(s);
+        // The sums of the new page were saved, the page itself was not.
+        std::fs::write(d.join("map"), &before).unwrap();
+        let s = VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false).unwrap();
+        assert_eq!(s.map.load(7), 0);
     }
 }

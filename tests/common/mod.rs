@@ -29,6 +29,85 @@ pub fn command(home: &Path) -> Command {
     cmd
 }
 
+/// drivescope started with `args` in `home` ([`command`]'s environment), its stdout and
+/// stderr piped, not waited for.
+pub fn spawn(home: &Path, args: &[&str]) -> std::process::Child {
+    command(home)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn drivescope")
+}
+
+/// A child's stdout lines as they come, on a channel; it ends when stdout closes.
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let out = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a JSON line of type `t` on `rx` (failing the test after `limit`, or when
+/// stdout closes first): the state a test needs, not a time.
+pub fn wait_for_line(
+    rx: &std::sync::mpsc::Receiver<String>,
+    t: &str,
+    limit: std::time::Duration,
+) -> Value {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|e| panic!("no {t:?} line: {e}"));
+        if let Ok(v) = serde_json::from_str::<Value>(&line) {
+            if v["type"] == t {
+                return v;
+            }
+        }
+    }
+}
+
+/// The arguments of a short real run (reads, 1 MiB target, JSON lines) with `extra`.
+pub fn short_run_args<'a>(target: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--target",
+        target.to_str().expect("utf-8"),
+        "--size",
+        "1M",
+        "--duration",
+        "200ms",
+        "--interval",
+        "100ms",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts exit code 2 and an error that holds each of `words`.
+pub fn refused(o: &Output, words: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for w in words {
+        assert!(err.contains(w), "no {w:?} in: {err}");
+    }
+}
+
 pub fn run(home: &Path, args: &[&str]) -> Output {
     command(home).args(args).output().expect("run drivescope")
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::json_lines;
+use common::{json_lines, refused, stderr};
 use drivescope::session::{self, SessionState};
 
 fn s(p: &Path) -> &str {
@@ -74,19 +74,6 @@ fn run_within(home: &Path, args: &[&str], limit: Duration) -> Output {
     finish_within(child, limit, &args.join(" "))
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts exit code 2 and an error that holds each of `words`.
-fn refused(o: &Output, words: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    for w in words {
-        assert!(err.contains(w), "no {w:?} in: {err}");
-    }
-}
-
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(s(p)).unwrap();
     // SAFETY: a valid NUL-terminated path.
@@ -111,27 +98,9 @@ fn mknod_null(p: &Path) -> bool {
     r == 0
 }
 
-/// The arguments of a short real run (reads, 1 MiB target, JSON lines) with `extra`.
-fn run_args<'a>(target: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "run",
-        "--target",
-        s(target),
-        "--size",
-        "1M",
-        "--duration",
-        "200ms",
-        "--interval",
-        "100ms",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args
-}
-
 /// A short real run with `extra` arguments.
 fn short_run(home: &Path, target: &Path, extra: &[&str]) -> Output {
-    let args = run_args(target, extra);
+    let args = common::short_run_args(target, extra);
     run_within(home, &args, Duration::from_secs(60))
 }
 
@@ -239,11 +208,14 @@ fn a_session_path_that_is_not_a_regular_file_of_ours_is_refused_before_the_run()
     assert!(!target.exists() && !h.join("h.yaml").exists() && !h.join("p.yaml").exists());
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
 
-    // A link to a session of ours is followed: the session it names is rewritten.
+    // A link to a session of ours is followed: the session it names is rewritten (an
+    // earlier session, so only with --force).
     let real = real_session(h, "real", &[]);
     let link = h.join("latest.yaml");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let out = short_run(h, &h.join("again.bin"), &["--session", s(&link)]);
+    refused(&out, &[s(&real), "earlier session", "--force"]);
+    let out = short_run(h, &h.join("again.bin"), &["--session", s(&link), "--force"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
@@ -303,7 +275,9 @@ fn runs_started_together_get_distinct_dated_sessions() {
     let children: Vec<Child> = (0..N)
         .map(|i| {
             let target = h.join(format!("t{i}.bin"));
-            command(h, &run_args(&target, &[])).spawn().unwrap()
+            command(h, &common::short_run_args(&target, &[]))
+                .spawn()
+                .unwrap()
         })
         .collect();
     let mut paths = Vec::new();

@@ -34,6 +34,7 @@ mod run_health;
 mod run_loop_device;
 mod run_preset;
 mod session_cli;
+mod sessions_locked;
 mod signals;
 mod stop_one_drive;
 mod telemetry_blockstat;

@@ -29,6 +29,9 @@ pub struct RecorderOptions {
     pub histograms: bool,
     /// What a snapshot writes beyond `session.yaml`; `None`: the YAML alone.
     pub exporter: Option<SnapshotExporter>,
+    /// An earlier session (and its histogram log) at the path may be replaced
+    /// (`--force`); without it, a path holding one is refused.
+    pub replace: bool,
 }
 
 impl Default for RecorderOptions {
@@ -39,6 +42,7 @@ impl Default for RecorderOptions {
             snapshot_dir: None,
             histograms: false,
             exporter: None,
+            replace: false,
         }
     }
 }
