@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use identity::{disk_identity, list_disks};
-pub use resolve::{default_target, disks_under, resolve, resolve_in};
+pub use resolve::{block_namespace, default_target, disks_under, resolve, resolve_in};
 pub use sysroot::SysRoot;
 
 /// How a disk is attached.

@@ -120,12 +120,7 @@ pub struct TargetRequest {
 /// The built-in default target: `$XDG_DATA_HOME/drivescope/scratch.bin`
 /// (`~/.local/share/drivescope/scratch.bin`).
 pub fn default_target_path() -> PathBuf {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("drivescope").join("scratch.bin")
+    crate::drive::default_target()
 }
 
 /// Size and logical block size of a block device.
