@@ -3,6 +3,7 @@
 //! a block device → itself; an NVMe controller (`/dev/nvme0`) → its namespaces.
 
 mod identity;
+pub mod in_use;
 pub mod mounts;
 mod resolve;
 mod sysroot;
