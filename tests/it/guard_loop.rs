@@ -890,3 +890,43 @@ fn an_active_swap_file_is_refused_as_the_target_and_on_its_device() {
     drop(s);
     drop(m);
 }
+
+#[test]
+fn a_device_the_kernel_will_not_open_exclusively_is_refused() {
+    // A filesystem lazily unmounted while a process still works in it: in no mountinfo,
+    // in no descriptor, yet alive and holding the device; only the kernel's refusal of an
+    // exclusive open tells. Mounted read-only, so that nothing writes to the device.
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "detached"));
+    let dir = tempfile::tempdir().unwrap();
+    or_skip!(tool(
+        "mount",
+        &["-o", "ro,noload", d(&dev.dev), d(dir.path())],
+        None
+    ));
+    let c = Child::start(
+        &["env"],
+        r#"cd "$1" && echo ready && read _"#,
+        &[d(dir.path())],
+    );
+    let detached = tool("umount", &["-l", d(dir.path())], None);
+    let c = match (c, detached) {
+        (Ok(c), Ok(())) => c,
+        (c, detached) => {
+            let _ = tool("umount", &[d(dir.path())], None);
+            drop(c);
+            skip!(Tool, "cannot detach a filesystem in use: {detached:?}");
+        }
+    };
+    refused_but_readable(
+        "claimed, unseen",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is claimed by another user (the kernel refuses an exclusive open: busy)",
+            dev.dev.display()
+        )],
+    );
+    // The filesystem goes with the last process in it, and the device with it.
+    drop(c);
+}
