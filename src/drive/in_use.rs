@@ -539,15 +539,74 @@ fn read_loops(root: &SysRoot) -> Vec<LoopDevice> {
             continue;
         };
         let backing = undeleted(&backing);
+        // The kernel's own word on which file backs it, where the node answers: the path
+        // in sysfs is the one its creator saw, perhaps in another mount namespace or on a
+        // filesystem since detached.
+        let status = loop_status(&root.dev.join(&name));
         out.push(LoopDevice {
-            offset: SysRoot::attr_u64(&dir.join("offset")).unwrap_or(0),
-            stat: Stat::of(&backing),
+            offset: status
+                .map(|(_, offset)| offset)
+                .or_else(|| SysRoot::attr_u64(&dir.join("offset")))
+                .unwrap_or(0),
+            stat: status.map(|(st, _)| st).or_else(|| Stat::of(&backing)),
             backing,
             name,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+/// `struct loop_info64` (linux/loop.h), as `LOOP_GET_STATUS64` fills it.
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    lo_rdevice: u64,
+    lo_offset: u64,
+    lo_sizelimit: u64,
+    lo_number: u32,
+    lo_encrypt_type: u32,
+    lo_encrypt_key_size: u32,
+    lo_flags: u32,
+    lo_file_name: [u8; 64],
+    lo_crypt_name: [u8; 64],
+    lo_encrypt_key: [u8; 32],
+    lo_init: [u64; 2],
+}
+
+/// `LOOP_GET_STATUS64`.
+const LOOP_GET_STATUS64: libc::c_ulong = 0x4C05;
+
+/// The backing file's identity (its `st_dev`, `st_ino` and, for a device, `st_rdev`) and
+/// the offset of loop device node `node`, by `LOOP_GET_STATUS64`; None when the node does
+/// not open or is not an attached loop device.
+fn loop_status(node: &Path) -> Option<(Stat, u64)> {
+    let f = fs::File::open(node).ok()?;
+    if !f.metadata().ok()?.file_type().is_block_device() {
+        return None;
+    }
+    // SAFETY: LoopInfo64 is plain integers and byte arrays, for which all zeroes is a value.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: LOOP_GET_STATUS64 writes one `struct loop_info64` through the pointer, which
+    // points at `info`, laid out as that struct and alive for the call; the fd is `f`'s.
+    let rc = unsafe {
+        libc::ioctl(
+            f.as_raw_fd(),
+            LOOP_GET_STATUS64,
+            &mut info as *mut LoopInfo64,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let stat = Stat {
+        dev: DevNum::of(info.lo_device),
+        ino: info.lo_inode,
+        // A regular file's st_rdev is 0; a device's never is.
+        rdev: (info.lo_rdevice != 0).then(|| DevNum::of(info.lo_rdevice)),
+    };
+    Some((stat, info.lo_offset))
 }
 
 fn read_opens(proc: &Path, pids: &[u32]) -> Vec<OpenFd> {

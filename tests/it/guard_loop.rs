@@ -891,6 +891,16 @@ fn an_active_swap_file_is_refused_as_the_target_and_on_its_device() {
     drop(m);
 }
 
+/// Lazily unmounts the filesystem on `dir` that `user` (a process in it, a loop device over
+/// a file on it) keeps alive; on any failure it is unmounted and `user` let go.
+fn detached<T>(dir: &Path, user: Result<T, String>) -> Result<T, String> {
+    let user = user.and_then(|u| tool("umount", &["-l", d(dir)], None).map(|()| u));
+    if user.is_err() {
+        let _ = tool("umount", &[d(dir)], None);
+    }
+    user
+}
+
 #[test]
 fn a_device_the_kernel_will_not_open_exclusively_is_refused() {
     // A filesystem lazily unmounted while a process still works in it: in no mountinfo,
@@ -909,15 +919,7 @@ fn a_device_the_kernel_will_not_open_exclusively_is_refused() {
         r#"cd "$1" && echo ready && read _"#,
         &[d(dir.path())],
     );
-    let detached = tool("umount", &["-l", d(dir.path())], None);
-    let c = match (c, detached) {
-        (Ok(c), Ok(())) => c,
-        (c, detached) => {
-            let _ = tool("umount", &[d(dir.path())], None);
-            drop(c);
-            skip!(Tool, "cannot detach a filesystem in use: {detached:?}");
-        }
-    };
+    let c = or_skip!(detached(dir.path(), c));
     refused_but_readable(
         "claimed, unseen",
         &dev,
@@ -929,4 +931,39 @@ fn a_device_the_kernel_will_not_open_exclusively_is_refused() {
     );
     // The filesystem goes with the last process in it, and the device with it.
     drop(c);
+}
+
+#[test]
+fn a_loop_devices_backing_file_on_a_detached_filesystem_of_the_device_is_named() {
+    // The filesystem holding the backing file is lazily unmounted: the path sysfs gives
+    // leads nowhere now, and only the loop device's own status (LOOP_GET_STATUS64) says
+    // which device its file is on. Read-only, so that nothing writes to the device.
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "detached"));
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("inner.img");
+    or_skip!(tool("mount", &[d(&dev.dev), d(dir.path())], None));
+    let made = std::fs::File::create(&img).and_then(|f| f.set_len(4 << 20));
+    or_skip!(tool("umount", &[d(dir.path())], None));
+    made.unwrap();
+    or_skip!(tool(
+        "mount",
+        &["-o", "ro,noload", d(&dev.dev), d(dir.path())],
+        None
+    ));
+    let over = LoopOver::new(&img, 0);
+    let over = or_skip!(detached(dir.path(), over));
+    refused_but_readable(
+        "a loop device's backing file on a detached filesystem",
+        &dev,
+        &dev.dev,
+        // The path as the kernel gives it now, from the detached filesystem's root.
+        &[format!(
+            "{} holds /inner.img, the backing file of {}",
+            dev.dev.display(),
+            over.0.display()
+        )],
+    );
+    // The filesystem goes with the loop device over its file.
+    drop(over);
 }
