@@ -2,8 +2,10 @@
 //! (in this mount namespace and another process's), holders (LVM over a partition), swap
 //! devices and swap files, loop devices backed by a partition (at an offset) or by a file
 //! on a disk, a device open in another process, read-only and zoned devices, and free
-//! disks; mountinfo's escapes.
+//! disks; mountinfo's escapes. As root, `devices` on the running system: a loop device
+//! open in another process and one backing another loop device at an offset.
 
+use crate::common::{self, LoopDev};
 use crate::fake_sysfs;
 
 use std::os::unix::fs::MetadataExt;
@@ -283,4 +285,71 @@ fn read_only_and_zoned_devices_cannot_be_written() {
         }]
     );
     assert!(write_blockers(&dev(&root, "sdd"), &node("sdd"), true).is_empty());
+}
+
+#[test]
+fn devices_names_what_uses_real_loop_devices() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let Some(under) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let over = match common::losetup(&["-o", "1048576"], &under.dev) {
+        Ok(p) => p,
+        Err(why) => skip!(Tool, "{why}"),
+    };
+    struct Detach(PathBuf);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("losetup")
+                .arg("-d")
+                .arg(&self.0)
+                .status();
+        }
+    }
+    let over = Detach(over);
+    // A process with `dev` open: it is in use though nothing is mounted from it.
+    let open = std::fs::File::open(&dev.dev).unwrap();
+    let child = std::process::Command::new("sleep")
+        .arg("1000")
+        .stdin(open)
+        .spawn()
+        .unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let child = Kill(child);
+    let rows = collect(&SysRoot::real());
+    let of = |d: &LoopDev| -> Vec<String> {
+        rows.iter()
+            .find(|r| r.disk.name == d.name)
+            .unwrap_or_else(|| panic!("{} listed", d.name))
+            .in_use
+            .iter()
+            .map(|u| u.to_string())
+            .collect()
+    };
+    assert_eq!(
+        of(&under),
+        [format!(
+            "{} is the backing device of {} (from offset 1048576)",
+            under.dev.display(),
+            over.0.display()
+        )]
+    );
+    assert_eq!(
+        of(&dev),
+        [format!(
+            "{} is open in PID {} (sleep 1000)",
+            dev.dev.display(),
+            child.0.id()
+        )]
+    );
+    drop(child);
+    drop(over);
 }
