@@ -67,6 +67,9 @@ impl Node {
 pub struct BlockDevice {
     /// The device itself first, then its partitions in name order.
     pub nodes: Vec<Node>,
+    /// For a partition, the whole disk it is on: what uses the disk uses the partition too
+    /// (a loop device over the disk, a holder of it, a filesystem or swap on all of it).
+    pub whole: Option<Node>,
     /// The whole disk's sysfs directory (the parent's for a partition): where `queue/` is.
     disk_dir: PathBuf,
 }
@@ -113,9 +116,24 @@ impl BlockDevice {
             }
         }
         parts.sort_by(|a, b| a.name.cmp(&b.name));
+        let whole = match is_partition {
+            true => SysRoot::attr(&disk_dir.join("dev"))
+                .and_then(|d| DevNum::parse(&d))
+                .zip(disk_dir.file_name())
+                .map(|(num, name)| Node {
+                    name: name.to_string_lossy().into_owned(),
+                    num,
+                    dir: disk_dir.clone(),
+                }),
+            false => None,
+        };
         let mut nodes = vec![Node { name, num, dir }];
         nodes.extend(parts);
-        Some(BlockDevice { nodes, disk_dir })
+        Some(BlockDevice {
+            nodes,
+            whole,
+            disk_dir,
+        })
     }
 
     /// The device itself.
@@ -128,8 +146,13 @@ impl BlockDevice {
         &self.nodes[1..]
     }
 
+    /// Every node whose use is this device's: itself, its partitions, the disk it is on.
+    fn checked(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.iter().chain(self.whole.iter())
+    }
+
     fn node_of(&self, num: DevNum) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.num == num)
+        self.checked().find(|n| n.num == num)
     }
 
     /// The node a path in /proc or sysfs names: by its device number where it can be
@@ -142,7 +165,7 @@ impl BlockDevice {
             return None;
         }
         let name = path.file_name()?.to_str()?;
-        self.nodes.iter().find(|n| n.name == name)
+        self.checked().find(|n| n.name == name)
     }
 }
 
@@ -655,7 +678,7 @@ impl Scene {
     /// [`block_device_in_use`]).
     pub fn block_device(&self, root: &SysRoot, dev: &BlockDevice) -> Vec<InUse> {
         let mut out = Vec::new();
-        for n in &dev.nodes {
+        for n in dev.checked() {
             for m in self
                 .mounts
                 .iter()
@@ -680,7 +703,7 @@ impl Scene {
                 });
             }
         }
-        for n in &dev.nodes {
+        for n in dev.checked() {
             let mut holders: Vec<String> = fs::read_dir(n.dir.join("holders"))
                 .into_iter()
                 .flatten()

@@ -230,6 +230,32 @@ fn each_reason_is_found_on_a_fake_tree() {
         ]
     );
     assert!(of("sdc").is_empty(), "a free disk");
+    // What uses the whole disk uses each partition: sdf1 is on sdf, held by md127.
+    t.mkdir("sys/devices/virtual/test/block/sdf/holders/md127");
+    t.file("sys/block/md127/md/level", "raid1\n");
+    t.link(
+        "sys/class/block/sdf1",
+        "sys/devices/virtual/test/block/sdf/sdf1",
+    );
+    assert_eq!(
+        of("sdf1"),
+        [
+            InUse::Held {
+                device: p("/dev/sdf"),
+                holder: Holder {
+                    name: "md127".into(),
+                    kind: HolderKind::Md {
+                        level: "raid1".into()
+                    }
+                }
+            },
+            InUse::BacksLoop {
+                device: p("/dev/sdf1"),
+                loop_device: p("/dev/loop0"),
+                offset: 1 << 20
+            }
+        ]
+    );
     assert_eq!(
         scene.file(&swapfile),
         [InUse::SwapFile {
@@ -250,7 +276,7 @@ fn each_reason_is_found_on_a_fake_tree() {
         "/dev/sdg is mounted on /srv (in the mount namespace of PID 4242)"
     );
     assert_eq!(
-        of("sdf")[0].to_string(),
+        of("sdf1")[1].to_string(),
         "/dev/sdf1 is the backing device of /dev/loop0 (from offset 1048576)"
     );
 }
