@@ -476,7 +476,7 @@ fn other_pids(proc: &Path) -> Vec<u32> {
 }
 
 /// A process's command line (arguments joined by spaces), else its `comm`.
-pub fn command_of(proc: &Path, pid: u32) -> String {
+fn command_of(proc: &Path, pid: u32) -> String {
     let dir = proc.join(pid.to_string());
     let args = fs::read(dir.join("cmdline"))
         .map(|b| {
@@ -537,7 +537,7 @@ fn read_mounts(proc: &Path, pids: &[u32]) -> Vec<SeenMount> {
 }
 
 /// Paths in `/proc/swaps`.
-pub fn swap_paths(root: &SysRoot) -> Vec<PathBuf> {
+fn swap_paths(root: &SysRoot) -> Vec<PathBuf> {
     fs::read_to_string(root.proc.join("swaps"))
         .map(|t| {
             t.lines()
