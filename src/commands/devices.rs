@@ -5,7 +5,7 @@ use crate::cli::DevicesArgs;
 use serde::Serialize;
 
 use super::error::CommandError;
-use crate::drive::mounts::{mounts, swaps, Mount};
+use crate::drive::in_use::{block_device_in_use, BlockDevice, InUse, Scene};
 use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport};
 use crate::telemetry::collect::no_smart_note;
 use crate::telemetry::{blockstat, hwmon, nvme, smartctl};
@@ -16,63 +16,12 @@ use crate::units::format_size;
 pub struct DeviceRow {
     #[serde(flatten)]
     pub disk: Disk,
-    /// How it or a partition is in use ("vda mounted on /"); empty when free.
-    pub in_use: Vec<String>,
+    /// How it or a partition is in use ("/dev/vda1 is mounted on /"); empty when free.
+    pub in_use: Vec<InUse>,
     /// Telemetry sources that answered.
     pub sources: Vec<String>,
     /// Why others did not.
     pub notes: Vec<String>,
-}
-
-fn dev_names(root: &SysRoot, disk: &str) -> Vec<(String, String)> {
-    // (name, "major:minor") of the disk and its partitions.
-    let b = root.block(disk);
-    let mut out = Vec::new();
-    if let Some(d) = SysRoot::attr(&b.join("dev")) {
-        out.push((disk.to_string(), d));
-    }
-    if let Ok(rd) = std::fs::read_dir(&b) {
-        for e in rd.filter_map(|e| e.ok()) {
-            let p = e.path();
-            if p.join("partition").exists() {
-                if let Some(d) = SysRoot::attr(&p.join("dev")) {
-                    out.push((e.file_name().to_string_lossy().into_owned(), d));
-                }
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn in_use(root: &SysRoot, disk: &str, all: &[Mount], swap: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (name, dev) in dev_names(root, disk) {
-        for m in all
-            .iter()
-            .filter(|m| format!("{}:{}", m.major, m.minor) == dev)
-        {
-            out.push(format!("{name} mounted on {}", m.mount_point.display()));
-        }
-        let holders_dir = if name == disk {
-            root.block(disk).join("holders")
-        } else {
-            root.block(disk).join(&name).join("holders")
-        };
-        if let Ok(rd) = std::fs::read_dir(holders_dir) {
-            for h in rd.filter_map(|e| e.ok()) {
-                out.push(format!(
-                    "{name} held by {}",
-                    h.file_name().to_string_lossy()
-                ));
-            }
-        }
-        if swap.iter().any(|s| s == &format!("/dev/{name}")) {
-            out.push(format!("{name} is swap"));
-        }
-    }
-    out.dedup();
-    out
 }
 
 fn probe_sources(root: &SysRoot, disk: &Disk) -> (Vec<String>, Vec<String>) {
@@ -121,14 +70,15 @@ fn probe_sources(root: &SysRoot, disk: &Disk) -> (Vec<String>, Vec<String>) {
 
 /// Lists the block devices of `root`.
 pub fn collect(root: &SysRoot) -> Vec<DeviceRow> {
-    let all = mounts(root);
-    let swap = swaps(root);
+    let scene = Scene::read(root);
     list_disks(root)
         .into_iter()
         // Unattached loop devices (no backing file, size 0) are slots, not devices.
         .filter(|d| !(d.transport == Transport::Loop && d.backing_file.is_none()))
         .map(|disk| {
-            let in_use = in_use(root, &disk.name, &all, &swap);
+            let in_use = BlockDevice::by_name(root, &disk.name)
+                .map(|dev| block_device_in_use(root, &scene, &dev, &root.dev.join(&disk.name)))
+                .unwrap_or_default();
             let (sources, notes) = probe_sources(root, &disk);
             DeviceRow {
                 disk,
@@ -156,7 +106,11 @@ pub fn run(args: DevicesArgs) -> Result<(), CommandError> {
         let used = if r.in_use.is_empty() {
             "no".to_string()
         } else {
-            r.in_use.join("; ")
+            r.in_use
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
         };
         println!(
             "{:<10} {:>10} {:<9} {:<28} {:<24} {}",

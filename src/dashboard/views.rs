@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::app::{
     DriveView, HostView, KernelView, PresetEntry, TargetEntry, TargetKind, TelemetryView,
 };
+use crate::drive::in_use::Scene;
 use crate::drive::{self, SysRoot};
 use crate::dut::{self, guard};
 use crate::engine::fio_file;
@@ -133,14 +134,19 @@ pub fn file_entry(path: &Path, default: bool) -> TargetEntry {
         label,
         kind: TargetKind::File,
         size: size.or(default.then_some(dut::DEFAULT_FILE_SIZE)),
-        safety: None,
+        // A file in use (an active swap file, a loop device's backing file) is never written.
+        safety: guard::check_file_in_use(path)
+            .err()
+            .map(|e| e.reason().to_string()),
     }
 }
 
 /// Block devices with what the write guard finds on each (None: blank, writable once named):
 /// the dashboard's target picker lists these.
 pub fn device_entries() -> Vec<TargetEntry> {
-    drive::list_disks(&SysRoot::real())
+    let root = SysRoot::real();
+    let scene = Scene::read(&root);
+    drive::list_disks(&root)
         .into_iter()
         .filter(|d| d.capacity_bytes > 0)
         .map(|d| {
@@ -149,9 +155,11 @@ pub fn device_entries() -> Vec<TargetEntry> {
                 .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
                 .ok();
             let safety = match rdev {
-                Some(r) => guard::check_block_device_write(&path, r, Some(&path))
-                    .err()
-                    .map(|e| e.reason),
+                Some(r) => {
+                    guard::check_block_device_in(&root, &scene, &path, r, false, Some(&path))
+                        .err()
+                        .map(|e| e.reason().to_string())
+                }
                 None => Some("cannot inspect the device (run as root)".into()),
             };
             TargetEntry {

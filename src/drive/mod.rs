@@ -3,6 +3,7 @@
 //! a block device → itself; an NVMe controller (`/dev/nvme0`) → its namespaces.
 
 mod identity;
+pub mod in_use;
 pub mod mounts;
 mod resolve;
 mod sysroot;
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use identity::{disk_identity, list_disks};
-pub use resolve::{default_target, disks_under, resolve, resolve_in};
+pub use resolve::{block_namespace, default_target, disks_under, resolve, resolve_in};
 pub use sysroot::SysRoot;
 
 /// How a disk is attached.

@@ -1,5 +1,5 @@
-//! `/proc/self/mountinfo` and `/proc/swaps`: what is mounted from which device, for
-//! resolving file systems without a device number and for "in use" in `devices`.
+//! `/proc/self/mountinfo`: what is mounted from which device, for resolving file systems
+//! without a device number and for "in use" (see [`super::in_use`]).
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ pub struct Mount {
 }
 
 /// Undoes mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
+pub(crate) fn unescape(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -72,16 +72,4 @@ pub fn mount_of<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
         .filter(|(_, m)| path.starts_with(&m.mount_point))
         .max_by_key(|(i, m)| (m.mount_point.components().count(), *i))
         .map(|(_, m)| m)
-}
-
-/// Device paths in `/proc/swaps`.
-pub fn swaps(root: &SysRoot) -> Vec<String> {
-    std::fs::read_to_string(root.proc.join("swaps"))
-        .map(|t| {
-            t.lines()
-                .skip(1)
-                .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -12,7 +12,29 @@ use super::{DriveError, DriveInfo, SysRoot};
 /// drivescope's default target: `$XDG_DATA_HOME/drivescope/scratch.bin`, else
 /// `~/.local/share/drivescope/scratch.bin`, else `./drivescope-scratch.bin`.
 pub fn default_target() -> PathBuf {
-    crate::dut::default_target_path()
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("drivescope").join("scratch.bin")
+}
+
+/// `ngXnY` of `/dev/ngXnY` (`X`, `Y` digits), else None.
+fn generic_name(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    let rest = name.strip_prefix("ng")?;
+    let (ctrl, ns) = rest.split_once('n')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(ctrl) && digits(ns)).then_some(name)
+}
+
+/// The block namespace behind an NVMe generic character device: `/dev/ng0n1` is
+/// `/dev/nvme0n1`. None when `path` is not named as one.
+pub fn block_namespace(path: &Path) -> Option<PathBuf> {
+    let name = generic_name(path)?;
+    let parent = path.parent().unwrap_or(Path::new("/dev"));
+    Some(parent.join(format!("nvme{}", &name[2..])))
 }
 
 fn nearest_existing(path: &Path) -> Option<PathBuf> {
@@ -127,7 +149,7 @@ pub fn resolve_in(root: &SysRoot, path: &Path) -> Result<DriveInfo, DriveError> 
         class_block_name(root, path, ma, mi)?
     } else if ft.is_char_device() {
         // An NVMe generic device (`/dev/ngXnY`, for passthrough) is its namespace's drive.
-        if let Some(ns) = crate::engine::nvme::block_namespace(path).filter(|ns| ns.exists()) {
+        if let Some(ns) = block_namespace(path).filter(|ns| ns.exists()) {
             return resolve_in(root, &ns);
         }
         return resolve_nvme_char(root, path, meta.rdev());
@@ -211,4 +233,24 @@ fn resolve_nvme_char(root: &SysRoot, path: &Path, rdev: u64) -> Result<DriveInfo
         block_device: first,
         disks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_devices_name_their_namespace() {
+        assert_eq!(
+            block_namespace(Path::new("/dev/ng0n1")),
+            Some(PathBuf::from("/dev/nvme0n1"))
+        );
+        assert_eq!(
+            block_namespace(Path::new("/dev/ng12n3")),
+            Some(PathBuf::from("/dev/nvme12n3"))
+        );
+        assert_eq!(block_namespace(Path::new("/dev/nvme0n1")), None);
+        assert_eq!(block_namespace(Path::new("/dev/ng0")), None);
+        assert_eq!(block_namespace(Path::new("/dev/ngxn1")), None);
+    }
 }

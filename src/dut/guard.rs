@@ -1,10 +1,15 @@
 //! The data-safety guard. A write workload on a block device is refused when the device or
-//! one of its partitions is mounted, used as swap, or held by device-mapper, md or LVM, or
-//! when it carries a filesystem, partition table or RAID/LVM signature (libblkid's probe
-//! through `blkid -p`, or our own magic-number checks where blkid is missing). Even a blank
-//! device is written only when `--destroy-data` names it. An existing file drivescope did
-//! not create is overwritten only with the same confirmation.
+//! one of its partitions is in use ([`crate::drive::in_use`]: mounted in any mount namespace
+//! this process sees, active swap or holding a swap file, held by device-mapper, md or LVM,
+//! the backing device of a loop device or holding a loop device's backing file, open by
+//! another process or claimed exclusively), when it cannot be written (read-only, or zoned
+//! and written at random), or when it carries a filesystem, partition table or RAID/LVM
+//! signature (libblkid's probe through `blkid -p`, or our own magic-number checks where
+//! blkid is missing). Even a blank device is written only when `--destroy-data` names it. An
+//! existing file drivescope did not create is overwritten only with the same confirmation,
+//! and a file in use (an active swap file, a loop device's backing file) never.
 
+use std::fmt;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -12,12 +17,125 @@ use std::process::Command;
 
 use thiserror::Error;
 
+use crate::drive::in_use::{self, BlockDevice, DevNum, InUse, Scene};
+use crate::drive::SysRoot;
+
 /// A write refused, with what was found.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("refusing to write to {target}: {reason}")]
+#[error("refusing to write to {}: {}", .target.display(), self.reason())]
 pub struct Refusal {
-    pub target: String,
-    pub reason: String,
+    pub target: PathBuf,
+    pub why: Why,
+}
+
+/// Why a write is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// What uses the device or what it holds: nothing is written while any is there.
+    Found(Vec<Finding>),
+    /// The file is in use (an active swap file, a loop device's backing file).
+    FileInUse(Vec<InUse>),
+    /// `--destroy-data` names another path than the target.
+    OtherNamed { named: PathBuf },
+    /// The write needs `--destroy-data` naming the target.
+    Unconfirmed(Unconfirmed),
+}
+
+/// What a write without `--destroy-data` would destroy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unconfirmed {
+    /// A file that exists and that drivescope did not create.
+    ForeignFile,
+    /// A block device.
+    BlockDevice,
+}
+
+/// One thing found on a block device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    InUse(InUse),
+    /// The device has partitions (their nodes).
+    Partitions(Vec<PathBuf>),
+    /// A signature libblkid (or our own probe) found on `on`, as it names it.
+    Signature {
+        what: String,
+        on: PathBuf,
+    },
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::InUse(u) => write!(f, "{u}"),
+            Finding::Partitions(parts) => {
+                let names: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
+                write!(f, "it has partitions ({})", names.join(", "))
+            }
+            Finding::Signature { what, on } => write!(f, "{what} on {}", on.display()),
+        }
+    }
+}
+
+/// The text of a refusal after "refusing to write to TARGET: ".
+pub struct Reason<'a>(&'a Refusal);
+
+impl fmt::Display for Reason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0.target.display();
+        fn list<T: fmt::Display>(items: &[T]) -> String {
+            items
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+        match &self.0.why {
+            Why::Found(found)
+                if found
+                    .iter()
+                    .all(|x| matches!(x, Finding::InUse(u) if u.is_property())) =>
+            {
+                write!(
+                    f,
+                    "{}. drivescope refuses a write test here before any I/O; a read test can run",
+                    list(found)
+                )
+            }
+            Why::Found(found) => write!(
+                f,
+                "{}. drivescope never writes over data in use or with a signature; \
+                 if the data is truly disposable, unmount it and clear it first (wipefs -a {t})",
+                list(found)
+            ),
+            Why::FileInUse(uses) => write!(
+                f,
+                "{}. drivescope never writes a file in use (swapoff it, or detach the loop \
+                 device, first)",
+                list(uses)
+            ),
+            Why::OtherNamed { named } => write!(
+                f,
+                "--destroy-data names {} but the target is {t}; they must be the same",
+                named.display()
+            ),
+            Why::Unconfirmed(what) => write!(
+                f,
+                "{}; a write test destroys its data. If you mean it, add --destroy-data {t}",
+                match what {
+                    Unconfirmed::ForeignFile =>
+                        "this file exists and was not created by drivescope",
+                    Unconfirmed::BlockDevice => "this is a block device",
+                }
+            ),
+        }
+    }
+}
+
+impl Refusal {
+    /// Why, as the user reads it (the message without "refusing to write to TARGET").
+    pub fn reason(&self) -> Reason<'_> {
+        Reason(self)
+    }
 }
 
 /// The same file or device (both resolved where they exist), as a confirmation is matched.
@@ -28,160 +146,38 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn confirm(target: &Path, confirmed: Option<&Path>, what: &str) -> Result<(), Refusal> {
-    match confirmed {
-        Some(c) if same_path(c, target) => Ok(()),
-        Some(c) => Err(Refusal {
-            target: target.display().to_string(),
-            reason: format!(
-                "--destroy-data names {} but the target is {}; they must be the same",
-                c.display(),
-                target.display()
-            ),
-        }),
-        None => Err(Refusal {
-            target: target.display().to_string(),
-            reason: format!(
-                "{what}; a write test destroys its data. If you mean it, add --destroy-data {}",
-                target.display()
-            ),
-        }),
-    }
+fn confirm(target: &Path, confirmed: Option<&Path>, what: Unconfirmed) -> Result<(), Refusal> {
+    let why = match confirmed {
+        Some(c) if same_path(c, target) => return Ok(()),
+        Some(c) => Why::OtherNamed {
+            named: c.to_path_buf(),
+        },
+        None => Why::Unconfirmed(what),
+    };
+    Err(Refusal {
+        target: target.to_path_buf(),
+        why,
+    })
 }
 
-/// Checks an existing regular file that drivescope did not create.
+/// Checks a write to a regular file: refused while the file is in use (an active swap
+/// file, a loop device's backing file), whatever confirms it.
+pub fn check_file_in_use(path: &Path) -> Result<(), Refusal> {
+    let uses = Scene::read(&SysRoot::real()).file(path);
+    if uses.is_empty() {
+        return Ok(());
+    }
+    Err(Refusal {
+        target: path.to_path_buf(),
+        why: Why::FileInUse(uses),
+    })
+}
+
+/// Checks a write to an existing regular file that drivescope did not create: not in use
+/// ([`check_file_in_use`]) and confirmed.
 pub fn check_file_write(path: &Path, confirmed: Option<&Path>) -> Result<(), Refusal> {
-    confirm(
-        path,
-        confirmed,
-        "this file exists and was not created by drivescope",
-    )
-}
-
-fn sysfs_dir(rdev: u64) -> PathBuf {
-    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    PathBuf::from(format!("/sys/dev/block/{maj}:{min}"))
-}
-
-/// The device and its partitions, as (name, "maj:min").
-fn device_and_partitions(rdev: u64) -> Vec<(String, String)> {
-    let dir = sysfs_dir(rdev);
-    let mut out = Vec::new();
-    let name_of = |d: &Path| {
-        fs::canonicalize(d)
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_default()
-    };
-    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    out.push((name_of(&dir), format!("{maj}:{min}")));
-    if let Ok(rd) = fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.join("partition").exists() {
-                if let Ok(dev) = fs::read_to_string(p.join("dev")) {
-                    out.push((name_of(&p), dev.trim().to_string()));
-                }
-            }
-        }
-    }
-    out[1..].sort();
-    out
-}
-
-/// Undoes the octal escapes (`\040` for a space) that /proc/self/mountinfo uses in paths.
-fn unescape_mount_path(p: &str) -> String {
-    let b = p.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let oct = b
-            .get(i + 1..i + 4)
-            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match oct {
-            Some(d) => {
-                let v = d.iter().fold(0u32, |acc, c| acc * 8 + u32::from(c - b'0'));
-                out.push(u8::try_from(v).unwrap_or(b'?'));
-                i += 4;
-            }
-            None => {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn mounted(devs: &[(String, String)]) -> Vec<String> {
-    let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for line in info.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() < 5 {
-            continue;
-        }
-        if let Some((name, _)) = devs.iter().find(|(_, mm)| mm == f[2]) {
-            found.push(format!(
-                "/dev/{name} is mounted on {}",
-                unescape_mount_path(f[4])
-            ));
-        }
-    }
-    found
-}
-
-fn swaps(devs: &[(String, String)]) -> Vec<String> {
-    let Ok(s) = fs::read_to_string("/proc/swaps") else {
-        return Vec::new();
-    };
-    s.lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .filter_map(|p| {
-            let name = Path::new(p).file_name()?.to_string_lossy().into_owned();
-            devs.iter()
-                .any(|(n, _)| *n == name)
-                .then(|| format!("{p} is in use as swap"))
-        })
-        .collect()
-}
-
-/// What holder `h` (a name in /sys/block) is: an md array, an LVM logical volume or
-/// another device-mapper device.
-fn describe_holder(sys_block: &Path, h: &str) -> String {
-    let read = |rel: &str| {
-        fs::read_to_string(sys_block.join(h).join(rel))
-            .ok()
-            .map(|s| s.trim().to_string())
-    };
-    if let Some(level) = read("md/level") {
-        return format!("md RAID array /dev/{h} ({level})");
-    }
-    match (read("dm/name"), read("dm/uuid")) {
-        (Some(name), Some(uuid)) if uuid.starts_with("LVM-") => {
-            format!("LVM logical volume {name} (device-mapper /dev/{h})")
-        }
-        (Some(name), _) => format!("device-mapper device {name} (/dev/{h})"),
-        (None, _) => format!("/dev/{h} (device-mapper, md or LVM)"),
-    }
-}
-
-fn holders(devs: &[(String, String)]) -> Vec<String> {
-    let mut found = Vec::new();
-    for (name, mm) in devs {
-        let dir = PathBuf::from(format!("/sys/dev/block/{mm}/holders"));
-        if let Ok(rd) = fs::read_dir(dir) {
-            for e in rd.flatten() {
-                let h = e.file_name().to_string_lossy().into_owned();
-                let what = describe_holder(Path::new("/sys/block"), &h);
-                found.push(format!("/dev/{name} is held by {what}"));
-            }
-        }
-    }
-    found
+    check_file_in_use(path)?;
+    confirm(path, confirmed, Unconfirmed::ForeignFile)
 }
 
 /// Names a signature `blkid -p -o export` reported, from its TYPE, USAGE and LABEL, e.g.
@@ -312,50 +308,76 @@ pub fn magic_probe(dev: &File) -> Vec<String> {
     found
 }
 
-/// Checks a write to a block device; `rdev` is its device number.
+/// What the guard finds on block device `path` (device number `rdev`): what uses it or a
+/// partition ([`in_use::block_device_in_use`]), what keeps it from being written
+/// ([`in_use::write_blockers`]), its partitions, and the signatures on it and on each
+/// partition.
+pub fn block_device_findings(
+    root: &SysRoot,
+    scene: &Scene,
+    path: &Path,
+    rdev: u64,
+    random_writes: bool,
+) -> Vec<Finding> {
+    let signatures_on = |p: &Path| -> Vec<Finding> {
+        signatures(p)
+            .into_iter()
+            .map(|what| Finding::Signature {
+                what,
+                on: p.to_path_buf(),
+            })
+            .collect()
+    };
+    let Some(dev) = BlockDevice::by_num(root, DevNum::of(rdev)) else {
+        return signatures_on(path);
+    };
+    let mut found: Vec<Finding> = in_use::block_device_in_use(root, scene, &dev, path)
+        .into_iter()
+        .chain(in_use::write_blockers(&dev, path, random_writes))
+        .map(Finding::InUse)
+        .collect();
+    let parts: Vec<PathBuf> = dev.partitions().iter().map(|n| n.dev_path()).collect();
+    if !parts.is_empty() {
+        found.push(Finding::Partitions(parts.clone()));
+    }
+    found.extend(signatures_on(path));
+    // What each partition holds, so the refusal names the filesystem that would be lost.
+    for part in parts.iter().filter(|p| p.exists()) {
+        found.extend(signatures_on(part));
+    }
+    found
+}
+
+/// Checks a write to block device `path` (`rdev` its device number) against what `root`
+/// and `scene` show; `random_writes` when the workload writes at random offsets.
+pub fn check_block_device_in(
+    root: &SysRoot,
+    scene: &Scene,
+    path: &Path,
+    rdev: u64,
+    random_writes: bool,
+    confirmed: Option<&Path>,
+) -> Result<(), Refusal> {
+    let found = block_device_findings(root, scene, path, rdev, random_writes);
+    if !found.is_empty() {
+        return Err(Refusal {
+            target: path.to_path_buf(),
+            why: Why::Found(found),
+        });
+    }
+    confirm(path, confirmed, Unconfirmed::BlockDevice)
+}
+
+/// Checks a write to a block device on this system; `rdev` is its device number.
 pub fn check_block_device_write(
     path: &Path,
     rdev: u64,
+    random_writes: bool,
     confirmed: Option<&Path>,
 ) -> Result<(), Refusal> {
-    let mut devs = device_and_partitions(rdev);
-    devs[1..].sort();
-    let mut found = mounted(&devs);
-    found.extend(swaps(&devs));
-    found.extend(holders(&devs));
-    if devs.len() > 1 {
-        let mut parts: Vec<String> = devs[1..].iter().map(|(n, _)| format!("/dev/{n}")).collect();
-        parts.sort();
-        found.push(format!("it has partitions ({})", parts.join(", ")));
-    }
-    found.extend(
-        signatures(path)
-            .into_iter()
-            .map(|s| format!("{s} on {}", path.display())),
-    );
-    // What each partition holds, so the refusal names the filesystem that would be lost.
-    for (name, _) in devs.iter().skip(1) {
-        let part = PathBuf::from(format!("/dev/{name}"));
-        if part.exists() {
-            found.extend(
-                signatures(&part)
-                    .into_iter()
-                    .map(|s| format!("{s} on {}", part.display())),
-            );
-        }
-    }
-    if !found.is_empty() {
-        return Err(Refusal {
-            target: path.display().to_string(),
-            reason: format!(
-                "{}. drivescope never writes over data in use or with a signature; \
-                 if the data is truly disposable, unmount it and clear it first (wipefs -a {})",
-                found.join("; "),
-                path.display()
-            ),
-        });
-    }
-    confirm(path, confirmed, "this is a block device")
+    let root = SysRoot::real();
+    let scene = Scene::read(&root);
+    check_block_device_in(&root, &scene, path, rdev, random_writes, confirmed)
 }
 
 #[cfg(test)]
@@ -376,29 +398,6 @@ mod tests {
         let other = dir.path().join("other");
         assert!(check_file_write(&p, Some(&other)).is_err());
         assert!(check_file_write(&p, Some(&p)).is_ok());
-    }
-
-    #[test]
-    fn holders_are_named_by_kind() {
-        let dir = tempfile::tempdir().unwrap();
-        let put = |rel: &str, text: &str| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        put("md127/md/level", "raid1\n");
-        put("dm-0/dm/name", "vg0-lv0\n");
-        put("dm-0/dm/uuid", "LVM-abc\n");
-        put("dm-1/dm/name", "dstest\n");
-        put("dm-1/dm/uuid", "\n");
-        let d = |h: &str| describe_holder(dir.path(), h);
-        assert_eq!(d("md127"), "md RAID array /dev/md127 (raid1)");
-        assert_eq!(
-            d("dm-0"),
-            "LVM logical volume vg0-lv0 (device-mapper /dev/dm-0)"
-        );
-        assert_eq!(d("dm-1"), "device-mapper device dstest (/dev/dm-1)");
-        assert_eq!(d("dm-9"), "/dev/dm-9 (device-mapper, md or LVM)");
     }
 
     #[test]
@@ -424,8 +423,6 @@ mod tests {
             "crypto_LUKS encrypted volume"
         );
         assert_eq!(unquote_export(r"my\ disk"), "my disk");
-        assert_eq!(unescape_mount_path(r"/tmp/a\040b"), "/tmp/a b");
-        assert_eq!(unescape_mount_path(r"/tmp/x\9"), r"/tmp/x\9");
     }
 
     #[test]

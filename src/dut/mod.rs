@@ -111,6 +111,8 @@ pub struct TargetRequest {
     pub size: Option<u64>,
     /// The workload writes.
     pub writes: bool,
+    /// The workload writes at random offsets (a zoned device takes only sequential writes).
+    pub random_writes: bool,
     /// The path the user named with `--destroy-data`.
     pub destroy_data: Option<PathBuf>,
     /// Create the file when missing even without `size` (the built-in default target).
@@ -120,12 +122,7 @@ pub struct TargetRequest {
 /// The built-in default target: `$XDG_DATA_HOME/drivescope/scratch.bin`
 /// (`~/.local/share/drivescope/scratch.bin`).
 pub fn default_target_path() -> PathBuf {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("drivescope").join("scratch.bin")
+    crate::drive::default_target()
 }
 
 /// Size and logical block size of a block device.
@@ -286,7 +283,12 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
         let f = File::open(path).map_err(|e| io_err(path, "cannot open", e))?;
         let (size, lbs) = block_device_geometry(&f).map_err(|e| io_err(path, "cannot size", e))?;
         if req.writes {
-            guard::check_block_device_write(path, meta.rdev(), req.destroy_data.as_deref())?;
+            guard::check_block_device_write(
+                path,
+                meta.rdev(),
+                req.random_writes,
+                req.destroy_data.as_deref(),
+            )?;
         }
         return Ok(PreparedTarget {
             path: path.to_path_buf(),
@@ -305,8 +307,10 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
     }
     let f = File::open(path).map_err(|e| io_err(path, "cannot open", e))?;
     let ours = marker::is_created(&f, path);
-    if req.writes && !ours {
-        guard::check_file_write(path, req.destroy_data.as_deref())?;
+    match (req.writes, ours) {
+        (true, false) => guard::check_file_write(path, req.destroy_data.as_deref())?,
+        (true, true) => guard::check_file_in_use(path)?,
+        (false, _) => {}
     }
     let mut size = meta.len();
     if let Some(want) = req.size {

@@ -7,11 +7,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use super::collector::StepTarget;
 use super::EngineError;
+use crate::drive::in_use::Scene;
+use crate::drive::SysRoot;
 use crate::workload::StepSpec;
 
 /// A process that has a file open.
@@ -25,48 +27,11 @@ pub struct Opener {
 /// The processes other than this one with `path` open (the same inode, or for a device
 /// node the same device), as far as /proc lets this user see.
 pub fn openers(path: &Path) -> Vec<Opener> {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Vec::new();
-    };
-    let same = |m: &std::fs::Metadata| {
-        if meta.file_type().is_block_device() {
-            m.file_type().is_block_device() && m.rdev() == meta.rdev()
-        } else {
-            m.dev() == meta.dev() && m.ino() == meta.ino()
-        }
-    };
-    let me = std::process::id();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for p in procs.flatten() {
-        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
-            continue;
-        };
-        let holds = fds
-            .flatten()
-            .any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| same(&m)));
-        if holds {
-            let command = std::fs::read(p.path().join("cmdline"))
-                .map(|b| {
-                    String::from_utf8_lossy(&b)
-                        .split('\0')
-                        .filter(|s| !s.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default();
-            out.push(Opener { pid, command });
-        }
-    }
-    out
+    Scene::read(&SysRoot::real())
+        .openers(path)
+        .into_iter()
+        .map(|(pid, command)| Opener { pid, command })
+        .collect()
 }
 
 /// Claims the target for a step that writes it, for as long as the returned descriptor

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `NVME_URING_CMD_IO`: `_IOWR('N', 0x80, struct nvme_uring_cmd)` (72 bytes).
 pub const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
@@ -78,27 +78,12 @@ pub fn namespace_id(file: &File) -> io::Result<u32> {
     Ok(r as u32)
 }
 
-/// `ngXnY` of `/dev/ngXnY` (`X`, `Y` digits), else None.
-fn generic_name(path: &Path) -> Option<&str> {
-    let name = path.file_name()?.to_str()?;
-    let rest = name.strip_prefix("ng")?;
-    let (ctrl, ns) = rest.split_once('n')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(ctrl) && digits(ns)).then_some(name)
-}
-
-/// The block namespace behind an NVMe generic character device: `/dev/ng0n1` is
-/// `/dev/nvme0n1`. None when `path` is not named as one.
-pub fn block_namespace(path: &Path) -> Option<PathBuf> {
-    let name = generic_name(path)?;
-    let parent = path.parent().unwrap_or(Path::new("/dev"));
-    Some(parent.join(format!("nvme{}", &name[2..])))
-}
+pub use crate::drive::block_namespace;
 
 /// Is `path` an NVMe generic character device (`/dev/ngXnY`, a character device)?
 pub fn is_generic_device(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt;
-    generic_name(path).is_some()
+    block_namespace(path).is_some()
         && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
 }
 
@@ -132,20 +117,5 @@ mod tests {
             u32::from_ne_bytes(rw_cmd(ns, true, 0, 512, 0)[48..52].try_into().unwrap()),
             0
         );
-    }
-
-    #[test]
-    fn generic_devices_name_their_namespace() {
-        assert_eq!(
-            block_namespace(Path::new("/dev/ng0n1")),
-            Some(PathBuf::from("/dev/nvme0n1"))
-        );
-        assert_eq!(
-            block_namespace(Path::new("/dev/ng12n3")),
-            Some(PathBuf::from("/dev/nvme12n3"))
-        );
-        assert_eq!(block_namespace(Path::new("/dev/nvme0n1")), None);
-        assert_eq!(block_namespace(Path::new("/dev/ng0")), None);
-        assert_eq!(block_namespace(Path::new("/dev/ngxn1")), None);
     }
 }

@@ -199,6 +199,7 @@ impl Agent {
         let req = TargetRequest {
             size: p.size,
             writes: p.writes,
+            random_writes: p.random_writes,
             destroy_data: p.destroy_data,
             create_default: p.path.is_none() || p.create_missing,
         };

@@ -66,6 +66,9 @@ pub struct PrepareRequest {
     pub path: Option<PathBuf>,
     pub size: Option<u64>,
     pub writes: bool,
+    /// The writes are at random offsets (a zoned device takes only sequential ones).
+    #[serde(default)]
+    pub random_writes: bool,
     /// The path the user typed to confirm that writes may destroy its data.
     pub destroy_data: Option<PathBuf>,
     pub create_missing: bool,

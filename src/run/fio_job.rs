@@ -202,6 +202,8 @@ pub(super) fn prepare_fio_job(
                 &TargetRequest {
                     size: t.size,
                     writes: t.writes,
+                    // fio's own zonemode decides how a job writes a zoned device.
+                    random_writes: false,
                     destroy_data: confirm,
                     create_default: false,
                 },

@@ -167,6 +167,15 @@ fn plan_io(plan: &Plan) -> (bool, bool) {
     (reads, writes)
 }
 
+/// Whether a step writes at random offsets.
+fn plan_random_writes(plan: &Plan) -> bool {
+    plan.steps.iter().any(|s| {
+        s.engine != EngineKind::Idle
+            && s.workload.rw.is_random()
+            && s.workload.rw.read_percent(s.workload.rwmixread) < 100
+    })
+}
+
 /// A prepared target, whether it is the built-in file, and what its host said of it (a
 /// remote one).
 type Ready = (PreparedTarget, bool, Option<PreparedReply>);
@@ -175,6 +184,7 @@ fn prepare_target(
     c: &TargetChoice,
     engine: EngineKind,
     writes: bool,
+    random_writes: bool,
     size: Option<u64>,
     link: Option<&Link>,
 ) -> Result<Ready, RunError> {
@@ -191,6 +201,7 @@ fn prepare_target(
             path: c.path.clone(),
             size,
             writes,
+            random_writes,
             destroy_data: c.destroy_data.clone(),
             create_missing: c.create_missing,
             engine,
@@ -204,6 +215,7 @@ fn prepare_target(
     let req = TargetRequest {
         size,
         writes,
+        random_writes,
         destroy_data: c.destroy_data.clone(),
         create_default: is_default || c.create_missing,
     };
@@ -457,7 +469,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     match &req.what {
         RunWhat::Preset(p) => {
             let (t, is_default, reply) =
-                prepare_target(&req.target, engine, false, req.target.size, l)?;
+                prepare_target(&req.target, engine, false, false, req.target.size, l)?;
             if reply.is_none() {
                 super::verify::retire_if_created(req.verify.as_ref(), &t)?;
             }
@@ -470,8 +482,10 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             };
             let mut plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
+            let random = plan_random_writes(&plan);
             let (t, reply) = if writes {
-                let (t, _, r) = prepare_target(&req.target, engine, true, req.target.size, l)?;
+                let (t, _, r) =
+                    prepare_target(&req.target, engine, true, random, req.target.size, l)?;
                 (t, r)
             } else {
                 (t, reply)
@@ -507,7 +521,9 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let writes = w.rw.read_percent(w.rwmixread) < 100;
             let offset = w.region.offset;
             let size = req.target.size.map(|s| s.saturating_add(offset));
-            let (t, is_default, reply) = prepare_target(&req.target, engine, writes, size, l)?;
+            let random = writes && w.rw.is_random();
+            let (t, is_default, reply) =
+                prepare_target(&req.target, engine, writes, random, size, l)?;
             if let Some(r) = &reply {
                 req.plan.engine = r.engine;
             } else {

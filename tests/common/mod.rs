@@ -157,6 +157,26 @@ pub struct LoopDev {
     _dir: tempfile::TempDir,
 }
 
+/// Attaches a loop device over `backing` (`losetup -f --show EXTRA… BACKING`); its path, or
+/// why not. The caller detaches it.
+pub fn losetup(extra: &[&str], backing: &Path) -> Result<PathBuf, String> {
+    let out = Command::new("losetup")
+        .args(["-f", "--show"])
+        .args(extra)
+        .arg(backing)
+        .output()
+        .map_err(|e| format!("cannot run losetup: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "losetup {} {} failed: {}",
+            extra.join(" "),
+            backing.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
 impl LoopDev {
     /// None (with the reason reported as a skip) where a loop device cannot be made.
     pub fn new(size: u64) -> Option<LoopDev> {
@@ -166,6 +186,16 @@ impl LoopDev {
     /// A loop device of 4096-byte logical sectors (`losetup --sector-size 4096`).
     pub fn sectors_4k(size: u64) -> Option<LoopDev> {
         Self::with_args(size, &["--sector-size", "4096"])
+    }
+
+    /// A read-only loop device (`losetup -r`).
+    pub fn read_only(size: u64) -> Option<LoopDev> {
+        Self::with_args(size, &["-r"])
+    }
+
+    /// The file behind it.
+    pub fn backing_file(&self) -> PathBuf {
+        self._dir.path().join("backing.img")
     }
 
     /// A loop device whose partitions the kernel may list (`losetup -P`).
@@ -195,19 +225,7 @@ impl LoopDev {
         std::fs::File::create(&img)
             .and_then(|f| f.set_len(size))
             .map_err(|e| format!("cannot make {}: {e}", img.display()))?;
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .args(extra)
-            .arg(&img)
-            .output()
-            .map_err(|e| format!("cannot run losetup: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "losetup failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let dev = losetup(extra, &img)?;
         let name = dev
             .file_name()
             .ok_or_else(|| format!("losetup printed no device: {}", dev.display()))?

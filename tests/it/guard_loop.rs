@@ -88,6 +88,13 @@ struct Mount {
 
 impl Mount {
     fn new(dev: &Path) -> Result<Mount, String> {
+        let m = Mount::unfrozen(dev)?;
+        m.freeze()?;
+        Ok(m)
+    }
+
+    /// Mounted, not frozen yet: files can be made on it first, then [`Mount::freeze`].
+    fn unfrozen(dev: &Path) -> Result<Mount, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         tool(
             "mount",
@@ -97,13 +104,15 @@ impl Mount {
             ],
             None,
         )?;
-        let m = Mount { dir };
+        Ok(Mount { dir })
+    }
+
+    fn freeze(&self) -> Result<(), String> {
         tool(
             "fsfreeze",
-            &["--freeze", m.dir.path().to_str().unwrap_or_default()],
+            &["--freeze", self.dir.path().to_str().unwrap_or_default()],
             None,
-        )?;
-        Ok(m)
+        )
     }
     fn path(&self) -> &Path {
         self.dir.path()
@@ -172,6 +181,14 @@ fn partition(dev: &LoopDev, label: &str) -> Result<Vec<PathBuf>, String> {
         ),
     );
     Ok(Vec::new())
+}
+
+/// A loop device with a GPT of two partitions and the first partition's node; None (the
+/// skip noted) when the kernel lists no partitions of it.
+fn gpt_disk() -> Result<Option<(LoopDev, PathBuf)>, String> {
+    let dev = some_or_skip(LoopDev::partitioned(64 << 20))?;
+    let p1 = partition(&dev, "gpt")?.into_iter().next();
+    Ok(p1.map(|p| (dev, p)))
 }
 
 fn mkfs_ext4(dev: &Path, label: &str) -> Result<(), String> {
@@ -305,16 +322,11 @@ fn mounted_filesystem_is_refused() {
 
 #[test]
 fn mounted_partition_is_named_when_the_whole_disk_is_the_target() {
-    let dev = or_skip!(some_or_skip(LoopDev::partitioned(64 << 20)));
-    let parts = or_skip!(partition(&dev, "gpt"));
-    let Some(p1) = parts.first() else {
-        skip!(
-            NoPartitions,
-            "the kernel lists no partitions of a loop device here"
-        );
+    let Some((dev, p1)) = or_skip!(gpt_disk()) else {
+        return;
     };
-    or_skip!(mkfs_ext4(p1, "inner"));
-    let m = or_skip!(Mount::new(p1));
+    or_skip!(mkfs_ext4(&p1, "inner"));
+    let m = or_skip!(Mount::new(&p1));
     refused_but_readable(
         "mounted partition",
         &dev,
@@ -331,13 +343,17 @@ fn mounted_partition_is_named_when_the_whole_disk_is_the_target() {
 /// sha256 of a swap device made by `mkswap DEV 40` but for the kernel's swap slots (pages
 /// 1-9), which the kernel may write at any moment while the swap is in use.
 fn outside_swap_slots(dev: &LoopDev) -> String {
+    sha256_by(
+        r#"{ head -c 4096 "$1" && tail -c +40961 "$1"; } | sha256sum"#,
+        &[d(&dev.dev)],
+    )
+}
+
+/// The sha256 that shell pipeline `script` (its `$1`… are `args`) prints.
+fn sha256_by(script: &str, args: &[&str]) -> String {
     let out = Command::new("sh")
-        .args([
-            "-c",
-            r#"{ head -c 4096 "$1" && tail -c +40961 "$1"; } | sha256sum"#,
-            "sh",
-            d(&dev.dev),
-        ])
+        .args(["-c", script, "sh"])
+        .args(args)
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -587,4 +603,367 @@ fn the_kernel_refuses_the_engine_a_swap_in_use_even_past_the_guard() {
     // Only the kernel's own swap slots (pages 1-9) may change under it.
     engine_write_is_refused_by_the_kernel("swap in use", &dev, &|| outside_swap_slots(&dev));
     drop(s);
+}
+
+/// A loop device over `path` from byte `offset` on (`losetup -o OFFSET --show -f PATH`),
+/// detached on drop, even when a test fails.
+struct LoopOver(PathBuf);
+
+impl LoopOver {
+    fn new(path: &Path, offset: u64) -> Result<LoopOver, String> {
+        common::losetup(&["-o", &offset.to_string()], path).map(LoopOver)
+    }
+}
+
+impl Drop for LoopOver {
+    fn drop(&mut self) {
+        let _ = tool("losetup", &["-d", d(&self.0)], None);
+    }
+}
+
+#[test]
+fn the_backing_device_of_a_loop_device_at_an_offset_is_refused() {
+    // The case that lost data: a filesystem mounted on a loop device over another one from
+    // 1 MiB on, so nothing is at offset 0 of the one below, it has no holders, and an
+    // exclusive open of it does not conflict.
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    let over = or_skip!(LoopOver::new(&dev.dev, 1 << 20));
+    or_skip!(mkfs_ext4(&over.0, "above"));
+    let m = or_skip!(Mount::new(&over.0));
+    refused_but_readable(
+        "backing device at an offset",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is the backing device of {} (from offset 1048576)",
+            dev.dev.display(),
+            over.0.display()
+        )],
+    );
+    drop(m);
+    drop(over);
+}
+
+#[test]
+fn a_loop_device_over_a_partition_is_named_when_the_whole_disk_is_the_target() {
+    let Some((dev, p1)) = or_skip!(gpt_disk()) else {
+        return;
+    };
+    let over = or_skip!(LoopOver::new(&p1, 1 << 20));
+    refused_but_readable(
+        "loop over a partition",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is the backing device of {} (from offset 1048576)",
+            p1.display(),
+            over.0.display()
+        )],
+    );
+    drop(over);
+}
+
+#[test]
+fn a_loop_devices_backing_file_is_refused_as_the_target() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(16 << 20)));
+    let img = dev.backing_file();
+    refused_but_readable(
+        "a loop device's backing file",
+        &dev,
+        &img,
+        &[format!(
+            "{} is the backing file of {} (from offset 0)",
+            img.display(),
+            dev.dev.display()
+        )],
+    );
+}
+
+#[test]
+fn a_loop_devices_backing_file_on_a_filesystem_of_the_device_is_named() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "outer"));
+    let m = or_skip!(Mount::unfrozen(&dev.dev));
+    let img = m.path().join("inner.img");
+    std::fs::File::create(&img)
+        .and_then(|f| f.set_len(4 << 20).and_then(|()| f.sync_all()))
+        .unwrap();
+    let over = or_skip!(LoopOver::new(&img, 0));
+    or_skip!(m.freeze());
+    refused_but_readable(
+        "a loop device's backing file on it",
+        &dev,
+        &dev.dev,
+        &[
+            format!(
+                "{} holds {}, the backing file of {}",
+                dev.dev.display(),
+                img.display(),
+                over.0.display()
+            ),
+            format!("{} is mounted on {}", dev.dev.display(), m.path().display()),
+        ],
+    );
+    drop(over);
+    drop(m);
+}
+
+#[test]
+fn a_read_only_device_is_refused_before_any_io() {
+    let dev = or_skip!(some_or_skip(LoopDev::read_only(64 << 20)));
+    let (_, writes) = dev.stat();
+    refused_but_readable(
+        "read-only",
+        &dev,
+        &dev.dev,
+        &[
+            format!("{} is read-only (BLKROGET)", dev.dev.display()),
+            "before any I/O".to_string(),
+        ],
+    );
+    assert_eq!(dev.stat().1, writes, "a write reached the device");
+}
+
+/// A child `sh` running `script` (its `$1`, `$2`… are `args`) that prints `ready` once set
+/// up and then waits for its stdin to close; on drop its stdin is closed and it is waited
+/// for, so whatever it undoes after `read` is undone even when a test fails.
+struct Child {
+    child: std::process::Child,
+}
+
+impl Child {
+    fn start(prog: &[&str], script: &str, args: &[&str]) -> Result<Child, String> {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let mut child = Command::new(prog[0])
+            .args(&prog[1..])
+            .args(["sh", "-c", script, "sh"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{} is not available: {e}", prog[0]))?;
+        let mut line = String::new();
+        let out = child.stdout.take().map(std::io::BufReader::new);
+        let _ = out.map(|mut o| o.read_line(&mut line));
+        if line.trim() != "ready" {
+            let _ = child.kill();
+            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            return Err(format!(
+                "{} could not set up: {}",
+                prog.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Child { child })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_device_open_in_another_process_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    // A plain read-only open: no exclusive claim for the kernel to refuse.
+    let c = or_skip!(Child::start(
+        &["env"],
+        r#"exec 3<"$1"; echo ready; read _"#,
+        &[d(&dev.dev)],
+    ));
+    refused_but_readable(
+        "open in another process",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is open in PID {} (sh -c",
+            dev.dev.display(),
+            c.pid()
+        )],
+    );
+    drop(c);
+}
+
+#[test]
+fn a_mount_in_another_mount_namespace_is_refused() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "elsewhere"));
+    let dir = tempfile::tempdir().unwrap();
+    // Mounted (and frozen, so that the checksum holds) in a mount namespace of its own,
+    // unseen in this one's mountinfo; thawed and unmounted when the child's stdin closes.
+    let c = or_skip!(Child::start(
+        &["unshare", "--mount", "--propagation", "private"],
+        r#"mount "$1" "$2" && fsfreeze --freeze "$2" && echo ready && read _;
+           fsfreeze --unfreeze "$2"; umount "$2""#,
+        &[d(&dev.dev), d(dir.path())],
+    ));
+    refused_but_readable(
+        "mounted in another namespace",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is mounted on {} (in the mount namespace of PID {})",
+            dev.dev.display(),
+            dir.path().display(),
+            c.pid()
+        )],
+    );
+    drop(c);
+}
+
+/// An active swap file on a frozen filesystem: thawed, then swapped off, on drop.
+struct SwapFile {
+    file: PathBuf,
+    thaw: PathBuf,
+}
+
+impl Drop for SwapFile {
+    fn drop(&mut self) {
+        let _ = tool("fsfreeze", &["--unfreeze", d(&self.thaw)], None);
+        let _ = tool("swapoff", &[d(&self.file)], None);
+    }
+}
+
+/// sha256 of the first `n` bytes of `path`.
+fn sha256_of_head(path: &Path, n: u64) -> String {
+    sha256_by(
+        r#"head -c "$2" "$1" | sha256sum"#,
+        &[d(path), &n.to_string()],
+    )
+}
+
+#[test]
+fn an_active_swap_file_is_refused_as_the_target_and_on_its_device() {
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "swaps"));
+    let m = or_skip!(Mount::unfrozen(&dev.dev));
+    let file = m.path().join("swapfile");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let f = std::fs::File::create(&file).unwrap();
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .unwrap();
+        // Written, not sparse: swapon takes no holes. The smallest swap area (10 pages).
+        std::io::Write::write_all(&mut &f, &[0u8; 40960]).unwrap();
+        f.sync_all().unwrap();
+    }
+    or_skip!(tool("mkswap", &[d(&file)], None));
+    or_skip!(tool("swapon", &[d(&file)], None));
+    let s = SwapFile {
+        file: file.clone(),
+        thaw: m.path().to_path_buf(),
+    };
+    or_skip!(m.freeze());
+    // The kernel may write the swap area's slots (pages 1-9) at any moment; its header
+    // (page 0) it does not.
+    let msg = refused_but_readable_by(
+        "an active swap file",
+        &file,
+        &[format!("{} is a swap file in use", file.display())],
+        &|| sha256_of_head(&file, 4096),
+    );
+    assert!(msg.contains("swapoff"), "{msg}");
+    // The device under it: the checksum covers its first 64 KiB (boot block, superblock,
+    // group descriptors), where the frozen filesystem writes nothing and no swap slot is.
+    refused_but_readable_by(
+        "the device of an active swap file",
+        &dev.dev,
+        &[
+            format!(
+                "{} holds {}, a swap file in use",
+                dev.dev.display(),
+                file.display()
+            ),
+            format!("{} is mounted on {}", dev.dev.display(), m.path().display()),
+        ],
+        &|| sha256_of_head(&dev.dev, 64 << 10),
+    );
+    drop(s);
+    drop(m);
+}
+
+/// Lazily unmounts the filesystem on `dir` that `user` (a process in it, a loop device over
+/// a file on it) keeps alive; on any failure it is unmounted and `user` let go.
+fn detached<T>(dir: &Path, user: Result<T, String>) -> Result<T, String> {
+    let user = user.and_then(|u| tool("umount", &["-l", d(dir)], None).map(|()| u));
+    if user.is_err() {
+        let _ = tool("umount", &[d(dir)], None);
+    }
+    user
+}
+
+#[test]
+fn a_device_the_kernel_will_not_open_exclusively_is_refused() {
+    // A filesystem lazily unmounted while a process still works in it: in no mountinfo,
+    // in no descriptor, yet alive and holding the device; only the kernel's refusal of an
+    // exclusive open tells. Mounted read-only, so that nothing writes to the device.
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "detached"));
+    let dir = tempfile::tempdir().unwrap();
+    or_skip!(tool(
+        "mount",
+        &["-o", "ro,noload", d(&dev.dev), d(dir.path())],
+        None
+    ));
+    let c = Child::start(
+        &["env"],
+        r#"cd "$1" && echo ready && read _"#,
+        &[d(dir.path())],
+    );
+    let c = or_skip!(detached(dir.path(), c));
+    refused_but_readable(
+        "claimed, unseen",
+        &dev,
+        &dev.dev,
+        &[format!(
+            "{} is claimed by another user (the kernel refuses an exclusive open: busy)",
+            dev.dev.display()
+        )],
+    );
+    // The filesystem goes with the last process in it, and the device with it.
+    drop(c);
+}
+
+#[test]
+fn a_loop_devices_backing_file_on_a_detached_filesystem_of_the_device_is_named() {
+    // The filesystem holding the backing file is lazily unmounted: the path sysfs gives
+    // leads nowhere now, and only the loop device's own status (LOOP_GET_STATUS64) says
+    // which device its file is on. Read-only, so that nothing writes to the device.
+    let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
+    or_skip!(mkfs_ext4(&dev.dev, "detached"));
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("inner.img");
+    or_skip!(tool("mount", &[d(&dev.dev), d(dir.path())], None));
+    let made = std::fs::File::create(&img).and_then(|f| f.set_len(4 << 20));
+    or_skip!(tool("umount", &[d(dir.path())], None));
+    made.unwrap();
+    or_skip!(tool(
+        "mount",
+        &["-o", "ro,noload", d(&dev.dev), d(dir.path())],
+        None
+    ));
+    let over = LoopOver::new(&img, 0);
+    let over = or_skip!(detached(dir.path(), over));
+    refused_but_readable(
+        "a loop device's backing file on a detached filesystem",
+        &dev,
+        &dev.dev,
+        // The path as the kernel gives it now, from the detached filesystem's root.
+        &[format!(
+            "{} holds /inner.img, the backing file of {}",
+            dev.dev.display(),
+            over.0.display()
+        )],
+    );
+    // The filesystem goes with the loop device over its file.
+    drop(over);
 }

@@ -592,6 +592,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
             path: Some(path.clone()),
             size: Some(16 << 20),
             writes: true,
+            random_writes: false,
             destroy_data: None,
             create_missing: true,
             engine: EngineKind::IoUring,

@@ -1,6 +1,8 @@
 //! `/sys/block/X/stat`: parsing the kernel's 11/15/17-field layouts, deltas, and — as
 //! root — exact counts of real I/O on a real loop device.
 
+use crate::common;
+
 use std::fs::OpenOptions;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -82,19 +84,8 @@ fn is_root() -> bool {
 }
 
 fn attach(file: &Path) -> Result<Loop, String> {
-    let out = Command::new("losetup")
-        .args(["--find", "--show", "--direct-io=on"])
-        .arg(file)
-        .output()
-        .map_err(|e| format!("cannot run losetup: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "losetup failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
     Ok(Loop {
-        dev: PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
+        dev: common::losetup(&["--direct-io=on"], file)?,
     })
 }
 
