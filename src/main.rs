@@ -4,7 +4,9 @@
 //! Exit codes: 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
 //! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
-//! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+//! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
+//! 141 (128 + SIGPIPE) stopped because its output was closed (a pipe's reader gone, a
+//! terminal gone): the session is saved, as on a signal.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -56,6 +58,8 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
+    let output_closed =
+        || drivescope::run::output_closed().then(|| ExitCode::from((128 + libc::SIGPIPE) as u8));
     let finished = match command(stop) {
         Ok(f) => f,
         Err(e) => {
@@ -95,7 +99,9 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
             say(format_args!("drivescope: {why}; the run stopped"));
             ExitCode::from(1)
         }
-        Ok(RunOutcome::Stopped(_)) => signalled().unwrap_or(ExitCode::from(130)),
+        Ok(RunOutcome::Stopped(_)) => signalled()
+            .or_else(output_closed)
+            .unwrap_or(ExitCode::from(130)),
         Err(e) => {
             say(format_args!("drivescope: {e}"));
             signalled().unwrap_or(ExitCode::from(2))
