@@ -23,10 +23,23 @@ use drivescope::run::{Finished, RunError};
 use drivescope::tui::Exit;
 
 /// Signals that stop a headless run: the first asks for a clean stop (summary printed,
-/// session saved), a second of the same kind ends the process at once.
+/// session saved), a second of the same kind ends the process at once, and the child
+/// process groups still running (fio, ssh) with it.
 fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    drivescope::children::watch_stop(stop.clone());
     for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let seen = stop.clone();
+        // SAFETY: the action runs in the signal handler: it only loads an atomic and calls
+        // kill(2) ([`drivescope::children::kill_registered`]), both async-signal-safe. It is
+        // registered before the conditional shutdown, so it runs before that exits.
+        let _ = unsafe {
+            signal_hook::low_level::register(sig, move || {
+                if seen.load(Ordering::Relaxed) {
+                    drivescope::children::kill_registered();
+                }
+            })
+        };
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
         let _ = signal_hook::flag::register_usize(sig, which.clone(), sig as usize);
         let _ = signal_hook::flag::register(sig, stop.clone());

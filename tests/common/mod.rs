@@ -229,3 +229,26 @@ pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// The pids of the live processes (zombies left out: they have ended) in process group
+/// `pgid`, from /proc.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp …
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().take(3).collect())
+            .unwrap_or_default();
+        if fields.len() == 3 && fields[0] != "Z" && fields[2].parse::<u32>().ok() == Some(pgid) {
+            out.push(pid);
+        }
+    }
+    out
+}

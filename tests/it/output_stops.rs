@@ -1,6 +1,8 @@
 //! Output and stops against the real binary: a closed stdout (a pipe whose reader left, a
 //! terminal gone) ends the output and stops the run with its session saved as `stopped`;
-//! text output escapes the control characters of labels and paths.
+//! a hung fio that ignores SIGTERM is killed with its process group after the grace, and
+//! none of its processes is left; text output escapes the control characters of labels
+//! and paths.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -137,6 +139,78 @@ fn a_closed_terminal_stops_the_run_and_saves_its_session() {
     drop(tty);
     let (status, err) = ended(child);
     stopped_and_saved(home.path(), status, &err);
+}
+
+#[test]
+fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stopped() {
+    let home = common::disk_tempdir();
+    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("fio is installed");
+    let pidfile = home.path().join("fio.pid");
+    // The step's fio ignores SIGTERM (as one hung in the kernel would not end) and has a
+    // child of its own; the version and the probe are the real fio's.
+    let bin = crate::fio_job_file::fio_script(
+        home.path(),
+        &format!(
+            "case \"$1\" in\n  --ioengine=io_uring) trap '' TERM; sleep 600 & echo $$ > '{}'; wait ;;\n  *) exec {real} \"$@\" ;;\nesac",
+            pidfile.display()
+        ),
+    );
+    let mut args = long_run(home.path());
+    args.extend(["--engine", "fio", "--json"].map(String::from));
+    let child = common::command(home.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let pgid: u32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break p;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "fio never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Its group: the script and its sleep.
+    let t1 = Instant::now();
+    while common::group_members(pgid).len() < 2 {
+        assert!(
+            t1.elapsed() < Duration::from_secs(60),
+            "no sleep in fio's group"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child, not waited for yet.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let sent = Instant::now();
+    let (status, err) = ended(child);
+    let took = sent.elapsed();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        took >= drivescope::children::STOP_GRACE,
+        "the grace was given: {took:?}"
+    );
+    // A process SIGKILLed ends a moment later: waited for, not timed.
+    let t2 = Instant::now();
+    while !common::group_members(pgid).is_empty() {
+        assert!(
+            t2.elapsed() < Duration::from_secs(60),
+            "fio's group is gone: {:?}",
+            common::group_members(pgid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let l = session::load(&home.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(l.session.state, SessionState::Stopped, "{err}");
+    eprintln!("a hung fio: drivescope ended {took:?} after SIGINT");
 }
 
 #[test]
