@@ -154,7 +154,7 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
     )
     .unwrap();
     let before = a.stat();
-    let child = ds(
+    let mut child = ds(
         home.path(),
         &lab,
         &[
@@ -176,14 +176,24 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let t0 = Instant::now();
-    // Cut host1 off once its run is under way.
-    while !lab.connected(1) && t0.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(50));
+    // Cut host1 off once drive b has sent an interval (what it sent before is kept), and
+    // while drive a still runs (a's 5 s have not begun to end: b's first interval is its
+    // first second's).
+    let rx = crate::signals::lines_of(&mut child);
+    let mut printed = Vec::new();
+    loop {
+        let l = rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|e| panic!("drive b never sent an interval ({e}): {printed:?}"));
+        let b_interval = l.contains("\"type\":\"interval\"") && l.contains("\"target\":\"b\"");
+        printed.push(l);
+        if b_interval {
+            break;
+        }
     }
-    std::thread::sleep(Duration::from_millis(2500));
     lab.cut(1);
     let out = child.wait_with_output().unwrap();
+    printed.extend(rx.iter());
     let err = text(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -191,7 +201,11 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
         "a lost host fails the run: {err}"
     );
     assert!(err.contains("host lost") && err.contains("host1"), "{err}");
-    let lines = json_lines(&out);
+    let lines: Vec<Value> = printed
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let sa: Vec<&Value> = of_type(&lines, "summary")
         .into_iter()
         .filter(|v| v["target"] == "a")
