@@ -437,12 +437,8 @@ fn fake_fio(dir: &Path, version: &str, json: &str) -> std::path::PathBuf {
 /// A shell script named `fio` (its body given) in a folder of `dir`, which is returned for
 /// PATH.
 pub(crate) fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let script = bin.join("fio");
-    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::script(&bin.join("fio"), body);
     bin
 }
 
@@ -925,10 +921,7 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
 #[test]
 fn fios_version_is_asked_once_whatever_the_number_of_steps() {
     let home = common::disk_tempdir();
-    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("fio is installed");
+    let real = common::real_fio();
     let calls = home.path().join("calls.log");
     let bin = fio_script(
         home.path(),

@@ -144,10 +144,7 @@ fn a_closed_terminal_stops_the_run_and_saves_its_session() {
 #[test]
 fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stopped() {
     let home = common::disk_tempdir();
-    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("fio is installed");
+    let real = common::real_fio();
     let pidfile = home.path().join("fio.pid");
     // The step's fio ignores SIGTERM (as one hung in the kernel would not end) and has a
     // child of its own; the version and the probe are the real fio's.
@@ -168,17 +165,7 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    let pgid: u32 = loop {
-        if let Some(p) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            break p;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(60), "fio never started");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let pgid = common::pid_written(&pidfile);
     // Its group: the script and its sleep.
     let t1 = Instant::now();
     while common::group_members(pgid).len() < 2 {
@@ -198,16 +185,7 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
         took >= drivescope::children::STOP_GRACE,
         "the grace was given: {took:?}"
     );
-    // A process SIGKILLed ends a moment later: waited for, not timed.
-    let t2 = Instant::now();
-    while !common::group_members(pgid).is_empty() {
-        assert!(
-            t2.elapsed() < Duration::from_secs(60),
-            "fio's group is gone: {:?}",
-            common::group_members(pgid)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::group_gone(pgid);
     let l = session::load(&home.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(l.session.state, SessionState::Stopped, "{err}");
     eprintln!("a hung fio: drivescope ended {took:?} after SIGINT");

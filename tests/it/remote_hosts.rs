@@ -472,6 +472,93 @@ fn a_host_without_the_agent_or_with_another_protocol_is_named() {
     assert!(!home.path().join("t").exists(), "nothing was made");
 }
 
+/// A run on host `h` through a fake ssh (`--ssh-command`) that never answers the
+/// handshake: it writes its pid (its process group's id) to `ssh.pid` and runs `body`.
+/// The run and the group, once it is there.
+fn run_on_a_silent_host(home: &Path, body: &str) -> (std::process::Child, u32) {
+    let ssh = home.join("bin/slow-ssh");
+    let pidfile = home.join("ssh.pid");
+    common::script(&ssh, &format!("echo $$ > '{}'\n{body}", pidfile.display()));
+    let child = common::command(home)
+        .args(["run", "--host", "h", "--size", "16M", "--duration", "30s"])
+        .arg("--ssh-command")
+        .arg(&ssh)
+        .arg("--target")
+        .arg(home.join("t.bin"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pgid = common::pid_written(&pidfile);
+    (child, pgid)
+}
+
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill(2) on our own child, not waited for yet.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+}
+
+#[test]
+fn ctrl_c_in_the_handshake_ends_the_run_at_once_and_leaves_no_ssh() {
+    let home = tempfile::tempdir().unwrap();
+    let (child, pgid) = run_on_a_silent_host(home.path(), "exec sleep 600");
+    sigint(&child);
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = t.elapsed();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("host h: the run was stopped before the host was ready"),
+        "{err}"
+    );
+    // The handshake waits up to 40 s; a stop ends it at its next check (every 100 ms) and
+    // ssh at its SIGTERM, well inside the grace an ssh that ignores it would have.
+    assert!(
+        took < drivescope::children::STOP_GRACE,
+        "stopped in {took:?}"
+    );
+    common::group_gone(pgid);
+    eprintln!("Ctrl-C in the handshake: exit after {took:?}");
+}
+
+#[test]
+fn a_second_ctrl_c_in_the_handshake_kills_an_ssh_that_ignores_sigterm() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, pgid) = run_on_a_silent_host(home.path(), "trap '' TERM INT\nexec sleep 600");
+    sigint(&child);
+    // The first stop is under way (ssh told to end, given its grace) ...
+    let t = Instant::now();
+    while t.elapsed() < drivescope::children::STOP_GRACE / 2 && child.try_wait().unwrap().is_none()
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still in ssh's grace");
+    // ... and the second ends drivescope at once, ssh's group with it.
+    sigint(&child);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    common::group_gone(pgid);
+}
+
+#[test]
+fn an_agent_line_past_its_bound_is_a_protocol_error_naming_the_host() {
+    let home = tempfile::tempdir().unwrap();
+    let (child, pgid) = run_on_a_silent_host(
+        home.path(),
+        "head -c 9000000 /dev/zero | tr '\\0' x\nexec sleep 600",
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("host h: the agent sent a line longer than 8388608 bytes"),
+        "{err}"
+    );
+    common::group_gone(pgid);
+}
+
 #[test]
 fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     let Some(lab) = Lab::start(1) else { return };
