@@ -4,7 +4,7 @@
 //! [`RemoteEngine`] that runs a step there behind the engine seam. A reader thread sorts
 //! the agent's records: telemetry to the drive's feed, the rest to whoever waits for an
 //! answer. When the link breaks, every wait ends with the reason (ssh's exit and its last
-//! words on stderr). The agent's lines are bounded ([`AGENT_LINE_MAX`]); ssh runs in a
+//! words on stderr). The agent's lines are bounded ([`LINE_MAX`]); ssh runs in a
 //! process group of its own, registered so that a second Ctrl-C ends it too, and a stop
 //! asked for before the host is ready (the handshake, the prepare) ends the wait at once.
 
@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use super::agent::VERSION;
 use super::host::{Host, SshCommand};
-use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, PROTOCOL};
+use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, LINE_MAX, PROTOCOL};
 use crate::engine::{Control, Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::StepSummary;
 use crate::telemetry::TelemetrySample;
@@ -32,11 +32,6 @@ const HELLO_WAIT: Duration = Duration::from_secs(40);
 const CLOCK_PROBES: usize = 4;
 /// Lines of ssh's stderr kept for the reason a link failed.
 const STDERR_LINES: usize = 8;
-/// The longest line read from the agent. Its largest records are a step's summary (with a
-/// job file's per-job series) and an interval carrying its latency histograms, tens to a
-/// few hundred KiB; 8 MiB is far past any of them, and bounds what a broken or hostile
-/// agent can make drivescope hold per host.
-pub const AGENT_LINE_MAX: usize = 8 << 20;
 /// The longest line of ssh's stderr read (its messages are a line of text).
 const STDERR_LINE_MAX: usize = 64 << 10;
 /// How often a wait for the host checks whether the run was asked to stop.
@@ -152,7 +147,7 @@ pub struct Link {
     dropped: Arc<AtomicU64>,
     /// ssh's process group in the registry a second Ctrl-C kills.
     group: Mutex<crate::children::Registered>,
-    /// The agent sent a line past [`AGENT_LINE_MAX`]: its records are read no further.
+    /// The agent sent a line past [`LINE_MAX`]: its records are read no further.
     too_long: Arc<AtomicBool>,
     /// The agent's version, as its handshake stated it.
     pub agent_version: String,
@@ -169,7 +164,7 @@ impl std::fmt::Debug for Link {
 }
 
 /// Reads the agent's records: telemetry to the tap, the rest to the replies; a line past
-/// [`AGENT_LINE_MAX`] ends the reading (and sets `too_long`).
+/// [`LINE_MAX`] ends the reading (and sets `too_long`).
 fn read_records(
     out: impl Read,
     replies: Sender<FromAgent>,
@@ -179,7 +174,7 @@ fn read_records(
     too_long: Arc<AtomicBool>,
 ) {
     use crate::lines::{bounded_lines, LineError};
-    for line in bounded_lines(BufReader::new(out), AGENT_LINE_MAX) {
+    for line in bounded_lines(BufReader::new(out), LINE_MAX) {
         let line = match line {
             Ok(l) => l,
             Err(LineError::TooLong { .. }) => {
@@ -431,7 +426,7 @@ impl Link {
         if self.too_long.load(Ordering::Relaxed) {
             return RemoteError::LineTooLong {
                 host: self.host_name(),
-                limit: AGENT_LINE_MAX,
+                limit: LINE_MAX,
             };
         }
         RemoteError::Lost {

@@ -877,3 +877,38 @@ fn a_preset_runs_step_after_step_on_a_host() {
         assert!(s.summary.ios > 0, "{}", s.label);
     }
 }
+
+#[test]
+fn a_request_line_past_its_bound_ends_the_agent_with_a_failure_said() {
+    use std::io::{Read, Write};
+    let home = tempfile::tempdir().unwrap();
+    let mut agent = common::command(home.path())
+        .arg("agent")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = agent.stdin.take().unwrap();
+    // Written from a thread: the agent stops reading at the bound, and the rest may not fit
+    // in the pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&vec![b'x'; drivescope::remote::proto::LINE_MAX + 1024]);
+        // The input stays open: the agent ends by its own bound, not at end of input.
+        stdin
+    });
+    let mut out = String::new();
+    agent
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = agent.wait().unwrap();
+    drop(writer.join());
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("longer than 8388608 bytes") && out.contains("the agent ends"),
+        "{out}"
+    );
+}
