@@ -328,3 +328,12 @@ pub fn real_fio() -> &'static str {
         .find(|p| Path::new(p).exists())
         .expect("fio is installed")
 }
+
+/// `cmd` started with no input, its stdout dropped and its stderr kept to read.
+pub fn spawn_keeping_stderr(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn drivescope")
+}

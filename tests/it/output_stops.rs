@@ -157,14 +157,11 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
     );
     let mut args = long_run(home.path());
     args.extend(["--engine", "fio", "--json"].map(String::from));
-    let child = common::command(home.path())
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = common::spawn_keeping_stderr(
+        common::command(home.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .args(&args),
+    );
     let pgid = common::pid_written(&pidfile);
     // Its group: the script and its sleep.
     let t1 = Instant::now();

@@ -479,17 +479,14 @@ fn run_on_a_silent_host(home: &Path, body: &str) -> (std::process::Child, u32) {
     let ssh = home.join("bin/slow-ssh");
     let pidfile = home.join("ssh.pid");
     common::script(&ssh, &format!("echo $$ > '{}'\n{body}", pidfile.display()));
-    let child = common::command(home)
-        .args(["run", "--host", "h", "--size", "16M", "--duration", "30s"])
-        .arg("--ssh-command")
-        .arg(&ssh)
-        .arg("--target")
-        .arg(home.join("t.bin"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = common::spawn_keeping_stderr(
+        common::command(home)
+            .args(["run", "--host", "h", "--size", "16M", "--duration", "30s"])
+            .arg("--ssh-command")
+            .arg(&ssh)
+            .arg("--target")
+            .arg(home.join("t.bin")),
+    );
     let pgid = common::pid_written(&pidfile);
     (child, pgid)
 }
