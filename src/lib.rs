@@ -10,6 +10,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod app;
+pub mod children;
 pub mod cli;
 pub mod commands;
 pub mod dashboard;
@@ -18,6 +19,7 @@ pub mod dut;
 pub mod engine;
 pub mod fiojob;
 pub mod input;
+pub mod lines;
 pub mod lockfile;
 pub mod ostext;
 pub mod outcome;

@@ -4,7 +4,9 @@
 //! Exit codes: 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
 //! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
-//! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+//! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
+//! 141 (128 + SIGPIPE) stopped because its output was closed (a pipe's reader gone, a
+//! terminal gone): the session is saved, as on a signal.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -21,10 +23,23 @@ use drivescope::run::{Finished, RunError};
 use drivescope::tui::Exit;
 
 /// Signals that stop a headless run: the first asks for a clean stop (summary printed,
-/// session saved), a second of the same kind ends the process at once.
+/// session saved), a second of the same kind ends the process at once, and the child
+/// process groups still running (fio, ssh) with it.
 fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    drivescope::children::watch_stop(stop.clone());
     for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let seen = stop.clone();
+        // SAFETY: the action runs in the signal handler: it only loads an atomic and calls
+        // kill(2) ([`drivescope::children::kill_registered`]), both async-signal-safe. It is
+        // registered before the conditional shutdown, so it runs before that exits.
+        let _ = unsafe {
+            signal_hook::low_level::register(sig, move || {
+                if seen.load(Ordering::Relaxed) {
+                    drivescope::children::kill_registered();
+                }
+            })
+        };
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
         let _ = signal_hook::flag::register_usize(sig, which.clone(), sig as usize);
         let _ = signal_hook::flag::register(sig, stop.clone());
@@ -56,6 +71,8 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
         let s = which.load(Ordering::Relaxed);
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
+    let output_closed =
+        || drivescope::run::output_closed().then(|| ExitCode::from((128 + libc::SIGPIPE) as u8));
     let finished = match command(stop) {
         Ok(f) => f,
         Err(e) => {
@@ -95,7 +112,9 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
             say(format_args!("drivescope: {why}; the run stopped"));
             ExitCode::from(1)
         }
-        Ok(RunOutcome::Stopped(_)) => signalled().unwrap_or(ExitCode::from(130)),
+        Ok(RunOutcome::Stopped(_)) => signalled()
+            .or_else(output_closed)
+            .unwrap_or(ExitCode::from(130)),
         Err(e) => {
             say(format_args!("drivescope: {e}"));
             signalled().unwrap_or(ExitCode::from(2))

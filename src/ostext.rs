@@ -1,8 +1,35 @@
 //! Paths and arguments are bytes, not text. Where drivescope records one (a session's
 //! target, the command line), it keeps every byte: valid UTF-8 as is, a backslash as `\\`,
-//! any other byte as `\xNN`. Where it only shows one, `Path::display` is readable enough.
+//! any other byte as `\xNN`. Where it only shows one, `Path::display` is readable enough,
+//! but text mode's lines pass through [`printable`]: a label, a path, a model or a serial
+//! may hold control characters, and none reaches the terminal raw.
 
+use std::borrow::Cow;
 use std::ffi::OsStr;
+
+/// `s` with its control characters written out: `\n`, `\r`, `\t`, `\e` (ESC), `\xNN`
+/// for the other C0 and C1 controls and DEL, `\u{NNNN}` for the bidirectional overrides
+/// and isolates (which reorder what follows them on a terminal). Everything else is kept.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    let odd =
+        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(odd) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x1b' => out.push_str("\\e"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02X}", u32::from(c))),
+            c if odd(c) => out.push_str(&format!("\\u{{{:04X}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// `s` as text that loses nothing: `\xNN` for bytes that are not UTF-8, `\\` for `\`.
 pub fn escaped(s: &OsStr) -> String {
@@ -54,5 +81,14 @@ mod tests {
             "a literal backslash stays apart"
         );
         assert_eq!(escaped(OsStr::new("é")), "é");
+    }
+
+    #[test]
+    fn control_characters_are_written_out() {
+        assert_eq!(printable("lab é/dev/sda"), "lab é/dev/sda");
+        assert_eq!(
+            printable("a\nsummary: x\x1b[2J\r\t\u{7f}\u{85}\u{202e}"),
+            "a\\nsummary: x\\e[2J\\r\\t\\x7F\\x85\\u{202E}"
+        );
     }
 }

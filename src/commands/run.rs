@@ -142,6 +142,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         RunWhat::Single(_) => PrintMode::Single,
     };
     let mut printer = Printer::new(format, mode);
+    printer.stop_on_closed_output(stop.clone());
     printer.set_drives(prepared.iter().map(|p| p.label.clone()).collect());
     let session = SessionPlan {
         path: a.session.clone(),

@@ -4,7 +4,9 @@
 //! cumulative from the job's start: each pair of consecutive dumps becomes one interval
 //! (I/O counts and bytes differenced; latency percentiles from the differenced json+
 //! completion-latency bins, never from fio's cumulative percentiles). Stop ends fio with
-//! SIGTERM (it prints its last dump), pause holds it with SIGSTOP.
+//! SIGTERM (it prints its last dump); one that has not ended
+//! [`STOP_GRACE`](crate::children::STOP_GRACE) later is killed with its process group.
+//! Pause holds it with SIGSTOP. Its output is read in bounded lines and documents.
 
 use std::fmt::Write as _;
 use std::io::{BufReader, Read};
@@ -42,6 +44,10 @@ pub enum FioError {
     Lacks { version: String, field: String },
     #[error("fio's output is not what drivescope reads: {0}")]
     Output(String),
+    /// A line, or a JSON document, of fio's output past its bound ([`FIO_LINE_MAX`],
+    /// [`FIO_DOC_MAX`]): fio was ended and read no further.
+    #[error("fio's output is not what drivescope reads: {what} longer than {limit} bytes")]
+    TooLong { what: FioText, limit: usize },
     #[error(transparent)]
     JobFile(#[from] crate::input::InputError),
     #[error("fio's cage: {0}")]
@@ -103,6 +109,30 @@ fn cage_hint_text(hint: bool) -> &'static str {
         ""
     }
 }
+
+/// What of fio's output went past its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FioText {
+    Line,
+    Document,
+}
+
+impl std::fmt::Display for FioText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FioText::Line => "a line",
+            FioText::Document => "a JSON document",
+        })
+    }
+}
+
+/// The longest line of fio's output read: fio pretty-prints its JSON, one field a line,
+/// so its longest lines are its messages and a job's name (well under a KiB); 16 MiB is
+/// a bound no fio reaches, which still keeps a runaway output from filling memory.
+pub const FIO_LINE_MAX: usize = 16 << 20;
+/// The largest json+ document read: one job's report with its completion-latency bins is
+/// 100-300 KiB, so 64 MiB holds a job file of a few hundred jobs reported one by one.
+pub const FIO_DOC_MAX: usize = 64 << 20;
 
 /// The oldest fio major version whose json+ status dumps carry what is read here.
 const MIN_MAJOR: u32 = 3;
@@ -305,6 +335,8 @@ enum Out {
     Line(String),
     /// A document that does not parse.
     Bad(String),
+    /// A line or a document past its bound: nothing more is read.
+    TooLong(FioText, usize),
 }
 
 /// The depth of `{`/`}` nesting a line adds, strings and escapes skipped.
@@ -334,13 +366,20 @@ fn depth_change(line: &str, in_str: &mut bool) -> i64 {
 /// Reads fio's stdout line by line: a line starting with `{` opens a document, which
 /// runs until its braces close; other lines are fio's messages.
 fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Out> {
-    use std::io::BufRead;
+    use crate::lines::{bounded_lines, LineError};
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut doc = String::new();
         let (mut depth, mut in_str) = (0i64, false);
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
+        for line in bounded_lines(BufReader::new(out), FIO_LINE_MAX) {
+            let line = match line {
+                Ok(l) => l,
+                Err(LineError::TooLong { limit }) => {
+                    let _ = tx.send(Out::TooLong(FioText::Line, limit));
+                    return;
+                }
+                Err(LineError::Io(_)) => break,
+            };
             if depth == 0 && !line.starts_with('{') {
                 if !line.trim().is_empty() && tx.send(Out::Line(line)).is_err() {
                     return;
@@ -348,6 +387,10 @@ fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Out> {
                 continue;
             }
             depth += depth_change(&line, &mut in_str);
+            if doc.len() + line.len() >= FIO_DOC_MAX {
+                let _ = tx.send(Out::TooLong(FioText::Document, FIO_DOC_MAX));
+                return;
+            }
             doc.push_str(&line);
             doc.push('\n');
             if depth <= 0 {
@@ -372,10 +415,12 @@ fn reader(out: impl Read + Send + 'static) -> mpsc::Receiver<Out> {
 }
 
 /// fio's process group (it was started in a group of its own): signals reach every
-/// thread; dropped, it ends fio and reaps it, whatever way the step left.
+/// thread; registered while it runs (a second Ctrl-C kills it); dropped, it ends fio and
+/// reaps it, whatever way the step left.
 struct FioChild {
     child: Child,
     reaped: bool,
+    group: crate::children::Registered,
 }
 
 impl FioChild {
@@ -391,7 +436,11 @@ impl FioChild {
     }
 
     fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
-        let r = self.child.wait();
+        let r = crate::children::end_group(
+            &mut self.child,
+            &mut self.group,
+            crate::children::STOP_GRACE,
+        );
         self.reaped = true;
         r
     }
@@ -412,11 +461,6 @@ impl Drop for FioChild {
 pub(super) type OnDump<'a> =
     dyn FnMut(&Value, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
 
-/// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
-/// each status dump to `on_dump` (which returns why the step should end, when its observer
-/// says so), ends fio on the user's stop (SIGTERM: it prints its last dump) and holds it on
-/// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
-/// no dump at all (it refused the job).
 /// How fio's run ended, as [`supervise`] saw it.
 pub(super) struct Supervised {
     /// Why the step ended early, where its observer or the user ended it.
@@ -471,6 +515,12 @@ pub(super) fn outcome(run: Supervised, error: i64, spec: &StepSpec) -> Result<En
     Ok(natural_end(error, spec))
 }
 
+/// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
+/// each status dump to `on_dump` (which returns why the step should end, when its observer
+/// says so), ends fio on the user's stop (SIGTERM: it prints its last dump; SIGKILL to its
+/// group after [`STOP_GRACE`](crate::children::STOP_GRACE)) and holds it on
+/// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
+/// no dump at all (it refused the job).
 pub(super) fn supervise(
     mut cmd: Command,
     stdin: Option<&str>,
@@ -487,8 +537,10 @@ pub(super) fn supervise(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let child = cmd.spawn().map_err(spawn_error)?;
     let mut fio = FioChild {
-        child: cmd.spawn().map_err(spawn_error)?,
+        group: crate::children::register(child.id()),
+        child,
         reaped: false,
     };
     if let (Some(text), Some(mut pipe)) = (stdin, fio.child.stdin.take()) {
@@ -520,6 +572,9 @@ pub(super) fn supervise(
     let mut said_pause = false;
     let mut messages: Vec<String> = Vec::new();
     let mut seen = false;
+    // When the stop was sent, and whether fio's group was killed for outliving its grace.
+    let mut stop_sent: Option<std::time::Instant> = None;
+    let mut killed = false;
     let stop = |fio: &FioChild, paused: bool| {
         if paused {
             fio.signal(libc::SIGCONT);
@@ -532,6 +587,18 @@ pub(super) fn supervise(
             ended_by.get_or_insert(EndedBy::Stopped);
             stop(&fio, paused);
             paused = false;
+        }
+        if stopping && !killed {
+            let sent = *stop_sent.get_or_insert_with(std::time::Instant::now);
+            if sent.elapsed() >= crate::children::STOP_GRACE {
+                // A fio that ignores SIGTERM (hung in the kernel, or not fio at all).
+                killed = true;
+                fio.signal(libc::SIGKILL);
+                obs.note(&format!(
+                    "fio had not ended {}s after it was told to stop: it was killed with its process group",
+                    crate::children::STOP_GRACE.as_secs()
+                ));
+            }
         }
         let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
         if want_pause != paused {
@@ -562,6 +629,10 @@ pub(super) fn supervise(
                 stop(&fio, paused);
                 return Err(FioError::Output(e).into());
             }
+            Ok(Out::TooLong(what, limit)) => {
+                stop(&fio, paused);
+                return Err(FioError::TooLong { what, limit }.into());
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
         };
@@ -585,7 +656,8 @@ pub(super) fn supervise(
     for m in messages.iter().filter(|m| m.starts_with("fio:")) {
         obs.note(m);
     }
-    if !seen {
+    // A fio stopped before its first dump (one that would not end, killed) ran no figures.
+    if !seen && !stopping {
         let why = first_lines(&words)
             .or_else(|| first_lines(&messages.join("\n")))
             .unwrap_or_else(|| format!("fio exited with {status} and no output"));

@@ -390,8 +390,17 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
         answers: None,
         fio_version: None,
     };
-    for line in input.lines() {
-        let Ok(line) = line else { break };
+    for line in crate::lines::bounded_lines(input, super::proto::LINE_MAX) {
+        let line = match line {
+            Ok(l) => l,
+            Err(e @ crate::lines::LineError::TooLong { .. }) => {
+                agent
+                    .out
+                    .failed(format!("a request: {e}; the agent ends"), false);
+                break;
+            }
+            Err(crate::lines::LineError::Io(_)) => break,
+        };
         if line.trim().is_empty() {
             continue;
         }

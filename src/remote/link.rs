@@ -4,12 +4,14 @@
 //! [`RemoteEngine`] that runs a step there behind the engine seam. A reader thread sorts
 //! the agent's records: telemetry to the drive's feed, the rest to whoever waits for an
 //! answer. When the link breaks, every wait ends with the reason (ssh's exit and its last
-//! words on stderr).
+//! words on stderr). The agent's lines are bounded ([`LINE_MAX`]); ssh runs in a
+//! process group of its own, registered so that a second Ctrl-C ends it too, and a stop
+//! asked for before the host is ready (the handshake, the prepare) ends the wait at once.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -18,7 +20,7 @@ use thiserror::Error;
 
 use super::agent::VERSION;
 use super::host::{Host, SshCommand};
-use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, PROTOCOL};
+use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, LINE_MAX, PROTOCOL};
 use crate::engine::{Control, Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::StepSummary;
 use crate::telemetry::TelemetrySample;
@@ -30,6 +32,12 @@ const HELLO_WAIT: Duration = Duration::from_secs(40);
 const CLOCK_PROBES: usize = 4;
 /// Lines of ssh's stderr kept for the reason a link failed.
 const STDERR_LINES: usize = 8;
+/// The longest line of ssh's stderr read (its messages are a line of text).
+const STDERR_LINE_MAX: usize = 64 << 10;
+/// How often a wait for the host checks whether the run was asked to stop.
+const STOP_POLL: Duration = Duration::from_millis(100);
+/// How long ssh has to end after goodbye before it is told to (SIGTERM, then SIGKILL).
+const BYE_WAIT: Duration = Duration::from_secs(5);
 
 /// How a remote target is reached.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -73,6 +81,10 @@ pub enum RemoteError {
     Failed { host: String, message: String },
     #[error("host {host}: {why}")]
     Lost { host: String, why: String },
+    #[error("host {host}: the agent sent a line longer than {limit} bytes without its end; the link was closed")]
+    LineTooLong { host: String, limit: usize },
+    #[error("host {host}: the run was stopped before the host was ready")]
+    Stopped { host: String },
 }
 
 impl RemoteError {
@@ -99,12 +111,13 @@ impl From<RemoteError> for EngineError {
             RemoteError::Refused { host, message } | RemoteError::Failed { host, message } => {
                 EngineError::Remote { host, message }
             }
-            RemoteError::Spawn { ref host, .. } | RemoteError::Version { ref host, .. } => {
-                EngineError::Remote {
-                    host: host.clone(),
-                    message: e.to_string(),
-                }
-            }
+            RemoteError::Spawn { ref host, .. }
+            | RemoteError::Version { ref host, .. }
+            | RemoteError::LineTooLong { ref host, .. }
+            | RemoteError::Stopped { ref host } => EngineError::Remote {
+                host: host.clone(),
+                message: e.to_string(),
+            },
         }
     }
 }
@@ -132,6 +145,10 @@ pub struct Link {
     tap: TelemetryTap,
     stderr: Arc<Mutex<Vec<String>>>,
     dropped: Arc<AtomicU64>,
+    /// ssh's process group in the registry a second Ctrl-C kills.
+    group: Mutex<crate::children::Registered>,
+    /// The agent sent a line past [`LINE_MAX`]: its records are read no further.
+    too_long: Arc<AtomicBool>,
     /// The agent's version, as its handshake stated it.
     pub agent_version: String,
     pub clock: Clock,
@@ -146,16 +163,26 @@ impl std::fmt::Debug for Link {
     }
 }
 
-/// Reads the agent's records: telemetry to the tap, the rest to the replies.
+/// Reads the agent's records: telemetry to the tap, the rest to the replies; a line past
+/// [`LINE_MAX`] ends the reading (and sets `too_long`).
 fn read_records(
     out: impl Read,
     replies: Sender<FromAgent>,
     tap: TelemetryTap,
     dropped: Arc<AtomicU64>,
     origin: Arc<Mutex<Option<Instant>>>,
+    too_long: Arc<AtomicBool>,
 ) {
-    for line in BufReader::new(out).lines() {
-        let Ok(line) = line else { break };
+    use crate::lines::{bounded_lines, LineError};
+    for line in bounded_lines(BufReader::new(out), LINE_MAX) {
+        let line = match line {
+            Ok(l) => l,
+            Err(LineError::TooLong { .. }) => {
+                too_long.store(true, Ordering::Relaxed);
+                break;
+            }
+            Err(LineError::Io(_)) => break,
+        };
         // A login banner or a profile's echo is not the agent's: skipped.
         let Ok(rec) = serde_json::from_str::<FromAgent>(&line) else {
             continue;
@@ -207,11 +234,14 @@ impl Link {
         let tap: TelemetryTap = Arc::new(Mutex::new(None));
         let dropped = Arc::new(AtomicU64::new(0));
         let origin = Arc::new(Mutex::new(None));
+        let too_long = Arc::new(AtomicBool::new(false));
+        let group = crate::children::register(child.id());
         if let Some(out) = child.stdout.take() {
             let (tap, dropped, origin) = (tap.clone(), dropped.clone(), origin.clone());
+            let too_long = too_long.clone();
             let _ = std::thread::Builder::new()
                 .name("ds-remote-in".into())
-                .spawn(move || read_records(out, rtx, tap, dropped, origin));
+                .spawn(move || read_records(out, rtx, tap, dropped, origin, too_long));
         }
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(err) = child.stderr.take() {
@@ -219,7 +249,8 @@ impl Link {
             let _ = std::thread::Builder::new()
                 .name("ds-remote-err".into())
                 .spawn(move || {
-                    for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    let lines = crate::lines::bounded_lines(BufReader::new(err), STDERR_LINE_MAX);
+                    for line in lines.map_while(Result::ok) {
                         if let Ok(mut k) = keep.lock() {
                             k.push(line);
                             let n = k.len();
@@ -238,6 +269,8 @@ impl Link {
             tap,
             stderr,
             dropped,
+            group: Mutex::new(group),
+            too_long,
             agent_version: String::new(),
             clock: Clock {
                 agent_origin: Instant::now(),
@@ -336,6 +369,7 @@ impl Link {
         loop {
             if let Ok(mut c) = self.child.lock() {
                 if let Ok(Some(st)) = c.try_wait() {
+                    self.reaped();
                     return st.code();
                 }
             }
@@ -348,12 +382,15 @@ impl Link {
 
     /// Why the link ended: how ssh ended, and its last words.
     fn lost_why(&self) -> String {
-        let how = match self
+        let status = self
             .child
             .lock()
             .ok()
-            .and_then(|mut c| c.try_wait().ok().flatten())
-        {
+            .and_then(|mut c| c.try_wait().ok().flatten());
+        if status.is_some() {
+            self.reaped();
+        }
+        let how = match status {
             Some(st) => match (
                 st.code(),
                 std::os::unix::process::ExitStatusExt::signal(&st),
@@ -378,7 +415,20 @@ impl Link {
         }
     }
 
+    /// ssh was reaped: its group id is ours no longer.
+    fn reaped(&self) {
+        if let Ok(mut g) = self.group.lock() {
+            g.release();
+        }
+    }
+
     fn lost(&self) -> RemoteError {
+        if self.too_long.load(Ordering::Relaxed) {
+            return RemoteError::LineTooLong {
+                host: self.host_name(),
+                limit: LINE_MAX,
+            };
+        }
         RemoteError::Lost {
             host: self.host_name(),
             why: self.lost_why(),
@@ -418,10 +468,16 @@ impl Link {
         }
     }
 
-    /// The answer to a request (a failure as an error); waits at most `wait`.
+    /// The answer to a request (a failure as an error); waits at most `wait`, and not at
+    /// all once the headless run was asked to stop (the host is not ready yet).
     fn answer(&self, wait: Option<Duration>) -> Result<FromAgent, RemoteError> {
         let until = wait.map(|w| Instant::now() + w);
         loop {
+            if crate::children::stop_requested() {
+                return Err(RemoteError::Stopped {
+                    host: self.host_name(),
+                });
+            }
             let left = match until {
                 Some(u) => match u.checked_duration_since(Instant::now()) {
                     Some(l) => l,
@@ -432,9 +488,9 @@ impl Link {
                         })
                     }
                 },
-                None => Duration::from_secs(1),
+                None => STOP_POLL,
             };
-            match self.next(left)? {
+            match self.next(left.min(STOP_POLL))? {
                 Some(FromAgent::Failed { message, refused }) => {
                     let host = self.host_name();
                     return Err(if refused {
@@ -530,22 +586,21 @@ impl Link {
 }
 
 impl Drop for Link {
-    /// Says goodbye, lets the agent end its work and ssh exit; kills ssh if it lingers.
+    /// Says goodbye, lets the agent end its work and ssh exit; ends ssh's group if it
+    /// lingers (at once when the run was stopped or the agent's output was refused).
     fn drop(&mut self) {
         let _ = self.send(&ToAgent::Bye);
         if let Ok(mut g) = self.stdin.lock() {
             *g = None;
         }
-        if let Ok(mut c) = self.child.lock() {
-            let until = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < until {
-                if let Ok(Some(_)) = c.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = c.kill();
-            let _ = c.wait();
+        let patience = if crate::children::stop_requested() || self.too_long.load(Ordering::Relaxed)
+        {
+            Duration::ZERO
+        } else {
+            BYE_WAIT
+        };
+        if let (Ok(mut c), Ok(mut group)) = (self.child.lock(), self.group.lock()) {
+            let _ = crate::children::end_group(&mut c, &mut group, patience);
         }
     }
 }

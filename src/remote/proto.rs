@@ -21,6 +21,12 @@ use crate::workload::{EngineKind, StepSpec};
 /// The protocol's version: both sides must speak the same one.
 pub const PROTOCOL: u32 = 1;
 
+/// The longest line either end reads. The largest records are a step's request or summary
+/// (with a job file's per-job series) and an interval carrying its latency histograms, tens
+/// to a few hundred KiB; 8 MiB is far past any of them, and bounds what a broken or hostile
+/// peer can make the other hold.
+pub const LINE_MAX: usize = 8 << 20;
+
 /// A request to the agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

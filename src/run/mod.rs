@@ -14,6 +14,7 @@ mod control;
 mod error;
 mod event;
 mod fio_job;
+mod output;
 mod pipeline;
 mod print;
 mod record;
@@ -29,10 +30,11 @@ pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 pub use fio_job::FioRun;
+pub use output::output_closed;
 pub use pipeline::{
     check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
 };
-pub use print::{json_line, Format, PrintMode, Printer};
+pub use print::{Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{
     prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, Remote, RunKind,

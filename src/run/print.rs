@@ -4,12 +4,11 @@
 //! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `session`
 //! (bandwidth in bytes per second, latency in µs).
 
-use std::io::Write;
-
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::event::{FinishedStep, Happening, RunEvent, Timed};
+use super::output::{Output, Stream};
 use super::pipeline::Sink;
 use super::record::single_workload;
 use super::request::{Prepared, RunKind};
@@ -29,14 +28,6 @@ pub enum Format {
 
 fn mb(bytes_per_s: f64) -> f64 {
     bytes_per_s / 1e6
-}
-
-/// Writes one JSON line; a closed stdout (e.g. `| head`) is ignored.
-pub fn json_line(v: &Value) {
-    let mut out = std::io::stdout().lock();
-    let _ = serde_json::to_writer(&mut out, v);
-    let _ = out.write_all(b"\n");
-    let _ = out.flush();
 }
 
 fn to_value<T: Serialize>(t: &T) -> Value {
@@ -66,6 +57,8 @@ pub struct Printer {
     /// A run of several drives: each drive's label, the drive now printed, and the
     /// intervals of each since the last "all" line.
     drives: Drives,
+    /// Where the lines go (text lines with their control characters escaped).
+    out: Output,
 }
 
 /// What the printer keeps of a run of several drives.
@@ -141,7 +134,26 @@ impl Printer {
             plan_title: String::new(),
             steps: 0,
             drives: Drives::default(),
+            out: Output::default(),
         }
+    }
+
+    /// A closed stdout or stderr (EPIPE, EIO) ends the output and sets `stop`: the run
+    /// stops as on a signal, its session saved.
+    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.out = Output::stopping(stop);
+    }
+
+    /// A line of text on `stream`, its control characters escaped (a label, a path, a
+    /// model or fio's words may hold any: none reaches the terminal raw, and a newline
+    /// in one cannot print a line of its own).
+    fn say(&self, stream: Stream, line: &str) {
+        self.out.line(stream, &crate::ostext::printable(line));
+    }
+
+    /// One JSON line on stdout (serde escapes what needs it).
+    fn json_line(&self, v: &Value) {
+        self.out.line(Stream::Out, &v.to_string());
     }
 
     /// A run of several drives: their labels, in order, so every line says whose it is.
@@ -237,8 +249,8 @@ impl Printer {
     /// A line of text on stdout, with the drive's label first in a run of several.
     fn text(&self, line: &str) {
         match self.label() {
-            Some(l) => println!("[{l}] {line}"),
-            None => println!("{line}"),
+            Some(l) => self.say(Stream::Out, &format!("[{l}] {line}")),
+            None => self.say(Stream::Out, line),
         }
     }
 
@@ -247,7 +259,7 @@ impl Printer {
         if let (Some(l), Some(o)) = (self.label(), v.as_object_mut()) {
             o.insert("target".into(), json!(l));
         }
-        json_line(&v);
+        self.json_line(&v);
     }
 
     /// The run's description, once, before the first interval.
@@ -267,8 +279,8 @@ impl Printer {
     pub fn note(&mut self, message: &str) {
         match self.format {
             Format::Text => match self.label() {
-                Some(l) => eprintln!("note: [{l}] {message}"),
-                None => eprintln!("note: {message}"),
+                Some(l) => self.say(Stream::Err, &format!("note: [{l}] {message}")),
+                None => self.say(Stream::Err, &format!("note: {message}")),
             },
             Format::Json => self.json(json!({"type": "note", "message": message})),
         }
@@ -277,9 +289,12 @@ impl Printer {
     /// Where the session was saved (stderr in text mode).
     pub fn session(&mut self, path: &std::path::Path) {
         match self.format {
-            Format::Text => eprintln!("note: session saved to {}", path.display()),
+            Format::Text => self.say(
+                Stream::Err,
+                &format!("note: session saved to {}", path.display()),
+            ),
             Format::Json => {
-                json_line(&json!({"type": "session", "path": path.display().to_string()}))
+                self.json_line(&json!({"type": "session", "path": path.display().to_string()}))
             }
         }
     }
@@ -287,8 +302,8 @@ impl Printer {
     pub fn io_error(&mut self, e: &IoErrorRecord) {
         match self.format {
             Format::Text => match self.label() {
-                Some(l) => eprintln!("I/O error: [{l}] {}", e.message),
-                None => eprintln!("I/O error: {}", e.message),
+                Some(l) => self.say(Stream::Err, &format!("I/O error: [{l}] {}", e.message)),
+                None => self.say(Stream::Err, &format!("I/O error: {}", e.message)),
             },
             Format::Json => {
                 let mut v = to_value(e);
@@ -307,7 +322,7 @@ impl Printer {
         match self.format {
             Format::Text => {
                 if !self.header_done {
-                    println!(
+                    let header = format!(
                         "{:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7}",
                         "time",
                         "read IOPS",
@@ -319,6 +334,7 @@ impl Printer {
                         "p99.9 µs",
                         "errors"
                     );
+                    self.out.line(Stream::Out, &header);
                     self.header_done = true;
                 }
                 let ramp = if r.ramp {

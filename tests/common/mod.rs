@@ -326,3 +326,111 @@ pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A process as /proc/PID/stat shows it.
+pub struct Proc {
+    pub pid: u32,
+    /// R, S, D, Z, …
+    pub state: String,
+    pub ppid: u32,
+    pub pgrp: u32,
+}
+
+/// Every process, from /proc.
+pub fn processes() -> Vec<Proc> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp …: the fields after the command's closing parenthesis.
+        let f: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().take(3).collect())
+            .unwrap_or_default();
+        if let [state, ppid, pgrp] = f[..] {
+            if let (Ok(ppid), Ok(pgrp)) = (ppid.parse(), pgrp.parse()) {
+                out.push(Proc {
+                    pid,
+                    state: state.to_string(),
+                    ppid,
+                    pgrp,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The pids of the live processes (zombies left out: they have ended) in process group
+/// `pgid`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    processes()
+        .into_iter()
+        .filter(|p| p.pgrp == pgid && p.state != "Z")
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// A shell script at `path` (its folder made) running `body`, executable.
+pub fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The pid a child wrote to `pidfile`, once it has (a minute at most).
+pub fn pid_written(pidfile: &Path) -> u32 {
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Some(p) = std::fs::read_to_string(pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return p;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "no pid in {}",
+            pidfile.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Waits until process group `pgid` has no live process (a minute at most: a process
+/// SIGKILLed ends a moment later, so this waits, not times).
+pub fn group_gone(pgid: u32) {
+    let t0 = std::time::Instant::now();
+    while !group_members(pgid).is_empty() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "process group {pgid} lives on: {:?}",
+            group_members(pgid)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The installed fio, for a wrapper that runs it.
+pub fn real_fio() -> &'static str {
+    ["/usr/bin/fio", "/usr/local/bin/fio"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("fio is installed")
+}
+
+/// `cmd` started with no input, its stdout dropped and its stderr kept to read.
+pub fn spawn_keeping_stderr(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn drivescope")
+}

@@ -50,26 +50,13 @@ fn keygen(path: &Path) {
     assert!(st.success(), "ssh-keygen made {}", path.display());
 }
 
-/// The pids whose parent is `pid`, from /proc.
+/// The pids whose parent is `pid`.
 fn children(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
-            continue;
-        };
-        // The fields after the command's closing parenthesis: state, ppid, ...
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|x| x.parse::<u32>().ok());
-        if ppid == Some(pid) {
-            out.push(p);
-        }
-    }
-    out
+    super::processes()
+        .into_iter()
+        .filter(|p| p.ppid == pid)
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// SIGKILLs the descendants of `pid` (and `pid` itself when `me`).

@@ -192,10 +192,7 @@ fn no_fio_is_refused_before_anything_is_written() {
 #[test]
 fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
     let home = common::disk_tempdir();
-    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-        .expect("fio is installed");
+    let real = common::real_fio();
     let calls = home.path().join("calls.log");
     let bin = crate::fio_job_file::fio_script(
         home.path(),

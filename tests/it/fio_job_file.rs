@@ -467,12 +467,8 @@ pub(crate) fn log_on_fd_3(cmd: &mut std::process::Command, file: &Path) {
 }
 
 pub(crate) fn fio_script(dir: &Path, body: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let script = bin.join("fio");
-    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::script(&bin.join("fio"), body);
     bin
 }
 
@@ -956,10 +952,7 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
 #[test]
 fn fios_version_is_asked_once_whatever_the_number_of_steps() {
     let home = common::disk_tempdir();
-    let real = ["/usr/bin/fio", "/usr/local/bin/fio"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("fio is installed");
+    let real = common::real_fio();
     let calls = home.path().join("calls.log");
     let bin = fio_script(home.path(), &format!("echo \"$1\" >&3\nexec {real} \"$@\""));
     let target = home.path().join("three.bin");

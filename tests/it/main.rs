@@ -24,6 +24,7 @@ mod hostile_files;
 mod layering;
 mod many_drives;
 mod odd_conditions;
+mod output_stops;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;

@@ -154,7 +154,7 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
     )
     .unwrap();
     let before = a.stat();
-    let child = ds(
+    let mut child = ds(
         home.path(),
         &lab,
         &[
@@ -176,14 +176,24 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let t0 = Instant::now();
-    // Cut host1 off once its run is under way.
-    while !lab.connected(1) && t0.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(50));
+    // Cut host1 off once drive b has sent an interval (what it sent before is kept), and
+    // while drive a still runs (a's 5 s have not begun to end: b's first interval is its
+    // first second's).
+    let rx = crate::signals::lines_of(&mut child);
+    let mut printed = Vec::new();
+    loop {
+        let l = rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|e| panic!("drive b never sent an interval ({e}): {printed:?}"));
+        let b_interval = l.contains("\"type\":\"interval\"") && l.contains("\"target\":\"b\"");
+        printed.push(l);
+        if b_interval {
+            break;
+        }
     }
-    std::thread::sleep(Duration::from_millis(2500));
     lab.cut(1);
     let out = child.wait_with_output().unwrap();
+    printed.extend(rx.iter());
     let err = text(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -191,7 +201,11 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
         "a lost host fails the run: {err}"
     );
     assert!(err.contains("host lost") && err.contains("host1"), "{err}");
-    let lines = json_lines(&out);
+    let lines: Vec<Value> = printed
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let sa: Vec<&Value> = of_type(&lines, "summary")
         .into_iter()
         .filter(|v| v["target"] == "a")
@@ -456,6 +470,90 @@ fn a_host_without_the_agent_or_with_another_protocol_is_named() {
         "{err}"
     );
     assert!(!home.path().join("t").exists(), "nothing was made");
+}
+
+/// A run on host `h` through a fake ssh (`--ssh-command`) that never answers the
+/// handshake: it writes its pid (its process group's id) to `ssh.pid` and runs `body`.
+/// The run and the group, once it is there.
+fn run_on_a_silent_host(home: &Path, body: &str) -> (std::process::Child, u32) {
+    let ssh = home.join("bin/slow-ssh");
+    let pidfile = home.join("ssh.pid");
+    common::script(&ssh, &format!("echo $$ > '{}'\n{body}", pidfile.display()));
+    let child = common::spawn_keeping_stderr(
+        common::command(home)
+            .args(["run", "--host", "h", "--size", "16M", "--duration", "30s"])
+            .arg("--ssh-command")
+            .arg(&ssh)
+            .arg("--target")
+            .arg(home.join("t.bin")),
+    );
+    let pgid = common::pid_written(&pidfile);
+    (child, pgid)
+}
+
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill(2) on our own child, not waited for yet.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+}
+
+#[test]
+fn ctrl_c_in_the_handshake_ends_the_run_at_once_and_leaves_no_ssh() {
+    let home = tempfile::tempdir().unwrap();
+    let (child, pgid) = run_on_a_silent_host(home.path(), "exec sleep 600");
+    sigint(&child);
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = t.elapsed();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("host h: the run was stopped before the host was ready"),
+        "{err}"
+    );
+    // The handshake waits up to 40 s; a stop ends it at its next check (every 100 ms) and
+    // ssh at its SIGTERM, well inside the grace an ssh that ignores it would have.
+    assert!(
+        took < drivescope::children::STOP_GRACE,
+        "stopped in {took:?}"
+    );
+    common::group_gone(pgid);
+    eprintln!("Ctrl-C in the handshake: exit after {took:?}");
+}
+
+#[test]
+fn a_second_ctrl_c_in_the_handshake_kills_an_ssh_that_ignores_sigterm() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, pgid) = run_on_a_silent_host(home.path(), "trap '' TERM INT\nexec sleep 600");
+    sigint(&child);
+    // The first stop is under way (ssh told to end, given its grace) ...
+    let t = Instant::now();
+    while t.elapsed() < drivescope::children::STOP_GRACE / 2 && child.try_wait().unwrap().is_none()
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still in ssh's grace");
+    // ... and the second ends drivescope at once, ssh's group with it.
+    sigint(&child);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    common::group_gone(pgid);
+}
+
+#[test]
+fn an_agent_line_past_its_bound_is_a_protocol_error_naming_the_host() {
+    let home = tempfile::tempdir().unwrap();
+    let (child, pgid) = run_on_a_silent_host(
+        home.path(),
+        "head -c 9000000 /dev/zero | tr '\\0' x\nexec sleep 600",
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("host h: the agent sent a line longer than 8388608 bytes"),
+        "{err}"
+    );
+    common::group_gone(pgid);
 }
 
 #[test]
@@ -776,4 +874,39 @@ fn a_preset_runs_step_after_step_on_a_host() {
         );
         assert!(s.summary.ios > 0, "{}", s.label);
     }
+}
+
+#[test]
+fn a_request_line_past_its_bound_ends_the_agent_with_a_failure_said() {
+    use std::io::{Read, Write};
+    let home = tempfile::tempdir().unwrap();
+    let mut agent = common::command(home.path())
+        .arg("agent")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = agent.stdin.take().unwrap();
+    // Written from a thread: the agent stops reading at the bound, and the rest may not fit
+    // in the pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&vec![b'x'; drivescope::remote::proto::LINE_MAX + 1024]);
+        // The input stays open: the agent ends by its own bound, not at end of input.
+        stdin
+    });
+    let mut out = String::new();
+    agent
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = agent.wait().unwrap();
+    drop(writer.join());
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("longer than 8388608 bytes") && out.contains("the agent ends"),
+        "{out}"
+    );
 }

@@ -28,7 +28,7 @@ fn spawn(home: &Path, args: &[&str]) -> Child {
 }
 
 /// Stdout lines as they come, on a channel; ends when stdout closes.
-fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+pub(crate) fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
     let out = child.stdout.take().expect("piped stdout");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
