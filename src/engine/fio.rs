@@ -458,8 +458,19 @@ impl Drop for FioChild {
 
 /// What is done with each status dump: the reason to end the step, when the observer
 /// asked for it.
+/// Its second argument is how long fio stood suspended (stopped by a signal drivescope
+/// did not send) since the dump before, in seconds.
 pub(super) type OnDump<'a> =
-    dyn FnMut(&Value, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
+    dyn FnMut(&Value, f64, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
+
+/// The process is stopped (`T`, or `t` under a tracer), as /proc/PID/stat says.
+fn process_stopped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rfind(')')
+            .and_then(|i| s[i + 1..].trim_start().chars().next())
+            .is_some_and(|c| c == 'T' || c == 't')
+    })
+}
 
 /// How fio's run ended, as [`supervise`] saw it.
 pub(super) struct Supervised {
@@ -581,7 +592,29 @@ pub(super) fn supervise(
         }
         fio.signal(libc::SIGTERM);
     };
+    // fio held by a signal drivescope did not send (`kill -STOP`, a debugger): since
+    // when, and for how long since the last dump. Its I/O stood still, and the latency of
+    // what was in flight is the process's, not the drive's: the interval is marked.
+    let mut stopped_since: Option<std::time::Instant> = None;
+    let mut suspended = Duration::ZERO;
+    let mut said_suspended = false;
+    let mut looked = std::time::Instant::now();
     loop {
+        if !paused && looked.elapsed() >= Duration::from_millis(50) {
+            looked = std::time::Instant::now();
+            match (process_stopped(fio.child.id()), stopped_since) {
+                (true, None) => stopped_since = Some(looked),
+                (false, Some(t)) => {
+                    suspended += t.elapsed();
+                    stopped_since = None;
+                }
+                _ => {}
+            }
+            if stopped_since.is_some() && !said_suspended {
+                said_suspended = true;
+                obs.note("fio was suspended by a signal drivescope did not send: the intervals it spans are marked and left out");
+            }
+        }
         if ctl.stop.load(Ordering::Relaxed) && !stopping {
             stopping = true;
             ended_by.get_or_insert(EndedBy::Stopped);
@@ -637,7 +670,12 @@ pub(super) fn supervise(
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
         };
         seen = true;
-        match on_dump(&v, obs) {
+        let held = suspended + stopped_since.map_or(Duration::ZERO, |t| t.elapsed());
+        suspended = Duration::ZERO;
+        if stopped_since.is_some() {
+            stopped_since = Some(std::time::Instant::now());
+        }
+        match on_dump(&v, held.as_secs_f64(), obs) {
             Ok(Some(why)) if !stopping => {
                 stopping = true;
                 ended_by = Some(why);
@@ -745,7 +783,7 @@ impl Engine for Fio {
         let mut offset_s = 0.0;
         let mut last = Series::default();
         let mut index = 0u64;
-        let run = supervise(cmd, None, ctl, obs, &mut |v, obs| {
+        let run = supervise(cmd, None, ctl, obs, &mut |v, suspended_s, obs| {
             let d = dump_of(v, jobs)?;
             // fio counts during its ramp, then starts its counters again: the intervals
             // before that are the ramp, those after it are measured from the ramp's end.
@@ -759,6 +797,7 @@ impl Engine for Fio {
             }
             let mut why = None;
             if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
+                r.suspended_s = suspended_s;
                 r.start_s += offset_s;
                 r.end_s += offset_s;
                 let tiny = r.read.ios + r.write.ios == 0

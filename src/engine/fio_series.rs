@@ -89,63 +89,72 @@ pub(super) fn run_file_step(
     let mut reset: Vec<bool> = Vec::new();
     let mut last_s = 0.0;
     let mut index = 0u64;
-    let run = supervise(cmd, Some(&file.text), ctl, obs, &mut |v, obs| {
-        let now = series_of(v)?;
-        let at_ms = v["timestamp_ms"].as_f64().ok_or_else(|| {
-            FioError::Output("a status dump without timestamp_ms (fio 3.0 or later has it)".into())
-        })?;
-        let origin = *origin_ms.get_or_insert_with(|| {
-            let measured = now.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
-            (at_ms - measured).max(started_ms)
-        });
-        reset.resize(now.len(), false);
-        let m = merge(&now, &last, &mut reset);
-        last = now;
-        // The wall clock from the I/O's start: every series of the step on one time axis.
-        let some = m.read.ios + m.write.ios > 0;
-        let mut end_s = ((at_ms - origin) / 1000.0).max(last_s);
-        if some && end_s <= last_s {
-            // Two dumps in one millisecond (the last right after a periodic one): its
-            // I/Os still count, in an interval of that millisecond.
-            end_s = last_s + 0.001;
-        }
-        // After a ramp, the interval starts where the series' counters started again.
-        let start_s = match m.since_reset_ms {
-            Some(ms) => (end_s - ms / 1000.0).clamp(last_s, end_s),
-            None => last_s,
-        };
-        let dt = end_s - start_s;
-        if dt <= 0.0 || (!some && dt * 10.0 < interval_s) {
-            return Ok(None);
-        }
-        last_s = end_s;
-        // Before every series has started its counters again, the step is in its ramp
-        // (bounded by the ramp's length, should a reset go unseen).
-        let ramp = ramp_s > 0.0 && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
-        let r = IntervalReport {
-            index,
-            start_s,
-            end_s,
-            ramp,
-            suspended_s: 0.0,
-            read_iops: m.read.ios as f64 / dt,
-            write_iops: m.write.ios as f64 / dt,
-            read_bw_bytes: m.read.bytes as f64 / dt,
-            write_bw_bytes: m.write.bytes as f64 / dt,
-            read: m.read,
-            write: m.write,
-            errors: 0,
-            lat_us: LatSummary::from_hist(&m.hist),
-            service_lat_us: None,
-            error_records: Vec::new(),
-            hists: None,
-        };
-        index += 1;
-        Ok(match obs.interval(&r) {
-            Control::Stop(why) => Some(why),
-            Control::Continue => None,
-        })
-    })?;
+    let run = supervise(
+        cmd,
+        Some(&file.text),
+        ctl,
+        obs,
+        &mut |v, suspended_s, obs| {
+            let now = series_of(v)?;
+            let at_ms = v["timestamp_ms"].as_f64().ok_or_else(|| {
+                FioError::Output(
+                    "a status dump without timestamp_ms (fio 3.0 or later has it)".into(),
+                )
+            })?;
+            let origin = *origin_ms.get_or_insert_with(|| {
+                let measured = now.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
+                (at_ms - measured).max(started_ms)
+            });
+            reset.resize(now.len(), false);
+            let m = merge(&now, &last, &mut reset);
+            last = now;
+            // The wall clock from the I/O's start: every series of the step on one time axis.
+            let some = m.read.ios + m.write.ios > 0;
+            let mut end_s = ((at_ms - origin) / 1000.0).max(last_s);
+            if some && end_s <= last_s {
+                // Two dumps in one millisecond (the last right after a periodic one): its
+                // I/Os still count, in an interval of that millisecond.
+                end_s = last_s + 0.001;
+            }
+            // After a ramp, the interval starts where the series' counters started again.
+            let start_s = match m.since_reset_ms {
+                Some(ms) => (end_s - ms / 1000.0).clamp(last_s, end_s),
+                None => last_s,
+            };
+            let dt = end_s - start_s;
+            if dt <= 0.0 || (!some && dt * 10.0 < interval_s) {
+                return Ok(None);
+            }
+            last_s = end_s;
+            // Before every series has started its counters again, the step is in its ramp
+            // (bounded by the ramp's length, should a reset go unseen).
+            let ramp =
+                ramp_s > 0.0 && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
+            let r = IntervalReport {
+                index,
+                start_s,
+                end_s,
+                ramp,
+                suspended_s,
+                read_iops: m.read.ios as f64 / dt,
+                write_iops: m.write.ios as f64 / dt,
+                read_bw_bytes: m.read.bytes as f64 / dt,
+                write_bw_bytes: m.write.bytes as f64 / dt,
+                read: m.read,
+                write: m.write,
+                errors: 0,
+                lat_us: LatSummary::from_hist(&m.hist),
+                service_lat_us: None,
+                error_records: Vec::new(),
+                hists: None,
+            };
+            index += 1;
+            Ok(match obs.interval(&r) {
+                Control::Stop(why) => Some(why),
+                Control::Continue => None,
+            })
+        },
+    )?;
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
     // fio's new logs, copied to where the job asked for them (never over a file).
     for h in scratch.harvest() {

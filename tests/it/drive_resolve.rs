@@ -150,6 +150,8 @@ fn default_target_with(home: &Path, xdg: Option<&std::ffi::OsStr>) -> std::path:
     .arg("--json")
     .arg("--session")
     .arg(home.join("s.yaml"))
+    // Called twice on one home: the second run replaces the first's session.
+    .arg("--force")
     .current_dir(home)
     .env("HOME", home)
     .env_remove("XDG_DATA_HOME");

@@ -208,7 +208,8 @@ fn a_paced_steps_pacing_is_recorded_and_shown() {
     let args = |extra: &[&str]| {
         let mut a = vec!["run", "--engine", "nop", "--duration", "1s"];
         a.extend_from_slice(extra);
-        a.extend_from_slice(&["--session", session.to_str().unwrap()]);
+        // One session path for the three runs: each replaces the one before.
+        a.extend_from_slice(&["--session", session.to_str().unwrap(), "--force"]);
         a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
     let argv = args(&["--rate-iops", "5000", "--json"]);

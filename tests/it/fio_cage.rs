@@ -476,3 +476,48 @@ fn logs_land_where_asked_and_never_over_a_file_that_is_there() {
     let lat = std::fs::read_to_string(logs.join("x_lat.1.log")).unwrap();
     assert_eq!(lat.lines().count(), 64, "one line per I/O");
 }
+
+/// Run as another user than root, the cage is a user namespace: fio still cannot write a
+/// file the user may write but the job does not name as a target.
+#[test]
+fn as_another_user_the_cage_holds_too() {
+    use std::os::unix::fs::PermissionsExt;
+    if !fio_installed() {
+        skip!(Tool, "fio is not installed");
+    }
+    if !common::is_root() {
+        skip!(NotRoot, "the test becomes another user with setpriv");
+    }
+    let tmp = common::disk_tempdir();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let target = tmp.path().join("target.bin");
+    let sentinel = tmp.path().join("sentinel.bin");
+    for p in [&target, &sentinel] {
+        std::fs::write(p, vec![7u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
+    let before = sha(&sentinel);
+    let job = tmp.path().join("j.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[r]\nfilename={}\nrw=read\nsize=256k\nmem=mmapshared:{}\n",
+            target.display(),
+            sentinel.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(common::bin())
+        .args(["run", "--fio-job"])
+        .arg(&job)
+        .env("HOME", tmp.path())
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .expect("setpriv runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(sha(&sentinel), before, "{said}");
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("fio failed"), "{said}");
+}

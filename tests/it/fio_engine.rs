@@ -239,3 +239,71 @@ fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
         assert!(note.starts_with("fio-3"), "{note}");
     }
 }
+
+/// The pid of a process named `fio` whose parent is `parent`, once there is one.
+fn fio_child_of(parent: u32) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let close = stat.rfind(')')?;
+        let comm = &stat[stat.find('(')? + 1..close];
+        let ppid: u32 = stat[close + 1..].split_whitespace().nth(1)?.parse().ok()?;
+        (comm == "fio" && ppid == parent).then_some(pid)
+    })
+}
+
+/// fio stopped by a signal drivescope did not send is a suspended process, not a slow
+/// drive: drivescope says so, and the intervals it spans are marked suspended.
+#[test]
+fn a_suspended_fio_is_a_suspended_process_not_drive_latency() {
+    use std::io::BufRead;
+    let home = common::disk_tempdir();
+    let target = home.path().join("t.bin");
+    let mut child = common::command(home.path())
+        .args(["run", "--target"])
+        .arg(&target)
+        .args([
+            "--size",
+            "16MiB",
+            "--engine",
+            "fio",
+            "--rw",
+            "randread",
+            "--duration",
+            "30s",
+            "--interval",
+            "200ms",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> serde_json::Value {
+        let l = lines.next().expect("a line").unwrap();
+        serde_json::from_str(&l).unwrap()
+    };
+    // fio runs: its first interval is out.
+    while next()["type"] != "interval" {}
+    let fio = fio_child_of(child.id()).expect("drivescope's fio");
+    // SAFETY: kill(2) with a pid read from /proc just now; the test owns that fio.
+    unsafe { libc::kill(fio as i32, libc::SIGSTOP) };
+    // drivescope notices, then fio goes on.
+    loop {
+        let v = next();
+        if v["type"] != "interval" && v.to_string().contains("suspended by a signal") {
+            break;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(fio as i32, libc::SIGCONT) };
+    let mut marked = false;
+    while !marked {
+        let v = next();
+        marked = v["type"] == "interval" && v["suspended_s"].as_f64().unwrap_or(0.0) > 0.0;
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert!(child.wait().is_ok());
+}

@@ -151,17 +151,18 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
     let bin = crate::fio_job_file::fio_script(
         home.path(),
         &format!(
-            "case \"$1\" in\n  --ioengine=io_uring) trap '' TERM; sleep 600 & echo $$ > '{}'; wait ;;\n  *) exec {real} \"$@\" ;;\nesac",
-            pidfile.display()
+            "case \"$1\" in\n  --ioengine=io_uring) trap '' TERM; sleep 600 & echo $$ >&3; wait ;;\n  *) exec {real} \"$@\" ;;\nesac"
         ),
     );
     let mut args = long_run(home.path());
     args.extend(["--engine", "fio", "--json"].map(String::from));
-    let child = common::spawn_keeping_stderr(
-        common::command(home.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .args(&args),
-    );
+    // fio's cage lets it write no file it is not given: the script says its pid on a
+    // descriptor it inherits.
+    let mut cmd = common::command(home.path());
+    cmd.env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .args(&args);
+    crate::fio_job_file::log_on_fd_3(&mut cmd, &pidfile);
+    let child = common::spawn_keeping_stderr(&mut cmd);
     let pgid = common::pid_written(&pidfile);
     // Its group: the script and its sleep.
     let t1 = Instant::now();
