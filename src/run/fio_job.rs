@@ -26,6 +26,9 @@ pub struct FioRun {
     pub text: String,
     pub version: String,
     pub targets: Vec<(PathBuf, bool)>,
+    /// Every target but the first (the run's own), as prepared: each new file among them
+    /// is filled before fio reads it, as the first is.
+    pub also: Vec<PreparedTarget>,
 }
 
 /// The one workload that describes a step's jobs, as far as one can: the pattern of all
@@ -259,6 +262,7 @@ pub(super) fn prepare_fio_job(
                 .iter()
                 .map(|t| (t.path.clone(), t.writes))
                 .collect(),
+            also: ready.iter().skip(1).cloned().collect(),
         })),
         plan,
         default_target: false,

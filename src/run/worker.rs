@@ -124,30 +124,41 @@ impl Worker {
         let mut show = |n: &str| {
             let _ = tx.send((drive, Said::Show(n.to_string())));
         };
-        let (filled, notes) = match &run.remote {
-            Some(r) => r.link.fill(ctl.flags(), &mut show)?,
-            None => {
-                let mut notes = Vec::new();
-                let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
-                    show(n);
-                    notes.push(n.to_string());
-                })?;
-                (filled, notes)
-            }
+        // A job file's other targets are this host's: each new one is filled as well, so
+        // that no job reads unwritten extents (no device I/O, and numbers no drive gives).
+        let also: &[crate::dut::PreparedTarget] = match &run.kind {
+            RunKind::FioJob(f) => &f.also,
+            _ => &[],
         };
-        match filled {
-            Some(s) => self.say(Said::Record {
-                kind: EventKind::Fill,
-                message: format!("filled {}", t.path.display()),
-                data: serde_yaml::to_value(s).unwrap_or_default(),
-            }),
+        let mut done = Vec::new();
+        match &run.remote {
+            Some(r) => done.push((t, r.link.fill(ctl.flags(), &mut show)?)),
             None => {
-                for n in notes {
-                    self.say(Said::Record {
-                        kind: EventKind::Note,
-                        message: n,
-                        data: serde_yaml::Value::Null,
-                    });
+                for t in std::iter::once(t).chain(also) {
+                    let mut notes = Vec::new();
+                    let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
+                        show(n);
+                        notes.push(n.to_string());
+                    })?;
+                    done.push((t, (filled, notes)));
+                }
+            }
+        }
+        for (t, (filled, notes)) in done {
+            match filled {
+                Some(s) => self.say(Said::Record {
+                    kind: EventKind::Fill,
+                    message: format!("filled {}", t.path.display()),
+                    data: serde_yaml::to_value(s).unwrap_or_default(),
+                }),
+                None => {
+                    for n in notes {
+                        self.say(Said::Record {
+                            kind: EventKind::Note,
+                            message: n,
+                            data: serde_yaml::Value::Null,
+                        });
+                    }
                 }
             }
         }

@@ -983,3 +983,37 @@ fn fios_version_is_asked_once_whatever_the_number_of_steps() {
         assert!(note.starts_with("fio-3"), "{note}");
     }
 }
+
+/// Every new file a job reads is filled before fio measures it, not only the first: a
+/// read of a file only fallocated reaches no device (and gives numbers no drive gives).
+#[test]
+fn every_new_file_a_job_reads_is_filled_first() {
+    let home = common::disk_tempdir();
+    let a = home.path().join("a.bin");
+    let b = home.path().join("b.bin");
+    let job = write_job(
+        home.path(),
+        "two.fio",
+        &format!(
+            "[r]\nrw=read\nbs=64k\nsize=2m\nfilename={}:{}\n",
+            a.display(),
+            b.display()
+        ),
+    );
+    let out = run_job(home.path(), &job, &[]);
+    let lines = json_lines(&out);
+    let fills: Vec<&str> = of_type(&lines, "note")
+        .iter()
+        .filter_map(|l| l["message"].as_str())
+        .filter(|m| m.contains("has never been written: filling"))
+        .collect();
+    assert_eq!(fills.len(), 2, "{lines:?}");
+    for f in [&a, &b] {
+        let data = std::fs::read(f).unwrap();
+        assert!(
+            data.chunks(4096).all(|c| c.iter().any(|x| *x != 0)),
+            "{} has blocks the fill did not write",
+            f.display()
+        );
+    }
+}

@@ -348,7 +348,10 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
         .collect();
     assert_eq!(
         in_use,
-        ["nvme0n1p1 held by dm-0", "nvme0n1p2 mounted on /mnt"]
+        [
+            "/dev/nvme0n1p2 is mounted on /mnt",
+            "/dev/nvme0n1p1 is held by device-mapper device dstest (/dev/dm-0)"
+        ]
     );
 
     sata_disk(&out);
