@@ -23,6 +23,7 @@ pub mod lines;
 pub mod lockfile;
 pub mod ostext;
 pub mod outcome;
+pub mod output;
 pub mod plan;
 pub mod preset;
 pub mod remote;
