@@ -12,6 +12,12 @@
 //! not all was shown.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::panic
+)]
 
 use std::fmt::Display;
 use std::process::ExitCode;
