@@ -8,6 +8,14 @@
 //! `session`, `dut` and `telemetry`; none of these on `commands` or `cli`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+// Held by the tool, not by habit: production code prints only through `output` (a closed
+// stdout is an end, never a panic), and neither unwraps nor panics. Tests may (clippy.toml).
+#![deny(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::panic
+)]
 
 pub mod app;
 pub mod children;
@@ -23,6 +31,7 @@ pub mod lines;
 pub mod lockfile;
 pub mod ostext;
 pub mod outcome;
+pub mod output;
 pub mod plan;
 pub mod preset;
 pub mod remote;

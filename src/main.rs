@@ -5,10 +5,19 @@
 //! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
-//! 141 (128 + SIGPIPE) stopped because its output was closed (a pipe's reader gone, a
-//! terminal gone): the session is saved, as on a signal.
+//! 141 (128 + SIGPIPE) its output was closed (a pipe's reader gone, a terminal gone): a
+//! run stopped with its session saved, as on a signal; any other command ended its output
+//! there (what it writes to files it still wrote). Never a panic: a shell's pipeline sees
+//! what it sees of a C program killed by SIGPIPE, and `set -o pipefail` still learns that
+//! not all was shown.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::panic
+)]
 
 use std::fmt::Display;
 use std::process::ExitCode;
@@ -52,9 +61,14 @@ fn say(msg: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{msg}");
 }
 
-/// Exit code of a command that returns only success or an error.
+/// The exit code of a process whose output was closed (128 + SIGPIPE).
+const OUTPUT_CLOSED: u8 = 128 + libc::SIGPIPE as u8;
+
+/// Exit code of a command that returns only success or an error: 141 when it succeeded
+/// but its output was closed on the way.
 fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
     match r {
+        Ok(()) if drivescope::output::output_closed() => ExitCode::from(OUTPUT_CLOSED),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             say(format_args!("drivescope: {e}"));
@@ -72,7 +86,7 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
         (s > 0).then(|| ExitCode::from((128 + s) as u8))
     };
     let output_closed =
-        || drivescope::run::output_closed().then(|| ExitCode::from((128 + libc::SIGPIPE) as u8));
+        || drivescope::output::output_closed().then(|| ExitCode::from(OUTPUT_CLOSED));
     let finished = match command(stop) {
         Ok(f) => f,
         Err(e) => {
@@ -122,8 +136,29 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
     }
 }
 
+/// The command line, or the exit code of what clap showed instead (help, version, a usage
+/// error): clap's own writer, whose failed write is a closed output as any other.
+fn parse() -> Result<Cli, ExitCode> {
+    use std::io::Write;
+    let e = match Cli::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e,
+    };
+    let shown = e.print().and_then(|()| {
+        std::io::stdout().flush()?;
+        std::io::stderr().flush()
+    });
+    Err(match shown {
+        Err(_) => ExitCode::from(OUTPUT_CLOSED),
+        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     match cli.command {
         None => match commands::dashboard::run(&cli.dashboard) {
             Ok(Exit::Quit) => ExitCode::SUCCESS,

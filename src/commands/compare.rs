@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::error::ReportCmdError;
 use crate::cli::CompareArgs;
+use crate::output::{err_line, out_line, Output, Stream};
 use crate::report::compare::{self, Entry};
 use crate::session;
 
@@ -22,7 +23,7 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     for p in &a.sessions {
         let l = session::load(p)?;
         for w in &l.warnings {
-            eprintln!("warning: {w}");
+            err_line(&format!("warning: {w}"));
         }
         for view in l.session.drive_views() {
             paths.push(p.as_path());
@@ -36,12 +37,12 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .map(|(name, session)| Entry { name, session })
         .collect();
     for d in compare::workload_differences(&entries) {
-        eprintln!("warning: the sessions' workloads differ: {d}");
+        err_line(&format!("warning: the sessions' workloads differ: {d}"));
     }
-    print!("{}", compare::text_table(&entries));
+    Output::default().text(Stream::Out, &compare::text_table(&entries));
     let files = compare::write_compare(&entries, &a.out)?;
     for f in &files {
-        println!("{}", f.display());
+        out_line(&f.display().to_string());
     }
     Ok(files)
 }

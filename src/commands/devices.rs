@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::error::CommandError;
 use crate::drive::in_use::{block_device_in_use, BlockDevice, InUse, Scene};
 use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport};
+use crate::output::out_line;
 use crate::telemetry::collect::no_smart_note;
 use crate::telemetry::{blockstat, hwmon, nvme, smartctl};
 use crate::units::format_size;
@@ -94,13 +95,13 @@ pub fn collect(root: &SysRoot) -> Vec<DeviceRow> {
 pub fn run(args: DevicesArgs) -> Result<(), CommandError> {
     let rows = collect(&SysRoot::real());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        out_line(&serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
-    println!(
+    out_line(&format!(
         "{:<10} {:>10} {:<9} {:<28} {:<24} SOURCES",
         "NAME", "SIZE", "TRANSPORT", "MODEL", "IN USE"
-    );
+    ));
     for r in &rows {
         let d = &r.disk;
         let used = if r.in_use.is_empty() {
@@ -112,7 +113,7 @@ pub fn run(args: DevicesArgs) -> Result<(), CommandError> {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        println!(
+        out_line(&format!(
             "{:<10} {:>10} {:<9} {:<28} {:<24} {}",
             d.name,
             format_size(d.capacity_bytes),
@@ -123,9 +124,9 @@ pub fn run(args: DevicesArgs) -> Result<(), CommandError> {
                 .unwrap_or_else(|| "-".to_string()),
             used,
             r.sources.join(", ")
-        );
+        ));
         for n in &r.notes {
-            println!("{:<10} note: {n}", "");
+            out_line(&format!("{:<10} note: {n}", ""));
         }
     }
     Ok(())

@@ -3,11 +3,11 @@
 
 use crate::cli::{AssumedTarget, PresetsAction, PresetsArgs};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::output::{err_line, Output, Stream};
 use crate::plan::{self, Plan, PlanError, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset, PresetError};
 use crate::units::format_size;
@@ -32,17 +32,12 @@ pub enum PresetsError {
     Invalid { failed: usize, total: usize },
     #[error("logical block size {0} is not a power of two up to 64KiB")]
     BlockSize(u64),
-    #[error("cannot write to standard output: {0}")]
-    Stdout(#[source] std::io::Error),
 }
 
-/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), PresetsError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(PresetsError::Stdout(e)),
-        _ => Ok(()),
-    }
+/// Writes `text` to stdout through the one writer: a closed stdout (`| head`) ends the
+/// output, and the binary's exit says so.
+fn emit(text: &str) {
+    Output::default().text(Stream::Out, text);
 }
 
 fn options(t: &AssumedTarget) -> PlanOptions {
@@ -102,7 +97,8 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
             let facts = facts(target)?;
             let p = preset::find(preset)?;
             let plan = expand(&p, &facts, &options(target))?;
-            emit(&plan::fio::job_file(&p, &plan, &facts))
+            emit(&plan::fio::job_file(&p, &plan, &facts));
+            Ok(())
         }
     }
 }
@@ -110,7 +106,7 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
 fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), PresetsError> {
     let cat = preset::catalog();
     for problem in &cat.problems {
-        let _ = writeln!(std::io::stderr(), "drivescope: skipped: {problem}");
+        err_line(&format!("drivescope: skipped: {problem}"));
     }
     let mut out = String::new();
     let _ = writeln!(
@@ -143,7 +139,8 @@ fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), 
     for (id, name, est) in rows {
         let _ = writeln!(out, "{id:<w_id$}  {name:<w_name$}  {est}");
     }
-    emit(&out)
+    emit(&out);
+    Ok(())
 }
 
 fn show(
@@ -162,7 +159,8 @@ fn show(
             let _ = writeln!(out, "# {l}");
         }
     }
-    emit(&out)
+    emit(&out);
+    Ok(())
 }
 
 /// The plan's heading, notes and table.
@@ -198,13 +196,15 @@ fn plan_of(
     let p = preset::find(id)?;
     let plan = expand(&p, facts, opts)?;
     if !json {
-        return emit(&plan_text(&p, &plan, facts, probe_iops));
+        emit(&plan_text(&p, &plan, facts, probe_iops));
+        return Ok(());
     }
     let mut out = String::new();
     for step in plan::planned_steps(&plan, probe_iops) {
         let _ = writeln!(out, "{}", serde_json::to_string(&step)?);
     }
-    emit(&out)
+    emit(&out);
+    Ok(())
 }
 
 fn validate(
@@ -225,7 +225,7 @@ fn validate(
                 p.phases.len(),
                 plan.steps.len(),
                 format_size(facts.capacity_bytes)
-            ))?,
+            )),
             Err(e) => errors.push(e),
         }
     }
@@ -238,7 +238,7 @@ fn validate(
         return Ok(());
     }
     for e in &errors {
-        let _ = writeln!(std::io::stderr(), "drivescope: {e}");
+        err_line(&format!("drivescope: {e}"));
     }
     Err(PresetsError::Invalid {
         failed: errors.len(),

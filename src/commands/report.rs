@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::error::ReportCmdError;
 use crate::cli::{ReportArgs, SpanArg};
 
+use crate::output::{err_line, out_line};
 use crate::report;
 use crate::report::svg::{format_value, Unit};
 use crate::session::{self, paths};
@@ -15,7 +16,7 @@ use crate::stats::LatSummary;
 pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     let loaded = session::load(&a.session)?;
     for w in &loaded.warnings {
-        eprintln!("warning: {w}");
+        err_line(&format!("warning: {w}"));
     }
     let s = &loaded.session;
     if let Some(span) = a.span {
@@ -23,11 +24,11 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         return Ok(Vec::new());
     }
     if s.summary.is_none() {
-        eprintln!(
+        err_line(&format!(
             "note: {} has no final summary (its run is still going, or did not end cleanly); reporting the {} intervals saved so far",
             a.session.display(),
             s.intervals.len()
-        );
+        ));
     }
     let dir = a
         .out
@@ -41,7 +42,7 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     )?;
     let files = report::write_report(s, &dir, &loaded.warnings)?;
     for f in &files {
-        println!("{}", f.display());
+        out_line(&f.display().to_string());
     }
     Ok(files)
 }
@@ -74,10 +75,10 @@ fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(),
         });
     }
     if let Some(why) = &read.stopped {
-        eprintln!("warning: {}: {why}", hlog.display());
+        err_line(&format!("warning: {}: {why}", hlog.display()));
     }
     let l = LatSummary::from_hist(&read.hist);
-    println!(
+    out_line(&format!(
         "latency {shown} ({} interval histograms, {} I/Os), µs: mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
         read.histograms,
         l.samples,
@@ -88,6 +89,6 @@ fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(),
         l.p99_9,
         l.p99_99,
         l.max
-    );
+    ));
     Ok(())
 }

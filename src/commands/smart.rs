@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
+use crate::output::{out_line, output_closed, Output, Stream};
 use crate::telemetry::{
     self, smartctl, HealthReason, OcpSmartHealth, Poller, SensorThresholds, SmartReading,
     TelemetrySample, ThermalManagement, ThrottleStatus,
@@ -191,27 +192,27 @@ fn print_readings(args: &SmartArgs, readings: &[SmartReading]) -> Result<(), Com
             [one] => serde_json::to_string_pretty(one)?,
             many => serde_json::to_string_pretty(many)?,
         };
-        println!("{text}");
+        out_line(&text);
     } else if args.yaml {
         let text = match readings {
             [one] => serde_yaml::to_string(one)?,
             many => serde_yaml::to_string(many)?,
         };
-        print!("{text}");
+        Output::default().text(Stream::Out, &text);
     } else {
         let parts: Vec<String> = readings.iter().map(render_text).collect();
-        print!("{}", parts.join("\n"));
+        Output::default().text(Stream::Out, &parts.join("\n"));
     }
     Ok(())
 }
 
 fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandError> {
     if args.json {
-        println!("{}", serde_json::to_string(s)?);
+        out_line(&serde_json::to_string(s)?);
         return Ok(());
     }
     if args.yaml {
-        print!("---\n{}", serde_yaml::to_string(s)?);
+        Output::default().text(Stream::Out, &format!("---\n{}", serde_yaml::to_string(s)?));
         return Ok(());
     }
     let temp = opt(s.smart.as_ref().and_then(|r| r.temperature_c), " °C");
@@ -231,12 +232,12 @@ fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandErro
         .filter(|r| r.health.is_failing())
         .map(|r| format!("  health {}", r.health))
         .unwrap_or_default();
-    println!(
+    out_line(&format!(
         "t={:.1}s  temp {temp}  {io}  host cpu {cpu}{health}",
         s.t_ns as f64 / 1e9
-    );
+    ));
     for n in &s.notes {
-        println!("  note: {n}");
+        out_line(&format!("  note: {n}"));
     }
     Ok(())
 }
@@ -261,7 +262,11 @@ pub fn run(args: SmartArgs) -> Result<(), CommandError> {
     let info = drive::resolve(&target)?;
     if let Some(count) = args.watch {
         let (poller, rx) = Poller::spawn(&info, args.period, Instant::now());
+        // A closed output ends the watch: no sample is read that nobody sees.
         for _ in 0..count {
+            if output_closed() {
+                break;
+            }
             match rx.recv() {
                 Ok(s) => print_sample(&args, &s)?,
                 Err(_) => return Err(CommandError::Usage("the poller stopped".into())),

@@ -269,7 +269,7 @@ pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
     super::hold_signals_for_shutdown();
     let loaded = session::load(path)?;
     for w in &loaded.warnings {
-        eprintln!("drivescope: {w}");
+        crate::output::err_line(&format!("drivescope: {w}"));
     }
     let s = loaded.session;
     let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())

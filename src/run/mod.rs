@@ -14,7 +14,6 @@ mod control;
 mod error;
 mod event;
 mod fio_job;
-mod output;
 mod pipeline;
 mod print;
 mod record;
@@ -30,7 +29,6 @@ pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 pub use fio_job::FioRun;
-pub use output::output_closed;
 pub use pipeline::{
     check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
 };

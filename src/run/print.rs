@@ -8,13 +8,13 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::event::{FinishedStep, Happening, RunEvent, Timed};
-use super::output::{Output, Stream};
 use super::pipeline::Sink;
 use super::record::single_workload;
 use super::request::{Prepared, RunKind};
 use super::tally::Tally;
 use crate::dut::TargetKind;
 use crate::outcome::RunOutcome;
+use crate::output::{Output, Stream};
 use crate::stats::{IntervalReport, IoErrorRecord, LatSummary, StepSummary};
 use crate::units::{format_duration, format_size};
 use crate::workload::{EngineKind, EngineOptions};

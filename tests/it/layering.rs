@@ -1,6 +1,8 @@
-//! The layout holds: no import cycles between the top-level modules of `src/` (test code
-//! aside), no command module uses another, and nothing below the edge uses `cli` or
-//! `commands`. Read from the source text, so a new cycle fails here, not in a review.
+//! The layout holds: the layer order of docs/ARCHITECTURE.md's table (every top-level
+//! module of `src/` in it, none using a layer above its own, test code aside), no import
+//! cycles between the top-level modules, no command module uses another, and nothing below
+//! the edge uses `cli` or `commands`. Read from the source and the document's text, so a
+//! module that reaches up fails here, not in a review.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -154,4 +156,104 @@ fn the_check_finds_a_cycle_when_there_is_one() {
     let mut g = module_graph();
     g.entry("units".into()).or_default().insert("run".into());
     assert!(reaches(&g, "units", "units"), "units -> run -> … -> units");
+}
+
+/// Uses that break the documented order today, each with why; the test fails once one is
+/// gone, so that this list only shrinks (issue 26).
+const KNOWN_UPWARD: &[(&str, &str, &str)] = &[(
+    "run",
+    "report",
+    "the soak summary read back from the session's YAML, the snapshots' report files",
+)];
+
+/// docs/ARCHITECTURE.md's layer table: each top-level module (`main.rs` aside) and its
+/// layer's rank, 0 the top.
+fn documented_layers() -> BTreeMap<String, usize> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+            .unwrap();
+    let table = doc
+        .split("## Layers")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Layers section");
+    let mut layers = BTreeMap::new();
+    let rows = table
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .skip(2) // the heading and its rule
+        .enumerate();
+    for (rank, row) in rows {
+        let modules = row.split('|').nth(2).expect("a modules column");
+        for name in modules.split(',') {
+            let name = name.trim().trim_matches('`');
+            let name = name.trim_end_matches('/').trim_end_matches(".rs");
+            if name != "main" {
+                let before = layers.insert(name.to_string(), rank);
+                assert!(before.is_none(), "{name} is in two layers");
+            }
+        }
+    }
+    layers
+}
+
+/// The uses of a module of a layer above the user's own.
+fn upward_uses<'a>(
+    g: &'a BTreeMap<String, BTreeSet<String>>,
+    layers: &BTreeMap<String, usize>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut upward = Vec::new();
+    for (m, uses) in g {
+        let Some(&rank) = layers.get(m) else { continue };
+        for u in uses {
+            if layers.get(u).is_some_and(|&r| r < rank) {
+                upward.push((m.as_str(), u.as_str()));
+            }
+        }
+    }
+    upward
+}
+
+#[test]
+fn modules_use_only_their_own_layer_or_those_below_as_documented() {
+    let layers = documented_layers();
+    assert!(layers.len() > 15, "{layers:?}");
+    let g = module_graph();
+    let undocumented: Vec<&String> = g
+        .keys()
+        .filter(|m| *m != "test_support" && !layers.contains_key(*m))
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "modules not in docs/ARCHITECTURE.md's layer table: {undocumented:?}"
+    );
+    for m in layers.keys() {
+        assert!(
+            g.contains_key(m),
+            "the table names {m}, which src/ does not have"
+        );
+    }
+    let mut upward = upward_uses(&g, &layers);
+    for &(m, u, why) in KNOWN_UPWARD {
+        assert!(
+            upward.contains(&(m, u)),
+            "{m} no longer uses {u} ({why}): take it off KNOWN_UPWARD and docs/ARCHITECTURE.md"
+        );
+    }
+    upward.retain(|e| !KNOWN_UPWARD.iter().any(|&(m, u, _)| (m, u) == *e));
+    assert!(
+        upward.is_empty(),
+        "modules using a layer above their own (docs/ARCHITECTURE.md): {upward:?}"
+    );
+}
+
+#[test]
+fn the_order_check_finds_a_use_of_a_layer_above() {
+    let layers = documented_layers();
+    let mut g = module_graph();
+    g.entry("units".into()).or_default().insert("run".into());
+    assert!(
+        upward_uses(&g, &layers).contains(&("units", "run")),
+        "the vocabulary reaching up to the runs: {layers:?}"
+    );
 }

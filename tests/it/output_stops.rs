@@ -238,3 +238,89 @@ fn labels_and_paths_with_control_characters_are_escaped_in_text_output() {
         "{text}"
     );
 }
+
+/// Every command that prints, its stdout a pipe whose reader left before it wrote (`| head`
+/// at its most abrupt, so a short output fails too): it ends quietly with 141, as a run
+/// does, never with a panic's 101; what it writes to files it still writes.
+#[test]
+fn every_command_with_a_closed_stdout_ends_quietly_with_141() {
+    let home = common::disk_tempdir();
+    let h = home.path();
+    let p = |name: &str| h.join(name).to_str().unwrap().to_string();
+    // Two sessions with histograms, for `report` and `compare`.
+    for name in ["a", "b"] {
+        let target = h.join(format!("{name}.bin"));
+        let session = p(&format!("{name}.yaml"));
+        let out = common::run(
+            h,
+            &common::short_run_args(&target, &["--session", &session, "--histograms"]),
+        );
+        common::succeeded(&out);
+    }
+    let presets = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets");
+    let preset = |f: &str| presets.join(f).to_str().unwrap().to_string();
+    let smartctl = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/nvme_micron_7450_MTFDKCC3T2TFS.json")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let watched = h.join("watched.bin");
+    std::fs::write(&watched, b"x").unwrap();
+    let run_target = h.join("run.bin");
+    let run = common::short_run_args(&run_target, &[]);
+    let cases: Vec<Vec<String>> = [
+        run,
+        vec!["--help"],
+        vec!["presets", "--help"],
+        vec!["--version"],
+        vec!["presets", "list"],
+        vec!["presets", "show", "quick-look"],
+        vec!["presets", "show", "snia-iops", "--plan"],
+        vec!["presets", "plan", "snia-iops"],
+        vec!["presets", "plan", "snia-iops", "--json"],
+        vec!["presets", "fio", "quick-look"],
+        vec![
+            "presets",
+            "validate",
+            &preset("quick-look.yaml"),
+            &preset("seq-128k.yaml"),
+        ],
+        vec!["devices"],
+        vec!["devices", "--json"],
+        vec!["smart", "--smartctl-json", &smartctl],
+        vec!["smart", "--smartctl-json", &smartctl, "--json"],
+        vec!["smart", "--smartctl-json", &smartctl, "--yaml"],
+        vec![
+            "smart",
+            watched.to_str().unwrap(),
+            "--watch",
+            "3",
+            "--period",
+            "1s",
+        ],
+        vec!["report", &p("a.yaml"), "--out", &p("a-report")],
+        vec!["report", &p("a.yaml"), "--span", "0s..1h"],
+        vec!["compare", &p("a.yaml"), &p("b.yaml"), "--out", &p("ab")],
+    ]
+    .iter()
+    .map(|a| a.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for args in &cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = common::command(h)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = common::stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
+    }
+    // The files were written all the same.
+    for dir in ["a-report", "ab"] {
+        assert!(std::fs::read_dir(h.join(dir)).unwrap().count() > 1, "{dir}");
+    }
+}
