@@ -125,13 +125,14 @@ impl Worker {
             let _ = tx.send((drive, Said::Show(n.to_string())));
         };
         let (filled, notes) = match &run.remote {
-            Some(r) => r.link.fill(ctl.flags(), &mut show)?,
+            Some(r) => r.link.fill(!run.page_cache(), ctl.flags(), &mut show)?,
             None => {
                 let mut notes = Vec::new();
-                let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
-                    show(n);
-                    notes.push(n.to_string());
-                })?;
+                let filled =
+                    fill_if_unwritten(t, !run.page_cache(), ctl.flags(), &mut |n: &str| {
+                        show(n);
+                        notes.push(n.to_string());
+                    })?;
                 (filled, notes)
             }
         };

@@ -245,7 +245,7 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display()
     );
@@ -382,7 +382,7 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
     let target = home.path().join("dut.bin");
     // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s.
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display()
     );
@@ -541,7 +541,7 @@ fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
     let target = home.path().join("dut.bin");
     // stderr stays on the terminal: writing there after it closed must not kill the save.
     let cmd = format!(
-        "{} --target {} --preset quick-look",
+        "{} --target {} --size 1GiB --preset quick-look",
         common::bin().display(),
         target.display(),
     );
@@ -583,7 +583,7 @@ fn kill_9_of_a_dashboard_run_leaves_a_session_that_loads_without_its_terminal() 
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display(),
     );
@@ -674,7 +674,7 @@ fn signal_during_a_run(name: &str, sig: &str, code: i32) {
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look",
+        "{} --target {} --size 1GiB --preset quick-look",
         common::bin().display(),
         target.display(),
     );
