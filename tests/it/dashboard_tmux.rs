@@ -245,7 +245,7 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 256MiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display()
     );
@@ -254,7 +254,8 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     };
     let s = t.wait_for(" Presets ");
     assert!(s.contains("Quick look"), "{s}");
-    // Enter starts the highlighted preset (quick-look) on the target given.
+    // Enter starts the highlighted preset (quick-look) on the target given, which does not
+    // exist: --size makes it a test file of that size.
     t.tmux(&["send-keys", "Enter"]);
     let s = wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
     assert!(s.contains("running"), "{s}");
@@ -288,7 +289,9 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
         !loaded.session.intervals.is_empty(),
         "the session holds the run's intervals"
     );
-    assert!(target.exists());
+    // The test file the dashboard made is the size given (--size), not its 1 GiB default.
+    let len = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(len, 256 << 20, "the test file made");
 }
 
 #[test]
