@@ -10,12 +10,12 @@ use std::process::Command;
 use crate::common::{self, json_lines, of_type, run};
 
 /// A ramfs mounted on a temp dir (no O_DIRECT there); unmounted on drop.
-struct Ramfs {
+pub(crate) struct Ramfs {
     dir: tempfile::TempDir,
 }
 
 impl Ramfs {
-    fn mount() -> Option<Ramfs> {
+    pub(crate) fn mount() -> Option<Ramfs> {
         if !common::is_root() {
             common::skip::note(common::skip::Skip::NotRoot, "mounting a ramfs needs root");
             return None;
@@ -33,7 +33,7 @@ impl Ramfs {
         Some(Ramfs { dir })
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 }

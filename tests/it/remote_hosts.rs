@@ -955,3 +955,37 @@ fn a_local_and_a_remote_target_on_the_same_file_are_refused_before_either_starts
     let out = reads(&[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
+    let Some(lab) = Lab::start(1) else { return };
+    // ramfs refuses O_DIRECT: only a fill that follows --direct 0 works there.
+    let Some(fs) = crate::new_files::Ramfs::mount() else {
+        return;
+    };
+    let home = common::disk_tempdir();
+    let t = fs.path().join("far.bin");
+    let t = t.to_str().unwrap();
+    let args = [
+        "run",
+        "--host",
+        "host0",
+        "--target",
+        t,
+        "--size",
+        "1M",
+        "--duration",
+        "300ms",
+    ];
+    let out = ds(
+        home.path(),
+        &lab,
+        &[&args[..], &["--direct", "0", "--json"]].concat(),
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    assert_eq!(of_type(&lines, "start")[0]["page_cache"], true);
+    assert!(common::summary(&lines)["read_ios"].as_u64().unwrap_or(0) > 0);
+}
