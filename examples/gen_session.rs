@@ -154,6 +154,7 @@ fn main() {
             size_bytes: 1 << 40,
             align_bytes: 512,
             host: None,
+            page_cache: false,
         },
         command: Some("gen_session".into()),
         drive: serde_yaml::from_str("{model: Generated NVMe 1TB, serial: GEN0001, firmware: 1.0}")

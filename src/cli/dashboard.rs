@@ -15,6 +15,10 @@ pub struct DashboardArgs {
     /// size, offset, host} (as `drivescope run --targets`).
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     pub targets: Option<PathBuf>,
+    /// The size of a new test file for a --target that does not exist (without it, such a
+    /// target is refused: a typo never becomes a test file).
+    #[arg(long, value_parser = super::parse::parse_size_arg, requires = "target")]
+    pub size: Option<u64>,
     /// The ssh command that reaches the targets file's hosts (default: $DRIVESCOPE_SSH,
     /// else `ssh`).
     #[arg(long, value_name = "COMMAND")]

@@ -1,7 +1,10 @@
 //! `drivescope` with no subcommand: the dashboard's arguments become its options.
 
+use std::io::ErrorKind;
+
 use crate::cli::DashboardArgs;
 use crate::dashboard::{self, Options};
+use crate::dut;
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::targets;
 use crate::tui::{DashboardError, Exit};
@@ -9,9 +12,19 @@ use crate::tui::{DashboardError, Exit};
 pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
     let targets = match &a.targets {
         Some(file) => targets::read_file(file),
-        None => targets::from_args(&a.target, &[], &[], None),
+        None => targets::from_args(&a.target, &[], &[], a.size),
     }
     .map_err(DashboardError::from)?;
+    // A target that does not exist is created only with a size: refused here, before the
+    // terminal is set up, by the rule `run` follows (a typo never becomes a test file).
+    for t in targets.iter().filter(|t| t.choice.host.is_none()) {
+        if let Some(p) = &t.choice.path {
+            if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
+                let default = *p == dut::default_target_path();
+                dut::new_file_size(p, t.choice.size, default)?;
+            }
+        }
+    }
     let remote = RemoteOptions {
         ssh: SshCommand::choose(a.ssh_command.as_deref())?,
         program: a.remote_drivescope.clone(),

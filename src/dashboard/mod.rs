@@ -183,7 +183,16 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     } else {
         Vec::new()
     };
-    let effects = spawn_effects(fx_rx, msg_tx, tele_tx.clone(), args.time_scale, many);
+    // The size given for a single named target (`--size`), which creates it when missing.
+    let new_file = one.clone().zip(args.targets.first().and_then(|c| c.size));
+    let effects = spawn_effects(
+        fx_rx,
+        msg_tx,
+        tele_tx.clone(),
+        args.time_scale,
+        many,
+        new_file,
+    );
     // A panic in the UI must not skip the final save below.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_dashboard(opts, msg_rx, fx_tx)

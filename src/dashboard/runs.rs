@@ -28,6 +28,9 @@ use crate::session::RecorderOptions;
 struct Start {
     preset_id: String,
     target: PathBuf,
+    /// The size of a new test file at `target` (`--size`): without it, only the built-in
+    /// test file is created when missing.
+    size: Option<u64>,
     /// An fio job file run instead of the preset (its targets its own).
     fio_job: Option<PathBuf>,
     destroy_data: Option<PathBuf>,
@@ -51,13 +54,14 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
     }
     Ok(RunRequest {
         verify: None,
-        // A test file named in the dashboard is created (1 GiB) when missing, as the
-        // built-in one is; block devices are never created.
+        // A missing test file is created with the size given (`--size`); the built-in one
+        // (1 GiB) without; any other missing path is refused by the guard; block devices
+        // are never created.
         target: TargetChoice {
             path: Some(s.target.clone()),
-            size: None,
+            size: s.size,
             destroy_data: s.destroy_data.clone(),
-            create_missing: true,
+            create_missing: s.target == crate::dut::default_target_path(),
             label: None,
             host: None,
         },
@@ -155,10 +159,9 @@ fn run_many(
             .iter()
             .map(|t| RunRequest {
                 verify: None,
-                target: TargetChoice {
-                    create_missing: true,
-                    ..t.clone()
-                },
+                // A missing target is created only with its size (the targets file's, or
+                // `--size`); the built-in test file of a host, when no path is given.
+                target: t.clone(),
                 what: RunWhat::Preset(Box::new(p.clone())),
                 plan: PlanOptions {
                     time_scale: s.time_scale,
@@ -245,6 +248,7 @@ pub(super) fn spawn_effects(
     telemetry: std_mpsc::Sender<TelemetryCmd>,
     time_scale: f64,
     drives: Vec<TargetChoice>,
+    new_file: Option<(PathBuf, u64)>,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut current: Option<Current> = None;
@@ -267,6 +271,7 @@ pub(super) fn spawn_effects(
                             destroy_data,
                         } => Start {
                             preset_id,
+                            size: None,
                             target: file.clone(),
                             fio_job: Some(file),
                             destroy_data,
@@ -278,6 +283,10 @@ pub(super) fn spawn_effects(
                             destroy_data,
                         } => Start {
                             preset_id,
+                            size: new_file
+                                .as_ref()
+                                .filter(|(p, _)| *p == target)
+                                .map(|(_, s)| *s),
                             target,
                             fio_job: None,
                             destroy_data,

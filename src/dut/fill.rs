@@ -19,9 +19,12 @@ fn is_ours(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Writes the whole file once, sequentially (1 MiB, QD8, O_DIRECT).
+/// Writes the whole file once, sequentially (1 MiB, QD8): with O_DIRECT when `direct`,
+/// else through the page cache and synced to the drive (a run that says `--direct 0`, on a
+/// filesystem that may refuse O_DIRECT).
 pub fn fill_file(
     t: &PreparedTarget,
+    direct: bool,
     ctl: &StepControl,
     note: &mut dyn FnMut(&str),
 ) -> Result<StepSummary, EngineError> {
@@ -49,7 +52,7 @@ pub fn fill_file(
             rate_iops: None,
             arrivals: Arrivals::Uniform,
             seed: 0xF111,
-            direct: true,
+            direct,
             job_region: Default::default(),
         },
         ramp: Duration::ZERO,
@@ -79,9 +82,27 @@ pub fn fill_file(
             Control::Continue
         },
         |_| {},
-    )?;
+    )
+    .inspect_err(|_| {
+        // A fill that could not start (O_DIRECT refused, the file unopenable): a file made
+        // for this run is not left behind.
+        if t.created {
+            let _ = std::fs::remove_file(&t.path);
+        }
+    })?;
     if s.errors > 0 {
         return Err(fill_failed(t, &s, len, first_error));
+    }
+    if !direct {
+        // Written through the page cache: the blocks are real only once on the drive.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&t.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| EngineError::Fill {
+                path: t.path.display().to_string(),
+                message: format!("cannot sync the filled test file: {e}"),
+            })?;
     }
     note(&format!(
         "filled {} in {:.1}s ({:.0} MB/s)",
@@ -123,11 +144,12 @@ fn fill_failed(
     }
 }
 
-/// Fills `t` if it is a file with unwritten blocks that drivescope created; for a file it
+/// Fills `t` (with O_DIRECT when `direct`, see [`fill_file`]) if it is a file with unwritten blocks that drivescope created; for a file it
 /// did not create, says (through `note`) that reads of unwritten blocks do not reach the
 /// drive. Returns the fill's summary when it filled.
 pub fn fill_if_unwritten(
     t: &PreparedTarget,
+    direct: bool,
     ctl: &StepControl,
     note: &mut dyn FnMut(&str),
 ) -> Result<Option<StepSummary>, EngineError> {
@@ -135,7 +157,7 @@ pub fn fill_if_unwritten(
         return Ok(None);
     }
     if t.created || is_ours(&t.path) {
-        return fill_file(t, ctl, note).map(Some);
+        return fill_file(t, direct, ctl, note).map(Some);
     }
     note(&format!(
         "{} has unwritten blocks (holes or preallocated extents): reads of them return zeros \

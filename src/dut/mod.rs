@@ -4,10 +4,14 @@
 //! (see [`guard`]).
 
 pub mod extents;
+pub mod file_id;
 pub mod fill;
 pub mod guard;
+pub mod made;
 mod marker;
 
+pub use file_id::{file_id, FileId};
+pub use made::MadeFile;
 pub use marker::is_created as created_by_drivescope;
 
 use std::fs::{self, File, OpenOptions};
@@ -26,6 +30,10 @@ pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 pub enum TargetError {
     #[error("{path}: does not exist (give --size to create a test file there)")]
     Missing { path: String },
+    #[error(
+        "{path}: the folder {folder} does not exist (drivescope makes no folders for a test file)"
+    )]
+    NoFolder { path: String, folder: String },
     #[error("{path}: {what}: {source}")]
     Io {
         path: String,
@@ -170,9 +178,44 @@ pub fn file_dio_align(path: &Path) -> u64 {
     4096
 }
 
-fn create_file(path: &Path, size: u64) -> Result<(), TargetError> {
+/// The size a test file at the missing `path` is created with: `size`, or the default
+/// size for the built-in test file (`create_default`); a missing path without a size is
+/// refused ([`TargetError::Missing`]), as is a size of 0. `run` and the dashboard both ask.
+pub fn new_file_size(
+    path: &Path,
+    size: Option<u64>,
+    create_default: bool,
+) -> Result<u64, TargetError> {
+    let size = match (size, create_default) {
+        (Some(s), _) => s,
+        (None, true) => DEFAULT_FILE_SIZE,
+        (None, false) => {
+            return Err(TargetError::Missing {
+                path: path.display().to_string(),
+            })
+        }
+    };
+    if size == 0 {
+        return Err(TargetError::Invalid {
+            path: path.display().to_string(),
+            message: "a test file needs a size above 0".into(),
+        });
+    }
+    Ok(size)
+}
+
+/// Creates the test file; its folder is made only for the built-in test file
+/// (`make_folder`): a folder that does not exist is never made for a path the user typed.
+fn create_file(path: &Path, size: u64, make_folder: bool) -> Result<(), TargetError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
+        if make_folder {
+            fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
+        } else if !dir.is_dir() {
+            return Err(TargetError::NoFolder {
+                path: path.display().to_string(),
+                folder: dir.display().to_string(),
+            });
+        }
     }
     let f = OpenOptions::new()
         .write(true)
@@ -231,22 +274,8 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
                 message: "no such device".into(),
             });
         }
-        let size = match (req.size, req.create_default) {
-            (Some(s), _) => s,
-            (None, true) => DEFAULT_FILE_SIZE,
-            (None, false) => {
-                return Err(TargetError::Missing {
-                    path: path.display().to_string(),
-                })
-            }
-        };
-        if size == 0 {
-            return Err(TargetError::Invalid {
-                path: path.display().to_string(),
-                message: "a test file needs a size above 0".into(),
-            });
-        }
-        create_file(path, size)?;
+        let size = new_file_size(path, req.size, req.create_default)?;
+        create_file(path, size, req.create_default)?;
         return Ok(PreparedTarget {
             path: path.to_path_buf(),
             kind: TargetKind::File,

@@ -212,6 +212,7 @@ impl Agent {
                 self.drive = drive.clone();
                 self.target = Some(t.clone());
                 self.out.must(FromAgent::Prepared(Box::new(PreparedReply {
+                    file: dut::file_id(&t.path),
                     target: t,
                     engine,
                     drive,
@@ -299,13 +300,13 @@ impl Agent {
         }
     }
 
-    fn fill(&mut self) {
+    fn fill(&mut self, direct: bool) {
         let Some(t) = self.target.clone() else {
             return self.out.failed("no target is prepared", true);
         };
         self.spawn(move |out, ctl| {
             let mut notes = Vec::new();
-            let r = dut::fill::fill_if_unwritten(&t, ctl, &mut |n: &str| {
+            let r = dut::fill::fill_if_unwritten(&t, direct, ctl, &mut |n: &str| {
                 out.may(FromAgent::Show { text: n.into() });
                 notes.push(n.to_string());
             });
@@ -422,7 +423,7 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
             }
             ToAgent::Check { steps } => agent.check(&steps),
             ToAgent::Telemetry { period_ms } => agent.telemetry(period_ms),
-            ToAgent::Fill => agent.fill(),
+            ToAgent::Fill { direct } => agent.fill(direct),
             ToAgent::Step { spec } => agent.step(*spec),
             ToAgent::Answer { index, end } => {
                 if let Some(a) = &agent.answers {

@@ -548,10 +548,11 @@ impl Link {
     /// progress. A stop (`ctl.stop`) is passed on.
     pub fn fill(
         &self,
+        direct: bool,
         ctl: &StepControl,
         show: &mut dyn FnMut(&str),
     ) -> Result<(Option<StepSummary>, Vec<String>), RemoteError> {
-        self.send(&ToAgent::Fill)?;
+        self.send(&ToAgent::Fill { direct })?;
         let mut stop_sent = false;
         loop {
             if !stop_sent && ctl.stop.load(Ordering::Relaxed) {

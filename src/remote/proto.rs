@@ -12,7 +12,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::drive::DriveInfo;
-use crate::dut::PreparedTarget;
+use crate::dut::{FileId, PreparedTarget};
 use crate::outcome::EndedBy;
 use crate::stats::{IntervalReport, IoErrorRecord, LatHists, StepSummary};
 use crate::telemetry::TelemetrySample;
@@ -46,8 +46,12 @@ pub enum ToAgent {
     Telemetry {
         period_ms: Option<u64>,
     },
-    /// Fill a never-written test file before reads.
-    Fill,
+    /// Fill a never-written test file before reads: with O_DIRECT unless the run goes
+    /// through the page cache (`--direct 0`).
+    Fill {
+        #[serde(default = "yes")]
+        direct: bool,
+    },
     /// Run one step on the prepared target.
     Step {
         spec: Box<StepSpec>,
@@ -63,6 +67,10 @@ pub enum ToAgent {
     Stop,
     /// The controller is done: the agent exits.
     Bye,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// What the controller asks to be made ready.
@@ -139,6 +147,9 @@ pub struct PreparedReply {
     pub drive: Option<DriveInfo>,
     /// Why there is no drive identity or telemetry.
     pub notes: Vec<String>,
+    /// Which file or device the target is on its host (an older agent sends none).
+    #[serde(default)]
+    pub file: Option<FileId>,
 }
 
 /// An interval with what its serde form leaves out: its failed I/Os and its latency

@@ -111,6 +111,10 @@ pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// The report's word on a session taken through the page cache.
+const PAGE_CACHE_ROW: &str =
+    "through the page cache (--direct 0): the figures are the cache's as much as the drive's";
+
 fn f1(x: f64) -> String {
     format!("{x:.1}")
 }
@@ -123,6 +127,9 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
         ("intervals".into(), s.intervals.len().to_string()),
         ("steps".into(), s.steps.len().to_string()),
     ];
+    if s.target.page_cache {
+        rows.push(("page cache".into(), PAGE_CACHE_ROW.into()));
+    }
     if let Some(c) = &s.command {
         rows.push(("command".into(), c.clone()));
     }
@@ -453,6 +460,14 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
             ("target".into(), s.target.path.clone()),
             ("target kind".into(), s.target.kind.clone()),
             ("target size".into(), format_size(s.target.size_bytes)),
+            (
+                "I/O".into(),
+                if s.target.page_cache {
+                    PAGE_CACHE_ROW.into()
+                } else {
+                    "O_DIRECT".into()
+                },
+            ),
             ("drivescope".into(), s.drivescope_version.clone()),
         ],
     );

@@ -44,6 +44,10 @@ pub enum RunError {
         second: PathBuf,
         disk: String,
     },
+    /// Two targets of one run, on this host and another or on two hosts, are one file or
+    /// device (told by the machine's boot id and the file's device and inode).
+    #[error("{first} and {second} are the same file (one machine, one device and inode): a run tests each file once")]
+    SameFile { first: String, second: String },
     #[error("{}: another target of this run is on the same drive; a preset that ends steps on the drive's temperature runs on one target per drive", .target.display())]
     SharedThermal { target: PathBuf },
     #[error("--destroy-data {} names no file or device the fio job file writes", .path.display())]

@@ -190,6 +190,8 @@ pub(super) fn prepare_fio_job(
     }
     // The targets that exist first (each judged by the guard), then the files to create.
     let mut ready: Vec<Option<PreparedTarget>> = job.targets.iter().map(|_| None).collect();
+    // The files made here, removed again should a later check refuse the run.
+    let mut made = Vec::new();
     for pass in [true, false] {
         for (slot, t) in ready.iter_mut().zip(&job.targets) {
             if t.path.exists() != pass {
@@ -223,6 +225,7 @@ pub(super) fn prepare_fio_job(
             })?);
             // A file the job file's run has just made: a verify state of it is stale.
             if let Some(p) = slot {
+                made.extend(super::request::made_here(p, &None));
                 super::verify::retire_if_created(None, p)?;
             }
         }
@@ -247,6 +250,7 @@ pub(super) fn prepare_fio_job(
     }
     Ok(Prepared {
         verify: None,
+        made,
         retires: job
             .targets
             .iter()

@@ -339,6 +339,10 @@ pub fn execute_many(
         .exporter
         .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
+    // Past every refusal: the test files the runs created stay.
+    for run in runs {
+        run.started();
+    }
     let mut hub = Hub { runs, rec, sinks };
     for n in session.notes.iter().chain(&retired) {
         hub.rec.set_current_drive(None);

@@ -26,6 +26,10 @@ pub enum Format {
     Json,
 }
 
+/// What a run through the page cache says of its figures (the session records it too).
+pub const PAGE_CACHE_NOTE: &str = "results taken through the page cache (a step without \
+     O_DIRECT, --direct 0): they measure the cache as much as the drive";
+
 fn mb(bytes_per_s: f64) -> f64 {
     bytes_per_s / 1e6
 }
@@ -582,6 +586,7 @@ impl Printer {
                             "ramp_s": ramp.as_secs_f64(),
                             "interval_s": step.interval.as_secs_f64(),
                             "session": session,
+                            "page_cache": run.page_cache(),
                         }),
                     ),
                 );
@@ -604,6 +609,7 @@ impl Printer {
                         "target_size": t.size,
                         "steps": plan.steps.len(),
                         "session": session,
+                            "page_cache": run.page_cache(),
                     }),
                 );
             }
@@ -629,10 +635,14 @@ impl Printer {
                             "steps": plan.steps.len(),
                             "time_scale": run.options.time_scale,
                             "session": session,
+                            "page_cache": run.page_cache(),
                         }),
                     ),
                 );
             }
+        }
+        if run.page_cache() {
+            self.note(PAGE_CACHE_NOTE);
         }
     }
 

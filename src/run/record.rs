@@ -19,13 +19,17 @@ pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
         size_bytes: t.size,
         align_bytes: t.align,
         host,
+        page_cache: false,
     }
 }
 
 /// The session's record of a run's target.
 pub fn run_target_info(run: &Prepared) -> TargetInfo {
     let host = run.remote.as_ref().map(|r| r.link.host().to_string());
-    target_info(&run.target, host)
+    TargetInfo {
+        page_cache: run.page_cache(),
+        ..target_info(&run.target, host)
+    }
 }
 
 /// What the session holds before the first record.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::RunError;
-use crate::dut::{self, PreparedTarget, TargetRequest};
+use crate::dut::{self, FileId, MadeFile, PreparedTarget, TargetRequest};
 use crate::engine::{self, StepTarget};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
@@ -101,6 +101,9 @@ pub struct Prepared {
     /// The targets of this host the run writes without verifying: their own verify states
     /// are retired when it starts ([`super::verify::retire_state`]).
     pub retires: Vec<PathBuf>,
+    /// The test files this run created on this host: removed when the run is refused before
+    /// it starts ([`Prepared::started`] keeps them).
+    pub made: Vec<Arc<MadeFile>>,
 }
 
 /// A target on another host: the link to its agent and the drive there.
@@ -110,6 +113,8 @@ pub struct Remote {
     pub drive: Option<crate::drive::DriveInfo>,
     /// Why there is no drive identity or telemetry there.
     pub notes: Vec<String>,
+    /// Which file or device the target is, as its host told.
+    pub file: Option<FileId>,
 }
 
 impl Remote {
@@ -118,11 +123,25 @@ impl Remote {
             link,
             drive: reply.drive.clone(),
             notes: reply.notes.clone(),
+            file: reply.file.clone(),
         }
     }
 }
 
 impl Prepared {
+    /// The run goes through the page cache: a step without O_DIRECT (`--direct 0`, a job
+    /// file's `direct=0`). Its figures are the cache's as much as the drive's.
+    pub fn page_cache(&self) -> bool {
+        self.plan.steps.iter().any(|s| !s.workload.direct)
+    }
+
+    /// The run has started: the test files it created stay.
+    pub fn started(&self) {
+        for m in &self.made {
+            m.keep();
+        }
+    }
+
     /// The target as the engine needs it.
     pub fn step_target(&self) -> StepTarget {
         StepTarget {
@@ -348,7 +367,33 @@ pub fn prepare_all(
         return Err(RunError::NoneReachable(left_out.join("; ")));
     }
     check_shared_remote_drives(&prepared)?;
+    check_same_file(&prepared)?;
     Ok((prepared, left_out))
+}
+
+/// Two targets that are one file or device, whatever host and path named them (a remote
+/// host that is this machine, reached as `localhost`, an alias or a forwarded port), are
+/// refused before any I/O: each drive's figures would be the other's, and one's writes
+/// would land under the other's reads. Told by [`FileId`]: the machine's boot id, which no
+/// name or address of it changes, with the file's device and inode as its own kernel says.
+fn check_same_file(runs: &[Prepared]) -> Result<(), RunError> {
+    let id = |p: &Prepared| match &p.remote {
+        Some(r) => r.file.clone(),
+        None if p.target.kind == dut::TargetKind::None => None,
+        None => dut::file_id(&p.target.path),
+    };
+    let ids: Vec<Option<FileId>> = runs.iter().map(id).collect();
+    for (i, a) in ids.iter().enumerate() {
+        for (j, b) in ids.iter().enumerate().take(i) {
+            if a.is_some() && a == b {
+                return Err(RunError::SameFile {
+                    first: runs[j].label.clone(),
+                    second: runs[i].label.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// [`check_shared_drives`] for targets on other hosts, by the drive each host resolved: two
@@ -444,6 +489,14 @@ fn unverified_writes(t: &PreparedTarget, unverified: bool, remote: bool) -> Vec<
     }
 }
 
+/// The test file `t` when this run created it on this host (a remote host's is its own).
+pub(super) fn made_here(t: &PreparedTarget, reply: &Option<PreparedReply>) -> Vec<Arc<MadeFile>> {
+    match (t.created, reply) {
+        (true, None) => MadeFile::of(&t.path).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
@@ -470,6 +523,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
         RunWhat::Preset(p) => {
             let (t, is_default, reply) =
                 prepare_target(&req.target, engine, false, false, req.target.size, l)?;
+            // Removed again should anything below refuse the run.
+            let made = made_here(&t, &reply);
             if reply.is_none() {
                 super::verify::retire_if_created(req.verify.as_ref(), &t)?;
             }
@@ -504,6 +559,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let prepared = Prepared {
                 retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
                 verify,
+                made,
                 kind: RunKind::Preset(p.clone()),
                 plan,
                 default_target: is_default,
@@ -524,6 +580,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let random = writes && w.rw.is_random();
             let (t, is_default, reply) =
                 prepare_target(&req.target, engine, writes, random, size, l)?;
+            // Removed again should anything below refuse the run.
+            let made = made_here(&t, &reply);
             if let Some(r) = &reply {
                 req.plan.engine = r.engine;
             } else {
@@ -546,6 +604,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let prepared = Prepared {
                 retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
                 verify,
+                made,
                 kind: RunKind::Single {
                     ramp: s.ramp,
                     duration: s.duration,

@@ -132,14 +132,15 @@ impl Worker {
         };
         let mut done = Vec::new();
         match &run.remote {
-            Some(r) => done.push((t, r.link.fill(ctl.flags(), &mut show)?)),
+            Some(r) => done.push((t, r.link.fill(!run.page_cache(), ctl.flags(), &mut show)?)),
             None => {
                 for t in std::iter::once(t).chain(also) {
                     let mut notes = Vec::new();
-                    let filled = fill_if_unwritten(t, ctl.flags(), &mut |n: &str| {
-                        show(n);
-                        notes.push(n.to_string());
-                    })?;
+                    let filled =
+                        fill_if_unwritten(t, !run.page_cache(), ctl.flags(), &mut |n: &str| {
+                            show(n);
+                            notes.push(n.to_string());
+                        })?;
                     done.push((t, (filled, notes)));
                 }
             }

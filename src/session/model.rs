@@ -65,6 +65,11 @@ pub struct TargetInfo {
     /// drivescope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// The results were taken through the page cache (a step without O_DIRECT:
+    /// `--direct 0`, a job file's `direct=0`): they are the cache's as much as the drive's.
+    /// Absent (false) in older sessions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub page_cache: bool,
 }
 
 /// Latency figures of one interval, µs.

@@ -80,6 +80,7 @@ fn start() -> SessionStart {
             size_bytes: 1 << 30,
             align_bytes: 4096,
             host: None,
+            page_cache: false,
         },
         command: Some("drivescope run --rw randread".into()),
         drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),

@@ -63,6 +63,9 @@ pub enum DashboardError {
     /// `DRIVESCOPE_SSH` that cannot be split into words.
     #[error("DRIVESCOPE_SSH: {0}")]
     Ssh(#[from] crate::remote::HostError),
+    /// A target that cannot be used as given (a missing path without `--size`).
+    #[error(transparent)]
+    Target(#[from] crate::dut::TargetError),
 }
 
 /// How the dashboard ended.

@@ -245,7 +245,7 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 256MiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display()
     );
@@ -254,7 +254,8 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     };
     let s = t.wait_for(" Presets ");
     assert!(s.contains("Quick look"), "{s}");
-    // Enter starts the highlighted preset (quick-look) on the target given.
+    // Enter starts the highlighted preset (quick-look) on the target given, which does not
+    // exist: --size makes it a test file of that size.
     t.tmux(&["send-keys", "Enter"]);
     let s = wait_until(&t, 60, "non-zero IOPS", shows_nonzero_iops);
     assert!(s.contains("running"), "{s}");
@@ -288,7 +289,9 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
         !loaded.session.intervals.is_empty(),
         "the session holds the run's intervals"
     );
-    assert!(target.exists());
+    // The test file the dashboard made is the size given (--size), not its 1 GiB default.
+    let len = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(len, 256 << 20, "the test file made");
 }
 
 #[test]
@@ -382,7 +385,7 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
     let target = home.path().join("dut.bin");
     // quick-look at 0.3: four steps of 0.6 s ramp + 2.4 s.
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display()
     );
@@ -541,7 +544,7 @@ fn a_closed_terminal_stops_the_run_saves_the_session_and_exits() {
     let target = home.path().join("dut.bin");
     // stderr stays on the terminal: writing there after it closed must not kill the save.
     let cmd = format!(
-        "{} --target {} --preset quick-look",
+        "{} --target {} --size 1GiB --preset quick-look",
         common::bin().display(),
         target.display(),
     );
@@ -583,7 +586,7 @@ fn kill_9_of_a_dashboard_run_leaves_a_session_that_loads_without_its_terminal() 
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look --time-scale 0.3",
+        "{} --target {} --size 1GiB --preset quick-look --time-scale 0.3",
         common::bin().display(),
         target.display(),
     );
@@ -674,7 +677,7 @@ fn signal_during_a_run(name: &str, sig: &str, code: i32) {
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("dut.bin");
     let cmd = format!(
-        "{} --target {} --preset quick-look",
+        "{} --target {} --size 1GiB --preset quick-look",
         common::bin().display(),
         target.display(),
     );

@@ -201,7 +201,7 @@ fn a_targets_file_opens_the_dashboard_on_its_drives_with_their_labels() {
     std::fs::write(
         &shelf,
         format!(
-            "- path: {d}/one.bin\n  label: bay-1\n- path: {d}/two.bin\n  label: bay-2\n",
+            "- path: {d}/one.bin\n  label: bay-1\n  size: 16MiB\n- path: {d}/two.bin\n  label: bay-2\n  size: 16MiB\n",
             d = home.path().display()
         ),
     )

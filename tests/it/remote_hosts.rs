@@ -910,3 +910,82 @@ fn a_request_line_past_its_bound_ends_the_agent_with_a_failure_said() {
         "{out}"
     );
 }
+
+#[test]
+fn a_local_and_a_remote_target_on_the_same_file_are_refused_before_either_starts() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = common::disk_tempdir();
+    let f = home.path().join("one.bin");
+    std::fs::write(&f, vec![5u8; 4 << 20]).unwrap();
+    let targets = home.path().join("rack.yaml");
+    // host0 is this machine (127.0.0.1): the same file by another road.
+    std::fs::write(
+        &targets,
+        format!(
+            "- {{path: {f}, label: here}}\n- {{path: {f}, host: host0, label: there}}\n",
+            f = f.display()
+        ),
+    )
+    .unwrap();
+    let session = home.path().join("s.yaml");
+    let reads = |extra: &[&str]| {
+        let mut args = vec!["run", "--targets", targets.to_str().unwrap()];
+        args.extend_from_slice(&["--rw", "randread", "--duration", "300ms", "--json"]);
+        args.extend_from_slice(extra);
+        ds(home.path(), &lab, &args).output().unwrap()
+    };
+    let out = reads(&["--session", session.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("here and there are the same file"), "{err}");
+    assert!(!session.exists(), "a refused run made a session");
+    assert_eq!(std::fs::read(&f).unwrap(), vec![5u8; 4 << 20]);
+    // Two different files through the same host are not refused.
+    let g = home.path().join("two.bin");
+    std::fs::write(&g, vec![5u8; 4 << 20]).unwrap();
+    std::fs::write(
+        &targets,
+        format!(
+            "- {{path: {f}, label: here}}\n- {{path: {g}, host: host0, label: there}}\n",
+            f = f.display(),
+            g = g.display()
+        ),
+    )
+    .unwrap();
+    let out = reads(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
+    let Some(lab) = Lab::start(1) else { return };
+    // ramfs refuses O_DIRECT: only a fill that follows --direct 0 works there.
+    let Some(fs) = crate::new_files::Ramfs::mount() else {
+        return;
+    };
+    let home = common::disk_tempdir();
+    let t = fs.path().join("far.bin");
+    let t = t.to_str().unwrap();
+    let args = [
+        "run",
+        "--host",
+        "host0",
+        "--target",
+        t,
+        "--size",
+        "1M",
+        "--duration",
+        "300ms",
+    ];
+    let out = ds(
+        home.path(),
+        &lab,
+        &[&args[..], &["--direct", "0", "--json"]].concat(),
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    assert_eq!(of_type(&lines, "start")[0]["page_cache"], true);
+    assert!(common::summary(&lines)["read_ios"].as_u64().unwrap_or(0) > 0);
+}
