@@ -192,7 +192,7 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
 #[test]
 fn labels_and_paths_with_control_characters_are_escaped_in_text_output() {
     let home = common::disk_tempdir();
-    let a = home.path().join("a\nsummary: 999 I/Os\x1b[2J.bin");
+    let a = home.path().join("a\nsummary: 999 IOs\x1b[2J.bin");
     let b = home.path().join("b.bin");
     let targets = home.path().join("rack.yaml");
     std::fs::write(

@@ -501,6 +501,8 @@ fn verification_is_refused_where_it_cannot_be_done() {
             "verify",
             "--target",
             t,
+            "--size",
+            "4MiB",
             "--verify-state",
             state.to_str().unwrap(),
         ],
