@@ -488,8 +488,13 @@ fn as_another_user_the_cage_holds_too() {
     if !common::is_root() {
         skip!(NotRoot, "the test becomes another user with setpriv");
     }
-    let tmp = common::disk_tempdir();
+    // Under /tmp, not the checkout: the other user may not reach a checkout under /root.
+    // The binary is copied there too, for the same reason.
+    let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let bin = tmp.path().join("drivescope");
+    std::fs::copy(common::bin(), &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let target = tmp.path().join("target.bin");
     let sentinel = tmp.path().join("sentinel.bin");
     for p in [&target, &sentinel] {
@@ -509,7 +514,7 @@ fn as_another_user_the_cage_holds_too() {
     .unwrap();
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(common::bin())
+        .arg(&bin)
         .args(["run", "--fio-job"])
         .arg(&job)
         .env("HOME", tmp.path())
