@@ -157,9 +157,31 @@ pub struct LoopDev {
     _dir: tempfile::TempDir,
 }
 
+/// Held around every `losetup` the tests run (attach and detach), across every test binary
+/// (a flock on one file): `losetup -f` asks the kernel for a free device and then opens it,
+/// so two at once may both open the same one (the loser retries on another), and for that
+/// moment a test already using the device sees another process holding it open, which the
+/// write guard rightly refuses.
+pub struct LoopSetupLock(std::fs::File);
+
+pub fn loop_setup_lock() -> LoopSetupLock {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(std::env::temp_dir().join(".drivescope-tests-losetup.lock"))
+        .expect("the losetup lock file");
+    // SAFETY: flock on a file descriptor this function owns; it is released when the file
+    // (held by the returned guard) closes.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    assert_eq!(rc, 0, "flock: {}", std::io::Error::last_os_error());
+    LoopSetupLock(f)
+}
+
 /// Attaches a loop device over `backing` (`losetup -f --show EXTRA… BACKING`); its path, or
-/// why not. The caller detaches it.
+/// why not. The caller detaches it ([`losetup_detach`]).
 pub fn losetup(extra: &[&str], backing: &Path) -> Result<PathBuf, String> {
+    let _lock = loop_setup_lock();
     let out = Command::new("losetup")
         .args(["-f", "--show"])
         .args(extra)
@@ -175,6 +197,12 @@ pub fn losetup(extra: &[&str], backing: &Path) -> Result<PathBuf, String> {
         ));
     }
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// Detaches a loop device (`losetup -d`), under [`loop_setup_lock`].
+pub fn losetup_detach(dev: &Path) {
+    let _lock = loop_setup_lock();
+    let _ = Command::new("losetup").arg("-d").arg(dev).status();
 }
 
 impl LoopDev {
@@ -282,7 +310,7 @@ pub fn assert_kernel_counts(before: (u64, u64), after: (u64, u64), reads: u64, w
 
 impl Drop for LoopDev {
     fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        losetup_detach(&self.dev);
     }
 }
 

@@ -328,10 +328,7 @@ fn devices_names_what_uses_real_loop_devices() {
     struct Detach(PathBuf);
     impl Drop for Detach {
         fn drop(&mut self) {
-            let _ = std::process::Command::new("losetup")
-                .arg("-d")
-                .arg(&self.0)
-                .status();
+            common::losetup_detach(&self.0);
         }
     }
     let over = Detach(over);

@@ -402,7 +402,13 @@ fn swap_signature_is_refused() {
 fn lvm_physical_volume_signature_is_refused() {
     let dev = or_skip!(some_or_skip(LoopDev::new(64 << 20)));
     // pvcreate writes the label without device-mapper; it refuses if it cannot.
-    or_skip!(tool("pvcreate", &["-ff", "-y", d(&dev.dev)], None));
+    // --devices: lvm looks at this device only, never opening the other tests' loop devices
+    // (a device open in another process is one the write guard refuses).
+    or_skip!(tool(
+        "pvcreate",
+        &["--devices", d(&dev.dev), "-ff", "-y", d(&dev.dev)],
+        None
+    ));
     refused_but_readable(
         "LVM PV",
         &dev,
@@ -617,7 +623,7 @@ impl LoopOver {
 
 impl Drop for LoopOver {
     fn drop(&mut self) {
-        let _ = tool("losetup", &["-d", d(&self.0)], None);
+        common::losetup_detach(&self.0);
     }
 }
 

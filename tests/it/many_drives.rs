@@ -218,23 +218,20 @@ impl FullLoop {
             .map_err(|e| e.to_string())?;
         // Fill the tmpfs: a write of 4 MiB to a 2 MiB file system stops where it is full.
         let _ = std::fs::write(mnt.path().join("filler"), vec![1u8; 4 << 20]);
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&img)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            let _ = Command::new("umount").arg("-l").arg(mnt.path()).status();
-            return Err(format!("losetup: {}", String::from_utf8_lossy(&out.stderr)));
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let dev = match common::losetup(&[], &img) {
+            Ok(dev) => dev.to_string_lossy().into_owned(),
+            Err(why) => {
+                let _ = Command::new("umount").arg("-l").arg(mnt.path()).status();
+                return Err(why);
+            }
+        };
         Ok(FullLoop { dev, mnt })
     }
 }
 
 impl Drop for FullLoop {
     fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        common::losetup_detach(Path::new(&self.dev));
         // The loop device lets go of its file a moment after the detach: a lazy unmount.
         let _ = Command::new("umount")
             .arg("-l")

@@ -6,7 +6,6 @@ use crate::common;
 use std::fs::OpenOptions;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use drivescope::drive::{self, Transport};
@@ -74,7 +73,7 @@ struct Loop {
 
 impl Drop for Loop {
     fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        common::losetup_detach(&self.dev);
     }
 }
 
