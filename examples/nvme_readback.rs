@@ -13,9 +13,9 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::process::ExitCode;
 
-use drivescope::engine::nvme::{self, Namespace};
-use drivescope::engine::rng::Rng;
-use drivescope::engine::Buffers;
+use drivescope::engine::native::nvme::{self, Namespace};
+use drivescope::engine::native::rng::Rng;
+use drivescope::engine::native::Buffers;
 use io_uring::{cqueue, squeue, IoUring};
 
 const CHUNK: usize = 128 << 10;

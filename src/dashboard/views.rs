@@ -9,7 +9,7 @@ use crate::app::{
 use crate::drive::in_use::Scene;
 use crate::drive::{self, SysRoot};
 use crate::dut::{self, guard};
-use crate::engine::fio_file;
+use crate::fio::file as fio_file;
 use crate::plan::{self, PlanOptions, TargetFacts};
 use crate::preset;
 use crate::telemetry::TelemetrySample;

@@ -71,13 +71,13 @@ pub fn fill_file(
         verify: None,
     };
     let mut first_error: Option<String> = None;
-    let s = engine::run_step(
+    let s = crate::engines::run_step(
         &st,
         &spec,
         ctl,
         |r| {
             if first_error.is_none() {
-                first_error = engine::first_error(r).map(|e| e.message.clone());
+                first_error = engine::native::first_error(r).map(|e| e.message.clone());
             }
             Control::Continue
         },

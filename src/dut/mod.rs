@@ -288,7 +288,7 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
 
     let ft = meta.file_type();
     if ft.is_char_device() {
-        if let Some(ns) = crate::engine::nvme::block_namespace(path) {
+        if let Some(ns) = crate::engine::native::nvme::block_namespace(path) {
             // Passthrough goes around the block layer, not around the guard: the namespace
             // behind the generic device is checked (and sized) as the block device it is,
             // and naming either device confirms a write.

@@ -6,10 +6,15 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::collector::{MAX_BUFFER_BYTES, MAX_JOBS};
-use super::uring::MAX_IODEPTH;
 use crate::units::{format_duration, format_size};
 use crate::workload::EngineKind;
+
+/// Largest queue depth: io_uring's limit on registered buffers (one per slot).
+pub const MAX_IODEPTH: u32 = 16384;
+/// Largest I/O buffer memory a step may ask for (all jobs), bytes.
+pub const MAX_BUFFER_BYTES: u64 = 8 << 30;
+/// Largest number of jobs.
+pub const MAX_JOBS: u32 = 1024;
 
 /// Why a target cannot do polled I/O (`--hipri`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,15 +1,14 @@
 //! The engine seam: what the runner knows of an engine. An [`Engine`] runs one step on one
 //! target and yields merged interval stats (to a [`StepObserver`]) and a step summary; the
-//! runner knows nothing beyond that, so an engine in a child process (fio, a remote
-//! drivescope) or one that does no I/O (NOPs) plugs in here without touching it.
+//! runner knows nothing beyond that, so an engine in a child process, one on another host
+//! or one that does no I/O plugs in here without touching it.
 //! Control flows the other way through [`StepControl`]'s flags, which the engine's workers
 //! read directly (a stop or pause takes effect within milliseconds, not at an interval).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::collector::{self, StepTarget};
-use super::EngineError;
+use super::{EngineError, StepTarget};
 use crate::outcome::EndedBy;
 use crate::stats::{IntervalReport, StepSummary};
 use crate::workload::{EngineKind, StepSpec};
@@ -67,59 +66,4 @@ pub trait Engine: Send {
         ctl: &StepControl,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError>;
-}
-
-/// The in-process engines: one thread per job, each with its io_uring ring (reads and
-/// writes, NOPs or NVMe commands) or a synchronous pread/pwrite loop, merged by the
-/// collector.
-struct InProcess {
-    kind: EngineKind,
-}
-
-impl Engine for InProcess {
-    fn kind(&self) -> EngineKind {
-        self.kind
-    }
-
-    fn run_step(
-        &mut self,
-        target: &StepTarget,
-        spec: &StepSpec,
-        ctl: &StepControl,
-        obs: &mut dyn StepObserver,
-    ) -> Result<StepSummary, EngineError> {
-        collector::run(target, spec, self.kind, ctl, obs)
-    }
-}
-
-/// The engine of a step's kind.
-pub fn engine_for(kind: EngineKind) -> Box<dyn Engine> {
-    match kind {
-        EngineKind::IoUring | EngineKind::Sync | EngineKind::Nop | EngineKind::UringCmd => {
-            Box::new(InProcess { kind })
-        }
-        EngineKind::Idle => Box::new(super::idle::Idle),
-        EngineKind::Fio => Box::new(super::fio::Fio),
-    }
-}
-
-/// Runs one step on the engine its spec names, with closures for the intervals and notes.
-pub fn run_step(
-    target: &StepTarget,
-    spec: &StepSpec,
-    ctl: &StepControl,
-    on_interval: impl FnMut(&IntervalReport) -> Control,
-    on_note: impl FnMut(&str),
-) -> Result<StepSummary, EngineError> {
-    engine_for(spec.engine).run_step(target, spec, ctl, &mut FnObserver(on_interval, on_note))
-}
-
-/// The engine a run on `target` uses when `asked` is: the default engine becomes NVMe
-/// passthrough (uring-cmd) on an NVMe generic character device, which has no block
-/// interface for reads and writes.
-pub fn engine_for_target(asked: EngineKind, target: Option<&std::path::Path>) -> EngineKind {
-    match (asked, target) {
-        (EngineKind::IoUring, Some(p)) if super::nvme::is_generic_device(p) => EngineKind::UringCmd,
-        _ => asked,
-    }
 }

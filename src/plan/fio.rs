@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Plan, PlanStep, SteadyRule, StepRate, TargetFacts};
-use crate::fiojob::fio_secs;
+use crate::fio::job::fio_secs;
 use crate::preset::Preset;
 use crate::units::format_size;
 use crate::workload::Arrivals;
@@ -101,8 +101,8 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
             let _ = writeln!(out, "sqthread_poll_cpu={cpu}");
         }
     }
-    crate::fiojob::shape_lines(out, w);
-    crate::fiojob::end_lines(out, step.ramp, &step.end, w.jobs);
+    crate::fio::job::shape_lines(out, w);
+    crate::fio::job::end_lines(out, step.ramp, &step.end, w.jobs);
     match step.rate {
         StepRate::Max => {}
         StepRate::Iops(v) => {
@@ -257,7 +257,7 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fiojob::fio_size;
+    use crate::fio::job::fio_size;
 
     #[test]
     fn sizes_read_as_fio_reads_them() {

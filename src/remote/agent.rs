@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, WireInterval, PROTOCOL};
 use crate::dut::{self, PreparedTarget, TargetRequest};
-use crate::engine::{self, Control, StepControl, StepObserver, StepTarget};
+use crate::engine::{Control, StepControl, StepObserver, StepTarget};
 use crate::outcome::EndedBy;
 use crate::stats::IntervalReport;
 use crate::telemetry::{Poller, DEFAULT_PERIOD, MIN_PERIOD};
@@ -194,7 +194,7 @@ impl Agent {
     }
 
     fn prepare(&mut self, p: PrepareRequest) {
-        let engine = engine::engine_for_target(p.engine, p.path.as_deref());
+        let engine = crate::engines::engine_for_target(p.engine, p.path.as_deref());
         let path = p.path.clone().unwrap_or_else(dut::default_target_path);
         let req = TargetRequest {
             size: p.size,
@@ -236,7 +236,7 @@ impl Agent {
         let Some(t) = self.step_target() else {
             return self.out.failed("no target is prepared", true);
         };
-        match engine::check_steps(&t, steps) {
+        match crate::engines::check_steps(&t, steps) {
             Ok(fio) => {
                 self.fio_version = fio;
                 self.out.must(FromAgent::Checked);
@@ -337,7 +337,7 @@ impl Agent {
                 broken: &broken,
                 late: false,
             };
-            match engine::engine_for(spec.engine).run_step(&t, &spec, ctl, &mut relay) {
+            match crate::engines::engine_for(spec.engine).run_step(&t, &spec, ctl, &mut relay) {
                 Ok(summary) => FromAgent::StepDone {
                     summary: Box::new(summary),
                 },

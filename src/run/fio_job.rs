@@ -11,8 +11,8 @@ use super::error::RunError;
 use super::request::{label_of, FioJobRequest, Prepared, RunKind, RunRequest};
 use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
-use crate::engine::fio_file::{self, FileStep, JobFile};
 use crate::engine::{self, StepTarget};
+use crate::fio::file::{self as fio_file, FileStep, JobFile};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
 use crate::workload::{
     BlockSizes, EngineKind, FioFileStep, FioTarget, Region, RwMode, StepEnd, Workload,
@@ -245,7 +245,7 @@ pub(super) fn prepare_fio_job(
                 align: t.align,
                 verify: None,
             };
-            engine::check_claim(&st, &spec)?;
+            engine::native::check_claim(&st, &spec)?;
         }
     }
     Ok(Prepared {

@@ -322,7 +322,7 @@ fn validate_plan(
             r.link.check(&specs)?;
             Ok(None)
         }
-        None => Ok(engine::check_steps(t, &specs)?),
+        None => Ok(crate::engines::check_steps(t, &specs)?),
     }
 }
 
@@ -515,7 +515,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
         None => None,
     };
     if link.is_none() {
-        req.plan.engine = engine::engine_for_target(req.plan.engine, req.target.path.as_deref());
+        req.plan.engine =
+            crate::engines::engine_for_target(req.plan.engine, req.target.path.as_deref());
     }
     let engine = req.plan.engine;
     let l = link.as_deref();
@@ -573,7 +574,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
         RunWhat::Single(s) => {
             let mut w = s.workload.clone();
             // What no target can fix is refused before the target is created or opened.
-            engine::validate_shape(&w)?;
+            engine::native::validate_shape(&w)?;
             let writes = w.rw.read_percent(w.rwmixread) < 100;
             let offset = w.region.offset;
             let size = req.target.size.map(|s| s.saturating_add(offset));

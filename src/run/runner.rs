@@ -98,7 +98,7 @@ fn verify_findings(rep: &mut Reporter<'_>, state: Option<&crate::verify::VerifyS
 impl StepObserver for StepWatch<'_, '_> {
     fn interval(&mut self, r: &IntervalReport) -> Control {
         if self.tally.first_error.is_none() {
-            self.tally.first_error = engine::first_error(r).map(|e| e.message.clone());
+            self.tally.first_error = engine::native::first_error(r).map(|e| e.message.clone());
         }
         self.rep.obs.event(RunEvent::Interval {
             index: self.index,
@@ -150,7 +150,7 @@ pub fn run_plan(
     ctl: &RunControl,
     obs: &mut dyn RunObserver,
 ) -> Result<(RunOutcome, Tally), EngineError> {
-    run_plan_on(plan, target, ctl, obs, &mut engine::engine_for)
+    run_plan_on(plan, target, ctl, obs, &mut crate::engines::engine_for)
 }
 
 /// [`run_plan`], each step on the engine `engine_for` gives for its kind (the tests give

@@ -13,7 +13,6 @@ use super::runner::{run_plan, run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
 use crate::dut::fill::fill_if_unwritten;
-use crate::engine;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::remote::RemoteEngine;
 use crate::session::EventKind;
@@ -205,7 +204,7 @@ impl Worker {
             Some(r) => {
                 let link = r.link.clone();
                 run_plan_on(&run.plan, &target, ctl, self, &mut |kind| match kind {
-                    EngineKind::Idle => engine::engine_for(kind),
+                    EngineKind::Idle => crate::engines::engine_for(kind),
                     kind => Box::new(RemoteEngine {
                         link: link.clone(),
                         kind,

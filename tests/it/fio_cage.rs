@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use drivescope::engine::fio_cage::cage;
+use drivescope::fio::cage::cage;
 use drivescope::workload::FioTarget;
 
 use crate::common::{self, LoopDev};
@@ -418,7 +418,7 @@ fn job_files_that_destroyed_data_leave_it_as_it_was() {
 /// each new one there, never over a file that is there.
 #[test]
 fn logs_land_where_asked_and_never_over_a_file_that_is_there() {
-    use drivescope::engine::fio_cage::Harvest;
+    use drivescope::fio::cage::Harvest;
     if !fio_installed() {
         skip!(Tool, "fio is not installed");
     }

@@ -539,7 +539,8 @@ fn dashboard_sees_what_the_guard_sees() {
 /// A write step straight through the engine (no guard) on a device in use: the engine's
 /// exclusive open makes the kernel refuse it, and nothing is written.
 fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
-    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::engine::{Control, StepControl, StepTarget};
+    use drivescope::engines::run_step;
     use drivescope::workload::{
         Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };

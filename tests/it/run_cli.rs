@@ -413,7 +413,8 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
 #[test]
 fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     let _timing = crate::common::timing_lock();
-    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::engine::{Control, StepControl, StepTarget};
+    use drivescope::engines::run_step;
     use drivescope::workload::{
         Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
@@ -797,7 +798,8 @@ fn without_io_uring_the_run_falls_back_to_sync_says_so_and_measures() {
 #[test]
 fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
     let _timing = crate::common::timing_lock();
-    use drivescope::engine::{run_step, Control, StepControl, StepTarget};
+    use drivescope::engine::{Control, StepControl, StepTarget};
+    use drivescope::engines::run_step;
     use drivescope::workload::{
         BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };

@@ -6,8 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::seam::{Control, Engine, StepControl, StepObserver};
-use super::{EngineError, StepTarget};
+use crate::engine::{Control, Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::outcome::EndedBy;
 use crate::stats::{DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::{EngineKind, StepSpec};
@@ -16,7 +15,7 @@ use crate::workload::{EngineKind, StepSpec};
 const TICK: Duration = Duration::from_millis(20);
 
 /// The engine of `workload: idle` phases.
-pub(super) struct Idle;
+pub struct Idle;
 
 fn empty_interval(index: u64, start_s: f64, end_s: f64) -> IntervalReport {
     IntervalReport {

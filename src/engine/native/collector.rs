@@ -5,44 +5,29 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::failure::{self, DeviceWatch, KernelCompletions};
-use super::invalid::RingOption;
-use super::invalid::{InvalidStep, MIN_STEP_DURATION};
 use super::nvme::{self, Namespace};
 use super::schedule::Schedule;
-use super::seam::{Control, StepControl, StepObserver};
 use super::stopclock::StopClock;
 use super::suspend::SuspendWatch;
-use super::uring::{build_ring, RingIo, MAX_IODEPTH};
-use super::{EngineError, WorkerCtx, WorkerMsg};
+use super::uring::{build_ring, RingIo};
+use super::{WorkerCtx, WorkerMsg};
+use crate::engine::EngineError;
+use crate::engine::RingOption;
+use crate::engine::{Control, StepControl, StepObserver};
+use crate::engine::{
+    InvalidStep, StepTarget, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS, MIN_STEP_DURATION,
+};
 use crate::outcome::{EndedBy, FaultKind, VerifyUnsaved};
 use crate::stats::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, StepSummary,
 };
 use crate::workload::{EngineKind, EngineOptions, StepSpec, Workload};
-
-/// The target as the engine needs it: where, how large, its O_DIRECT alignment.
-#[derive(Debug, Clone)]
-pub struct StepTarget {
-    pub path: PathBuf,
-    pub size: u64,
-    /// Offset and length alignment for O_DIRECT (the logical block size), bytes.
-    pub align: u64,
-    /// A verified run's state (`--verify`): writes stamp full headers and every read is
-    /// checked against the generation map.
-    pub verify: Option<Arc<crate::verify::VerifyState>>,
-}
-
-/// Largest I/O buffer memory a step may ask for (all jobs), bytes.
-pub const MAX_BUFFER_BYTES: u64 = 8 << 30;
-/// Largest number of jobs.
-pub const MAX_JOBS: u32 = 1024;
 
 /// Checks what a workload asks for that no target can change: queue shape, block sizes,
 /// buffer memory, rate. Runs before anything touches a target.

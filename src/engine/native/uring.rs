@@ -57,9 +57,6 @@ pub(crate) enum RingIo {
     NvmeCmd(Namespace),
 }
 
-/// Largest queue depth: io_uring's limit on registered buffers (one per slot).
-pub const MAX_IODEPTH: u32 = 16384;
-
 /// How long a worker that stops with I/Os in flight (an `io_uring_enter` error, a panic)
 /// waits for them before it gives up and leaks its ring and buffers. The collector joins a
 /// failed worker, so this bounds how much later the step reports the failure.

@@ -4,8 +4,8 @@
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use super::invalid::NoPolling;
 use super::nvme;
+use crate::engine::NoPolling;
 
 /// Why `path` (a block device, an NVMe generic device or a file on a block device) cannot
 /// be polled; None when it can.

@@ -1,20 +1,13 @@
-//! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
-//! and read by drivescope to learn its steps (jobs separated by `stonewall` or
-//! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
-//! each before fio starts. A job whose targets drivescope cannot tell for sure (no
-//! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
-//! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
-//! is refused, never run; so is one that would overwrite a file beside its targets (a log
-//! over one that is there, a verify state file) or whose reach into a file (offset and
-//! size) drivescope cannot read. Each target's reach is the size the guard judges.
+//! An fio job file's text read as fio reads it: its sections, the globals each job takes,
+//! its steps (jobs up to each `stonewall` or `wait_for_previous`), and the refusals of
+//! what drivescope cannot read for sure (an `include`, a time fio reads otherwise than it
+//! looks).
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::PathBuf;
 
-use super::fio::{fio_check, FioError};
-use super::fio_refusal::{LogClash, Refusal, Unfollowed};
+use super::error::FioError;
+use super::refusal::Refusal;
 
 /// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
 /// `[global]` options above it, then its own.
@@ -30,7 +23,7 @@ pub struct FileJob {
 }
 
 impl FileJob {
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
     }
 
@@ -62,7 +55,7 @@ impl FileJob {
     }
 
     /// Deletes its files when it ends.
-    fn unlinks(&self) -> bool {
+    pub(super) fn unlinks(&self) -> bool {
         self.flag("unlink") || self.flag("unlink_each_loop")
     }
 
@@ -133,38 +126,6 @@ impl FileStep {
     }
 }
 
-/// A file or device a job opens.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobTarget {
-    pub path: PathBuf,
-    /// Some job writes (or trims, or deletes) it.
-    pub writes: bool,
-    /// How far a job reaches into it (offset and size, see [`extent`]): the size a file
-    /// that does not exist yet is made, and one that exists must have.
-    pub size: Option<u64>,
-    /// The options that set `size` (`offset=4k size=8k`), to say where it comes from.
-    pub reach: String,
-    /// The first job that names it.
-    pub job: String,
-    /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
-    pub unlinked: bool,
-}
-
-/// A job file as drivescope read and checked it.
-#[derive(Debug, Clone)]
-pub struct JobFile {
-    pub path: PathBuf,
-    /// The text fio runs (on its stdin): the file as it was read, once.
-    pub text: String,
-    /// `fio-3.33`.
-    pub version: String,
-    pub steps: Vec<FileStep>,
-    pub targets: Vec<JobTarget>,
-    /// The folders fio writes its logs in (`write_*_log`, `write_iolog`): fio's cage lets
-    /// it make new files there, never change one that is there.
-    pub log_dirs: Vec<PathBuf>,
-}
-
 /// Option names fio takes for the same option, as read here.
 fn canonical(key: &str) -> &str {
     match key {
@@ -177,47 +138,8 @@ fn canonical(key: &str) -> &str {
     }
 }
 
-/// The ioengines whose `filename` is a file or block device read and written as such.
-pub(super) const FILE_ENGINES: &[&str] = &[
-    "sync",
-    "psync",
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "libaio",
-    "io_uring",
-    "io_uring_cmd",
-    "posixaio",
-    "mmap",
-    "null",
-];
-
-/// Options that name or shape a target: a `$` expansion in them is refused.
-const TARGET_KEYS: &[&str] = &[
-    "directory",
-    "ioengine",
-    "rw",
-    "size",
-    "filesize",
-    "offset",
-    "offset_increment",
-    "unlink",
-];
-
-/// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
-/// for a read, a file shorter than that).
-const EXTENT_KEYS: &[&str] = &["size", "filesize", "offset", "offset_increment"];
-
-/// fio's per-job logs whose value is a file name prefix (`<prefix>_<kind>[.N].log`).
-const LOG_KEYS: &[&str] = &[
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
-];
-
 /// A job refused, at its section's line.
-fn refuse(job: &FileJob, why: Refusal) -> FioError {
+pub(super) fn refuse(job: &FileJob, why: Refusal) -> FioError {
     FioError::Unsafe {
         job: Some(job.name.clone()),
         line: Some(job.line),
@@ -226,7 +148,7 @@ fn refuse(job: &FileJob, why: Refusal) -> FioError {
 }
 
 /// The file refused, at a line of it or as a whole.
-fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
+pub(super) fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
     FioError::Unsafe {
         job: None,
         line,
@@ -393,312 +315,11 @@ fn split_files(v: &str) -> Vec<String> {
     out
 }
 
-/// Every file or device the jobs touch, and whether any job writes it; refused where
-/// drivescope cannot tell.
-pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
-    let mut out: Vec<JobTarget> = Vec::new();
-    for job in steps.iter().flat_map(|s| &s.jobs) {
-        if let Some(u) = Unfollowed::ALL
-            .into_iter()
-            .find(|u| job.options.contains_key(u.key()))
-        {
-            return Err(refuse(job, Refusal::Unfollowed(u)));
-        }
-        for key in TARGET_KEYS {
-            if job.get(key).is_some_and(|v| v.contains('$')) {
-                return Err(refuse(job, Refusal::Expansion { key }));
-            }
-        }
-        let engine = job.get("ioengine").unwrap_or("psync").trim();
-        if !FILE_ENGINES.contains(&engine) {
-            return Err(refuse(
-                job,
-                Refusal::OtherEngine {
-                    engine: engine.to_string(),
-                },
-            ));
-        }
-        if job.files.is_empty() {
-            return Err(refuse(job, Refusal::NoFilename));
-        }
-        // With fewer names than nrfiles, fio would name the other files itself.
-        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
-            if n as usize > job.files.len() {
-                return Err(refuse(
-                    job,
-                    Refusal::TooFewNames {
-                        nrfiles: n,
-                        named: job.files.len(),
-                    },
-                ));
-            }
-        }
-        let size = extent(job)?;
-        let reach: Vec<String> = EXTENT_KEYS
-            .iter()
-            .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
-            .collect();
-        let reach = reach.join(" ");
-        for path in job.files.iter().cloned() {
-            match out.iter_mut().find(|t| t.path == path) {
-                Some(t) => {
-                    t.writes |= job.writes();
-                    if size > t.size {
-                        t.size = size;
-                        t.reach = reach.clone();
-                    }
-                    t.unlinked |= job.unlinks();
-                }
-                None => out.push(JobTarget {
-                    path,
-                    writes: job.writes(),
-                    size,
-                    reach: reach.clone(),
-                    job: job.name.clone(),
-                    unlinked: job.unlinks(),
-                }),
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// How far into each of its files a job reaches, in bytes: its offset (plus
-/// `offset_increment` for each of its `numjobs`) and the larger of `size` and `filesize`;
-/// `None` when it gives neither (fio then takes the file as it is). A value drivescope
-/// cannot read (`0x100000`, `50%`, a range) is refused: the guard could not judge it.
-fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
-    let mut v = [0u64; 4];
-    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
-        if let Some(raw) = job.get(key) {
-            *slot = crate::units::parse_size(raw).map_err(|_| {
-                refuse(
-                    job,
-                    Refusal::UnreadableExtent {
-                        key,
-                        value: raw.to_string(),
-                    },
-                )
-            })?;
-        }
-    }
-    let [size, filesize, offset, increment] = v;
-    if job.get("size").is_none() && job.get("filesize").is_none() {
-        return Ok(None);
-    }
-    let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
-        (_, Some(n)) => u64::from(n),
-        (None, None) => 1,
-        (Some(raw), None) if increment > 0 => {
-            return Err(refuse(
-                job,
-                Refusal::UnreadableNumjobs {
-                    value: raw.to_string(),
-                },
-            ))
-        }
-        (Some(_), None) => 1,
-    };
-    let reach = increment
-        .checked_mul(numjobs)
-        .and_then(|i| i.checked_add(offset))
-        .and_then(|o| o.checked_add(size.max(filesize)));
-    match reach {
-        Some(r) => Ok(Some(r)),
-        None => Err(refuse(job, Refusal::ReachOverflows)),
-    }
-}
-
-/// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
-/// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
-fn log_clash(prefix: &Path) -> Option<LogClash> {
-    let text = prefix.to_string_lossy();
-    if text.contains('$') {
-        return Some(LogClash::Expansion);
-    }
-    let base = format!("{}_", prefix.file_name()?.to_string_lossy());
-    let dir = match prefix.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let entries = std::fs::read_dir(&dir).ok()?;
-    entries.flatten().find_map(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        (name.starts_with(&base) && name.contains(".log")).then(|| LogClash::Exists(dir.join(name)))
-    })
-}
-
-/// What only the file system can tell: a job that would delete a device node (`unlink`
-/// on anything but a regular file) or overwrite an existing file with its I/O log
-/// (`write_iolog`) is refused.
-fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
-    for t in targets.iter().filter(|t| t.unlinked) {
-        if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
-            let why = Refusal::UnlinkNotRegular {
-                path: t.path.clone(),
-            };
-            return Err(
-                match steps.iter().flat_map(|s| &s.jobs).find(|j| j.name == t.job) {
-                    Some(job) => refuse(job, why),
-                    None => refuse_file(None, why),
-                },
-            );
-        }
-    }
-    for job in steps.iter().flat_map(|s| &s.jobs) {
-        if let Some(log) = job.get("write_iolog") {
-            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
-                return Err(refuse(
-                    job,
-                    Refusal::IologOverwrites {
-                        value: log.to_string(),
-                    },
-                ));
-            }
-        }
-        for key in LOG_KEYS {
-            let Some(v) = job.get(key) else { continue };
-            // A bare option logs under the job's name, in the current directory.
-            let prefix = if v.is_empty() { job.name.as_str() } else { v };
-            if let Some(clash) = log_clash(Path::new(prefix)) {
-                return Err(refuse(
-                    job,
-                    Refusal::LogOverwrites {
-                        key,
-                        value: v.to_string(),
-                        clash,
-                    },
-                ));
-            }
-        }
-        let verifies = job
-            .get("verify")
-            .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
-        if verifies && job.get("verify_state_save").map(str::trim) != Some("0") {
-            return Err(refuse(job, Refusal::VerifyStateSave));
-        }
-    }
-    Ok(())
-}
-
-/// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
-/// its words when it refuses it, else every file it added to a job as it named it (from
-/// its `--debug=file` trace: `file 0x… "PATH" added at N`).
-fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
-    // Caged with no target: fio reading a job writes nothing.
-    let (mut cmd, _scratch) = super::fio::caged(&[], &[])?;
-    let mut child = cmd
-        .args(["--parse-only", "--debug=file", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(super::fio::spawn_error)?;
-    // fio traces while it reads: the text goes in from a thread of its own, so a full
-    // stdout pipe never holds both sides.
-    let feeder = child.stdin.take().map(|mut stdin| {
-        let text = text.to_string();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(text.as_bytes());
-        })
-    });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| FioError::Missing(e.to_string()))?;
-    if let Some(f) = feeder {
-        let _ = f.join();
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if out.status.success() {
-        return Ok(stdout.lines().filter_map(added_file).collect());
-    }
-    let err = String::from_utf8_lossy(&out.stderr);
-    let words: String = stdout
-        .lines()
-        .filter(|l| !l.starts_with("file ") && !l.starts_with("fio: set debug option"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let said = super::fio::first_lines(&err)
-        .or_else(|| super::fio::first_lines(&words))
-        .unwrap_or_else(|| format!("fio --parse-only exited with {}", out.status));
-    Err(FioError::Refused(said))
-}
-
-/// The file of a trace line `file  PID file 0x… "PATH" added at N`.
-fn added_file(line: &str) -> Option<PathBuf> {
-    let rest = line.strip_prefix("file ")?;
-    let start = rest.find(" \"")? + 2;
-    let end = rest.rfind("\" added at ")?;
-    (end >= start).then(|| PathBuf::from(&rest[start..end]))
-}
-
-/// Every file fio named must be one drivescope found (and so guards): else the job file
-/// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
-/// the files its options name: not those named inside an I/O log (`read_iolog`), which is
-/// why that option is refused outright (see `Unfollowed`).
-fn check_against_fio(fio_files: &[PathBuf], targets: &[JobTarget]) -> Result<(), FioError> {
-    match fio_files
-        .iter()
-        .find(|f| !targets.iter().any(|t| t.path == **f))
-    {
-        Some(f) => Err(refuse_file(None, Refusal::UnfoundFile { path: f.clone() })),
-        None => Ok(()),
-    }
-}
-
-/// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
-/// parse of the text, then drivescope's (steps and targets). Nothing is written.
-pub fn read(path: &Path) -> Result<JobFile, FioError> {
-    // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
-    let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
-    let version = fio_check()?;
-    let fio_files = fio_parse_only(&text).map_err(|e| match e {
-        FioError::Refused(said) => FioError::RefusedFile {
-            path: path.to_path_buf(),
-            said,
-        },
-        e => e,
-    })?;
-    let steps = parse_steps(&text)?;
-    let targets = targets(&steps)?;
-    check_against_fio(&fio_files, &targets)?;
-    on_disk(&steps, &targets)?;
-    let log_dirs = log_dirs(&steps);
-    Ok(JobFile {
-        path: path.to_path_buf(),
-        text,
-        version,
-        steps,
-        targets,
-        log_dirs,
-    })
-}
-
-/// The folders the jobs' logs go to, each once: a log prefix's folder (the current one
-/// for a bare option or a name without one), made absolute.
-fn log_dirs(steps: &[FileStep]) -> Vec<PathBuf> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for job in steps.iter().flat_map(|s| &s.jobs) {
-        for key in LOG_KEYS.iter().chain(&["write_iolog"]) {
-            let Some(v) = job.get(key) else { continue };
-            let prefix = if v.is_empty() { job.name.as_str() } else { v };
-            let dir = match Path::new(prefix).parent() {
-                Some(d) if !d.as_os_str().is_empty() => cwd.join(d),
-                _ => cwd.clone(),
-            };
-            let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-            if !dirs.contains(&dir) {
-                dirs.push(dir);
-            }
-        }
-    }
-    dirs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fio::refusal::Unfollowed;
+    use crate::fio::targets::targets;
 
     #[test]
     fn stonewalled_jobs_are_steps_and_globals_apply_to_the_jobs_below() {
@@ -839,62 +460,6 @@ mod tests {
     }
 
     #[test]
-    fn what_would_overwrite_or_delete_what_is_there_is_refused_by_its_kind() {
-        let dir = tempfile::tempdir().unwrap();
-        let mine = dir.path().join("mine.txt");
-        std::fs::write(&mine, "x").unwrap();
-        let old_log = dir.path().join("lg_bw.1.log");
-        std::fs::write(&old_log, "x").unwrap();
-        let prefix = dir.path().join("lg");
-        let on = |opts: &str| {
-            let steps = parse_steps(&format!(
-                "; c\n[j]\nfilename=/dev/null\nrw=write\nsize=1m\n{opts}"
-            ))
-            .unwrap();
-            match on_disk(&steps, &targets(&steps).unwrap()) {
-                Err(FioError::Unsafe { job, line, why }) => {
-                    assert_eq!((job.as_deref(), line), (Some("j"), Some(2)), "{opts}");
-                    Some(why)
-                }
-                Ok(()) => None,
-                Err(e) => panic!("{opts}: {e}"),
-            }
-        };
-        assert_eq!(
-            on("unlink=1\n"),
-            Some(Refusal::UnlinkNotRegular {
-                path: "/dev/null".into()
-            })
-        );
-        assert_eq!(
-            on(&format!("write_iolog={}\n", mine.display())),
-            Some(Refusal::IologOverwrites {
-                value: mine.display().to_string()
-            })
-        );
-        assert_eq!(
-            on(&format!("write_bw_log={}\n", prefix.display())),
-            Some(Refusal::LogOverwrites {
-                key: "write_bw_log",
-                value: prefix.display().to_string(),
-                clash: LogClash::Exists(old_log.clone()),
-            })
-        );
-        assert_eq!(
-            on("write_lat_log=$x\n"),
-            Some(Refusal::LogOverwrites {
-                key: "write_lat_log",
-                value: "$x".into(),
-                clash: LogClash::Expansion,
-            })
-        );
-        assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
-        assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
-        let fresh = dir.path().join("new");
-        assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
-    }
-
-    #[test]
     fn a_name_is_in_its_directory_even_an_absolute_one_and_jobs_on_one_file_share_it() {
         let steps = parse_steps(
             "[global]\ndirectory=/srv/t\nsize=4m\n[a]\nfilename=f1:/abs/f2\n[b]\nfilename=f1\nrw=randwrite\nsize=8m\n",
@@ -934,53 +499,6 @@ mod tests {
         };
         assert_eq!(files(0), ["/g/a", "/j/b", "/j/c"]);
         assert_eq!(files(1), ["/g/a", "/g//late"]);
-    }
-
-    #[test]
-    fn fios_trace_names_its_files_and_one_drivescope_did_not_find_is_refused() {
-        let trace = "fio: set debug option file\nfile     21459 add file a\n\
-            file     21459 file 0x7fe2c20b40d0 \"/tmp/x \"y\" added at 0\" added at 0\n\
-            file     21459 dup files: 1\n";
-        let files: Vec<PathBuf> = trace.lines().filter_map(added_file).collect();
-        assert_eq!(files, [PathBuf::from("/tmp/x \"y\" added at 0")]);
-        let found = JobTarget {
-            path: files[0].clone(),
-            writes: false,
-            size: None,
-            reach: String::new(),
-            job: "a".into(),
-            unlinked: false,
-        };
-        assert!(check_against_fio(&files, std::slice::from_ref(&found)).is_ok());
-        let other = JobTarget {
-            path: "/tmp/other".into(),
-            ..found
-        };
-        assert!(matches!(
-            check_against_fio(&files, &[other]),
-            Err(FioError::Unsafe {
-                job: None,
-                why: Refusal::UnfoundFile { path },
-                ..
-            }) if path == files[0]
-        ));
-    }
-
-    #[test]
-    fn a_targets_size_is_how_far_its_jobs_reach_into_it() {
-        let reach = |opts: &str| {
-            let steps = parse_steps(&format!("[a]\nfilename=/tmp/x\n{opts}")).unwrap();
-            targets(&steps).unwrap()[0].size
-        };
-        assert_eq!(reach("rw=read\n"), None);
-        assert_eq!(reach("offset=1m\n"), None, "no size: the file as it is");
-        assert_eq!(reach("size=8k\n"), Some(8 << 10));
-        assert_eq!(reach("filesize=1m\nsize=8k\n"), Some(1 << 20));
-        assert_eq!(reach("fileoffset=4k\nsize=8k\n"), Some(12 << 10));
-        assert_eq!(
-            reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
-            Some((4 << 10) + (2 << 20) + (8 << 10))
-        );
     }
 
     #[test]

@@ -7,10 +7,11 @@
 
 use std::time::SystemTime;
 
-use super::fio::{caged, known_or_asked, outcome, status_interval, supervise, FioError};
-use super::fio_json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
-use super::seam::{Control, StepControl, StepObserver};
-use super::EngineError;
+use super::child::{caged, outcome, status_interval, supervise};
+use super::error::FioError;
+use super::json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
+use super::probe::known_or_asked;
+use crate::engine::{Control, EngineError, StepControl, StepObserver};
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::{FioFileStep, StepSpec};
 

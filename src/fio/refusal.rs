@@ -3,6 +3,21 @@
 
 use std::path::PathBuf;
 
+/// The ioengines whose `filename` is a file or block device read and written as such.
+pub(super) const FILE_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "io_uring",
+    "io_uring_cmd",
+    "posixaio",
+    "mmap",
+    "null",
+];
+
 /// Options whose value drivescope cannot follow to what the job touches: a job giving one
 /// is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +113,7 @@ pub enum Refusal {
     Unfollowed(Unfollowed),
     #[error(
         "ioengine={engine}: drivescope guards only file and block device I/O ({})",
-        super::fio_file::FILE_ENGINES.join(", ")
+        FILE_ENGINES.join(", ")
     )]
     OtherEngine { engine: String },
     #[error("no filename=: name the file or device the job uses, so drivescope can guard it")]

@@ -10,19 +10,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::collector::StepTarget;
-use super::EngineError;
 use crate::drive::in_use::Scene;
 use crate::drive::SysRoot;
+use crate::engine::EngineError;
+use crate::engine::{Opener, StepTarget};
 use crate::workload::StepSpec;
-
-/// A process that has a file open.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Opener {
-    pub pid: u32,
-    /// Its command line, as /proc shows it (arguments joined by spaces).
-    pub command: String,
-}
 
 /// The processes other than this one with `path` open (the same inode, or for a device
 /// node the same device), as far as /proc lets this user see.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde_json::Value;
 
-use super::fio::FioError;
+use super::error::FioError;
 use crate::outcome::EndedBy;
 use crate::stats::{new_histogram, LatSummary, SeriesDir, SeriesSummary, StepSummary};
 use crate::workload::EngineKind;

@@ -1,0 +1,171 @@
+//! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
+//! and read by drivescope to learn its steps (jobs separated by `stonewall` or
+//! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
+//! each before fio starts. A job whose targets drivescope cannot tell for sure (no
+//! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
+//! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
+//! is refused, never run; so is one that would overwrite a file beside its targets (a log
+//! over one that is there, a verify state file) or whose reach into a file (offset and
+//! size) drivescope cannot read. Each target's reach is the size the guard judges.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use super::error::FioError;
+use super::parse::parse_steps;
+pub use super::parse::FileStep;
+use super::probe::fio_check;
+use super::targets::{check_against_fio, on_disk, targets, JobTarget, LOG_KEYS};
+
+/// A job file as drivescope read and checked it.
+#[derive(Debug, Clone)]
+pub struct JobFile {
+    pub path: PathBuf,
+    /// The text fio runs (on its stdin): the file as it was read, once.
+    pub text: String,
+    /// `fio-3.33`.
+    pub version: String,
+    pub steps: Vec<FileStep>,
+    pub targets: Vec<JobTarget>,
+    /// The folders fio writes its logs in (`write_*_log`, `write_iolog`): fio's cage lets
+    /// it make new files there, never change one that is there.
+    pub log_dirs: Vec<PathBuf>,
+}
+
+/// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
+/// its words when it refuses it, else every file it added to a job as it named it (from
+/// its `--debug=file` trace: `file 0x… "PATH" added at N`).
+fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
+    // Caged with no target: fio reading a job writes nothing.
+    let (mut cmd, _scratch) = super::child::caged(&[], &[])?;
+    let mut child = cmd
+        .args(["--parse-only", "--debug=file", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(super::error::spawn_error)?;
+    // fio traces while it reads: the text goes in from a thread of its own, so a full
+    // stdout pipe never holds both sides.
+    let feeder = child.stdin.take().map(|mut stdin| {
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(text.as_bytes());
+        })
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| FioError::Missing(e.to_string()))?;
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() {
+        return Ok(stdout.lines().filter_map(added_file).collect());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let words: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("file ") && !l.starts_with("fio: set debug option"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let said = super::child::first_lines(&err)
+        .or_else(|| super::child::first_lines(&words))
+        .unwrap_or_else(|| format!("fio --parse-only exited with {}", out.status));
+    Err(FioError::Refused(said))
+}
+
+/// The file of a trace line `file  PID file 0x… "PATH" added at N`.
+fn added_file(line: &str) -> Option<PathBuf> {
+    let rest = line.strip_prefix("file ")?;
+    let start = rest.find(" \"")? + 2;
+    let end = rest.rfind("\" added at ")?;
+    (end >= start).then(|| PathBuf::from(&rest[start..end]))
+}
+
+/// Reads, checks and parses the job file at `path`: fio's version first, then fio's own
+/// parse of the text, then drivescope's (steps and targets). Nothing is written.
+pub fn read(path: &Path) -> Result<JobFile, FioError> {
+    // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
+    let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
+    let version = fio_check()?;
+    let fio_files = fio_parse_only(&text).map_err(|e| match e {
+        FioError::Refused(said) => FioError::RefusedFile {
+            path: path.to_path_buf(),
+            said,
+        },
+        e => e,
+    })?;
+    let steps = parse_steps(&text)?;
+    let targets = targets(&steps)?;
+    check_against_fio(&fio_files, &targets)?;
+    on_disk(&steps, &targets)?;
+    let log_dirs = log_dirs(&steps);
+    Ok(JobFile {
+        path: path.to_path_buf(),
+        text,
+        version,
+        steps,
+        targets,
+        log_dirs,
+    })
+}
+
+/// The folders the jobs' logs go to, each once: a log prefix's folder (the current one
+/// for a bare option or a name without one), made absolute.
+fn log_dirs(steps: &[FileStep]) -> Vec<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        for key in LOG_KEYS.iter().chain(&["write_iolog"]) {
+            let Some(v) = job.get(key) else { continue };
+            let prefix = if v.is_empty() { job.name.as_str() } else { v };
+            let dir = match Path::new(prefix).parent() {
+                Some(d) if !d.as_os_str().is_empty() => cwd.join(d),
+                _ => cwd.clone(),
+            };
+            let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fio::refusal::Refusal;
+
+    #[test]
+    fn fios_trace_names_its_files_and_one_drivescope_did_not_find_is_refused() {
+        let trace = "fio: set debug option file\nfile     21459 add file a\n\
+            file     21459 file 0x7fe2c20b40d0 \"/tmp/x \"y\" added at 0\" added at 0\n\
+            file     21459 dup files: 1\n";
+        let files: Vec<PathBuf> = trace.lines().filter_map(added_file).collect();
+        assert_eq!(files, [PathBuf::from("/tmp/x \"y\" added at 0")]);
+        let found = JobTarget {
+            path: files[0].clone(),
+            writes: false,
+            size: None,
+            reach: String::new(),
+            job: "a".into(),
+            unlinked: false,
+        };
+        assert!(check_against_fio(&files, std::slice::from_ref(&found)).is_ok());
+        let other = JobTarget {
+            path: "/tmp/other".into(),
+            ..found
+        };
+        assert!(matches!(
+            check_against_fio(&files, &[other]),
+            Err(FioError::Unsafe {
+                job: None,
+                why: Refusal::UnfoundFile { path },
+                ..
+            }) if path == files[0]
+        ));
+    }
+}

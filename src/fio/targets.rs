@@ -1,0 +1,332 @@
+//! The files and devices an fio job file's jobs touch, as drivescope reads them for the write guard: each target's reach, and the refusals of what it cannot tell for sure or what would overwrite a file beside a target.
+
+use std::path::{Path, PathBuf};
+
+use super::error::FioError;
+use super::parse::{refuse, refuse_file, FileJob, FileStep};
+use super::refusal::{LogClash, Refusal, Unfollowed, FILE_ENGINES};
+
+/// A file or device a job opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobTarget {
+    pub path: PathBuf,
+    /// Some job writes (or trims, or deletes) it.
+    pub writes: bool,
+    /// How far a job reaches into it (offset and size, see [`extent`]): the size a file
+    /// that does not exist yet is made, and one that exists must have.
+    pub size: Option<u64>,
+    /// The options that set `size` (`offset=4k size=8k`), to say where it comes from.
+    pub reach: String,
+    /// The first job that names it.
+    pub job: String,
+    /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
+    pub unlinked: bool,
+}
+
+/// Options that name or shape a target: a `$` expansion in them is refused.
+const TARGET_KEYS: &[&str] = &[
+    "directory",
+    "ioengine",
+    "rw",
+    "size",
+    "filesize",
+    "offset",
+    "offset_increment",
+    "unlink",
+];
+
+/// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
+/// for a read, a file shorter than that).
+const EXTENT_KEYS: &[&str] = &["size", "filesize", "offset", "offset_increment"];
+
+/// fio's per-job logs whose value is a file name prefix (`<prefix>_<kind>[.N].log`).
+pub(super) const LOG_KEYS: &[&str] = &[
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+];
+
+/// Every file or device the jobs touch, and whether any job writes it; refused where
+/// drivescope cannot tell.
+pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
+    let mut out: Vec<JobTarget> = Vec::new();
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        if let Some(u) = Unfollowed::ALL
+            .into_iter()
+            .find(|u| job.options.contains_key(u.key()))
+        {
+            return Err(refuse(job, Refusal::Unfollowed(u)));
+        }
+        for key in TARGET_KEYS {
+            if job.get(key).is_some_and(|v| v.contains('$')) {
+                return Err(refuse(job, Refusal::Expansion { key }));
+            }
+        }
+        let engine = job.get("ioengine").unwrap_or("psync").trim();
+        if !FILE_ENGINES.contains(&engine) {
+            return Err(refuse(
+                job,
+                Refusal::OtherEngine {
+                    engine: engine.to_string(),
+                },
+            ));
+        }
+        if job.files.is_empty() {
+            return Err(refuse(job, Refusal::NoFilename));
+        }
+        // With fewer names than nrfiles, fio would name the other files itself.
+        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
+            if n as usize > job.files.len() {
+                return Err(refuse(
+                    job,
+                    Refusal::TooFewNames {
+                        nrfiles: n,
+                        named: job.files.len(),
+                    },
+                ));
+            }
+        }
+        let size = extent(job)?;
+        let reach: Vec<String> = EXTENT_KEYS
+            .iter()
+            .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
+            .collect();
+        let reach = reach.join(" ");
+        for path in job.files.iter().cloned() {
+            match out.iter_mut().find(|t| t.path == path) {
+                Some(t) => {
+                    t.writes |= job.writes();
+                    if size > t.size {
+                        t.size = size;
+                        t.reach = reach.clone();
+                    }
+                    t.unlinked |= job.unlinks();
+                }
+                None => out.push(JobTarget {
+                    path,
+                    writes: job.writes(),
+                    size,
+                    reach: reach.clone(),
+                    job: job.name.clone(),
+                    unlinked: job.unlinks(),
+                }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How far into each of its files a job reaches, in bytes: its offset (plus
+/// `offset_increment` for each of its `numjobs`) and the larger of `size` and `filesize`;
+/// `None` when it gives neither (fio then takes the file as it is). A value drivescope
+/// cannot read (`0x100000`, `50%`, a range) is refused: the guard could not judge it.
+fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
+    let mut v = [0u64; 4];
+    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
+        if let Some(raw) = job.get(key) {
+            *slot = crate::units::parse_size(raw).map_err(|_| {
+                refuse(
+                    job,
+                    Refusal::UnreadableExtent {
+                        key,
+                        value: raw.to_string(),
+                    },
+                )
+            })?;
+        }
+    }
+    let [size, filesize, offset, increment] = v;
+    if job.get("size").is_none() && job.get("filesize").is_none() {
+        return Ok(None);
+    }
+    let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
+        (_, Some(n)) => u64::from(n),
+        (None, None) => 1,
+        (Some(raw), None) if increment > 0 => {
+            return Err(refuse(
+                job,
+                Refusal::UnreadableNumjobs {
+                    value: raw.to_string(),
+                },
+            ))
+        }
+        (Some(_), None) => 1,
+    };
+    let reach = increment
+        .checked_mul(numjobs)
+        .and_then(|i| i.checked_add(offset))
+        .and_then(|o| o.checked_add(size.max(filesize)));
+    match reach {
+        Some(r) => Ok(Some(r)),
+        None => Err(refuse(job, Refusal::ReachOverflows)),
+    }
+}
+
+/// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
+/// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
+fn log_clash(prefix: &Path) -> Option<LogClash> {
+    let text = prefix.to_string_lossy();
+    if text.contains('$') {
+        return Some(LogClash::Expansion);
+    }
+    let base = format!("{}_", prefix.file_name()?.to_string_lossy());
+    let dir = match prefix.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let entries = std::fs::read_dir(&dir).ok()?;
+    entries.flatten().find_map(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        (name.starts_with(&base) && name.contains(".log")).then(|| LogClash::Exists(dir.join(name)))
+    })
+}
+
+/// What only the file system can tell: a job that would delete a device node (`unlink`
+/// on anything but a regular file) or overwrite an existing file with its I/O log
+/// (`write_iolog`) is refused.
+pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
+    for t in targets.iter().filter(|t| t.unlinked) {
+        if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
+            let why = Refusal::UnlinkNotRegular {
+                path: t.path.clone(),
+            };
+            return Err(
+                match steps.iter().flat_map(|s| &s.jobs).find(|j| j.name == t.job) {
+                    Some(job) => refuse(job, why),
+                    None => refuse_file(None, why),
+                },
+            );
+        }
+    }
+    for job in steps.iter().flat_map(|s| &s.jobs) {
+        if let Some(log) = job.get("write_iolog") {
+            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
+                return Err(refuse(
+                    job,
+                    Refusal::IologOverwrites {
+                        value: log.to_string(),
+                    },
+                ));
+            }
+        }
+        for key in LOG_KEYS {
+            let Some(v) = job.get(key) else { continue };
+            // A bare option logs under the job's name, in the current directory.
+            let prefix = if v.is_empty() { job.name.as_str() } else { v };
+            if let Some(clash) = log_clash(Path::new(prefix)) {
+                return Err(refuse(
+                    job,
+                    Refusal::LogOverwrites {
+                        key,
+                        value: v.to_string(),
+                        clash,
+                    },
+                ));
+            }
+        }
+        let verifies = job
+            .get("verify")
+            .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
+        if verifies && job.get("verify_state_save").map(str::trim) != Some("0") {
+            return Err(refuse(job, Refusal::VerifyStateSave));
+        }
+    }
+    Ok(())
+}
+
+/// Every file fio named must be one drivescope found (and so guards): else the job file
+/// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
+/// the files its options name: not those named inside an I/O log (`read_iolog`), which is
+/// why that option is refused outright (see `Unfollowed`).
+pub(super) fn check_against_fio(
+    fio_files: &[PathBuf],
+    targets: &[JobTarget],
+) -> Result<(), FioError> {
+    match fio_files
+        .iter()
+        .find(|f| !targets.iter().any(|t| t.path == **f))
+    {
+        Some(f) => Err(refuse_file(None, Refusal::UnfoundFile { path: f.clone() })),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fio::parse::parse_steps;
+
+    #[test]
+    fn what_would_overwrite_or_delete_what_is_there_is_refused_by_its_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("mine.txt");
+        std::fs::write(&mine, "x").unwrap();
+        let old_log = dir.path().join("lg_bw.1.log");
+        std::fs::write(&old_log, "x").unwrap();
+        let prefix = dir.path().join("lg");
+        let on = |opts: &str| {
+            let steps = parse_steps(&format!(
+                "; c\n[j]\nfilename=/dev/null\nrw=write\nsize=1m\n{opts}"
+            ))
+            .unwrap();
+            match on_disk(&steps, &targets(&steps).unwrap()) {
+                Err(FioError::Unsafe { job, line, why }) => {
+                    assert_eq!((job.as_deref(), line), (Some("j"), Some(2)), "{opts}");
+                    Some(why)
+                }
+                Ok(()) => None,
+                Err(e) => panic!("{opts}: {e}"),
+            }
+        };
+        assert_eq!(
+            on("unlink=1\n"),
+            Some(Refusal::UnlinkNotRegular {
+                path: "/dev/null".into()
+            })
+        );
+        assert_eq!(
+            on(&format!("write_iolog={}\n", mine.display())),
+            Some(Refusal::IologOverwrites {
+                value: mine.display().to_string()
+            })
+        );
+        assert_eq!(
+            on(&format!("write_bw_log={}\n", prefix.display())),
+            Some(Refusal::LogOverwrites {
+                key: "write_bw_log",
+                value: prefix.display().to_string(),
+                clash: LogClash::Exists(old_log.clone()),
+            })
+        );
+        assert_eq!(
+            on("write_lat_log=$x\n"),
+            Some(Refusal::LogOverwrites {
+                key: "write_lat_log",
+                value: "$x".into(),
+                clash: LogClash::Expansion,
+            })
+        );
+        assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
+        assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
+        let fresh = dir.path().join("new");
+        assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
+    }
+
+    #[test]
+    fn a_targets_size_is_how_far_its_jobs_reach_into_it() {
+        let reach = |opts: &str| {
+            let steps = parse_steps(&format!("[a]\nfilename=/tmp/x\n{opts}")).unwrap();
+            targets(&steps).unwrap()[0].size
+        };
+        assert_eq!(reach("rw=read\n"), None);
+        assert_eq!(reach("offset=1m\n"), None, "no size: the file as it is");
+        assert_eq!(reach("size=8k\n"), Some(8 << 10));
+        assert_eq!(reach("filesize=1m\nsize=8k\n"), Some(1 << 20));
+        assert_eq!(reach("fileoffset=4k\nsize=8k\n"), Some(12 << 10));
+        assert_eq!(
+            reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
+            Some((4 << 10) + (2 << 20) + (8 << 10))
+        );
+    }
+}
