@@ -26,6 +26,7 @@ pub mod drive;
 pub mod dut;
 pub mod engine;
 pub mod fiojob;
+pub mod host;
 pub mod input;
 pub mod lines;
 pub mod lockfile;
