@@ -27,6 +27,7 @@ pub mod dut;
 pub mod engine;
 pub mod engines;
 pub mod fio;
+pub mod host;
 pub mod input;
 pub mod lines;
 pub mod lockfile;

@@ -5,7 +5,7 @@
 //! [`run::prepare_many`] and [`run::execute_many`]; each drive's worker polls its own
 //! drive's telemetry (the dashboard's telemetry thread rests meanwhile).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -182,11 +182,8 @@ fn run_many(
     };
     let _ = telemetry.send(TelemetryCmd::Off);
     for (d, p) in prepared.iter().enumerate() {
-        // A remote target's drive is the one its host resolved.
-        let view = match &p.remote {
-            Some(r) => r.drive.as_ref().and_then(drive_view_of),
-            None => drive_view(&p.target.path),
-        };
+        // The drive is the one its host resolved (another host's, for a target there).
+        let view = p.told.drive.as_ref().and_then(drive_view_of);
         if let Some(v) = view {
             let _ = msgs.send(Msg::OnDrive(d, Box::new(Msg::Drive(v))));
         }
@@ -213,10 +210,11 @@ fn run_many(
     // Back to polling the first drive between runs: not a remote one (its path is the other
     // host's; this host's device of that name is another drive), as when the table opened.
     if let Some(first) = prepared.first() {
-        let path = match first.remote {
-            Some(_) => PathBuf::new(),
-            None => first.target.path.clone(),
-        };
+        let path = first
+            .host
+            .path_here(&first.target)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let _ = telemetry.send(TelemetryCmd::Target(path));
     }
     let _ = msgs.send(ended(finished));

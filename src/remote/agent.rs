@@ -1,158 +1,38 @@
 //! `drivescope agent`: the far end of a remote target. It reads [`ToAgent`] requests, one
-//! JSON object per line, on stdin and answers with [`FromAgent`] records on stdout: the
-//! handshake, the target prepared (the write guard runs here, on the host that owns the
-//! device), the steps checked, telemetry streamed, the fill and each step run on this
-//! host's engine. Records go out through a bounded queue: a slow link drops (and counts)
-//! intervals and samples rather than stall the engine. When the controller goes away (its
-//! stdin closes), the step in hand is stopped and the agent exits.
+//! JSON object per line, on stdin and answers with [`FromAgent`] records on stdout, each
+//! request served on this machine's [`LocalHost`]: the handshake, the target prepared (the
+//! write guard runs here, on the host that owns the device), the steps checked, telemetry
+//! streamed, the fill and each step run on this host's engine. Records go out through a
+//! bounded queue ([`Outbox`]): a slow link drops (and counts) intervals and samples rather
+//! than stall the engine. When the controller goes away (its stdin closes), the step in
+//! hand is stopped and the agent exits.
 
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TrySendError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
-use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, WireInterval, PROTOCOL};
-use crate::dut::{self, PreparedTarget, TargetRequest};
-use crate::engine::{Control, StepControl, StepObserver, StepTarget};
+use super::job::Job;
+use super::outbox::{failure, writer, Outbox, Relay};
+use super::proto::{FromAgent, ToAgent};
+use crate::dut::PreparedTarget;
+use crate::engine::{StepControl, StepTarget};
+use crate::host::{LocalHost, PrepareRequest, TargetHost};
 use crate::outcome::EndedBy;
-use crate::stats::IntervalReport;
-use crate::telemetry::{Poller, DEFAULT_PERIOD, MIN_PERIOD};
+use crate::telemetry::Poller;
 use crate::workload::StepSpec;
 
 /// Records waiting to be written: about a minute of intervals and samples.
 const OUT_CAP: usize = 256;
 
-/// How long a step's interval waits for the controller's answer before it goes on.
-const ANSWER_WAIT: Duration = Duration::from_secs(2);
-
 /// drivescope's own version, as the handshake states it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The agent's outgoing records: replies wait for room; streamed records are dropped
-/// (and counted) when the link is behind.
-#[derive(Clone)]
-struct Outbox {
-    tx: SyncSender<FromAgent>,
-    dropped: Arc<AtomicU64>,
-}
-
-impl Outbox {
-    /// A reply: waits for room (false when the writer is gone); the records dropped
-    /// before it are counted first, so the controller knows them by the reply.
-    fn must(&self, r: FromAgent) -> bool {
-        let n = self.dropped.swap(0, Ordering::Relaxed);
-        if n > 0 && self.tx.send(FromAgent::Dropped { records: n }).is_err() {
-            return false;
-        }
-        self.tx.send(r).is_ok()
-    }
-
-    /// A streamed record: sent if there is room, else dropped and counted.
-    fn may(&self, r: FromAgent) -> bool {
-        let n = self.dropped.swap(0, Ordering::Relaxed);
-        if n > 0 {
-            if let Err(TrySendError::Full(_)) = self.tx.try_send(FromAgent::Dropped { records: n })
-            {
-                self.dropped.fetch_add(n + 1, Ordering::Relaxed);
-                return false;
-            }
-        }
-        match self.tx.try_send(r) {
-            Ok(()) => true,
-            Err(_) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                false
-            }
-        }
-    }
-
-    fn failed(&self, message: impl ToString, refused: bool) {
-        self.must(failure(message, refused));
-    }
-}
-
-/// A request's failure, in the agent's words.
-fn failure(message: impl ToString, refused: bool) -> FromAgent {
-    FromAgent::Failed {
-        message: message.to_string(),
-        refused,
-    }
-}
-
-/// Writes records as JSON lines until the queue closes or the link breaks.
-fn writer(rx: Receiver<FromAgent>, mut out: impl Write, broken: Arc<AtomicBool>) {
-    for r in rx {
-        let ok = serde_json::to_writer(&mut out, &r).is_ok()
-            && out.write_all(b"\n").is_ok()
-            && out.flush().is_ok();
-        if !ok {
-            broken.store(true, Ordering::Relaxed);
-            break;
-        }
-    }
-}
-
-/// The step's observer on the agent: each interval goes to the controller, whose answer
-/// (go on, or end and why) it waits for briefly. Once an answer is late (a slow or stalled
-/// link), it waits no more in this step: a later answer that ends the step ends it at the
-/// next interval, so the engine's reporting never falls behind waiting on the link.
-struct Relay<'a> {
-    out: &'a Outbox,
-    answers: &'a Receiver<(u64, Option<EndedBy>)>,
-    broken: &'a AtomicBool,
-    /// An answer was late: answers are no longer waited for.
-    late: bool,
-}
-
-impl Relay<'_> {
-    /// An end the controller asked for that came after its interval.
-    fn late_end(&mut self) -> Option<EndedBy> {
-        self.answers.try_iter().find_map(|(_, end)| end)
-    }
-}
-
-impl StepObserver for Relay<'_> {
-    fn interval(&mut self, r: &IntervalReport) -> Control {
-        if let Some(end) = self.late_end() {
-            return Control::Stop(end);
-        }
-        if !self
-            .out
-            .may(FromAgent::Interval(Box::new(WireInterval::of(r))))
-            || self.late
-        {
-            return Control::Continue;
-        }
-        let until = Instant::now() + ANSWER_WAIT;
-        while let Some(left) = until.checked_duration_since(Instant::now()) {
-            match self.answers.recv_timeout(left) {
-                Ok((i, end)) if i == r.index => {
-                    return end.map_or(Control::Continue, Control::Stop);
-                }
-                // An answer to an earlier interval that ends the step.
-                Ok((_, Some(end))) => return Control::Stop(end),
-                Ok(_) => {}
-                Err(_) => break,
-            }
-            if self.broken.load(Ordering::Relaxed) {
-                break;
-            }
-        }
-        self.late = true;
-        Control::Continue
-    }
-
-    fn note(&mut self, note: &str) {
-        self.out.may(FromAgent::Note {
-            text: note.to_string(),
-        });
-    }
-}
-
 /// The agent's state between requests.
 struct Agent {
+    host: LocalHost,
     origin: Instant,
     out: Outbox,
     broken: Arc<AtomicBool>,
@@ -160,64 +40,22 @@ struct Agent {
     target: Option<PreparedTarget>,
     drive: Option<crate::drive::DriveInfo>,
     poller: Option<(Poller, JoinHandle<()>)>,
-    /// The fill or step running, and whether it has its answer (then it is ending: the
-    /// controller may already have sent the next request).
-    job: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
+    job: Job,
     answers: Option<Sender<(u64, Option<EndedBy>)>>,
     /// fio's version as this host's check found it, for its steps on fio.
     fio_version: Option<String>,
 }
 
 impl Agent {
-    fn busy(&mut self) -> bool {
-        match &self.job {
-            Some((j, answered)) if !j.is_finished() && !answered.load(Ordering::Acquire) => true,
-            _ => {
-                if let Some((j, _)) = self.job.take() {
-                    let _ = j.join();
-                }
-                false
-            }
-        }
-    }
-
-    fn hello(&self) {
-        let wall_ns = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        self.out.must(FromAgent::Hello {
-            protocol: PROTOCOL,
-            version: VERSION.into(),
-            mono_ns: self.origin.elapsed().as_nanos() as u64,
-            wall_ns,
-        });
-    }
-
     fn prepare(&mut self, p: PrepareRequest) {
-        let engine = crate::engines::engine_for_target(p.engine, p.path.as_deref());
-        let path = p.path.clone().unwrap_or_else(dut::default_target_path);
-        let req = TargetRequest {
-            size: p.size,
-            writes: p.writes,
-            random_writes: p.random_writes,
-            destroy_data: p.destroy_data,
-            create_default: p.path.is_none() || p.create_missing,
-        };
-        match dut::prepare(&path, &req) {
-            Ok(t) => {
-                let (drive, notes) = match crate::drive::resolve(&t.path) {
-                    Ok(d) => (Some(d), Vec::new()),
-                    Err(e) => (None, vec![format!("no drive telemetry: {e}")]),
-                };
-                self.drive = drive.clone();
-                self.target = Some(t.clone());
-                self.out.must(FromAgent::Prepared(Box::new(PreparedReply {
-                    file: dut::file_id(&t.path),
-                    target: t,
-                    engine,
-                    drive,
-                    notes,
-                })));
+        if self.job.busy() {
+            return self.out.failed("a fill or step is still running", true);
+        }
+        match self.host.prepare(p) {
+            Ok(r) => {
+                self.drive = r.drive.clone();
+                self.target = Some(r.target.clone());
+                self.out.must(FromAgent::Prepared(Box::new(r)));
             }
             Err(e) => self.out.failed(e, true),
         }
@@ -236,7 +74,7 @@ impl Agent {
         let Some(t) = self.step_target() else {
             return self.out.failed("no target is prepared", true);
         };
-        match crate::engines::check_steps(&t, steps) {
+        match self.host.check(&t, steps) {
             Ok(fio) => {
                 self.fio_version = fio;
                 self.out.must(FromAgent::Checked);
@@ -246,25 +84,18 @@ impl Agent {
     }
 
     fn telemetry(&mut self, period_ms: Option<u64>) {
-        let Some(drive) = &self.drive else {
+        let (Some(drive), None) = (&self.drive, &self.poller) else {
             return;
         };
-        if self.poller.is_some() {
-            return;
-        }
-        let period = period_ms
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_PERIOD)
-            .max(MIN_PERIOD);
-        let (poller, rx) = Poller::spawn(drive, period, self.origin);
+        let period = period_ms.map(Duration::from_millis);
+        let (poller, rx) = self.host.poller(drive, period, self.origin);
         let out = self.out.clone();
         let fwd = std::thread::Builder::new()
             .name("ds-agent-telemetry".into())
             .spawn(move || {
                 for sample in rx {
-                    out.may(FromAgent::Telemetry {
-                        sample: Box::new(sample),
-                    });
+                    let sample = Box::new(sample);
+                    out.may(FromAgent::Telemetry { sample });
                 }
             });
         match fwd {
@@ -275,43 +106,26 @@ impl Agent {
         }
     }
 
-    /// Runs `work` on a thread of its own (the request loop stays free for stop and
-    /// pause); its result is the request's answer.
-    fn spawn(&mut self, work: impl FnOnce(&Outbox, &StepControl) -> FromAgent + Send + 'static) {
-        if self.busy() {
-            return self.out.failed("a fill or step is still running", true);
-        }
-        self.ctl.stop.store(false, Ordering::Relaxed);
-        self.ctl.pause.store(false, Ordering::Relaxed);
-        let (out, ctl) = (self.out.clone(), self.ctl.clone());
-        let answered = Arc::new(AtomicBool::new(false));
-        let done = answered.clone();
-        match std::thread::Builder::new()
-            .name("ds-agent-job".into())
-            .spawn(move || {
-                let reply = work(&out, &ctl);
-                done.store(true, Ordering::Release);
-                out.must(reply);
-            }) {
-            Ok(h) => self.job = Some((h, answered)),
-            Err(e) => self
-                .out
-                .failed(format!("cannot start a thread: {e}"), false),
-        }
+    /// Runs `work` on this host's prepared target ([`Job`]).
+    fn spawn(
+        &mut self,
+        work: impl FnOnce(&Outbox, &StepControl, StepTarget, PreparedTarget) -> FromAgent
+            + Send
+            + 'static,
+    ) {
+        let (Some(st), Some(t)) = (self.step_target(), self.target.clone()) else {
+            return self.out.failed("no target is prepared", true);
+        };
+        let work = move |out: &Outbox, ctl: &StepControl| work(out, ctl, st, t);
+        self.job.start(&self.out, &self.ctl, work);
     }
 
     fn fill(&mut self, direct: bool) {
-        let Some(t) = self.target.clone() else {
-            return self.out.failed("no target is prepared", true);
-        };
-        self.spawn(move |out, ctl| {
-            let mut notes = Vec::new();
-            let r = dut::fill::fill_if_unwritten(&t, direct, ctl, &mut |n: &str| {
-                out.may(FromAgent::Show { text: n.into() });
-                notes.push(n.to_string());
-            });
-            match r {
-                Ok(summary) => FromAgent::Filled {
+        let host = self.host;
+        self.spawn(move |out, ctl, _, t| {
+            let show = &mut |n: &str| _ = out.may(FromAgent::Show { text: n.into() });
+            match host.fill(&t, direct, ctl, show) {
+                Ok((summary, notes)) => FromAgent::Filled {
                     summary: summary.map(Box::new),
                     notes,
                 },
@@ -321,23 +135,20 @@ impl Agent {
     }
 
     fn step(&mut self, mut spec: StepSpec) {
-        let Some(t) = self.step_target() else {
-            return self.out.failed("no target is prepared", true);
-        };
         if spec.fio_version.is_none() {
             spec.fio_version = self.fio_version.clone();
         }
         let (tx, rx) = mpsc::channel();
-        self.answers = Some(tx);
-        let broken = self.broken.clone();
-        self.spawn(move |out, ctl| {
-            let mut relay = Relay {
-                out,
-                answers: &rx,
-                broken: &broken,
-                late: false,
-            };
-            match crate::engines::engine_for(spec.engine).run_step(&t, &spec, ctl, &mut relay) {
+        if self.target.is_some() {
+            self.answers = Some(tx);
+        }
+        let (host, broken) = (self.host, self.broken.clone());
+        self.spawn(move |out, ctl, st, _| {
+            let mut relay = Relay::new(out, &rx, &broken);
+            match host
+                .engine(spec.engine)
+                .run_step(&st, &spec, ctl, &mut relay)
+            {
                 Ok(summary) => FromAgent::StepDone {
                     summary: Box::new(summary),
                 },
@@ -350,9 +161,7 @@ impl Agent {
     fn finish(mut self) {
         self.ctl.stop.store(true, Ordering::Relaxed);
         self.ctl.pause.store(false, Ordering::Relaxed);
-        if let Some((j, _)) = self.job.take() {
-            let _ = j.join();
-        }
+        self.job.join();
         if let Some((p, h)) = self.poller.take() {
             p.stop();
             let _ = h.join();
@@ -377,17 +186,15 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
             .spawn(move || writer(rx, output, broken))
     };
     let mut agent = Agent {
+        host: LocalHost,
         origin: Instant::now(),
-        out: Outbox {
-            tx,
-            dropped: Arc::new(AtomicU64::new(0)),
-        },
+        out: Outbox::new(tx),
         broken,
         ctl: StepControl::default(),
         target: None,
         drive: None,
         poller: None,
-        job: None,
+        job: Job::default(),
         answers: None,
         fio_version: None,
     };
@@ -395,9 +202,8 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
         let line = match line {
             Ok(l) => l,
             Err(e @ crate::lines::LineError::TooLong { .. }) => {
-                agent
-                    .out
-                    .failed(format!("a request: {e}; the agent ends"), false);
+                let why = format!("a request: {e}; the agent ends");
+                agent.out.failed(why, false);
                 break;
             }
             Err(crate::lines::LineError::Io(_)) => break,
@@ -413,14 +219,8 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
             }
         };
         match req {
-            ToAgent::Hello { .. } => agent.hello(),
-            ToAgent::Prepare(p) => {
-                if agent.busy() {
-                    agent.out.failed("a fill or step is still running", true);
-                } else {
-                    agent.prepare(p);
-                }
-            }
+            ToAgent::Hello { .. } => _ = agent.out.must(FromAgent::hello(VERSION, agent.origin)),
+            ToAgent::Prepare(p) => agent.prepare(p),
             ToAgent::Check { steps } => agent.check(&steps),
             ToAgent::Telemetry { period_ms } => agent.telemetry(period_ms),
             ToAgent::Fill { direct } => agent.fill(direct),

@@ -4,19 +4,16 @@
 //! guard runs on the agent's host), its steps checked, its telemetry streamed, and steps run
 //! one at a time, each interval answered by the controller (go on, or end the step and why).
 
-use std::path::PathBuf;
-
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::drive::DriveInfo;
-use crate::dut::{FileId, PreparedTarget};
+pub use crate::host::{PrepareRequest, PreparedReply};
 use crate::outcome::EndedBy;
 use crate::stats::{IntervalReport, IoErrorRecord, LatHists, StepSummary};
 use crate::telemetry::TelemetrySample;
-use crate::workload::{EngineKind, StepSpec};
+use crate::workload::StepSpec;
 
 /// The protocol's version: both sides must speak the same one.
 pub const PROTOCOL: u32 = 1;
@@ -73,23 +70,6 @@ fn yes() -> bool {
     true
 }
 
-/// What the controller asks to be made ready.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PrepareRequest {
-    /// `None`: the built-in test file of the agent's host.
-    pub path: Option<PathBuf>,
-    pub size: Option<u64>,
-    pub writes: bool,
-    /// The writes are at random offsets (a zoned device takes only sequential ones).
-    #[serde(default)]
-    pub random_writes: bool,
-    /// The path the user typed to confirm that writes may destroy its data.
-    pub destroy_data: Option<PathBuf>,
-    pub create_missing: bool,
-    /// The engine asked for (the agent says which the target needs).
-    pub engine: EngineKind,
-}
-
 /// A record from the agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -138,18 +118,20 @@ pub enum FromAgent {
     },
 }
 
-/// The prepared target and the drive under it, as the agent's host sees them.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PreparedReply {
-    pub target: PreparedTarget,
-    /// The engine the target needs (uring-cmd on an NVMe generic device).
-    pub engine: EngineKind,
-    pub drive: Option<DriveInfo>,
-    /// Why there is no drive identity or telemetry.
-    pub notes: Vec<String>,
-    /// Which file or device the target is on its host (an older agent sends none).
-    #[serde(default)]
-    pub file: Option<FileId>,
+impl FromAgent {
+    /// The handshake's answer of drivescope `version`: its clocks now (monotonic since
+    /// `origin`, when the agent started; wall time since the Unix epoch).
+    pub fn hello(version: &str, origin: std::time::Instant) -> FromAgent {
+        let wall_ns = std::time::SystemTime::now()
+            .duration_since(std::time::SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        FromAgent::Hello {
+            protocol: PROTOCOL,
+            version: version.into(),
+            mono_ns: origin.elapsed().as_nanos() as u64,
+            wall_ns,
+        }
+    }
 }
 
 /// An interval with what its serde form leaves out: its failed I/Os and its latency

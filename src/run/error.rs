@@ -72,3 +72,15 @@ pub enum RunError {
         size: u64,
     },
 }
+
+impl From<crate::host::HostFailure> for RunError {
+    /// A host's failure is the guard's, the engine's or the link's, as each is on its own.
+    fn from(e: crate::host::HostFailure) -> RunError {
+        use crate::host::HostFailure;
+        match e {
+            HostFailure::Target(e) => RunError::Target(e),
+            HostFailure::Engine(e) => RunError::Engine(e),
+            HostFailure::Remote(e) => RunError::Remote(e),
+        }
+    }
+}

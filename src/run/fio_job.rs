@@ -225,7 +225,7 @@ pub(super) fn prepare_fio_job(
             })?);
             // A file the job file's run has just made: a verify state of it is stale.
             if let Some(p) = slot {
-                made.extend(super::request::made_here(p, &None));
+                made.extend(super::request::made_here(p, &crate::host::LocalHost));
                 super::verify::retire_if_created(None, p)?;
             }
         }
@@ -277,6 +277,7 @@ pub(super) fn prepare_fio_job(
         label: label_of(&req.target, &primary.path),
         target: primary,
         // Its targets are this host's: a job file names its own files.
-        remote: None,
+        host: crate::host::LocalHost::shared(),
+        told: Default::default(),
     })
 }

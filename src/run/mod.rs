@@ -35,8 +35,8 @@ pub use pipeline::{
 pub use print::{Format, PrintMode, Printer};
 pub use record::target_info;
 pub use request::{
-    prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, Remote, RunKind,
-    RunRequest, RunWhat, SingleStep, TargetChoice,
+    prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, RunKind, RunRequest,
+    RunWhat, SingleStep, TargetChoice,
 };
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -225,8 +225,10 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
     let mut seen: Vec<(String, String)> = Vec::new();
     runs.iter()
         .map(|run| {
-            if let Some(r) = &run.remote {
-                return remote_feed(r, t0);
+            // A host that streams its own drive's samples: they, and what it says.
+            if let Some((rx, mut notes)) = run.host.telemetry(t0) {
+                notes.extend(run.told.notes.iter().cloned());
+                return Feed::Streamed(run.told.drive.clone(), rx, notes);
             }
             let src = tap.take().unwrap_or(TelemetrySource::Poll);
             let disk = crate::drive::resolve(&run.target.path)
@@ -241,23 +243,6 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
             Feed::start(src, &run.target.path, t0)
         })
         .collect()
-}
-
-/// A remote target's feed: its agent's samples, and what the link says of itself (the
-/// agent's version, the clock offset measured at the handshake).
-fn remote_feed(r: &super::request::Remote, t0: Instant) -> Feed {
-    let link = &r.link;
-    let c = link.clock;
-    let mut notes = vec![format!(
-        "host {}: drivescope {} agent; its clock is {:+.1} ms off ours (measured over a {:.1} ms round trip, applied to its samples)",
-        link.host(),
-        link.agent_version,
-        c.wall_offset_ns as f64 / 1e6,
-        c.rtt.as_secs_f64() * 1e3,
-    )];
-    notes.extend(r.notes.iter().cloned());
-    let rx = link.telemetry(t0);
-    Feed::Remote(r.drive.clone(), rx, notes)
 }
 
 /// [`execute`] on several drives at once, each on its own thread with its own jobs and

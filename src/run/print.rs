@@ -831,17 +831,14 @@ fn summary_text(s: &StepSummary) -> Vec<String> {
 
 /// `HOST:` before a remote target's path; nothing for a target here.
 fn host_prefix(run: &Prepared) -> String {
-    run.remote
-        .as_ref()
-        .map(|r| format!("{}:", r.link.host()))
-        .unwrap_or_default()
+    run.host.name().map(|h| format!("{h}:")).unwrap_or_default()
 }
 
 /// A start object with the target's host, when it is another one (a target here gets no
 /// key, as before there were hosts).
 fn with_host(run: &Prepared, mut v: serde_json::Value) -> serde_json::Value {
-    if let (Some(r), Some(m)) = (&run.remote, v.as_object_mut()) {
-        m.insert("host".into(), r.link.host().to_string().into());
+    if let (Some(h), Some(m)) = (run.host.name(), v.as_object_mut()) {
+        m.insert("host".into(), h.into());
     }
     v
 }

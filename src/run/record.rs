@@ -25,7 +25,7 @@ pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
 
 /// The session's record of a run's target.
 pub fn run_target_info(run: &Prepared) -> TargetInfo {
-    let host = run.remote.as_ref().map(|r| r.link.host().to_string());
+    let host = run.host.name();
     TargetInfo {
         page_cache: run.page_cache(),
         ..target_info(&run.target, host)

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::RunError;
-use crate::dut::{self, FileId, MadeFile, PreparedTarget, TargetRequest};
+use crate::dut::{self, FileId, MadeFile, PreparedTarget};
 use crate::engine::{self, StepTarget};
+use crate::host::{LocalHost, PrepareRequest, PreparedReply, TargetHost};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
-use crate::remote::{Link, PrepareRequest, PreparedReply, RemoteTarget};
+use crate::remote::{RemoteHost, RemoteTarget};
 use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
 
 /// Which target, and how it may be made ready.
@@ -94,8 +95,10 @@ pub struct Prepared {
     /// What the drive is called in a run of several: the label asked for, else the path
     /// (`HOST:PATH` on a remote host).
     pub label: String,
-    /// The link to the target's host, when it is not this one.
-    pub remote: Option<Remote>,
+    /// The machine the target is on.
+    pub host: Arc<dyn TargetHost>,
+    /// What its host told of the target when it prepared it.
+    pub told: Told,
     /// A verified run's state.
     pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
     /// The targets of this host the run writes without verifying: their own verify states
@@ -106,21 +109,18 @@ pub struct Prepared {
     pub made: Vec<Arc<MadeFile>>,
 }
 
-/// A target on another host: the link to its agent and the drive there.
-#[derive(Debug, Clone)]
-pub struct Remote {
-    pub link: Arc<Link>,
+/// What a target's host told of it when it prepared it: the drive there, why there is no
+/// drive identity or telemetry, which file or device it is.
+#[derive(Debug, Clone, Default)]
+pub struct Told {
     pub drive: Option<crate::drive::DriveInfo>,
-    /// Why there is no drive identity or telemetry there.
     pub notes: Vec<String>,
-    /// Which file or device the target is, as its host told.
     pub file: Option<FileId>,
 }
 
-impl Remote {
-    fn of(link: Arc<Link>, reply: &PreparedReply) -> Remote {
-        Remote {
-            link,
+impl Told {
+    fn of(reply: &PreparedReply) -> Told {
+        Told {
             drive: reply.drive.clone(),
             notes: reply.notes.clone(),
             file: reply.file.clone(),
@@ -195,50 +195,42 @@ fn plan_random_writes(plan: &Plan) -> bool {
     })
 }
 
-/// A prepared target, whether it is the built-in file, and what its host said of it (a
-/// remote one).
-type Ready = (PreparedTarget, bool, Option<PreparedReply>);
-
+/// Makes the target ready on its host (its write guard decides): what the host answered,
+/// and whether the target is the built-in test file. The nop engine's step has no target.
 fn prepare_target(
     c: &TargetChoice,
     engine: EngineKind,
     writes: bool,
     random_writes: bool,
     size: Option<u64>,
-    link: Option<&Link>,
-) -> Result<Ready, RunError> {
+    host: &dyn TargetHost,
+) -> Result<(PreparedReply, bool), RunError> {
     if engine.targetless() {
         // The nop engine touches no target: none is prepared, not even the built-in file.
         return match c.path {
             Some(_) => Err(engine::EngineError::Invalid(engine::InvalidStep::NopTarget).into()),
-            None => Ok((PreparedTarget::none(), false, None)),
+            None => Ok((
+                PreparedReply {
+                    target: PreparedTarget::none(),
+                    engine,
+                    drive: None,
+                    notes: Vec::new(),
+                    file: None,
+                },
+                false,
+            )),
         };
     }
-    if let Some(link) = link {
-        // The guard runs on the host that owns the target.
-        let reply = link.prepare(PrepareRequest {
-            path: c.path.clone(),
-            size,
-            writes,
-            random_writes,
-            destroy_data: c.destroy_data.clone(),
-            create_missing: c.create_missing,
-            engine,
-        })?;
-        return Ok((reply.target.clone(), c.path.is_none(), Some(reply)));
-    }
-    let (path, is_default) = match &c.path {
-        Some(p) => (p.clone(), false),
-        None => (dut::default_target_path(), true),
-    };
-    let req = TargetRequest {
+    let reply = host.prepare(PrepareRequest {
+        path: c.path.clone(),
         size,
         writes,
         random_writes,
         destroy_data: c.destroy_data.clone(),
-        create_default: is_default || c.create_missing,
-    };
-    Ok((dut::prepare(&path, &req)?, is_default, None))
+        create_missing: c.create_missing,
+        engine,
+    })?;
+    Ok((reply, c.path.is_none()))
 }
 
 /// A short name for a single step: pattern, block size, queue shape, rate.
@@ -295,7 +287,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
 /// `p`, once every step of its plan is checked against its target; its steps on fio carry
 /// the version the check found.
 fn validated(mut p: Prepared) -> Result<Prepared, RunError> {
-    if let Some(v) = validate_plan(&p.plan, &p.step_target(), p.remote.as_ref())? {
+    if let Some(v) = validate_plan(&p.plan, &p.step_target(), p.host.as_ref())? {
         for s in p
             .plan
             .steps
@@ -314,16 +306,10 @@ fn validated(mut p: Prepared) -> Result<Prepared, RunError> {
 fn validate_plan(
     plan: &Plan,
     t: &StepTarget,
-    remote: Option<&Remote>,
+    host: &dyn TargetHost,
 ) -> Result<Option<String>, RunError> {
     let specs: Vec<_> = plan.steps.iter().map(|s| s.to_step_spec(None)).collect();
-    match remote {
-        Some(r) => {
-            r.link.check(&specs)?;
-            Ok(None)
-        }
-        None => Ok(crate::engines::check_steps(t, &specs)?),
-    }
+    Ok(host.check(t, &specs)?)
 }
 
 /// Prepares every target of a run of several before any is changed: the targets that
@@ -377,10 +363,10 @@ pub fn prepare_all(
 /// would land under the other's reads. Told by [`FileId`]: the machine's boot id, which no
 /// name or address of it changes, with the file's device and inode as its own kernel says.
 fn check_same_file(runs: &[Prepared]) -> Result<(), RunError> {
-    let id = |p: &Prepared| match &p.remote {
-        Some(r) => r.file.clone(),
-        None if p.target.kind == dut::TargetKind::None => None,
-        None => dut::file_id(&p.target.path),
+    let id = |p: &Prepared| match p.host.path_here(&p.target) {
+        _ if p.target.kind == dut::TargetKind::None => None,
+        Some(path) => dut::file_id(path),
+        None => p.told.file.clone(),
     };
     let ids: Vec<Option<FileId>> = runs.iter().map(id).collect();
     for (i, a) in ids.iter().enumerate() {
@@ -400,9 +386,9 @@ fn check_same_file(runs: &[Prepared]) -> Result<(), RunError> {
 /// targets on one host's one drive may be read together, never written.
 fn check_shared_remote_drives(runs: &[Prepared]) -> Result<(), RunError> {
     let disk = |p: &Prepared| {
-        let r = p.remote.as_ref()?;
-        let d = r.drive.as_ref()?.primary()?.name.clone();
-        Some((r.link.host().clone(), d))
+        let h = p.host.name()?;
+        let d = p.told.drive.as_ref()?.primary()?.name.clone();
+        Some((h, d))
     };
     for (i, a) in runs.iter().enumerate() {
         for b in &runs[..i] {
@@ -481,19 +467,31 @@ pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
 
 /// The target a run writes without verifying, on this host (a target on another host has
 /// its states there); none for a run that only reads, verifies, or has no target.
-fn unverified_writes(t: &PreparedTarget, unverified: bool, remote: bool) -> Vec<PathBuf> {
-    if unverified && !remote && !t.path.as_os_str().is_empty() {
-        vec![t.path.clone()]
-    } else {
-        Vec::new()
+fn unverified_writes(t: &PreparedTarget, unverified: bool, host: &dyn TargetHost) -> Vec<PathBuf> {
+    match host.path_here(t) {
+        Some(p) if unverified && !p.as_os_str().is_empty() => vec![p.to_path_buf()],
+        _ => Vec::new(),
     }
 }
 
 /// The test file `t` when this run created it on this host (a remote host's is its own).
-pub(super) fn made_here(t: &PreparedTarget, reply: &Option<PreparedReply>) -> Vec<Arc<MadeFile>> {
-    match (t.created, reply) {
-        (true, None) => MadeFile::of(&t.path).into_iter().collect(),
+pub(super) fn made_here(t: &PreparedTarget, host: &dyn TargetHost) -> Vec<Arc<MadeFile>> {
+    match host.path_here(t) {
+        Some(p) if t.created => MadeFile::of(p).into_iter().collect(),
         _ => Vec::new(),
+    }
+}
+
+/// A verify state of this host under the path of a test file just created is retired
+/// (a target on another host has its states there).
+fn retire_if_created(
+    ask: Option<&super::VerifyAsk>,
+    t: &PreparedTarget,
+    host: &dyn TargetHost,
+) -> Result<(), RunError> {
+    match host.path_here(t) {
+        Some(_) => super::verify::retire_if_created(ask, t),
+        None => Ok(()),
     }
 }
 
@@ -508,30 +506,23 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     if let (true, Some(h)) = (verifies, &req.target.host) {
         return Err(RunError::VerifyRemote(h.host.to_string()));
     }
-    let link = match &req.target.host {
+    let host: Arc<dyn TargetHost> = match &req.target.host {
         // The nop engine has no target, here or on a host.
         Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
-        Some(h) => Some(Arc::new(Link::open(&h.host, &h.options)?)),
-        None => None,
+        Some(h) => RemoteHost::open(h)?,
+        None => LocalHost::shared(),
     };
-    if link.is_none() {
-        req.plan.engine =
-            crate::engines::engine_for_target(req.plan.engine, req.target.path.as_deref());
-    }
     let engine = req.plan.engine;
-    let l = link.as_deref();
+    let h = host.as_ref();
     match &req.what {
         RunWhat::Preset(p) => {
-            let (t, is_default, reply) =
-                prepare_target(&req.target, engine, false, false, req.target.size, l)?;
+            let (reply, is_default) =
+                prepare_target(&req.target, engine, false, false, req.target.size, h)?;
+            let t = reply.target.clone();
             // Removed again should anything below refuse the run.
-            let made = made_here(&t, &reply);
-            if reply.is_none() {
-                super::verify::retire_if_created(req.verify.as_ref(), &t)?;
-            }
-            if let Some(r) = &reply {
-                req.plan.engine = r.engine;
-            }
+            let made = made_here(&t, h);
+            retire_if_created(req.verify.as_ref(), &t, h)?;
+            req.plan.engine = reply.engine;
             let facts = TargetFacts {
                 capacity_bytes: t.size,
                 logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
@@ -539,14 +530,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let mut plan = plan::expand(p, &facts, &req.plan)?;
             let (_, writes) = plan_io(&plan);
             let random = plan_random_writes(&plan);
-            let (t, reply) = if writes {
-                let (t, _, r) =
-                    prepare_target(&req.target, engine, true, random, req.target.size, l)?;
-                (t, r)
+            let reply = if writes {
+                prepare_target(&req.target, engine, true, random, req.target.size, h)?.0
             } else {
-                (t, reply)
+                reply
             };
-            let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
+            let t = reply.target.clone();
             let ask = req.verify.clone().or_else(|| {
                 p.verify.map(|mode| super::VerifyAsk {
                     mode,
@@ -558,7 +547,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 None => None,
             };
             let prepared = Prepared {
-                retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
+                retires: unverified_writes(&t, writes && verify.is_none(), h),
                 verify,
                 made,
                 kind: RunKind::Preset(p.clone()),
@@ -567,7 +556,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 options: req.plan,
                 label: label_of(&req.target, &t.path),
                 target: t,
-                remote,
+                told: Told::of(&reply),
+                host,
             };
             validated(prepared)
         }
@@ -579,15 +569,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             let offset = w.region.offset;
             let size = req.target.size.map(|s| s.saturating_add(offset));
             let random = writes && w.rw.is_random();
-            let (t, is_default, reply) =
-                prepare_target(&req.target, engine, writes, random, size, l)?;
+            let (reply, is_default) = prepare_target(&req.target, engine, writes, random, size, h)?;
+            let t = reply.target.clone();
             // Removed again should anything below refuse the run.
-            let made = made_here(&t, &reply);
-            if let Some(r) = &reply {
-                req.plan.engine = r.engine;
-            } else {
-                super::verify::retire_if_created(req.verify.as_ref(), &t)?;
-            }
+            let made = made_here(&t, h);
+            req.plan.engine = reply.engine;
+            retire_if_created(req.verify.as_ref(), &t, h)?;
             if offset >= t.size {
                 return Err(RunError::OffsetPastEnd {
                     offset,
@@ -597,13 +584,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
             }
             w.region.len = req.target.size.unwrap_or(t.size - offset);
             let mut plan = single_plan(s, w, &req.plan);
-            let remote = link.zip(reply.as_ref()).map(|(l, r)| Remote::of(l, r));
             let verify = match &req.verify {
                 Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
                 None => None,
             };
             let prepared = Prepared {
-                retires: unverified_writes(&t, writes && verify.is_none(), remote.is_some()),
+                retires: unverified_writes(&t, writes && verify.is_none(), h),
                 verify,
                 made,
                 kind: RunKind::Single {
@@ -615,7 +601,8 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
                 options: req.plan,
                 label: label_of(&req.target, &t.path),
                 target: t,
-                remote,
+                told: Told::of(&reply),
+                host,
             };
             validated(prepared)
         }

@@ -74,9 +74,9 @@ pub(super) enum Feed {
     Tap(Option<DriveInfo>, Receiver<TelemetrySample>),
     /// A target on a drive another target of the run already reads: no poller of its own.
     Shared(Option<DriveInfo>, Vec<String>),
-    /// A target on another host: its agent polls the drive there and streams the samples
-    /// (on this run's clock); what it could not read, and the link's figures, as notes.
-    Remote(Option<DriveInfo>, Receiver<TelemetrySample>, Vec<String>),
+    /// A host that polls its drive and streams the samples (another host's agent, on this
+    /// run's clock); what it could not read, and what it says of itself, as notes.
+    Streamed(Option<DriveInfo>, Receiver<TelemetrySample>, Vec<String>),
 }
 
 impl Feed {
@@ -111,7 +111,7 @@ impl Feed {
     pub(super) fn drive(&self) -> Option<&DriveInfo> {
         match self {
             Feed::Own(l) => l.drive.as_ref(),
-            Feed::Tap(d, _) | Feed::Shared(d, _) | Feed::Remote(d, ..) => d.as_ref(),
+            Feed::Tap(d, _) | Feed::Shared(d, _) | Feed::Streamed(d, ..) => d.as_ref(),
         }
     }
 
@@ -119,7 +119,7 @@ impl Feed {
     pub(super) fn notes(&self) -> &[String] {
         match self {
             Feed::Own(l) => &l.notes,
-            Feed::Shared(_, n) | Feed::Remote(_, _, n) => n,
+            Feed::Shared(_, n) | Feed::Streamed(_, _, n) => n,
             Feed::Tap(..) => &[],
         }
     }
@@ -127,7 +127,7 @@ impl Feed {
     pub(super) fn drain(&self) -> Vec<TelemetrySample> {
         match self {
             Feed::Own(l) => l.drain(),
-            Feed::Tap(_, rx) | Feed::Remote(_, rx, _) => rx.try_iter().collect(),
+            Feed::Tap(_, rx) | Feed::Streamed(_, rx, _) => rx.try_iter().collect(),
             Feed::Shared(..) => Vec::new(),
         }
     }
@@ -138,7 +138,7 @@ impl Feed {
         let has_poller = match self {
             Feed::Own(l) => l.poller.is_some(),
             Feed::Tap(..) => true,
-            Feed::Remote(d, ..) => d.is_some(),
+            Feed::Streamed(d, ..) => d.is_some(),
             Feed::Shared(..) => false,
         };
         let until = Instant::now() + limit;

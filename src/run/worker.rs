@@ -9,17 +9,14 @@ use super::control::RunControl;
 use super::error::RunError;
 use super::event::{FinishedStep, Happening, RunEvent, Timed};
 use super::request::{Prepared, RunKind};
-use super::runner::{run_plan, run_plan_on, RunObserver};
+use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
-use crate::dut::fill::fill_if_unwritten;
 use crate::outcome::{RunOutcome, StopBy};
-use crate::remote::RemoteEngine;
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
 use crate::telemetry::{HealthWatch, TelemetrySample};
-use crate::workload::EngineKind;
 
 /// What a drive's worker tells the pipeline.
 #[derive(Debug)]
@@ -130,19 +127,11 @@ impl Worker {
             _ => &[],
         };
         let mut done = Vec::new();
-        match &run.remote {
-            Some(r) => done.push((t, r.link.fill(!run.page_cache(), ctl.flags(), &mut show)?)),
-            None => {
-                for t in std::iter::once(t).chain(also) {
-                    let mut notes = Vec::new();
-                    let filled =
-                        fill_if_unwritten(t, !run.page_cache(), ctl.flags(), &mut |n: &str| {
-                            show(n);
-                            notes.push(n.to_string());
-                        })?;
-                    done.push((t, (filled, notes)));
-                }
-            }
+        for t in std::iter::once(t).chain(also) {
+            let filled = run
+                .host
+                .fill(t, !run.page_cache(), ctl.flags(), &mut show)?;
+            done.push((t, filled));
         }
         for (t, (filled, notes)) in done {
             match filled {
@@ -199,20 +188,10 @@ impl Worker {
         }
         self.say(Said::Started);
         let target = run.step_target();
-        let (outcome, tally) = match &run.remote {
-            // Each step runs on the target's host; an idle step (no I/O) runs here.
-            Some(r) => {
-                let link = r.link.clone();
-                run_plan_on(&run.plan, &target, ctl, self, &mut |kind| match kind {
-                    EngineKind::Idle => crate::engines::engine_for(kind),
-                    kind => Box::new(RemoteEngine {
-                        link: link.clone(),
-                        kind,
-                    }),
-                })?
-            }
-            None => run_plan(&run.plan, &target, ctl, self)?,
-        };
+        // Each step runs on the target's host.
+        let host = run.host.clone();
+        let (outcome, tally) =
+            run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind))?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
             (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {

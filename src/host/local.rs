@@ -1,0 +1,98 @@
+//! This machine as a target's host: the write guard and the fill of `dut`, the drive of
+//! `drive`, the telemetry poller and the in-process engines (chosen by `engine_for`).
+
+use std::path::Path;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
+use crate::drive::DriveInfo;
+use crate::dut::{self, PreparedTarget, TargetRequest};
+use crate::engine::{Engine, StepControl, StepTarget};
+use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
+use crate::workload::{EngineKind, StepSpec};
+
+/// This machine.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalHost;
+
+impl LocalHost {
+    /// This machine, as a run's targets hold it.
+    pub fn shared() -> Arc<dyn TargetHost> {
+        Arc::new(LocalHost)
+    }
+
+    /// Polls `drive` every `period` (2 s by default, at least the poller's minimum),
+    /// timestamps relative to `origin`.
+    pub fn poller(
+        &self,
+        drive: &DriveInfo,
+        period: Option<Duration>,
+        origin: Instant,
+    ) -> (Poller, Receiver<TelemetrySample>) {
+        let period = period.unwrap_or(DEFAULT_PERIOD).max(MIN_PERIOD);
+        Poller::spawn(drive, period, origin)
+    }
+}
+
+impl TargetHost for LocalHost {
+    fn name(&self) -> Option<String> {
+        None
+    }
+
+    fn prepare(&self, p: PrepareRequest) -> Result<PreparedReply, HostFailure> {
+        let engine = crate::engines::engine_for_target(p.engine, p.path.as_deref());
+        let path = p.path.clone().unwrap_or_else(dut::default_target_path);
+        let req = TargetRequest {
+            size: p.size,
+            writes: p.writes,
+            random_writes: p.random_writes,
+            destroy_data: p.destroy_data,
+            create_default: p.path.is_none() || p.create_missing,
+        };
+        let t = dut::prepare(&path, &req)?;
+        let (drive, notes) = match crate::drive::resolve(&t.path) {
+            Ok(d) => (Some(d), Vec::new()),
+            Err(e) => (None, vec![format!("no drive telemetry: {e}")]),
+        };
+        Ok(PreparedReply {
+            file: dut::file_id(&t.path),
+            target: t,
+            engine,
+            drive,
+            notes,
+        })
+    }
+
+    fn check(&self, t: &StepTarget, steps: &[StepSpec]) -> Result<Option<String>, HostFailure> {
+        Ok(crate::engines::check_steps(t, steps)?)
+    }
+
+    fn fill(
+        &self,
+        t: &PreparedTarget,
+        direct: bool,
+        ctl: &StepControl,
+        show: &mut dyn FnMut(&str),
+    ) -> Result<Filled, HostFailure> {
+        let mut notes = Vec::new();
+        let filled = dut::fill::fill_if_unwritten(t, direct, ctl, &mut |n: &str| {
+            show(n);
+            notes.push(n.to_string());
+        })?;
+        Ok((filled, notes))
+    }
+
+    fn telemetry(&self, _t0: Instant) -> Option<(Receiver<TelemetrySample>, Vec<String>)> {
+        None
+    }
+
+    fn engine(&self, kind: EngineKind) -> Box<dyn Engine> {
+        crate::engines::engine_for(kind)
+    }
+
+    fn path_here<'a>(&self, t: &'a PreparedTarget) -> Option<&'a Path> {
+        Some(&t.path)
+    }
+}

@@ -1,0 +1,159 @@
+//! The agent's way out: a bounded queue of records ([`Outbox`]: replies wait for room,
+//! streamed records are dropped and counted), its writer of JSON lines, and the step's
+//! observer ([`Relay`]) that sends each interval and briefly waits for the controller's
+//! answer.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::proto::{FromAgent, WireInterval};
+use crate::engine::{Control, StepObserver};
+use crate::outcome::EndedBy;
+use crate::stats::IntervalReport;
+
+/// How long a step's interval waits for the controller's answer before it goes on.
+const ANSWER_WAIT: Duration = Duration::from_secs(2);
+
+/// The agent's outgoing records: replies wait for room; streamed records are dropped
+/// (and counted) when the link is behind.
+#[derive(Clone)]
+pub(super) struct Outbox {
+    tx: SyncSender<FromAgent>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Outbox {
+    pub(super) fn new(tx: SyncSender<FromAgent>) -> Outbox {
+        Outbox {
+            tx,
+            dropped: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// A reply: waits for room (false when the writer is gone); the records dropped
+    /// before it are counted first, so the controller knows them by the reply.
+    pub(super) fn must(&self, r: FromAgent) -> bool {
+        let n = self.dropped.swap(0, Ordering::Relaxed);
+        if n > 0 && self.tx.send(FromAgent::Dropped { records: n }).is_err() {
+            return false;
+        }
+        self.tx.send(r).is_ok()
+    }
+
+    /// A streamed record: sent if there is room, else dropped and counted.
+    pub(super) fn may(&self, r: FromAgent) -> bool {
+        let n = self.dropped.swap(0, Ordering::Relaxed);
+        if n > 0 {
+            if let Err(TrySendError::Full(_)) = self.tx.try_send(FromAgent::Dropped { records: n })
+            {
+                self.dropped.fetch_add(n + 1, Ordering::Relaxed);
+                return false;
+            }
+        }
+        match self.tx.try_send(r) {
+            Ok(()) => true,
+            Err(_) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    pub(super) fn failed(&self, message: impl ToString, refused: bool) {
+        self.must(failure(message, refused));
+    }
+}
+
+/// A request's failure, in the agent's words.
+pub(super) fn failure(message: impl ToString, refused: bool) -> FromAgent {
+    FromAgent::Failed {
+        message: message.to_string(),
+        refused,
+    }
+}
+
+/// Writes records as JSON lines until the queue closes or the link breaks.
+pub(super) fn writer(rx: Receiver<FromAgent>, mut out: impl Write, broken: Arc<AtomicBool>) {
+    for r in rx {
+        let ok = serde_json::to_writer(&mut out, &r).is_ok()
+            && out.write_all(b"\n").is_ok()
+            && out.flush().is_ok();
+        if !ok {
+            broken.store(true, Ordering::Relaxed);
+            break;
+        }
+    }
+}
+
+/// The step's observer on the agent: each interval goes to the controller, whose answer
+/// (go on, or end and why) it waits for briefly. Once an answer is late (a slow or stalled
+/// link), it waits no more in this step: a later answer that ends the step ends it at the
+/// next interval, so the engine's reporting never falls behind waiting on the link.
+pub(super) struct Relay<'a> {
+    out: &'a Outbox,
+    answers: &'a Receiver<(u64, Option<EndedBy>)>,
+    broken: &'a AtomicBool,
+    /// An answer was late: answers are no longer waited for.
+    late: bool,
+}
+
+impl<'a> Relay<'a> {
+    pub(super) fn new(
+        out: &'a Outbox,
+        answers: &'a Receiver<(u64, Option<EndedBy>)>,
+        broken: &'a AtomicBool,
+    ) -> Relay<'a> {
+        Relay {
+            out,
+            answers,
+            broken,
+            late: false,
+        }
+    }
+
+    /// An end the controller asked for that came after its interval.
+    fn late_end(&mut self) -> Option<EndedBy> {
+        self.answers.try_iter().find_map(|(_, end)| end)
+    }
+}
+
+impl StepObserver for Relay<'_> {
+    fn interval(&mut self, r: &IntervalReport) -> Control {
+        if let Some(end) = self.late_end() {
+            return Control::Stop(end);
+        }
+        if !self
+            .out
+            .may(FromAgent::Interval(Box::new(WireInterval::of(r))))
+            || self.late
+        {
+            return Control::Continue;
+        }
+        let until = Instant::now() + ANSWER_WAIT;
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            match self.answers.recv_timeout(left) {
+                Ok((i, end)) if i == r.index => {
+                    return end.map_or(Control::Continue, Control::Stop);
+                }
+                // An answer to an earlier interval that ends the step.
+                Ok((_, Some(end))) => return Control::Stop(end),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+            if self.broken.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        self.late = true;
+        Control::Continue
+    }
+
+    fn note(&mut self, note: &str) {
+        self.out.may(FromAgent::Note {
+            text: note.to_string(),
+        });
+    }
+}
