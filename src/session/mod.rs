@@ -38,7 +38,8 @@ pub use model::{
 pub use outputs::{check_session_paths, SessionPaths};
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::{
-    RecorderOptions, SessionRecorder, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE,
+    RecorderOptions, SessionRecorder, SessionStart, SnapshotCheck, SnapshotExporter,
+    DEFAULT_AUTOSAVE,
 };
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};

@@ -15,7 +15,9 @@ use serde_yaml::Value;
 mod options;
 mod snapshot;
 
-pub use options::{RecorderOptions, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE};
+pub use options::{
+    RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
+};
 
 use super::error::SessionError;
 use super::histlog;
