@@ -8,10 +8,11 @@ use crate::cli::RunArgs;
 use crate::ostext::command_line;
 use crate::plan::PlanOptions;
 use crate::preset;
+use crate::printer::{Format, PrintMode, Printer};
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{
-    self, targets, Finished, FioJobRequest, Format, PrintMode, Printer, RunControl, RunError,
-    RunRequest, RunWhat, SessionPlan, SingleStep, TargetChoice, TelemetrySource,
+    self, targets, Finished, FioJobRequest, RunControl, RunError, RunRequest, RunWhat, SessionPlan,
+    SingleStep, TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use crate::cli::VerifyArgs;
 use crate::plan::PlanOptions;
+use crate::printer::{Format, PrintMode, Printer};
 use crate::run::{
-    self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
-    SessionPlan, SingleStep, TargetChoice, TelemetrySource, VerifyAsk,
+    self, Finished, RunControl, RunError, RunRequest, RunWhat, SessionPlan, SingleStep,
+    TargetChoice, TelemetrySource, VerifyAsk,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, RwMode, Workload};

@@ -19,7 +19,9 @@ use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT
 use super::worker::{Said, Worker};
 use crate::outcome::RunOutcome;
 use crate::session::paths::{self, SessionLock};
-use crate::session::{DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::session::{
+    DriveEntry, EventKind, RecorderOptions, RunEnd, SessionRecorder, SessionState,
+};
 use crate::thermal::{Load, SoakLog};
 use crate::verify::state::Retirement;
 use crate::workload::EngineKind;
@@ -524,8 +526,8 @@ pub fn execute_many(
         );
     }
     let ended_by = match &result {
-        Ok(o) => o.to_string(),
-        Err(e) => format!("error: {e}"),
+        Ok(o) => RunEnd::Outcome(o.clone()),
+        Err(e) => RunEnd::Error(e.to_string()),
     };
     let Hub { rec, sinks, .. } = hub;
     let (result, saved) = finish(rec, result, &ended_by, sinks);
@@ -544,11 +546,11 @@ impl Hub<'_, '_> {
             return;
         }
         let label = self.runs[d].label.clone();
-        let text = match r {
-            Ok((o, _)) => o.to_string(),
-            Err(e) => format!("error: {e}"),
+        let end = match r {
+            Ok((o, _)) => RunEnd::Outcome(o.clone()),
+            Err(e) => RunEnd::Error(e.to_string()),
         };
-        self.rec.set_drive_ended(d, text.clone());
+        self.rec.set_drive_ended(d, end);
         let failed = match r {
             Ok((o @ RunOutcome::Failed { .. }, _)) => Some(o.to_string()),
             Err(e) => Some(e.to_string()),
@@ -650,7 +652,7 @@ fn overall(
 fn finish(
     rec: SessionRecorder,
     result: Result<RunOutcome, RunError>,
-    ended_by: &str,
+    ended_by: &RunEnd,
     sinks: &mut [&mut dyn Sink],
 ) -> (Result<RunOutcome, RunError>, Option<PathBuf>) {
     let path = rec.path().to_path_buf();
