@@ -437,7 +437,11 @@ fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
         "",
     ] {
         let e: RunEnd = serde_yaml::from_value(Value::String(w.into())).unwrap();
-        assert_eq!(serde_yaml::to_value(&e).unwrap(), Value::String(w.into()), "{e:?}");
+        assert_eq!(
+            serde_yaml::to_value(&e).unwrap(),
+            Value::String(w.into()),
+            "{e:?}"
+        );
     }
     let e: RunEnd = serde_yaml::from_value(Value::String("stopped by a signal".into())).unwrap();
     assert_eq!(e, RunEnd::Outcome(RunOutcome::Stopped(StopBy::Signal)));
