@@ -150,7 +150,7 @@ fn main() {
     let start = SessionStart {
         target: TargetInfo {
             path: "/dev/nvme0n1".into(),
-            kind: "block_device".into(),
+            kind: drivescope::session::TargetKind::BlockDevice,
             size_bytes: 1 << 40,
             align_bytes: 512,
             host: None,
@@ -270,7 +270,10 @@ fn main() {
     let first = &autosave_times[..n.min(1000)];
     let last = &autosave_times[n.saturating_sub(1000)..];
     let t_fin = Instant::now();
-    let saved = rec.finalize(SessionState::Complete, "completed");
+    let saved = rec.finalize(
+        SessionState::Complete,
+        &drivescope::session::RunEnd::parse("completed"),
+    );
     let finalize_s = t_fin.elapsed().as_secs_f64();
     if let Err(e) = saved {
         eprintln!("{e}");

@@ -36,6 +36,7 @@ pub mod outcome;
 pub mod output;
 pub mod plan;
 pub mod preset;
+pub mod printer;
 pub mod remote;
 pub mod report;
 pub mod run;

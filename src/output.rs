@@ -73,6 +73,48 @@ impl Output {
     }
 }
 
+/// `stream` as a [`Write`] through `output`: each write goes out whole and flushed; the
+/// first that fails ends the output as [`Output::line`]'s would (and is returned), and
+/// once the output has ended every write fails with `BrokenPipe`.
+#[derive(Debug, Clone)]
+pub struct StdWriter {
+    stream: Stream,
+    output: Output,
+}
+
+impl Output {
+    /// `stream` as a [`Write`] through this output.
+    pub fn writer(&self, stream: Stream) -> StdWriter {
+        StdWriter {
+            stream,
+            output: self.clone(),
+        }
+    }
+}
+
+impl Write for StdWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if output_closed() {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        let written = match self.stream {
+            Stream::Out => write_all(&mut std::io::stdout().lock(), &[buf]),
+            Stream::Err => write_all(&mut std::io::stderr().lock(), &[buf]),
+        };
+        match written {
+            Ok(()) => Ok(buf.len()),
+            Err(e) => {
+                self.output.closed();
+                Err(e)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A line on stdout through a plain [`Output`].
 pub fn out_line(text: &str) {
     Output::default().line(Stream::Out, text);

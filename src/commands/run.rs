@@ -8,10 +8,11 @@ use crate::cli::RunArgs;
 use crate::ostext::command_line;
 use crate::plan::PlanOptions;
 use crate::preset;
+use crate::printer::{Format, PrintMode, Printer};
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{
-    self, targets, Finished, FioJobRequest, Format, PrintMode, Printer, RunControl, RunError,
-    RunRequest, RunWhat, SessionPlan, SingleStep, TargetChoice, TelemetrySource,
+    self, targets, Finished, FioJobRequest, RunControl, RunError, RunRequest, RunWhat, SessionPlan,
+    SingleStep, TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
@@ -120,14 +121,14 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
 /// Runs the command; `stop` is the flag the signal handlers set.
 pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     let reqs = requests(a)?;
-    let options = RecorderOptions {
+    let options = crate::report::with_snapshot_files(RecorderOptions {
         autosave_every: a.autosave,
         snapshot_every: a.snapshot_every,
         snapshot_dir: None,
         histograms: a.histograms,
-        exporter: None,
         replace: a.force,
-    };
+        ..Default::default()
+    });
     // A --session (or a file beside it) drivescope may not write, or one another run
     // holds, is refused before the target is touched; a dated session is claimed when
     // it is created.

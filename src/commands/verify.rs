@@ -7,19 +7,20 @@ use std::sync::Arc;
 
 use crate::cli::VerifyArgs;
 use crate::plan::PlanOptions;
+use crate::printer::{Format, PrintMode, Printer};
 use crate::run::{
-    self, Finished, Format, PrintMode, Printer, RunControl, RunError, RunRequest, RunWhat,
-    SessionPlan, SingleStep, TargetChoice, TelemetrySource, VerifyAsk,
+    self, Finished, RunControl, RunError, RunRequest, RunWhat, SessionPlan, SingleStep,
+    TargetChoice, TelemetrySource, VerifyAsk,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, RwMode, Workload};
 
 /// Runs the check; `stop` is the flag the signal handlers set.
 pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
-    let options = RecorderOptions {
+    let options = crate::report::with_snapshot_files(RecorderOptions {
         replace: a.force,
         ..Default::default()
-    };
+    });
     // Claimed (checked and locked) before the state or the target is opened.
     let lock = match &a.session {
         Some(p) => Some(run::claim_session(p, &options)?),

@@ -14,7 +14,6 @@ use crate::app::{
     CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
 };
 use crate::drive::DriveInfo;
-use crate::outcome::RunOutcome;
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -49,7 +48,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
             out.push((t, Msg::OnDrive(i, Box::new(m))));
         }
         if let Some(sum) = s.summary.as_ref().and_then(|x| x.drives.get(i)) {
-            let outcome = RunOutcome::parse(&sum.ended_by);
+            let outcome = sum.ended_by.outcome();
             out.push((end_s, Msg::DriveEnded { drive: i, outcome }));
         }
     }
@@ -72,7 +71,7 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
             target: TargetEntry {
                 path: PathBuf::from(&d.target.path),
                 label: d.label.clone(),
-                kind: if d.target.kind == "block_device" {
+                kind: if d.target.kind == crate::session::TargetKind::BlockDevice {
                     TargetKind::BlockDevice
                 } else {
                     TargetKind::File

@@ -96,7 +96,7 @@ fn run_one(
     let _ = telemetry.send(TelemetryCmd::Tap(Some((sample_tx, t0))));
     let session = SessionPlan {
         path: None,
-        options: RecorderOptions::default(),
+        options: crate::report::with_snapshot_files(RecorderOptions::default()),
         command: Some(match &s.fio_job {
             Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
             None => format!("drivescope (dashboard): preset {}", s.preset_id),
@@ -190,7 +190,7 @@ fn run_many(
     }
     let session = SessionPlan {
         path: None,
-        options: RecorderOptions::default(),
+        options: crate::report::with_snapshot_files(RecorderOptions::default()),
         command: Some(format!(
             "drivescope (dashboard): preset {} on {}",
             s.preset_id,

@@ -136,7 +136,9 @@ fn state_of(s: &Session) -> String {
         SessionState::Failed => "failed",
     };
     match (&s.summary, s.state) {
-        (Some(sm), SessionState::Failed | SessionState::Stopped) if !sm.ended_by.is_empty() => {
+        (Some(sm), SessionState::Failed | SessionState::Stopped)
+            if !sm.ended_by.to_string().is_empty() =>
+        {
             format!("{state}: {}", sm.ended_by)
         }
         _ => state.to_string(),

@@ -136,7 +136,7 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
     if let Some(sm) = &s.summary {
         rows.extend([
             ("ended".into(), sm.ended.clone()),
-            ("ended by".into(), sm.ended_by.clone()),
+            ("ended by".into(), sm.ended_by.to_string()),
             ("elapsed".into(), format_value(sm.elapsed_s, Unit::Seconds)),
             ("measured".into(), format!("{:.1} s", sm.measured_s)),
             (
@@ -381,7 +381,7 @@ fn drives_table(o: &mut String, s: &Session) {
                 f1(sum.read_mbps + sum.write_mbps),
                 f1(sum.lat_us.p99),
                 sum.errors.to_string(),
-                sum.ended_by,
+                sum.ended_by.to_string(),
             ]
         })
         .collect();
@@ -458,7 +458,7 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
             ),
             ("memory".into(), format_size(h.memory_bytes)),
             ("target".into(), s.target.path.clone()),
-            ("target kind".into(), s.target.kind.clone()),
+            ("target kind".into(), s.target.kind.to_string()),
             ("target size".into(), format_size(s.target.size_bytes)),
             (
                 "I/O".into(),

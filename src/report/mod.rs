@@ -188,6 +188,24 @@ pub fn write_report(
     Ok(files)
 }
 
+/// [`check_snapshot_dir`] as the session recorder's snapshot check.
+pub fn snapshot_check(
+    dir: &Path,
+    inputs: &[(&Path, &'static str)],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    check_snapshot_dir(dir, inputs).map_err(|e| Box::new(e) as _)
+}
+
+/// Recorder options that write a snapshot's report files ([`snapshot_exporter`]) and
+/// check its folder first ([`snapshot_check`]), as every command's run does.
+pub fn with_snapshot_files(o: crate::session::RecorderOptions) -> crate::session::RecorderOptions {
+    crate::session::RecorderOptions {
+        exporter: Some(snapshot_exporter),
+        snapshot_check: Some(snapshot_check),
+        ..o
+    }
+}
+
 /// [`export_snapshot`] as the session recorder's exporter.
 pub fn snapshot_exporter(s: &Session, dir: &Path) -> Result<(), String> {
     export_snapshot(s, dir)

@@ -24,8 +24,10 @@ pub enum RunError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Session(#[from] SessionError),
-    #[error(transparent)]
-    Report(#[from] crate::report::ReportError),
+    /// The snapshot folder refused by the caller's check
+    /// ([`RecorderOptions::snapshot_check`](crate::session::RecorderOptions::snapshot_check)).
+    #[error("{0}")]
+    Snapshot(Box<dyn std::error::Error + Send + Sync>),
     #[error("{}: {why}; this preset ends steps on the drive's temperature, so it needs a drive that reports one", .target.display())]
     NoTemperature { target: PathBuf, why: String },
     #[error(transparent)]

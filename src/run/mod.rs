@@ -1,7 +1,7 @@
 //! The run layer: one pipeline for every kind of run. A [`RunRequest`] is [`prepare`]d
 //! (target ready, plan made: a preset expanded, or one workload as a one-step plan), then
 //! [`execute`]d: the [`runner`] walks the plan through the engine seam, and every
-//! [`RunEvent`] goes to the session and to the sinks (the headless [`Printer`], the
+//! [`RunEvent`] goes to the session and to the sinks (the headless printer, the
 //! dashboard). Run control is a command channel ([`RunHandle`] → [`RunControl`]).
 //!
 //! ```text
@@ -15,7 +15,6 @@ mod error;
 mod event;
 mod fio_job;
 mod pipeline;
-mod print;
 mod record;
 mod request;
 pub mod runner;
@@ -32,8 +31,7 @@ pub use fio_job::FioRun;
 pub use pipeline::{
     check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
 };
-pub use print::{Format, PrintMode, Printer};
-pub use record::target_info;
+pub use record::{single_workload, target_info};
 pub use request::{
     prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, RunKind, RunRequest,
     RunWhat, SingleStep, TargetChoice,

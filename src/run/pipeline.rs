@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::control::{RunCmd, RunControl, RunHandle};
 use super::error::RunError;
-use super::event::RunEvent;
+use super::event::{Happening, RunEvent, Timed};
 use super::record::{record, run_target_info, session_start};
 use super::request::Prepared;
 use super::tally::Tally;
@@ -19,8 +19,12 @@ use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT
 use super::worker::{Said, Worker};
 use crate::outcome::RunOutcome;
 use crate::session::paths::{self, SessionLock};
-use crate::session::{DriveEntry, EventKind, RecorderOptions, SessionRecorder, SessionState};
+use crate::session::{
+    DriveEntry, EventKind, RecorderOptions, RunEnd, SessionRecorder, SessionState,
+};
+use crate::thermal::{Load, SoakLog};
 use crate::verify::state::Retirement;
+use crate::workload::EngineKind;
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -72,6 +76,8 @@ struct Hub<'a, 's> {
     runs: &'a [Prepared],
     rec: SessionRecorder,
     sinks: &'a mut [&'s mut dyn Sink],
+    /// Per drive whose plan ends steps on the temperature: its soak so far.
+    soak: Vec<Option<SoakLog>>,
 }
 
 impl Hub<'_, '_> {
@@ -90,7 +96,53 @@ impl Hub<'_, '_> {
     fn emit(&mut self, drive: usize, ev: RunEvent<'_>) {
         self.rec.set_current_drive(Some(drive as u32));
         record(&mut self.rec, &self.runs[drive], &ev);
+        self.log_soak(drive, &ev);
         self.show(Some(drive), &ev);
+    }
+
+    /// Drive `drive`'s soak takes what the session just recorded of `ev` (its times and
+    /// figures as the session holds them), when the drive has a soak.
+    fn log_soak(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        let Some(log) = self.soak.get_mut(drive).and_then(Option::as_mut) else {
+            return;
+        };
+        let s = self.rec.session();
+        match ev {
+            RunEvent::Interval { index, .. } => {
+                let idle = self.runs[drive]
+                    .plan
+                    .steps
+                    .get(*index)
+                    .is_some_and(|st| st.engine == EngineKind::Idle);
+                if let Some(i) = s.intervals.last() {
+                    log.load(Load {
+                        t: i.t,
+                        dt: i.dt,
+                        iops: i.iops(),
+                        mbps: i.mbps(),
+                        loaded: !i.ramp && i.suspended_s == 0.0 && !idle,
+                    });
+                }
+            }
+            RunEvent::Happened(Timed {
+                what: Happening::Thermal(e),
+                ..
+            }) => {
+                if let Some(last) = s.events.last() {
+                    log.event(last.t, e.clone());
+                }
+            }
+            RunEvent::Telemetry(_) => {
+                if let Some((t, c)) = s
+                    .telemetry
+                    .last()
+                    .and_then(|v| Some((v.t()?, v.temperature_c()?)))
+                {
+                    log.temperature(t, c);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// What the recorder wants shown (an autosave that failed, a snapshot written).
@@ -179,7 +231,9 @@ pub fn check_outputs(path: &std::path::Path, options: &RecorderOptions) -> Resul
         if let Some(h) = &p.histograms {
             inputs.push((h.as_path(), "histogram log"));
         }
-        crate::report::check_snapshot_dir(dir, &inputs)?;
+        if let Some(check) = options.snapshot_check {
+            check(dir, &inputs).map_err(RunError::Snapshot)?;
+        }
     }
     Ok(())
 }
@@ -313,22 +367,28 @@ pub fn execute_many(
         }
     }
     let path = session_path(&session, first)?;
-    let mut options = session.options.clone();
+    let options = session.options.clone();
     // Held until the final save is done (dropped last).
     let _lock = match &session.lock {
         Some(l) => l.clone(),
         None => Arc::new(paths::lock_session(&path)?),
     };
     check_outputs(&path, &options)?;
-    options
-        .exporter
-        .get_or_insert(crate::report::snapshot_exporter);
     let rec = SessionRecorder::create(&path, start, options)?;
     // Past every refusal: the test files the runs created stay.
     for run in runs {
         run.started();
     }
-    let mut hub = Hub { runs, rec, sinks };
+    let soak = runs
+        .iter()
+        .map(|r| r.plan.needs_temperature().then(SoakLog::default))
+        .collect();
+    let mut hub = Hub {
+        runs,
+        rec,
+        sinks,
+        soak,
+    };
     for n in session.notes.iter().chain(&retired) {
         hub.rec.set_current_drive(None);
         hub.rec.push_event(EventKind::Note, n.clone());
@@ -431,15 +491,14 @@ pub fn execute_many(
     if let (Err(e), 1) = (&result, runs.len()) {
         hub.rec.push_event(EventKind::Error, e.to_string());
     }
-    if runs.iter().any(|r| r.plan.needs_temperature()) {
-        let views = hub.rec.session().drive_views();
-        for (d, (run, view)) in runs.iter().zip(&views).enumerate() {
-            if !run.plan.needs_temperature() {
-                continue;
-            }
-            if let Some(sum) = crate::report::soak::summary(view) {
-                hub.show(Some(d), &RunEvent::Soak(&sum));
-            }
+    let soaks: Vec<_> = hub
+        .soak
+        .iter()
+        .map(|log| log.as_ref().and_then(SoakLog::summary))
+        .collect();
+    for (d, sum) in soaks.iter().enumerate() {
+        if let Some(sum) = sum {
+            hub.show(Some(d), &RunEvent::Soak(sum));
         }
     }
     if let Ok(outcome) = &result {
@@ -452,8 +511,8 @@ pub fn execute_many(
         );
     }
     let ended_by = match &result {
-        Ok(o) => o.to_string(),
-        Err(e) => format!("error: {e}"),
+        Ok(o) => RunEnd::Outcome(o.clone()),
+        Err(e) => RunEnd::Error(e.to_string()),
     };
     let Hub { rec, sinks, .. } = hub;
     let (result, saved) = finish(rec, result, &ended_by, sinks);
@@ -472,11 +531,11 @@ impl Hub<'_, '_> {
             return;
         }
         let label = self.runs[d].label.clone();
-        let text = match r {
-            Ok((o, _)) => o.to_string(),
-            Err(e) => format!("error: {e}"),
+        let end = match r {
+            Ok((o, _)) => RunEnd::Outcome(o.clone()),
+            Err(e) => RunEnd::Error(e.to_string()),
         };
-        self.rec.set_drive_ended(d, text.clone());
+        self.rec.set_drive_ended(d, end);
         let failed = match r {
             Ok((o @ RunOutcome::Failed { .. }, _)) => Some(o.to_string()),
             Err(e) => Some(e.to_string()),
@@ -578,7 +637,7 @@ fn overall(
 fn finish(
     rec: SessionRecorder,
     result: Result<RunOutcome, RunError>,
-    ended_by: &str,
+    ended_by: &RunEnd,
     sinks: &mut [&mut dyn Sink],
 ) -> (Result<RunOutcome, RunError>, Option<PathBuf>) {
     let path = rec.path().to_path_buf();

@@ -15,7 +15,12 @@ use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
 pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
     TargetInfo {
         path: crate::ostext::escaped(t.path.as_os_str()),
-        kind: t.kind.as_str().into(),
+        kind: match t.kind {
+            crate::dut::TargetKind::File => crate::session::TargetKind::File,
+            crate::dut::TargetKind::BlockDevice => crate::session::TargetKind::BlockDevice,
+            crate::dut::TargetKind::NvmeGeneric => crate::session::TargetKind::NvmeGeneric,
+            crate::dut::TargetKind::None => crate::session::TargetKind::None,
+        },
         size_bytes: t.size,
         align_bytes: t.align,
         host,

@@ -32,13 +32,14 @@ pub use error::SessionError;
 pub use host::Host;
 pub use kind::EventKind;
 pub use model::{
-    round, DriveEntry, Event, IntervalRecord, LatPoint, Session, SessionState, SessionSummary,
-    StepRecord, TargetInfo, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
+    round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
+    SessionSummary, StepRecord, TargetInfo, TargetKind, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use outputs::{check_session_paths, SessionPaths};
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::{
-    RecorderOptions, SessionRecorder, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE,
+    RecorderOptions, SessionRecorder, SessionStart, SnapshotCheck, SnapshotExporter,
+    DEFAULT_AUTOSAVE,
 };
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};

@@ -51,13 +51,73 @@ pub enum SessionState {
     Failed,
 }
 
+/// What the target is, as the session records it (`file`, `block_device`,
+/// `nvme_generic`, `none`); a word this drivescope does not know (or none, in an older
+/// file) reads as [`TargetKind::Other`] and is written back as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+    NvmeGeneric,
+    /// No target: the nop engine.
+    None,
+    Other(String),
+}
+
+impl Default for TargetKind {
+    fn default() -> Self {
+        TargetKind::Other(String::new())
+    }
+}
+
+impl TargetKind {
+    /// The session's word for it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TargetKind::File => "file",
+            TargetKind::BlockDevice => "block_device",
+            TargetKind::NvmeGeneric => "nvme_generic",
+            TargetKind::None => "none",
+            TargetKind::Other(s) => s,
+        }
+    }
+
+    /// The kind a session's word names.
+    pub fn parse(s: &str) -> TargetKind {
+        match s {
+            "file" => TargetKind::File,
+            "block_device" => TargetKind::BlockDevice,
+            "nvme_generic" => TargetKind::NvmeGeneric,
+            "none" => TargetKind::None,
+            other => TargetKind::Other(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for TargetKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TargetKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(TargetKind::parse(&String::deserialize(d)?))
+    }
+}
+
 /// The target as the session records it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TargetInfo {
     pub path: String,
-    /// `file` or `block_device`.
-    pub kind: String,
+    pub kind: TargetKind,
     pub size_bytes: u64,
     /// O_DIRECT alignment (logical block size), bytes.
     pub align_bytes: u64,
@@ -230,6 +290,65 @@ pub struct Event {
     pub drive: Option<u32>,
 }
 
+/// How a run (or one drive of it) ended, as its summary keeps it: the outcome, or the error
+/// that broke it off. Written as its text (`completed`, `stopped by a signal`, `error: …`)
+/// and read back from it; a text of no outcome this drivescope knows reads as a failure
+/// of that text (the outcome's own fallback), and is written back as it was.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEnd {
+    Outcome(crate::outcome::RunOutcome),
+    /// The run broke off with this error (after its session was created).
+    Error(String),
+}
+
+impl Default for RunEnd {
+    fn default() -> Self {
+        RunEnd::Outcome(crate::outcome::RunOutcome::parse(""))
+    }
+}
+
+impl RunEnd {
+    /// The end a summary's text says.
+    pub fn parse(s: &str) -> RunEnd {
+        match s.strip_prefix("error: ") {
+            Some(e) => RunEnd::Error(e.to_string()),
+            None => RunEnd::Outcome(crate::outcome::RunOutcome::parse(s)),
+        }
+    }
+
+    /// The run's outcome (an error is a failure of its text).
+    pub fn outcome(&self) -> crate::outcome::RunOutcome {
+        match self {
+            RunEnd::Outcome(o) => o.clone(),
+            RunEnd::Error(e) => crate::outcome::RunOutcome::Failed {
+                step: None,
+                ended_by: crate::outcome::EndedBy::Other(format!("error: {e}")),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for RunEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunEnd::Outcome(o) => write!(f, "{o}"),
+            RunEnd::Error(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+impl Serialize for RunEnd {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RunEnd {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(RunEnd::parse(&String::deserialize(d)?))
+    }
+}
+
 /// The whole run in a few figures, written by the final save.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -237,7 +356,7 @@ pub struct SessionSummary {
     /// When the final save happened (RFC 3339).
     pub ended: String,
     /// Why the run ended: "completed", "stopped", "error: …".
-    pub ended_by: String,
+    pub ended_by: RunEnd,
     pub elapsed_s: f64,
     pub steps: u64,
     pub intervals: u64,

@@ -200,7 +200,8 @@ pub fn check_session_paths(
         None
     };
     // The snapshot folder's files are the report layer's: it checks them
-    // (`report::check_snapshot_dir`), the run layer calls it.
+    // (`report::check_snapshot_dir`), given by the command as `opts.snapshot_check`, which
+    // the run layer calls.
     let snapshots = opts.snapshot_every.map(|_| {
         opts.snapshot_dir
             .clone()

@@ -76,7 +76,7 @@ fn start() -> SessionStart {
     SessionStart {
         target: TargetInfo {
             path: "/tmp/x.bin".into(),
-            kind: "file".into(),
+            kind: crate::session::TargetKind::File,
             size_bytes: 1 << 30,
             align_bytes: 4096,
             host: None,
@@ -175,7 +175,12 @@ fn the_stream_and_the_final_document_load_the_same_session() {
     assert_eq!(stream.session.intervals.len(), 6);
     assert_eq!(stream.session.intervals[3].step, 1);
 
-    let saved = r.finalize(SessionState::Complete, "completed").unwrap();
+    let saved = r
+        .finalize(
+            SessionState::Complete,
+            &crate::session::RunEnd::parse("completed"),
+        )
+        .unwrap();
     let fin = load(&saved).unwrap();
     assert!(fin.warnings.is_empty(), "{:?}", fin.warnings);
     assert_eq!(fin.documents, 1);
@@ -269,7 +274,12 @@ fn a_corrupted_line_costs_that_record_and_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let saved = r.finalize(SessionState::Complete, "completed").unwrap();
+    let saved = r
+        .finalize(
+            SessionState::Complete,
+            &crate::session::RunEnd::parse("completed"),
+        )
+        .unwrap();
     let text = std::fs::read_to_string(&saved).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let target = lines
@@ -389,7 +399,12 @@ fn a_failed_final_rewrite_says_the_stream_holds_everything() {
     // rewrite's temp file cannot be made.
     let moved = dir.path().join("moved");
     std::fs::rename(&sub, &moved).unwrap();
-    let e = r.finalize(SessionState::Complete, "completed").unwrap_err();
+    let e = r
+        .finalize(
+            SessionState::Complete,
+            &crate::session::RunEnd::parse("completed"),
+        )
+        .unwrap_err();
     let msg = e.to_string();
     assert!(
         msg.contains("final save failed") && msg.contains("holds the whole session"),
@@ -399,4 +414,37 @@ fn a_failed_final_rewrite_says_the_stream_holds_everything() {
     assert_eq!(l.session.intervals.len(), 4);
     assert_eq!(l.session.state, SessionState::Complete);
     assert_eq!(l.session.summary.unwrap().intervals, 4);
+}
+
+#[test]
+fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
+    use crate::outcome::{RunOutcome, StopBy};
+    use crate::session::{RunEnd, TargetKind};
+    for w in ["file", "block_device", "nvme_generic", "none", "tape", ""] {
+        let k: TargetKind = serde_yaml::from_value(Value::String(w.into())).unwrap();
+        assert_eq!(serde_yaml::to_value(&k).unwrap(), Value::String(w.into()));
+    }
+    let k: TargetKind = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
+    assert_eq!(k, TargetKind::BlockDevice);
+    for w in [
+        "completed",
+        "completed with 3 I/O errors (first: EIO at 4096)",
+        "stopped by a signal",
+        "stopped",
+        "error: the device went away",
+        "drive b, read: every I/O failed (EIO)",
+        "something a later drivescope says",
+        "",
+    ] {
+        let e: RunEnd = serde_yaml::from_value(Value::String(w.into())).unwrap();
+        assert_eq!(
+            serde_yaml::to_value(&e).unwrap(),
+            Value::String(w.into()),
+            "{e:?}"
+        );
+    }
+    let e: RunEnd = serde_yaml::from_value(Value::String("stopped by a signal".into())).unwrap();
+    assert_eq!(e, RunEnd::Outcome(RunOutcome::Stopped(StopBy::Signal)));
+    let e: RunEnd = serde_yaml::from_value(Value::String("error: gone".into())).unwrap();
+    assert_eq!(e, RunEnd::Error("gone".into()));
 }

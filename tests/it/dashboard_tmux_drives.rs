@@ -108,7 +108,7 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     let ends: Vec<String> = s
         .summary
         .as_ref()
-        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .map(|x| x.drives.iter().map(|d| d.ended_by.to_string()).collect())
         .unwrap_or_default();
     assert_eq!(ends, vec!["completed", "stopped", "completed"]);
     let out = home.path().join("report");

@@ -128,7 +128,7 @@ fn four_drives_each_counted_as_the_kernel_counts_its_device() {
         let own = view.summary.as_ref().expect("a summary of its own");
         let step = &view.steps[0].summary;
         assert_eq!(own.read_bytes, step.read_bytes, "{}", view.target.path);
-        assert_eq!(own.ended_by, "completed");
+        assert_eq!(own.ended_by.to_string(), "completed");
     }
     let total = sess.summary.as_ref().unwrap();
     let added: f64 = views
@@ -303,9 +303,9 @@ fn a_failing_drive_ends_alone_and_the_others_complete() {
     let sess = &loaded.session;
     assert_eq!(sess.state, drivescope::session::SessionState::Failed);
     let views = sess.drive_views();
-    let own = &views[1].summary.as_ref().unwrap().ended_by;
+    let own = views[1].summary.as_ref().unwrap().ended_by.to_string();
     assert!(own.starts_with("every I/O failed"), "its own end: {own}");
-    let run_end = &sess.summary.as_ref().unwrap().ended_by;
+    let run_end = sess.summary.as_ref().unwrap().ended_by.to_string();
     assert!(
         run_end.starts_with(&format!("drive {}: every I/O failed", bad.dev)),
         "the run's end names the drive: {run_end}"
@@ -315,6 +315,7 @@ fn a_failing_drive_ends_alone_and_the_others_complete() {
         .as_ref()
         .unwrap()
         .ended_by
+        .to_string()
         .starts_with("completed"));
     assert!(
         sess.events.iter().any(|e| e.drive == Some(1)

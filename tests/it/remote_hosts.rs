@@ -230,13 +230,13 @@ fn two_hosts_one_cut_off_mid_run_the_other_completes() {
     let sess = &loaded.session;
     assert_eq!(sess.drive_labels(), ["a", "b"]);
     let drives = &sess.summary.as_ref().unwrap().drives;
-    assert_eq!(drives[0].ended_by, "completed");
+    assert_eq!(drives[0].ended_by.to_string(), "completed");
     assert!(
-        drives[1].ended_by.contains("host lost: host1"),
+        drives[1].ended_by.to_string().contains("host lost: host1"),
         "b ended as lost: {:?}",
         drives[1].ended_by
     );
-    let ended = drivescope::outcome::RunOutcome::parse(&drives[1].ended_by);
+    let ended = drivescope::outcome::RunOutcome::parse(&drives[1].ended_by.to_string());
     match ended {
         drivescope::outcome::RunOutcome::Failed { ended_by, .. } => {
             assert!(matches!(
@@ -648,7 +648,7 @@ fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
     let ends: Vec<String> = sess
         .summary
         .as_ref()
-        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .map(|x| x.drives.iter().map(|d| d.ended_by.to_string()).collect())
         .unwrap_or_default();
     assert_eq!(ends, vec!["completed", "completed"]);
     for v in sess.drive_views() {

@@ -137,7 +137,7 @@ fn a_headless_run_saves_a_session_that_reports() {
         ses.steps[0].label
     );
     let sm = ses.summary.as_ref().unwrap();
-    assert_eq!(sm.ended_by, "completed");
+    assert_eq!(sm.ended_by.to_string(), "completed");
     assert_eq!(
         sm.read_bytes + sm.write_bytes,
         sum["read_bytes"].as_u64().unwrap() + sum["write_bytes"].as_u64().unwrap()

@@ -99,7 +99,7 @@ fn signal_mid_run(args: &[&str], sig: i32, code: i32, what: &str) {
         "{what}: the step under way is recorded"
     );
     let sm = l.session.summary.expect("a summary");
-    assert_eq!(sm.ended_by, "stopped by a signal", "{what}");
+    assert_eq!(sm.ended_by.to_string(), "stopped by a signal", "{what}");
     eprintln!("{what}: exit {code} {took:?} after the signal");
 }
 

@@ -119,7 +119,7 @@ fn run_drives(
 fn ended_by(s: &drivescope::session::Session) -> Vec<String> {
     s.summary
         .as_ref()
-        .map(|x| x.drives.iter().map(|d| d.ended_by.clone()).collect())
+        .map(|x| x.drives.iter().map(|d| d.ended_by.to_string()).collect())
         .unwrap_or_default()
 }
 

@@ -15,14 +15,16 @@ use serde_yaml::Value;
 mod options;
 mod snapshot;
 
-pub use options::{RecorderOptions, SessionStart, SnapshotExporter, DEFAULT_AUTOSAVE};
+pub use options::{
+    RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
+};
 
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
 use super::kind::EventKind;
 use super::model::{
-    Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
+    Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 use super::sample::Sample;
@@ -86,7 +88,7 @@ pub struct SessionRecorder {
     totals: Vec<Totals>,
     lats: Vec<Histogram<u64>>,
     /// Each drive's own end ("completed", "device gone …"), when it ended on its own.
-    drive_ended: Vec<Option<String>>,
+    drive_ended: Vec<Option<RunEnd>>,
     /// Every I/O of every drive.
     lat: Histogram<u64>,
     /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
@@ -185,9 +187,9 @@ impl SessionRecorder {
 
     /// Drive `drive` ended on its own (failed, or done while others go on): its summary's
     /// `ended_by`.
-    pub fn set_drive_ended(&mut self, drive: usize, ended_by: impl Into<String>) {
+    pub fn set_drive_ended(&mut self, drive: usize, ended_by: RunEnd) {
         if let Some(e) = self.drive_ended.get_mut(drive) {
-            *e = Some(ended_by.into());
+            *e = Some(ended_by);
         }
     }
 
@@ -475,34 +477,35 @@ impl SessionRecorder {
         }
     }
 
-    pub(super) fn summary_now(&self, ended_by: &str) -> SessionSummary {
+    pub(super) fn summary_now(&self, ended_by: &RunEnd) -> SessionSummary {
         let elapsed = super::model::round(self.elapsed_s(), 3);
-        let one = |t: &Totals, lat: &Histogram<u64>, ended_by: &str, steps: u64, intervals: u64| {
-            let per_s = |x: f64| {
-                if t.measured_s > 0.0 {
-                    x / t.measured_s
-                } else {
-                    0.0
+        let one =
+            |t: &Totals, lat: &Histogram<u64>, ended_by: &RunEnd, steps: u64, intervals: u64| {
+                let per_s = |x: f64| {
+                    if t.measured_s > 0.0 {
+                        x / t.measured_s
+                    } else {
+                        0.0
+                    }
+                };
+                SessionSummary {
+                    ended: now_rfc3339(),
+                    ended_by: ended_by.clone(),
+                    elapsed_s: elapsed,
+                    steps,
+                    intervals,
+                    measured_s: super::model::round(t.measured_s, 6),
+                    read_bytes: t.read_bytes,
+                    write_bytes: t.write_bytes,
+                    read_iops: super::model::round(per_s(t.read_ios as f64), 2),
+                    write_iops: super::model::round(per_s(t.write_ios as f64), 2),
+                    read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
+                    write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
+                    errors: t.errors,
+                    lat_us: LatSummary::from_hist(lat),
+                    drives: Vec::new(),
                 }
             };
-            SessionSummary {
-                ended: now_rfc3339(),
-                ended_by: ended_by.into(),
-                elapsed_s: elapsed,
-                steps,
-                intervals,
-                measured_s: super::model::round(t.measured_s, 6),
-                read_bytes: t.read_bytes,
-                write_bytes: t.write_bytes,
-                read_iops: super::model::round(per_s(t.read_ios as f64), 2),
-                write_iops: super::model::round(per_s(t.write_ios as f64), 2),
-                read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
-                write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
-                errors: t.errors,
-                lat_us: LatSummary::from_hist(lat),
-                drives: Vec::new(),
-            }
-        };
         let (steps, intervals) = (
             self.session.steps.len() as u64,
             self.session.intervals.len() as u64,
@@ -517,7 +520,7 @@ impl SessionRecorder {
             .enumerate()
             .map(|(i, (t, lat))| {
                 let d = Some(i as u32);
-                let own = self.drive_ended[i].as_deref().unwrap_or(ended_by);
+                let own = self.drive_ended[i].as_ref().unwrap_or(ended_by);
                 let steps = self.session.steps.iter().filter(|s| s.drive == d).count();
                 let n = self
                     .session
@@ -554,12 +557,12 @@ impl SessionRecorder {
     pub fn finalize(
         mut self,
         state: SessionState,
-        ended_by: &str,
+        ended_by: &RunEnd,
     ) -> Result<PathBuf, SessionError> {
         self.finish(state, ended_by)
     }
 
-    fn finish(&mut self, state: SessionState, ended_by: &str) -> Result<PathBuf, SessionError> {
+    fn finish(&mut self, state: SessionState, ended_by: &RunEnd) -> Result<PathBuf, SessionError> {
         self.finalized = true;
         let tagged = self.open.len() > 1;
         for (d, slot) in self.open.iter_mut().enumerate() {
@@ -609,7 +612,8 @@ impl SessionRecorder {
 impl Drop for SessionRecorder {
     fn drop(&mut self) {
         if !self.finalized {
-            let _ = self.finish(SessionState::Failed, "ended without a final save call");
+            let end = RunEnd::parse("ended without a final save call");
+            let _ = self.finish(SessionState::Failed, &end);
         }
     }
 }

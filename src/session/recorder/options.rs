@@ -15,6 +15,11 @@ pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
 /// beside the YAML); given by the caller, so the session layer does not depend on it.
 pub type SnapshotExporter = fn(&Session, &Path) -> Result<(), String>;
 
+/// Refuses a snapshot folder whose files drivescope may not write (`inputs`: the files the
+/// snapshot is made from, with what each is); given with the exporter, by the same caller.
+pub type SnapshotCheck =
+    fn(&Path, &[(&Path, &'static str)]) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
 /// How the recorder saves.
 #[derive(Debug, Clone)]
 pub struct RecorderOptions {
@@ -29,6 +34,9 @@ pub struct RecorderOptions {
     pub histograms: bool,
     /// What a snapshot writes beyond `session.yaml`; `None`: the YAML alone.
     pub exporter: Option<SnapshotExporter>,
+    /// What the snapshot folder is checked with before the run; `None`: no check beyond
+    /// the session's own paths.
+    pub snapshot_check: Option<SnapshotCheck>,
     /// An earlier session (and its histogram log) at the path may be replaced
     /// (`--force`); without it, a path holding one is refused.
     pub replace: bool,
@@ -42,6 +50,7 @@ impl Default for RecorderOptions {
             snapshot_dir: None,
             histograms: false,
             exporter: None,
+            snapshot_check: None,
             replace: false,
         }
     }

@@ -30,7 +30,7 @@ impl SessionRecorder {
             return;
         }
         let mut copy = self.session.clone();
-        copy.summary = Some(self.summary_now("snapshot"));
+        copy.summary = Some(self.summary_now(&super::RunEnd::parse("snapshot")));
         self.session.events.push(Event {
             t: round(self.elapsed_s(), 3),
             kind: EventKind::Snapshot,

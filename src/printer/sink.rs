@@ -7,17 +7,17 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::event::{FinishedStep, Happening, RunEvent, Timed};
-use super::pipeline::Sink;
-use super::record::single_workload;
-use super::request::{Prepared, RunKind};
-use super::tally::Tally;
+use std::io::Write;
+
+use super::drives::{Drives, IntervalFigures};
+use super::text::{engine_text, host_prefix, summary_text, with_host};
 use crate::dut::TargetKind;
 use crate::outcome::RunOutcome;
-use crate::output::{Output, Stream};
-use crate::stats::{IntervalReport, IoErrorRecord, LatSummary, StepSummary};
+use crate::output::{Output, StdWriter, Stream};
+use crate::run::{single_workload, FinishedStep, Happening, Prepared, RunEvent, RunKind, Sink};
+use crate::run::{Tally, Timed};
+use crate::stats::{IntervalReport, IoErrorRecord, StepSummary};
 use crate::units::{format_duration, format_size};
-use crate::workload::{EngineKind, EngineOptions};
 
 /// Text or JSON lines on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub enum Format {
 pub const PAGE_CACHE_NOTE: &str = "results taken through the page cache (a step without \
      O_DIRECT, --direct 0): they measure the cache as much as the drive";
 
-fn mb(bytes_per_s: f64) -> f64 {
+pub(super) fn mb(bytes_per_s: f64) -> f64 {
     bytes_per_s / 1e6
 }
 
@@ -47,8 +47,11 @@ pub enum PrintMode {
     Plan,
 }
 
-/// Prints a run in one format.
-pub struct Printer {
+/// Prints a run in one format on two writers: stdout's lines on `out`, and in text the
+/// notes and I/O errors on `err`. The first write that fails ends the printer's output
+/// (nothing more is written; the run goes on, its session saved); on the process's own
+/// stdout and stderr ([`StdWriter`]) it ends the process's output too (exit 141).
+pub struct Printer<W: Write = StdWriter> {
     pub format: Format,
     mode: PrintMode,
     header_done: bool,
@@ -62,73 +65,31 @@ pub struct Printer {
     /// intervals of each since the last "all" line.
     drives: Drives,
     /// Where the lines go (text lines with their control characters escaped).
-    out: Output,
+    out: W,
+    err: W,
+    /// A write failed: nothing more is written.
+    ended: bool,
 }
 
-/// What the printer keeps of a run of several drives.
-#[derive(Debug, Default)]
-struct Drives {
-    labels: Vec<String>,
-    current: Option<usize>,
-    /// Per drive: its last interval's figures since the last "all" line (None: none yet).
-    pending: Vec<Option<IntervalFigures>>,
-    /// Per drive: still running.
-    live: Vec<bool>,
-    /// Per drive: its last step's summary (a plain run's "all" summary adds them up).
-    summaries: Vec<Option<StepSummary>>,
-    /// Printing the run's own figures: labelled "all".
-    all: bool,
-}
-
-impl Drives {
-    fn grow(&mut self, n: usize) {
-        if self.labels.len() < n {
-            self.labels.resize(n, String::new());
-            self.pending.resize(n, None);
-            self.live.resize(n, true);
-            self.summaries.resize(n, None);
-        }
-    }
-
-    /// Every running drive has an interval since the last "all" line: the sum of every
-    /// drive's that has one (a drive that just ended gives its last).
-    fn take_all(&mut self) -> Option<(IntervalFigures, usize)> {
-        let n = self.labels.len();
-        let waiting = (0..n).any(|d| self.live[d] && self.pending[d].is_none());
-        let with: Vec<usize> = (0..n).filter(|&d| self.pending[d].is_some()).collect();
-        if n < 2 || waiting || with.is_empty() {
-            return None;
-        }
-        let mut sum = IntervalFigures::default();
-        for d in &with {
-            if let Some(f) = self.pending[*d].take() {
-                sum.end_s = sum.end_s.max(f.end_s);
-                sum.read_iops += f.read_iops;
-                sum.write_iops += f.write_iops;
-                sum.read_bw += f.read_bw;
-                sum.write_bw += f.write_bw;
-                sum.p99 = sum.p99.max(f.p99);
-                sum.errors += f.errors;
-            }
-        }
-        Some((sum, with.len()))
-    }
-}
-
-/// An interval's figures, for the "all" line.
-#[derive(Debug, Clone, Copy, Default)]
-struct IntervalFigures {
-    end_s: f64,
-    read_iops: f64,
-    write_iops: f64,
-    read_bw: f64,
-    write_bw: f64,
-    p99: f64,
-    errors: u64,
-}
-
-impl Printer {
+impl Printer<StdWriter> {
+    /// A printer on the process's stdout and stderr.
     pub fn new(format: Format, mode: PrintMode) -> Self {
+        let o = Output::default();
+        Printer::on(format, mode, o.writer(Stream::Out), o.writer(Stream::Err))
+    }
+
+    /// A closed stdout or stderr (EPIPE, EIO) ends the output and sets `stop`: the run
+    /// stops as on a signal, its session saved.
+    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        let o = Output::stopping(stop);
+        self.out = o.writer(Stream::Out);
+        self.err = o.writer(Stream::Err);
+    }
+}
+
+impl<W: Write> Printer<W> {
+    /// A printer writing stdout's lines to `out` and stderr's to `err`.
+    pub fn on(format: Format, mode: PrintMode, out: W, err: W) -> Self {
         Printer {
             format,
             mode,
@@ -138,26 +99,49 @@ impl Printer {
             plan_title: String::new(),
             steps: 0,
             drives: Drives::default(),
-            out: Output::default(),
+            out,
+            err,
+            ended: false,
         }
     }
 
-    /// A closed stdout or stderr (EPIPE, EIO) ends the output and sets `stop`: the run
-    /// stops as on a signal, its session saved.
-    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        self.out = Output::stopping(stop);
+    /// The writers, back (what a test reads).
+    pub fn into_writers(self) -> (W, W) {
+        (self.out, self.err)
+    }
+
+    /// Whether a write failed (the printer has written nothing since).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// `line` and a newline on `stream`; the first failed write ends the output.
+    fn put(&mut self, stream: Stream, line: &str) {
+        if self.ended {
+            return;
+        }
+        let w = match stream {
+            Stream::Out => &mut self.out,
+            Stream::Err => &mut self.err,
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        if w.write_all(&bytes).and_then(|()| w.flush()).is_err() {
+            self.ended = true;
+        }
     }
 
     /// A line of text on `stream`, its control characters escaped (a label, a path, a
     /// model or fio's words may hold any: none reaches the terminal raw, and a newline
     /// in one cannot print a line of its own).
-    fn say(&self, stream: Stream, line: &str) {
-        self.out.line(stream, &crate::ostext::printable(line));
+    fn say(&mut self, stream: Stream, line: &str) {
+        self.put(stream, &crate::ostext::printable(line));
     }
 
     /// One JSON line on stdout (serde escapes what needs it).
-    fn json_line(&self, v: &Value) {
-        self.out.line(Stream::Out, &v.to_string());
+    fn json_line(&mut self, v: &Value) {
+        self.put(Stream::Out, &v.to_string());
     }
 
     /// A run of several drives: their labels, in order, so every line says whose it is.
@@ -251,15 +235,16 @@ impl Printer {
     }
 
     /// A line of text on stdout, with the drive's label first in a run of several.
-    fn text(&self, line: &str) {
-        match self.label() {
-            Some(l) => self.say(Stream::Out, &format!("[{l}] {line}")),
-            None => self.say(Stream::Out, line),
-        }
+    fn text(&mut self, line: &str) {
+        let line = match self.label() {
+            Some(l) => format!("[{l}] {line}"),
+            None => line.to_string(),
+        };
+        self.say(Stream::Out, &line)
     }
 
     /// A JSON line, carrying `"target"` (the drive's label) in a run of several.
-    fn json(&self, mut v: Value) {
+    fn json(&mut self, mut v: Value) {
         if let (Some(l), Some(o)) = (self.label(), v.as_object_mut()) {
             o.insert("target".into(), json!(l));
         }
@@ -282,10 +267,13 @@ impl Printer {
 
     pub fn note(&mut self, message: &str) {
         match self.format {
-            Format::Text => match self.label() {
-                Some(l) => self.say(Stream::Err, &format!("note: [{l}] {message}")),
-                None => self.say(Stream::Err, &format!("note: {message}")),
-            },
+            Format::Text => {
+                let line = match self.label() {
+                    Some(l) => format!("note: [{l}] {message}"),
+                    None => format!("note: {message}"),
+                };
+                self.say(Stream::Err, &line)
+            }
             Format::Json => self.json(json!({"type": "note", "message": message})),
         }
     }
@@ -305,10 +293,13 @@ impl Printer {
 
     pub fn io_error(&mut self, e: &IoErrorRecord) {
         match self.format {
-            Format::Text => match self.label() {
-                Some(l) => self.say(Stream::Err, &format!("I/O error: [{l}] {}", e.message)),
-                None => self.say(Stream::Err, &format!("I/O error: {}", e.message)),
-            },
+            Format::Text => {
+                let line = match self.label() {
+                    Some(l) => format!("I/O error: [{l}] {}", e.message),
+                    None => format!("I/O error: {}", e.message),
+                };
+                self.say(Stream::Err, &line)
+            }
             Format::Json => {
                 let mut v = to_value(e);
                 if let Some(o) = v.as_object_mut() {
@@ -338,7 +329,7 @@ impl Printer {
                         "p99.9 µs",
                         "errors"
                     );
-                    self.out.line(Stream::Out, &header);
+                    self.put(Stream::Out, &header);
                     self.header_done = true;
                 }
                 let ramp = if r.ramp {
@@ -395,7 +386,7 @@ impl Printer {
     }
 }
 
-impl Printer {
+impl<W: Write> Printer<W> {
     /// A step as it ends: one point of the curve.
     pub fn step(&mut self, r: &FinishedStep, count: usize) {
         match self.format {
@@ -669,7 +660,7 @@ impl Printer {
     }
 }
 
-impl Sink for Printer {
+impl<W: Write> Sink for Printer<W> {
     fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
         self.drives.grow(drive + 1);
         if let RunEvent::Started { run, .. } = ev {
@@ -747,117 +738,5 @@ impl Sink for Printer {
             (RunEvent::Verify(_), _) => {}
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }
-    }
-}
-
-/// The engine and its ring options in a run's first line (nothing for plain io_uring):
-/// ` with the nop engine`, ` with io_uring (hipri, sqpoll (idle 1000ms))`.
-fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
-    match (engine, o.is_default()) {
-        (EngineKind::IoUring, true) => String::new(),
-        (e, true) => format!(" with the {e} engine"),
-        (e, false) => format!(" with the {e} engine ({o})"),
-    }
-}
-
-fn lat_line(name: &str, l: &LatSummary) -> String {
-    format!(
-        "  {name:<9} mean {:.1}  min {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
-        l.mean, l.min, l.p50, l.p90, l.p99, l.p99_9, l.p99_99, l.max
-    )
-}
-
-fn summary_text(s: &StepSummary) -> Vec<String> {
-    let mut out = Vec::new();
-    let engine = match &s.engine_note {
-        Some(n) => format!("{} ({n})", s.engine),
-        None => s.engine.to_string(),
-    };
-    out.push(format!(
-        "summary: {:.2}s measured, engine {engine}, ended by {}",
-        s.runtime_s, s.ended_by
-    ));
-    if s.read_ios > 0 || s.write_ios == 0 {
-        out.push(format!(
-            "  read      {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
-            s.read_ios,
-            s.read_iops,
-            mb(s.read_bw_bytes),
-            s.read_bw_bytes / 1048576.0
-        ));
-    }
-    if s.write_ios > 0 {
-        out.push(format!(
-            "  write     {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
-            s.write_ios,
-            s.write_iops,
-            mb(s.write_bw_bytes),
-            s.write_bw_bytes / 1048576.0
-        ));
-    }
-    if let Some(t) = s.target_iops {
-        out.push(format!(
-            "  target    {t:.0} IOPS, achieved {:.0} ({:+.2}%)",
-            s.iops,
-            (s.iops / t - 1.0) * 100.0
-        ));
-        if let Some(cv) = s.arrival_cv {
-            out.push(format!(
-                "  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)"
-            ));
-        }
-        if let Some(p) = &s.pacing {
-            out.push(format!("  pacing    {}", pacing_text(p)));
-        }
-    }
-    let name = if s.service_lat_us.is_some() {
-        "response"
-    } else {
-        "latency"
-    };
-    out.push("  latency in µs:".to_string());
-    out.push(lat_line(name, &s.lat_us));
-    if let Some(svc) = &s.service_lat_us {
-        out.push(lat_line("service", svc));
-    }
-    if s.read_ios > 0 && s.write_ios > 0 {
-        out.push(lat_line("read", &s.read_lat_us));
-        out.push(lat_line("write", &s.write_lat_us));
-    }
-    out.push(format!("  errors    {}", s.errors));
-    out.extend(s.fio_series.iter().map(|x| format!("  {x}")));
-    out
-}
-
-/// `HOST:` before a remote target's path; nothing for a target here.
-fn host_prefix(run: &Prepared) -> String {
-    run.host.name().map(|h| format!("{h}:")).unwrap_or_default()
-}
-
-/// A start object with the target's host, when it is another one (a target here gets no
-/// key, as before there were hosts).
-fn with_host(run: &Prepared, mut v: serde_json::Value) -> serde_json::Value {
-    if let (Some(h), Some(m)) = (run.host.name(), v.as_object_mut()) {
-        m.insert("host".into(), h.into());
-    }
-    v
-}
-
-/// How a paced step's workers kept to their schedule, in words.
-fn pacing_text(p: &crate::outcome::Pacing) -> String {
-    use crate::outcome::Pacing;
-    match *p {
-        Pacing::OnTime { lead_us } => {
-            format!("each I/O on time (asleep until {lead_us:.0} µs before it, spinning the rest)")
-        }
-        Pacing::NoSpareCpu { workers, cpus } => format!(
-            "each worker sleeps to its I/O's due time ({workers} paced workers on {cpus} CPUs, \
-             none to spare for spinning): a sleep's lateness shows in response time"
-        ),
-        Pacing::LeadOverHalfPeriod { lead_us, period_us } => format!(
-            "each worker sleeps to its I/O's due time (a sleep ends up to {lead_us:.0} µs late \
-             here, over half the {period_us:.1} µs between I/Os): the lateness shows in \
-             response time"
-        ),
     }
 }

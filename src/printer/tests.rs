@@ -1,0 +1,226 @@
+//! The printer's lines, pinned on a `Vec<u8>`: text and JSON lines for an interval, a
+//! step's end, a run's end and a note, and a write error ending the output.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::{Format, PrintMode, Printer};
+use crate::outcome::RunOutcome;
+use crate::run::{FinishedStep, RunEvent, Sink, Tally};
+use crate::stats::{IntervalReport, StepSummary};
+
+fn printer(format: Format, mode: PrintMode) -> Printer<Vec<u8>> {
+    Printer::on(format, mode, Vec::new(), Vec::new())
+}
+
+fn lines(p: Printer<Vec<u8>>) -> (String, String) {
+    let (out, err) = p.into_writers();
+    let s = |b: Vec<u8>| String::from_utf8(b).expect("utf-8");
+    (s(out), s(err))
+}
+
+/// An interval of a plain run, as its JSON line said it (without `type`).
+fn interval() -> IntervalReport {
+    serde_json::from_value(
+        json!({"end_s":1.0,"errors":0,"index":0,"lat_us":{"max":29442.047,
+        "mean":424.2906125740202,"min":45.568,"p50":247.807,"p90":365.567,"p99":3426.303,
+        "p99.9":26755.071,"p99.99":29425.663,"samples":63496,"stddev":1613.620580227195},
+        "ramp":false,"read":{"bytes":260079616,"ios":63496},"read_bw_bytes":260079616.0,
+        "read_iops":63496.0,"start_s":0.0,"write":{"bytes":0,"ios":0},"write_bw_bytes":0.0,
+        "write_iops":0.0}),
+    )
+    .expect("an interval")
+}
+
+fn lat() -> Value {
+    json!({"max":27492.351,"mean":465.3512004474463,"min":62.976,"p50":268.287,
+        "p90":355.327,"p99":3936.255,"p99.9":27410.431,"p99.99":27492.351,"samples":23243,
+        "stddev":1676.2256043787838})
+}
+
+fn summary() -> StepSummary {
+    serde_json::from_value(json!({"ended_by":"duration","engine":"io_uring","errors":0,
+        "iops":58099.253246746026,"ios":23243,"lat_us":lat(),"read_bw_bytes":237974541.29867172,
+        "read_bytes":95203328,"read_iops":58099.253246746026,"read_ios":23243,
+        "read_lat_us":lat(),"runtime_s":0.400056777,"service_lat_us":null,"target_iops":null,
+        "write_bw_bytes":0.0,"write_bytes":0,"write_iops":0.0,"write_ios":0,
+        "write_lat_us":{"max":0.0,"mean":0.0,"min":0.0,"p50":0.0,"p90":0.0,"p99":0.0,
+        "p99.9":0.0,"p99.99":0.0,"samples":0,"stddev":0.0}}))
+    .expect("a summary")
+}
+
+fn step() -> FinishedStep {
+    FinishedStep {
+        index: 0,
+        name: "randread-4k".into(),
+        phase: 0,
+        phase_name: "randread-4k".into(),
+        round: None,
+        sweep_point: None,
+        target_iops: None,
+        closed_loop: false,
+        service_lat_us: serde_json::from_value(lat()).expect("a latency"),
+        response_from_schedule_lat_us: None,
+        verify: None,
+        summary: summary(),
+    }
+}
+
+#[test]
+fn an_interval_in_text_has_the_header_first() {
+    let mut p = printer(Format::Text, PrintMode::Single);
+    let r = interval();
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, err) = lines(p);
+    assert_eq!(
+        out,
+        "    time  read IOPS read MB/s write IOPS write MB/s    p50 µs    p99 µs  p99.9 µs  errors\n\
+         \x20   1.0s      63496     260.1          0       0.0     247.8    3426.3   26755.1       0\n"
+    );
+    assert_eq!(err, "");
+}
+
+#[test]
+fn an_interval_in_json_is_its_report_with_a_type() {
+    let mut p = printer(Format::Json, PrintMode::Single);
+    let r = interval();
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "{\"end_s\":1.0,\"errors\":0,\"index\":0,\"lat_us\":{\"max\":29442.047,\
+         \"mean\":424.2906125740202,\"min\":45.568,\"p50\":247.807,\"p90\":365.567,\
+         \"p99\":3426.303,\"p99.9\":26755.071,\"p99.99\":29425.663,\"samples\":63496,\
+         \"stddev\":1613.620580227195},\"ramp\":false,\"read\":{\"bytes\":260079616,\
+         \"ios\":63496},\"read_bw_bytes\":260079616.0,\"read_iops\":63496.0,\"start_s\":0.0,\
+         \"type\":\"interval\",\"write\":{\"bytes\":0,\"ios\":0},\"write_bw_bytes\":0.0,\
+         \"write_iops\":0.0}\n"
+    );
+}
+
+#[test]
+fn a_preset_step_end_is_one_line() {
+    let mut p = printer(Format::Text, PrintMode::Plan);
+    let s = step();
+    p.event(&RunEvent::StepFinished(&s));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "step 1/0 randread-4k: achieved 58099 IOPS, 238.0 MB/s, mean 465.4 µs, p99 3936.3 µs, \
+         p99.9 27410.4 µs, 0 errors (0.4s, ended by duration)\n"
+    );
+    let mut p = printer(Format::Json, PrintMode::Plan);
+    p.event(&RunEvent::StepFinished(&s));
+    let (out, _) = lines(p);
+    let v: Value = serde_json::from_str(&out).expect("one JSON line");
+    assert_eq!(
+        (v["type"].as_str(), v["count"].as_u64()),
+        (Some("step"), Some(0))
+    );
+    assert_eq!(v["name"], "randread-4k");
+}
+
+#[test]
+fn a_plain_step_end_is_its_summary() {
+    let mut p = printer(Format::Text, PrintMode::Single);
+    let s = step();
+    p.event(&RunEvent::StepFinished(&s));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "summary: 0.40s measured, engine io_uring, ended by duration\n\
+         \x20 read      23243 I/Os, 58099 IOPS, 238.0 MB/s (227.0 MiB/s)\n\
+         \x20 latency in µs:\n\
+         \x20 latency   mean 465.4  min 63.0  p50 268.3  p90 355.3  p99 3936.3  p99.9 27410.4  p99.99 27492.4  max 27492.4\n\
+         \x20 errors    0\n"
+    );
+}
+
+#[test]
+fn a_preset_run_end_is_its_plan_summary() {
+    let outcome = RunOutcome::Completed {
+        errors: 0,
+        first_error: None,
+    };
+    let tally = Tally {
+        steps: 4,
+        steps_run: 4,
+        ..Tally::default()
+    };
+    let ended = RunEvent::Ended {
+        outcome: &outcome,
+        tally: &tally,
+    };
+    let mut p = printer(Format::Text, PrintMode::Plan);
+    p.event(&ended);
+    assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
+    let mut p = printer(Format::Json, PrintMode::Plan);
+    p.event(&ended);
+    assert_eq!(
+        lines(p).0,
+        "{\"errors\":0,\"outcome\":\"completed\",\"preset\":\"\",\"steps\":4,\"steps_run\":4,\
+         \"type\":\"plan_summary\"}\n"
+    );
+    // A plain run's end prints nothing.
+    let mut p = printer(Format::Text, PrintMode::Single);
+    p.event(&ended);
+    assert_eq!(lines(p), (String::new(), String::new()));
+}
+
+#[test]
+fn a_note_goes_to_stderr_in_text_and_is_a_json_line() {
+    let mut p = printer(Format::Text, PrintMode::Single);
+    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s"));
+    assert_eq!(
+        lines(p),
+        (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
+    );
+    let mut p = printer(Format::Json, PrintMode::Single);
+    p.event(&RunEvent::Note("filled 64MiB"));
+    assert_eq!(
+        lines(p).0,
+        "{\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
+    );
+}
+
+/// Takes `room` bytes, then fails every write as a closed pipe does.
+struct Closing {
+    room: usize,
+    got: Vec<u8>,
+}
+
+impl Write for Closing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.got.len() + buf.len() > self.room {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        self.got.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failed_write_ends_the_output_and_nothing_follows() {
+    let c = || Closing {
+        room: 40,
+        got: Vec::new(),
+    };
+    let mut p = Printer::on(Format::Json, PrintMode::Single, c(), c());
+    p.event(&RunEvent::Note("one"));
+    assert!(!p.ended());
+    p.event(&RunEvent::Note("a note too long for the room that is left"));
+    assert!(p.ended());
+    p.event(&RunEvent::Note("two"));
+    let (out, _) = p.into_writers();
+    assert_eq!(out.got, b"{\"message\":\"one\",\"type\":\"note\"}\n");
+}

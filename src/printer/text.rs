@@ -1,0 +1,119 @@
+//! The text of a plain run's summary, a run's engine and target host, and a paced step's
+//! schedule, as the printer shows them.
+
+use super::sink::mb;
+use crate::run::Prepared;
+use crate::stats::{LatSummary, StepSummary};
+use crate::workload::{EngineKind, EngineOptions};
+
+/// The engine and its ring options in a run's first line (nothing for plain io_uring):
+/// ` with the nop engine`, ` with io_uring (hipri, sqpoll (idle 1000ms))`.
+pub(super) fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
+    match (engine, o.is_default()) {
+        (EngineKind::IoUring, true) => String::new(),
+        (e, true) => format!(" with the {e} engine"),
+        (e, false) => format!(" with the {e} engine ({o})"),
+    }
+}
+
+fn lat_line(name: &str, l: &LatSummary) -> String {
+    format!(
+        "  {name:<9} mean {:.1}  min {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
+        l.mean, l.min, l.p50, l.p90, l.p99, l.p99_9, l.p99_99, l.max
+    )
+}
+
+pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let engine = match &s.engine_note {
+        Some(n) => format!("{} ({n})", s.engine),
+        None => s.engine.to_string(),
+    };
+    out.push(format!(
+        "summary: {:.2}s measured, engine {engine}, ended by {}",
+        s.runtime_s, s.ended_by
+    ));
+    if s.read_ios > 0 || s.write_ios == 0 {
+        out.push(format!(
+            "  read      {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
+            s.read_ios,
+            s.read_iops,
+            mb(s.read_bw_bytes),
+            s.read_bw_bytes / 1048576.0
+        ));
+    }
+    if s.write_ios > 0 {
+        out.push(format!(
+            "  write     {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
+            s.write_ios,
+            s.write_iops,
+            mb(s.write_bw_bytes),
+            s.write_bw_bytes / 1048576.0
+        ));
+    }
+    if let Some(t) = s.target_iops {
+        out.push(format!(
+            "  target    {t:.0} IOPS, achieved {:.0} ({:+.2}%)",
+            s.iops,
+            (s.iops / t - 1.0) * 100.0
+        ));
+        if let Some(cv) = s.arrival_cv {
+            out.push(format!(
+                "  arrivals  gaps' coefficient of variation {cv:.3} (poisson ~1, uniform ~0)"
+            ));
+        }
+        if let Some(p) = &s.pacing {
+            out.push(format!("  pacing    {}", pacing_text(p)));
+        }
+    }
+    let name = if s.service_lat_us.is_some() {
+        "response"
+    } else {
+        "latency"
+    };
+    out.push("  latency in µs:".to_string());
+    out.push(lat_line(name, &s.lat_us));
+    if let Some(svc) = &s.service_lat_us {
+        out.push(lat_line("service", svc));
+    }
+    if s.read_ios > 0 && s.write_ios > 0 {
+        out.push(lat_line("read", &s.read_lat_us));
+        out.push(lat_line("write", &s.write_lat_us));
+    }
+    out.push(format!("  errors    {}", s.errors));
+    out.extend(s.fio_series.iter().map(|x| format!("  {x}")));
+    out
+}
+
+/// `HOST:` before a remote target's path; nothing for a target here.
+pub(super) fn host_prefix(run: &Prepared) -> String {
+    run.host.name().map(|h| format!("{h}:")).unwrap_or_default()
+}
+
+/// A start object with the target's host, when it is another one (a target here gets no
+/// key, as before there were hosts).
+pub(super) fn with_host(run: &Prepared, mut v: serde_json::Value) -> serde_json::Value {
+    if let (Some(h), Some(m)) = (run.host.name(), v.as_object_mut()) {
+        m.insert("host".into(), h.into());
+    }
+    v
+}
+
+/// How a paced step's workers kept to their schedule, in words.
+fn pacing_text(p: &crate::outcome::Pacing) -> String {
+    use crate::outcome::Pacing;
+    match *p {
+        Pacing::OnTime { lead_us } => {
+            format!("each I/O on time (asleep until {lead_us:.0} µs before it, spinning the rest)")
+        }
+        Pacing::NoSpareCpu { workers, cpus } => format!(
+            "each worker sleeps to its I/O's due time ({workers} paced workers on {cpus} CPUs, \
+             none to spare for spinning): a sleep's lateness shows in response time"
+        ),
+        Pacing::LeadOverHalfPeriod { lead_us, period_us } => format!(
+            "each worker sleeps to its I/O's due time (a sleep ends up to {lead_us:.0} µs late \
+             here, over half the {period_us:.1} µs between I/Os): the lateness shows in \
+             response time"
+        ),
+    }
+}
