@@ -7,8 +7,8 @@ use super::drives::{self, DriveState};
 use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
-use super::state::{App, RunView};
 use super::slot::DriveRun;
+use super::state::{App, RunView};
 use super::view::EventCategory;
 
 pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
@@ -521,7 +521,9 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
         MouseEventKind::Down(_) => {
-            if let Some(p) = super::layout::tab_at(app.size, app.table_drives().len(), m.column, m.row) {
+            if let Some(p) =
+                super::layout::tab_at(app.size, app.table_drives().len(), m.column, m.row)
+            {
                 if app.overlay.is_none() {
                     app.tab = p;
                     app.dirty = true;

@@ -11,7 +11,7 @@ use super::input::{key, mouse};
 use super::msg::{Effect, Msg, RunEnd, RunState};
 use super::overlay::Overlay;
 use super::state::App;
-use super::view::{EventCategory, StepInfo, SteadyView, TelemetryView};
+use super::view::{EventCategory, SteadyView, StepInfo, TelemetryView};
 
 /// Applies `msg` to `app`; returns what the runtime must do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -295,7 +295,8 @@ fn on_drive(app: &mut App, i: usize, msg: Msg) -> Vec<Effect> {
 fn interval(app: &mut App, i: usize, r: crate::stats::IntervalReport) {
     let run = &mut app.slot_mut(i).run;
     let step_start = run.step.as_ref().map(|s| s.started_s).unwrap_or(0.0);
-    run.intervals.push(IntervalPoint::from_report(&r, step_start));
+    run.intervals
+        .push(IntervalPoint::from_report(&r, step_start));
     if r.errors > 0 {
         run.errors += r.errors;
         let first = r

@@ -214,19 +214,29 @@ fn picking_a_drive_shows_its_figures_and_keeps_the_others() {
         "drive 1 picked first"
     );
     assert_eq!(
-        app.picked_slot().drive.as_ref().and_then(|d| d.model.clone()),
+        app.picked_slot()
+            .drive
+            .as_ref()
+            .and_then(|d| d.model.clone()),
         Some("Model-A".into())
     );
     send(&mut app, [code(KeyCode::Down), code(KeyCode::Down)]);
     assert_eq!(app.picked, 2);
     assert_eq!(iops(&app), Some(300_000.0 + 2_000.0));
     assert_eq!(
-        app.picked_slot().drive.as_ref().and_then(|d| d.model.clone()),
+        app.picked_slot()
+            .drive
+            .as_ref()
+            .and_then(|d| d.model.clone()),
         Some("Model-C".into())
     );
     assert_eq!(app.picked_slot().run.intervals.len(), 20);
     assert_eq!(
-        app.picked_slot().telemetry.last.as_ref().and_then(|t| t.temperature_c),
+        app.picked_slot()
+            .telemetry
+            .last
+            .as_ref()
+            .and_then(|t| t.temperature_c),
         Some(51.0 + 19.0 * 0.2)
     );
     // A message for a drive not picked changes only that drive.

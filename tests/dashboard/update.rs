@@ -575,12 +575,18 @@ fn throttle_marks_and_reasons_stay_bounded() {
         t.unavailable = vec![format!("reason {i}")];
         update(&mut app, Msg::Telemetry(Box::new(t)));
     }
-    assert_eq!(app.picked_slot().telemetry.throttle_marks.len(), THROTTLE_MARKS);
+    assert_eq!(
+        app.picked_slot().telemetry.throttle_marks.len(),
+        THROTTLE_MARKS
+    );
     assert_eq!(
         app.picked_slot().telemetry.throttle_marks.last(),
         Some(&(600.0 + (THROTTLE_MARKS + 49) as f64))
     );
-    assert_eq!(app.picked_slot().telemetry.unavailable.len(), UNAVAILABLE_REASONS);
+    assert_eq!(
+        app.picked_slot().telemetry.unavailable.len(),
+        UNAVAILABLE_REASONS
+    );
 }
 
 #[test]

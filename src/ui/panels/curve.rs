@@ -19,7 +19,10 @@ use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 /// The quoted figure for the running workload: (label, IOPS, datasheet model).
 fn quoted(app: &App) -> Option<(&'static str, f64, String)> {
     let d = app.datasheet()?;
-    let share = app.picked_slot().run.intervals
+    let share = app
+        .picked_slot()
+        .run
+        .intervals
         .iter()
         .rev()
         .find(|p| p.iops() > 0.0)

@@ -10,8 +10,8 @@ use ratatui::widgets::{Cell, Row, Table};
 use ratatui::Frame;
 
 use crate::app::drives::{self, DriveState};
-use crate::app::layout::DRIVES_FRAME_ROWS;
 use crate::app::drives::{DriveSlot, TelemetryState};
+use crate::app::layout::DRIVES_FRAME_ROWS;
 use crate::app::{Action, App, RunEnd};
 use crate::outcome::RunOutcome;
 use crate::theme::Theme;

@@ -90,7 +90,12 @@ fn table<'a>(app: &App) -> (Table<'a>, u16) {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let rate_limited = app.picked_slot().run.step.as_ref().is_some_and(|s| s.rate_limited);
+    let rate_limited = app
+        .picked_slot()
+        .run
+        .step
+        .as_ref()
+        .is_some_and(|s| s.rate_limited);
     let title = if rate_limited {
         "Latency (response, from intended issue time)"
     } else {
@@ -109,7 +114,10 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .areas(inner);
     f.render_widget(table, table_area);
 
-    let pts: Vec<_> = app.picked_slot().run.intervals
+    let pts: Vec<_> = app
+        .picked_slot()
+        .run
+        .intervals
         .iter()
         .filter(|p| p.lat.samples > 0)
         .collect();

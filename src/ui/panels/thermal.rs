@@ -140,7 +140,8 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The temperatures shown: (time, °C) of each sample that has one.
 fn temperatures(app: &App) -> Vec<(f64, f64)> {
-    app.picked_slot().telemetry
+    app.picked_slot()
+        .telemetry
         .history
         .iter()
         .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
@@ -279,7 +280,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .unwrap_or(0);
         (0..count.min(4))
             .map(|i| {
-                app.picked_slot().telemetry
+                app.picked_slot()
+                    .telemetry
                     .history
                     .iter()
                     .filter_map(|p| p.sensors_c.get(i).map(|c| (p.t_s, *c)))
