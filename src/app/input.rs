@@ -7,6 +7,7 @@ use super::drives::{self, DriveState};
 use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
+use super::slot::DriveRun;
 use super::state::{App, RunView};
 use super::view::EventCategory;
 
@@ -146,7 +147,7 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         StopDrive => {
-            match app.drives.get(app.picked) {
+            match app.table_drives().get(app.picked) {
                 Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
                     app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
                 }
@@ -210,12 +211,16 @@ fn start(app: &mut App) -> Vec<Effect> {
     app.run = RunView {
         state: RunState::Starting,
         preset_id: Some(preset.id.clone()),
-        target: Some(target.path.clone()),
         ..RunView::default()
     };
-    app.telemetry.history.clear();
-    app.telemetry.throttle_marks.clear();
-    app.telemetry.last = None;
+    let slot = app.picked_slot_mut();
+    slot.run = DriveRun {
+        target: Some(target.path.clone()),
+        ..DriveRun::default()
+    };
+    slot.telemetry.history.clear();
+    slot.telemetry.throttle_marks.clear();
+    slot.telemetry.last = None;
     app.notify(format!("starting {}", preset.name));
     match preset.fio_job {
         Some(file) => vec![Effect::StartFioJob {
@@ -244,7 +249,6 @@ fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
         preset_id: Some(preset.id.clone()),
         ..RunView::default()
     };
-    app.telemetry = super::state::TelemetryState::new();
     drives::starting(app);
     app.notify(format!(
         "starting {} on {}",
@@ -264,11 +268,11 @@ fn ask_name(app: &mut App, i: usize) {
         typing: Some(String::new()),
     });
     let left = app
-        .drives
+        .table_drives()
         .iter()
         .filter(|d| d.target.needs_typed_confirmation() && !d.confirmed)
         .count();
-    if let Some(d) = app.drives.get(i) {
+    if let Some(d) = app.table_drives().get(i) {
         let path = d.target.path.display().to_string();
         app.notify(format!(
             "{path} is a device: type its name to allow writing to it ({left} to confirm)"
@@ -517,7 +521,9 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
         MouseEventKind::Down(_) => {
-            if let Some(p) = super::layout::tab_at(app.size, app.drives.len(), m.column, m.row) {
+            if let Some(p) =
+                super::layout::tab_at(app.size, app.table_drives().len(), m.column, m.row)
+            {
                 if app.overlay.is_none() {
                     app.tab = p;
                     app.dirty = true;

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod layout;
 pub mod msg;
 pub mod overlay;
+pub mod slot;
 pub mod state;
 pub mod update;
 pub mod view;

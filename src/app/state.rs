@@ -4,19 +4,12 @@
 use std::path::PathBuf;
 
 use super::datasheet::{self, Datasheet};
-use super::drives::{DriveSlot, DriveState};
-use super::history::{
-    IntervalPoint, Ring, ThermalPoint, CURVE_HISTORY, EVENT_HISTORY, INTERVAL_HISTORY,
-    TELEMETRY_HISTORY,
-};
+use super::history::{Ring, EVENT_HISTORY};
 use super::keymap::Keymap;
 use super::msg::RunState;
 use super::overlay::{Overlay, Panel};
-use super::view::{
-    CurvePoint, DriveView, EventCategory, EventView, PresetEntry, SteadyView, StepInfo,
-    TargetEntry, TelemetryView,
-};
-use crate::stats::IntervalReport;
+use super::slot::{DriveSetup, DriveSlot, DriveState};
+use super::view::{DriveView, EventCategory, EventView, PresetEntry, TargetEntry};
 use crate::theme::Theme;
 
 /// How long a notice stays in the status bar, seconds.
@@ -48,7 +41,7 @@ pub struct AppConfig {
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
     /// The drives of a dashboard on several drives (none, or one, for the usual one).
-    pub drives: Vec<super::drives::DriveSetup>,
+    pub drives: Vec<DriveSetup>,
 }
 
 impl Default for AppConfig {
@@ -72,52 +65,14 @@ impl Default for AppConfig {
     }
 }
 
-/// The last telemetry figures and the samples' history.
-#[derive(Debug, Clone)]
-pub struct TelemetryState {
-    pub history: Ring<ThermalPoint>,
-    pub last: Option<TelemetryView>,
-    /// Run times at which throttle transitions went up.
-    pub throttle_marks: Vec<f64>,
-    /// Reasons telemetry is missing, each once, in arrival order.
-    pub unavailable: Vec<String>,
-}
-
-impl TelemetryState {
-    pub fn new() -> Self {
-        TelemetryState {
-            history: Ring::new(TELEMETRY_HISTORY),
-            last: None,
-            throttle_marks: Vec::new(),
-            unavailable: Vec::new(),
-        }
-    }
-}
-
-impl Default for TelemetryState {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// The run under way (or the last one).
+/// The run under way (or the last one): what belongs to the whole run. Each drive's own
+/// figures are in its [`DriveSlot`]'s [`DriveRun`](super::slot::DriveRun).
 #[derive(Debug, Clone)]
 pub struct RunView {
     pub state: RunState,
     pub preset_id: Option<String>,
-    pub target: Option<PathBuf>,
-    pub step: Option<StepInfo>,
-    pub steady: SteadyView,
-    pub intervals: Ring<IntervalPoint>,
-    /// The latest interval (histograms dropped), for the current figures and tables.
-    pub last: Option<IntervalReport>,
-    /// Finished steps of the run: the curve.
-    pub curve: Ring<CurvePoint>,
-    pub errors: u64,
     pub saved_to: Option<PathBuf>,
     pub error: Option<String>,
-    /// The run's thermal events (run clock), for a soak's live figures.
-    pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
     /// A verified run's integrity (`--verify`); `None` for a run that does not verify.
     pub integrity: Option<super::IntegrityView>,
 }
@@ -127,64 +82,10 @@ impl Default for RunView {
         RunView {
             state: RunState::Idle,
             preset_id: None,
-            target: None,
-            step: None,
-            steady: SteadyView::NotApplicable,
-            intervals: Ring::new(INTERVAL_HISTORY),
-            last: None,
-            curve: Ring::new(CURVE_HISTORY),
-            errors: 0,
             saved_to: None,
             error: None,
-            thermal: Vec::new(),
             integrity: None,
         }
-    }
-}
-
-/// The most thermal events a run keeps for its figures (a soak has a handful).
-const THERMAL_EVENTS: usize = 256;
-
-impl RunView {
-    /// Keeps a thermal event, the first ones when there are too many (the onset matters).
-    pub fn push_thermal(&mut self, t_s: f64, e: crate::thermal::ThermalEvent) {
-        if self.thermal.len() < THERMAL_EVENTS {
-            self.thermal.push((t_s, e));
-        }
-    }
-
-    /// A soak's figures so far: from the thermal events, the intervals and the peak of
-    /// the temperatures shown; `None` before any thermal event.
-    pub fn soak(&self, temps: &[(f64, f64)]) -> Option<crate::thermal::SoakSummary> {
-        if self.thermal.is_empty() {
-            return None;
-        }
-        let loads: Vec<crate::thermal::Load> = self
-            .intervals
-            .iter()
-            .map(|p| {
-                let iops = p.read_iops + p.write_iops;
-                crate::thermal::Load {
-                    t: p.t_s,
-                    dt: p.dt_s,
-                    iops,
-                    mbps: (p.read_bw + p.write_bw) / 1e6,
-                    loaded: !p.ramp && iops > 0.0,
-                }
-            })
-            .collect();
-        let events: Vec<_> = self.thermal.iter().map(|(t, e)| (*t, e)).collect();
-        Some(crate::thermal::SoakSummary::build(temps, &loads, &events))
-    }
-
-    /// Seconds of the current step done, from the engine's own clock.
-    pub fn step_elapsed_s(&self) -> f64 {
-        self.last.as_ref().map(|r| r.end_s).unwrap_or(0.0)
-    }
-
-    /// Seconds since the run started, from the engine's clock.
-    pub fn run_elapsed_s(&self) -> f64 {
-        self.step.as_ref().map(|s| s.started_s).unwrap_or(0.0) + self.step_elapsed_s()
     }
 }
 
@@ -197,10 +98,9 @@ pub struct App {
     pub target_sel: usize,
     /// The target whose name the user typed to allow destroying its data.
     pub confirmed_target: Option<PathBuf>,
-    pub drive: Option<DriveView>,
     pub datasheets: Vec<Datasheet>,
+    /// The run's own state (each drive's figures are in its slot).
     pub run: RunView,
-    pub telemetry: TelemetryState,
     pub events: Ring<EventView>,
     pub overlay: Option<Overlay>,
     pub tab: Panel,
@@ -222,10 +122,13 @@ pub struct App {
     pub quit_signal: Option<i32>,
     /// Replaying a saved session (`drivescope open`).
     pub replay: bool,
-    /// Several drives: each one's state and figures (the picked one's are in `run`,
-    /// `telemetry` and `drive`); empty for a dashboard on one drive.
+    /// Each drive's identity, state, figures and telemetry: never empty (a dashboard on
+    /// one drive has one slot).
     pub drives: Vec<DriveSlot>,
-    /// The drive the panels show.
+    /// The drives came from a targets file: they are shown as the drives table and a run
+    /// starts on every one (a table may hold one drive).
+    pub table: bool,
+    /// The index in `drives` of the drive the panels show.
     pub picked: usize,
     /// The throughput, latency and thermal charts draw every drive.
     pub all_drives: bool,
@@ -259,11 +162,9 @@ impl App {
     /// Forgets the run, telemetry and events shown (a replay moving back in time).
     pub fn reset_run_views(&mut self) {
         self.run = RunView::default();
-        self.telemetry = TelemetryState::new();
         self.events = Ring::new(EVENT_HISTORY);
         for d in &mut self.drives {
-            d.run = RunView::default();
-            d.telemetry = TelemetryState::new();
+            d.reset();
             d.state = DriveState::Idle;
         }
         self.dirty = true;
@@ -290,10 +191,8 @@ impl App {
             presets: cfg.presets,
             targets: cfg.targets,
             confirmed_target: None,
-            drive: cfg.drive,
             datasheets: cfg.datasheets,
             run: RunView::default(),
-            telemetry: TelemetryState::new(),
             events: Ring::new(EVENT_HISTORY),
             overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
@@ -308,15 +207,16 @@ impl App {
             quit: false,
             quit_signal: None,
             replay: cfg.replay,
-            drives: Vec::new(),
+            drives: vec![DriveSlot::solo(cfg.drive)],
+            table: false,
             picked: 0,
             all_drives: false,
         };
         if !cfg.drives.is_empty() {
             app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();
+            app.table = true;
             app.targets = app.drives.iter().map(|d| d.target.clone()).collect();
             app.target_sel = 0;
-            app.drive = app.drives[0].drive.take();
         }
         if let Some(name) = cfg.theme.as_ref().filter(|_| theme_idx == 0) {
             if app.themes[0].name != *name {
@@ -349,7 +249,7 @@ impl App {
     pub fn is_confirmed(&self, path: &std::path::Path) -> bool {
         self.confirmed_target.as_deref() == Some(path)
             || self
-                .drives
+                .table_drives()
                 .iter()
                 .any(|d| d.confirmed && d.target.path == path)
     }
@@ -358,13 +258,58 @@ impl App {
         self.targets.get(self.target_sel)
     }
 
-    /// The datasheet row of the drive under test, if the model is known.
-    pub fn datasheet(&self) -> Option<&Datasheet> {
-        datasheet::find(&self.datasheets, self.drive.as_ref()?)
+    /// The drive the panels show.
+    pub fn picked_slot(&self) -> &DriveSlot {
+        // `drives` is never empty and `picked` always one of its indexes; the fallback
+        // only keeps this total.
+        self.drives
+            .get(self.picked)
+            .or_else(|| self.drives.first())
+            .unwrap_or_else(|| fallback_slot())
     }
 
+    /// Drive `i`'s slot, the picked one's when there is no drive `i`.
+    pub fn slot_mut(&mut self, i: usize) -> &mut DriveSlot {
+        if self.drives.is_empty() {
+            self.drives.push(DriveSlot::solo(None));
+        }
+        let last = self.drives.len() - 1;
+        let i = if i <= last { i } else { self.picked.min(last) };
+        &mut self.drives[i]
+    }
+
+    /// The slot of the drive the panels show.
+    pub fn picked_slot_mut(&mut self) -> &mut DriveSlot {
+        self.slot_mut(self.picked)
+    }
+
+    /// The drives of the drives table: every slot when there is a table, none otherwise.
+    pub fn table_drives(&self) -> &[DriveSlot] {
+        if self.table {
+            &self.drives
+        } else {
+            &[]
+        }
+    }
+
+    /// The datasheet row of the drive under test, if the model is known.
+    pub fn datasheet(&self) -> Option<&Datasheet> {
+        datasheet::find(&self.datasheets, self.picked_slot().drive.as_ref()?)
+    }
+
+    /// Adds an event at the picked drive's run time.
     pub fn push_event(&mut self, kind: EventCategory, text: String) {
-        let t_s = self.run.run_elapsed_s();
+        self.push_event_on(self.picked, kind, text);
+    }
+
+    /// Adds an event at drive `i`'s run time.
+    pub fn push_event_on(&mut self, i: usize, kind: EventCategory, text: String) {
+        let t_s = self
+            .drives
+            .get(i)
+            .unwrap_or_else(|| self.picked_slot())
+            .run
+            .run_elapsed_s();
         self.events.push(EventView { t_s, kind, text });
         self.dirty = true;
     }
@@ -382,6 +327,11 @@ impl App {
             .map(|p| p.name.clone())
             .unwrap_or_else(|| id.to_string())
     }
+}
+
+fn fallback_slot() -> &'static DriveSlot {
+    static FALLBACK: std::sync::OnceLock<DriveSlot> = std::sync::OnceLock::new();
+    FALLBACK.get_or_init(|| DriveSlot::solo(None))
 }
 
 fn fallback_theme() -> &'static Theme {

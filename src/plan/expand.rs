@@ -7,7 +7,7 @@ use super::{
     secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
     StepRate, TargetFacts, TempSteadyRule, ThermalEnd,
 };
-use crate::preset::model::{Phase, RegionSpec, Work, WorkloadSpec};
+use crate::preset::model::{Phase, RegionSpec, RoundsSpec, SweepSpec, Work, WorkloadSpec};
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
 use crate::units::format_size;
@@ -334,6 +334,30 @@ fn expand_phase(
             return Ok(None);
         }
     };
+    let variants = runnable_variants(phase, w, target, plan)?;
+    let shape = StepShape::of(index, phase, w, &variants, target, opts, thermal)?;
+    if let Some(sweep) = &phase.sweep {
+        sweep_steps(&shape, &variants, sweep, plan)?;
+        return Ok(None);
+    }
+    let rate = phase_rate(preset, index, phase)?;
+    let Some(r) = &phase.rounds else {
+        for v in &variants {
+            plan.steps.push(shape.step(v, shape.named(v, ""), rate));
+        }
+        return Ok(None);
+    };
+    round_steps(&shape, &variants, r, rate, plan).map(Some)
+}
+
+/// The phase's variants (its matrix's cells) whose block sizes suit the target: a matrix
+/// drops the others with a note; a phase without one fails on them.
+fn runnable_variants(
+    phase: &Phase,
+    w: &WorkloadSpec,
+    target: &TargetFacts,
+    plan: &mut Plan,
+) -> Result<Vec<Variant>, PlanError> {
     let lbs = u64::from(target.logical_block_size);
     let mut variants = variants(phase, w)?;
     let before = variants.len();
@@ -371,79 +395,126 @@ fn expand_phase(
             "no combination of its matrix can run on this target",
         ));
     }
-    let align = variants
-        .iter()
-        .map(|v| v.bs.max())
-        .max()
-        .unwrap_or(lbs)
-        .max(lbs);
-    let region = region(w.region.as_ref(), target, align, phase)?;
-    let end = StepEnd {
-        duration: phase.end.duration.map(|d| scale(d.0, opts)),
-        bytes: phase.end.data.map(|d| match d {
-            DataAmount::Bytes(b) => b,
-            DataAmount::Multiple(m) => (region.len as f64 * m).round() as u64,
-        }),
-    };
-    if end.duration.is_none() && end.bytes.is_none() {
-        return Err(phase_err(
+    Ok(variants)
+}
+
+/// What every step of an I/O phase shares: its workload, region, end, steady-state rule,
+/// ramp, thermal end and engine; a step adds its variant, name and rate.
+struct StepShape<'a> {
+    index: usize,
+    phase: &'a Phase,
+    w: &'a WorkloadSpec,
+    opts: &'a PlanOptions,
+    region: Region,
+    end: StepEnd,
+    steady: Option<SteadyRule>,
+    ramp: Duration,
+    thermal: ThermalEnd,
+}
+
+impl<'a> StepShape<'a> {
+    fn of(
+        index: usize,
+        phase: &'a Phase,
+        w: &'a WorkloadSpec,
+        variants: &[Variant],
+        target: &TargetFacts,
+        opts: &'a PlanOptions,
+        thermal: ThermalEnd,
+    ) -> Result<Self, PlanError> {
+        let lbs = u64::from(target.logical_block_size);
+        let align = variants
+            .iter()
+            .map(|v| v.bs.max())
+            .max()
+            .unwrap_or(lbs)
+            .max(lbs);
+        let region = region(w.region.as_ref(), target, align, phase)?;
+        let end = StepEnd {
+            duration: phase.end.duration.map(|d| scale(d.0, opts)),
+            bytes: phase.end.data.map(|d| match d {
+                DataAmount::Bytes(b) => b,
+                DataAmount::Multiple(m) => (region.len as f64 * m).round() as u64,
+            }),
+        };
+        if end.duration.is_none() && end.bytes.is_none() {
+            return Err(phase_err(
+                phase,
+                "it has no end: give end.duration or end.data",
+            ));
+        }
+        let steady = phase.end.steady.map(|s| SteadyRule::Fio {
+            metric: s.criterion.metric,
+            slope: s.criterion.slope,
+            limit_percent: s.criterion.limit_percent,
+            window: intervals(scale(s.window.0, opts), opts, 2),
+            ramp: intervals(scale(s.ramp.0, opts), opts, 0),
+            sample_secs: opts.interval.as_secs_f64(),
+        });
+        let ramp = scale(phase.ramp.0, opts);
+        Ok(StepShape {
+            index,
             phase,
-            "it has no end: give end.duration or end.data",
-        ));
-    }
-    let steady = phase.end.steady.map(|s| SteadyRule::Fio {
-        metric: s.criterion.metric,
-        slope: s.criterion.slope,
-        limit_percent: s.criterion.limit_percent,
-        window: intervals(scale(s.window.0, opts), opts, 2),
-        ramp: intervals(scale(s.ramp.0, opts), opts, 0),
-        sample_secs: opts.interval.as_secs_f64(),
-    });
-    let ramp = scale(phase.ramp.0, opts);
-    let make = |v: &Variant, name: String, rate: StepRate| PlanStep {
-        name,
-        phase: index,
-        workload: Workload {
-            rw: normalise(w.rw, v.rwmixread),
-            // The actual read share, also for plain read (100) and write (0) patterns.
-            rwmixread: w.rw.read_percent(v.rwmixread),
-            bs: v.bs.clone(),
-            iodepth: v.iodepth,
-            jobs: v.jobs,
+            w,
+            opts,
             region,
-            rate_iops: None,
-            arrivals: w.arrivals.unwrap_or_default(),
-            seed: opts.seed,
-            direct: true,
-            job_region: w.job_region.unwrap_or_default(),
-        },
-        rate,
-        ramp,
-        end,
-        steady,
-        round: None,
-        tracked: false,
-        sweep_point: None,
-        closed_loop: false,
-        interval: opts.interval,
-        engine: w.engine.unwrap_or(opts.engine),
-        engine_options: EngineOptions {
-            hipri: w.hipri.unwrap_or(opts.engine_options.hipri),
-            sqpoll: match w.sqpoll {
-                None => opts.engine_options.sqpoll,
-                Some(false) => None,
-                Some(true) => opts.engine_options.sqpoll.or(Some(SqPoll {
-                    idle_ms: SqPoll::DEFAULT_IDLE_MS,
-                    cpu: None,
-                })),
+            end,
+            steady,
+            ramp,
+            thermal,
+        })
+    }
+
+    /// One step of variant `v`.
+    fn step(&self, v: &Variant, name: String, rate: StepRate) -> PlanStep {
+        let (w, opts) = (self.w, self.opts);
+        PlanStep {
+            name,
+            phase: self.index,
+            workload: Workload {
+                rw: normalise(w.rw, v.rwmixread),
+                // The actual read share, also for plain read (100) and write (0) patterns.
+                rwmixread: w.rw.read_percent(v.rwmixread),
+                bs: v.bs.clone(),
+                iodepth: v.iodepth,
+                jobs: v.jobs,
+                region: self.region,
+                rate_iops: None,
+                arrivals: w.arrivals.unwrap_or_default(),
+                seed: opts.seed,
+                direct: true,
+                job_region: w.job_region.unwrap_or_default(),
             },
-        },
-        thermal,
-        fio_file: None,
-        fio_version: None,
-    };
-    let named = |v: &Variant, extra: &str| {
-        let mut parts = vec![phase.name.clone()];
+            rate,
+            ramp: self.ramp,
+            end: self.end,
+            steady: self.steady,
+            round: None,
+            tracked: false,
+            sweep_point: None,
+            closed_loop: false,
+            interval: opts.interval,
+            engine: w.engine.unwrap_or(opts.engine),
+            engine_options: EngineOptions {
+                hipri: w.hipri.unwrap_or(opts.engine_options.hipri),
+                sqpoll: match w.sqpoll {
+                    None => opts.engine_options.sqpoll,
+                    Some(false) => None,
+                    Some(true) => opts.engine_options.sqpoll.or(Some(SqPoll {
+                        idle_ms: SqPoll::DEFAULT_IDLE_MS,
+                        cpu: None,
+                    })),
+                },
+            },
+            thermal: self.thermal,
+            fio_file: None,
+            fio_version: None,
+        }
+    }
+
+    /// A step's name: the phase's, what the step is (`probe`, `50%`, `r3`), the variant's.
+    fn named(&self, v: &Variant, extra: &str) -> String {
+        let mut parts = vec![self.phase.name.clone()];
         if !extra.is_empty() {
             parts.push(extra.to_string());
         }
@@ -451,43 +522,55 @@ fn expand_phase(
             parts.push(v.label.clone());
         }
         parts.join(" ")
-    };
-
-    let too_many = |n: usize| {
-        phase_err(
-            phase,
-            format!("it would expand to {n} steps, more than the {MAX_PHASE_STEPS} allowed"),
-        )
-    };
-    if let Some(sweep) = &phase.sweep {
-        let points = sweep.points.percents();
-        if points.is_empty() {
-            return Err(phase_err(phase, "its sweep has no points"));
-        }
-        let n = variants.len().saturating_mul(points.len() + 1);
-        if n > MAX_PHASE_STEPS {
-            return Err(too_many(n));
-        }
-        for v in &variants {
-            plan.steps.push(make(v, named(v, "probe"), StepRate::Max));
-            for p in &points {
-                let mut step = make(
-                    v,
-                    named(v, &format!("{p}%")),
-                    StepRate::PercentOfPhase {
-                        phase: index,
-                        percent: *p,
-                    },
-                );
-                step.sweep_point = Some(*p);
-                step.closed_loop = *p >= 100.0;
-                plan.steps.push(step);
-            }
-        }
-        return Ok(None);
     }
 
-    let rate = match &phase.rate {
+    fn too_many(&self, n: usize) -> PlanError {
+        phase_err(
+            self.phase,
+            format!("it would expand to {n} steps, more than the {MAX_PHASE_STEPS} allowed"),
+        )
+    }
+}
+
+/// A sweep: per variant, a probe at the maximum rate, then one step per point.
+fn sweep_steps(
+    shape: &StepShape,
+    variants: &[Variant],
+    sweep: &SweepSpec,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    let (phase, index) = (shape.phase, shape.index);
+    let points = sweep.points.percents();
+    if points.is_empty() {
+        return Err(phase_err(phase, "its sweep has no points"));
+    }
+    let n = variants.len().saturating_mul(points.len() + 1);
+    if n > MAX_PHASE_STEPS {
+        return Err(shape.too_many(n));
+    }
+    for v in variants {
+        plan.steps
+            .push(shape.step(v, shape.named(v, "probe"), StepRate::Max));
+        for p in &points {
+            let mut step = shape.step(
+                v,
+                shape.named(v, &format!("{p}%")),
+                StepRate::PercentOfPhase {
+                    phase: index,
+                    percent: *p,
+                },
+            );
+            step.sweep_point = Some(*p);
+            step.closed_loop = *p >= 100.0;
+            plan.steps.push(step);
+        }
+    }
+    Ok(())
+}
+
+/// The phase's rate: the maximum, a number of IOPS, or a share of an earlier phase's.
+fn phase_rate(preset: &Preset, index: usize, phase: &Phase) -> Result<StepRate, PlanError> {
+    Ok(match &phase.rate {
         None | Some(RateValue::Max) => StepRate::Max,
         Some(RateValue::Iops(v)) => StepRate::Iops(*v),
         Some(RateValue::PercentOf { percent, phase: of }) => {
@@ -503,14 +586,19 @@ fn expand_phase(
                 percent: *percent,
             }
         }
-    };
+    })
+}
 
-    let Some(r) = &phase.rounds else {
-        for v in &variants {
-            plan.steps.push(make(v, named(v, ""), rate));
-        }
-        return Ok(None);
-    };
+/// SNIA's rounds: every variant once a round, the tracked one marked, up to the most
+/// rounds.
+fn round_steps(
+    shape: &StepShape,
+    variants: &[Variant],
+    r: &RoundsSpec,
+    rate: StepRate,
+    plan: &mut Plan,
+) -> Result<Rounds, PlanError> {
+    let phase = shape.phase;
     let tracked: Vec<bool> = variants
         .iter()
         .map(|v| {
@@ -538,21 +626,21 @@ fn expand_phase(
     };
     let n = variants.len().saturating_mul(r.max.0 as usize);
     if n > MAX_PHASE_STEPS {
-        return Err(too_many(n));
+        return Err(shape.too_many(n));
     }
     for round in 1..=r.max.0 {
         for (v, t) in variants.iter().zip(&tracked) {
-            let mut step = make(v, named(v, &format!("r{round}")), rate);
+            let mut step = shape.step(v, shape.named(v, &format!("r{round}")), rate);
             step.round = Some(round);
             step.tracked = *t;
             plan.steps.push(step);
         }
     }
     let metric: Metric = r.track.metric;
-    Ok(Some(Rounds {
+    Ok(Rounds {
         max_rounds: r.max.0,
         steps_per_round: variants.len(),
         metric,
         rule,
-    }))
+    })
 }

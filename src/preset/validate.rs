@@ -3,7 +3,7 @@
 //! tracked step exists, and so on. Each broken rule is reported with its field path.
 
 use super::locate::Seg;
-use super::model::{Phase, Preset, Work};
+use super::model::{Matrix, Phase, Preset, RoundsSpec, Work, WorkloadSpec};
 use super::suggest;
 use super::values::{Amount, RateValue};
 use crate::units::format_size;
@@ -109,99 +109,121 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
     }
     let rw = phase.workload.io().map(|w| w.rw);
     let mixed = matches!(rw, Some(RwMode::Rw | RwMode::RandRw));
-    let too_big = |b: u64| {
-        format!(
-            "block size {} is more than the {} allowed",
-            format_size(b),
-            format_size(MAX_BLOCK_SIZE)
-        )
-    };
     if let Work::Io(w) = &phase.workload {
-        let matrix_bs = phase.matrix.as_ref().is_some_and(|m| !m.bs.is_empty());
-        match (&w.bs, &w.bssplit) {
-            (None, None) if !matrix_bs => {
-                c.fail(at(&["workload"]), "the workload needs bs or bssplit")
-            }
-            (Some(_), Some(_)) => {
-                c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both")
-            }
-            _ => {}
-        }
-        if let Some(b) = w.bs.filter(|b| b.0 > MAX_BLOCK_SIZE) {
-            c.fail(at(&["workload", "bs"]), too_big(b.0));
-        }
-        if let Some(b) = w.bssplit.as_ref().and_then(|s| {
-            s.0.split
-                .iter()
-                .map(|(b, _)| *b)
-                .find(|b| *b > MAX_BLOCK_SIZE)
-        }) {
-            c.fail(at(&["workload", "bssplit"]), too_big(b));
-        }
-        if w.iodepth.0 > MAX_IODEPTH {
-            c.fail(
-                at(&["workload", "iodepth"]),
-                format!(
-                    "iodepth {} is more than an io_uring ring holds ({MAX_IODEPTH})",
-                    w.iodepth.0
-                ),
-            );
-        }
-        if w.jobs.0 > MAX_JOBS {
-            c.fail(
-                at(&["workload", "jobs"]),
-                format!(
-                    "{} jobs is more than the {MAX_JOBS} allowed (one thread each)",
-                    w.jobs.0
-                ),
-            );
-        }
-        if w.rwmixread.is_some() && !mixed {
-            c.fail(
-                at(&["workload", "rwmixread"]),
-                format!("rwmixread applies only to rw and randrw, not {}", w.rw),
-            );
-        }
-        if w.engine == Some(EngineKind::Idle) {
-            c.fail(
-                at(&["workload", "engine"]),
-                "the idle engine is `workload: idle`; an engine here is io_uring, sync, nop or uring-cmd",
-            );
-        }
-        if w.engine == Some(EngineKind::Sync) && (w.hipri == Some(true) || w.sqpoll == Some(true)) {
-            c.fail(
-                at(&["workload", "engine"]),
-                "hipri and sqpoll set up io_uring rings; the sync engine has none",
-            );
-        }
-        let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
-        if w.arrivals.is_some() && !paced {
-            c.fail(
-                at(&["workload", "arrivals"]),
-                "arrivals shape paced I/O: give the phase a rate or a sweep, or drop arrivals",
-            );
-        }
-        if let Some(r) = &w.region {
-            if r.size
-                .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))
-            {
-                c.fail(
-                    at(&["workload", "region"]),
-                    "a region of 0 bytes is impossible",
-                );
-            }
-            if let (Amount::Percent(o), Some(Amount::Percent(s))) = (r.offset, r.size) {
-                if o + s > 100.0 {
-                    c.fail(
-                        at(&["workload", "region"]),
-                        format!("offset {o}% plus size {s}% runs past the end of the target"),
-                    );
-                }
-            }
-        }
+        check_io(c, phase, w, mixed, &at);
     } else {
         check_idle(c, phase, &at);
     }
+    check_end(c, phase, &at);
+    check_thermal_end(c, phase, &at);
+    if let Some(m) = &phase.matrix {
+        check_matrix(c, m, rw, mixed, &at);
+    }
+    check_sweep_and_rate(c, preset, i, phase, &at);
+    if let Some(r) = &phase.rounds {
+        check_rounds(c, phase, r, &at);
+    }
+}
+
+/// A block size past the largest allowed.
+fn too_big(b: u64) -> String {
+    format!(
+        "block size {} is more than the {} allowed",
+        format_size(b),
+        format_size(MAX_BLOCK_SIZE)
+    )
+}
+
+/// An I/O workload's sizes, depths, jobs, mix, engine, pacing and region.
+fn check_io(
+    c: &mut Checker,
+    phase: &Phase,
+    w: &WorkloadSpec,
+    mixed: bool,
+    at: &dyn Fn(&[&str]) -> Vec<Seg>,
+) {
+    let matrix_bs = phase.matrix.as_ref().is_some_and(|m| !m.bs.is_empty());
+    match (&w.bs, &w.bssplit) {
+        (None, None) if !matrix_bs => c.fail(at(&["workload"]), "the workload needs bs or bssplit"),
+        (Some(_), Some(_)) => c.fail(at(&["workload", "bssplit"]), "give bs or bssplit, not both"),
+        _ => {}
+    }
+    if let Some(b) = w.bs.filter(|b| b.0 > MAX_BLOCK_SIZE) {
+        c.fail(at(&["workload", "bs"]), too_big(b.0));
+    }
+    if let Some(b) = w.bssplit.as_ref().and_then(|s| {
+        s.0.split
+            .iter()
+            .map(|(b, _)| *b)
+            .find(|b| *b > MAX_BLOCK_SIZE)
+    }) {
+        c.fail(at(&["workload", "bssplit"]), too_big(b));
+    }
+    if w.iodepth.0 > MAX_IODEPTH {
+        c.fail(
+            at(&["workload", "iodepth"]),
+            format!(
+                "iodepth {} is more than an io_uring ring holds ({MAX_IODEPTH})",
+                w.iodepth.0
+            ),
+        );
+    }
+    if w.jobs.0 > MAX_JOBS {
+        c.fail(
+            at(&["workload", "jobs"]),
+            format!(
+                "{} jobs is more than the {MAX_JOBS} allowed (one thread each)",
+                w.jobs.0
+            ),
+        );
+    }
+    if w.rwmixread.is_some() && !mixed {
+        c.fail(
+            at(&["workload", "rwmixread"]),
+            format!("rwmixread applies only to rw and randrw, not {}", w.rw),
+        );
+    }
+    if w.engine == Some(EngineKind::Idle) {
+        c.fail(
+            at(&["workload", "engine"]),
+            "the idle engine is `workload: idle`; an engine here is io_uring, sync, nop or uring-cmd",
+        );
+    }
+    if w.engine == Some(EngineKind::Sync) && (w.hipri == Some(true) || w.sqpoll == Some(true)) {
+        c.fail(
+            at(&["workload", "engine"]),
+            "hipri and sqpoll set up io_uring rings; the sync engine has none",
+        );
+    }
+    let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
+    if w.arrivals.is_some() && !paced {
+        c.fail(
+            at(&["workload", "arrivals"]),
+            "arrivals shape paced I/O: give the phase a rate or a sweep, or drop arrivals",
+        );
+    }
+    if let Some(r) = &w.region {
+        if r.size
+            .is_some_and(|s| s.bytes(u64::MAX) == 0 || s == Amount::Percent(0.0))
+        {
+            c.fail(
+                at(&["workload", "region"]),
+                "a region of 0 bytes is impossible",
+            );
+        }
+        if let (Amount::Percent(o), Some(Amount::Percent(s))) = (r.offset, r.size) {
+            if o + s > 100.0 {
+                c.fail(
+                    at(&["workload", "region"]),
+                    format!("offset {o}% plus size {s}% runs past the end of the target"),
+                );
+            }
+        }
+    }
+}
+
+/// The phase's end: a duration or an amount of data, and a steady state that fits.
+fn check_end(c: &mut Checker, phase: &Phase, at: &dyn Fn(&[&str]) -> Vec<Seg>) {
     let end = &phase.end;
     if end.duration.is_none() && end.data.is_none() {
         c.fail(
@@ -234,53 +256,69 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
             }
         }
     }
-    check_thermal_end(c, phase, &at);
-    if let Some(m) = &phase.matrix {
-        if m.rwmixread.is_empty() && m.bs.is_empty() && m.jobs.is_empty() && m.iodepth.is_empty() {
-            c.fail(
-                at(&["matrix"]),
-                "a matrix needs rwmixread, bs, jobs or iodepth values",
-            );
-        }
-        if let Some((j, b)) = m.bs.iter().enumerate().find(|(_, b)| b.0 > MAX_BLOCK_SIZE) {
-            let mut path = at(&["matrix", "bs"]);
+}
+
+/// A matrix's values and size, and read shares only of a mixed workload.
+fn check_matrix(
+    c: &mut Checker,
+    m: &Matrix,
+    rw: Option<RwMode>,
+    mixed: bool,
+    at: &dyn Fn(&[&str]) -> Vec<Seg>,
+) {
+    if m.rwmixread.is_empty() && m.bs.is_empty() && m.jobs.is_empty() && m.iodepth.is_empty() {
+        c.fail(
+            at(&["matrix"]),
+            "a matrix needs rwmixread, bs, jobs or iodepth values",
+        );
+    }
+    if let Some((j, b)) = m.bs.iter().enumerate().find(|(_, b)| b.0 > MAX_BLOCK_SIZE) {
+        let mut path = at(&["matrix", "bs"]);
+        path.push(Seg::Index(j));
+        c.fail(path, too_big(b.0));
+    }
+    for (key, values, most) in [
+        ("iodepth", &m.iodepth, MAX_IODEPTH),
+        ("jobs", &m.jobs, MAX_JOBS),
+    ] {
+        if let Some((j, v)) = values.iter().enumerate().find(|(_, v)| v.0 > most) {
+            let mut path = at(&["matrix", key]);
             path.push(Seg::Index(j));
-            c.fail(path, too_big(b.0));
-        }
-        for (key, values, most) in [
-            ("iodepth", &m.iodepth, MAX_IODEPTH),
-            ("jobs", &m.jobs, MAX_JOBS),
-        ] {
-            if let Some((j, v)) = values.iter().enumerate().find(|(_, v)| v.0 > most) {
-                let mut path = at(&["matrix", key]);
-                path.push(Seg::Index(j));
-                c.fail(
-                    path,
-                    format!("{key} {} is more than the {most} allowed", v.0),
-                );
-            }
-        }
-        let cells = [m.rwmixread.len(), m.bs.len(), m.jobs.len(), m.iodepth.len()]
-            .iter()
-            .fold(1usize, |a, n| a.saturating_mul((*n).max(1)));
-        if cells > MAX_MATRIX_CELLS {
             c.fail(
-                at(&["matrix"]),
-                format!(
-                    "a matrix of {cells} combinations is more than the {MAX_MATRIX_CELLS} allowed"
-                ),
-            );
-        }
-        if !m.rwmixread.is_empty() && !mixed {
-            c.fail(
-                at(&["matrix", "rwmixread"]),
-                match rw {
-                    Some(rw) => format!("a matrix of read shares needs rw or randrw, not {rw}"),
-                    None => "a matrix of read shares needs rw or randrw, not idle".to_string(),
-                },
+                path,
+                format!("{key} {} is more than the {most} allowed", v.0),
             );
         }
     }
+    let cells = [m.rwmixread.len(), m.bs.len(), m.jobs.len(), m.iodepth.len()]
+        .iter()
+        .fold(1usize, |a, n| a.saturating_mul((*n).max(1)));
+    if cells > MAX_MATRIX_CELLS {
+        c.fail(
+            at(&["matrix"]),
+            format!("a matrix of {cells} combinations is more than the {MAX_MATRIX_CELLS} allowed"),
+        );
+    }
+    if !m.rwmixread.is_empty() && !mixed {
+        c.fail(
+            at(&["matrix", "rwmixread"]),
+            match rw {
+                Some(rw) => format!("a matrix of read shares needs rw or randrw, not {rw}"),
+                None => "a matrix of read shares needs rw or randrw, not idle".to_string(),
+            },
+        );
+    }
+}
+
+/// A rate or a sweep (not both, no rounds with a sweep), the sweep's points, the phase a
+/// rate refers to.
+fn check_sweep_and_rate(
+    c: &mut Checker,
+    preset: &Preset,
+    i: usize,
+    phase: &Phase,
+    at: &dyn Fn(&[&str]) -> Vec<Seg>,
+) {
     if phase.sweep.is_some() && phase.rate.is_some() {
         c.fail(at(&["sweep"]), "a phase has a rate or a sweep, not both");
     }
@@ -304,69 +342,73 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
     if let Some(RateValue::PercentOf { phase: of, .. }) = &phase.rate {
         check_reference(c, preset, i, of, at(&["rate"]));
     }
-    if let Some(r) = &phase.rounds {
-        if end.steady.is_some() {
-            c.fail(
-                at(&["end", "steady"]),
-                "a phase in rounds has SNIA's steady state; it cannot also have fio's",
-            );
-        }
-        if r.max.0 > MAX_ROUNDS {
-            c.fail(
-                at(&["rounds", "max"]),
-                format!(
-                    "at most {MAX_ROUNDS} rounds (SNIA's rule stops at 25), not {}",
-                    r.max.0
-                ),
-            );
-        }
-        if r.window.0 < 2 {
-            c.fail(
-                at(&["rounds", "window"]),
-                "a window needs at least 2 rounds",
-            );
-        }
-        if r.window.0 > r.max.0 {
-            c.fail(
-                at(&["rounds", "window"]),
-                format!(
-                    "a window of {} rounds never fits in at most {}",
-                    r.window.0, r.max.0
-                ),
-            );
-        }
-        let mix_list = phase
-            .matrix
-            .as_ref()
-            .map(|m| m.rwmixread.clone())
-            .unwrap_or_default();
-        let bs_list = phase
-            .matrix
-            .as_ref()
-            .map(|m| m.bs.clone())
-            .unwrap_or_default();
-        match r.track.rwmixread {
-            None if mix_list.len() > 1 => c.fail(
-                at(&["rounds", "track"]),
-                "the matrix has several read shares: say which one is tracked (rwmixread)",
+}
+
+/// SNIA's rounds: no fio steady state beside them, their bounds and window, and which
+/// matrix cell they track.
+fn check_rounds(c: &mut Checker, phase: &Phase, r: &RoundsSpec, at: &dyn Fn(&[&str]) -> Vec<Seg>) {
+    let end = &phase.end;
+    if end.steady.is_some() {
+        c.fail(
+            at(&["end", "steady"]),
+            "a phase in rounds has SNIA's steady state; it cannot also have fio's",
+        );
+    }
+    if r.max.0 > MAX_ROUNDS {
+        c.fail(
+            at(&["rounds", "max"]),
+            format!(
+                "at most {MAX_ROUNDS} rounds (SNIA's rule stops at 25), not {}",
+                r.max.0
             ),
-            Some(t) if !mix_list.is_empty() && !mix_list.contains(&t) => c.fail(
-                at(&["rounds", "track", "rwmixread"]),
-                format!("{}% is not one of the matrix's read shares", t.0),
+        );
+    }
+    if r.window.0 < 2 {
+        c.fail(
+            at(&["rounds", "window"]),
+            "a window needs at least 2 rounds",
+        );
+    }
+    if r.window.0 > r.max.0 {
+        c.fail(
+            at(&["rounds", "window"]),
+            format!(
+                "a window of {} rounds never fits in at most {}",
+                r.window.0, r.max.0
             ),
-            _ => {}
-        }
-        match r.track.bs {
-            None if bs_list.len() > 1 => c.fail(
-                at(&["rounds", "track"]),
-                "the matrix has several block sizes: say which one is tracked (bs)",
-            ),
-            Some(t) if !bs_list.is_empty() && !bs_list.contains(&t) => c.fail(
-                at(&["rounds", "track", "bs"]),
-                "that block size is not one of the matrix's",
-            ),
-            _ => {}
-        }
+        );
+    }
+    let mix_list = phase
+        .matrix
+        .as_ref()
+        .map(|m| m.rwmixread.clone())
+        .unwrap_or_default();
+    let bs_list = phase
+        .matrix
+        .as_ref()
+        .map(|m| m.bs.clone())
+        .unwrap_or_default();
+    match r.track.rwmixread {
+        None if mix_list.len() > 1 => c.fail(
+            at(&["rounds", "track"]),
+            "the matrix has several read shares: say which one is tracked (rwmixread)",
+        ),
+        Some(t) if !mix_list.is_empty() && !mix_list.contains(&t) => c.fail(
+            at(&["rounds", "track", "rwmixread"]),
+            format!("{}% is not one of the matrix's read shares", t.0),
+        ),
+        _ => {}
+    }
+    match r.track.bs {
+        None if bs_list.len() > 1 => c.fail(
+            at(&["rounds", "track"]),
+            "the matrix has several block sizes: say which one is tracked (bs)",
+        ),
+        Some(t) if !bs_list.is_empty() && !bs_list.contains(&t) => c.fail(
+            at(&["rounds", "track", "bs"]),
+            "that block size is not one of the matrix's",
+        ),
+        _ => {}
     }
 }
 

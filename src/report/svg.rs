@@ -302,9 +302,18 @@ impl Chart {
             px0: H - BOTTOM,
             px1: top,
         };
-        // Grid and ticks.
+        self.grid(&mut o, (&xa, &xt), (&ya, &yt), top);
+        self.frame(&mut o, top);
+        self.lines(&mut o, &xa, &ya);
+        self.legend(&mut o, &legend);
+        o.push_str("</g></svg>");
+        o
+    }
+
+    /// The grid lines and the tick labels of both axes.
+    fn grid(&self, o: &mut String, (xa, xt): (&Axis, &[f64]), (ya, yt): (&Axis, &[f64]), top: f64) {
         o.push_str("<g class=\"grid\" stroke=\"#e3e3e3\">");
-        for &t in &yt {
+        for &t in yt {
             let y = ya.map(t);
             let _ = write!(
                 o,
@@ -312,7 +321,7 @@ impl Chart {
                 W - RIGHT
             );
         }
-        for &t in &xt {
+        for &t in xt {
             let x = xa.map(t);
             let _ = write!(
                 o,
@@ -321,7 +330,7 @@ impl Chart {
             );
         }
         o.push_str("</g><g class=\"ticks\" fill=\"#333333\">");
-        for &t in &yt {
+        for &t in yt {
             let _ = write!(
                 o,
                 "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
@@ -330,7 +339,7 @@ impl Chart {
                 esc(&format_value(t, self.y_unit))
             );
         }
-        for &t in &xt {
+        for &t in xt {
             let _ = write!(
                 o,
                 "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
@@ -339,6 +348,10 @@ impl Chart {
                 esc(&format_value(t, self.x_unit))
             );
         }
+    }
+
+    /// The plot's frame and the axes' labels.
+    fn frame(&self, o: &mut String, top: f64) {
         let _ = write!(
             o,
             "</g><rect x=\"{LEFT}\" y=\"{top:.1}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888888\"/>",
@@ -358,7 +371,10 @@ impl Chart {
             top + (H - top - BOTTOM) / 2.0,
             esc(&self.y_label)
         );
-        // Series.
+    }
+
+    /// Each series: its polyline and, but for a plain line, its markers with tooltips.
+    fn lines(&self, o: &mut String, xa: &Axis, ya: &Axis) {
         for s in &self.series {
             let name = esc(&s.name);
             let mut line = String::with_capacity(s.points.len() * 14);
@@ -401,9 +417,12 @@ impl Chart {
                 o.push_str("</g>");
             }
         }
-        // Legend: rows under the title.
+    }
+
+    /// The legend: rows under the title.
+    fn legend(&self, o: &mut String, legend: &[(f64, usize)]) {
         o.push_str("<g class=\"legend\">");
-        for (s, &(lx, row)) in self.series.iter().zip(&legend) {
+        for (s, &(lx, row)) in self.series.iter().zip(legend) {
             let y = TOP + row as f64 * LEGEND_ROW;
             let _ = write!(
                 o,
@@ -418,8 +437,6 @@ impl Chart {
                 esc(&s.name)
             );
         }
-        o.push_str("</g></svg>");
-        o
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod blockstat;
 pub mod collect;
+pub mod devices;
 pub mod health;
 pub mod host;
 pub mod hwmon;
@@ -10,6 +11,7 @@ pub mod nvme;
 pub mod poller;
 pub mod reading;
 pub mod smartctl;
+pub mod text;
 
 pub use collect::{read_smart, SmartSource};
 pub use health::{Health, HealthChange, HealthReason, HealthWatch};

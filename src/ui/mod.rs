@@ -21,7 +21,7 @@ pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let t = app.theme();
     f.render_widget(Block::default().style(t.base()), area);
-    let Some(a) = layout::areas_for(area, app.tab, app.drives.len()) else {
+    let Some(a) = layout::areas_for(area, app.tab, app.table_drives().len()) else {
         let (w, h) = layout::MIN_SIZE;
         let text = vec![
             Line::styled(

@@ -158,7 +158,11 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), detail);
         }
     }
-    let labels: Vec<&str> = app.drives.iter().map(|d| d.label.as_str()).collect();
+    let labels: Vec<&str> = app
+        .table_drives()
+        .iter()
+        .map(|d| d.label.as_str())
+        .collect();
     let fio_job = app.selected_preset().is_some_and(|p| p.fio_job.is_some());
     let target = match app.selected_target() {
         // A job file names its own targets (a device it writes is confirmed as the target).

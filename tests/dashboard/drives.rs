@@ -207,26 +207,36 @@ fn twenty_four_drives_page_at_80x24() {
 #[test]
 fn picking_a_drive_shows_its_figures_and_keeps_the_others() {
     let mut app = running_drives(BIG, 3, true);
-    let iops = |app: &App| app.run.intervals.last().map(|p| p.read_iops);
+    let iops = |app: &App| app.picked_slot().run.intervals.last().map(|p| p.read_iops);
     assert_eq!(
         iops(&app),
         Some(100_000.0 + 2_000.0),
         "drive 1 picked first"
     );
     assert_eq!(
-        app.drive.as_ref().and_then(|d| d.model.clone()),
+        app.picked_slot()
+            .drive
+            .as_ref()
+            .and_then(|d| d.model.clone()),
         Some("Model-A".into())
     );
     send(&mut app, [code(KeyCode::Down), code(KeyCode::Down)]);
     assert_eq!(app.picked, 2);
     assert_eq!(iops(&app), Some(300_000.0 + 2_000.0));
     assert_eq!(
-        app.drive.as_ref().and_then(|d| d.model.clone()),
+        app.picked_slot()
+            .drive
+            .as_ref()
+            .and_then(|d| d.model.clone()),
         Some("Model-C".into())
     );
-    assert_eq!(app.run.intervals.len(), 20);
+    assert_eq!(app.picked_slot().run.intervals.len(), 20);
     assert_eq!(
-        app.telemetry.last.as_ref().and_then(|t| t.temperature_c),
+        app.picked_slot()
+            .telemetry
+            .last
+            .as_ref()
+            .and_then(|t| t.temperature_c),
         Some(51.0 + 19.0 * 0.2)
     );
     // A message for a drive not picked changes only that drive.
@@ -237,10 +247,10 @@ fn picking_a_drive_shows_its_figures_and_keeps_the_others() {
     assert_eq!(iops(&app), Some(302_000.0));
     send(&mut app, [code(KeyCode::Up), code(KeyCode::Up)]);
     assert_eq!(iops(&app), Some(1.0));
-    assert_eq!(app.run.intervals.len(), 21);
+    assert_eq!(app.picked_slot().run.intervals.len(), 21);
     // The failed drive kept what it did before failing.
     send(&mut app, [code(KeyCode::Down)]);
-    assert_eq!(app.run.intervals.len(), 12);
+    assert_eq!(app.picked_slot().run.intervals.len(), 12);
     // Events of a drive name it; the run stays running while one drive failed.
     assert!(app.events.iter().any(|e| e
         .text

@@ -389,17 +389,17 @@ fn intervals_are_bounded_and_placed_on_the_run_clock() {
             Msg::Interval(Box::new(interval(i, 1000.0 + i as f64, 0.0, 50.0))),
         );
     }
-    assert_eq!(app.run.intervals.len(), INTERVAL_HISTORY);
-    let last = app.run.intervals.last().unwrap();
+    assert_eq!(app.picked_slot().run.intervals.len(), INTERVAL_HISTORY);
+    let last = app.picked_slot().run.intervals.last().unwrap();
     assert_eq!(last.read_iops, 1000.0 + (n - 1) as f64);
     assert_eq!(last.t_s, 540.0 + n as f64, "step start + interval end");
-    assert!(app.run.last.as_ref().unwrap().hists.is_none());
+    assert!(app.picked_slot().run.last.as_ref().unwrap().hists.is_none());
 }
 
 #[test]
 fn throttling_marks_the_time_and_logs_it_once() {
     let app = throttling((120, 40));
-    assert_eq!(app.telemetry.throttle_marks, vec![581.0]);
+    assert_eq!(app.picked_slot().telemetry.throttle_marks, vec![581.0]);
     let throttles: Vec<_> = app
         .events
         .iter()
@@ -424,7 +424,7 @@ fn unavailable_telemetry_is_reported_once() {
         .count();
     assert_eq!(n, 1);
     assert_eq!(
-        app.telemetry.unavailable,
+        app.picked_slot().telemetry.unavailable,
         vec!["no SMART: run as root".to_string()]
     );
 }
@@ -432,7 +432,7 @@ fn unavailable_telemetry_is_reported_once() {
 #[test]
 fn io_errors_are_counted_and_logged() {
     let app = errored((120, 40));
-    assert_eq!(app.run.errors, 3);
+    assert_eq!(app.picked_slot().run.errors, 3);
     assert!(app.events.iter().any(|e| e.kind == EventCategory::Error
         && e.text
             .contains("3 I/O errors: read of 4096 B at offset 315392")));
@@ -575,12 +575,18 @@ fn throttle_marks_and_reasons_stay_bounded() {
         t.unavailable = vec![format!("reason {i}")];
         update(&mut app, Msg::Telemetry(Box::new(t)));
     }
-    assert_eq!(app.telemetry.throttle_marks.len(), THROTTLE_MARKS);
     assert_eq!(
-        app.telemetry.throttle_marks.last(),
+        app.picked_slot().telemetry.throttle_marks.len(),
+        THROTTLE_MARKS
+    );
+    assert_eq!(
+        app.picked_slot().telemetry.throttle_marks.last(),
         Some(&(600.0 + (THROTTLE_MARKS + 49) as f64))
     );
-    assert_eq!(app.telemetry.unavailable.len(), UNAVAILABLE_REASONS);
+    assert_eq!(
+        app.picked_slot().telemetry.unavailable.len(),
+        UNAVAILABLE_REASONS
+    );
 }
 
 #[test]

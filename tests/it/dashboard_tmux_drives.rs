@@ -185,8 +185,17 @@ fn replays_with_its_drives(s: &drivescope::session::Session) {
     let views = s.drive_views();
     for (i, v) in views.iter().enumerate() {
         drivescope::app::drives::pick(&mut app, i);
-        assert_eq!(app.run.intervals.len(), v.intervals.len(), "drive {i}");
-        let steps = app.run.step.as_ref().map(|st| (st.index, st.count));
+        assert_eq!(
+            app.picked_slot().run.intervals.len(),
+            v.intervals.len(),
+            "drive {i}"
+        );
+        let steps = app
+            .picked_slot()
+            .run
+            .step
+            .as_ref()
+            .map(|st| (st.index, st.count));
         assert!(
             steps.is_some_and(|(k, n)| k < n),
             "drive {i}: its steps counted from its own first: {steps:?}"

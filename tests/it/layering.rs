@@ -253,3 +253,82 @@ fn the_order_check_finds_a_use_of_a_layer_above() {
         "the vocabulary reaching up to the runs: {layers:?}"
     );
 }
+
+/// Command files that still render text themselves, each with what it renders; the test
+/// fails once one no longer does, so that this list only shrinks (issue 26).
+const KNOWN_RENDERING: &[(&str, &str)] = &[(
+    "presets.rs",
+    "the presets table, `presets show`'s header and the plan's heading",
+)];
+
+/// The signs of text being laid out in `code`: `write!`/`writeln!`, text built up with
+/// `push_str`, and padded or aligned format fields (`{:<10}`, `{name:>w$}`), the columns
+/// of a table. A message in one `format!` is no rendering.
+fn rendering_in(code: &str) -> Vec<String> {
+    let mut found: Vec<String> = ["write!(", "writeln!(", ".push_str("]
+        .into_iter()
+        .filter(|m| code.contains(m))
+        .map(String::from)
+        .collect();
+    for line in code.lines() {
+        let mut rest = line;
+        while let Some(i) = rest.find('{') {
+            rest = &rest[i + 1..];
+            let Some(end) = rest.find('}') else { break };
+            let field = &rest[..end];
+            let aligned = !field.contains(' ')
+                && field
+                    .split_once(':')
+                    .is_some_and(|(_, spec)| spec.starts_with(['<', '>', '^']));
+            if aligned {
+                found.push(format!("{{{field}}}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn commands_hold_no_rendering() {
+    let dir = src().join("commands");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut rendering = Vec::new();
+    for p in &files {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let found = rendering_in(&code_of(p));
+        let known = KNOWN_RENDERING.iter().find(|(f, _)| *f == name);
+        match (found.is_empty(), known) {
+            (true, Some((f, what))) => {
+                panic!("commands/{f} no longer renders ({what}): take it off KNOWN_RENDERING")
+            }
+            (false, None) => rendering.push(format!("commands/{name}: {found:?}")),
+            _ => {}
+        }
+    }
+    assert!(
+        rendering.is_empty(),
+        "a command only turns its arguments into library calls; its text is made in the \
+         library (docs/ARCHITECTURE.md): {rendering:#?}"
+    );
+}
+
+#[test]
+fn the_rendering_check_finds_a_table_in_a_command() {
+    let table = r#"
+        out_line(&format!("{:<10} {:>10} SOURCES", "NAME", "SIZE"));
+        let _ = writeln!(out, "{id:<w$}  {est}");
+        s.push_str("x");
+    "#;
+    let found = rendering_in(table);
+    for sign in ["writeln!(", ".push_str(", "{:<10}", "{:>10}", "{id:<w$}"] {
+        assert!(found.iter().any(|f| f == sign), "{sign} in {found:?}");
+    }
+    let calls = r#"
+        out_line(&serde_json::to_string_pretty(&rows)?);
+        err_line(&format!("warning: {w}"));
+        Output::default().text(Stream::Out, &devices::table_text(&rows));
+        let f = |x: u8| { x };
+    "#;
+    assert!(rendering_in(calls).is_empty(), "{:?}", rendering_in(calls));
+}

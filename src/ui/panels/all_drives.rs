@@ -8,7 +8,6 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::drives::colour;
-use crate::app::drives;
 use crate::app::history::IntervalPoint;
 use crate::app::App;
 use crate::ui::format;
@@ -37,15 +36,17 @@ fn legend(app: &App, lines: &Lines, last: impl Fn(&Series) -> String) -> Line<'s
 
 /// Every drive's intervals as a series of `get`.
 fn from_intervals(app: &App, get: impl Fn(&IntervalPoint) -> Option<f64>) -> Lines {
-    (0..app.drives.len())
-        .filter_map(|i| {
-            let (run, _) = drives::data(app, i)?;
-            let pts: Series = run
+    app.drives
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let pts: Series = d
+                .run
                 .intervals
                 .iter()
                 .filter_map(|p| get(p).map(|v| (p.t_s, v)))
                 .collect();
-            Some((i, pts))
+            (i, pts)
         })
         .collect()
 }
@@ -172,15 +173,18 @@ pub fn latency(app: &App, f: &mut Frame, area: Rect) {
 
 /// Every drive's composite temperature.
 pub fn thermal(app: &App, f: &mut Frame, area: Rect) {
-    let lines: Lines = (0..app.drives.len())
-        .filter_map(|i| {
-            let (_, tel) = drives::data(app, i)?;
-            let pts: Series = tel
+    let lines: Lines = app
+        .drives
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let pts: Series = d
+                .telemetry
                 .history
                 .iter()
                 .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
                 .collect();
-            Some((i, pts))
+            (i, pts)
         })
         .collect();
     let celsius = |v: f64| format!("{v:.0}°C");

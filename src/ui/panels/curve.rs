@@ -20,6 +20,7 @@ use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 fn quoted(app: &App) -> Option<(&'static str, f64, String)> {
     let d = app.datasheet()?;
     let share = app
+        .picked_slot()
         .run
         .intervals
         .iter()
@@ -32,7 +33,7 @@ fn quoted(app: &App) -> Option<(&'static str, f64, String)> {
 
 fn reference_line(app: &App) -> Line<'static> {
     let t = app.theme();
-    match (quoted(app), &app.drive) {
+    match (quoted(app), &app.picked_slot().drive) {
         (Some((label, v, model)), _) => Line::from(vec![
             Span::styled("┊ ", Style::default().fg(t.quoted)),
             Span::styled(
@@ -52,7 +53,7 @@ fn reference_line(app: &App) -> Line<'static> {
 /// in IOPS order so its line runs along the curve (a sweep's probe at max comes first).
 fn workload_series(app: &App) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for p in app.run.curve.iter() {
+    for p in app.picked_slot().run.curve.iter() {
         let xy = (p.iops, p.mean_us);
         match out.iter_mut().find(|(n, _)| *n == p.series) {
             Some((_, pts)) => pts.push(xy),
@@ -110,6 +111,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Curve: latency vs IOPS", t);
     let live = app
+        .picked_slot()
         .run
         .last
         .as_ref()

@@ -10,8 +10,8 @@ use ratatui::widgets::{Cell, Row, Table};
 use ratatui::Frame;
 
 use crate::app::drives::{self, DriveState};
+use crate::app::drives::{DriveSlot, TelemetryState};
 use crate::app::layout::DRIVES_FRAME_ROWS;
-use crate::app::state::{RunView, TelemetryState};
 use crate::app::{Action, App, RunEnd};
 use crate::outcome::RunOutcome;
 use crate::theme::Theme;
@@ -115,18 +115,14 @@ fn right(text: String, style: Style) -> Cell<'static> {
     Cell::from(Line::styled(text, style).right_aligned())
 }
 
-fn row(app: &App, i: usize, run: &RunView, tel: &TelemetryState, wide: bool) -> Row<'static> {
+fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
     let t = app.theme();
-    let Some(d) = app.drives.get(i) else {
-        return Row::default();
-    };
-    let model = if i == app.picked {
-        app.drive.as_ref()
-    } else {
-        d.drive.as_ref()
-    }
-    .and_then(|v| v.model.clone())
-    .unwrap_or_else(|| "-".into());
+    let (run, tel) = (&d.run, &d.telemetry);
+    let model = d
+        .drive
+        .as_ref()
+        .and_then(|v| v.model.clone())
+        .unwrap_or_else(|| "-".into());
     let step = run
         .step
         .as_ref()
@@ -182,7 +178,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let rows = usize::from(area.height.saturating_sub(DRIVES_FRAME_ROWS));
     let (first, count) = drives::page(app, rows);
-    let n = app.drives.len();
+    let n = app.table_drives().len();
     let mut title = if count < n {
         format!("Drives {}-{} of {n}", first + 1, first + count)
     } else {
@@ -207,7 +203,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let block = panel_block(title, t);
     let wide = area.width >= MODEL_WIDTH;
     let body: Vec<Row> = (first..first + count)
-        .filter_map(|i| drives::data(app, i).map(|(run, tel)| row(app, i, run, tel, wide)))
+        .filter_map(|i| app.table_drives().get(i).map(|d| row(app, i, d, wide)))
         .collect();
     let mut heads = vec!["drive"];
     let mut widths = vec![Constraint::Length(if wide {

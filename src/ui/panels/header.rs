@@ -16,14 +16,14 @@ use crate::workload::EngineKind;
 
 /// The drive's health from the last telemetry, when a source says it fails.
 fn failing_health(app: &App) -> Option<&Health> {
-    let h = &app.telemetry.last.as_ref()?.health;
+    let h = &app.picked_slot().telemetry.last.as_ref()?.health;
     h.is_failing().then_some(h)
 }
 
 fn drive_line(app: &App) -> Line<'static> {
     let t = app.theme();
     let mut spans = vec![Span::styled("drive ", t.dim_style())];
-    if let Some(d) = app.drives.get(app.picked) {
+    if let Some(d) = app.table_drives().get(app.picked) {
         spans.push(Span::styled(
             format!("{} · ", d.label),
             Style::default()
@@ -31,7 +31,7 @@ fn drive_line(app: &App) -> Line<'static> {
                 .add_modifier(Modifier::BOLD),
         ));
     }
-    match &app.drive {
+    match &app.picked_slot().drive {
         None => spans.push(Span::styled("not identified yet", t.dim_style())),
         Some(d) => {
             let model = d.model.clone().unwrap_or_else(|| "model unknown".into());
@@ -84,7 +84,7 @@ fn run_line(app: &App) -> Line<'static> {
     };
     spans.push(Span::styled("preset ", t.dim_style()));
     spans.push(Span::styled(preset, Style::default().fg(t.fg)));
-    if let Some(s) = &app.run.step {
+    if let Some(s) = &app.picked_slot().run.step {
         spans.push(sep());
         spans.push(Span::styled("phase ", t.dim_style()));
         spans.push(Span::styled(
@@ -111,10 +111,10 @@ fn run_line(app: &App) -> Line<'static> {
             spans.push(Span::styled(engine, Style::default().fg(t.fg)));
         }
     }
-    if app.run.errors > 0 {
+    if app.picked_slot().run.errors > 0 {
         spans.push(sep());
         spans.push(Span::styled(
-            format!("{} I/O errors", app.run.errors),
+            format!("{} I/O errors", app.picked_slot().run.errors),
             Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
         ));
     }
@@ -139,7 +139,7 @@ fn state_line(app: &App) -> Line<'static> {
         app.run.state.label(),
         state_style.add_modifier(Modifier::BOLD),
     ));
-    let steady = match &app.run.steady {
+    let steady = match &app.picked_slot().run.steady {
         SteadyView::NotApplicable => None,
         SteadyView::Tracking { detail } => Some((format!("steady: measuring, {detail}"), t.fg)),
         SteadyView::Reached { detail } => Some((format!("steady: reached, {detail}"), t.ok)),
@@ -167,10 +167,10 @@ fn unit(r: f64) -> f64 {
 /// Progress `(ratio, label)` of the step and of the plan.
 pub fn progress(app: &App) -> [(f64, String); 2] {
     let none = |what: &str| (0.0, format!("{what}: no run"));
-    let Some(s) = &app.run.step else {
+    let Some(s) = &app.picked_slot().run.step else {
         return [none("step"), none("plan")];
     };
-    let done = app.run.step_elapsed_s();
+    let done = app.picked_slot().run.step_elapsed_s();
     let step = match s.expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(done / e),
@@ -189,7 +189,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
             ),
         ),
     };
-    let run_done = app.run.run_elapsed_s();
+    let run_done = app.picked_slot().run.run_elapsed_s();
     let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(run_done / e),
@@ -216,6 +216,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
 /// The target of the run, or the chosen one when idle, with its kind.
 fn target_title(app: &App) -> String {
     let target = app
+        .picked_slot()
         .run
         .target
         .clone()

@@ -15,12 +15,12 @@ use crate::units::format_size;
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Kernel & host", t);
-    let last = app.telemetry.last.as_ref();
+    let last = app.picked_slot().telemetry.last.as_ref();
     let kernel = last.and_then(|l| l.kernel);
     let host = last.and_then(|l| l.host);
-    let engine = app.run.intervals.last();
+    let engine = app.picked_slot().run.intervals.last();
     if kernel.is_none() && host.is_none() && engine.is_none() {
-        let mut why = app.telemetry.unavailable.clone();
+        let mut why = app.picked_slot().telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("no kernel or host figures yet".into());
         }

@@ -27,7 +27,7 @@ type PctRow = (
 
 fn table<'a>(app: &App) -> (Table<'a>, u16) {
     let t = app.theme();
-    let Some(last) = &app.run.last else {
+    let Some(last) = &app.picked_slot().run.last else {
         return (Table::default(), 0);
     };
     let resp = last.lat_us;
@@ -90,7 +90,12 @@ fn table<'a>(app: &App) -> (Table<'a>, u16) {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let rate_limited = app.run.step.as_ref().is_some_and(|s| s.rate_limited);
+    let rate_limited = app
+        .picked_slot()
+        .run
+        .step
+        .as_ref()
+        .is_some_and(|s| s.rate_limited);
     let title = if rate_limited {
         "Latency (response, from intended issue time)"
     } else {
@@ -110,6 +115,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(table, table_area);
 
     let pts: Vec<_> = app
+        .picked_slot()
         .run
         .intervals
         .iter()

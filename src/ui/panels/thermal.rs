@@ -43,7 +43,7 @@ fn health_lines(app: &App, h: &Health, width: usize) -> Vec<Line<'static>> {
 
 fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = app.theme();
-    let Some(s) = &app.telemetry.last else {
+    let Some(s) = &app.picked_slot().telemetry.last else {
         return Vec::new();
     };
     let mut lines = health_lines(app, &s.health, width);
@@ -103,7 +103,7 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
             .throttle_seconds
             .map(|x| format!(" · {}", format::clock(x as f64)))
             .unwrap_or_default();
-        let style = if app.telemetry.throttle_marks.is_empty() {
+        let style = if app.picked_slot().telemetry.throttle_marks.is_empty() {
             Style::default().fg(t.fg)
         } else {
             Style::default().fg(t.throttle).add_modifier(Modifier::BOLD)
@@ -140,7 +140,8 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The temperatures shown: (time, °C) of each sample that has one.
 fn temperatures(app: &App) -> Vec<(f64, f64)> {
-    app.telemetry
+    app.picked_slot()
+        .telemetry
         .history
         .iter()
         .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
@@ -151,12 +152,12 @@ fn temperatures(app: &App) -> Vec<(f64, f64)> {
 /// throttle onset; the cliff, the peak and the cool-down (times from the start of I/O).
 fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
     // Most runs have no thermal event: nothing to build on each frame.
-    if app.run.thermal.is_empty() {
+    if app.picked_slot().run.thermal.is_empty() {
         return [Vec::new(), Vec::new()];
     }
     let t = app.theme();
     let temps = temperatures(app);
-    let Some(s) = app.run.soak(&temps) else {
+    let Some(s) = app.picked_slot().run.soak(&temps) else {
         return [Vec::new(), Vec::new()];
     };
     let sep = Span::styled(" · ", t.dim_style());
@@ -225,7 +226,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let temps = temperatures(app);
     let lines = figures(app, block.inner(area).width.into());
     if temps.is_empty() && lines.is_empty() {
-        let mut why: Vec<String> = app.telemetry.unavailable.clone();
+        let mut why: Vec<String> = app.picked_slot().telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("no telemetry yet".into());
         }
@@ -238,7 +239,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Length(n), Constraint::Min(1)]).areas(inner);
     f.render_widget(Paragraph::new(lines), top);
     if temps.is_empty() {
-        let mut why = app.telemetry.unavailable.clone();
+        let mut why = app.picked_slot().telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("the drive reports no temperature".into());
         }
@@ -252,7 +253,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         );
         return;
     }
-    let last = app.telemetry.last.as_ref();
+    let last = app.picked_slot().telemetry.last.as_ref();
     let warn = last.and_then(|l| l.warning_c);
     let crit = last.and_then(|l| l.critical_c);
     let tmt1 = last.and_then(|l| l.tmt1_c);
@@ -270,6 +271,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let y1 = ((top + 5.0) / 10.0).ceil() * 10.0;
     let sensors: Vec<Vec<(f64, f64)>> = {
         let count = app
+            .picked_slot()
             .telemetry
             .history
             .iter()
@@ -278,7 +280,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .unwrap_or(0);
         (0..count.min(4))
             .map(|i| {
-                app.telemetry
+                app.picked_slot()
+                    .telemetry
                     .history
                     .iter()
                     .filter_map(|p| p.sensors_c.get(i).map(|c| (p.t_s, *c)))
@@ -295,6 +298,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .flat_map(|c| hline(c, x0, x1))
         .collect();
     let marks: Vec<Vec<(f64, f64)>> = app
+        .picked_slot()
         .telemetry
         .throttle_marks
         .iter()

@@ -17,7 +17,7 @@ use crate::ui::widgets::{
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
 pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
-    if !app.run.intervals.is_empty() {
+    if !app.picked_slot().run.intervals.is_empty() {
         return None;
     }
     Some(match &app.run.state {
@@ -52,7 +52,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let [top, chart_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
 
-    let pts: Vec<_> = app.run.intervals.iter().collect();
+    let pts: Vec<_> = app.picked_slot().run.intervals.iter().collect();
     let bw = app.chart_bandwidth;
     let (read, write): (Series, Series) = pts
         .iter()
@@ -71,7 +71,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let ymax = read.iter().chain(&write).map(|p| p.1).fold(0.0, f64::max);
     let [_, y1] = padded(0.0, ymax.max(1.0));
 
-    if let Some(last) = app.run.intervals.last() {
+    if let Some(last) = app.picked_slot().run.intervals.last() {
         let mut spans = Vec::new();
         if any_read || !any_write {
             spans.extend(figure(
@@ -102,7 +102,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         if last.ramp {
             spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
         }
-        if let Some(m) = app.telemetry.throttle_marks.last() {
+        if let Some(m) = app.picked_slot().telemetry.throttle_marks.last() {
             spans.push(Span::styled(
                 format!("┃ throttling at {}", format::clock(*m)),
                 Style::default().fg(t.throttle),
@@ -112,6 +112,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
 
     let marks: Vec<Vec<(f64, f64)>> = app
+        .picked_slot()
         .telemetry
         .throttle_marks
         .iter()
