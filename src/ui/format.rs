@@ -3,6 +3,18 @@
 //! a panel's width.
 
 /// `950`, `12.3k`, `1.23M`.
+/// Text that came from a device or a user (a model, a serial, a label, a path, fio's or
+/// a note's words), as the headless outputs show it: control characters and bidirectional
+/// overrides written out ([`crate::ostext::printable`]), never handed to the terminal.
+pub fn shown(s: &str) -> String {
+    crate::ostext::printable(s).into_owned()
+}
+
+/// A path as [`shown`] shows text.
+pub fn shown_path(p: &std::path::Path) -> String {
+    shown(&p.display().to_string())
+}
+
 pub fn iops(v: f64) -> String {
     if !v.is_finite() || v < 0.0 {
         return "-".into();

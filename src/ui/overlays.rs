@@ -158,10 +158,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), detail);
         }
     }
-    let labels: Vec<&str> = app
+    let labels: Vec<String> = app
         .table_drives()
         .iter()
-        .map(|d| d.label.as_str())
+        .map(|d| format::shown(&d.label))
         .collect();
     let fio_job = app.selected_preset().is_some_and(|p| p.fio_job.is_some());
     let target = match app.selected_target() {
@@ -177,11 +177,11 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         Some(tg) => {
             let mut s = vec![
                 Span::styled("target ", t.dim_style()),
-                Span::styled(tg.path.display().to_string(), Style::default().fg(t.fg)),
+                Span::styled(format::shown_path(&tg.path), Style::default().fg(t.fg)),
             ];
             if let Some(reason) = &tg.safety {
                 s.push(Span::styled(
-                    format!("  writes refused: {reason}"),
+                    format!("  writes refused: {}", format::shown(&reason.to_string())),
                     Style::default().fg(t.warning),
                 ));
             }
@@ -228,7 +228,10 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 TargetKind::None => "no target",
             };
             let (safety, colour) = match (&tg.safety, tg.needs_typed_confirmation()) {
-                (Some(reason), _) => (format!("writes refused: {reason}"), t.warning),
+                (Some(reason), _) => (
+                    format!("writes refused: {}", format::shown(&reason.to_string())),
+                    t.warning,
+                ),
                 (None, true) => (
                     "writable after typing its name: destroys data".to_string(),
                     t.critical,
@@ -236,7 +239,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 (None, false) => ("writable".to_string(), t.ok),
             };
             Row::new(vec![
-                Cell::from(tg.label.clone()),
+                Cell::from(format::shown(&tg.label)),
                 Cell::from(kind),
                 Cell::from(
                     Line::raw(tg.size.map(format::capacity).unwrap_or_else(|| "-".into()))
@@ -273,7 +276,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
             Line::styled(
                 format!(
                     "{} will be overwritten. Type {} and Enter to allow it:",
-                    tg.path.display(),
+                    format::shown_path(&tg.path),
                     tg.confirm_name()
                 ),
                 Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
@@ -283,7 +286,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 Span::styled(format!("{typed}▏"), Style::default().fg(t.fg)),
             ]),
         ],
-        (_, Some(tg)) => vec![Line::styled(tg.path.display().to_string(), t.dim_style())],
+        (_, Some(tg)) => vec![Line::styled(format::shown_path(&tg.path), t.dim_style())],
         (_, None) => vec![Line::styled(
             "no targets were given to the dashboard",
             t.dim_style(),

@@ -714,3 +714,25 @@ fn a_verified_run_heads_the_events_panel_with_its_integrity() {
     assert!(!small.contains("no finding"), "{small}");
     insta::assert_snapshot!("verified_run_integrity_80x24", small);
 }
+
+#[test]
+fn a_model_and_a_path_with_escape_sequences_are_shown_written_out() {
+    let mut app = running(BIG);
+    let evil = std::env::temp_dir().join("scratch\x1b]0;owned\x07.bin");
+    let mut drive = micron();
+    drive.model = Some("Micron\x1b[2J\u{202E}7400".into());
+    send(
+        &mut app,
+        [
+            Msg::Drive(drive),
+            Msg::RunStarted {
+                preset_id: "sweep".into(),
+                target: evil,
+            },
+        ],
+    );
+    let s = screen(&app);
+    assert!(s.contains("Micron\\e[2J\\u{202E}7400"), "{s}");
+    assert!(s.contains("scratch\\e]0;owned\\x07.bin"), "{s}");
+    assert!(!s.contains('\u{202E}') && !s.contains('\x1b'), "{s}");
+}

@@ -81,13 +81,26 @@ fn fio_runs_the_step_and_its_intervals_add_up_to_the_kernels_count() {
         "the intervals add up to fio's totals"
     );
     common::assert_kernel_counts(before, after, r, w);
-    // Each interval's latency is its own I/Os' (from the differenced bins, which count
-    // completions; fio's totals count issues: at each end of an interval at most the 8 in
-    // flight differ).
+    // The intervals' latency comes from the differenced bins, which count completions.
+    // fio reads its counters and its bins at different moments of a dump while the job
+    // runs on (a dump taken while the machine is busy saw 40 more completions in the bins
+    // than I/Os in the counts), so one interval's two may differ by any amount; what fio
+    // guarantees is its last dump, taken after the job ended: over the step, every I/O is
+    // timed once.
+    let timed: u64 = intervals
+        .iter()
+        .map(|i| i["lat_us"]["samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        timed,
+        r + w,
+        "the intervals' timed completions against fio's I/Os"
+    );
+    assert_eq!(sum["lat_us"]["samples"].as_u64(), Some(r + w), "{sum}");
     for i in &intervals {
         let n = i["read"]["ios"].as_u64().unwrap() + i["write"]["ios"].as_u64().unwrap();
         let c = i["lat_us"]["samples"].as_u64().unwrap();
-        assert!(c.abs_diff(n) <= 16, "{c} completions timed, {n} I/Os: {i}");
+        assert!(n == 0 || c > 0, "an interval of {n} I/Os timed none: {i}");
     }
     let loaded = drivescope::session::load(&session).expect("the session loads");
     assert_eq!(loaded.session.steps[0].summary.engine.as_str(), "fio");

@@ -26,7 +26,7 @@ fn legend(app: &App, lines: &Lines, last: impl Fn(&Series) -> String) -> Line<'s
             continue;
         };
         spans.push(Span::styled(
-            format!("■ {} ", d.label),
+            format!("■ {} ", crate::ui::format::shown(&d.label)),
             Style::default().fg(colour(t, *i)),
         ));
         spans.push(Span::styled(format!("{}  ", last(pts)), t.dim_style()));

@@ -121,8 +121,8 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
     let model = d
         .drive
         .as_ref()
-        .and_then(|v| v.model.clone())
-        .unwrap_or_else(|| "-".into());
+        .and_then(|v| v.model.as_deref())
+        .map_or_else(|| "-".into(), crate::ui::format::shown);
     let step = run
         .step
         .as_ref()
@@ -152,7 +152,7 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
         LABEL_COLUMNS.0
     };
     let mut cells = vec![Cell::from(Span::styled(
-        fitted(&d.label, width),
+        fitted(&crate::ui::format::shown(&d.label), width),
         Style::default()
             .fg(colour(t, i))
             .add_modifier(Modifier::BOLD),

@@ -25,7 +25,7 @@ fn lines_of<'a>(app: &App, e: &EventView, width: usize) -> Vec<Line<'a>> {
         EventCategory::Phase => t.title,
         EventCategory::Info => t.fg,
     };
-    format::wrap(&e.text, width.saturating_sub(PREFIX))
+    format::wrap(&format::shown(&e.text), width.saturating_sub(PREFIX))
         .into_iter()
         .enumerate()
         .map(|(i, piece)| {

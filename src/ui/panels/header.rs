@@ -25,7 +25,7 @@ fn drive_line(app: &App) -> Line<'static> {
     let mut spans = vec![Span::styled("drive ", t.dim_style())];
     if let Some(d) = app.table_drives().get(app.picked) {
         spans.push(Span::styled(
-            format!("{} · ", d.label),
+            format!("{} · ", format::shown(&d.label)),
             Style::default()
                 .fg(super::drives::colour(t, app.picked))
                 .add_modifier(Modifier::BOLD),
@@ -34,7 +34,10 @@ fn drive_line(app: &App) -> Line<'static> {
     match &app.picked_slot().drive {
         None => spans.push(Span::styled("not identified yet", t.dim_style())),
         Some(d) => {
-            let model = d.model.clone().unwrap_or_else(|| "model unknown".into());
+            let model = d
+                .model
+                .as_deref()
+                .map_or_else(|| "model unknown".into(), format::shown);
             spans.push(Span::styled(
                 model,
                 Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
@@ -49,16 +52,16 @@ fn drive_line(app: &App) -> Line<'static> {
             }
             let mut rest = Vec::new();
             if let Some(s) = &d.serial {
-                rest.push(format!("SN {s}"));
+                rest.push(format!("SN {}", format::shown(s)));
             }
             if let Some(fw) = &d.firmware {
-                rest.push(format!("FW {fw}"));
+                rest.push(format!("FW {}", format::shown(fw)));
             }
             if let Some(c) = d.capacity_bytes {
                 rest.push(format::capacity(c));
             }
             if let Some(tr) = &d.transport {
-                rest.push(tr.clone());
+                rest.push(format::shown(tr));
             }
             if !rest.is_empty() {
                 spans.push(Span::styled(
@@ -237,7 +240,7 @@ fn target_title(app: &App) -> String {
                     TargetKind::None => " (no target)",
                 })
                 .unwrap_or("");
-            format!("drivescope · {}{kind}", p.display())
+            format!("drivescope · {}{kind}", format::shown_path(&p))
         }
         None => "drivescope · no target chosen".into(),
     }
