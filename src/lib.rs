@@ -29,6 +29,7 @@ pub mod fiojob;
 pub mod input;
 pub mod lines;
 pub mod lockfile;
+pub mod metrics;
 pub mod ostext;
 pub mod outcome;
 pub mod output;
