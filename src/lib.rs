@@ -31,6 +31,7 @@ pub mod host;
 pub mod input;
 pub mod lines;
 pub mod lockfile;
+pub mod metrics;
 pub mod ostext;
 pub mod outcome;
 pub mod output;

@@ -183,6 +183,8 @@ fn main() -> ExitCode {
         Some(Command::Smart(args)) => simple(commands::smart::run(args)),
         Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
+        Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),
+        Some(Command::Man(args)) => simple(commands::docs::man(&args)),
         Some(Command::Agent) => {
             commands::agent::run();
             ExitCode::SUCCESS

@@ -4,6 +4,7 @@
 
 mod dashboard;
 mod drives;
+pub mod generate;
 mod parse;
 mod presets;
 mod reports;
@@ -20,12 +21,44 @@ pub use reports::{CompareArgs, ReportArgs, SpanArg};
 pub use run::RunArgs;
 pub use verify::{VerifyArgs, VerifyStateArgs};
 
+/// The exit codes: `drivescope --help` ends with them and the man page's EXIT STATUS lists
+/// them (one table for both).
+pub const EXIT_CODES: &[(&str, &str)] = &[
+    ("0", "done"),
+    (
+        "1",
+        "the run saw I/O errors, failed on the device, or its verify state could not be saved",
+    ),
+    ("2", "bad input or a failed setup (nothing was written)"),
+    (
+        "3",
+        "a verified run or `drivescope verify` read back wrong data",
+    ),
+    (
+        "128+N",
+        "stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the session is saved",
+    ),
+    (
+        "141",
+        "the output was closed (a pipe's reader gone); a run stops with its session saved",
+    ),
+];
+
+fn exit_codes_help() -> String {
+    let mut s = String::from("Exit codes:");
+    for (code, what) in EXIT_CODES {
+        s.push_str(&format!("\n  {code:<6} {what}"));
+    }
+    s
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "drivescope",
     version,
     about = "Live drive testing: an io_uring engine, presets from published methods, SMART telemetry",
-    long_about = None
+    long_about = None,
+    after_help = exit_codes_help()
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -34,6 +67,26 @@ pub struct Cli {
     /// With no subcommand: the dashboard's options.
     #[command(flatten)]
     pub dashboard: DashboardArgs,
+}
+
+/// `drivescope completions SHELL`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `drivescope man [COMMAND] [--dir DIR]`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// The command whose page to print (run, presets, devices, smart, report, open, compare,
+    /// verify, completions, man); without it, drivescope's own page.
+    pub command: Option<String>,
+    /// Write every page into DIR as drivescope.1, drivescope-run.1, … (new files only; a
+    /// name already there is refused), instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -57,6 +110,11 @@ pub enum Command {
     /// streams its telemetry, runs its steps). Not for use by hand.
     #[command(hide = true)]
     Agent,
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell): e.g.
+    /// `drivescope completions bash > ~/.local/share/bash-completion/completions/drivescope`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of drivescope or of one command: `drivescope man run | man -l -`.
+    Man(ManArgs),
     /// Check a target's data against its verify state (after `run --verify`, a crash or a
     /// power cut): every block of the region read once; exit code 3 on findings.
     Verify(VerifyArgs),

@@ -122,6 +122,11 @@ pub struct RunArgs {
     /// One JSON object per line instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Serve live metrics for Prometheus (OpenMetrics text on /metrics) at ADDR: a PORT
+    /// alone listens on 127.0.0.1, HOST:PORT where it says (0.0.0.0:9187 for every
+    /// address). Read-only; updated once per interval.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     /// Run on another host, over ssh ([USER@]HOST[:PORT]): its own drivescope (`drivescope
     /// agent`) prepares the target there, under that host's write guard, and runs its
     /// steps. Once for every --target, or once per --target in order; without --target,

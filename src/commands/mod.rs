@@ -5,6 +5,7 @@ pub mod agent;
 pub mod compare;
 pub mod dashboard;
 pub mod devices;
+pub mod docs;
 mod error;
 pub mod open;
 pub mod presets;

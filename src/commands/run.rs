@@ -5,7 +5,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::cli::RunArgs;
+use crate::metrics::{MetricsServer, MetricsSink};
 use crate::ostext::command_line;
+use crate::output::err_line;
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::printer::{Format, PrintMode, Printer};
@@ -136,6 +138,13 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         Some(p) => Some(run::claim_session(p, &options)?),
         None => None,
     };
+    // The endpoint listens before the target is touched: an address taken is refused first.
+    let metrics = match &a.metrics {
+        Some(addr) => {
+            Some(MetricsServer::start(addr).map_err(|e| RunError::Frontend(Box::new(e)))?)
+        }
+        None => None,
+    };
     let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {
@@ -153,11 +162,13 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         lock,
     };
     let (_handle, ctl) = RunControl::with_stop_flag(stop);
-    run::execute_many(
-        &prepared,
-        session,
-        TelemetrySource::Poll,
-        &ctl,
-        &mut [&mut printer],
-    )
+    let mut exporter = metrics.as_ref().map(|m| {
+        err_line(&format!("drivescope: metrics on http://{}/metrics", m.addr));
+        MetricsSink::new(m)
+    });
+    let mut sinks: Vec<&mut dyn run::Sink> = vec![&mut printer];
+    if let Some(e) = &mut exporter {
+        sinks.push(e);
+    }
+    run::execute_many(&prepared, session, TelemetrySource::Poll, &ctl, &mut sinks)
 }

@@ -61,6 +61,10 @@ pub enum RunError {
     /// For a target on another host (`--host`): its verify state would be this host's.
     #[error("{0}: --verify checks targets on this host only")]
     VerifyRemote(String),
+    /// A front end the command set up failed before the run (the metrics endpoint's
+    /// address): its own error, kept whole.
+    #[error(transparent)]
+    Frontend(Box<dyn std::error::Error + Send + Sync>),
     #[error("no target to run on")]
     NoTargets,
     #[error("cannot start a drive's thread: {0}")]

@@ -23,6 +23,7 @@ mod guard_loop;
 mod hostile_files;
 mod layering;
 mod many_drives;
+mod metrics_prometheus;
 mod new_files;
 mod odd_conditions;
 mod output_stops;

@@ -1,0 +1,87 @@
+//! The hub's sink that keeps [`Figures`] for the metrics endpoint: each run event copied in
+//! once, as it reaches the hub.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::figures::{DriveFigures, Figures, RunState};
+use super::server::MetricsServer;
+use crate::outcome::RunOutcome;
+use crate::run::{RunEvent, Sink};
+
+/// Copies run events into the endpoint's figures.
+#[derive(Debug, Clone)]
+pub struct MetricsSink {
+    figures: Arc<Mutex<Figures>>,
+    /// This machine's name: the `host` label of a drive on it.
+    local_host: String,
+}
+
+/// This machine's host name (the kernel's), or `localhost`.
+fn local_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+impl MetricsSink {
+    pub fn new(server: &MetricsServer) -> MetricsSink {
+        MetricsSink {
+            figures: server.figures.clone(),
+            local_host: local_host(),
+        }
+    }
+
+    fn apply(&self, drive: usize, ev: &RunEvent<'_>) {
+        let mut fig = self.figures.lock().unwrap_or_else(PoisonError::into_inner);
+        while fig.drives.len() <= drive {
+            fig.drives.push(DriveFigures::default());
+        }
+        match ev {
+            RunEvent::Started { run, .. } => {
+                let host = run
+                    .remote
+                    .as_ref()
+                    .map_or_else(|| self.local_host.clone(), |r| r.link.host().to_string());
+                let d = &mut fig.drives[drive];
+                *d = DriveFigures::new(run.label.clone(), host);
+                d.preset = run.plan.preset_id.clone();
+                d.phase_names = run.plan.phases.iter().map(|p| p.name.clone()).collect();
+                fig.state = RunState::Running;
+            }
+            RunEvent::StepStarted {
+                step, target_iops, ..
+            } => {
+                let d = &mut fig.drives[drive];
+                d.step = step.name.clone();
+                d.phase = d.phase_names.get(step.phase).cloned().unwrap_or_default();
+                d.target_iops = *target_iops;
+            }
+            RunEvent::Interval { report, .. } => fig.drives[drive].interval(report),
+            RunEvent::Telemetry(t) => {
+                if let Some(s) = &t.smart {
+                    fig.drives[drive].smart = Some(s.clone());
+                }
+            }
+            RunEvent::Ended { outcome, .. } => {
+                fig.state = match outcome {
+                    RunOutcome::Completed { .. } => RunState::Completed,
+                    RunOutcome::Stopped(_) => RunState::Stopped,
+                    RunOutcome::Failed { .. } => RunState::Failed,
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Sink for MetricsSink {
+    fn event(&mut self, ev: &RunEvent<'_>) {
+        self.apply(0, ev);
+    }
+
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        self.apply(drive, ev);
+    }
+}
