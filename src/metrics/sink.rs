@@ -40,10 +40,7 @@ impl MetricsSink {
         }
         match ev {
             RunEvent::Started { run, .. } => {
-                let host = run
-                    .remote
-                    .as_ref()
-                    .map_or_else(|| self.local_host.clone(), |r| r.link.host().to_string());
+                let host = run.host.name().unwrap_or_else(|| self.local_host.clone());
                 let d = &mut fig.drives[drive];
                 *d = DriveFigures::new(run.label.clone(), host);
                 d.preset = run.plan.preset_id.clone();
