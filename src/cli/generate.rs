@@ -186,7 +186,7 @@ mod tests {
             let s = String::from_utf8(completions(shell)).unwrap();
             assert!(s.contains("drivescope"), "{shell}");
             assert!(s.contains("presets"), "{shell}: no subcommand");
-            assert!(s.contains("--fio-job"), "{shell}: no run option");
+            assert!(s.contains("fio-job"), "{shell}: no run option");
         }
         let bash = String::from_utf8(completions(Shell::Bash)).unwrap();
         let first = crate::preset::builtins().remove(0).id;
