@@ -38,6 +38,10 @@ pub struct DashboardArgs {
     /// Multiply every duration of the presets by F (demos, tests).
     #[arg(long, value_parser = super::parse::parse_time_scale, default_value = "1")]
     pub time_scale: f64,
+    /// Serve the dashboard's runs as live metrics for Prometheus at ADDR (as `run
+    /// --metrics`: a PORT alone is 127.0.0.1).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

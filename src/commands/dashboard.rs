@@ -25,6 +25,15 @@ pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
             }
         }
     }
+    // Listening before the terminal is taken: an address in use is refused on the shell.
+    let metrics = match &a.metrics {
+        Some(addr) => {
+            let m = crate::metrics::MetricsServer::start(addr)?;
+            crate::output::err_line(&format!("drivescope: metrics on http://{}/metrics", m.addr));
+            Some(m)
+        }
+        None => None,
+    };
     let remote = RemoteOptions {
         ssh: SshCommand::choose(a.ssh_command.as_deref())?,
         program: a.remote_drivescope.clone(),
@@ -45,5 +54,6 @@ pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
         theme: a.theme.clone(),
         mouse: a.mouse,
         time_scale: a.time_scale,
+        metrics,
     })
 }

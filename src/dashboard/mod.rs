@@ -41,6 +41,8 @@ pub struct Options {
     pub mouse: bool,
     /// Multiplies every duration of the presets.
     pub time_scale: f64,
+    /// `--metrics`: every run of the dashboard also feeds this endpoint.
+    pub metrics: Option<crate::metrics::MetricsServer>,
 }
 
 /// Keeps SIGHUP, SIGTERM and SIGINT from killing the process outright while the
@@ -192,6 +194,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         args.time_scale,
         many,
         new_file,
+        args.metrics.as_ref().map(crate::metrics::MetricsSink::new),
     );
     // A panic in the UI must not skip the final save below.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -13,6 +13,7 @@ use std::time::Instant;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::sink::DashboardSink;
+use crate::metrics::MetricsSink;
 use super::telemetry::TelemetryCmd;
 use super::views::{drive_view, drive_view_of};
 use crate::app::{Effect, Msg, RunEnd};
@@ -79,6 +80,7 @@ fn run_one(
     ctl: RunControl,
     msgs: &UnboundedSender<Msg>,
     telemetry: &std_mpsc::Sender<TelemetryCmd>,
+    mut exporter: Option<MetricsSink>,
 ) {
     let prepared = match request(&s).and_then(|r| run::prepare(&r)) {
         Ok(p) => p,
@@ -105,12 +107,16 @@ fn run_one(
         lock: None,
     };
     let mut sink = DashboardSink::new(msgs.clone(), t0);
+    let mut sinks: Vec<&mut dyn run::Sink> = vec![&mut sink];
+    if let Some(e) = &mut exporter {
+        sinks.push(e);
+    }
     let finished = run::execute(
         &prepared,
         session,
         TelemetrySource::Tap(sample_rx),
         &ctl,
-        &mut [&mut sink],
+        &mut sinks,
     );
     let _ = telemetry.send(TelemetryCmd::Tap(None));
     let _ = msgs.send(ended(finished));
@@ -153,6 +159,7 @@ fn run_many(
     ctl: RunControl,
     msgs: &UnboundedSender<Msg>,
     telemetry: &std_mpsc::Sender<TelemetryCmd>,
+    mut exporter: Option<MetricsSink>,
 ) {
     let reqs = preset::find(&s.preset_id).map(|p| {
         s.targets
@@ -200,12 +207,16 @@ fn run_many(
         lock: None,
     };
     let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
+    let mut sinks: Vec<&mut dyn run::Sink> = vec![&mut sink];
+    if let Some(e) = &mut exporter {
+        sinks.push(e);
+    }
     let finished = run::execute_many(
         &prepared,
         session,
         TelemetrySource::Poll,
         &ctl,
-        &mut [&mut sink],
+        &mut sinks,
     );
     // Back to polling the first drive between runs: not a remote one (its path is the other
     // host's; this host's device of that name is another drive), as when the table opened.
@@ -247,6 +258,7 @@ pub(super) fn spawn_effects(
     time_scale: f64,
     drives: Vec<TargetChoice>,
     new_file: Option<(PathBuf, u64)>,
+    exporter: Option<MetricsSink>,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut current: Option<Current> = None;
@@ -293,7 +305,10 @@ pub(super) fn spawn_effects(
                         _ => continue,
                     };
                     let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
-                    let thread = std::thread::spawn(move || run_one(start, ctl, &msgs, &telemetry));
+                    let exporter = exporter.clone();
+                    let thread = std::thread::spawn(move || {
+                        run_one(start, ctl, &msgs, &telemetry, exporter)
+                    });
                     current = Some(Current { handle, thread });
                 }
                 Effect::StartDrives {
@@ -318,8 +333,10 @@ pub(super) fn spawn_effects(
                         time_scale,
                     };
                     let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
-                    let thread =
-                        std::thread::spawn(move || run_many(start, ctl, &msgs, &telemetry));
+                    let exporter = exporter.clone();
+                    let thread = std::thread::spawn(move || {
+                        run_many(start, ctl, &msgs, &telemetry, exporter)
+                    });
                     current = Some(Current { handle, thread });
                 }
                 Effect::StopDrive(d) => send(&current, RunCmd::StopDrive(d)),

@@ -27,7 +27,7 @@ pub enum MetricsError {
 }
 
 /// The listening endpoint; the thread serving it ends with the process.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MetricsServer {
     pub addr: SocketAddr,
     pub figures: Arc<Mutex<Figures>>,

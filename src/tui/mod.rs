@@ -66,6 +66,9 @@ pub enum DashboardError {
     /// A target that cannot be used as given (a missing path without `--size`).
     #[error(transparent)]
     Target(#[from] crate::dut::TargetError),
+    /// `--metrics` at an address that cannot be listened on.
+    #[error(transparent)]
+    Metrics(#[from] crate::metrics::MetricsError),
 }
 
 /// How the dashboard ended.
