@@ -1017,3 +1017,33 @@ fn every_new_file_a_job_reads_is_filled_first() {
         );
     }
 }
+
+#[test]
+fn a_fio_that_exits_non_zero_after_printing_json_is_a_failed_step_in_fios_words() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("plain.bin");
+    let text = format!(
+        "[j]\nioengine=io_uring_cmd\nfilename={}\nsize=1m\nrw=read\n",
+        target.display()
+    );
+    let job = write_job(home.path(), "cmd.fio", &text);
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", job.to_str().unwrap(), "--json"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fio failed") && err.contains("only works with nvme ns generic char devices"),
+        "fio's own words in: {err}"
+    );
+    assert!(!err.contains("device fault"), "{err}");
+    for line in json_lines(&out) {
+        assert_ne!(
+            line["summary"]["ended_by"].as_str(),
+            Some("completed"),
+            "no completed step: {stdout}"
+        );
+    }
+}
