@@ -27,6 +27,7 @@ mod metrics_prometheus;
 mod new_files;
 mod odd_conditions;
 mod output_stops;
+mod package_deb;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;
