@@ -24,13 +24,15 @@ pub enum ManError {
     },
 }
 
-/// The command line as the completions see it: `--preset` offers the presets known here
+/// The command line as the completions see it: `--preset` offers the built-in presets
 /// and `--theme` the built-in themes (values only offered, never enforced: a path is still
 /// taken), `--target` completes paths.
 fn for_completion() -> clap::Command {
-    let presets: Vec<String> = crate::preset::builtins()
-        .into_iter()
-        .map(|p| p.id)
+    // The built-in ids only: a script made for a package must not carry the presets of
+    // whoever built it.
+    let presets: Vec<String> = crate::preset::BUILTIN_FILES
+        .iter()
+        .map(|(id, _)| id.to_string())
         .collect();
     let themes: Vec<String> = crate::theme::BUILTIN
         .iter()
@@ -189,8 +191,8 @@ mod tests {
             assert!(s.contains("fio-job"), "{shell}: no run option");
         }
         let bash = String::from_utf8(completions(Shell::Bash)).unwrap();
-        let first = crate::preset::builtins().remove(0).id;
-        assert!(bash.contains(&first), "preset ids offered");
+        let first = crate::preset::BUILTIN_FILES[0].0;
+        assert!(bash.contains(first), "preset ids offered");
         assert!(bash.contains("high-contrast"), "theme names offered");
     }
 

@@ -13,10 +13,10 @@ use std::time::Instant;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::sink::DashboardSink;
-use crate::metrics::MetricsSink;
 use super::telemetry::TelemetryCmd;
 use super::views::{drive_view, drive_view_of};
 use crate::app::{Effect, Msg, RunEnd};
+use crate::metrics::MetricsSink;
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
@@ -211,13 +211,7 @@ fn run_many(
     if let Some(e) = &mut exporter {
         sinks.push(e);
     }
-    let finished = run::execute_many(
-        &prepared,
-        session,
-        TelemetrySource::Poll,
-        &ctl,
-        &mut sinks,
-    );
+    let finished = run::execute_many(&prepared, session, TelemetrySource::Poll, &ctl, &mut sinks);
     // Back to polling the first drive between runs: not a remote one (its path is the other
     // host's; this host's device of that name is another drive), as when the table opened.
     if let Some(first) = prepared.first() {

@@ -203,8 +203,11 @@ fn latency(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
     )
 }
 
+fn smart(d: &DriveFigures) -> Option<&crate::telemetry::SmartReading> {
+    d.smart.as_ref()
+}
+
 fn drive_state(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
-    let smart = |d: &DriveFigures| d.smart.clone();
     gauge(
         enc,
         "drivescope_temperature",

@@ -92,6 +92,8 @@ pub struct DriveFigures {
     pub target_iops: Option<f64>,
     /// The plan's phase names, by index.
     pub phase_names: Vec<String>,
+    /// How this drive's part of the run ended; `None` while it goes on.
+    pub ended: Option<RunState>,
 }
 
 impl DriveFigures {
@@ -123,6 +125,23 @@ impl DriveFigures {
     }
 }
 
+impl RunState {
+    /// The run's state from its drives': running while any goes on, else the worst end
+    /// (failed over stopped over completed).
+    pub fn of(drives: &[DriveFigures]) -> RunState {
+        let mut state = RunState::Completed;
+        for d in drives {
+            match d.ended {
+                None => return RunState::Running,
+                Some(RunState::Failed) => state = RunState::Failed,
+                Some(RunState::Stopped) if state != RunState::Failed => state = RunState::Stopped,
+                Some(_) => {}
+            }
+        }
+        state
+    }
+}
+
 /// Everything the exporter shows.
 #[derive(Debug, Clone, Default)]
 pub struct Figures {
@@ -151,5 +170,19 @@ mod tests {
             "{}",
             c.sum_s
         );
+    }
+
+    #[test]
+    fn a_run_of_several_drives_runs_until_the_last_ends_and_says_the_worst_end() {
+        let mut d = vec![DriveFigures::default(), DriveFigures::default()];
+        d[0].ended = Some(RunState::Completed);
+        assert_eq!(RunState::of(&d), RunState::Running);
+        d[1].ended = Some(RunState::Stopped);
+        assert_eq!(RunState::of(&d), RunState::Stopped);
+        d[0].ended = Some(RunState::Failed);
+        assert_eq!(RunState::of(&d), RunState::Failed);
+        d[0].ended = Some(RunState::Completed);
+        d[1].ended = Some(RunState::Completed);
+        assert_eq!(RunState::of(&d), RunState::Completed);
     }
 }

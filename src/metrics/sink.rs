@@ -62,11 +62,12 @@ impl MetricsSink {
                 }
             }
             RunEvent::Ended { outcome, .. } => {
-                fig.state = match outcome {
+                fig.drives[drive].ended = Some(match outcome {
                     RunOutcome::Completed { .. } => RunState::Completed,
                     RunOutcome::Stopped(_) => RunState::Stopped,
                     RunOutcome::Failed { .. } => RunState::Failed,
-                };
+                });
+                fig.state = RunState::of(&fig.drives);
             }
             _ => {}
         }
