@@ -49,9 +49,10 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     let Some(t) = Tmux::start_with("drives3", &cmd, home.path(), 120, 40) else {
         return;
     };
-    let s = t.wait_for(" Presets ");
-    assert!(s.contains("3 drives a, b, c"), "{s}");
-    assert!(s.contains("Drives (3)"), "{s}");
+    // The picker and the table whole: a capture may catch a frame half drawn.
+    wait_until(&t, 20, "the picker over the drives table", |s| {
+        s.contains(" Presets ") && s.contains("3 drives a, b, c") && s.contains("Drives (3)")
+    });
     t.tmux(&["send-keys", "Enter"]);
     let s = wait_until(&t, 60, "every drive running", |s| {
         ["a", "b", "c"]
@@ -219,12 +220,16 @@ fn a_targets_file_opens_the_dashboard_on_its_drives_with_their_labels() {
     let Some(t) = Tmux::start_with("drivesfile", &cmd, home.path(), 80, 24) else {
         return;
     };
-    let s = t.wait_for(" Presets ");
-    assert!(s.contains("2 drives bay-1, bay-2"), "{s}");
+    // The picker names the drives it will run on; waited for as the text itself, since a
+    // capture may catch the overlay half drawn.
+    t.wait_for("2 drives bay-1, bay-2");
     t.tmux(&["send-keys", "Escape"]);
-    let s = t.wait_for("Drives (2)");
-    assert!(row(&s, "bay-1").is_some_and(|r| r.contains("idle")), "{s}");
-    assert!(row(&s, "bay-2").is_some(), "{s}");
+    // Both rows, bay-1 idle: the table drawn whole, not a frame caught half drawn.
+    wait_until(&t, 20, "the drives table with both rows", |s| {
+        s.contains("Drives (2)")
+            && row(s, "bay-1").is_some_and(|r| r.contains("idle"))
+            && row(s, "bay-2").is_some()
+    });
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
 }
@@ -268,8 +273,8 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
     let Some(t) = open("onedrive_ask", format!("- path: {d}\n  label: bay-9\n")) else {
         return;
     };
-    let s = t.wait_for(" Presets ");
-    assert!(s.contains("1 drive bay-9"), "{s}");
+    // The picker whole (it names its drive last): a capture may catch it half drawn.
+    t.wait_for("1 drive bay-9");
     let before = dev.stat();
     t.tmux(&["send-keys", "Enter"]);
     t.wait_for("type its name to allow writing to it");
@@ -288,8 +293,8 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
     ) else {
         return;
     };
-    let s = t.wait_for(" Presets ");
-    assert!(s.contains("1 drive bay-1"), "{s}");
+    // The picker whole (it names its drive last): a capture may catch it half drawn.
+    t.wait_for("1 drive bay-1");
     let before = dev.stat();
     t.tmux(&["send-keys", "Enter"]);
     let s = wait_until(&t, 60, "the run's end", |s| {

@@ -628,12 +628,13 @@ fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
     let Some(tm) = Tmux::start_with("hosts2", &cmd, home.path(), 140, 40) else {
         return;
     };
-    let s = tm.wait_for(" Presets ");
+    wait_until(&tm, 20, "the picker over the drives table", |s| {
+        s.contains(" Presets ") && s.contains("Drives (2)")
+    });
     let (l0, l1) = (
         format!("host0:{}", t.display()),
         format!("host1:{}2", t.display()),
     );
-    assert!(s.contains("Drives (2)"), "{s}");
     tm.tmux(&["send-keys", "Enter"]);
     let s = wait_until(&tm, 90, "the run's end on both hosts", |s| {
         s.contains("session saved to")
