@@ -130,12 +130,19 @@ fn check_eio(out: &Path) {
         errors > 100 && ios > errors / 2,
         "{ios} good, {errors} failed"
     );
+    // The table is switched by the guest's clock, not the run's (the run's start under TCG
+    // drifts by a second): what must hold is the switch itself, clean intervals first and
+    // from the first with errors on, errors in every one.
     let per = intervals(&lines);
+    let first_bad = per
+        .iter()
+        .position(|i| i.2 > 0)
+        .expect("errors in some interval");
     assert!(
-        per.iter().filter(|i| i.0 <= 2.0).all(|i| i.2 == 0),
-        "{per:?}"
+        first_bad >= 1,
+        "a clean interval before the switch: {per:?}"
     );
-    assert!(per.iter().filter(|i| i.0 > 3.0).all(|i| i.2 > 0), "{per:?}");
+    assert!(per[first_bad..].iter().all(|i| i.2 > 0), "{per:?}");
     assert_eq!(per.iter().map(|i| i.2).sum::<u64>(), errors);
     let logged = of_type(&lines, "io_error");
     assert!(!logged.is_empty());
