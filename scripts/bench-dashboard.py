@@ -45,7 +45,7 @@ def headless(a, home):
     path = os.path.join(home, "headless.yaml")
     extra = ["--destroy-data", a.target] if a.target.startswith("/dev/") and not a.target.startswith("/dev/shm") else []
     subprocess.run([BIN, "run", "--preset", a.preset, "--target", a.target, "--time-scale",
-                    str(a.time_scale), "--session", path, *extra], check=True,
+                    str(a.time_scale), "--force", "--session", path, *extra], check=True,
                    capture_output=True, env=dict(os.environ, HOME=home))
     return steps_iops(path)
 
@@ -124,7 +124,7 @@ def main():
     # a loop device is used as it is.
     if not a.target.startswith("/dev/loop"):
         subprocess.run([BIN, "run", "--target", a.target, "--size", "1GiB", "--duration", "1s",
-                        "--session", os.path.join(home, "fill.yaml")], check=True,
+                        "--force", "--session", os.path.join(home, "fill.yaml")], check=True,
                        capture_output=True, env=dict(os.environ, HOME=home))
     runs = {"headless": [], "dashboard": []}
     for _ in range(a.reps):

@@ -83,7 +83,7 @@ def fio(devs, qd, dur, rate=None):
 
 def ds(binary, devs, qd, dur, rate=None):
     cmd = [binary, "run", "--rw", "randread", "--bs", "4k", "--iodepth", str(qd),
-           "--duration", f"{dur}s", "--json", "--session", "/dev/shm/ds-bench-many.yaml"]
+           "--duration", f"{dur}s", "--json", "--force", "--session", "/dev/shm/ds-bench-many.yaml"]
     for d in devs:
         cmd += ["--target", d]
     if rate:
@@ -211,7 +211,7 @@ def main():
             files_dir = tempfile.mkdtemp(dir="/var/tmp")
             files = [os.path.join(files_dir, f"t{i}.bin") for i in range(a.many)]
             fill = [a.bin, "run", "--rw", "randread", "--size", "64M", "--duration", "1s",
-                    "--session", "/dev/shm/ds-bench-fill.yaml"]
+                    "--force", "--session", "/dev/shm/ds-bench-fill.yaml"]
             for f in files:
                 fill += ["--target", f]
             subprocess.run(fill, check=True, capture_output=True)

@@ -54,7 +54,7 @@ def fio(qd, jobs, dur):
 
 def drivescope(qd, jobs, dur):
     cmd = [BIN, "run", "--engine", "nop", f"--iodepth={qd}", f"--jobs={jobs}",
-           f"--duration={dur}s", "--json", "--session", "/dev/shm/bench-nop.yaml"]
+           f"--duration={dur}s", "--json", "--force", "--session", "/dev/shm/bench-nop.yaml"]
     out, cpu = timed(cmd)
     lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     s = [l for l in lines if l["type"] == "summary"][0]
@@ -70,7 +70,7 @@ def paced(rates, qd, dur, reps):
         rows, frows = [], []
         for _ in range(reps):
             cmd = [BIN, "run", "--engine", "nop", f"--iodepth={qd}", f"--duration={dur}s",
-                   f"--rate-iops={rate}", "--json", "--session", "/dev/shm/bench-nop.yaml"]
+                   f"--rate-iops={rate}", "--json", "--force", "--session", "/dev/shm/bench-nop.yaml"]
             out, cpu = timed(cmd)
             s = [json.loads(l) for l in out.splitlines() if '"summary"' in l][0]
             rows.append((s["iops"], cpu / s["ios"] * 1e6, s["lat_us"]["p50"], s["lat_us"]["p99"],

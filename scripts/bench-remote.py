@@ -120,7 +120,7 @@ def main():
     sshd, ssh = start_sshd(d)
     try:
         base = [binary, "run", "--target", dev, "--rw", "randread", "--iodepth", "32",
-                "--duration", f"{a.duration}s", "--json", "--session", f"{d}/s.yaml"]
+                "--duration", f"{a.duration}s", "--json", "--force", "--session", f"{d}/s.yaml"]
         remote = base[:2] + ["--host", "bench", "--ssh-command", ssh,
                              "--remote-drivescope", binary] + base[2:]
         res = {"local": [], "remote": []}

@@ -50,7 +50,7 @@ def loop_device(size):
 def drivescope(bin_, dev, duration, verify, home):
     cmd = [bin_, "run", "--target", dev, "--destroy-data", dev, "--rw", "randrw",
            "--bs", "4k", "--iodepth", "32", "--jobs", "1", "--duration", f"{duration}s",
-           "--json", "--session", os.path.join(home, "s.yaml")]
+           "--json", "--force", "--session", os.path.join(home, "s.yaml")]
     if verify:
         # A new state each run: the other rows overwrite the device behind its back.
         cmd += ["--verify", "--verify-state", os.path.join(home, "state"), "--verify-reset"]

@@ -73,7 +73,7 @@ def fio_cmd(target, rw, bs, qd, jobs, dur, size, rate=None):
 def ds_cmd(target, rw, bs, qd, jobs, dur, size, rate=None, destroy=False):
     cmd = [BIN, "run", "--target", target, "--rw", rw, "--bs", bs, "--iodepth", str(qd),
            "--jobs", str(jobs), "--duration", f"{dur}s", "--size", size, "--json",
-           "--session", "/dev/shm/drivescope-bench-session.yaml"]
+           "--force", "--session", "/dev/shm/drivescope-bench-session.yaml"]
     if rate:
         cmd += ["--rate-iops", str(rate)]
     if destroy:
