@@ -73,7 +73,8 @@ impl Tmux {
             }
             assert!(
                 t0.elapsed() < Duration::from_secs(20),
-                "never saw {text:?}:\n{s}"
+                "never saw {text:?}:\n{s}\n{}",
+                self.where_it_waits()
             );
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -87,6 +88,45 @@ impl Tmux {
             .output()
             .expect("stty");
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The top of the screen (its header and notice line) and each drivescope thread's
+    /// state and kernel stack: put last in a timeout's message, where a CI log that keeps
+    /// only a failure's tail shows what the program was doing.
+    pub(crate) fn where_it_waits(&self) -> String {
+        let top: Vec<String> = self.screen().lines().take(4).map(str::to_string).collect();
+        let mut out = format!("top of the screen:\n{}\n", top.join("\n"));
+        let shell = self.tmux(&["display", "-p", "#{pane_pid}"]);
+        let pids = Command::new("pgrep")
+            .args(["-P", shell.trim()])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        for pid in pids.split_whitespace() {
+            let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+                .into_iter()
+                .flatten();
+            for task in tasks.flatten() {
+                let dir = task.path();
+                let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+                let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+                let stack = std::fs::read_to_string(dir.join("stack")).unwrap_or_default();
+                let state = stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .next();
+                out.push_str(&format!(
+                    "thread {} {} state {}:\n{}",
+                    task.file_name().to_string_lossy(),
+                    comm.trim(),
+                    state.unwrap_or("?"),
+                    stack
+                ));
+            }
+        }
+        out
     }
 
     /// The pid of drivescope, the pane shell's child.
@@ -221,7 +261,8 @@ pub(crate) fn wait_until(t: &Tmux, secs: u64, what: &str, pred: impl Fn(&str) ->
         }
         assert!(
             t0.elapsed() < Duration::from_secs(secs),
-            "never saw {what}:\n{s}"
+            "never saw {what}:\n{s}\n{}",
+            t.where_it_waits()
         );
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -297,6 +297,10 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
     t.wait_for("1 drive bay-1");
     let before = dev.stat();
     t.tmux(&["send-keys", "Enter"]);
+    // The key was taken (the picker closed), then the run ends: a failure says which.
+    wait_until(&t, 20, "the picker close on enter", |s| {
+        !s.contains("1 drive bay-1")
+    });
     let s = wait_until(&t, 60, "the run's end", |s| {
         row(s, "bay-1").is_some_and(|r| r.contains("completed")) && s.contains("session saved to")
     });
