@@ -139,7 +139,8 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         );
         assert!(p50 > 0.0 && p99 >= p50, "{name}: {x}");
         let runtime = x["runtime_s"].as_f64().unwrap();
-        assert!((runtime - 2.0).abs() < 0.2, "{name}: {runtime}");
+        // runtime=2s: never short of it; a busy machine makes fio's last turn later.
+        assert!((1.9..3.0).contains(&runtime), "{name}: {runtime}");
     }
 
     let loaded = drivescope::session::load(&session).expect("the session loads");
@@ -665,9 +666,12 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     let ramp = intervals.iter().filter(|i| i["ramp"] == true).count();
     let measured: Vec<_> = intervals.iter().filter(|i| i["ramp"] == false).collect();
     assert!(ramp >= 1 && measured.len() >= 3, "{intervals:?}");
-    // The measured intervals start where the ramp ended (1 s of I/O), and run on in order.
+    // The measured intervals start where the ramp ended, and run on in order. fio ends
+    // each job's ramp at its first turn past 1 s of I/O (the last ramp interval may end
+    // before, on fio's own clock): a busy machine makes that turn later (by up to one
+    // 500 ms interval is allowed here), never earlier.
     let first = measured[0]["start_s"].as_f64().unwrap();
-    assert!((first - 1.0).abs() < 0.05, "{first}");
+    assert!((0.95..1.5).contains(&first), "{first}");
     for w in measured.windows(2) {
         let (start, end) = (
             w[1]["start_s"].as_f64().unwrap(),

@@ -104,7 +104,10 @@ fn randread_json_stream_and_summary() {
 fn rate_limited_run_hits_its_target_and_reports_response_latency() {
     let _timing = crate::common::timing_lock();
     let home = tempfile::tempdir().unwrap();
-    let t = home.path().join("scratch.bin");
+    // The pacer is what is measured, not the disk: a file in memory (tmpfs, through the
+    // page cache), so a disk busy with another build's writes cannot hold the queue full.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
     let out = run(
         home.path(),
         &[
@@ -113,6 +116,8 @@ fn rate_limited_run_hits_its_target_and_reports_response_latency() {
             t.to_str().unwrap(),
             "--size",
             "64MiB",
+            "--direct",
+            "0",
             "--rw",
             "randrw",
             "--rwmixread",
@@ -137,10 +142,12 @@ fn rate_limited_run_hits_its_target_and_reports_response_latency() {
     );
     let lines = json_lines(&out);
     let s = summary(&lines);
-    let iops = s["read_iops"].as_f64().unwrap() + s["write_iops"].as_f64().unwrap();
+    // The schedule's count: 3000 a second for the 3 s asked (the rate over the runtime
+    // would also count the drain after the last I/O was issued).
+    let ios = s["ios"].as_f64().unwrap();
     assert!(
-        (iops - 3000.0).abs() / 3000.0 < 0.01,
-        "achieved {iops} IOPS for a 3000 target"
+        (ios - 9000.0).abs() / 9000.0 < 0.01,
+        "{ios} I/Os in 3 s for a 3000 IOPS target: {s}"
     );
     let read_share = s["read_ios"].as_f64().unwrap() / s["ios"].as_f64().unwrap();
     assert!(
@@ -659,24 +666,44 @@ fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
     let svc = &s["service_lat_us"];
     let waited = (resp["mean"].as_f64().unwrap() - svc["mean"].as_f64().unwrap()) * 1e-6 * ios;
     let expect = |stall: f64| RATE * (stall - DEPTH / RATE).powi(2) / 2.0;
-    let (lo, hi) = (0.85 * expect(stall_min), 1.15 * expect(stall_max));
+    // Little's law over the queue of I/Os due but not yet issued: their waits add up to
+    // the integral of its length, which the intervals' counts give (due by each interval's
+    // end, less completed by then, within the DEPTH in flight). A busy machine slows the
+    // catch-up after the thaw, and this counts that too. The stall must show in full.
+    let (mut integral, mut done, mut last_t, mut last_b) = (0.0, 0.0, 0.0, 0.0);
+    for i in parsed.iter().filter(|v| v["type"] == "interval") {
+        let end = i["end_s"].as_f64().unwrap();
+        done += i["write"]["ios"].as_f64().unwrap();
+        let backlog = (RATE * end - done).max(0.0);
+        integral += (backlog + last_b) / 2.0 * (end - last_t);
+        (last_t, last_b) = (end, backlog);
+    }
+    let slack = DEPTH * runtime;
+    let (lo, hi) = (0.85 * integral - slack, 1.15 * integral + slack);
+    let least = 0.85 * expect(stall_min);
     eprintln!(
         "stall {stall_min:.3}..{stall_max:.3} s: I/Os waited {waited:.1} s in all, \
-         expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+         the queue's integral {integral:.1} s, the stall's least {least:.1} s; \
+         response {resp}, service {svc}"
     );
     assert!(
-        (lo..hi).contains(&waited),
+        waited >= least && (lo..hi).contains(&waited),
         "a stall of {stall_min:.3}..{stall_max:.3} s at {RATE} IOPS: I/Os waited {waited:.1} s \
-         in all to be issued, expected {lo:.1}..{hi:.1}; response {resp}, service {svc}"
+         in all to be issued, expected at least {least:.1} and {lo:.1}..{hi:.1} by the \
+         intervals' counts; response {resp}, service {svc}"
     );
-    // The longest response is the stall; most I/Os never saw it, in either measure.
+    // The longest response is the stall (and the wait for a CPU after it, on a busy
+    // machine, which the first I/O after the thaw also took); most I/Os never saw it.
     let max = resp["max"].as_f64().unwrap() * 1e-6;
+    let after = svc["p99"].as_f64().unwrap() * 1e-6;
     assert!(
-        (stall_min..stall_max + 0.25).contains(&max),
+        (stall_min..stall_max + 0.25 + after).contains(&max),
         "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s"
     );
-    assert!(resp["p50"].as_f64().unwrap() < 5_000.0, "{resp}");
-    assert!(svc["p90"].as_f64().unwrap() < 5_000.0, "{svc}");
+    // A tenth of the stall: milliseconds when the machine is busy, microseconds when not;
+    // an I/O that counted the stall would be at hundreds of milliseconds.
+    assert!(resp["p50"].as_f64().unwrap() < 100_000.0, "{resp}");
+    assert!(svc["p90"].as_f64().unwrap() < 100_000.0, "{svc}");
 }
 
 #[test]

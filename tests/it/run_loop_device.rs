@@ -187,29 +187,37 @@ fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
             .find(|s| s["sweep_point"].as_f64() == Some(pct))
             .unwrap_or_else(|| panic!("no {pct}% point"))
     };
-    let curve_lat = |pct: f64| point(pct)["service_lat_us"]["mean"].as_f64().unwrap();
-    let at_100 = curve_lat(100.0);
-    for pct in [110.0, 120.0] {
+    // Past 100% the points run closed loop at the profile's 128 outstanding I/Os (8 jobs x
+    // iodepth 16), unpaced: no target on the step's own figures, and by Little's law the
+    // I/Os in flight (IOPS x mean latency) are at most the 128 the queue holds. Both are
+    // counted, not timed, so a busy machine moves neither: how fast a sub-second point runs
+    // there is the machine's (a probe at 28k and points at 58k were seen under load), and
+    // is not asserted.
+    for pct in [100.0, 110.0, 120.0] {
         let s = point(pct);
-        eprintln!(
-            "{pct}%: {} IOPS (probe {probe}), curve latency {} µs (100%: {at_100} µs)",
-            s["summary"]["iops"], s["service_lat_us"]["mean"]
-        );
-        assert!(
-            curve_lat(pct) <= 3.0 * at_100,
-            "{pct}%: {} µs against {at_100} µs at 100%",
-            curve_lat(pct)
-        );
-        assert_eq!(s["closed_loop"], true, "{s}");
-        // At the probe's level, not below it (the point runs at full queue, not paced
-        // down): sub-second steps on a shared two-core machine swing a lot, and the probe,
-        // the sweep's first step, often runs on a colder device than the points after it.
         let achieved = s["summary"]["iops"].as_f64().unwrap();
+        let lat_s = s["service_lat_us"]["mean"].as_f64().unwrap() / 1e6;
+        eprintln!("{pct}%: {achieved} IOPS (probe {probe}), {lat_s} s mean");
+        assert_eq!(s["closed_loop"], true, "{s}");
         assert!(
-            achieved >= 0.5 * probe && achieved <= 2.5 * probe,
-            "{pct}%: {achieved} IOPS against the probe's {probe}"
+            s["summary"]["target_iops"].is_null(),
+            "{pct}% was paced: {s}"
+        );
+        assert!(achieved > 0.0 && lat_s > 0.0, "{s}");
+        let in_flight = achieved * lat_s;
+        assert!(
+            in_flight <= 128.0 * 1.02,
+            "{pct}%: {in_flight:.1} I/Os in flight by Little's law, past the 128 outstanding"
         );
     }
+    // Below 100% the points are paced at their share of the probe.
+    let s = point(50.0);
+    assert_eq!(s["closed_loop"], false, "{s}");
+    let target = s["target_iops"].as_f64().unwrap();
+    assert!(
+        (target - 0.5 * probe).abs() <= 0.01 * probe + 1.0,
+        "50%: a target of {target} for a probe of {probe}"
+    );
 }
 
 #[test]
@@ -286,13 +294,18 @@ fn a_4k_sector_device_refuses_512_byte_io_and_counts_match_the_kernels() {
         rb > r * 4096 && rb < r * 8192,
         "both sizes ran: {r} reads of {rb} B"
     );
-    let near = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.01 * b as f64;
+    // Within 1%; the kernel's reads also hold the guard's probe, a fixed amount that is
+    // more than 1% of a run slowed by a busy machine.
+    let near = |a: u64, b: u64, probe: u64| {
+        let slack = 0.01 * b as f64;
+        a as f64 + slack >= b as f64 && a as f64 <= b as f64 + slack + probe as f64
+    };
     assert!(
-        near(kr, r) && near(kw, w),
+        near(kr, r, common::PROBE_READS) && near(kw, w, 0),
         "I/Os: kernel {kr}/{kw}, drivescope {r}/{w}"
     );
     assert!(
-        near(krb, rb) && near(kwb, wb),
+        near(krb, rb, common::PROBE_BYTES) && near(kwb, wb, 0),
         "bytes: kernel {krb}/{kwb}, drivescope {rb}/{wb}"
     );
 }

@@ -251,7 +251,10 @@ fn without_session_the_run_goes_to_a_dated_file_in_the_sessions_folder() {
         stderr.contains(&format!("session saved to {}", files[0].display())),
         "{stderr}"
     );
-    assert_eq!(session::load(&files[0]).unwrap().session.intervals.len(), 2);
+    // 500 ms in 250 ms intervals; on a busy machine the drain's last I/Os may come back as
+    // one more.
+    let n = session::load(&files[0]).unwrap().session.intervals.len();
+    assert!((2..=3).contains(&n), "{n} intervals");
 }
 
 /// Lines of a child's stdout as they come.
