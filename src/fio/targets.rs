@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::FioError;
 use super::parse::{refuse, refuse_file, FileJob, FileStep};
-use super::refusal::{LogClash, Refusal, Unfollowed, FILE_ENGINES};
+use super::refusal::{LogClash, Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
 /// A file or device a job opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,10 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 return Err(refuse(job, Refusal::Expansion { key }));
             }
         }
+        if fileless(job) {
+            // It opens no file: nothing to guard, create or fill.
+            continue;
+        }
         let engine = job.get("ioengine").unwrap_or("psync").trim();
         if !FILE_ENGINES.contains(&engine) {
             return Err(refuse(
@@ -115,6 +119,23 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         }
     }
     Ok(out)
+}
+
+/// The job's engine opens no file (`null`, `cpuio`).
+pub(super) fn fileless(job: &FileJob) -> bool {
+    let engine = job.get("ioengine").unwrap_or("psync").trim();
+    FILELESS_ENGINES.contains(&engine)
+}
+
+/// The files only jobs of an engine that opens none name: fio lists them, nothing opens
+/// them.
+pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
+    steps
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .filter(|j| fileless(j))
+        .flat_map(|j| j.files.iter().cloned())
+        .collect()
 }
 
 /// How far into each of its files a job reaches, in bytes: its offset (plus
@@ -235,17 +256,19 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
     Ok(())
 }
 
-/// Every file fio named must be one drivescope found (and so guards): else the job file
-/// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
-/// the files its options name: not those named inside an I/O log (`read_iolog`), which is
-/// why that option is refused outright (see `Unfollowed`).
+/// Every file fio named must be one drivescope found (and so guards), or one only jobs
+/// that open no file name (`named_only`): else the job file writes where drivescope cannot
+/// tell, and is refused. fio's parse-time list holds only the files its options name: not
+/// those named inside an I/O log (`read_iolog`), which is why that option is refused
+/// outright (see `Unfollowed`).
 pub(super) fn check_against_fio(
     fio_files: &[PathBuf],
     targets: &[JobTarget],
+    named_only: &[PathBuf],
 ) -> Result<(), FioError> {
     match fio_files
         .iter()
-        .find(|f| !targets.iter().any(|t| t.path == **f))
+        .find(|f| !targets.iter().any(|t| t.path == **f) && !named_only.contains(f))
     {
         Some(f) => Err(refuse_file(None, Refusal::UnfoundFile { path: f.clone() })),
         None => Ok(()),
@@ -311,6 +334,24 @@ mod tests {
         assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
         let fresh = dir.path().join("new");
         assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
+    }
+
+    #[test]
+    fn jobs_of_an_engine_that_opens_no_file_have_no_targets() {
+        let of = |text: &str| targets(&parse_steps(text).unwrap()).unwrap();
+        assert!(of("[n]\nioengine=null\nsize=100g\n").is_empty());
+        assert!(of("[c]\nioengine=cpuio\ncpuload=50\n").is_empty());
+        // Named, never opened: fio lists the name, which is no unfound file.
+        let steps =
+            parse_steps("[n]\nioengine=null\nfilename=/tmp/none\n[w]\nfilename=/tmp/w\n").unwrap();
+        let t = targets(&steps).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].path, PathBuf::from("/tmp/w"));
+        let named = named_only(&steps);
+        assert_eq!(named, [PathBuf::from("/tmp/none")]);
+        let fio = [PathBuf::from("/tmp/none"), PathBuf::from("/tmp/w")];
+        assert!(check_against_fio(&fio, &t, &named).is_ok());
+        assert!(check_against_fio(&fio, &t, &[]).is_err());
     }
 
     #[test]

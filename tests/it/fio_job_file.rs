@@ -1189,3 +1189,90 @@ fn a_trim_jobs_trims_are_fios_and_the_kernels_discards_in_every_figure() {
         "an interval's trims: {text_out}"
     );
 }
+
+/// Every file under `dir` with its length (apparent: a sparse file counts whole).
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push((e.path(), m.len()));
+            }
+        }
+    }
+    out
+}
+
+/// fio's own totals (reads, writes) of `job` run plainly in `dir`.
+fn plain_fio_counts(job: &Path, dir: &Path) -> (u64, u64) {
+    let out = std::process::Command::new("fio")
+        .args(["--output-format=json", job.to_str().unwrap()])
+        .current_dir(dir)
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    let sum = |dir: &str| -> u64 {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    (sum("read"), sum("write"))
+}
+
+#[test]
+fn a_null_engine_job_needs_no_filename_and_makes_no_file() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // 100 GiB through fio's null engine: 102,400 I/Os that touch nothing.
+    let text = "[nulls]\nioengine=null\nrw=write\nbs=1m\nsize=100g\n";
+    let job = write_job(home.path(), "null.fio", text);
+    let session = home.path().join("null.yaml");
+    let out = run_job_with(
+        common::command(home.path()).current_dir(work.path()),
+        &job,
+        &["--session", session.to_str().unwrap()],
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let s = &steps[0]["summary"];
+    let fio = plain_fio_counts(&job, work.path());
+    assert_eq!(fio, (0, 102_400), "fio's own count");
+    assert_eq!(
+        (s["read_ios"].as_u64(), s["write_ios"].as_u64()),
+        (Some(fio.0), Some(fio.1)),
+        "{s}"
+    );
+    assert_eq!(s["write_bytes"].as_u64(), Some(100 << 30), "{s}");
+    // No file: none where it ran, none beside the session, none of 100 GiB anywhere.
+    assert!(
+        files_under(work.path()).is_empty(),
+        "{:?}",
+        files_under(work.path())
+    );
+    let big: Vec<_> = files_under(home.path())
+        .into_iter()
+        .filter(|(_, len)| *len > 16 << 20)
+        .collect();
+    assert!(big.is_empty(), "{big:?}");
+    let sessions = home.path().join("data/drivescope/sessions");
+    let made: Vec<_> = files_under(&sessions)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().contains("nulls"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    assert_eq!(loaded.session.target.kind.as_str(), "none");
+}
