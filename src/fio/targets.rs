@@ -98,6 +98,10 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             .collect();
         let reach = reach.join(" ");
         for path in job.files.iter().cloned() {
+            if holds_no_data(&path) && !job.unlinks() {
+                // Nothing to guard, make or fill; fio's cage has it.
+                continue;
+            }
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
@@ -127,14 +131,35 @@ pub(super) fn fileless(job: &FileJob) -> bool {
     FILELESS_ENGINES.contains(&engine)
 }
 
-/// The files only jobs of an engine that opens none name: fio lists them, nothing opens
-/// them.
+/// The kernel's null and zero devices (`/dev/null`, `/dev/zero`: character devices 1:3
+/// and 1:5, Documentation/admin-guide/devices.txt), and only those: they hold no data, so a
+/// job reading or writing one needs no guard and no `--destroy-data`, and fio's cage has
+/// both. Any other node under `/dev` (`/dev/full`, a disk) keeps the device rules.
+pub(super) fn holds_no_data(path: &Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    const NODES: [(&str, u32); 2] = [("/dev/null", 3), ("/dev/zero", 5)];
+    NODES.iter().any(|(name, minor)| {
+        path == Path::new(name)
+            && std::fs::metadata(path).is_ok_and(|m| {
+                m.file_type().is_char_device()
+                    && libc::major(m.rdev()) == 1
+                    && libc::minor(m.rdev()) == *minor
+            })
+    })
+}
+
+/// The files fio names that are no target: those only jobs of an engine that opens none
+/// name (fio lists them, nothing opens them), and `/dev/null` and `/dev/zero`.
 pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
-    steps
-        .iter()
-        .flat_map(|s| &s.jobs)
+    let jobs = || steps.iter().flat_map(|s| &s.jobs);
+    jobs()
         .filter(|j| fileless(j))
         .flat_map(|j| j.files.iter().cloned())
+        .chain(
+            jobs()
+                .filter(|j| !j.unlinks())
+                .flat_map(|j| j.files.iter().filter(|f| holds_no_data(f)).cloned()),
+        )
         .collect()
 }
 
@@ -352,6 +377,28 @@ mod tests {
         let fio = [PathBuf::from("/tmp/none"), PathBuf::from("/tmp/w")];
         assert!(check_against_fio(&fio, &t, &named).is_ok());
         assert!(check_against_fio(&fio, &t, &[]).is_err());
+    }
+
+    #[test]
+    fn dev_null_and_dev_zero_hold_no_data_and_other_devices_are_targets() {
+        assert!(holds_no_data(Path::new("/dev/null")) && holds_no_data(Path::new("/dev/zero")));
+        for other in ["/dev/full", "/dev/urandom", "/tmp/null", "/dev/nulls"] {
+            assert!(!holds_no_data(Path::new(other)), "{other}");
+        }
+        let steps = parse_steps(
+            "[z]\nfilename=/dev/zero\nrw=read\nsize=1m\n\
+             [n]\nfilename=/dev/null\nrw=write\nsize=1m\n\
+             [f]\nfilename=/dev/full\nrw=write\nsize=1m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        let paths: Vec<&Path> = t.iter().map(|t| t.path.as_path()).collect();
+        assert_eq!(paths, [Path::new("/dev/full")]);
+        let named = named_only(&steps);
+        assert_eq!(
+            named,
+            [PathBuf::from("/dev/zero"), PathBuf::from("/dev/null")]
+        );
     }
 
     #[test]

@@ -1276,3 +1276,43 @@ fn a_null_engine_job_needs_no_filename_and_makes_no_file() {
     let loaded = drivescope::session::load(&session).expect("the session loads");
     assert_eq!(loaded.session.target.kind.as_str(), "none");
 }
+
+#[test]
+fn dev_zero_and_dev_null_run_without_destroy_data_and_other_devices_keep_the_device_rules() {
+    let home = tempfile::tempdir().unwrap();
+    let text = "[zeros]\nfilename=/dev/zero\nrw=read\nbs=64k\nsize=64m\n\n\
+                [nulls]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=64m\n";
+    let job = write_job(home.path(), "dev.fio", text);
+    // No --destroy-data: they hold no data.
+    let out = run_job(home.path(), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let s = &steps[0]["summary"];
+    let fio = plain_fio_counts(&job, home.path());
+    assert_eq!(fio, (1024, 1024), "fio's own count");
+    assert_eq!(
+        (s["read_ios"].as_u64(), s["write_ios"].as_u64()),
+        (Some(fio.0), Some(fio.1)),
+        "{s}"
+    );
+    let series: Vec<(&str, u64, u64)> = job_series(steps[0])
+        .iter()
+        .map(|x| (x.0, x.1, x.2))
+        .collect();
+    assert_eq!(series, [("zeros", 1024, 0), ("nulls", 0, 1024)]);
+
+    // /dev/full is a device like any other: a write of it is refused before fio starts.
+    let full = write_job(
+        home.path(),
+        "full.fio",
+        "[full]\nfilename=/dev/full\nrw=write\nbs=64k\nsize=1m\n",
+    );
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", full.to_str().unwrap(), "--json"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/dev/full"), "{err}");
+}
