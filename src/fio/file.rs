@@ -5,7 +5,7 @@
 //! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
 //! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
 //! is refused, never run; a job of an engine that opens no file (`null`, `cpuio`) has no
-//! target at all (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a log
+//! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a log
 //! over one that is there, a verify state file) or whose reach into a file (offset and
 //! size) drivescope cannot read. Each target's reach is the size the guard judges.
 

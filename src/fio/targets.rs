@@ -281,8 +281,9 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
     Ok(())
 }
 
-/// Every file fio named must be one drivescope found (and so guards), or one only jobs
-/// that open no file name (`named_only`): else the job file writes where drivescope cannot
+/// Every file fio named must be one drivescope found (and so guards), or one that is no
+/// target (`named_only`: named only by jobs that open no file, or `/dev/null` and
+/// `/dev/zero`): else the job file writes where drivescope cannot
 /// tell, and is refused. fio's parse-time list holds only the files its options name: not
 /// those named inside an I/O log (`read_iolog`), which is why that option is refused
 /// outright (see `Unfollowed`).
