@@ -93,6 +93,9 @@ pub struct IntervalPoint {
     pub write_iops: f64,
     pub read_bw: f64,
     pub write_bw: f64,
+    /// Trims (an fio job file's trim jobs).
+    pub trim_iops: f64,
+    pub trim_bw: f64,
     pub errors: u64,
     pub ramp: bool,
     /// Response latency (service latency when not rate-limited), µs.
@@ -110,6 +113,8 @@ impl IntervalPoint {
             write_iops: r.write_iops,
             read_bw: r.read_bw_bytes,
             write_bw: r.write_bw_bytes,
+            trim_iops: r.trim_iops,
+            trim_bw: r.trim_bw_bytes,
             errors: r.errors,
             ramp: r.ramp,
             lat: r.lat_us,
@@ -117,8 +122,14 @@ impl IntervalPoint {
         }
     }
 
+    /// Every direction's rate: reads, writes and trims.
     pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
+        self.read_iops + self.write_iops + self.trim_iops
+    }
+
+    /// Bytes per second of every direction.
+    pub fn bw(&self) -> f64 {
+        self.read_bw + self.write_bw + self.trim_bw
     }
 }
 

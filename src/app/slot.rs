@@ -130,12 +130,12 @@ impl DriveRun {
             .intervals
             .iter()
             .map(|p| {
-                let iops = p.read_iops + p.write_iops;
+                let iops = p.iops();
                 crate::thermal::Load {
                     t: p.t_s,
                     dt: p.dt_s,
                     iops,
-                    mbps: (p.read_bw + p.write_bw) / 1e6,
+                    mbps: p.bw() / 1e6,
                     loaded: !p.ramp && iops > 0.0,
                 }
             })

@@ -179,9 +179,15 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             write_iops: iv.write_iops,
             read_bw_bytes: iv.read_mbps * 1e6,
             write_bw_bytes: iv.write_mbps * 1e6,
+            trim: DirCounts {
+                ios: (iv.trim_iops * dt).round() as u64,
+                bytes: (iv.trim_mbps * 1e6 * dt).round() as u64,
+            },
+            trim_iops: iv.trim_iops,
+            trim_bw_bytes: iv.trim_mbps * 1e6,
             errors: iv.errors,
             lat_us: LatSummary {
-                samples: ((iv.read_iops + iv.write_iops) * dt).round() as u64,
+                samples: (iv.iops() * dt).round() as u64,
                 min: l.min,
                 mean: l.mean,
                 stddev: 0.0,

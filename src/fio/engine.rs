@@ -93,12 +93,16 @@ fn dump_of(v: &Value, jobs: u32) -> Result<Series, FioError> {
 fn all_hist(d: &Series, before: &Series) -> Histogram<u64> {
     let mut h = delta_hist(&d.read.bins, &before.read.bins);
     let _ = h.add(delta_hist(&d.write.bins, &before.write.bins));
+    let _ = h.add(delta_hist(&d.trim.bins, &before.trim.bins));
     h
 }
 
 /// The interval between two dumps; `None` when fio reset its counters (after a ramp).
 fn interval(index: u64, d: &Series, before: &Series, ramp: bool) -> Option<IntervalReport> {
-    if d.read.ios < before.read.ios || d.write.ios < before.write.ios {
+    if d.read.ios < before.read.ios
+        || d.write.ios < before.write.ios
+        || d.trim.ios < before.trim.ios
+    {
         return None;
     }
     let start_s = before.runtime_ms / 1000.0;
@@ -112,6 +116,10 @@ fn interval(index: u64, d: &Series, before: &Series, ramp: bool) -> Option<Inter
         ios: d.write.ios - before.write.ios,
         bytes: d.write.bytes.saturating_sub(before.write.bytes),
     };
+    let trim = DirCounts {
+        ios: d.trim.ios - before.trim.ios,
+        bytes: d.trim.bytes.saturating_sub(before.trim.bytes),
+    };
     Some(IntervalReport {
         index,
         start_s,
@@ -122,8 +130,11 @@ fn interval(index: u64, d: &Series, before: &Series, ramp: bool) -> Option<Inter
         write_iops: write.ios as f64 / dt,
         read_bw_bytes: read.bytes as f64 / dt,
         write_bw_bytes: write.bytes as f64 / dt,
+        trim_iops: trim.ios as f64 / dt,
+        trim_bw_bytes: trim.bytes as f64 / dt,
         read,
         write,
+        trim,
         errors: 0,
         lat_us: LatSummary::from_hist(&all_hist(d, before)),
         service_lat_us: None,
@@ -200,7 +211,7 @@ impl Engine for Fio {
                 r.suspended_s = suspended_s;
                 r.start_s += offset_s;
                 r.end_s += offset_s;
-                let tiny = r.read.ios + r.write.ios == 0
+                let tiny = r.read.ios + r.write.ios + r.trim.ios == 0
                     && (r.end_s - r.start_s) * 10.0 < spec.interval.as_secs_f64();
                 if r.end_s > r.start_s && !tiny {
                     index += 1;
@@ -245,6 +256,7 @@ fn summary(
     step_summary(Totals {
         read: &rated(&d.read),
         write: &rated(&d.write),
+        trim: &rated(&d.trim),
         runtime_s,
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job: {}", options.join(" ")),

@@ -4,7 +4,8 @@
 //! each before fio starts. A job whose targets drivescope cannot tell for sure (no
 //! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
 //! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
-//! is refused, never run; so is one that would overwrite a file beside its targets (a log
+//! is refused, never run; a job of an engine that opens no file (`null`, `cpuio`) has no
+//! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a log
 //! over one that is there, a verify state file) or whose reach into a file (offset and
 //! size) drivescope cannot read. Each target's reach is the size the guard judges.
 
@@ -16,7 +17,7 @@ use super::error::FioError;
 use super::parse::parse_steps;
 pub use super::parse::FileStep;
 use super::probe::fio_check;
-use super::targets::{check_against_fio, on_disk, targets, JobTarget, LOG_KEYS};
+use super::targets::{check_against_fio, named_only, on_disk, targets, JobTarget, LOG_KEYS};
 
 /// A job file as drivescope read and checked it.
 #[derive(Debug, Clone)]
@@ -99,7 +100,7 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     })?;
     let steps = parse_steps(&text)?;
     let targets = targets(&steps)?;
-    check_against_fio(&fio_files, &targets)?;
+    check_against_fio(&fio_files, &targets, &named_only(&steps))?;
     on_disk(&steps, &targets)?;
     let log_dirs = log_dirs(&steps);
     Ok(JobFile {
@@ -154,13 +155,13 @@ mod tests {
             job: "a".into(),
             unlinked: false,
         };
-        assert!(check_against_fio(&files, std::slice::from_ref(&found)).is_ok());
+        assert!(check_against_fio(&files, std::slice::from_ref(&found), &[]).is_ok());
         let other = JobTarget {
             path: "/tmp/other".into(),
             ..found
         };
         assert!(matches!(
-            check_against_fio(&files, &[other]),
+            check_against_fio(&files, &[other], &[]),
             Err(FioError::Unsafe {
                 job: None,
                 why: Refusal::UnfoundFile { path },

@@ -48,6 +48,8 @@ pub(super) struct Series {
     pub(super) name: String,
     pub(super) read: Dir,
     pub(super) write: Dir,
+    /// fio's `trim` section (a trim job's discards).
+    pub(super) trim: Dir,
     /// fio's measured time (the longest of its directions, ms).
     pub(super) runtime_ms: f64,
     /// fio's `job_runtime` (ms): summed over a group's jobs.
@@ -70,6 +72,7 @@ impl Series {
             runtime_s: self.runtime_ms / 1000.0,
             read: dir(&self.read),
             write: dir(&self.write),
+            trim: dir(&self.trim),
         }
     }
 }
@@ -102,12 +105,13 @@ pub(super) fn series_of(v: &Value) -> Result<Vec<Series>, FioError> {
     Ok(list
         .iter()
         .map(|j| {
-            let (read, write) = (dir_of(&j["read"]), dir_of(&j["write"]));
+            let (read, write, trim) = (dir_of(&j["read"]), dir_of(&j["write"]), dir_of(&j["trim"]));
             Series {
                 name: j["jobname"].as_str().unwrap_or("?").to_string(),
-                runtime_ms: read.runtime_ms.max(write.runtime_ms),
+                runtime_ms: read.runtime_ms.max(write.runtime_ms).max(trim.runtime_ms),
                 read,
                 write,
+                trim,
                 job_runtime_ms: j["job_runtime"].as_f64().unwrap_or(0.0),
                 error: j["error"].as_i64().unwrap_or(0),
             }
@@ -121,6 +125,7 @@ pub(super) fn total_of(list: &[Series]) -> Series {
     for s in list {
         t.read.add(&s.read);
         t.write.add(&s.write);
+        t.trim.add(&s.trim);
         t.job_runtime_ms += s.job_runtime_ms;
         if t.error == 0 {
             t.error = s.error;
@@ -146,6 +151,7 @@ pub(super) fn delta_hist(now: &BTreeMap<u64, u64>, before: &BTreeMap<u64, u64>) 
 pub(super) struct Totals<'a> {
     pub(super) read: &'a Dir,
     pub(super) write: &'a Dir,
+    pub(super) trim: &'a Dir,
     pub(super) runtime_s: f64,
     pub(super) target_iops: Option<f64>,
     pub(super) engine_note: String,
@@ -157,21 +163,27 @@ pub(super) struct Totals<'a> {
 pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
     let mut all = delta_hist(&t.read.bins, &BTreeMap::new());
     let _ = all.add(delta_hist(&t.write.bins, &BTreeMap::new()));
+    let _ = all.add(delta_hist(&t.trim.bins, &BTreeMap::new()));
     StepSummary {
         engine: EngineKind::Fio,
         engine_options: Default::default(),
         engine_note: Some(t.engine_note),
         runtime_s: t.runtime_s,
-        ios: t.read.ios + t.write.ios,
+        ios: t.read.ios + t.write.ios + t.trim.ios,
         read_ios: t.read.ios,
         write_ios: t.write.ios,
         read_bytes: t.read.bytes,
         write_bytes: t.write.bytes,
-        iops: t.read.iops + t.write.iops,
+        iops: t.read.iops + t.write.iops + t.trim.iops,
         read_iops: t.read.iops,
         write_iops: t.write.iops,
         read_bw_bytes: t.read.bw,
         write_bw_bytes: t.write.bw,
+        trim_ios: t.trim.ios,
+        trim_bytes: t.trim.bytes,
+        trim_iops: t.trim.iops,
+        trim_bw_bytes: t.trim.bw,
+        trim_lat_us: t.trim.lat(),
         errors: 0,
         target_iops: t.target_iops,
         lat_us: LatSummary::from_hist(&all),
@@ -200,15 +212,19 @@ mod tests {
             {"jobname": "b", "job_runtime": 800, "error": 5,
              "read": {"total_ios": 2, "io_bytes": 8192, "runtime": 0,
                       "clat_ns": {"bins": {"1000": 1, "2000": 1}}},
-             "write": {"total_ios": 4, "io_bytes": 16384, "iops": 5.0, "runtime": 800}}
+             "write": {"total_ios": 4, "io_bytes": 16384, "iops": 5.0, "runtime": 800},
+             "trim": {"total_ios": 7, "io_bytes": 28672, "iops": 7.0, "runtime": 900,
+                      "clat_ns": {"bins": {"3000": 7}}}}
         ]});
         let s = series_of(&v).unwrap();
         assert_eq!(s.len(), 2);
-        assert_eq!((s[1].name.as_str(), s[1].runtime_ms), ("b", 800.0));
+        assert_eq!((s[1].name.as_str(), s[1].runtime_ms), ("b", 900.0));
         let t = total_of(&s);
         assert_eq!((t.read.ios, t.read.bytes, t.write.ios), (12, 49152, 4));
         assert_eq!(t.read.bins.get(&1000), Some(&11));
         assert_eq!((t.job_runtime_ms, t.error), (1800.0, 5));
+        assert_eq!((t.trim.ios, t.trim.bytes), (7, 28672));
+        assert_eq!(s[1].summary().trim.lat_us.samples, 7);
         let a = s[0].summary();
         assert_eq!((a.read.ios, a.read.iops, a.write.ios), (10, 10.0, 0));
         assert_eq!(a.read.lat_us.samples, 10);

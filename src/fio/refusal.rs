@@ -15,8 +15,11 @@ pub(super) const FILE_ENGINES: &[&str] = &[
     "io_uring_cmd",
     "posixaio",
     "mmap",
-    "null",
 ];
+
+/// The ioengines that open no file (fio's `FIO_DISKLESSIO`): a job on one touches nothing
+/// the guard judges, whatever its `filename=` or `size=` say.
+pub(super) const FILELESS_ENGINES: &[&str] = &["null", "cpuio"];
 
 /// Options whose value drivescope cannot follow to what the job touches: a job giving one
 /// is refused.
@@ -112,8 +115,10 @@ pub enum Refusal {
     #[error("drivescope cannot tell what {} touches", .0.what())]
     Unfollowed(Unfollowed),
     #[error(
-        "ioengine={engine}: drivescope guards only file and block device I/O ({})",
-        FILE_ENGINES.join(", ")
+        "ioengine={engine}: drivescope guards only file and block device I/O ({}; and {}, \
+         which touch no file)",
+        FILE_ENGINES.join(", "),
+        FILELESS_ENGINES.join(", ")
     )]
     OtherEngine { engine: String },
     #[error("no filename=: name the file or device the job uses, so drivescope can guard it")]

@@ -20,6 +20,7 @@ use crate::workload::{FioFileStep, StepSpec};
 struct Merge {
     read: DirCounts,
     write: DirCounts,
+    trim: DirCounts,
     hist: hdrhistogram::Histogram<u64>,
     /// The longest time measured by a series that started its counters again in this
     /// dump (ms): the interval's I/Os are those since then.
@@ -31,6 +32,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
     let mut m = Merge {
         read: DirCounts::default(),
         write: DirCounts::default(),
+        trim: DirCounts::default(),
         hist: new_histogram(),
         since_reset_ms: None,
     };
@@ -38,6 +40,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
         let mut b = before.get(i).unwrap_or(&zero);
         if s.read.ios < b.read.ios
             || s.write.ios < b.write.ios
+            || s.trim.ios < b.trim.ios
             || s.job_runtime_ms < b.job_runtime_ms
         {
             if let Some(r) = reset.get_mut(i) {
@@ -49,6 +52,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
         for (into, x, y) in [
             (&mut m.read, &s.read, &b.read),
             (&mut m.write, &s.write, &b.write),
+            (&mut m.trim, &s.trim, &b.trim),
         ] {
             into.ios += x.ios.saturating_sub(y.ios);
             into.bytes += x.bytes.saturating_sub(y.bytes);
@@ -110,7 +114,7 @@ pub(super) fn run_file_step(
             let m = merge(&now, &last, &mut reset);
             last = now;
             // The wall clock from the I/O's start: every series of the step on one time axis.
-            let some = m.read.ios + m.write.ios > 0;
+            let some = m.read.ios + m.write.ios + m.trim.ios > 0;
             let mut end_s = ((at_ms - origin) / 1000.0).max(last_s);
             if some && end_s <= last_s {
                 // Two dumps in one millisecond (the last right after a periodic one): its
@@ -141,8 +145,11 @@ pub(super) fn run_file_step(
                 write_iops: m.write.ios as f64 / dt,
                 read_bw_bytes: m.read.bytes as f64 / dt,
                 write_bw_bytes: m.write.bytes as f64 / dt,
+                trim_iops: m.trim.ios as f64 / dt,
+                trim_bw_bytes: m.trim.bytes as f64 / dt,
                 read: m.read,
                 write: m.write,
+                trim: m.trim,
                 errors: 0,
                 lat_us: LatSummary::from_hist(&m.hist),
                 service_lat_us: None,
@@ -177,6 +184,7 @@ fn file_summary(
     for (into, of) in [
         (&mut total.read, (|s| &s.read) as fn(&Series) -> &Dir),
         (&mut total.write, |s| &s.write),
+        (&mut total.trim, |s| &s.trim),
     ] {
         into.iops = last.iter().map(|s| of(s).iops).sum();
         into.bw = last.iter().map(|s| of(s).bw).sum();
@@ -184,6 +192,7 @@ fn file_summary(
     step_summary(Totals {
         read: &total.read,
         write: &total.write,
+        trim: &total.trim,
         runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job file jobs: {}", file.sections.join(", ")),

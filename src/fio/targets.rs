@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::FioError;
 use super::parse::{refuse, refuse_file, FileJob, FileStep};
-use super::refusal::{LogClash, Refusal, Unfollowed, FILE_ENGINES};
+use super::refusal::{LogClash, Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
 /// A file or device a job opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,10 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 return Err(refuse(job, Refusal::Expansion { key }));
             }
         }
+        if fileless(job) {
+            // It opens no file: nothing to guard, create or fill.
+            continue;
+        }
         let engine = job.get("ioengine").unwrap_or("psync").trim();
         if !FILE_ENGINES.contains(&engine) {
             return Err(refuse(
@@ -94,6 +98,10 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             .collect();
         let reach = reach.join(" ");
         for path in job.files.iter().cloned() {
+            if holds_no_data(&path) && !job.unlinks() {
+                // Nothing to guard, make or fill; fio's cage has it.
+                continue;
+            }
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
@@ -115,6 +123,44 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         }
     }
     Ok(out)
+}
+
+/// The job's engine opens no file (`null`, `cpuio`).
+pub(super) fn fileless(job: &FileJob) -> bool {
+    let engine = job.get("ioengine").unwrap_or("psync").trim();
+    FILELESS_ENGINES.contains(&engine)
+}
+
+/// The kernel's null and zero devices (`/dev/null`, `/dev/zero`: character devices 1:3
+/// and 1:5, Documentation/admin-guide/devices.txt), and only those: they hold no data, so a
+/// job reading or writing one needs no guard and no `--destroy-data`, and fio's cage has
+/// both. Any other node under `/dev` (`/dev/full`, a disk) keeps the device rules.
+pub(super) fn holds_no_data(path: &Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    const NODES: [(&str, u32); 2] = [("/dev/null", 3), ("/dev/zero", 5)];
+    NODES.iter().any(|(name, minor)| {
+        path == Path::new(name)
+            && std::fs::metadata(path).is_ok_and(|m| {
+                m.file_type().is_char_device()
+                    && libc::major(m.rdev()) == 1
+                    && libc::minor(m.rdev()) == *minor
+            })
+    })
+}
+
+/// The files fio names that are no target: those only jobs of an engine that opens none
+/// name (fio lists them, nothing opens them), and `/dev/null` and `/dev/zero`.
+pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
+    let jobs = || steps.iter().flat_map(|s| &s.jobs);
+    jobs()
+        .filter(|j| fileless(j))
+        .flat_map(|j| j.files.iter().cloned())
+        .chain(
+            jobs()
+                .filter(|j| !j.unlinks())
+                .flat_map(|j| j.files.iter().filter(|f| holds_no_data(f)).cloned()),
+        )
+        .collect()
 }
 
 /// How far into each of its files a job reaches, in bytes: its offset (plus
@@ -235,17 +281,20 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
     Ok(())
 }
 
-/// Every file fio named must be one drivescope found (and so guards): else the job file
-/// writes where drivescope cannot tell, and is refused. fio's parse-time list holds only
-/// the files its options name: not those named inside an I/O log (`read_iolog`), which is
-/// why that option is refused outright (see `Unfollowed`).
+/// Every file fio named must be one drivescope found (and so guards), or one that is no
+/// target (`named_only`: named only by jobs that open no file, or `/dev/null` and
+/// `/dev/zero`): else the job file writes where drivescope cannot
+/// tell, and is refused. fio's parse-time list holds only the files its options name: not
+/// those named inside an I/O log (`read_iolog`), which is why that option is refused
+/// outright (see `Unfollowed`).
 pub(super) fn check_against_fio(
     fio_files: &[PathBuf],
     targets: &[JobTarget],
+    named_only: &[PathBuf],
 ) -> Result<(), FioError> {
     match fio_files
         .iter()
-        .find(|f| !targets.iter().any(|t| t.path == **f))
+        .find(|f| !targets.iter().any(|t| t.path == **f) && !named_only.contains(f))
     {
         Some(f) => Err(refuse_file(None, Refusal::UnfoundFile { path: f.clone() })),
         None => Ok(()),
@@ -311,6 +360,46 @@ mod tests {
         assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
         let fresh = dir.path().join("new");
         assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
+    }
+
+    #[test]
+    fn jobs_of_an_engine_that_opens_no_file_have_no_targets() {
+        let of = |text: &str| targets(&parse_steps(text).unwrap()).unwrap();
+        assert!(of("[n]\nioengine=null\nsize=100g\n").is_empty());
+        assert!(of("[c]\nioengine=cpuio\ncpuload=50\n").is_empty());
+        // Named, never opened: fio lists the name, which is no unfound file.
+        let steps =
+            parse_steps("[n]\nioengine=null\nfilename=/tmp/none\n[w]\nfilename=/tmp/w\n").unwrap();
+        let t = targets(&steps).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].path, PathBuf::from("/tmp/w"));
+        let named = named_only(&steps);
+        assert_eq!(named, [PathBuf::from("/tmp/none")]);
+        let fio = [PathBuf::from("/tmp/none"), PathBuf::from("/tmp/w")];
+        assert!(check_against_fio(&fio, &t, &named).is_ok());
+        assert!(check_against_fio(&fio, &t, &[]).is_err());
+    }
+
+    #[test]
+    fn dev_null_and_dev_zero_hold_no_data_and_other_devices_are_targets() {
+        assert!(holds_no_data(Path::new("/dev/null")) && holds_no_data(Path::new("/dev/zero")));
+        for other in ["/dev/full", "/dev/urandom", "/tmp/null", "/dev/nulls"] {
+            assert!(!holds_no_data(Path::new(other)), "{other}");
+        }
+        let steps = parse_steps(
+            "[z]\nfilename=/dev/zero\nrw=read\nsize=1m\n\
+             [n]\nfilename=/dev/null\nrw=write\nsize=1m\n\
+             [f]\nfilename=/dev/full\nrw=write\nsize=1m\n",
+        )
+        .unwrap();
+        let t = targets(&steps).unwrap();
+        let paths: Vec<&Path> = t.iter().map(|t| t.path.as_path()).collect();
+        assert_eq!(paths, [Path::new("/dev/full")]);
+        let named = named_only(&steps);
+        assert_eq!(
+            named,
+            [PathBuf::from("/dev/zero"), PathBuf::from("/dev/null")]
+        );
     }
 
     #[test]

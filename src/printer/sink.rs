@@ -208,28 +208,41 @@ impl<W: Write> Printer<W> {
             add(|s| s.read_bw_bytes),
             add(|s| s.write_bw_bytes),
         );
+        let (ti, tb) = (add(|s| s.trim_iops), add(|s| s.trim_bw_bytes));
+        let trims = if ti > 0.0 {
+            format!(", {ti:.0} trim")
+        } else {
+            String::new()
+        };
         let ios: u64 = sums.iter().map(|s| s.ios).sum();
         let errors: u64 = sums.iter().map(|s| s.errors).sum();
         self.drives.all = true;
         match self.format {
             Format::Text => self.text(&format!(
-                "summary of {} drives: {ios} I/Os, {:.0} IOPS ({ri:.0} read, {wi:.0} write), \
+                "summary of {} drives: {ios} I/Os, {:.0} IOPS ({ri:.0} read, {wi:.0} write{trims}), \
                  {:.1} MB/s, {errors} errors",
                 sums.len(),
-                ri + wi,
-                mb(rb + wb)
+                ri + wi + ti,
+                mb(rb + wb + tb)
             )),
-            Format::Json => self.json(json!({
-                "type": "summary",
-                "drives": sums.len(),
-                "ios": ios,
-                "iops": ri + wi,
-                "read_iops": ri,
-                "write_iops": wi,
-                "read_bw_bytes": rb,
-                "write_bw_bytes": wb,
-                "errors": errors,
-            })),
+            Format::Json => {
+                let mut v = json!({
+                    "type": "summary",
+                    "drives": sums.len(),
+                    "ios": ios,
+                    "iops": ri + wi + ti,
+                    "read_iops": ri,
+                    "write_iops": wi,
+                    "read_bw_bytes": rb,
+                    "write_bw_bytes": wb,
+                    "errors": errors,
+                });
+                if let (true, Some(o)) = (ti > 0.0, v.as_object_mut()) {
+                    o.insert("trim_iops".into(), json!(ti));
+                    o.insert("trim_bw_bytes".into(), json!(tb));
+                }
+                self.json(v)
+            }
         }
         self.drives.all = false;
     }
@@ -342,6 +355,16 @@ impl<W: Write> Printer<W> {
                 } else {
                     ramp
                 };
+                // Trims (a trim job's) after the columns, only in an interval that trims.
+                let ramp = if r.trim.ios > 0 {
+                    format!(
+                        "  trim {:.0} IOPS {:.1} MB/s{ramp}",
+                        r.trim_iops,
+                        mb(r.trim_bw_bytes)
+                    )
+                } else {
+                    ramp
+                };
                 self.text(&format!(
                     "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7}{ramp}",
                     r.end_s,
@@ -408,7 +431,7 @@ impl<W: Write> Printer<W> {
                     r.index + 1,
                     r.name,
                     s.iops,
-                    mb(s.read_bw_bytes + s.write_bw_bytes),
+                    mb(s.bw_bytes()),
                     l.mean,
                     l.p99,
                     l.p99_9,

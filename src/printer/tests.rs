@@ -144,6 +144,41 @@ fn a_plain_step_end_is_its_summary() {
 }
 
 #[test]
+fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
+    let mut p = printer(Format::Text, PrintMode::Single);
+    let mut s = step();
+    let m = &mut s.summary;
+    (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
+    m.trim_lat_us = m.read_lat_us;
+    p.event(&RunEvent::StepFinished(&s));
+    let mut r = interval();
+    (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, _) = lines(p);
+    assert!(
+        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency in µs:\n"),
+        "{out}"
+    );
+    // Reads and trims: each one's latency.
+    assert!(out.contains("\n  trim      mean 465.4  min 63.0"), "{out}");
+    assert!(out.contains("       0  trim 5 IOPS 2.0 MB/s\n"), "{out}");
+    let mut p = printer(Format::Json, PrintMode::Single);
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, _) = lines(p);
+    let v: Value = serde_json::from_str(out.trim()).expect("a JSON line");
+    assert_eq!(
+        (v["trim"]["ios"].as_u64(), v["trim_iops"].as_f64()),
+        (Some(5), Some(5.0))
+    );
+}
+
+#[test]
 fn a_preset_run_end_is_its_plan_summary() {
     let outcome = RunOutcome::Completed {
         errors: 0,

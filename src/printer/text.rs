@@ -33,23 +33,39 @@ pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
         "summary: {:.2}s measured, engine {engine}, ended by {}",
         s.runtime_s, s.ended_by
     ));
-    if s.read_ios > 0 || s.write_ios == 0 {
-        out.push(format!(
-            "  read      {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
+    let dirs = [
+        (
+            "read",
             s.read_ios,
             s.read_iops,
-            mb(s.read_bw_bytes),
-            s.read_bw_bytes / 1048576.0
-        ));
-    }
-    if s.write_ios > 0 {
-        out.push(format!(
-            "  write     {} I/Os, {:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
+            s.read_bw_bytes,
+            &s.read_lat_us,
+        ),
+        (
+            "write",
             s.write_ios,
             s.write_iops,
-            mb(s.write_bw_bytes),
-            s.write_bw_bytes / 1048576.0
-        ));
+            s.write_bw_bytes,
+            &s.write_lat_us,
+        ),
+        (
+            "trim",
+            s.trim_ios,
+            s.trim_iops,
+            s.trim_bw_bytes,
+            &s.trim_lat_us,
+        ),
+    ];
+    let busy = dirs.iter().filter(|d| d.1 > 0).count();
+    // A step of no I/O still says its reads (0 of them).
+    for (i, (name, ios, iops, bw, _)) in dirs.iter().enumerate() {
+        if *ios > 0 || (i == 0 && busy == 0) {
+            out.push(format!(
+                "  {name:<9} {ios} I/Os, {iops:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
+                mb(*bw),
+                bw / 1048576.0
+            ));
+        }
     }
     if let Some(t) = s.target_iops {
         out.push(format!(
@@ -76,9 +92,12 @@ pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
     if let Some(svc) = &s.service_lat_us {
         out.push(lat_line("service", svc));
     }
-    if s.read_ios > 0 && s.write_ios > 0 {
-        out.push(lat_line("read", &s.read_lat_us));
-        out.push(lat_line("write", &s.write_lat_us));
+    if busy > 1 {
+        for (name, ios, _, _, lat) in dirs {
+            if ios > 0 {
+                out.push(lat_line(name, lat));
+            }
+        }
     }
     out.push(format!("  errors    {}", s.errors));
     out.extend(s.fio_series.iter().map(|x| format!("  {x}")));

@@ -229,7 +229,11 @@ pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
             let s = e.session;
             let peak = s.steps.iter().map(|st| st.summary.iops).fold(0.0, f64::max);
             let (mbps, lat, errors) = match &s.summary {
-                Some(sm) => (sm.read_mbps + sm.write_mbps, Some(sm.lat_us), sm.errors),
+                Some(sm) => (
+                    sm.read_mbps + sm.write_mbps + sm.trim_mbps,
+                    Some(sm.lat_us),
+                    sm.errors,
+                ),
                 None => (
                     s.intervals.iter().map(|r| r.mbps()).sum::<f64>()
                         / s.intervals.len().max(1) as f64,

@@ -4,7 +4,11 @@ use std::fmt::Write;
 
 use crate::session::IntervalRecord;
 
-pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors";
+pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors,trim_iops,trim_mbps";
+
+/// The header before the trim columns were added (a file drivescope wrote then is still its
+/// own to overwrite).
+const HEADER_BEFORE_TRIMS: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors";
 
 /// The first column of a session of several drives: the drive's label.
 pub const DRIVE_COLUMN: &str = "drive,";
@@ -12,8 +16,10 @@ pub const DRIVE_COLUMN: &str = "drive,";
 /// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
 pub fn is_intervals(head: &[u8]) -> bool {
     let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    head.strip_prefix(HEADER.as_bytes())
-        .is_some_and(|rest| rest.first() == Some(&b'\n'))
+    [HEADER, HEADER_BEFORE_TRIMS].iter().any(|h| {
+        head.strip_prefix(h.as_bytes())
+            .is_some_and(|rest| rest.first() == Some(&b'\n'))
+    })
 }
 
 /// The CSV text of a session's intervals: a session of several drives has a first column
@@ -53,7 +59,7 @@ pub fn intervals(intervals: &[IntervalRecord]) -> String {
         let l = &r.lat_us;
         let _ = writeln!(
             o,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.t,
             r.dt,
             r.step,
@@ -69,7 +75,9 @@ pub fn intervals(intervals: &[IntervalRecord]) -> String {
             l.p99_9,
             l.p99_99,
             l.max,
-            r.errors
+            r.errors,
+            r.trim_iops,
+            r.trim_mbps
         );
     }
     o
@@ -87,5 +95,23 @@ mod tests {
         assert_eq!(lines.len(), 3);
         let cols = HEADER.split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == cols));
+    }
+
+    #[test]
+    fn trims_are_the_last_columns_and_an_older_file_is_still_ours() {
+        let r = IntervalRecord {
+            trim_iops: 250.0,
+            trim_mbps: 1.024,
+            ..IntervalRecord::default()
+        };
+        let text = intervals(&[r]);
+        let row = text.lines().nth(1).unwrap_or_default();
+        assert!(row.ends_with(",250,1.024"), "{row}");
+        assert!(HEADER.ends_with(",errors,trim_iops,trim_mbps"));
+        assert!(is_intervals(
+            format!("{HEADER_BEFORE_TRIMS}\n0,").as_bytes()
+        ));
+        assert!(is_intervals(format!("{HEADER}\n").as_bytes()));
+        assert!(!is_intervals(b"t_s,dt_s\n"));
     }
 }

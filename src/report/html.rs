@@ -157,6 +157,19 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
                     format_size(sm.write_bytes)
                 ),
             ),
+        ]);
+        if sm.trim_bytes > 0 {
+            rows.push((
+                "trim".into(),
+                format!(
+                    "{:.0} IOPS, {:.1} MB/s, {}",
+                    sm.trim_iops,
+                    sm.trim_mbps,
+                    format_size(sm.trim_bytes)
+                ),
+            ));
+        }
+        rows.extend([
             (
                 "latency (µs)".into(),
                 format!(
@@ -285,7 +298,7 @@ fn steps_section(o: &mut String, s: &Session) {
                 st.index.to_string(),
                 st.label.clone(),
                 format!("{:.0}", m.iops),
-                f1((m.read_bw_bytes + m.write_bw_bytes) / 1e6),
+                f1(m.bw_bytes() / 1e6),
                 f1(l.p50),
                 f1(l.p99),
                 f1(l.p99_9),
@@ -334,18 +347,28 @@ fn fio_series_section(o: &mut String, s: &Session) {
             f1(d.lat_us.p99_9)
         )
     };
+    // A trim column only when some job trims.
+    let trims = s
+        .steps
+        .iter()
+        .flat_map(|st| &st.summary.fio_series)
+        .any(|x| x.trim.ios > 0);
     let rows: Vec<Vec<String>> = s
         .steps
         .iter()
         .flat_map(|st| {
             st.summary.fio_series.iter().map(move |x| {
-                vec![
+                let mut row = vec![
                     st.index.to_string(),
                     x.name.clone(),
                     format!("{:.2}", x.runtime_s),
                     cell(&x.read),
                     cell(&x.write),
-                ]
+                ];
+                if trims {
+                    row.push(cell(&x.trim));
+                }
+                row
             })
         })
         .collect();
@@ -353,12 +376,12 @@ fn fio_series_section(o: &mut String, s: &Session) {
         return;
     }
     o.push_str("<h3>fio jobs</h3>\n");
-    grid(
-        o,
-        "fio-jobs",
-        &["step", "fio job", "s", "read", "write"],
-        &rows,
-    );
+    let head: &[&str] = if trims {
+        &["step", "fio job", "s", "read", "write", "trim"]
+    } else {
+        &["step", "fio job", "s", "read", "write"]
+    };
+    grid(o, "fio-jobs", head, &rows);
 }
 
 /// Events shown on the page (the YAML keeps them all).
@@ -377,8 +400,8 @@ fn drives_table(o: &mut String, s: &Session) {
                 label.clone(),
                 v.label(),
                 v.target.path.clone(),
-                f1(sum.read_iops + sum.write_iops),
-                f1(sum.read_mbps + sum.write_mbps),
+                f1(sum.read_iops + sum.write_iops + sum.trim_iops),
+                f1(sum.read_mbps + sum.write_mbps + sum.trim_mbps),
                 f1(sum.lat_us.p99),
                 sum.errors.to_string(),
                 sum.ended_by.to_string(),

@@ -51,6 +51,11 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
             write_iops: 0.0,
             read_bw_bytes: iops * 4096.0,
             write_bw_bytes: 0.0,
+            trim_ios: 0,
+            trim_bytes: 0,
+            trim_iops: 0.0,
+            trim_bw_bytes: 0.0,
+            trim_lat_us: Default::default(),
             errors: 0,
             target_iops: Some(iops),
             lat_us: LatSummary {

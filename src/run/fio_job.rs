@@ -231,9 +231,9 @@ pub(super) fn prepare_fio_job(
         }
     }
     let ready: Vec<PreparedTarget> = ready.into_iter().flatten().collect();
-    let Some(primary) = ready.first().cloned() else {
-        return Err(RunError::NoTargets);
-    };
+    // Jobs of engines that open no file (null, cpuio) alone: the run has no target, as the
+    // nop engine's has none; nothing is made or filled.
+    let primary = ready.first().cloned().unwrap_or_else(PreparedTarget::none);
     let plan = plan_of(&job, req, primary.size);
     // A target another process writes (or holds) is refused now, before the session.
     if let Some(step) = plan.steps.first() {

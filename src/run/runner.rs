@@ -32,7 +32,7 @@ pub trait RunObserver {
 fn metric_value(m: Metric, s: &StepSummary) -> f64 {
     match m {
         Metric::Iops => s.iops,
-        Metric::Bw => s.read_bw_bytes + s.write_bw_bytes,
+        Metric::Bw => s.bw_bytes(),
         Metric::MeanLatency => s.lat_us.mean,
     }
 }
@@ -422,6 +422,9 @@ mod tests {
                     write_iops: 0.0,
                     read_bw_bytes: iops * 4096.0,
                     write_bw_bytes: 0.0,
+                    trim: Default::default(),
+                    trim_iops: 0.0,
+                    trim_bw_bytes: 0.0,
                     errors: 0,
                     lat_us: LatSummary::default(),
                     service_lat_us: None,
@@ -449,6 +452,11 @@ mod tests {
                 write_iops: 0.0,
                 read_bw_bytes: ios as f64 * 4096.0 / runtime_s,
                 write_bw_bytes: 0.0,
+                trim_ios: 0,
+                trim_bytes: 0,
+                trim_iops: 0.0,
+                trim_bw_bytes: 0.0,
+                trim_lat_us: Default::default(),
                 errors: 0,
                 target_iops: None,
                 lat_us: LatSummary::default(),

@@ -184,6 +184,11 @@ pub struct IntervalRecord {
     /// MB/s (10^6 bytes per second).
     pub read_mbps: f64,
     pub write_mbps: f64,
+    /// Trims (an fio job file's trim jobs): absent from the file when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_iops: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_mbps: f64,
     pub lat_us: LatPoint,
     pub errors: u64,
     /// The drive (its index in `drives`) of a session of several.
@@ -197,6 +202,10 @@ fn is_false(b: &bool) -> bool {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
 }
 
 /// Rounds to `digits` decimals (keeps saved numbers short without losing meaning).
@@ -224,18 +233,21 @@ impl IntervalRecord {
             write_iops: round(r.write_iops, 2),
             read_mbps: round(r.read_bw_bytes / 1e6, 4),
             write_mbps: round(r.write_bw_bytes / 1e6, 4),
+            trim_iops: round(r.trim_iops, 2),
+            trim_mbps: round(r.trim_bw_bytes / 1e6, 4),
             lat_us: LatPoint::from_summary(&r.lat_us),
             errors: r.errors,
             drive: None,
         }
     }
 
+    /// Every direction's rate: reads, writes and trims.
     pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
+        self.read_iops + self.write_iops + self.trim_iops
     }
 
     pub fn mbps(&self) -> f64 {
-        self.read_mbps + self.write_mbps
+        self.read_mbps + self.write_mbps + self.trim_mbps
     }
 }
 
@@ -368,6 +380,13 @@ pub struct SessionSummary {
     pub write_iops: f64,
     pub read_mbps: f64,
     pub write_mbps: f64,
+    /// Trims (an fio job file's trim jobs): absent from the file when none.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub trim_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_iops: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_mbps: f64,
     pub errors: u64,
     /// Latency of every measured I/O of the session (from the merged histograms).
     pub lat_us: LatSummary,

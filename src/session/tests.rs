@@ -29,6 +29,9 @@ pub(crate) fn report(index: u64, iops: u64, lat_ns: u64) -> IntervalReport {
         write_iops: 0.0,
         read_bw_bytes: (iops * 4096) as f64,
         write_bw_bytes: 0.0,
+        trim: Default::default(),
+        trim_iops: 0.0,
+        trim_bw_bytes: 0.0,
         errors: 0,
         lat_us: LatSummary::from_hist(&h.service_all()),
         service_lat_us: None,
@@ -53,6 +56,11 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
         write_iops: 0.0,
         read_bw_bytes: iops * 4096.0,
         write_bw_bytes: 0.0,
+        trim_ios: 0,
+        trim_bytes: 0,
+        trim_iops: 0.0,
+        trim_bw_bytes: 0.0,
+        trim_lat_us: Default::default(),
         errors: 0,
         target_iops: Some(iops),
         lat_us: LatSummary {
@@ -125,6 +133,7 @@ fn recorded(path: &Path) -> SessionRecorder {
                     lat_us: summary.lat_us,
                 },
                 write: Default::default(),
+                trim: Default::default(),
             }];
         }
         r.end_step(summary);
@@ -447,4 +456,28 @@ fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
     assert_eq!(e, RunEnd::Outcome(RunOutcome::Stopped(StopBy::Signal)));
     let e: RunEnd = serde_yaml::from_value(Value::String("error: gone".into())).unwrap();
     assert_eq!(e, RunEnd::Error("gone".into()));
+}
+
+#[test]
+fn trims_are_saved_only_when_there_are_some_and_an_older_file_reads_without_them() {
+    let plain = report(0, 1000, 50_000);
+    let rec = IntervalRecord::from_report(0, 0.0, &plain);
+    let text = serde_yaml::to_string(&rec).unwrap();
+    assert!(!text.contains("trim"), "{text}");
+    let mut trims = plain.clone();
+    (trims.trim.ios, trims.trim_iops, trims.trim_bw_bytes) = (100, 100.0, 409600.0);
+    let rec = IntervalRecord::from_report(0, 0.0, &trims);
+    let text = serde_yaml::to_string(&rec).unwrap();
+    assert!(
+        text.contains("trim_iops: 100.0") && text.contains("trim_mbps: 0.4096"),
+        "{text}"
+    );
+    let back: IntervalRecord = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(back, rec);
+    assert_eq!(back.iops(), rec.read_iops + 100.0);
+    let summary = step_summary(1000.0);
+    let text = serde_yaml::to_string(&summary).unwrap();
+    assert!(!text.contains("trim"), "{text}");
+    let old: StepSummary = serde_yaml::from_str(&text).unwrap();
+    assert_eq!((old.trim_ios, old.trim_lat_us.samples), (0, 0));
 }

@@ -106,6 +106,11 @@ pub struct LatSummary {
 }
 
 impl LatSummary {
+    /// No I/O measured (a direction a session leaves out of its file).
+    pub fn is_empty(&self) -> bool {
+        self.samples == 0
+    }
+
     pub fn from_hist(h: &Histogram<u64>) -> Self {
         if h.is_empty() {
             return LatSummary::default();

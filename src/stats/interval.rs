@@ -13,6 +13,11 @@ pub struct DirCounts {
 }
 
 impl DirCounts {
+    /// No I/O (a direction a session leaves out of its file: trims of a step without any).
+    pub fn is_zero(&self) -> bool {
+        self.ios == 0 && self.bytes == 0
+    }
+
     pub fn add(&mut self, o: &DirCounts) {
         self.ios += o.ios;
         self.bytes += o.bytes;
@@ -129,6 +134,13 @@ pub struct IntervalReport {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
+    /// Trims (discards) of an fio job file's trim jobs: absent from the file when none.
+    #[serde(default, skip_serializing_if = "DirCounts::is_zero")]
+    pub trim: DirCounts,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_iops: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_bw_bytes: f64,
     pub errors: u64,
     /// Latency of all I/Os in the interval (response latency when rate-limited).
     pub lat_us: LatSummary,
@@ -143,6 +155,10 @@ pub struct IntervalReport {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
 }
 
 impl IntervalReport {
@@ -165,6 +181,9 @@ impl IntervalReport {
             write_iops: self.write_iops,
             read_bw_bytes: self.read_bw_bytes,
             write_bw_bytes: self.write_bw_bytes,
+            trim: self.trim,
+            trim_iops: self.trim_iops,
+            trim_bw_bytes: self.trim_bw_bytes,
             errors: self.errors,
             lat_us: self.lat_us,
             service_lat_us: self.service_lat_us,
@@ -173,12 +192,13 @@ impl IntervalReport {
         }
     }
 
+    /// Every direction's rate: reads, writes and trims.
     pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
+        self.read_iops + self.write_iops + self.trim_iops
     }
 
     pub fn bw_bytes(&self) -> f64 {
-        self.read_bw_bytes + self.write_bw_bytes
+        self.read_bw_bytes + self.write_bw_bytes + self.trim_bw_bytes
     }
 }
 
@@ -193,6 +213,11 @@ impl StepSummary {
     /// schedule), which also counts the backlog a drive that falls behind builds up.
     pub fn response_from_schedule(&self) -> Option<&LatSummary> {
         self.service_lat_us.as_ref().map(|_| &self.lat_us)
+    }
+
+    /// Bytes per second of every direction: reads, writes and trims.
+    pub fn bw_bytes(&self) -> f64 {
+        self.read_bw_bytes + self.write_bw_bytes + self.trim_bw_bytes
     }
 }
 
@@ -212,6 +237,7 @@ pub struct StepSummary {
     pub engine_options: crate::workload::EngineOptions,
     /// Measured seconds (ramp excluded, final drain included).
     pub runtime_s: f64,
+    /// Every I/O: reads, writes and trims.
     pub ios: u64,
     pub read_ios: u64,
     pub write_ios: u64,
@@ -222,6 +248,18 @@ pub struct StepSummary {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
+    /// Trims (discards) of an fio job file's trim jobs; `ios`, `iops` and `lat_us` count
+    /// them too. Absent from the file when none.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub trim_ios: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub trim_bytes: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_iops: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_bw_bytes: f64,
+    #[serde(default, skip_serializing_if = "LatSummary::is_empty")]
+    pub trim_lat_us: LatSummary,
     pub errors: u64,
     /// Target rate of the step, when rate-limited.
     pub target_iops: Option<f64>,

@@ -27,6 +27,16 @@ pub struct SeriesSummary {
     pub runtime_s: f64,
     pub read: SeriesDir,
     pub write: SeriesDir,
+    /// Trims (a trim job's): absent from the file when none.
+    #[serde(default, skip_serializing_if = "SeriesDir::is_empty")]
+    pub trim: SeriesDir,
+}
+
+impl SeriesDir {
+    /// No I/O in this direction.
+    pub fn is_empty(&self) -> bool {
+        self.ios == 0
+    }
 }
 
 impl std::fmt::Display for SeriesSummary {
@@ -34,7 +44,11 @@ impl std::fmt::Display for SeriesSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "fio job {} ({:.2} s): ", self.name, self.runtime_s)?;
         let mut any = false;
-        for (what, d) in [("read", &self.read), ("write", &self.write)] {
+        for (what, d) in [
+            ("read", &self.read),
+            ("write", &self.write),
+            ("trim", &self.trim),
+        ] {
             if d.ios == 0 {
                 continue;
             }

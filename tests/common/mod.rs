@@ -279,6 +279,12 @@ impl LoopDev {
         (f[2], f[6])
     }
 
+    /// Discard I/Os completed, from /sys/block/NAME/stat (field 12, 1-based, of
+    /// Documentation/block/stat.rst).
+    pub fn discards(&self) -> u64 {
+        self.stat_fields().get(11).copied().unwrap_or(0)
+    }
+
     fn stat_fields(&self) -> Vec<u64> {
         let s = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).unwrap();
         s.split_whitespace().map(|x| x.parse().unwrap()).collect()

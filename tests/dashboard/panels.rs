@@ -471,6 +471,23 @@ fn units_key_switches_the_throughput_chart_to_bandwidth() {
 }
 
 #[test]
+fn the_throughput_panel_has_a_trim_line_only_in_a_run_that_trims() {
+    let mut app = running(BIG);
+    assert!(!screen(&app).contains("trim"), "no trims, no trim line");
+    let mut r = interval(30, 0.0, 0.0, 70.0);
+    (r.trim.ios, r.trim.bytes, r.trim_iops, r.trim_bw_bytes) =
+        (36_000, 147_456_000, 36_000.0, 147_456_000.0);
+    send(&mut app, [Msg::Interval(Box::new(r))]);
+    let s = screen(&app);
+    assert!(s.contains("36.0k IOPS"), "the trims' figure: {s}");
+    let trim = app.theme().trim;
+    assert!(
+        colours_of(&app, "36.0k IOPS 147").contains(&trim),
+        "in the trim colour: {s}"
+    );
+}
+
+#[test]
 fn non_finite_figures_do_not_break_any_panel() {
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300] {
         let mut app = running(BIG);

@@ -143,6 +143,11 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         assert!((1.9..3.0).contains(&runtime), "{name}: {runtime}");
     }
 
+    let yaml = std::fs::read_to_string(&session).unwrap();
+    assert!(
+        !yaml.contains("trim"),
+        "a session of reads and writes has no trim figures"
+    );
     let loaded = drivescope::session::load(&session).expect("the session loads");
     let s = &loaded.session;
     assert_eq!(s.steps.len(), 2);
@@ -1053,4 +1058,265 @@ fn a_fio_that_exits_non_zero_after_printing_json_is_a_failed_step_in_fios_words(
             "no completed step: {stdout}"
         );
     }
+}
+
+/// fio's `trim` total of its JSON output (`--output-format=json`) for `job`, run plainly.
+fn plain_fio_trims(job: &Path) -> u64 {
+    let out = std::process::Command::new("fio")
+        .args(["--output-format=json", job.to_str().unwrap()])
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["trim"]["total_ios"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn a_trim_jobs_trims_are_fios_and_the_kernels_discards_in_every_figure() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    // A sync engine: one discard at a time, so the block layer merges none of them.
+    let text = format!("[trims]\nfilename={d}\nioengine=psync\nrw=randtrim\nbs=4k\nsize=32m\n");
+    let job = write_job(home.path(), "trim.fio", &text);
+    let session = home.path().join("trim.yaml");
+    let before = dev.discards();
+    let out = run_job(
+        home.path(),
+        &job,
+        &["--destroy-data", d, "--session", session.to_str().unwrap()],
+    );
+    let kernel = dev.discards() - before;
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let s = &steps[0]["summary"];
+    let trims = s["trim_ios"].as_u64().unwrap_or(0);
+    assert_eq!(trims, 8192, "32 MiB in 4 KiB trims: {s}");
+    assert_eq!(s["trim_bytes"].as_u64(), Some(32 << 20), "{s}");
+    assert_eq!(s["ios"].as_u64(), Some(trims), "{s}");
+    assert!(s["trim_iops"].as_f64().unwrap() > 0.0, "{s}");
+    assert!(s["iops"].as_f64().unwrap() > 0.0, "not 0 IOPS: {s}");
+    assert_eq!(s["trim_lat_us"]["samples"].as_u64(), Some(trims), "{s}");
+    assert_eq!(
+        (s["read_ios"].as_u64(), s["write_ios"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let series = &s["fio_series"][0];
+    assert_eq!(series["trim"]["ios"].as_u64(), Some(trims), "{series}");
+    // The kernel's discard count, within 1%.
+    assert!(
+        kernel.abs_diff(trims) as f64 <= trims as f64 * 0.01,
+        "trims {trims} vs the kernel's discards {kernel}"
+    );
+    // The intervals add up to the step's trims.
+    let intervals = of_type(&lines, "interval");
+    let summed: u64 = intervals
+        .iter()
+        .map(|r| r["trim"]["ios"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(summed, trims);
+
+    // The session keeps them: the step, the intervals, the run's summary.
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    let sn = &loaded.session;
+    assert_eq!(sn.steps[0].summary.trim_ios, trims);
+    assert!(sn.intervals.iter().any(|r| r.trim_iops > 0.0));
+    let sum = sn.summary.as_ref().unwrap();
+    assert_eq!(sum.trim_bytes, 32 << 20);
+    assert!(sum.trim_iops > 0.0 && sum.read_iops == 0.0, "{sum:?}");
+
+    // The report's CSV has the trim columns, its page the job's trims.
+    let report = home.path().join("report");
+    let out = run(
+        home.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "--out",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(report.join("intervals.csv")).unwrap();
+    let mut rows = csv.lines();
+    let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = head.iter().position(|h| *h == "trim_iops").unwrap();
+    assert!(
+        rows.any(|r| r.split(',').nth(col).unwrap().parse::<f64>().unwrap() > 0.0),
+        "{csv}"
+    );
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(
+        html.contains("<th>trim</th>"),
+        "the fio jobs table has trims"
+    );
+
+    // Plain fio counts the same trims on the same job.
+    assert_eq!(plain_fio_trims(&job), trims);
+
+    // The text printer says them.
+    let out = common::command(home.path())
+        .args([
+            "run",
+            "--fio-job",
+            job.to_str().unwrap(),
+            "--destroy-data",
+            d,
+        ])
+        .output()
+        .unwrap();
+    let text_out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text_out}");
+    assert!(
+        text_out.contains("): trim 8192 I/Os, ") && !text_out.contains("achieved 0 IOPS"),
+        "the job's trims and the step's rate: {text_out}"
+    );
+    assert!(
+        text_out.contains("       0  trim "),
+        "an interval's trims: {text_out}"
+    );
+}
+
+/// Every file under `dir` with its length (apparent: a sparse file counts whole).
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push((e.path(), m.len()));
+            }
+        }
+    }
+    out
+}
+
+/// fio's own totals (reads, writes) of `job` run plainly in `dir`.
+fn plain_fio_counts(job: &Path, dir: &Path) -> (u64, u64) {
+    let out = std::process::Command::new("fio")
+        .args(["--output-format=json", job.to_str().unwrap()])
+        .current_dir(dir)
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    let sum = |dir: &str| -> u64 {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    (sum("read"), sum("write"))
+}
+
+#[test]
+fn a_null_engine_job_needs_no_filename_and_makes_no_file() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // 100 GiB through fio's null engine: 102,400 I/Os that touch nothing.
+    let text = "[nulls]\nioengine=null\nrw=write\nbs=1m\nsize=100g\n";
+    let job = write_job(home.path(), "null.fio", text);
+    let session = home.path().join("null.yaml");
+    let out = run_job_with(
+        common::command(home.path()).current_dir(work.path()),
+        &job,
+        &["--session", session.to_str().unwrap()],
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let s = &steps[0]["summary"];
+    let fio = plain_fio_counts(&job, work.path());
+    assert_eq!(fio, (0, 102_400), "fio's own count");
+    assert_eq!(
+        (s["read_ios"].as_u64(), s["write_ios"].as_u64()),
+        (Some(fio.0), Some(fio.1)),
+        "{s}"
+    );
+    assert_eq!(s["write_bytes"].as_u64(), Some(100 << 30), "{s}");
+    // No file: none where it ran, none beside the session, none of 100 GiB anywhere.
+    assert!(
+        files_under(work.path()).is_empty(),
+        "{:?}",
+        files_under(work.path())
+    );
+    let big: Vec<_> = files_under(home.path())
+        .into_iter()
+        .filter(|(_, len)| *len > 16 << 20)
+        .collect();
+    assert!(big.is_empty(), "{big:?}");
+    let sessions = home.path().join("data/drivescope/sessions");
+    let made: Vec<_> = files_under(&sessions)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().contains("nulls"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
+    let loaded = drivescope::session::load(&session).expect("the session loads");
+    assert_eq!(loaded.session.target.kind.as_str(), "none");
+}
+
+#[test]
+fn dev_zero_and_dev_null_run_without_destroy_data_and_other_devices_keep_the_device_rules() {
+    let home = tempfile::tempdir().unwrap();
+    let text = "[zeros]\nfilename=/dev/zero\nrw=read\nbs=64k\nsize=64m\n\n\
+                [nulls]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=64m\n";
+    let job = write_job(home.path(), "dev.fio", text);
+    // No --destroy-data: they hold no data.
+    let out = run_job(home.path(), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 1);
+    let s = &steps[0]["summary"];
+    let fio = plain_fio_counts(&job, home.path());
+    assert_eq!(fio, (1024, 1024), "fio's own count");
+    assert_eq!(
+        (s["read_ios"].as_u64(), s["write_ios"].as_u64()),
+        (Some(fio.0), Some(fio.1)),
+        "{s}"
+    );
+    let series: Vec<(&str, u64, u64)> = job_series(steps[0])
+        .iter()
+        .map(|x| (x.0, x.1, x.2))
+        .collect();
+    assert_eq!(series, [("zeros", 1024, 0), ("nulls", 0, 1024)]);
+
+    // /dev/full is a device like any other: a write of it is refused before fio starts.
+    let full = write_job(
+        home.path(),
+        "full.fio",
+        "[full]\nfilename=/dev/full\nrw=write\nbs=64k\nsize=1m\n",
+    );
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", full.to_str().unwrap(), "--json"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/dev/full"), "{err}");
 }

@@ -57,6 +57,8 @@ struct Totals {
     write_bytes: u64,
     read_ios: u64,
     write_ios: u64,
+    trim_bytes: u64,
+    trim_ios: u64,
     errors: u64,
 }
 
@@ -295,6 +297,8 @@ impl SessionRecorder {
             t.write_bytes += r.write.bytes;
             t.read_ios += r.read.ios;
             t.write_ios += r.write.ios;
+            t.trim_bytes += r.trim.bytes;
+            t.trim_ios += r.trim.ios;
             t.errors += r.errors;
             if let Some(h) = &r.hists {
                 let _ = self.lat.add(h.response_all());
@@ -501,6 +505,9 @@ impl SessionRecorder {
                     write_iops: super::model::round(per_s(t.write_ios as f64), 2),
                     read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
                     write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
+                    trim_bytes: t.trim_bytes,
+                    trim_iops: super::model::round(per_s(t.trim_ios as f64), 2),
+                    trim_mbps: super::model::round(per_s(t.trim_bytes as f64) / 1e6, 4),
                     errors: t.errors,
                     lat_us: LatSummary::from_hist(lat),
                     drives: Vec::new(),
@@ -537,6 +544,7 @@ impl SessionRecorder {
             all.measured_s = all.measured_s.max(t.measured_s);
             all.read_bytes += t.read_bytes;
             all.write_bytes += t.write_bytes;
+            all.trim_bytes += t.trim_bytes;
             all.errors += t.errors;
         }
         let mut s = one(&all, &self.lat, ended_by, steps, intervals);
@@ -547,6 +555,8 @@ impl SessionRecorder {
         s.write_iops = sum(|d| d.write_iops);
         s.read_mbps = sum(|d| d.read_mbps);
         s.write_mbps = sum(|d| d.write_mbps);
+        s.trim_iops = sum(|d| d.trim_iops);
+        s.trim_mbps = sum(|d| d.trim_mbps);
         s.drives = drives;
         s
     }

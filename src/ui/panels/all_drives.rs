@@ -130,7 +130,7 @@ fn draw(
 /// Every drive's IOPS (or MB/s, by the units key), reads and writes together.
 pub fn throughput(app: &App, f: &mut Frame, area: Rect) {
     if app.chart_bandwidth {
-        let lines = from_intervals(app, |p| Some((p.read_bw + p.write_bw) / 1e6));
+        let lines = from_intervals(app, |p| Some(p.bw() / 1e6));
         let mbps = |v: f64| format!("{v:.0}MB/s");
         draw(
             app,
@@ -142,7 +142,7 @@ pub fn throughput(app: &App, f: &mut Frame, area: Rect) {
             mbps,
         );
     } else {
-        let lines = from_intervals(app, |p| Some(p.read_iops + p.write_iops));
+        let lines = from_intervals(app, |p| Some(p.iops()));
         draw(
             app,
             f,

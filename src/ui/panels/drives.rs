@@ -131,8 +131,8 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
     let last = run.intervals.last();
     let (iops, mbps, p99) = match last {
         Some(p) => (
-            format::iops(p.read_iops + p.write_iops),
-            format!("{:.0}", (p.read_bw + p.write_bw) / 1e6),
+            format::iops(p.iops()),
+            format!("{:.0}", p.bw() / 1e6),
             if p.lat.samples > 0 {
                 format::us(p.lat.p99)
             } else {

@@ -1,5 +1,5 @@
 //! Throughput: read and write IOPS (or MB/s, by the units key) over time with the current
-//! IOPS and MB/s, and a mark
+//! IOPS and MB/s (and trims, in a step that trims), and a mark
 //! where thermal throttling began, so the cause of a drop shows where the drop is.
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -64,16 +64,26 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             }
         })
         .unzip();
+    let trim: Series = pts
+        .iter()
+        .map(|p| (p.t_s, if bw { p.trim_bw / 1e6 } else { p.trim_iops }))
+        .collect();
     let any_read = pts.iter().any(|p| p.read_iops > 0.0);
     let any_write = pts.iter().any(|p| p.write_iops > 0.0);
+    let any_trim = pts.iter().any(|p| p.trim_iops > 0.0);
     let x0 = pts.first().map(|p| p.t_s).unwrap_or(0.0);
     let x1 = pts.last().map(|p| p.t_s).unwrap_or(1.0).max(x0 + 1.0);
-    let ymax = read.iter().chain(&write).map(|p| p.1).fold(0.0, f64::max);
+    let ymax = read
+        .iter()
+        .chain(&write)
+        .chain(&trim)
+        .map(|p| p.1)
+        .fold(0.0, f64::max);
     let [_, y1] = padded(0.0, ymax.max(1.0));
 
     if let Some(last) = app.picked_slot().run.intervals.last() {
         let mut spans = Vec::new();
-        if any_read || !any_write {
+        if any_read || !(any_write || any_trim) {
             spans.extend(figure(
                 "read",
                 format!(
@@ -95,6 +105,19 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                     format::bw(last.write_bw)
                 ),
                 Style::default().fg(t.write).add_modifier(Modifier::BOLD),
+                t,
+            ));
+            spans.push(Span::raw("   "));
+        }
+        if any_trim {
+            spans.extend(figure(
+                "trim",
+                format!(
+                    "{} IOPS {}",
+                    format::iops(last.trim_iops),
+                    format::bw(last.trim_bw)
+                ),
+                Style::default().fg(t.trim).add_modifier(Modifier::BOLD),
                 t,
             ));
             spans.push(Span::raw("   "));
@@ -123,11 +146,14 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     for m in &marks {
         sets.push(line(m, Style::default().fg(t.throttle)));
     }
-    if any_read || !any_write {
+    if any_read || !(any_write || any_trim) {
         sets.push(line(&read, Style::default().fg(t.read)).name("read"));
     }
     if any_write {
         sets.push(line(&write, Style::default().fg(t.write)).name("write"));
+    }
+    if any_trim {
+        sets.push(line(&trim, Style::default().fg(t.trim)).name("trim"));
     }
     let chart = time_chart(sets, t)
         .x_axis(axis([x0, x1], t).labels(time_labels(x0, x1)))
