@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::link::{Link, RemoteEngine, RemoteError, RemoteTarget};
+use super::proto::ToAgent;
 use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
 use crate::host::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
@@ -77,6 +78,12 @@ impl TargetHost for RemoteHost {
                 kind,
             }),
         }
+    }
+
+    /// The agent keeps the test file it made (a broken link is found by the run's next
+    /// request).
+    fn started(&self) {
+        let _ = self.link.send(&ToAgent::Started);
     }
 
     fn path_here<'a>(&self, _t: &'a PreparedTarget) -> Option<&'a Path> {

@@ -135,11 +135,12 @@ impl Prepared {
         self.plan.steps.iter().any(|s| !s.workload.direct)
     }
 
-    /// The run has started: the test files it created stay.
+    /// The run has started: the test files it created stay, here and on its host.
     pub fn started(&self) {
         for m in &self.made {
             m.keep();
         }
+        self.host.started();
     }
 
     /// The target as the engine needs it.

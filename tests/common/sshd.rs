@@ -175,4 +175,17 @@ impl Lab {
     pub fn connected(&self, i: usize) -> bool {
         !children(self.servers[i].child.id()).is_empty()
     }
+
+    /// Waits until server `i` has no connection (a minute at most: its session process
+    /// ends a moment after the client's ssh).
+    pub fn wait_disconnected(&self, i: usize) {
+        let t0 = Instant::now();
+        while self.connected(i) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "server {i} keeps a connection"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }

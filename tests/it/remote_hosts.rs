@@ -990,3 +990,74 @@ fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
     assert_eq!(of_type(&lines, "start")[0]["page_cache"], true);
     assert!(common::summary(&lines)["read_ios"].as_u64().unwrap_or(0) > 0);
 }
+
+#[test]
+fn refusals_on_a_host_after_its_test_file_is_made_leave_no_file_behind() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = common::disk_tempdir();
+    let dir = common::disk_tempdir();
+    let on_host = |t: &Path, extra: &[&str]| {
+        let mut args = vec!["run", "--host", "host0", "--target", t.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        ds(home.path(), &lab, &args).output().unwrap()
+    };
+    // A size smaller than a block: refused when the host checks the step, after the agent
+    // made the file.
+    let t = dir.path().join("tiny.bin");
+    let out = on_host(&t, &["--size", "1k", "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(!t.exists(), "the refused run left {} behind", t.display());
+    // A thermal soak on a host's test file (no temperature sensor under it).
+    let t = dir.path().join("soak.bin");
+    let soak = [
+        "--size",
+        "4M",
+        "--preset",
+        "thermal-soak",
+        "--time-scale",
+        "0.001",
+    ];
+    let out = on_host(&t, &soak);
+    common::refused(&out, &["temperature"]);
+    assert!(!t.exists(), "the refused run left {} behind", t.display());
+    // A guard refusal after both files are made: two targets on one host's drive are not
+    // written together.
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "4M",
+            "--duration",
+            "1s",
+            "--rw",
+            "randwrite",
+            "--target",
+            a.to_str().unwrap(),
+            "--target",
+            b.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    common::refused(&out, &["of host host0", "not written"]);
+    assert!(
+        !a.exists() && !b.exists(),
+        "the refused run left a file behind"
+    );
+    // A file that was there before a refusal stays, as it was.
+    let t = dir.path().join("kept.bin");
+    std::fs::write(&t, vec![7u8; 4096]).unwrap();
+    let out = on_host(&t, &["--size", "1k", "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(&t).unwrap(),
+        vec![7u8; 4096],
+        "a file that was there changed"
+    );
+    lab.wait_disconnected(0);
+}
