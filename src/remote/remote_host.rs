@@ -2,6 +2,7 @@
 //! [`Link`] to its agent, which serves it on that machine's own `LocalHost`.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,10 +22,14 @@ pub struct RemoteHost {
 }
 
 impl RemoteHost {
-    /// Opens the link to the target's host (ssh, its agent, the handshake).
-    pub fn open(t: &RemoteTarget) -> Result<Arc<dyn TargetHost>, RemoteError> {
+    /// Opens the link to the target's host (ssh, its agent, the handshake); a wait for the
+    /// host ends when `stop` is set.
+    pub fn open(
+        t: &RemoteTarget,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> Result<Arc<dyn TargetHost>, RemoteError> {
         Ok(Arc::new(RemoteHost {
-            link: Arc::new(Link::open(&t.host, &t.options)?),
+            link: Arc::new(Link::open(&t.host, &t.options, stop)?),
         }))
     }
 }

@@ -171,6 +171,12 @@ impl Lab {
         kill_tree(self.servers[i].child.id(), false);
     }
 
+    /// Server `i`'s listening process (what it forks for a connection inherits its
+    /// cgroups).
+    pub fn pid(&self, i: usize) -> u32 {
+        self.servers[i].child.id()
+    }
+
     /// Whether server `i` has a connection (a session process) now.
     pub fn connected(&self, i: usize) -> bool {
         !children(self.servers[i].child.id()).is_empty()
