@@ -127,11 +127,8 @@ fn a_hosts_drive_is_counted_as_its_kernel_counts_it() {
         ios.iter().any(|n| *n > 100),
         "the host's block stats of its device came through the agent: {ios:?}"
     );
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        !lab.connected(0),
-        "the agent and its ssh session ended with the run"
-    );
+    // The agent and its ssh session end with the run.
+    lab.wait_disconnected(0);
 }
 
 #[test]
@@ -562,7 +559,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     let home = tempfile::tempdir().unwrap();
     let session = home.path().join("stopped.yaml");
     let target = home.path().join("t.bin");
-    let child = ds(
+    let mut child = ds(
         home.path(),
         &lab,
         &[
@@ -573,6 +570,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
             "16M",
             "--duration",
             "30s",
+            "--json",
             "--session",
         ],
     )
@@ -583,7 +581,9 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    // The host's step is running once its first interval has come through.
+    let rx = common::lines_of(&mut child);
+    common::wait_for_line(&rx, "interval", Duration::from_secs(120));
     // SAFETY: kill has no memory preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
@@ -598,8 +598,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     assert_eq!(sess.state, drivescope::session::SessionState::Stopped);
     let s = sess.steps.last().expect("the step was recorded");
     assert_eq!(s.summary.ended_by, drivescope::outcome::EndedBy::Stopped);
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(!lab.connected(0), "the agent ended");
+    lab.wait_disconnected(0);
 }
 
 #[test]
