@@ -145,7 +145,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         }
         None => None,
     };
-    let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going)?;
+    let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going, None)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {
         RunWhat::Preset(_) | RunWhat::FioJob(_) => PrintMode::Plan,

@@ -2,7 +2,8 @@
 //! stop, skip, snapshot). A start prepares the run and hands it to the run pipeline on a
 //! thread of its own, with the dashboard as its sink; the other effects are commands sent
 //! to that run through its [`RunHandle`]. A run on several drives goes through
-//! [`run::prepare_many`] and [`run::execute_many`]; each drive's worker polls its own
+//! [`run::prepare_all`] (its waits for a host ended by the stop key) and
+//! [`run::execute_many`]; each drive's worker polls its own
 //! drive's telemetry (the dashboard's telemetry thread rests meanwhile).
 
 use std::path::{Path, PathBuf};
@@ -177,9 +178,12 @@ fn run_many(
             })
             .collect::<Vec<_>>()
     });
+    // The stop key ends a wait for a host (ssh, its handshake) at once.
+    let stop = ctl.flags().stop.clone();
     let prepared = match reqs
         .map_err(RunError::from)
-        .and_then(|r| run::prepare_many(&r))
+        .and_then(|r| run::prepare_all(&r, false, Some(&stop)))
+        .map(|(p, _)| p)
     {
         Ok(p) => p,
         Err(e) => {

@@ -92,6 +92,9 @@ impl TargetHost for LocalHost {
         crate::engines::engine_for(kind)
     }
 
+    /// Nothing to tell: the test files made here are the run's own to keep.
+    fn started(&self) {}
+
     fn path_here<'a>(&self, t: &'a PreparedTarget) -> Option<&'a Path> {
         Some(&t.path)
     }

@@ -58,6 +58,11 @@ pub trait TargetHost: Send + Sync + std::fmt::Debug {
     /// The engine that runs a step of `kind` on the target.
     fn engine(&self, kind: EngineKind) -> Box<dyn Engine>;
 
+    /// The run has started (past every refusal): what the host made for it stays. A remote
+    /// host's agent removes a test file it made unless told so before it ends; this
+    /// machine's are the run's own ([`MadeFile`](crate::dut::MadeFile)s it keeps).
+    fn started(&self);
+
     /// The target's path on this machine, where its verify state and the test file a
     /// run made are kept; `None` for a target on another host (they are that host's).
     fn path_here<'a>(&self, target: &'a PreparedTarget) -> Option<&'a Path>;

@@ -5,7 +5,9 @@
 //! streamed, the fill and each step run on this host's engine. Records go out through a
 //! bounded queue ([`Outbox`]): a slow link drops (and counts) intervals and samples rather
 //! than stall the engine. When the controller goes away (its stdin closes), the step in
-//! hand is stopped and the agent exits.
+//! hand is stopped and the agent exits; a test file it made for a run that never started
+//! (refused after the prepare: `started` never came) is removed as it exits, as a refusal
+//! on this machine removes its own ([`MadeFile`]).
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 use super::job::Job;
 use super::outbox::{failure, writer, Outbox, Relay};
 use super::proto::{FromAgent, ToAgent};
-use crate::dut::PreparedTarget;
+use crate::dut::{MadeFile, PreparedTarget};
 use crate::engine::{StepControl, StepTarget};
 use crate::host::{LocalHost, PrepareRequest, TargetHost};
 use crate::outcome::EndedBy;
@@ -44,6 +46,8 @@ struct Agent {
     answers: Option<Sender<(u64, Option<EndedBy>)>>,
     /// fio's version as this host's check found it, for its steps on fio.
     fio_version: Option<String>,
+    /// The test files this agent made: removed when it ends unless the run started.
+    made: Vec<Arc<MadeFile>>,
 }
 
 impl Agent {
@@ -53,6 +57,9 @@ impl Agent {
         }
         match self.host.prepare(p) {
             Ok(r) => {
+                if r.target.created {
+                    self.made.extend(MadeFile::of(&r.target.path));
+                }
                 self.drive = r.drive.clone();
                 self.target = Some(r.target.clone());
                 self.out.must(FromAgent::Prepared(Box::new(r)));
@@ -157,7 +164,15 @@ impl Agent {
         });
     }
 
-    /// Ends what runs: the step is stopped, the poller ended.
+    /// The run started: the files made for it stay.
+    fn started(&self) {
+        for m in &self.made {
+            m.keep();
+        }
+    }
+
+    /// Ends what runs: the step is stopped, the poller ended (a file made for a run that
+    /// never started is removed as the agent drops).
     fn finish(mut self) {
         self.ctl.stop.store(true, Ordering::Relaxed);
         self.ctl.pause.store(false, Ordering::Relaxed);
@@ -197,6 +212,7 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
         job: Job::default(),
         answers: None,
         fio_version: None,
+        made: Vec::new(),
     };
     for line in crate::lines::bounded_lines(input, super::proto::LINE_MAX) {
         let line = match line {
@@ -223,6 +239,7 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
             ToAgent::Prepare(p) => agent.prepare(p),
             ToAgent::Check { steps } => agent.check(&steps),
             ToAgent::Telemetry { period_ms } => agent.telemetry(period_ms),
+            ToAgent::Started => agent.started(),
             ToAgent::Fill { direct } => agent.fill(direct),
             ToAgent::Step { spec } => agent.step(*spec),
             ToAgent::Answer { index, end } => {

@@ -6,7 +6,9 @@
 //! answer. When the link breaks, every wait ends with the reason (ssh's exit and its last
 //! words on stderr). The agent's lines are bounded ([`LINE_MAX`]); ssh runs in a
 //! process group of its own, registered so that a second Ctrl-C ends it too, and a stop
-//! asked for before the host is ready (the handshake, the prepare) ends the wait at once.
+//! asked for before the host is ready (the handshake, the prepare) ends the wait at once:
+//! the headless run's signals, or the run's own stop flag (the dashboard's stop key) that
+//! the link was opened with.
 
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -81,6 +83,9 @@ pub struct Link {
     group: Mutex<crate::children::Registered>,
     /// The agent sent a line past [`LINE_MAX`]: its records are read no further.
     too_long: Arc<AtomicBool>,
+    /// The run's stop, when it has one of its own (the dashboard's): a wait for the host
+    /// ends on it as on the headless run's signals.
+    stop: Option<Arc<AtomicBool>>,
     /// The agent's version, as its handshake stated it.
     pub agent_version: String,
     pub clock: Clock,
@@ -146,8 +151,13 @@ fn read_records(
 
 impl Link {
     /// Starts the agent on `host` over ssh and shakes hands: both versions stated, the
-    /// agent's clock measured.
-    pub fn open(host: &Host, opts: &RemoteOptions) -> Result<Link, RemoteError> {
+    /// agent's clock measured. A wait for the host ends when `stop` is set (as when the
+    /// headless run is signalled).
+    pub fn open(
+        host: &Host,
+        opts: &RemoteOptions,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> Result<Link, RemoteError> {
         let program = opts.program.as_deref().unwrap_or("drivescope");
         let mut cmd = opts.ssh.command(host, &[program, "agent"]);
         cmd.stdin(Stdio::piped())
@@ -203,6 +213,7 @@ impl Link {
             dropped,
             group: Mutex::new(group),
             too_long,
+            stop,
             agent_version: String::new(),
             clock: Clock {
                 agent_origin: Instant::now(),
@@ -216,6 +227,15 @@ impl Link {
 
     fn host_name(&self) -> String {
         self.host.to_string()
+    }
+
+    /// The run was asked to stop: by a signal of the headless run, or its own stop.
+    fn stopping(&self) -> bool {
+        crate::children::stop_requested()
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// One hello and its answer: (sent, answered, the answer).
@@ -405,7 +425,7 @@ impl Link {
     fn answer(&self, wait: Option<Duration>) -> Result<FromAgent, RemoteError> {
         let until = wait.map(|w| Instant::now() + w);
         loop {
-            if crate::children::stop_requested() {
+            if self.stopping() {
                 return Err(RemoteError::Stopped {
                     host: self.host_name(),
                 });
@@ -526,8 +546,7 @@ impl Drop for Link {
         if let Ok(mut g) = self.stdin.lock() {
             *g = None;
         }
-        let patience = if crate::children::stop_requested() || self.too_long.load(Ordering::Relaxed)
-        {
+        let patience = if self.stopping() || self.too_long.load(Ordering::Relaxed) {
             Duration::ZERO
         } else {
             BYE_WAIT

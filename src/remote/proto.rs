@@ -15,8 +15,9 @@ use crate::stats::{IntervalReport, IoErrorRecord, LatHists, StepSummary};
 use crate::telemetry::TelemetrySample;
 use crate::workload::StepSpec;
 
-/// The protocol's version: both sides must speak the same one.
-pub const PROTOCOL: u32 = 1;
+/// The protocol's version: both sides must speak the same one (2: `started`, after which
+/// the test file the agent made stays; before it, the agent removes that file when it ends).
+pub const PROTOCOL: u32 = 2;
 
 /// The longest line either end reads. The largest records are a step's request or summary
 /// (with a job file's per-job series) and an interval carrying its latency histograms, tens
@@ -49,6 +50,9 @@ pub enum ToAgent {
         #[serde(default = "yes")]
         direct: bool,
     },
+    /// The run has started (its session exists): the test file the agent made for it stays.
+    /// An agent that ends before this (the run refused after the prepare) removes it.
+    Started,
     /// Run one step on the prepared target.
     Step {
         spec: Box<StepSpec>,

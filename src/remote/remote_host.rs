@@ -2,11 +2,13 @@
 //! [`Link`] to its agent, which serves it on that machine's own `LocalHost`.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::link::{Link, RemoteEngine, RemoteError, RemoteTarget};
+use super::proto::ToAgent;
 use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
 use crate::host::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
@@ -20,10 +22,14 @@ pub struct RemoteHost {
 }
 
 impl RemoteHost {
-    /// Opens the link to the target's host (ssh, its agent, the handshake).
-    pub fn open(t: &RemoteTarget) -> Result<Arc<dyn TargetHost>, RemoteError> {
+    /// Opens the link to the target's host (ssh, its agent, the handshake); a wait for the
+    /// host ends when `stop` is set.
+    pub fn open(
+        t: &RemoteTarget,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> Result<Arc<dyn TargetHost>, RemoteError> {
         Ok(Arc::new(RemoteHost {
-            link: Arc::new(Link::open(&t.host, &t.options)?),
+            link: Arc::new(Link::open(&t.host, &t.options, stop)?),
         }))
     }
 }
@@ -77,6 +83,12 @@ impl TargetHost for RemoteHost {
                 kind,
             }),
         }
+    }
+
+    /// The agent keeps the test file it made (a broken link is found by the run's next
+    /// request).
+    fn started(&self) {
+        let _ = self.link.send(&ToAgent::Started);
     }
 
     fn path_here<'a>(&self, _t: &'a PreparedTarget) -> Option<&'a Path> {

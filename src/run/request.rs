@@ -3,6 +3,7 @@
 //! one-phase plan, so every kind of run goes through the same runner.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -135,11 +136,12 @@ impl Prepared {
         self.plan.steps.iter().any(|s| !s.workload.direct)
     }
 
-    /// The run has started: the test files it created stay.
+    /// The run has started: the test files it created stay, here and on its host.
     pub fn started(&self) {
         for m in &self.made {
             m.keep();
         }
+        self.host.started();
     }
 
     /// The target as the engine needs it.
@@ -316,15 +318,18 @@ fn validate_plan(
 /// exist first (each checked by the write guard; one refusal refuses the run, naming its
 /// target), then the test files to create.
 pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
-    prepare_all(reqs, false).map(|(p, _)| p)
+    prepare_all(reqs, false, None).map(|(p, _)| p)
 }
 
 /// [`prepare_many`]; with `keep_going`, a target whose host cannot be reached (ssh fails,
 /// no agent there) is left out rather than refuse the run, and said in the list returned
-/// (the run refuses still when no target is left).
+/// (the run refuses still when no target is left). A wait for a host (ssh, the handshake,
+/// its guard) ends at once when `stop` is set (the dashboard's stop: its run's own flag;
+/// the headless run's signals end it without), as [`RunError::Remote`] `Stopped`.
 pub fn prepare_all(
     reqs: &[RunRequest],
     keep_going: bool,
+    stop: Option<&Arc<AtomicBool>>,
 ) -> Result<(Vec<Prepared>, Vec<String>), RunError> {
     if reqs.len() > 1 {
         check_shared_drives(reqs)?;
@@ -338,7 +343,7 @@ pub fn prepare_all(
     for pass in [true, false] {
         for (slot, r) in out.iter_mut().zip(reqs) {
             if exists(r) == pass {
-                match prepare(r) {
+                match prepare_until(r, stop) {
                     Ok(p) => *slot = Some(p),
                     Err(RunError::Remote(e)) if keep_going && e.is_unreachable() => {
                         left_out.push(format!("left out (--keep-going): {e}"));
@@ -499,6 +504,11 @@ fn retire_if_created(
 /// first (creating the default test file if needed), the plan expanded for its facts, and
 /// the target checked again for writes if the plan writes.
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
+    prepare_until(req, None)
+}
+
+/// [`prepare`], a wait for the target's host ending when `stop` is set.
+fn prepare_until(req: &RunRequest, stop: Option<&Arc<AtomicBool>>) -> Result<Prepared, RunError> {
     let mut req = req.clone();
     // A verify state is this host's: a target on another host is not verified from here.
     let verifies =
@@ -509,7 +519,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
     let host: Arc<dyn TargetHost> = match &req.target.host {
         // The nop engine has no target, here or on a host.
         Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
-        Some(h) => RemoteHost::open(h)?,
+        Some(h) => RemoteHost::open(h, stop.cloned())?,
         None => LocalHost::shared(),
     };
     let engine = req.plan.engine;

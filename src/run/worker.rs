@@ -179,9 +179,13 @@ impl Worker {
             self.fill(run, ctl)?;
         }
         if ctl.stop_requested() {
+            let why = match ctl.stopped_by() {
+                StopBy::Signal => "stopped by a signal before the run started",
+                StopBy::User => "stopped by the user before the run started",
+            };
             self.say(Said::Record {
                 kind: EventKind::Stopped,
-                message: "stopped by a signal before the run started".into(),
+                message: why.into(),
                 data: serde_yaml::Value::Null,
             });
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));

@@ -171,8 +171,27 @@ impl Lab {
         kill_tree(self.servers[i].child.id(), false);
     }
 
+    /// Server `i`'s listening process (what it forks for a connection inherits its
+    /// cgroups).
+    pub fn pid(&self, i: usize) -> u32 {
+        self.servers[i].child.id()
+    }
+
     /// Whether server `i` has a connection (a session process) now.
     pub fn connected(&self, i: usize) -> bool {
         !children(self.servers[i].child.id()).is_empty()
+    }
+
+    /// Waits until server `i` has no connection (a minute at most: its session process
+    /// ends a moment after the client's ssh).
+    pub fn wait_disconnected(&self, i: usize) {
+        let t0 = Instant::now();
+        while self.connected(i) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "server {i} keeps a connection"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }

@@ -31,6 +31,7 @@ mod package_deb;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;
+mod remote_dashboard_stops;
 mod remote_hosts;
 mod run_cli;
 mod run_faults;

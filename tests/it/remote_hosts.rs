@@ -127,11 +127,8 @@ fn a_hosts_drive_is_counted_as_its_kernel_counts_it() {
         ios.iter().any(|n| *n > 100),
         "the host's block stats of its device came through the agent: {ios:?}"
     );
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        !lab.connected(0),
-        "the agent and its ssh session ended with the run"
-    );
+    // The agent and its ssh session end with the run.
+    lab.wait_disconnected(0);
 }
 
 #[test]
@@ -562,7 +559,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     let home = tempfile::tempdir().unwrap();
     let session = home.path().join("stopped.yaml");
     let target = home.path().join("t.bin");
-    let child = ds(
+    let mut child = ds(
         home.path(),
         &lab,
         &[
@@ -573,6 +570,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
             "16M",
             "--duration",
             "30s",
+            "--json",
             "--session",
         ],
     )
@@ -583,7 +581,9 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    // The host's step is running once its first interval has come through.
+    let rx = common::lines_of(&mut child);
+    common::wait_for_line(&rx, "interval", Duration::from_secs(120));
     // SAFETY: kill has no memory preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
@@ -598,8 +598,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     assert_eq!(sess.state, drivescope::session::SessionState::Stopped);
     let s = sess.steps.last().expect("the step was recorded");
     assert_eq!(s.summary.ended_by, drivescope::outcome::EndedBy::Stopped);
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(!lab.connected(0), "the agent ended");
+    lab.wait_disconnected(0);
 }
 
 #[test]
@@ -989,4 +988,75 @@ fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
     let lines = json_lines(&out);
     assert_eq!(of_type(&lines, "start")[0]["page_cache"], true);
     assert!(common::summary(&lines)["read_ios"].as_u64().unwrap_or(0) > 0);
+}
+
+#[test]
+fn refusals_on_a_host_after_its_test_file_is_made_leave_no_file_behind() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = common::disk_tempdir();
+    let dir = common::disk_tempdir();
+    let on_host = |t: &Path, extra: &[&str]| {
+        let mut args = vec!["run", "--host", "host0", "--target", t.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        ds(home.path(), &lab, &args).output().unwrap()
+    };
+    // A size smaller than a block: refused when the host checks the step, after the agent
+    // made the file.
+    let t = dir.path().join("tiny.bin");
+    let out = on_host(&t, &["--size", "1k", "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(!t.exists(), "the refused run left {} behind", t.display());
+    // A thermal soak on a host's test file (no temperature sensor under it).
+    let t = dir.path().join("soak.bin");
+    let soak = [
+        "--size",
+        "4M",
+        "--preset",
+        "thermal-soak",
+        "--time-scale",
+        "0.001",
+    ];
+    let out = on_host(&t, &soak);
+    common::refused(&out, &["temperature"]);
+    assert!(!t.exists(), "the refused run left {} behind", t.display());
+    // A guard refusal after both files are made: two targets on one host's drive are not
+    // written together.
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let out = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "4M",
+            "--duration",
+            "1s",
+            "--rw",
+            "randwrite",
+            "--target",
+            a.to_str().unwrap(),
+            "--target",
+            b.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    common::refused(&out, &["of host host0", "not written"]);
+    assert!(
+        !a.exists() && !b.exists(),
+        "the refused run left a file behind"
+    );
+    // A file that was there before a refusal stays, as it was.
+    let t = dir.path().join("kept.bin");
+    std::fs::write(&t, vec![7u8; 4096]).unwrap();
+    let out = on_host(&t, &["--size", "1k", "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(&t).unwrap(),
+        vec![7u8; 4096],
+        "a file that was there changed"
+    );
+    lab.wait_disconnected(0);
 }
