@@ -185,6 +185,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
         Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),
         Some(Command::Man(args)) => simple(commands::docs::man(&args)),
+        Some(Command::Host(args)) => simple(commands::host::run(&args)),
         Some(Command::Agent) => {
             commands::agent::run();
             ExitCode::SUCCESS

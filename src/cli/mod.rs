@@ -5,6 +5,7 @@
 mod dashboard;
 mod drives;
 pub mod generate;
+mod host;
 mod parse;
 mod presets;
 mod reports;
@@ -15,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 pub use dashboard::{DashboardArgs, OpenArgs};
 pub use drives::{DevicesArgs, SmartArgs};
+pub use host::{HostAction, HostArgs, HostInstallArgs};
 pub use parse::{parse_rate_iops, parse_time_scale};
 pub use presets::{AssumedTarget, PresetsAction, PresetsArgs};
 pub use reports::{CompareArgs, ReportArgs, SpanArg};
@@ -81,7 +83,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// The command whose page to print (run, presets, devices, smart, report, open, compare,
-    /// verify, completions, man); without it, drivescope's own page.
+    /// verify, host, completions, man); without it, drivescope's own page.
     pub command: Option<String>,
     /// Write every page into DIR as drivescope.1, drivescope-run.1, … (new files only; a
     /// name already there is refused), instead of printing one.
@@ -110,6 +112,8 @@ pub enum Command {
     /// streams its telemetry, runs its steps). Not for use by hand.
     #[command(hide = true)]
     Agent,
+    /// Hosts for `--host`: `drivescope host install HOST` copies this drivescope there.
+    Host(HostArgs),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell): e.g.
     /// `drivescope completions bash > ~/.local/share/bash-completion/completions/drivescope`.
     Completions(CompletionsArgs),

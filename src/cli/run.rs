@@ -137,7 +137,8 @@ pub struct RunArgs {
     /// 'ssh -F ~/.ssh/lab_config'; BatchMode is always on.
     #[arg(long, value_name = "COMMAND")]
     pub ssh_command: Option<String>,
-    /// The drivescope to run on the hosts (default: `drivescope` on the remote PATH).
+    /// The drivescope to run on the hosts (default: `~/.local/bin/drivescope`, where `drivescope
+    /// host install` puts it, else `drivescope` on the remote PATH).
     #[arg(long, value_name = "PATH")]
     pub remote_drivescope: Option<String>,
     /// Start the run on the hosts that answer when some do not (each one left out is said,

@@ -43,7 +43,8 @@ const BYE_WAIT: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RemoteOptions {
     pub ssh: SshCommand,
-    /// The drivescope to run there; `drivescope` on the remote PATH by default.
+    /// The drivescope to run there; by default `~/.local/bin/drivescope` when there is one,
+    /// else `drivescope` on the remote PATH ([`super::install::FIND_AGENT`]).
     pub program: Option<String>,
 }
 
@@ -148,8 +149,13 @@ impl Link {
     /// Starts the agent on `host` over ssh and shakes hands: both versions stated, the
     /// agent's clock measured.
     pub fn open(host: &Host, opts: &RemoteOptions) -> Result<Link, RemoteError> {
-        let program = opts.program.as_deref().unwrap_or("drivescope");
-        let mut cmd = opts.ssh.command(host, &[program, "agent"]);
+        let mut cmd = match opts.program.as_deref() {
+            Some(program) => opts.ssh.command(host, &[program, "agent"]),
+            None => opts.ssh.command(
+                host,
+                &["sh", "-c", super::install::FIND_AGENT, "sh", "agent"],
+            ),
+        };
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

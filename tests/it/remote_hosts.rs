@@ -573,6 +573,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
             "16M",
             "--duration",
             "30s",
+            "--json",
             "--session",
         ],
     )
@@ -583,7 +584,10 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    let mut child = child;
+    // The host's step is under way once its first interval is printed.
+    let rx = common::lines_of(&mut child);
+    common::wait_for_line(&rx, "interval", Duration::from_secs(120));
     // SAFETY: kill has no memory preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
@@ -989,4 +993,126 @@ fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
     let lines = json_lines(&out);
     assert_eq!(of_type(&lines, "start")[0]["page_cache"], true);
     assert!(common::summary(&lines)["read_ios"].as_u64().unwrap_or(0) > 0);
+}
+
+#[test]
+fn host_install_puts_this_drivescope_on_a_host_and_a_run_then_streams_from_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let remote_home = tempfile::tempdir().unwrap();
+    lab.set_home(remote_home.path());
+    let ssh = lab.ssh_command();
+    let target = home.path().join("t.bin");
+    let run = || {
+        Command::new(common::bin())
+            .args(["run", "--host", "host0", "--size", "8M", "--duration", "2s"])
+            .args(["--rw", "randread", "--json", "--ssh-command", &ssh])
+            .arg("--target")
+            .arg(&target)
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let install = |extra: &[&str]| {
+        Command::new(common::bin())
+            .args(["host", "install", "host0", "--ssh-command", &ssh])
+            .args(extra)
+            .env("HOME", home.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // No drivescope on the host (not on its PATH, none in its home): the run says how to
+    // put one there.
+    let out = run();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no drivescope agent there") && err.contains("drivescope host install host0"),
+        "{err}"
+    );
+
+    let out = install(&[]);
+    let (said, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{err}");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        said.contains(&format!(
+            "host0: installed drivescope {version} at ~/.local/bin/drivescope"
+        )) && said.contains("its agent answers"),
+        "what it did, on stdout: {said} / {err}"
+    );
+    let placed = remote_home.path().join(".local/bin/drivescope");
+    let meta = std::fs::metadata(&placed).expect("the binary is in the remote home");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert_eq!(
+        std::fs::read(&placed).unwrap(),
+        std::fs::read(common::bin()).unwrap(),
+        "this very binary"
+    );
+    let left: Vec<_> = std::fs::read_dir(placed.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["drivescope"], "no temporary file is left");
+    let mtime = meta.modified().unwrap();
+
+    // Installed again: the same version and protocol answer, nothing is copied.
+    let out = install(&[]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        said.contains(&format!("host0: drivescope {version}")) && said.contains("already at"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::metadata(&placed).unwrap().modified().unwrap(),
+        mtime
+    );
+
+    // A --host run (no --remote-drivescope) now finds it and streams from it.
+    let out = run();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    assert!(
+        of_type(&lines, "interval").len() >= 2,
+        "intervals streamed from the host: {lines:?}"
+    );
+    assert!(common::summary(&lines)["read_ios"].as_u64().unwrap() > 100);
+
+    // A file of that name that is not a drivescope is never replaced.
+    let other = remote_home.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let stranger = other.join("drivescope");
+    common::script(&stranger, "echo not this one");
+    let before = std::fs::read(&stranger).unwrap();
+    let out = install(&["--dir", other.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not a drivescope") && err.contains("not replaced"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&stranger).unwrap(), before);
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
+
+    // A drivescope of another version is replaced, and said to be.
+    let older = remote_home.path().join("older");
+    common::script(&older.join("drivescope"), "echo drivescope 0.0.1");
+    let out = install(&["--dir", older.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        said.contains("replaced drivescope 0.0.1")
+            && said.contains("need --remote-drivescope")
+            && said.contains(&older.join("drivescope").display().to_string()),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::metadata(older.join("drivescope")).unwrap().len(),
+        std::fs::metadata(common::bin()).unwrap().len()
+    );
 }
