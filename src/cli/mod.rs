@@ -62,13 +62,48 @@ fn exit_codes_help() -> String {
     long_about = None,
     after_help = exit_codes_help()
 )]
-#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// With no subcommand: the dashboard's options.
     #[command(flatten)]
     pub dashboard: DashboardArgs,
+    /// Colour on a terminal: auto (unless NO_COLOR is set), always, never. The dashboard
+    /// without colour uses a monochrome theme.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: crate::output::ColorChoice,
+}
+
+impl Cli {
+    /// The dashboard's options are refused beside a subcommand (`drivescope --target x run`):
+    /// clap's `args_conflicts_with_subcommands` would refuse the global `--color` there too,
+    /// so the rule is checked here, on what the command line gave.
+    pub fn check_no_dashboard_args(m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        use clap::parser::ValueSource;
+        let Some((sub, _)) = m.subcommand() else {
+            return Ok(());
+        };
+        let given = m.ids().find(|id| {
+            id.as_str() != "color" && m.value_source(id.as_str()) == Some(ValueSource::CommandLine)
+        });
+        match given {
+            None => Ok(()),
+            Some(id) => {
+                use clap::CommandFactory;
+                let mut cmd = Cli::command();
+                let flag = cmd
+                    .get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .and_then(|a| a.get_long())
+                    .unwrap_or(id.as_str())
+                    .to_string();
+                Err(cmd.error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("the subcommand '{sub}' cannot be used with '--{flag}' (an option of the dashboard)"),
+                ))
+            }
+        }
+    }
 }
 
 /// `drivescope completions SHELL`.
