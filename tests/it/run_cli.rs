@@ -1013,3 +1013,24 @@ fn color_is_a_global_flag_that_decides_claps_colours() {
         common::stderr(&out)
     );
 }
+
+#[test]
+fn every_json_line_carries_its_format_version() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let out = run(home.path(), &common::short_run_args(&target, &[]));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let lines = json_lines(&out);
+    assert!(!of_type(&lines, "interval").is_empty() && !of_type(&lines, "summary").is_empty());
+    for l in &lines {
+        assert_eq!(l["format"], drivescope::printer::JSON_FORMAT, "{l}");
+    }
+    assert_eq!(drivescope::printer::JSON_FORMAT, 1);
+    let out = run(home.path(), &["presets", "plan", "quick-look", "--json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let steps = json_lines(&out);
+    assert!(!steps.is_empty());
+    for s in &steps {
+        assert_eq!(s["format"], 1, "{s}");
+    }
+}
