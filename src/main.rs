@@ -197,9 +197,6 @@ fn main() -> ExitCode {
         Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),
         Some(Command::Man(args)) => simple(commands::docs::man(&args)),
         Some(Command::Host(args)) => simple(commands::host::run(&args)),
-        Some(Command::Agent) => {
-            commands::agent::run();
-            ExitCode::SUCCESS
-        }
+        Some(Command::Agent(args)) => simple(commands::agent::run(&args)),
     }
 }

@@ -106,6 +106,15 @@ impl Cli {
     }
 }
 
+/// `drivescope agent [--metrics ADDR]`.
+#[derive(Debug, clap::Args)]
+pub struct AgentArgs {
+    /// Serve OpenMetrics on http://ADDR/metrics on this host while the agent runs: its
+    /// drive's figures as the run's own endpoint has them (PORT alone is 127.0.0.1:PORT).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+}
+
 /// `drivescope completions SHELL`.
 #[derive(Debug, clap::Args)]
 pub struct CompletionsArgs {
@@ -146,7 +155,7 @@ pub enum Command {
     /// that started it over ssh (prepares the target under this host's write guard,
     /// streams its telemetry, runs its steps). Not for use by hand.
     #[command(hide = true)]
-    Agent,
+    Agent(AgentArgs),
     /// Hosts for `--host`: `drivescope host install HOST` copies this drivescope there.
     Host(HostArgs),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell): e.g.

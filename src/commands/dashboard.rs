@@ -38,6 +38,7 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
     let remote = RemoteOptions {
         ssh: SshCommand::choose(a.ssh_command.as_deref())?,
         program: a.remote_drivescope.clone(),
+        agent_metrics: None,
     };
     dashboard::run(&Options {
         targets: targets

@@ -266,6 +266,7 @@ fn handshake(req: &InstallRequest, program: String) -> Result<String, RemoteErro
     let opts = RemoteOptions {
         ssh: req.ssh.clone(),
         program: Some(program),
+        agent_metrics: None,
     };
     Link::open(&req.host, &opts).map(|l| l.agent_version.clone())
 }

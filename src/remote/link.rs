@@ -46,6 +46,8 @@ pub struct RemoteOptions {
     /// The drivescope to run there; by default `~/.local/bin/drivescope` when there is one,
     /// else `drivescope` on the remote PATH ([`super::install::FIND_AGENT`]).
     pub program: Option<String>,
+    /// `--host-metrics`: the agent serves its own `/metrics` at this address on its host.
+    pub agent_metrics: Option<String>,
 }
 
 /// A target's host and how to reach it.
@@ -149,13 +151,14 @@ impl Link {
     /// Starts the agent on `host` over ssh and shakes hands: both versions stated, the
     /// agent's clock measured.
     pub fn open(host: &Host, opts: &RemoteOptions) -> Result<Link, RemoteError> {
-        let mut cmd = match opts.program.as_deref() {
-            Some(program) => opts.ssh.command(host, &[program, "agent"]),
-            None => opts.ssh.command(
-                host,
-                &["sh", "-c", super::install::FIND_AGENT, "sh", "agent"],
-            ),
+        let mut words = match opts.program.as_deref() {
+            Some(program) => vec![program, "agent"],
+            None => vec!["sh", "-c", super::install::FIND_AGENT, "sh", "agent"],
         };
+        if let Some(addr) = &opts.agent_metrics {
+            words.extend(["--metrics", addr]);
+        }
+        let mut cmd = opts.ssh.command(host, &words);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1116,3 +1116,94 @@ fn host_install_puts_this_drivescope_on_a_host_and_a_run_then_streams_from_it() 
         std::fs::metadata(common::bin()).unwrap().len()
     );
 }
+
+/// The whole answer of one plain HTTP GET of `/metrics` at `port` on 127.0.0.1.
+fn scrape(port: u16) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the agent listens");
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut s = String::new();
+    c.read_to_string(&mut s).unwrap();
+    s
+}
+
+/// The value of the first series of `text` whose line starts with `series` and holds
+/// `label`.
+fn series(text: &str, series: &str, label: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(series) && l.contains(label))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+#[test]
+fn the_agent_serves_its_drives_metrics_on_its_host() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let port = common::sshd::free_port();
+    let mut child = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "16M",
+            "--rw",
+            "randread",
+            "--duration",
+            "60s",
+            "--json",
+            "--host-metrics",
+            &format!("127.0.0.1:{port}"),
+        ],
+    )
+    .arg("--target")
+    .arg(&target)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let rx = common::lines_of(&mut child);
+    let first = common::wait_for_line(&rx, "interval", Duration::from_secs(120));
+    let second = common::wait_for_line(&rx, "interval", Duration::from_secs(30));
+    let seen = first["read"]["ios"].as_u64().unwrap() + second["read"]["ios"].as_u64().unwrap();
+    // The agent on the host (sshd's child, not this run) answers the scrape.
+    let got = scrape(port);
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert!(got.contains("application/openmetrics-text"), "{got}");
+    let path = target.display().to_string();
+    assert!(
+        got.contains(&format!("label=\"{path}\"")),
+        "the drive is the host's target: {got}"
+    );
+    let ios = series(&got, "drivescope_ios_total{", "direction=\"read\"")
+        .unwrap_or_else(|| panic!("read I/Os: {got}"));
+    assert!(
+        ios >= seen as f64,
+        "the agent's count ({ios}) holds at least the two intervals printed here ({seen})"
+    );
+    assert_eq!(
+        series(&got, "drivescope_run_state{", "state=\"running\""),
+        Some(1.0),
+        "{got}"
+    );
+    assert!(got.contains("drivescope_latency_seconds_bucket{"), "{got}");
+    assert!(got.trim_end().ends_with("# EOF"), "{got}");
+    // SAFETY: kill has no memory preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    // The agent ended with its run, and its endpoint with it.
+    let t = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the agent's endpoint closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
