@@ -97,8 +97,14 @@ fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
     let doc = root.path().join("usr/share/doc/drivescope");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (file, words) in [
-        ("LICENSE-MIT", "Permission is hereby granted, free of charge"),
-        ("LICENSE-APACHE", "Apache License\n                           Version 2.0"),
+        (
+            "LICENSE-MIT",
+            "Permission is hereby granted, free of charge",
+        ),
+        (
+            "LICENSE-APACHE",
+            "Apache License\n                           Version 2.0",
+        ),
     ] {
         let shipped = std::fs::read_to_string(doc.join(file)).expect("the licence is shipped");
         assert!(shipped.contains(words), "{file}: {shipped:.200}");
