@@ -562,7 +562,7 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     let home = tempfile::tempdir().unwrap();
     let session = home.path().join("stopped.yaml");
     let target = home.path().join("t.bin");
-    let child = ds(
+    let mut child = ds(
         home.path(),
         &lab,
         &[
@@ -584,7 +584,6 @@ fn a_signal_stops_the_hosts_step_and_the_agent_ends() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let mut child = child;
     // The host's step is under way once its first interval is printed.
     let rx = common::lines_of(&mut child);
     common::wait_for_line(&rx, "interval", Duration::from_secs(120));
