@@ -24,7 +24,6 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use clap::Parser;
 use drivescope::cli::{Cli, Command};
 use drivescope::commands;
 use drivescope::outcome::RunOutcome;
@@ -139,8 +138,20 @@ fn headless(command: impl FnOnce(Arc<AtomicBool>) -> Result<Finished, RunError>)
 /// The command line, or the exit code of what clap showed instead (help, version, a usage
 /// error): clap's own writer, whose failed write is a closed output as any other.
 fn parse() -> Result<Cli, ExitCode> {
+    use clap::{CommandFactory, FromArgMatches};
+    use drivescope::output::ColorChoice;
     use std::io::Write;
-    let e = match Cli::try_parse() {
+    let colour = match ColorChoice::stated(std::env::args_os()) {
+        Some(ColorChoice::Always) => clap::ColorChoice::Always,
+        Some(ColorChoice::Never) => clap::ColorChoice::Never,
+        // clap's auto follows the terminal and NO_COLOR.
+        Some(ColorChoice::Auto) | None => clap::ColorChoice::Auto,
+    };
+    let e = match Cli::command()
+        .color(colour)
+        .try_get_matches()
+        .and_then(|m| Cli::check_no_dashboard_args(&m).and_then(|()| Cli::from_arg_matches(&m)))
+    {
         Ok(cli) => return Ok(cli),
         Err(e) => e,
     };
@@ -160,7 +171,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match cli.command {
-        None => match commands::dashboard::run(&cli.dashboard) {
+        None => match commands::dashboard::run(&cli.dashboard, cli.color) {
             Ok(Exit::Quit) => ExitCode::SUCCESS,
             Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
@@ -170,7 +181,7 @@ fn main() -> ExitCode {
         },
         Some(Command::Run(args)) => headless(|stop| commands::run::run(&args, stop)),
         Some(Command::Verify(args)) => headless(|stop| commands::verify::run(&args, stop)),
-        Some(Command::Open(args)) => match commands::open::run(&args) {
+        Some(Command::Open(args)) => match commands::open::run(&args, cli.color) {
             Ok(Exit::Quit) => ExitCode::SUCCESS,
             Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
             Err(e) => {
@@ -185,9 +196,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
         Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),
         Some(Command::Man(args)) => simple(commands::docs::man(&args)),
-        Some(Command::Agent) => {
-            commands::agent::run();
-            ExitCode::SUCCESS
-        }
+        Some(Command::Host(args)) => simple(commands::host::run(&args)),
+        Some(Command::Agent(args)) => simple(commands::agent::run(&args)),
     }
 }

@@ -115,6 +115,55 @@ impl Write for StdWriter {
     }
 }
 
+/// `--color`: whether what drivescope shows on a terminal is coloured (the dashboard's
+/// theme, clap's help and errors). The text and JSON lines of a run carry no colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal, unless `NO_COLOR` is set (and not empty).
+    #[default]
+    Auto,
+    /// Colour always, `NO_COLOR` or not.
+    Always,
+    /// No colour.
+    Never,
+}
+
+/// The environment variable that turns colour off (<https://no-color.org>).
+pub const NO_COLOR: &str = "NO_COLOR";
+
+impl ColorChoice {
+    /// Whether to colour an output that is a terminal (`terminal`) or not.
+    pub fn colour(self, terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                terminal && std::env::var_os(NO_COLOR).is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+
+    /// The choice a command line states (`--color WHEN` or `--color=WHEN`, the last one
+    /// before `--`), read before clap parses it so that clap's own help and errors follow it.
+    pub fn stated(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<ColorChoice> {
+        use clap::ValueEnum;
+        let mut args = args.into_iter();
+        let mut found = None;
+        while let Some(a) = args.next() {
+            let value = match a.to_str() {
+                Some("--") => break,
+                Some("--color") => args.next(),
+                Some(s) => s.strip_prefix("--color=").map(Into::into),
+                None => None,
+            };
+            if let Some(v) = value.as_ref().and_then(|v| v.to_str()) {
+                found = ColorChoice::from_str(v, false).ok().or(found);
+            }
+        }
+        found
+    }
+}
+
 /// A line on stdout through a plain [`Output`].
 pub fn out_line(text: &str) {
     Output::default().line(Stream::Out, text);
@@ -130,4 +179,31 @@ fn write_all(w: &mut impl Write, parts: &[&[u8]]) -> std::io::Result<()> {
         w.write_all(p)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stated_colour_choice_is_found_before_parsing() {
+        let args = |s: &str| {
+            s.split(' ')
+                .map(std::ffi::OsString::from)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ColorChoice::stated(args("ds run --color never")),
+            Some(ColorChoice::Never)
+        );
+        assert_eq!(
+            ColorChoice::stated(args("ds --color=always run")),
+            Some(ColorChoice::Always)
+        );
+        assert_eq!(ColorChoice::stated(args("ds run -- --color never")), None);
+        assert_eq!(ColorChoice::stated(args("ds run")), None);
+        assert!(!ColorChoice::Never.colour(true));
+        assert!(ColorChoice::Always.colour(false));
+        assert!(!ColorChoice::Auto.colour(false));
+    }
 }

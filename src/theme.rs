@@ -151,6 +151,35 @@ impl Theme {
         }
     }
 
+    /// No colour at all: every role the terminal's own (`--color never`, `NO_COLOR`); the
+    /// selected entry is shown reversed ([`Theme::highlight`]).
+    pub fn monochrome() -> Theme {
+        let r = Color::Reset;
+        Theme {
+            name: "monochrome".into(),
+            fg: r,
+            bg: r,
+            dim: r,
+            border: r,
+            title: r,
+            accent: r,
+            highlight_fg: r,
+            highlight_bg: r,
+            read: r,
+            write: r,
+            trim: r,
+            p50: r,
+            p99: r,
+            p999: r,
+            service: r,
+            ok: r,
+            warning: r,
+            critical: r,
+            throttle: r,
+            quoted: r,
+        }
+    }
+
     /// The colour of series `i` of a chart with several (the curve's workloads): the
     /// theme's figure colours in turn.
     pub fn series(&self, i: usize) -> Color {
@@ -178,11 +207,17 @@ impl Theme {
         Style::default().fg(self.title).add_modifier(Modifier::BOLD)
     }
 
+    /// The selected entry: its colours, or reversed when it has none of its own.
     pub fn highlight(&self) -> Style {
-        Style::default()
+        let s = Style::default()
             .fg(self.highlight_fg)
             .bg(self.highlight_bg)
-            .add_modifier(Modifier::BOLD)
+            .add_modifier(Modifier::BOLD);
+        if self.highlight_fg == self.highlight_bg {
+            s.add_modifier(Modifier::REVERSED)
+        } else {
+            s
+        }
     }
 }
 

@@ -23,7 +23,8 @@ pub struct DashboardArgs {
     /// else `ssh`).
     #[arg(long, value_name = "COMMAND")]
     pub ssh_command: Option<String>,
-    /// The drivescope to run on the hosts (default: `drivescope` on the remote PATH).
+    /// The drivescope to run on the hosts (default: `~/.local/bin/drivescope`, where `drivescope
+    /// host install` puts it, else `drivescope` on the remote PATH).
     #[arg(long, value_name = "PATH")]
     pub remote_drivescope: Option<String>,
     /// Highlight this preset (id) in the picker.

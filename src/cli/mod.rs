@@ -5,6 +5,7 @@
 mod dashboard;
 mod drives;
 pub mod generate;
+mod host;
 mod parse;
 mod presets;
 mod reports;
@@ -15,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 pub use dashboard::{DashboardArgs, OpenArgs};
 pub use drives::{DevicesArgs, SmartArgs};
+pub use host::{HostAction, HostArgs, HostInstallArgs};
 pub use parse::{parse_rate_iops, parse_time_scale};
 pub use presets::{AssumedTarget, PresetsAction, PresetsArgs};
 pub use reports::{CompareArgs, ReportArgs, SpanArg};
@@ -60,13 +62,57 @@ fn exit_codes_help() -> String {
     long_about = None,
     after_help = exit_codes_help()
 )]
-#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// With no subcommand: the dashboard's options.
     #[command(flatten)]
     pub dashboard: DashboardArgs,
+    /// Colour on a terminal: auto (unless NO_COLOR is set), always, never. The dashboard
+    /// without colour uses a monochrome theme.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: crate::output::ColorChoice,
+}
+
+impl Cli {
+    /// The dashboard's options are refused beside a subcommand (`drivescope --target x run`):
+    /// clap's `args_conflicts_with_subcommands` would refuse the global `--color` there too,
+    /// so the rule is checked here, on what the command line gave.
+    pub fn check_no_dashboard_args(m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        use clap::parser::ValueSource;
+        let Some((sub, _)) = m.subcommand() else {
+            return Ok(());
+        };
+        let given = m.ids().find(|id| {
+            id.as_str() != "color" && m.value_source(id.as_str()) == Some(ValueSource::CommandLine)
+        });
+        match given {
+            None => Ok(()),
+            Some(id) => {
+                use clap::CommandFactory;
+                let mut cmd = Cli::command();
+                let flag = cmd
+                    .get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .and_then(|a| a.get_long())
+                    .unwrap_or(id.as_str())
+                    .to_string();
+                Err(cmd.error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("the subcommand '{sub}' cannot be used with '--{flag}' (an option of the dashboard)"),
+                ))
+            }
+        }
+    }
+}
+
+/// `drivescope agent [--metrics ADDR]`.
+#[derive(Debug, clap::Args)]
+pub struct AgentArgs {
+    /// Serve OpenMetrics on http://ADDR/metrics on this host while the agent runs: its
+    /// drive's figures as the run's own endpoint has them (PORT alone is 127.0.0.1:PORT).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
 }
 
 /// `drivescope completions SHELL`.
@@ -81,7 +127,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// The command whose page to print (run, presets, devices, smart, report, open, compare,
-    /// verify, completions, man); without it, drivescope's own page.
+    /// verify, host, completions, man); without it, drivescope's own page.
     pub command: Option<String>,
     /// Write every page into DIR as drivescope.1, drivescope-run.1, … (new files only; a
     /// name already there is refused), instead of printing one.
@@ -109,7 +155,9 @@ pub enum Command {
     /// that started it over ssh (prepares the target under this host's write guard,
     /// streams its telemetry, runs its steps). Not for use by hand.
     #[command(hide = true)]
-    Agent,
+    Agent(AgentArgs),
+    /// Hosts for `--host`: `drivescope host install HOST` copies this drivescope there.
+    Host(HostArgs),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell): e.g.
     /// `drivescope completions bash > ~/.local/share/bash-completion/completions/drivescope`.
     Completions(CompletionsArgs),

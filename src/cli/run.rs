@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "keep_going", "verify"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify"])]
     pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -137,9 +137,15 @@ pub struct RunArgs {
     /// 'ssh -F ~/.ssh/lab_config'; BatchMode is always on.
     #[arg(long, value_name = "COMMAND")]
     pub ssh_command: Option<String>,
-    /// The drivescope to run on the hosts (default: `drivescope` on the remote PATH).
+    /// The drivescope to run on the hosts (default: `~/.local/bin/drivescope`, where `drivescope
+    /// host install` puts it, else `drivescope` on the remote PATH).
     #[arg(long, value_name = "PATH")]
     pub remote_drivescope: Option<String>,
+    /// Each host's agent serves its drive's OpenMetrics on http://ADDR/metrics there
+    /// (`drivescope agent --metrics ADDR`; PORT alone is the host's 127.0.0.1:PORT; one
+    /// agent a target, so one target a host at a given port).
+    #[arg(long, value_name = "ADDR")]
+    pub host_metrics: Option<String>,
     /// Start the run on the hosts that answer when some do not (each one left out is said,
     /// and recorded in the session); without it, one unreachable host refuses the run.
     #[arg(long)]

@@ -5,11 +5,12 @@ use std::io::ErrorKind;
 use crate::cli::DashboardArgs;
 use crate::dashboard::{self, Options};
 use crate::dut;
+use crate::output::ColorChoice;
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::targets;
 use crate::tui::{DashboardError, Exit};
 
-pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
+pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError> {
     let targets = match &a.targets {
         Some(file) => targets::read_file(file),
         None => targets::from_args(&a.target, &[], &[], a.size),
@@ -37,6 +38,7 @@ pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
     let remote = RemoteOptions {
         ssh: SshCommand::choose(a.ssh_command.as_deref())?,
         program: a.remote_drivescope.clone(),
+        agent_metrics: None,
     };
     dashboard::run(&Options {
         targets: targets
@@ -53,6 +55,7 @@ pub fn run(a: &DashboardArgs) -> Result<Exit, DashboardError> {
         preset: a.preset.clone(),
         theme: a.theme.clone(),
         mouse: a.mouse,
+        colour: color.colour(true),
         time_scale: a.time_scale,
         metrics,
     })

@@ -46,3 +46,12 @@ pub enum ReportCmdError {
     #[error(transparent)]
     Report(#[from] ReportError),
 }
+
+/// Why `drivescope host` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HostCmdError {
+    #[error(transparent)]
+    Ssh(#[from] crate::remote::HostError),
+    #[error(transparent)]
+    Install(#[from] crate::remote::InstallError),
+}

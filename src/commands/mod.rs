@@ -7,6 +7,7 @@ pub mod dashboard;
 pub mod devices;
 pub mod docs;
 mod error;
+pub mod host;
 pub mod open;
 pub mod presets;
 pub mod report;
@@ -14,4 +15,4 @@ pub mod run;
 pub mod smart;
 pub mod verify;
 
-pub use error::{CommandError, ReportCmdError};
+pub use error::{CommandError, HostCmdError, ReportCmdError};

@@ -201,7 +201,8 @@ fn plan_of(
     }
     let mut out = String::new();
     for step in plan::planned_steps(&plan, probe_iops) {
-        let _ = writeln!(out, "{}", serde_json::to_string(&step)?);
+        let line = crate::printer::versioned(serde_json::to_value(&step)?);
+        let _ = writeln!(out, "{line}");
     }
     emit(&out);
     Ok(())

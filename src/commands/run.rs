@@ -36,6 +36,7 @@ fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
     let remote = RemoteOptions {
         ssh: SshCommand::choose(a.ssh_command.as_deref())?,
         program: a.remote_drivescope.clone(),
+        agent_metrics: a.host_metrics.clone(),
     };
     Ok(specs
         .into_iter()

@@ -39,6 +39,8 @@ pub struct Options {
     pub preset: Option<String>,
     pub theme: Option<String>,
     pub mouse: bool,
+    /// Colour on the terminal (`--color`, `NO_COLOR`); without it, the monochrome theme.
+    pub colour: bool,
     /// Multiplies every duration of the presets.
     pub time_scale: f64,
     /// `--metrics`: every run of the dashboard also feeds this endpoint.
@@ -171,6 +173,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         target: selected,
         drive: drive_view(&first),
         theme: args.theme.clone(),
+        monochrome: !args.colour,
         config_dir: None,
         mouse: args.mouse,
         replay: false,

@@ -270,7 +270,7 @@ fn spawn_controller(
 }
 
 /// Opens the replay of the session in `path`; returns when the user quits.
-pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
+pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, OpenError> {
     super::hold_signals_for_shutdown();
     let loaded = session::load(path)?;
     for w in &loaded.warnings {
@@ -299,6 +299,7 @@ pub fn run(path: &Path, theme: Option<String>) -> Result<Exit, OpenError> {
     let opts = DashboardOptions {
         drive,
         theme,
+        monochrome: !colour,
         replay: true,
         drives: if s.drives.len() > 1 {
             drive_setups(&s)

@@ -28,7 +28,7 @@ pub enum RemoteError {
     },
     #[error("host {host} is unreachable: {why}")]
     Unreachable { host: String, why: String },
-    #[error("host {host}: no drivescope agent there ({why}); install drivescope on it or name it with --remote-drivescope")]
+    #[error("host {host}: no drivescope agent there ({why}); run `drivescope host install {host}` to put this drivescope there, or name one with --remote-drivescope")]
     NoAgent { host: String, why: String },
     #[error("host {host} runs drivescope {theirs} (protocol {their_protocol}); this is drivescope {ours} (protocol {our_protocol}): the protocols differ, use the same release on both")]
     Version {

@@ -22,11 +22,13 @@
 //!   `drivescope_target_iops` (a paced step's rate), `drivescope_run_state{state}` (a state
 //!   set: starting, running, completed, stopped, failed).
 
+mod agent;
 mod encode;
 mod figures;
 mod server;
 mod sink;
 
+pub use agent::AgentMetrics;
 pub use figures::{DriveFigures, Figures, RunState, LATENCY_BUCKETS_S};
 pub use server::{encode_text, MetricsError, MetricsServer};
 pub use sink::MetricsSink;

@@ -17,7 +17,7 @@ pub struct MetricsSink {
 }
 
 /// This machine's host name (the kernel's), or `localhost`.
-fn local_host() -> String {
+pub(super) fn local_host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .ok()

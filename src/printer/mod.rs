@@ -4,9 +4,11 @@
 //! the run.
 
 mod drives;
+mod json;
 mod sink;
 mod text;
 
+pub use json::{versioned, JSON_FORMAT};
 pub use sink::{Format, PrintMode, Printer, PAGE_CACHE_NOTE};
 
 #[cfg(test)]

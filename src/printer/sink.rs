@@ -2,7 +2,7 @@
 //! notes, I/O errors, and per step either the summary (a plain run) or one line per step
 //! plus the run's events and a plan summary (a preset). JSON lines carry `"type"`: `start`,
 //! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `session`
-//! (bandwidth in bytes per second, latency in µs).
+//! (bandwidth in bytes per second, latency in µs), and `"format"` ([`super::JSON_FORMAT`]).
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -139,8 +139,9 @@ impl<W: Write> Printer<W> {
         self.put(stream, &crate::ostext::printable(line));
     }
 
-    /// One JSON line on stdout (serde escapes what needs it).
+    /// One JSON line on stdout (serde escapes what needs it), with its format version.
     fn json_line(&mut self, v: &Value) {
+        let v = super::json::versioned(v.clone());
         self.put(Stream::Out, &v.to_string());
     }
 

@@ -95,7 +95,7 @@ fn an_interval_in_json_is_its_report_with_a_type() {
     let (out, _) = lines(p);
     assert_eq!(
         out,
-        "{\"end_s\":1.0,\"errors\":0,\"index\":0,\"lat_us\":{\"max\":29442.047,\
+        "{\"end_s\":1.0,\"errors\":0,\"format\":1,\"index\":0,\"lat_us\":{\"max\":29442.047,\
          \"mean\":424.2906125740202,\"min\":45.568,\"p50\":247.807,\"p90\":365.567,\
          \"p99\":3426.303,\"p99.9\":26755.071,\"p99.99\":29425.663,\"samples\":63496,\
          \"stddev\":1613.620580227195},\"ramp\":false,\"read\":{\"bytes\":260079616,\
@@ -200,7 +200,7 @@ fn a_preset_run_end_is_its_plan_summary() {
     p.event(&ended);
     assert_eq!(
         lines(p).0,
-        "{\"errors\":0,\"outcome\":\"completed\",\"preset\":\"\",\"steps\":4,\"steps_run\":4,\
+        "{\"errors\":0,\"format\":1,\"outcome\":\"completed\",\"preset\":\"\",\"steps\":4,\"steps_run\":4,\
          \"type\":\"plan_summary\"}\n"
     );
     // A plain run's end prints nothing.
@@ -221,7 +221,7 @@ fn a_note_goes_to_stderr_in_text_and_is_a_json_line() {
     p.event(&RunEvent::Note("filled 64MiB"));
     assert_eq!(
         lines(p).0,
-        "{\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
+        "{\"format\":1,\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
     );
 }
 
@@ -247,7 +247,7 @@ impl Write for Closing {
 #[test]
 fn a_failed_write_ends_the_output_and_nothing_follows() {
     let c = || Closing {
-        room: 40,
+        room: 60,
         got: Vec::new(),
     };
     let mut p = Printer::on(Format::Json, PrintMode::Single, c(), c());
@@ -257,5 +257,8 @@ fn a_failed_write_ends_the_output_and_nothing_follows() {
     assert!(p.ended());
     p.event(&RunEvent::Note("two"));
     let (out, _) = p.into_writers();
-    assert_eq!(out.got, b"{\"message\":\"one\",\"type\":\"note\"}\n");
+    assert_eq!(
+        out.got,
+        b"{\"format\":1,\"message\":\"one\",\"type\":\"note\"}\n"
+    );
 }

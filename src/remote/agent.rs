@@ -184,14 +184,40 @@ impl Agent {
     }
 }
 
+/// Something that watches the agent serve (the `--metrics` exporter on its host): each
+/// request as it arrives and each record as it leaves, before a slow link can drop it.
+/// Called on the agent's threads (an engine's among them): it must only copy what it keeps.
+pub trait AgentWatch: Send + Sync {
+    fn request(&self, _r: &ToAgent) {}
+    fn record(&self, r: &FromAgent);
+}
+
 /// Serves one controller: requests from `input`, records to `output`, until `bye` or the
 /// end of `input`.
 pub fn serve(input: impl BufRead, output: impl Write + Send + 'static) {
     serve_with(input, output, OUT_CAP);
 }
 
+/// [`serve`], with `watch` shown every request and record.
+pub fn serve_watched(
+    input: impl BufRead,
+    output: impl Write + Send + 'static,
+    watch: Option<Arc<dyn AgentWatch>>,
+) {
+    serve_inner(input, output, OUT_CAP, watch);
+}
+
 /// [`serve`], holding at most `queue` records for a slow link before it drops them.
 pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queue: usize) {
+    serve_inner(input, output, queue, None);
+}
+
+fn serve_inner(
+    input: impl BufRead,
+    output: impl Write + Send + 'static,
+    queue: usize,
+    watch: Option<Arc<dyn AgentWatch>>,
+) {
     let (tx, rx) = mpsc::sync_channel(queue.max(1));
     let broken = Arc::new(AtomicBool::new(false));
     let w = {
@@ -203,7 +229,7 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
     let mut agent = Agent {
         host: LocalHost,
         origin: Instant::now(),
-        out: Outbox::new(tx),
+        out: Outbox::new(tx, watch.clone()),
         broken,
         ctl: StepControl::default(),
         target: None,
@@ -234,6 +260,9 @@ pub fn serve_with(input: impl BufRead, output: impl Write + Send + 'static, queu
                 continue;
             }
         };
+        if let Some(w) = &watch {
+            w.request(&req);
+        }
         match req {
             ToAgent::Hello { .. } => _ = agent.out.must(FromAgent::hello(VERSION, agent.origin)),
             ToAgent::Prepare(p) => agent.prepare(p),

@@ -45,8 +45,11 @@ const BYE_WAIT: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RemoteOptions {
     pub ssh: SshCommand,
-    /// The drivescope to run there; `drivescope` on the remote PATH by default.
+    /// The drivescope to run there; by default `~/.local/bin/drivescope` when there is one,
+    /// else `drivescope` on the remote PATH ([`super::install::FIND_AGENT`]).
     pub program: Option<String>,
+    /// `--host-metrics`: the agent serves its own `/metrics` at this address on its host.
+    pub agent_metrics: Option<String>,
 }
 
 /// A target's host and how to reach it.
@@ -158,8 +161,14 @@ impl Link {
         opts: &RemoteOptions,
         stop: Option<Arc<AtomicBool>>,
     ) -> Result<Link, RemoteError> {
-        let program = opts.program.as_deref().unwrap_or("drivescope");
-        let mut cmd = opts.ssh.command(host, &[program, "agent"]);
+        let mut words = match opts.program.as_deref() {
+            Some(program) => vec![program, "agent"],
+            None => vec!["sh", "-c", super::install::FIND_AGENT, "sh", "agent"],
+        };
+        if let Some(addr) = &opts.agent_metrics {
+            words.extend(["--metrics", addr]);
+        }
+        let mut cmd = opts.ssh.command(host, &words);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod host;
+pub mod install;
 mod job;
 pub mod link;
 mod outbox;
@@ -14,6 +15,7 @@ pub mod proto;
 pub mod remote_host;
 
 pub use host::{Host, HostError, SshCommand, SSH_ENV};
+pub use install::{install, InstallError, InstallOutcome, InstallRequest};
 pub use link::{Clock, Link, RemoteEngine, RemoteError, RemoteOptions, RemoteTarget};
 pub use proto::{PrepareRequest, PreparedReply, PROTOCOL};
 pub use remote_host::RemoteHost;

@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::agent::AgentWatch;
 use super::proto::{FromAgent, WireInterval};
 use crate::engine::{Control, StepObserver};
 use crate::outcome::EndedBy;
@@ -23,19 +24,29 @@ const ANSWER_WAIT: Duration = Duration::from_secs(2);
 pub(super) struct Outbox {
     tx: SyncSender<FromAgent>,
     dropped: Arc<AtomicU64>,
+    /// Sees every record as it leaves, before the link can drop it (`agent --metrics`).
+    watch: Option<Arc<dyn AgentWatch>>,
 }
 
 impl Outbox {
-    pub(super) fn new(tx: SyncSender<FromAgent>) -> Outbox {
+    pub(super) fn new(tx: SyncSender<FromAgent>, watch: Option<Arc<dyn AgentWatch>>) -> Outbox {
         Outbox {
             tx,
             dropped: Arc::new(AtomicU64::new(0)),
+            watch,
+        }
+    }
+
+    fn seen(&self, r: &FromAgent) {
+        if let Some(w) = &self.watch {
+            w.record(r);
         }
     }
 
     /// A reply: waits for room (false when the writer is gone); the records dropped
     /// before it are counted first, so the controller knows them by the reply.
     pub(super) fn must(&self, r: FromAgent) -> bool {
+        self.seen(&r);
         let n = self.dropped.swap(0, Ordering::Relaxed);
         if n > 0 && self.tx.send(FromAgent::Dropped { records: n }).is_err() {
             return false;
@@ -45,6 +56,7 @@ impl Outbox {
 
     /// A streamed record: sent if there is room, else dropped and counted.
     pub(super) fn may(&self, r: FromAgent) -> bool {
+        self.seen(&r);
         let n = self.dropped.swap(0, Ordering::Relaxed);
         if n > 0 {
             if let Err(TrySendError::Full(_)) = self.tx.try_send(FromAgent::Dropped { records: n })

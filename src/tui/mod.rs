@@ -95,6 +95,8 @@ pub fn run_dashboard(
         .enable_time()
         .build()?;
     terminal::install_panic_hook();
+    // `--color always` colours even under NO_COLOR (crossterm reads it itself).
+    ratatui::crossterm::style::force_color_output(!opts.monochrome);
     let guard = terminal::TerminalGuard::enter(opts.mouse)?;
     let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let size = term.size()?;

@@ -24,6 +24,9 @@ pub struct DashboardOptions {
     pub theme: Option<String>,
     /// Where keys.yaml and themes/ are read from; `~/.config/drivescope` when absent.
     pub config_dir: Option<PathBuf>,
+    /// No colour (`--color never`, `NO_COLOR`): the monochrome theme alone, and crossterm
+    /// told to write no colour.
+    pub monochrome: bool,
     /// Capture the mouse (wheel scrolls lists and tabs, a click picks a tab).
     pub mouse: bool,
     /// Replaying a saved session (`drivescope open`).
@@ -37,8 +40,11 @@ impl DashboardOptions {
     pub fn app_config(&self, size: (u16, u16)) -> AppConfig {
         let dir = self.config_dir.clone().or_else(config_dir);
         let mut load_errors = Vec::new();
-        let (themes, theme_errors) =
+        let (mut themes, theme_errors) =
             theme::load_all(dir.as_ref().map(|d| d.join("themes")).as_deref());
+        if self.monochrome {
+            themes = vec![theme::Theme::monochrome()];
+        }
         load_errors.extend(
             theme_errors
                 .into_iter()
@@ -68,7 +74,7 @@ impl DashboardOptions {
             target: self.target,
             drive: self.drive.clone(),
             themes,
-            theme: self.theme.clone(),
+            theme: self.theme.clone().filter(|_| !self.monochrome),
             keymap,
             datasheets,
             load_errors,

@@ -102,7 +102,8 @@ impl Lab {
                 format!(
                     "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
                      PidFile none\nStrictModes no\nUsePAM no\nPermitRootLogin yes\n\
-                     PasswordAuthentication no\nKbdInteractiveAuthentication no\n",
+                     PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+                     PermitUserEnvironment yes\n",
                     key.display(),
                     d.join("authorized_keys").display()
                 ),
@@ -144,6 +145,18 @@ impl Lab {
              LogLevel ERROR\n",
             d.join("user_key").display()
         )
+    }
+
+    /// Gives the user's sessions `home` as `$HOME` (the key's `environment=` option), so
+    /// that what a test puts in the remote home stays in a directory of its own.
+    pub fn set_home(&self, home: &Path) {
+        let d = self.dir.path();
+        let key = std::fs::read_to_string(d.join("user_key.pub")).unwrap();
+        std::fs::write(
+            d.join("authorized_keys"),
+            format!("environment=\"HOME={}\" {key}", home.display()),
+        )
+        .unwrap();
     }
 
     /// Adds an alias for a port nothing listens on.

@@ -186,6 +186,10 @@ fn opens_on_the_default_target_and_q_quits_cleanly() {
     t.tmux(&["send-keys", "?"]);
     t.wait_for("quit (asks first while a run is going)");
     t.tmux(&["send-keys", "Escape"]);
+    // The help closed before q (an escape and a q read together are Alt-q).
+    wait_until(&t, 20, "the help to close", |s| {
+        !s.contains("quit (asks first while a run is going)")
+    });
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     assert_cooked(&t.stty());
@@ -798,4 +802,75 @@ fn open_shows_a_damaged_sessions_warnings_and_only_the_keys_a_replay_takes() {
     );
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
+}
+
+/// The colours of the screen as tmux holds it: the SGR parameters of every escape
+/// sequence `capture-pane -e` writes that sets a foreground or background colour.
+fn colour_codes(screen_with_escapes: &str) -> Vec<String> {
+    screen_with_escapes
+        .split("\x1b[")
+        .skip(1)
+        .filter_map(|s| s.split_once('m').map(|(p, _)| p))
+        .filter(|p| {
+            p.split(';').any(|n| {
+                matches!(
+                    n.parse::<u32>(),
+                    Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+                )
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The dashboard started by `cmd` (its picker up), its screen with escapes, then quit.
+fn picker_screen(name: &str, cmd: &str) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start_with(name, cmd, home.path(), 100, 30) else {
+        return String::new();
+    };
+    t.wait_for(" Presets ");
+    let s = t.tmux(&["capture-pane", "-e", "-p"]);
+    // The picker closed before q (an escape and a q read together are Alt-q).
+    t.tmux(&["send-keys", "Escape"]);
+    wait_until(&t, 20, "the picker to close", |s| !s.contains(" Presets "));
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    s
+}
+
+#[test]
+fn no_color_and_color_never_give_a_monochrome_dashboard() {
+    let bin = common::bin().display().to_string();
+    let coloured = picker_screen("colour", &bin);
+    if coloured.is_empty() {
+        return;
+    }
+    assert!(
+        !colour_codes(&coloured).is_empty(),
+        "the default theme colours"
+    );
+    for (name, cmd) in [
+        ("nocolor", format!("NO_COLOR=1 {bin}")),
+        ("never", format!("{bin} --color never")),
+    ] {
+        let s = picker_screen(name, &cmd);
+        assert!(s.contains(" Presets "), "{s}");
+        assert_eq!(
+            colour_codes(&s),
+            Vec::<String>::new(),
+            "{name}: no colour\n{s}"
+        );
+        // The highlighted preset is still told apart: reversed.
+        assert!(
+            s.lines()
+                .any(|l| l.contains("\x1b[7m") || l.contains(";7m") || l.contains("[7;")),
+            "{name}: the selection is shown reversed\n{s}"
+        );
+    }
+    let forced = picker_screen("always", &format!("NO_COLOR=1 {bin} --color always"));
+    assert!(
+        !colour_codes(&forced).is_empty(),
+        "--color always colours under NO_COLOR"
+    );
 }

@@ -1,5 +1,5 @@
 //! The Debian package (`assets/deb/build`, metadata in Cargo.toml): it lists the binary, the
-//! man pages and the three completions in Debian's places, and the binary extracted from it
+//! man pages, the three completions and the licence texts in Debian's places, and the binary extracted from it
 //! runs (`--version`, `man run`).
 //!
 //! The package takes a release build, so this test does not make it: `.ci/run` runs
@@ -71,6 +71,8 @@ fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
         "./usr/share/drivescope/presets/quick-look.yaml",
         "./usr/share/drivescope/themes/dark.yaml",
         "./usr/share/doc/drivescope/copyright",
+        "./usr/share/doc/drivescope/LICENSE-MIT",
+        "./usr/share/doc/drivescope/LICENSE-APACHE",
     ] {
         assert!(has(path), "{path} not in the package:\n{listing}");
     }
@@ -90,6 +92,28 @@ fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
         "dpkg-deb -x: {}",
         crate::common::stderr(&out)
     );
+    // The licence texts, as Cargo.toml's `license = "MIT OR Apache-2.0"` names them, are the
+    // checkout's own files.
+    let doc = root.path().join("usr/share/doc/drivescope");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, words) in [
+        (
+            "LICENSE-MIT",
+            "Permission is hereby granted, free of charge",
+        ),
+        (
+            "LICENSE-APACHE",
+            "Apache License\n                           Version 2.0",
+        ),
+    ] {
+        let shipped = std::fs::read_to_string(doc.join(file)).expect("the licence is shipped");
+        assert!(shipped.contains(words), "{file}: {shipped:.200}");
+        assert_eq!(
+            shipped,
+            std::fs::read_to_string(repo.join(file)).unwrap(),
+            "{file} is the checkout's"
+        );
+    }
     let installed = root.path().join("usr/bin/drivescope");
 
     let out = Command::new(&installed)

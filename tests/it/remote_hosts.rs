@@ -1060,3 +1060,216 @@ fn refusals_on_a_host_after_its_test_file_is_made_leave_no_file_behind() {
     );
     lab.wait_disconnected(0);
 }
+
+#[test]
+fn host_install_puts_this_drivescope_on_a_host_and_a_run_then_streams_from_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let remote_home = tempfile::tempdir().unwrap();
+    lab.set_home(remote_home.path());
+    let ssh = lab.ssh_command();
+    let target = home.path().join("t.bin");
+    let run = || {
+        Command::new(common::bin())
+            .args(["run", "--host", "host0", "--size", "8M", "--duration", "2s"])
+            .args(["--rw", "randread", "--json", "--ssh-command", &ssh])
+            .arg("--target")
+            .arg(&target)
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let install = |extra: &[&str]| {
+        Command::new(common::bin())
+            .args(["host", "install", "host0", "--ssh-command", &ssh])
+            .args(extra)
+            .env("HOME", home.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // No drivescope on the host (not on its PATH, none in its home): the run says how to
+    // put one there.
+    let out = run();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no drivescope agent there") && err.contains("drivescope host install host0"),
+        "{err}"
+    );
+
+    let out = install(&[]);
+    let (said, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{err}");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        said.contains(&format!(
+            "host0: installed drivescope {version} at ~/.local/bin/drivescope"
+        )) && said.contains("its agent answers"),
+        "what it did, on stdout: {said} / {err}"
+    );
+    let placed = remote_home.path().join(".local/bin/drivescope");
+    let meta = std::fs::metadata(&placed).expect("the binary is in the remote home");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert_eq!(
+        std::fs::read(&placed).unwrap(),
+        std::fs::read(common::bin()).unwrap(),
+        "this very binary"
+    );
+    let left: Vec<_> = std::fs::read_dir(placed.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["drivescope"], "no temporary file is left");
+    let mtime = meta.modified().unwrap();
+
+    // Installed again: the same version and protocol answer, nothing is copied.
+    let out = install(&[]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        said.contains(&format!("host0: drivescope {version}")) && said.contains("already at"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::metadata(&placed).unwrap().modified().unwrap(),
+        mtime
+    );
+
+    // A --host run (no --remote-drivescope) now finds it and streams from it.
+    let out = run();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    assert!(
+        of_type(&lines, "interval").len() >= 2,
+        "intervals streamed from the host: {lines:?}"
+    );
+    assert!(common::summary(&lines)["read_ios"].as_u64().unwrap() > 100);
+
+    // A file of that name that is not a drivescope is never replaced.
+    let other = remote_home.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let stranger = other.join("drivescope");
+    common::script(&stranger, "echo not this one");
+    let before = std::fs::read(&stranger).unwrap();
+    let out = install(&["--dir", other.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not a drivescope") && err.contains("not replaced"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&stranger).unwrap(), before);
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
+
+    // A drivescope of another version is replaced, and said to be.
+    let older = remote_home.path().join("older");
+    common::script(&older.join("drivescope"), "echo drivescope 0.0.1");
+    let out = install(&["--dir", older.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        said.contains("replaced drivescope 0.0.1")
+            && said.contains("need --remote-drivescope")
+            && said.contains(&older.join("drivescope").display().to_string()),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::metadata(older.join("drivescope")).unwrap().len(),
+        std::fs::metadata(common::bin()).unwrap().len()
+    );
+}
+
+/// The whole answer of one plain HTTP GET of `/metrics` at `port` on 127.0.0.1.
+fn scrape(port: u16) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the agent listens");
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut s = String::new();
+    c.read_to_string(&mut s).unwrap();
+    s
+}
+
+/// The value of the first series of `text` whose line starts with `series` and holds
+/// `label`.
+fn series(text: &str, series: &str, label: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(series) && l.contains(label))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+#[test]
+fn the_agent_serves_its_drives_metrics_on_its_host() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let port = common::sshd::free_port();
+    let mut child = ds(
+        home.path(),
+        &lab,
+        &[
+            "run",
+            "--host",
+            "host0",
+            "--size",
+            "16M",
+            "--rw",
+            "randread",
+            "--duration",
+            "60s",
+            "--json",
+            "--host-metrics",
+            &format!("127.0.0.1:{port}"),
+        ],
+    )
+    .arg("--target")
+    .arg(&target)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let rx = common::lines_of(&mut child);
+    let first = common::wait_for_line(&rx, "interval", Duration::from_secs(120));
+    let second = common::wait_for_line(&rx, "interval", Duration::from_secs(30));
+    let seen = first["read"]["ios"].as_u64().unwrap() + second["read"]["ios"].as_u64().unwrap();
+    // The agent on the host (sshd's child, not this run) answers the scrape.
+    let got = scrape(port);
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert!(got.contains("application/openmetrics-text"), "{got}");
+    let path = target.display().to_string();
+    assert!(
+        got.contains(&format!("label=\"{path}\"")),
+        "the drive is the host's target: {got}"
+    );
+    let ios = series(&got, "drivescope_ios_total{", "direction=\"read\"")
+        .unwrap_or_else(|| panic!("read I/Os: {got}"));
+    assert!(
+        ios >= seen as f64,
+        "the agent's count ({ios}) holds at least the two intervals printed here ({seen})"
+    );
+    assert_eq!(
+        series(&got, "drivescope_run_state{", "state=\"running\""),
+        Some(1.0),
+        "{got}"
+    );
+    assert!(got.contains("drivescope_latency_seconds_bucket{"), "{got}");
+    assert!(got.trim_end().ends_with("# EOF"), "{got}");
+    // SAFETY: kill has no memory preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    // The agent ended with its run, and its endpoint with it.
+    let t = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the agent's endpoint closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

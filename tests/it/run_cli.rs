@@ -997,3 +997,67 @@ impl Drop for Sysctl {
         }
     }
 }
+
+#[test]
+fn color_is_a_global_flag_that_decides_claps_colours() {
+    let home = tempfile::tempdir().unwrap();
+    let esc = |o: &std::process::Output| o.stderr.contains(&0x1b);
+    // Before or after the subcommand, in either spelling; NO_COLOR is beaten by `always`.
+    for args in [
+        &["--color", "always", "run", "--bogus"][..],
+        &["run", "--color=always", "--bogus"],
+    ] {
+        let out = common::command(home.path())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(esc(&out), "{args:?}: coloured: {}", common::stderr(&out));
+    }
+    let out = common::command(home.path())
+        .args(["--color", "never", "run", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!esc(&out) && common::stderr(&out).contains("--bogus"));
+    // The flag is no dashboard option: a subcommand after it still runs.
+    let out = common::command(home.path())
+        .args(["--color", "never", "presets", "list"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(!out.stdout.contains(&0x1b));
+    // A dashboard option beside a subcommand is still refused.
+    let out = common::command(home.path())
+        .args(["--mouse", "presets", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("cannot be used with '--mouse'"),
+        "{}",
+        common::stderr(&out)
+    );
+}
+
+#[test]
+fn every_json_line_carries_its_format_version() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("t.bin");
+    let out = run(home.path(), &common::short_run_args(&target, &[]));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let lines = json_lines(&out);
+    assert!(!of_type(&lines, "interval").is_empty() && !of_type(&lines, "summary").is_empty());
+    for l in &lines {
+        assert_eq!(l["format"], drivescope::printer::JSON_FORMAT, "{l}");
+    }
+    assert_eq!(drivescope::printer::JSON_FORMAT, 1);
+    let out = run(home.path(), &["presets", "plan", "quick-look", "--json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let steps = json_lines(&out);
+    assert!(!steps.is_empty());
+    for s in &steps {
+        assert_eq!(s["format"], 1, "{s}");
+    }
+}
