@@ -1,6 +1,7 @@
 //! Drive telemetry beside the engine's figures: NVMe admin commands, hwmon, `smartctl -j`,
 //! the kernel's block counters and host CPU/memory, polled on a thread of its own.
 
+pub mod attributes;
 pub mod blockstat;
 pub mod collect;
 pub mod devices;
@@ -13,6 +14,9 @@ pub mod reading;
 pub mod smartctl;
 pub mod text;
 
+pub use attributes::{
+    AtaAttribute, AtaDecoded, DeviceKind, ScsiCounterPage, ScsiErrorCounter, WhenFailed,
+};
 pub use collect::{read_smart, SmartSource};
 pub use health::{Health, HealthChange, HealthReason, HealthWatch};
 pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};

@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::attributes::{AtaAttribute, DeviceKind, ScsiErrorCounter};
 use super::health::Health;
 
 /// Which source answered a reading.
@@ -175,6 +176,35 @@ pub struct SmartReading {
     pub power_cycles: Option<u64>,
     pub unsafe_shutdowns: Option<u64>,
     pub media_errors: Option<u64>,
+    /// The kind of device the reading is of, which says what fields it can have (`None`
+    /// where no source said, and in sessions written before it).
+    #[serde(default)]
+    pub kind: Option<DeviceKind>,
+    /// NVMe error information log entries; the ATA SMART error log's count.
+    #[serde(default)]
+    pub error_log_entries: Option<u64>,
+    /// NVMe: minutes the composite temperature spent at or above the warning threshold.
+    #[serde(default)]
+    pub warning_temp_minutes: Option<u64>,
+    /// NVMe: minutes the composite temperature spent at or above the critical threshold.
+    #[serde(default)]
+    pub critical_temp_minutes: Option<u64>,
+    /// ATA: self-tests in the log that failed, less those a newer passed extended test
+    /// outdated (smartctl's `error_count_total - error_count_outdated`).
+    #[serde(default)]
+    pub self_test_errors: Option<u64>,
+    /// The ATA SMART attribute table, in the drive's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ata_attributes: Vec<AtaAttribute>,
+    /// SCSI: entries of the grown defect list.
+    #[serde(default)]
+    pub scsi_grown_defects: Option<u64>,
+    /// SCSI: the error counter log, a row per page the drive has.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scsi_error_counters: Vec<ScsiErrorCounter>,
+    /// smartctl's own exit status, where smartctl made the reading.
+    #[serde(default)]
+    pub smartctl_exit_status: Option<u8>,
     /// Current NVMe power state (Get Features 02h).
     pub power_state: Option<u8>,
     /// That power state's maximum power from its descriptor: a ceiling, not a measurement.

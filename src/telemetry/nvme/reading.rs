@@ -12,6 +12,7 @@ use super::thermal_mgmt::{
     threshold_cdw11, threshold_k, HostThermalManagement, ThresholdKind, ThresholdSensor,
 };
 use super::{IdentifyController, NvmeDevice, NvmeError, Refusal, SmartLog};
+use crate::telemetry::attributes::DeviceKind;
 use crate::telemetry::health::{Health, HealthReason};
 use crate::telemetry::reading::{
     kelvin_to_c, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
@@ -97,6 +98,10 @@ pub fn apply_smart_log(r: &mut SmartReading, log: &SmartLog) {
     r.power_cycles = Some(sat(log.power_cycles));
     r.unsafe_shutdowns = Some(sat(log.unsafe_shutdowns));
     r.media_errors = Some(sat(log.media_errors));
+    r.error_log_entries = Some(sat(log.error_log_entries));
+    r.warning_temp_minutes = Some(u64::from(log.warning_temp_minutes));
+    r.critical_temp_minutes = Some(u64::from(log.critical_temp_minutes));
+    r.kind = Some(DeviceKind::Nvme);
     r.power_w = log.measured_power_w();
     r.thermal_throttle = Some(log.thermal_throttle);
 }

@@ -12,7 +12,15 @@ use serde_json::Value;
 
 use super::health::health;
 use super::json::{first_of, i32_of, str_of, u64_of, u8_of};
+use super::tables::ata_scsi_tables;
+use crate::telemetry::attributes::DeviceKind;
 use crate::telemetry::reading::{NoTemperature, SensorTemp, SmartReading, Source};
+
+/// A temperature threshold: 0 is "not reported" (RAID virtual disks and drives without a
+/// trip point write 0), never a 0 °C threshold.
+fn threshold_of(v: &Value) -> Option<i32> {
+    i32_of(v).filter(|&c| c != 0)
+}
 
 /// Current temperature of ATA attribute `id`: raw byte 0 only.
 fn ata_attr_temp(doc: &Value, id: u64) -> Option<i32> {
@@ -63,6 +71,9 @@ fn nvme_fields(r: &mut SmartReading, log: &Value) {
     r.power_cycles = u64_of(&log["power_cycles"]);
     r.unsafe_shutdowns = u64_of(&log["unsafe_shutdowns"]);
     r.media_errors = u64_of(&log["media_errors"]);
+    r.error_log_entries = u64_of(&log["num_err_log_entries"]);
+    r.warning_temp_minutes = u64_of(&log["warning_temp_time"]);
+    r.critical_temp_minutes = u64_of(&log["critical_comp_time"]);
     // smartctl prints the thermal management counts as text only, not in its JSON, so
     // `thermal_throttle` stays unknown from this source.
 }
@@ -78,7 +89,7 @@ fn ata_scsi_fields(r: &mut SmartReading, doc: &Value) {
             "/ata_sct_status/temperature/op_limit_max",
             "/temperature/op_limit_max",
         ],
-        i32_of,
+        threshold_of,
     );
     // ATA's SCT limit; SCSI's drive trip temperature (smartctl 7.3 alone wrote it under
     // `scsi_temperature`).
@@ -89,7 +100,7 @@ fn ata_scsi_fields(r: &mut SmartReading, doc: &Value) {
             "/temperature/drive_trip",
             "/scsi_temperature/drive_trip",
         ],
-        i32_of,
+        threshold_of,
     );
     // SCSI's percentage used endurance indicator: smartctl 7.0–7.4, then 7.5's name.
     r.percentage_used = first_of(
@@ -102,16 +113,42 @@ fn ata_scsi_fields(r: &mut SmartReading, doc: &Value) {
     );
 }
 
-/// The device's name; a disk behind a MegaRAID controller keeps its `megaraid,N` index
-/// (smartctl's `device.type`, e.g. `sat+megaraid,3`), since every disk behind the
-/// controller has the same name.
+/// The device as smartctl names it. A disk behind a RAID controller or another
+/// pass-through (`device.type` with an address: `megaraid,3`, `sat+megaraid,3`, `areca,1/2`,
+/// `cciss,0`) keeps smartctl's `info_name`, which holds the bus path and the disk number
+/// (`/dev/bus/0 [megaraid_disk_03] [SAT]`): every disk behind the controller has the same
+/// `name`. Without `info_name` the type's address is added to the name.
 fn device_name(doc: &Value) -> Option<String> {
-    let name = str_of(&doc["device"]["name"])?;
+    let name = str_of(&doc["device"]["name"]);
     let ty = doc["device"]["type"].as_str().unwrap_or_default();
-    Some(match ty.find("megaraid,") {
-        Some(i) => format!("{name} [{}]", &ty[i..]),
-        None => name,
-    })
+    let Some(comma) = ty.find(',') else {
+        return name;
+    };
+    if let Some(info) = str_of(&doc["device"]["info_name"]) {
+        return Some(info);
+    }
+    let start = ty[..comma].rfind('+').map_or(0, |p| p + 1);
+    Some(format!("{} [{}]", name?, &ty[start..]))
+}
+
+/// The kind of device: smartctl's `device.protocol`, else what the output holds.
+fn kind(doc: &Value) -> Option<DeviceKind> {
+    match doc["device"]["protocol"].as_str() {
+        Some("NVMe") => return Some(DeviceKind::Nvme),
+        Some("ATA") => return Some(DeviceKind::Ata),
+        Some("SCSI") => return Some(DeviceKind::Scsi),
+        _ => {}
+    }
+    let m = doc.as_object()?;
+    if m.contains_key("nvme_smart_health_information_log") {
+        Some(DeviceKind::Nvme)
+    } else if m.keys().any(|k| k.starts_with("ata_")) {
+        Some(DeviceKind::Ata)
+    } else if m.keys().any(|k| k.starts_with("scsi_")) {
+        Some(DeviceKind::Scsi)
+    } else {
+        None
+    }
 }
 
 /// The model: ATA and NVMe `model_name` (SCSI too up to smartctl 7.2), else the SCSI
@@ -145,16 +182,21 @@ pub fn decode(doc: &Value, source: Source) -> SmartReading {
         ),
         power_on_hours: u64_of(&doc["power_on_time"]["hours"]),
         power_cycles: u64_of(&doc["power_cycle_count"]),
+        kind: kind(doc),
+        smartctl_exit_status: doc["smartctl"]["exit_status"]
+            .as_u64()
+            .and_then(|s| u8::try_from(s).ok()),
         ..Default::default()
     };
     let log = &doc["nvme_smart_health_information_log"];
     if log.is_object() {
         nvme_fields(&mut r, log);
         let th = &doc["nvme_composite_temperature_threshold"];
-        r.warning_temp_c = i32_of(&th["warning"]);
-        r.critical_temp_c = i32_of(&th["critical"]);
+        r.warning_temp_c = threshold_of(&th["warning"]);
+        r.critical_temp_c = threshold_of(&th["critical"]);
     } else {
         ata_scsi_fields(&mut r, doc);
+        ata_scsi_tables(&mut r, doc);
     }
     r
 }
@@ -198,6 +240,14 @@ mod tests {
             device_name(&doc).as_deref(),
             Some("/dev/bus/0 [megaraid,3]")
         );
+        let doc = json!({"device": {"name": "/dev/bus/0", "type": "megaraid,1",
+                                    "info_name": "/dev/bus/0 [megaraid_disk_01]"}});
+        assert_eq!(
+            device_name(&doc).as_deref(),
+            Some("/dev/bus/0 [megaraid_disk_01]")
+        );
+        let doc = json!({"device": {"name": "/dev/sg1", "type": "areca,2/1"}});
+        assert_eq!(device_name(&doc).as_deref(), Some("/dev/sg1 [areca,2/1]"));
         let doc = json!({"device": {"name": "/dev/sda", "type": "sat"}});
         assert_eq!(device_name(&doc).as_deref(), Some("/dev/sda"));
     }

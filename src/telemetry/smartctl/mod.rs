@@ -7,6 +7,7 @@ mod decode;
 mod health;
 mod input;
 mod json;
+mod tables;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

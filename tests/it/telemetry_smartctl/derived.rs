@@ -93,7 +93,11 @@ fn raid_virtual_disk_at_0_c_has_no_sensor() {
 #[test]
 fn a_disk_behind_megaraid_keeps_its_index() {
     let r = fixture("derived/sata_exos_x16_behind_megaraid_3.json");
-    assert_eq!(r.device.as_deref(), Some("/dev/bus/0 [megaraid,3]"));
+    assert_eq!(
+        r.device.as_deref(),
+        Some("/dev/bus/0 [megaraid_disk_03] [SAT]"),
+        "smartctl's info_name: the bus path and the disk number"
+    );
     assert_eq!(r.temperature_c, Some(26));
 }
 
