@@ -1,7 +1,8 @@
 //! The `drivescope` binary: parse the command line, run the command, report errors as one
 //! line on stderr with a non-zero exit code (2 for bad input or setup failures).
 //!
-//! Exit codes: 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
+//! Exit codes (`drivescope smart` has its own: smartctl's bit mask, `cli::SMART_EXIT_CODES`):
+//! 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
 //! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
@@ -72,6 +73,20 @@ fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
         Err(e) => {
             say(format_args!("drivescope: {e}"));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Exit code of `drivescope smart`: smartctl's bit mask of what the readings say
+/// ([`drivescope::cli::SMART_EXIT_CODES`]); an error is bit 1 (the device or file could not
+/// be read), 141 when the output was closed.
+fn smart<E: Display>(r: Result<drivescope::telemetry::SmartExit, E>) -> ExitCode {
+    match r {
+        Ok(_) if drivescope::output::output_closed() => ExitCode::from(OUTPUT_CLOSED),
+        Ok(e) => ExitCode::from(e.0),
+        Err(e) => {
+            say(format_args!("drivescope: {e}"));
+            ExitCode::from(1 << drivescope::telemetry::SmartExitBit::DeviceOpen as u8)
         }
     }
 }
@@ -161,8 +176,21 @@ fn parse() -> Result<Cli, ExitCode> {
     });
     Err(match shown {
         Err(_) => ExitCode::from(OUTPUT_CLOSED),
+        // `smart` follows smartctl: a command line that did not parse is bit 0.
+        Ok(()) if e.use_stderr() && names_smart() => {
+            ExitCode::from(1 << drivescope::telemetry::SmartExitBit::CommandLine as u8)
+        }
         Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
     })
+}
+
+/// Whether the command line names the `smart` command (read again, past its errors).
+fn names_smart() -> bool {
+    use clap::CommandFactory;
+    Cli::command()
+        .ignore_errors(true)
+        .try_get_matches()
+        .is_ok_and(|m| m.subcommand_name() == Some("smart"))
 }
 
 fn main() -> ExitCode {
@@ -191,7 +219,7 @@ fn main() -> ExitCode {
         },
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
-        Some(Command::Smart(args)) => simple(commands::smart::run(args)),
+        Some(Command::Smart(args)) => smart(commands::smart::run(args)),
         Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
         Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
         Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),

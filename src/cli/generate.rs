@@ -133,16 +133,18 @@ fn render(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
         .manual("drivescope manual")
         .source(format!("drivescope {}", env!("CARGO_PKG_VERSION")));
     man.render(out)?;
-    if cmd.get_name() == "drivescope" {
-        out.write_all(exit_status().as_bytes())?;
+    match cmd.get_name() {
+        "drivescope" => out.write_all(exit_status(super::EXIT_CODES).as_bytes())?,
+        "drivescope-smart" => out.write_all(exit_status(super::SMART_EXIT_CODES).as_bytes())?,
+        _ => {}
     }
     Ok(())
 }
 
-/// The exit codes ([`super::EXIT_CODES`]) as roff.
-fn exit_status() -> String {
+/// Exit codes ([`super::EXIT_CODES`], [`super::SMART_EXIT_CODES`]) as roff.
+fn exit_status(codes: &[(&str, &str)]) -> String {
     let mut s = String::from(".SH \"EXIT STATUS\"\n");
-    for (code, what) in super::EXIT_CODES {
+    for (code, what) in codes {
         let what = what.replace('-', "\\-").replace('`', "");
         s.push_str(&format!(".TP\n{code}\n{what}\n"));
     }
@@ -204,6 +206,12 @@ mod tests {
             "{top}"
         );
         assert!(top.contains("EXIT STATUS") && top.contains("141"));
+        let smart = String::from_utf8(man(Some("smart")).unwrap()).unwrap();
+        assert!(
+            smart.contains(".SH \"EXIT STATUS\"\n.TP\n0\n")
+                && smart.contains("bit 3 (8)\nSMART status FAILING"),
+            "smart states its own exit status: {smart}"
+        );
         let run = String::from_utf8(man(Some("run")).unwrap()).unwrap();
         assert!(run.contains("drivescope\\-run") && run.contains("fio\\-job"));
         assert!(matches!(

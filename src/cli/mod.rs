@@ -44,14 +44,66 @@ pub const EXIT_CODES: &[(&str, &str)] = &[
         "141",
         "the output was closed (a pipe's reader gone); a run stops with its session saved",
     ),
+    (
+        "smart",
+        "`drivescope smart` exits with smartctl's bit mask instead: see `drivescope smart --help`",
+    ),
 ];
 
-fn exit_codes_help() -> String {
+/// The exit status of `drivescope smart`: smartctl's bit mask (`man smartctl`, EXIT
+/// STATUS), each bit set for what drivescope can tell; `drivescope smart --help` ends with
+/// it and its man page lists it.
+pub const SMART_EXIT_CODES: &[(&str, &str)] = &[
+    (
+        "0",
+        "the readings show nothing wrong (--watch: its samples say the rest)",
+    ),
+    ("bit 0 (1)", "the command line did not parse"),
+    (
+        "bit 1 (2)",
+        "the device, or the saved smartctl output, could not be read, or is not a reading of a device",
+    ),
+    (
+        "bit 2 (4)",
+        "smartctl said a SMART or other command to the device failed",
+    ),
+    (
+        "bit 3 (8)",
+        "SMART status FAILING: the self-assessment failed, an NVMe critical warning is set, or a SCSI drive reports an informational exception",
+    ),
+    (
+        "bit 4 (16)",
+        "a prefailure ATA attribute is at or below its threshold",
+    ),
+    (
+        "bit 5 (32)",
+        "an ATA attribute was at or below its threshold in the past (or a usage attribute is now)",
+    ),
+    (
+        "bit 6 (64)",
+        "the ATA error log holds errors (as smartctl, not NVMe error-log entries)",
+    ),
+    (
+        "bit 7 (128)",
+        "the self-test log holds errors not outdated by a newer passed extended test",
+    ),
+    ("141", "the output was closed (a pipe's reader gone)"),
+];
+
+fn codes_help(codes: &[(&str, &str)]) -> String {
     let mut s = String::from("Exit codes:");
-    for (code, what) in EXIT_CODES {
-        s.push_str(&format!("\n  {code:<6} {what}"));
+    for (code, what) in codes {
+        s.push_str(&format!("\n  {code:<11} {what}"));
     }
     s
+}
+
+fn exit_codes_help() -> String {
+    codes_help(EXIT_CODES)
+}
+
+fn smart_exit_codes_help() -> String {
+    codes_help(SMART_EXIT_CODES)
 }
 
 #[derive(Debug, Parser)]
@@ -144,6 +196,8 @@ pub enum Command {
     /// List block devices: model, size, transport, in use, telemetry sources that work.
     Devices(DevicesArgs),
     /// One SMART / temperature / power reading of a drive (or a saved smartctl JSON file).
+    /// Exits with smartctl's bit mask of what it found.
+    #[command(after_help = smart_exit_codes_help())]
     Smart(SmartArgs),
     /// Charts, CSV and one self-contained HTML page from a saved session.
     Report(ReportArgs),

@@ -1,5 +1,6 @@
 //! `drivescope smart [DEVICE] [--json | --yaml]`: one SMART-ish reading of a drive (or of
-//! a saved `smartctl -j` file), or `--watch N` samples of the telemetry poller.
+//! a saved `smartctl -j` file), or `--watch N` samples of the telemetry poller. Its exit
+//! status is smartctl's bit mask of what the readings say ([`SmartExit`]).
 
 use crate::cli::SmartArgs;
 use std::time::Instant;
@@ -7,9 +8,10 @@ use std::time::Instant;
 use super::error::CommandError;
 use crate::drive::{self, SysRoot};
 use crate::output::{out_line, output_closed, Output, Stream};
-use crate::telemetry::{self, smartctl, text, Poller, SmartReading, TelemetrySample};
+use crate::telemetry::{self, smartctl, text, Poller, SmartExit, SmartReading, TelemetrySample};
 
-fn print_readings(args: &SmartArgs, readings: &[SmartReading]) -> Result<(), CommandError> {
+/// Prints the readings; their exit status.
+fn print_readings(args: &SmartArgs, readings: &[SmartReading]) -> Result<SmartExit, CommandError> {
     if args.json {
         let text = match readings {
             [one] => serde_json::to_string_pretty(one)?,
@@ -26,7 +28,7 @@ fn print_readings(args: &SmartArgs, readings: &[SmartReading]) -> Result<(), Com
         let parts: Vec<String> = readings.iter().map(text::reading_text).collect();
         Output::default().text(Stream::Out, &parts.join("\n"));
     }
-    Ok(())
+    Ok(SmartExit::of_all(readings))
 }
 
 fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandError> {
@@ -40,8 +42,8 @@ fn print_sample(args: &SmartArgs, s: &TelemetrySample) -> Result<(), CommandErro
     Ok(())
 }
 
-/// Runs `drivescope smart`.
-pub fn run(args: SmartArgs) -> Result<(), CommandError> {
+/// Runs `drivescope smart`: the exit status of what it read (none for `--watch`).
+pub fn run(args: SmartArgs) -> Result<SmartExit, CommandError> {
     if let Some(file) = &args.smartctl_json {
         let r = smartctl::decode_file(file)?;
         return print_readings(&args, &[r]);
@@ -71,7 +73,7 @@ pub fn run(args: SmartArgs) -> Result<(), CommandError> {
             }
         }
         poller.stop();
-        return Ok(());
+        return Ok(SmartExit::default());
     }
     let root = SysRoot::real();
     let readings: Vec<SmartReading> = info

@@ -5,6 +5,7 @@ pub mod attributes;
 pub mod blockstat;
 pub mod collect;
 pub mod devices;
+pub mod exit_status;
 pub mod health;
 pub mod host;
 pub mod hwmon;
@@ -18,6 +19,7 @@ pub use attributes::{
     AtaAttribute, AtaDecoded, DeviceKind, ScsiCounterPage, ScsiErrorCounter, WhenFailed,
 };
 pub use collect::{read_smart, SmartSource};
+pub use exit_status::{SmartExit, SmartExitBit};
 pub use health::{Health, HealthChange, HealthReason, HealthWatch};
 pub use poller::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
 pub use reading::{

@@ -108,9 +108,10 @@ fn bad_input_is_a_clear_error_with_exit_2() {
     let out = drivescope(&["smart", "--period", "500ms", "--watch", "1"]);
     assert_eq!(
         out.status.code(),
-        Some(2),
-        "clap refuses a period under 1 s"
+        Some(1),
+        "clap refuses a period under 1 s: smartctl's bit 0, the command line"
     );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("500ms"));
 }
 
 /// The whole disk under `dir`'s file system, found apart from drivescope: `st_dev` through
@@ -214,9 +215,10 @@ fn derived(name: &str) -> String {
 fn a_failing_drive_says_so_first_with_its_reasons() {
     let f = derived("nvme_micron_7450_critical_warning_09.json");
     let out = drivescope(&["smart", "--smartctl-json", &f]);
-    assert!(
-        out.status.success(),
-        "a reading of a failing drive is a reading"
+    assert_eq!(
+        out.status.code(),
+        Some(8),
+        "a critical warning is smartctl's bit 3, SMART status FAILING"
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -349,4 +351,50 @@ fn smart_on_a_path_that_does_not_exist_says_so_instead_of_reading_another_drive(
         assert!(err.contains(want), "{path}: {err}");
         assert!(out.stdout.is_empty(), "{path}: printed a reading");
     }
+}
+
+#[test]
+fn a_failed_smart_fixture_exits_with_smartctls_bits() {
+    // The drive's status FAILED (bit 3) with attribute 5, a prefailure one, failing now
+    // (bit 4): the 24 smartctl itself wrote in the file's exit_status.
+    let f = derived("sata_exos_x16_attr5_failing_now.json");
+    for format in [None, Some("--json"), Some("--yaml")] {
+        let mut args = vec!["smart", "--smartctl-json", &f];
+        args.extend(format);
+        let out = drivescope(&args);
+        let code = out.status.code().expect("an exit code");
+        assert_eq!(
+            code,
+            8 | 16,
+            "{format:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(code & 8 != 0, "bit 3 set");
+        if format == Some("--json") {
+            let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert_eq!(
+                v["health"],
+                serde_json::json!({"passed": false, "reasons": [
+                    {"reason": "self_assessment_failed"},
+                    {"reason": "ata_attribute_failing_now", "id": 5, "name": "Reallocated_Sector_Ct"}
+                ]}),
+                "the verdict keeps its reasons"
+            );
+            assert_eq!(v["smartctl_exit_status"], 24);
+        }
+    }
+    let ok = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/smartctl/nvme_samsung_970_evo_plus_250GB.json");
+    let out = drivescope(&["smart", "--smartctl-json", ok.to_str().expect("utf-8")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "22 NVMe error-log entries are not smartctl's bit 6"
+    );
+    let help = drivescope(&["smart", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("bit 3 (8)") && help.contains("SMART status FAILING"),
+        "{help}"
+    );
 }
