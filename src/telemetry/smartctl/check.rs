@@ -1,7 +1,9 @@
 //! Whether a JSON document is a smartctl output that read its device: an object with a
 //! `smartctl` object in it, whose `exit_status` bits 0–1 are clear (bit 0: the command
 //! line did not parse; bit 1: the device could not be opened, did not identify itself or
-//! is in a low-power mode), and that holds something besides smartctl's own messages.
+//! is in a low-power mode), and that holds something besides smartctl's own messages. An
+//! object whose `smartctl` header was cut away (monitoring tools often keep only the
+//! device part) is read when it holds smartctl's device fields, and said to be so.
 
 use std::fmt;
 
@@ -15,7 +17,8 @@ pub enum JsonShape {
     Number,
     String,
     Bool,
-    /// An object without a `smartctl` object in it (`{}` among them).
+    /// An object with neither a `smartctl` object nor any of smartctl's device fields in
+    /// it (`{}` among them).
     ObjectWithoutSmartctl,
 }
 
@@ -27,7 +30,9 @@ impl fmt::Display for JsonShape {
             JsonShape::Number => "a number",
             JsonShape::String => "a string",
             JsonShape::Bool => "true or false",
-            JsonShape::ObjectWithoutSmartctl => "an object without a \"smartctl\" object",
+            JsonShape::ObjectWithoutSmartctl => {
+                "an object without a \"smartctl\" object or any of smartctl's device fields"
+            }
         })
     }
 }
@@ -70,9 +75,42 @@ pub enum Unfit {
 /// The members of every smartctl output, whatever it read.
 const ENVELOPE: [&str; 4] = ["json_format_version", "smartctl", "local_time", "device"];
 
+/// What a smartctl output is, besides being one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header {
+    /// With its `smartctl` object (version, exit status, messages).
+    Kept,
+    /// Without it, read from smartctl's device fields.
+    CutAway,
+}
+
+/// smartctl's members that say what device it read (identity, SMART status, a log of
+/// one protocol): found in an output whose header was cut away, they make it one.
+const DEVICE_FIELDS: [&str; 6] = [
+    "model_name",
+    "serial_number",
+    "smart_status",
+    "firmware_version",
+    "vendor",
+    "product",
+];
+
+fn is_device_field(key: &str, v: &Value) -> bool {
+    DEVICE_FIELDS.contains(&key)
+        || ["ata_", "nvme_", "scsi_"]
+            .iter()
+            .any(|p| key.starts_with(p))
+        || (key == "device" && (v.get("name").is_some() || v.get("protocol").is_some()))
+}
+
 fn shape(doc: &Value) -> Option<JsonShape> {
     match doc {
         Value::Object(m) if m.get("smartctl").is_some_and(Value::is_object) => None,
+        Value::Object(m)
+            if !m.contains_key("smartctl") && m.iter().any(|(k, v)| is_device_field(k, v)) =>
+        {
+            None
+        }
         Value::Object(_) => Some(JsonShape::ObjectWithoutSmartctl),
         Value::Array(_) => Some(JsonShape::Array),
         Value::Null => Some(JsonShape::Null),
@@ -82,10 +120,14 @@ fn shape(doc: &Value) -> Option<JsonShape> {
     }
 }
 
-/// Checks `doc` is a smartctl output with a reading of its device.
-pub fn check_output(doc: &Value) -> Result<(), Unfit> {
+/// Checks `doc` is a smartctl output with a reading of its device; whether it kept its
+/// `smartctl` header.
+pub fn check_output(doc: &Value) -> Result<Header, Unfit> {
     if let Some(s) = shape(doc) {
         return Err(Unfit::NotSmartctl(s));
+    }
+    if !doc["smartctl"].is_object() {
+        return Ok(Header::CutAway);
     }
     let status = doc["smartctl"]["exit_status"].as_u64().unwrap_or(0);
     if status & 0b01 != 0 {
@@ -100,7 +142,7 @@ pub fn check_output(doc: &Value) -> Result<(), Unfit> {
     if !has_data {
         return Err(Unfit::Refused(Refusal::OnlyMessages));
     }
-    Ok(())
+    Ok(Header::Kept)
 }
 
 #[cfg(test)]
@@ -124,18 +166,43 @@ mod tests {
             not(json!({"smartctl": 1, "model_name": "X"})),
             JsonShape::ObjectWithoutSmartctl
         );
+        assert_eq!(
+            not(json!({"temperature": {"current": 30}})),
+            JsonShape::ObjectWithoutSmartctl,
+            "a temperature alone is anybody's"
+        );
+        assert_eq!(
+            not(json!({"device": "x", "power_on_time": {"hours": 1}})),
+            JsonShape::ObjectWithoutSmartctl
+        );
+    }
+
+    #[test]
+    fn a_cut_header_is_read_from_the_device_fields() {
+        for doc in [
+            json!({"model_name": "X"}),
+            json!({"device": {"name": "/dev/sda", "protocol": "ATA"}}),
+            json!({"nvme_smart_health_information_log": {"temperature": 30}}),
+            json!({"scsi_grown_defect_list": 0}),
+        ] {
+            assert_eq!(check_output(&doc), Ok(Header::CutAway), "{doc}");
+        }
     }
 
     #[test]
     fn exit_status_bits_and_messages() {
         let out = |status: u64| json!({"smartctl": {"exit_status": status}, "model_name": "X"});
-        assert_eq!(check_output(&out(0)), Ok(()));
+        assert_eq!(check_output(&out(0)), Ok(Header::Kept));
         assert_eq!(
             check_output(&out(4)),
-            Ok(()),
+            Ok(Header::Kept),
             "bit 2: some command failed, data kept"
         );
-        assert_eq!(check_output(&out(64)), Ok(()), "bit 6: errors logged");
+        assert_eq!(
+            check_output(&out(64)),
+            Ok(Header::Kept),
+            "bit 6: errors logged"
+        );
         assert_eq!(
             check_output(&out(1)),
             Err(Unfit::Refused(Refusal::CommandLine { status: 1 }))

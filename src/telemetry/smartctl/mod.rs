@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use check::{check_output, JsonShape, Refusal, Unfit};
+pub use check::{check_output, Header, JsonShape, Refusal, Unfit};
 pub use decode::decode;
 pub use input::{decode_text, read_capped, Encoding, TextProblem, MAX_OUTPUT_BYTES};
 
@@ -54,7 +54,8 @@ pub enum SmartctlError {
     },
     #[error(
         "{path}: not a smartctl output: expected a JSON object with a \"smartctl\" object \
-         in it, as `smartctl -j` writes; found {found}"
+         in it, as `smartctl -j` writes (or, with that header cut away, smartctl's device \
+         fields); found {found}"
     )]
     NotSmartctl { path: PathBuf, found: JsonShape },
     #[error(
@@ -92,7 +93,16 @@ fn reading_of(
         source,
     })?;
     match check_output(&doc) {
-        Ok(()) => Ok(decode(&doc, source)),
+        Ok(Header::Kept) => Ok(decode(&doc, source)),
+        Ok(Header::CutAway) => {
+            let mut r = decode(&doc, source);
+            r.notes.push(
+                "the output has no \"smartctl\" header object (cut away): read from its device \
+                 fields; smartctl's version, messages and exit status are unknown"
+                    .to_string(),
+            );
+            Ok(r)
+        }
         Err(Unfit::NotSmartctl(found)) => Err(SmartctlError::NotSmartctl {
             path: path.to_path_buf(),
             found,

@@ -36,7 +36,12 @@ fn json_that_is_not_a_smartctl_output() {
         ("42", JsonShape::Number),
         ("\"smartctl\"", JsonShape::String),
         ("{}", JsonShape::ObjectWithoutSmartctl),
-        ("{\"model_name\": \"X\"}", JsonShape::ObjectWithoutSmartctl),
+        // Nothing of smartctl's: `{"model_name": "X"}` is read now, its header cut away
+        // (telemetry_smartctl::edges).
+        (
+            "{\"temperature\": {\"current\": 30}}",
+            JsonShape::ObjectWithoutSmartctl,
+        ),
     ] {
         let p = write(dir.path(), "x.json", text.as_bytes());
         match decode_file(&p) {

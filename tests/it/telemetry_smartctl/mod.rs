@@ -4,6 +4,7 @@
 //! of every fixture (`tables`).
 
 mod derived;
+mod edges;
 mod hung;
 mod input;
 mod real;
