@@ -4,6 +4,7 @@
 pub mod attributes;
 pub mod blockstat;
 pub mod collect;
+pub mod delta;
 pub mod devices;
 pub mod exit_status;
 pub mod health;
