@@ -251,7 +251,9 @@ fn smart_section(o: &mut String, s: &Session) {
                     "data written".into(),
                     format!(
                         "{} ({d} NVMe data units)",
-                        format_size((d.max(0.0) * 512_000.0) as u64)
+                        format_size(
+                            (d.max(0.0) * crate::telemetry::reading::DATA_UNIT_BYTES as f64) as u64
+                        )
                     ),
                 ));
             } else if lk.contains("written") {

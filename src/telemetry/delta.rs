@@ -8,10 +8,7 @@
 //! arithmetic it will use.
 
 use super::attributes::{AtaAttribute, AtaDecoded};
-use super::reading::SmartReading;
-
-/// Bytes in an NVMe data unit.
-pub const DATA_UNIT_BYTES: u128 = 512_000;
+use super::reading::{SmartReading, DATA_UNIT_BYTES};
 
 /// The differences between two readings of one drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,7 +52,7 @@ fn host_bytes(
     ata: &str,
 ) -> Option<u128> {
     grew(units(before), units(after))
-        .map(|u| u128::from(u) * DATA_UNIT_BYTES)
+        .map(|u| u128::from(u) * u128::from(DATA_UNIT_BYTES))
         .or_else(|| {
             bytes_grew(
                 ata_bytes(&before.ata_attributes, ata),
@@ -92,7 +89,7 @@ impl SmartDelta {
 /// data-unit count of them: the drive rounds each count up to whole units of 512 000
 /// bytes, so the two differ by less than one unit either way.
 pub fn agrees_within_a_data_unit(drive_bytes: u128, counted: u128) -> bool {
-    drive_bytes.abs_diff(counted) < DATA_UNIT_BYTES
+    drive_bytes.abs_diff(counted) < u128::from(DATA_UNIT_BYTES)
 }
 
 #[cfg(test)]

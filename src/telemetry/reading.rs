@@ -228,6 +228,10 @@ pub struct SmartReading {
     pub notes: Vec<String>,
 }
 
+/// Bytes in an NVMe data unit (the SMART / Health log counts data read and written in
+/// units of 1000 × 512 bytes).
+pub const DATA_UNIT_BYTES: u64 = 512_000;
+
 /// NVMe reports Kelvin; drivescope shows whole degrees Celsius, as smartctl and nvme-cli do.
 pub fn kelvin_to_c(k: u16) -> i32 {
     i32::from(k) - 273

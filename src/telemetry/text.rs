@@ -88,7 +88,7 @@ fn data_units_text(units: Option<u64>) -> String {
     units.map_or_else(
         || "unknown".to_string(),
         |u| {
-            let bytes = u128::from(u) * 512_000;
+            let bytes = u128::from(u) * u128::from(super::reading::DATA_UNIT_BYTES);
             let human = crate::units::format_size(u64::try_from(bytes).unwrap_or(u64::MAX));
             format!("{bytes} bytes ({human}), {u} data units")
         },
