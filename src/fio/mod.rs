@@ -9,6 +9,7 @@ pub mod cage;
 mod child;
 mod engine;
 mod error;
+mod expand;
 pub mod file;
 pub mod job;
 mod json;

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::error::FioError;
+use super::expand::{Expander, Vars};
 use super::refusal::Refusal;
 
 /// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
@@ -156,9 +157,23 @@ pub(super) fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
     }
 }
 
-/// The steps of a job file's text: its jobs with their options, split where a job waits
-/// for the ones before it. Pure: no file is touched.
+/// The steps of a job file's text as fio reads it here: its `$` expansions from the
+/// environment fio gets and this machine's figures ([`parse_steps_with`]).
 pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
+    let env = |name: &str| std::env::var_os(name);
+    parse_steps_with(
+        text,
+        &Expander {
+            env: &env,
+            vars: Vars::here(),
+        },
+    )
+}
+
+/// The steps of a job file's text: its jobs with their options (each option line expanded
+/// as fio expands it, so every value read is the one fio reads), split where a job waits
+/// for the ones before it. No file is touched.
+pub fn parse_steps_with(text: &str, expander: &Expander) -> Result<Vec<FileStep>, FioError> {
     let mut global: BTreeMap<String, String> = BTreeMap::new();
     let mut global_files: Vec<PathBuf> = Vec::new();
     let mut jobs: Vec<FileJob> = Vec::new();
@@ -203,6 +218,11 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
             // fio refuses this itself (`--parse-only` ran first); never guess.
             return Err(refuse_file(Some(n + 1), Refusal::OutsideSection));
         };
+        // fio expands the whole line (`key=value`) before it reads it.
+        let line = expander
+            .line(line)
+            .map_err(|why| refuse_file(Some(n + 1), why))?;
+        let line = line.as_str();
         // The name up to the first `=` (fio matches it case and all), the value after it.
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.trim_end(), v.trim()),
@@ -273,9 +293,6 @@ fn end_section(
         None => None,
     };
     for value in names.drain(..) {
-        if value.contains('$') {
-            return Err(refused(Refusal::Expansion { key: "filename" }));
-        }
         for name in split_files(&value) {
             if name == "-" {
                 return Err(refused(Refusal::StdinStdout));
@@ -362,10 +379,6 @@ mod tests {
         for (text, why) in [
             ("[a]\nrw=write\n", Refusal::NoFilename),
             (
-                "[a]\nfilename=${DEV}\nrw=write\n",
-                Refusal::Expansion { key: "filename" },
-            ),
-            (
                 "[a]\nfilename=/tmp/x\nioengine=net\n",
                 Refusal::OtherEngine {
                     engine: "net".into(),
@@ -392,15 +405,14 @@ mod tests {
                 "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
                 size("filesize", "1k-1m"),
             ),
+            // A `$` fio does not expand is a `$`, which fio itself refuses in a size.
             (
                 "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
-                Refusal::Expansion { key: "offset" },
+                size("offset", "$off"),
             ),
             (
-                "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
-                Refusal::UnreadableNumjobs {
-                    value: "$ncpus".into(),
-                },
+                "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=x\n",
+                Refusal::UnreadableNumjobs { value: "x".into() },
             ),
             (
                 "[a]\nfilename=/tmp/x\nsize=15000000000000000000\noffset=15000000000000000000\n",
@@ -439,12 +451,8 @@ mod tests {
             (Some("a".into()), Some(4), Refusal::SameName)
         );
         assert_eq!(
-            refusal("[a]\nfilename=/tmp/x\n[global]\nfilename=$X\n[b]\n"),
-            (
-                Some("(global)".into()),
-                Some(3),
-                Refusal::Expansion { key: "filename" }
-            )
+            refusal("[a]\nfilename=/tmp/x\n[global]\nfilename=${TMPDIR}/y\n[b]\n"),
+            (None, Some(4), Refusal::ScratchVar)
         );
         let shown = FioError::Unsafe {
             job: Some("a".into()),

@@ -79,8 +79,6 @@ impl Unfollowed {
 /// Why a log prefix could overwrite a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogClash {
-    /// A `$` in the prefix: the name is not known before fio runs.
-    Expansion,
     /// A file of that prefix is there.
     Exists(PathBuf),
 }
@@ -88,7 +86,6 @@ pub enum LogClash {
 impl std::fmt::Display for LogClash {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LogClash::Expansion => f.write_str("its name has a $ expansion"),
             LogClash::Exists(p) => write!(f, "{} is there", p.display()),
         }
     }
@@ -107,9 +104,21 @@ pub enum Refusal {
     SameName,
     #[error("several directories: drivescope cannot tell which file goes where")]
     SeveralDirectories,
-    /// A `$` expansion in an option that names or shapes a target.
-    #[error("{key}= has a $ expansion; drivescope guards only the targets it can read")]
-    Expansion { key: &'static str },
+    /// `${TMPDIR}`: fio's scratch folder under drivescope, a new one for each fio.
+    #[error(
+        "${{TMPDIR}} is fio's private scratch folder under drivescope (a new one for each \
+         fio, removed after it): name a folder of your own"
+    )]
+    ScratchVar,
+    /// An environment variable fio would expand whose value is not text.
+    #[error("${{{name}}} holds bytes that are not UTF-8 text")]
+    EnvNotText { name: String },
+    /// A value fio hands to bc that is not whole-number arithmetic (names, decimals).
+    #[error(
+        "fio works out {value} with bc; drivescope reads only whole numbers with + - * / % ^ \
+         and parentheses there, and will not guess what bc makes of the rest"
+    )]
+    Arithmetic { value: String },
     #[error("filename=- (stdin or stdout)")]
     StdinStdout,
     #[error("drivescope cannot tell what {} touches", .0.what())]

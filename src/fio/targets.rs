@@ -23,18 +23,6 @@ pub struct JobTarget {
     pub unlinked: bool,
 }
 
-/// Options that name or shape a target: a `$` expansion in them is refused.
-const TARGET_KEYS: &[&str] = &[
-    "directory",
-    "ioengine",
-    "rw",
-    "size",
-    "filesize",
-    "offset",
-    "offset_increment",
-    "unlink",
-];
-
 /// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
 /// for a read, a file shorter than that).
 const EXTENT_KEYS: &[&str] = &["size", "filesize", "offset", "offset_increment"];
@@ -57,11 +45,6 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             .find(|u| job.options.contains_key(u.key()))
         {
             return Err(refuse(job, Refusal::Unfollowed(u)));
-        }
-        for key in TARGET_KEYS {
-            if job.get(key).is_some_and(|v| v.contains('$')) {
-                return Err(refuse(job, Refusal::Expansion { key }));
-            }
         }
         if fileless(job) {
             // It opens no file: nothing to guard, create or fill.
@@ -209,13 +192,10 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
     }
 }
 
-/// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
-/// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
+/// A job's log prefix would overwrite a file that is there: an entry of its directory
+/// named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`). The prefix is the one
+/// fio reads, `$` expansions done.
 fn log_clash(prefix: &Path) -> Option<LogClash> {
-    let text = prefix.to_string_lossy();
-    if text.contains('$') {
-        return Some(LogClash::Expansion);
-    }
     let base = format!("{}_", prefix.file_name()?.to_string_lossy());
     let dir = match prefix.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -247,7 +227,7 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
     }
     for job in steps.iter().flat_map(|s| &s.jobs) {
         if let Some(log) = job.get("write_iolog") {
-            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
+            if Path::new(log).symlink_metadata().is_ok() {
                 return Err(refuse(
                     job,
                     Refusal::IologOverwrites {
@@ -348,13 +328,10 @@ mod tests {
                 clash: LogClash::Exists(old_log.clone()),
             })
         );
+        // A `$` fio leaves as it is names a log like any other.
         assert_eq!(
-            on("write_lat_log=$x\n"),
-            Some(Refusal::LogOverwrites {
-                key: "write_lat_log",
-                value: "$x".into(),
-                clash: LogClash::Expansion,
-            })
+            on(&format!("write_lat_log={}/$x\n", dir.path().display())),
+            None
         );
         assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
         assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);

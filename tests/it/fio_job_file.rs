@@ -1213,8 +1213,14 @@ fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
 
 /// fio's own totals (reads, writes) of `job` run plainly in `dir`.
 fn plain_fio_counts(job: &Path, dir: &Path) -> (u64, u64) {
+    plain_fio_counts_env(job, dir, &[])
+}
+
+/// [`plain_fio_counts`] with these environment variables set.
+fn plain_fio_counts_env(job: &Path, dir: &Path, env: &[(&str, &str)]) -> (u64, u64) {
     let out = std::process::Command::new("fio")
         .args(["--output-format=json", job.to_str().unwrap()])
+        .envs(env.iter().copied())
         .current_dir(dir)
         .output()
         .expect("run fio");
@@ -1319,4 +1325,86 @@ fn dev_zero_and_dev_null_run_without_destroy_data_and_other_devices_keep_the_dev
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("/dev/full"), "{err}");
+}
+
+#[test]
+fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_them() {
+    let home = common::disk_tempdir();
+    let work = home.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let target = home.path().join("target.bin");
+    let target_s = target.to_str().unwrap();
+    // drivescope's own exports name their target `filename=${TARGET}`; an unset `${NOPE}`
+    // is nothing, as in fio; `$pagesize` and `$ncpus` are this machine's, bc's arithmetic.
+    let text = "[global]\nfilename=${TARGET}${NOPE}\nbs=4k\n\n\
+                [w]\nrw=write\nsize=$pagesize*64\nnumjobs=$ncpus\n\n\
+                [r]\nstonewall\nrw=read\nsize=${SZ}\n";
+    let job = write_job(home.path(), "env.fio", text);
+    let env = [("TARGET", target_s), ("SZ", "128k")];
+    let mut cmd = common::command(home.path());
+    cmd.current_dir(&work).envs(env.iter().copied());
+    let out = run_job_with(&mut cmd, &job, &["--destroy-data", target_s]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{lines:?}");
+    let got: Vec<(u64, u64)> = steps
+        .iter()
+        .map(|s| {
+            let s = &s["summary"];
+            (
+                s["read_ios"].as_u64().unwrap(),
+                s["write_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The same file made by fio itself, with the same environment.
+    let plain = home.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let plain_target = plain.join("target.bin");
+    let fio = plain_fio_counts_env(
+        &job,
+        &plain,
+        &[("TARGET", plain_target.to_str().unwrap()), ("SZ", "128k")],
+    );
+    // Each of the $ncpus jobs writes 64 pages of 4k.
+    let ncpus = got[0].1 / 64;
+    assert!(ncpus >= 1 && got[0].1 == ncpus * 64, "{got:?}");
+    assert_eq!((got[0].0 + got[1].0, got[0].1 + got[1].1), fio, "fio's own");
+    assert_eq!(got[1], (32, 0), "size=${{SZ}} is 128k: 32 reads of 4k");
+    // The file is the expanded name, made the size fio reaches: nothing else was made.
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 256 << 10);
+    assert!(files_under(&work).is_empty(), "{:?}", files_under(&work));
+
+    // The guard judges the expanded name: a device is a device, whatever its spelling.
+    let dev = write_job(
+        home.path(),
+        "dev.fio",
+        "[d]\nfilename=${DEV}\nrw=write\nbs=4k\nsize=1m\n",
+    );
+    let out = common::command(home.path())
+        .env("DEV", "/dev/full")
+        .args(["run", "--fio-job", dev.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/dev/full"), "{err}");
+    // fio's TMPDIR is drivescope's scratch folder, a new one for each fio: refused.
+    let tmp = write_job(
+        home.path(),
+        "tmp.fio",
+        "[t]\nfilename=${TMPDIR}/f\nrw=write\nbs=4k\nsize=1m\n",
+    );
+    let out = run(
+        home.path(),
+        &["run", "--fio-job", tmp.to_str().unwrap(), "--json"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("TMPDIR") && err.contains("line 2"), "{err}");
+    assert_eq!(
+        sessions_in(home.path()),
+        1,
+        "only the first run saved a session"
+    );
 }
