@@ -13,6 +13,7 @@ mod expand;
 pub mod file;
 pub mod job;
 mod json;
+mod names;
 mod parse;
 mod probe;
 pub mod refusal;

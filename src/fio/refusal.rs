@@ -36,8 +36,8 @@ pub enum Unfollowed {
 }
 
 impl Unfollowed {
-    pub const ALL: [Unfollowed; 8] = [
-        Unfollowed::FilenameFormat,
+    /// Those refused wherever they are (a `filename_format` only with `$clientuid`).
+    pub const ALL: [Unfollowed; 7] = [
         Unfollowed::Opendir,
         Unfollowed::ExecPrerun,
         Unfollowed::ExecPostrun,
@@ -64,7 +64,10 @@ impl Unfollowed {
     /// What the option makes fio touch.
     fn what(self) -> &'static str {
         match self {
-            Unfollowed::FilenameFormat => "files named by filename_format",
+            Unfollowed::FilenameFormat => {
+                "files named by filename_format's $clientuid (fio's client/server mode) or \
+                 after a job name holding $"
+            }
             Unfollowed::Opendir => "every file under opendir",
             Unfollowed::ExecPrerun => "a command run before the job (exec_prerun)",
             Unfollowed::ExecPostrun => "a command run after the job (exec_postrun)",
@@ -102,8 +105,6 @@ pub enum Refusal {
     NoJob,
     #[error("two jobs have this name; drivescope runs each step's jobs by name")]
     SameName,
-    #[error("several directories: drivescope cannot tell which file goes where")]
-    SeveralDirectories,
     /// `${TMPDIR}`: fio's scratch folder under drivescope, a new one for each fio.
     #[error(
         "${{TMPDIR}} is fio's private scratch folder under drivescope (a new one for each \
@@ -130,10 +131,6 @@ pub enum Refusal {
         FILELESS_ENGINES.join(", ")
     )]
     OtherEngine { engine: String },
-    #[error("no filename=: name the file or device the job uses, so drivescope can guard it")]
-    NoFilename,
-    #[error("nrfiles={nrfiles} but {named} named: fio would name the others itself")]
-    TooFewNames { nrfiles: u32, named: usize },
     /// A value of an option that sets the job's reach into its files that drivescope cannot
     /// read (`0x100000`, `50%`, a range).
     #[error(
@@ -212,6 +209,6 @@ mod tests {
         .to_string()
         .starts_with("ioengine=net: drivescope guards only file and block device I/O (sync, "));
         let keys: Vec<&str> = Unfollowed::ALL.iter().map(|u| u.key()).collect();
-        assert!(keys.contains(&"opendir") && keys.len() == 8);
+        assert!(keys.contains(&"opendir") && keys.len() == 7);
     }
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::FioError;
+use super::names::default_files;
 use super::parse::{refuse, refuse_file, FileJob, FileStep};
 use super::refusal::{LogClash, Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
@@ -59,28 +60,27 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 },
             ));
         }
-        if job.files.is_empty() {
-            return Err(refuse(job, Refusal::NoFilename));
-        }
-        // With fewer names than nrfiles, fio would name the other files itself.
-        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
-            if n as usize > job.files.len() {
-                return Err(refuse(
-                    job,
-                    Refusal::TooFewNames {
-                        nrfiles: n,
-                        named: job.files.len(),
-                    },
-                ));
-            }
-        }
-        let size = extent(job)?;
+        // A job naming no file has the files fio names itself (`jobname.jobnum.filenum`);
+        // one naming fewer than its nrfiles has only those (fio counts the names it has).
+        let files = if job.files.is_empty() {
+            default_files(job).map_err(|why| refuse(job, why))?
+        } else {
+            job.files.clone()
+        };
+        let per_job = if job.files.is_empty() {
+            job.number("nrfiles")
+                .or(job.number("nr_files"))
+                .unwrap_or(1)
+        } else {
+            u32::try_from(files.len()).unwrap_or(u32::MAX)
+        };
+        let size = extent(job, per_job)?;
         let reach: Vec<String> = EXTENT_KEYS
             .iter()
             .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
             .collect();
         let reach = reach.join(" ");
-        for path in job.files.iter().cloned() {
+        for path in files {
             if holds_no_data(&path) && !job.unlinks() {
                 // Nothing to guard, make or fill; fio's cage has it.
                 continue;
@@ -146,11 +146,13 @@ pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// How far into each of its files a job reaches, in bytes: its offset (plus
-/// `offset_increment` for each of its `numjobs`) and the larger of `size` and `filesize`;
-/// `None` when it gives neither (fio then takes the file as it is). A value drivescope
-/// cannot read (`0x100000`, `50%`, a range) is refused: the guard could not judge it.
-fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
+/// How far into each of its `nfiles` files a job reaches, in bytes: its offset (plus
+/// `offset_increment` for each of its `numjobs`) and the larger of `filesize` and its share
+/// of `size` (fio splits `size` over the files, the first ones a block larger where it does
+/// not divide: filesetup.c `setup_files`); `None` when it gives neither (fio then takes the
+/// file as it is). A value drivescope cannot read (`0x100000`, `50%`, a range) is refused:
+/// the guard could not judge it.
+fn extent(job: &FileJob, nfiles: u32) -> Result<Option<u64>, FioError> {
     let mut v = [0u64; 4];
     for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
         if let Some(raw) = job.get(key) {
@@ -165,7 +167,14 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
             })?;
         }
     }
-    let [size, filesize, offset, increment] = v;
+    let [total, filesize, offset, increment] = v;
+    let nfiles = u64::from(nfiles.max(1));
+    let size = total / nfiles
+        + if total % nfiles == 0 {
+            0
+        } else {
+            job.bs().unwrap_or(4096)
+        };
     if job.get("size").is_none() && job.get("filesize").is_none() {
         return Ok(None);
     }

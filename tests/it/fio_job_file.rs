@@ -411,8 +411,15 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("would overwrite"), "{err}");
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
-    // A job drivescope cannot guard (no filename=: fio would name its own files).
-    let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
+    // A job drivescope cannot guard (opendir: every file under a folder).
+    let job = write_job(
+        home.path(),
+        "nofile.fio",
+        &format!(
+            "[a]\nrw=write\nsize=1m\nopendir={}\n",
+            home.path().display()
+        ),
+    );
     // Run from `home`, where fio would make its own file (a.0.0) were the job run.
     let out = common::command(home.path())
         .args(["run", "--fio-job", job.to_str().unwrap(), "--session", s])
@@ -421,7 +428,7 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("no filename="), "{err}");
+    assert!(err.contains("every file under opendir"), "{err}");
     assert!(!session.exists(), "no session");
     assert_eq!(sessions_in(home.path()), 0, "no dated session either");
     assert!(!target.exists(), "no test file");
@@ -1407,4 +1414,58 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
         1,
         "only the first run saved a session"
     );
+}
+
+#[test]
+fn a_job_without_filename_runs_on_the_files_fio_names_itself() {
+    let home = common::disk_tempdir();
+    // Two copies of a job, two files each, the copies taking the directories in turn; a
+    // job reading a file fio names it, in the working directory, made and filled first.
+    let text = "[global]\nbs=4k\n\n\
+                [w]\nrw=write\nsize=64k\nnumjobs=2\nnrfiles=2\ndirectory=d1:d2\n\n\
+                [r]\nstonewall\nrw=read\nsize=128k\n";
+    let job = write_job(home.path(), "names.fio", text);
+    let (ours, plain) = (home.path().join("ours"), home.path().join("plain"));
+    for w in [&ours, &plain] {
+        for d in ["d1", "d2"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+    }
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{lines:?}");
+    let total = |k: &str| -> u64 {
+        steps
+            .iter()
+            .map(|s| s["summary"][k].as_u64().unwrap())
+            .sum()
+    };
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (32, 32), "fio's own count");
+    assert_eq!((total("read_ios"), total("write_ios")), fio);
+    // The same files as fio's own, of the same sizes.
+    let listing = |w: &Path| {
+        let mut l: Vec<(String, u64)> = files_under(w)
+            .into_iter()
+            .map(|(p, n)| (p.strip_prefix(w).unwrap().display().to_string(), n))
+            .collect();
+        l.sort();
+        l
+    };
+    let want: Vec<(String, u64)> = [
+        ("d1/w.0.0", 32 << 10),
+        ("d1/w.0.1", 32 << 10),
+        ("d2/w.1.0", 32 << 10),
+        ("d2/w.1.1", 32 << 10),
+        ("r.0.0", 128 << 10),
+    ]
+    .iter()
+    .map(|(p, n)| (p.to_string(), *n))
+    .collect();
+    assert_eq!(listing(&plain), want, "fio's own files");
+    assert_eq!(listing(&ours), want);
+    // The file read was filled before fio read it.
+    let data = std::fs::read(ours.join("r.0.0")).unwrap();
+    assert!(data.chunks(4096).all(|c| c.iter().any(|x| *x != 0)));
 }
