@@ -156,6 +156,7 @@ mod tests {
             reach: String::new(),
             job: "a".into(),
             unlinked: false,
+            share: false,
         };
         assert!(check_against_fio(&files, std::slice::from_ref(&found), &[]).is_ok());
         let other = JobTarget {

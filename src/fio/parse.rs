@@ -388,7 +388,22 @@ mod tests {
                 "[a]\nfilename=/tmp/x\nsize=0x100000\n",
                 size("size", "0x100000"),
             ),
-            ("[a]\nfilename=/tmp/x\nsize=50%\n", size("size", "50%")),
+            (
+                "[a]\nfilename=/tmp/x\noffset=50%\nsize=1m\n",
+                size("offset", "50%"),
+            ),
+            ("[a]\nfilename=/tmp/x\nsize=150%\n", size("size", "150%")),
+            (
+                "[a]\nfilename=/tmp/x\nfilesize=2z\n",
+                size("filesize", "2z"),
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nzonemode=zbd\nsize=8z\n",
+                Refusal::DeviceZones {
+                    key: "size",
+                    value: "8z".into(),
+                },
+            ),
             (
                 "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
                 size("filesize", "1k-1m"),

@@ -134,8 +134,9 @@ pub enum Refusal {
     /// A value of an option that sets the job's reach into its files that drivescope cannot
     /// read (`0x100000`, `50%`, a range).
     #[error(
-        "{key}={value}: drivescope cannot read this size (give it in bytes or with k, m, g), \
-         so it cannot tell how far the job reaches into its files"
+        "{key}={value}: drivescope cannot read this size (give it in bytes or with k, m, g; \
+         zones as Nz with zonesize=; a share of the file only as size=N%), so it cannot tell \
+         how far the job reaches into its files"
     )]
     UnreadableExtent { key: &'static str, value: String },
     /// A time drivescope cannot read as fio does (`2sec`, `1m30s`, `1.5s`): the step's
@@ -145,6 +146,12 @@ pub enum Refusal {
          for seconds); fio reads this form differently from how it looks"
     )]
     UnreadableTime { key: &'static str, value: String },
+    /// A zone unit with `zonemode=zbd`: the zones are the device's own.
+    #[error(
+        "{key}={value} with zonemode=zbd counts in the device's own zones, which drivescope \
+         does not read: give it in bytes"
+    )]
+    DeviceZones { key: &'static str, value: String },
     #[error(
         "numjobs={value} with offset_increment: drivescope cannot tell how far the job reaches"
     )]

@@ -22,6 +22,9 @@ pub struct JobTarget {
     pub job: String,
     /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
     pub unlinked: bool,
+    /// Some job's size is a share of the file (`size=50%`): a file that does not exist yet
+    /// has none.
+    pub share: bool,
 }
 
 /// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
@@ -74,7 +77,11 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         } else {
             u32::try_from(files.len()).unwrap_or(u32::MAX)
         };
-        let size = extent(job, per_job)?;
+        let (size, share) = match extent(job, per_job)? {
+            Reach::Upto(b) => (Some(b), false),
+            Reach::File => (None, false),
+            Reach::Share => (None, true),
+        };
         let reach: Vec<String> = EXTENT_KEYS
             .iter()
             .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
@@ -93,6 +100,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                         t.reach = reach.clone();
                     }
                     t.unlinked |= job.unlinks();
+                    t.share |= share;
                 }
                 None => out.push(JobTarget {
                     path,
@@ -101,6 +109,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                     reach: reach.clone(),
                     job: job.name.clone(),
                     unlinked: job.unlinks(),
+                    share,
                 }),
             }
         }
@@ -146,28 +155,89 @@ pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// How far into each of its `nfiles` files a job reaches, in bytes: its offset (plus
-/// `offset_increment` for each of its `numjobs`) and the larger of `filesize` and its share
-/// of `size` (fio splits `size` over the files, the first ones a block larger where it does
-/// not divide: filesetup.c `setup_files`); `None` when it gives neither (fio then takes the
-/// file as it is). A value drivescope cannot read (`0x100000`, `50%`, a range) is refused:
-/// the guard could not judge it.
-fn extent(job: &FileJob, nfiles: u32) -> Result<Option<u64>, FioError> {
-    let mut v = [0u64; 4];
-    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
-        if let Some(raw) = job.get(key) {
-            *slot = crate::units::parse_size(raw).map_err(|_| {
-                refuse(
+/// How far a job reaches into each of its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Up to this many bytes from the file's start.
+    Upto(u64),
+    /// The file as it is: no size given (or one fio reads as none).
+    File,
+    /// `size=N%`: a share of the file as it is (fio never goes past its end), which a file
+    /// that does not exist yet has none of.
+    Share,
+}
+
+/// One of the extent options' values in bytes: zones (`8z`) in the job's `zonesize=`;
+/// `None` for a percentage of the file (only `size` may be one here).
+fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Option<u64>, FioError> {
+    use crate::units::SizeOrShare;
+    let unreadable = || {
+        refuse(
+            job,
+            Refusal::UnreadableExtent {
+                key,
+                value: raw.to_string(),
+            },
+        )
+    };
+    match crate::units::parse_size_or_share(raw).map_err(|_| unreadable())? {
+        SizeOrShare::Bytes(b) => Ok(Some(b)),
+        // fio's zone units (FIO_OPT_STR_VAL_ZONE): not in filesize.
+        SizeOrShare::Zones(_) if key == "filesize" => Err(unreadable()),
+        SizeOrShare::Zones(n) => {
+            // zonemode=zbd counts in the device's own zones (zbd.c); otherwise in the job's
+            // zonesize (fio refuses a zonesize without zonemode=strided itself), and with
+            // none fio reads the value as 0.
+            if job.get("zonemode").map(str::trim) == Some("zbd") {
+                return Err(refuse(
                     job,
-                    Refusal::UnreadableExtent {
+                    Refusal::DeviceZones {
                         key,
                         value: raw.to_string(),
                     },
-                )
-            })?;
+                ));
+            }
+            let zone = match job.get("zonesize").or(job.get("zone_size")) {
+                Some(z) => crate::units::parse_size(z).map_err(|_| unreadable())?,
+                None => 0,
+            };
+            n.checked_mul(zone)
+                .map(Some)
+                .ok_or_else(|| refuse(job, Refusal::ReachOverflows))
+        }
+        SizeOrShare::Percent(_) if key == "size" => Ok(None),
+        SizeOrShare::Percent(_) => Err(unreadable()),
+    }
+}
+
+/// How far into each of its `nfiles` files a job reaches, in bytes: its offset (plus
+/// `offset_increment` for each of its `numjobs`) and the larger of `filesize` and its share
+/// of `size` (fio splits `size` over the files, the first ones a block larger where it does
+/// not divide: filesetup.c `setup_files`); the file as it is when it gives neither or a size
+/// of 0 (fio then takes the file as it is); a share of it for `size=N%` (fio's I/O then
+/// ends at the file's end: filesetup.c). Zones count in the job's `zonesize`. A value
+/// drivescope cannot read (`0x100000`, a range, a percentage elsewhere) is refused: the
+/// guard could not judge it.
+fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
+    let mut v = [0u64; 4];
+    let mut share = false;
+    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
+        if let Some(raw) = job.get(key) {
+            match extent_bytes(job, key, raw)? {
+                Some(b) => *slot = b,
+                None => share = true,
+            }
         }
     }
     let [total, filesize, offset, increment] = v;
+    if share {
+        // fio lays the file out to filesize first, then takes its share of that.
+        return Ok(if filesize > 0 {
+            Reach::Upto(filesize)
+        } else {
+            Reach::Share
+        });
+    }
     let nfiles = u64::from(nfiles.max(1));
     let size = total / nfiles
         + if total % nfiles == 0 {
@@ -175,8 +245,8 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Option<u64>, FioError> {
         } else {
             job.bs().unwrap_or(4096)
         };
-    if job.get("size").is_none() && job.get("filesize").is_none() {
-        return Ok(None);
+    if total == 0 && filesize == 0 {
+        return Ok(Reach::File);
     }
     let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
         (_, Some(n)) => u64::from(n),
@@ -196,7 +266,7 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Option<u64>, FioError> {
         .and_then(|i| i.checked_add(offset))
         .and_then(|o| o.checked_add(size.max(filesize)));
     match reach {
-        Some(r) => Ok(Some(r)),
+        Some(r) => Ok(Reach::Upto(r)),
         None => Err(refuse(job, Refusal::ReachOverflows)),
     }
 }
@@ -403,5 +473,27 @@ mod tests {
             reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
             Some((4 << 10) + (2 << 20) + (8 << 10))
         );
+        // Zones of the job's zonesize; with none, fio reads 0: the file as it is.
+        assert_eq!(
+            reach("zonemode=strided\nzonesize=64k\nsize=3z\noffset=1z\n"),
+            Some(4 << 16)
+        );
+        assert_eq!(reach("size=3z\n"), None);
+        assert_eq!(reach("size=0\n"), None, "fio's size 0 is the whole file");
+    }
+
+    #[test]
+    fn a_percentage_is_a_share_of_the_file_as_it_is() {
+        let of = |opts: &str| {
+            let steps = parse_steps(&format!("[a]\nfilename=/tmp/x\n{opts}")).unwrap();
+            let t = targets(&steps).unwrap();
+            (t[0].size, t[0].share)
+        };
+        assert_eq!(of("size=50%\n"), (None, true));
+        // fio never goes past the file's end, whatever the offset.
+        assert_eq!(of("size=50%\noffset=1g\n"), (None, true));
+        // With filesize=, fio lays the file out to it first.
+        assert_eq!(of("size=50%\nfilesize=1m\n"), (Some(1 << 20), false));
+        assert_eq!(of("size=1m\n"), (Some(1 << 20), false));
     }
 }

@@ -1469,3 +1469,61 @@ fn a_job_without_filename_runs_on_the_files_fio_names_itself() {
     let data = std::fs::read(ours.join("r.0.0")).unwrap();
     assert!(data.chunks(4096).all(|c| c.iter().any(|x| *x != 0)));
 }
+
+#[test]
+fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
+    let home = common::disk_tempdir();
+    let (ours, plain) = (home.path().join("ours"), home.path().join("plain"));
+    for w in [&ours, &plain] {
+        std::fs::create_dir(w).unwrap();
+        // An existing 1 MiB file, of data.
+        let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 + 1) as u8).collect();
+        std::fs::write(w.join("old.bin"), data).unwrap();
+    }
+    // Half the existing file; three zones of 64k of a new one.
+    let text = "[half]\nfilename=old.bin\nrw=read\nbs=4k\nsize=50%\n\n\
+                [zones]\nstonewall\nfilename=zoned.bin\nrw=write\nbs=4k\n\
+                zonemode=strided\nzonesize=64k\nsize=3z\n";
+    let job = write_job(home.path(), "shares.fio", text);
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{lines:?}");
+    let got: Vec<(u64, u64)> = steps
+        .iter()
+        .map(|s| {
+            let s = &s["summary"];
+            (
+                s["read_ios"].as_u64().unwrap(),
+                s["write_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (128, 48), "fio's own count");
+    assert_eq!(got, [(128, 0), (0, 48)]);
+    // The new file is as large as fio makes it: three zones.
+    for w in [&ours, &plain] {
+        assert_eq!(
+            std::fs::metadata(w.join("zoned.bin")).unwrap().len(),
+            3 << 16
+        );
+        assert_eq!(std::fs::metadata(w.join("old.bin")).unwrap().len(), 1 << 20);
+    }
+
+    // A percentage of a file that is not there yet is of nothing: refused, and said so.
+    let new = write_job(
+        home.path(),
+        "newshare.fio",
+        "[p]\nfilename=none.bin\nrw=write\nbs=4k\nsize=50%\n",
+    );
+    let out = common::command(home.path())
+        .current_dir(&ours)
+        .args(["run", "--fio-job", new.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("percentage of the file's size"), "{err}");
+    assert!(!ours.join("none.bin").exists());
+}
