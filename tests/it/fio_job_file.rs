@@ -1527,3 +1527,136 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
     assert!(err.contains("percentage of the file's size"), "{err}");
     assert!(!ours.join("none.bin").exists());
 }
+
+/// Where Debian's fio-examples package puts fio's example job files.
+const FIO_EXAMPLES: &str = "/usr/share/doc/fio/examples";
+
+/// One of fio's examples made runnable as tests/fixtures/fio-examples/corpus.txt says: its
+/// `replace` edits in the whole text, its `set` options at the end of every job's section
+/// (after the job's own, so they win), `@SCRATCH@` the run's folder.
+fn made_runnable(text: &str, edits: &str, scratch: &Path) -> String {
+    let scratch = scratch.to_str().unwrap();
+    let mut sets: Vec<String> = Vec::new();
+    let mut text = text.to_string();
+    for e in edits.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let e = e.replace("@SCRATCH@", scratch);
+        if let Some(kv) = e.strip_prefix("set ") {
+            sets.push(kv.to_string());
+        } else if let Some(r) = e.strip_prefix("replace ") {
+            let (from, to) = r.split_once(" => ").expect("replace OLD => NEW");
+            assert!(text.contains(from), "{from} is not in the example");
+            text = text.replace(from, to);
+        } else {
+            panic!("corpus.txt: unknown edit {e}");
+        }
+    }
+    let mut out = String::new();
+    let mut in_job = false;
+    let flush = |out: &mut String, in_job: bool| {
+        if in_job {
+            for s in &sets {
+                out.push_str(s);
+                out.push('\n');
+            }
+        }
+    };
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            flush(&mut out, in_job);
+            in_job = !t.starts_with("[global");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    flush(&mut out, in_job);
+    out
+}
+
+/// The words that say a refusal is of its kind (corpus.txt's fixed list).
+fn refusal_words(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "writes-beside" => &["verify_state_save=0", "could overwrite", "would overwrite"],
+        "engine" => &["drivescope guards only file and block device I/O", "engine"],
+        k => panic!("corpus.txt: unknown refusal kind {k}"),
+    }
+}
+
+#[test]
+fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
+    if !Path::new(FIO_EXAMPLES).is_dir() {
+        skip!(
+            Tool,
+            "{FIO_EXAMPLES} is missing (apt-get install fio-examples)"
+        );
+    }
+    let corpus = include_str!("../fixtures/fio-examples/corpus.txt");
+    let home = common::disk_tempdir();
+    let mut ran = Vec::new();
+    for entry in corpus
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let mut parts = entry.splitn(3, '|').map(str::trim);
+        let (name, outcome, edits) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap_or(""),
+        );
+        let original = std::fs::read_to_string(Path::new(FIO_EXAMPLES).join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let stem = name.trim_end_matches(".fio");
+        let (ours, plain) = (
+            home.path().join(stem),
+            home.path().join(format!("{stem}-fio")),
+        );
+        std::fs::create_dir(&ours).unwrap();
+        std::fs::create_dir(&plain).unwrap();
+        let job = write_job(&ours, name, &made_runnable(&original, edits, &ours));
+        let mut cmd = common::command(home.path());
+        cmd.current_dir(&ours).args([
+            "run",
+            "--fio-job",
+            job.to_str().unwrap(),
+            "--interval",
+            "500ms",
+            "--json",
+        ]);
+        let out = cmd.output().expect("run drivescope");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if let Some(kind) = outcome.strip_prefix("refused ") {
+            assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+            assert!(
+                refusal_words(kind).iter().any(|w| err.contains(w)),
+                "{name}: refused, but not for {kind}: {err}"
+            );
+            ran.push((name, outcome.to_string()));
+            continue;
+        }
+        assert!(out.status.success(), "{name}: {err}");
+        let lines = json_lines(&out);
+        let steps = of_type(&lines, "step");
+        let total = |k: &str| -> u64 {
+            steps
+                .iter()
+                .map(|s| s["summary"][k].as_u64().unwrap_or(0))
+                .sum()
+        };
+        let got = (total("read_ios"), total("write_ios"));
+        match outcome {
+            "sized" => {
+                let fio_job = write_job(&plain, name, &made_runnable(&original, edits, &plain));
+                let fio = plain_fio_counts(&fio_job, &plain);
+                assert_eq!(got, fio, "{name}: drivescope's totals against plain fio's");
+                assert!(fio.0 + fio.1 > 0, "{name}: fio did no I/O");
+            }
+            "timed" => {
+                // cpuio does no I/O: it ran, and ended.
+                assert!(!steps.is_empty(), "{name}: {lines:?}");
+            }
+            o => panic!("corpus.txt: unknown outcome {o}"),
+        }
+        ran.push((name, format!("{outcome} {got:?}")));
+    }
+    eprintln!("{ran:#?}");
+}
