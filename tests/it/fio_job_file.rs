@@ -27,6 +27,17 @@ fn run_job_with(
     job: &Path,
     extra: &[&str],
 ) -> std::process::Output {
+    let out = job_output(cmd, job, extra);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`run_job_with`], whatever its end.
+fn job_output(cmd: &mut std::process::Command, job: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "run",
         "--fio-job",
@@ -36,13 +47,7 @@ fn run_job_with(
         "--json",
     ];
     args.extend_from_slice(extra);
-    let out = cmd.args(&args).output().expect("run drivescope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    cmd.args(&args).output().expect("run drivescope")
 }
 
 /// Each fio job's (or group's) own figures, as the step's summary carries them: per step,
@@ -63,6 +68,39 @@ fn job_series(step: &serde_json::Value) -> Vec<(&str, u64, u64, &serde_json::Val
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Runs `job` with `cmd` (its environment and folder), which must refuse it with exit
+/// code 2: what it said.
+fn refused_with(cmd: &mut std::process::Command, job: &Path) -> String {
+    let out = cmd
+        .args(["run", "--fio-job", job.to_str().unwrap(), "--json"])
+        .output()
+        .expect("run drivescope");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    err
+}
+
+/// Every step's reads and writes added up.
+fn total_counts(steps: &[&serde_json::Value]) -> (u64, u64) {
+    step_counts(steps)
+        .iter()
+        .fold((0, 0), |(r, w), (sr, sw)| (r + sr, w + sw))
+}
+
+/// Each step's (reads, writes), as its summary says.
+fn step_counts(steps: &[&serde_json::Value]) -> Vec<(u64, u64)> {
+    steps
+        .iter()
+        .map(|s| {
+            let s = &s["summary"];
+            (
+                s["read_ios"].as_u64().unwrap_or(0),
+                s["write_ios"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
 }
 
 /// Files in the sessions folder of `home` (a run that was refused writes none).
@@ -1354,16 +1392,7 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 2, "{lines:?}");
-    let got: Vec<(u64, u64)> = steps
-        .iter()
-        .map(|s| {
-            let s = &s["summary"];
-            (
-                s["read_ios"].as_u64().unwrap(),
-                s["write_ios"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let got = step_counts(&steps);
     // The same file made by fio itself, with the same environment.
     let plain = home.path().join("plain");
     std::fs::create_dir(&plain).unwrap();
@@ -1376,7 +1405,7 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
     // Each of the $ncpus jobs writes 64 pages of 4k.
     let ncpus = got[0].1 / 64;
     assert!(ncpus >= 1 && got[0].1 == ncpus * 64, "{got:?}");
-    assert_eq!((got[0].0 + got[1].0, got[0].1 + got[1].1), fio, "fio's own");
+    assert_eq!(total_counts(&steps), fio, "fio's own");
     assert_eq!(got[1], (32, 0), "size=${{SZ}} is 128k: 32 reads of 4k");
     // The file is the expanded name, made the size fio reaches: nothing else was made.
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 256 << 10);
@@ -1388,13 +1417,7 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
         "dev.fio",
         "[d]\nfilename=${DEV}\nrw=write\nbs=4k\nsize=1m\n",
     );
-    let out = common::command(home.path())
-        .env("DEV", "/dev/full")
-        .args(["run", "--fio-job", dev.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused_with(common::command(home.path()).env("DEV", "/dev/full"), &dev);
     assert!(err.contains("/dev/full"), "{err}");
     // fio's TMPDIR is drivescope's scratch folder, a new one for each fio: refused.
     let tmp = write_job(
@@ -1402,12 +1425,7 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
         "tmp.fio",
         "[t]\nfilename=${TMPDIR}/f\nrw=write\nbs=4k\nsize=1m\n",
     );
-    let out = run(
-        home.path(),
-        &["run", "--fio-job", tmp.to_str().unwrap(), "--json"],
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused_with(&mut common::command(home.path()), &tmp);
     assert!(err.contains("TMPDIR") && err.contains("line 2"), "{err}");
     assert_eq!(
         sessions_in(home.path()),
@@ -1435,15 +1453,9 @@ fn a_job_without_filename_runs_on_the_files_fio_names_itself() {
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 2, "{lines:?}");
-    let total = |k: &str| -> u64 {
-        steps
-            .iter()
-            .map(|s| s["summary"][k].as_u64().unwrap())
-            .sum()
-    };
     let fio = plain_fio_counts(&job, &plain);
     assert_eq!(fio, (32, 32), "fio's own count");
-    assert_eq!((total("read_ios"), total("write_ios")), fio);
+    assert_eq!(total_counts(&steps), fio);
     // The same files as fio's own, of the same sizes.
     let listing = |w: &Path| {
         let mut l: Vec<(String, u64)> = files_under(w)
@@ -1489,16 +1501,7 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     assert_eq!(steps.len(), 2, "{lines:?}");
-    let got: Vec<(u64, u64)> = steps
-        .iter()
-        .map(|s| {
-            let s = &s["summary"];
-            (
-                s["read_ios"].as_u64().unwrap(),
-                s["write_ios"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let got = step_counts(&steps);
     let fio = plain_fio_counts(&job, &plain);
     assert_eq!(fio, (128, 48), "fio's own count");
     assert_eq!(got, [(128, 0), (0, 48)]);
@@ -1517,13 +1520,7 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
         "newshare.fio",
         "[p]\nfilename=none.bin\nrw=write\nbs=4k\nsize=50%\n",
     );
-    let out = common::command(home.path())
-        .current_dir(&ours)
-        .args(["run", "--fio-job", new.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &new);
     assert!(err.contains("percentage of the file's size"), "{err}");
     assert!(!ours.join("none.bin").exists());
 }
@@ -1613,16 +1610,7 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
         std::fs::create_dir(&ours).unwrap();
         std::fs::create_dir(&plain).unwrap();
         let job = write_job(&ours, name, &made_runnable(&original, edits, &ours));
-        let mut cmd = common::command(home.path());
-        cmd.current_dir(&ours).args([
-            "run",
-            "--fio-job",
-            job.to_str().unwrap(),
-            "--interval",
-            "500ms",
-            "--json",
-        ]);
-        let out = cmd.output().expect("run drivescope");
+        let out = job_output(common::command(home.path()).current_dir(&ours), &job, &[]);
         let err = String::from_utf8_lossy(&out.stderr);
         if let Some(kind) = outcome.strip_prefix("refused ") {
             assert_eq!(out.status.code(), Some(2), "{name}: {err}");
@@ -1636,13 +1624,7 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
         assert!(out.status.success(), "{name}: {err}");
         let lines = json_lines(&out);
         let steps = of_type(&lines, "step");
-        let total = |k: &str| -> u64 {
-            steps
-                .iter()
-                .map(|s| s["summary"][k].as_u64().unwrap_or(0))
-                .sum()
-        };
-        let got = (total("read_ios"), total("write_ios"));
+        let got = total_counts(&steps);
         match outcome {
             "sized" => {
                 let fio_job = write_job(&plain, name, &made_runnable(&original, edits, &plain));
