@@ -1610,7 +1610,9 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
         std::fs::create_dir(&ours).unwrap();
         std::fs::create_dir(&plain).unwrap();
         let job = write_job(&ours, name, &made_runnable(&original, edits, &ours));
+        let started = std::time::Instant::now();
         let out = job_output(common::command(home.path()).current_dir(&ours), &job, &[]);
+        let took = started.elapsed();
         let err = String::from_utf8_lossy(&out.stderr);
         if let Some(kind) = outcome.strip_prefix("refused ") {
             assert_eq!(out.status.code(), Some(2), "{name}: {err}");
@@ -1618,7 +1620,7 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
                 refusal_words(kind).iter().any(|w| err.contains(w)),
                 "{name}: refused, but not for {kind}: {err}"
             );
-            ran.push((name, outcome.to_string()));
+            ran.push((name, format!("{outcome} in {took:.1?}")));
             continue;
         }
         assert!(out.status.success(), "{name}: {err}");
@@ -1638,7 +1640,7 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
             }
             o => panic!("corpus.txt: unknown outcome {o}"),
         }
-        ran.push((name, format!("{outcome} {got:?}")));
+        ran.push((name, format!("{outcome} {got:?} in {took:.1?}")));
     }
     eprintln!("{ran:#?}");
 }
