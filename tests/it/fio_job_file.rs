@@ -1644,3 +1644,57 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
     }
     eprintln!("{ran:#?}");
 }
+
+#[test]
+fn drivescopes_own_exported_job_runs_with_its_target_set_and_fio_refuses_it_without() {
+    let home = common::disk_tempdir();
+    // quick-look, at a twentieth of its times: four steps of 0.4 s on 16 MiB.
+    let out = run(
+        home.path(),
+        &[
+            "presets",
+            "fio",
+            "quick-look",
+            "--capacity",
+            "16MiB",
+            "--time-scale",
+            "0.05",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("filename=${TARGET}\n"), "{text}");
+    let job = write_job(home.path(), "quick-look.fio", &text);
+    let target = home.path().join("target.bin");
+    let t = target.to_str().unwrap();
+    let out = run_job_with(
+        common::command(home.path()).env("TARGET", t),
+        &job,
+        &["--destroy-data", t],
+    );
+    let lines = json_lines(&out);
+    assert_eq!(of_type(&lines, "step").len(), 4, "{lines:?}");
+    assert!(
+        step_counts(&of_type(&lines, "step"))
+            .iter()
+            .all(|(r, w)| r + w > 0),
+        "{lines:?}"
+    );
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 16 << 20);
+    // Unset, ${TARGET} is nothing, as in fio, which then refuses `filename=`: in its words.
+    let err = refused_with(
+        common::command(home.path())
+            .env_remove("TARGET")
+            .current_dir(home.path()),
+        &job,
+    );
+    assert!(
+        err.contains("fio refused the job file")
+            && err.contains("failed parsing filename=${TARGET}"),
+        "{err}"
+    );
+}
