@@ -389,8 +389,8 @@ mod tests {
                 size("size", "0x100000"),
             ),
             (
-                "[a]\nfilename=/tmp/x\noffset=50%\nsize=1m\n",
-                size("offset", "50%"),
+                "[a]\nfilename=/tmp/x\noffset_increment=50%\nsize=1m\n",
+                size("offset_increment", "50%"),
             ),
             ("[a]\nfilename=/tmp/x\nsize=150%\n", size("size", "150%")),
             (

@@ -77,11 +77,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         } else {
             u32::try_from(files.len()).unwrap_or(u32::MAX)
         };
-        let (size, share) = match extent(job, per_job)? {
-            Reach::Upto(b) => (Some(b), false),
-            Reach::File => (None, false),
-            Reach::Share => (None, true),
-        };
+        let how_far = extent(job, per_job)?;
         let reach: Vec<String> = EXTENT_KEYS
             .iter()
             .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
@@ -92,6 +88,22 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 // Nothing to guard, make or fill; fio's cage has it.
                 continue;
             }
+            let (size, share) = match how_far {
+                Reach::Upto(b) => (Some(b), false),
+                Reach::File => (None, false),
+                Reach::Share => (None, true),
+                Reach::FromShare {
+                    percent,
+                    align,
+                    then,
+                } => {
+                    let start = share_of(&path, percent, align);
+                    match start.checked_add(then) {
+                        Some(r) => (Some(r), false),
+                        None => return Err(refuse(job, Refusal::ReachOverflows)),
+                    }
+                }
+            };
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
@@ -115,6 +127,15 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         }
     }
     Ok(out)
+}
+
+/// What fio aligns a percentage offset to: `offset_align`, else the job's block size.
+fn offset_align(job: &FileJob) -> u64 {
+    job.get("offset_align")
+        .and_then(|v| crate::units::parse_size(v).ok())
+        .filter(|a| *a > 0)
+        .or(job.bs())
+        .unwrap_or(4096)
 }
 
 /// The job's engine opens no file (`null`, `cpuio`).
@@ -165,11 +186,32 @@ enum Reach {
     /// `size=N%`: a share of the file as it is (fio never goes past its end), which a file
     /// that does not exist yet has none of.
     Share,
+    /// `offset=N%`: from that share of the file as it is (0 for a new one), aligned up to
+    /// `align`, then `then` bytes more.
+    FromShare { percent: u8, align: u64, then: u64 },
+}
+
+/// Where `offset=N%` starts in a file, as fio works it out (filesetup.c
+/// `get_start_offset`): that share of the file's size as it is now (0 for a file not made
+/// yet), aligned up to `offset_align` or the block size.
+fn share_of(path: &Path, percent: u8, align: u64) -> u64 {
+    use std::io::Seek as _;
+    let here = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        // A device's size is where its end is.
+        Ok(_) => std::fs::File::open(path)
+            .and_then(|mut f| f.seek(std::io::SeekFrom::End(0)))
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    let raw = u128::from(here) * u128::from(percent) / 100;
+    let align = u128::from(align.max(1));
+    u64::try_from(raw.div_ceil(align) * align).unwrap_or(u64::MAX)
 }
 
 /// One of the extent options' values in bytes: zones (`8z`) in the job's `zonesize=`;
-/// `None` for a percentage of the file (only `size` may be one here).
-fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Option<u64>, FioError> {
+/// `Err(N)` for a percentage of the file (only `size` and `offset` may be one here).
+fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u64, u8>, FioError> {
     use crate::units::SizeOrShare;
     let unreadable = || {
         refuse(
@@ -181,7 +223,7 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Option<u6
         )
     };
     match crate::units::parse_size_or_share(raw).map_err(|_| unreadable())? {
-        SizeOrShare::Bytes(b) => Ok(Some(b)),
+        SizeOrShare::Bytes(b) => Ok(Ok(b)),
         // fio's zone units (FIO_OPT_STR_VAL_ZONE): not in filesize.
         SizeOrShare::Zones(_) if key == "filesize" => Err(unreadable()),
         SizeOrShare::Zones(n) => {
@@ -202,10 +244,10 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Option<u6
                 None => 0,
             };
             n.checked_mul(zone)
-                .map(Some)
+                .map(Ok)
                 .ok_or_else(|| refuse(job, Refusal::ReachOverflows))
         }
-        SizeOrShare::Percent(_) if key == "size" => Ok(None),
+        SizeOrShare::Percent(p) if matches!(key, "size" | "offset") => Ok(Err(p)),
         SizeOrShare::Percent(_) => Err(unreadable()),
     }
 }
@@ -220,17 +262,18 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Option<u6
 /// guard could not judge it.
 fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
     let mut v = [0u64; 4];
-    let mut share = false;
-    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
+    let mut shares: [Option<u8>; 4] = [None; 4];
+    for ((slot, share), key) in v.iter_mut().zip(shares.iter_mut()).zip(EXTENT_KEYS) {
         if let Some(raw) = job.get(key) {
             match extent_bytes(job, key, raw)? {
-                Some(b) => *slot = b,
-                None => share = true,
+                Ok(b) => *slot = b,
+                Err(p) => *share = Some(p),
             }
         }
     }
     let [total, filesize, offset, increment] = v;
-    if share {
+    let [size_share, _, offset_share, _] = shares;
+    if size_share.is_some() {
         // fio lays the file out to filesize first, then takes its share of that.
         return Ok(if filesize > 0 {
             Reach::Upto(filesize)
@@ -261,13 +304,20 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
         }
         (Some(_), None) => 1,
     };
-    let reach = increment
+    let after = increment
         .checked_mul(numjobs)
-        .and_then(|i| i.checked_add(offset))
-        .and_then(|o| o.checked_add(size.max(filesize)));
-    match reach {
-        Some(r) => Ok(Reach::Upto(r)),
-        None => Err(refuse(job, Refusal::ReachOverflows)),
+        .and_then(|i| i.checked_add(size.max(filesize)));
+    match (after, offset_share) {
+        (Some(then), Some(percent)) => Ok(Reach::FromShare {
+            percent,
+            align: offset_align(job),
+            then,
+        }),
+        (Some(then), None) => then
+            .checked_add(offset)
+            .map(Reach::Upto)
+            .ok_or_else(|| refuse(job, Refusal::ReachOverflows)),
+        (None, _) => Err(refuse(job, Refusal::ReachOverflows)),
     }
 }
 
@@ -495,5 +545,35 @@ mod tests {
         // With filesize=, fio lays the file out to it first.
         assert_eq!(of("size=50%\nfilesize=1m\n"), (Some(1 << 20), false));
         assert_eq!(of("size=1m\n"), (Some(1 << 20), false));
+    }
+
+    #[test]
+    fn a_percentage_offset_starts_at_that_share_of_the_file_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+        let reach = |path: &Path, opts: &str| {
+            let text = format!("[a]\nfilename={}\n{opts}", path.display());
+            targets(&parse_steps(&text).unwrap()).unwrap()[0].size
+        };
+        // Half of 1 MiB, then 64k: fio's offset=50%.
+        assert_eq!(
+            reach(&f, "offset=50%\nsize=64k\n"),
+            Some((512 << 10) + (64 << 10))
+        );
+        // Aligned up to the block size (or offset_align).
+        assert_eq!(
+            reach(&f, "offset=33%\nsize=4k\nbs=64k\n"),
+            Some((384 << 10) + (4 << 10))
+        );
+        assert_eq!(
+            reach(&f, "offset=33%\nsize=4k\noffset_align=1m\n"),
+            Some((1 << 20) + (4 << 10))
+        );
+        // A file not made yet is 0 bytes: fio starts at 0.
+        assert_eq!(
+            reach(&dir.path().join("new"), "offset=50%\nsize=64k\n"),
+            Some(64 << 10)
+        );
     }
 }

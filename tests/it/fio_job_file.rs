@@ -70,11 +70,12 @@ fn job_series(step: &serde_json::Value) -> Vec<(&str, u64, u64, &serde_json::Val
         .unwrap_or_default()
 }
 
-/// Runs `job` with `cmd` (its environment and folder), which must refuse it with exit
-/// code 2: what it said.
-fn refused_with(cmd: &mut std::process::Command, job: &Path) -> String {
+/// Runs `job` with `cmd` (its environment and folder) and `extra` arguments, which must
+/// refuse it with exit code 2: what it said.
+fn refused_with(cmd: &mut std::process::Command, job: &Path, extra: &[&str]) -> String {
     let out = cmd
         .args(["run", "--fio-job", job.to_str().unwrap(), "--json"])
+        .args(extra)
         .output()
         .expect("run drivescope");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -1417,7 +1418,11 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
         "dev.fio",
         "[d]\nfilename=${DEV}\nrw=write\nbs=4k\nsize=1m\n",
     );
-    let err = refused_with(common::command(home.path()).env("DEV", "/dev/full"), &dev);
+    let err = refused_with(
+        common::command(home.path()).env("DEV", "/dev/full"),
+        &dev,
+        &[],
+    );
     assert!(err.contains("/dev/full"), "{err}");
     // fio's TMPDIR is drivescope's scratch folder, a new one for each fio: refused.
     let tmp = write_job(
@@ -1425,7 +1430,7 @@ fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_t
         "tmp.fio",
         "[t]\nfilename=${TMPDIR}/f\nrw=write\nbs=4k\nsize=1m\n",
     );
-    let err = refused_with(&mut common::command(home.path()), &tmp);
+    let err = refused_with(&mut common::command(home.path()), &tmp, &[]);
     assert!(err.contains("TMPDIR") && err.contains("line 2"), "{err}");
     assert_eq!(
         sessions_in(home.path()),
@@ -1492,19 +1497,20 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
         let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 + 1) as u8).collect();
         std::fs::write(w.join("old.bin"), data).unwrap();
     }
-    // Half the existing file; three zones of 64k of a new one.
+    // Half the existing file; three zones of 64k of a new one; 64k from three quarters in.
     let text = "[half]\nfilename=old.bin\nrw=read\nbs=4k\nsize=50%\n\n\
                 [zones]\nstonewall\nfilename=zoned.bin\nrw=write\nbs=4k\n\
-                zonemode=strided\nzonesize=64k\nsize=3z\n";
+                zonemode=strided\nzonesize=64k\nsize=3z\n\n\
+                [tail]\nstonewall\nfilename=old.bin\nrw=read\nbs=4k\noffset=75%\nsize=64k\n";
     let job = write_job(home.path(), "shares.fio", text);
     let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
-    assert_eq!(steps.len(), 2, "{lines:?}");
+    assert_eq!(steps.len(), 3, "{lines:?}");
     let got = step_counts(&steps);
     let fio = plain_fio_counts(&job, &plain);
-    assert_eq!(fio, (128, 48), "fio's own count");
-    assert_eq!(got, [(128, 0), (0, 48)]);
+    assert_eq!(fio, (128 + 16, 48), "fio's own count");
+    assert_eq!(got, [(128, 0), (0, 48), (16, 0)]);
     // The new file is as large as fio makes it: three zones.
     for w in [&ours, &plain] {
         assert_eq!(
@@ -1520,9 +1526,26 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
         "newshare.fio",
         "[p]\nfilename=none.bin\nrw=write\nbs=4k\nsize=50%\n",
     );
-    let err = refused_with(common::command(home.path()).current_dir(&ours), &new);
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &new, &[]);
     assert!(err.contains("percentage of the file's size"), "{err}");
     assert!(!ours.join("none.bin").exists());
+    // From half way, 1 MiB would grow the user's 1 MiB file to 1.5 MiB, as fio would: the
+    // guard sees that reach and refuses it.
+    let grow = write_job(
+        home.path(),
+        "grow.fio",
+        "[grow]\nfilename=old.bin\nrw=write\nbs=4k\noffset=50%\nsize=1m\n",
+    );
+    let err = refused_with(
+        common::command(home.path()).current_dir(&ours),
+        &grow,
+        &["--destroy-data", "old.bin"],
+    );
+    assert!(err.contains("1.50MiB of 1MiB"), "{err}");
+    assert_eq!(
+        std::fs::metadata(ours.join("old.bin")).unwrap().len(),
+        1 << 20
+    );
 }
 
 /// Where Debian's fio-examples package puts fio's example job files.
@@ -1691,6 +1714,7 @@ fn drivescopes_own_exported_job_runs_with_its_target_set_and_fio_refuses_it_with
             .env_remove("TARGET")
             .current_dir(home.path()),
         &job,
+        &[],
     );
     assert!(
         err.contains("fio refused the job file")
