@@ -1,8 +1,10 @@
 //! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
 //! and read by drivescope to learn its steps (jobs separated by `stonewall` or
 //! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
-//! each before fio starts. A job whose targets drivescope cannot tell for sure (no
-//! `filename=`, `filename_format`, `opendir`, an `include`, a `$` expansion in a target, an
+//! each before fio starts. Every value is read as fio reads it, its `$` expansions done
+//! from the environment fio gets (`fio::expand`), so the guard judges the names fio opens.
+//! A job whose targets drivescope cannot tell for sure (no
+//! `filename=`, `filename_format`, `opendir`, an `include`, an
 //! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
 //! is refused, never run; a job of an engine that opens no file (`null`, `cpuio`) has no
 //! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a log
@@ -154,6 +156,7 @@ mod tests {
             reach: String::new(),
             job: "a".into(),
             unlinked: false,
+            share: false,
         };
         assert!(check_against_fio(&files, std::slice::from_ref(&found), &[]).is_ok());
         let other = JobTarget {

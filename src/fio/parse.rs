@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::error::FioError;
+use super::expand::{Expander, Vars};
 use super::refusal::Refusal;
 
 /// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
@@ -156,9 +157,23 @@ pub(super) fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
     }
 }
 
-/// The steps of a job file's text: its jobs with their options, split where a job waits
-/// for the ones before it. Pure: no file is touched.
+/// The steps of a job file's text as fio reads it here: its `$` expansions from the
+/// environment fio gets and this machine's figures ([`parse_steps_with`]).
 pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
+    let env = |name: &str| std::env::var_os(name);
+    parse_steps_with(
+        text,
+        &Expander {
+            env: &env,
+            vars: Vars::here(),
+        },
+    )
+}
+
+/// The steps of a job file's text: its jobs with their options (each option line expanded
+/// as fio expands it, so every value read is the one fio reads), split where a job waits
+/// for the ones before it. No file is touched.
+pub fn parse_steps_with(text: &str, expander: &Expander) -> Result<Vec<FileStep>, FioError> {
     let mut global: BTreeMap<String, String> = BTreeMap::new();
     let mut global_files: Vec<PathBuf> = Vec::new();
     let mut jobs: Vec<FileJob> = Vec::new();
@@ -203,6 +218,11 @@ pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
             // fio refuses this itself (`--parse-only` ran first); never guess.
             return Err(refuse_file(Some(n + 1), Refusal::OutsideSection));
         };
+        // fio expands the whole line (`key=value`) before it reads it.
+        let line = expander
+            .line(line)
+            .map_err(|why| refuse_file(Some(n + 1), why))?;
+        let line = line.as_str();
         // The name up to the first `=` (fio matches it case and all), the value after it.
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.trim_end(), v.trim()),
@@ -267,15 +287,12 @@ fn end_section(
         line: Some(line),
         why,
     };
-    let dir = match options.get("directory").map(|d| split_files(d)) {
-        Some(d) if d.len() > 1 => return Err(refused(Refusal::SeveralDirectories)),
-        Some(d) => d.into_iter().next(),
-        None => None,
-    };
+    // A name fio is given goes in the first of the directories (options.c set_name_idx,
+    // index 0); only the names fio makes itself take the others in turn.
+    let dir = options
+        .get("directory")
+        .and_then(|d| split_files(d).into_iter().next());
     for value in names.drain(..) {
-        if value.contains('$') {
-            return Err(refused(Refusal::Expansion { key: "filename" }));
-        }
         for name in split_files(&value) {
             if name == "-" {
                 return Err(refused(Refusal::StdinStdout));
@@ -292,7 +309,7 @@ fn end_section(
 }
 
 /// Splits fio's `a:b` list (`\:` is a colon in a name).
-fn split_files(v: &str) -> Vec<String> {
+pub(super) fn split_files(v: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = v.chars().peekable();
     while let Some(c) = chars.next() {
@@ -360,47 +377,45 @@ mod tests {
             value: value.into(),
         };
         for (text, why) in [
-            ("[a]\nrw=write\n", Refusal::NoFilename),
-            (
-                "[a]\nfilename=${DEV}\nrw=write\n",
-                Refusal::Expansion { key: "filename" },
-            ),
             (
                 "[a]\nfilename=/tmp/x\nioengine=net\n",
                 Refusal::OtherEngine {
                     engine: "net".into(),
                 },
             ),
-            (
-                "[a]\nfilename=/tmp/x\ndirectory=/a:/b\n",
-                Refusal::SeveralDirectories,
-            ),
             ("[a]\nfilename=-\n", Refusal::StdinStdout),
-            (
-                "[a]\nfilename=/tmp/x\nnrfiles=2\n",
-                Refusal::TooFewNames {
-                    nrfiles: 2,
-                    named: 1,
-                },
-            ),
             (
                 "[a]\nfilename=/tmp/x\nsize=0x100000\n",
                 size("size", "0x100000"),
             ),
-            ("[a]\nfilename=/tmp/x\nsize=50%\n", size("size", "50%")),
+            (
+                "[a]\nfilename=/tmp/x\noffset_increment=50%\nsize=1m\n",
+                size("offset_increment", "50%"),
+            ),
+            ("[a]\nfilename=/tmp/x\nsize=150%\n", size("size", "150%")),
+            (
+                "[a]\nfilename=/tmp/x\nfilesize=2z\n",
+                size("filesize", "2z"),
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nzonemode=zbd\nsize=8z\n",
+                Refusal::DeviceZones {
+                    key: "size",
+                    value: "8z".into(),
+                },
+            ),
             (
                 "[a]\nfilename=/tmp/x\nfilesize=1k-1m\n",
                 size("filesize", "1k-1m"),
             ),
+            // A `$` fio does not expand is a `$`, which fio itself refuses in a size.
             (
                 "[a]\nfilename=/tmp/x\nsize=1m\noffset=$off\n",
-                Refusal::Expansion { key: "offset" },
+                size("offset", "$off"),
             ),
             (
-                "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=$ncpus\n",
-                Refusal::UnreadableNumjobs {
-                    value: "$ncpus".into(),
-                },
+                "[a]\nfilename=/tmp/x\nsize=1m\noffset_increment=1m\nnumjobs=x\n",
+                Refusal::UnreadableNumjobs { value: "x".into() },
             ),
             (
                 "[a]\nfilename=/tmp/x\nsize=15000000000000000000\noffset=15000000000000000000\n",
@@ -417,7 +432,7 @@ mod tests {
             assert_eq!(refusal(&text).2, Refusal::Unfollowed(u), "{text}");
         }
         assert_eq!(
-            refusal("[a]\nfilename_format=$jobname\n").2,
+            refusal("[a]\nfilename_format=$clientuid\n").2,
             Refusal::Unfollowed(Unfollowed::FilenameFormat)
         );
         // Where the refusal is: the file's line, a job's section, a global section.
@@ -439,21 +454,17 @@ mod tests {
             (Some("a".into()), Some(4), Refusal::SameName)
         );
         assert_eq!(
-            refusal("[a]\nfilename=/tmp/x\n[global]\nfilename=$X\n[b]\n"),
-            (
-                Some("(global)".into()),
-                Some(3),
-                Refusal::Expansion { key: "filename" }
-            )
+            refusal("[a]\nfilename=/tmp/x\n[global]\nfilename=${TMPDIR}/y\n[b]\n"),
+            (None, Some(4), Refusal::ScratchVar)
         );
         let shown = FioError::Unsafe {
             job: Some("a".into()),
             line: Some(3),
-            why: Refusal::NoFilename,
+            why: Refusal::StdinStdout,
         }
         .to_string();
         assert!(
-            shown.starts_with("fio job a (line 3): no filename=: ")
+            shown.starts_with("fio job a (line 3): filename=- (stdin or stdout)")
                 && shown.ends_with("; refused before fio starts"),
             "{shown}"
         );
@@ -470,13 +481,19 @@ mod tests {
             .iter()
             .map(|t| (t.path.display().to_string(), t.writes, t.size))
             .collect();
+        // fio splits a job's size over its files: a's 4m is 2m of each.
         assert_eq!(
             got,
             [
                 ("/srv/t/f1".to_string(), true, Some(8 << 20)),
-                ("/srv/t//abs/f2".to_string(), false, Some(4 << 20)),
+                ("/srv/t//abs/f2".to_string(), false, Some(2 << 20)),
             ]
         );
+        // Named files go in the first of several directories, as fio 3.33 puts them.
+        let steps = parse_steps("[a]\ndirectory=/d1:/d2\nfilename=x:y\nnumjobs=2\n").unwrap();
+        let t = targets(&steps).unwrap();
+        let paths: Vec<String> = t.iter().map(|t| t.path.display().to_string()).collect();
+        assert_eq!(paths, ["/d1/x", "/d1/y"]);
         assert_eq!(t[0].job, "a", "named first by job a");
     }
 

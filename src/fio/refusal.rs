@@ -36,8 +36,8 @@ pub enum Unfollowed {
 }
 
 impl Unfollowed {
-    pub const ALL: [Unfollowed; 8] = [
-        Unfollowed::FilenameFormat,
+    /// Those refused wherever they are (a `filename_format` only with `$clientuid`).
+    pub const ALL: [Unfollowed; 7] = [
         Unfollowed::Opendir,
         Unfollowed::ExecPrerun,
         Unfollowed::ExecPostrun,
@@ -64,7 +64,10 @@ impl Unfollowed {
     /// What the option makes fio touch.
     fn what(self) -> &'static str {
         match self {
-            Unfollowed::FilenameFormat => "files named by filename_format",
+            Unfollowed::FilenameFormat => {
+                "files named by filename_format's $clientuid (fio's client/server mode) or \
+                 after a job name holding $"
+            }
             Unfollowed::Opendir => "every file under opendir",
             Unfollowed::ExecPrerun => "a command run before the job (exec_prerun)",
             Unfollowed::ExecPostrun => "a command run after the job (exec_postrun)",
@@ -79,8 +82,6 @@ impl Unfollowed {
 /// Why a log prefix could overwrite a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogClash {
-    /// A `$` in the prefix: the name is not known before fio runs.
-    Expansion,
     /// A file of that prefix is there.
     Exists(PathBuf),
 }
@@ -88,7 +89,6 @@ pub enum LogClash {
 impl std::fmt::Display for LogClash {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LogClash::Expansion => f.write_str("its name has a $ expansion"),
             LogClash::Exists(p) => write!(f, "{} is there", p.display()),
         }
     }
@@ -105,11 +105,21 @@ pub enum Refusal {
     NoJob,
     #[error("two jobs have this name; drivescope runs each step's jobs by name")]
     SameName,
-    #[error("several directories: drivescope cannot tell which file goes where")]
-    SeveralDirectories,
-    /// A `$` expansion in an option that names or shapes a target.
-    #[error("{key}= has a $ expansion; drivescope guards only the targets it can read")]
-    Expansion { key: &'static str },
+    /// `${TMPDIR}`: fio's scratch folder under drivescope, a new one for each fio.
+    #[error(
+        "${{TMPDIR}} is fio's private scratch folder under drivescope (a new one for each \
+         fio, removed after it): name a folder of your own"
+    )]
+    ScratchVar,
+    /// An environment variable fio would expand whose value is not text.
+    #[error("${{{name}}} holds bytes that are not UTF-8 text")]
+    EnvNotText { name: String },
+    /// A value fio hands to bc that is not whole-number arithmetic (names, decimals).
+    #[error(
+        "fio works out {value} with bc; drivescope reads only whole numbers with + - * / % ^ \
+         and parentheses there, and will not guess what bc makes of the rest"
+    )]
+    Arithmetic { value: String },
     #[error("filename=- (stdin or stdout)")]
     StdinStdout,
     #[error("drivescope cannot tell what {} touches", .0.what())]
@@ -121,15 +131,12 @@ pub enum Refusal {
         FILELESS_ENGINES.join(", ")
     )]
     OtherEngine { engine: String },
-    #[error("no filename=: name the file or device the job uses, so drivescope can guard it")]
-    NoFilename,
-    #[error("nrfiles={nrfiles} but {named} named: fio would name the others itself")]
-    TooFewNames { nrfiles: u32, named: usize },
     /// A value of an option that sets the job's reach into its files that drivescope cannot
     /// read (`0x100000`, `50%`, a range).
     #[error(
-        "{key}={value}: drivescope cannot read this size (give it in bytes or with k, m, g), \
-         so it cannot tell how far the job reaches into its files"
+        "{key}={value}: drivescope cannot read this size (give it in bytes or with k, m, g; \
+         zones as Nz with zonesize=; a share of the file only as size=N%), so it cannot tell \
+         how far the job reaches into its files"
     )]
     UnreadableExtent { key: &'static str, value: String },
     /// A time drivescope cannot read as fio does (`2sec`, `1m30s`, `1.5s`): the step's
@@ -139,6 +146,12 @@ pub enum Refusal {
          for seconds); fio reads this form differently from how it looks"
     )]
     UnreadableTime { key: &'static str, value: String },
+    /// A zone unit with `zonemode=zbd`: the zones are the device's own.
+    #[error(
+        "{key}={value} with zonemode=zbd counts in the device's own zones, which drivescope \
+         does not read: give it in bytes"
+    )]
+    DeviceZones { key: &'static str, value: String },
     #[error(
         "numjobs={value} with offset_increment: drivescope cannot tell how far the job reaches"
     )]
@@ -203,6 +216,6 @@ mod tests {
         .to_string()
         .starts_with("ioengine=net: drivescope guards only file and block device I/O (sync, "));
         let keys: Vec<&str> = Unfollowed::ALL.iter().map(|u| u.key()).collect();
-        assert!(keys.contains(&"opendir") && keys.len() == 8);
+        assert!(keys.contains(&"opendir") && keys.len() == 7);
     }
 }

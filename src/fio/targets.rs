@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::FioError;
+use super::names::default_files;
 use super::parse::{refuse, refuse_file, FileJob, FileStep};
 use super::refusal::{LogClash, Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
@@ -21,19 +22,10 @@ pub struct JobTarget {
     pub job: String,
     /// Some job deletes it at its end (`unlink`, `unlink_each_loop`).
     pub unlinked: bool,
+    /// Some job's size is a share of the file (`size=50%`): a file that does not exist yet
+    /// has none.
+    pub share: bool,
 }
-
-/// Options that name or shape a target: a `$` expansion in them is refused.
-const TARGET_KEYS: &[&str] = &[
-    "directory",
-    "ioengine",
-    "rw",
-    "size",
-    "filesize",
-    "offset",
-    "offset_increment",
-    "unlink",
-];
 
 /// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
 /// for a read, a file shorter than that).
@@ -58,11 +50,6 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         {
             return Err(refuse(job, Refusal::Unfollowed(u)));
         }
-        for key in TARGET_KEYS {
-            if job.get(key).is_some_and(|v| v.contains('$')) {
-                return Err(refuse(job, Refusal::Expansion { key }));
-            }
-        }
         if fileless(job) {
             // It opens no file: nothing to guard, create or fill.
             continue;
@@ -76,32 +63,47 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 },
             ));
         }
-        if job.files.is_empty() {
-            return Err(refuse(job, Refusal::NoFilename));
-        }
-        // With fewer names than nrfiles, fio would name the other files itself.
-        if let Some(n) = job.number("nrfiles").or(job.number("nr_files")) {
-            if n as usize > job.files.len() {
-                return Err(refuse(
-                    job,
-                    Refusal::TooFewNames {
-                        nrfiles: n,
-                        named: job.files.len(),
-                    },
-                ));
-            }
-        }
-        let size = extent(job)?;
+        // A job naming no file has the files fio names itself (`jobname.jobnum.filenum`);
+        // one naming fewer than its nrfiles has only those (fio counts the names it has).
+        let files = if job.files.is_empty() {
+            default_files(job).map_err(|why| refuse(job, why))?
+        } else {
+            job.files.clone()
+        };
+        let per_job = if job.files.is_empty() {
+            job.number("nrfiles")
+                .or(job.number("nr_files"))
+                .unwrap_or(1)
+        } else {
+            u32::try_from(files.len()).unwrap_or(u32::MAX)
+        };
+        let how_far = extent(job, per_job)?;
         let reach: Vec<String> = EXTENT_KEYS
             .iter()
             .filter_map(|k| job.get(k).map(|v| format!("{k}={v}")))
             .collect();
         let reach = reach.join(" ");
-        for path in job.files.iter().cloned() {
+        for path in files {
             if holds_no_data(&path) && !job.unlinks() {
                 // Nothing to guard, make or fill; fio's cage has it.
                 continue;
             }
+            let (size, share) = match how_far {
+                Reach::Upto(b) => (Some(b), false),
+                Reach::File => (None, false),
+                Reach::Share => (None, true),
+                Reach::FromShare {
+                    percent,
+                    align,
+                    then,
+                } => {
+                    let start = share_of(&path, percent, align);
+                    match start.checked_add(then) {
+                        Some(r) => (Some(r), false),
+                        None => return Err(refuse(job, Refusal::ReachOverflows)),
+                    }
+                }
+            };
             match out.iter_mut().find(|t| t.path == path) {
                 Some(t) => {
                     t.writes |= job.writes();
@@ -110,6 +112,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                         t.reach = reach.clone();
                     }
                     t.unlinked |= job.unlinks();
+                    t.share |= share;
                 }
                 None => out.push(JobTarget {
                     path,
@@ -118,11 +121,21 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                     reach: reach.clone(),
                     job: job.name.clone(),
                     unlinked: job.unlinks(),
+                    share,
                 }),
             }
         }
     }
     Ok(out)
+}
+
+/// What fio aligns a percentage offset to: `offset_align`, else the job's block size.
+fn offset_align(job: &FileJob) -> u64 {
+    job.get("offset_align")
+        .and_then(|v| crate::units::parse_size(v).ok())
+        .filter(|a| *a > 0)
+        .or(job.bs())
+        .unwrap_or(4096)
 }
 
 /// The job's engine opens no file (`null`, `cpuio`).
@@ -163,28 +176,120 @@ pub(super) fn named_only(steps: &[FileStep]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// How far into each of its files a job reaches, in bytes: its offset (plus
-/// `offset_increment` for each of its `numjobs`) and the larger of `size` and `filesize`;
-/// `None` when it gives neither (fio then takes the file as it is). A value drivescope
-/// cannot read (`0x100000`, `50%`, a range) is refused: the guard could not judge it.
-fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
-    let mut v = [0u64; 4];
-    for (slot, key) in v.iter_mut().zip(EXTENT_KEYS) {
-        if let Some(raw) = job.get(key) {
-            *slot = crate::units::parse_size(raw).map_err(|_| {
-                refuse(
+/// How far a job reaches into each of its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Up to this many bytes from the file's start.
+    Upto(u64),
+    /// The file as it is: no size given (or one fio reads as none).
+    File,
+    /// `size=N%`: a share of the file as it is (fio never goes past its end), which a file
+    /// that does not exist yet has none of.
+    Share,
+    /// `offset=N%`: from that share of the file as it is (0 for a new one), aligned up to
+    /// `align`, then `then` bytes more.
+    FromShare { percent: u8, align: u64, then: u64 },
+}
+
+/// Where `offset=N%` starts in a file, as fio works it out (filesetup.c
+/// `get_start_offset`): that share of the file's size as it is now (0 for a file not made
+/// yet), aligned up to `offset_align` or the block size.
+fn share_of(path: &Path, percent: u8, align: u64) -> u64 {
+    use std::io::Seek as _;
+    let here = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        // A device's size is where its end is.
+        Ok(_) => std::fs::File::open(path)
+            .and_then(|mut f| f.seek(std::io::SeekFrom::End(0)))
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    let raw = u128::from(here) * u128::from(percent) / 100;
+    let align = u128::from(align.max(1));
+    u64::try_from(raw.div_ceil(align) * align).unwrap_or(u64::MAX)
+}
+
+/// One of the extent options' values in bytes: zones (`8z`) in the job's `zonesize=`;
+/// `Err(N)` for a percentage of the file (only `size` and `offset` may be one here).
+fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u64, u8>, FioError> {
+    use crate::units::SizeOrShare;
+    let unreadable = || {
+        refuse(
+            job,
+            Refusal::UnreadableExtent {
+                key,
+                value: raw.to_string(),
+            },
+        )
+    };
+    match crate::units::parse_size_or_share(raw).map_err(|_| unreadable())? {
+        SizeOrShare::Bytes(b) => Ok(Ok(b)),
+        // fio's zone units (FIO_OPT_STR_VAL_ZONE): not in filesize.
+        SizeOrShare::Zones(_) if key == "filesize" => Err(unreadable()),
+        SizeOrShare::Zones(n) => {
+            // zonemode=zbd counts in the device's own zones (zbd.c); otherwise in the job's
+            // zonesize (fio refuses a zonesize without zonemode=strided itself), and with
+            // none fio reads the value as 0.
+            if job.get("zonemode").map(str::trim) == Some("zbd") {
+                return Err(refuse(
                     job,
-                    Refusal::UnreadableExtent {
+                    Refusal::DeviceZones {
                         key,
                         value: raw.to_string(),
                     },
-                )
-            })?;
+                ));
+            }
+            let zone = match job.get("zonesize").or(job.get("zone_size")) {
+                Some(z) => crate::units::parse_size(z).map_err(|_| unreadable())?,
+                None => 0,
+            };
+            n.checked_mul(zone)
+                .map(Ok)
+                .ok_or_else(|| refuse(job, Refusal::ReachOverflows))
+        }
+        SizeOrShare::Percent(p) if matches!(key, "size" | "offset") => Ok(Err(p)),
+        SizeOrShare::Percent(_) => Err(unreadable()),
+    }
+}
+
+/// How far into each of its `nfiles` files a job reaches, in bytes: its offset (plus
+/// `offset_increment` for each of its `numjobs`) and the larger of `filesize` and its share
+/// of `size` (fio splits `size` over the files, the first ones a block larger where it does
+/// not divide: filesetup.c `setup_files`); the file as it is when it gives neither or a size
+/// of 0 (fio then takes the file as it is); a share of it for `size=N%` (fio's I/O then
+/// ends at the file's end: filesetup.c). Zones count in the job's `zonesize`. A value
+/// drivescope cannot read (`0x100000`, a range, a percentage elsewhere) is refused: the
+/// guard could not judge it.
+fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
+    let mut v = [0u64; 4];
+    let mut shares: [Option<u8>; 4] = [None; 4];
+    for ((slot, share), key) in v.iter_mut().zip(shares.iter_mut()).zip(EXTENT_KEYS) {
+        if let Some(raw) = job.get(key) {
+            match extent_bytes(job, key, raw)? {
+                Ok(b) => *slot = b,
+                Err(p) => *share = Some(p),
+            }
         }
     }
-    let [size, filesize, offset, increment] = v;
-    if job.get("size").is_none() && job.get("filesize").is_none() {
-        return Ok(None);
+    let [total, filesize, offset, increment] = v;
+    let [size_share, _, offset_share, _] = shares;
+    if size_share.is_some() {
+        // fio lays the file out to filesize first, then takes its share of that.
+        return Ok(if filesize > 0 {
+            Reach::Upto(filesize)
+        } else {
+            Reach::Share
+        });
+    }
+    let nfiles = u64::from(nfiles.max(1));
+    let size = total / nfiles
+        + if total % nfiles == 0 {
+            0
+        } else {
+            job.bs().unwrap_or(4096)
+        };
+    if total == 0 && filesize == 0 {
+        return Ok(Reach::File);
     }
     let numjobs = match (job.get("numjobs"), job.number("numjobs")) {
         (_, Some(n)) => u64::from(n),
@@ -199,23 +304,27 @@ fn extent(job: &FileJob) -> Result<Option<u64>, FioError> {
         }
         (Some(_), None) => 1,
     };
-    let reach = increment
+    let after = increment
         .checked_mul(numjobs)
-        .and_then(|i| i.checked_add(offset))
-        .and_then(|o| o.checked_add(size.max(filesize)));
-    match reach {
-        Some(r) => Ok(Some(r)),
-        None => Err(refuse(job, Refusal::ReachOverflows)),
+        .and_then(|i| i.checked_add(size.max(filesize)));
+    match (after, offset_share) {
+        (Some(then), Some(percent)) => Ok(Reach::FromShare {
+            percent,
+            align: offset_align(job),
+            then,
+        }),
+        (Some(then), None) => then
+            .checked_add(offset)
+            .map(Reach::Upto)
+            .ok_or_else(|| refuse(job, Refusal::ReachOverflows)),
+        (None, _) => Err(refuse(job, Refusal::ReachOverflows)),
     }
 }
 
-/// A job's log prefix would overwrite a file that is there: a `$` in it, or an entry of its
-/// directory named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`).
+/// A job's log prefix would overwrite a file that is there: an entry of its directory
+/// named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`). The prefix is the one
+/// fio reads, `$` expansions done.
 fn log_clash(prefix: &Path) -> Option<LogClash> {
-    let text = prefix.to_string_lossy();
-    if text.contains('$') {
-        return Some(LogClash::Expansion);
-    }
     let base = format!("{}_", prefix.file_name()?.to_string_lossy());
     let dir = match prefix.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -247,7 +356,7 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
     }
     for job in steps.iter().flat_map(|s| &s.jobs) {
         if let Some(log) = job.get("write_iolog") {
-            if log.contains('$') || Path::new(log).symlink_metadata().is_ok() {
+            if Path::new(log).symlink_metadata().is_ok() {
                 return Err(refuse(
                     job,
                     Refusal::IologOverwrites {
@@ -348,13 +457,10 @@ mod tests {
                 clash: LogClash::Exists(old_log.clone()),
             })
         );
+        // A `$` fio leaves as it is names a log like any other.
         assert_eq!(
-            on("write_lat_log=$x\n"),
-            Some(Refusal::LogOverwrites {
-                key: "write_lat_log",
-                value: "$x".into(),
-                clash: LogClash::Expansion,
-            })
+            on(&format!("write_lat_log={}/$x\n", dir.path().display())),
+            None
         );
         assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
         assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
@@ -416,6 +522,58 @@ mod tests {
         assert_eq!(
             reach("offset=4k\nsize=8k\noffset_increment=1m\nnumjobs=2\n"),
             Some((4 << 10) + (2 << 20) + (8 << 10))
+        );
+        // Zones of the job's zonesize; with none, fio reads 0: the file as it is.
+        assert_eq!(
+            reach("zonemode=strided\nzonesize=64k\nsize=3z\noffset=1z\n"),
+            Some(4 << 16)
+        );
+        assert_eq!(reach("size=3z\n"), None);
+        assert_eq!(reach("size=0\n"), None, "fio's size 0 is the whole file");
+    }
+
+    #[test]
+    fn a_percentage_is_a_share_of_the_file_as_it_is() {
+        let of = |opts: &str| {
+            let steps = parse_steps(&format!("[a]\nfilename=/tmp/x\n{opts}")).unwrap();
+            let t = targets(&steps).unwrap();
+            (t[0].size, t[0].share)
+        };
+        assert_eq!(of("size=50%\n"), (None, true));
+        // fio never goes past the file's end, whatever the offset.
+        assert_eq!(of("size=50%\noffset=1g\n"), (None, true));
+        // With filesize=, fio lays the file out to it first.
+        assert_eq!(of("size=50%\nfilesize=1m\n"), (Some(1 << 20), false));
+        assert_eq!(of("size=1m\n"), (Some(1 << 20), false));
+    }
+
+    #[test]
+    fn a_percentage_offset_starts_at_that_share_of_the_file_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+        let reach = |path: &Path, opts: &str| {
+            let text = format!("[a]\nfilename={}\n{opts}", path.display());
+            targets(&parse_steps(&text).unwrap()).unwrap()[0].size
+        };
+        // Half of 1 MiB, then 64k: fio's offset=50%.
+        assert_eq!(
+            reach(&f, "offset=50%\nsize=64k\n"),
+            Some((512 << 10) + (64 << 10))
+        );
+        // Aligned up to the block size (or offset_align).
+        assert_eq!(
+            reach(&f, "offset=33%\nsize=4k\nbs=64k\n"),
+            Some((384 << 10) + (4 << 10))
+        );
+        assert_eq!(
+            reach(&f, "offset=33%\nsize=4k\noffset_align=1m\n"),
+            Some((1 << 20) + (4 << 10))
+        );
+        // A file not made yet is 0 bytes: fio starts at 0.
+        assert_eq!(
+            reach(&dir.path().join("new"), "offset=50%\nsize=64k\n"),
+            Some(64 << 10)
         );
     }
 }

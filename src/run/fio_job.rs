@@ -179,12 +179,22 @@ pub(super) fn prepare_fio_job(
         .iter()
         .find(|t| !t.path.exists() && t.size.is_none())
     {
-        return Err(TargetError::Invalid {
-            path: t.path.display().to_string(),
-            message: format!(
+        let message = if t.share {
+            // fio itself fails on it (filesetup.c total_file_size: Invalid argument).
+            format!(
+                "does not exist, and job {}'s size= is a percentage of the file's size, which \
+                 a file not made yet does not have (nor would fio make it): give size= in bytes",
+                t.job
+            )
+        } else {
+            format!(
                 "does not exist, and job {} gives no size= in bytes to create it with",
                 t.job
-            ),
+            )
+        };
+        return Err(TargetError::Invalid {
+            path: t.path.display().to_string(),
+            message,
         }
         .into());
     }

@@ -27,6 +27,17 @@ fn run_job_with(
     job: &Path,
     extra: &[&str],
 ) -> std::process::Output {
+    let out = job_output(cmd, job, extra);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`run_job_with`], whatever its end.
+fn job_output(cmd: &mut std::process::Command, job: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "run",
         "--fio-job",
@@ -36,13 +47,7 @@ fn run_job_with(
         "--json",
     ];
     args.extend_from_slice(extra);
-    let out = cmd.args(&args).output().expect("run drivescope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    cmd.args(&args).output().expect("run drivescope")
 }
 
 /// Each fio job's (or group's) own figures, as the step's summary carries them: per step,
@@ -63,6 +68,40 @@ fn job_series(step: &serde_json::Value) -> Vec<(&str, u64, u64, &serde_json::Val
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Runs `job` with `cmd` (its environment and folder) and `extra` arguments, which must
+/// refuse it with exit code 2: what it said.
+fn refused_with(cmd: &mut std::process::Command, job: &Path, extra: &[&str]) -> String {
+    let out = cmd
+        .args(["run", "--fio-job", job.to_str().unwrap(), "--json"])
+        .args(extra)
+        .output()
+        .expect("run drivescope");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    err
+}
+
+/// Every step's reads and writes added up.
+fn total_counts(steps: &[&serde_json::Value]) -> (u64, u64) {
+    step_counts(steps)
+        .iter()
+        .fold((0, 0), |(r, w), (sr, sw)| (r + sr, w + sw))
+}
+
+/// Each step's (reads, writes), as its summary says.
+fn step_counts(steps: &[&serde_json::Value]) -> Vec<(u64, u64)> {
+    steps
+        .iter()
+        .map(|s| {
+            let s = &s["summary"];
+            (
+                s["read_ios"].as_u64().unwrap_or(0),
+                s["write_ios"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
 }
 
 /// Files in the sessions folder of `home` (a run that was refused writes none).
@@ -411,8 +450,15 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("would overwrite"), "{err}");
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
-    // A job drivescope cannot guard (no filename=: fio would name its own files).
-    let job = write_job(home.path(), "nofile.fio", "[a]\nrw=write\nsize=1m\n");
+    // A job drivescope cannot guard (opendir: every file under a folder).
+    let job = write_job(
+        home.path(),
+        "nofile.fio",
+        &format!(
+            "[a]\nrw=write\nsize=1m\nopendir={}\n",
+            home.path().display()
+        ),
+    );
     // Run from `home`, where fio would make its own file (a.0.0) were the job run.
     let out = common::command(home.path())
         .args(["run", "--fio-job", job.to_str().unwrap(), "--session", s])
@@ -421,7 +467,7 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("no filename="), "{err}");
+    assert!(err.contains("every file under opendir"), "{err}");
     assert!(!session.exists(), "no session");
     assert_eq!(sessions_in(home.path()), 0, "no dated session either");
     assert!(!target.exists(), "no test file");
@@ -1213,8 +1259,14 @@ fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
 
 /// fio's own totals (reads, writes) of `job` run plainly in `dir`.
 fn plain_fio_counts(job: &Path, dir: &Path) -> (u64, u64) {
+    plain_fio_counts_env(job, dir, &[])
+}
+
+/// [`plain_fio_counts`] with these environment variables set.
+fn plain_fio_counts_env(job: &Path, dir: &Path, env: &[(&str, &str)]) -> (u64, u64) {
     let out = std::process::Command::new("fio")
         .args(["--output-format=json", job.to_str().unwrap()])
+        .envs(env.iter().copied())
         .current_dir(dir)
         .output()
         .expect("run fio");
@@ -1319,4 +1371,354 @@ fn dev_zero_and_dev_null_run_without_destroy_data_and_other_devices_keep_the_dev
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("/dev/full"), "{err}");
+}
+
+#[test]
+fn dollar_expansions_are_fios_from_the_environment_fio_gets_and_the_guard_sees_them() {
+    let home = common::disk_tempdir();
+    let work = home.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let target = home.path().join("target.bin");
+    let target_s = target.to_str().unwrap();
+    // drivescope's own exports name their target `filename=${TARGET}`; an unset `${NOPE}`
+    // is nothing, as in fio; `$pagesize` and `$ncpus` are this machine's, bc's arithmetic.
+    let text = "[global]\nfilename=${TARGET}${NOPE}\nbs=4k\n\n\
+                [w]\nrw=write\nsize=$pagesize*64\nnumjobs=$ncpus\n\n\
+                [r]\nstonewall\nrw=read\nsize=${SZ}\n";
+    let job = write_job(home.path(), "env.fio", text);
+    let env = [("TARGET", target_s), ("SZ", "128k")];
+    let mut cmd = common::command(home.path());
+    cmd.current_dir(&work).envs(env.iter().copied());
+    let out = run_job_with(&mut cmd, &job, &["--destroy-data", target_s]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{lines:?}");
+    let got = step_counts(&steps);
+    // The same file made by fio itself, with the same environment.
+    let plain = home.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let plain_target = plain.join("target.bin");
+    let fio = plain_fio_counts_env(
+        &job,
+        &plain,
+        &[("TARGET", plain_target.to_str().unwrap()), ("SZ", "128k")],
+    );
+    // Each of the $ncpus jobs writes 64 pages of 4k.
+    let ncpus = got[0].1 / 64;
+    assert!(ncpus >= 1 && got[0].1 == ncpus * 64, "{got:?}");
+    assert_eq!(total_counts(&steps), fio, "fio's own");
+    assert_eq!(got[1], (32, 0), "size=${{SZ}} is 128k: 32 reads of 4k");
+    // The file is the expanded name, made the size fio reaches: nothing else was made.
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 256 << 10);
+    assert!(files_under(&work).is_empty(), "{:?}", files_under(&work));
+
+    // The guard judges the expanded name: a device is a device, whatever its spelling.
+    let dev = write_job(
+        home.path(),
+        "dev.fio",
+        "[d]\nfilename=${DEV}\nrw=write\nbs=4k\nsize=1m\n",
+    );
+    let err = refused_with(
+        common::command(home.path()).env("DEV", "/dev/full"),
+        &dev,
+        &[],
+    );
+    assert!(err.contains("/dev/full"), "{err}");
+    // fio's TMPDIR is drivescope's scratch folder, a new one for each fio: refused.
+    let tmp = write_job(
+        home.path(),
+        "tmp.fio",
+        "[t]\nfilename=${TMPDIR}/f\nrw=write\nbs=4k\nsize=1m\n",
+    );
+    let err = refused_with(&mut common::command(home.path()), &tmp, &[]);
+    assert!(err.contains("TMPDIR") && err.contains("line 2"), "{err}");
+    assert_eq!(
+        sessions_in(home.path()),
+        1,
+        "only the first run saved a session"
+    );
+}
+
+#[test]
+fn a_job_without_filename_runs_on_the_files_fio_names_itself() {
+    let home = common::disk_tempdir();
+    // Two copies of a job, two files each, the copies taking the directories in turn; a
+    // job reading a file fio names it, in the working directory, made and filled first.
+    let text = "[global]\nbs=4k\n\n\
+                [w]\nrw=write\nsize=64k\nnumjobs=2\nnrfiles=2\ndirectory=d1:d2\n\n\
+                [r]\nstonewall\nrw=read\nsize=128k\n";
+    let job = write_job(home.path(), "names.fio", text);
+    let (ours, plain) = (home.path().join("ours"), home.path().join("plain"));
+    for w in [&ours, &plain] {
+        for d in ["d1", "d2"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+    }
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2, "{lines:?}");
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (32, 32), "fio's own count");
+    assert_eq!(total_counts(&steps), fio);
+    // The same files as fio's own, of the same sizes.
+    let listing = |w: &Path| {
+        let mut l: Vec<(String, u64)> = files_under(w)
+            .into_iter()
+            .map(|(p, n)| (p.strip_prefix(w).unwrap().display().to_string(), n))
+            .collect();
+        l.sort();
+        l
+    };
+    let want: Vec<(String, u64)> = [
+        ("d1/w.0.0", 32 << 10),
+        ("d1/w.0.1", 32 << 10),
+        ("d2/w.1.0", 32 << 10),
+        ("d2/w.1.1", 32 << 10),
+        ("r.0.0", 128 << 10),
+    ]
+    .iter()
+    .map(|(p, n)| (p.to_string(), *n))
+    .collect();
+    assert_eq!(listing(&plain), want, "fio's own files");
+    assert_eq!(listing(&ours), want);
+    // The file read was filled before fio read it.
+    let data = std::fs::read(ours.join("r.0.0")).unwrap();
+    assert!(data.chunks(4096).all(|c| c.iter().any(|x| *x != 0)));
+}
+
+#[test]
+fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
+    let home = common::disk_tempdir();
+    let (ours, plain) = (home.path().join("ours"), home.path().join("plain"));
+    for w in [&ours, &plain] {
+        std::fs::create_dir(w).unwrap();
+        // An existing 1 MiB file, of data.
+        let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 + 1) as u8).collect();
+        std::fs::write(w.join("old.bin"), data).unwrap();
+    }
+    // Half the existing file; three zones of 64k of a new one; 64k from three quarters in.
+    let text = "[half]\nfilename=old.bin\nrw=read\nbs=4k\nsize=50%\n\n\
+                [zones]\nstonewall\nfilename=zoned.bin\nrw=write\nbs=4k\n\
+                zonemode=strided\nzonesize=64k\nsize=3z\n\n\
+                [tail]\nstonewall\nfilename=old.bin\nrw=read\nbs=4k\noffset=75%\nsize=64k\n";
+    let job = write_job(home.path(), "shares.fio", text);
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 3, "{lines:?}");
+    let got = step_counts(&steps);
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (128 + 16, 48), "fio's own count");
+    assert_eq!(got, [(128, 0), (0, 48), (16, 0)]);
+    // The new file is as large as fio makes it: three zones.
+    for w in [&ours, &plain] {
+        assert_eq!(
+            std::fs::metadata(w.join("zoned.bin")).unwrap().len(),
+            3 << 16
+        );
+        assert_eq!(std::fs::metadata(w.join("old.bin")).unwrap().len(), 1 << 20);
+    }
+
+    // A percentage of a file that is not there yet is of nothing: refused, and said so.
+    let new = write_job(
+        home.path(),
+        "newshare.fio",
+        "[p]\nfilename=none.bin\nrw=write\nbs=4k\nsize=50%\n",
+    );
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &new, &[]);
+    assert!(err.contains("percentage of the file's size"), "{err}");
+    assert!(!ours.join("none.bin").exists());
+    // From half way, 1 MiB would grow the user's 1 MiB file to 1.5 MiB, as fio would: the
+    // guard sees that reach and refuses it.
+    let grow = write_job(
+        home.path(),
+        "grow.fio",
+        "[grow]\nfilename=old.bin\nrw=write\nbs=4k\noffset=50%\nsize=1m\n",
+    );
+    let err = refused_with(
+        common::command(home.path()).current_dir(&ours),
+        &grow,
+        &["--destroy-data", "old.bin"],
+    );
+    assert!(err.contains("1.50MiB of 1MiB"), "{err}");
+    assert_eq!(
+        std::fs::metadata(ours.join("old.bin")).unwrap().len(),
+        1 << 20
+    );
+}
+
+/// Where Debian's fio-examples package puts fio's example job files.
+const FIO_EXAMPLES: &str = "/usr/share/doc/fio/examples";
+
+/// One of fio's examples made runnable as tests/fixtures/fio-examples/corpus.txt says: its
+/// `replace` edits in the whole text, its `set` options at the end of every job's section
+/// (after the job's own, so they win), `@SCRATCH@` the run's folder.
+fn made_runnable(text: &str, edits: &str, scratch: &Path) -> String {
+    let scratch = scratch.to_str().unwrap();
+    let mut sets: Vec<String> = Vec::new();
+    let mut text = text.to_string();
+    for e in edits.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let e = e.replace("@SCRATCH@", scratch);
+        if let Some(kv) = e.strip_prefix("set ") {
+            sets.push(kv.to_string());
+        } else if let Some(r) = e.strip_prefix("replace ") {
+            let (from, to) = r.split_once(" => ").expect("replace OLD => NEW");
+            assert!(text.contains(from), "{from} is not in the example");
+            text = text.replace(from, to);
+        } else {
+            panic!("corpus.txt: unknown edit {e}");
+        }
+    }
+    let mut out = String::new();
+    let mut in_job = false;
+    let flush = |out: &mut String, in_job: bool| {
+        if in_job {
+            for s in &sets {
+                out.push_str(s);
+                out.push('\n');
+            }
+        }
+    };
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            flush(&mut out, in_job);
+            in_job = !t.starts_with("[global");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    flush(&mut out, in_job);
+    out
+}
+
+/// The words that say a refusal is of its kind (corpus.txt's fixed list).
+fn refusal_words(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "writes-beside" => &["verify_state_save=0", "could overwrite", "would overwrite"],
+        "engine" => &["drivescope guards only file and block device I/O", "engine"],
+        k => panic!("corpus.txt: unknown refusal kind {k}"),
+    }
+}
+
+#[test]
+fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
+    if !Path::new(FIO_EXAMPLES).is_dir() {
+        skip!(
+            Tool,
+            "{FIO_EXAMPLES} is missing (apt-get install fio-examples)"
+        );
+    }
+    let corpus = include_str!("../fixtures/fio-examples/corpus.txt");
+    let home = common::disk_tempdir();
+    let mut ran = Vec::new();
+    for entry in corpus
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let mut parts = entry.splitn(3, '|').map(str::trim);
+        let (name, outcome, edits) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap_or(""),
+        );
+        let original = std::fs::read_to_string(Path::new(FIO_EXAMPLES).join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let stem = name.trim_end_matches(".fio");
+        let (ours, plain) = (
+            home.path().join(stem),
+            home.path().join(format!("{stem}-fio")),
+        );
+        std::fs::create_dir(&ours).unwrap();
+        std::fs::create_dir(&plain).unwrap();
+        let job = write_job(&ours, name, &made_runnable(&original, edits, &ours));
+        let started = std::time::Instant::now();
+        let out = job_output(common::command(home.path()).current_dir(&ours), &job, &[]);
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if let Some(kind) = outcome.strip_prefix("refused ") {
+            assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+            assert!(
+                refusal_words(kind).iter().any(|w| err.contains(w)),
+                "{name}: refused, but not for {kind}: {err}"
+            );
+            ran.push((name, format!("{outcome} in {took:.1?}")));
+            continue;
+        }
+        assert!(out.status.success(), "{name}: {err}");
+        let lines = json_lines(&out);
+        let steps = of_type(&lines, "step");
+        let got = total_counts(&steps);
+        match outcome {
+            "sized" => {
+                let fio_job = write_job(&plain, name, &made_runnable(&original, edits, &plain));
+                let fio = plain_fio_counts(&fio_job, &plain);
+                assert_eq!(got, fio, "{name}: drivescope's totals against plain fio's");
+                assert!(fio.0 + fio.1 > 0, "{name}: fio did no I/O");
+            }
+            "timed" => {
+                // cpuio does no I/O: it ran, and ended.
+                assert!(!steps.is_empty(), "{name}: {lines:?}");
+            }
+            o => panic!("corpus.txt: unknown outcome {o}"),
+        }
+        ran.push((name, format!("{outcome} {got:?} in {took:.1?}")));
+    }
+    eprintln!("{ran:#?}");
+}
+
+#[test]
+fn drivescopes_own_exported_job_runs_with_its_target_set_and_fio_refuses_it_without() {
+    let home = common::disk_tempdir();
+    // quick-look, at a twentieth of its times: four steps of 0.4 s on 16 MiB.
+    let out = run(
+        home.path(),
+        &[
+            "presets",
+            "fio",
+            "quick-look",
+            "--capacity",
+            "16MiB",
+            "--time-scale",
+            "0.05",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("filename=${TARGET}\n"), "{text}");
+    let job = write_job(home.path(), "quick-look.fio", &text);
+    let target = home.path().join("target.bin");
+    let t = target.to_str().unwrap();
+    let out = run_job_with(
+        common::command(home.path()).env("TARGET", t),
+        &job,
+        &["--destroy-data", t],
+    );
+    let lines = json_lines(&out);
+    assert_eq!(of_type(&lines, "step").len(), 4, "{lines:?}");
+    assert!(
+        step_counts(&of_type(&lines, "step"))
+            .iter()
+            .all(|(r, w)| r + w > 0),
+        "{lines:?}"
+    );
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 16 << 20);
+    // Unset, ${TARGET} is nothing, as in fio, which then refuses `filename=`: in its words.
+    let err = refused_with(
+        common::command(home.path())
+            .env_remove("TARGET")
+            .current_dir(home.path()),
+        &job,
+        &[],
+    );
+    assert!(
+        err.contains("fio refused the job file")
+            && err.contains("failed parsing filename=${TARGET}"),
+        "{err}"
+    );
 }
