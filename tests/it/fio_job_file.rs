@@ -719,10 +719,10 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     assert!(ramp >= 1 && measured.len() >= 3, "{intervals:?}");
     // The measured intervals start where the ramp ended, and run on in order. fio ends
     // each job's ramp at its first turn past 1 s of I/O (the last ramp interval may end
-    // before, on fio's own clock): a busy machine makes that turn later (by up to one
-    // 500 ms interval is allowed here), never earlier.
+    // before, on fio's own clock): a busy machine makes that turn later, never earlier,
+    // and within the 2 s of runtime that follow.
     let first = measured[0]["start_s"].as_f64().unwrap();
-    assert!((0.95..1.5).contains(&first), "{first}");
+    assert!((0.95..3.0).contains(&first), "{first}");
     for w in measured.windows(2) {
         let (start, end) = (
             w[1]["start_s"].as_f64().unwrap(),
