@@ -194,15 +194,35 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
     rows
 }
 
-/// Numeric leaves of a sample's `smart` mapping.
+/// Numeric leaves of a sample's `smart` mapping. The tables (ATA attributes, SCSI error
+/// counters) are not leaves to list one field at a time: an ATA attribute is one row, keyed
+/// by its id and name, with its raw value, as smartctl users compare them.
 fn smart_numbers(sample: &Value) -> Vec<(String, f64)> {
     let mut rows = Vec::new();
+    let mut attributes = Vec::new();
     if let Some(smart) = sample.get("smart") {
-        flatten("", smart, &mut rows);
+        let mut rest = smart.clone();
+        if let Some(m) = rest.as_mapping_mut() {
+            if let Some(Value::Sequence(attrs)) = m.remove("ata_attributes") {
+                attributes = attrs;
+            }
+            m.remove("scsi_error_counters");
+        }
+        flatten("", &rest, &mut rows);
     }
-    rows.into_iter()
+    let mut numbers: Vec<(String, f64)> = rows
+        .into_iter()
         .filter_map(|(k, v)| Some((k, v.parse::<f64>().ok()?)))
-        .collect()
+        .collect();
+    for a in &attributes {
+        let (Some(id), Some(raw)) = (a.get("id").and_then(Value::as_u64), a.get("raw")) else {
+            continue;
+        };
+        let Some(raw) = raw.as_f64() else { continue };
+        let name = a.get("name").and_then(Value::as_str).unwrap_or("attribute");
+        numbers.push((format!("ATA {id} {name} (raw)"), raw));
+    }
+    numbers
 }
 
 /// SMART before and after: the first and last samples with a `smart` mapping, every
@@ -238,7 +258,24 @@ fn smart_section(o: &mut String, s: &Session) {
         return;
     };
     let b = smart_numbers(&before);
-    let a = smart_numbers(&after);
+    let mut a = smart_numbers(&after);
+    // The ATA table is kept in a sample only when it changed (at most once a minute): the
+    // after side's rows are those of the last sample that holds one.
+    let has_table = |x: &crate::session::Sample| {
+        let v = x.value();
+        v.get("smart")
+            .and_then(|m| m.get("ata_attributes"))
+            .is_some()
+            .then_some(v)
+    };
+    if let Some(last) = s.telemetry.iter().rev().find_map(has_table) {
+        a.retain(|(k, _)| !k.starts_with("ATA "));
+        a.extend(
+            smart_numbers(&last)
+                .into_iter()
+                .filter(|(k, _)| k.starts_with("ATA ")),
+        );
+    }
     let mut rows = Vec::new();
     for (k, vb) in &b {
         let va = a.iter().find(|(ka, _)| ka == k).map(|(_, v)| *v);

@@ -271,3 +271,31 @@ fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
     assert!(html.contains("response from schedule, mean µs"), "labelled");
     assert!(html.contains(">15000.0</td>"), "kept in the table");
 }
+
+#[test]
+fn ata_attributes_are_one_row_each_by_id_and_name_with_their_raw_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session();
+    s.telemetry.clear();
+    // The last sample holds no table (it had not changed, or not for a minute): the after
+    // side is the last sample that holds one.
+    for (t, raw) in [(0, 10), (5, 14), (6, 0)] {
+        let line = format!(
+            r#"{{"t": {t}, "smart": {{"temperature_c": 40, "ata_attributes": [{{"id": 5, "name": "Reallocated_Sector_Ct", "flags": 51, "value": 100, "worst": 100, "threshold": 10, "raw": {raw}}}]}}}}"#
+        );
+        let line = if raw == 0 {
+            format!(r#"{{"t": {t}, "smart": {{"temperature_c": 41}}}}"#)
+        } else {
+            line
+        };
+        s.telemetry.push(Sample::from_json_line(&line).unwrap());
+    }
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let row = html
+        .lines()
+        .find(|l| l.contains("ATA 5 Reallocated_Sector_Ct (raw)"))
+        .unwrap_or_else(|| panic!("no attribute row:\n{html}"));
+    assert!(row.contains("10") && row.contains("14"), "{row}");
+    assert!(!html.contains("ata_attributes"), "fields listed one by one");
+}

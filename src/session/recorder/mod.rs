@@ -95,8 +95,15 @@ pub struct SessionRecorder {
     lat: Histogram<u64>,
     /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
     error_events: usize,
+    /// Each drive's last recorded ATA attribute table and when (session seconds).
+    ata_tables: Vec<Option<(f64, Value)>>,
     finalized: bool,
 }
+
+/// An ATA attribute table (a few KB) is kept in a telemetry sample at most this often per
+/// drive (seconds), and only when it changed: the report's before and after are the first
+/// and the last samples holding one.
+pub const ATA_TABLE_EVERY_S: f64 = 60.0;
 
 impl SessionRecorder {
     /// Creates the session file (and its folder) and writes the header, so an unwritable
@@ -167,6 +174,7 @@ impl SessionRecorder {
             drive_ended: vec![None; drives],
             lat: new_histogram(),
             error_events: 0,
+            ata_tables: vec![None; drives.max(1)],
             finalized: false,
         })
     }
@@ -379,6 +387,11 @@ impl SessionRecorder {
             }
             if let Some(d) = self.current {
                 m.insert("drive".into(), d.into());
+            }
+            let t = m.get("t").and_then(Value::as_f64).unwrap_or(0.0);
+            let slot = self.current.unwrap_or(0) as usize;
+            if let Some(Value::Mapping(smart)) = m.get_mut("smart") {
+                thin_ata_table(smart, t, self.ata_tables.get_mut(slot));
             }
         }
         self.session.telemetry.push(Sample::from_value(&v));
@@ -625,5 +638,56 @@ impl Drop for SessionRecorder {
             let end = RunEnd::parse("ended without a final save call");
             let _ = self.finish(SessionState::Failed, &end);
         }
+    }
+}
+
+/// Leaves `smart`'s ATA attribute table out of a sample unless it changed since the drive's
+/// last recorded one and that is [`ATA_TABLE_EVERY_S`] old (the first one is always kept).
+fn thin_ata_table(
+    smart: &mut serde_yaml::Mapping,
+    t: f64,
+    last: Option<&mut Option<(f64, Value)>>,
+) {
+    let Some(last) = last else { return };
+    let Some(table) = smart.get("ata_attributes").cloned() else {
+        return;
+    };
+    let keep = match last {
+        None => true,
+        Some((at, was)) => *was != table && t - *at >= ATA_TABLE_EVERY_S,
+    };
+    if keep {
+        *last = Some((t, table));
+    } else {
+        smart.remove("ata_attributes");
+    }
+}
+
+#[cfg(test)]
+mod ata_table_tests {
+    use super::*;
+
+    fn smart(raw: u64) -> serde_yaml::Mapping {
+        let text = format!("temperature_c: 40\nata_attributes: [{{id: 5, raw: {raw}}}]\n");
+        serde_yaml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn a_table_is_kept_first_then_only_when_changed_and_a_minute_old() {
+        let mut last = None;
+        let kept = |m: &serde_yaml::Mapping| m.contains_key("ata_attributes");
+        let mut m = smart(1);
+        thin_ata_table(&mut m, 0.0, Some(&mut last));
+        assert!(kept(&m), "the first");
+        let mut m = smart(1);
+        thin_ata_table(&mut m, 120.0, Some(&mut last));
+        assert!(!kept(&m), "unchanged");
+        let mut m = smart(2);
+        thin_ata_table(&mut m, 30.0, Some(&mut last));
+        assert!(!kept(&m), "changed, but under a minute since the last kept");
+        let mut m = smart(2);
+        thin_ata_table(&mut m, 61.0, Some(&mut last));
+        assert!(kept(&m), "changed and a minute old");
+        assert!(m.contains_key("temperature_c"), "the rest stays");
     }
 }
