@@ -44,6 +44,11 @@ fn continued() -> u64 {
 /// A thread says it turned at most this often (ns of its own clock).
 const BEAT_EVERY_NS: u64 = 10_000_000;
 
+/// A thread reads its run-queue wait at most this often (ns of its own clock): about 11 µs
+/// a read (a file of /proc), so ten a second; a reading this old moves the comparison
+/// with half a gap of at least [`SUSPEND_GAP_NS`] by at most this much.
+const WAIT_EVERY_NS: u64 = 100_000_000;
+
 /// CLOCK_MONOTONIC (ns) of the latest turn any thread of the process said it made.
 static LAST_BEAT: AtomicU64 = AtomicU64::new(0);
 
@@ -107,6 +112,7 @@ pub(crate) struct SuspendWatch {
     last_beat: u64,
     last_offset: Duration,
     last_wait: Option<u64>,
+    last_wait_at: u64,
     seen: u64,
 }
 
@@ -118,6 +124,7 @@ impl SuspendWatch {
             last_beat: now,
             last_offset: sleep_offset(),
             last_wait: run_queue_wait_ns(),
+            last_wait_at: now,
             seen: continued(),
         }
     }
@@ -132,7 +139,10 @@ impl SuspendWatch {
             if now.saturating_sub(self.last_beat) >= BEAT_EVERY_NS {
                 self.last_beat = now;
                 beat(monotonic_ns());
-                self.last_wait = run_queue_wait_ns();
+                if now.saturating_sub(self.last_wait_at) >= WAIT_EVERY_NS {
+                    self.last_wait_at = now;
+                    self.last_wait = run_queue_wait_ns();
+                }
             }
             return None;
         }
@@ -146,6 +156,7 @@ impl SuspendWatch {
             _ => false,
         };
         self.last_wait = wait;
+        self.last_wait_at = now;
         let still = !starved && stood_still(mono.saturating_sub(gap), mono) >= gap / 2;
         let offset = sleep_offset();
         let slept = offset.saturating_sub(self.last_offset).as_nanos() as u64;
