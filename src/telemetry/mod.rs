@@ -4,7 +4,6 @@
 pub mod attributes;
 pub mod blockstat;
 pub mod collect;
-pub mod delta;
 pub mod devices;
 pub mod exit_status;
 pub mod health;

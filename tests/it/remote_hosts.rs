@@ -1268,7 +1268,7 @@ fn the_agent_serves_its_drives_metrics_on_its_host() {
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
         assert!(
             t.elapsed() < Duration::from_secs(30),
-            "the agent's endpoint closed"
+            "the agent's endpoint is still open 30 s after its run ended"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
