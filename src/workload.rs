@@ -441,6 +441,11 @@ pub struct FioTarget {
 pub struct FioFileStep {
     pub text: String,
     pub sections: Vec<String>,
+    /// The threads fio numbers before this step's in a run of the whole file (the jobs of
+    /// the steps above, each `numjobs` times): fio seeds a job's random numbers and names
+    /// its logs by its thread number, so the step's run starts its numbering there.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub threads_before: u32,
     /// Every file and device the job file's jobs touch, as the guard judged them: fio's
     /// cage lets it write those that write and read those that do not, nothing else.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -521,4 +526,8 @@ mod tests {
             assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
         }
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -95,6 +95,10 @@ struct Plan {
     /// Overlays on the log folders (their paths and mount options): fio's new files go
     /// to the scratch folder, from where the run copies them back.
     overlays: Vec<(CString, CString)>,
+    /// fio's working folder, entered again once the mounts are made: a relative name (a
+    /// log's `write_lat_log=prefix`, a job's `filename=`) then resolves through them, where
+    /// the folder entered before them is the read-only one beneath.
+    cwd: Option<CString>,
     /// Capabilities dropped from the bounding set (root only).
     drop_caps: Vec<u32>,
     filter: Vec<libc::sock_filter>,
@@ -385,6 +389,7 @@ pub fn cage(
         fds: vec![-1; clones.len()],
         clones,
         overlays,
+        cwd: working_dir(cmd).map(|d| cstr(&d)).transpose()?,
         drop_caps: (0..64).filter(|c| !keep.contains(c)).collect(),
         filter: seccomp_filter(),
     };
@@ -397,6 +402,17 @@ pub fn cage(
         cmd.pre_exec(move || enter(&mut plan));
     }
     Ok(scratch)
+}
+
+/// The folder `cmd` runs in, absolute: its own (`current_dir`), else this process's.
+fn working_dir(cmd: &Command) -> Option<PathBuf> {
+    let here = std::env::current_dir().ok();
+    match cmd.get_current_dir() {
+        Some(d) => here
+            .map(|h| h.join(d))
+            .or_else(|| d.is_absolute().then(|| d.into())),
+        None => here,
+    }
 }
 
 fn check(r: libc::c_int) -> io::Result<()> {
@@ -506,6 +522,12 @@ fn sys_move_mount(fd: libc::c_int, path: &CStr) -> io::Result<()> {
         )
     })
     .map(drop)
+}
+
+/// chdir(2).
+fn sys_chdir(path: &CStr) -> io::Result<()> {
+    // SAFETY: chdir(2) reads the NUL-terminated path for the call only.
+    check(unsafe { libc::chdir(path.as_ptr()) })
 }
 
 /// mkdir(2); an existing directory is fine when `exists_ok`.
@@ -661,6 +683,9 @@ fn enter(plan: &mut Plan) -> io::Result<()> {
         if c.read_only {
             set_attr(&c.path, false, libc::MOUNT_ATTR_RDONLY, 0)?;
         }
+    }
+    if let Some(cwd) = &plan.cwd {
+        sys_chdir(cwd)?;
     }
     if plan.userns.is_none() {
         for &cap in &plan.drop_caps {

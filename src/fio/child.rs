@@ -198,7 +198,12 @@ fn from_device(errno: i32) -> bool {
 /// How a step fio ran ended, from its last dump's error (`error`, fio's errno) and its
 /// exit: a device's error is the device's fault (the step's end); any other error, or a
 /// non-zero exit, is fio's failure with its words; else the step's natural end.
-pub(super) fn outcome(run: Supervised, error: i64, spec: &StepSpec) -> Result<EndedBy, FioError> {
+pub(super) fn outcome(
+    run: Supervised,
+    error: i64,
+    spec: &StepSpec,
+    ran_ms: f64,
+) -> Result<EndedBy, FioError> {
     if let Some(why) = run.ended_by {
         return Ok(why);
     }
@@ -222,7 +227,7 @@ pub(super) fn outcome(run: Supervised, error: i64, spec: &StepSpec) -> Result<En
             });
         }
     }
-    Ok(natural_end(error, spec))
+    Ok(natural_end(error, spec, ran_ms))
 }
 
 /// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
@@ -414,8 +419,10 @@ pub(super) fn supervise(
 }
 
 /// How a step fio ran to its end ended: on an I/O error (fio stops a job at its first), by
-/// its amount of data, or by its time.
-pub(super) fn natural_end(error: i64, spec: &StepSpec) -> EndedBy {
+/// its amount of data, or by its time. A step bound by both ended by its time when its
+/// longest job (`ran_ms`, fio's own measure) ran all of it, less fio's clock's slack (a
+/// tick of its 1 ms timer or 1%, the larger); by its data before that.
+pub(super) fn natural_end(error: i64, spec: &StepSpec, ran_ms: f64) -> EndedBy {
     if error != 0 {
         EndedBy::device(
             FaultKind::AllFailed,
@@ -424,7 +431,12 @@ pub(super) fn natural_end(error: i64, spec: &StepSpec) -> EndedBy {
                 std::io::Error::from_raw_os_error(error as i32)
             ),
         )
-    } else if spec.end.bytes.is_some() && spec.end.duration.is_none() {
+    } else if spec.end.bytes.is_some()
+        && spec.end.duration.is_none_or(|d| {
+            let d_ms = d.as_secs_f64() * 1000.0;
+            ran_ms < d_ms - (d_ms * 0.01).max(1.0)
+        })
+    {
         EndedBy::Bytes
     } else {
         EndedBy::Duration

@@ -223,7 +223,7 @@ impl Engine for Fio {
             last = d;
             Ok(why)
         })?;
-        let ended_by = outcome(run, last.error, spec)?;
+        let ended_by = outcome(run, last.error, spec, last.runtime_ms)?;
         Ok(summary(spec, &last, ended_by, &version, &job))
     }
 }

@@ -96,7 +96,12 @@ pub(super) fn dir_of(v: &Value) -> Dir {
     }
 }
 
-/// Every entry of a dump's `jobs` list; a dump without one is not fio's.
+/// The name of the job that only takes thread numbers (series.rs `numbering_jobs`): not
+/// one of the job file's, never a series.
+pub(super) const NUMBERING_JOB: &str = "drivescope-thread-numbering";
+
+/// Every entry of a dump's `jobs` list but the numbering job's; a dump without one is not
+/// fio's.
 pub(super) fn series_of(v: &Value) -> Result<Vec<Series>, FioError> {
     let list = v["jobs"]
         .as_array()
@@ -104,6 +109,7 @@ pub(super) fn series_of(v: &Value) -> Result<Vec<Series>, FioError> {
         .ok_or_else(|| FioError::Output("a status dump with no jobs".into()))?;
     Ok(list
         .iter()
+        .filter(|j| j["jobname"].as_str() != Some(NUMBERING_JOB))
         .map(|j| {
             let (read, write, trim) = (dir_of(&j["read"]), dir_of(&j["write"]), dir_of(&j["trim"]));
             Series {

@@ -22,7 +22,7 @@ pub(super) fn default_files(job: &FileJob) -> Result<Vec<PathBuf>, Refusal> {
         .number("nrfiles")
         .or(job.number("nr_files"))
         .unwrap_or(1);
-    let numjobs = job.number("numjobs").unwrap_or(1).max(1);
+    let numjobs = job.threads();
     let dirs = job.get("directory").map(split_files).unwrap_or_default();
     let format = job.get("filename_format").filter(|f| !f.is_empty());
     if let Some(f) = format {

@@ -84,6 +84,11 @@ impl FileJob {
     pub fn number(&self, key: &str) -> Option<u32> {
         self.get(key)?.trim().parse().ok()
     }
+
+    /// The threads (processes) fio makes of it: one per `numjobs` copy.
+    pub fn threads(&self) -> u32 {
+        self.number("numjobs").unwrap_or(1).max(1)
+    }
 }
 
 /// The options holding a time that drivescope reads (the step's ramp and end).

@@ -9,7 +9,9 @@ use std::time::SystemTime;
 
 use super::child::{caged, outcome, status_interval, supervise};
 use super::error::FioError;
-use super::json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
+use super::json::{
+    delta_hist, series_of, step_summary, total_of, Dir, Series, Totals, NUMBERING_JOB,
+};
 use super::probe::known_or_asked;
 use crate::engine::{Control, EngineError, StepControl, StepObserver};
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
@@ -68,6 +70,25 @@ fn ms_since_epoch(t: SystemTime) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// The job that takes the thread numbers of the steps before this one (`threads`
+/// copies of a null job that reads one byte, in a group of their own: a step's first
+/// job is a stonewall), so fio numbers the step's jobs as in a run of the whole file:
+/// their random numbers (seeded by the thread number) and their logs' names are those.
+/// Given on the command line, it comes before the job file's jobs.
+fn numbering_jobs(threads: u32) -> Vec<String> {
+    if threads == 0 {
+        return Vec::new();
+    }
+    vec![
+        format!("--name={NUMBERING_JOB}"),
+        "--ioengine=null".into(),
+        "--rw=read".into(),
+        "--size=1".into(),
+        "--bs=1".into(),
+        format!("--numjobs={threads}"),
+    ]
+}
+
 /// Runs one step of a job file: its jobs, merged into the step's intervals.
 pub(super) fn run_file_step(
     file: &FioFileStep,
@@ -80,7 +101,8 @@ pub(super) fn run_file_step(
     // The cage lets fio write the targets a job writes and read the others, nothing else:
     // a step that only reads cannot write, nor lay out a file anew.
     let (mut cmd, scratch) = caged(&file.targets, &file.log_dirs)?;
-    cmd.args(file.sections.iter().map(|s| format!("--section={s}")))
+    cmd.args(numbering_jobs(file.threads_before))
+        .args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));
     // The job text goes in on stdin (`-`): fio runs what drivescope read and guarded.
     cmd.arg("-");
@@ -168,7 +190,8 @@ pub(super) fn run_file_step(
     for h in scratch.harvest() {
         obs.note(&h.to_string());
     }
-    let ended_by = outcome(run, error, spec)?;
+    let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
+    let ended_by = outcome(run, error, spec, ran_ms)?;
     Ok(file_summary(&last, spec, ended_by, &version, file))
 }
 

@@ -86,7 +86,8 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
     let steps: Vec<PlanStep> = job
         .steps
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let ramp = s
                 .jobs
                 .iter()
@@ -116,6 +117,11 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 fio_file: Some(FioFileStep {
                     text: job.text.clone(),
                     sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
+                    threads_before: job.steps[..i]
+                        .iter()
+                        .flat_map(|s| &s.jobs)
+                        .map(|j| j.threads())
+                        .sum(),
                     targets: job
                         .targets
                         .iter()
