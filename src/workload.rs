@@ -459,6 +459,10 @@ pub struct FioFileStep {
     pub version: String,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// A step the engine runs: the workload, its warm-up and end, and the reporting interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSpec {
@@ -526,8 +530,4 @@ mod tests {
             assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
         }
     }
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
