@@ -1733,3 +1733,30 @@ fn drivescopes_own_exported_job_runs_with_its_target_set_and_fio_refuses_it_with
         "{err}"
     );
 }
+
+#[test]
+fn a_log_named_relative_to_the_working_folder_is_kept_there() {
+    let home = common::disk_tempdir();
+    let target = home.path().join("rel.bin");
+    // Two steps: the second's log is fio's thread 2 (`lat_clat.2.log`) as in a whole-file run.
+    let job = write_job(
+        home.path(),
+        "rel.fio",
+        &format!(
+            "[global]\nfilename={}\nsize=64k\nbs=4k\nwrite_lat_log=lat\n[a]\nrw=write\n\
+             [b]\nstonewall\nrw=read\n",
+            target.display()
+        ),
+    );
+    run_job_with(
+        common::command(home.path()).current_dir(home.path()),
+        &job,
+        &[],
+    );
+    for n in [1, 2] {
+        let log = home.path().join(format!("lat_clat.{n}.log"));
+        let text = std::fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("{} was not kept: {e}", log.display()));
+        assert_eq!(text.lines().count(), 16, "one line per 4 KiB of 64 KiB");
+    }
+}
