@@ -8,9 +8,13 @@
 //! that (`CAP_DAC_OVERRIDE`, `CAP_SYS_PTRACE`, `CAP_MKNOD`, `CAP_SYS_RAWIO`, …; it keeps
 //! `CAP_SYS_ADMIN` only when a target is a block device, for the cache flush it does on
 //! one) and under a seccomp filter that refuses every call that changes mounts or
-//! namespaces, makes device nodes, or reaches into another process. A job option that
+//! namespaces, makes device nodes, reaches into another process or leaves fio's process
+//! group (its job processes' `setsid(2)`: signals to the group reach them all). A job option that
 //! names any other file or device then fails inside fio with `EROFS`, `EACCES` or
 //! `ENOENT`, and fio says which file.
+//!
+//! fio runs as the first process of a PID namespace of its own ([`super::pidns`]): the
+//! job processes it forks end with it, and it ends with drivescope.
 //!
 //! Run as root, the namespace is a plain mount namespace. Run as another user, it is a
 //! user namespace mapping only that user, with a mount namespace inside it; fio then has
@@ -616,14 +620,17 @@ fn sys_seccomp(filter: &[libc::sock_filter]) -> io::Result<()> {
 /// mounts put back, the capabilities and the seccomp filter, in that order.
 fn enter(plan: &mut Plan) -> io::Result<()> {
     match &plan.userns {
-        None => sys_unshare(libc::CLONE_NEWNS)?,
+        None => sys_unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID)?,
         Some((uid_map, gid_map)) => {
-            sys_unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS)?;
+            sys_unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID)?;
             write_file(c"/proc/self/setgroups", b"deny")?;
             write_file(c"/proc/self/uid_map", uid_map.as_bytes())?;
             write_file(c"/proc/self/gid_map", gid_map.as_bytes())?;
         }
     }
+    // fio, the first process of its PID namespace, with a keeper between it and
+    // drivescope: nothing fio starts outlives it, and fio does not outlive drivescope.
+    super::pidns::fork_into()?;
     // Nothing done here reaches the host's namespace.
     sys_mount(None, ROOT, None, libc::MS_REC | libc::MS_PRIVATE, None)?;
     // The mounts put back later, cloned while they are still writable and allow device
@@ -709,7 +716,8 @@ const AUDIT_ARCH: u32 = 0xC000_003E;
 const AUDIT_ARCH: u32 = 0xC000_00B7;
 
 /// The calls fio is refused (`EPERM`): those that change mounts or namespaces, make
-/// device nodes, reach into another process, swap, load code into the kernel or reboot.
+/// device nodes, reach into another process, leave fio's process group, swap, load code
+/// into the kernel or reboot.
 fn refused_calls() -> Vec<libc::c_long> {
     let mut v = vec![
         libc::SYS_mount,
@@ -740,6 +748,11 @@ fn refused_calls() -> Vec<libc::c_long> {
         libc::SYS_kexec_file_load,
         libc::SYS_reboot,
         libc::SYS_bpf,
+        // fio's job processes call setsid(2) (and ignore its answer): refused, they stay
+        // in the process group drivescope signals, so a pause, a stop or a kill reaches
+        // every one of them, and none outlives the run.
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
     ];
     #[cfg(target_arch = "x86_64")]
     v.extend([libc::SYS_mknod, libc::SYS_iopl, libc::SYS_ioperm]);

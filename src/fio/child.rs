@@ -123,15 +123,15 @@ struct FioChild {
 }
 
 impl FioChild {
-    fn signal(&self, sig: libc::c_int) {
-        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill(2) on the process group our own child leads (it was spawned
-            // with process_group(0)); the child is not reaped before `reaped` is set, so
-            // the group id cannot name another process group.
-            unsafe {
-                libc::kill(-pid, sig);
-            }
-        }
+    /// Sends `sig` to fio's process group; whether any process was there to take it.
+    fn signal(&self, sig: libc::c_int) -> bool {
+        let Ok(pid) = libc::pid_t::try_from(self.child.id()) else {
+            return false;
+        };
+        // SAFETY: kill(2) on the process group our own child leads (it was spawned
+        // with process_group(0)); the child is not reaped before `reaped` is set, so
+        // the group id cannot name another process group.
+        unsafe { libc::kill(-pid, sig) == 0 }
     }
 
     fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
@@ -163,6 +163,15 @@ pub(super) type OnDump<'a> =
     dyn FnMut(&Value, f64, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
 
 /// The process is stopped (`T`, or `t` under a tracer), as /proc/PID/stat says.
+/// fio's main process: the one child of its keeper ([`super::pidns`]), the process a user
+/// (or a debugger) stops by its pid; the keeper itself while it has not forked yet.
+fn fio_main(keeper: u32) -> u32 {
+    std::fs::read_to_string(format!("/proc/{keeper}/task/{keeper}/children"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(keeper)
+}
+
 fn process_stopped(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         s.rfind(')')
@@ -238,6 +247,7 @@ pub(super) fn outcome(
 /// no dump at all (it refused the job).
 pub(super) fn supervise(
     mut cmd: Command,
+    every: Duration,
     stdin: Option<&str>,
     ctl: &StepControl,
     obs: &mut dyn StepObserver,
@@ -303,10 +313,28 @@ pub(super) fn supervise(
     let mut suspended = Duration::ZERO;
     let mut said_suspended = false;
     let mut looked = std::time::Instant::now();
+    // fio's main process ended while its output is still open: a job process outlived it
+    // (fio 3.33's `io_submit_mode=offload` leaves one stuck). It is in fio's group (the
+    // cage refuses `setsid`), and killed with it once a second has passed (an output that
+    // closes with fio's main process closes at once), so that the output closes.
+    let mut main_ended: Option<std::time::Instant> = None;
+    // fio's status dumps come every `every`, even while it lays out its files: one that
+    // has given none for `silence` (its own I/O or a pause aside) is stuck.
+    let silence = (every * 30).max(Duration::from_secs(60));
+    let mut last_dump = std::time::Instant::now();
+    let mut stragglers_killed = false;
     loop {
+        if main_ended.is_none() && crate::children::has_ended(fio.child.id()) {
+            main_ended = Some(std::time::Instant::now());
+        }
+        if !stragglers_killed && main_ended.is_some_and(|t| t.elapsed() >= Duration::from_secs(1)) {
+            stragglers_killed = true;
+            fio.signal(libc::SIGKILL);
+            obs.note("a fio job process outlived fio's main process: it was killed with fio's process group");
+        }
         if !paused && looked.elapsed() >= Duration::from_millis(50) {
             looked = std::time::Instant::now();
-            match (process_stopped(fio.child.id()), stopped_since) {
+            match (process_stopped(fio_main(fio.child.id())), stopped_since) {
                 (true, None) => stopped_since = Some(looked),
                 (false, Some(t)) => {
                     suspended += t.elapsed();
@@ -336,6 +364,15 @@ pub(super) fn supervise(
                     crate::children::STOP_GRACE.as_secs()
                 ));
             }
+        }
+        if paused || stopped_since.is_some() {
+            last_dump = std::time::Instant::now();
+        } else if !stopping && last_dump.elapsed() >= silence {
+            return Err(FioError::Silent {
+                silent: silence,
+                every,
+            }
+            .into());
         }
         let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
         if want_pause != paused {
@@ -374,6 +411,7 @@ pub(super) fn supervise(
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
         };
         seen = true;
+        last_dump = std::time::Instant::now();
         let held = suspended + stopped_since.map_or(Duration::ZERO, |t| t.elapsed());
         suspended = Duration::ZERO;
         if stopped_since.is_some() {
@@ -443,9 +481,14 @@ pub(super) fn natural_end(error: i64, spec: &StepSpec, ran_ms: f64) -> EndedBy {
     }
 }
 
-/// fio's `--status-interval` for the step's reporting interval (100 ms at least).
+/// How often fio gives a status dump: the step's reporting interval, 100 ms at least.
+pub(super) fn dump_every(spec: &StepSpec) -> Duration {
+    spec.interval.max(Duration::from_millis(100))
+}
+
+/// fio's `--status-interval` for the step's reporting interval ([`dump_every`]).
 pub(super) fn status_interval(spec: &StepSpec) -> String {
-    format!("--status-interval={}ms", spec.interval.as_millis().max(100))
+    format!("--status-interval={}ms", dump_every(spec).as_millis())
 }
 
 /// fio's first lines on stderr, where it says why it refused a job.

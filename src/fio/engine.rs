@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use hdrhistogram::Histogram;
 use serde_json::Value;
 
-use super::child::{caged, outcome, status_interval, supervise};
+use super::child::{caged, dump_every, outcome, status_interval, supervise};
 use super::error::FioError;
 use super::json::{delta_hist, series_of, step_summary, total_of, Dir, Series, Totals};
 use super::probe::known_or_asked;
@@ -194,35 +194,42 @@ impl Engine for Fio {
         let mut offset_s = 0.0;
         let mut last = Series::default();
         let mut index = 0u64;
-        let run = supervise(cmd, None, ctl, obs, &mut |v, suspended_s, obs| {
-            let d = dump_of(v, jobs)?;
-            // fio counts during its ramp, then starts its counters again: the intervals
-            // before that are the ramp, those after it are measured from the ramp's end.
-            let reset = d.runtime_ms < last.runtime_ms
-                || d.read.ios < last.read.ios
-                || d.write.ios < last.write.ios;
-            if reset && ramping && !ramp_over {
-                ramp_over = true;
-                offset_s = spec.ramp.as_secs_f64();
-                last = Series::default();
-            }
-            let mut why = None;
-            if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
-                r.suspended_s = suspended_s;
-                r.start_s += offset_s;
-                r.end_s += offset_s;
-                let tiny = r.read.ios + r.write.ios + r.trim.ios == 0
-                    && (r.end_s - r.start_s) * 10.0 < spec.interval.as_secs_f64();
-                if r.end_s > r.start_s && !tiny {
-                    index += 1;
-                    if let Control::Stop(w) = obs.interval(&r) {
-                        why = Some(w);
+        let run = supervise(
+            cmd,
+            dump_every(spec),
+            None,
+            ctl,
+            obs,
+            &mut |v, suspended_s, obs| {
+                let d = dump_of(v, jobs)?;
+                // fio counts during its ramp, then starts its counters again: the intervals
+                // before that are the ramp, those after it are measured from the ramp's end.
+                let reset = d.runtime_ms < last.runtime_ms
+                    || d.read.ios < last.read.ios
+                    || d.write.ios < last.write.ios;
+                if reset && ramping && !ramp_over {
+                    ramp_over = true;
+                    offset_s = spec.ramp.as_secs_f64();
+                    last = Series::default();
+                }
+                let mut why = None;
+                if let Some(mut r) = interval(index, &d, &last, !ramp_over) {
+                    r.suspended_s = suspended_s;
+                    r.start_s += offset_s;
+                    r.end_s += offset_s;
+                    let tiny = r.read.ios + r.write.ios + r.trim.ios == 0
+                        && (r.end_s - r.start_s) * 10.0 < spec.interval.as_secs_f64();
+                    if r.end_s > r.start_s && !tiny {
+                        index += 1;
+                        if let Control::Stop(w) = obs.interval(&r) {
+                            why = Some(w);
+                        }
                     }
                 }
-            }
-            last = d;
-            Ok(why)
-        })?;
+                last = d;
+                Ok(why)
+            },
+        )?;
         let ended_by = outcome(run, last.error, spec, last.runtime_ms)?;
         Ok(summary(spec, &last, ended_by, &version, &job))
     }

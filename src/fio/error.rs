@@ -24,6 +24,13 @@ pub enum FioError {
     /// [`FIO_DOC_MAX`]): fio was ended and read no further.
     #[error("fio's output is not what drivescope reads: {what} longer than {limit} bytes")]
     TooLong { what: FioText, limit: usize },
+    /// fio gave no status dump for far longer than the interval it was asked for (it gives
+    /// them on time even while it lays out files): it is stuck, and was ended.
+    #[error("fio gave no status for {}s although asked for one every {}ms: it is stuck (fio's own watchdog waits 300s), and was ended with its process group", .silent.as_secs(), .every.as_millis())]
+    Silent {
+        silent: std::time::Duration,
+        every: std::time::Duration,
+    },
     #[error(transparent)]
     JobFile(#[from] crate::input::InputError),
     #[error("fio's cage: {0}")]

@@ -1,7 +1,7 @@
 //! fio, as drivescope runs it: the job text of one workload ([`job`]), the engine of
 //! `--engine fio` and of a job file's steps behind the engine seam ([`Fio`]), the child's
 //! cage ([`cage`]) and supervision, the installed fio's probe, its json+ dumps read into
-//! intervals and summaries, and a job file read for its steps and targets ([`file`]) with
+//! intervals and summaries, its PID namespace ([`pidns`]), and a job file read for its steps and targets ([`file`]) with
 //! the refusals of what drivescope cannot follow ([`refusal`]). The engine contract
 //! (`crate::engine`) knows none of this; fio plugs in through it.
 
@@ -15,6 +15,7 @@ pub mod job;
 mod json;
 mod names;
 mod parse;
+mod pidns;
 mod probe;
 pub mod refusal;
 mod series;

@@ -118,6 +118,7 @@ pub(super) fn run_file_step(
     let mut index = 0u64;
     let run = supervise(
         cmd,
+        super::child::dump_every(spec),
         Some(&file.text),
         ctl,
         obs,

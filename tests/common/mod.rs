@@ -408,6 +408,25 @@ pub fn processes() -> Vec<Proc> {
     out
 }
 
+/// The fio main processes drivescope `parent` started: each the child of a keeper that
+/// `parent` forked (fio's PID namespace, src/fio/pidns.rs), or of `parent` itself.
+pub fn fios_of(parent: u32) -> Vec<u32> {
+    let all = processes();
+    let comm = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim().to_string())
+    };
+    let keepers: Vec<u32> = all
+        .iter()
+        .filter(|p| p.ppid == parent)
+        .map(|p| p.pid)
+        .collect();
+    all.iter()
+        .filter(|p| p.ppid == parent || keepers.contains(&p.ppid))
+        .filter(|p| p.state != "Z" && comm(p.pid).is_ok_and(|c| c == "fio"))
+        .map(|p| p.pid)
+        .collect()
+}
+
 /// The pids of the live processes (zombies left out: they have ended) in process group
 /// `pgid`.
 pub fn group_members(pgid: u32) -> Vec<u32> {

@@ -1,4 +1,4 @@
-//! fio's cage (src/engine/fio_cage.rs): fio run as drivescope runs it may write the
+//! fio's cage (src/fio/cage.rs): fio run as drivescope runs it may write the
 //! targets named for writing and read the others, and the kernel refuses it everything
 //! else. Every fio option that takes a string (`fio --cmdhelp`) is given the path of a
 //! file, a folder and (as root) a loop device that are not targets; afterwards each is as

@@ -255,14 +255,7 @@ fn fios_version_is_asked_once_for_a_preset_of_several_steps() {
 
 /// The pid of a process named `fio` whose parent is `parent`, once there is one.
 fn fio_child_of(parent: u32) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-        let close = stat.rfind(')')?;
-        let comm = &stat[stat.find('(')? + 1..close];
-        let ppid: u32 = stat[close + 1..].split_whitespace().nth(1)?.parse().ok()?;
-        (comm == "fio" && ppid == parent).then_some(pid)
-    })
+    common::fios_of(parent).first().copied()
 }
 
 /// fio stopped by a signal drivescope did not send is a suspended process, not a slow

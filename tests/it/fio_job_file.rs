@@ -756,31 +756,6 @@ fn groups_are_series_and_a_ramp_is_marked_and_left_out_of_fios_totals() {
     assert_eq!((series[0].2, series[1].1), (0, 0));
 }
 
-/// The pids of the `fio` processes whose parent is `parent`.
-fn fio_children(parent: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid …
-        let Some((comm, rest)) = stat.split_once(") ") else {
-            continue;
-        };
-        let ppid = rest
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse::<u32>().ok());
-        if comm.ends_with("(fio") && ppid == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 #[test]
 fn ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio() {
     use std::io::BufRead;
@@ -815,7 +790,7 @@ fn ctrl_c_stops_fio_saves_the_session_as_stopped_and_leaves_no_fio() {
         .map_while(Result::ok)
         .find(|l| l.contains("\"type\":\"interval\""));
     assert!(first.is_some(), "no interval before the end");
-    let fios = fio_children(child.id());
+    let fios = common::fios_of(child.id());
     assert_eq!(fios.len(), 1, "one fio for the step: {fios:?}");
     // SAFETY: kill(2) on our own child, which has not been waited for.
     unsafe {

@@ -19,6 +19,7 @@ mod engine_nop;
 mod fio_cage;
 mod fio_engine;
 mod fio_job_file;
+mod fio_processes;
 mod guard_loop;
 mod hostile_files;
 mod layering;
