@@ -79,6 +79,24 @@ fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
     Err(FioError::Refused(said))
 }
 
+/// An engine drivescope does not guard that fio itself cannot load: fio's words, not
+/// drivescope's refusal (the user learns what is missing on this host).
+fn fio_cannot_load(e: FioError, path: &Path) -> FioError {
+    match &e {
+        FioError::Unsafe {
+            why: super::refusal::Refusal::OtherEngine { engine },
+            ..
+        } => match super::probe::engine_not_loadable(engine) {
+            Some(said) => FioError::RefusedFile {
+                path: path.to_path_buf(),
+                said,
+            },
+            None => e,
+        },
+        _ => e,
+    }
+}
+
 /// The file of a trace line `file  PID file 0x… "PATH" added at N`.
 fn added_file(line: &str) -> Option<PathBuf> {
     let rest = line.strip_prefix("file ")?;
@@ -101,7 +119,7 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
         e => e,
     })?;
     let steps = parse_steps(&text)?;
-    let targets = targets(&steps)?;
+    let targets = targets(&steps).map_err(|e| fio_cannot_load(e, path))?;
     check_against_fio(&fio_files, &targets, &named_only(&steps))?;
     on_disk(&steps, &targets)?;
     let log_dirs = log_dirs(&steps);

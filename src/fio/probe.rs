@@ -42,6 +42,31 @@ pub(super) fn known_or_asked(known: Option<&str>) -> Result<String, FioError> {
     }
 }
 
+/// fio's own words when it cannot load the engine `name` (not built in, its library not
+/// installed: `fio: engine NAME not loadable`), asked with `fio --enghelp=NAME`; none when
+/// it loads it, or when the name is not a plain engine name (an `external:` path is never
+/// loaded to ask).
+pub(super) fn engine_not_loadable(name: &str) -> Option<String> {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !plain {
+        return None;
+    }
+    let out = caged_output(&[&format!("--enghelp={name}")]).ok()?;
+    // fio prints `IO engine NAME not found` on stdout and exits 1 for an engine it cannot
+    // load (and exits 1 too for one that merely has no options).
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let missing = stdout
+        .lines()
+        .any(|l| l.trim() == format!("IO engine {name} not found"));
+    (!out.status.success() && missing).then(|| {
+        first_lines(&String::from_utf8_lossy(&out.stderr))
+            .unwrap_or_else(|| format!("fio: engine {name} not loadable"))
+    })
+}
+
 /// What drivescope reads in fio's json+ output, as JSON pointers into a dump.
 const NEEDED: [&str; 9] = [
     "/timestamp_ms",

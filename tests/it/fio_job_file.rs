@@ -1597,18 +1597,51 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
         );
     }
     let corpus = include_str!("../fixtures/fio-examples/corpus.txt");
-    let home = common::disk_tempdir();
-    let mut ran = Vec::new();
-    for entry in corpus
+    let entries: Vec<&str> = corpus
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
+        .collect();
+    // Every example fio ships is listed, once.
+    let listed: Vec<&str> = entries
+        .iter()
+        .map(|e| e.split('|').next().unwrap().trim())
+        .collect();
+    let mut shipped: Vec<String> = std::fs::read_dir(FIO_EXAMPLES)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".fio"))
+        .collect();
+    shipped.sort();
+    let unlisted: Vec<&String> = shipped
+        .iter()
+        .filter(|n| !listed.contains(&n.as_str()))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "corpus.txt lists no outcome for {unlisted:?}"
+    );
+    let mut once = listed.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(
+        once.len(),
+        listed.len(),
+        "corpus.txt lists an example twice"
+    );
+    let home = common::disk_tempdir();
+    let mut ran = Vec::new();
+    for entry in entries {
         let mut parts = entry.splitn(3, '|').map(str::trim);
         let (name, outcome, edits) = (
             parts.next().unwrap(),
             parts.next().unwrap(),
             parts.next().unwrap_or(""),
         );
+        if outcome == "fio-hangs" {
+            ran.push((name, outcome.to_string()));
+            continue;
+        }
         let original = std::fs::read_to_string(Path::new(FIO_EXAMPLES).join(name))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let stem = name.trim_end_matches(".fio");
@@ -1628,6 +1661,25 @@ fn fios_own_examples_run_with_fios_totals_or_are_refused_for_a_listed_reason() {
             assert!(
                 refusal_words(kind).iter().any(|w| err.contains(w)),
                 "{name}: refused, but not for {kind}: {err}"
+            );
+            ran.push((name, format!("{outcome} in {took:.1?}")));
+            continue;
+        }
+        if outcome == "fio-cannot" {
+            let fio_job = write_job(&plain, name, &made_runnable(&original, edits, &plain));
+            let fio = std::process::Command::new("fio")
+                .args(["--output-format=json", fio_job.to_str().unwrap()])
+                .current_dir(&plain)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run fio");
+            assert!(!fio.status.success(), "{name}: plain fio ran it here");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                !out.status.success()
+                    && err.contains("drivescope: ")
+                    && !stdout.contains("completed"),
+                "{name}: fio cannot run it, but drivescope said: {err}{stdout}"
             );
             ran.push((name, format!("{outcome} in {took:.1?}")));
             continue;

@@ -151,13 +151,14 @@ fn a_hung_fio_is_killed_with_its_group_after_the_grace_and_the_session_is_stoppe
     let bin = crate::fio_job_file::fio_script(
         home.path(),
         &format!(
-            "case \"$1\" in\n  --ioengine=io_uring) trap '' TERM; sleep 600 & echo $$ >&3; wait ;;\n  *) exec {real} \"$@\" ;;\nesac"
+            "case \"$1\" in\n  --ioengine=io_uring) trap '' TERM; sleep 600 & cut -d' ' -f5 /proc/self/stat >&3; wait ;;\n  *) exec {real} \"$@\" ;;\nesac"
         ),
     );
     let mut args = long_run(home.path());
     args.extend(["--engine", "fio", "--json"].map(String::from));
-    // fio's cage lets it write no file it is not given: the script says its pid on a
-    // descriptor it inherits.
+    // fio's cage lets it write no file it is not given: the script says its process group
+    // (the host's number: fio's own pid is 1 in its PID namespace) on a descriptor it
+    // inherits.
     let mut cmd = common::command(home.path());
     cmd.env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .args(&args);
