@@ -1,4 +1,5 @@
-//! Reading sessions back: SVG charts, the intervals as CSV, one self-contained HTML page
+//! Reading sessions back: SVG charts, the intervals and the steps as CSV (the steps as JSON
+//! too), one self-contained HTML page
 //! per session ([`write_report`]), snapshots of a running session ([`export_snapshot`]),
 //! and the overlay of several sessions ([`compare`]).
 
@@ -7,6 +8,7 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod soak;
+pub mod steps;
 pub mod svg;
 pub mod verify;
 
@@ -48,6 +50,8 @@ pub const REPORT_FILES: &[&str] = &[
     CHART_FILES[2],
     CHART_FILES[3],
     CSV_FILE,
+    steps::CSV_FILE,
+    steps::JSON_FILE,
     HTML_FILE,
 ];
 
@@ -55,6 +59,16 @@ pub const REPORT_FILES: &[&str] = &[
 fn output_of(name: &str) -> Output {
     if name == YAML_FILE {
         outputs::SESSION
+    } else if name == steps::CSV_FILE {
+        Output {
+            what: "steps CSV file",
+            ours: steps::is_steps_csv,
+        }
+    } else if name == steps::JSON_FILE {
+        Output {
+            what: "steps JSON file",
+            ours: steps::is_steps_json,
+        }
     } else if name.ends_with(".svg") {
         Output {
             what: "chart",
@@ -182,6 +196,15 @@ pub fn write_report(
     let p = dir.join(CSV_FILE);
     write_atomic(&p, csv::session_intervals(s).as_bytes())?;
     files.push(p);
+    let results = session::step_results(s);
+    for (name, text) in [
+        (steps::CSV_FILE, steps::csv(&results)),
+        (steps::JSON_FILE, steps::json(&results)),
+    ] {
+        let p = dir.join(name);
+        write_atomic(&p, text.as_bytes())?;
+        files.push(p);
+    }
     let p = dir.join(HTML_FILE);
     write_atomic(&p, html::session_page(s, &charts, warnings).as_bytes())?;
     files.push(p);
