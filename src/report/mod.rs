@@ -8,6 +8,7 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod soak;
+pub mod step_delta;
 pub mod steps;
 pub mod svg;
 pub mod verify;
@@ -30,6 +31,39 @@ pub enum ReportError {
     },
     #[error(transparent)]
     Write(#[from] SessionError),
+    #[error("{}: already there (a new file is written, never one replaced)", path.display())]
+    Exists { path: PathBuf },
+    #[error("{}: cannot write: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes `bytes` into `path`, a file that must not exist yet (created with O_EXCL: a file
+/// there, or a link, is refused and left as it was).
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => ReportError::Exists {
+                path: path.to_path_buf(),
+            },
+            _ => ReportError::Create {
+                path: path.to_path_buf(),
+                source,
+            },
+        })?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|source| ReportError::Create {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// File names of a report, in the output folder.
