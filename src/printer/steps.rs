@@ -112,3 +112,91 @@ pub fn table(results: &[StepResult]) -> Vec<String> {
         .chain(body.iter().map(|r| line(r)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::EndedBy;
+    use crate::session::results::{DirResult, LatFigures};
+
+    fn dir(ios: u64, iops: f64, p99: f64) -> DirResult {
+        DirResult {
+            ios,
+            iops,
+            mbps: iops * 4096.0 / 1e6,
+            lat_us: (ios > 0).then_some(LatFigures {
+                mean: p99 / 2.0,
+                p50: p99 / 3.0,
+                p99,
+                p99_9: p99,
+                p99_99: p99,
+                p99_999: None,
+                max: p99 * 2.0,
+            }),
+        }
+    }
+
+    fn result(step: u32, read: DirResult, write: DirResult) -> StepResult {
+        StepResult {
+            drive: None,
+            step,
+            label: format!("point {step}"),
+            workload: "randrw 50%read 4KiB QD32×1".into(),
+            target_iops: Some(25_000.0),
+            read,
+            write,
+            errors: 0,
+            ended_by: EndedBy::Duration,
+            measured_s: 90.0,
+        }
+    }
+
+    #[test]
+    fn a_row_per_direction_aligned_with_units_that_scale() {
+        let lines = table(&[
+            result(1, dir(10, 12_345.0, 850.0), dir(10, 1_500_000.0, 2_500.0)),
+            result(2, dir(0, 0.0, 0.0), dir(0, 0.0, 0.0)),
+        ]);
+        assert_eq!(
+            lines.len(),
+            4,
+            "header, reads and writes of 1, the empty 2: {lines:#?}"
+        );
+        assert!(
+            lines[1].contains("12.3k") && lines[1].contains("850 µs"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].contains("1.50M") && lines[2].contains("2.50 ms"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[1].contains("25.0k") && lines[1].contains("1:30"),
+            "{}",
+            lines[1]
+        );
+        // p99.999 unknown: a dash, not a zero.
+        assert!(
+            lines[1].split_whitespace().any(|w| w == "-"),
+            "{}",
+            lines[1]
+        );
+        // Figures right-aligned: the IOPS column ends at the same place on every row.
+        let end = |l: &str, w: &str| l.find(w).map(|i| l[..i + w.len()].chars().count());
+        let at = end(&lines[0], "IOPS");
+        assert_eq!(end(&lines[1], "12.3k"), at, "{lines:#?}");
+        assert_eq!(end(&lines[2], "1.50M"), at, "{lines:#?}");
+        assert!(table(&[]).is_empty());
+    }
+
+    #[test]
+    fn several_drives_have_a_drive_column() {
+        let mut r = result(1, dir(10, 1.0, 1.0), dir(0, 0.0, 0.0));
+        r.drive = Some("nvme0".into());
+        let lines = table(&[r]);
+        assert!(lines[0].starts_with("drive "), "{}", lines[0]);
+        assert!(lines[1].starts_with("nvme0 "), "{}", lines[1]);
+    }
+}
