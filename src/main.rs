@@ -2,7 +2,8 @@
 //! line on stderr with a non-zero exit code (2 for bad input or setup failures).
 //!
 //! Exit codes (`drivescope smart` has its own: smartctl's bit mask, `cli::SMART_EXIT_CODES`):
-//! 0 done; 1 the run saw I/O errors, or its verify state could not be saved;
+//! 0 done; 1 the run saw I/O errors, or its verify state could not be saved, or a
+//! `compare --baseline` found a step that regressed;
 //! 2 bad input or a failed setup;
 //! 3 a verified run (`--verify`, `drivescope verify`) read back wrong data;
 //! 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
@@ -221,7 +222,16 @@ fn main() -> ExitCode {
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
         Some(Command::Smart(args)) => smart(commands::smart::run(args)),
         Some(Command::Report(args)) => simple(commands::report::run(&args).map(|_| ())),
-        Some(Command::Compare(args)) => simple(commands::compare::run(&args).map(|_| ())),
+        Some(Command::Compare(args)) => match commands::compare::run(&args) {
+            // The steps that regressed are named on stderr.
+            Ok(commands::compare::Verdict::Regressed(_))
+                if !drivescope::output::output_closed() =>
+            {
+                ExitCode::from(1)
+            }
+            other => simple(other.map(|_| ())),
+        },
+        Some(Command::Export(args)) => simple(commands::export::run(&args)),
         Some(Command::Completions(args)) => simple(commands::docs::completions(&args)),
         Some(Command::Man(args)) => simple(commands::docs::man(&args)),
         Some(Command::Host(args)) => simple(commands::host::run(&args)),

@@ -19,7 +19,9 @@ pub use drives::{DevicesArgs, SmartArgs};
 pub use host::{HostAction, HostArgs, HostInstallArgs};
 pub use parse::{parse_rate_iops, parse_time_scale};
 pub use presets::{AssumedTarget, PresetsAction, PresetsArgs};
-pub use reports::{CompareArgs, ReportArgs, SpanArg};
+pub use reports::{
+    CompareArgs, ExportArgs, ExportFormat, ReportArgs, SpanArg, DEFAULT_COMPARE_DIR,
+};
 pub use run::RunArgs;
 pub use verify::{VerifyArgs, VerifyStateArgs};
 
@@ -178,7 +180,7 @@ pub struct CompletionsArgs {
 /// `drivescope man [COMMAND] [--dir DIR]`.
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
-    /// The command whose page to print (run, presets, devices, smart, report, open, compare,
+    /// The command whose page to print (run, presets, devices, smart, report, open, compare, export,
     /// verify, host, completions, man); without it, drivescope's own page.
     pub command: Option<String>,
     /// Write every page into DIR as drivescope.1, drivescope-run.1, … (new files only; a
@@ -203,8 +205,11 @@ pub enum Command {
     Report(ReportArgs),
     /// Replay a saved session in the dashboard: [ and ] move through time.
     Open(OpenArgs),
-    /// Several sessions overlaid: a table here, SVG charts and an HTML page.
+    /// Several sessions overlaid: a table here, their steps side by side with the change
+    /// in percent, SVG charts and an HTML page; `--baseline` gates a run against another.
     Compare(CompareArgs),
+    /// A session's steps for spreadsheets: one row per step (per drive) as CSV, or JSON.
+    Export(ExportArgs),
     /// The far end of `--host`: speaks JSON lines on stdin and stdout with the drivescope
     /// that started it over ssh (prepares the target under this host's write guard,
     /// streams its telemetry, runs its steps). Not for use by hand.

@@ -1,4 +1,4 @@
-//! `drivescope report` and `drivescope compare` arguments.
+//! `drivescope report`, `drivescope compare` and `drivescope export` arguments.
 
 use std::path::PathBuf;
 
@@ -33,19 +33,56 @@ pub struct SpanArg {
 
 #[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
-    /// Session files, one per line of the table and per curve.
+    /// Session files, one per line of the table and per curve; their steps are matched
+    /// with the first's (or the baseline's) by label and workload, drive by drive.
     #[arg(required = true, num_args = 1..)]
     pub sessions: Vec<PathBuf>,
-    /// Output folder for the SVG charts and the HTML page.
+    /// Gate the sessions against this one: exit 1 when a matched step's IOPS fell, or its
+    /// p99 latency rose, by more than --max-regression (the steps named on stderr), 0
+    /// otherwise, 2 for bad input. The charts are written only with --out.
+    #[arg(long, value_name = "BASE.yaml")]
+    pub baseline: Option<PathBuf>,
+    /// How much worse a matched step may get before the baseline gate fails.
     #[arg(
         long,
-        short = 'o',
-        value_name = "DIR",
-        default_value = "drivescope-compare"
+        value_name = "PERCENT",
+        default_value = "5%",
+        value_parser = parse_percent_arg,
+        requires = "baseline"
     )]
-    pub out: PathBuf,
+    pub max_regression: f64,
+    /// Output folder for the SVG charts and the HTML page (default: drivescope-compare,
+    /// none with --baseline).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Replace the files of an earlier comparison in the output folder (never anything
     /// drivescope did not write, nor one of the sessions).
     #[arg(long)]
     pub force: bool,
+}
+
+/// The folder a comparison writes into when no --out names one.
+pub const DEFAULT_COMPARE_DIR: &str = "drivescope-compare";
+
+fn parse_percent_arg(s: &str) -> Result<f64, String> {
+    crate::units::parse_percent(s).map_err(|e| e.to_string())
+}
+
+/// What `drivescope export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// The session file.
+    pub session: PathBuf,
+    /// The steps as CSV (one row per step, per drive) or JSON.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write into this new file (an existing one is refused); default: stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }

@@ -1,32 +1,56 @@
-//! `drivescope compare A.yaml B.yaml …`: the sessions' summaries as a table on stdout, and
-//! their curves and throughput overlaid in SVG and one HTML page.
+//! `drivescope compare A.yaml B.yaml …`: the sessions' summaries as a table on stdout, the
+//! steps of each beside the first's with the change in percent, and their curves and
+//! throughput overlaid in SVG and one HTML page. `--baseline BASE.yaml NEW.yaml` gates:
+//! the steps that got worse than `--max-regression` are named, and the verdict says so.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::error::ReportCmdError;
-use crate::cli::CompareArgs;
+use crate::cli::{CompareArgs, DEFAULT_COMPARE_DIR};
 use crate::output::{err_line, out_line, Output, Stream};
 use crate::report::compare::{self, Entry};
-use crate::session;
+use crate::report::step_delta::{self, Regression};
+use crate::session::{self, StepResult};
 
-/// Runs the command: the table and the files written on stdout, load warnings on stderr.
-pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
-    let inputs: Vec<_> = a
-        .sessions
+/// How a comparison ended.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Compared (no baseline to hold the sessions to, or none got worse than the bound).
+    Compared,
+    /// Against the baseline, these matched steps got worse than the bound.
+    Regressed(Vec<Regression>),
+}
+
+/// Runs the command: the tables and the files written on stdout, load warnings and the
+/// steps that regressed on stderr.
+pub fn run(a: &CompareArgs) -> Result<Verdict, ReportCmdError> {
+    let all: Vec<&Path> = a
+        .baseline
         .iter()
-        .map(|p| (p.as_path(), "session"))
+        .chain(&a.sessions)
+        .map(PathBuf::as_path)
         .collect();
-    crate::report::check_dir(&a.out, compare::COMPARE_FILES, a.force, &inputs)?;
+    let out = match (&a.out, &a.baseline) {
+        (Some(o), _) => Some(o.clone()),
+        (None, None) => Some(PathBuf::from(DEFAULT_COMPARE_DIR)),
+        (None, Some(_)) => None,
+    };
+    let inputs: Vec<_> = all.iter().map(|p| (*p, "session")).collect();
+    if let Some(dir) = &out {
+        crate::report::check_dir(dir, compare::COMPARE_FILES, a.force, &inputs)?;
+    }
     // A session of several drives is compared drive by drive.
-    let mut loaded = Vec::with_capacity(a.sessions.len());
-    let mut paths = Vec::with_capacity(a.sessions.len());
-    for p in &a.sessions {
+    let mut loaded = Vec::with_capacity(all.len());
+    let mut paths = Vec::with_capacity(all.len());
+    let mut results: Vec<Vec<StepResult>> = Vec::with_capacity(all.len());
+    for p in &all {
         let l = session::load(p)?;
         for w in &l.warnings {
             err_line(&format!("warning: {w}"));
         }
+        results.push(session::step_results(&l.session));
         for view in l.session.drive_views() {
-            paths.push(p.as_path());
+            paths.push(*p);
             loaded.push(view);
         }
     }
@@ -39,10 +63,45 @@ pub fn run(a: &CompareArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     for d in compare::workload_differences(&entries) {
         err_line(&format!("warning: the sessions' workloads differ: {d}"));
     }
-    Output::default().text(Stream::Out, &compare::text_table(&entries));
-    let files = compare::write_compare(&entries, &a.out)?;
-    for f in &files {
-        out_line(&f.display().to_string());
+    let o = Output::default();
+    o.text(Stream::Out, &compare::text_table(&entries));
+    // Every further session's steps against the first's (the baseline's).
+    let name = |p: &Path| p.display().to_string();
+    let steps: Vec<compare::StepsCompared<'_>> = results
+        .iter()
+        .zip(&all)
+        .skip(1)
+        .map(|(r, p)| (name(all[0]), name(p), step_delta::matched(&results[0], r)))
+        .collect();
+    for (base, new, matched) in &steps {
+        o.text(Stream::Out, &compare::steps_text(base, new, matched));
     }
-    Ok(files)
+    if let Some(dir) = &out {
+        for f in compare::write_compare(&entries, &steps, dir)? {
+            out_line(&f.display().to_string());
+        }
+    }
+    let Some(base) = &a.baseline else {
+        return Ok(Verdict::Compared);
+    };
+    let mut regressed = Vec::new();
+    for (_, new, matched) in &steps {
+        if matched.is_empty() {
+            return Err(ReportCmdError::NothingMatched {
+                base: base.clone(),
+                new: PathBuf::from(new),
+            });
+        }
+        regressed.extend(step_delta::regressions(matched, a.max_regression));
+    }
+    if regressed.is_empty() {
+        return Ok(Verdict::Compared);
+    }
+    for r in &regressed {
+        err_line(&format!(
+            "regressed by more than {}%: {r}",
+            a.max_regression
+        ));
+    }
+    Ok(Verdict::Regressed(regressed))
 }

@@ -41,6 +41,12 @@ pub enum ReportCmdError {
         /// Why reading stopped, when it stopped before the end.
         why: Option<String>,
     },
+    #[error(
+        "{}: no step matches one of the baseline {} (by label and workload): nothing to compare",
+        new.display(),
+        base.display()
+    )]
+    NothingMatched { base: PathBuf, new: PathBuf },
     #[error(transparent)]
     Session(#[from] SessionError),
     #[error(transparent)]

@@ -7,6 +7,7 @@ pub mod dashboard;
 pub mod devices;
 pub mod docs;
 mod error;
+pub mod export;
 pub mod host;
 pub mod open;
 pub mod presets;

@@ -196,6 +196,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 p99: l.p99,
                 p99_9: l.p99_9,
                 p99_99: l.p99_99,
+                p99_999: None,
                 max: l.max,
             },
             service_lat_us: None,

@@ -182,7 +182,7 @@ impl Sink for DashboardSink {
             RunEvent::Telemetry(_)
             | RunEvent::Soak(_)
             | RunEvent::Ended { .. }
-            | RunEvent::Saved(_) => {}
+            | RunEvent::Saved { .. } => {}
             RunEvent::Verify(t) => self.send(Msg::Integrity(**t)),
         }
     }

@@ -6,6 +6,7 @@
 mod drives;
 mod json;
 mod sink;
+mod steps;
 mod text;
 
 pub use json::{versioned, JSON_FORMAT};

@@ -1,7 +1,8 @@
 //! Headless output, a sink of the run pipeline: one text line or JSON object per interval,
 //! notes, I/O errors, and per step either the summary (a plain run) or one line per step
 //! plus the run's events and a plan summary (a preset). JSON lines carry `"type"`: `start`,
-//! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `session`
+//! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `steps` (the
+//! steps table, once the session is saved), `session`
 //! (bandwidth in bytes per second, latency in µs), and `"format"` ([`super::JSON_FORMAT`]).
 
 use serde::Serialize;
@@ -289,6 +290,18 @@ impl<W: Write> Printer<W> {
                 self.say(Stream::Err, &line)
             }
             Format::Json => self.json(json!({"type": "note", "message": message})),
+        }
+    }
+
+    /// The run's steps, once it is saved: an aligned table, or one `steps` JSON line.
+    pub fn steps_table(&mut self, results: &[crate::session::StepResult]) {
+        match self.format {
+            Format::Text => {
+                for line in super::steps::table(results) {
+                    self.say(Stream::Out, &line);
+                }
+            }
+            Format::Json => self.json_line(&json!({"type": "steps", "steps": results})),
         }
     }
 
@@ -758,7 +771,10 @@ impl<W: Write> Sink for Printer<W> {
                 self.plan_summary(&name, outcome, tally);
                 self.drives.all = false;
             }
-            (RunEvent::Saved(p), _) => self.session(p),
+            (RunEvent::Saved { path, session }, _) => {
+                self.steps_table(&crate::session::step_results(session));
+                self.session(path)
+            }
             (RunEvent::Verify(_), _) => {}
             (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::html::{grid, page_start, PAGE_END};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
-use super::{charts, ReportError};
+use super::{charts, step_delta, ReportError};
 use serde_yaml::Value;
 
 use crate::session::{write_atomic, Session, SessionState};
@@ -263,9 +263,30 @@ pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
 
 /// The table as aligned text for the terminal.
 pub fn text_table(entries: &[Entry<'_>]) -> String {
-    let rows = table_rows(entries);
-    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
-    for r in &rows {
+    aligned(&COLUMNS, &table_rows(entries), &[0, 1])
+}
+
+/// The steps of `new` beside the same steps of `base` ([`step_delta::matched`]), as
+/// aligned text under a line naming both.
+pub fn steps_text(base: &str, new: &str, pairs: &[step_delta::Pair<'_>]) -> String {
+    let mut o = format!("steps of {new} against {base}:\n");
+    if pairs.is_empty() {
+        o.push_str("  no step matches (by label and workload)\n");
+        return o;
+    }
+    o.push_str(&aligned(
+        &step_delta::COLUMNS,
+        &step_delta::rows(pairs),
+        &[0, 1, 2],
+    ));
+    o
+}
+
+/// Rows under a header as aligned text: the columns `left` (text) left-aligned, the
+/// others (figures) right-aligned.
+fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
+    for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
@@ -273,25 +294,37 @@ pub fn text_table(entries: &[Entry<'_>]) -> String {
     let mut o = String::new();
     let line = |o: &mut String, cells: &[String]| {
         for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = w - c.chars().count();
-            if i == 0 {
-                let _ = write!(o, "{c}{}", " ".repeat(pad));
+            let pad = " ".repeat(w - c.chars().count());
+            let gap = if i == 0 { "" } else { "  " };
+            if left.contains(&i) {
+                let _ = write!(o, "{gap}{c}{pad}");
             } else {
-                let _ = write!(o, "  {}{c}", " ".repeat(pad));
+                let _ = write!(o, "{gap}{pad}{c}");
             }
+        }
+        while o.ends_with(' ') {
+            o.pop();
         }
         o.push('\n');
     };
-    let head: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    let head: Vec<String> = head.iter().map(|c| c.to_string()).collect();
     line(&mut o, &head);
-    for r in &rows {
+    for r in rows {
         line(&mut o, r);
     }
     o
 }
 
-/// Writes the overlaid charts and the page into `dir`; returns the files.
-pub fn write_compare(entries: &[Entry<'_>], dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+/// Steps matched between two sessions: the base's name, the new one's, and the pairs.
+pub type StepsCompared<'a> = (String, String, Vec<step_delta::Pair<'a>>);
+
+/// Writes the overlaid charts and the page into `dir`; returns the files. `steps`: each
+/// further session's steps against the base's, shown side by side.
+pub fn write_compare(
+    entries: &[Entry<'_>],
+    steps: &[StepsCompared<'_>],
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
         path: dir.to_path_buf(),
         source,
@@ -315,6 +348,15 @@ pub fn write_compare(entries: &[Entry<'_>], dir: &Path) -> Result<Vec<PathBuf>, 
     }
     o.push_str("<h2>Summary</h2>\n");
     grid(&mut o, "compare", &COLUMNS, &table_rows(entries));
+    for (base, new, pairs) in steps {
+        let _ = writeln!(o, "<h2>Steps of {} against {}</h2>", esc(new), esc(base));
+        grid(
+            &mut o,
+            "compare-steps",
+            &step_delta::COLUMNS,
+            &step_delta::rows(pairs),
+        );
+    }
     o.push_str("<h2>Charts</h2>\n");
     for c in [&curve, &tput] {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());

@@ -208,6 +208,7 @@ fn smart_numbers(sample: &Value) -> Vec<(String, f64)> {
             }
             m.remove("scsi_error_counters");
         }
+        drop_text(&mut rest);
         flatten("", &rest, &mut rows);
     }
     let mut numbers: Vec<(String, f64)> = rows
@@ -223,6 +224,18 @@ fn smart_numbers(sample: &Value) -> Vec<(String, f64)> {
         numbers.push((format!("ATA {id} {name} (raw)"), raw));
     }
     numbers
+}
+
+/// `v` with its text leaves taken out: a serial of digits (`19666372154600481`) is text,
+/// never a number to compare (nor one read as a float, and mangled).
+fn drop_text(v: &mut Value) {
+    match v {
+        Value::String(_) => *v = Value::Null,
+        Value::Mapping(m) => m.values_mut().for_each(drop_text),
+        Value::Sequence(items) => items.iter_mut().for_each(drop_text),
+        Value::Tagged(t) => drop_text(&mut t.value),
+        _ => {}
+    }
 }
 
 /// SMART before and after: the first and last samples with a `smart` mapping, every

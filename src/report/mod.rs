@@ -1,4 +1,5 @@
-//! Reading sessions back: SVG charts, the intervals as CSV, one self-contained HTML page
+//! Reading sessions back: SVG charts, the intervals and the steps as CSV (the steps as JSON
+//! too), one self-contained HTML page
 //! per session ([`write_report`]), snapshots of a running session ([`export_snapshot`]),
 //! and the overlay of several sessions ([`compare`]).
 
@@ -7,6 +8,8 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod soak;
+pub mod step_delta;
+pub mod steps;
 pub mod svg;
 pub mod verify;
 
@@ -28,6 +31,39 @@ pub enum ReportError {
     },
     #[error(transparent)]
     Write(#[from] SessionError),
+    #[error("{}: already there (a new file is written, never one replaced)", path.display())]
+    Exists { path: PathBuf },
+    #[error("{}: cannot write: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes `bytes` into `path`, a file that must not exist yet (created with O_EXCL: a file
+/// there, or a link, is refused and left as it was).
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => ReportError::Exists {
+                path: path.to_path_buf(),
+            },
+            _ => ReportError::Create {
+                path: path.to_path_buf(),
+                source,
+            },
+        })?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|source| ReportError::Create {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// File names of a report, in the output folder.
@@ -48,6 +84,8 @@ pub const REPORT_FILES: &[&str] = &[
     CHART_FILES[2],
     CHART_FILES[3],
     CSV_FILE,
+    steps::CSV_FILE,
+    steps::JSON_FILE,
     HTML_FILE,
 ];
 
@@ -55,6 +93,16 @@ pub const REPORT_FILES: &[&str] = &[
 fn output_of(name: &str) -> Output {
     if name == YAML_FILE {
         outputs::SESSION
+    } else if name == steps::CSV_FILE {
+        Output {
+            what: "steps CSV file",
+            ours: steps::is_steps_csv,
+        }
+    } else if name == steps::JSON_FILE {
+        Output {
+            what: "steps JSON file",
+            ours: steps::is_steps_json,
+        }
     } else if name.ends_with(".svg") {
         Output {
             what: "chart",
@@ -182,6 +230,15 @@ pub fn write_report(
     let p = dir.join(CSV_FILE);
     write_atomic(&p, csv::session_intervals(s).as_bytes())?;
     files.push(p);
+    let results = session::step_results(s);
+    for (name, text) in [
+        (steps::CSV_FILE, steps::csv(&results)),
+        (steps::JSON_FILE, steps::json(&results)),
+    ] {
+        let p = dir.join(name);
+        write_atomic(&p, text.as_bytes())?;
+        files.push(p);
+    }
     let p = dir.join(HTML_FILE);
     write_atomic(&p, html::session_page(s, &charts, warnings).as_bytes())?;
     files.push(p);

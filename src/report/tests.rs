@@ -299,3 +299,28 @@ fn ata_attributes_are_one_row_each_by_id_and_name_with_their_raw_change() {
     assert!(row.contains("10") && row.contains("14"), "{row}");
     assert!(!html.contains("ata_attributes"), "fields listed one by one");
 }
+
+#[test]
+fn a_serial_of_digits_is_text_shown_exactly_and_never_a_smart_figure() {
+    let serial = "19666372154600481";
+    let text = format!(
+        "schema_version: 1\ndrive:\n  model: Fast SSD\n  serial: '{serial}'\ntelemetry:\n- {{t: 0, smart: {{serial_number: '{serial}', temperature_c: 40}}}}\n- {{t: 1, smart: {{serial_number: '{serial}', temperature_c: 41}}}}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.yaml");
+    let loaded = crate::session::parse(&path, &text).unwrap();
+    let s = loaded.session;
+    assert_eq!(s.drive["serial"].as_str(), Some(serial));
+    // Written and read back: still the same text.
+    let again = crate::session::to_yaml(&s).unwrap();
+    let back = crate::session::parse(&path, &again).unwrap().session;
+    assert_eq!(back.drive["serial"].as_str(), Some(serial), "{again}");
+    super::write_report(&back, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains(serial), "the serial as the drive gave it");
+    assert!(!html.contains("19666372154600480"), "not read as a float");
+    assert!(
+        !html.contains("serial_number"),
+        "not a SMART figure: {html}"
+    );
+}

@@ -216,8 +216,11 @@ pub enum RunEvent<'a> {
         outcome: &'a RunOutcome,
         tally: &'a Tally,
     },
-    /// The final save wrote the session here.
-    Saved(&'a Path),
+    /// The final save wrote the session here: the session as saved.
+    Saved {
+        path: &'a Path,
+        session: &'a crate::session::Session,
+    },
     /// A verified run's totals so far, after each interval (not kept in the session: its
     /// `verified` event at each step's end is).
     Verify(&'a crate::verify::VerifyTotals),

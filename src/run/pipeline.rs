@@ -646,9 +646,15 @@ fn finish(
             s.event(&ev);
         }
     };
-    match rec.finalize(state_of(&result), ended_by) {
-        Ok(p) => {
-            say(sinks, RunEvent::Saved(&p));
+    match rec.finalize_keeping(state_of(&result), ended_by) {
+        Ok((p, session)) => {
+            say(
+                sinks,
+                RunEvent::Saved {
+                    path: &p,
+                    session: &session,
+                },
+            );
             (result, Some(p))
         }
         Err(e) if result.is_ok() => (Err(e.into()), None),

@@ -158,7 +158,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         | RunEvent::Snapshot(_)
         | RunEvent::Soak(_)
         | RunEvent::Ended { .. }
-        | RunEvent::Saved(_)
+        | RunEvent::Saved { .. }
         | RunEvent::Verify(_) => {}
     }
 }

@@ -23,6 +23,7 @@ pub mod paths;
 mod pieces;
 mod reader;
 mod recorder;
+pub mod results;
 mod sample;
 mod text;
 pub mod time;
@@ -41,6 +42,7 @@ pub use recorder::{
     RecorderOptions, SessionRecorder, SessionStart, SnapshotCheck, SnapshotExporter,
     DEFAULT_AUTOSAVE,
 };
+pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};
 pub use writer::{write_atomic, write_atomic_with};

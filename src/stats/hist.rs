@@ -102,6 +102,9 @@ pub struct LatSummary {
     pub p99_9: f64,
     #[serde(rename = "p99.99")]
     pub p99_99: f64,
+    /// Absent in sessions of releases before it was recorded.
+    #[serde(rename = "p99.999", default, skip_serializing_if = "Option::is_none")]
+    pub p99_999: Option<f64>,
     pub max: f64,
 }
 
@@ -126,6 +129,7 @@ impl LatSummary {
             p99: us(h.value_at_quantile(0.99)),
             p99_9: us(h.value_at_quantile(0.999)),
             p99_99: us(h.value_at_quantile(0.9999)),
+            p99_999: Some(us(h.value_at_quantile(0.99999))),
             max: us(h.max()),
         }
     }

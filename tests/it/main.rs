@@ -42,6 +42,7 @@ mod run_preset;
 mod session_cli;
 mod sessions_locked;
 mod signals;
+mod steps_results;
 mod stop_one_drive;
 mod telemetry_blockstat;
 mod telemetry_hwmon;

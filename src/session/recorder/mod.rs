@@ -585,6 +585,16 @@ impl SessionRecorder {
         self.finish(state, ended_by)
     }
 
+    /// [`SessionRecorder::finalize`], giving back the session as saved with its path.
+    pub fn finalize_keeping(
+        mut self,
+        state: SessionState,
+        ended_by: &RunEnd,
+    ) -> Result<(PathBuf, Session), SessionError> {
+        let p = self.finish(state, ended_by)?;
+        Ok((p, std::mem::take(&mut self.session)))
+    }
+
     fn finish(&mut self, state: SessionState, ended_by: &RunEnd) -> Result<PathBuf, SessionError> {
         self.finalized = true;
         let tagged = self.open.len() > 1;

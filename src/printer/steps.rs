@@ -1,0 +1,202 @@
+//! The steps table printed at the end of a headless run: one row per step and direction
+//! of I/O (per drive in a run of several), aligned, with units that scale (k and M IOPS,
+//! MB/s and GB/s, µs, ms and s).
+
+use crate::session::{Direction, StepResult};
+use crate::ui::format::{bw, clock, iops, shown, us};
+
+/// Measured time: `2.5 s` under a minute, else a clock (`1:30`).
+fn seconds(s: f64) -> String {
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else {
+        clock(s)
+    }
+}
+
+/// The table's columns after the optional `drive` column.
+const COLUMNS: [&str; 17] = [
+    "step", "label", "workload", "target", "dir", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9",
+    "p99.99", "p99.999", "max", "errors", "ended", "time",
+];
+
+/// Columns whose cells are text, left-aligned (the others are figures, right-aligned).
+fn left(column: &str) -> bool {
+    matches!(column, "drive" | "label" | "workload" | "dir" | "ended")
+}
+
+/// The cells of one step's rows: one per direction it did I/O in (one row of reads when it
+/// did none, so that every step shows).
+fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
+    let dirs: Vec<Direction> = Direction::BOTH
+        .into_iter()
+        .filter(|d| r.dir(*d).ios > 0)
+        .collect();
+    let dirs = if dirs.is_empty() {
+        vec![Direction::Read]
+    } else {
+        dirs
+    };
+    dirs.into_iter()
+        .map(|d| {
+            let x = r.dir(d);
+            let l = x.lat_us;
+            let lat = |f: fn(&crate::session::results::LatFigures) -> Option<f64>| {
+                l.as_ref().and_then(f).map(us).unwrap_or_else(|| "-".into())
+            };
+            let mut cells = Vec::with_capacity(COLUMNS.len() + 1);
+            if drives {
+                cells.push(shown(r.drive.as_deref().unwrap_or("")));
+            }
+            cells.extend([
+                r.step.to_string(),
+                shown(&r.label),
+                shown(&r.workload),
+                r.target_iops.map(iops).unwrap_or_else(|| "max".into()),
+                d.word().to_string(),
+                iops(x.iops),
+                bw(x.mbps * 1e6),
+                lat(|l| Some(l.mean)),
+                lat(|l| Some(l.p50)),
+                lat(|l| Some(l.p99)),
+                lat(|l| Some(l.p99_9)),
+                lat(|l| Some(l.p99_99)),
+                lat(|l| l.p99_999),
+                lat(|l| Some(l.max)),
+                r.errors.to_string(),
+                shown(&r.ended_by.to_string()),
+                seconds(r.measured_s),
+            ]);
+            cells
+        })
+        .collect()
+}
+
+/// The table's lines (a header, then the rows); none when no step ran.
+pub fn table(results: &[StepResult]) -> Vec<String> {
+    if results.is_empty() {
+        return Vec::new();
+    }
+    let drives = results.iter().any(|r| r.drive.is_some());
+    let mut head: Vec<&str> = Vec::new();
+    if drives {
+        head.push("drive");
+    }
+    head.extend(COLUMNS);
+    let body: Vec<Vec<String>> = results.iter().flat_map(|r| rows(r, drives)).collect();
+    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut o = String::new();
+        for (i, ((c, w), col)) in cells.iter().zip(&widths).zip(&head).enumerate() {
+            let pad = " ".repeat(w - c.chars().count());
+            if i > 0 {
+                o.push_str("  ");
+            }
+            if left(col) {
+                o.push_str(c);
+                o.push_str(&pad);
+            } else {
+                o.push_str(&pad);
+                o.push_str(c);
+            }
+        }
+        o.trim_end().to_string()
+    };
+    let head_cells: Vec<String> = head.iter().map(|c| c.to_string()).collect();
+    std::iter::once(line(&head_cells))
+        .chain(body.iter().map(|r| line(r)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::EndedBy;
+    use crate::session::results::{DirResult, LatFigures};
+
+    fn dir(ios: u64, iops: f64, p99: f64) -> DirResult {
+        DirResult {
+            ios,
+            iops,
+            mbps: iops * 4096.0 / 1e6,
+            lat_us: (ios > 0).then_some(LatFigures {
+                mean: p99 / 2.0,
+                p50: p99 / 3.0,
+                p99,
+                p99_9: p99,
+                p99_99: p99,
+                p99_999: None,
+                max: p99 * 2.0,
+            }),
+        }
+    }
+
+    fn result(step: u32, read: DirResult, write: DirResult) -> StepResult {
+        StepResult {
+            drive: None,
+            step,
+            label: format!("point {step}"),
+            workload: "randrw 50%read 4KiB QD32×1".into(),
+            target_iops: Some(25_000.0),
+            read,
+            write,
+            errors: 0,
+            ended_by: EndedBy::Duration,
+            measured_s: 90.0,
+        }
+    }
+
+    #[test]
+    fn a_row_per_direction_aligned_with_units_that_scale() {
+        let lines = table(&[
+            result(1, dir(10, 12_345.0, 850.0), dir(10, 1_500_000.0, 2_500.0)),
+            result(2, dir(0, 0.0, 0.0), dir(0, 0.0, 0.0)),
+        ]);
+        assert_eq!(
+            lines.len(),
+            4,
+            "header, reads and writes of 1, the empty 2: {lines:#?}"
+        );
+        assert!(
+            lines[1].contains("12.3k") && lines[1].contains("850 µs"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].contains("1.50M") && lines[2].contains("2.50 ms"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[1].contains("25.0k") && lines[1].contains("1:30"),
+            "{}",
+            lines[1]
+        );
+        // p99.999 unknown: a dash, not a zero.
+        assert!(
+            lines[1].split_whitespace().any(|w| w == "-"),
+            "{}",
+            lines[1]
+        );
+        // Figures right-aligned: the IOPS column ends at the same place on every row.
+        let end = |l: &str, w: &str| l.find(w).map(|i| l[..i + w.len()].chars().count());
+        let at = end(&lines[0], "IOPS");
+        assert_eq!(end(&lines[1], "12.3k"), at, "{lines:#?}");
+        assert_eq!(end(&lines[2], "1.50M"), at, "{lines:#?}");
+        assert!(table(&[]).is_empty());
+    }
+
+    #[test]
+    fn several_drives_have_a_drive_column() {
+        let mut r = result(1, dir(10, 1.0, 1.0), dir(0, 0.0, 0.0));
+        r.drive = Some("nvme0".into());
+        let lines = table(&[r]);
+        assert!(lines[0].starts_with("drive "), "{}", lines[0]);
+        assert!(lines[1].starts_with("nvme0 "), "{}", lines[1]);
+    }
+}

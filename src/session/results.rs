@@ -1,0 +1,309 @@
+//! Steps as the unit of results: one [`StepResult`] per step and drive, computed once from
+//! a session's step records ([`step_results`]) and shown by the headless run's table,
+//! a report's `steps.csv` and `steps.json`, `drivescope export` and `compare`.
+
+use serde::Serialize;
+
+use super::model::{Session, StepRecord};
+use crate::outcome::EndedBy;
+use crate::stats::LatSummary;
+
+/// Latency figures of one direction of a step, µs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LatFigures {
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    #[serde(rename = "p99.9")]
+    pub p99_9: f64,
+    #[serde(rename = "p99.99")]
+    pub p99_99: f64,
+    /// Not known for a session of a release before it was recorded.
+    #[serde(rename = "p99.999")]
+    pub p99_999: Option<f64>,
+    pub max: f64,
+}
+
+impl LatFigures {
+    /// The figures of `l`; none when it measured no I/O.
+    pub fn of(l: &LatSummary) -> Option<LatFigures> {
+        (!l.is_empty()).then_some(LatFigures {
+            mean: l.mean,
+            p50: l.p50,
+            p99: l.p99,
+            p99_9: l.p99_9,
+            p99_99: l.p99_99,
+            p99_999: l.p99_999,
+            max: l.max,
+        })
+    }
+}
+
+/// One direction (reads or writes) of a step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DirResult {
+    pub ios: u64,
+    pub iops: f64,
+    /// MB/s (10^6 bytes per second).
+    pub mbps: f64,
+    /// None when the step did no I/O this way.
+    pub lat_us: Option<LatFigures>,
+}
+
+/// Which way an I/O went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    pub const BOTH: [Direction; 2] = [Direction::Read, Direction::Write];
+
+    /// Its word in tables and CSV headers.
+    pub fn word(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+}
+
+/// One step of one drive once it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepResult {
+    /// The drive's label, in a session of several drives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive: Option<String>,
+    /// Its number among the drive's steps, from 1 (as the run counts `step 1/13`).
+    pub step: u32,
+    pub label: String,
+    /// The workload's shape (`randread 4KiB QD32×1`), or the label where none was recorded.
+    pub workload: String,
+    /// The rate it was paced at; none for a closed-loop step.
+    pub target_iops: Option<f64>,
+    pub read: DirResult,
+    pub write: DirResult,
+    pub errors: u64,
+    pub ended_by: EndedBy,
+    /// Measured seconds (ramp excluded).
+    pub measured_s: f64,
+}
+
+impl StepResult {
+    /// The result of `r`, the `step`-th (from 1) of drive `drive`.
+    pub fn of(r: &StepRecord, step: u32, drive: Option<String>) -> StepResult {
+        let s = &r.summary;
+        StepResult {
+            drive,
+            step,
+            label: r.label.clone(),
+            workload: r.series(),
+            target_iops: s.target_iops,
+            read: DirResult {
+                ios: s.read_ios,
+                iops: s.read_iops,
+                mbps: s.read_bw_bytes / 1e6,
+                lat_us: LatFigures::of(&s.read_lat_us),
+            },
+            write: DirResult {
+                ios: s.write_ios,
+                iops: s.write_iops,
+                mbps: s.write_bw_bytes / 1e6,
+                lat_us: LatFigures::of(&s.write_lat_us),
+            },
+            errors: s.errors,
+            ended_by: s.ended_by.clone(),
+            measured_s: s.runtime_s,
+        }
+    }
+
+    pub fn dir(&self, d: Direction) -> &DirResult {
+        match d {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
+        }
+    }
+
+    /// Reads and writes together.
+    pub fn iops(&self) -> f64 {
+        self.read.iops + self.write.iops
+    }
+
+    pub fn mbps(&self) -> f64 {
+        self.read.mbps + self.write.mbps
+    }
+
+    /// The worse p99 of its directions (none when it did no I/O).
+    pub fn p99_us(&self) -> Option<f64> {
+        Direction::BOTH
+            .iter()
+            .filter_map(|d| self.dir(*d).lat_us.map(|l| l.p99))
+            .reduce(f64::max)
+    }
+
+    /// What matches it with a step of another session: its drive, label and workload.
+    pub fn key(&self) -> (Option<&str>, &str, &str) {
+        (self.drive.as_deref(), &self.label, &self.workload)
+    }
+}
+
+/// Every step of `s` that ran, drive by drive (a session of several: each drive's steps
+/// numbered from 1, with its label).
+pub fn step_results(s: &Session) -> Vec<StepResult> {
+    if s.drives.is_empty() {
+        return numbered(s.steps.iter(), None);
+    }
+    s.drives
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| {
+            let mine = s
+                .steps
+                .iter()
+                .filter(move |r| r.drive.is_some_and(|x| x as usize == i));
+            numbered(mine, Some(&d.label))
+        })
+        .collect()
+}
+
+fn numbered<'a>(
+    steps: impl Iterator<Item = &'a StepRecord>,
+    drive: Option<&String>,
+) -> Vec<StepResult> {
+    steps
+        .enumerate()
+        .map(|(n, r)| StepResult::of(r, n as u32 + 1, drive.cloned()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::DriveEntry;
+    use crate::stats::StepSummary;
+
+    fn lat(p99: f64) -> LatSummary {
+        LatSummary {
+            samples: 10,
+            mean: p99 / 2.0,
+            p50: p99 / 3.0,
+            p99,
+            p99_9: p99 * 2.0,
+            p99_99: p99 * 3.0,
+            p99_999: Some(p99 * 4.0),
+            max: p99 * 5.0,
+            ..LatSummary::default()
+        }
+    }
+
+    fn step(index: u32, read_iops: f64, drive: Option<u32>) -> StepRecord {
+        StepRecord {
+            index,
+            label: format!("point {index}"),
+            point: serde_yaml::Value::Null,
+            workload: None,
+            start_s: 0.0,
+            end_s: 1.0,
+            summary: StepSummary {
+                engine: crate::workload::EngineKind::IoUring,
+                engine_note: None,
+                engine_options: Default::default(),
+                runtime_s: 2.5,
+                ios: 25,
+                read_ios: 25,
+                write_ios: 0,
+                read_bytes: 0,
+                write_bytes: 0,
+                iops: read_iops,
+                read_iops,
+                write_iops: 0.0,
+                read_bw_bytes: read_iops * 4096.0,
+                write_bw_bytes: 0.0,
+                trim_ios: 0,
+                trim_bytes: 0,
+                trim_iops: 0.0,
+                trim_bw_bytes: 0.0,
+                trim_lat_us: LatSummary::default(),
+                errors: 3,
+                target_iops: Some(1000.0),
+                lat_us: lat(100.0),
+                read_lat_us: lat(100.0),
+                write_lat_us: LatSummary::default(),
+                service_lat_us: None,
+                arrival_cv: None,
+                fio_series: Vec::new(),
+                verify_unsaved: None,
+                pacing: None,
+                ended_by: EndedBy::Duration,
+            },
+            drive,
+        }
+    }
+
+    #[test]
+    fn a_record_per_step_numbered_from_one() {
+        let s = Session {
+            steps: vec![step(0, 900.0, None), step(1, 400.0, None)],
+            ..Session::default()
+        };
+        let r = step_results(&s);
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].step, r[1].step), (1, 2));
+        assert_eq!(r[0].label, "point 0");
+        assert_eq!(r[0].workload, "point 0", "no workload: its label");
+        assert_eq!(r[0].target_iops, Some(1000.0));
+        assert_eq!(r[0].read.iops, 900.0);
+        assert!((r[0].read.mbps - 900.0 * 4096.0 / 1e6).abs() < 1e-9);
+        let l = r[0].read.lat_us.expect("reads measured");
+        assert_eq!((l.p99, l.p99_999, l.max), (100.0, Some(400.0), 500.0));
+        assert_eq!(r[0].write.lat_us, None, "no writes: no latency");
+        assert_eq!((r[0].errors, r[0].measured_s), (3, 2.5));
+        assert_eq!(r[0].ended_by, EndedBy::Duration);
+        assert_eq!(r[0].drive, None);
+    }
+
+    #[test]
+    fn several_drives_count_their_own_steps() {
+        let drive = |label: &str| DriveEntry {
+            label: label.into(),
+            ..DriveEntry::default()
+        };
+        let s = Session {
+            drives: vec![drive("a"), drive("b")],
+            steps: vec![
+                step(0, 1.0, Some(0)),
+                step(1, 2.0, Some(1)),
+                step(2, 3.0, Some(0)),
+                step(3, 4.0, Some(1)),
+            ],
+            ..Session::default()
+        };
+        let r = step_results(&s);
+        let seen: Vec<_> = r
+            .iter()
+            .map(|x| (x.drive.as_deref(), x.step, x.read.iops))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("a"), 1, 1.0),
+                (Some("a"), 2, 3.0),
+                (Some("b"), 1, 2.0),
+                (Some("b"), 2, 4.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn p99_is_the_worse_direction_and_json_names_the_nines() {
+        let mut r = StepResult::of(&step(0, 10.0, None), 1, None);
+        assert_eq!(r.p99_us(), Some(100.0));
+        r.write.lat_us = LatFigures::of(&lat(300.0));
+        assert_eq!(r.p99_us(), Some(300.0));
+        let v = serde_json::to_value(&r).expect("json");
+        assert_eq!(v["read"]["lat_us"]["p99.999"], 400.0);
+        assert_eq!(v["ended_by"], "duration");
+        assert!(v.get("drive").is_none());
+    }
+}

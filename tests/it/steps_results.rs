@@ -1,0 +1,246 @@
+//! Steps as the unit of results, through the real binary: the steps table and `steps` JSON
+//! line at the end of a headless run (agreeing with the session's summary), `steps.csv` in
+//! a report, `export` equal to it (a new file only), and `compare --baseline`'s gate:
+//! exit 0 against itself, 1 naming the step that lost IOPS, 2 for bad input.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{json_lines, of_type, run, short_run_args, summary};
+use drivescope::session;
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8")
+}
+
+/// drivescope run in `home` as its working folder too (where a comparison would write).
+fn run_in(home: &Path, args: &[&str]) -> Output {
+    common::command(home)
+        .current_dir(home)
+        .args(args)
+        .output()
+        .expect("run drivescope")
+}
+
+#[test]
+fn a_run_ends_with_the_steps_table_and_line_agreeing_with_its_summary() {
+    let home = common::disk_tempdir();
+    let target = home.path().join("t.bin");
+    let path = home.path().join("s.yaml");
+    let out = run(
+        home.path(),
+        &short_run_args(&target, &["--session", s(&path)]),
+    );
+    let lines = common::succeeded(&out);
+    let steps = of_type(&lines, "steps");
+    assert_eq!(steps.len(), 1, "one steps line: {lines:?}");
+    let sm = summary(&lines);
+    let saved = session::load(&path).expect("session").session;
+    let ss = saved.summary.as_ref().expect("final summary");
+    let rows = steps[0]["steps"].as_array().expect("steps");
+    assert_eq!(rows.len() as u64, ss.steps, "one record per step");
+    assert_eq!(rows[0]["step"], 1, "numbered from 1");
+    let iops = rows[0]["read"]["iops"].as_f64().expect("read IOPS");
+    assert!(iops > 0.0);
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * b.max(1.0);
+    assert!(
+        close(iops, sm["read_iops"].as_f64().unwrap_or(0.0)),
+        "{iops} vs {sm}"
+    );
+    assert!(
+        close(iops, ss.read_iops),
+        "{iops} vs the session's {}",
+        ss.read_iops
+    );
+    assert!(rows[0]["read"]["lat_us"]["p99.999"].as_f64().is_some());
+    assert_eq!(
+        rows[0]["write"]["lat_us"],
+        serde_json::Value::Null,
+        "reads only"
+    );
+    // The steps line comes before the session's.
+    let types: Vec<_> = lines.iter().map(|l| l["type"].clone()).collect();
+    assert_eq!(types[types.len() - 2..], ["steps", "session"]);
+
+    // Text: an aligned table with units, one row per direction of I/O.
+    let text_args: Vec<&str> = short_run_args(&target, &["--session", s(&path)])
+        .into_iter()
+        .filter(|a| *a != "--json")
+        .collect();
+    let _ = std::fs::remove_file(&path);
+    let out = run(home.path(), &text_args);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("step "))
+        .collect();
+    assert_eq!(table.len(), 2, "header and one row of reads: {stdout}");
+    for word in ["IOPS", "MB/s", "p99", "p99.999", "max", "ended"] {
+        assert!(
+            table[0].split_whitespace().any(|w| w == word),
+            "{word}: {}",
+            table[0]
+        );
+    }
+    assert!(table[1].trim_start().starts_with("1 "), "{}", table[1]);
+    assert!(
+        table[1].contains(" read ") && table[1].contains("MB/s"),
+        "{}",
+        table[1]
+    );
+    assert!(
+        table[1].contains("µs") || table[1].contains("ms"),
+        "{}",
+        table[1]
+    );
+}
+
+#[test]
+fn report_writes_steps_csv_and_export_gives_the_same() {
+    let home = common::disk_tempdir();
+    let path = common::recorded_session(home.path(), 1, "250ms");
+    let dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&path), "-o", s(&dir)]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let csv = std::fs::read_to_string(dir.join("steps.csv")).expect("steps.csv");
+    let saved = session::load(&path).expect("session").session;
+    assert_eq!(csv.lines().count(), 1 + saved.steps.len(), "{csv}");
+    assert!(
+        csv.starts_with("step,label,workload,target_iops,read_ios,"),
+        "{csv}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("steps.json")).expect("json"))
+            .expect("steps.json parses");
+    assert_eq!(
+        json["steps"].as_array().map(Vec::len),
+        Some(saved.steps.len())
+    );
+
+    let out = run(home.path(), &["export", s(&path), "--format", "csv"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), csv);
+
+    let file = home.path().join("steps-out.json");
+    let out = run(
+        home.path(),
+        &["export", s(&path), "--format", "json", "-o", s(&file)],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let first = std::fs::read(&file).expect("exported");
+    assert_eq!(
+        json,
+        serde_json::from_slice::<serde_json::Value>(&first).expect("parses")
+    );
+    // An existing file is never replaced.
+    std::fs::write(&file, b"mine").expect("write");
+    let out = run(
+        home.path(),
+        &["export", s(&path), "--format", "csv", "-o", s(&file)],
+    );
+    common::refused(&out, &["already there"]);
+    assert_eq!(std::fs::read(&file).expect("read"), b"mine");
+}
+
+#[test]
+fn the_baseline_gate_passes_itself_and_names_the_step_that_lost_iops() {
+    let home = common::disk_tempdir();
+    let base = common::recorded_session(home.path(), 1, "250ms");
+    let out = run_in(home.path(), &["compare", "--baseline", s(&base), s(&base)]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("+0.0%"), "deltas in percent: {stdout}");
+    assert!(
+        !home.path().join("drivescope-compare").exists(),
+        "a gate writes no charts unless --out says where"
+    );
+
+    // The same session with its IOPS edited down by a fifth.
+    let mut slower = session::load(&base).expect("session").session;
+    let label = slower.steps[0].label.clone();
+    for st in &mut slower.steps {
+        st.summary.read_iops *= 0.8;
+        st.summary.write_iops *= 0.8;
+    }
+    let edited = home.path().join("slower.yaml");
+    std::fs::write(&edited, session::to_yaml(&slower).expect("yaml")).expect("write");
+    let out = run_in(
+        home.path(),
+        &["compare", "--baseline", s(&base), s(&edited)],
+    );
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("step 1") && err.contains(&label), "{err}");
+    assert!(err.contains("IOPS fell"), "{err}");
+    // Within a looser bound it passes.
+    let out = run_in(
+        home.path(),
+        &[
+            "compare",
+            "--baseline",
+            s(&base),
+            s(&edited),
+            "--max-regression",
+            "25%",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+
+    // Bad input: a percentage that is none, a session that is not there.
+    let out = run_in(
+        home.path(),
+        &[
+            "compare",
+            "--baseline",
+            s(&base),
+            s(&edited),
+            "--max-regression",
+            "lots",
+        ],
+    );
+    common::refused(&out, &["not a percentage"]);
+    let missing = home.path().join("missing.yaml");
+    let out = run_in(
+        home.path(),
+        &["compare", "--baseline", s(&missing), s(&base)],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+}
+
+#[test]
+fn a_run_at_a_far_lower_rate_fails_the_gate() {
+    let home = common::disk_tempdir();
+    let base = common::recorded_session(home.path(), 1, "250ms");
+    let target = home.path().join("recorded.bin");
+    let slow = home.path().join("slow.yaml");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "32MiB",
+            "--rw",
+            "randrw",
+            "--duration",
+            "1s",
+            "--interval",
+            "250ms",
+            "--rate-iops",
+            "200",
+            "--session",
+            s(&slow),
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(of_type(&json_lines(&out), "steps").len(), 1);
+    let out = run_in(home.path(), &["compare", "--baseline", s(&base), s(&slow)]);
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("step 1") && err.contains("IOPS fell"), "{err}");
+}
