@@ -14,6 +14,7 @@ pub mod poller;
 pub mod reading;
 pub mod smartctl;
 pub mod text;
+pub mod wear;
 
 pub use attributes::{
     AtaAttribute, AtaDecoded, DeviceKind, ScsiCounterPage, ScsiErrorCounter, WhenFailed,
@@ -26,3 +27,4 @@ pub use reading::{
     NoTemperature, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
     ThermalManagement, ThermalThrottle, ThrottleStatus,
 };
+pub use wear::{DriveWear, MediaCounter};
