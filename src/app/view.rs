@@ -217,7 +217,9 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
-            K::Note | K::Skip | K::Stopped | K::Verified | K::Other(_) => EventCategory::Info,
+            K::Note | K::Skip | K::Stopped | K::Verified | K::DriveWear | K::Other(_) => {
+                EventCategory::Info
+            }
         }
     }
 }

@@ -490,6 +490,32 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// What the run did to the drive (a step's is in the session only): one line of the
+    /// fields the drive reports, or a `drive_wear` JSON object.
+    fn wear(&mut self, w: &crate::telemetry::WearSpan) {
+        if w.step.is_some() {
+            return;
+        }
+        match self.format {
+            Format::Text => {
+                if let Some(l) = crate::telemetry::wear_text::line(w) {
+                    self.text(&l);
+                }
+            }
+            Format::Json => {
+                let mut v = json!({"type": "drive_wear"});
+                if let (Some(o), Ok(Value::Object(f))) =
+                    (v.as_object_mut(), serde_json::to_value(w))
+                {
+                    o.extend(f);
+                    o.insert("written_agrees".into(), json!(w.written_agrees()));
+                    o.insert("read_agrees".into(), json!(w.read_agrees()));
+                }
+                self.json(v);
+            }
+        }
+    }
+
     /// A thermal soak's figures: the report's rows as text, or one JSON object.
     fn soak(&mut self, sum: &crate::thermal::SoakSummary) {
         match self.format {
@@ -752,6 +778,7 @@ impl<W: Write> Sink for Printer<W> {
                 }
             }
             (RunEvent::Soak(sum), _) => self.soak(sum),
+            (RunEvent::Wear(w), _) => self.wear(w),
             (RunEvent::Ended { .. }, PrintMode::Single) => {}
             (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
                 let name = self.plan_name.clone();

@@ -9,6 +9,7 @@ pub mod html;
 pub mod soak;
 pub mod svg;
 pub mod verify;
+pub mod wear;
 
 use std::path::{Path, PathBuf};
 

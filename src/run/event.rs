@@ -209,6 +209,8 @@ pub enum RunEvent<'a> {
     SessionNotice(&'a str),
     /// A snapshot is being written to this folder.
     Snapshot(&'a Path),
+    /// What the run (`step: None`) or a step did to the drive, after it.
+    Wear(&'a crate::telemetry::WearSpan),
     /// A thermal soak's figures, once its run is over (before [`RunEvent::Ended`]).
     Soak(&'a crate::thermal::SoakSummary),
     /// The run is over (before the final save).

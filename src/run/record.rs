@@ -153,6 +153,13 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => rec.push_telemetry(s),
+        RunEvent::Wear(w) => {
+            let what = match w.step {
+                Some(i) => format!("what step {} did to the drive", i + 1),
+                None => "what the run did to the drive".to_string(),
+            };
+            rec.push_event_data(EventKind::DriveWear, what, w)
+        }
         RunEvent::Started { .. }
         | RunEvent::SessionNotice(_)
         | RunEvent::Snapshot(_)

@@ -12,6 +12,7 @@ use super::request::{Prepared, RunKind};
 use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
+use super::wear::WearWatch;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
@@ -44,6 +45,8 @@ pub(super) enum Said {
         data: serde_yaml::Value,
     },
     Telemetry(Box<TelemetrySample>),
+    /// What the run or a step did to the drive.
+    Wear(Box<crate::telemetry::WearSpan>),
     /// A verified run's totals so far.
     Verify(crate::verify::VerifyTotals),
     /// The user asked for a snapshot (the pipeline writes it).
@@ -63,14 +66,18 @@ pub(super) struct Worker {
     /// When the last reading handed on was taken (a sample repeats the poller's latest
     /// reading until a new one comes: the thermal rules judge each reading once).
     last_read_at: Option<f64>,
+    /// The drive's counters at the run's and the step's start.
+    wear: WearWatch,
 }
 
 impl Worker {
     pub(super) fn new(drive: usize, tx: Sender<(usize, Said)>, feed: Feed) -> Self {
+        let wear = WearWatch::new(feed.local_disk().cloned());
         Worker {
             drive,
             tx,
             feed,
+            wear,
             health: HealthWatch::default(),
             readings: Vec::new(),
             last_read_at: None,
@@ -88,6 +95,7 @@ impl Worker {
             .as_ref()
             .and_then(|r| self.health.observe(&r.health));
         if let Some(r) = &sample.smart {
+            self.wear.saw(r);
             let read_at = sample.t_ns as f64 / 1e9 - sample.smart_age_ms.unwrap_or(0) as f64 / 1e3;
             // A new reading, or the same one again (within the clock's rounding).
             if self.last_read_at.is_none_or(|last| read_at > last + 0.05) {
@@ -191,11 +199,15 @@ impl Worker {
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
         }
         self.say(Said::Started);
+        self.wear.run_started();
         let target = run.step_target();
         // Each step runs on the target's host.
         let host = run.host.clone();
-        let (outcome, tally) =
-            run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind))?;
+        let ran = run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind));
+        if let Some(w) = self.wear.run_finished() {
+            self.say(Said::Wear(Box::new(w)));
+        }
+        let (outcome, tally) = ran?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
             (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
@@ -234,12 +246,24 @@ impl RunObserver for Worker {
         let said = match ev {
             RunEvent::StepStarted {
                 index, target_iops, ..
-            } => Said::StepStarted { index, target_iops },
-            RunEvent::Interval { index, report } => Said::Interval {
-                index,
-                report: Box::new(report.clone()),
-            },
-            RunEvent::StepFinished(f) => Said::StepFinished(Box::new(f.clone())),
+            } => {
+                self.wear.step_started(index);
+                Said::StepStarted { index, target_iops }
+            }
+            RunEvent::Interval { index, report } => {
+                self.wear.interval(report);
+                Said::Interval {
+                    index,
+                    report: Box::new(report.clone()),
+                }
+            }
+            RunEvent::StepFinished(f) => {
+                self.say(Said::StepFinished(Box::new(f.clone())));
+                if let Some(w) = self.wear.step_finished() {
+                    self.say(Said::Wear(Box::new(w)));
+                }
+                return;
+            }
             RunEvent::Happened(t) => Said::Happened(t.clone()),
             RunEvent::Note(n) => Said::Note(n.to_string()),
             RunEvent::Verify(t) => Said::Verify(*t),

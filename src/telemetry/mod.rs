@@ -15,6 +15,7 @@ pub mod reading;
 pub mod smartctl;
 pub mod text;
 pub mod wear;
+pub mod wear_text;
 
 pub use attributes::{
     AtaAttribute, AtaDecoded, DeviceKind, ScsiCounterPage, ScsiErrorCounter, WhenFailed,
@@ -27,4 +28,4 @@ pub use reading::{
     NoTemperature, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
     ThermalManagement, ThermalThrottle, ThrottleStatus,
 };
-pub use wear::{DriveWear, MediaCounter};
+pub use wear::{DriveWear, MediaCounter, WearSpan};

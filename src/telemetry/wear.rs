@@ -233,6 +233,34 @@ impl DriveWear {
     }
 }
 
+/// What a run or one of its steps did: drivescope's own count of bytes beside the drive's
+/// counters' change over the same span. Kept in the session as a `drive_wear` event.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WearSpan {
+    /// The plan step (its index); `None`: the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    /// What drivescope wrote in it, bytes (ramp included).
+    pub drivescope_written_bytes: u64,
+    /// What drivescope read in it, bytes.
+    pub drivescope_read_bytes: u64,
+    #[serde(flatten)]
+    pub drive: DriveWear,
+}
+
+impl WearSpan {
+    /// Whether the drive's host write count agrees with drivescope's (within its step).
+    pub fn written_agrees(&self) -> Option<bool> {
+        self.drive.written_agrees(self.drivescope_written_bytes)
+    }
+
+    /// As [`WearSpan::written_agrees`], for reads.
+    pub fn read_agrees(&self) -> Option<bool> {
+        self.drive.read_agrees(self.drivescope_read_bytes)
+    }
+}
+
 fn agrees(drive: u64, own: u64, unit: u64) -> Option<bool> {
     Some(drive.abs_diff(own) <= unit)
 }
