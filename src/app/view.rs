@@ -213,7 +213,8 @@ impl From<&crate::session::EventKind> for EventCategory {
             | K::IoError
             | K::StepIncomplete
             | K::VerifyFinding
-            | K::VerifyUnsaved => EventCategory::Error,
+            | K::VerifyUnsaved
+            | K::DriveErrors => EventCategory::Error,
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,

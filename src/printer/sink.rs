@@ -479,6 +479,9 @@ impl<W: Write> Printer<W> {
                     (Happening::Thermal(t), Some(o)) => {
                         o.insert("thermal".into(), json!(t));
                     }
+                    (Happening::DriveErrors(n), Some(o)) => {
+                        o.insert("drive_errors".into(), json!(n));
+                    }
                     (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
                         o.insert("step".into(), json!(step));
                         o.insert("verify_unsaved".into(), json!(unsaved));
@@ -765,6 +768,7 @@ impl<W: Write> Sink for Printer<W> {
             (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
                 Happening::Note(n) => self.note(n),
                 Happening::Health(_)
+                | Happening::DriveErrors(_)
                 | Happening::Thermal(_)
                 | Happening::VerifyFinding(_)
                 | Happening::VerifyUnsaved { .. } => self.happened(e),

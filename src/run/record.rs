@@ -146,6 +146,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
             }
             Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
+            Happening::DriveErrors(n) => rec.push_event_data(e.what.kind(), e.what.to_string(), n),
             Happening::VerifyUnsaved { unsaved, .. } => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved)
             }

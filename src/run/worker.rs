@@ -17,7 +17,7 @@ use crate::outcome::{RunOutcome, StopBy};
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
-use crate::telemetry::{HealthWatch, TelemetrySample};
+use crate::telemetry::{ErrorWatch, HealthWatch, NewDriveErrors, TelemetrySample};
 
 /// What a drive's worker tells the pipeline.
 #[derive(Debug)]
@@ -68,6 +68,8 @@ pub(super) struct Worker {
     last_read_at: Option<f64>,
     /// The drive's counters at the run's and the step's start.
     wear: WearWatch,
+    /// New media errors and error log entries: each is an event as it appears.
+    errors: ErrorWatch,
 }
 
 impl Worker {
@@ -78,6 +80,7 @@ impl Worker {
             tx,
             feed,
             wear,
+            errors: ErrorWatch::default(),
             health: HealthWatch::default(),
             readings: Vec::new(),
             last_read_at: None,
@@ -94,6 +97,7 @@ impl Worker {
             .smart
             .as_ref()
             .and_then(|r| self.health.observe(&r.health));
+        let mut new_errors: Option<NewDriveErrors> = None;
         if let Some(r) = &sample.smart {
             self.wear.saw(r);
             let read_at = sample.t_ns as f64 / 1e9 - sample.smart_age_ms.unwrap_or(0) as f64 / 1e3;
@@ -101,6 +105,7 @@ impl Worker {
             if self.last_read_at.is_none_or(|last| read_at > last + 0.05) {
                 self.last_read_at = Some(read_at);
                 self.readings.push((read_at, r.clone()));
+                new_errors = self.errors.observe(r);
             }
         }
         let t_s = sample.t_ns as f64 / 1e9;
@@ -109,6 +114,12 @@ impl Worker {
             self.say(Said::Happened(Timed {
                 t_s,
                 what: Happening::Health(c),
+            }));
+        }
+        if let Some(n) = new_errors {
+            self.say(Said::Happened(Timed {
+                t_s,
+                what: Happening::DriveErrors(n),
             }));
         }
     }

@@ -46,13 +46,15 @@ pub enum EventKind {
     /// What a run or a step did to the drive: its SMART counters' change beside
     /// drivescope's own count of bytes (as data).
     DriveWear,
+    /// New media errors or error log entries the drive reported while the run went on.
+    DriveErrors,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
     /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 18] = [
+    pub const KNOWN: [EventKind; 19] = [
         EventKind::Note,
         EventKind::Phase,
         EventKind::SteadyState,
@@ -71,6 +73,7 @@ impl EventKind {
         EventKind::Verified,
         EventKind::VerifyUnsaved,
         EventKind::DriveWear,
+        EventKind::DriveErrors,
     ];
 
     pub fn as_str(&self) -> &str {
@@ -93,6 +96,7 @@ impl EventKind {
             EventKind::Verified => "verified",
             EventKind::VerifyUnsaved => "verify_unsaved",
             EventKind::DriveWear => "drive_wear",
+            EventKind::DriveErrors => "drive_errors",
             EventKind::Other(s) => s,
         }
     }

@@ -28,4 +28,4 @@ pub use reading::{
     NoTemperature, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
     ThermalManagement, ThermalThrottle, ThrottleStatus,
 };
-pub use wear::{DriveWear, MediaCounter, WearSpan};
+pub use wear::{DriveWear, ErrorWatch, MediaCounter, NewDriveErrors, WearSpan};

@@ -261,6 +261,40 @@ impl WearSpan {
     }
 }
 
+/// Media errors and error log entries that appeared between one reading and the next,
+/// with the drive's totals after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewDriveErrors {
+    pub media_errors: u64,
+    pub error_log_entries: u64,
+    pub total_media_errors: Option<u64>,
+    pub total_error_log_entries: Option<u64>,
+}
+
+/// Watches reading after reading for new media errors and error log entries.
+#[derive(Debug, Default)]
+pub struct ErrorWatch {
+    last: Option<(Option<u64>, Option<u64>)>,
+}
+
+impl ErrorWatch {
+    /// What `r` has that the reading before it had not (the first reading is the baseline).
+    pub fn observe(&mut self, r: &SmartReading) -> Option<NewDriveErrors> {
+        let now = (r.media_errors, r.error_log_entries);
+        if now == (None, None) {
+            return None;
+        }
+        let (media, entries) = self.last.replace(now)?;
+        let new = NewDriveErrors {
+            media_errors: sub(media, now.0).unwrap_or(0),
+            error_log_entries: sub(entries, now.1).unwrap_or(0),
+            total_media_errors: now.0,
+            total_error_log_entries: now.1,
+        };
+        (new.media_errors > 0 || new.error_log_entries > 0).then_some(new)
+    }
+}
+
 fn agrees(drive: u64, own: u64, unit: u64) -> Option<bool> {
     Some(drive.abs_diff(own) <= unit)
 }
@@ -378,6 +412,30 @@ mod tests {
         assert_eq!(w.host_written_bytes, Some(0));
         assert_eq!(w.host_read_bytes, None);
         assert_eq!(w.media_errors, Some(0), "Uncorrectable_Error_Cnt");
+    }
+
+    #[test]
+    fn new_errors_are_said_once_as_they_appear() {
+        let first = fixture("nvme_samsung_970_evo_plus_250GB.json");
+        let mut w = ErrorWatch::default();
+        assert_eq!(w.observe(&first), None, "22 entries already: the baseline");
+        assert_eq!(w.observe(&first), None);
+        let mut more = first.clone();
+        more.error_log_entries = Some(25);
+        more.media_errors = Some(1);
+        assert_eq!(
+            w.observe(&more),
+            Some(NewDriveErrors {
+                media_errors: 1,
+                error_log_entries: 3,
+                total_media_errors: Some(1),
+                total_error_log_entries: Some(25),
+            })
+        );
+        assert_eq!(w.observe(&more), None, "said once");
+        let sata = fixture("sata_samsung_860_evo_500GB_full_x.json");
+        let mut w = ErrorWatch::default();
+        assert_eq!(w.observe(&sata), None);
     }
 
     #[test]
