@@ -124,6 +124,13 @@ impl Worker {
         }
     }
 
+    /// Says, once, that the drive's counters stopped answering at the edges.
+    fn wear_note(&mut self) {
+        if let Some(n) = self.wear.take_note() {
+            self.say(Said::Note(n));
+        }
+    }
+
     /// The telemetry that arrived.
     pub(super) fn drain(&mut self) {
         for sample in self.feed.drain() {
@@ -218,6 +225,7 @@ impl Worker {
         if let Some(w) = self.wear.run_finished() {
             self.say(Said::Wear(Box::new(w)));
         }
+        self.wear_note();
         let (outcome, tally) = ran?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
@@ -259,10 +267,11 @@ impl RunObserver for Worker {
                 index, target_iops, ..
             } => {
                 self.wear.step_started(index);
+                self.wear_note();
                 Said::StepStarted { index, target_iops }
             }
             RunEvent::Interval { index, report } => {
-                self.wear.interval(report);
+                self.wear.moved(report.write.bytes, report.read.bytes);
                 Said::Interval {
                     index,
                     report: Box::new(report.clone()),
@@ -273,6 +282,7 @@ impl RunObserver for Worker {
                 if let Some(w) = self.wear.step_finished() {
                     self.say(Said::Wear(Box::new(w)));
                 }
+                self.wear_note();
                 return;
             }
             RunEvent::Happened(t) => Said::Happened(t.clone()),
