@@ -99,4 +99,36 @@ fn a_run_says_what_it_wrote_to_the_drive_as_the_controller_counts_it() {
     assert_eq!(said["host_written_bytes"].as_u64(), Some(host));
     assert_eq!(said["drivescope_written_bytes"].as_u64(), Some(own_written));
     assert_eq!(said["written_agrees"], true);
+
+    // The report of the session has the table, the run's row first.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("wear.yaml");
+    std::fs::write(&file, section(&out, "wear_session")).expect("session copy");
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .arg("report")
+        .arg(&file)
+        .output()
+        .expect("drivescope report");
+    assert!(report.status.success(), "{report:?}");
+    let html = std::fs::read_to_string(dir.path().join("wear.yaml-report/report.html"))
+        .or_else(|_| std::fs::read_to_string(dir.path().join("wear-report/report.html")))
+        .expect("report.html");
+    let table = html
+        .split("<table class=\"drive-wear\">")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .unwrap_or_else(|| panic!("no drive-wear table in the report"));
+    assert!(table.contains("<th>host wrote</th><th>drivescope wrote</th><th>host read</th>"));
+    assert!(table.contains("<td>run</td>"), "{table}");
+
+    // A text run ends with the line.
+    assert_eq!(rc(&out, "wear_text_run"), 0);
+    let text = section(&out, "wear_text_run");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("drive: host wrote "))
+        .unwrap_or_else(|| panic!("no drive line in:\n{text}"));
+    assert!(line.contains(" (drivescope "), "{line}");
+    assert!(!line.contains("differs"), "{line}");
+    assert!(line.contains("media errors +0"), "{line}");
 }
