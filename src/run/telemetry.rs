@@ -116,11 +116,12 @@ impl Feed {
     }
 
     /// The disk this machine can read SMART of at once (a drive on another host has none
-    /// here: its streamed samples are all there is).
+    /// here: its streamed samples are all there is; a drive another target reads is that
+    /// target's to read).
     pub(super) fn local_disk(&self) -> Option<&crate::drive::Disk> {
         match self {
-            Feed::Own(_) | Feed::Tap(..) | Feed::Shared(..) => self.drive()?.primary(),
-            Feed::Streamed(..) => None,
+            Feed::Own(_) | Feed::Tap(..) => self.drive()?.primary(),
+            Feed::Shared(..) | Feed::Streamed(..) => None,
         }
     }
 
