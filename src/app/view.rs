@@ -213,11 +213,14 @@ impl From<&crate::session::EventKind> for EventCategory {
             | K::IoError
             | K::StepIncomplete
             | K::VerifyFinding
-            | K::VerifyUnsaved => EventCategory::Error,
+            | K::VerifyUnsaved
+            | K::DriveErrors => EventCategory::Error,
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
-            K::Note | K::Skip | K::Stopped | K::Verified | K::Other(_) => EventCategory::Info,
+            K::Note | K::Skip | K::Stopped | K::Verified | K::DriveWear | K::Other(_) => {
+                EventCategory::Info
+            }
         }
     }
 }

@@ -184,6 +184,12 @@ impl Sink for DashboardSink {
             | RunEvent::Ended { .. }
             | RunEvent::Saved { .. } => {}
             RunEvent::Verify(t) => self.send(Msg::Integrity(**t)),
+            RunEvent::Wear(w) if w.step.is_none() => {
+                if let Some(l) = crate::telemetry::wear_text::line(w) {
+                    self.show(&EventKind::DriveWear, l);
+                }
+            }
+            RunEvent::Wear(_) => {}
         }
     }
 }

@@ -492,6 +492,9 @@ impl<W: Write> Printer<W> {
                     (Happening::Thermal(t), Some(o)) => {
                         o.insert("thermal".into(), json!(t));
                     }
+                    (Happening::DriveErrors(n), Some(o)) => {
+                        o.insert("drive_errors".into(), json!(n));
+                    }
                     (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
                         o.insert("step".into(), json!(step));
                         o.insert("verify_unsaved".into(), json!(unsaved));
@@ -499,6 +502,32 @@ impl<W: Write> Printer<W> {
                     _ => {}
                 }
                 self.json(line)
+            }
+        }
+    }
+
+    /// What the run did to the drive (a step's is in the session only): one line of the
+    /// fields the drive reports, or a `drive_wear` JSON object.
+    fn wear(&mut self, w: &crate::telemetry::WearSpan) {
+        if w.step.is_some() {
+            return;
+        }
+        match self.format {
+            Format::Text => {
+                if let Some(l) = crate::telemetry::wear_text::line(w) {
+                    self.text(&l);
+                }
+            }
+            Format::Json => {
+                let mut v = json!({"type": "drive_wear"});
+                if let (Some(o), Ok(Value::Object(f))) =
+                    (v.as_object_mut(), serde_json::to_value(w))
+                {
+                    o.extend(f);
+                    o.insert("written_agrees".into(), json!(w.written_agrees()));
+                    o.insert("read_agrees".into(), json!(w.read_agrees()));
+                }
+                self.json(v);
             }
         }
     }
@@ -752,6 +781,7 @@ impl<W: Write> Sink for Printer<W> {
             (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
                 Happening::Note(n) => self.note(n),
                 Happening::Health(_)
+                | Happening::DriveErrors(_)
                 | Happening::Thermal(_)
                 | Happening::VerifyFinding(_)
                 | Happening::VerifyUnsaved { .. } => self.happened(e),
@@ -765,6 +795,7 @@ impl<W: Write> Sink for Printer<W> {
                 }
             }
             (RunEvent::Soak(sum), _) => self.soak(sum),
+            (RunEvent::Wear(w), _) => self.wear(w),
             (RunEvent::Ended { .. }, PrintMode::Single) => {}
             (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
                 let name = self.plan_name.clone();

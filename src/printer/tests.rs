@@ -262,3 +262,63 @@ fn a_failed_write_ends_the_output_and_nothing_follows() {
         b"{\"format\":1,\"message\":\"one\",\"type\":\"note\"}\n"
     );
 }
+
+#[test]
+fn new_drive_errors_and_the_run_s_wear_end_a_plain_run_s_text_and_json() {
+    use crate::run::{Happening, Timed};
+    use crate::telemetry::{DriveWear, NewDriveErrors, WearSpan};
+    let errors = Timed {
+        t_s: 1.0,
+        what: Happening::DriveErrors(NewDriveErrors {
+            media_errors: 1,
+            error_log_entries: 3,
+            total_media_errors: Some(1),
+            total_error_log_entries: Some(25),
+        }),
+    };
+    let wear = WearSpan {
+        step: None,
+        drivescope_written_bytes: 1 << 20,
+        drivescope_read_bytes: 0,
+        drive: DriveWear {
+            host_written_bytes: Some(1_024_000),
+            host_unit_bytes: Some(512_000),
+            media_errors: Some(1),
+            ..DriveWear::default()
+        },
+    };
+    let step = WearSpan {
+        step: Some(0),
+        ..wear
+    };
+    let mut p = printer(Format::Text, PrintMode::Single);
+    p.event(&RunEvent::Happened(&errors));
+    p.event(&RunEvent::Wear(&step));
+    p.event(&RunEvent::Wear(&wear));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "[    1.0s] drive_errors: the drive reported 1 new media errors (1 in all) and 3 new \
+         error log entries (25 in all)\n\
+         drive: host wrote 1000KiB (drivescope 1MiB), media errors +1\n",
+        "a step's wear is in the session only"
+    );
+    let mut p = printer(Format::Json, PrintMode::Single);
+    p.event(&RunEvent::Happened(&errors));
+    p.event(&RunEvent::Wear(&wear));
+    let (out, _) = lines(p);
+    let v: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(v[0]["kind"], "drive_errors");
+    assert_eq!(v[0]["drive_errors"]["error_log_entries"], 3);
+    assert_eq!(v[1]["type"], "drive_wear");
+    assert_eq!(v[1]["host_written_bytes"], 1_024_000);
+    assert_eq!(v[1]["written_agrees"], true);
+    assert_eq!(
+        v[1]["read_agrees"],
+        Value::Null,
+        "the drive counts no reads here"
+    );
+}

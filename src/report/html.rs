@@ -482,6 +482,7 @@ fn drive_sections(o: &mut String, s: &Session, heading: &str) {
         kv_table(o, "drive", &drive);
     }
     smart_section(o, s);
+    super::wear::section(o, s);
 }
 
 /// The page of one session, charts inline.

@@ -12,6 +12,7 @@ pub mod step_delta;
 pub mod steps;
 pub mod svg;
 pub mod verify;
+pub mod wear;
 
 use std::path::{Path, PathBuf};
 

@@ -324,3 +324,59 @@ fn a_serial_of_digits_is_text_shown_exactly_and_never_a_smart_figure() {
         "not a SMART figure: {html}"
     );
 }
+
+#[test]
+fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_reports() {
+    use crate::session::{Event, EventKind};
+    use crate::telemetry::{DriveWear, WearSpan};
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session();
+    s.steps[0].end_s = 0.8;
+    s.steps[1].end_s = 5.0;
+    let span = |step: Option<usize>, units: u64| WearSpan {
+        step,
+        drivescope_written_bytes: units * 512_000,
+        drivescope_read_bytes: 0,
+        drive: DriveWear {
+            host_written_bytes: Some(units * 512_000),
+            host_unit_bytes: Some(512_000),
+            media_errors: Some(0),
+            ..DriveWear::default()
+        },
+    };
+    for (t, w) in [(1.0, span(Some(0), 2)), (9.0, span(None, 3))] {
+        s.events.push(Event {
+            t,
+            kind: EventKind::DriveWear,
+            message: String::new(),
+            data: serde_yaml::to_value(w).unwrap(),
+            drive: None,
+        });
+    }
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let d = doc(&html);
+    let table = d
+        .descendants()
+        .find(|n| n.attribute("class") == Some("drive-wear"))
+        .expect("the drive wear table");
+    let rows: Vec<Vec<String>> = table
+        .children()
+        .filter(|n| n.tag_name().name() == "tr")
+        .map(|tr| {
+            tr.children()
+                .map(|c| c.text().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        rows[0],
+        ["span", "host wrote", "drivescope wrote", "media errors"]
+    );
+    assert_eq!(rows[1], ["run", "1.46MiB", "1.46MiB", "+0"]);
+    assert_eq!(
+        rows[2][0], s.steps[0].label,
+        "the step that ended before it"
+    );
+    assert_eq!(rows.len(), 3);
+}

@@ -64,6 +64,8 @@ pub enum Happening {
     VerifyFinding(Box<crate::verify::Finding>),
     /// A verified step's totals so far: blocks written and checked, findings by kind.
     Verified(crate::verify::VerifyTotals),
+    /// The drive reported new media errors or error log entries.
+    DriveErrors(crate::telemetry::NewDriveErrors),
     /// Step `step`'s verify state could not be saved.
     VerifyUnsaved {
         step: String,
@@ -84,6 +86,7 @@ impl Happening {
             Happening::VerifyFinding(_) => EventKind::VerifyFinding,
             Happening::Verified(_) => EventKind::Verified,
             Happening::VerifyUnsaved { .. } => EventKind::VerifyUnsaved,
+            Happening::DriveErrors(_) => EventKind::DriveErrors,
         }
     }
 }
@@ -142,6 +145,26 @@ impl fmt::Display for Happening {
                 t.unexpected
             ),
             Happening::VerifyUnsaved { step, unsaved } => write!(f, "{step}: {unsaved}"),
+            Happening::DriveErrors(e) => {
+                let total =
+                    |n: Option<u64>| n.map(|n| format!(" ({n} in all)")).unwrap_or_default();
+                let mut parts = Vec::new();
+                if e.media_errors > 0 {
+                    parts.push(format!(
+                        "{} new media errors{}",
+                        e.media_errors,
+                        total(e.total_media_errors)
+                    ));
+                }
+                if e.error_log_entries > 0 {
+                    parts.push(format!(
+                        "{} new error log entries{}",
+                        e.error_log_entries,
+                        total(e.total_error_log_entries)
+                    ));
+                }
+                write!(f, "the drive reported {}", parts.join(" and "))
+            }
         }
     }
 }
@@ -209,6 +232,8 @@ pub enum RunEvent<'a> {
     SessionNotice(&'a str),
     /// A snapshot is being written to this folder.
     Snapshot(&'a Path),
+    /// What the run (`step: None`) or a step did to the drive, after it.
+    Wear(&'a crate::telemetry::WearSpan),
     /// A thermal soak's figures, once its run is over (before [`RunEvent::Ended`]).
     Soak(&'a crate::thermal::SoakSummary),
     /// The run is over (before the final save).

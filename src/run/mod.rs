@@ -22,6 +22,7 @@ mod tally;
 pub mod targets;
 mod telemetry;
 mod verify;
+mod wear;
 mod worker;
 
 pub use control::{RunCmd, RunControl, RunHandle};

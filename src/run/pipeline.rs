@@ -201,6 +201,7 @@ impl Hub<'_, '_> {
                 self.rec.push_event_data(kind, message, data);
             }
             Said::Telemetry(s) => self.emit(d, RunEvent::Telemetry(&s)),
+            Said::Wear(w) => self.emit(d, RunEvent::Wear(&w)),
             Said::Verify(t) => self.emit(d, RunEvent::Verify(&t)),
             Said::Snapshot => self.snapshot(),
             Said::Done(_) => {}

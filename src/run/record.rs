@@ -146,6 +146,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
             }
             Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
+            Happening::DriveErrors(n) => rec.push_event_data(e.what.kind(), e.what.to_string(), n),
             Happening::VerifyUnsaved { unsaved, .. } => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved)
             }
@@ -153,6 +154,13 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => rec.push_telemetry(s),
+        RunEvent::Wear(w) => {
+            let what = match w.step {
+                Some(i) => format!("what step {} did to the drive", i + 1),
+                None => "what the run did to the drive".to_string(),
+            };
+            rec.push_event_data(EventKind::DriveWear, what, w)
+        }
         RunEvent::Started { .. }
         | RunEvent::SessionNotice(_)
         | RunEvent::Snapshot(_)

@@ -115,6 +115,16 @@ impl Feed {
         }
     }
 
+    /// The disk this machine can read SMART of at once (a drive on another host has none
+    /// here: its streamed samples are all there is; a drive another target reads is that
+    /// target's to read).
+    pub(super) fn local_disk(&self) -> Option<&crate::drive::Disk> {
+        match self {
+            Feed::Own(_) | Feed::Tap(..) => self.drive()?.primary(),
+            Feed::Shared(..) | Feed::Streamed(..) => None,
+        }
+    }
+
     /// Why there is no telemetry (said by an own poller only; a tap's owner says it).
     pub(super) fn notes(&self) -> &[String] {
         match self {

@@ -12,11 +12,12 @@ use super::request::{Prepared, RunKind};
 use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
+use super::wear::WearWatch;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::session::EventKind;
 use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
-use crate::telemetry::{HealthWatch, TelemetrySample};
+use crate::telemetry::{ErrorWatch, HealthWatch, NewDriveErrors, TelemetrySample};
 
 /// What a drive's worker tells the pipeline.
 #[derive(Debug)]
@@ -44,6 +45,8 @@ pub(super) enum Said {
         data: serde_yaml::Value,
     },
     Telemetry(Box<TelemetrySample>),
+    /// What the run or a step did to the drive.
+    Wear(Box<crate::telemetry::WearSpan>),
     /// A verified run's totals so far.
     Verify(crate::verify::VerifyTotals),
     /// The user asked for a snapshot (the pipeline writes it).
@@ -63,14 +66,21 @@ pub(super) struct Worker {
     /// When the last reading handed on was taken (a sample repeats the poller's latest
     /// reading until a new one comes: the thermal rules judge each reading once).
     last_read_at: Option<f64>,
+    /// The drive's counters at the run's and the step's start.
+    wear: WearWatch,
+    /// New media errors and error log entries: each is an event as it appears.
+    errors: ErrorWatch,
 }
 
 impl Worker {
     pub(super) fn new(drive: usize, tx: Sender<(usize, Said)>, feed: Feed) -> Self {
+        let wear = WearWatch::new(feed.local_disk().cloned());
         Worker {
             drive,
             tx,
             feed,
+            wear,
+            errors: ErrorWatch::default(),
             health: HealthWatch::default(),
             readings: Vec::new(),
             last_read_at: None,
@@ -87,12 +97,15 @@ impl Worker {
             .smart
             .as_ref()
             .and_then(|r| self.health.observe(&r.health));
+        let mut new_errors: Option<NewDriveErrors> = None;
         if let Some(r) = &sample.smart {
+            self.wear.saw(r);
             let read_at = sample.t_ns as f64 / 1e9 - sample.smart_age_ms.unwrap_or(0) as f64 / 1e3;
             // A new reading, or the same one again (within the clock's rounding).
             if self.last_read_at.is_none_or(|last| read_at > last + 0.05) {
                 self.last_read_at = Some(read_at);
                 self.readings.push((read_at, r.clone()));
+                new_errors = self.errors.observe(r);
             }
         }
         let t_s = sample.t_ns as f64 / 1e9;
@@ -102,6 +115,19 @@ impl Worker {
                 t_s,
                 what: Happening::Health(c),
             }));
+        }
+        if let Some(n) = new_errors {
+            self.say(Said::Happened(Timed {
+                t_s,
+                what: Happening::DriveErrors(n),
+            }));
+        }
+    }
+
+    /// Says, once, that the drive's counters stopped answering at the edges.
+    fn wear_note(&mut self) {
+        if let Some(n) = self.wear.take_note() {
+            self.say(Said::Note(n));
         }
     }
 
@@ -191,11 +217,16 @@ impl Worker {
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
         }
         self.say(Said::Started);
+        self.wear.run_started();
         let target = run.step_target();
         // Each step runs on the target's host.
         let host = run.host.clone();
-        let (outcome, tally) =
-            run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind))?;
+        let ran = run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind));
+        if let Some(w) = self.wear.run_finished() {
+            self.say(Said::Wear(Box::new(w)));
+        }
+        self.wear_note();
+        let (outcome, tally) = ran?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
             (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
@@ -234,12 +265,26 @@ impl RunObserver for Worker {
         let said = match ev {
             RunEvent::StepStarted {
                 index, target_iops, ..
-            } => Said::StepStarted { index, target_iops },
-            RunEvent::Interval { index, report } => Said::Interval {
-                index,
-                report: Box::new(report.clone()),
-            },
-            RunEvent::StepFinished(f) => Said::StepFinished(Box::new(f.clone())),
+            } => {
+                self.wear.step_started(index);
+                self.wear_note();
+                Said::StepStarted { index, target_iops }
+            }
+            RunEvent::Interval { index, report } => {
+                self.wear.moved(report.write.bytes, report.read.bytes);
+                Said::Interval {
+                    index,
+                    report: Box::new(report.clone()),
+                }
+            }
+            RunEvent::StepFinished(f) => {
+                self.say(Said::StepFinished(Box::new(f.clone())));
+                if let Some(w) = self.wear.step_finished() {
+                    self.say(Said::Wear(Box::new(w)));
+                }
+                self.wear_note();
+                return;
+            }
             RunEvent::Happened(t) => Said::Happened(t.clone()),
             RunEvent::Note(n) => Said::Note(n.to_string()),
             RunEvent::Verify(t) => Said::Verify(*t),

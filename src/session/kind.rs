@@ -43,13 +43,18 @@ pub enum EventKind {
     Verified,
     /// A verified step's verify state could not be saved (its folder and error as data).
     VerifyUnsaved,
+    /// What a run or a step did to the drive: its SMART counters' change beside
+    /// drivescope's own count of bytes (as data).
+    DriveWear,
+    /// New media errors or error log entries the drive reported while the run went on.
+    DriveErrors,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
     /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 17] = [
+    pub const KNOWN: [EventKind; 19] = [
         EventKind::Note,
         EventKind::Phase,
         EventKind::SteadyState,
@@ -67,6 +72,8 @@ impl EventKind {
         EventKind::VerifyFinding,
         EventKind::Verified,
         EventKind::VerifyUnsaved,
+        EventKind::DriveWear,
+        EventKind::DriveErrors,
     ];
 
     pub fn as_str(&self) -> &str {
@@ -88,6 +95,8 @@ impl EventKind {
             EventKind::VerifyFinding => "verify_finding",
             EventKind::Verified => "verified",
             EventKind::VerifyUnsaved => "verify_unsaved",
+            EventKind::DriveWear => "drive_wear",
+            EventKind::DriveErrors => "drive_errors",
             EventKind::Other(s) => s,
         }
     }

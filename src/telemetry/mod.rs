@@ -14,6 +14,8 @@ pub mod poller;
 pub mod reading;
 pub mod smartctl;
 pub mod text;
+pub mod wear;
+pub mod wear_text;
 
 pub use attributes::{
     AtaAttribute, AtaDecoded, DeviceKind, ScsiCounterPage, ScsiErrorCounter, WhenFailed,
@@ -26,3 +28,4 @@ pub use reading::{
     NoTemperature, OcpSmartHealth, SensorTemp, SensorThresholds, SmartReading, Source,
     ThermalManagement, ThermalThrottle, ThrottleStatus,
 };
+pub use wear::{DriveWear, ErrorWatch, MediaCounter, NewDriveErrors, WearSpan};

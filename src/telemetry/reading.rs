@@ -105,6 +105,13 @@ pub enum ThrottleStatus {
 /// about heat and unclean stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OcpSmartHealth {
+    /// Physical media units written: bytes the drive wrote to its media, its own writes
+    /// included (saturates at `u64::MAX`; `None` in sessions written before it was read).
+    #[serde(default)]
+    pub media_written_bytes: Option<u64>,
+    /// Physical media units read, bytes.
+    #[serde(default)]
+    pub media_read_bytes: Option<u64>,
     pub throttle_status: ThrottleStatus,
     /// Thermal throttling events (the log's counter saturates at 255).
     pub throttle_events: u8,

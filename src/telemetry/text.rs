@@ -402,6 +402,8 @@ mod tests {
                 },
             ],
             ocp_smart: Some(OcpSmartHealth {
+                media_written_bytes: None,
+                media_read_bytes: None,
                 throttle_status: ThrottleStatus::Throttled { level: 2 },
                 throttle_events: 1,
                 max_temperature_c: None,

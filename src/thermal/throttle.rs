@@ -93,6 +93,8 @@ mod tests {
         use crate::telemetry::reading::OcpSmartHealth;
         let ocp = |status| SmartReading {
             ocp_smart: Some(OcpSmartHealth {
+                media_written_bytes: None,
+                media_read_bytes: None,
                 throttle_status: status,
                 throttle_events: 1,
                 max_temperature_c: None,

@@ -408,6 +408,8 @@ mod thermal {
         assert_eq!(
             r.ocp_smart,
             Some(OcpSmartHealth {
+                media_written_bytes: Some(0),
+                media_read_bytes: Some(0),
                 throttle_status: ThrottleStatus::Throttled { level: 2 },
                 throttle_events: 7,
                 max_temperature_c: Some(71),

@@ -10,3 +10,4 @@ mod common;
 mod qemu_engine;
 mod qemu_nvme;
 mod qemu_safety;
+mod qemu_wear;

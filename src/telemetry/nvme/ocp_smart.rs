@@ -1,11 +1,12 @@
 //! The OCP Datacenter NVMe SSD "SMART / Health Information Extended" log (LID C0h, 512
-//! bytes), the fields about heat and unclean stops: thermal throttling count (byte 96) and
+//! bytes), the fields about media writes, heat and unclean stops: physical media units
+//! written and read (u128 at 0 and 16, in bytes: what the drive wrote to its NAND), thermal throttling count (byte 96) and
 //! current status (byte 97), PCIe correctable errors (u64 at 104), incomplete shutdowns (u32
 //! at 112), the maximum temperature recorded (byte 222, OCP 2.5; reserved, so 0, before),
 //! the log page version (u16 at 494). A drive's own C0h log that is not this one is told
 //! apart by the log page GUID in bytes 496–511.
 
-use super::le::{u16_at, u32_at, u64_at};
+use super::le::{u128_at, u16_at, u32_at, u64_at};
 use super::NvmeError;
 pub use crate::telemetry::reading::ThrottleStatus;
 
@@ -21,6 +22,11 @@ const GUID: [u8; 16] = [
 /// The fields of the log that drivescope uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OcpSmartLog {
+    /// Bytes the drive wrote to its media (host writes and its own: garbage collection,
+    /// wear levelling).
+    pub physical_media_written_bytes: u128,
+    /// Bytes the drive read from its media.
+    pub physical_media_read_bytes: u128,
     /// Thermal throttling events since the log was cleared.
     pub throttle_events: u8,
     pub throttle_status: ThrottleStatus,
@@ -51,6 +57,8 @@ impl OcpSmartLog {
             value => ThrottleStatus::Reserved { value },
         };
         Ok(Some(OcpSmartLog {
+            physical_media_written_bytes: u128_at(buf, 0),
+            physical_media_read_bytes: u128_at(buf, 16),
             throttle_events: buf[96],
             throttle_status,
             pcie_correctable_errors: u64_at(buf, 104),
@@ -67,6 +75,8 @@ mod tests {
 
     fn log() -> Vec<u8> {
         let mut b = vec![0u8; OCP_SMART_LEN];
+        b[0..16].copy_from_slice(&(3u128 << 64 | 5).to_le_bytes());
+        b[16..32].copy_from_slice(&9_000u128.to_le_bytes());
         b[96] = 7;
         b[97] = 2;
         b[104..112].copy_from_slice(&12_345u64.to_le_bytes());
@@ -80,6 +90,8 @@ mod tests {
     #[test]
     fn fields_at_their_offsets() {
         let l = OcpSmartLog::decode(&log()).unwrap().expect("the OCP log");
+        assert_eq!(l.physical_media_written_bytes, 3u128 << 64 | 5);
+        assert_eq!(l.physical_media_read_bytes, 9_000);
         assert_eq!(l.throttle_events, 7);
         assert_eq!(l.throttle_status, ThrottleStatus::Throttled { level: 2 });
         assert_eq!(l.pcie_correctable_errors, 12_345);

@@ -59,7 +59,10 @@ pub fn apply_host_thermal_management(r: &mut SmartReading, h: &HostThermalManage
 
 /// Fills the OCP SMART extended log's heat and shutdown fields.
 pub fn apply_ocp_smart_log(r: &mut SmartReading, log: &OcpSmartLog) {
+    let sat = |b: u128| Some(u64::try_from(b).unwrap_or(u64::MAX));
     r.ocp_smart = Some(OcpSmartHealth {
+        media_written_bytes: sat(log.physical_media_written_bytes),
+        media_read_bytes: sat(log.physical_media_read_bytes),
         throttle_status: log.throttle_status,
         throttle_events: log.throttle_events,
         max_temperature_c: log.max_temperature_recorded.map(i32::from),
