@@ -393,10 +393,6 @@ mod tests {
                 "[a]\nfilename=/tmp/x\nsize=0x100000\n",
                 size("size", "0x100000"),
             ),
-            (
-                "[a]\nfilename=/tmp/x\noffset_increment=50%\nsize=1m\n",
-                size("offset_increment", "50%"),
-            ),
             ("[a]\nfilename=/tmp/x\nsize=150%\n", size("size", "150%")),
             (
                 "[a]\nfilename=/tmp/x\nfilesize=2z\n",

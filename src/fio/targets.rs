@@ -93,12 +93,17 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
                 Reach::File => (None, false),
                 Reach::Share => (None, true),
                 Reach::FromShare {
-                    percent,
+                    offset,
+                    increment,
+                    jobs,
                     align,
                     then,
                 } => {
-                    let start = share_of(&path, percent, align);
-                    match start.checked_add(then) {
+                    let start = share_of(&path, increment, align)
+                        .checked_mul(jobs)
+                        .and_then(|i| i.checked_add(share_of(&path, offset, align)))
+                        .and_then(|s| s.checked_add(then));
+                    match start {
                         Some(r) => (Some(r), false),
                         None => return Err(refuse(job, Refusal::ReachOverflows)),
                     }
@@ -186,9 +191,16 @@ enum Reach {
     /// `size=N%`: a share of the file as it is (fio never goes past its end), which a file
     /// that does not exist yet has none of.
     Share,
-    /// `offset=N%`: from that share of the file as it is (0 for a new one), aligned up to
+    /// `offset=N%` or `offset_increment=N%`: from `offset` percent of the file as it is
+    /// (0 for a new one) plus `jobs` times `increment` percent of it, each aligned up to
     /// `align`, then `then` bytes more.
-    FromShare { percent: u8, align: u64, then: u64 },
+    FromShare {
+        offset: u8,
+        increment: u8,
+        jobs: u64,
+        align: u64,
+        then: u64,
+    },
 }
 
 /// Where `offset=N%` starts in a file, as fio works it out (filesetup.c
@@ -247,7 +259,9 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u6
                 .map(Ok)
                 .ok_or_else(|| refuse(job, Refusal::ReachOverflows))
         }
-        SizeOrShare::Percent(p) if matches!(key, "size" | "offset") => Ok(Err(p)),
+        SizeOrShare::Percent(p) if matches!(key, "size" | "offset" | "offset_increment") => {
+            Ok(Err(p))
+        }
         SizeOrShare::Percent(_) => Err(unreadable()),
     }
 }
@@ -272,7 +286,7 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
         }
     }
     let [total, filesize, offset, increment] = v;
-    let [size_share, _, offset_share, _] = shares;
+    let [size_share, _, offset_share, increment_share] = shares;
     if size_share.is_some() {
         // fio lays the file out to filesize first, then takes its share of that.
         return Ok(if filesize > 0 {
@@ -307,18 +321,30 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
     let after = increment
         .checked_mul(numjobs)
         .and_then(|i| i.checked_add(size.max(filesize)));
-    match (after, offset_share) {
-        (Some(then), Some(percent)) => Ok(Reach::FromShare {
-            percent,
-            align: offset_align(job),
-            then,
-        }),
-        (Some(then), None) => then
+    let Some(then) = after else {
+        return Err(refuse(job, Refusal::ReachOverflows));
+    };
+    if offset_share.is_none() && increment_share.is_none() {
+        return then
             .checked_add(offset)
             .map(Reach::Upto)
-            .ok_or_else(|| refuse(job, Refusal::ReachOverflows)),
-        (None, _) => Err(refuse(job, Refusal::ReachOverflows)),
+            .ok_or_else(|| refuse(job, Refusal::ReachOverflows));
     }
+    // A share of the file as it is, worked out per file; an offset in bytes beside a
+    // share of an increment adds to what follows it.
+    let then = match offset_share {
+        Some(_) => then,
+        None => then
+            .checked_add(offset)
+            .ok_or_else(|| refuse(job, Refusal::ReachOverflows))?,
+    };
+    Ok(Reach::FromShare {
+        offset: offset_share.unwrap_or(0),
+        increment: increment_share.unwrap_or(0),
+        jobs: numjobs,
+        align: offset_align(job),
+        then,
+    })
 }
 
 /// A job's log prefix would overwrite a file that is there: an entry of its directory
@@ -556,6 +582,24 @@ mod tests {
             let text = format!("[a]\nfilename={}\n{opts}", path.display());
             targets(&parse_steps(&text).unwrap()).unwrap()[0].size
         };
+        // Each job a quarter of 1 MiB further (fio's offset_increment=25%, filesetup.c):
+        // at most numjobs increments, then its size.
+        assert_eq!(
+            reach(&f, "offset_increment=25%\nnumjobs=2\nsize=64k\n"),
+            Some((512 << 10) + (64 << 10))
+        );
+        assert_eq!(
+            reach(&f, "offset=4k\noffset_increment=25%\nnumjobs=1\nsize=64k\n"),
+            Some((256 << 10) + (4 << 10) + (64 << 10))
+        );
+        assert_eq!(
+            reach(
+                &dir.path().join("new"),
+                "offset_increment=25%\nnumjobs=2\nsize=64k\n"
+            ),
+            Some(64 << 10),
+            "a new file is 0 bytes: every job starts at 0"
+        );
         // Half of 1 MiB, then 64k: fio's offset=50%.
         assert_eq!(
             reach(&f, "offset=50%\nsize=64k\n"),
