@@ -75,13 +75,13 @@ impl LatencyCounts {
 pub struct DriveFigures {
     pub label: String,
     pub host: String,
-    /// I/Os and bytes completed since the run started: reads, writes.
-    pub ios: [u64; 2],
-    pub bytes: [u64; 2],
+    /// I/Os and bytes completed since the run started: reads, writes, trims.
+    pub ios: [u64; 3],
+    pub bytes: [u64; 3],
     pub errors: u64,
-    /// The latest interval's rates: reads, writes.
-    pub iops: [f64; 2],
-    pub bandwidth: [f64; 2],
+    /// The latest interval's rates: reads, writes, trims.
+    pub iops: [f64; 3],
+    pub bandwidth: [f64; 3],
     pub latency: [LatencyCounts; 2],
     /// The latest interval's percentiles of every I/O, microseconds.
     pub interval_latency: Option<LatSummary>,
@@ -107,13 +107,13 @@ impl DriveFigures {
 
     /// Adds a merged interval: its counts, its rates as the latest, its histograms.
     pub fn interval(&mut self, r: &IntervalReport) {
-        for (d, c) in [&r.read, &r.write].into_iter().enumerate() {
+        for (d, c) in [&r.read, &r.write, &r.trim].into_iter().enumerate() {
             self.ios[d] += c.ios;
             self.bytes[d] += c.bytes;
         }
         self.errors += r.errors;
-        self.iops = [r.read_iops, r.write_iops];
-        self.bandwidth = [r.read_bw_bytes, r.write_bw_bytes];
+        self.iops = [r.read_iops, r.write_iops, r.trim_iops];
+        self.bandwidth = [r.read_bw_bytes, r.write_bw_bytes, r.trim_bw_bytes];
         self.interval_latency = Some(r.lat_us);
         if let Some(h) = &r.hists {
             // The histogram `lat_us` describes: response latency when paced, else service.

@@ -4,11 +4,12 @@
 //! interval's figures into [`Figures`] and the server encodes them when scraped.
 //!
 //! The series (every one labelled `drive` (index), `label` and `host`):
-//! - `drivescope_ios_total{direction}`, `drivescope_io_bytes_total{direction}`,
+//! - `drivescope_ios_total{direction}`, `drivescope_io_bytes_total{direction}` (direction
+//!   `read`, `write` or `trim`),
 //!   `drivescope_io_errors_total`: counters since the run started;
 //! - `drivescope_iops{direction}`, `drivescope_bandwidth_bytes_per_second{direction}`: the
 //!   latest interval's rates;
-//! - `drivescope_latency_seconds{direction}`: a histogram of every I/O's latency (buckets
+//! - `drivescope_latency_seconds{direction}`: a histogram of every read's and write's latency (buckets
 //!   1-2-5 from 10 µs to 10 s), made from each interval's exact histogram, for
 //!   `histogram_quantile` across time and hosts; and
 //!   `drivescope_interval_latency_seconds{quantile}`: the latest interval's percentiles as

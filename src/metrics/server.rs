@@ -164,7 +164,7 @@ mod tests {
         {
             let mut f = m.figures.lock().unwrap();
             let mut d = super::super::DriveFigures::new("a".into(), "h".into());
-            d.ios = [5, 7];
+            d.ios = [5, 7, 3];
             f.drives.push(d);
         }
         let r = get(m.addr, "/metrics");
@@ -172,6 +172,10 @@ mod tests {
         assert!(r.contains("application/openmetrics-text"));
         assert!(
             r.contains(r#"drivescope_ios_total{drive="0",label="a",host="h",direction="write"} 7"#),
+            "{r}"
+        );
+        assert!(
+            r.contains(r#"drivescope_ios_total{drive="0",label="a",host="h",direction="trim"} 3"#),
             "{r}"
         );
         assert!(
