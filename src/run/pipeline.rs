@@ -155,9 +155,19 @@ impl Hub<'_, '_> {
 
     fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
-        let dir = self.rec.snapshot_dir();
-        self.rec.snapshot(&dir);
-        self.show(None, &RunEvent::Snapshot(&dir));
+        match self.rec.claim_snapshot_dir() {
+            Ok(dir) => {
+                self.rec.snapshot(&dir);
+                self.show(None, &RunEvent::Snapshot(&dir));
+            }
+            Err(e) => {
+                let n = format!(
+                    "snapshot not taken: no new folder beside {}: {e}",
+                    self.rec.snapshot_dir().display()
+                );
+                self.show(None, &RunEvent::SessionNotice(&n));
+            }
+        }
     }
 
     /// What drive `d`'s worker said (all but its end).

@@ -104,6 +104,30 @@ pub fn lock_session(path: &Path) -> Result<SessionLock, SessionError> {
     })
 }
 
+/// Claims a new folder `<base>-<YYYY-MM-DDTHH-MM-SS>` (then `-2`, `-3`… when the name is
+/// held) with an exclusive `mkdir`: a snapshot taken by hand never lands in one taken
+/// before it, nor in anything else that is there.
+pub fn claim_dated_dir(base: &Path, at: SystemTime) -> std::io::Result<PathBuf> {
+    let stamp = LocalTime::of(at).file_stamp();
+    let name = base
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "snapshot".into());
+    for n in 1..=MAX_CLAIMS {
+        let dir = base.with_file_name(if n == 1 {
+            format!("{name}-{stamp}")
+        } else {
+            format!("{name}-{stamp}-{n}")
+        });
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
+}
+
 /// The sidecar path next to a session: `run.yaml` + `.hlog` → `run.hlog`.
 pub fn sibling(session: &Path, suffix: &str) -> PathBuf {
     let stem = session

@@ -477,6 +477,11 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
             .any(|l| l.contains("snapshot being written to"))
     });
     assert!(s.contains("step 3/4"), "{s}");
+    // A second one, once the first is written, goes to a folder of its own (the first is
+    // kept as it was).
+    wait_for_snapshots(home.path(), 1);
+    t.tmux(&["send-keys", "s"]);
+    wait_for_snapshots(home.path(), 2);
     t.tmux(&["send-keys", "q"]);
     t.wait_for("Stop it and quit?");
     t.tmux(&["send-keys", "y"]);
@@ -515,19 +520,57 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
         "{:?}",
         steps[1]
     );
-    // The snapshot is an event of the session and a session of its own on disk.
-    let snap = loaded
+    // Each snapshot is an event of the session and a session of its own on disk, in a
+    // folder of its own.
+    let snaps: Vec<_> = loaded
         .session
         .events
         .iter()
-        .find(|e| e.kind == drivescope::session::EventKind::Snapshot)
-        .unwrap_or_else(|| panic!("no snapshot event: {:?}", loaded.session.events));
-    assert!(snap.t >= steps[2].start_s, "taken in step 3: {snap:?}");
-    let dir = snap.message.trim_start_matches("snapshot to ");
-    let copy = drivescope::session::load(&std::path::Path::new(dir).join("session.yaml"))
-        .unwrap_or_else(|e| panic!("the snapshot in {dir} ({}): {e}", path.display()));
-    assert!(copy.session.steps.len() >= 2, "{:?}", copy.session.steps);
-    assert!(!copy.session.intervals.is_empty());
+        .filter(|e| e.kind == drivescope::session::EventKind::Snapshot)
+        .collect();
+    assert_eq!(snaps.len(), 2, "{:?}", loaded.session.events);
+    assert_ne!(snaps[0].message, snaps[1].message, "two folders");
+    for snap in snaps {
+        assert!(snap.t >= steps[2].start_s, "taken in step 3: {snap:?}");
+        let dir = snap.message.trim_start_matches("snapshot to ");
+        let copy = drivescope::session::load(&std::path::Path::new(dir).join("session.yaml"))
+            .unwrap_or_else(|e| panic!("the snapshot in {dir} ({}): {e}", path.display()));
+        assert!(copy.session.steps.len() >= 2, "{:?}", copy.session.steps);
+        assert!(!copy.session.intervals.is_empty());
+    }
+}
+
+/// Waits until `n` snapshot folders (`<session>-snapshot-<time>`) under `home` hold their
+/// written report (a minute at most).
+fn wait_for_snapshots(home: &std::path::Path, n: usize) {
+    fn found(dir: &std::path::Path, out: &mut usize) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.file_name()
+                    .is_some_and(|f| f.to_string_lossy().contains("-snapshot-"))
+                    && p.join("report.html").exists()
+                {
+                    *out += 1;
+                } else {
+                    found(&p, out);
+                }
+            }
+        }
+    }
+    let t0 = std::time::Instant::now();
+    loop {
+        let mut count = 0;
+        found(home, &mut count);
+        if count >= n {
+            return;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "{count} snapshot folders, not {n}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 #[test]

@@ -19,6 +19,14 @@ impl SessionRecorder {
             .unwrap_or_else(|| crate::session::paths::sibling(&self.path, "-snapshot"))
     }
 
+    /// A new folder for a snapshot asked for by hand (a key, a signal): the snapshot
+    /// folder's name with the time in it, claimed exclusively, so that no snapshot
+    /// replaces another ([`crate::session::paths::claim_dated_dir`]). Periodic snapshots
+    /// (`--snapshot-every`) keep refreshing the one folder.
+    pub fn claim_snapshot_dir(&self) -> std::io::Result<PathBuf> {
+        crate::session::paths::claim_dated_dir(&self.snapshot_dir(), std::time::SystemTime::now())
+    }
+
     /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a
     /// background thread; a snapshot still being written is not started twice.
     pub fn snapshot(&mut self, dir: &Path) {
