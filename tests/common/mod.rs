@@ -377,6 +377,8 @@ pub struct Proc {
     pub state: String,
     pub ppid: u32,
     pub pgrp: u32,
+    /// Its session.
+    pub sid: u32,
 }
 
 /// Every process, from /proc.
@@ -389,18 +391,20 @@ pub fn processes() -> Vec<Proc> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        // pid (comm) state ppid pgrp …: the fields after the command's closing parenthesis.
+        // pid (comm) state ppid pgrp session …: the fields after the command's closing
+        // parenthesis.
         let f: Vec<&str> = stat
             .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().take(3).collect())
+            .map(|(_, rest)| rest.split_whitespace().take(4).collect())
             .unwrap_or_default();
-        if let [state, ppid, pgrp] = f[..] {
-            if let (Ok(ppid), Ok(pgrp)) = (ppid.parse(), pgrp.parse()) {
+        if let [state, ppid, pgrp, sid] = f[..] {
+            if let (Ok(ppid), Ok(pgrp), Ok(sid)) = (ppid.parse(), pgrp.parse(), sid.parse()) {
                 out.push(Proc {
                     pid,
                     state: state.to_string(),
                     ppid,
                     pgrp,
+                    sid,
                 });
             }
         }

@@ -8,34 +8,17 @@ use std::time::{Duration, Instant};
 
 use crate::common;
 
-/// The live processes whose command line holds `word`, with their process group and
-/// session (fields 5 and 6 of /proc/PID/stat).
+/// The live processes whose command line holds `word`: (pid, process group, session).
 fn holding(word: &str) -> Vec<(u32, u32, u32)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if !String::from_utf8_lossy(&cmdline).contains(word) {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let f: Vec<&str> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().take(4).collect())
-            .unwrap_or_default();
-        if let [state, _ppid, pgrp, sid] = f[..] {
-            if state != "Z" {
-                out.push((pid, pgrp.parse().unwrap(), sid.parse().unwrap()));
-            }
-        }
-    }
-    out
+    common::processes()
+        .into_iter()
+        .filter(|p| p.state != "Z")
+        .filter(|p| {
+            std::fs::read(format!("/proc/{}/cmdline", p.pid))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(word))
+        })
+        .map(|p| (p.pid, p.pgrp, p.sid))
+        .collect()
 }
 
 fn job_file(dir: &Path, section: &str) -> std::path::PathBuf {
