@@ -160,6 +160,7 @@ fn main() {
             page_cache: false,
         },
         command: Some("gen_session".into()),
+        note: None,
         drive: serde_yaml::from_str("{model: Generated NVMe 1TB, serial: GEN0001, firmware: 1.0}")
             .unwrap_or(Value::Null),
         preset: serde_yaml::from_str("{name: generated-sweep}").unwrap_or(Value::Null),

@@ -36,6 +36,10 @@ pub struct DashboardArgs {
     /// Let the mouse pick tabs and list entries.
     #[arg(long)]
     pub mouse: bool,
+    /// What is tested, in your words (firmware, condition): kept in every session the
+    /// dashboard's runs save, shown in their reports and in compare.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
     /// Multiply every duration of the presets by F (demos, tests).
     #[arg(long, value_parser = super::parse::parse_time_scale, default_value = "1")]
     pub time_scale: f64,

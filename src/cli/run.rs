@@ -158,6 +158,10 @@ pub struct RunArgs {
     /// $XDG_DATA_HOME/drivescope/sessions/ (~/.local/share/drivescope/sessions/).
     #[arg(long, value_name = "PATH")]
     pub session: Option<PathBuf>,
+    /// What is tested, in your words (firmware, condition: "FW 2.1, after a secure erase"):
+    /// kept in the session, shown in its report and in compare.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
     /// Replace an earlier session (and its histogram log) at --session; without it, a
     /// path holding one is refused.
     #[arg(long, requires = "session")]

@@ -65,6 +65,17 @@ pub fn run(a: &CompareArgs) -> Result<Verdict, ReportCmdError> {
     }
     let o = Output::default();
     o.text(Stream::Out, &compare::text_table(&entries));
+    for (name, note) in compare::notes(&entries) {
+        // A session file's text, shown with its control characters escaped.
+        o.text(
+            Stream::Out,
+            &format!(
+                "{}: {}\n",
+                crate::ostext::printable(name),
+                crate::ostext::printable(note)
+            ),
+        );
+    }
     // Every further session's steps against the first's (the baseline's).
     let name = |p: &Path| p.display().to_string();
     let steps: Vec<compare::StepsCompared<'_>> = results

@@ -57,6 +57,7 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
         mouse: a.mouse,
         colour: color.colour(true),
         time_scale: a.time_scale,
+        note: a.note.clone(),
         metrics,
     })
 }

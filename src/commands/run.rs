@@ -159,6 +159,7 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         path: a.session.clone(),
         options,
         command: Some(command_line()),
+        note: a.note.clone(),
         notes: left_out,
         lock,
     };

@@ -67,6 +67,7 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
         path: a.session.clone(),
         options,
         command: Some(crate::ostext::command_line()),
+        note: None,
         notes: Vec::new(),
         lock,
     };

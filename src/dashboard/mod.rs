@@ -43,6 +43,8 @@ pub struct Options {
     pub colour: bool,
     /// Multiplies every duration of the presets.
     pub time_scale: f64,
+    /// What is tested, in the user's words (`--note`), for every run's session.
+    pub note: Option<String>,
     /// `--metrics`: every run of the dashboard also feeds this endpoint.
     pub metrics: Option<crate::metrics::MetricsServer>,
 }
@@ -194,7 +196,10 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         fx_rx,
         msg_tx,
         tele_tx.clone(),
-        args.time_scale,
+        runs::EveryRun {
+            time_scale: args.time_scale,
+            note: args.note.clone(),
+        },
         many,
         new_file,
         args.metrics.as_ref().map(crate::metrics::MetricsSink::new),

@@ -37,6 +37,8 @@ struct Start {
     fio_job: Option<PathBuf>,
     destroy_data: Option<PathBuf>,
     time_scale: f64,
+    /// What is tested, in the user's words (`--note`).
+    note: Option<String>,
 }
 
 fn request(s: &Start) -> Result<RunRequest, RunError> {
@@ -104,6 +106,7 @@ fn run_one(
             Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
             None => format!("drivescope (dashboard): preset {}", s.preset_id),
         }),
+        note: s.note.clone(),
         notes: Vec::new(),
         lock: None,
     };
@@ -151,6 +154,8 @@ struct StartMany {
     /// Every drive's target, with its write confirmation when the user gave one.
     targets: Vec<TargetChoice>,
     time_scale: f64,
+    /// What is tested, in the user's words (`--note`).
+    note: Option<String>,
 }
 
 /// Prepares every drive (each guard-checked before any is touched) and runs the preset on
@@ -207,6 +212,7 @@ fn run_many(
             s.preset_id,
             crate::app::drives::count(prepared.len()).trim_end()
         )),
+        note: s.note.clone(),
         notes: Vec::new(),
         lock: None,
     };
@@ -247,17 +253,26 @@ impl Current {
     }
 }
 
+/// What every run the dashboard starts is given from its command line.
+pub(super) struct EveryRun {
+    /// Multiplies every duration of the presets (`--time-scale`).
+    pub time_scale: f64,
+    /// What is tested, in the user's words (`--note`).
+    pub note: Option<String>,
+}
+
 /// Carries out the dashboard's effects until it quits (or the UI goes away); a run still
 /// going then is stopped, and its session saved, before this returns.
 pub(super) fn spawn_effects(
     mut fx: UnboundedReceiver<Effect>,
     msgs: UnboundedSender<Msg>,
     telemetry: std_mpsc::Sender<TelemetryCmd>,
-    time_scale: f64,
+    every_run: EveryRun,
     drives: Vec<TargetChoice>,
     new_file: Option<(PathBuf, u64)>,
     exporter: Option<MetricsSink>,
 ) -> JoinHandle<()> {
+    let EveryRun { time_scale, note } = every_run;
     std::thread::spawn(move || {
         let mut current: Option<Current> = None;
         let send = |c: &Option<Current>, cmd: RunCmd| {
@@ -284,6 +299,7 @@ pub(super) fn spawn_effects(
                             fio_job: Some(file),
                             destroy_data,
                             time_scale,
+                            note: note.clone(),
                         },
                         Effect::StartRun {
                             preset_id,
@@ -299,6 +315,7 @@ pub(super) fn spawn_effects(
                             fio_job: None,
                             destroy_data,
                             time_scale,
+                            note: note.clone(),
                         },
                         _ => continue,
                     };
@@ -329,6 +346,7 @@ pub(super) fn spawn_effects(
                         preset_id,
                         targets,
                         time_scale,
+                        note: note.clone(),
                     };
                     let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
                     let exporter = exporter.clone();

@@ -147,6 +147,14 @@ fn state_of(s: &Session) -> String {
 
 /// What a session's workload is, as (name, value) pairs to set side by side: the preset
 /// for a preset run, else the single workload's shape.
+/// What each session says was tested (`--note`): (its name, its note), for those that say.
+pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, &'a str)> {
+    entries
+        .iter()
+        .filter_map(|e| Some((e.name.as_str(), e.session.note.as_deref()?)))
+        .collect()
+}
+
 fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
     if let Some(id) = s.preset.get("id").and_then(Value::as_str) {
         return vec![("preset", id.to_string())];
@@ -345,6 +353,15 @@ pub fn write_compare(
             let _ = write!(o, "<li>{}</li>", esc(d));
         }
         o.push_str("</ul>\n");
+    }
+    let noted = notes(entries);
+    if !noted.is_empty() {
+        o.push_str("<h2>What was tested</h2>\n");
+        let rows: Vec<Vec<String>> = noted
+            .iter()
+            .map(|(name, note)| vec![name.to_string(), note.to_string()])
+            .collect();
+        grid(&mut o, "notes", &["session", "note"], &rows);
     }
     o.push_str("<h2>Summary</h2>\n");
     grid(&mut o, "compare", &COLUMNS, &table_rows(entries));

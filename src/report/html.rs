@@ -120,13 +120,18 @@ fn f1(x: f64) -> String {
 }
 
 fn summary_rows(s: &Session) -> Vec<(String, String)> {
-    let mut rows = vec![
+    let mut rows: Vec<(String, String)> = s
+        .note
+        .iter()
+        .map(|n| ("note".to_string(), n.clone()))
+        .collect();
+    rows.extend([
         ("state".into(), format!("{:?}", s.state).to_lowercase()),
         ("started".into(), s.started.clone()),
         ("target".into(), s.target.path.clone()),
         ("intervals".into(), s.intervals.len().to_string()),
         ("steps".into(), s.steps.len().to_string()),
-    ];
+    ]);
     if s.target.page_cache {
         rows.push(("page cache".into(), PAGE_CACHE_ROW.into()));
     }

@@ -45,6 +45,8 @@ pub struct SessionPlan {
     pub options: RecorderOptions,
     /// The command line, as the session records it.
     pub command: Option<String>,
+    /// What was tested, in the user's words (`--note`).
+    pub note: Option<String>,
     /// What the run says of itself before it starts (hosts left out by --keep-going).
     pub notes: Vec<String>,
     /// The lock on `path`, when the caller took it before preparing the run
@@ -347,6 +349,7 @@ pub fn execute_many(
         early.push(samples);
     }
     let mut start = session_start(first, feeds[0].drive(), session.command.clone());
+    start.note = session.note.clone();
     if runs.len() > 1 {
         start.drives = runs
             .iter()

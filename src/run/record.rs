@@ -82,6 +82,7 @@ pub fn session_start(
     SessionStart {
         target: run_target_info(run),
         command,
+        note: None,
         drive: drive
             .and_then(|d| serde_yaml::to_value(d).ok())
             .unwrap_or(serde_yaml::Value::Null),

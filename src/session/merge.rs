@@ -12,6 +12,7 @@ pub(super) fn take_key(into: &mut Session, part: Session, key: &str) {
         "started" => into.started = part.started,
         "state" => into.state = part.state,
         "command" => into.command = part.command,
+        "note" => into.note = part.note,
         "host" => into.host = part.host,
         "drive" => into.drive = part.drive,
         "target" => into.target = part.target,
@@ -33,6 +34,7 @@ pub(super) fn merge(into: &mut Session, part: Session) {
         into.drivescope_version = part.drivescope_version;
         into.started = part.started;
         into.command = part.command;
+        into.note = part.note;
         into.host = part.host;
     }
     if part.state != SessionState::Running {

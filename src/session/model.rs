@@ -409,6 +409,9 @@ pub struct Session {
     /// The command line that ran, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// What was tested, in the user's words (`--note`: firmware, condition, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub host: Host,
     /// Drive identity (model, serial, firmware, capacity…), from the telemetry layer.
     pub drive: Value,
@@ -451,6 +454,7 @@ impl Session {
                 started: self.started.clone(),
                 state: self.state,
                 command: self.command.clone(),
+                note: self.note.clone(),
                 host: self.host.clone(),
                 drive: entry.identity.clone(),
                 target: entry.target.clone(),

@@ -91,6 +91,7 @@ fn start() -> SessionStart {
             page_cache: false,
         },
         command: Some("drivescope run --rw randread".into()),
+        note: None,
         drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),
         preset: Value::Null,
         plan: Value::Null,

@@ -46,6 +46,8 @@ struct Header<'a> {
     state: SessionState,
     #[serde(skip_serializing_if = "Option::is_none")]
     command: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: &'a Option<String>,
     host: &'a Host,
     drive: &'a Value,
     target: &'a TargetInfo,
@@ -65,6 +67,7 @@ pub fn header(s: &Session) -> Result<String, serde_yaml::Error> {
         started: &s.started,
         state: s.state,
         command: &s.command,
+        note: &s.note,
         host: &s.host,
         drive: &s.drive,
         target: &s.target,

@@ -839,3 +839,47 @@ fn kill_9_during_the_final_rewrite_leaves_the_autosaved_stream_whole() {
     }
     panic!("in 10 runs the kill never landed between the temp file and the rename");
 }
+
+#[test]
+fn a_note_says_what_was_tested_in_the_session_its_report_and_compare() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (home.path().join("a.yaml"), home.path().join("b.yaml"));
+    short_run(home.path(), &a, &["--note", "FW 2.1, fresh out of box"]);
+    short_run(home.path(), &b, &["--note", "FW 2.2 <after secure erase>"]);
+    let sa = session::load(&a).unwrap().session;
+    assert_eq!(sa.note.as_deref(), Some("FW 2.1, fresh out of box"));
+    let out_dir = home.path().join("rep");
+    let out = run(home.path(), &["report", s(&b), "--out", s(&out_dir)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("FW 2.2 &lt;after secure erase&gt;"),
+        "the note, escaped, in the report"
+    );
+    let out = run(
+        home.path(),
+        &[
+            "compare",
+            s(&a),
+            s(&b),
+            "--out",
+            s(&home.path().join("cmp")),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\na: FW 2.1, fresh out of box\nb: FW 2.2 <after secure erase>\n"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(home.path().join("cmp").join("compare.html")).unwrap();
+    assert!(page.contains("What was tested") && page.contains("FW 2.1, fresh out of box"));
+    // A session without a note has none in its file.
+    let c = home.path().join("c.yaml");
+    short_run(home.path(), &c, &[]);
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(!text.contains("\nnote:"), "{text}");
+}

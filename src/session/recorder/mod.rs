@@ -130,6 +130,7 @@ impl SessionRecorder {
             started: now_rfc3339(),
             state: SessionState::Running,
             command: start.command,
+            note: start.note,
             host: Host::detect(),
             drive: start.drive,
             target: start.target,

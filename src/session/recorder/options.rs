@@ -62,6 +62,8 @@ impl Default for RecorderOptions {
 pub struct SessionStart {
     pub target: TargetInfo,
     pub command: Option<String>,
+    /// What was tested, in the user's words (`--note`).
+    pub note: Option<String>,
     pub drive: Value,
     pub preset: Value,
     pub plan: Value,
