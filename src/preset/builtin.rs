@@ -107,6 +107,19 @@ pub fn load_builtin(id: &str) -> Result<Preset, PresetError> {
     }
 }
 
+/// A preset of the catalog by id alone (the dashboard's `--preset`, which picks from the
+/// catalog): a misspelt id is refused with the nearest id.
+pub fn find_id(id: &str) -> Result<Preset, PresetError> {
+    let cat = catalog();
+    match cat.presets.iter().find(|p| p.id == id) {
+        Some(p) => Ok(p.clone()),
+        None => Err(not_found(
+            id,
+            cat.presets.iter().map(|p| p.id.clone()).collect(),
+        )),
+    }
+}
+
 fn not_found(id: &str, known: Vec<String>) -> PresetError {
     PresetError::NotFound {
         id: id.to_string(),

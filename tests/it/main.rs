@@ -11,6 +11,7 @@ mod common;
 mod fake_sysfs;
 
 mod cli_telemetry;
+mod dashboard_args;
 mod dashboard_tmux;
 mod dashboard_tmux_drives;
 mod devices_in_use;
