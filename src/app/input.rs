@@ -134,6 +134,16 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             app.tab = app.tab.prev();
             Vec::new()
         }
+        ShowTab => {
+            if let Some(p) = app
+                .keymap
+                .which(ShowTab, k)
+                .and_then(|i| super::overlay::Panel::ALL.get(i))
+            {
+                app.tab = *p;
+            }
+            Vec::new()
+        }
         Up | Down => {
             drives::pick_step(app, action == Down);
             Vec::new()
@@ -290,22 +300,63 @@ fn step(sel: &mut usize, len: usize, down: bool) {
     }
 }
 
+/// Entries a page key moves by in a list or the help.
+pub const PAGE: usize = 10;
+
+/// Moves a list's selection by a list key (up and down wrap around; a page, the first and
+/// the last stop at the ends); false for a key that is not one of them.
+fn list_move(sel: &mut usize, len: usize, a: Action) -> bool {
+    let last = len.saturating_sub(1);
+    match a {
+        Action::Up => step(sel, len, false),
+        Action::Down => step(sel, len, true),
+        Action::PageUp => *sel = sel.saturating_sub(PAGE),
+        Action::PageDown => *sel = (*sel + PAGE).min(last),
+        Action::First => *sel = 0,
+        Action::Last => *sel = last,
+        _ => return false,
+    }
+    true
+}
+
+/// The keys that move in a list.
+const MOVES: [Action; 6] = [
+    Action::Up,
+    Action::Down,
+    Action::PageUp,
+    Action::PageDown,
+    Action::First,
+    Action::Last,
+];
+
 fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
     use Action::*;
-    match app
-        .keymap
-        .first_of(&[Back, Help, Quit, Up, Down, Interrupt], k)
-    {
-        Some(Up) => {
+    let lines = app.help_actions().len();
+    // The first line of the last page (the help's window: its lines, two borders and two
+    // of footer, at most the screen's height), where scrolling stops.
+    let shown = usize::from(app.size.1)
+        .min(lines + 5)
+        .saturating_sub(4)
+        .max(1);
+    let top = lines.saturating_sub(shown);
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        {
+            let mut at = scroll as usize;
+            // Up and down stop at the ends here: the help is read, not picked from.
+            match m {
+                Up => at = at.saturating_sub(1),
+                Down => at = (at + 1).min(top),
+                other => {
+                    list_move(&mut at, top + 1, other);
+                }
+            }
             app.overlay = Some(Overlay::Help {
-                scroll: scroll.saturating_sub(1),
-            })
+                scroll: u16::try_from(at).unwrap_or(u16::MAX),
+            });
+            return Vec::new();
         }
-        Some(Down) => {
-            app.overlay = Some(Overlay::Help {
-                scroll: (scroll + 1).min(Action::ALL.len() as u16),
-            })
-        }
+    }
+    match app.keymap.first_of(&[Back, Help, Quit, Interrupt], k) {
         Some(Interrupt) => {
             app.overlay = None;
             return main_key(app, k);
@@ -318,6 +369,10 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.preset_sel, app.presets.len(), m);
+        return Vec::new();
+    }
     match app
         .keymap
         .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
@@ -325,14 +380,6 @@ fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         Some(Select) => start(app),
         Some(Back) => {
             app.overlay = None;
-            Vec::new()
-        }
-        Some(Up) => {
-            step(&mut app.preset_sel, app.presets.len(), false);
-            Vec::new()
-        }
-        Some(Down) => {
-            step(&mut app.preset_sel, app.presets.len(), true);
             Vec::new()
         }
         Some(Targets) => {
@@ -411,9 +458,13 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.target_sel, app.targets.len(), m);
+        return Vec::new();
+    }
     match app
         .keymap
-        .first_of(&[Select, Back, Up, Down, Help, Quit, Interrupt], k)
+        .first_of(&[Select, Back, Help, Quit, Interrupt], k)
     {
         Some(Select) => {
             let Some(t) = app.selected_target().cloned() else {
@@ -437,8 +488,6 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
             }
         }
         Some(Back) => app.overlay = None,
-        Some(Up) => step(&mut app.target_sel, app.targets.len(), false),
-        Some(Down) => step(&mut app.target_sel, app.targets.len(), true),
         Some(Help) => app.overlay = Some(Overlay::Help { scroll: 0 }),
         Some(Quit | Interrupt) => {
             app.overlay = None;
@@ -451,10 +500,11 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
-    match app
-        .keymap
-        .first_of(&[Select, Back, Up, Down, Themes, Interrupt], k)
-    {
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.theme_idx, app.themes.len(), m);
+        return Vec::new();
+    }
+    match app.keymap.first_of(&[Select, Back, Themes, Interrupt], k) {
         Some(Interrupt) => {
             app.theme_idx = original;
             app.overlay = None;
@@ -468,8 +518,7 @@ fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
             app.theme_idx = original;
             app.overlay = None;
         }
-        Some(Up) => step(&mut app.theme_idx, app.themes.len(), false),
-        Some(Down | Themes) => step(&mut app.theme_idx, app.themes.len(), true),
+        Some(Themes) => step(&mut app.theme_idx, app.themes.len(), true),
         _ => {}
     }
     Vec::new()

@@ -53,16 +53,31 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
     let actions = app.help_actions();
-    let r = centred(area, 90, actions.len() as u16 + 5);
+    let r = centred(area, 100, actions.len() as u16 + 5);
     f.render_widget(Clear, r);
-    let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
-    let inner = block.inner(r);
-    f.render_widget(block, r);
+    let inner = panel_block("", t).inner(r);
     let [table_area, foot] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+        Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+    // The last page shows the last key: scrolling stops there.
+    let shown = usize::from(table_area.height).max(1);
+    let first = (scroll as usize).min(actions.len().saturating_sub(shown));
+    let last = (first + shown).min(actions.len());
+    let title = format!(
+        "Keys {}-{last} of {} (from keys.yaml, else the defaults)",
+        first + 1,
+        actions.len()
+    );
+    let block = panel_block(&title, t);
+    f.render_widget(block, r);
+    let key_width = actions
+        .iter()
+        .map(|a| keys(app, *a).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(6, 24) as u16;
     let rows: Vec<Row> = actions
         .iter()
-        .skip(scroll as usize)
+        .skip(first)
         .map(|a| {
             Row::new(vec![
                 Cell::from(Span::styled(keys(app, *a), Style::default().fg(t.accent))),
@@ -75,7 +90,7 @@ fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
         Table::new(
             rows,
             [
-                Constraint::Length(14),
+                Constraint::Length(key_width),
                 Constraint::Length(12),
                 Constraint::Min(10),
             ],
@@ -83,11 +98,25 @@ fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
         .style(t.base()),
         table_area,
     );
+    let file = app
+        .keys_file
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "keys.yaml (no config folder: no HOME)".into());
+    let scroll_keys = [Action::Up, Action::Down, Action::PageUp, Action::PageDown]
+        .iter()
+        .filter_map(|a| app.keymap.keys(*a).first().map(|k| k.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ");
     f.render_widget(
         Paragraph::new(Line::styled(
-            "override any of these in ~/.config/drivescope/keys.yaml · esc closes",
+            format!(
+                "{scroll_keys} scroll · {} closes · override any of these in {file}",
+                keys(app, Action::Back)
+            ),
             t.dim_style(),
-        )),
+        ))
+        .wrap(Wrap { trim: true }),
         foot,
     );
 }

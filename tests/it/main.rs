@@ -12,6 +12,7 @@ mod fake_sysfs;
 
 mod cli_telemetry;
 mod dashboard_args;
+mod dashboard_keys;
 mod dashboard_tmux;
 mod dashboard_tmux_drives;
 mod devices_in_use;

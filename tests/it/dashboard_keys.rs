@@ -1,0 +1,138 @@
+//! Every key as shown (issue 29), in a real terminal at 80x24: the tab numbers switch
+//! panels; Home, End, PgUp and PgDn move in the pickers; the help lists every key of the
+//! key map (`o` and `X` too), scrolls, and names the keys.yaml really read (under
+//! XDG_CONFIG_HOME); a bad keys.yaml is reported with file:line:column.
+
+use crate::common;
+use crate::dashboard_tmux::Tmux;
+
+use std::time::{Duration, Instant};
+
+fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
+    Tmux::start_with(name, &common::bin().display().to_string(), home, 80, 24)
+}
+
+/// Sends one key (a tmux key name) alone: an Esc followed at once by a key reads as Alt.
+fn key(t: &Tmux, k: &str) {
+    t.tmux(&["send-keys", k]);
+}
+
+/// Waits up to 20 s for a screen that `ok` accepts.
+fn wait_until(t: &Tmux, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let t0 = Instant::now();
+    loop {
+        let s = t.screen();
+        if ok(&s) {
+            return s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "never saw {what}:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The line of the picker's highlighted entry.
+fn picked(s: &str) -> String {
+    s.lines()
+        .find(|l| l.contains('▶'))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
+    let home = common::disk_tempdir();
+    let Some(t) = start("keys-picker", home.path()) else {
+        return;
+    };
+    t.wait_for("▶ Quick look");
+    key(&t, "End");
+    wait_until(&t, "End: the last preset", |s| {
+        picked(s).contains("Thermal soak, 4 KiB")
+    });
+    key(&t, "Home");
+    wait_until(&t, "Home: the first preset", |s| {
+        picked(s).contains("Quick look")
+    });
+    key(&t, "PageDown");
+    // Ten entries down: the eleventh preset, storagereview-4k-mix.
+    wait_until(&t, "PgDn: ten presets down", |s| {
+        s.contains("StorageReview 4K random 70/30 mix") && !picked(s).contains("Quick look")
+    });
+    key(&t, "PageUp");
+    wait_until(&t, "PgUp: back to the first", |s| {
+        picked(s).contains("Quick look")
+    });
+    key(&t, "Escape");
+    wait_until(&t, "the picker closed", |s| !s.contains("▶"));
+    key(&t, "3");
+    t.wait_for("Curve: latency vs IOPS");
+    key(&t, "6");
+    wait_until(&t, "the events panel", |s| {
+        s.contains("╭ Events") && !s.contains("Curve: latency vs IOPS")
+    });
+    key(&t, "1");
+    t.wait_for("Throughput (IOPS)");
+}
+
+/// The screen's lines inside the help's borders, joined: a path the footer wrapped reads
+/// whole.
+fn unwrapped(s: &str) -> String {
+    s.lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+#[test]
+fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
+    let home = common::disk_tempdir();
+    let Some(t) = start("keys-help", home.path()) else {
+        return;
+    };
+    t.wait_for("▶ Quick look");
+    key(&t, "?");
+    let s = t.wait_for("Keys 1-");
+    let file = home.path().join("config/drivescope/keys.yaml");
+    let file = file.display().to_string();
+    assert!(unwrapped(&s).contains(&file), "{file} not named:\n{s}");
+    assert!(!s.contains("~/.config"), "{s}");
+    assert!(
+        !s.contains("stop_drive"),
+        "all of the help fits on one screen?\n{s}"
+    );
+    key(&t, "PageDown");
+    key(&t, "PageDown");
+    let s = wait_until(&t, "the end of the help", |s| s.contains("stop_drive"));
+    for (keys, name) in [("o", "all_drives"), ("X", "stop_drive"), ("1-6", "tab")] {
+        assert!(
+            s.lines().any(|l| l.contains(keys) && l.contains(name)),
+            "no {keys} {name}:\n{s}"
+        );
+    }
+    key(&t, "Up");
+    key(&t, "Home");
+    wait_until(&t, "back at the top", |s| {
+        s.contains("Keys 1-") && s.contains("pause or resume")
+    });
+    key(&t, "Escape");
+    wait_until(&t, "the help closed", |s| !s.contains("Keys 1-"));
+}
+
+#[test]
+fn a_bad_keys_file_is_reported_with_its_line_and_column() {
+    let home = common::disk_tempdir();
+    let dir = home.path().join("config/drivescope");
+    std::fs::create_dir_all(&dir).unwrap();
+    // `?` unquoted is YAML's mapping-key indicator, not the character.
+    std::fs::write(dir.join("keys.yaml"), "quit: q\nhelp: ?\n").unwrap();
+    // 120 columns: the notice holds the whole path (cutting long notices is another item).
+    let bin = common::bin().display().to_string();
+    let Some(t) = Tmux::start_with("keys-bad", &bin, home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for("keys.yaml:2:7:");
+    assert!(s.contains("default keys in use"), "{s}");
+}
