@@ -132,9 +132,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     let block = panel_block("Presets", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
+    // Two lines for the target: a refusal's reason wraps instead of being cut.
     let [body, target_line, foot] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(1),
+        Constraint::Length(2),
         Constraint::Length(1),
     ])
     .areas(inner);
@@ -152,10 +153,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             Layout::horizontal([Constraint::Length(list_w), Constraint::Min(10)])
                 .spacing(1)
                 .areas(body);
+        // The highlight symbol takes two columns; a longer name ends in `…`.
+        let name_w = usize::from(list_w.saturating_sub(2));
         let items: Vec<ListItem> = app
             .presets
             .iter()
-            .map(|p| ListItem::new(Line::raw(p.name.clone())))
+            .map(|p| ListItem::new(Line::raw(format::cut_end(&p.name, name_w))))
             .collect();
         let mut st = list_state(app.preset_sel, app.presets.len());
         f.render_stateful_widget(
@@ -169,6 +172,13 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         if let Some(p) = app.selected_preset() {
             let mut lines = vec![
                 Line::styled(p.name.clone(), t.title_style()),
+                Line::from(vec![
+                    Span::styled("id ", t.dim_style()),
+                    Span::styled(p.id.clone(), Style::default().fg(t.accent)),
+                    Span::styled(" (drivescope run --preset ", t.dim_style()),
+                    Span::styled(p.id.clone(), t.dim_style()),
+                    Span::styled(")", t.dim_style()),
+                ]),
                 Line::from(vec![
                     Span::styled("estimated time ", t.dim_style()),
                     Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
@@ -218,7 +228,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         }
         None => Line::styled("no target: choose one", Style::default().fg(t.warning)),
     };
-    f.render_widget(Paragraph::new(target), target_line);
+    f.render_widget(
+        Paragraph::new(target).wrap(Wrap { trim: true }),
+        target_line,
+    );
     f.render_widget(
         Paragraph::new(hint(
             app,
@@ -233,6 +246,9 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     );
 }
 
+/// The most lines a target's safety check takes in the table.
+const ROW_LINES: usize = 3;
+
 fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     let t = app.theme();
     let r = centred(area, 100, 18);
@@ -242,10 +258,18 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     f.render_widget(block, r);
     let [body, prompt, foot] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Length(1),
     ])
     .areas(inner);
+    // The columns: the name, the path (identical drives differ there), kind and size,
+    // then the safety check, wrapped over as many lines as it needs.
+    let wide = body.width >= 90;
+    let (label_w, path_w) = if wide { (26, 18) } else { (18, 14) };
+    let (kind_w, size_w) = (7, 9);
+    // Two columns of highlight symbol and one between each of the five columns.
+    let safety_w =
+        usize::from(body.width).saturating_sub(2 + 4 + label_w + path_w + kind_w + size_w);
     let rows: Vec<Row> = app
         .targets
         .iter()
@@ -253,8 +277,8 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
             let kind = match tg.kind {
                 TargetKind::File => "file",
                 TargetKind::BlockDevice => "device",
-                TargetKind::NvmeGeneric => "NVMe generic device",
-                TargetKind::None => "no target",
+                TargetKind::NvmeGeneric => "generic",
+                TargetKind::None => "none",
             };
             let (safety, colour) = match (&tg.safety, tg.needs_typed_confirmation()) {
                 (Some(reason), _) => (
@@ -267,31 +291,50 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 ),
                 (None, false) => ("writable".to_string(), t.ok),
             };
+            // At most three lines in the table (the last ending in `…` when there is
+            // more); the picked target's whole check is below the table.
+            let mut safety = format::wrapped(&safety, safety_w.max(10));
+            if safety.len() > ROW_LINES {
+                safety.truncate(ROW_LINES);
+                if let Some(l) = safety.last_mut() {
+                    *l = format::cut_end(&format!("{l} …"), safety_w.max(10));
+                }
+            }
+            let height = u16::try_from(safety.len()).unwrap_or(u16::MAX);
             Row::new(vec![
-                Cell::from(format::shown(&tg.label)),
+                Cell::from(format::cut_end(&format::shown(&tg.label), label_w)),
+                Cell::from(format::cut_start(&format::shown_path(&tg.path), path_w)),
                 Cell::from(kind),
                 Cell::from(
                     Line::raw(tg.size.map(format::capacity).unwrap_or_else(|| "-".into()))
                         .right_aligned(),
                 ),
-                Cell::from(Span::styled(safety, Style::default().fg(colour))),
+                Cell::from(ratatui::text::Text::from(
+                    safety
+                        .into_iter()
+                        .map(|l| Line::styled(l, Style::default().fg(colour)))
+                        .collect::<Vec<_>>(),
+                )),
             ])
+            .height(height)
         })
         .collect();
     let mut st = ratatui::widgets::TableState::default()
         .with_selected((!app.targets.is_empty()).then_some(app.target_sel));
+    let w = |n: usize| Constraint::Length(u16::try_from(n).unwrap_or(u16::MAX));
     f.render_stateful_widget(
         Table::new(
             rows,
             [
-                Constraint::Length(28),
-                Constraint::Length(6),
-                Constraint::Length(9),
+                w(label_w),
+                w(path_w),
+                w(kind_w),
+                w(size_w),
                 Constraint::Min(10),
             ],
         )
         .header(
-            Row::new(vec!["target", "kind", "size", "safety check"])
+            Row::new(vec!["target", "path", "kind", "size", "safety check"])
                 .style(t.dim_style().add_modifier(Modifier::BOLD)),
         )
         .row_highlight_style(t.highlight())
@@ -315,13 +358,25 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 Span::styled(format!("{typed}▏"), Style::default().fg(t.fg)),
             ]),
         ],
-        (_, Some(tg)) => vec![Line::styled(format::shown_path(&tg.path), t.dim_style())],
+        (_, Some(tg)) => {
+            let mut l = vec![Span::styled(format::shown_path(&tg.path), t.dim_style())];
+            if let Some(reason) = &tg.safety {
+                l.push(Span::styled(
+                    format!(": writes refused: {}", format::shown(&reason.to_string())),
+                    Style::default().fg(t.warning),
+                ));
+            }
+            vec![Line::from(l)]
+        }
         (_, None) => vec![Line::styled(
             "no targets were given to the dashboard",
             t.dim_style(),
         )],
     };
-    f.render_widget(Paragraph::new(prompt_lines), prompt);
+    f.render_widget(
+        Paragraph::new(prompt_lines).wrap(Wrap { trim: true }),
+        prompt,
+    );
     f.render_widget(
         Paragraph::new(hint(
             app,

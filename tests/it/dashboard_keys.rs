@@ -136,3 +136,38 @@ fn a_bad_keys_file_is_reported_with_its_line_and_column() {
     let s = t.wait_for("keys.yaml:2:7:");
     assert!(s.contains("default keys in use"), "{s}");
 }
+
+#[test]
+fn pickers_cut_names_with_an_ellipsis_show_the_preset_id_and_each_targets_path() {
+    let home = common::disk_tempdir();
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("disk.bin"), vec![0u8; 1 << 20]).unwrap();
+    }
+    let cmd = format!(
+        "{} --target {} --target {}",
+        common::bin().display(),
+        a.join("disk.bin").display(),
+        b.join("disk.bin").display()
+    );
+    let Some(t) = Tmux::start_with("pickers", &cmd, home.path(), 80, 24) else {
+        return;
+    };
+    let s = t.wait_for("▶ Quick look");
+    // Names longer than the list end in `…`, never cut silently.
+    assert!(s.contains("StorageReview 16K seque…"), "{s}");
+    assert!(!s.contains("StorageReview 16K sequen "), "{s}");
+    // The id the command line takes.
+    assert!(
+        s.contains("id quick-look (drivescope run --preset quick-look)"),
+        "{s}"
+    );
+    key(&t, "t");
+    let s = t.wait_for("safety check");
+    // Two files of the same name in two folders: their path column tells them apart.
+    assert!(
+        s.contains("/a/disk.bin file") && s.contains("/b/disk.bin file"),
+        "{s}"
+    );
+}

@@ -26,13 +26,7 @@ const LABEL_COLUMNS: (u16, u16) = (8, 14);
 
 /// A label that fits `width` columns: its end, where paths differ (`…nvme1n1`).
 fn fitted(label: &str, width: u16) -> String {
-    let n = label.chars().count();
-    let w = usize::from(width);
-    if n <= w {
-        return label.to_string();
-    }
-    let tail: String = label.chars().skip(n + 1 - w).collect();
-    format!("…{tail}")
+    crate::ui::format::cut_start(label, usize::from(width))
 }
 
 /// Drive `i`'s colour in charts of every drive: the theme's series colours in turn.
