@@ -94,10 +94,11 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     };
     t.wait_for("▶ Quick look");
     key(&t, "?");
-    let s = t.wait_for("Keys 1-");
     let file = home.path().join("config/drivescope/keys.yaml");
     let file = file.display().to_string();
-    assert!(unwrapped(&s).contains(&file), "{file} not named:\n{s}");
+    let s = wait_until(&t, "the help naming the keys file", |s| {
+        s.contains("Keys 1-") && unwrapped(s).contains(&file)
+    });
     assert!(!s.contains("~/.config"), "{s}");
     assert!(
         !s.contains("stop_drive"),
@@ -105,7 +106,9 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     );
     key(&t, "PageDown");
     key(&t, "PageDown");
-    let s = wait_until(&t, "the end of the help", |s| s.contains("stop_drive"));
+    let s = wait_until(&t, "the end of the help", |s| {
+        s.contains("stop_drive") && s.contains("of 31")
+    });
     for (keys, name) in [("o", "all_drives"), ("X", "stop_drive"), ("1-6", "tab")] {
         assert!(
             s.lines().any(|l| l.contains(keys) && l.contains(name)),
@@ -154,20 +157,20 @@ fn pickers_cut_names_with_an_ellipsis_show_the_preset_id_and_each_targets_path()
     let Some(t) = Tmux::start_with("pickers", &cmd, home.path(), 80, 24) else {
         return;
     };
-    let s = t.wait_for("▶ Quick look");
-    // Names longer than the list end in `…`, never cut silently.
-    assert!(s.contains("StorageReview 16K seque…"), "{s}");
+    // (A capture may catch a frame half drawn: each check waits for its whole screen.)
+    // Names longer than the list end in `…`, never cut silently; the id the command line
+    // takes is shown.
+    let s = wait_until(&t, "the picker with cut names and the id", |s| {
+        s.contains("▶ Quick look")
+            && s.contains("StorageReview 16K seque…")
+            && s.contains("id quick-look (drivescope run --preset quick-look)")
+    });
     assert!(!s.contains("StorageReview 16K sequen "), "{s}");
-    // The id the command line takes.
-    assert!(
-        s.contains("id quick-look (drivescope run --preset quick-look)"),
-        "{s}"
-    );
     key(&t, "t");
-    let s = t.wait_for("safety check");
     // Two files of the same name in two folders: their path column tells them apart.
-    assert!(
-        s.contains("/a/disk.bin file") && s.contains("/b/disk.bin file"),
-        "{s}"
-    );
+    wait_until(&t, "a path column", |s| {
+        s.contains("safety check")
+            && s.contains("/a/disk.bin file")
+            && s.contains("/b/disk.bin file")
+    });
 }
