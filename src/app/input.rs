@@ -204,6 +204,7 @@ fn start(app: &mut App) -> Vec<Effect> {
     };
     let destroy_data = if target.needs_typed_confirmation() && preset.writes {
         if app.confirmed_target.as_ref() != Some(&target.path) {
+            app.start_pending = true;
             app.overlay = Some(Overlay::Targets {
                 typing: Some(String::new()),
             });
@@ -218,6 +219,7 @@ fn start(app: &mut App) -> Vec<Effect> {
         None
     };
     app.overlay = None;
+    app.start_pending = false;
     app.run = RunView {
         state: RunState::Starting,
         preset_id: Some(preset.id.clone()),
@@ -250,10 +252,12 @@ fn start(app: &mut App) -> Vec<Effect> {
 /// device after the other), or asks for the next name.
 fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
     if let Some(i) = drives::next_unconfirmed(app).filter(|_| preset.writes) {
+        app.start_pending = true;
         ask_name(app, i);
         return Vec::new();
     }
     app.overlay = None;
+    app.start_pending = false;
     app.run = RunView {
         state: RunState::Starting,
         preset_id: Some(preset.id.clone()),
@@ -403,10 +407,14 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
     if let Some(mut typed) = typing {
         if app.keymap.is(Interrupt, k) {
             app.overlay = None;
+            app.start_pending = false;
             return main_key(app, k);
         }
         match k.code {
-            KeyCode::Esc => app.overlay = Some(Overlay::Targets { typing: None }),
+            KeyCode::Esc => {
+                app.start_pending = false;
+                app.overlay = Some(Overlay::Targets { typing: None });
+            }
             KeyCode::Backspace => {
                 typed.pop();
                 app.overlay = Some(Overlay::Targets {
@@ -431,11 +439,15 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                     } else {
                         app.confirmed_target = Some(t.path.clone());
                     }
-                    app.overlay = Some(Overlay::Presets);
                     app.notify(format!(
                         "{}: confirmed; a write test will destroy its data",
                         t.path.display()
                     ));
+                    // The start key asked for the names: every one is typed, it starts.
+                    if app.start_pending {
+                        return start(app);
+                    }
+                    app.overlay = Some(Overlay::Presets);
                 } else {
                     app.overlay = Some(Overlay::Targets {
                         typing: Some(String::new()),

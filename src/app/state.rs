@@ -137,6 +137,9 @@ pub struct App {
     pub picked: usize,
     /// The throughput, latency and thermal charts draw every drive.
     pub all_drives: bool,
+    /// The start key asked for devices' names: the run starts once the last is typed
+    /// (Esc forgets it).
+    pub start_pending: bool,
 }
 
 impl App {
@@ -213,6 +216,7 @@ impl App {
             table: false,
             picked: 0,
             all_drives: false,
+            start_pending: false,
         };
         if !cfg.drives.is_empty() {
             app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();

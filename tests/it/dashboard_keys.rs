@@ -6,8 +6,6 @@
 use crate::common;
 use crate::dashboard_tmux::Tmux;
 
-use std::time::{Duration, Instant};
-
 fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
     Tmux::start_with(name, &common::bin().display().to_string(), home, 80, 24)
 }
@@ -19,18 +17,7 @@ fn key(t: &Tmux, k: &str) {
 
 /// Waits up to 20 s for a screen that `ok` accepts.
 fn wait_until(t: &Tmux, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    let t0 = Instant::now();
-    loop {
-        let s = t.screen();
-        if ok(&s) {
-            return s;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "never saw {what}:\n{s}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    crate::dashboard_tmux::wait_until(t, 20, what, ok)
 }
 
 /// The line of the picker's highlighted entry.
@@ -173,4 +160,49 @@ fn pickers_cut_names_with_an_ellipsis_show_the_preset_id_and_each_targets_path()
             && s.contains("/a/disk.bin file")
             && s.contains("/b/disk.bin file")
     });
+}
+
+#[test]
+fn several_devices_start_once_the_last_name_is_typed() {
+    let home = common::disk_tempdir();
+    let devs: Vec<common::LoopDev> = (0..2)
+        .filter_map(|_| common::LoopDev::new(64 << 20))
+        .collect();
+    if devs.len() < 2 {
+        return;
+    }
+    let cmd = format!(
+        "{} --target {} --target {} --preset quick-look --time-scale 0.1",
+        common::bin().display(),
+        devs[0].dev.display(),
+        devs[1].dev.display()
+    );
+    let Some(t) = Tmux::start_with("drives-start", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    wait_until(&t, "the picker over two drives", |s| {
+        s.contains(" Presets ") && s.contains("Drives (2)")
+    });
+    key(&t, "Enter");
+    for d in &devs {
+        let name = d.dev.file_name().unwrap().to_string_lossy().into_owned();
+        wait_until(&t, "the prompt for the device's name", |s| {
+            s.contains(&format!("Type {name} and Enter"))
+        });
+        t.tmux(&["send-keys", "-l", &name]);
+        key(&t, "Enter");
+    }
+    // No second start key: the run is going on both (or already done).
+    wait_until(&t, "the run on both drives", |s| {
+        !s.contains(" Presets ")
+            && s.lines()
+                .filter(|l| {
+                    l.contains("/dev/loop") && (l.contains("running") || l.contains("done"))
+                })
+                .count()
+                >= 2
+    });
+    wait_until(&t, "the run's end", |s| s.contains("session saved to"));
+    key(&t, "q");
+    t.wait_for("EXIT=0");
 }
