@@ -425,9 +425,26 @@ fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
     let block = panel_block("Confirm", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
+    // Stopping one drive names it (its label and path), so the right one is stopped.
+    let question = match c {
+        Confirm::StopDrive(i) => match app.table_drives().get(i) {
+            Some(d) => {
+                let path = format::shown_path(&d.target.path);
+                let label = format::shown(&d.label);
+                let named = if label == path {
+                    path
+                } else {
+                    format!("{label} ({path})")
+                };
+                format!("Stop drive {named}? The other drives go on.")
+            }
+            None => c.question().to_string(),
+        },
+        _ => c.question().to_string(),
+    };
     let lines = vec![
         Line::styled(
-            c.question(),
+            question,
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
         Line::raw(""),

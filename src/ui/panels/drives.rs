@@ -122,7 +122,9 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
         .as_ref()
         .map(|s| format!("{}/{}", s.index + 1, s.count))
         .unwrap_or_else(|| "-".into());
-    let last = run.intervals.last();
+    // Live figures only while the drive runs: a stopped or finished drive's last interval
+    // is not what it does now (its state cell says how it ended).
+    let last = run.intervals.last().filter(|_| d.state.is_active());
     let (iops, mbps, p99) = match last {
         Some(p) => (
             format::iops(p.iops()),
