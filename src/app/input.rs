@@ -275,6 +275,23 @@ fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
     }]
 }
 
+/// The header and telemetry follow a target chosen between runs (one drive: a drives
+/// table watches its own drives): what was shown of the last one is forgotten.
+fn watch(app: &mut App, path: &std::path::Path) -> Vec<Effect> {
+    if drives::table(app) || app.run.state.is_active() {
+        return Vec::new();
+    }
+    let slot = app.picked_slot_mut();
+    if slot.run.target.as_deref() == Some(path) {
+        return Vec::new();
+    }
+    slot.drive = None;
+    slot.telemetry.last = None;
+    slot.telemetry.history.clear();
+    app.dirty = true;
+    vec![Effect::WatchTarget(path.to_path_buf())]
+}
+
 /// Opens the typed confirmation of drive `i`'s device.
 fn ask_name(app: &mut App, i: usize) {
     app.target_sel = i;
@@ -439,15 +456,18 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                     } else {
                         app.confirmed_target = Some(t.path.clone());
                     }
+                    let mut fx = watch(app, &t.path);
                     app.notify(format!(
                         "{}: confirmed; a write test will destroy its data",
                         t.path.display()
                     ));
                     // The start key asked for the names: every one is typed, it starts.
                     if app.start_pending {
-                        return start(app);
+                        fx.extend(start(app));
+                        return fx;
                     }
                     app.overlay = Some(Overlay::Presets);
+                    return fx;
                 } else {
                     app.overlay = Some(Overlay::Targets {
                         typing: Some(String::new()),
@@ -497,6 +517,7 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                     app.notify(format!("target: {}", t.path.display()));
                 }
                 app.overlay = Some(Overlay::Presets);
+                return watch(app, &t.path);
             }
         }
         Some(Back) => app.overlay = None,

@@ -206,3 +206,38 @@ fn several_devices_start_once_the_last_name_is_typed() {
     key(&t, "q");
     t.wait_for("EXIT=0");
 }
+
+/// The header's drive line (`drive … · 67 MB · loop`).
+fn drive_line(s: &str) -> String {
+    s.lines()
+        .find(|l| l.starts_with("│drive "))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_header_follows_the_target_picked_between_runs() {
+    let home = common::disk_tempdir();
+    let Some(dev) = common::LoopDev::new(64 << 20) else {
+        return;
+    };
+    let cmd = format!("{} --target {}", common::bin().display(), dev.dev.display());
+    let Some(t) = Tmux::start_with("header-follows", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    // Opened on the loop device: the header names its drive (a loop device).
+    wait_until(&t, "the loop device's drive in the header", |s| {
+        s.contains(" Presets ") && drive_line(s).contains("· loop")
+    });
+    key(&t, "t");
+    t.wait_for("safety check");
+    // The first row is the built-in test file, on another drive.
+    key(&t, "Home");
+    key(&t, "Enter");
+    wait_until(&t, "the test file's drive in the header", |s| {
+        s.contains(" Presets ")
+            && s.contains("scratch.bin (test file)")
+            && s.contains("│drive ")
+            && !drive_line(s).contains("· loop")
+    });
+}
