@@ -81,6 +81,7 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         SkipStep => {
             if matches!(app.run.state, RunState::Running | RunState::Paused) {
                 app.notify("skipping to the next step");
+                app.skip_notice = true;
                 vec![Effect::SkipStep]
             } else {
                 app.notify("no run: nothing to skip");

@@ -140,6 +140,8 @@ pub struct App {
     /// The start key asked for devices' names: the run starts once the last is typed
     /// (Esc forgets it).
     pub start_pending: bool,
+    /// The notice says a skip was asked for: the next step's start clears it.
+    pub skip_notice: bool,
 }
 
 impl App {
@@ -217,6 +219,7 @@ impl App {
             picked: 0,
             all_drives: false,
             start_pending: false,
+            skip_notice: false,
         };
         if !cfg.drives.is_empty() {
             app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();
@@ -321,6 +324,7 @@ impl App {
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {
+        self.skip_notice = false;
         self.notice = Some((text.into(), self.now_s + NOTICE_SECONDS));
         self.dirty = true;
     }
