@@ -107,17 +107,22 @@ pub fn load_builtin(id: &str) -> Result<Preset, PresetError> {
     }
 }
 
-/// A preset of the catalog by id alone (the dashboard's `--preset`, which picks from the
-/// catalog): a misspelt id is refused with the nearest id.
-pub fn find_id(id: &str) -> Result<Preset, PresetError> {
-    let cat = catalog();
-    match cat.presets.iter().find(|p| p.id == id) {
-        Some(p) => Ok(p.clone()),
-        None => Err(not_found(
-            id,
-            cat.presets.iter().map(|p| p.id.clone()).collect(),
-        )),
+/// `id` names a preset of the catalog or an fio job file of the user's preset folder by
+/// its file name (`two.fio`): what the dashboard's picker offers and `--preset` picks from;
+/// a misspelt id is refused with the nearest one.
+pub fn check_id(id: &str) -> Result<(), PresetError> {
+    let mut known: Vec<String> = catalog().presets.into_iter().map(|p| p.id).collect();
+    if let Some(dir) = user_dir() {
+        known.extend(
+            fio_job_files(&dir)
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+        );
     }
+    if known.iter().any(|k| k == id) {
+        return Ok(());
+    }
+    Err(not_found(id, known))
 }
 
 fn not_found(id: &str, known: Vec<String>) -> PresetError {
