@@ -37,6 +37,12 @@ pub enum ThemeError {
         column: usize,
         message: String,
     },
+    #[error("no theme '{name}'{}; known themes: {known}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    Unknown {
+        name: String,
+        known: String,
+        suggestion: Option<String>,
+    },
 }
 
 macro_rules! theme {
@@ -219,6 +225,25 @@ impl Theme {
             s
         }
     }
+}
+
+/// `name` if it is one of `themes`, else why not, with the nearest name.
+pub fn check_name(name: &str, themes: &[Theme]) -> Result<(), ThemeError> {
+    if themes.iter().any(|t| t.name == name) {
+        return Ok(());
+    }
+    let names = || themes.iter().map(|t| t.name.as_str());
+    Err(ThemeError::Unknown {
+        name: name.to_string(),
+        known: names().collect::<Vec<_>>().join(", "),
+        suggestion: crate::preset::nearest(name, names()),
+    })
+}
+
+/// `name` is a built-in theme or one of `config_dir`'s `themes/` (`--theme`), else why not.
+pub fn check(name: &str, config_dir: Option<&Path>) -> Result<(), ThemeError> {
+    let (themes, _) = load_all(config_dir.map(|d| d.join("themes")).as_deref());
+    check_name(name, &themes)
 }
 
 /// The built-in themes, then the user's (a user theme with a built-in's name replaces

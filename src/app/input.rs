@@ -81,6 +81,7 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         SkipStep => {
             if matches!(app.run.state, RunState::Running | RunState::Paused) {
                 app.notify("skipping to the next step");
+                app.skip_notice = true;
                 vec![Effect::SkipStep]
             } else {
                 app.notify("no run: nothing to skip");
@@ -132,6 +133,16 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         }
         PrevTab => {
             app.tab = app.tab.prev();
+            Vec::new()
+        }
+        ShowTab => {
+            if let Some(p) = app
+                .keymap
+                .which(ShowTab, k)
+                .and_then(|i| super::overlay::Panel::ALL.get(i))
+            {
+                app.tab = *p;
+            }
             Vec::new()
         }
         Up | Down => {
@@ -194,6 +205,7 @@ fn start(app: &mut App) -> Vec<Effect> {
     };
     let destroy_data = if target.needs_typed_confirmation() && preset.writes {
         if app.confirmed_target.as_ref() != Some(&target.path) {
+            app.start_pending = true;
             app.overlay = Some(Overlay::Targets {
                 typing: Some(String::new()),
             });
@@ -208,6 +220,7 @@ fn start(app: &mut App) -> Vec<Effect> {
         None
     };
     app.overlay = None;
+    app.start_pending = false;
     app.run = RunView {
         state: RunState::Starting,
         preset_id: Some(preset.id.clone()),
@@ -240,10 +253,12 @@ fn start(app: &mut App) -> Vec<Effect> {
 /// device after the other), or asks for the next name.
 fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
     if let Some(i) = drives::next_unconfirmed(app).filter(|_| preset.writes) {
+        app.start_pending = true;
         ask_name(app, i);
         return Vec::new();
     }
     app.overlay = None;
+    app.start_pending = false;
     app.run = RunView {
         state: RunState::Starting,
         preset_id: Some(preset.id.clone()),
@@ -259,6 +274,23 @@ fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
         preset_id: preset.id,
         destroy_data: drives::destroy_data(app),
     }]
+}
+
+/// The header and telemetry follow a target chosen between runs (one drive: a drives
+/// table watches its own drives): what was shown of the last one is forgotten.
+fn watch(app: &mut App, path: &std::path::Path) -> Vec<Effect> {
+    if drives::table(app) || app.run.state.is_active() {
+        return Vec::new();
+    }
+    let slot = app.picked_slot_mut();
+    if slot.run.target.as_deref() == Some(path) {
+        return Vec::new();
+    }
+    slot.drive = None;
+    slot.telemetry.last = None;
+    slot.telemetry.history.clear();
+    app.dirty = true;
+    vec![Effect::WatchTarget(path.to_path_buf())]
 }
 
 /// Opens the typed confirmation of drive `i`'s device.
@@ -290,22 +322,63 @@ fn step(sel: &mut usize, len: usize, down: bool) {
     }
 }
 
+/// Entries a page key moves by in a list or the help.
+pub const PAGE: usize = 10;
+
+/// Moves a list's selection by a list key (up and down wrap around; a page, the first and
+/// the last stop at the ends); false for a key that is not one of them.
+fn list_move(sel: &mut usize, len: usize, a: Action) -> bool {
+    let last = len.saturating_sub(1);
+    match a {
+        Action::Up => step(sel, len, false),
+        Action::Down => step(sel, len, true),
+        Action::PageUp => *sel = sel.saturating_sub(PAGE),
+        Action::PageDown => *sel = (*sel + PAGE).min(last),
+        Action::First => *sel = 0,
+        Action::Last => *sel = last,
+        _ => return false,
+    }
+    true
+}
+
+/// The keys that move in a list.
+const MOVES: [Action; 6] = [
+    Action::Up,
+    Action::Down,
+    Action::PageUp,
+    Action::PageDown,
+    Action::First,
+    Action::Last,
+];
+
 fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
     use Action::*;
-    match app
-        .keymap
-        .first_of(&[Back, Help, Quit, Up, Down, Interrupt], k)
-    {
-        Some(Up) => {
+    let lines = app.help_actions().len();
+    // The first line of the last page (the help's window: its lines, two borders and two
+    // of footer, at most the screen's height), where scrolling stops.
+    let shown = usize::from(app.size.1)
+        .min(lines + 5)
+        .saturating_sub(4)
+        .max(1);
+    let top = lines.saturating_sub(shown);
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        {
+            let mut at = scroll as usize;
+            // Up and down stop at the ends here: the help is read, not picked from.
+            match m {
+                Up => at = at.saturating_sub(1),
+                Down => at = (at + 1).min(top),
+                other => {
+                    list_move(&mut at, top + 1, other);
+                }
+            }
             app.overlay = Some(Overlay::Help {
-                scroll: scroll.saturating_sub(1),
-            })
+                scroll: u16::try_from(at).unwrap_or(u16::MAX),
+            });
+            return Vec::new();
         }
-        Some(Down) => {
-            app.overlay = Some(Overlay::Help {
-                scroll: (scroll + 1).min(Action::ALL.len() as u16),
-            })
-        }
+    }
+    match app.keymap.first_of(&[Back, Help, Quit, Interrupt], k) {
         Some(Interrupt) => {
             app.overlay = None;
             return main_key(app, k);
@@ -318,6 +391,10 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.preset_sel, app.presets.len(), m);
+        return Vec::new();
+    }
     match app
         .keymap
         .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
@@ -325,14 +402,6 @@ fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         Some(Select) => start(app),
         Some(Back) => {
             app.overlay = None;
-            Vec::new()
-        }
-        Some(Up) => {
-            step(&mut app.preset_sel, app.presets.len(), false);
-            Vec::new()
-        }
-        Some(Down) => {
-            step(&mut app.preset_sel, app.presets.len(), true);
             Vec::new()
         }
         Some(Targets) => {
@@ -356,10 +425,14 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
     if let Some(mut typed) = typing {
         if app.keymap.is(Interrupt, k) {
             app.overlay = None;
+            app.start_pending = false;
             return main_key(app, k);
         }
         match k.code {
-            KeyCode::Esc => app.overlay = Some(Overlay::Targets { typing: None }),
+            KeyCode::Esc => {
+                app.start_pending = false;
+                app.overlay = Some(Overlay::Targets { typing: None });
+            }
             KeyCode::Backspace => {
                 typed.pop();
                 app.overlay = Some(Overlay::Targets {
@@ -384,11 +457,18 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                     } else {
                         app.confirmed_target = Some(t.path.clone());
                     }
-                    app.overlay = Some(Overlay::Presets);
+                    let mut fx = watch(app, &t.path);
                     app.notify(format!(
                         "{}: confirmed; a write test will destroy its data",
                         t.path.display()
                     ));
+                    // The start key asked for the names: every one is typed, it starts.
+                    if app.start_pending {
+                        fx.extend(start(app));
+                        return fx;
+                    }
+                    app.overlay = Some(Overlay::Presets);
+                    return fx;
                 } else {
                     app.overlay = Some(Overlay::Targets {
                         typing: Some(String::new()),
@@ -411,9 +491,13 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.target_sel, app.targets.len(), m);
+        return Vec::new();
+    }
     match app
         .keymap
-        .first_of(&[Select, Back, Up, Down, Help, Quit, Interrupt], k)
+        .first_of(&[Select, Back, Help, Quit, Interrupt], k)
     {
         Some(Select) => {
             let Some(t) = app.selected_target().cloned() else {
@@ -434,11 +518,10 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
                     app.notify(format!("target: {}", t.path.display()));
                 }
                 app.overlay = Some(Overlay::Presets);
+                return watch(app, &t.path);
             }
         }
         Some(Back) => app.overlay = None,
-        Some(Up) => step(&mut app.target_sel, app.targets.len(), false),
-        Some(Down) => step(&mut app.target_sel, app.targets.len(), true),
         Some(Help) => app.overlay = Some(Overlay::Help { scroll: 0 }),
         Some(Quit | Interrupt) => {
             app.overlay = None;
@@ -451,10 +534,11 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
-    match app
-        .keymap
-        .first_of(&[Select, Back, Up, Down, Themes, Interrupt], k)
-    {
+    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+        list_move(&mut app.theme_idx, app.themes.len(), m);
+        return Vec::new();
+    }
+    match app.keymap.first_of(&[Select, Back, Themes, Interrupt], k) {
         Some(Interrupt) => {
             app.theme_idx = original;
             app.overlay = None;
@@ -468,8 +552,7 @@ fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
             app.theme_idx = original;
             app.overlay = None;
         }
-        Some(Up) => step(&mut app.theme_idx, app.themes.len(), false),
-        Some(Down | Themes) => step(&mut app.theme_idx, app.themes.len(), true),
+        Some(Themes) => step(&mut app.theme_idx, app.themes.len(), true),
         _ => {}
     }
     Vec::new()

@@ -116,13 +116,18 @@ actions! {
     Interrupt interrupt "interrupt" ["ctrl-c"] "stop the run (asks first), or quit";
     NextTab next_tab "next_tab" ["tab", "right"] "next panel (tabs on small terminals)";
     PrevTab prev_tab "prev_tab" ["backtab", "left"] "previous panel";
+    ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6"] "show the panel of that tab number";
     Up up "up" ["up", "k"] "move up in a list";
     Down down "down" ["down", "j"] "move down in a list";
+    PageUp page_up "page_up" ["pageup"] "lists and help: a page up";
+    PageDown page_down "page_down" ["pagedown"] "lists and help: a page down";
+    First first "first" ["home"] "lists and help: the first entry";
+    Last last "last" ["end"] "lists and help: the last entry";
     Select select "select" ["enter"] "choose the highlighted entry";
     Back back "back" ["esc"] "close the window on top";
     Yes yes "yes" ["y"] "answer yes";
     No no "no" ["n", "esc"] "answer no";
-    AllDrives all_drives "all_drives" ["o"] "several drives: charts of every drive at once, or of the picked one";
+    AllDrives all_drives "all_drives" ["o"] "several drives: every drive's charts, or the picked one's";
     StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
 }
 
@@ -147,6 +152,7 @@ impl Action {
         Action::SeekEnd,
         Action::NextTab,
         Action::PrevTab,
+        Action::ShowTab,
         Action::Up,
         Action::Down,
         Action::AllDrives,
@@ -159,6 +165,10 @@ impl Action {
         Action::Back,
         Action::Up,
         Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::First,
+        Action::Last,
         Action::Interrupt,
     ];
 
@@ -206,14 +216,32 @@ impl Keymap {
     }
 
     /// The keys of `action` as the help prints them: `? / f1`.
+    /// Three or more digits in a row print as a range: `1-6`.
     pub fn describe(&self, action: Action) -> String {
-        let keys: Vec<String> = self.keys(action).iter().map(|k| k.to_string()).collect();
+        let keys = self.keys(action);
+        let digit = |k: &KeyBinding| match k.code {
+            ratatui::crossterm::event::KeyCode::Char(c) if k.mods.is_empty() => c.to_digit(10),
+            _ => None,
+        };
+        let digits: Option<Vec<u32>> = keys.iter().map(digit).collect();
+        if let Some(d) = digits.filter(|d| d.len() > 2 && d.windows(2).all(|w| w[1] == w[0] + 1)) {
+            if let (Some(a), Some(b)) = (d.first(), d.last()) {
+                return format!("{a}-{b}");
+            }
+        }
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         keys.join(" / ")
     }
 
     /// The key event triggers `action`.
     pub fn is(&self, action: Action, ev: &KeyEvent) -> bool {
         self.keys(action).iter().any(|k| k.matches(ev))
+    }
+
+    /// Which of `action`'s keys the key event is (0 for its first key): the tab key `3`
+    /// is the third panel.
+    pub fn which(&self, action: Action, ev: &KeyEvent) -> Option<usize> {
+        self.keys(action).iter().position(|k| k.matches(ev))
     }
 
     /// The first of `candidates` that the key event triggers.

@@ -141,6 +141,9 @@ pub enum Effect {
     StopDrive(usize),
     SkipStep,
     Snapshot,
+    /// The user chose another target between runs: watch its drive (telemetry and the
+    /// header's identity) as the run will.
+    WatchTarget(PathBuf),
     /// The user chose another theme (by name), for the runtime to remember.
     SetTheme(String),
     /// Replay: move through the session's time.

@@ -42,6 +42,8 @@ pub struct AppConfig {
     pub size: (u16, u16),
     /// The drives of a dashboard on several drives (none, or one, for the usual one).
     pub drives: Vec<DriveSetup>,
+    /// The keys.yaml the keymap was read from (or would be), as the help names it.
+    pub keys_file: Option<PathBuf>,
 }
 
 impl Default for AppConfig {
@@ -61,6 +63,7 @@ impl Default for AppConfig {
             replay: false,
             size: (120, 40),
             drives: Vec::new(),
+            keys_file: None,
         }
     }
 }
@@ -109,6 +112,8 @@ pub struct App {
     pub themes: Vec<Theme>,
     pub theme_idx: usize,
     pub keymap: Keymap,
+    /// The keys.yaml the keymap was read from (or would be).
+    pub keys_file: Option<PathBuf>,
     /// Status-bar notice and when it expires (dashboard clock).
     pub notice: Option<(String, f64)>,
     /// Seconds since the dashboard started.
@@ -132,6 +137,11 @@ pub struct App {
     pub picked: usize,
     /// The throughput, latency and thermal charts draw every drive.
     pub all_drives: bool,
+    /// The start key asked for devices' names: the run starts once the last is typed
+    /// (Esc forgets it).
+    pub start_pending: bool,
+    /// The notice says a skip was asked for: the next step's start clears it.
+    pub skip_notice: bool,
 }
 
 impl App {
@@ -149,14 +159,10 @@ impl App {
         }
     }
 
-    /// The actions the help lists: those of several drives only when there are several.
+    /// The actions the help lists: every one of the key map (those of several drives say
+    /// so in their description), so the help cannot miss a key.
     pub fn help_actions(&self) -> Vec<super::Action> {
-        use super::Action::*;
-        super::Action::ALL
-            .iter()
-            .copied()
-            .filter(|a| self.drives.len() > 1 || !matches!(a, StopDrive | AllDrives))
-            .collect()
+        super::Action::ALL.to_vec()
     }
 
     /// Forgets the run, telemetry and events shown (a replay moving back in time).
@@ -200,6 +206,7 @@ impl App {
             themes,
             theme_idx,
             keymap: cfg.keymap,
+            keys_file: cfg.keys_file,
             notice: None,
             now_s: 0.0,
             size: cfg.size,
@@ -211,6 +218,8 @@ impl App {
             table: false,
             picked: 0,
             all_drives: false,
+            start_pending: false,
+            skip_notice: false,
         };
         if !cfg.drives.is_empty() {
             app.drives = cfg.drives.into_iter().map(DriveSlot::new).collect();
@@ -315,6 +324,7 @@ impl App {
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {
+        self.skip_notice = false;
         self.notice = Some((text.into(), self.now_s + NOTICE_SECONDS));
         self.dirty = true;
     }

@@ -185,6 +185,11 @@ fn step_started(app: &mut App, i: usize, info: StepInfo) {
     if app.run.state == RunState::Starting {
         app.run.state = RunState::Running;
     }
+    // The skip asked for is done: its notice goes.
+    if app.skip_notice {
+        app.skip_notice = false;
+        app.notice = None;
+    }
     let text = format!("phase {}", info.phase_name);
     let run = &mut app.slot_mut(i).run;
     run.step = Some(info);

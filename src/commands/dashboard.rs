@@ -26,6 +26,14 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
             }
         }
     }
+    // A misspelt preset or theme is refused here too, with the nearest name, before the
+    // terminal is set up (as `run` refuses a misspelt preset).
+    if let Some(id) = &a.preset {
+        crate::preset::check_id(id)?;
+    }
+    if let Some(name) = &a.theme {
+        crate::theme::check(name, crate::app::keymap::config_dir().as_deref())?;
+    }
     // Listening before the terminal is taken: an address in use is refused on the shell.
     let metrics = match &a.metrics {
         Some(addr) => {

@@ -6,5 +6,10 @@ use crate::output::ColorChoice;
 use crate::tui::Exit;
 
 pub fn run(a: &OpenArgs, color: ColorChoice) -> Result<Exit, OpenError> {
+    // A misspelt theme is refused before the terminal is set up.
+    if let Some(name) = &a.theme {
+        crate::theme::check(name, crate::app::keymap::config_dir().as_deref())
+            .map_err(crate::tui::DashboardError::from)?;
+    }
     replay::run(&a.session, a.theme.clone(), color.colour(true))
 }

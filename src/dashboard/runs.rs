@@ -370,6 +370,14 @@ pub(super) fn spawn_effects(
                         ));
                     }
                 },
+                Effect::WatchTarget(path) => {
+                    if !current.as_ref().is_some_and(Current::active) {
+                        if let Some(v) = drive_view(&path) {
+                            let _ = msgs.send(Msg::Drive(v));
+                        }
+                        let _ = telemetry.send(TelemetryCmd::Target(path));
+                    }
+                }
                 Effect::SetTheme(_) | Effect::Seek(_) => {}
                 Effect::Quit => break,
             }

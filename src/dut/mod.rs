@@ -179,13 +179,22 @@ pub fn file_dio_align(path: &Path) -> u64 {
 }
 
 /// The size a test file at the missing `path` is created with: `size`, or the default
-/// size for the built-in test file (`create_default`); a missing path without a size is
+/// size for the built-in test file (`create_default`); a missing path under `/dev` (a device
+/// that is not there) and a missing path without a size are
 /// refused ([`TargetError::Missing`]), as is a size of 0. `run` and the dashboard both ask.
 pub fn new_file_size(
     path: &Path,
     size: Option<u64>,
     create_default: bool,
 ) -> Result<u64, TargetError> {
+    // A missing path under /dev is a device that is not there, never a file to make
+    // (except in /dev/shm, a tmpfs for files).
+    if path.starts_with("/dev") && !path.starts_with("/dev/shm") {
+        return Err(TargetError::Invalid {
+            path: path.display().to_string(),
+            message: "no such device".into(),
+        });
+    }
     let size = match (size, create_default) {
         (Some(s), _) => s,
         (None, true) => DEFAULT_FILE_SIZE,
@@ -266,14 +275,6 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
         Err(e) => return Err(io_err(path, "cannot inspect", e)),
     };
     let Some(meta) = meta else {
-        // A missing path under /dev is a device that is not there, never a file to make
-        // (except in /dev/shm, a tmpfs for files).
-        if path.starts_with("/dev") && !path.starts_with("/dev/shm") {
-            return Err(TargetError::Invalid {
-                path: path.display().to_string(),
-                message: "no such device".into(),
-            });
-        }
         let size = new_file_size(path, req.size, req.create_default)?;
         create_file(path, size, req.create_default)?;
         return Ok(PreparedTarget {

@@ -107,6 +107,24 @@ pub fn load_builtin(id: &str) -> Result<Preset, PresetError> {
     }
 }
 
+/// `id` names a preset of the catalog or an fio job file of the user's preset folder by
+/// its file name (`two.fio`): what the dashboard's picker offers and `--preset` picks from;
+/// a misspelt id is refused with the nearest one.
+pub fn check_id(id: &str) -> Result<(), PresetError> {
+    let mut known: Vec<String> = catalog().presets.into_iter().map(|p| p.id).collect();
+    if let Some(dir) = user_dir() {
+        known.extend(
+            fio_job_files(&dir)
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+        );
+    }
+    if known.iter().any(|k| k == id) {
+        return Ok(());
+    }
+    Err(not_found(id, known))
+}
+
 fn not_found(id: &str, known: Vec<String>) -> PresetError {
     PresetError::NotFound {
         id: id.to_string(),

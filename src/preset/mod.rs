@@ -45,7 +45,7 @@ mod validate;
 pub mod values;
 
 pub use builtin::{
-    builtins, catalog, find, fio_job_files, load_builtin, load_dir, user_dir, Catalog,
+    builtins, catalog, check_id, find, fio_job_files, load_builtin, load_dir, user_dir, Catalog,
     BUILTIN_FILES,
 };
 pub use error::{Diagnostic, PresetError};

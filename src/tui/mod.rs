@@ -66,6 +66,12 @@ pub enum DashboardError {
     /// A target that cannot be used as given (a missing path without `--size`).
     #[error(transparent)]
     Target(#[from] crate::dut::TargetError),
+    /// `--preset` that names no preset of the catalog.
+    #[error(transparent)]
+    Preset(#[from] crate::preset::PresetError),
+    /// `--theme` that names no theme.
+    #[error(transparent)]
+    Theme(#[from] crate::theme::ThemeError),
     /// `--metrics` at an address that cannot be listened on.
     #[error(transparent)]
     Metrics(#[from] crate::metrics::MetricsError),

@@ -82,6 +82,7 @@ impl DashboardOptions {
             replay: self.replay,
             size,
             drives: self.drives.clone(),
+            keys_file: dir.as_ref().map(|d| d.join("keys.yaml")),
         }
     }
 }

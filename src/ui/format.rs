@@ -15,6 +15,59 @@ pub fn shown_path(p: &std::path::Path) -> String {
     shown(&p.display().to_string())
 }
 
+/// `s` in at most `width` columns: its start and `…` when it is longer (a name).
+pub fn cut_end(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(width.saturating_sub(1)).collect();
+    format!("{head}…")
+}
+
+/// `s` in at most `width` columns: `…` and its end when it is longer (a path, whose end
+/// tells drives apart: `…nvme1n1`).
+pub fn cut_start(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n + 1 - width.max(1)).collect();
+    format!("…{tail}")
+}
+
+/// `s` in lines of at most `width` columns, broken between words (a word longer than a
+/// line is cut into pieces): text that wraps instead of being cut.
+pub fn wrapped(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let used = line.chars().count();
+            let gap = usize::from(used > 0);
+            if used + gap + word.len() <= width {
+                if gap == 1 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.into_iter().collect());
+            word = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 pub fn iops(v: f64) -> String {
     if !v.is_finite() || v < 0.0 {
         return "-".into();
@@ -151,6 +204,19 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cuts_show_an_ellipsis_and_wrapping_keeps_every_word() {
+        assert_eq!(cut_end("StorageReview 16K sequential", 12), "StorageRevi…");
+        assert_eq!(cut_end("Quick look", 12), "Quick look");
+        assert_eq!(cut_start("/dev/nvme1n1", 8), "…nvme1n1");
+        let text = "/dev/vda is mounted on /. drivescope never writes to it";
+        let lines = wrapped(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(wrapped("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrapped("", 4), [""]);
+    }
 
     #[test]
     fn figures() {

@@ -53,16 +53,31 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
     let actions = app.help_actions();
-    let r = centred(area, 90, actions.len() as u16 + 5);
+    let r = centred(area, 100, actions.len() as u16 + 5);
     f.render_widget(Clear, r);
-    let block = panel_block("Keys (from keys.yaml, else the defaults)", t);
-    let inner = block.inner(r);
-    f.render_widget(block, r);
+    let inner = panel_block("", t).inner(r);
     let [table_area, foot] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+        Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+    // The last page shows the last key: scrolling stops there.
+    let shown = usize::from(table_area.height).max(1);
+    let first = (scroll as usize).min(actions.len().saturating_sub(shown));
+    let last = (first + shown).min(actions.len());
+    let title = format!(
+        "Keys {}-{last} of {} (from keys.yaml, else the defaults)",
+        first + 1,
+        actions.len()
+    );
+    let block = panel_block(&title, t);
+    f.render_widget(block, r);
+    let key_width = actions
+        .iter()
+        .map(|a| keys(app, *a).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(6, 24) as u16;
     let rows: Vec<Row> = actions
         .iter()
-        .skip(scroll as usize)
+        .skip(first)
         .map(|a| {
             Row::new(vec![
                 Cell::from(Span::styled(keys(app, *a), Style::default().fg(t.accent))),
@@ -75,7 +90,7 @@ fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
         Table::new(
             rows,
             [
-                Constraint::Length(14),
+                Constraint::Length(key_width),
                 Constraint::Length(12),
                 Constraint::Min(10),
             ],
@@ -83,11 +98,25 @@ fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
         .style(t.base()),
         table_area,
     );
+    let file = app
+        .keys_file
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "keys.yaml (no config folder: no HOME)".into());
+    let scroll_keys = [Action::Up, Action::Down, Action::PageUp, Action::PageDown]
+        .iter()
+        .filter_map(|a| app.keymap.keys(*a).first().map(|k| k.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ");
     f.render_widget(
         Paragraph::new(Line::styled(
-            "override any of these in ~/.config/drivescope/keys.yaml · esc closes",
+            format!(
+                "{scroll_keys} scroll · {} closes · override any of these in {file}",
+                keys(app, Action::Back)
+            ),
             t.dim_style(),
-        )),
+        ))
+        .wrap(Wrap { trim: true }),
         foot,
     );
 }
@@ -103,9 +132,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     let block = panel_block("Presets", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
+    // Two lines for the target: a refusal's reason wraps instead of being cut.
     let [body, target_line, foot] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(1),
+        Constraint::Length(2),
         Constraint::Length(1),
     ])
     .areas(inner);
@@ -123,10 +153,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             Layout::horizontal([Constraint::Length(list_w), Constraint::Min(10)])
                 .spacing(1)
                 .areas(body);
+        // The highlight symbol takes two columns; a longer name ends in `…`.
+        let name_w = usize::from(list_w.saturating_sub(2));
         let items: Vec<ListItem> = app
             .presets
             .iter()
-            .map(|p| ListItem::new(Line::raw(p.name.clone())))
+            .map(|p| ListItem::new(Line::raw(format::cut_end(&p.name, name_w))))
             .collect();
         let mut st = list_state(app.preset_sel, app.presets.len());
         f.render_stateful_widget(
@@ -140,6 +172,13 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         if let Some(p) = app.selected_preset() {
             let mut lines = vec![
                 Line::styled(p.name.clone(), t.title_style()),
+                Line::from(vec![
+                    Span::styled("id ", t.dim_style()),
+                    Span::styled(p.id.clone(), Style::default().fg(t.accent)),
+                    Span::styled(" (drivescope run --preset ", t.dim_style()),
+                    Span::styled(p.id.clone(), t.dim_style()),
+                    Span::styled(")", t.dim_style()),
+                ]),
                 Line::from(vec![
                     Span::styled("estimated time ", t.dim_style()),
                     Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
@@ -189,7 +228,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         }
         None => Line::styled("no target: choose one", Style::default().fg(t.warning)),
     };
-    f.render_widget(Paragraph::new(target), target_line);
+    f.render_widget(
+        Paragraph::new(target).wrap(Wrap { trim: true }),
+        target_line,
+    );
     f.render_widget(
         Paragraph::new(hint(
             app,
@@ -204,6 +246,9 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     );
 }
 
+/// The most lines a target's safety check takes in the table.
+const ROW_LINES: usize = 3;
+
 fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     let t = app.theme();
     let r = centred(area, 100, 18);
@@ -213,10 +258,18 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     f.render_widget(block, r);
     let [body, prompt, foot] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Length(1),
     ])
     .areas(inner);
+    // The columns: the name, the path (identical drives differ there), kind and size,
+    // then the safety check, wrapped over as many lines as it needs.
+    let wide = body.width >= 90;
+    let (label_w, path_w) = if wide { (26, 18) } else { (18, 14) };
+    let (kind_w, size_w) = (7, 9);
+    // Two columns of highlight symbol and one between each of the five columns.
+    let safety_w =
+        usize::from(body.width).saturating_sub(2 + 4 + label_w + path_w + kind_w + size_w);
     let rows: Vec<Row> = app
         .targets
         .iter()
@@ -224,8 +277,8 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
             let kind = match tg.kind {
                 TargetKind::File => "file",
                 TargetKind::BlockDevice => "device",
-                TargetKind::NvmeGeneric => "NVMe generic device",
-                TargetKind::None => "no target",
+                TargetKind::NvmeGeneric => "generic",
+                TargetKind::None => "none",
             };
             let (safety, colour) = match (&tg.safety, tg.needs_typed_confirmation()) {
                 (Some(reason), _) => (
@@ -238,31 +291,50 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 ),
                 (None, false) => ("writable".to_string(), t.ok),
             };
+            // At most three lines in the table (the last ending in `…` when there is
+            // more); the picked target's whole check is below the table.
+            let mut safety = format::wrapped(&safety, safety_w.max(10));
+            if safety.len() > ROW_LINES {
+                safety.truncate(ROW_LINES);
+                if let Some(l) = safety.last_mut() {
+                    *l = format::cut_end(&format!("{l} …"), safety_w.max(10));
+                }
+            }
+            let height = u16::try_from(safety.len()).unwrap_or(u16::MAX);
             Row::new(vec![
-                Cell::from(format::shown(&tg.label)),
+                Cell::from(format::cut_end(&format::shown(&tg.label), label_w)),
+                Cell::from(format::cut_start(&format::shown_path(&tg.path), path_w)),
                 Cell::from(kind),
                 Cell::from(
                     Line::raw(tg.size.map(format::capacity).unwrap_or_else(|| "-".into()))
                         .right_aligned(),
                 ),
-                Cell::from(Span::styled(safety, Style::default().fg(colour))),
+                Cell::from(ratatui::text::Text::from(
+                    safety
+                        .into_iter()
+                        .map(|l| Line::styled(l, Style::default().fg(colour)))
+                        .collect::<Vec<_>>(),
+                )),
             ])
+            .height(height)
         })
         .collect();
     let mut st = ratatui::widgets::TableState::default()
         .with_selected((!app.targets.is_empty()).then_some(app.target_sel));
+    let w = |n: usize| Constraint::Length(u16::try_from(n).unwrap_or(u16::MAX));
     f.render_stateful_widget(
         Table::new(
             rows,
             [
-                Constraint::Length(28),
-                Constraint::Length(6),
-                Constraint::Length(9),
+                w(label_w),
+                w(path_w),
+                w(kind_w),
+                w(size_w),
                 Constraint::Min(10),
             ],
         )
         .header(
-            Row::new(vec!["target", "kind", "size", "safety check"])
+            Row::new(vec!["target", "path", "kind", "size", "safety check"])
                 .style(t.dim_style().add_modifier(Modifier::BOLD)),
         )
         .row_highlight_style(t.highlight())
@@ -286,13 +358,25 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 Span::styled(format!("{typed}▏"), Style::default().fg(t.fg)),
             ]),
         ],
-        (_, Some(tg)) => vec![Line::styled(format::shown_path(&tg.path), t.dim_style())],
+        (_, Some(tg)) => {
+            let mut l = vec![Span::styled(format::shown_path(&tg.path), t.dim_style())];
+            if let Some(reason) = &tg.safety {
+                l.push(Span::styled(
+                    format!(": writes refused: {}", format::shown(&reason.to_string())),
+                    Style::default().fg(t.warning),
+                ));
+            }
+            vec![Line::from(l)]
+        }
         (_, None) => vec![Line::styled(
             "no targets were given to the dashboard",
             t.dim_style(),
         )],
     };
-    f.render_widget(Paragraph::new(prompt_lines), prompt);
+    f.render_widget(
+        Paragraph::new(prompt_lines).wrap(Wrap { trim: true }),
+        prompt,
+    );
     f.render_widget(
         Paragraph::new(hint(
             app,
@@ -341,9 +425,26 @@ fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
     let block = panel_block("Confirm", t);
     let inner = block.inner(r);
     f.render_widget(block, r);
+    // Stopping one drive names it (its label and path), so the right one is stopped.
+    let question = match c {
+        Confirm::StopDrive(i) => match app.table_drives().get(i) {
+            Some(d) => {
+                let path = format::shown_path(&d.target.path);
+                let label = format::shown(&d.label);
+                let named = if label == path {
+                    path
+                } else {
+                    format!("{label} ({path})")
+                };
+                format!("Stop drive {named}? The other drives go on.")
+            }
+            None => c.question().to_string(),
+        },
+        _ => c.question().to_string(),
+    };
     let lines = vec![
         Line::styled(
-            c.question(),
+            question,
             Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
         ),
         Line::raw(""),

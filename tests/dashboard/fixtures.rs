@@ -108,6 +108,7 @@ pub fn config(size: (u16, u16)) -> AppConfig {
         replay: false,
         size,
         drives: Vec::new(),
+        keys_file: None,
     }
 }
 

@@ -468,7 +468,12 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
     // n skips the step that runs then (step 2, once step 1 has run out its time).
     wait_until(&t, 30, "step 2", |s| s.contains("step 2/4"));
     t.tmux(&["send-keys", "n"]);
+    // The notice of the skip goes as the next step starts, not seconds later (issue 29).
+    // (Within 2 s, well before the notice's own 6 s: a capture can catch a half-drawn frame.)
     wait_until(&t, 10, "step 3 after the skip", |s| s.contains("step 3/4"));
+    wait_until(&t, 2, "the skip's notice gone", |s| {
+        !s.contains("skipping to the next step")
+    });
     // s exports a snapshot of the session so far; the events panel says where.
     t.tmux(&["send-keys", "s"]);
     let s = wait_until(&t, 10, "the snapshot event", |s| {

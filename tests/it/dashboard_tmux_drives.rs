@@ -19,6 +19,16 @@ fn row<'a>(s: &'a str, label: &str) -> Option<&'a str> {
     })
 }
 
+/// A drives-table row's IOPS cell: the word after its step (`2/4`).
+fn live_iops(row: &str) -> Option<&str> {
+    let words: Vec<&str> = row.split_whitespace().collect();
+    let step = words.iter().position(|w| {
+        w.split_once('/')
+            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+    })?;
+    words.get(step + 1).copied()
+}
+
 #[test]
 fn three_targets_run_pick_overlay_stop_one_and_quit() {
     let home = tempfile::tempdir().unwrap();
@@ -76,11 +86,17 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     assert!(s.contains("Latency p99 · every drive"), "{s}");
     // X stops the picked drive (b) after asking; a and c go on.
     t.tmux(&["send-keys", "X"]);
-    t.wait_for("Stop the picked drive?");
+    t.wait_for("Stop drive b (");
     t.tmux(&["send-keys", "y"]);
     let s = wait_until(&t, 20, "b stopped", |s| {
         row(s, "b").is_some_and(|r| r.contains("stopped"))
     });
+    // A stopped drive shows no figures of its last interval as if it still ran.
+    assert_eq!(
+        live_iops(row(&s, "b").unwrap_or_default()),
+        Some("-"),
+        "{s}"
+    );
     assert!(
         row(&s, "a").is_some_and(|r| r.contains("running") || r.contains("done")),
         "{s}"

@@ -11,6 +11,8 @@ mod common;
 mod fake_sysfs;
 
 mod cli_telemetry;
+mod dashboard_args;
+mod dashboard_keys;
 mod dashboard_tmux;
 mod dashboard_tmux_drives;
 mod devices_in_use;

@@ -26,13 +26,7 @@ const LABEL_COLUMNS: (u16, u16) = (8, 14);
 
 /// A label that fits `width` columns: its end, where paths differ (`…nvme1n1`).
 fn fitted(label: &str, width: u16) -> String {
-    let n = label.chars().count();
-    let w = usize::from(width);
-    if n <= w {
-        return label.to_string();
-    }
-    let tail: String = label.chars().skip(n + 1 - w).collect();
-    format!("…{tail}")
+    crate::ui::format::cut_start(label, usize::from(width))
 }
 
 /// Drive `i`'s colour in charts of every drive: the theme's series colours in turn.
@@ -128,7 +122,9 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
         .as_ref()
         .map(|s| format!("{}/{}", s.index + 1, s.count))
         .unwrap_or_else(|| "-".into());
-    let last = run.intervals.last();
+    // Live figures only while the drive runs: a stopped or finished drive's last interval
+    // is not what it does now (its state cell says how it ended).
+    let last = run.intervals.last().filter(|_| d.state.is_active());
     let (iops, mbps, p99) = match last {
         Some(p) => (
             format::iops(p.iops()),

@@ -1,0 +1,243 @@
+//! Every key as shown (issue 29), in a real terminal at 80x24: the tab numbers switch
+//! panels; Home, End, PgUp and PgDn move in the pickers; the help lists every key of the
+//! key map (`o` and `X` too), scrolls, and names the keys.yaml really read (under
+//! XDG_CONFIG_HOME); a bad keys.yaml is reported with file:line:column.
+
+use crate::common;
+use crate::dashboard_tmux::Tmux;
+
+fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
+    Tmux::start_with(name, &common::bin().display().to_string(), home, 80, 24)
+}
+
+/// Sends one key (a tmux key name) alone: an Esc followed at once by a key reads as Alt.
+fn key(t: &Tmux, k: &str) {
+    t.tmux(&["send-keys", k]);
+}
+
+/// Waits up to 20 s for a screen that `ok` accepts.
+fn wait_until(t: &Tmux, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    crate::dashboard_tmux::wait_until(t, 20, what, ok)
+}
+
+/// The line of the picker's highlighted entry.
+fn picked(s: &str) -> String {
+    s.lines()
+        .find(|l| l.contains('▶'))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
+    let home = common::disk_tempdir();
+    let Some(t) = start("keys-picker", home.path()) else {
+        return;
+    };
+    t.wait_for("▶ Quick look");
+    key(&t, "End");
+    wait_until(&t, "End: the last preset", |s| {
+        picked(s).contains("Thermal soak, 4 KiB")
+    });
+    key(&t, "Home");
+    wait_until(&t, "Home: the first preset", |s| {
+        picked(s).contains("Quick look")
+    });
+    key(&t, "PageDown");
+    // Ten entries down: the eleventh preset, storagereview-4k-mix.
+    wait_until(&t, "PgDn: ten presets down", |s| {
+        s.contains("StorageReview 4K random 70/30 mix") && !picked(s).contains("Quick look")
+    });
+    key(&t, "PageUp");
+    wait_until(&t, "PgUp: back to the first", |s| {
+        picked(s).contains("Quick look")
+    });
+    key(&t, "Escape");
+    wait_until(&t, "the picker closed", |s| !s.contains("▶"));
+    key(&t, "3");
+    t.wait_for("Curve: latency vs IOPS");
+    key(&t, "6");
+    wait_until(&t, "the events panel", |s| {
+        s.contains("╭ Events") && !s.contains("Curve: latency vs IOPS")
+    });
+    key(&t, "1");
+    t.wait_for("Throughput (IOPS)");
+}
+
+/// The screen's lines inside the help's borders, joined: a path the footer wrapped reads
+/// whole.
+fn unwrapped(s: &str) -> String {
+    s.lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+#[test]
+fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
+    let home = common::disk_tempdir();
+    let Some(t) = start("keys-help", home.path()) else {
+        return;
+    };
+    t.wait_for("▶ Quick look");
+    key(&t, "?");
+    let file = home.path().join("config/drivescope/keys.yaml");
+    let file = file.display().to_string();
+    let s = wait_until(&t, "the help naming the keys file", |s| {
+        s.contains("Keys 1-") && unwrapped(s).contains(&file)
+    });
+    assert!(!s.contains("~/.config"), "{s}");
+    assert!(
+        !s.contains("stop_drive"),
+        "all of the help fits on one screen?\n{s}"
+    );
+    key(&t, "PageDown");
+    key(&t, "PageDown");
+    let s = wait_until(&t, "the end of the help", |s| {
+        s.contains("stop_drive") && s.contains("of 31")
+    });
+    for (keys, name) in [("o", "all_drives"), ("X", "stop_drive"), ("1-6", "tab")] {
+        assert!(
+            s.lines().any(|l| l.contains(keys) && l.contains(name)),
+            "no {keys} {name}:\n{s}"
+        );
+    }
+    key(&t, "Up");
+    key(&t, "Home");
+    wait_until(&t, "back at the top", |s| {
+        s.contains("Keys 1-") && s.contains("pause or resume")
+    });
+    key(&t, "Escape");
+    wait_until(&t, "the help closed", |s| !s.contains("Keys 1-"));
+}
+
+#[test]
+fn a_bad_keys_file_is_reported_with_its_line_and_column() {
+    let home = common::disk_tempdir();
+    let dir = home.path().join("config/drivescope");
+    std::fs::create_dir_all(&dir).unwrap();
+    // `?` unquoted is YAML's mapping-key indicator, not the character.
+    std::fs::write(dir.join("keys.yaml"), "quit: q\nhelp: ?\n").unwrap();
+    // 120 columns: the notice holds the whole path (cutting long notices is another item).
+    let bin = common::bin().display().to_string();
+    let Some(t) = Tmux::start_with("keys-bad", &bin, home.path(), 120, 40) else {
+        return;
+    };
+    let s = t.wait_for("keys.yaml:2:7:");
+    assert!(s.contains("default keys in use"), "{s}");
+}
+
+#[test]
+fn pickers_cut_names_with_an_ellipsis_show_the_preset_id_and_each_targets_path() {
+    let home = common::disk_tempdir();
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("disk.bin"), vec![0u8; 1 << 20]).unwrap();
+    }
+    let cmd = format!(
+        "{} --target {} --target {}",
+        common::bin().display(),
+        a.join("disk.bin").display(),
+        b.join("disk.bin").display()
+    );
+    let Some(t) = Tmux::start_with("pickers", &cmd, home.path(), 80, 24) else {
+        return;
+    };
+    // (A capture may catch a frame half drawn: each check waits for its whole screen.)
+    // Names longer than the list end in `…`, never cut silently; the id the command line
+    // takes is shown.
+    let s = wait_until(&t, "the picker with cut names and the id", |s| {
+        s.contains("▶ Quick look")
+            && s.contains("StorageReview 16K seque…")
+            && s.contains("id quick-look (drivescope run --preset quick-look)")
+    });
+    assert!(!s.contains("StorageReview 16K sequen "), "{s}");
+    key(&t, "t");
+    // Two files of the same name in two folders: their path column tells them apart.
+    wait_until(&t, "a path column", |s| {
+        s.contains("safety check")
+            && s.contains("/a/disk.bin file")
+            && s.contains("/b/disk.bin file")
+    });
+}
+
+#[test]
+fn several_devices_start_once_the_last_name_is_typed() {
+    let home = common::disk_tempdir();
+    let devs: Vec<common::LoopDev> = (0..2)
+        .filter_map(|_| common::LoopDev::new(64 << 20))
+        .collect();
+    if devs.len() < 2 {
+        return;
+    }
+    let cmd = format!(
+        "{} --target {} --target {} --preset quick-look --time-scale 0.1",
+        common::bin().display(),
+        devs[0].dev.display(),
+        devs[1].dev.display()
+    );
+    let Some(t) = Tmux::start_with("drives-start", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    wait_until(&t, "the picker over two drives", |s| {
+        s.contains(" Presets ") && s.contains("Drives (2)")
+    });
+    key(&t, "Enter");
+    for d in &devs {
+        let name = d.dev.file_name().unwrap().to_string_lossy().into_owned();
+        wait_until(&t, "the prompt for the device's name", |s| {
+            s.contains(&format!("Type {name} and Enter"))
+        });
+        t.tmux(&["send-keys", "-l", &name]);
+        key(&t, "Enter");
+    }
+    // No second start key: the run is going on both (or already done).
+    wait_until(&t, "the run on both drives", |s| {
+        !s.contains(" Presets ")
+            && s.lines()
+                .filter(|l| {
+                    l.contains("/dev/loop") && (l.contains("running") || l.contains("done"))
+                })
+                .count()
+                >= 2
+    });
+    wait_until(&t, "the run's end", |s| s.contains("session saved to"));
+    key(&t, "q");
+    t.wait_for("EXIT=0");
+}
+
+/// The header's drive line (`drive … · 67 MB · loop`).
+fn drive_line(s: &str) -> String {
+    s.lines()
+        .find(|l| l.starts_with("│drive "))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_header_follows_the_target_picked_between_runs() {
+    let home = common::disk_tempdir();
+    let Some(dev) = common::LoopDev::new(64 << 20) else {
+        return;
+    };
+    let cmd = format!("{} --target {}", common::bin().display(), dev.dev.display());
+    let Some(t) = Tmux::start_with("header-follows", &cmd, home.path(), 120, 40) else {
+        return;
+    };
+    // Opened on the loop device: the header names its drive (a loop device).
+    wait_until(&t, "the loop device's drive in the header", |s| {
+        s.contains(" Presets ") && drive_line(s).contains("· loop")
+    });
+    key(&t, "t");
+    t.wait_for("safety check");
+    // The first row is the built-in test file, on another drive.
+    key(&t, "Home");
+    key(&t, "Enter");
+    wait_until(&t, "the test file's drive in the header", |s| {
+        s.contains(" Presets ")
+            && s.contains("scratch.bin (test file)")
+            && s.contains("│drive ")
+            && !drive_line(s).contains("· loop")
+    });
+}
