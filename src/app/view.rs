@@ -218,9 +218,14 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
-            K::Note | K::Skip | K::Stopped | K::Verified | K::DriveWear | K::Other(_) => {
-                EventCategory::Info
-            }
+            K::Note
+            | K::Skip
+            | K::Stopped
+            | K::Verified
+            | K::DriveWear
+            | K::Paused
+            | K::Resumed
+            | K::Other(_) => EventCategory::Info,
         }
     }
 }

@@ -80,6 +80,8 @@ struct Hub<'a, 's> {
     sinks: &'a mut [&'s mut dyn Sink],
     /// Per drive whose plan ends steps on the temperature: its soak so far.
     soak: Vec<Option<SoakLog>>,
+    /// Since when the user's pause holds the run.
+    paused_at: Option<std::time::Instant>,
 }
 
 impl Hub<'_, '_> {
@@ -152,6 +154,28 @@ impl Hub<'_, '_> {
         self.rec.set_current_drive(None);
         for n in self.rec.tick() {
             self.show(None, &RunEvent::SessionNotice(&n));
+        }
+    }
+
+    /// The user paused (`true`) or resumed the run: an event of the session, once per
+    /// change (a resume says how long the pause held).
+    fn paused(&mut self, pause: bool) {
+        self.rec.set_current_drive(None);
+        match (pause, self.paused_at) {
+            (true, None) => {
+                self.paused_at = Some(std::time::Instant::now());
+                self.rec.push_event(EventKind::Paused, "paused");
+            }
+            (false, Some(at)) => {
+                self.paused_at = None;
+                let s = crate::session::round(at.elapsed().as_secs_f64(), 3);
+                self.rec.push_event_data(
+                    EventKind::Resumed,
+                    format!("resumed after {s:.1} s paused"),
+                    serde_json::json!({ "paused_s": s }),
+                );
+            }
+            _ => {}
         }
     }
 
@@ -402,6 +426,7 @@ pub fn execute_many(
         rec,
         sinks,
         soak,
+        paused_at: None,
     };
     for n in session.notes.iter().chain(&retired) {
         hub.rec.set_current_drive(None);
@@ -470,8 +495,11 @@ pub fn execute_many(
                             h.send(RunCmd::Stop);
                         }
                     }
-                    // The pause flag is shared: pause and resume reached every drive.
-                    RunCmd::Pause | RunCmd::Resume | RunCmd::Stop => {}
+                    // The pause flag is shared: pause and resume reached every drive; the
+                    // session records when.
+                    RunCmd::Pause => hub.paused(true),
+                    RunCmd::Resume => hub.paused(false),
+                    RunCmd::Stop => {}
                 }
             }
             if many && !stop_forwarded && ctl.stop_requested() {

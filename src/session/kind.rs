@@ -48,13 +48,17 @@ pub enum EventKind {
     DriveWear,
     /// New media errors or error log entries the drive reported while the run went on.
     DriveErrors,
+    /// The user paused the run: its I/O held from here.
+    Paused,
+    /// The user resumed the run (how long it stood paused, as data: `{paused_s}`).
+    Resumed,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
     /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 19] = [
+    pub const KNOWN: [EventKind; 21] = [
         EventKind::Note,
         EventKind::Phase,
         EventKind::SteadyState,
@@ -74,6 +78,8 @@ impl EventKind {
         EventKind::VerifyUnsaved,
         EventKind::DriveWear,
         EventKind::DriveErrors,
+        EventKind::Paused,
+        EventKind::Resumed,
     ];
 
     pub fn as_str(&self) -> &str {
@@ -97,6 +103,8 @@ impl EventKind {
             EventKind::VerifyUnsaved => "verify_unsaved",
             EventKind::DriveWear => "drive_wear",
             EventKind::DriveErrors => "drive_errors",
+            EventKind::Paused => "paused",
+            EventKind::Resumed => "resumed",
             EventKind::Other(s) => s,
         }
     }

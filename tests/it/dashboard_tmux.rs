@@ -508,6 +508,32 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
         step1 >= nominal + paused_for - 0.5,
         "step 1 took {step1:.2} s with a pause of {paused_for:.2} s"
     );
+    // The pause and the resume are events of the session; the resume says how long.
+    let of = |k: drivescope::session::EventKind| {
+        loaded
+            .session
+            .events
+            .iter()
+            .filter(|e| e.kind == k)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (paused, resumed) = (
+        of(drivescope::session::EventKind::Paused),
+        of(drivescope::session::EventKind::Resumed),
+    );
+    assert_eq!(
+        (paused.len(), resumed.len()),
+        (1, 1),
+        "{:?}",
+        loaded.session.events
+    );
+    let held = resumed[0].data["paused_s"].as_f64().unwrap();
+    assert!(
+        (held - (resumed[0].t - paused[0].t)).abs() < 0.2 && held <= paused_for + 0.5,
+        "paused {held} s, between the events {} s, seen {paused_for} s",
+        resumed[0].t - paused[0].t
+    );
     assert!(
         (2.2..2.8).contains(&steps[0].summary.runtime_s),
         "{:?}",
