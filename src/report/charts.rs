@@ -12,8 +12,20 @@ pub fn prefers_mbps(intervals: &[IntervalRecord]) -> bool {
     iops > 0.0 && mb * 1e6 / iops >= 65536.0
 }
 
-/// Throughput over time: read and write (IOPS or MB/s), one vertex per interval.
+/// `y` at an interval's time, or nothing (a gap in the line) for an interval that ended
+/// while the user's pause held the run: its zero I/O is the pause, not the drive.
+fn unless_paused(paused: &[(f64, f64)], t: f64, y: f64) -> (f64, f64) {
+    if paused.iter().any(|&(a, b)| t > a && t <= b) {
+        (t, f64::NAN)
+    } else {
+        (t, y)
+    }
+}
+
+/// Throughput over time: read and write (IOPS or MB/s), one vertex per interval, a gap
+/// where the user paused.
 pub fn throughput(s: &Session) -> Chart {
+    let paused = s.paused_spans();
     let mbps = prefers_mbps(&s.intervals);
     let pick = |r: &IntervalRecord, write: bool| match (mbps, write) {
         (true, false) => r.read_mbps,
@@ -29,7 +41,11 @@ pub fn throughput(s: &Session) -> Chart {
                 name: format!("{name} {unit}"),
                 color,
                 style: Style::Line,
-                points: s.intervals.iter().map(|r| (r.t, pick(r, write))).collect(),
+                points: s
+                    .intervals
+                    .iter()
+                    .map(|r| unless_paused(&paused, r.t, pick(r, write)))
+                    .collect(),
                 tips: Vec::new(),
             });
         }
@@ -47,8 +63,10 @@ pub fn throughput(s: &Session) -> Chart {
     }
 }
 
-/// Latency percentiles over time, log scale, one vertex per interval.
+/// Latency percentiles over time, log scale, one vertex per interval, a gap where the
+/// user paused.
 pub fn latency(s: &Session) -> Chart {
+    let paused = s.paused_spans();
     type Get = fn(&IntervalRecord) -> f64;
     let figures: [(&str, Get); 4] = [
         ("p50", |r| r.lat_us.p50),
@@ -66,7 +84,11 @@ pub fn latency(s: &Session) -> Chart {
                 name: (*name).into(),
                 color: PALETTE[i],
                 style: Style::Line,
-                points: s.intervals.iter().map(|r| (r.t, get(r))).collect(),
+                points: s
+                    .intervals
+                    .iter()
+                    .map(|r| unless_paused(&paused, r.t, get(r)))
+                    .collect(),
                 tips: Vec::new(),
             })
             .collect()

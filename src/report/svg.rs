@@ -373,26 +373,40 @@ impl Chart {
         );
     }
 
-    /// Each series: its polyline and, but for a plain line, its markers with tooltips.
+    /// Each series: its polyline (broken where a value is not a number: a paused span, a
+    /// hand-edited `.nan`, which have no place on the chart) and, but for a plain line,
+    /// its markers with tooltips.
     fn lines(&self, o: &mut String, xa: &Axis, ya: &Axis) {
         for s in &self.series {
             let name = esc(&s.name);
-            let mut line = String::with_capacity(s.points.len() * 14);
-            // A value that is not a number (a hand-edited `.nan`) has no place on the chart.
-            for &(x, y) in s
+            let runs = s
                 .points
-                .iter()
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-            {
-                let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
+                .split(|(x, y)| !(x.is_finite() && y.is_finite()))
+                .filter(|run| !run.is_empty());
+            let mut drawn = false;
+            for run in runs {
+                let mut line = String::with_capacity(run.len() * 14);
+                for &(x, y) in run {
+                    let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
+                }
+                drawn = true;
+                let _ = write!(
+                    o,
+                    "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>",
+                    s.color,
+                    dash(s.style),
+                    line.trim_end()
+                );
             }
-            let _ = write!(
-                o,
-                "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>",
-                s.color,
-                dash(s.style),
-                line.trim_end()
-            );
+            if !drawn {
+                // A series with no number still has its (empty) line, for its legend.
+                let _ = write!(
+                    o,
+                    "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"\"/>",
+                    s.color,
+                    dash(s.style),
+                );
+            }
             if s.style != Style::Line {
                 let _ = write!(
                     o,

@@ -380,3 +380,36 @@ fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_rep
     );
     assert_eq!(rows.len(), 3);
 }
+
+#[test]
+fn a_paused_span_is_a_gap_in_the_lines_over_time() {
+    use crate::session::{Event, EventKind};
+    let mut s = session();
+    let ts: Vec<f64> = s.intervals.iter().map(|r| r.t).collect();
+    assert!(ts.len() >= 4, "{ts:?}");
+    // Paused from just after the first interval to the third's end.
+    for (t, kind) in [
+        (ts[0] + 0.01, EventKind::Paused),
+        (ts[2], EventKind::Resumed),
+    ] {
+        s.events.push(Event {
+            t,
+            kind,
+            message: String::new(),
+            data: serde_yaml::Value::Null,
+            drive: None,
+        });
+    }
+    assert_eq!(s.paused_spans(), vec![(ts[0] + 0.01, ts[2])]);
+    let svg = super::charts::throughput(&s).render();
+    let read_lines = svg.matches("data-series=\"read IOPS\"").count();
+    assert_eq!(read_lines, 2, "the read line broken once: {svg}");
+    for r in &mut s.intervals {
+        r.lat_us.p50 = 80.0;
+        r.lat_us.p99 = 100.0;
+        r.lat_us.p99_9 = 120.0;
+        r.lat_us.max = 150.0;
+    }
+    let lat = super::charts::latency(&s).render();
+    assert_eq!(lat.matches("data-series=\"p99\"").count(), 2, "{lat}");
+}

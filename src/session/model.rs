@@ -438,6 +438,30 @@ pub struct Session {
 }
 
 impl Session {
+    /// The spans the user's pause held the run, seconds since the start (from each
+    /// `paused` event to the `resumed` after it; a pause never resumed lasts to the last
+    /// interval).
+    pub fn paused_spans(&self) -> Vec<(f64, f64)> {
+        use super::kind::EventKind;
+        let end = self.intervals.last().map_or(f64::INFINITY, |r| r.t);
+        let mut spans = Vec::new();
+        let mut from: Option<f64> = None;
+        for e in &self.events {
+            match (&e.kind, from) {
+                (EventKind::Paused, None) => from = Some(e.t),
+                (EventKind::Resumed, Some(t0)) => {
+                    spans.push((t0, e.t));
+                    from = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(t0) = from {
+            spans.push((t0, end.max(t0)));
+        }
+        spans
+    }
+
     /// Each drive's part as a session of its own (one drive: the session itself): its
     /// target, identity, records and summary, for reports and comparisons per drive.
     pub fn drive_views(&self) -> Vec<Session> {
