@@ -127,4 +127,8 @@ pub enum InvalidStep {
     Ring { option: RingOption, errno: i32 },
     #[error("the nop engine does no I/O to a target; leave out --target")]
     NopTarget,
+    #[error("the uring-cmd engine sends NVMe reads and writes; a trim runs on io_uring or sync")]
+    TrimPassthrough,
+    #[error("--verify checks what was written; a trim workload writes nothing to check")]
+    TrimVerify,
 }
