@@ -131,4 +131,10 @@ pub enum InvalidStep {
     TrimPassthrough,
     #[error("--verify checks what was written; a trim workload writes nothing to check")]
     TrimVerify,
+    #[error("{} takes no trims: {kind} refused ({})", .path.display(), errno_text(*.errno))]
+    NoTrim {
+        path: PathBuf,
+        kind: &'static str,
+        errno: i32,
+    },
 }

@@ -306,6 +306,18 @@ pub(super) fn run(
         })?),
         _ => None,
     };
+    if let (Some(k), Some(Some(f))) = (trim, files.first()) {
+        // One trim of the region's first block (the step trims it anyway): a target that
+        // takes none is refused before the step, not counted as a step of errors.
+        let len = w.bs.min().max(target.align);
+        if let Err(e) = super::discard::trim_sync(f, k, w.region.offset, len) {
+            return Err(EngineError::Invalid(InvalidStep::NoTrim {
+                path: target.path.clone(),
+                kind: k.word(),
+                errno: e.raw_os_error().unwrap_or(libc::EIO),
+            }));
+        }
+    }
     if let (Some(TrimKind::Discard), true, Some(Some(f))) = (trim, use_uring, files.first()) {
         let len = w.bs.min().max(target.align) as u32;
         if let Some(e) = super::discard::uring_discard_refused(f, w.region.offset, len) {

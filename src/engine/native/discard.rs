@@ -25,6 +25,14 @@ pub enum TrimKind {
 }
 
 impl TrimKind {
+    /// The system call's name, for the refusal of a target that takes none.
+    pub fn word(self) -> &'static str {
+        match self {
+            TrimKind::Discard => "BLKDISCARD",
+            TrimKind::PunchHole => "fallocate(PUNCH_HOLE)",
+        }
+    }
+
     /// The trim a target takes: a block device discards, anything else punches holes.
     pub fn of(file: &File) -> io::Result<TrimKind> {
         let block = file.metadata()?.file_type().is_block_device();
