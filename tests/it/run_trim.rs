@@ -14,6 +14,17 @@ fn trim_run(home: &std::path::Path, args: &[&str]) -> serde_json::Value {
     common::summary(&lines).clone()
 }
 
+/// Whether the running kernel's release is at least `major.minor`.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut parts = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let have = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    have >= (major, minor)
+}
+
 fn ios(s: &serde_json::Value, field: &str) -> u64 {
     s[field]
         .as_u64()
@@ -50,6 +61,11 @@ fn a_randtrim_runs_trims_count_the_kernels_discards() {
         let kernel = dev.discards() - before;
         let trims = ios(&s, "trim_ios");
         assert!(trims > 100, "{engine}: {s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        // io_uring's block discard command is Linux 6.12's; before it the step runs sync.
+        if engine == "sync" || kernel_at_least(6, 12) {
+            assert_eq!(s["engine"], engine, "{s}");
+        }
         assert_eq!((ios(&s, "read_ios"), ios(&s, "write_ios")), (0, 0), "{s}");
         assert_eq!(ios(&s, "trim_bytes"), trims * 4096, "{s}");
         assert_eq!(ios(&s, "ios"), trims, "{s}");
@@ -109,6 +125,8 @@ fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
         assert!(trims > 0, "{rw} {engine}: {s}");
         assert_eq!(ios(&s, "trim_bytes"), trims * (64 << 10), "{s}");
         assert_eq!(ios(&s, "write_ios"), 0, "{s}");
+        assert_eq!(ios(&s, "errors"), 0, "{s}");
+        assert_eq!(s["engine"], engine, "{s}");
         let meta = std::fs::metadata(&f).unwrap();
         assert_eq!(meta.len(), 16 << 20, "a punched hole keeps the size");
         assert!(
