@@ -22,20 +22,35 @@ pub enum RwMode {
     Rw,
     /// Random mixed reads and writes (fio `rw=randrw`).
     RandRw,
+    /// Sequential trims (fio `rw=trim`): discards on a block device, punched holes in a file.
+    Trim,
+    /// Random trims (fio `rw=randtrim`).
+    RandTrim,
 }
 
 impl RwMode {
-    pub const ALL: [RwMode; 6] = [
+    pub const ALL: [RwMode; 8] = [
         RwMode::Read,
         RwMode::Write,
         RwMode::RandRead,
         RwMode::RandWrite,
         RwMode::Rw,
         RwMode::RandRw,
+        RwMode::Trim,
+        RwMode::RandTrim,
     ];
 
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+        matches!(
+            self,
+            RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim
+        )
+    }
+
+    /// Every I/O is a trim. A trim destroys data as a write does: its read share is 0, so
+    /// everything that asks whether a step writes (the write guard, the open mode) counts it.
+    pub fn is_trim(self) -> bool {
+        matches!(self, RwMode::Trim | RwMode::RandTrim)
     }
 
     pub fn is_mixed(self) -> bool {
@@ -46,7 +61,7 @@ impl RwMode {
     pub fn read_percent(self, rwmixread: u8) -> u8 {
         match self {
             RwMode::Read | RwMode::RandRead => 100,
-            RwMode::Write | RwMode::RandWrite => 0,
+            RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim => 0,
             RwMode::Rw | RwMode::RandRw => rwmixread.min(100),
         }
     }
@@ -59,6 +74,8 @@ impl RwMode {
             RwMode::RandWrite => "randwrite",
             RwMode::Rw => "rw",
             RwMode::RandRw => "randrw",
+            RwMode::Trim => "trim",
+            RwMode::RandTrim => "randtrim",
         }
     }
 }
@@ -79,8 +96,11 @@ impl FromStr for RwMode {
             "randwrite" => Ok(RwMode::RandWrite),
             "rw" | "readwrite" => Ok(RwMode::Rw),
             "randrw" => Ok(RwMode::RandRw),
+            "trim" => Ok(RwMode::Trim),
+            "randtrim" => Ok(RwMode::RandTrim),
             other => Err(format!(
-                "'{other}' is not an access pattern (read, write, randread, randwrite, rw, randrw)"
+                "'{other}' is not an access pattern (read, write, randread, randwrite, rw, \
+                 randrw, trim, randtrim)"
             )),
         }
     }

@@ -127,4 +127,14 @@ pub enum InvalidStep {
     Ring { option: RingOption, errno: i32 },
     #[error("the nop engine does no I/O to a target; leave out --target")]
     NopTarget,
+    #[error("the uring-cmd engine sends NVMe reads and writes; a trim runs on io_uring or sync")]
+    TrimPassthrough,
+    #[error("--verify checks what was written; a trim workload writes nothing to check")]
+    TrimVerify,
+    #[error("{} takes no trims: {kind} refused ({})", .path.display(), errno_text(*.errno))]
+    NoTrim {
+        path: PathBuf,
+        kind: &'static str,
+        errno: i32,
+    },
 }

@@ -28,7 +28,7 @@ fn left(column: &str) -> bool {
 /// The cells of one step's rows: one per direction it did I/O in (one row of reads when it
 /// did none, so that every step shows).
 fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
-    let dirs: Vec<Direction> = Direction::BOTH
+    let dirs: Vec<Direction> = Direction::ALL
         .into_iter()
         .filter(|d| r.dir(*d).ios > 0)
         .collect();
@@ -145,6 +145,7 @@ mod tests {
             target_iops: Some(25_000.0),
             read,
             write,
+            trim: DirResult::default(),
             errors: 0,
             ended_by: EndedBy::Duration,
             measured_s: 90.0,

@@ -227,6 +227,7 @@ mod tests {
                 mbps: 0.0,
                 lat_us: None,
             },
+            trim: DirResult::default(),
             errors: 0,
             ended_by: EndedBy::Duration,
             measured_s: 1.0,

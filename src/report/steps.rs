@@ -173,6 +173,7 @@ mod tests {
                 mbps: 0.0,
                 lat_us: None,
             },
+            trim: DirResult::default(),
             errors: 0,
             ended_by: EndedBy::Duration,
             measured_s: 2.0,

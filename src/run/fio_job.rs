@@ -53,7 +53,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
             .map(|r| r.min(100) as u8)
             .unwrap_or(50),
         RwMode::Read | RwMode::RandRead => 100,
-        RwMode::Write | RwMode::RandWrite => 0,
+        RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim => 0,
     };
     Workload {
         rw,

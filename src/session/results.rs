@@ -39,8 +39,8 @@ impl LatFigures {
     }
 }
 
-/// One direction (reads or writes) of a step.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// One direction (reads, writes or trims) of a step.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct DirResult {
     pub ios: u64,
     pub iops: f64,
@@ -50,21 +50,33 @@ pub struct DirResult {
     pub lat_us: Option<LatFigures>,
 }
 
+impl DirResult {
+    /// No I/O this way (a step's trims, in a step without any, are left out of its JSON).
+    pub fn is_empty(&self) -> bool {
+        self.ios == 0
+    }
+}
+
 /// Which way an I/O went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     Read,
     Write,
+    Trim,
 }
 
 impl Direction {
+    /// Reads and writes: the directions of the steps CSV and the report's columns.
     pub const BOTH: [Direction; 2] = [Direction::Read, Direction::Write];
+    /// Every direction, trims too.
+    pub const ALL: [Direction; 3] = [Direction::Read, Direction::Write, Direction::Trim];
 
     /// Its word in tables and CSV headers.
     pub fn word(self) -> &'static str {
         match self {
             Direction::Read => "read",
             Direction::Write => "write",
+            Direction::Trim => "trim",
         }
     }
 }
@@ -84,6 +96,9 @@ pub struct StepResult {
     pub target_iops: Option<f64>,
     pub read: DirResult,
     pub write: DirResult,
+    /// Trims (a trim workload's, an fio job file's trim jobs).
+    #[serde(skip_serializing_if = "DirResult::is_empty")]
+    pub trim: DirResult,
     pub errors: u64,
     pub ended_by: EndedBy,
     /// Measured seconds (ramp excluded).
@@ -112,6 +127,12 @@ impl StepResult {
                 mbps: s.write_bw_bytes / 1e6,
                 lat_us: LatFigures::of(&s.write_lat_us),
             },
+            trim: DirResult {
+                ios: s.trim_ios,
+                iops: s.trim_iops,
+                mbps: s.trim_bw_bytes / 1e6,
+                lat_us: LatFigures::of(&s.trim_lat_us),
+            },
             errors: s.errors,
             ended_by: s.ended_by.clone(),
             measured_s: s.runtime_s,
@@ -122,21 +143,22 @@ impl StepResult {
         match d {
             Direction::Read => &self.read,
             Direction::Write => &self.write,
+            Direction::Trim => &self.trim,
         }
     }
 
-    /// Reads and writes together.
+    /// Reads, writes and trims together.
     pub fn iops(&self) -> f64 {
-        self.read.iops + self.write.iops
+        self.read.iops + self.write.iops + self.trim.iops
     }
 
     pub fn mbps(&self) -> f64 {
-        self.read.mbps + self.write.mbps
+        self.read.mbps + self.write.mbps + self.trim.mbps
     }
 
     /// The worse p99 of its directions (none when it did no I/O).
     pub fn p99_us(&self) -> Option<f64> {
-        Direction::BOTH
+        Direction::ALL
             .iter()
             .filter_map(|d| self.dir(*d).lat_us.map(|l| l.p99))
             .reduce(f64::max)

@@ -41,6 +41,7 @@ mod run_faults;
 mod run_health;
 mod run_loop_device;
 mod run_preset;
+mod run_trim;
 mod session_cli;
 mod sessions_locked;
 mod signals;

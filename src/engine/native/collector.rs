@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::discard::TrimKind;
 use super::failure::{self, DeviceWatch, KernelCompletions};
 use super::nvme::{self, Namespace};
 use super::schedule::Schedule;
@@ -108,6 +109,12 @@ fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     let o = &spec.options;
     if !o.is_default() && !spec.engine.uses_rings() {
         return bad(InvalidStep::RingOptions(spec.engine));
+    }
+    if spec.workload.rw.is_trim() && spec.engine == EngineKind::UringCmd {
+        return bad(InvalidStep::TrimPassthrough);
+    }
+    if spec.workload.rw.is_trim() && target.verify.is_some() {
+        return bad(InvalidStep::TrimVerify);
     }
     if spec.engine == EngineKind::UringCmd && !nvme::is_generic_device(&target.path) {
         return bad(InvalidStep::NotNvmeGeneric(target.path.clone()));
@@ -280,7 +287,6 @@ pub(super) fn run(
             reason: "--verify runs on the io_uring engine only".to_string(),
         });
     }
-    let engine_ran = if use_uring { kind } else { EngineKind::Sync };
 
     let jobs = w.jobs as usize;
     let files: Vec<Option<File>> = if kind.targetless() {
@@ -290,9 +296,49 @@ pub(super) fn run(
             .map(|_| open_target(target, spec).map(Some))
             .collect::<Result<_, _>>()?
     };
-    let ring_io = match (kind, files.first()) {
-        (EngineKind::Nop, _) => RingIo::Nop,
-        (EngineKind::UringCmd, Some(Some(f))) => RingIo::NvmeCmd(Namespace {
+    // A trim workload's every I/O is a discard (block device) or a punched hole (file).
+    let trim = match (w.rw.is_trim(), files.first()) {
+        (true, Some(Some(f))) => Some(TrimKind::of(f).map_err(|source| EngineError::Open {
+            path: target.path.display().to_string(),
+            mode: "its file type",
+            source,
+            hint: "",
+        })?),
+        _ => None,
+    };
+    if let (Some(k), Some(Some(f))) = (trim, files.first()) {
+        // One trim of the region's first block (the step trims it anyway): a target that
+        // takes none is refused before the step, not counted as a step of errors.
+        let len = w.bs.min().max(target.align);
+        if let Err(e) = super::discard::trim_sync(f, k, w.region.offset, len) {
+            return Err(EngineError::Invalid(InvalidStep::NoTrim {
+                path: target.path.clone(),
+                kind: k.word(),
+                errno: e.raw_os_error().unwrap_or(libc::EIO),
+            }));
+        }
+    }
+    if let (Some(TrimKind::Discard), true, Some(Some(f))) = (trim, use_uring, files.first()) {
+        let len = w.bs.min().max(target.align) as u32;
+        if let Some(e) = super::discard::uring_discard_refused(f, w.region.offset, len) {
+            note(
+                format!(
+                    "this kernel refuses io_uring's block discard command ({e}; it needs \
+                     Linux 6.12+): trims go through BLKDISCARD in the sync engine (queue \
+                     depth 1 per job)"
+                ),
+                &mut notes,
+                obs,
+            );
+            use_uring = false;
+        }
+    }
+    let engine_ran = if use_uring { kind } else { EngineKind::Sync };
+    let trims = trim.is_some();
+    let ring_io = match (kind, files.first(), trim) {
+        (EngineKind::Nop, _, _) => RingIo::Nop,
+        (_, _, Some(k)) => RingIo::Trim(k),
+        (EngineKind::UringCmd, Some(Some(f)), None) => RingIo::NvmeCmd(Namespace {
             nsid: nvme::namespace_id(f).map_err(|source| EngineError::Open {
                 path: target.path.display().to_string(),
                 mode: "its NVMe namespace id",
@@ -352,6 +398,7 @@ pub(super) fn run(
             job,
             file,
             ring_io,
+            trim,
             options: spec.options,
             workload: w.clone(),
             align: w.bs.min().max(target.align),
@@ -523,6 +570,8 @@ pub(super) fn run(
             };
             let lat = LatSummary::from_hist(&hists.response_all());
             let suspended = overlap_ns(&suspensions, start_ns, p.end_ns);
+            // The workers count a trim in the write slot: a trim step's are trims.
+            let (write, trim) = split_trims(trims, p.dirs[1]);
             let report = IntervalReport {
                 index: k,
                 start_s: start_ns as f64 / 1e9,
@@ -530,14 +579,14 @@ pub(super) fn run(
                 ramp,
                 suspended_s: suspended as f64 / 1e9,
                 read: p.dirs[0],
-                write: p.dirs[1],
+                write,
                 read_iops: p.dirs[0].ios as f64 / secs,
-                write_iops: p.dirs[1].ios as f64 / secs,
+                write_iops: write.ios as f64 / secs,
                 read_bw_bytes: p.dirs[0].bytes as f64 / secs,
-                write_bw_bytes: p.dirs[1].bytes as f64 / secs,
-                trim: Default::default(),
-                trim_iops: 0.0,
-                trim_bw_bytes: 0.0,
+                write_bw_bytes: write.bytes as f64 / secs,
+                trim,
+                trim_iops: trim.ios as f64 / secs,
+                trim_bw_bytes: trim.bytes as f64 / secs,
                 errors: p.errors,
                 lat_us: lat,
                 service_lat_us: paced.then(|| LatSummary::from_hist(&hists.service_all())),
@@ -551,6 +600,7 @@ pub(super) fn run(
                 measured_any = true;
                 tot_dirs[0].add(&report.read);
                 tot_dirs[1].add(&report.write);
+                tot_dirs[1].add(&report.trim);
                 tot_errors += report.errors;
                 tot_gaps.add(&p.gaps);
                 last_end_ns = last_end_ns.max(p.end_ns);
@@ -686,6 +736,15 @@ pub(super) fn run(
         }
     });
     let ios = tot_dirs[0].ios + tot_dirs[1].ios;
+    let (write, trim) = split_trims(trims, tot_dirs[1]);
+    let (write_lat, trim_lat) = {
+        let lat = LatSummary::from_hist(total.response_dir(1));
+        if trims {
+            (LatSummary::default(), lat)
+        } else {
+            (lat, LatSummary::default())
+        }
+    };
     if ios == 0 && abandoned > 0 && ended_by.is_own_end() {
         // The device was working (else this would be a stall), but no job got to reap an
         // I/O within the step: the queue was too deep for the step's length here.
@@ -707,24 +766,24 @@ pub(super) fn run(
         runtime_s,
         ios,
         read_ios: tot_dirs[0].ios,
-        write_ios: tot_dirs[1].ios,
+        write_ios: write.ios,
         read_bytes: tot_dirs[0].bytes,
-        write_bytes: tot_dirs[1].bytes,
+        write_bytes: write.bytes,
         iops: per_s(ios),
         read_iops: per_s(tot_dirs[0].ios),
-        write_iops: per_s(tot_dirs[1].ios),
+        write_iops: per_s(write.ios),
         read_bw_bytes: per_s(tot_dirs[0].bytes),
-        write_bw_bytes: per_s(tot_dirs[1].bytes),
-        trim_ios: 0,
-        trim_bytes: 0,
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        trim_lat_us: Default::default(),
+        write_bw_bytes: per_s(write.bytes),
+        trim_ios: trim.ios,
+        trim_bytes: trim.bytes,
+        trim_iops: per_s(trim.ios),
+        trim_bw_bytes: per_s(trim.bytes),
+        trim_lat_us: trim_lat,
         errors: tot_errors,
         target_iops: w.rate_iops,
         lat_us: LatSummary::from_hist(&total.response_all()),
         read_lat_us: LatSummary::from_hist(total.response_dir(0)),
-        write_lat_us: LatSummary::from_hist(total.response_dir(1)),
+        write_lat_us: write_lat,
         service_lat_us: paced.then(|| LatSummary::from_hist(&total.service_all())),
         arrival_cv: tot_gaps.cv().filter(|_| paced),
         fio_series: Vec::new(),
@@ -732,6 +791,15 @@ pub(super) fn run(
         pacing,
         ended_by,
     })
+}
+
+/// The write slot's counts as (writes, trims): a trim step's workers count its trims there.
+fn split_trims(trims: bool, slot: DirCounts) -> (DirCounts, DirCounts) {
+    if trims {
+        (DirCounts::default(), slot)
+    } else {
+        (slot, DirCounts::default())
+    }
 }
 
 /// How much of [from, to) the spans cover, ns.

@@ -8,6 +8,7 @@
 mod buffers;
 mod claim;
 mod collector;
+mod discard;
 mod failure;
 mod idle;
 mod iogen;
@@ -94,6 +95,8 @@ pub(crate) struct WorkerCtx {
     pub file: Option<File>,
     /// What each I/O of the ring is (the sync engine does only reads and writes).
     pub ring_io: uring::RingIo,
+    /// Every I/O of the step is a trim of this kind (a trim workload).
+    pub trim: Option<discard::TrimKind>,
     /// How the ring is set up (polled I/O, SQPOLL).
     pub options: crate::workload::EngineOptions,
     pub workload: Workload,

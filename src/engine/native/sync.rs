@@ -1,11 +1,12 @@
-//! The synchronous engine: pread/pwrite, one I/O at a time per job (queue depth 1, like
-//! fio's psync). It runs where io_uring cannot be set up, or when `--engine sync` asks.
+//! The synchronous engine: pread/pwrite (or a trim: BLKDISCARD, a punched hole), one I/O at
+//! a time per job (queue depth 1, like fio's psync). It runs where io_uring cannot be set up, or when `--engine sync` asks.
 
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::buffers::Buffers;
+use super::discard::trim_sync;
 use super::iogen::IoGen;
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
@@ -101,7 +102,9 @@ pub(crate) fn run(ctx: WorkerCtx) {
         };
         let io = gen.next_io();
         let len = io.len as usize;
-        let res = if io.write {
+        let res = if let Some(kind) = ctx.trim {
+            trim_sync(file, kind, io.offset, u64::from(io.len)).map(|()| len)
+        } else if io.write {
             bufs.scramble(0, len, io.offset);
             file.write_at(&bufs.slot(0)[..len], io.offset)
         } else {

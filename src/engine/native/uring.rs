@@ -18,6 +18,7 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use thiserror::Error;
 
 use super::buffers::Buffers;
+use super::discard::{trim_sqe, TrimKind};
 use super::iogen::IoGen;
 use super::nvme::{self, Namespace};
 use super::pacer::Pacer;
@@ -55,6 +56,8 @@ pub(crate) enum RingIo {
     Nop,
     /// NVMe read and write commands on an NVMe generic character device.
     NvmeCmd(Namespace),
+    /// Trims of the target: block discard commands or punched holes; no data.
+    Trim(TrimKind),
 }
 
 /// How long a worker that stops with I/Os in flight (an `io_uring_enter` error, a panic)
@@ -210,9 +213,9 @@ fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     let depth = ctx.workload.iodepth;
     let ring = build_ring(depth, &ctx.options).map_err(UringError::Setup)?;
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
-    // NOPs move no data: no buffers.
+    // NOPs and trims move no data: no buffers.
     let slots = match ctx.ring_io {
-        RingIo::Nop => 0,
+        RingIo::Nop | RingIo::Trim(_) => 0,
         RingIo::Block | RingIo::NvmeCmd(_) => depth as usize,
     };
     let bufs =
@@ -237,14 +240,19 @@ fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
         notes.push("could not register the file with io_uring; using a plain fd".to_string());
     }
     let iovecs = io.bufs.iovecs();
-    // SAFETY: each iovec covers one slot inside the buffers' allocation (`iovecs`), and
-    // that allocation stays valid while the registration lasts: the buffers live in the
-    // same `RingBufs` as the ring and drop after it, once no I/O is in flight, or are leaked
-    // with it (`Setup::release`).
-    let registered = unsafe { io.ring.submitter().register_buffers(&iovecs) };
+    // A ring without buffers (NOPs, trims) has none to register.
+    let registered = match slots {
+        0 => Err(None),
+        // SAFETY: each iovec covers one slot inside the buffers' allocation (`iovecs`), and
+        // that allocation stays valid while the registration lasts: the buffers live in the
+        // same `RingBufs` as the ring and drop after it, once no I/O is in flight, or are
+        // leaked with it (`Setup::release`).
+        _ => unsafe { io.ring.submitter().register_buffers(&iovecs) }.map_err(Some),
+    };
     let fixed_bufs = match registered {
         Ok(()) => true,
-        Err(e) => {
+        Err(None) => false,
+        Err(Some(e)) => {
             notes.push(format!(
                 "could not register I/O buffers ({e}; raise `ulimit -l` or run as root); \
                  using unregistered buffers"
@@ -301,6 +309,7 @@ impl MakeSqe for squeue::Entry {
     ) -> Self {
         match io {
             RingIo::Nop => opcode::Nop::new().build().user_data(slot as u64),
+            RingIo::Trim(k) => trim_sqe(k, fixed.0, fd, offset, len).user_data(slot as u64),
             RingIo::Block | RingIo::NvmeCmd(_) => {
                 build_sqe(bufs, fixed, fd, slot, write, len, offset)
             }
@@ -333,7 +342,7 @@ impl MakeSqe for squeue::Entry128 {
                 nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
                     .user_data(slot as u64)
             }
-            RingIo::Block | RingIo::Nop => {
+            RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
                 squeue::Entry::make(io, bufs, fixed, fd, slot, write, len, offset).into()
             }
         }
@@ -346,10 +355,10 @@ impl MakeSqe for squeue::Entry128 {
 fn io_result(io: RingIo, res: i32, len: u32) -> i64 {
     match (io, res) {
         (RingIo::Block, r) => i64::from(r),
-        (RingIo::Nop | RingIo::NvmeCmd(_), 0) => i64::from(len),
-        (RingIo::Nop | RingIo::NvmeCmd(_), r) if r < 0 => i64::from(r),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), 0) => i64::from(len),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), r) if r < 0 => i64::from(r),
         // An NVMe status (a positive value): the device failed the command.
-        (RingIo::Nop | RingIo::NvmeCmd(_), _) => -i64::from(libc::EIO),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), _) => -i64::from(libc::EIO),
     }
 }
 
@@ -411,7 +420,9 @@ struct SlotIo {
 
 pub(crate) fn run(ctx: WorkerCtx) {
     match ctx.ring_io {
-        RingIo::Block | RingIo::Nop => run_on::<squeue::Entry, cqueue::Entry>(ctx),
+        RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
+            run_on::<squeue::Entry, cqueue::Entry>(ctx)
+        }
         RingIo::NvmeCmd(_) => run_on::<squeue::Entry128, cqueue::Entry32>(ctx),
     }
 }
@@ -466,7 +477,7 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     // call; the whole refill goes with the wait.
     let chunk = match ring_io {
         RingIo::Nop => usize::MAX,
-        RingIo::Block | RingIo::NvmeCmd(_) => SUBMIT_CHUNK,
+        RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_) => SUBMIT_CHUNK,
     };
     let mut gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
     let mut rec = IntervalTally::new(
@@ -626,7 +637,10 @@ fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
                     }
                 };
                 free.pop();
-                if next.write && ring_io != RingIo::Nop && verifier.is_none() {
+                if next.write
+                    && matches!(ring_io, RingIo::Block | RingIo::NvmeCmd(_))
+                    && verifier.is_none()
+                {
                     io.bufs.scramble(slot, next.len as usize, next.offset);
                 }
                 let sqe = S::make(

@@ -1,0 +1,138 @@
+//! Trim workloads (`--rw trim|randtrim`): on a loop device each trim is a discard the kernel
+//! counts, on a file a punched hole; the guard asks --destroy-data as for a write.
+
+use std::os::unix::fs::MetadataExt;
+
+use crate::common::{self, LoopDev};
+
+/// The step summary of a headless JSON run that must have succeeded.
+fn trim_run(home: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["run", "--json", "--duration", "1s", "--interval", "250ms"];
+    all.extend_from_slice(args);
+    let out = common::run(home, &all);
+    let lines = common::succeeded(&out);
+    common::summary(&lines).clone()
+}
+
+/// Whether the running kernel's release is at least `major.minor`.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut parts = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let have = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    have >= (major, minor)
+}
+
+fn ios(s: &serde_json::Value, field: &str) -> u64 {
+    s[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {field} in {s}"))
+}
+
+#[test]
+fn a_randtrim_runs_trims_count_the_kernels_discards() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let before = dev.discards();
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                d,
+                "--rw",
+                "randtrim",
+                "--bs",
+                "4k",
+                "--iodepth",
+                "8",
+                "--engine",
+                engine,
+                "--destroy-data",
+                d,
+            ],
+        );
+        let kernel = dev.discards() - before;
+        let trims = ios(&s, "trim_ios");
+        assert!(trims > 100, "{engine}: {s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        // io_uring's block discard command is Linux 6.12's; before it the step runs sync.
+        if engine == "sync" || kernel_at_least(6, 12) {
+            assert_eq!(s["engine"], engine, "{s}");
+        }
+        assert_eq!((ios(&s, "read_ios"), ios(&s, "write_ios")), (0, 0), "{s}");
+        assert_eq!(ios(&s, "trim_bytes"), trims * 4096, "{s}");
+        assert_eq!(ios(&s, "ios"), trims, "{s}");
+        assert_eq!(s["trim_lat_us"]["samples"].as_u64(), Some(trims), "{s}");
+        assert!(
+            kernel.abs_diff(trims) as f64 <= trims as f64 * 0.01,
+            "{engine}: trims {trims} vs the kernel's discards {kernel}"
+        );
+    }
+}
+
+#[test]
+fn a_device_trim_without_destroy_data_is_refused() {
+    let Some(dev) = LoopDev::new(16 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    let before = dev.discards();
+    let out = common::run(
+        home.path(),
+        &["run", "-t", d, "--rw", "randtrim", "--duration", "1s"],
+    );
+    common::refused(&out, &["--destroy-data"]);
+    assert_eq!(dev.discards(), before, "a refused trim discarded");
+}
+
+#[test]
+fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
+    let dir = common::disk_tempdir();
+    let home = tempfile::tempdir().unwrap();
+    for (rw, engine) in [("trim", "io_uring"), ("randtrim", "sync")] {
+        let f = dir.path().join(format!("{rw}-{engine}.img"));
+        std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
+        let p = f.to_str().unwrap();
+        let blocks = std::fs::metadata(&f).unwrap().blocks();
+        assert!(
+            blocks >= (16 << 20) / 512,
+            "the file is not allocated: {blocks}"
+        );
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                p,
+                "--rw",
+                rw,
+                "--bs",
+                "64k",
+                "--engine",
+                engine,
+                "--destroy-data",
+                p,
+            ],
+        );
+        let trims = ios(&s, "trim_ios");
+        assert!(trims > 0, "{rw} {engine}: {s}");
+        assert_eq!(ios(&s, "trim_bytes"), trims * (64 << 10), "{s}");
+        assert_eq!(ios(&s, "write_ios"), 0, "{s}");
+        assert_eq!(ios(&s, "errors"), 0, "{s}");
+        assert_eq!(s["engine"], engine, "{s}");
+        let meta = std::fs::metadata(&f).unwrap();
+        assert_eq!(meta.len(), 16 << 20, "a punched hole keeps the size");
+        assert!(
+            meta.blocks() < blocks / 2,
+            "{rw} {engine}: {trims} trims left {} of {blocks} blocks",
+            meta.blocks()
+        );
+    }
+}
