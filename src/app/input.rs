@@ -57,11 +57,13 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         PauseResume => match app.run.state {
             RunState::Running => {
                 app.run.state = RunState::Paused;
+                app.run.pauses.pause(app.now_s);
                 app.push_event(EventCategory::Info, "paused".into());
                 vec![Effect::Pause]
             }
             RunState::Paused => {
                 app.run.state = RunState::Running;
+                app.run.pauses.resume(app.now_s);
                 app.push_event(EventCategory::Info, "resumed".into());
                 vec![Effect::Resume]
             }

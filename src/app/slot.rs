@@ -92,6 +92,9 @@ pub struct DriveRun {
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
+    /// How long the user's pauses had held the run when this step started (its clock
+    /// leaves out only the pauses since).
+    pub paused_before_step_s: f64,
 }
 
 impl Default for DriveRun {
@@ -105,6 +108,7 @@ impl Default for DriveRun {
             curve: Ring::new(CURVE_HISTORY),
             errors: 0,
             thermal: Vec::new(),
+            paused_before_step_s: 0.0,
         }
     }
 }
@@ -152,6 +156,17 @@ impl DriveRun {
     /// Seconds since the run started, from the engine's clock.
     pub fn run_elapsed_s(&self) -> f64 {
         self.step.as_ref().map(|s| s.started_s).unwrap_or(0.0) + self.step_elapsed_s()
+    }
+
+    /// [`step_elapsed_s`](Self::step_elapsed_s) less the pauses that ended in the step
+    /// (`held_s`: every ended pause of the run): the step's own time, for its clock.
+    pub fn step_working_s(&self, held_s: f64) -> f64 {
+        (self.step_elapsed_s() - (held_s - self.paused_before_step_s).max(0.0)).max(0.0)
+    }
+
+    /// [`run_elapsed_s`](Self::run_elapsed_s) less every ended pause: the plan's clock.
+    pub fn run_working_s(&self, held_s: f64) -> f64 {
+        (self.run_elapsed_s() - held_s).max(0.0)
     }
 }
 

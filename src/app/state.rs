@@ -78,6 +78,8 @@ pub struct RunView {
     pub error: Option<String>,
     /// A verified run's integrity (`--verify`); `None` for a run that does not verify.
     pub integrity: Option<super::IntegrityView>,
+    /// The user's pauses: how long they held the run, so its clocks leave them out.
+    pub pauses: PauseClock,
 }
 
 impl Default for RunView {
@@ -88,6 +90,29 @@ impl Default for RunView {
             saved_to: None,
             error: None,
             integrity: None,
+            pauses: PauseClock::default(),
+        }
+    }
+}
+
+/// How long the user's pauses have held the run (the dashboard's clock, seconds): the
+/// step and plan clocks, which the engine's intervals give, run on through a pause.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PauseClock {
+    /// The pauses that ended.
+    pub held_s: f64,
+    /// When the pause going on began.
+    pub since: Option<f64>,
+}
+
+impl PauseClock {
+    pub fn pause(&mut self, now_s: f64) {
+        self.since.get_or_insert(now_s);
+    }
+
+    pub fn resume(&mut self, now_s: f64) {
+        if let Some(t) = self.since.take() {
+            self.held_s += (now_s - t).max(0.0);
         }
     }
 }

@@ -191,9 +191,11 @@ fn step_started(app: &mut App, i: usize, info: StepInfo) {
         app.notice = None;
     }
     let text = format!("phase {}", info.phase_name);
+    let held = app.run.pauses.held_s;
     let run = &mut app.slot_mut(i).run;
     run.step = Some(info);
     run.last = None;
+    run.paused_before_step_s = held;
     if phase_changed {
         app.push_event_on(i, EventCategory::Phase, text);
     }

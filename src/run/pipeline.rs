@@ -181,11 +181,8 @@ impl Hub<'_, '_> {
 
     fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
-        match self.rec.claim_snapshot_dir() {
-            Ok(dir) => {
-                self.rec.snapshot(&dir);
-                self.show(None, &RunEvent::Snapshot(&dir));
-            }
+        match self.rec.snapshot_by_hand() {
+            Ok(dir) => self.show(None, &RunEvent::Snapshot(&dir)),
             Err(e) => {
                 let n = format!(
                     "snapshot not taken: no new folder beside {}: {e}",

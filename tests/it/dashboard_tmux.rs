@@ -465,8 +465,27 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
                 .any(|l| l.ends_with("info     resumed"))
     });
     let paused_for = paused_at.elapsed().as_secs_f64();
+    // The step's clock leaves the pause out: step 1 never reads past its 0:03.
+    let longest = std::cell::Cell::new(0u64);
     // n skips the step that runs then (step 2, once step 1 has run out its time).
-    wait_until(&t, 30, "step 2", |s| s.contains("step 2/4"));
+    wait_until(&t, 30, "step 2", |s| {
+        if s.contains("step 1/4") {
+            if let Some(done) = s
+                .split("step 0:")
+                .nth(1)
+                .filter(|r| r[2..].starts_with(" of 0:03"))
+                .and_then(|r| r[..2].parse::<u64>().ok())
+            {
+                longest.set(longest.get().max(done));
+            }
+        }
+        s.contains("step 2/4")
+    });
+    assert!(
+        longest.get() <= 3,
+        "step 1's clock read 0:{:02} of 0:03 after a pause",
+        longest.get()
+    );
     t.tmux(&["send-keys", "n"]);
     // The notice of the skip goes as the next step starts, not seconds later (issue 29).
     // (Within 2 s, well before the notice's own 6 s: a capture can catch a half-drawn frame.)

@@ -80,6 +80,9 @@ pub struct SessionRecorder {
     last_autosave: Instant,
     last_snapshot: Instant,
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
+    /// A snapshot asked for by hand while another was being written: its folder, taken
+    /// as soon as that one is done.
+    queued_snapshot: Option<PathBuf>,
     /// Messages for the next [`tick`](Self::tick).
     pending_notes: Vec<String>,
     /// The drive the next records are of (a session of several), or none.
@@ -167,6 +170,7 @@ impl SessionRecorder {
             last_autosave: now,
             last_snapshot: now,
             snapshot_job: None,
+            queued_snapshot: None,
             pending_notes: Vec::new(),
             current: None,
             open: (0..drives).map(|_| None).collect(),
@@ -435,6 +439,11 @@ impl SessionRecorder {
         if let Some(Some(done)) = self.poll_snapshot() {
             notes.push(done);
         }
+        if self.snapshot_job.is_none() {
+            if let Some(dir) = self.queued_snapshot.take() {
+                self.snapshot(&dir);
+            }
+        }
         if let Some(every) = self.opts.snapshot_every {
             if self.last_snapshot.elapsed() >= every && self.snapshot_job.is_none() {
                 let dir = self.snapshot_dir();
@@ -626,6 +635,13 @@ impl SessionRecorder {
         }
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
+        }
+        // A snapshot asked for by hand is taken, even as the run ends.
+        if let Some(dir) = self.queued_snapshot.take() {
+            self.snapshot(&dir);
+            if let Some(job) = self.snapshot_job.take() {
+                let _ = job.join();
+            }
         }
         let session = &self.session;
         match write_atomic_with(&self.path, |w| text::write_full(w, session)) {

@@ -19,12 +19,25 @@ impl SessionRecorder {
             .unwrap_or_else(|| crate::session::paths::sibling(&self.path, "-snapshot"))
     }
 
-    /// A new folder for a snapshot asked for by hand (a key, a signal): the snapshot
+    /// A snapshot asked for by hand (a key, a signal), into a new folder: the snapshot
     /// folder's name with the time in it, claimed exclusively, so that no snapshot
-    /// replaces another ([`crate::session::paths::claim_dated_dir`]). Periodic snapshots
-    /// (`--snapshot-every`) keep refreshing the one folder.
-    pub fn claim_snapshot_dir(&self) -> std::io::Result<PathBuf> {
-        crate::session::paths::claim_dated_dir(&self.snapshot_dir(), std::time::SystemTime::now())
+    /// replaces another ([`crate::session::paths::claim_dated_dir`]). One asked for while
+    /// another is being written is taken once that one is done. Periodic snapshots
+    /// (`--snapshot-every`) keep refreshing the one folder. Returns the new folder.
+    pub fn snapshot_by_hand(&mut self) -> std::io::Result<PathBuf> {
+        let dir = crate::session::paths::claim_dated_dir(
+            &self.snapshot_dir(),
+            std::time::SystemTime::now(),
+        )?;
+        if let Some(Some(done)) = self.poll_snapshot() {
+            self.pending_notes.push(done);
+        }
+        if self.snapshot_job.is_some() {
+            self.queued_snapshot = Some(dir.clone());
+        } else {
+            self.snapshot(&dir);
+        }
+        Ok(dir)
     }
 
     /// Exports the session so far to `dir` (session.yaml, charts, CSV, HTML) on a

@@ -173,7 +173,9 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
     let Some(s) = &app.picked_slot().run.step else {
         return [none("step"), none("plan")];
     };
-    let done = app.picked_slot().run.step_elapsed_s();
+    // The step's and the plan's own time: the user's pauses left out.
+    let held = app.run.pauses.held_s;
+    let done = app.picked_slot().run.step_working_s(held);
     let step = match s.expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(done / e),
@@ -192,7 +194,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
             ),
         ),
     };
-    let run_done = app.picked_slot().run.run_elapsed_s();
+    let run_done = app.picked_slot().run.run_working_s(held);
     let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(run_done / e),
