@@ -159,12 +159,12 @@ impl DriveRun {
     }
 
     /// [`step_elapsed_s`](Self::step_elapsed_s) less the pauses that ended in the step
-    /// (`held_s`: every ended pause of the run): the step's own time, for its clock.
+    /// (`held_s`: every pause of the run so far): the step's own time, for its clock.
     pub fn step_working_s(&self, held_s: f64) -> f64 {
         (self.step_elapsed_s() - (held_s - self.paused_before_step_s).max(0.0)).max(0.0)
     }
 
-    /// [`run_elapsed_s`](Self::run_elapsed_s) less every ended pause: the plan's clock.
+    /// [`run_elapsed_s`](Self::run_elapsed_s) less every pause so far: the plan's clock.
     pub fn run_working_s(&self, held_s: f64) -> f64 {
         (self.run_elapsed_s() - held_s).max(0.0)
     }

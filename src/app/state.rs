@@ -115,6 +115,12 @@ impl PauseClock {
             self.held_s += (now_s - t).max(0.0);
         }
     }
+
+    /// Every pause so far, the one going on included, at `now_s`: the clocks stand still
+    /// while paused (the engine's intervals run on) and do not jump on resume.
+    pub fn held(&self, now_s: f64) -> f64 {
+        self.held_s + self.since.map_or(0.0, |t| (now_s - t).max(0.0))
+    }
 }
 
 /// The dashboard's whole state.

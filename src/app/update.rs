@@ -191,7 +191,7 @@ fn step_started(app: &mut App, i: usize, info: StepInfo) {
         app.notice = None;
     }
     let text = format!("phase {}", info.phase_name);
-    let held = app.run.pauses.held_s;
+    let held = app.run.pauses.held(app.now_s);
     let run = &mut app.slot_mut(i).run;
     run.step = Some(info);
     run.last = None;

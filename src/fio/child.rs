@@ -123,15 +123,17 @@ struct FioChild {
 }
 
 impl FioChild {
-    /// Sends `sig` to fio's process group; whether any process was there to take it.
-    fn signal(&self, sig: libc::c_int) -> bool {
-        let Ok(pid) = libc::pid_t::try_from(self.child.id()) else {
-            return false;
-        };
-        // SAFETY: kill(2) on the process group our own child leads (it was spawned
-        // with process_group(0)); the child is not reaped before `reaped` is set, so
-        // the group id cannot name another process group.
-        unsafe { libc::kill(-pid, sig) == 0 }
+    /// Sends `sig` to fio's process group: its keeper, fio and every job process (the
+    /// cage refuses `setsid`, so none has left it).
+    fn signal(&self, sig: libc::c_int) {
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill(2) on the process group our own child leads (it was spawned
+            // with process_group(0)); the child is not reaped before `reaped` is set, so
+            // the group id cannot name another process group.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        }
     }
 
     fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
@@ -162,7 +164,6 @@ impl Drop for FioChild {
 pub(super) type OnDump<'a> =
     dyn FnMut(&Value, f64, &mut dyn StepObserver) -> Result<Option<EndedBy>, FioError> + 'a;
 
-/// The process is stopped (`T`, or `t` under a tracer), as /proc/PID/stat says.
 /// fio's main process: the one child of its keeper ([`super::pidns`]), the process a user
 /// (or a debugger) stops by its pid; the keeper itself while it has not forked yet.
 fn fio_main(keeper: u32) -> u32 {
@@ -172,6 +173,7 @@ fn fio_main(keeper: u32) -> u32 {
         .unwrap_or(keeper)
 }
 
+/// The process is stopped (`T`, or `t` under a tracer), as /proc/PID/stat says.
 fn process_stopped(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         s.rfind(')')
@@ -313,25 +315,13 @@ pub(super) fn supervise(
     let mut suspended = Duration::ZERO;
     let mut said_suspended = false;
     let mut looked = std::time::Instant::now();
-    // fio's main process ended while its output is still open: a job process outlived it
-    // (fio 3.33's `io_submit_mode=offload` leaves one stuck). It is in fio's group (the
-    // cage refuses `setsid`), and killed with it once a second has passed (an output that
-    // closes with fio's main process closes at once), so that the output closes.
-    let mut main_ended: Option<std::time::Instant> = None;
+    // (A job process cannot outlive fio's main process and hold its output open: fio is
+    // the first process of its own PID namespace, whose end the kernel makes theirs.)
     // fio's status dumps come every `every`, even while it lays out its files: one that
     // has given none for `silence` (its own I/O or a pause aside) is stuck.
     let silence = (every * 30).max(Duration::from_secs(60));
     let mut last_dump = std::time::Instant::now();
-    let mut stragglers_killed = false;
     loop {
-        if main_ended.is_none() && crate::children::has_ended(fio.child.id()) {
-            main_ended = Some(std::time::Instant::now());
-        }
-        if !stragglers_killed && main_ended.is_some_and(|t| t.elapsed() >= Duration::from_secs(1)) {
-            stragglers_killed = true;
-            fio.signal(libc::SIGKILL);
-            obs.note("a fio job process outlived fio's main process: it was killed with fio's process group");
-        }
         if !paused && looked.elapsed() >= Duration::from_millis(50) {
             looked = std::time::Instant::now();
             match (process_stopped(fio_main(fio.child.id())), stopped_since) {

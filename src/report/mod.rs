@@ -61,9 +61,13 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         })?;
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
-        .map_err(|source| ReportError::Create {
-            path: path.to_path_buf(),
-            source,
+        .map_err(|source| {
+            // The file is this call's own (created just now): a cut one is not left behind.
+            let _ = std::fs::remove_file(path);
+            ReportError::Create {
+                path: path.to_path_buf(),
+                source,
+            }
         })
 }
 

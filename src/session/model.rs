@@ -443,7 +443,14 @@ impl Session {
     /// interval).
     pub fn paused_spans(&self) -> Vec<(f64, f64)> {
         use super::kind::EventKind;
-        let end = self.intervals.last().map_or(f64::INFINITY, |r| r.t);
+        // A pause never resumed lasts to the last record (interval or event).
+        let end = self
+            .intervals
+            .last()
+            .map(|r| r.t)
+            .into_iter()
+            .chain(self.events.iter().map(|e| e.t))
+            .fold(0.0_f64, f64::max);
         let mut spans = Vec::new();
         let mut from: Option<f64> = None;
         for e in &self.events {

@@ -82,7 +82,7 @@ pub struct SessionRecorder {
     snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
     /// A snapshot asked for by hand while another was being written: its folder, taken
     /// as soon as that one is done.
-    queued_snapshot: Option<PathBuf>,
+    queued_snapshots: std::collections::VecDeque<PathBuf>,
     /// Messages for the next [`tick`](Self::tick).
     pending_notes: Vec<String>,
     /// The drive the next records are of (a session of several), or none.
@@ -170,7 +170,7 @@ impl SessionRecorder {
             last_autosave: now,
             last_snapshot: now,
             snapshot_job: None,
-            queued_snapshot: None,
+            queued_snapshots: std::collections::VecDeque::new(),
             pending_notes: Vec::new(),
             current: None,
             open: (0..drives).map(|_| None).collect(),
@@ -440,7 +440,7 @@ impl SessionRecorder {
             notes.push(done);
         }
         if self.snapshot_job.is_none() {
-            if let Some(dir) = self.queued_snapshot.take() {
+            if let Some(dir) = self.queued_snapshots.pop_front() {
                 self.snapshot(&dir);
             }
         }
@@ -636,8 +636,8 @@ impl SessionRecorder {
         if let Some(job) = self.snapshot_job.take() {
             let _ = job.join();
         }
-        // A snapshot asked for by hand is taken, even as the run ends.
-        if let Some(dir) = self.queued_snapshot.take() {
+        // The snapshots asked for by hand are taken, even as the run ends.
+        while let Some(dir) = self.queued_snapshots.pop_front() {
             self.snapshot(&dir);
             if let Some(job) = self.snapshot_job.take() {
                 let _ = job.join();

@@ -33,7 +33,7 @@ impl SessionRecorder {
             self.pending_notes.push(done);
         }
         if self.snapshot_job.is_some() {
-            self.queued_snapshot = Some(dir.clone());
+            self.queued_snapshots.push_back(dir.clone());
         } else {
             self.snapshot(&dir);
         }

@@ -174,7 +174,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
         return [none("step"), none("plan")];
     };
     // The step's and the plan's own time: the user's pauses left out.
-    let held = app.run.pauses.held_s;
+    let held = app.run.pauses.held(app.now_s);
     let done = app.picked_slot().run.step_working_s(held);
     let step = match s.expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
