@@ -40,11 +40,27 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         a.force,
         &[(a.session.as_path(), "session")],
     )?;
-    let files = report::write_report(s, &dir, &loaded.warnings)?;
+    // The steps' latency distributions, when the session's histograms are beside it.
+    let hlog = s
+        .histograms
+        .as_deref()
+        .filter(|name| plain_name(name))
+        .map(|name| a.session.with_file_name(name))
+        .filter(|p| p.is_file());
+    let files = report::write_report_with(s, &dir, &loaded.warnings, hlog.as_deref())?;
     for f in &files {
         out_line(&f.display().to_string());
     }
     Ok(files)
+}
+
+/// A file name beside the session: not a path that leads elsewhere.
+fn plain_name(name: &str) -> bool {
+    let mut parts = std::path::Path::new(name).components();
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    )
 }
 
 /// Prints the percentiles of `span`, recomputed from the interval log.
@@ -52,9 +68,7 @@ fn print_span(a: &ReportArgs, s: &session::Session, span: SpanArg) -> Result<(),
     let Some(name) = &s.histograms else {
         return Err(ReportCmdError::NoHistograms(a.session.clone()));
     };
-    // A file name beside the session: not a path that leads elsewhere.
-    let mut parts = std::path::Path::new(name).components();
-    let (Some(std::path::Component::Normal(_)), None) = (parts.next(), parts.next()) else {
+    if !plain_name(name) {
         return Err(ReportCmdError::HistogramsName {
             session: a.session.clone(),
             name: name.clone(),

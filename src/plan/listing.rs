@@ -160,10 +160,13 @@ fn end_text(s: &PlanStep) -> String {
     out
 }
 
-/// The plan as a table, one line per step, then why any step would be skipped.
-pub fn plan_table(plan: &Plan, steps: &[PlannedStep]) -> String {
-    let header = ["#", "PHASE", "STEP", "WORKLOAD", "ARRIVALS", "RATE", "ENDS"];
-    let rows: Vec<[String; 7]> = steps
+/// The columns of [`plan_rows`].
+pub const PLAN_COLUMNS: [&str; 7] = ["#", "PHASE", "STEP", "WORKLOAD", "ARRIVALS", "RATE", "ENDS"];
+
+/// The plan's steps as rows of [`PLAN_COLUMNS`] in words (steps numbered from 1), as
+/// `presets plan` prints them and the report shows them.
+pub fn plan_rows(plan: &Plan, steps: &[PlannedStep]) -> Vec<[String; 7]> {
+    steps
         .iter()
         .zip(&plan.steps)
         .map(|(p, s)| {
@@ -185,7 +188,13 @@ pub fn plan_table(plan: &Plan, steps: &[PlannedStep]) -> String {
                 end_text(s),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// The plan as a table, one line per step, then why any step would be skipped.
+pub fn plan_table(plan: &Plan, steps: &[PlannedStep]) -> String {
+    let header = PLAN_COLUMNS;
+    let rows = plan_rows(plan, steps);
     let mut widths = header.map(|h| h.chars().count());
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(r) {

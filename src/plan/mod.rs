@@ -45,7 +45,7 @@ use crate::workload::{EngineKind, EngineOptions, StepEnd, StepSpec, Workload};
 
 pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
-pub use listing::{plan_table, planned_steps, PlannedEnd, PlannedStep};
+pub use listing::{plan_rows, plan_table, planned_steps, PlannedEnd, PlannedStep, PLAN_COLUMNS};
 pub use steady::{SteadyState, SteadyVerdict};
 pub use sweep::{resolve_rate, vdbench_round, CurveWalk, RateSkip};
 

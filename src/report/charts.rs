@@ -58,6 +58,8 @@ pub fn throughput(s: &Session) -> Chart {
         x_unit: Unit::Seconds,
         y_unit: Unit::Plain,
         y_log: false,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no intervals recorded".into(),
     }
@@ -101,6 +103,8 @@ pub fn latency(s: &Session) -> Chart {
         x_unit: Unit::Seconds,
         y_unit: Unit::Micros,
         y_log: true,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no intervals recorded".into(),
     }
@@ -124,13 +128,18 @@ pub fn workload_groups(s: &Session) -> Vec<(String, Vec<&StepRecord>)> {
     groups
 }
 
-/// The curve series of one session: per workload, a p99 line and a dashed p50 line through
-/// its steps, latency from submission (service, as vdbench's); points of different workloads
-/// are never joined. Each workload gets the next
-/// colour of the palette, or `color` for all when given (one colour per session).
+/// The curve series of one session: per workload, a solid line of the mean latency and a
+/// dashed p99 line through its steps (latency from submission, service, as vdbench's, as
+/// StorageReview publishes average and 99th percentile latency against IOPS); points of
+/// different workloads are never joined. Each workload gets the next colour of the palette,
+/// or `color` for all when given (one colour per session).
 pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>) -> Vec<Series> {
     let tip = |label: &str, iops: f64, what: &str, v: f64| {
-        format!("{label}: {iops:.0} IOPS, {what} {v:.1} µs")
+        format!(
+            "{label}: {} IOPS, {what} {}",
+            crate::ui::format::iops(iops),
+            crate::ui::format::us(v)
+        )
     };
     let mut out = Vec::new();
     for (i, (name, steps)) in workload_groups(s).into_iter().enumerate() {
@@ -155,23 +164,37 @@ pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>)
                 })
                 .collect(),
         };
-        out.push(mk("p99", Style::LineMarkers, |l| l.p99));
-        out.push(mk("p50", Style::DashedMarkers, |l| l.p50));
+        out.push(mk("avg", Style::LineMarkers, |l| l.mean));
+        out.push(mk("p99", Style::DashedMarkers, |l| l.p99));
     }
     out
 }
 
-/// Latency against IOPS, one point per step (the sweep's curve).
+/// Whether values spread over two decades or more (an axis for them reads best in log).
+pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    hi > 0.0 && hi / lo >= 100.0
+}
+
+/// Latency against IOPS, one point per step (the sweep's curve); IOPS on a log axis when
+/// they span decades.
 pub fn curve(s: &Session) -> Chart {
+    let series = curve_series(s, "", None);
     Chart {
         id: "curve".into(),
-        title: "Latency vs IOPS (one point per step, one line per workload)".into(),
+        title: "Latency vs IOPS (average solid, p99 dashed; one line per workload)".into(),
         x_label: "IOPS".into(),
         y_label: "service latency (from submission)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,
-        series: curve_series(s, "", None),
+        x_log: spans_decades(series.iter().flat_map(|x| x.points.iter().map(|p| p.0))),
+        key: Vec::new(),
+        series,
         empty_note: "no step finished".into(),
     }
 }
@@ -202,6 +225,8 @@ pub fn temperature(s: &Session) -> Chart {
         x_unit: Unit::Seconds,
         y_unit: Unit::Plain,
         y_log: false,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no temperature samples in this session".into(),
     }
@@ -254,6 +279,21 @@ fn overlaid(s: &Session) -> Vec<Chart> {
         .enumerate()
         .flat_map(|(i, v)| curve_series(v, &format!("{}: ", labels[i]), Some(colour(i))))
         .collect();
+    cv.x_log = spans_decades(cv.series.iter().flat_map(|x| x.points.iter().map(|p| p.0)));
+    // One key entry a drive (its colour) and one a figure (its style): the workloads are
+    // told apart by their points' tooltips and the tables, not by a legend longer than
+    // the plot.
+    cv.key = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| key_entry(l.clone(), colour(i), Style::Line))
+        .chain([
+            key_entry("average".into(), "#555555", Style::LineMarkers),
+            key_entry("p99".into(), "#555555", Style::DashedMarkers),
+        ])
+        .collect();
+    cv.title =
+        "Latency vs IOPS per drive (average solid, p99 dashed; one line per workload)".into();
     let mut temp = temperature(s);
     temp.title = "Drive temperature over time, per drive".into();
     temp.series = views
@@ -270,6 +310,16 @@ fn overlaid(s: &Session) -> Vec<Chart> {
         .filter(|x: &Series| !x.points.is_empty())
         .collect();
     vec![tp, lat, cv, temp]
+}
+
+fn key_entry(name: String, color: &'static str, style: Style) -> Series {
+    Series {
+        name,
+        color,
+        style,
+        points: Vec::new(),
+        tips: Vec::new(),
+    }
 }
 
 /// All four, in page order; a thermal soak's chart after them. A session of several drives

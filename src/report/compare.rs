@@ -5,7 +5,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::html::{grid, page_start, PAGE_END};
+use super::page::{grid, page_start, PAGE_END};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use super::{charts, step_delta, ReportError};
 use serde_yaml::Value;
@@ -70,6 +70,8 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no session has a finished step".into(),
     }
@@ -108,6 +110,8 @@ pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
         x_unit: Unit::Seconds,
         y_unit: Unit::Plain,
         y_log: false,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no intervals".into(),
     }

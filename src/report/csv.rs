@@ -23,13 +23,32 @@ pub fn is_intervals(head: &[u8]) -> bool {
 }
 
 /// The CSV text of a session's intervals: a session of several drives has a first column
-/// naming each row's drive (its label, quoted).
+/// naming each row's drive (its label, quoted), and its step column counts each drive's
+/// steps on their own.
 pub fn session_intervals(s: &crate::session::Session) -> String {
     if s.drives.is_empty() {
         return intervals(&s.intervals);
     }
     let labels = s.drive_labels();
-    let one = intervals(&s.intervals);
+    // Each drive's steps counted on their own, as a session of one drive counts them (the
+    // session numbers the steps of every drive together).
+    let mut own = std::collections::HashMap::new();
+    let mut next = vec![0u32; s.drives.len()];
+    for st in &s.steps {
+        if let Some(n) = st.drive.and_then(|d| next.get_mut(d as usize)) {
+            own.insert((st.drive, st.index), *n);
+            *n += 1;
+        }
+    }
+    let counted: Vec<IntervalRecord> = s
+        .intervals
+        .iter()
+        .map(|r| IntervalRecord {
+            step: own.get(&(r.drive, r.step)).copied().unwrap_or(r.step),
+            ..*r
+        })
+        .collect();
+    let one = intervals(&counted);
     let mut o = String::with_capacity(one.len() + s.intervals.len() * 16);
     o.push_str(DRIVE_COLUMN);
     for (line, r) in one

@@ -6,7 +6,12 @@
 pub mod charts;
 pub mod compare;
 pub mod csv;
+pub mod distribution;
+pub mod drive;
 pub mod html;
+pub mod page;
+pub mod plan;
+pub mod results;
 pub mod soak;
 pub mod step_delta;
 pub mod steps;
@@ -121,7 +126,7 @@ fn output_of(name: &str) -> Output {
     } else {
         Output {
             what: "page",
-            ours: html::is_page,
+            ours: page::is_page,
         }
     }
 }
@@ -224,6 +229,17 @@ pub fn write_report(
     dir: &Path,
     warnings: &[String],
 ) -> Result<Vec<PathBuf>, ReportError> {
+    write_report_with(s, dir, warnings, None)
+}
+
+/// [`write_report`], the page with each step's latency distribution from `hlog`, the
+/// session's histogram log, when given (a session of one drive).
+pub fn write_report_with(
+    s: &Session,
+    dir: &Path,
+    warnings: &[String],
+    hlog: Option<&Path>,
+) -> Result<Vec<PathBuf>, ReportError> {
     create_dir(dir)?;
     let charts = charts::all(s);
     let mut files = Vec::new();
@@ -245,7 +261,14 @@ pub fn write_report(
         files.push(p);
     }
     let p = dir.join(HTML_FILE);
-    write_atomic(&p, html::session_page(s, &charts, warnings).as_bytes())?;
+    let distributions = match hlog {
+        Some(h) if s.drives.is_empty() => distribution::charts(s, h),
+        _ => Vec::new(),
+    };
+    write_atomic(
+        &p,
+        html::page(s, &charts, &distributions, warnings).as_bytes(),
+    )?;
     files.push(p);
     Ok(files)
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::html::kv_table;
+use super::page::kv_table;
 use super::svg::{esc, format_value, Chart, Series, Style, Unit, PALETTE};
 use crate::session::{EventKind, Session};
 use crate::thermal::{Load, SoakSummary, ThermalEvent};
@@ -131,6 +131,8 @@ pub fn chart(s: &Session, sum: &SoakSummary) -> Chart {
         x_unit: Unit::Seconds,
         y_unit: Unit::Plain,
         y_log: false,
+        x_log: false,
+        key: Vec::new(),
         series,
         empty_note: "no temperature or throughput recorded".into(),
     }

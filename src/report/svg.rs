@@ -46,6 +46,11 @@ pub struct Chart {
     pub x_unit: Unit,
     pub y_unit: Unit,
     pub y_log: bool,
+    /// A log-10 x axis (IOPS spanning decades).
+    pub x_log: bool,
+    /// Legend entries in place of one per series (their points unused): a key by colour and
+    /// by style when the series are too many to name one by one; empty for one per series.
+    pub key: Vec<Series>,
     pub series: Vec<Series>,
     /// Shown instead of the plot when no series has a point.
     pub empty_note: String,
@@ -158,6 +163,11 @@ fn trim_num(x: f64) -> String {
         format!("{}k", trim_num(x / 1e3))
     } else if (x - x.round()).abs() < 1e-9 {
         format!("{}", x.round() as i64)
+    } else if a < 0.01 {
+        // Small shares on a log axis (0.0001): their first two significant digits.
+        let places = (-a.log10().floor()) as usize + 1;
+        let s = format!("{x:.places$}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         let s = format!("{x:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -263,7 +273,11 @@ impl Chart {
             esc(&self.title)
         );
         let pts = self.series.iter().flat_map(|s| s.points.iter());
-        let xs: Vec<f64> = pts.clone().map(|p| p.0).filter(|v| v.is_finite()).collect();
+        let xs: Vec<f64> = pts
+            .clone()
+            .map(|p| p.0)
+            .filter(|v| v.is_finite() && (!self.x_log || *v > 0.0))
+            .collect();
         let ys: Vec<f64> = pts
             .map(|p| p.1)
             .filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
@@ -280,18 +294,27 @@ impl Chart {
         }
         let min = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = |v: &[f64]| v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let (x0, x1, xt) = linear_ticks(min(&xs).min(0.0), max(&xs), self.x_unit);
+        let (x0, x1, xt) = if self.x_log {
+            log_ticks(min(&xs), max(&xs))
+        } else {
+            linear_ticks(min(&xs).min(0.0), max(&xs), self.x_unit)
+        };
         let (y0, y1, yt) = if self.y_log {
             log_ticks(min(&ys), max(&ys))
         } else {
             linear_ticks(min(&ys).min(0.0), max(&ys), self.y_unit)
         };
-        let (legend, rows) = legend_layout(&self.series);
+        let named = if self.key.is_empty() {
+            &self.series
+        } else {
+            &self.key
+        };
+        let (legend, rows) = legend_layout(named);
         let top = TOP + 6.0 + rows as f64 * LEGEND_ROW;
         let xa = Axis {
             lo: x0,
             hi: x1,
-            log: false,
+            log: self.x_log,
             px0: LEFT,
             px1: W - RIGHT,
         };
@@ -305,7 +328,7 @@ impl Chart {
         self.grid(&mut o, (&xa, &xt), (&ya, &yt), top);
         self.frame(&mut o, top);
         self.lines(&mut o, &xa, &ya);
-        self.legend(&mut o, &legend);
+        self.legend(&mut o, named, &legend);
         o.push_str("</g></svg>");
         o
     }
@@ -434,9 +457,9 @@ impl Chart {
     }
 
     /// The legend: rows under the title.
-    fn legend(&self, o: &mut String, legend: &[(f64, usize)]) {
+    fn legend(&self, o: &mut String, named: &[Series], legend: &[(f64, usize)]) {
         o.push_str("<g class=\"legend\">");
-        for (s, &(lx, row)) in self.series.iter().zip(legend) {
+        for (s, &(lx, row)) in named.iter().zip(legend) {
             let y = TOP + row as f64 * LEGEND_ROW;
             let _ = write!(
                 o,
@@ -503,6 +526,8 @@ mod tests {
             x_unit: Unit::Plain,
             y_unit: Unit::Micros,
             y_log: true,
+            x_log: false,
+            key: Vec::new(),
             series: vec![Series {
                 name: "p99".into(),
                 color: PALETTE[0],

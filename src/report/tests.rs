@@ -135,7 +135,7 @@ fn telemetry_and_smart_reach_the_page() {
         .descendants()
         .filter(|n| n.attribute("class") == Some("point"))
         .count();
-    assert_eq!(points, 4, "two steps × p99 and p50");
+    assert_eq!(points, 4, "two steps × average and p99");
     // The line runs left to right.
     let p99 = curve
         .descendants()
@@ -151,24 +151,39 @@ fn telemetry_and_smart_reach_the_page() {
         .map(|p| p.split(',').next().unwrap().parse().unwrap())
         .collect();
     assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
-    let cell = |name: &str| {
+    let row = |name: &str| -> Vec<String> {
         d.descendants()
             .filter(|n| n.tag_name().name() == "tr")
-            .find(|tr| tr.children().any(|c| c.text() == Some(name)))
-            .and_then(|tr| tr.children().nth(1))
-            .and_then(|td| td.text())
-            .map(String::from)
+            .find(|tr| tr.children().next().and_then(|c| c.text()) == Some(name))
+            .map(|tr| {
+                tr.children()
+                    .map(|td| td.text().unwrap_or("").to_string())
+                    .collect()
+            })
             .unwrap_or_else(|| panic!("no row {name}"))
     };
-    // 2100 - 1000 = 1100 NVMe units of 512,000 bytes: 563,200,000 bytes, which is
-    // 550,000 KiB (not a whole number of MiB) = 537.109375 MiB, shown to two places.
-    assert_eq!(cell("data written"), "537.11MiB (1100 NVMe data units)");
-    // From the first sample's 40 °C to the peak of 52 °C.
+    // NVMe units of 512,000 bytes, decimal as drives count: 1000 units before, 2100 after,
+    // 1100 (563,200,000 bytes) written in the run.
     assert_eq!(
-        cell("temperature rise"),
-        "+12.0 °C (from 40.0 to a peak of 52.0)"
+        row("data written"),
+        [
+            "data written",
+            "512.0 MB (512,000,000 bytes)",
+            "1.08 GB (1,075,200,000 bytes)",
+            "+563.2 MB (563,200,000 bytes)"
+        ]
     );
-    assert_eq!(cell("throttle time (thermal_throttle.tmt1_seconds)"), "9 s");
+    // The first and last samples, and the run's coolest and hottest.
+    assert_eq!(
+        row("temperature (min / max in the run)")[1..],
+        ["40 °C", "52 °C", "40 °C / 52 °C"]
+    );
+    assert_eq!(
+        row("time throttled (light, TMT1)")[1..],
+        ["0s", "9s", "+9s"]
+    );
+    // Identity is not a SMART figure, nor are the fields listed one by one.
+    assert!(!html.contains("thermal_throttle"), "{html}");
     let svg = std::fs::read_to_string(dir.path().join("temperature.svg")).unwrap();
     doc(&svg);
 }
@@ -180,7 +195,7 @@ fn drive_identity_rows_name_nested_fields() {
     )
     .unwrap();
     let mut rows = Vec::new();
-    super::html::flatten("", &drive, &mut rows);
+    super::page::flatten("", &drive, &mut rows);
     assert!(
         rows.contains(&("disks.0.model".into(), "Fast SSD".into())),
         "{rows:?}"
@@ -261,15 +276,15 @@ fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
     s.steps = vec![st];
     let series = super::charts::curve_series(&s, "", None);
     let ys: Vec<f64> = series.iter().map(|x| x.points[0].1).collect();
-    assert_eq!(ys, vec![300.0, 200.0], "p99 and p50 from submission");
+    assert_eq!(ys, vec![250.0, 300.0], "average and p99 from submission");
     let view = crate::app::CurvePoint::new(s.steps[0].series(), &s.steps[0].summary);
     assert_eq!(view.mean_us, 250.0);
     assert_eq!(view.response_mean_us, Some(15_000.0));
     let dir = tempfile::tempdir().unwrap();
     super::write_report(&s, dir.path(), &[]).unwrap();
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert!(html.contains("response from schedule, mean µs"), "labelled");
-    assert!(html.contains(">15000.0</td>"), "kept in the table");
+    assert!(html.contains("mean from submission"), "labelled");
+    assert!(html.contains(">250 µs</td>"), "beside the response: {html}");
 }
 
 #[test]
@@ -412,4 +427,255 @@ fn a_paused_span_is_a_gap_in_the_lines_over_time() {
     }
     let lat = super::charts::latency(&s).render();
     assert_eq!(lat.matches("data-series=\"p99\"").count(), 2, "{lat}");
+}
+
+/// The rows of the table of class `class`: each row's cells' text.
+fn table_rows(d: &roxmltree::Document<'_>, class: &str) -> Vec<Vec<String>> {
+    let table = d
+        .descendants()
+        .find(|n| n.tag_name().name() == "table" && n.attribute("class") == Some(class))
+        .unwrap_or_else(|| panic!("no table {class}"));
+    table
+        .children()
+        .filter(|n| n.tag_name().name() == "tr")
+        .map(|tr| {
+            tr.children()
+                .map(|c| c.text().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn lat(p99: f64) -> LatSummary {
+    LatSummary {
+        samples: 1000,
+        mean: p99 / 4.0,
+        p50: p99 / 3.0,
+        p99,
+        p99_9: p99 * 2.0,
+        p99_99: p99 * 3.0,
+        p99_999: Some(p99 * 4.0),
+        max: p99 * 5.0,
+        ..LatSummary::default()
+    }
+}
+
+/// A session of the four corners, each one step with its latency per direction.
+fn corners_session() -> Session {
+    let mut s = session();
+    s.steps.clear();
+    let shapes = [
+        (RwMode::RandRead, 4096, 250_000.0, 180.0),
+        (RwMode::RandWrite, 4096, 90_000.0, 2_500.0),
+        (RwMode::Read, 131_072, 24_000.0, 1_200_000.0),
+        (RwMode::Write, 131_072, 16_000.0, 4_000.0),
+    ];
+    for (i, (rw, bs, iops, p99)) in shapes.into_iter().enumerate() {
+        let mut st = step(i as u32, iops, p99);
+        st.label = format!("{rw} corner");
+        st.workload = Some(workload(rw, bs, 32));
+        let sm = &mut st.summary;
+        if matches!(rw, RwMode::RandRead | RwMode::Read) {
+            sm.read_lat_us = lat(p99);
+            sm.read_bw_bytes = iops * bs as f64;
+        } else {
+            sm.read_ios = 0;
+            sm.read_iops = 0.0;
+            sm.read_bw_bytes = 0.0;
+            sm.write_ios = (iops * 10.0) as u64;
+            sm.write_iops = iops;
+            sm.write_bw_bytes = iops * bs as f64;
+            sm.write_lat_us = lat(p99);
+        }
+        s.steps.push(st);
+    }
+    s
+}
+
+#[test]
+fn the_qos_table_has_each_steps_nines_as_its_step_result_holds_them() {
+    let s = corners_session();
+    let results = crate::session::step_results(&s);
+    let html = super::html::session_page(&s, &[], &[]);
+    let d = doc(&html);
+    let rows = table_rows(&d, "qos");
+    assert_eq!(
+        rows[0],
+        ["#", "step", "I/O", "IOPS", "p99", "p99.9", "p99.99", "p99.999", "max"]
+    );
+    assert_eq!(rows.len(), 1 + results.len(), "one row a step: {rows:?}");
+    for (row, r) in rows[1..].iter().zip(&results) {
+        let d = if r.read.ios > 0 { &r.read } else { &r.write };
+        let l = d.lat_us.unwrap();
+        let us = crate::ui::format::us;
+        assert_eq!(row[0], r.step.to_string(), "numbered from 1");
+        assert_eq!(
+            row[4..],
+            [
+                us(l.p99),
+                us(l.p99_9),
+                us(l.p99_99),
+                us(l.p99_999.unwrap()),
+                us(l.max)
+            ]
+        );
+    }
+    // Scaled as people read them: 180 µs, 2.50 ms, 1.20 s.
+    assert_eq!(rows[1][4], "180 µs");
+    assert_eq!(rows[2][4], "2.50 ms");
+    assert_eq!(rows[3][4], "1.20 s");
+    assert_eq!(rows[1][0], "1");
+}
+
+#[test]
+fn the_four_corners_name_each_corners_peak_with_its_latency() {
+    let s = corners_session();
+    let html = super::html::session_page(&s, &[], &[]);
+    let d = doc(&html);
+    let rows = table_rows(&d, "corners");
+    let firsts: Vec<(&str, &str)> = rows[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            ("4K random read", "250.0k"),
+            ("4K random write", "90.0k"),
+            // 24,000 × 128 KiB = 3.15 GB/s; 16,000 × 128 KiB = 2.10 GB/s.
+            ("sequential read", "3.15 GB/s"),
+            ("sequential write", "2.10 GB/s")
+        ]
+    );
+    // Its mean latency (a quarter of the p99 here) and its p99.
+    assert_eq!(rows[1][3..5], ["45 µs", "180 µs"]);
+    // One results table per workload, one summary row per workload.
+    assert_eq!(table_rows(&d, "workloads").len(), 1 + 4);
+    assert_eq!(html.matches("class=\"results\"").count(), 4);
+    // A session of one corner has no four-corners table.
+    let mut one = s.clone();
+    one.steps.truncate(1);
+    assert!(!super::html::session_page(&one, &[], &[]).contains("class=\"corners\""));
+}
+
+#[test]
+fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
+    let text = "id: t\nname: T\ndescription: d\nphases:\n  - name: sweep\n    workload: {rw: randread, bs: 4k, iodepth: 4, arrivals: poisson}\n    ramp: 250ms\n    end: {duration: 30s}\n    sweep: {points: [50%, 100%]}\n";
+    let preset = crate::preset::parse_str(text, "inline").unwrap();
+    let facts = crate::plan::TargetFacts {
+        capacity_bytes: 1 << 30,
+        logical_block_size: 512,
+    };
+    let plan = crate::plan::expand(&preset, &facts, &crate::plan::PlanOptions::default()).unwrap();
+    let mut s = session();
+    s.plan = serde_yaml::to_value(&plan).unwrap();
+    s.steps[0].label = plan.steps[0].name.clone();
+    let html = super::html::session_page(&s, &[], &[]);
+    let d = doc(&html);
+    let rows = table_rows(&d, "plan");
+    assert_eq!(rows.len(), 1 + plan.steps.len(), "{rows:?}");
+    let numbers: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(numbers, ["1", "2", "3"]);
+    assert_eq!(rows[1][1], "sweep");
+    assert_eq!(rows[2][5], "50% of the probe");
+    assert_eq!(rows[1][6], "20.0k IOPS", "the probe's step as it ran");
+    assert!(rows[1][7].contains("after a 250ms ramp"), "{:?}", rows[1]);
+    // No serialization of the plan's fields.
+    for raw in ["nanos", "percent_of_phase", "secs:"] {
+        assert!(!html.contains(raw), "{raw} in the page");
+    }
+}
+
+#[test]
+fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_binary() {
+    let serial = "19666372154600481";
+    let drive: Value = serde_yaml::from_str(&format!(
+        "{{target: /x, block_device: nvme0n1, disks: [{{name: nvme0n1, model: Fast SSD, serial: '{serial}', firmware: 1.2.3, capacity_bytes: 274877906944, logical_block_size: 512, physical_block_size: 4096, rotational: false, transport: nvme}}]}}"
+    ))
+    .unwrap();
+    let mut s = session();
+    s.drive = drive;
+    let html = super::html::session_page(&s, &[], &[]);
+    let d = doc(&html);
+    let rows = table_rows(&d, "drive");
+    let get = |k: &str| {
+        rows.iter()
+            .find(|r| r[0] == k)
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("no {k}: {rows:?}"))
+    };
+    assert_eq!(get("model"), "Fast SSD");
+    assert_eq!(get("serial"), serial);
+    assert_eq!(get("firmware"), "1.2.3");
+    assert_eq!(get("capacity"), "274.9 GB (256GiB)");
+    assert_eq!(get("interface"), "NVMe");
+    assert_eq!(get("block size"), "512B logical, 4KiB physical");
+    assert!(!html.contains("disks.0."), "no dumped keys");
+}
+
+#[test]
+fn a_run_of_several_drives_is_titled_by_its_drives() {
+    use crate::session::DriveEntry;
+    let mut s = session();
+    s.drives = ["a", "b", "c"]
+        .iter()
+        .map(|l| DriveEntry {
+            label: l.to_string(),
+            ..DriveEntry::default()
+        })
+        .collect();
+    for (i, st) in s.steps.iter_mut().enumerate() {
+        st.drive = Some(i as u32 % 3);
+    }
+    let html = super::html::session_page(&s, &[], &[]);
+    assert!(
+        html.contains("<h1>drivescope report: run on 3 drives (a, b, c)</h1>"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<h2 class=\"drive\">").count(), 3);
+}
+
+#[test]
+fn the_intervals_csv_of_several_drives_counts_each_drives_steps_on_their_own() {
+    use crate::session::DriveEntry;
+    let mut s = session();
+    s.drives = ["a", "b"]
+        .iter()
+        .map(|l| DriveEntry {
+            label: l.to_string(),
+            ..DriveEntry::default()
+        })
+        .collect();
+    // The session numbers the steps of both drives together: a0, b1, a2, b3.
+    s.steps = (0..4)
+        .map(|i| {
+            let mut st = step(i, 1000.0, 100.0);
+            st.drive = Some(i % 2);
+            st
+        })
+        .collect();
+    s.intervals = (0..4)
+        .map(|i| IntervalRecord {
+            t: f64::from(i + 1),
+            dt: 1.0,
+            step: i,
+            drive: Some(i % 2),
+            ..IntervalRecord::default()
+        })
+        .collect();
+    let csv = super::csv::session_intervals(&s);
+    let cells: Vec<(String, String)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[0].to_string(), c[3].to_string())
+        })
+        .collect();
+    let want = [("a", "0"), ("b", "0"), ("a", "1"), ("b", "1")];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(d, n)| (format!("\"{d}\""), n.to_string()))
+        .collect();
+    assert_eq!(cells, want, "{csv}");
 }

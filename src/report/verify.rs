@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::html::{grid, kv_table};
+use super::page::{grid, kv_table};
 use crate::session::{EventKind, Session};
 use crate::verify::{Finding, VerifyTotals};
 

@@ -1,7 +1,7 @@
 //! The report's table of what the run and each step did to the drive, from the session's
 //! `drive_wear` events: only the columns the drive reports.
 
-use super::html::grid;
+use super::page::grid;
 use crate::session::{EventKind, Session};
 use crate::telemetry::wear_text::{cells, COLUMNS};
 use crate::telemetry::WearSpan;

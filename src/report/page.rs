@@ -1,0 +1,203 @@
+//! What every page of the report shares, below the pages and their sections: the page's
+//! head and style, tables, and figures in the units people read (latency that scales from
+//! µs to s, IOPS in k and M, capacities in decimal GB with GiB beside, block sizes in IEC).
+//! The sections (`html`, `soak`, `verify`, `wear`, `compare`) use it; it uses none of them.
+
+use std::fmt::Write;
+
+use serde_yaml::Value;
+
+use super::svg::esc;
+
+pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:960px}\
+h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;font-size:13px}th{white-space:nowrap}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}\
+.wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td{overflow-wrap:break-word}td.n{white-space:nowrap}\
+.note{color:#666}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
+
+/// Starts a page (XHTML syntax) with `title`.
+pub fn page_start(title: &str) -> String {
+    format!(
+        "{PAGE_HEAD}{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    )
+}
+
+/// How every page [`page_start`] begins: the mark of a page drivescope wrote.
+const PAGE_HEAD: &str = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/><title>";
+
+/// Whether `head` (a file's first bytes) is the start of a page drivescope wrote.
+pub fn is_page(head: &[u8]) -> bool {
+    head.starts_with(PAGE_HEAD.as_bytes())
+}
+
+pub const PAGE_END: &str = "</body></html>\n";
+
+/// A two-column table of (name, value) rows.
+pub fn kv_table(o: &mut String, class: &str, rows: &[(String, String)]) {
+    let _ = write!(o, "<table class=\"{class}\">");
+    for (k, v) in rows {
+        let _ = write!(o, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    o.push_str("</table>\n");
+}
+
+/// A table with a header row; numeric-looking cells align right.
+pub fn grid(o: &mut String, class: &str, head: &[&str], rows: &[Vec<String>]) {
+    let _ = write!(o, "<div class=\"wide\"><table class=\"{class}\"><tr>");
+    for h in head {
+        let _ = write!(o, "<th>{}</th>", esc(h));
+    }
+    o.push_str("</tr>");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r {
+            let numeric = looks_numeric(c);
+            let _ = write!(
+                o,
+                "<td{}>{}</td>",
+                if numeric { " class=\"n\"" } else { "" },
+                esc(c)
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table></div>\n");
+}
+
+/// Leaves of a YAML value as `a.b.c` → text rows.
+pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Mapping(m) => {
+            for (k, val) in m {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    other => serde_yaml::to_string(other)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
+                };
+                let p = if prefix.is_empty() {
+                    key
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&p, val, out);
+            }
+        }
+        Value::Sequence(items) if items.iter().any(|i| i.is_mapping() || i.is_sequence()) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = if prefix.is_empty() {
+                    i.to_string()
+                } else {
+                    format!("{prefix}.{i}")
+                };
+                flatten(&p, item, out);
+            }
+        }
+        Value::Null => {}
+        Value::String(s) => out.push((prefix.into(), s.clone())),
+        Value::Bool(b) => out.push((prefix.into(), b.to_string())),
+        Value::Number(n) => out.push((prefix.into(), n.to_string())),
+        other => out.push((
+            prefix.into(),
+            serde_yaml::to_string(other)
+                .unwrap_or_default()
+                .trim()
+                .replace('\n', " "),
+        )),
+    }
+}
+
+/// Whether a table cell reads as a figure (`12.3k`, `1.20 ms`, `+4.5%`, `-`): a number and
+/// at most a short unit after it, aligned right.
+pub fn looks_numeric(c: &str) -> bool {
+    if c == "-" {
+        return true;
+    }
+    let end = c
+        .char_indices()
+        .find(|&(i, ch)| {
+            !(ch.is_ascii_digit() || ch == '.' || ch == ',' || (i == 0 && "+-".contains(ch)))
+        })
+        .map_or(c.len(), |(i, _)| i);
+    let (num, rest) = c.split_at(end);
+    let rest = rest.trim_start();
+    num.replace(',', "").parse::<f64>().is_ok() && rest.chars().count() <= 5 && !rest.contains(' ')
+}
+
+/// `n` and `word`, plural unless `n` is 1 (`1 step`, `13 steps`).
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A latency in µs as people read it: `85 µs`, `1.23 ms`, `2.10 s`; `-` when unknown.
+pub fn lat(us: Option<f64>) -> String {
+    us.map_or_else(|| "-".to_string(), crate::ui::format::us)
+}
+
+/// IOPS: `850`, `12.3k`, `1.20M`.
+pub fn iops(v: f64) -> String {
+    crate::ui::format::iops(v)
+}
+
+/// Throughput given in MB/s (10^6 bytes a second): `85 MB/s`, `1.20 GB/s`.
+pub fn mbps(mb: f64) -> String {
+    crate::ui::format::bw(mb * 1e6)
+}
+
+/// A capacity as vendors print it, decimal, with the binary size beside it:
+/// `274.9 GB (256GiB)`.
+pub fn capacity(bytes: u64) -> String {
+    format!(
+        "{} ({})",
+        crate::ui::format::capacity(bytes),
+        crate::units::format_size(bytes)
+    )
+}
+
+/// A byte count of data moved, decimal as drives count it (`12.3 GB`), the exact count
+/// beside it.
+pub fn data(bytes: u64) -> String {
+    let b = bytes as f64;
+    let short = if b >= 1e12 {
+        format!("{:.2} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        return count(bytes as usize, "byte");
+    };
+    format!("{short} ({} bytes)", grouped(bytes))
+}
+
+/// A whole number with its thousands apart: `563,200,000`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds of a run: `11.3 s` under two minutes, else `m:ss` or `h:mm`.
+pub fn seconds(x: f64) -> String {
+    if x.abs() < 120.0 {
+        format!("{x:.1} s")
+    } else {
+        super::svg::format_value(x, super::svg::Unit::Seconds)
+    }
+}

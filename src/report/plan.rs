@@ -1,0 +1,90 @@
+//! The plan and the preset in the report: the plan as a table of its steps in words (phase,
+//! step, workload, arrivals, rate, what ends it; numbered from 1 as the run counts them),
+//! with the rate each step ran at, and the preset's name and text, wrapped to the page.
+
+use std::fmt::Write;
+
+use serde_yaml::Value;
+
+use super::page::{count, grid, iops, kv_table};
+use super::svg::esc;
+use crate::plan::{plan_rows, planned_steps, Plan, PLAN_COLUMNS};
+use crate::session::{step_results, Session};
+
+/// The Plan section: a table, or the plan's text where it is not one this release reads.
+pub fn plan_section(o: &mut String, s: &Session) {
+    if s.plan.is_null() {
+        return;
+    }
+    o.push_str("<h2>Plan</h2>\n");
+    let Ok(plan) = serde_yaml::from_value::<Plan>(s.plan.clone()) else {
+        let _ = writeln!(
+            o,
+            "<p class=\"note\">A plan this release does not read as a table:</p><pre>{}</pre>",
+            esc(&serde_yaml::to_string(&s.plan).unwrap_or_default())
+        );
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "<p class=\"note\">{} in {}.</p>",
+        count(plan.steps.len(), "step"),
+        count(plan.phases.len(), "phase")
+    );
+    let steps = planned_steps(&plan, None);
+    // The rate each step ran at, by its label (the first drive's, in a run of several).
+    let results = step_results(s);
+    let first = results.first().and_then(|r| r.drive.clone());
+    let ran = |label: &str| {
+        results
+            .iter()
+            .filter(|r| r.drive == first)
+            .find(|r| r.label == label)
+            .map(|r| match r.target_iops {
+                Some(t) => format!("{} IOPS", iops(t)),
+                None => "closed loop".into(),
+            })
+            .unwrap_or_else(|| "did not run".into())
+    };
+    let rows: Vec<Vec<String>> = plan_rows(&plan, &steps)
+        .into_iter()
+        .map(|r| {
+            let mut row: Vec<String> = r.to_vec();
+            let label = row[2].clone();
+            row.insert(6, ran(&label));
+            row
+        })
+        .collect();
+    let mut head: Vec<String> = PLAN_COLUMNS.iter().map(|c| c.to_lowercase()).collect();
+    head.insert(6, "ran at".into());
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    grid(o, "plan", &head, &rows);
+    for n in &plan.notes {
+        let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(n));
+    }
+}
+
+/// The Preset section: its name and description, its text folded away.
+pub fn preset_section(o: &mut String, s: &Session) {
+    if s.preset.is_null() {
+        return;
+    }
+    o.push_str("<h2>Preset</h2>\n");
+    let rows: Vec<(String, String)> = ["id", "name", "description", "source"]
+        .iter()
+        .filter_map(|k| {
+            let v = s.preset.get(*k)?;
+            let t = match v {
+                Value::String(t) => t.clone(),
+                other => serde_yaml::to_string(other).unwrap_or_default(),
+            };
+            Some((k.to_string(), t.trim().to_string()))
+        })
+        .collect();
+    kv_table(o, "preset", &rows);
+    let _ = writeln!(
+        o,
+        "<details><summary>The preset as run</summary><pre class=\"preset\">{}</pre></details>",
+        esc(&serde_yaml::to_string(&s.preset).unwrap_or_default())
+    );
+}

@@ -1,0 +1,349 @@
+//! The results a review prints, from the step results ([`crate::session::step_results`]):
+//! one summary row per workload, the four corners (peak 4K random read and write IOPS,
+//! sequential read and write MB/s, each with its latency) where the session holds them,
+//! a results table per workload (target against achieved IOPS, MB/s, latency), and the QoS
+//! table (p99 to p99.999 and max per step, as SNIA PTS and OCP report).
+
+use std::fmt::Write;
+
+use super::page::{count, grid, iops, lat, mbps};
+use super::svg::esc;
+use crate::session::{step_results, Direction, Session, StepRecord, StepResult};
+use crate::workload::{RwMode, Workload};
+
+/// A step's result beside its record (its workload, none where the session did not
+/// record one).
+pub struct Step<'a> {
+    pub result: StepResult,
+    pub record: &'a StepRecord,
+}
+
+impl Step<'_> {
+    fn workload(&self) -> Option<&Workload> {
+        self.record.workload.as_ref()
+    }
+}
+
+/// The steps of a one-drive session (a drive's view), with their workloads.
+pub fn steps(s: &Session) -> Vec<Step<'_>> {
+    step_results(s)
+        .into_iter()
+        .zip(&s.steps)
+        .map(|(result, record)| Step { result, record })
+        .collect()
+}
+
+/// The steps grouped by workload shape, in the order each shape first ran.
+pub fn by_workload<'s, 'a>(steps: &'s [Step<'a>]) -> Vec<(String, Vec<&'s Step<'a>>)> {
+    let mut groups: Vec<(String, Vec<&Step>)> = Vec::new();
+    for st in steps {
+        match groups.iter_mut().find(|(w, _)| *w == st.result.workload) {
+            Some((_, g)) => g.push(st),
+            None => groups.push((st.result.workload.clone(), vec![st])),
+        }
+    }
+    groups
+}
+
+/// The directions a step did I/O in.
+fn dirs(r: &StepResult) -> Vec<Direction> {
+    Direction::ALL
+        .into_iter()
+        .filter(|d| !r.dir(*d).is_empty())
+        .collect()
+}
+
+/// The mean latency of all its I/Os (the directions' means weighted by their I/Os), µs.
+pub fn mean_us(r: &StepResult) -> Option<f64> {
+    let (sum, n) = Direction::ALL
+        .iter()
+        .map(|d| r.dir(*d))
+        .filter_map(|x| Some((x.lat_us?.mean * x.ios as f64, x.ios as f64)))
+        .fold((0.0, 0.0), |(s, n), (a, b)| (s + a, n + b));
+    (n > 0.0).then(|| sum / n)
+}
+
+/// Its step with the most IOPS.
+fn peak<'s, 'a>(g: &[&'s Step<'a>]) -> Option<&'s Step<'a>> {
+    g.iter()
+        .copied()
+        .max_by(|a, b| a.result.iops().total_cmp(&b.result.iops()))
+}
+
+fn step_name(r: &StepResult) -> String {
+    format!("{}: {}", r.step, r.label)
+}
+
+/// One summary row per workload: its steps, its peak, the latency there.
+pub fn summary_section(o: &mut String, steps: &[Step]) {
+    let groups = by_workload(steps);
+    if groups.is_empty() {
+        return;
+    }
+    let rows: Vec<Vec<String>> = groups
+        .iter()
+        .filter_map(|(w, g)| {
+            let p = &peak(g)?.result;
+            Some(vec![
+                w.clone(),
+                count(g.len(), "step"),
+                iops(p.iops()),
+                mbps(p.mbps()),
+                lat(mean_us(p)),
+                lat(p.p99_us()),
+                step_name(p),
+            ])
+        })
+        .collect();
+    grid(
+        o,
+        "workloads",
+        &[
+            "workload",
+            "steps",
+            "peak IOPS",
+            "MB/s there",
+            "mean latency there",
+            "p99 there",
+            "at step",
+        ],
+        &rows,
+    );
+}
+
+/// Which corner a workload is, if it is one: 4K random reads or writes, sequential reads or
+/// writes (128 KiB and up).
+fn corner(w: &Workload) -> Option<usize> {
+    let single = match w.bs.split.as_slice() {
+        [(bs, _)] => Some(*bs),
+        _ => None,
+    }?;
+    match w.rw {
+        RwMode::RandRead if single == 4096 => Some(0),
+        RwMode::RandWrite if single == 4096 => Some(1),
+        RwMode::Read if single >= 65536 => Some(2),
+        RwMode::Write if single >= 65536 => Some(3),
+        _ => None,
+    }
+}
+
+const CORNERS: [(&str, bool); 4] = [
+    ("4K random read", false),
+    ("4K random write", false),
+    ("sequential read", true),
+    ("sequential write", true),
+];
+
+/// The four corners, when the session holds at least two of them: each corner's best step
+/// (IOPS for the random ones, MB/s for the sequential), with its latency.
+pub fn corners_section(o: &mut String, steps: &[Step], heading: &str) {
+    let mut best: [Option<&Step>; 4] = [None; 4];
+    for st in steps {
+        let Some(c) = st.workload().and_then(corner) else {
+            continue;
+        };
+        let key = |x: &Step| {
+            if CORNERS[c].1 {
+                x.result.mbps()
+            } else {
+                x.result.iops()
+            }
+        };
+        if best[c].is_none_or(|b| key(st) > key(b)) {
+            best[c] = Some(st);
+        }
+    }
+    if best.iter().flatten().count() < 2 {
+        return;
+    }
+    let _ = writeln!(o, "<{heading}>Four corners</{heading}>");
+    let rows: Vec<Vec<String>> = CORNERS
+        .iter()
+        .zip(best)
+        .map(|((name, seq), b)| match b {
+            None => vec![
+                name.to_string(),
+                "not in this session".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ],
+            Some(st) => {
+                let r = &st.result;
+                vec![
+                    name.to_string(),
+                    if *seq { mbps(r.mbps()) } else { iops(r.iops()) },
+                    if *seq { iops(r.iops()) } else { mbps(r.mbps()) },
+                    lat(mean_us(r)),
+                    lat(r.p99_us()),
+                    format!("{}, {}", step_name(r), r.workload),
+                ]
+            }
+        })
+        .collect();
+    grid(
+        o,
+        "corners",
+        &[
+            "corner",
+            "peak",
+            "and",
+            "mean latency",
+            "p99",
+            "step, workload",
+        ],
+        &rows,
+    );
+}
+
+/// A results table per workload: one row per step and direction.
+pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
+    for (w, g) in by_workload(steps) {
+        let _ = writeln!(o, "<{heading} class=\"workload\">{}</{heading}>", esc(&w));
+        // A paced step: its figures are from each I/O's scheduled time (response, backlog
+        // and all, as steps.csv has them); its mean from submission (service, the curve's)
+        // beside them.
+        let paced = g
+            .iter()
+            .any(|st| st.record.summary.response_from_schedule().is_some());
+        let mut rows = Vec::new();
+        for st in &g {
+            let r = &st.result;
+            let summary = &st.record.summary;
+            let service = summary
+                .response_from_schedule()
+                .map(|_| summary.service_lat().mean);
+            let ds = dirs(r);
+            if ds.is_empty() {
+                rows.push(vec![
+                    r.step.to_string(),
+                    r.label.clone(),
+                    "-".into(),
+                    target(r),
+                    "no I/O".into(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    r.errors.to_string(),
+                    r.ended_by.to_string(),
+                ]);
+                if let (true, Some(row)) = (paced, rows.last_mut()) {
+                    row.push(lat(service));
+                }
+            }
+            for (i, d) in ds.iter().enumerate() {
+                let x = r.dir(*d);
+                let l = x.lat_us;
+                let first = i == 0;
+                rows.push(vec![
+                    if first {
+                        r.step.to_string()
+                    } else {
+                        String::new()
+                    },
+                    if first {
+                        r.label.clone()
+                    } else {
+                        String::new()
+                    },
+                    d.word().to_string(),
+                    if first { target(r) } else { String::new() },
+                    iops(x.iops),
+                    mbps(x.mbps),
+                    lat(l.map(|l| l.mean)),
+                    lat(l.map(|l| l.p50)),
+                    lat(l.map(|l| l.p99)),
+                    lat(l.map(|l| l.p99_9)),
+                    if first {
+                        r.errors.to_string()
+                    } else {
+                        String::new()
+                    },
+                    if first {
+                        r.ended_by.to_string()
+                    } else {
+                        String::new()
+                    },
+                ]);
+                if let (true, Some(row)) = (paced, rows.last_mut()) {
+                    row.push(if first { lat(service) } else { String::new() });
+                }
+            }
+        }
+        let mut head = vec![
+            "#",
+            "step",
+            "I/O",
+            "target IOPS",
+            "IOPS",
+            "MB/s",
+            "mean",
+            "p50",
+            "p99",
+            "p99.9",
+            "errors",
+            "ended by",
+        ];
+        if paced {
+            head.push("mean from submission");
+        }
+        grid(o, "results", &head, &rows);
+        if paced {
+            o.push_str(
+                "<p class=\"note\">A paced step's latency counts from each I/O's scheduled \
+                 time (response: a drive that falls behind its rate is charged its backlog); \
+                 its mean from submission (service) is beside it, as the curve plots it.</p>\n",
+            );
+        }
+    }
+}
+
+fn target(r: &StepResult) -> String {
+    r.target_iops.map_or_else(|| "max".to_string(), iops)
+}
+
+/// The QoS table: per step and direction, the latency nines and the maximum.
+pub fn qos_section(o: &mut String, steps: &[Step], heading: &str) {
+    let rows: Vec<Vec<String>> = steps
+        .iter()
+        .flat_map(|st| {
+            let r = &st.result;
+            dirs(r).into_iter().filter_map(move |d| {
+                let l = r.dir(d).lat_us?;
+                Some(vec![
+                    r.step.to_string(),
+                    r.label.clone(),
+                    d.word().to_string(),
+                    iops(r.dir(d).iops),
+                    lat(Some(l.p99)),
+                    lat(Some(l.p99_9)),
+                    lat(Some(l.p99_99)),
+                    lat(l.p99_999),
+                    lat(Some(l.max)),
+                ])
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "<{heading}>Quality of service (latency nines)</{heading}>"
+    );
+    grid(
+        o,
+        "qos",
+        &[
+            "#", "step", "I/O", "IOPS", "p99", "p99.9", "p99.99", "p99.999", "max",
+        ],
+        &rows,
+    );
+    o.push_str(
+        "<p class=\"note\">The latency under which that share of the step's I/Os completed, \
+         as SNIA PTS and OCP report it.</p>\n",
+    );
+}
