@@ -36,6 +36,7 @@ mod parsers_proptest;
 mod presets;
 mod remote_dashboard_stops;
 mod remote_hosts;
+mod report_sections;
 mod run_cli;
 mod run_faults;
 mod run_health;
