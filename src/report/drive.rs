@@ -279,8 +279,8 @@ fn ends(s: &Session) -> Option<((f64, Value), (f64, Value))> {
 }
 
 /// SMART before and after: what changed and matters, then any other counter that changed.
-pub fn smart_section(o: &mut String, s: &Session) {
-    o.push_str("<h2>SMART before and after</h2>\n");
+pub fn smart_section(o: &mut String, s: &Session, heading: &str) {
+    let _ = writeln!(o, "<{heading}>SMART before and after</{heading}>");
     let temps: Vec<f64> = s
         .telemetry
         .iter()

@@ -177,8 +177,8 @@ fn drives_table(o: &mut String, s: &Session) {
 /// A drive's identity, SMART before and after, and what the run did to it.
 fn drive_sections(o: &mut String, s: &Session, heading: &str) {
     super::drive::identity_section(o, s, heading);
-    super::drive::smart_section(o, s);
-    super::wear::section(o, s);
+    super::drive::smart_section(o, s, heading);
+    super::wear::section(o, s, heading);
 }
 
 /// The page of one session, charts inline.

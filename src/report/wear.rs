@@ -7,7 +7,7 @@ use crate::telemetry::wear_text::{cells, COLUMNS};
 use crate::telemetry::WearSpan;
 
 /// The table, under its heading; nothing when the session has no `drive_wear` event.
-pub fn section(o: &mut String, s: &Session) {
+pub fn section(o: &mut String, s: &Session, heading: &str) {
     let spans: Vec<(f64, WearSpan)> = s
         .events
         .iter()
@@ -17,7 +17,9 @@ pub fn section(o: &mut String, s: &Session) {
     if spans.is_empty() {
         return;
     }
-    o.push_str("<h2>What the run did to the drive</h2>\n");
+    o.push_str(&format!(
+        "<{heading}>What the run did to the drive</{heading}>\n"
+    ));
     let mut rows: Vec<Vec<String>> = spans
         .iter()
         .map(|(t, w)| {
