@@ -51,7 +51,7 @@ pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
         .collect()
 }
 
-/// The curves overlaid: one colour per session, p99 solid, p50 dashed.
+/// The curves overlaid: one colour per session, average solid, p99 dashed.
 pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
     let mut series = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -66,7 +66,7 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         id: "compare-curve".into(),
         title: "Latency vs IOPS".into(),
         x_label: "IOPS".into(),
-        y_label: "service latency (p99 solid, p50 dashed)".into(),
+        y_label: "service latency (average solid, p99 dashed)".into(),
         x_unit: Unit::Plain,
         y_unit: Unit::Micros,
         y_log: true,
