@@ -228,6 +228,9 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
     for c in charts {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
     }
+    if s.histograms.is_none() && s.drives.is_empty() && !s.steps.is_empty() {
+        o.push_str("<p class=\"note\">Each step's latency distribution is drawn from the histograms a run saves with <code>--histograms</code>; this session has none.</p>\n");
+    }
     if !distributions.is_empty() {
         o.push_str("<h2>Latency distribution per step</h2>\n<p class=\"note\">From the histograms saved with the session: for each latency, the share of the step's I/Os that took longer (0.01 is the p99, 0.001 the p99.9).</p>\n");
         for c in distributions {
