@@ -14,6 +14,7 @@ mod control;
 mod error;
 mod event;
 mod fio_job;
+mod hub;
 mod pipeline;
 mod record;
 mod request;
@@ -29,9 +30,8 @@ pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 pub use fio_job::FioRun;
-pub use pipeline::{
-    check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
-};
+pub use hub::{Finished, Sink};
+pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
 pub use record::{single_workload, target_info};
 pub use request::{
     prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, RunKind, RunRequest,
