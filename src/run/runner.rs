@@ -223,7 +223,11 @@ struct PhaseWalk<'p> {
 /// How a step's run on its engine ended, when it did not fail outright.
 enum StepRan {
     /// The engine's summary, and what the step's live steady state saw.
-    Summary(Box<StepSummary>, Option<usize>, Option<(Metric, SteadyState)>),
+    Summary(
+        Box<StepSummary>,
+        Option<usize>,
+        Option<(Metric, SteadyState)>,
+    ),
     /// The run of this drive ends here (its host is gone).
     Ended(RunOutcome),
 }
