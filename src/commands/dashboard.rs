@@ -7,7 +7,7 @@ use crate::dashboard::{self, Options};
 use crate::dut;
 use crate::output::ColorChoice;
 use crate::remote::{RemoteOptions, SshCommand};
-use crate::run::targets;
+use crate::run::{targets, Where};
 use crate::tui::{DashboardError, Exit};
 
 pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError> {
@@ -18,7 +18,7 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
     .map_err(DashboardError::from)?;
     // A target that does not exist is created only with a size: refused here, before the
     // terminal is set up, by the rule `run` follows (a typo never becomes a test file).
-    for t in targets.iter().filter(|t| t.choice.host.is_none()) {
+    for t in targets.iter().filter(|t| !t.choice.at.is_remote()) {
         if let Some(p) = &t.choice.path {
             if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
                 let default = *p == dut::default_target_path();
@@ -53,7 +53,7 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
             .into_iter()
             .map(|t| {
                 let mut c = t.choice;
-                if let Some(h) = &mut c.host {
+                if let Where::Remote(h) = &mut c.at {
                     h.options = remote.clone();
                 }
                 c

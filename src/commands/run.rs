@@ -14,7 +14,7 @@ use crate::printer::{Format, PrintMode, Printer};
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{
     self, targets, Finished, FioJobRequest, RunControl, RunError, RunRequest, RunWhat, SessionPlan,
-    SingleStep, TargetChoice, TelemetrySource,
+    SingleStep, TargetChoice, TelemetrySource, Where,
 };
 use crate::session::RecorderOptions;
 use crate::workload::{BlockSizes, Region, Workload};
@@ -45,7 +45,7 @@ fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
             let size = t.choice.size.or(a.size);
             r.target = t.choice;
             r.target.size = size;
-            if let Some(h) = &mut r.target.host {
+            if let Where::Remote(h) = &mut r.target.at {
                 h.options = remote.clone();
             }
             if let (Some(off), RunWhat::Single(s)) = (t.offset, &mut r.what) {
@@ -107,7 +107,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             destroy_data: None,
             create_missing: false,
             label: None,
-            host: None,
+            at: Where::Here,
         },
         what,
         plan: PlanOptions {

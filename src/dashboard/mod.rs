@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use crate::app::drives::DriveSetup;
 use crate::app::{TargetEntry, TargetKind};
 use crate::dut;
-use crate::run::TargetChoice;
+use crate::run::{TargetChoice, Where};
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
 use runs::spawn_effects;
 use telemetry::{spawn_telemetry, TelemetryCmd};
@@ -77,7 +77,7 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
             // A target on another host: nothing of it can be known here; its host prepares
             // it (its guard decides, on the confirmation in the targets file) and says
             // which drive it is when the run starts.
-            if let Some(h) = &c.host {
+            if let Where::Remote(h) = &c.at {
                 let label = format!("{}:{}", h.host, crate::ostext::escaped(path.as_os_str()));
                 return Some(DriveSetup {
                     label: c.label.clone().unwrap_or_else(|| label.clone()),
@@ -125,7 +125,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     // this host's file or device of the same name).
     let many = args.targets_file
         || args.targets.len() > 1
-        || args.targets.iter().any(|t| t.host.is_some());
+        || args.targets.iter().any(|t| t.at.is_remote());
     let drives = if many {
         drive_setups(&args.targets)
     } else {
@@ -157,7 +157,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     let first = match (drives.first(), args.targets.first()) {
         // No telemetry between runs of a remote drive (it comes through its host's agent
         // once a run starts): an empty path resolves to no drive.
-        (Some(_), Some(t)) if t.host.is_some() => PathBuf::new(),
+        (Some(_), Some(t)) if t.at.is_remote() => PathBuf::new(),
         (Some(d), _) => d.target.path.clone(),
         (None, _) => targets
             .get(selected)

@@ -22,7 +22,7 @@ use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
     self, FioJobRequest, RunCmd, RunControl, RunError, RunHandle, RunRequest, RunWhat, SessionPlan,
-    TargetChoice, TelemetrySource,
+    TargetChoice, TelemetrySource, Where,
 };
 use crate::session::RecorderOptions;
 
@@ -67,7 +67,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             destroy_data: s.destroy_data.clone(),
             create_missing: s.target == crate::dut::default_target_path(),
             label: None,
-            host: None,
+            at: Where::Here,
         },
         what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
         plan: PlanOptions {

@@ -16,9 +16,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::inbox::requests;
 use super::job::Job;
-use super::outbox::{failure, writer, Outbox, Relay};
-use super::proto::{FromAgent, ToAgent};
+pub use super::outbox::AgentWatch;
+use super::outbox::{failure, Outbox, Relay};
+use super::proto::{FromAgent, ToAgent, VERSION};
 use crate::dut::{MadeFile, PreparedTarget};
 use crate::engine::{StepControl, StepTarget};
 use crate::host::{LocalHost, PrepareRequest, TargetHost};
@@ -28,9 +30,6 @@ use crate::workload::StepSpec;
 
 /// Records waiting to be written: about a minute of intervals and samples.
 const OUT_CAP: usize = 256;
-
-/// drivescope's own version, as the handshake states it.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The agent's state between requests.
 struct Agent {
@@ -96,16 +95,7 @@ impl Agent {
         };
         let period = period_ms.map(Duration::from_millis);
         let (poller, rx) = self.host.poller(drive, period, self.origin);
-        let out = self.out.clone();
-        let fwd = std::thread::Builder::new()
-            .name("ds-agent-telemetry".into())
-            .spawn(move || {
-                for sample in rx {
-                    let sample = Box::new(sample);
-                    out.may(FromAgent::Telemetry { sample });
-                }
-            });
-        match fwd {
+        match self.out.forward_telemetry(rx) {
             Ok(h) => self.poller = Some((poller, h)),
             Err(e) => self
                 .out
@@ -184,14 +174,6 @@ impl Agent {
     }
 }
 
-/// Something that watches the agent serve (the `--metrics` exporter on its host): each
-/// request as it arrives and each record as it leaves, before a slow link can drop it.
-/// Called on the agent's threads (an engine's among them): it must only copy what it keeps.
-pub trait AgentWatch: Send + Sync {
-    fn request(&self, _r: &ToAgent) {}
-    fn record(&self, r: &FromAgent);
-}
-
 /// Serves one controller: requests from `input`, records to `output`, until `bye` or the
 /// end of `input`.
 pub fn serve(input: impl BufRead, output: impl Write + Send + 'static) {
@@ -218,18 +200,11 @@ fn serve_inner(
     queue: usize,
     watch: Option<Arc<dyn AgentWatch>>,
 ) {
-    let (tx, rx) = mpsc::sync_channel(queue.max(1));
-    let broken = Arc::new(AtomicBool::new(false));
-    let w = {
-        let broken = broken.clone();
-        std::thread::Builder::new()
-            .name("ds-agent-out".into())
-            .spawn(move || writer(rx, output, broken))
-    };
+    let (out, broken, w) = Outbox::open(output, queue, watch.clone());
     let mut agent = Agent {
         host: LocalHost,
         origin: Instant::now(),
-        out: Outbox::new(tx, watch.clone()),
+        out,
         broken,
         ctl: StepControl::default(),
         target: None,
@@ -240,26 +215,8 @@ fn serve_inner(
         fio_version: None,
         made: Vec::new(),
     };
-    for line in crate::lines::bounded_lines(input, super::proto::LINE_MAX) {
-        let line = match line {
-            Ok(l) => l,
-            Err(e @ crate::lines::LineError::TooLong { .. }) => {
-                let why = format!("a request: {e}; the agent ends");
-                agent.out.failed(why, false);
-                break;
-            }
-            Err(crate::lines::LineError::Io(_)) => break,
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let req: ToAgent = match serde_json::from_str(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                agent.out.failed(format!("not a request: {e}"), true);
-                continue;
-            }
-        };
+    let inbox = agent.out.clone();
+    for req in requests(input, &inbox) {
         if let Some(w) = &watch {
             w.request(&req);
         }
@@ -282,6 +239,7 @@ fn serve_inner(
             ToAgent::Bye => break,
         }
     }
+    drop(inbox);
     let out = agent.out.clone();
     agent.finish();
     drop(out);

@@ -11,22 +11,15 @@ use std::process::{Command, Output, Stdio};
 
 use thiserror::Error;
 
-use super::agent::VERSION;
 use super::host::{Host, SshCommand};
 use super::link::{Link, RemoteOptions};
-use super::proto::PROTOCOL;
+use super::proto::{PROTOCOL, VERSION};
 use crate::host::RemoteError;
 
 /// Where a drivescope is installed when no directory is named: relative to the remote
 /// user's home (where ssh starts the remote command), the directory Debian's `~/.profile`
 /// puts first on PATH, and the one a `--host` run looks in first.
 pub const DEFAULT_DIR: &str = ".local/bin";
-
-/// What runs the agent on a host when no `--remote-drivescope` is given: the drivescope of
-/// `~/.local/bin` when there is one (where `host install` puts it), else `drivescope` on the
-/// remote PATH; a shell that finds neither exits 127 (no agent there).
-pub const FIND_AGENT: &str =
-    "f=\"$HOME/.local/bin/drivescope\"; [ -x \"$f\" ] || f=drivescope; exec \"$f\" \"$@\"";
 
 /// The directory `$1` as the remote shell resolves it: a relative one under `$HOME`.
 const DIR: &str = "case $1 in /*) d=$1 ;; *) d=\"$HOME/$1\" ;; esac

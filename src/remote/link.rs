@@ -20,13 +20,20 @@ use std::time::{Duration, Instant, SystemTime};
 
 pub use crate::host::RemoteError;
 
-use super::agent::VERSION;
 use super::host::{Host, SshCommand};
-use super::proto::{FromAgent, PrepareRequest, PreparedReply, ToAgent, LINE_MAX, PROTOCOL};
+use super::proto::{
+    FromAgent, PrepareRequest, PreparedReply, ToAgent, LINE_MAX, PROTOCOL, VERSION,
+};
 use crate::engine::{Control, Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::StepSummary;
 use crate::telemetry::TelemetrySample;
 use crate::workload::{EngineKind, StepSpec};
+
+/// What runs the agent on a host when no `--remote-drivescope` is given: the drivescope of
+/// `~/.local/bin` when there is one (where `host install` puts it), else `drivescope` on the
+/// remote PATH; a shell that finds neither exits 127 (no agent there).
+pub const FIND_AGENT: &str =
+    "f=\"$HOME/.local/bin/drivescope\"; [ -x \"$f\" ] || f=drivescope; exec \"$f\" \"$@\"";
 
 /// How long the handshake may take (ssh's own connect timeout is shorter).
 const HELLO_WAIT: Duration = Duration::from_secs(40);
@@ -46,7 +53,7 @@ const BYE_WAIT: Duration = Duration::from_secs(5);
 pub struct RemoteOptions {
     pub ssh: SshCommand,
     /// The drivescope to run there; by default `~/.local/bin/drivescope` when there is one,
-    /// else `drivescope` on the remote PATH ([`super::install::FIND_AGENT`]).
+    /// else `drivescope` on the remote PATH ([`FIND_AGENT`]).
     pub program: Option<String>,
     /// `--host-metrics`: the agent serves its own `/metrics` at this address on its host.
     pub agent_metrics: Option<String>,
@@ -163,7 +170,7 @@ impl Link {
     ) -> Result<Link, RemoteError> {
         let mut words = match opts.program.as_deref() {
             Some(program) => vec![program, "agent"],
-            None => vec!["sh", "-c", super::install::FIND_AGENT, "sh", "agent"],
+            None => vec!["sh", "-c", FIND_AGENT, "sh", "agent"],
         };
         if let Some(addr) = &opts.agent_metrics {
             words.extend(["--metrics", addr]);

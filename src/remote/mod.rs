@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod host;
+mod inbox;
 pub mod install;
 mod job;
 pub mod link;

@@ -7,13 +7,22 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::agent::AgentWatch;
-use super::proto::{FromAgent, WireInterval};
+use super::proto::{FromAgent, ToAgent, WireInterval};
 use crate::engine::{Control, StepObserver};
 use crate::outcome::EndedBy;
 use crate::stats::IntervalReport;
+use crate::telemetry::TelemetrySample;
+
+/// Something that watches the agent serve (the `--metrics` exporter on its host): each
+/// request as it arrives and each record as it leaves, before a slow link can drop it.
+/// Called on the agent's threads (an engine's among them): it must only copy what it keeps.
+pub trait AgentWatch: Send + Sync {
+    fn request(&self, _r: &ToAgent) {}
+    fn record(&self, r: &FromAgent);
+}
 
 /// How long a step's interval waits for the controller's answer before it goes on.
 const ANSWER_WAIT: Duration = Duration::from_secs(2);
@@ -35,6 +44,42 @@ impl Outbox {
             dropped: Arc::new(AtomicU64::new(0)),
             watch,
         }
+    }
+
+    /// An outbox holding at most `queue` records, written to `output` as JSON lines on a
+    /// thread of its own; with the flag that thread sets once a write failed, and the
+    /// thread (it ends once every clone of the outbox is dropped).
+    pub(super) fn open(
+        output: impl Write + Send + 'static,
+        queue: usize,
+        watch: Option<Arc<dyn AgentWatch>>,
+    ) -> (Outbox, Arc<AtomicBool>, std::io::Result<JoinHandle<()>>) {
+        let (tx, rx) = std::sync::mpsc::sync_channel(queue.max(1));
+        let broken = Arc::new(AtomicBool::new(false));
+        let w = {
+            let broken = broken.clone();
+            std::thread::Builder::new()
+                .name("ds-agent-out".into())
+                .spawn(move || writer(rx, output, broken))
+        };
+        (Outbox::new(tx, watch), broken, w)
+    }
+
+    /// Forwards the telemetry samples of `rx` as they come (dropped, as any streamed
+    /// record, when the link is behind), on a thread of its own.
+    pub(super) fn forward_telemetry(
+        &self,
+        rx: Receiver<TelemetrySample>,
+    ) -> std::io::Result<JoinHandle<()>> {
+        let out = self.clone();
+        std::thread::Builder::new()
+            .name("ds-agent-telemetry".into())
+            .spawn(move || {
+                for sample in rx {
+                    let sample = Box::new(sample);
+                    out.may(FromAgent::Telemetry { sample });
+                }
+            })
     }
 
     fn seen(&self, r: &FromAgent) {
@@ -88,7 +133,7 @@ pub(super) fn failure(message: impl ToString, refused: bool) -> FromAgent {
 }
 
 /// Writes records as JSON lines until the queue closes or the link breaks.
-pub(super) fn writer(rx: Receiver<FromAgent>, mut out: impl Write, broken: Arc<AtomicBool>) {
+fn writer(rx: Receiver<FromAgent>, mut out: impl Write, broken: Arc<AtomicBool>) {
     for r in rx {
         let ok = serde_json::to_writer(&mut out, &r).is_ok()
             && out.write_all(b"\n").is_ok()

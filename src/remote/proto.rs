@@ -19,6 +19,9 @@ use crate::workload::StepSpec;
 /// the test file the agent made stays; before it, the agent removes that file when it ends).
 pub const PROTOCOL: u32 = 2;
 
+/// drivescope's own version, as the handshake states it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The longest line either end reads. The largest records are a step's request or summary
 /// (with a job file's per-job series) and an interval carrying its latency histograms, tens
 /// to a few hundred KiB; 8 MiB is far past any of them, and bounds what a broken or hostile

@@ -4,11 +4,11 @@
 //! confirmation as drivescope's own), and each step (jobs up to the next `stonewall`) becomes
 //! a plan step run by the fio engine. Nothing is created or written before every check passed.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+use super::choice::label_of;
 use super::error::RunError;
-use super::request::{label_of, FioJobRequest, Prepared, RunKind, RunRequest};
+use super::request::{FioJobRequest, FioRun, Prepared, RunKind, RunRequest};
 use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine::{self, StepTarget};
@@ -17,19 +17,6 @@ use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
 use crate::workload::{
     BlockSizes, EngineKind, FioFileStep, FioTarget, Region, RwMode, StepEnd, Workload,
 };
-
-/// What a prepared job-file run came from: the file, the text fio runs, fio's version and
-/// every target with whether it is written.
-#[derive(Debug, Clone)]
-pub struct FioRun {
-    pub file: PathBuf,
-    pub text: String,
-    pub version: String,
-    pub targets: Vec<(PathBuf, bool)>,
-    /// Every target but the first (the run's own), as prepared: each new file among them
-    /// is filled before fio reads it, as the first is.
-    pub also: Vec<PreparedTarget>,
-}
 
 /// The one workload that describes a step's jobs, as far as one can: the pattern of all
 /// of them, the first job's block size, depth and direct flag, every job counted.

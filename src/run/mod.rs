@@ -10,14 +10,18 @@
 //!                                                  RunEvent ─► session | printer | dashboard
 //! ```
 
+mod choice;
 mod control;
 mod error;
 mod event;
 mod fio_job;
+mod hub;
 mod pipeline;
+mod prepare;
 mod record;
 mod request;
 pub mod runner;
+mod settle;
 mod tally;
 pub mod targets;
 mod telemetry;
@@ -25,18 +29,18 @@ mod verify;
 mod wear;
 mod worker;
 
+pub use choice::{TargetChoice, Where};
 pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
 pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
-pub use fio_job::FioRun;
-pub use pipeline::{
-    check_outputs, claim_session, execute, execute_many, Finished, SessionPlan, Sink,
-};
+pub use hub::{Finished, Sink};
+pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
+pub use prepare::{prepare, prepare_all, prepare_many};
 pub use record::{single_workload, target_info};
 pub use request::{
-    prepare, prepare_all, prepare_many, step_label, FioJobRequest, Prepared, RunKind, RunRequest,
-    RunWhat, SingleStep, TargetChoice,
+    step_label, FioJobRequest, FioRun, Prepared, RunKind, RunRequest, RunWhat, SingleStep,
 };
+pub use settle::settle_verify;
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};
-pub use verify::{settle_verify, states_root, VerifyAsk};
+pub use verify::{states_root, VerifyAsk};

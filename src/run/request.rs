@@ -7,32 +7,15 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::choice::{label_of, TargetChoice, Where};
 use super::error::RunError;
-use crate::dut::{self, FileId, MadeFile, PreparedTarget};
+use crate::dut::{FileId, MadeFile, PreparedTarget};
 use crate::engine::{self, StepTarget};
 use crate::host::{LocalHost, PrepareRequest, PreparedReply, TargetHost};
 use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
-use crate::remote::{RemoteHost, RemoteTarget};
+use crate::remote::RemoteHost;
 use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
-
-/// Which target, and how it may be made ready.
-#[derive(Debug, Clone, Default)]
-pub struct TargetChoice {
-    /// The file or block device; `None` is the built-in test file.
-    pub path: Option<PathBuf>,
-    /// Size of the region (a new test file is created this large).
-    pub size: Option<u64>,
-    /// The path the user named to confirm that writes may destroy its data.
-    pub destroy_data: Option<PathBuf>,
-    /// Create a missing file (1 GiB) even without a size, as the built-in one is.
-    pub create_missing: bool,
-    /// What the drive is called in a run of several (tables, legends, `--json`'s
-    /// `target`); its path when none (`HOST:PATH` on a remote host).
-    pub label: Option<String>,
-    /// The host the target is on, when it is not this one.
-    pub host: Option<RemoteTarget>,
-}
 
 /// One workload run once (a plain `drivescope run`).
 #[derive(Debug, Clone)]
@@ -81,7 +64,20 @@ pub enum RunKind {
         duration: Duration,
     },
     /// An fio job file: a step for each group of jobs fio runs together.
-    FioJob(Box<super::fio_job::FioRun>),
+    FioJob(Box<FioRun>),
+}
+
+/// What a prepared job-file run came from: the file, the text fio runs, fio's version and
+/// every target with whether it is written.
+#[derive(Debug, Clone)]
+pub struct FioRun {
+    pub file: PathBuf,
+    pub text: String,
+    pub version: String,
+    pub targets: Vec<(PathBuf, bool)>,
+    /// Every target but the first (the run's own), as prepared: each new file among them
+    /// is filled before fio reads it, as the first is.
+    pub also: Vec<PreparedTarget>,
 }
 
 /// A run ready to go: its plan and the target it runs on.
@@ -314,162 +310,6 @@ fn validate_plan(
     Ok(host.check(t, &specs)?)
 }
 
-/// Prepares every target of a run of several before any is changed: the targets that
-/// exist first (each checked by the write guard; one refusal refuses the run, naming its
-/// target), then the test files to create.
-pub fn prepare_many(reqs: &[RunRequest]) -> Result<Vec<Prepared>, RunError> {
-    prepare_all(reqs, false, None).map(|(p, _)| p)
-}
-
-/// [`prepare_many`]; with `keep_going`, a target whose host cannot be reached (ssh fails,
-/// no agent there) is left out rather than refuse the run, and said in the list returned
-/// (the run refuses still when no target is left). A wait for a host (ssh, the handshake,
-/// its guard) ends at once when `stop` is set (the dashboard's stop: its run's own flag;
-/// the headless run's signals end it without), as [`RunError::Remote`] `Stopped`.
-pub fn prepare_all(
-    reqs: &[RunRequest],
-    keep_going: bool,
-    stop: Option<&Arc<AtomicBool>>,
-) -> Result<(Vec<Prepared>, Vec<String>), RunError> {
-    if reqs.len() > 1 {
-        check_shared_drives(reqs)?;
-    }
-    let mut left_out = Vec::new();
-    // A remote target is checked by its host's guard in the first pass.
-    let exists = |r: &RunRequest| {
-        r.target.host.is_some() || r.target.path.as_ref().is_some_and(|p| p.exists())
-    };
-    let mut out: Vec<Option<Prepared>> = reqs.iter().map(|_| None).collect();
-    for pass in [true, false] {
-        for (slot, r) in out.iter_mut().zip(reqs) {
-            if exists(r) == pass {
-                match prepare_until(r, stop) {
-                    Ok(p) => *slot = Some(p),
-                    Err(RunError::Remote(e)) if keep_going && e.is_unreachable() => {
-                        left_out.push(format!("left out (--keep-going): {e}"));
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-    }
-    let prepared: Vec<Prepared> = out.into_iter().flatten().collect();
-    if prepared.is_empty() && !left_out.is_empty() {
-        return Err(RunError::NoneReachable(left_out.join("; ")));
-    }
-    check_shared_remote_drives(&prepared)?;
-    check_same_file(&prepared)?;
-    Ok((prepared, left_out))
-}
-
-/// Two targets that are one file or device, whatever host and path named them (a remote
-/// host that is this machine, reached as `localhost`, an alias or a forwarded port), are
-/// refused before any I/O: each drive's figures would be the other's, and one's writes
-/// would land under the other's reads. Told by [`FileId`]: the machine's boot id, which no
-/// name or address of it changes, with the file's device and inode as its own kernel says.
-fn check_same_file(runs: &[Prepared]) -> Result<(), RunError> {
-    let id = |p: &Prepared| match p.host.path_here(&p.target) {
-        _ if p.target.kind == dut::TargetKind::None => None,
-        Some(path) => dut::file_id(path),
-        None => p.told.file.clone(),
-    };
-    let ids: Vec<Option<FileId>> = runs.iter().map(id).collect();
-    for (i, a) in ids.iter().enumerate() {
-        for (j, b) in ids.iter().enumerate().take(i) {
-            if a.is_some() && a == b {
-                return Err(RunError::SameFile {
-                    first: runs[j].label.clone(),
-                    second: runs[i].label.clone(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// [`check_shared_drives`] for targets on other hosts, by the drive each host resolved: two
-/// targets on one host's one drive may be read together, never written.
-fn check_shared_remote_drives(runs: &[Prepared]) -> Result<(), RunError> {
-    let disk = |p: &Prepared| {
-        let h = p.host.name()?;
-        let d = p.told.drive.as_ref()?.primary()?.name.clone();
-        Some((h, d))
-    };
-    for (i, a) in runs.iter().enumerate() {
-        for b in &runs[..i] {
-            if let (Some((ha, da)), Some((hb, db))) = (disk(a), disk(b)) {
-                if ha == hb && da == db && (a.io().1 || b.io().1) {
-                    return Err(RunError::SharedDriveWrites {
-                        first: b.target.path.clone(),
-                        second: a.target.path.clone(),
-                        disk: format!("{da} of host {ha}"),
-                    });
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether a request writes: a plain run's pattern, or any phase of its preset.
-fn writes(r: &RunRequest) -> bool {
-    match &r.what {
-        RunWhat::Single(s) => s.workload.rw.read_percent(s.workload.rwmixread) < 100,
-        // Its targets are its own: counted as written, so none is shared with another.
-        RunWhat::FioJob(_) => true,
-        RunWhat::Preset(p) => p.phases.iter().any(|ph| {
-            ph.workload.io().is_some_and(|w| {
-                let mixes: Vec<u8> = ph
-                    .matrix
-                    .as_ref()
-                    .map(|m| m.rwmixread.iter().map(|r| r.0).collect())
-                    .filter(|v: &Vec<u8>| !v.is_empty())
-                    .unwrap_or_else(|| vec![w.rwmixread.map_or(50, |r| r.0)]);
-                mixes.iter().any(|m| w.rw.read_percent(*m) < 100)
-            })
-        }),
-    }
-}
-
-/// Two targets on one physical drive may be read together (shown as sharing it) but not
-/// written: each drive's figures would be the other's too.
-fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
-    let disk = |r: &RunRequest| {
-        if r.target.host.is_some() {
-            return None;
-        }
-        let p = r.target.path.as_ref()?;
-        let d = crate::drive::resolve(p).ok()?;
-        Some((p.clone(), d.primary()?.name.clone()))
-    };
-    let disks: Vec<Option<(PathBuf, String)>> = reqs.iter().map(disk).collect();
-    for (i, a) in disks.iter().enumerate() {
-        for (j, b) in disks.iter().enumerate().take(i) {
-            if let (Some((pa, da)), Some((pb, db))) = (a, b) {
-                if da == db && (writes(&reqs[i]) || writes(&reqs[j])) {
-                    return Err(RunError::SharedDriveWrites {
-                        first: pb.clone(),
-                        second: pa.clone(),
-                        disk: da.clone(),
-                    });
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The label of a target: the one asked for, else its path (`HOST:PATH` on a remote host).
-pub(super) fn label_of(c: &TargetChoice, path: &std::path::Path) -> String {
-    c.label.clone().unwrap_or_else(|| {
-        let p = crate::ostext::escaped(path.as_os_str());
-        match &c.host {
-            Some(h) => format!("{}:{p}", h.host),
-            None => p,
-        }
-    })
-}
-
 /// The target a run writes without verifying, on this host (a target on another host has
 /// its states there); none for a run that only reads, verifies, or has no target.
 fn unverified_writes(t: &PreparedTarget, unverified: bool, host: &dyn TargetHost) -> Vec<PathBuf> {
@@ -500,122 +340,128 @@ fn retire_if_created(
     }
 }
 
-/// Makes the target ready and the plan for it. A preset's target is prepared read-only
-/// first (creating the default test file if needed), the plan expanded for its facts, and
-/// the target checked again for writes if the plan writes.
-pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
-    prepare_until(req, None)
-}
-
-/// [`prepare`], a wait for the target's host ending when `stop` is set.
-fn prepare_until(req: &RunRequest, stop: Option<&Arc<AtomicBool>>) -> Result<Prepared, RunError> {
-    let mut req = req.clone();
-    // A verify state is this host's: a target on another host is not verified from here.
+/// The host a request's target is on, reached (a wait for a remote one ending when `stop`
+/// is set). A verify state is this host's: a target on another host is not verified from
+/// here; the nop engine has no target, here or on a host.
+pub(super) fn host_for(
+    req: &RunRequest,
+    stop: Option<&Arc<AtomicBool>>,
+) -> Result<Arc<dyn TargetHost>, RunError> {
     let verifies =
         req.verify.is_some() || matches!(&req.what, RunWhat::Preset(p) if p.verify.is_some());
-    if let (true, Some(h)) = (verifies, &req.target.host) {
-        return Err(RunError::VerifyRemote(h.host.to_string()));
-    }
-    let host: Arc<dyn TargetHost> = match &req.target.host {
-        // The nop engine has no target, here or on a host.
-        Some(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
-        Some(h) => RemoteHost::open(h, stop.cloned())?,
-        None => LocalHost::shared(),
-    };
+    Ok(match &req.target.at {
+        Where::Remote(h) if verifies => return Err(RunError::VerifyRemote(h.host.to_string())),
+        Where::Remote(_) if req.plan.engine.targetless() => return Err(RunError::TargetlessOnHost),
+        Where::Remote(h) => RemoteHost::open(h, stop.cloned())?,
+        Where::Here => LocalHost::shared(),
+    })
+}
+
+/// A preset's run on `host`: its target prepared read-only first (creating the default
+/// test file if needed), the plan expanded for its facts, and the target checked again for
+/// writes if the plan writes.
+pub(super) fn prepare_preset(
+    mut req: RunRequest,
+    p: &Preset,
+    host: Arc<dyn TargetHost>,
+) -> Result<Prepared, RunError> {
     let engine = req.plan.engine;
     let h = host.as_ref();
-    match &req.what {
-        RunWhat::Preset(p) => {
-            let (reply, is_default) =
-                prepare_target(&req.target, engine, false, false, req.target.size, h)?;
-            let t = reply.target.clone();
-            // Removed again should anything below refuse the run.
-            let made = made_here(&t, h);
-            retire_if_created(req.verify.as_ref(), &t, h)?;
-            req.plan.engine = reply.engine;
-            let facts = TargetFacts {
-                capacity_bytes: t.size,
-                logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
-            };
-            let mut plan = plan::expand(p, &facts, &req.plan)?;
-            let (_, writes) = plan_io(&plan);
-            let random = plan_random_writes(&plan);
-            let reply = if writes {
-                prepare_target(&req.target, engine, true, random, req.target.size, h)?.0
-            } else {
-                reply
-            };
-            let t = reply.target.clone();
-            let ask = req.verify.clone().or_else(|| {
-                p.verify.map(|mode| super::VerifyAsk {
-                    mode,
-                    ..Default::default()
-                })
-            });
-            let verify = match &ask {
-                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
-                None => None,
-            };
-            let prepared = Prepared {
-                retires: unverified_writes(&t, writes && verify.is_none(), h),
-                verify,
-                made,
-                kind: RunKind::Preset(p.clone()),
-                plan,
-                default_target: is_default,
-                options: req.plan,
-                label: label_of(&req.target, &t.path),
-                target: t,
-                told: Told::of(&reply),
-                host,
-            };
-            validated(prepared)
-        }
-        RunWhat::Single(s) => {
-            let mut w = s.workload.clone();
-            // What no target can fix is refused before the target is created or opened.
-            engine::native::validate_shape(&w)?;
-            let writes = w.rw.read_percent(w.rwmixread) < 100;
-            let offset = w.region.offset;
-            let size = req.target.size.map(|s| s.saturating_add(offset));
-            let random = writes && w.rw.is_random();
-            let (reply, is_default) = prepare_target(&req.target, engine, writes, random, size, h)?;
-            let t = reply.target.clone();
-            // Removed again should anything below refuse the run.
-            let made = made_here(&t, h);
-            req.plan.engine = reply.engine;
-            retire_if_created(req.verify.as_ref(), &t, h)?;
-            if offset >= t.size {
-                return Err(RunError::OffsetPastEnd {
-                    offset,
-                    path: t.path.clone(),
-                    size: t.size,
-                });
-            }
-            w.region.len = req.target.size.unwrap_or(t.size - offset);
-            let mut plan = single_plan(s, w, &req.plan);
-            let verify = match &req.verify {
-                Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
-                None => None,
-            };
-            let prepared = Prepared {
-                retires: unverified_writes(&t, writes && verify.is_none(), h),
-                verify,
-                made,
-                kind: RunKind::Single {
-                    ramp: s.ramp,
-                    duration: s.duration,
-                },
-                plan,
-                default_target: is_default,
-                options: req.plan,
-                label: label_of(&req.target, &t.path),
-                target: t,
-                told: Told::of(&reply),
-                host,
-            };
-            validated(prepared)
-        }
-        RunWhat::FioJob(j) => super::fio_job::prepare_fio_job(&req, j),
+    let (reply, is_default) =
+        prepare_target(&req.target, engine, false, false, req.target.size, h)?;
+    let t = reply.target.clone();
+    // Removed again should anything below refuse the run.
+    let made = made_here(&t, h);
+    retire_if_created(req.verify.as_ref(), &t, h)?;
+    req.plan.engine = reply.engine;
+    let facts = TargetFacts {
+        capacity_bytes: t.size,
+        logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
+    };
+    let mut plan = plan::expand(p, &facts, &req.plan)?;
+    let (_, writes) = plan_io(&plan);
+    let random = plan_random_writes(&plan);
+    let reply = if writes {
+        prepare_target(&req.target, engine, true, random, req.target.size, h)?.0
+    } else {
+        reply
+    };
+    let t = reply.target.clone();
+    let ask = req.verify.clone().or_else(|| {
+        p.verify.map(|mode| super::VerifyAsk {
+            mode,
+            ..Default::default()
+        })
+    });
+    let verify = match &ask {
+        Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+        None => None,
+    };
+    let prepared = Prepared {
+        retires: unverified_writes(&t, writes && verify.is_none(), h),
+        verify,
+        made,
+        kind: RunKind::Preset(Box::new(p.clone())),
+        plan,
+        default_target: is_default,
+        options: req.plan,
+        label: label_of(&req.target, &t.path),
+        target: t,
+        told: Told::of(&reply),
+        host,
+    };
+    validated(prepared)
+}
+
+/// A plain run's one workload on `host`.
+pub(super) fn prepare_single(
+    mut req: RunRequest,
+    s: &SingleStep,
+    host: Arc<dyn TargetHost>,
+) -> Result<Prepared, RunError> {
+    let engine = req.plan.engine;
+    let h = host.as_ref();
+    let mut w = s.workload.clone();
+    // What no target can fix is refused before the target is created or opened.
+    engine::native::validate_shape(&w)?;
+    let writes = w.rw.read_percent(w.rwmixread) < 100;
+    let offset = w.region.offset;
+    let size = req.target.size.map(|s| s.saturating_add(offset));
+    let random = writes && w.rw.is_random();
+    let (reply, is_default) = prepare_target(&req.target, engine, writes, random, size, h)?;
+    let t = reply.target.clone();
+    // Removed again should anything below refuse the run.
+    let made = made_here(&t, h);
+    req.plan.engine = reply.engine;
+    retire_if_created(req.verify.as_ref(), &t, h)?;
+    if offset >= t.size {
+        return Err(RunError::OffsetPastEnd {
+            offset,
+            path: t.path.clone(),
+            size: t.size,
+        });
     }
+    w.region.len = req.target.size.unwrap_or(t.size - offset);
+    let mut plan = single_plan(s, w, &req.plan);
+    let verify = match &req.verify {
+        Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
+        None => None,
+    };
+    let prepared = Prepared {
+        retires: unverified_writes(&t, writes && verify.is_none(), h),
+        verify,
+        made,
+        kind: RunKind::Single {
+            ramp: s.ramp,
+            duration: s.duration,
+        },
+        plan,
+        default_target: is_default,
+        options: req.plan,
+        label: label_of(&req.target, &t.path),
+        target: t,
+        told: Told::of(&reply),
+        host,
+    };
+    validated(prepared)
 }

@@ -11,7 +11,9 @@ use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Time
 use super::tally::Tally;
 use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
-use crate::plan::{CurveWalk, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict};
+use crate::plan::{
+    CurveWalk, Metric, Plan, PlanPhase, PlanStep, Rounds, SteadyRule, SteadyState, SteadyVerdict,
+};
 use crate::stats::{IntervalReport, StepSummary};
 use crate::telemetry::reading::SmartReading;
 use crate::thermal::ThermalWatch;
@@ -162,211 +164,311 @@ pub(crate) fn run_plan_on(
     obs: &mut dyn RunObserver,
     engine_for: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
 ) -> Result<(RunOutcome, Tally), EngineError> {
-    let mut rep = Reporter {
-        t0: Instant::now(),
-        obs,
+    let mut walk = PlanRun {
+        plan,
+        target,
+        ctl,
+        engine_for,
+        rep: Reporter {
+            t0: Instant::now(),
+            obs,
+        },
+        tally: Tally {
+            steps: plan.steps.len(),
+            ..Tally::default()
+        },
+        measured_max: vec![None; plan.phases.len()],
+        thermal: ThermalWatch::new(plan.needs_temperature()),
     };
-    let mut tally = Tally {
-        steps: plan.steps.len(),
-        ..Tally::default()
-    };
-    let mut measured_max: Vec<Option<f64>> = vec![None; plan.phases.len()];
-    let mut thermal = ThermalWatch::new(plan.needs_temperature());
     for n in &plan.notes {
-        rep.happened(Happening::Note(n.clone()));
+        walk.rep.happened(Happening::Note(n.clone()));
     }
-    let stopped = |ctl: &RunControl, tally: Tally| (RunOutcome::Stopped(ctl.stopped_by()), tally);
     for (pi, phase) in plan.phases.iter().enumerate() {
-        rep.happened(Happening::Phase {
+        if let Some(end) = walk.phase(pi, phase)? {
+            return Ok((end, walk.tally));
+        }
+    }
+    let outcome = RunOutcome::Completed {
+        errors: walk.tally.errors,
+        first_error: walk.tally.first_error.clone(),
+    };
+    Ok((outcome, walk.tally))
+}
+
+/// A plan being walked: what it runs on, what it measured so far.
+struct PlanRun<'p, 'o> {
+    plan: &'p Plan,
+    target: &'p StepTarget,
+    ctl: &'p RunControl,
+    engine_for: &'p mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
+    rep: Reporter<'o>,
+    tally: Tally,
+    /// Each phase's maximum IOPS, once its unpaced step ran (what a sweep's rates are of).
+    measured_max: Vec<Option<f64>>,
+    thermal: ThermalWatch,
+}
+
+/// A phase being walked: its rounds' steady state, its curve.
+struct PhaseWalk<'p> {
+    phase: &'p PlanPhase,
+    rounds: Option<(Rounds, SteadyState)>,
+    /// The phase's remaining steps are skipped (its rounds reached steady state, its curve
+    /// passed the stop).
+    skip_rest: bool,
+    /// The rounds' verdict that they did not reach steady state was said.
+    announced: bool,
+    curve: CurveWalk,
+}
+
+/// How a step's run on its engine ended, when it did not fail outright.
+enum StepRan {
+    /// The engine's summary, and what the step's live steady state saw.
+    Summary(
+        Box<StepSummary>,
+        Option<usize>,
+        Option<(Metric, SteadyState)>,
+    ),
+    /// The run of this drive ends here (its host is gone).
+    Ended(RunOutcome),
+}
+
+impl PlanRun<'_, '_> {
+    /// The run stopped by the user.
+    fn stopped(&self) -> RunOutcome {
+        RunOutcome::Stopped(self.ctl.stopped_by())
+    }
+
+    /// Walks phase `pi` step by step; the run's outcome when it ends in this phase.
+    fn phase(&mut self, pi: usize, phase: &PlanPhase) -> Result<Option<RunOutcome>, EngineError> {
+        self.rep.happened(Happening::Phase {
             index: pi,
-            count: plan.phases.len(),
+            count: self.plan.phases.len(),
             name: phase.name.clone(),
         });
-        let mut rounds = phase.rounds.map(|r| (r, SteadyState::new(&r.rule)));
-        let mut skip_rest = false;
-        let mut announced = false;
-        let mut curve = CurveWalk::default();
+        let mut walk = PhaseWalk {
+            phase,
+            rounds: phase.rounds.map(|r| (r, SteadyState::new(&r.rule))),
+            skip_rest: false,
+            announced: false,
+            curve: CurveWalk::default(),
+        };
         for index in phase.steps.clone() {
-            if skip_rest {
+            if walk.skip_rest {
                 break;
             }
-            if ctl.stop_requested() {
-                return Ok(stopped(ctl, tally));
+            if self.ctl.stop_requested() {
+                return Ok(Some(self.stopped()));
             }
-            let step = &plan.steps[index];
-            let measured = |p: usize| measured_max.get(p).copied().flatten();
-            let rate = match curve.resolve(step, &measured) {
-                Ok(r) => r,
-                Err(why) => {
-                    rep.happened(Happening::Skipped {
-                        step: step.name.clone(),
-                        why: SkipWhy::Rate(why),
-                    });
-                    continue;
-                }
-            };
-            rep.obs.event(RunEvent::StepStarted {
-                index,
-                step,
-                target_iops: rate,
-            });
-            let spec = step.to_step_spec(rate);
-            // Commands sent between steps (a skip meant for the last one) are spent.
-            let _ = ctl.take();
-            rep.thermal(&mut thermal);
-            thermal.begin_step(&step.name, step.thermal, step.engine == EngineKind::Idle);
-            let live = step.steady.map(|rule| {
-                let metric = match rule {
-                    SteadyRule::Fio { metric, .. } => metric,
-                    SteadyRule::Snia { .. } => Metric::Iops,
-                };
-                (metric, SteadyState::new(&rule))
-            });
-            let mut watch = StepWatch {
-                index,
-                rep: &mut rep,
-                ctl,
-                live,
-                reached: None,
-                tally: &mut tally,
-                thermal: &mut thermal,
-                verify: target.verify.as_deref(),
-            };
-            let summary =
-                match engine_for(spec.engine).run_step(target, &spec, ctl.flags(), &mut watch) {
-                    Ok(s) => s,
-                    // The target's host is gone: nothing more is known of the drive, which
-                    // is not blamed; this drive's run ends here.
-                    Err(EngineError::Lost { host, why }) => {
-                        let ended_by = EndedBy::HostLost(format!("{host}: {why}"));
-                        return Ok((
-                            RunOutcome::Failed {
-                                step: Some(step.name.clone()),
-                                ended_by,
-                            },
-                            tally,
-                        ));
-                    }
-                    Err(e) => return Err(e),
-                };
-            let (reached, live) = (watch.reached, watch.live);
-            for e in thermal.end_step() {
-                rep.happened(Happening::Thermal(e));
-            }
-            let name = || step.name.clone();
-            if let Some(round) = reached {
-                rep.happened(Happening::Steady {
-                    scope: SteadyScope::Step(name()),
-                    verdict: SteadyVerdict::Reached { round },
-                });
-            } else if let Some((_, det)) = &live {
-                rep.happened(Happening::Steady {
-                    scope: SteadyScope::Step(name()),
-                    verdict: det.finish(&format!("ended by {}", summary.ended_by)),
-                });
-            }
-            if summary.errors > 0 {
-                rep.happened(Happening::Errors {
-                    step: name(),
-                    count: summary.errors,
-                });
-            }
-            if let Some(unsaved) = &summary.verify_unsaved {
-                rep.happened(Happening::VerifyUnsaved {
-                    step: name(),
-                    unsaved: unsaved.clone(),
-                });
-                tally.verify_unsaved.get_or_insert_with(|| unsaved.clone());
-            }
-            let verify = target.verify.as_deref().map(|state| {
-                verify_findings(&mut rep, Some(state));
-                let totals = state.totals();
-                rep.happened(Happening::Verified(totals));
-                tally.findings = totals.findings();
-                totals
-            });
-            if rate.is_none() {
-                measured_max[step.phase] = Some(summary.iops);
-            }
-            tally.steps_run += 1;
-            tally.errors += summary.errors;
-            let record = FinishedStep {
-                index,
-                name: name(),
-                phase: step.phase,
-                phase_name: phase.name.clone(),
-                round: step.round,
-                sweep_point: step.sweep_point,
-                target_iops: rate,
-                closed_loop: step.closed_loop,
-                service_lat_us: *summary.service_lat(),
-                response_from_schedule_lat_us: summary.response_from_schedule().copied(),
-                verify,
-                summary,
-            };
-            rep.obs.event(RunEvent::StepFinished(&record));
-            if let Some((r, det)) = &mut rounds {
-                if step.tracked {
-                    match det.push(metric_value(r.metric, &record.summary)) {
-                        SteadyVerdict::Reached { round } => {
-                            rep.happened(Happening::Steady {
-                                scope: SteadyScope::Phase(phase.name.clone()),
-                                verdict: SteadyVerdict::Reached { round },
-                            });
-                            skip_rest = true;
-                        }
-                        v @ SteadyVerdict::NotReached { .. } if !announced => {
-                            announced = true;
-                            rep.happened(Happening::Steady {
-                                scope: SteadyScope::Phase(phase.name.clone()),
-                                verdict: v,
-                            });
-                        }
-                        SteadyVerdict::NotReached { .. } | SteadyVerdict::Pending => {}
-                    }
-                }
-            }
-            if let (Some(limit), Some(_)) = (phase.stop_curve, record.sweep_point) {
-                // vdbench's response time runs from the I/O's issue: the service latency.
-                let mean_ms = record.service_lat_us.mean / 1000.0;
-                let limit_ms = limit.as_secs_f64() * 1000.0;
-                if mean_ms > limit_ms {
-                    rep.happened(Happening::Skipped {
-                        step: record.name.clone(),
-                        why: SkipWhy::StopCurve { mean_ms, limit_ms },
-                    });
-                    skip_rest = true;
-                }
-            }
-            match record.summary.ended_by {
-                EndedBy::Device(_) => {
-                    let outcome = RunOutcome::Failed {
-                        step: Some(record.name.clone()),
-                        ended_by: record.summary.ended_by.clone(),
-                    };
-                    return Ok((outcome, tally));
-                }
-                EndedBy::Stopped => return Ok(stopped(ctl, tally)),
-                _ => {}
+            if let Some(end) = self.step(&mut walk, index)? {
+                return Ok(Some(end));
             }
         }
-        if let Some((_, det)) = &rounds {
-            if !skip_rest && !announced && det.pushed() > 0 {
+        if let Some((_, det)) = &walk.rounds {
+            if !walk.skip_rest && !walk.announced && det.pushed() > 0 {
                 let v = det.finish("the rounds ran out");
                 if matches!(v, SteadyVerdict::NotReached { .. }) {
-                    rep.happened(Happening::Steady {
+                    self.rep.happened(Happening::Steady {
                         scope: SteadyScope::Phase(phase.name.clone()),
                         verdict: v,
                     });
                 }
             }
         }
+        Ok(None)
     }
-    let outcome = RunOutcome::Completed {
-        errors: tally.errors,
-        first_error: tally.first_error.clone(),
-    };
-    Ok((outcome, tally))
+
+    /// Runs step `index` of the phase and judges it; the run's outcome when it ends here.
+    fn step(
+        &mut self,
+        walk: &mut PhaseWalk<'_>,
+        index: usize,
+    ) -> Result<Option<RunOutcome>, EngineError> {
+        let step = &self.plan.steps[index];
+        let measured_max = &self.measured_max;
+        let measured = |p: usize| measured_max.get(p).copied().flatten();
+        let rate = match walk.curve.resolve(step, &measured) {
+            Ok(r) => r,
+            Err(why) => {
+                self.rep.happened(Happening::Skipped {
+                    step: step.name.clone(),
+                    why: SkipWhy::Rate(why),
+                });
+                return Ok(None);
+            }
+        };
+        self.rep.obs.event(RunEvent::StepStarted {
+            index,
+            step,
+            target_iops: rate,
+        });
+        let (summary, reached, live) = match self.run_step(index, rate)? {
+            StepRan::Summary(s, reached, live) => (*s, reached, live),
+            StepRan::Ended(end) => return Ok(Some(end)),
+        };
+        self.step_verdicts(step, &summary, reached, live);
+        let verify = self.target.verify.as_deref().map(|state| {
+            verify_findings(&mut self.rep, Some(state));
+            let totals = state.totals();
+            self.rep.happened(Happening::Verified(totals));
+            self.tally.findings = totals.findings();
+            totals
+        });
+        if rate.is_none() {
+            self.measured_max[step.phase] = Some(summary.iops);
+        }
+        self.tally.steps_run += 1;
+        self.tally.errors += summary.errors;
+        let record = FinishedStep {
+            index,
+            name: step.name.clone(),
+            phase: step.phase,
+            phase_name: walk.phase.name.clone(),
+            round: step.round,
+            sweep_point: step.sweep_point,
+            target_iops: rate,
+            closed_loop: step.closed_loop,
+            service_lat_us: *summary.service_lat(),
+            response_from_schedule_lat_us: summary.response_from_schedule().copied(),
+            verify,
+            summary,
+        };
+        self.rep.obs.event(RunEvent::StepFinished(&record));
+        self.judge_rounds(walk, step, &record);
+        self.judge_curve(walk, &record);
+        Ok(match record.summary.ended_by {
+            EndedBy::Device(_) => Some(RunOutcome::Failed {
+                step: Some(record.name.clone()),
+                ended_by: record.summary.ended_by.clone(),
+            }),
+            EndedBy::Stopped => Some(self.stopped()),
+            _ => None,
+        })
+    }
+
+    /// Runs step `index` at `rate` on the engine its kind names, watching it.
+    fn run_step(&mut self, index: usize, rate: Option<f64>) -> Result<StepRan, EngineError> {
+        let step = &self.plan.steps[index];
+        let spec = step.to_step_spec(rate);
+        // Commands sent between steps (a skip meant for the last one) are spent.
+        let _ = self.ctl.take();
+        self.rep.thermal(&mut self.thermal);
+        self.thermal
+            .begin_step(&step.name, step.thermal, step.engine == EngineKind::Idle);
+        let live = step.steady.map(|rule| {
+            let metric = match rule {
+                SteadyRule::Fio { metric, .. } => metric,
+                SteadyRule::Snia { .. } => Metric::Iops,
+            };
+            (metric, SteadyState::new(&rule))
+        });
+        let mut watch = StepWatch {
+            index,
+            rep: &mut self.rep,
+            ctl: self.ctl,
+            live,
+            reached: None,
+            tally: &mut self.tally,
+            thermal: &mut self.thermal,
+            verify: self.target.verify.as_deref(),
+        };
+        let mut engine = (self.engine_for)(spec.engine);
+        match engine.run_step(self.target, &spec, self.ctl.flags(), &mut watch) {
+            Ok(s) => Ok(StepRan::Summary(Box::new(s), watch.reached, watch.live)),
+            // The target's host is gone: nothing more is known of the drive, which is not
+            // blamed; this drive's run ends here.
+            Err(EngineError::Lost { host, why }) => Ok(StepRan::Ended(RunOutcome::Failed {
+                step: Some(step.name.clone()),
+                ended_by: EndedBy::HostLost(format!("{host}: {why}")),
+            })),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// What a step that ran says of itself: the thermal watch's end, its live steady
+    /// state's verdict, its errors, verify state left unsaved.
+    fn step_verdicts(
+        &mut self,
+        step: &PlanStep,
+        summary: &StepSummary,
+        reached: Option<usize>,
+        live: Option<(Metric, SteadyState)>,
+    ) {
+        for e in self.thermal.end_step() {
+            self.rep.happened(Happening::Thermal(e));
+        }
+        let name = || step.name.clone();
+        if let Some(round) = reached {
+            self.rep.happened(Happening::Steady {
+                scope: SteadyScope::Step(name()),
+                verdict: SteadyVerdict::Reached { round },
+            });
+        } else if let Some((_, det)) = &live {
+            self.rep.happened(Happening::Steady {
+                scope: SteadyScope::Step(name()),
+                verdict: det.finish(&format!("ended by {}", summary.ended_by)),
+            });
+        }
+        if summary.errors > 0 {
+            self.rep.happened(Happening::Errors {
+                step: name(),
+                count: summary.errors,
+            });
+        }
+        if let Some(unsaved) = &summary.verify_unsaved {
+            self.rep.happened(Happening::VerifyUnsaved {
+                step: name(),
+                unsaved: unsaved.clone(),
+            });
+            self.tally
+                .verify_unsaved
+                .get_or_insert_with(|| unsaved.clone());
+        }
+    }
+
+    /// SNIA rounds: a tracked step's figure pushed to the phase's steady state; once
+    /// reached, the phase's remaining rounds are skipped.
+    fn judge_rounds(&mut self, walk: &mut PhaseWalk<'_>, step: &PlanStep, record: &FinishedStep) {
+        let Some((r, det)) = &mut walk.rounds else {
+            return;
+        };
+        if !step.tracked {
+            return;
+        }
+        match det.push(metric_value(r.metric, &record.summary)) {
+            SteadyVerdict::Reached { round } => {
+                self.rep.happened(Happening::Steady {
+                    scope: SteadyScope::Phase(walk.phase.name.clone()),
+                    verdict: SteadyVerdict::Reached { round },
+                });
+                walk.skip_rest = true;
+            }
+            v @ SteadyVerdict::NotReached { .. } if !walk.announced => {
+                walk.announced = true;
+                self.rep.happened(Happening::Steady {
+                    scope: SteadyScope::Phase(walk.phase.name.clone()),
+                    verdict: v,
+                });
+            }
+            SteadyVerdict::NotReached { .. } | SteadyVerdict::Pending => {}
+        }
+    }
+
+    /// vdbench's `stopcurve`: a curve point whose mean response time is past the limit
+    /// skips the phase's remaining points.
+    fn judge_curve(&mut self, walk: &mut PhaseWalk<'_>, record: &FinishedStep) {
+        if let (Some(limit), Some(_)) = (walk.phase.stop_curve, record.sweep_point) {
+            // vdbench's response time runs from the I/O's issue: the service latency.
+            let mean_ms = record.service_lat_us.mean / 1000.0;
+            let limit_ms = limit.as_secs_f64() * 1000.0;
+            if mean_ms > limit_ms {
+                self.rep.happened(Happening::Skipped {
+                    step: record.name.clone(),
+                    why: SkipWhy::StopCurve { mean_ms, limit_ms },
+                });
+                walk.skip_rest = true;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

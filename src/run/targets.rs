@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use serde::{de, Deserialize, Deserializer};
 use thiserror::Error;
 
-use super::request::TargetChoice;
-use crate::remote::{Host, RemoteTarget};
+use super::choice::{TargetChoice, Where};
+use crate::remote::Host;
 use crate::units;
 
 /// The largest targets file read: far more than a shelf of drives needs.
@@ -69,19 +69,15 @@ pub enum TargetsError {
     HostCount { hosts: usize, targets: usize },
 }
 
-fn host_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Host>, D::Error> {
+/// A targets file's `host:` (absent or null: this host).
+fn where_of<'de, D: Deserializer<'de>>(d: D) -> Result<Where, D::Error> {
     match Option::<String>::deserialize(d)? {
-        None => Ok(None),
-        Some(s) => s.parse().map(Some).map_err(de::Error::custom),
+        None => Ok(Where::Here),
+        Some(s) => s
+            .parse::<Host>()
+            .map(|h| Where::on(&h))
+            .map_err(de::Error::custom),
     }
-}
-
-/// A target on `host` (its options, the ssh command and remote program, are the run's).
-fn on(host: Option<&Host>) -> Option<RemoteTarget> {
-    host.map(|h| RemoteTarget {
-        host: h.clone(),
-        options: Default::default(),
-    })
 }
 
 fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
@@ -110,8 +106,8 @@ struct Entry {
     size: Option<u64>,
     #[serde(default, deserialize_with = "size_opt")]
     offset: Option<u64>,
-    #[serde(default, deserialize_with = "host_opt")]
-    host: Option<Host>,
+    #[serde(default, deserialize_with = "where_of")]
+    host: Where,
 }
 
 /// The same file or device: equal paths, or paths that resolve to the same one.
@@ -151,7 +147,7 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
     let mut out = Vec::with_capacity(entries.len());
     for (i, e) in entries.into_iter().enumerate() {
         // A remote target's confirmation is checked by the guard on its own host.
-        if let (Some(c), None) = (&e.destroy_data, &e.host) {
+        if let (Some(c), Where::Here) = (&e.destroy_data, &e.host) {
             if !same_target(c, &e.path) {
                 return Err(file_err(format!(
                     "target {} ({}): destroy_data names {}, not this target",
@@ -175,7 +171,7 @@ pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
                 destroy_data: e.destroy_data,
                 create_missing: false,
                 label: e.label,
-                host: on(e.host.as_ref()),
+                at: e.host,
             },
             offset: e.offset,
         });
@@ -194,10 +190,10 @@ pub fn from_args(
     hosts: &[Host],
     size: Option<u64>,
 ) -> Result<Vec<TargetSpec>, TargetsError> {
-    let host_of = |i: usize| match hosts {
-        [] => None,
-        [h] => Some(h),
-        hs => hs.get(i),
+    let at = |i: usize| match hosts {
+        [] => Where::Here,
+        [h] => Where::on(h),
+        hs => hs.get(i).map_or(Where::Here, Where::on),
     };
     if targets.is_empty() {
         let out: Vec<TargetSpec> = hosts
@@ -205,7 +201,7 @@ pub fn from_args(
             .map(|h| TargetSpec {
                 choice: TargetChoice {
                     size,
-                    host: on(Some(h)),
+                    at: Where::on(h),
                     ..TargetChoice::default()
                 },
                 offset: None,
@@ -226,7 +222,7 @@ pub fn from_args(
                 path: Some(t.clone()),
                 size,
                 destroy_data: Some(c.clone()),
-                host: on(host_of(0)),
+                at: at(0),
                 ..TargetChoice::default()
             },
             offset: None,
@@ -245,7 +241,7 @@ pub fn from_args(
                 path: Some(t.clone()),
                 size,
                 destroy_data: confirmations.iter().find(|c| same_target(t, c)).cloned(),
-                host: on(host_of(i)),
+                at: at(i),
                 ..TargetChoice::default()
             },
             offset: None,
@@ -260,7 +256,6 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
     if targets.len() > MAX_TARGETS {
         return Err(TargetsError::TooMany(targets.len()));
     }
-    let host = |t: &TargetSpec| t.choice.host.as_ref().map(|h| h.host.clone());
     let label = |t: &TargetSpec| {
         t.choice.label.clone().or_else(|| {
             let p = t
@@ -268,18 +263,20 @@ fn check(targets: &[TargetSpec]) -> Result<(), TargetsError> {
                 .path
                 .as_ref()
                 .map_or_else(|| "built-in".to_string(), |p| p.display().to_string());
-            match host(t) {
-                Some(h) => Some(format!("{h}:{p}")),
-                None => t.choice.path.as_ref().map(|_| p),
+            match &t.choice.at {
+                Where::Remote(r) => Some(format!("{}:{p}", r.host)),
+                Where::Here => t.choice.path.as_ref().map(|_| p),
             }
         })
     };
     for (i, a) in targets.iter().enumerate() {
         for b in &targets[..i] {
             // Paths on one host (a remote one's as written: it is not resolved here).
-            let twice = match (&a.choice.path, &b.choice.path, host(a), host(b)) {
-                (Some(pa), Some(pb), None, None) => same_target(pa, pb),
-                (Some(pa), Some(pb), Some(ha), Some(hb)) => ha == hb && pa == pb,
+            let twice = match (&a.choice.path, &b.choice.path, &a.choice.at, &b.choice.at) {
+                (Some(pa), Some(pb), Where::Here, Where::Here) => same_target(pa, pb),
+                (Some(pa), Some(pb), Where::Remote(ha), Where::Remote(hb)) => {
+                    ha.host == hb.host && pa == pb
+                }
                 _ => false,
             };
             if twice {

@@ -288,8 +288,18 @@ impl RunObserver for Worker {
             RunEvent::Happened(t) => Said::Happened(t.clone()),
             RunEvent::Note(n) => Said::Note(n.to_string()),
             RunEvent::Verify(t) => Said::Verify(*t),
-            // The runner says nothing else; the rest is the pipeline's own.
-            _ => return,
+            // The runner says none of these: they are the pipeline's own (the run's start,
+            // end and soak, the session's notices and snapshots, the drive's telemetry and
+            // wear, which this worker reads itself). Named one by one, so that an event
+            // the runner comes to say is not dropped here unseen.
+            RunEvent::Started { .. }
+            | RunEvent::Telemetry(_)
+            | RunEvent::SessionNotice(_)
+            | RunEvent::Snapshot(_)
+            | RunEvent::Wear(_)
+            | RunEvent::Soak(_)
+            | RunEvent::Ended { .. }
+            | RunEvent::Saved { .. } => return,
         };
         let interval = matches!(said, Said::Interval { .. });
         self.say(said);

@@ -50,7 +50,7 @@ fn a_health_change_is_a_session_event() {
             destroy_data: None,
             create_missing: true,
             label: None,
-            host: None,
+            at: drivescope::run::Where::Here,
         },
         what: RunWhat::Single(SingleStep {
             workload: Workload {

@@ -199,7 +199,7 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
             destroy_data: None,
             create_missing: true,
             label: None,
-            host: None,
+            at: drivescope::run::Where::Here,
         },
         what: RunWhat::Preset(Box::new(preset)),
         plan: PlanOptions {

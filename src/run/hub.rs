@@ -1,0 +1,439 @@
+//! The pipeline's side of a run: the [`Hub`] records what each drive's worker says in the
+//! one session (under its drive when there are several) and hands it to the [`Sink`]s (the
+//! printer, the dashboard); it takes the run's commands meant for the session (pause,
+//! resume, snapshot), says how each drive and the run ended, and makes the final save.
+
+use std::path::{Path, PathBuf};
+
+use super::error::RunError;
+use super::event::{Happening, RunEvent, Timed};
+use super::record::record;
+use super::request::Prepared;
+use super::tally::Tally;
+use super::worker::Said;
+use crate::outcome::RunOutcome;
+use crate::session::{EventKind, RunEnd, SessionRecorder, SessionState};
+use crate::thermal::{Load, SoakLog};
+use crate::workload::EngineKind;
+
+/// Anything that shows a run as it goes.
+pub trait Sink {
+    fn event(&mut self, ev: &RunEvent<'_>);
+    /// An event of drive `drive` (its index) of a run of several; by default shown as
+    /// any other. A run of one drive calls [`Sink::event`] only.
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        let _ = drive;
+        self.event(ev);
+    }
+}
+
+/// How a run that started ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// The run's outcome, or the error that broke it off after the session was created.
+    pub result: Result<RunOutcome, RunError>,
+    pub tally: Tally,
+    /// Where the final save wrote the session (`None` when it failed).
+    pub saved: Option<PathBuf>,
+}
+
+/// The session state an outcome is saved as.
+fn state_of(r: &Result<RunOutcome, RunError>) -> SessionState {
+    match r {
+        Ok(RunOutcome::Completed { .. }) => SessionState::Complete,
+        Ok(RunOutcome::Stopped(_)) => SessionState::Stopped,
+        Ok(RunOutcome::Failed { .. }) | Err(_) => SessionState::Failed,
+    }
+}
+
+/// The pipeline's side: the session and the sinks, fed by the drives' workers.
+pub(super) struct Hub<'a, 's> {
+    pub(super) runs: &'a [Prepared],
+    rec: SessionRecorder,
+    sinks: &'a mut [&'s mut dyn Sink],
+    /// Per drive whose plan ends steps on the temperature: its soak so far.
+    soak: Vec<Option<SoakLog>>,
+    /// Since when the user's pause holds the run.
+    paused_at: Option<std::time::Instant>,
+}
+
+impl<'a, 's> Hub<'a, 's> {
+    /// The hub of `runs`, recording in `rec` and showing on `sinks`.
+    pub(super) fn new(
+        runs: &'a [Prepared],
+        rec: SessionRecorder,
+        sinks: &'a mut [&'s mut dyn Sink],
+    ) -> Self {
+        let soak = runs
+            .iter()
+            .map(|r| r.plan.needs_temperature().then(SoakLog::default))
+            .collect();
+        Hub {
+            runs,
+            rec,
+            sinks,
+            soak,
+            paused_at: None,
+        }
+    }
+}
+
+impl Hub<'_, '_> {
+    /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
+    pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent<'_>) {
+        let many = self.runs.len() > 1;
+        for s in self.sinks.iter_mut() {
+            match drive {
+                Some(d) if many => s.drive_event(d, ev),
+                _ => s.event(ev),
+            }
+        }
+    }
+
+    /// Records an event of drive `drive` and shows it.
+    pub(super) fn emit(&mut self, drive: usize, ev: RunEvent<'_>) {
+        self.rec.set_current_drive(Some(drive as u32));
+        record(&mut self.rec, &self.runs[drive], &ev);
+        self.log_soak(drive, &ev);
+        self.show(Some(drive), &ev);
+    }
+
+    /// Drive `drive`'s soak takes what the session just recorded of `ev` (its times and
+    /// figures as the session holds them), when the drive has a soak.
+    fn log_soak(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        let Some(log) = self.soak.get_mut(drive).and_then(Option::as_mut) else {
+            return;
+        };
+        let s = self.rec.session();
+        match ev {
+            RunEvent::Interval { index, .. } => {
+                let idle = self.runs[drive]
+                    .plan
+                    .steps
+                    .get(*index)
+                    .is_some_and(|st| st.engine == EngineKind::Idle);
+                if let Some(i) = s.intervals.last() {
+                    log.load(Load {
+                        t: i.t,
+                        dt: i.dt,
+                        iops: i.iops(),
+                        mbps: i.mbps(),
+                        loaded: !i.ramp && i.suspended_s == 0.0 && !idle,
+                    });
+                }
+            }
+            RunEvent::Happened(Timed {
+                what: Happening::Thermal(e),
+                ..
+            }) => {
+                if let Some(last) = s.events.last() {
+                    log.event(last.t, e.clone());
+                }
+            }
+            RunEvent::Telemetry(_) => {
+                if let Some((t, c)) = s
+                    .telemetry
+                    .last()
+                    .and_then(|v| Some((v.t()?, v.temperature_c()?)))
+                {
+                    log.temperature(t, c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What the recorder wants shown (an autosave that failed, a snapshot written).
+    fn tick(&mut self) {
+        self.rec.set_current_drive(None);
+        for n in self.rec.tick() {
+            self.show(None, &RunEvent::SessionNotice(&n));
+        }
+    }
+
+    /// The user paused (`true`) or resumed the run: an event of the session, once per
+    /// change (a resume says how long the pause held).
+    pub(super) fn paused(&mut self, pause: bool) {
+        self.rec.set_current_drive(None);
+        match (pause, self.paused_at) {
+            (true, None) => {
+                self.paused_at = Some(std::time::Instant::now());
+                self.rec.push_event(EventKind::Paused, "paused");
+            }
+            (false, Some(at)) => {
+                self.paused_at = None;
+                let s = crate::session::round(at.elapsed().as_secs_f64(), 3);
+                self.rec.push_event_data(
+                    EventKind::Resumed,
+                    format!("resumed after {s:.1} s paused"),
+                    serde_json::json!({ "paused_s": s }),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn snapshot(&mut self) {
+        self.rec.set_current_drive(None);
+        match self.rec.snapshot_by_hand() {
+            Ok(dir) => self.show(None, &RunEvent::Snapshot(&dir)),
+            Err(e) => {
+                let n = format!(
+                    "snapshot not taken: no new folder beside {}: {e}",
+                    self.rec.snapshot_dir().display()
+                );
+                self.show(None, &RunEvent::SessionNotice(&n));
+            }
+        }
+    }
+
+    /// What drive `d`'s worker said (all but its end).
+    pub(super) fn said(&mut self, d: usize, said: Said, session: &Path) {
+        let runs = self.runs;
+        let run = &runs[d];
+        match said {
+            Said::Started => self.emit(d, RunEvent::Started { run, session }),
+            Said::StepStarted { index, target_iops } => {
+                if let Some(step) = run.plan.steps.get(index) {
+                    self.emit(
+                        d,
+                        RunEvent::StepStarted {
+                            index,
+                            step,
+                            target_iops,
+                        },
+                    );
+                }
+            }
+            Said::Interval { index, report } => {
+                self.emit(
+                    d,
+                    RunEvent::Interval {
+                        index,
+                        report: &report,
+                    },
+                );
+                self.tick();
+            }
+            Said::StepFinished(f) => self.emit(d, RunEvent::StepFinished(&f)),
+            Said::Happened(t) => self.emit(d, RunEvent::Happened(&t)),
+            Said::Note(n) => self.emit(d, RunEvent::Note(&n)),
+            Said::Show(n) => self.show(Some(d), &RunEvent::Note(&n)),
+            Said::Record {
+                kind,
+                message,
+                data,
+            } => {
+                self.rec.set_current_drive(Some(d as u32));
+                self.rec.push_event_data(kind, message, data);
+            }
+            Said::Telemetry(s) => self.emit(d, RunEvent::Telemetry(&s)),
+            Said::Wear(w) => self.emit(d, RunEvent::Wear(&w)),
+            Said::Verify(t) => self.emit(d, RunEvent::Verify(&t)),
+            Said::Snapshot => self.snapshot(),
+            Said::Done(_) => {}
+        }
+    }
+    /// What the run says of itself before it starts (`notes`: the caller's, then the
+    /// retired verify states), as the run's own notes; then what each drive's telemetry
+    /// says, as the drive's.
+    pub(super) fn notes(&mut self, notes: &[String], feeds: &[&[String]]) {
+        for n in notes {
+            self.rec.set_current_drive(None);
+            self.rec.push_event(EventKind::Note, n.clone());
+            self.show(None, &RunEvent::Note(n));
+        }
+        for (d, said) in feeds.iter().enumerate() {
+            for n in said.iter() {
+                self.emit(d, RunEvent::Note(n));
+            }
+        }
+    }
+}
+
+impl Hub<'_, '_> {
+    /// Drive `d` ended: in a run of several, its own end is kept in its summary and shown
+    /// on its own, and a failed drive says so in the session.
+    pub(super) fn drive_ended(&mut self, d: usize, r: &Result<(RunOutcome, Tally), RunError>) {
+        if self.runs.len() < 2 {
+            return;
+        }
+        let label = self.runs[d].label.clone();
+        let end = match r {
+            Ok((o, _)) => RunEnd::Outcome(o.clone()),
+            Err(e) => RunEnd::Error(e.to_string()),
+        };
+        self.rec.set_drive_ended(d, end);
+        let failed = match r {
+            Ok((o @ RunOutcome::Failed { .. }, _)) => Some(o.to_string()),
+            Err(e) => Some(e.to_string()),
+            Ok(_) => None,
+        };
+        if let Some(why) = failed {
+            self.rec.set_current_drive(Some(d as u32));
+            self.rec
+                .push_event(EventKind::Error, format!("drive {label} failed: {why}"));
+        }
+        match r {
+            Ok((outcome, tally)) => self.show(Some(d), &RunEvent::Ended { outcome, tally }),
+            // The sinks learn of a drive that broke off too (the printer stops waiting for
+            // it before an "all" line).
+            Err(e) => {
+                let outcome = RunOutcome::Failed {
+                    step: None,
+                    ended_by: crate::outcome::EndedBy::Other(format!("error: {e}")),
+                };
+                self.show(
+                    Some(d),
+                    &RunEvent::Ended {
+                        outcome: &outcome,
+                        tally: &Tally::default(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// The run is over (each drive's result in `results`): its outcome said in the session
+    /// and shown with each drive's soak, and the final save made.
+    pub(super) fn wrap_up(
+        mut self,
+        results: Vec<Result<(RunOutcome, Tally), RunError>>,
+    ) -> Finished {
+        let (result, tally) = overall(self.runs, results);
+        self.rec.set_current_drive(None);
+        // A run of several has said each drive's error under the drive already.
+        if let (Err(e), 1) = (&result, self.runs.len()) {
+            self.rec.push_event(EventKind::Error, e.to_string());
+        }
+        let soaks: Vec<_> = self
+            .soak
+            .iter()
+            .map(|log| log.as_ref().and_then(SoakLog::summary))
+            .collect();
+        for (d, sum) in soaks.iter().enumerate() {
+            if let Some(sum) = sum {
+                self.show(Some(d), &RunEvent::Soak(sum));
+            }
+        }
+        if let Ok(outcome) = &result {
+            self.show(
+                None,
+                &RunEvent::Ended {
+                    outcome,
+                    tally: &tally,
+                },
+            );
+        }
+        let ended_by = match &result {
+            Ok(o) => RunEnd::Outcome(o.clone()),
+            Err(e) => RunEnd::Error(e.to_string()),
+        };
+        let Hub { rec, sinks, .. } = self;
+        let (result, saved) = finish(rec, result, &ended_by, sinks);
+        Finished {
+            result,
+            tally,
+            saved,
+        }
+    }
+}
+
+/// The run's outcome from its drives': one drive's is the run's; of several, a failed
+/// drive fails the run (the others ran on), a stop stops it, errors add up.
+fn overall(
+    runs: &[Prepared],
+    results: Vec<Result<(RunOutcome, Tally), RunError>>,
+) -> (Result<RunOutcome, RunError>, Tally) {
+    if results.len() == 1 {
+        return match results.into_iter().next() {
+            Some(Ok((o, t))) => (Ok(o), t),
+            Some(Err(e)) => (Err(e), Tally::default()),
+            None => (Err(RunError::NoTargets), Tally::default()),
+        };
+    }
+    let mut tally = Tally::default();
+    let mut failed = None;
+    let mut stopped = None;
+    let mut first_err = None;
+    for (run, r) in runs.iter().zip(results) {
+        match r {
+            Ok((o, t)) => {
+                tally.steps += t.steps;
+                tally.steps_run += t.steps_run;
+                tally.errors += t.errors;
+                tally.findings += t.findings;
+                if tally.verify_unsaved.is_none() {
+                    tally.verify_unsaved = t.verify_unsaved;
+                }
+                if tally.first_error.is_none() {
+                    tally.first_error = t.first_error.map(|e| format!("{}: {e}", run.label));
+                }
+                match o {
+                    RunOutcome::Failed { step, ended_by } if failed.is_none() => {
+                        let at = match step {
+                            Some(s) => format!("drive {}, {s}", run.label),
+                            None => format!("drive {}", run.label),
+                        };
+                        failed = Some(RunOutcome::Failed {
+                            step: Some(at),
+                            ended_by,
+                        });
+                    }
+                    RunOutcome::Stopped(by) => stopped = Some(by),
+                    _ => {}
+                }
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    let outcome = if let Some(f) = failed {
+        f
+    } else if let Some(e) = first_err {
+        return (Err(e), tally);
+    } else if let Some(by) = stopped {
+        RunOutcome::Stopped(by)
+    } else {
+        RunOutcome::Completed {
+            errors: tally.errors,
+            first_error: tally.first_error.clone(),
+        }
+    };
+    (Ok(outcome), tally)
+}
+
+/// The final save, whatever the result. A failed save turns a good run into an error (the
+/// autosaved stream is still there, and the message says where).
+fn finish(
+    rec: SessionRecorder,
+    result: Result<RunOutcome, RunError>,
+    ended_by: &RunEnd,
+    sinks: &mut [&mut dyn Sink],
+) -> (Result<RunOutcome, RunError>, Option<PathBuf>) {
+    let path = rec.path().to_path_buf();
+    let say = |sinks: &mut [&mut dyn Sink], ev: RunEvent<'_>| {
+        for s in sinks.iter_mut() {
+            s.event(&ev);
+        }
+    };
+    match rec.finalize_keeping(state_of(&result), ended_by) {
+        Ok((p, session)) => {
+            say(
+                sinks,
+                RunEvent::Saved {
+                    path: &p,
+                    session: &session,
+                },
+            );
+            (result, Some(p))
+        }
+        Err(e) if result.is_ok() => (Err(e.into()), None),
+        Err(e) => {
+            let n = format!("{e} (the autosaved session is in {})", path.display());
+            say(sinks, RunEvent::Note(&n));
+            (result, None)
+        }
+    }
+}
