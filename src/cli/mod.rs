@@ -17,11 +17,9 @@ use clap::{Parser, Subcommand};
 pub use dashboard::{DashboardArgs, OpenArgs};
 pub use drives::{DevicesArgs, SmartArgs};
 pub use host::{HostAction, HostArgs, HostInstallArgs};
-pub use parse::{parse_rate_iops, parse_time_scale};
+pub use parse::{parse_rate_iops, parse_time_scale, SpanArg};
 pub use presets::{AssumedTarget, PresetsAction, PresetsArgs};
-pub use reports::{
-    CompareArgs, ExportArgs, ExportFormat, ReportArgs, SpanArg, DEFAULT_COMPARE_DIR,
-};
+pub use reports::{CompareArgs, ExportArgs, ExportFormat, ReportArgs, DEFAULT_COMPARE_DIR};
 pub use run::RunArgs;
 pub use verify::{VerifyArgs, VerifyStateArgs};
 

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use super::reports::SpanArg;
 use crate::telemetry;
 use crate::units::{self, UnitError};
 use crate::workload::{Arrivals, BlockSizes, EngineKind, RwMode};
@@ -123,6 +122,13 @@ pub fn parse_period(s: &str) -> Result<Duration, String> {
         return Err(format!("period '{s}' is under the 1s minimum"));
     }
     Ok(d)
+}
+
+/// A span of a session, seconds since its start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpanArg {
+    pub from_s: f64,
+    pub to_s: f64,
 }
 
 pub fn parse_span(s: &str) -> Result<SpanArg, String> {

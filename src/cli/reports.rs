@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::parse::parse_span;
+use super::parse::{parse_span, SpanArg};
 
 #[derive(Debug, Args, Clone)]
 pub struct ReportArgs {
@@ -22,13 +22,6 @@ pub struct ReportArgs {
     /// `run --histograms`.
     #[arg(long, value_name = "FROM..TO", value_parser = parse_span)]
     pub span: Option<SpanArg>,
-}
-
-/// A span of a session, seconds since its start.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SpanArg {
-    pub from_s: f64,
-    pub to_s: f64,
 }
 
 #[derive(Debug, Args, Clone)]

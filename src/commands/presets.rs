@@ -2,7 +2,6 @@
 //! resolved, its expanded plan, files checked, and an equivalent fio job file.
 
 use crate::cli::{AssumedTarget, PresetsAction, PresetsArgs};
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use thiserror::Error;
@@ -108,38 +107,7 @@ fn list(facts: &TargetFacts, opts: &PlanOptions, throughput: u64) -> Result<(), 
     for problem in &cat.problems {
         err_line(&format!("drivescope: skipped: {problem}"));
     }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Estimated durations for a {} target; * marks phases that end on an amount of data,\n\
-         timed at an assumed {}/s (see --capacity and --assume-throughput). A range runs from\n\
-         steady state reached as early as possible to the most rounds.\n",
-        format_size(facts.capacity_bytes),
-        format_size(throughput)
-    );
-    let rows: Vec<(String, String, String)> = cat
-        .presets
-        .iter()
-        .map(|p| {
-            let est = match plan::expand(p, facts, opts) {
-                Ok(plan) => crate::plan::estimate_text(&plan, throughput as f64),
-                Err(e) => format!("(cannot expand: {e})"),
-            };
-            (p.id.clone(), p.name.clone(), est)
-        })
-        .collect();
-    let w_id = rows.iter().map(|r| r.0.len()).max().unwrap_or(2).max(2);
-    let w_name = rows
-        .iter()
-        .map(|r| r.1.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let _ = writeln!(out, "{:<w_id$}  {:<w_name$}  DURATION", "ID", "NAME");
-    for (id, name, est) in rows {
-        let _ = writeln!(out, "{id:<w_id$}  {name:<w_name$}  {est}");
-    }
-    emit(&out);
+    emit(&plan::presets_table(&cat.presets, facts, opts, throughput));
     Ok(())
 }
 
@@ -150,39 +118,17 @@ fn show(
     opts: &PlanOptions,
 ) -> Result<(), PresetsError> {
     let p = preset::find(id)?;
-    let mut out = format!("# {} (from {})\n", p.id, p.origin);
-    out.push_str(&preset::to_yaml(&p)?);
-    if with_plan {
-        let plan = expand(&p, facts, opts)?;
-        out.push('\n');
-        for l in plan_text(&p, &plan, facts, None).lines() {
-            let _ = writeln!(out, "# {l}");
-        }
-    }
-    emit(&out);
-    Ok(())
-}
-
-/// The plan's heading, notes and table.
-fn plan_text(p: &Preset, plan: &Plan, facts: &TargetFacts, probe_iops: Option<f64>) -> String {
-    let probe = probe_iops
-        .map(|n| format!(", a probe measuring {n:.0} IOPS"))
-        .unwrap_or_default();
-    let mut out = format!(
-        "Plan of {} for a {} target{probe}: {} steps, estimated {}\n",
-        p.id,
-        format_size(facts.capacity_bytes),
-        plan.steps.len(),
-        crate::plan::estimate_text(plan, f64::from(1u32 << 30))
-    );
-    for note in &plan.notes {
-        let _ = writeln!(out, "note: {note}");
-    }
-    out.push_str(&plan::plan_table(
-        plan,
-        &plan::planned_steps(plan, probe_iops),
+    let yaml = preset::to_yaml(&p)?;
+    let plan = match with_plan {
+        true => Some(expand(&p, facts, opts)?),
+        false => None,
+    };
+    emit(&plan::preset_text(
+        &p,
+        &yaml,
+        plan.as_ref().map(|plan| (plan, facts)),
     ));
-    out
+    Ok(())
 }
 
 /// `presets plan`: the expanded plan as a table, or one JSON object per step.
@@ -196,15 +142,15 @@ fn plan_of(
     let p = preset::find(id)?;
     let plan = expand(&p, facts, opts)?;
     if !json {
-        emit(&plan_text(&p, &plan, facts, probe_iops));
+        emit(&plan::plan_text(&p, &plan, facts, probe_iops));
         return Ok(());
     }
-    let mut out = String::new();
+    let mut lines = Vec::new();
     for step in plan::planned_steps(&plan, probe_iops) {
         let line = crate::printer::versioned(serde_json::to_value(&step)?);
-        let _ = writeln!(out, "{line}");
+        lines.push(format!("{line}\n"));
     }
-    emit(&out);
+    emit(&lines.concat());
     Ok(())
 }
 

@@ -31,6 +31,10 @@ use std::process::Command;
 
 use crate::workload::FioTarget;
 
+mod seccomp;
+
+use seccomp::seccomp_filter;
+
 /// Why fio's cage could not be built; fio is never started without it.
 #[derive(Debug, thiserror::Error)]
 pub enum CageError {
@@ -253,22 +257,9 @@ fn dev_parents(rel: &Path, into: &mut Vec<PathBuf>) {
     }
 }
 
-/// Puts `cmd` (an fio command line) in a cage that lets it write `targets` that write and
-/// read those that do not, and nothing else; the scratch folder must live until fio ends.
-pub fn cage(
-    cmd: &mut Command,
-    targets: &[FioTarget],
-    log_dirs: &[PathBuf],
-) -> Result<Scratch, CageError> {
-    let root = is_root();
-    for d in log_dirs {
-        if d.as_os_str().as_bytes().iter().any(|b| b",:\\".contains(b)) {
-            return Err(CageError::LogDirName(d.clone()));
-        }
-    }
-    let scratch = make_scratch(log_dirs)?;
-    let tmp = scratch.tmp();
-    std::fs::create_dir(&tmp).map_err(|err| CageError::Scratch { path: tmp, err })?;
+/// The overlays of the log folders: each folder (`lowerdir`) with its upper and work
+/// folders in the scratch folder (made here), as `mount` takes them.
+fn overlays(scratch: &Scratch, log_dirs: &[PathBuf]) -> Result<Vec<(CString, CString)>, CageError> {
     let mut overlays = Vec::new();
     for (i, d) in log_dirs.iter().enumerate() {
         for p in [scratch.upper(i), scratch.work(i)] {
@@ -285,47 +276,57 @@ pub fn cage(
             CString::new(opts).map_err(|_| CageError::Nul(d.clone()))?,
         ));
     }
+    Ok(overlays)
+}
 
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut nodes = Vec::new();
-    let mut clones = vec![Clone {
-        path: cstr(scratch.path())?,
-        in_dev: false,
-        read_only: false,
-    }];
-    let mut block = false;
-    let clone_of = |path: &Path, read_only: bool, dirs: &mut Vec<PathBuf>| {
+/// What the cage puts in its private `/dev` and clones from the host: the directories to
+/// make, the device nodes, the files bound in; whether a block device is among the nodes.
+struct DevTree {
+    root: bool,
+    dirs: Vec<PathBuf>,
+    nodes: Vec<Node>,
+    clones: Vec<Clone>,
+    block: bool,
+}
+
+impl DevTree {
+    /// A clone of `path` (its parents in `/dev` made first, when it is there).
+    fn clone_of(&mut self, path: &Path, read_only: bool) -> Result<(), CageError> {
         let in_dev = match path.strip_prefix("/dev") {
             Ok(rel) => {
-                dev_parents(rel, dirs);
+                dev_parents(rel, &mut self.dirs);
                 true
             }
             Err(_) => false,
         };
-        Ok::<_, CageError>(Clone {
+        self.clones.push(Clone {
             path: cstr(path)?,
             in_dev,
             read_only,
-        })
-    };
-    for t in targets {
+        });
+        Ok(())
+    }
+
+    /// A target: a file cloned in (writable when it writes), a device a node of its own
+    /// (read-only when it only reads) under each name the job may use.
+    fn add_target(&mut self, t: &FioTarget) -> Result<(), CageError> {
         // A target that does not exist yet stays so: fio cannot make it (the tree is
         // read-only), and says so.
         let Ok(m) = std::fs::metadata(&t.path) else {
-            continue;
+            return Ok(());
         };
         let ft = m.file_type();
         if !(ft.is_block_device() || ft.is_char_device()) {
             // The host's /dev is hidden: a file there is put back in the private one.
             if m.is_file() && (t.writes || t.path.starts_with("/dev")) {
-                clones.push(clone_of(&t.path, !t.writes, &mut dirs)?);
+                self.clone_of(&t.path, !t.writes)?;
             }
-            continue;
+            return Ok(());
         }
-        if !root {
+        if !self.root {
             return Err(CageError::DeviceNeedsRoot(t.path.clone()));
         }
-        block |= ft.is_block_device();
+        self.block |= ft.is_block_device();
         let kind = if ft.is_block_device() {
             libc::S_IFBLK
         } else {
@@ -347,36 +348,77 @@ pub fn cage(
             if rel.as_os_str().is_empty() {
                 return Err(CageError::DeviceOutsideDev(name));
             }
-            dev_parents(&rel, &mut dirs);
+            dev_parents(&rel, &mut self.dirs);
             // Two targets naming one node: the writable one wins.
             let path = cstr(&name)?;
-            match nodes.iter_mut().find(|n: &&mut Node| n.path == path) {
+            match self.nodes.iter_mut().find(|n: &&mut Node| n.path == path) {
                 Some(n) => n.mode |= kind | perm,
-                None => nodes.push(Node {
+                None => self.nodes.push(Node {
                     path,
                     mode: kind | perm,
                     rdev: m.rdev() as libc::dev_t,
                 }),
             }
         }
+        Ok(())
     }
-    for n in STANDARD_NODES {
-        let host = Path::new("/dev").join(n);
-        let Ok(m) = std::fs::metadata(&host) else {
-            continue;
-        };
-        if root {
-            nodes.push(Node {
-                path: cstr(&host)?,
-                mode: libc::S_IFCHR | 0o666,
-                rdev: m.rdev() as libc::dev_t,
-            });
-        } else {
-            clones.push(clone_of(&host, false, &mut dirs)?);
+
+    /// `/dev/null`, `/dev/zero` and the other standard nodes: made anew as root, else
+    /// cloned from the host.
+    fn add_standard_nodes(&mut self) -> Result<(), CageError> {
+        for n in STANDARD_NODES {
+            let host = Path::new("/dev").join(n);
+            let Ok(m) = std::fs::metadata(&host) else {
+                continue;
+            };
+            if self.root {
+                self.nodes.push(Node {
+                    path: cstr(&host)?,
+                    mode: libc::S_IFCHR | 0o666,
+                    rdev: m.rdev() as libc::dev_t,
+                });
+            } else {
+                self.clone_of(&host, false)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Puts `cmd` (an fio command line) in a cage that lets it write `targets` that write and
+/// read those that do not, and nothing else; the scratch folder must live until fio ends.
+pub fn cage(
+    cmd: &mut Command,
+    targets: &[FioTarget],
+    log_dirs: &[PathBuf],
+) -> Result<Scratch, CageError> {
+    let root = is_root();
+    for d in log_dirs {
+        if d.as_os_str().as_bytes().iter().any(|b| b",:\\".contains(b)) {
+            return Err(CageError::LogDirName(d.clone()));
         }
     }
+    let scratch = make_scratch(log_dirs)?;
+    let tmp = scratch.tmp();
+    std::fs::create_dir(&tmp).map_err(|err| CageError::Scratch { path: tmp, err })?;
+    let overlays = overlays(&scratch, log_dirs)?;
+    let mut dev = DevTree {
+        root,
+        dirs: Vec::new(),
+        nodes: Vec::new(),
+        clones: vec![Clone {
+            path: cstr(scratch.path())?,
+            in_dev: false,
+            read_only: false,
+        }],
+        block: false,
+    };
+    for t in targets {
+        dev.add_target(t)?;
+    }
+    dev.add_standard_nodes()?;
     let mut keep: Vec<u32> = KEPT_CAPS.to_vec();
-    if block {
+    if dev.block {
         keep.push(CAP_SYS_ADMIN);
     }
     let mut plan = Plan {
@@ -388,10 +430,10 @@ pub fn cage(
                 CString::new(format!("{gid} {gid} 1")).unwrap_or_default(),
             )
         }),
-        dirs: dirs.iter().map(|d| cstr(d)).collect::<Result<_, _>>()?,
-        nodes,
-        fds: vec![-1; clones.len()],
-        clones,
+        dirs: dev.dirs.iter().map(|d| cstr(d)).collect::<Result<_, _>>()?,
+        nodes: dev.nodes,
+        fds: vec![-1; dev.clones.len()],
+        clones: dev.clones,
         overlays,
         cwd: working_dir(cmd).map(|d| cstr(&d)).transpose()?,
         drop_caps: (0..64).filter(|c| !keep.contains(c)).collect(),
@@ -708,99 +750,4 @@ fn enter(plan: &mut Plan) -> io::Result<()> {
         )?;
     }
     sys_seccomp(&plan.filter)
-}
-
-#[cfg(target_arch = "x86_64")]
-const AUDIT_ARCH: u32 = 0xC000_003E;
-#[cfg(target_arch = "aarch64")]
-const AUDIT_ARCH: u32 = 0xC000_00B7;
-
-/// The calls fio is refused (`EPERM`): those that change mounts or namespaces, make
-/// device nodes, reach into another process, leave fio's process group, swap, load code
-/// into the kernel or reboot.
-fn refused_calls() -> Vec<libc::c_long> {
-    let mut v = vec![
-        libc::SYS_mount,
-        libc::SYS_umount2,
-        libc::SYS_pivot_root,
-        libc::SYS_chroot,
-        libc::SYS_mount_setattr,
-        libc::SYS_move_mount,
-        libc::SYS_open_tree,
-        libc::SYS_fsopen,
-        libc::SYS_fsconfig,
-        libc::SYS_fsmount,
-        libc::SYS_fspick,
-        libc::SYS_setns,
-        libc::SYS_unshare,
-        libc::SYS_mknodat,
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_writev,
-        libc::SYS_process_vm_readv,
-        libc::SYS_open_by_handle_at,
-        libc::SYS_name_to_handle_at,
-        libc::SYS_swapon,
-        libc::SYS_swapoff,
-        libc::SYS_init_module,
-        libc::SYS_finit_module,
-        libc::SYS_delete_module,
-        libc::SYS_kexec_load,
-        libc::SYS_kexec_file_load,
-        libc::SYS_reboot,
-        libc::SYS_bpf,
-        // fio's job processes call setsid(2) (and ignore its answer): refused, they stay
-        // in the process group drivescope signals, so a pause, a stop or a kill reaches
-        // every one of them, and none outlives the run.
-        libc::SYS_setsid,
-        libc::SYS_setpgid,
-    ];
-    #[cfg(target_arch = "x86_64")]
-    v.extend([libc::SYS_mknod, libc::SYS_iopl, libc::SYS_ioperm]);
-    v
-}
-
-fn stmt(code: u32, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: code as u16,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-
-fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    libc::sock_filter {
-        code: code as u16,
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// The seccomp program: another architecture's calls (x32 included) are refused whole;
-/// each refused call answers `EPERM`; every other call is allowed.
-fn seccomp_filter() -> Vec<libc::sock_filter> {
-    use libc::{BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W};
-    let deny = libc::SECCOMP_RET_ERRNO | (libc::EPERM as u32);
-    let calls = refused_calls();
-    let mut f = vec![
-        // seccomp_data.arch
-        stmt(BPF_LD | BPF_W | BPF_ABS, 4),
-        jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH, 1, 0),
-        stmt(BPF_RET | BPF_K, deny),
-        // seccomp_data.nr
-        stmt(BPF_LD | BPF_W | BPF_ABS, 0),
-    ];
-    #[cfg(target_arch = "x86_64")]
-    {
-        // x32 calls (the same numbers with bit 30 set).
-        f.push(jump(BPF_JMP | BPF_JGE | BPF_K, 0x4000_0000, 0, 1));
-        f.push(stmt(BPF_RET | BPF_K, deny));
-    }
-    for nr in calls {
-        f.push(jump(BPF_JMP | BPF_JEQ | BPF_K, nr as u32, 0, 1));
-        f.push(stmt(BPF_RET | BPF_K, deny));
-    }
-    f.push(stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ALLOW));
-    f
 }

@@ -5,7 +5,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -241,20 +241,20 @@ pub(super) fn outcome(
     Ok(natural_end(error, spec, ran_ms))
 }
 
-/// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
-/// each status dump to `on_dump` (which returns why the step should end, when its observer
-/// says so), ends fio on the user's stop (SIGTERM: it prints its last dump; SIGKILL to its
-/// group after [`STOP_GRACE`](crate::children::STOP_GRACE)) and holds it on
-/// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
-/// no dump at all (it refused the job).
-pub(super) fn supervise(
+/// Starts fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin) in a
+/// process group of its own: the child, its stdout's documents and lines, and a thread
+/// reading its stderr to its end.
+fn spawn(
     mut cmd: Command,
-    every: Duration,
     stdin: Option<&str>,
-    ctl: &StepControl,
-    obs: &mut dyn StepObserver,
-    on_dump: &mut OnDump<'_>,
-) -> Result<Supervised, EngineError> {
+) -> Result<
+    (
+        FioChild,
+        mpsc::Receiver<Out>,
+        std::thread::JoinHandle<String>,
+    ),
+    EngineError,
+> {
     cmd.arg("--output-format=json+")
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -292,62 +292,90 @@ pub(super) fn supervise(
         }
         s
     });
-    let out = reader(stdout);
-    let mut ended_by: Option<EndedBy> = None;
-    let mut paused = false;
-    let mut stopping = false;
-    let mut said_pause = false;
-    let mut messages: Vec<String> = Vec::new();
-    let mut seen = false;
-    // When the stop was sent, and whether fio's group was killed for outliving its grace.
-    let mut stop_sent: Option<std::time::Instant> = None;
-    let mut killed = false;
-    let stop = |fio: &FioChild, paused: bool| {
+    Ok((fio, reader(stdout), err_text))
+}
+
+impl FioChild {
+    /// Tells fio to stop (SIGTERM: it prints its last dump), woken first when `paused`.
+    fn stop(&self, paused: bool) {
         if paused {
-            fio.signal(libc::SIGCONT);
+            self.signal(libc::SIGCONT);
         }
-        fio.signal(libc::SIGTERM);
-    };
-    // fio held by a signal drivescope did not send (`kill -STOP`, a debugger): since
-    // when, and for how long since the last dump. Its I/O stood still, and the latency of
-    // what was in flight is the process's, not the drive's: the interval is marked.
-    let mut stopped_since: Option<std::time::Instant> = None;
-    let mut suspended = Duration::ZERO;
-    let mut said_suspended = false;
-    let mut looked = std::time::Instant::now();
-    // (A job process cannot outlive fio's main process and hold its output open: fio is
-    // the first process of its own PID namespace, whose end the kernel makes theirs.)
-    // fio's status dumps come every `every`, even while it lays out its files: one that
-    // has given none for `silence` (its own I/O or a pause aside) is stuck.
-    let silence = (every * 30).max(Duration::from_secs(60));
-    let mut last_dump = std::time::Instant::now();
-    loop {
-        if !paused && looked.elapsed() >= Duration::from_millis(50) {
-            looked = std::time::Instant::now();
-            match (process_stopped(fio_main(fio.child.id())), stopped_since) {
-                (true, None) => stopped_since = Some(looked),
-                (false, Some(t)) => {
-                    suspended += t.elapsed();
-                    stopped_since = None;
-                }
-                _ => {}
-            }
-            if stopped_since.is_some() && !said_suspended {
-                said_suspended = true;
-                obs.note("fio was suspended by a signal drivescope did not send: the intervals it spans are marked and left out");
-            }
+        self.signal(libc::SIGTERM);
+    }
+}
+
+/// What [`supervise`] knows of fio between its dumps.
+struct Watch {
+    /// Why the step ends early, once known.
+    ended_by: Option<EndedBy>,
+    paused: bool,
+    stopping: bool,
+    said_pause: bool,
+    /// fio's lines that are not dumps (its first 20).
+    messages: Vec<String>,
+    /// A dump came.
+    seen: bool,
+    /// When the stop was sent, and whether fio's group was killed for outliving its grace.
+    stop_sent: Option<Instant>,
+    killed: bool,
+    /// fio held by a signal drivescope did not send (`kill -STOP`, a debugger): since
+    /// when, and for how long since the last dump. Its I/O stood still, and the latency of
+    /// what was in flight is the process's, not the drive's: the interval is marked.
+    stopped_since: Option<Instant>,
+    suspended: Duration,
+    said_suspended: bool,
+    looked: Instant,
+    /// fio's status dumps come every `every`, even while it lays out its files: one that
+    /// has given none for `silence` (its own I/O or a pause aside) is stuck.
+    /// (A job process cannot outlive fio's main process and hold its output open: fio is
+    /// the first process of its own PID namespace, whose end the kernel makes theirs.)
+    every: Duration,
+    silence: Duration,
+    last_dump: Instant,
+}
+
+impl Watch {
+    fn new(every: Duration) -> Self {
+        Watch {
+            ended_by: None,
+            paused: false,
+            stopping: false,
+            said_pause: false,
+            messages: Vec::new(),
+            seen: false,
+            stop_sent: None,
+            killed: false,
+            stopped_since: None,
+            suspended: Duration::ZERO,
+            said_suspended: false,
+            looked: Instant::now(),
+            every,
+            silence: (every * 30).max(Duration::from_secs(60)),
+            last_dump: Instant::now(),
         }
-        if ctl.stop.load(Ordering::Relaxed) && !stopping {
-            stopping = true;
-            ended_by.get_or_insert(EndedBy::Stopped);
-            stop(&fio, paused);
-            paused = false;
+    }
+
+    /// Between dumps: notes a suspension by someone else's signal, follows the user's stop
+    /// (killing a fio that outlives its grace) and pause, and fails on a stuck fio.
+    fn tick(
+        &mut self,
+        fio: &FioChild,
+        ctl: &StepControl,
+        obs: &mut dyn StepObserver,
+    ) -> Result<(), EngineError> {
+        self.look_for_suspension(fio, obs);
+        if ctl.stop.load(Ordering::Relaxed) && !self.stopping {
+            self.stopping = true;
+            self.ended_by.get_or_insert(EndedBy::Stopped);
+            fio.stop(self.paused);
+            self.paused = false;
         }
-        if stopping && !killed {
-            let sent = *stop_sent.get_or_insert_with(std::time::Instant::now);
+        if self.stopping && !self.killed {
+            let sent = *self.stop_sent.get_or_insert_with(Instant::now);
             if sent.elapsed() >= crate::children::STOP_GRACE {
                 // A fio that ignores SIGTERM (hung in the kernel, or not fio at all).
-                killed = true;
+                self.killed = true;
                 fio.signal(libc::SIGKILL);
                 obs.note(&format!(
                     "fio had not ended {}s after it was told to stop: it was killed with its process group",
@@ -355,95 +383,170 @@ pub(super) fn supervise(
                 ));
             }
         }
-        if paused || stopped_since.is_some() {
-            last_dump = std::time::Instant::now();
-        } else if !stopping && last_dump.elapsed() >= silence {
+        if self.paused || self.stopped_since.is_some() {
+            self.last_dump = Instant::now();
+        } else if !self.stopping && self.last_dump.elapsed() >= self.silence {
             return Err(FioError::Silent {
-                silent: silence,
-                every,
+                silent: self.silence,
+                every: self.every,
             }
             .into());
         }
-        let want_pause = ctl.pause.load(Ordering::Relaxed) && !stopping;
-        if want_pause != paused {
-            fio.signal(if want_pause {
-                libc::SIGSTOP
-            } else {
-                libc::SIGCONT
-            });
-            paused = want_pause;
-            if want_pause && !said_pause {
-                said_pause = true;
-                obs.note(
-                    "a pause holds fio's I/O but not its clock: a timed step's runtime runs on while paused",
-                );
-            }
+        self.follow_pause(fio, ctl, obs);
+        Ok(())
+    }
+
+    /// Every 50 ms while not paused: whether fio's main process stands stopped.
+    fn look_for_suspension(&mut self, fio: &FioChild, obs: &mut dyn StepObserver) {
+        if self.paused || self.looked.elapsed() < Duration::from_millis(50) {
+            return;
         }
+        self.looked = Instant::now();
+        match (
+            process_stopped(fio_main(fio.child.id())),
+            self.stopped_since,
+        ) {
+            (true, None) => self.stopped_since = Some(self.looked),
+            (false, Some(t)) => {
+                self.suspended += t.elapsed();
+                self.stopped_since = None;
+            }
+            _ => {}
+        }
+        if self.stopped_since.is_some() && !self.said_suspended {
+            self.said_suspended = true;
+            obs.note("fio was suspended by a signal drivescope did not send: the intervals it spans are marked and left out");
+        }
+    }
+
+    /// Holds fio (SIGSTOP) while the user pauses, and lets it go on (SIGCONT).
+    fn follow_pause(&mut self, fio: &FioChild, ctl: &StepControl, obs: &mut dyn StepObserver) {
+        let want_pause = ctl.pause.load(Ordering::Relaxed) && !self.stopping;
+        if want_pause == self.paused {
+            return;
+        }
+        fio.signal(if want_pause {
+            libc::SIGSTOP
+        } else {
+            libc::SIGCONT
+        });
+        self.paused = want_pause;
+        if want_pause && !self.said_pause {
+            self.said_pause = true;
+            obs.note(
+                "a pause holds fio's I/O but not its clock: a timed step's runtime runs on while paused",
+            );
+        }
+    }
+
+    /// A dump came: how long fio stood suspended since the one before.
+    fn dumped(&mut self) -> Duration {
+        self.seen = true;
+        self.last_dump = Instant::now();
+        let held = self.suspended + self.stopped_since.map_or(Duration::ZERO, |t| t.elapsed());
+        self.suspended = Duration::ZERO;
+        if self.stopped_since.is_some() {
+            self.stopped_since = Some(Instant::now());
+        }
+        held
+    }
+
+    /// fio's output ended: reaps it and says how its run ended (its own words when it
+    /// gave no dump at all: it refused the job).
+    fn finish(
+        self,
+        mut fio: FioChild,
+        err_text: std::thread::JoinHandle<String>,
+        obs: &mut dyn StepObserver,
+    ) -> Result<Supervised, EngineError> {
+        let Watch {
+            ended_by,
+            stopping,
+            messages,
+            seen,
+            ..
+        } = self;
+        let status = fio.wait().map_err(EngineError::Spawn)?;
+        let words = err_text.join().unwrap_or_default();
+        for m in messages.iter().filter(|m| m.starts_with("fio:")) {
+            obs.note(m);
+        }
+        // A fio stopped before its first dump (one that would not end, killed) ran no figures.
+        if !seen && !stopping {
+            let why = first_lines(&words)
+                .or_else(|| first_lines(&messages.join("\n")))
+                .unwrap_or_else(|| format!("fio exited with {status} and no output"));
+            return Err(FioError::Refused(why).into());
+        }
+        // fio's own account of a failed job (`fio: pid=…, err=30/file:…, error=…`) first.
+        let failed = (!status.success() && !stopping).then(|| {
+            messages
+                .iter()
+                .find(|m| m.starts_with("fio:") && m.contains("err="))
+                .cloned()
+                .or_else(|| first_lines(&words))
+                .or_else(|| first_lines(&messages.join("\n")))
+                .unwrap_or_else(|| format!("fio exited with {status}"))
+        });
+        Ok(Supervised { ended_by, failed })
+    }
+}
+
+/// Runs fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin), hands
+/// each status dump to `on_dump` (which returns why the step should end, when its observer
+/// says so), ends fio on the user's stop (SIGTERM: it prints its last dump; SIGKILL to its
+/// group after [`STOP_GRACE`](crate::children::STOP_GRACE)) and holds it on
+/// pause (SIGSTOP). What ended the step early, if anything; fio's own words when it gave
+/// no dump at all (it refused the job).
+pub(super) fn supervise(
+    cmd: Command,
+    every: Duration,
+    stdin: Option<&str>,
+    ctl: &StepControl,
+    obs: &mut dyn StepObserver,
+    on_dump: &mut OnDump<'_>,
+) -> Result<Supervised, EngineError> {
+    let (fio, out, err_text) = spawn(cmd, stdin)?;
+    let mut w = Watch::new(every);
+    loop {
+        w.tick(&fio, ctl, obs)?;
         let v = match out.recv_timeout(Duration::from_millis(20)) {
             Ok(Out::Doc(v)) => v,
             Ok(Out::Line(l)) => {
-                if messages.len() < 20 {
-                    messages.push(l);
+                if w.messages.len() < 20 {
+                    w.messages.push(l);
                 }
                 continue;
             }
             // A step being stopped keeps the figures fio gave before its last words.
-            Ok(Out::Bad(_)) if stopping && seen => break,
+            Ok(Out::Bad(_)) if w.stopping && w.seen => break,
             Ok(Out::Bad(e)) => {
-                stop(&fio, paused);
+                fio.stop(w.paused);
                 return Err(FioError::Output(e).into());
             }
             Ok(Out::TooLong(what, limit)) => {
-                stop(&fio, paused);
+                fio.stop(w.paused);
                 return Err(FioError::TooLong { what, limit }.into());
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
         };
-        seen = true;
-        last_dump = std::time::Instant::now();
-        let held = suspended + stopped_since.map_or(Duration::ZERO, |t| t.elapsed());
-        suspended = Duration::ZERO;
-        if stopped_since.is_some() {
-            stopped_since = Some(std::time::Instant::now());
-        }
+        let held = w.dumped();
         match on_dump(&v, held.as_secs_f64(), obs) {
-            Ok(Some(why)) if !stopping => {
-                stopping = true;
-                ended_by = Some(why);
-                stop(&fio, paused);
-                paused = false;
+            Ok(Some(why)) if !w.stopping => {
+                w.stopping = true;
+                w.ended_by = Some(why);
+                fio.stop(w.paused);
+                w.paused = false;
             }
             Ok(_) => {}
             Err(e) => {
-                stop(&fio, paused);
+                fio.stop(w.paused);
                 return Err(e.into());
             }
         }
     }
-    let status = fio.wait().map_err(EngineError::Spawn)?;
-    let words = err_text.join().unwrap_or_default();
-    for m in messages.iter().filter(|m| m.starts_with("fio:")) {
-        obs.note(m);
-    }
-    // A fio stopped before its first dump (one that would not end, killed) ran no figures.
-    if !seen && !stopping {
-        let why = first_lines(&words)
-            .or_else(|| first_lines(&messages.join("\n")))
-            .unwrap_or_else(|| format!("fio exited with {status} and no output"));
-        return Err(FioError::Refused(why).into());
-    }
-    // fio's own account of a failed job (`fio: pid=…, err=30/file:…, error=…`) first.
-    let failed = (!status.success() && !stopping).then(|| {
-        messages
-            .iter()
-            .find(|m| m.starts_with("fio:") && m.contains("err="))
-            .cloned()
-            .or_else(|| first_lines(&words))
-            .or_else(|| first_lines(&messages.join("\n")))
-            .unwrap_or_else(|| format!("fio exited with {status}"))
-    });
-    Ok(Supervised { ended_by, failed })
+    w.finish(fio, err_text, obs)
 }
 
 /// How a step fio ran to its end ended: on an I/O error (fio stops a job at its first), by

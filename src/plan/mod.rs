@@ -32,6 +32,7 @@ mod estimate;
 mod expand;
 pub mod fio;
 mod listing;
+mod presets_text;
 mod steady;
 mod sweep;
 
@@ -46,6 +47,7 @@ use crate::workload::{EngineKind, EngineOptions, StepEnd, StepSpec, Workload};
 pub use estimate::{estimate_text, Estimate};
 pub use expand::expand;
 pub use listing::{plan_rows, plan_table, planned_steps, PlannedEnd, PlannedStep, PLAN_COLUMNS};
+pub use presets_text::{plan_text, preset_text, presets_table};
 pub use steady::{SteadyState, SteadyVerdict};
 pub use sweep::{resolve_rate, vdbench_round, CurveWalk, RateSkip};
 

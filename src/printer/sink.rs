@@ -11,14 +11,14 @@ use serde_json::{json, Value};
 use std::io::Write;
 
 use super::drives::{Drives, IntervalFigures};
-use super::text::{engine_text, host_prefix, summary_text, with_host};
-use crate::dut::TargetKind;
+use super::text::{mb, summary_text};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
-use crate::run::{single_workload, FinishedStep, Happening, Prepared, RunEvent, RunKind, Sink};
+use crate::run::{FinishedStep, Happening, RunEvent, Sink};
 use crate::run::{Tally, Timed};
 use crate::stats::{IntervalReport, IoErrorRecord, StepSummary};
-use crate::units::{format_duration, format_size};
+
+mod started;
 
 /// Text or JSON lines on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +30,6 @@ pub enum Format {
 /// What a run through the page cache says of its figures (the session records it too).
 pub const PAGE_CACHE_NOTE: &str = "results taken through the page cache (a step without \
      O_DIRECT, --direct 0): they measure the cache as much as the drive";
-
-pub(super) fn mb(bytes_per_s: f64) -> f64 {
-    bytes_per_s / 1e6
-}
 
 fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
@@ -562,144 +558,6 @@ impl<W: Write> Printer<W> {
                     "not_cooled": sum.not_cooled,
                 }))
             }
-        }
-    }
-
-    /// The run's first line.
-    fn started(&mut self, run: &Prepared, session: &std::path::Path) {
-        let t = &run.target;
-        self.target = t.path.display().to_string();
-        self.plan_name = run.name().to_string();
-        self.plan_title = match &run.kind {
-            RunKind::FioJob(f) => format!("fio job file {}", f.file.display()),
-            RunKind::Preset(_) | RunKind::Single { .. } => format!("preset {}", run.name()),
-        };
-        self.steps = run.plan.steps.len();
-        let session = session.display().to_string();
-        match &run.kind {
-            RunKind::Single { ramp, duration } => {
-                let Some(step) = run.plan.steps.first() else {
-                    return;
-                };
-                let w = single_workload(step);
-                let kind = match t.kind {
-                    TargetKind::File => "file",
-                    TargetKind::BlockDevice => "block device",
-                    TargetKind::NvmeGeneric => "NVMe generic device",
-                    TargetKind::None => "no target",
-                };
-                let mix = if w.rw.is_mixed() {
-                    format!(" {}% read", w.rwmixread)
-                } else {
-                    String::new()
-                };
-                let rate = w
-                    .rate_iops
-                    .map(|r| format!(" at {r:.0} IOPS"))
-                    .unwrap_or_default();
-                let ramp_text = if ramp.is_zero() {
-                    String::new()
-                } else {
-                    format!(" after a {} ramp", format_duration(*ramp))
-                };
-                let on = match t.kind {
-                    TargetKind::None => kind.to_string(),
-                    _ => format!(
-                        "{}{} ({kind}, {}, region {}+{})",
-                        host_prefix(run),
-                        t.path.display(),
-                        format_size(t.size),
-                        format_size(w.region.offset),
-                        format_size(w.region.len),
-                    ),
-                };
-                // A verify pass ends by its bytes: the region read once.
-                let length = match (step.end.duration, step.end.bytes) {
-                    (None, Some(b)) => format!("{} once", format_size(b)),
-                    _ => format_duration(*duration),
-                };
-                let description = format!(
-                    "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
-                    w.rw,
-                    w.bs,
-                    w.iodepth,
-                    w.jobs,
-                    if w.jobs == 1 { "" } else { "s" },
-                    engine_text(step.engine, &step.engine_options),
-                    length,
-                );
-                self.start(
-                    &description,
-                    with_host(
-                        run,
-                        json!({
-                            "target": t.path.display().to_string(),
-                            "target_kind": t.kind,
-                            "target_size": t.size,
-                            "workload": w,
-                            "engine": step.engine,
-                            "engine_options": step.engine_options,
-                            "duration_s": duration.as_secs_f64(),
-                            "ramp_s": ramp.as_secs_f64(),
-                            "interval_s": step.interval.as_secs_f64(),
-                            "session": session,
-                            "page_cache": run.page_cache(),
-                        }),
-                    ),
-                );
-            }
-            RunKind::FioJob(f) => {
-                let plan = &run.plan;
-                self.start(
-                    &format!(
-                        "fio job file {} ({}) on {} ({}): {} steps",
-                        f.file.display(),
-                        f.version,
-                        t.path.display(),
-                        format_size(t.size),
-                        plan.steps.len(),
-                    ),
-                    json!({
-                        "fio_job": f.file.display().to_string(),
-                        "fio": f.version,
-                        "target": t.path.display().to_string(),
-                        "target_size": t.size,
-                        "steps": plan.steps.len(),
-                        "session": session,
-                            "page_cache": run.page_cache(),
-                    }),
-                );
-            }
-            RunKind::Preset(preset) => {
-                let plan = &run.plan;
-                self.start(
-                    &format!(
-                        "preset {} ({}) on {}{} ({}): {} steps in {} phases",
-                        preset.id,
-                        preset.name,
-                        host_prefix(run),
-                        t.path.display(),
-                        format_size(t.size),
-                        plan.steps.len(),
-                        plan.phases.len()
-                    ),
-                    with_host(
-                        run,
-                        json!({
-                            "preset": preset.id,
-                            "target": t.path.display().to_string(),
-                            "target_size": t.size,
-                            "steps": plan.steps.len(),
-                            "time_scale": run.options.time_scale,
-                            "session": session,
-                            "page_cache": run.page_cache(),
-                        }),
-                    ),
-                );
-            }
-        }
-        if run.page_cache() {
-            self.note(PAGE_CACHE_NOTE);
         }
     }
 

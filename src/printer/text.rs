@@ -1,10 +1,14 @@
 //! The text of a plain run's summary, a run's engine and target host, and a paced step's
 //! schedule, as the printer shows them.
 
-use super::sink::mb;
 use crate::run::Prepared;
 use crate::stats::{LatSummary, StepSummary};
 use crate::workload::{EngineKind, EngineOptions};
+
+/// Bytes per second in MB/s (10^6 bytes).
+pub(super) fn mb(bytes_per_s: f64) -> f64 {
+    bytes_per_s / 1e6
+}
 
 /// The engine and its ring options in a run's first line (nothing for plain io_uring):
 /// ` with the nop engine`, ` with io_uring (hipri, sqpoll (idle 1000ms))`.

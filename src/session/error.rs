@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::outputs::Refusal;
-use crate::input::InputError;
+use crate::input::{FileKind, InputError};
 
 /// What can go wrong writing or reading a session.
 #[derive(Debug, Error)]
@@ -90,4 +89,27 @@ impl SessionError {
             source,
         }
     }
+}
+
+/// Why a path is not written.
+#[derive(Debug, Error)]
+pub enum Refusal {
+    #[error("it is {0}")]
+    Kind(FileKind),
+    #[error("it is a symbolic link to {} ({kind})", target.display())]
+    LinkTo { target: PathBuf, kind: FileKind },
+    #[error("it is a symbolic link to nothing")]
+    Dangling,
+    #[error("it is a regular file that drivescope did not write")]
+    Foreign,
+    #[error("it is a symbolic link to {}, a regular file that drivescope did not write", .0.display())]
+    LinkToForeign(PathBuf),
+    #[error("the {0} would be written there too")]
+    Collides(&'static str),
+    #[error("it is the {0} this command reads")]
+    Input(&'static str),
+    #[error("it holds an earlier report ({0} and maybe more); --force replaces it")]
+    Earlier(String),
+    #[error("it holds an earlier {0}; --force replaces it")]
+    EarlierRun(&'static str),
 }

@@ -18,6 +18,7 @@ mod host;
 mod kind;
 mod merge;
 mod model;
+mod options;
 pub mod outputs;
 pub mod paths;
 mod pieces;
@@ -36,12 +37,12 @@ pub use model::{
     round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
     SessionSummary, StepRecord, TargetInfo, TargetKind, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
+pub use options::{
+    RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
+};
 pub use outputs::{check_session_paths, SessionPaths};
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
-pub use recorder::{
-    RecorderOptions, SessionRecorder, SessionStart, SnapshotCheck, SnapshotExporter,
-    DEFAULT_AUTOSAVE,
-};
+pub use recorder::SessionRecorder;
 pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};

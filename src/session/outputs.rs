@@ -12,34 +12,10 @@ use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use thiserror::Error;
-
+pub use super::error::Refusal;
 use super::error::SessionError;
-use super::recorder::RecorderOptions;
+use super::options::RecorderOptions;
 use crate::input::{self, FileKind};
-
-/// Why a path is not written.
-#[derive(Debug, Error)]
-pub enum Refusal {
-    #[error("it is {0}")]
-    Kind(FileKind),
-    #[error("it is a symbolic link to {} ({kind})", target.display())]
-    LinkTo { target: PathBuf, kind: FileKind },
-    #[error("it is a symbolic link to nothing")]
-    Dangling,
-    #[error("it is a regular file that drivescope did not write")]
-    Foreign,
-    #[error("it is a symbolic link to {}, a regular file that drivescope did not write", .0.display())]
-    LinkToForeign(PathBuf),
-    #[error("the {0} would be written there too")]
-    Collides(&'static str),
-    #[error("it is the {0} this command reads")]
-    Input(&'static str),
-    #[error("it holds an earlier report ({0} and maybe more); --force replaces it")]
-    Earlier(String),
-    #[error("it holds an earlier {0}; --force replaces it")]
-    EarlierRun(&'static str),
-}
 
 /// How much of a file is read to know it as drivescope's (a session's header is small, but
 /// holds the preset and plan).

@@ -10,8 +10,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::error::SessionError;
-use super::outputs::Refusal;
+use super::error::{Refusal, SessionError};
 use crate::input::FileKind;
 
 fn parent_of(path: &Path) -> PathBuf {

@@ -236,6 +236,125 @@ impl std::fmt::Debug for VerifyState {
     }
 }
 
+/// `io::Error` at `path` as the state's error.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> VerifyError {
+    let path = path.to_path_buf();
+    move |source| VerifyError::Io { path, source }
+}
+
+/// The files of a state's folder.
+struct StateFiles {
+    meta: PathBuf,
+    map: PathBuf,
+    journal: PathBuf,
+    sums: PathBuf,
+}
+
+impl StateFiles {
+    fn in_dir(dir: &Path) -> Self {
+        StateFiles {
+            meta: dir.join("meta.yaml"),
+            map: dir.join("map"),
+            journal: dir.join("journal"),
+            sums: dir.join("sums"),
+        }
+    }
+
+    /// The state that is there, checked against the target (its path, size and, for a
+    /// run that writes (`create`), its block size), its map against its sums: its meta,
+    /// its map's bytes, and whether the last run on it ended cleanly.
+    fn read(
+        &self,
+        dir: &Path,
+        target: &str,
+        target_size: u64,
+        block: u64,
+        create: bool,
+    ) -> Result<(Meta, Vec<u8>, bool), VerifyError> {
+        let text = std::fs::read_to_string(&self.meta).map_err(io(&self.meta))?;
+        let meta: Meta = serde_yaml::from_str(&text).map_err(|e| VerifyError::Bad {
+            path: self.meta.clone(),
+            what: e.to_string(),
+        })?;
+        if !same_target(&meta.target, target) {
+            return Err(VerifyError::OtherPath {
+                path: dir.to_path_buf(),
+                state: meta.target,
+                target: target.to_string(),
+            });
+        }
+        if meta.target_size != target_size {
+            return Err(VerifyError::OtherTarget {
+                path: dir.to_path_buf(),
+                state: meta.target_size,
+                target: target_size,
+            });
+        }
+        // A run that writes must keep to the state's blocks; a check reads them as they are.
+        if meta.block == 0 || (create && !block.is_multiple_of(meta.block)) {
+            return Err(VerifyError::BlockSize {
+                path: dir.to_path_buf(),
+                state: meta.block,
+            });
+        }
+        if meta.format > FORMAT {
+            return Err(VerifyError::NewerFormat {
+                path: dir.to_path_buf(),
+                found: meta.format,
+            });
+        }
+        let bytes = std::fs::read(&self.map).map_err(io(&self.map))?;
+        if meta.format >= 2 {
+            let sums = std::fs::read(&self.sums).map_err(io(&self.sums))?;
+            check_sums(dir, &bytes, &sums)?;
+        }
+        if bytes.len() as u64 != target_size / meta.block {
+            return Err(VerifyError::Bad {
+                path: self.map.clone(),
+                what: format!(
+                    "the map has {} bytes, not one per block ({})",
+                    bytes.len(),
+                    target_size / meta.block
+                ),
+            });
+        }
+        // No journal is a state never run; one that cannot be read is not clean.
+        let journal = match std::fs::read_to_string(&self.journal) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => {
+                return Err(VerifyError::Io {
+                    path: self.journal.clone(),
+                    source,
+                })
+            }
+        };
+        Ok((meta, bytes, journal_clean(&journal)))
+    }
+
+    /// Makes a new state of `meta` in `dir` (an earlier one's retirement gone): a map of
+    /// zeros (no block written yet), its sums, an empty journal, the meta last; the map's
+    /// bytes.
+    fn make(&self, dir: &Path, meta: &Meta) -> Result<Vec<u8>, VerifyError> {
+        let _ = std::fs::remove_file(dir.join("retired.yaml"));
+        let bytes = vec![0u8; (meta.target_size / meta.block) as usize];
+        let write_new = |path: &Path, data: &[u8]| {
+            let mut f = open_state_file(path, true, false)?;
+            f.set_len(0)?;
+            f.write_all(data)
+        };
+        write_new(&self.map, &bytes).map_err(io(&self.map))?;
+        write_new(&self.sums, &sums_bytes(&page_sums(&bytes))).map_err(io(&self.sums))?;
+        write_new(&self.journal, b"").map_err(io(&self.journal))?;
+        let text = serde_yaml::to_string(meta).map_err(|e| VerifyError::Bad {
+            path: self.meta.clone(),
+            what: e.to_string(),
+        })?;
+        write_new(&self.meta, text.as_bytes()).map_err(io(&self.meta))?;
+        Ok(bytes)
+    }
+}
+
 impl VerifyState {
     /// Opens the state in `dir`, or makes a new one (none there, or `reset`) for a target
     /// of `target_size` bytes with `block`-byte blocks. `target` names it in messages.
@@ -248,22 +367,15 @@ impl VerifyState {
         reset: bool,
         create: bool,
     ) -> Result<VerifyState, VerifyError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| VerifyError::Io { path, source }
-        };
-        let meta_path = dir.join("meta.yaml");
-        let map_path = dir.join("map");
-        let journal_path = dir.join("journal");
-        let sums_path = dir.join("sums");
-        if !create && (reset || !meta_path.exists()) {
+        let files = StateFiles::in_dir(dir);
+        if !create && (reset || !files.meta.exists()) {
             return Err(VerifyError::NoState {
                 path: dir.to_path_buf(),
             });
         }
         // Before anything of the state is read: one process at a time.
         let lock = lock_state(dir)?;
-        let existing = !reset && meta_path.exists();
+        let existing = !reset && files.meta.exists();
         if !existing {
             may_make_state(dir, reset)?;
         }
@@ -278,65 +390,7 @@ impl VerifyState {
         }
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let (meta, bytes, clean) = if existing {
-            let text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
-            let meta: Meta = serde_yaml::from_str(&text).map_err(|e| VerifyError::Bad {
-                path: meta_path.clone(),
-                what: e.to_string(),
-            })?;
-            if !same_target(&meta.target, target) {
-                return Err(VerifyError::OtherPath {
-                    path: dir.to_path_buf(),
-                    state: meta.target,
-                    target: target.to_string(),
-                });
-            }
-            if meta.target_size != target_size {
-                return Err(VerifyError::OtherTarget {
-                    path: dir.to_path_buf(),
-                    state: meta.target_size,
-                    target: target_size,
-                });
-            }
-            // A run that writes must keep to the state's blocks; a check reads them as they are.
-            if meta.block == 0 || (create && !block.is_multiple_of(meta.block)) {
-                return Err(VerifyError::BlockSize {
-                    path: dir.to_path_buf(),
-                    state: meta.block,
-                });
-            }
-            if meta.format > FORMAT {
-                return Err(VerifyError::NewerFormat {
-                    path: dir.to_path_buf(),
-                    found: meta.format,
-                });
-            }
-            let bytes = std::fs::read(&map_path).map_err(io(&map_path))?;
-            if meta.format >= 2 {
-                let sums = std::fs::read(&sums_path).map_err(io(&sums_path))?;
-                check_sums(dir, &bytes, &sums)?;
-            }
-            if bytes.len() as u64 != target_size / meta.block {
-                return Err(VerifyError::Bad {
-                    path: map_path,
-                    what: format!(
-                        "the map has {} bytes, not one per block ({})",
-                        bytes.len(),
-                        target_size / meta.block
-                    ),
-                });
-            }
-            // No journal is a state never run; one that cannot be read is not clean.
-            let journal = match std::fs::read_to_string(&journal_path) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-                Err(source) => {
-                    return Err(VerifyError::Io {
-                        path: journal_path,
-                        source,
-                    })
-                }
-            };
-            (meta, bytes, journal_clean(&journal))
+            files.read(dir, target, target_size, block, create)?
         } else {
             let meta = Meta {
                 id: random_id(),
@@ -346,23 +400,15 @@ impl VerifyState {
                 atomic_unit,
                 format: FORMAT,
             };
-            let _ = std::fs::remove_file(dir.join("retired.yaml"));
-            let bytes = vec![0u8; (target_size / block) as usize];
-            let write_new = |path: &Path, data: &[u8]| {
-                let mut f = open_state_file(path, true, false)?;
-                f.set_len(0)?;
-                f.write_all(data)
-            };
-            write_new(&map_path, &bytes).map_err(io(&map_path))?;
-            write_new(&sums_path, &sums_bytes(&page_sums(&bytes))).map_err(io(&sums_path))?;
-            write_new(&journal_path, b"").map_err(io(&journal_path))?;
-            let text = serde_yaml::to_string(&meta).map_err(|e| VerifyError::Bad {
-                path: meta_path.clone(),
-                what: e.to_string(),
-            })?;
-            write_new(&meta_path, text.as_bytes()).map_err(io(&meta_path))?;
+            let bytes = files.make(dir, &meta)?;
             (meta, bytes, true)
         };
+        let StateFiles {
+            meta: meta_path,
+            map: map_path,
+            journal: journal_path,
+            sums: sums_path,
+        } = files;
         let mut meta = meta;
         let crcs = page_sums(&bytes);
         if meta.format < 2 {

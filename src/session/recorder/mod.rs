@@ -12,12 +12,9 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_yaml::Value;
 
-mod options;
 mod snapshot;
 
-pub use options::{
-    RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
-};
+use super::options::{RecorderOptions, SessionStart};
 
 use super::error::SessionError;
 use super::histlog;
