@@ -25,6 +25,10 @@ pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
 fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
     let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
+        // Esc leaves a zoomed panel as the zoom key does.
+        if app.zoomed && app.keymap.is(Back, k) {
+            app.zoomed = false;
+        }
         return Vec::new();
     };
     if app.replay && !app.available(action) {
@@ -32,28 +36,51 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
-        SeekBack | SeekForward | SeekStart | SeekEnd => {
-            if !app.replay {
-                app.notify("moving through time is for replays (drivescope open SESSION)");
-                return Vec::new();
+        SeekBack | SeekForward | SeekStart | SeekEnd => seek_key(app, action),
+        Interrupt | Quit => {
+            if !app.run.state.is_active() {
+                return quit_now(app);
             }
-            let s = match action {
-                SeekBack => Seek::Back,
-                SeekForward => Seek::Forward,
-                SeekStart => Seek::Start,
-                _ => Seek::End,
-            };
-            vec![Effect::Seek(s)]
-        }
-        Interrupt => {
-            if app.run.state.is_active() {
-                app.overlay = Some(Overlay::Confirm(Confirm::StopRun));
-                Vec::new()
+            let ask = if action == Quit {
+                Confirm::Quit
             } else {
-                quit_now(app)
-            }
+                Confirm::StopRun
+            };
+            app.overlay = Some(Overlay::Confirm(ask));
+            Vec::new()
         }
         Start => start(app),
+        PauseResume | Stop | SkipStep | Snapshot => run_key(app, action),
+        StopDrive => {
+            stop_drive_key(app);
+            Vec::new()
+        }
+        _ => {
+            view_key(app, action, k);
+            Vec::new()
+        }
+    }
+}
+
+/// The seek keys: moving through a replay's time.
+fn seek_key(app: &mut App, action: Action) -> Vec<Effect> {
+    if !app.replay {
+        app.notify("moving through time is for replays (drivescope open SESSION)");
+        return Vec::new();
+    }
+    let s = match action {
+        Action::SeekBack => Seek::Back,
+        Action::SeekForward => Seek::Forward,
+        Action::SeekStart => Seek::Start,
+        _ => Seek::End,
+    };
+    vec![Effect::Seek(s)]
+}
+
+/// The keys of a run going: pause or resume, stop, skip a step, a snapshot.
+fn run_key(app: &mut App, action: Action) -> Vec<Effect> {
+    use Action::*;
+    match action {
         PauseResume => match app.run.state {
             RunState::Running => {
                 app.run.state = RunState::Paused;
@@ -99,44 +126,40 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
                 vec![Effect::Snapshot]
             }
         }
-        Presets => {
-            app.overlay = Some(Overlay::Presets);
-            Vec::new()
+        _ => Vec::new(),
+    }
+}
+
+/// The stop key of one drive of several: asks first.
+fn stop_drive_key(app: &mut App) {
+    match app.table_drives().get(app.picked) {
+        Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
+            app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
         }
-        Targets => {
-            app.overlay = Some(Overlay::Targets { typing: None });
-            Vec::new()
+        Some(d) => {
+            let label = d.label.clone();
+            app.notify(format!("{label} is not running: nothing to stop"));
         }
+        None => app.notify("one drive: the stop key stops the run"),
+    }
+}
+
+/// The keys that change what the screen shows: windows, panels, zoom, units, the drive.
+fn view_key(app: &mut App, action: Action, k: &KeyEvent) {
+    use Action::*;
+    match action {
+        Presets => app.overlay = Some(Overlay::Presets),
+        Targets => app.overlay = Some(Overlay::Targets { typing: None }),
         Themes => {
             app.overlay = Some(Overlay::Themes {
                 original: app.theme_idx,
-            });
-            Vec::new()
+            })
         }
-        Units => {
-            app.chart_bandwidth = !app.chart_bandwidth;
-            Vec::new()
-        }
-        Help => {
-            app.overlay = Some(Overlay::Help { scroll: 0 });
-            Vec::new()
-        }
-        Quit => {
-            if app.run.state.is_active() {
-                app.overlay = Some(Overlay::Confirm(Confirm::Quit));
-                Vec::new()
-            } else {
-                quit_now(app)
-            }
-        }
-        NextTab => {
-            app.tab = app.tab.next();
-            Vec::new()
-        }
-        PrevTab => {
-            app.tab = app.tab.prev();
-            Vec::new()
-        }
+        Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        Units => app.chart_bandwidth = !app.chart_bandwidth,
+        Zoom => app.zoomed = !app.zoomed,
+        NextTab => app.tab = app.tab.next(),
+        PrevTab => app.tab = app.tab.prev(),
         ShowTab => {
             if let Some(p) = app
                 .keymap
@@ -145,34 +168,16 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             {
                 app.tab = *p;
             }
-            Vec::new()
         }
-        Up | Down => {
-            drives::pick_step(app, action == Down);
-            Vec::new()
-        }
+        Up | Down => drives::pick_step(app, action == Down),
         AllDrives => {
             if drives::many(app) {
                 app.all_drives = !app.all_drives;
             } else {
                 app.notify("one drive: its charts are all there is");
             }
-            Vec::new()
         }
-        StopDrive => {
-            match app.table_drives().get(app.picked) {
-                Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
-                    app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
-                }
-                Some(d) => {
-                    let label = d.label.clone();
-                    app.notify(format!("{label} is not running: nothing to stop"));
-                }
-                None => app.notify("one drive: the stop key stops the run"),
-            }
-            Vec::new()
-        }
-        _ => Vec::new(),
+        _ => {}
     }
 }
 
@@ -605,6 +610,7 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
     let down = match m.kind {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
+        MouseEventKind::Down(_) if app.zoomed => return Vec::new(),
         MouseEventKind::Down(_) => {
             if let Some(p) =
                 super::layout::tab_at(app.size, app.table_drives().len(), m.column, m.row)

@@ -138,6 +138,8 @@ pub struct App {
     pub events: Ring<EventView>,
     pub overlay: Option<Overlay>,
     pub tab: Panel,
+    /// The panel of `tab` fills the screen (the zoom key; again, or Esc, goes back).
+    pub zoomed: bool,
     /// The throughput chart shows bandwidth (MB/s) instead of IOPS.
     pub chart_bandwidth: bool,
     pub themes: Vec<Theme>,
@@ -233,6 +235,7 @@ impl App {
             events: Ring::new(EVENT_HISTORY),
             overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
+            zoomed: false,
             chart_bandwidth: false,
             themes,
             theme_idx,

@@ -7,3 +7,4 @@ mod fixtures;
 mod panels;
 mod runtime;
 mod update;
+mod zoom;

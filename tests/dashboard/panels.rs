@@ -332,7 +332,8 @@ fn every_theme_renders_every_state() {
                 grid.len(),
                 t.bg
             );
-            // Every panel's box in the border colour, its title in the title colour.
+            // Every panel's box in the border colour, its title in the title colour; the
+            // panel in focus (the zoom key's, Throughput at start) in the accent.
             let boxes: &[&str] = &[
                 "╭ drivescope",
                 "╭ Throughput (IOPS)",
@@ -345,7 +346,12 @@ fn every_theme_renders_every_state() {
             for b in boxes {
                 let cells = cells_of(&app, b);
                 assert_eq!(cells.len(), 1, "{what}: one {b:?} box");
-                assert_eq!(cells[0][0].fg, t.border, "{what}: {b:?}'s border");
+                let border = if *b == "╭ Throughput (IOPS)" {
+                    t.accent
+                } else {
+                    t.border
+                };
+                assert_eq!(cells[0][0].fg, border, "{what}: {b:?}'s border");
                 assert_eq!(cells[0][2].fg, t.title, "{what}: {b:?}'s title");
             }
             // The figures in their roles' colours.
