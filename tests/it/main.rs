@@ -15,6 +15,7 @@ mod dashboard_args;
 mod dashboard_keys;
 mod dashboard_tmux;
 mod dashboard_tmux_drives;
+mod dashboard_zoom;
 mod devices_in_use;
 mod drive_resolve;
 mod engine_nop;
