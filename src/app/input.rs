@@ -4,6 +4,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::drives::{self, DriveState};
+use super::filter;
 use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
@@ -12,6 +13,16 @@ use super::state::{App, RunView};
 use super::view::EventCategory;
 
 pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    let before = app.overlay.as_ref().map(std::mem::discriminant);
+    let fx = overlay_key(app, k);
+    // A picker's filter lasts as long as the picker.
+    if app.overlay.as_ref().map(std::mem::discriminant) != before {
+        app.filter.clear();
+    }
+    fx
+}
+
+fn overlay_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     match app.overlay.clone() {
         Some(Overlay::Help { scroll }) => help_key(app, k, scroll),
         Some(Overlay::Presets) => presets_key(app, k),
@@ -348,6 +359,34 @@ fn list_move(sel: &mut usize, len: usize, a: Action) -> bool {
     true
 }
 
+/// Moves `sel` by a list key among the rows a filter kept (`rows`, indexes into the
+/// list); false for a key that is not one of them.
+fn move_in(sel: &mut usize, rows: &[usize], a: Action) -> bool {
+    let mut at = rows.iter().position(|r| r == sel).unwrap_or(0);
+    let moved = list_move(&mut at, rows.len(), a);
+    if let Some(&r) = rows.get(at) {
+        *sel = r;
+    }
+    moved
+}
+
+/// A filter key in a picker: the filter changed, the selection kept on a row shown.
+fn filtered(app: &mut App, k: &KeyEvent, rows: fn(&App) -> Vec<usize>, own: &[Action]) -> bool {
+    let bound = app.keymap.first_of(own, k).is_some();
+    if filter::edit(app, k, bound) != filter::Edit::Changed {
+        return false;
+    }
+    let kept = rows(app);
+    match app.overlay {
+        Some(Overlay::Presets) => filter::settle(&mut app.preset_sel, &kept),
+        Some(Overlay::Targets { .. }) => filter::settle(&mut app.target_sel, &kept),
+        Some(Overlay::Themes { .. }) => filter::settle(&mut app.theme_idx, &kept),
+        _ => {}
+    }
+    app.dirty = true;
+    true
+}
+
 /// The keys that move in a list.
 const MOVES: [Action; 6] = [
     Action::Up,
@@ -398,14 +437,23 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
+    let own = [Up, Down, Targets, Help, Quit];
+    if filtered(app, k, App::preset_rows, &own) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.preset_sel, app.presets.len(), m);
+        let rows = app.preset_rows();
+        move_in(&mut app.preset_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
         .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
     {
+        Some(Select) if app.preset_rows().is_empty() => {
+            app.notify(format!("no preset matches '{}'", app.filter));
+            Vec::new()
+        }
         Some(Select) => start(app),
         Some(Back) => {
             app.overlay = None;
@@ -498,14 +546,21 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
+    if filtered(app, k, App::target_rows, &[Up, Down, Help, Quit]) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.target_sel, app.targets.len(), m);
+        let rows = app.target_rows();
+        move_in(&mut app.target_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
         .first_of(&[Select, Back, Help, Quit, Interrupt], k)
     {
+        Some(Select) if app.target_rows().is_empty() => {
+            app.notify(format!("no target matches '{}'", app.filter));
+        }
         Some(Select) => {
             let Some(t) = app.selected_target().cloned() else {
                 app.overlay = None;
@@ -541,8 +596,12 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
+    if filtered(app, k, App::theme_rows, &[Up, Down, Themes]) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.theme_idx, app.themes.len(), m);
+        let rows = app.theme_rows();
+        move_in(&mut app.theme_idx, &rows, m);
         return Vec::new();
     }
     match app.keymap.first_of(&[Select, Back, Themes, Interrupt], k) {
@@ -559,7 +618,10 @@ fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
             app.theme_idx = original;
             app.overlay = None;
         }
-        Some(Themes) => step(&mut app.theme_idx, app.themes.len(), true),
+        Some(Themes) => {
+            let rows = app.theme_rows();
+            move_in(&mut app.theme_idx, &rows, Down);
+        }
         _ => {}
     }
     Vec::new()
@@ -624,10 +686,15 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         }
         _ => return Vec::new(),
     };
+    let wheel = if down { Action::Down } else { Action::Up };
     match app.overlay {
-        Some(Overlay::Presets) => step(&mut app.preset_sel, app.presets.len(), down),
+        Some(Overlay::Presets) => {
+            let rows = app.preset_rows();
+            move_in(&mut app.preset_sel, &rows, wheel);
+        }
         Some(Overlay::Targets { typing: None }) => {
-            step(&mut app.target_sel, app.targets.len(), down)
+            let rows = app.target_rows();
+            move_in(&mut app.target_sel, &rows, wheel);
         }
         None => {
             app.tab = if down { app.tab.next() } else { app.tab.prev() };

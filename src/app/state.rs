@@ -140,6 +140,8 @@ pub struct App {
     pub tab: Panel,
     /// The panel of `tab` fills the screen (the zoom key; again, or Esc, goes back).
     pub zoomed: bool,
+    /// What was typed to filter the open picker (cleared when it closes).
+    pub filter: String,
     /// The throughput chart shows bandwidth (MB/s) instead of IOPS.
     pub chart_bandwidth: bool,
     pub themes: Vec<Theme>,
@@ -236,6 +238,7 @@ impl App {
             overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
             zoomed: false,
+            filter: String::new(),
             chart_bandwidth: false,
             themes,
             theme_idx,

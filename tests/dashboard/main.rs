@@ -3,6 +3,7 @@
 //! the event loop run on ratatui's TestBackend.
 
 mod drives;
+mod filter;
 mod fixtures;
 mod panels;
 mod runtime;
