@@ -98,10 +98,23 @@ fn tab_bar(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
 fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
     let t = app.theme();
     if let Some((n, _)) = &app.notice {
-        f.render_widget(
-            Paragraph::new(Line::styled(n.clone(), Style::default().fg(t.accent))),
-            area,
-        );
+        // A notice longer than the line wraps upwards over the panels' last rows (at most
+        // a third of the screen) rather than being cut.
+        let lines = format::wrap(n, usize::from(area.width));
+        let most = (f.area().height / 3).max(1);
+        let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(most);
+        let r = ratatui::layout::Rect {
+            y: area.bottom().saturating_sub(rows),
+            height: rows,
+            ..area
+        };
+        let text: Vec<Line> = lines
+            .into_iter()
+            .take(usize::from(rows))
+            .map(|l| Line::styled(l, Style::default().fg(t.accent)))
+            .collect();
+        f.render_widget(ratatui::widgets::Clear, r);
+        f.render_widget(Paragraph::new(text).style(t.base()), r);
         return;
     }
     let active = app.run.state.is_active();

@@ -7,5 +7,6 @@ mod filter;
 mod fixtures;
 mod panels;
 mod runtime;
+mod status;
 mod update;
 mod zoom;
