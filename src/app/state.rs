@@ -356,7 +356,17 @@ impl App {
             .unwrap_or_else(|| self.picked_slot())
             .run
             .run_elapsed_s();
-        self.events.push(EventView { t_s, kind, text });
+        self.add_event(EventView { t_s, kind, text });
+    }
+
+    /// Adds an event, in the order they came: on one drive, a clock that starts again (a
+    /// fill before the first step, timed on its own) never shows an event as earlier than
+    /// the one above it (several drives each keep their own clock).
+    pub fn add_event(&mut self, mut e: EventView) {
+        if let Some(last) = self.events.last().filter(|_| !self.table) {
+            e.t_s = e.t_s.max(last.t_s);
+        }
+        self.events.push(e);
         self.dirty = true;
     }
 
