@@ -131,7 +131,7 @@ fn draw(
 pub fn throughput(app: &App, f: &mut Frame, area: Rect) {
     if app.chart_bandwidth {
         let lines = from_intervals(app, |p| Some(p.bw() / 1e6));
-        let mbps = |v: f64| format!("{v:.0}MB/s");
+        let mbps = |v: f64| format::bw_axis(v * 1e6);
         draw(
             app,
             f,
