@@ -4,6 +4,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::drives::{self, DriveState};
+use super::filter;
 use super::keymap::Action;
 use super::msg::{Effect, RunState, Seek};
 use super::overlay::{Confirm, Overlay};
@@ -12,6 +13,16 @@ use super::state::{App, RunView};
 use super::view::EventCategory;
 
 pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    let before = app.overlay.as_ref().map(std::mem::discriminant);
+    let fx = overlay_key(app, k);
+    // A picker's filter lasts as long as the picker.
+    if app.overlay.as_ref().map(std::mem::discriminant) != before {
+        app.filter.clear();
+    }
+    fx
+}
+
+fn overlay_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     match app.overlay.clone() {
         Some(Overlay::Help { scroll }) => help_key(app, k, scroll),
         Some(Overlay::Presets) => presets_key(app, k),
@@ -25,6 +36,10 @@ pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
 fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
     let Some(action) = app.keymap.first_of(Action::MAIN, k) else {
+        // Esc leaves a zoomed panel as the zoom key does.
+        if app.zoomed && app.keymap.is(Back, k) {
+            app.zoomed = false;
+        }
         return Vec::new();
     };
     if app.replay && !app.available(action) {
@@ -32,28 +47,51 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
-        SeekBack | SeekForward | SeekStart | SeekEnd => {
-            if !app.replay {
-                app.notify("moving through time is for replays (drivescope open SESSION)");
-                return Vec::new();
+        SeekBack | SeekForward | SeekStart | SeekEnd => seek_key(app, action),
+        Interrupt | Quit => {
+            if !app.run.state.is_active() {
+                return quit_now(app);
             }
-            let s = match action {
-                SeekBack => Seek::Back,
-                SeekForward => Seek::Forward,
-                SeekStart => Seek::Start,
-                _ => Seek::End,
-            };
-            vec![Effect::Seek(s)]
-        }
-        Interrupt => {
-            if app.run.state.is_active() {
-                app.overlay = Some(Overlay::Confirm(Confirm::StopRun));
-                Vec::new()
+            let ask = if action == Quit {
+                Confirm::Quit
             } else {
-                quit_now(app)
-            }
+                Confirm::StopRun
+            };
+            app.overlay = Some(Overlay::Confirm(ask));
+            Vec::new()
         }
         Start => start(app),
+        PauseResume | Stop | SkipStep | Snapshot => run_key(app, action),
+        StopDrive => {
+            stop_drive_key(app);
+            Vec::new()
+        }
+        _ => {
+            view_key(app, action, k);
+            Vec::new()
+        }
+    }
+}
+
+/// The seek keys: moving through a replay's time.
+fn seek_key(app: &mut App, action: Action) -> Vec<Effect> {
+    if !app.replay {
+        app.notify("moving through time is for replays (drivescope open SESSION)");
+        return Vec::new();
+    }
+    let s = match action {
+        Action::SeekBack => Seek::Back,
+        Action::SeekForward => Seek::Forward,
+        Action::SeekStart => Seek::Start,
+        _ => Seek::End,
+    };
+    vec![Effect::Seek(s)]
+}
+
+/// The keys of a run going: pause or resume, stop, skip a step, a snapshot.
+fn run_key(app: &mut App, action: Action) -> Vec<Effect> {
+    use Action::*;
+    match action {
         PauseResume => match app.run.state {
             RunState::Running => {
                 app.run.state = RunState::Paused;
@@ -99,44 +137,40 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
                 vec![Effect::Snapshot]
             }
         }
-        Presets => {
-            app.overlay = Some(Overlay::Presets);
-            Vec::new()
+        _ => Vec::new(),
+    }
+}
+
+/// The stop key of one drive of several: asks first.
+fn stop_drive_key(app: &mut App) {
+    match app.table_drives().get(app.picked) {
+        Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
+            app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
         }
-        Targets => {
-            app.overlay = Some(Overlay::Targets { typing: None });
-            Vec::new()
+        Some(d) => {
+            let label = d.label.clone();
+            app.notify(format!("{label} is not running: nothing to stop"));
         }
+        None => app.notify("one drive: the stop key stops the run"),
+    }
+}
+
+/// The keys that change what the screen shows: windows, panels, zoom, units, the drive.
+fn view_key(app: &mut App, action: Action, k: &KeyEvent) {
+    use Action::*;
+    match action {
+        Presets => app.overlay = Some(Overlay::Presets),
+        Targets => app.overlay = Some(Overlay::Targets { typing: None }),
         Themes => {
             app.overlay = Some(Overlay::Themes {
                 original: app.theme_idx,
-            });
-            Vec::new()
+            })
         }
-        Units => {
-            app.chart_bandwidth = !app.chart_bandwidth;
-            Vec::new()
-        }
-        Help => {
-            app.overlay = Some(Overlay::Help { scroll: 0 });
-            Vec::new()
-        }
-        Quit => {
-            if app.run.state.is_active() {
-                app.overlay = Some(Overlay::Confirm(Confirm::Quit));
-                Vec::new()
-            } else {
-                quit_now(app)
-            }
-        }
-        NextTab => {
-            app.tab = app.tab.next();
-            Vec::new()
-        }
-        PrevTab => {
-            app.tab = app.tab.prev();
-            Vec::new()
-        }
+        Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        Units => app.chart_bandwidth = !app.chart_bandwidth,
+        Zoom => app.zoomed = !app.zoomed,
+        NextTab => app.tab = app.tab.next(),
+        PrevTab => app.tab = app.tab.prev(),
         ShowTab => {
             if let Some(p) = app
                 .keymap
@@ -145,34 +179,16 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
             {
                 app.tab = *p;
             }
-            Vec::new()
         }
-        Up | Down => {
-            drives::pick_step(app, action == Down);
-            Vec::new()
-        }
+        Up | Down => drives::pick_step(app, action == Down),
         AllDrives => {
             if drives::many(app) {
                 app.all_drives = !app.all_drives;
             } else {
                 app.notify("one drive: its charts are all there is");
             }
-            Vec::new()
         }
-        StopDrive => {
-            match app.table_drives().get(app.picked) {
-                Some(d) if matches!(d.state, DriveState::Starting | DriveState::Running) => {
-                    app.overlay = Some(Overlay::Confirm(Confirm::StopDrive(app.picked)));
-                }
-                Some(d) => {
-                    let label = d.label.clone();
-                    app.notify(format!("{label} is not running: nothing to stop"));
-                }
-                None => app.notify("one drive: the stop key stops the run"),
-            }
-            Vec::new()
-        }
-        _ => Vec::new(),
+        _ => {}
     }
 }
 
@@ -343,6 +359,34 @@ fn list_move(sel: &mut usize, len: usize, a: Action) -> bool {
     true
 }
 
+/// Moves `sel` by a list key among the rows a filter kept (`rows`, indexes into the
+/// list); false for a key that is not one of them.
+fn move_in(sel: &mut usize, rows: &[usize], a: Action) -> bool {
+    let mut at = rows.iter().position(|r| r == sel).unwrap_or(0);
+    let moved = list_move(&mut at, rows.len(), a);
+    if let Some(&r) = rows.get(at) {
+        *sel = r;
+    }
+    moved
+}
+
+/// A filter key in a picker: the filter changed, the selection kept on a row shown.
+fn filtered(app: &mut App, k: &KeyEvent, rows: fn(&App) -> Vec<usize>, own: &[Action]) -> bool {
+    let bound = app.keymap.first_of(own, k).is_some();
+    if filter::edit(app, k, bound) != filter::Edit::Changed {
+        return false;
+    }
+    let kept = rows(app);
+    match app.overlay {
+        Some(Overlay::Presets) => filter::settle(&mut app.preset_sel, &kept),
+        Some(Overlay::Targets { .. }) => filter::settle(&mut app.target_sel, &kept),
+        Some(Overlay::Themes { .. }) => filter::settle(&mut app.theme_idx, &kept),
+        _ => {}
+    }
+    app.dirty = true;
+    true
+}
+
 /// The keys that move in a list.
 const MOVES: [Action; 6] = [
     Action::Up,
@@ -393,14 +437,23 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
+    let own = [Up, Down, Targets, Help, Quit];
+    if filtered(app, k, App::preset_rows, &own) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.preset_sel, app.presets.len(), m);
+        let rows = app.preset_rows();
+        move_in(&mut app.preset_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
         .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
     {
+        Some(Select) if app.preset_rows().is_empty() => {
+            app.notify(format!("no preset matches '{}'", app.filter));
+            Vec::new()
+        }
         Some(Select) => start(app),
         Some(Back) => {
             app.overlay = None;
@@ -493,14 +546,21 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
+    if filtered(app, k, App::target_rows, &[Up, Down, Help, Quit]) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.target_sel, app.targets.len(), m);
+        let rows = app.target_rows();
+        move_in(&mut app.target_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
         .first_of(&[Select, Back, Help, Quit, Interrupt], k)
     {
+        Some(Select) if app.target_rows().is_empty() => {
+            app.notify(format!("no target matches '{}'", app.filter));
+        }
         Some(Select) => {
             let Some(t) = app.selected_target().cloned() else {
                 app.overlay = None;
@@ -536,8 +596,12 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
+    if filtered(app, k, App::theme_rows, &[Up, Down, Themes]) {
+        return Vec::new();
+    }
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
-        list_move(&mut app.theme_idx, app.themes.len(), m);
+        let rows = app.theme_rows();
+        move_in(&mut app.theme_idx, &rows, m);
         return Vec::new();
     }
     match app.keymap.first_of(&[Select, Back, Themes, Interrupt], k) {
@@ -554,7 +618,10 @@ fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
             app.theme_idx = original;
             app.overlay = None;
         }
-        Some(Themes) => step(&mut app.theme_idx, app.themes.len(), true),
+        Some(Themes) => {
+            let rows = app.theme_rows();
+            move_in(&mut app.theme_idx, &rows, Down);
+        }
         _ => {}
     }
     Vec::new()
@@ -605,6 +672,7 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
     let down = match m.kind {
         MouseEventKind::ScrollDown => true,
         MouseEventKind::ScrollUp => false,
+        MouseEventKind::Down(_) if app.zoomed => return Vec::new(),
         MouseEventKind::Down(_) => {
             if let Some(p) =
                 super::layout::tab_at(app.size, app.table_drives().len(), m.column, m.row)
@@ -618,10 +686,15 @@ pub(super) fn mouse(app: &mut App, m: &MouseEvent) -> Vec<Effect> {
         }
         _ => return Vec::new(),
     };
+    let wheel = if down { Action::Down } else { Action::Up };
     match app.overlay {
-        Some(Overlay::Presets) => step(&mut app.preset_sel, app.presets.len(), down),
+        Some(Overlay::Presets) => {
+            let rows = app.preset_rows();
+            move_in(&mut app.preset_sel, &rows, wheel);
+        }
         Some(Overlay::Targets { typing: None }) => {
-            step(&mut app.target_sel, app.targets.len(), down)
+            let rows = app.target_rows();
+            move_in(&mut app.target_sel, &rows, wheel);
         }
         None => {
             app.tab = if down { app.tab.next() } else { app.tab.prev() };

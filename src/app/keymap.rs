@@ -117,6 +117,7 @@ actions! {
     NextTab next_tab "next_tab" ["tab", "right"] "next panel (tabs on small terminals)";
     PrevTab prev_tab "prev_tab" ["backtab", "left"] "previous panel";
     ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6"] "show the panel of that tab number";
+    Zoom zoom "zoom" ["z"] "the panel shown on the whole screen, and back";
     Up up "up" ["up", "k"] "move up in a list";
     Down down "down" ["down", "j"] "move down in a list";
     PageUp page_up "page_up" ["pageup"] "lists and help: a page up";
@@ -127,7 +128,7 @@ actions! {
     Back back "back" ["esc"] "close the window on top";
     Yes yes "yes" ["y"] "answer yes";
     No no "no" ["n", "esc"] "answer no";
-    AllDrives all_drives "all_drives" ["o"] "several drives: every drive's charts, or the picked one's";
+    AllDrives all_drives "all_drives" ["o"] "several drives: charts of all drives, or one";
     StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
 }
 
@@ -153,6 +154,7 @@ impl Action {
         Action::NextTab,
         Action::PrevTab,
         Action::ShowTab,
+        Action::Zoom,
         Action::Up,
         Action::Down,
         Action::AllDrives,

@@ -68,6 +68,22 @@ pub fn drive_rows(size: (u16, u16), n: usize) -> u16 {
     room.min(n.min(usize::from(u16::MAX)) as u16)
 }
 
+/// The areas of a zoomed panel: `tab` on the whole screen but the status line (no
+/// header, drives table or tab bar).
+pub fn zoomed(area: Rect, tab: Panel) -> Option<Areas> {
+    if mode(area.width, area.height) == Mode::TooSmall {
+        return None;
+    }
+    let [panel, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    Some(Areas {
+        header: Rect::new(area.x, area.y, area.width, 0),
+        drives: None,
+        tabs: None,
+        panels: vec![(tab, panel)],
+        status,
+    })
+}
+
 /// [`areas`] with the drives table of `drives` drives above the panels (none for none).
 pub fn areas_for(area: Rect, tab: Panel, drives: usize) -> Option<Areas> {
     let m = mode(area.width, area.height);
@@ -177,6 +193,17 @@ mod tests {
         }
         let t = areas(Rect::new(0, 0, 80, 24), Panel::Curve).unwrap();
         assert_eq!(t.panels, vec![(Panel::Curve, Rect::new(0, 7, 80, 16))]);
+    }
+
+    #[test]
+    fn a_zoomed_panel_takes_all_but_the_status_line() {
+        for (w, h) in [(80, 24), (120, 40)] {
+            let a = zoomed(Rect::new(0, 0, w, h), Panel::Curve).unwrap();
+            assert_eq!(a.panels, vec![(Panel::Curve, Rect::new(0, 0, w, h - 1))]);
+            assert_eq!(a.status, Rect::new(0, h - 1, w, 1));
+            assert_eq!((a.drives, a.tabs, a.header.height), (None, None, 0));
+        }
+        assert_eq!(zoomed(Rect::new(0, 0, 50, 24), Panel::Curve), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod datasheet;
 pub mod drives;
+pub mod filter;
 pub mod history;
 mod input;
 pub mod keymap;

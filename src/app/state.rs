@@ -138,6 +138,10 @@ pub struct App {
     pub events: Ring<EventView>,
     pub overlay: Option<Overlay>,
     pub tab: Panel,
+    /// The panel of `tab` fills the screen (the zoom key; again, or Esc, goes back).
+    pub zoomed: bool,
+    /// What was typed to filter the open picker (cleared when it closes).
+    pub filter: String,
     /// The throughput chart shows bandwidth (MB/s) instead of IOPS.
     pub chart_bandwidth: bool,
     pub themes: Vec<Theme>,
@@ -233,6 +237,8 @@ impl App {
             events: Ring::new(EVENT_HISTORY),
             overlay: (cfg.open_presets && !cfg.replay).then_some(Overlay::Presets),
             tab: Panel::default(),
+            zoomed: false,
+            filter: String::new(),
             chart_bandwidth: false,
             themes,
             theme_idx,
@@ -350,7 +356,17 @@ impl App {
             .unwrap_or_else(|| self.picked_slot())
             .run
             .run_elapsed_s();
-        self.events.push(EventView { t_s, kind, text });
+        self.add_event(EventView { t_s, kind, text });
+    }
+
+    /// Adds an event, in the order they came: on one drive, a clock that starts again (a
+    /// fill before the first step, timed on its own) never shows an event as earlier than
+    /// the one above it (several drives each keep their own clock).
+    pub fn add_event(&mut self, mut e: EventView) {
+        if let Some(last) = self.events.last().filter(|_| !self.table) {
+            e.t_s = e.t_s.max(last.t_s);
+        }
+        self.events.push(e);
         self.dirty = true;
     }
 

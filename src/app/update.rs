@@ -84,10 +84,7 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
             app.dirty = true;
         }
         Msg::SteadyState(s) => steady(app, i, s),
-        Msg::Event(e) => {
-            app.events.push(e);
-            app.dirty = true;
-        }
+        Msg::Event(e) => app.add_event(e),
         Msg::Thermal { t_s, event } => {
             app.slot_mut(i).run.push_thermal(t_s, event);
             app.dirty = true;

@@ -87,6 +87,36 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
         .collect()
 }
 
+/// The name of the preset's phase `index` as the live view shows it (`randread-4k`), or
+/// `phase N` when the session's preset does not name it.
+fn phase_name(s: &Session, index: Option<u64>) -> String {
+    let Some(i) = index else {
+        return String::new();
+    };
+    s.preset
+        .get("phases")
+        .and_then(|p| p.get(usize::try_from(i).ok()?))
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("phase {}", i + 1))
+}
+
+/// The session's preset as the picker lists it, so the header names it as live
+/// (`Quick look`, not its id).
+fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
+    let text = |k: &str| s.preset.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    Some(crate::app::PresetEntry {
+        id: text("id")?,
+        name: text("name")?,
+        description: text("description").unwrap_or_default(),
+        phases: Vec::new(),
+        estimate: String::new(),
+        writes: false,
+        fio_job: None,
+    })
+}
+
 /// One drive's session (or a session of one drive) as (time, message); `renumber`: a drive
 /// of several counts its steps from its own first (the session numbers them across all).
 fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
@@ -119,12 +149,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 index: if renumber { k } else { st.index as usize },
                 count,
                 name: st.label.clone(),
-                phase_name: st
-                    .point
-                    .get("phase")
-                    .and_then(|p| p.as_u64())
-                    .map(|p| format!("phase {}", p + 1))
-                    .unwrap_or_default(),
+                phase_name: phase_name(s, st.point.get("phase").and_then(|p| p.as_u64())),
                 started_s: st.start_s,
                 expected_s: Some(st.end_s - st.start_s),
                 plan_expected_s: Some(plan_end),
@@ -300,6 +325,7 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
     let opts = DashboardOptions {
         drive,
         theme,
+        presets: preset_entry(&s).into_iter().collect(),
         monochrome: !colour,
         replay: true,
         drives: if s.drives.len() > 1 {

@@ -378,7 +378,10 @@ pub(super) fn spawn_effects(
                         let _ = telemetry.send(TelemetryCmd::Target(path));
                     }
                 }
-                Effect::SetTheme(_) | Effect::Seek(_) => {}
+                Effect::SetTheme(name) => {
+                    let _ = msgs.send(Msg::Notice(keep_theme(&name)));
+                }
+                Effect::Seek(_) => {}
                 Effect::Quit => break,
             }
         }
@@ -386,6 +389,24 @@ pub(super) fn spawn_effects(
             c.stop_and_join();
         }
     })
+}
+
+/// Keeps the theme chosen for the next start, and says where (or why not).
+fn keep_theme(name: &str) -> String {
+    use crate::tui::chosen_theme::{save, Saved};
+    let Some(dir) = crate::app::keymap::config_dir() else {
+        return format!("theme {name}; not kept for the next start: no config folder (HOME)");
+    };
+    match save(&dir, name) {
+        Ok(Saved::Written(p)) => {
+            format!("theme {name}, kept for the next start in {}", p.display())
+        }
+        Ok(Saved::NotOurs(p)) => format!(
+            "theme {name}; not kept: {} was not written by drivescope and is left as it is",
+            p.display()
+        ),
+        Err(e) => format!("theme {name}; not kept for the next start: {e}"),
+    }
 }
 
 /// The run could not start (its preset, target or session refused): said once.

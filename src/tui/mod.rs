@@ -32,6 +32,7 @@
 //! # Ok::<(), drivescope::tui::DashboardError>(())
 //! ```
 
+pub mod chosen_theme;
 mod event_loop;
 mod input;
 mod options;

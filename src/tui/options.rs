@@ -60,6 +60,14 @@ impl DashboardOptions {
             }
             None => Keymap::default(),
         };
+        // The theme chosen in an earlier dashboard, unless --theme names one.
+        let mut theme = self.theme.clone();
+        if let (None, Some(d)) = (&theme, &dir) {
+            match super::chosen_theme::load(d) {
+                Ok(saved) => theme = saved,
+                Err(e) => load_errors.push(format!("the theme chosen last is not used: {e}")),
+            }
+        }
         let datasheets = match datasheet::builtin() {
             Ok(d) => d,
             Err(e) => {
@@ -74,7 +82,7 @@ impl DashboardOptions {
             target: self.target,
             drive: self.drive.clone(),
             themes,
-            theme: self.theme.clone().filter(|_| !self.monochrome),
+            theme: theme.filter(|_| !self.monochrome),
             keymap,
             datasheets,
             load_errors,

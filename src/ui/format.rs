@@ -96,6 +96,15 @@ pub fn bw(bytes_per_s: f64) -> String {
     }
 }
 
+/// An axis label of [`bw`] (bytes per second): the same units with their space, and the
+/// axis' zero as `0 MB/s`.
+pub fn bw_axis(bytes_per_s: f64) -> String {
+    if bytes_per_s.abs() < 0.5 {
+        return "0 MB/s".into();
+    }
+    bw(bytes_per_s)
+}
+
 /// Microseconds: `85 µs`, `1.23 ms`, `2.10 s`.
 pub fn us(v: f64) -> String {
     if !v.is_finite() || v < 0.0 {
@@ -227,6 +236,8 @@ mod tests {
         assert_eq!(bw(1_004_000_000.0), "1.00 GB/s");
         assert_eq!(bw(505_300_000.0), "505 MB/s");
         assert_eq!(bw(2_500_000.0), "2.5 MB/s");
+        assert_eq!(bw_axis(0.0), "0 MB/s");
+        assert_eq!(bw_axis(1_849_000_000.0), "1.85 GB/s");
         assert_eq!(us(85.2), "85 µs");
         assert_eq!(us(8.25), "8.2 µs");
         assert_eq!(us(1234.0), "1.23 ms");

@@ -21,7 +21,12 @@ pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let t = app.theme();
     f.render_widget(Block::default().style(t.base()), area);
-    let Some(a) = layout::areas_for(area, app.tab, app.table_drives().len()) else {
+    let laid = if app.zoomed {
+        layout::zoomed(area, app.tab)
+    } else {
+        layout::areas_for(area, app.tab, app.table_drives().len())
+    };
+    let Some(a) = laid else {
         let (w, h) = layout::MIN_SIZE;
         let text = vec![
             Line::styled(
@@ -50,7 +55,9 @@ pub fn render(app: &App, f: &mut Frame) {
         );
         return;
     };
-    panels::header::render(app, f, a.header);
+    if a.header.height > 0 {
+        panels::header::render(app, f, a.header);
+    }
     if let Some(d) = a.drives {
         panels::drives::render(app, f, d);
     }
@@ -59,6 +66,14 @@ pub fn render(app: &App, f: &mut Frame) {
     }
     for (p, r) in &a.panels {
         panels::render(*p, app, f, *r);
+    }
+    // In the grid, the panel the zoom key would enlarge has its border in the accent.
+    if let Some((_, r)) = a
+        .panels
+        .iter()
+        .find(|(p, _)| *p == app.tab && a.panels.len() > 1)
+    {
+        widgets::accent_border(f, *r, Style::default().fg(t.accent));
     }
     status(app, f, a.status);
     overlays::render(app, f, area);
@@ -83,10 +98,23 @@ fn tab_bar(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
 fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
     let t = app.theme();
     if let Some((n, _)) = &app.notice {
-        f.render_widget(
-            Paragraph::new(Line::styled(n.clone(), Style::default().fg(t.accent))),
-            area,
-        );
+        // A notice longer than the line wraps upwards over the panels' last rows (at most
+        // a third of the screen) rather than being cut.
+        let lines = format::wrap(n, usize::from(area.width));
+        let most = (f.area().height / 3).max(1);
+        let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(most);
+        let r = ratatui::layout::Rect {
+            y: area.bottom().saturating_sub(rows),
+            height: rows,
+            ..area
+        };
+        let text: Vec<Line> = lines
+            .into_iter()
+            .take(usize::from(rows))
+            .map(|l| Line::styled(l, Style::default().fg(t.accent)))
+            .collect();
+        f.render_widget(ratatui::widgets::Clear, r);
+        f.render_widget(Paragraph::new(text).style(t.base()), r);
         return;
     }
     let active = app.run.state.is_active();
@@ -118,24 +146,47 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
         ]);
     }
     pairs.retain(|(a, _)| app.available(*a));
+    let zoom = if app.zoomed { "unzoom" } else { "zoom" };
     pairs.extend([
+        (Action::Zoom, zoom),
         (Action::NextTab, "panel"),
         (Action::Themes, "theme"),
         (Action::Help, "help"),
         (Action::Quit, "quit"),
     ]);
+    let key = |a: Action| {
+        app.keymap
+            .keys(a)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    };
+    // What does not fit goes, the least needed first (the tab bar names the panels; the
+    // help lists every key).
+    let width = |pairs: &[(Action, &str)]| -> usize {
+        pairs
+            .iter()
+            .map(|(a, w)| key(*a).chars().count() + 1 + w.chars().count() + 2)
+            .sum::<usize>()
+            .saturating_sub(2)
+    };
+    for drop in [
+        Action::NextTab,
+        Action::Themes,
+        Action::SeekStart,
+        Action::SeekEnd,
+    ] {
+        if width(&pairs) <= usize::from(area.width) {
+            break;
+        }
+        pairs.retain(|(a, _)| *a != drop);
+    }
     let mut spans = Vec::new();
     for (i, (a, what)) in pairs.iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled("  ", t.dim_style()));
         }
-        let k = app
-            .keymap
-            .keys(*a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default();
-        spans.push(Span::styled(k, Style::default().fg(t.accent)));
+        spans.push(Span::styled(key(*a), Style::default().fg(t.accent)));
         spans.push(Span::styled(format!(" {what}"), t.dim_style()));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);

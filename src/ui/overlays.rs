@@ -121,6 +121,23 @@ fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     );
 }
 
+/// A picker's title: its name, and the filter typed with how many rows it kept.
+fn picker_title(app: &App, name: &str, kept: usize, all: usize) -> String {
+    if app.filter.is_empty() {
+        format!("{name} (type to filter)")
+    } else {
+        format!(
+            "{name}: filter '{}' · {kept} of {all}",
+            format::shown(&app.filter)
+        )
+    }
+}
+
+/// The position of `sel` among the rows kept.
+fn shown_at(sel: usize, rows: &[usize]) -> usize {
+    rows.iter().position(|r| *r == sel).unwrap_or(0)
+}
+
 fn list_state(sel: usize, len: usize) -> ListState {
     ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))))
 }
@@ -129,7 +146,9 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let r = centred(area, 100, 22);
     f.render_widget(Clear, r);
-    let block = panel_block("Presets", t);
+    let rows = app.preset_rows();
+    let title = picker_title(app, "Presets", rows.len(), app.presets.len());
+    let block = panel_block(title, t);
     let inner = block.inner(r);
     f.render_widget(block, r);
     // Two lines for the target: a refusal's reason wraps instead of being cut.
@@ -155,12 +174,12 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
                 .areas(body);
         // The highlight symbol takes two columns; a longer name ends in `…`.
         let name_w = usize::from(list_w.saturating_sub(2));
-        let items: Vec<ListItem> = app
-            .presets
+        let items: Vec<ListItem> = rows
             .iter()
+            .filter_map(|&i| app.presets.get(i))
             .map(|p| ListItem::new(Line::raw(format::cut_end(&p.name, name_w))))
             .collect();
-        let mut st = list_state(app.preset_sel, app.presets.len());
+        let mut st = list_state(shown_at(app.preset_sel, &rows), rows.len());
         f.render_stateful_widget(
             List::new(items)
                 .highlight_style(t.highlight())
@@ -169,7 +188,15 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             list_area,
             &mut st,
         );
-        if let Some(p) = app.selected_preset() {
+        if rows.is_empty() {
+            let none = format!("no preset matches '{}'", format::shown(&app.filter));
+            let back = "backspace or esc: the whole list";
+            let lines = vec![
+                Line::styled(none, t.dim_style()),
+                Line::styled(back, t.dim_style()),
+            ];
+            f.render_widget(Paragraph::new(lines), detail);
+        } else if let Some(p) = app.selected_preset() {
             let mut lines = vec![
                 Line::styled(p.name.clone(), t.title_style()),
                 Line::from(vec![
@@ -253,7 +280,9 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     let t = app.theme();
     let r = centred(area, 100, 18);
     f.render_widget(Clear, r);
-    let block = panel_block("Targets", t);
+    let kept = app.target_rows();
+    let title = picker_title(app, "Targets", kept.len(), app.targets.len());
+    let block = panel_block(title, t);
     let inner = block.inner(r);
     f.render_widget(block, r);
     let [body, prompt, foot] = Layout::vertical([
@@ -270,9 +299,9 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     // Two columns of highlight symbol and one between each of the five columns.
     let safety_w =
         usize::from(body.width).saturating_sub(2 + 4 + label_w + path_w + kind_w + size_w);
-    let rows: Vec<Row> = app
-        .targets
+    let rows: Vec<Row> = kept
         .iter()
+        .filter_map(|&i| app.targets.get(i))
         .map(|tg| {
             let kind = match tg.kind {
                 TargetKind::File => "file",
@@ -320,7 +349,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
         })
         .collect();
     let mut st = ratatui::widgets::TableState::default()
-        .with_selected((!app.targets.is_empty()).then_some(app.target_sel));
+        .with_selected((!kept.is_empty()).then_some(shown_at(app.target_sel, &kept)));
     let w = |n: usize| Constraint::Length(u16::try_from(n).unwrap_or(u16::MAX));
     f.render_stateful_widget(
         Table::new(
@@ -388,19 +417,20 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
 
 fn themes(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let r = centred(area, 36, app.themes.len() as u16 + 4);
+    let r = centred(area, 44, app.themes.len() as u16 + 4);
     f.render_widget(Clear, r);
-    let block = panel_block("Theme", t);
+    let kept = app.theme_rows();
+    let block = panel_block(picker_title(app, "Theme", kept.len(), app.themes.len()), t);
     let inner = block.inner(r);
     f.render_widget(block, r);
     let [list_area, foot] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let items: Vec<ListItem> = app
-        .themes
+    let items: Vec<ListItem> = kept
         .iter()
+        .filter_map(|&i| app.themes.get(i))
         .map(|th| ListItem::new(th.name.clone()))
         .collect();
-    let mut st = list_state(app.theme_idx, app.themes.len());
+    let mut st = list_state(shown_at(app.theme_idx, &kept), kept.len());
     f.render_stateful_widget(
         List::new(items)
             .highlight_style(t.highlight())

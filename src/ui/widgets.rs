@@ -28,6 +28,26 @@ pub fn panel_block<'a>(title: impl Into<String>, theme: &Theme) -> Block<'a> {
         .style(theme.base())
 }
 
+/// Gives the border cells of the block drawn at `area` the style `style` (its title keeps
+/// its own): the panel in focus.
+pub fn accent_border(f: &mut Frame, area: Rect, style: Style) {
+    let buf = f.buffer_mut();
+    let area = area.intersection(buf.area);
+    if area.width < 2 || area.height < 2 {
+        return;
+    }
+    let (x0, y0, x1, y1) = (area.left(), area.top(), area.right() - 1, area.bottom() - 1);
+    let rows = (x0..=x1).flat_map(|x| [(x, y0), (x, y1)]);
+    let sides = (y0 + 1..y1).flat_map(|y| [(x0, y), (x1, y)]);
+    for at in rows.chain(sides) {
+        if let Some(c) = buf.cell_mut(at) {
+            if matches!(c.symbol(), "─" | "│" | "╭" | "╮" | "╰" | "╯") {
+                c.set_style(style);
+            }
+        }
+    }
+}
+
 /// Draws the block and a centred message saying why there is nothing to show.
 pub fn empty(f: &mut Frame, area: Rect, block: Block<'_>, lines: Vec<String>, theme: &Theme) {
     let inner = block.inner(area);

@@ -412,3 +412,30 @@ fn several_drives_render_at_every_size_without_panicking() {
         }
     }
 }
+
+#[test]
+fn the_overlay_legend_wraps_to_name_every_drive_in_its_colour() {
+    for size in [BIG, SMALL] {
+        let mut app = running_drives(size, 6, false);
+        send(&mut app, [key('o')]);
+        let s = screen(&app);
+        let panel = &s[s.find("every drive").expect("the overlay")..];
+        for i in 1..=6 {
+            let label = format!("■ bay-{i} ");
+            assert!(
+                panel.contains(&label) || panel.contains("more"),
+                "{size:?}: {label} neither shown nor counted\n{s}"
+            );
+        }
+        // Each drive's entry in its own colour.
+        let (one, four) = (colours_of(&app, "■ bay-1 "), colours_of(&app, "■ bay-4 "));
+        if let (Some(a), Some(b)) = (one.first(), four.first()) {
+            assert_ne!(a, b, "{size:?}: two drives in one colour\n{s}");
+        }
+    }
+    let mut app = running_drives(BIG, 6, false);
+    send(&mut app, [key('o')]);
+    let s = screen(&app);
+    let panel = &s[s.find("Throughput (IOPS) · every drive").unwrap()..];
+    assert!(panel.contains("■ bay-6 "), "every one of 6 at 120x40\n{s}");
+}

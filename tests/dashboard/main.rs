@@ -3,7 +3,10 @@
 //! the event loop run on ratatui's TestBackend.
 
 mod drives;
+mod filter;
 mod fixtures;
 mod panels;
 mod runtime;
+mod status;
 mod update;
+mod zoom;

@@ -332,7 +332,8 @@ fn every_theme_renders_every_state() {
                 grid.len(),
                 t.bg
             );
-            // Every panel's box in the border colour, its title in the title colour.
+            // Every panel's box in the border colour, its title in the title colour; the
+            // panel in focus (the zoom key's, Throughput at start) in the accent.
             let boxes: &[&str] = &[
                 "╭ drivescope",
                 "╭ Throughput (IOPS)",
@@ -345,7 +346,12 @@ fn every_theme_renders_every_state() {
             for b in boxes {
                 let cells = cells_of(&app, b);
                 assert_eq!(cells.len(), 1, "{what}: one {b:?} box");
-                assert_eq!(cells[0][0].fg, t.border, "{what}: {b:?}'s border");
+                let border = if *b == "╭ Throughput (IOPS)" {
+                    t.accent
+                } else {
+                    t.border
+                };
+                assert_eq!(cells[0][0].fg, border, "{what}: {b:?}'s border");
                 assert_eq!(cells[0][2].fg, t.title, "{what}: {b:?}'s title");
             }
             // The figures in their roles' colours.
@@ -464,8 +470,8 @@ fn units_key_switches_the_throughput_chart_to_bandwidth() {
     let s = screen(&app);
     assert!(s.contains("Throughput (MB/s)"), "{s}");
     assert!(
-        s.contains("1849MB/s"),
-        "axis in MB/s (peak 1.71 GB/s + headroom): {s}"
+        s.contains("│1.85 GB/s│") && s.contains("│0 MB/s"),
+        "axis in the figures' units, spaced (peak 1.71 GB/s + headroom): {s}"
     );
     insta::assert_snapshot!("running_120x40_bandwidth", s);
     send(&mut app, [key('u')]);

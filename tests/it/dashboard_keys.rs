@@ -64,6 +64,48 @@ fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
     t.wait_for("Throughput (IOPS)");
 }
 
+#[test]
+fn typing_filters_the_preset_picker_and_backspace_and_esc_clear_it() {
+    let home = common::disk_tempdir();
+    let Some(t) = start("keys-filter", home.path()) else {
+        return;
+    };
+    t.wait_for("Presets (type to filter)");
+    for k in ["s", "n", "i", "a"] {
+        key(&t, k);
+    }
+    let s = wait_until(&t, "the SNIA presets alone", |s| {
+        s.contains("Presets: filter 'snia'") && picked(s).contains("SNIA")
+    });
+    assert!(
+        !s.contains("Quick look"),
+        "a preset the filter drops
+{s}"
+    );
+    assert!(!s.contains("StorageReview"), "{s}");
+    key(&t, "End");
+    wait_until(&t, "End: the last SNIA preset", |s| {
+        picked(s).contains("SNIA") && !picked(s).contains("IOPS test")
+    });
+    for _ in 0..4 {
+        key(&t, "BSpace");
+    }
+    // The pick stays where End put it, the list whole around it.
+    wait_until(&t, "the whole list back", |s| {
+        s.contains("Presets (type to filter)") && s.contains("StorageReview fill")
+    });
+    for k in ["z", "z"] {
+        key(&t, k);
+    }
+    wait_until(&t, "nothing kept", |s| s.contains("no preset matches 'zz'"));
+    key(&t, "Escape");
+    wait_until(&t, "esc cleared the filter", |s| {
+        s.contains("Presets (type to filter)")
+    });
+    key(&t, "Escape");
+    wait_until(&t, "a second esc closed it", |s| !s.contains("Presets ("));
+}
+
 /// The screen's lines inside the help's borders, joined: a path the footer wrapped reads
 /// whole.
 fn unwrapped(s: &str) -> String {
@@ -94,9 +136,14 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     key(&t, "PageDown");
     key(&t, "PageDown");
     let s = wait_until(&t, "the end of the help", |s| {
-        s.contains("stop_drive") && s.contains("of 31")
+        s.contains("stop_drive") && s.contains("of 32")
     });
-    for (keys, name) in [("o", "all_drives"), ("X", "stop_drive"), ("1-6", "tab")] {
+    for (keys, name) in [
+        ("o", "all_drives"),
+        ("X", "stop_drive"),
+        ("1-6", "tab"),
+        ("z", "zoom"),
+    ] {
         assert!(
             s.lines().any(|l| l.contains(keys) && l.contains(name)),
             "no {keys} {name}:\n{s}"

@@ -17,21 +17,48 @@ use crate::ui::widgets::{time_labels, Series};
 /// One line per drive: its index and points.
 type Lines = Vec<(usize, Series)>;
 
-/// The legend: each drive's label in its colour, and its latest figure.
-fn legend(app: &App, lines: &Lines, last: impl Fn(&Series) -> String) -> Line<'static> {
+/// The legend: each drive's label in its colour and its latest figure, whole entries
+/// per line of `width`, at most `most` lines (the drives left over counted on the last).
+fn legend(
+    app: &App,
+    lines: &Lines,
+    last: impl Fn(&Series) -> String,
+    width: usize,
+    most: usize,
+) -> Vec<Line<'static>> {
     let t = app.theme();
-    let mut spans = Vec::new();
-    for (i, pts) in lines {
-        let Some(d) = app.drives.get(*i) else {
-            continue;
-        };
-        spans.push(Span::styled(
-            format!("■ {} ", crate::ui::format::shown(&d.label)),
-            Style::default().fg(colour(t, *i)),
-        ));
-        spans.push(Span::styled(format!("{}  ", last(pts)), t.dim_style()));
+    let mut out: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let mut used = 0;
+    let entries: Vec<(usize, String, String)> = lines
+        .iter()
+        .filter_map(|(i, pts)| {
+            let d = app.drives.get(*i)?;
+            Some((*i, crate::ui::format::shown(&d.label), last(pts)))
+        })
+        .collect();
+    for (n, (i, label, fig)) in entries.iter().enumerate() {
+        let w = label.chars().count() + fig.chars().count() + 5;
+        if used > 0 && used + w > width {
+            if out.len() == most.max(1) {
+                let more = format!("+{} more", entries.len() - n);
+                if let Some(l) = out.last_mut() {
+                    l.push(Span::styled(more, t.dim_style()));
+                }
+                break;
+            }
+            out.push(Vec::new());
+            used = 0;
+        }
+        if let Some(l) = out.last_mut() {
+            l.push(Span::styled(
+                format!("■ {label} "),
+                Style::default().fg(colour(t, *i)),
+            ));
+            l.push(Span::styled(format!("{fig}  "), t.dim_style()));
+        }
+        used += w;
     }
-    Line::from(spans)
+    out.into_iter().map(Line::from).collect()
 }
 
 /// Every drive's intervals as a series of `get`.
@@ -83,8 +110,6 @@ fn draw(
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let [top, chart_area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
     let shown = |p: &Series| {
         p.last()
             .map(|(_, v)| match y {
@@ -93,7 +118,15 @@ fn draw(
             })
             .unwrap_or_else(|| "-".into())
     };
-    f.render_widget(Paragraph::new(legend(app, &lines, shown)), top);
+    // The legend wraps over at most a third of the panel; the chart keeps the rest.
+    let most = usize::from(inner.height / 3).max(1);
+    let names = legend(app, &lines, shown, usize::from(inner.width), most);
+    let [top, chart_area] = Layout::vertical([
+        Constraint::Length(u16::try_from(names.len()).unwrap_or(1)),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
+    f.render_widget(Paragraph::new(names), top);
     let xs = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
     let x0 = xs.clone().fold(f64::INFINITY, f64::min);
     let x1 = xs.fold(f64::NEG_INFINITY, f64::max).max(x0 + 1.0);
@@ -131,7 +164,7 @@ fn draw(
 pub fn throughput(app: &App, f: &mut Frame, area: Rect) {
     if app.chart_bandwidth {
         let lines = from_intervals(app, |p| Some(p.bw() / 1e6));
-        let mbps = |v: f64| format!("{v:.0}MB/s");
+        let mbps = |v: f64| format::bw_axis(v * 1e6);
         draw(
             app,
             f,

@@ -66,10 +66,20 @@ fn workload_series(app: &App) -> Vec<(String, Vec<(f64, f64)>)> {
     out
 }
 
-/// Most legend lines; the series that do not fit are counted on the last.
+/// Most legend lines above the chart; the series that do not fit are counted on the last.
 const LEGEND_LINES: usize = 3;
 
-/// The legend: each series' colour and name, whole entries per line of `width`.
+/// A legend entry's colour mark and name.
+fn entry(app: &App, i: usize, name: &str) -> [Span<'static>; 2] {
+    let t = app.theme();
+    [
+        Span::styled("● ", Style::default().fg(t.series(i))),
+        Span::styled(name.to_string(), t.dim_style()),
+    ]
+}
+
+/// The legend above the chart: each series' colour and name, whole entries per line of
+/// `width`, at most [`LEGEND_LINES`] lines.
 fn legend_lines(
     app: &App,
     series: &[(String, Vec<(f64, f64)>)],
@@ -99,12 +109,63 @@ fn legend_lines(
             }
         }
         if let Some(l) = lines.last_mut() {
-            l.push(Span::styled("● ", Style::default().fg(t.series(i))));
-            l.push(Span::styled(name.clone(), t.dim_style()));
+            l.extend(entry(app, i, name));
         }
         used += w;
     }
     lines.into_iter().map(Line::from).collect()
+}
+
+/// The legend as a column beside the chart, one entry a line (names cut with an
+/// ellipsis at `width`), the ones below `rows` counted on the last line.
+fn legend_column(
+    app: &App,
+    series: &[(String, Vec<(f64, f64)>)],
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    let rows = rows.max(1);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for (i, (name, _)) in series.iter().enumerate() {
+        if out.len() + 1 == rows && series.len() > rows {
+            let more = format!("+{} more", series.len() - i);
+            out.push(Line::styled(more, app.theme().dim_style()));
+            break;
+        }
+        let name = format::cut_end(name, width.saturating_sub(2));
+        out.push(Line::from(entry(app, i, &name).to_vec()));
+    }
+    out
+}
+
+/// Plot rows below which the legend moves beside the chart.
+const FEW_ROWS: u16 = 6;
+/// Rows of a chart besides its plot: the x axis and its labels.
+const AXIS_ROWS: u16 = 2;
+
+/// Where the legend goes: its lines above the chart, or a column of that width beside it.
+enum Legend {
+    Above(Vec<Line<'static>>),
+    Beside(u16),
+}
+
+/// The legend above the chart when that leaves [`FEW_ROWS`] plot rows or takes one line,
+/// else beside it when the chart keeps at least half the width.
+fn place_legend(app: &App, series: &[(String, Vec<(f64, f64)>)], inner: Rect, head: u16) -> Legend {
+    let above = legend_lines(app, series, usize::from(inner.width));
+    let rows = inner.height.saturating_sub(head + AXIS_ROWS);
+    let widest = series
+        .iter()
+        .map(|(n, _)| n.chars().count() + 3)
+        .max()
+        .unwrap_or(0)
+        .min(26) as u16;
+    let plot_above = rows.saturating_sub(above.len() as u16);
+    if plot_above >= FEW_ROWS || above.len() < 2 || widest * 2 > inner.width {
+        Legend::Above(above)
+    } else {
+        Legend::Beside(widest)
+    }
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
@@ -132,15 +193,6 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let names = legend_lines(app, &series, usize::from(inner.width));
-    let [top, reference, legend, chart_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(names.len() as u16),
-        Constraint::Min(1),
-    ])
-    .areas(inner);
-
     let mut spans = vec![Span::styled(
         format!(
             "{} step{} done",
@@ -156,9 +208,45 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
         ));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), top);
-    f.render_widget(Paragraph::new(reference_line(app)), reference);
-    f.render_widget(Paragraph::new(names), legend);
+    // The reference on the first line when both fit, else on its own.
+    let reference = reference_line(app);
+    let first_w = Line::from(spans.clone()).width();
+    let together = first_w + 3 + reference.width() <= usize::from(inner.width);
+    let mut head = vec![];
+    if together {
+        spans.push(Span::styled(" · ", t.dim_style()));
+        spans.extend(reference.spans);
+        head.push(Line::from(spans));
+    } else {
+        head.push(Line::from(spans));
+        head.push(reference);
+    }
+    let head_rows = head.len() as u16;
+    let (above, beside) = match place_legend(app, &series, inner, head_rows) {
+        Legend::Above(lines) => (lines, 0),
+        Legend::Beside(w) => (Vec::new(), w),
+    };
+    let [top, legend, body] = Layout::vertical([
+        Constraint::Length(head_rows),
+        Constraint::Length(above.len() as u16),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
+    f.render_widget(Paragraph::new(head), top);
+    f.render_widget(Paragraph::new(above), legend);
+    let chart_area = if beside > 0 {
+        let [c, _gap, l] = Layout::horizontal([
+            Constraint::Min(10),
+            Constraint::Length(1),
+            Constraint::Length(beside),
+        ])
+        .areas(body);
+        let column = legend_column(app, &series, usize::from(beside), usize::from(l.height));
+        f.render_widget(Paragraph::new(column), l);
+        c
+    } else {
+        body
+    };
 
     let q = quoted(app);
     let xmax = points
@@ -204,17 +292,15 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .style(Style::default().fg(t.accent))
             .data(&live_pt),
     );
+    // No axis titles: ratatui draws them inside the plot, over its corner points. The
+    // units are in the labels (the last x label says IOPS; the y labels are times).
+    let n = if chart_area.width >= 40 { 3 } else { 2 };
+    let mut xlabels = axis_labels(0.0, x1, n, format::iops);
+    if let Some(l) = xlabels.last_mut() {
+        *l = Line::raw(format!("{} IOPS", format::iops(x1)));
+    }
     let chart = time_chart(sets, t)
-        .x_axis(
-            axis([0.0, x1], t)
-                .title("IOPS")
-                .labels(axis_labels(0.0, x1, 3, format::iops)),
-        )
-        .y_axis(axis([0.0, y1], t).title("service").labels(axis_labels(
-            0.0,
-            y1,
-            3,
-            format::us_axis_round,
-        )));
+        .x_axis(axis([0.0, x1], t).labels(xlabels))
+        .y_axis(axis([0.0, y1], t).labels(axis_labels(0.0, y1, 3, format::us_axis_round)));
     f.render_widget(chart, chart_area);
 }

@@ -62,14 +62,29 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     let rows = inner.height as usize;
     let mut lines: Vec<Line> = Vec::new();
+    // The lines of the oldest event taken: one that does not fit whole is left out (its
+    // wrapped tail would stand at the top without its time), unless it is the only one.
+    let mut oldest = 0;
     for e in app.events.iter().rev() {
         let mut l = lines_of(app, e, inner.width as usize);
+        oldest = l.len();
         l.append(&mut lines);
         lines = l;
         if lines.len() >= rows {
             break;
         }
     }
-    let skip = lines.len().saturating_sub(rows);
-    f.render_widget(Paragraph::new(lines.split_off(skip)), inner);
+    let mut skip = lines.len().saturating_sub(rows);
+    if skip > 0 && lines.len() > oldest {
+        skip = skip.max(oldest);
+    }
+    let mut shown = lines.split_off(skip.min(lines.len()));
+    // The newest stays on the last row when an event was left out above.
+    let gap = rows.saturating_sub(shown.len());
+    if skip > 0 && gap > 0 {
+        let mut padded: Vec<Line> = (0..gap).map(|_| Line::raw("")).collect();
+        padded.append(&mut shown);
+        shown = padded;
+    }
+    f.render_widget(Paragraph::new(shown), inner);
 }

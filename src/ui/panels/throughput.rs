@@ -158,7 +158,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let chart = time_chart(sets, t)
         .x_axis(axis([x0, x1], t).labels(time_labels(x0, x1)))
         .y_axis(axis([0.0, y1], t).labels(if bw {
-            axis_labels(0.0, y1, 3, |v| format!("{v:.0}MB/s"))
+            axis_labels(0.0, y1, 3, |v| format::bw_axis(v * 1e6))
         } else {
             axis_labels(0.0, y1, 3, format::iops)
         }));
