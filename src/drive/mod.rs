@@ -8,6 +8,7 @@ pub mod mounts;
 mod resolve;
 mod sysroot;
 mod zoned;
+pub mod zones;
 
 use std::path::PathBuf;
 
