@@ -121,7 +121,11 @@ fn zone_start(dev: &ZonedDevice, offset: u64) -> u64 {
 /// Checks one step against a host-managed zoned device; a step that only reads passes.
 pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal> {
     let w = &spec.workload;
-    if dev.zones.model != ZoneModel::HostManaged || w.rw.read_percent(w.rwmixread) == 100 {
+    // A fio job file's writes are its own (fio's zonemode=zbd), as the job says them.
+    if dev.zones.model != ZoneModel::HostManaged
+        || w.rw.read_percent(w.rwmixread) == 100
+        || spec.fio_file.is_some()
+    {
         return Ok(());
     }
     let region = w.region;
