@@ -14,6 +14,8 @@
 #                        and the kernel's block stats around it (zoned_stat_before/after)
 #   zoned_fio(_uring)    fio zonemode=zbd rw=write over the whole namespace (psync, then
 #                        io_uring, each at iodepth 1 after a reset), then its report
+#   cmp_drivescope_X, cmp_fio_X  three alternating rounds of both writing the whole
+#                        namespace at iodepth 1 (io_uring), for their throughput side by side
 # tests/qemu/qemu_zoned.rs checks what each section printed.
 . /prelude.sh
 
@@ -76,5 +78,14 @@ blkzone reset "$z"
 section zoned_fio_uring fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
     --iodepth=1 --direct=1 --ioengine=io_uring --size=64M --thread --output-format=json
 section zoned_fio_uring_report blkzone report "$z"
+# Alternating rounds over the whole namespace at iodepth 1 (zones reset before each):
+# drivescope's io_uring write, then fio's (zonemode=zbd, io_uring), three times.
+preset whole 1 64MiB
+for r in a b c; do
+    section "cmp_drivescope_$r" run --preset-file /tmp/whole.yaml
+    blkzone reset "$z"
+    section "cmp_fio_$r" fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+        --iodepth=1 --direct=1 --ioengine=io_uring --size=64M --thread --output-format=json
+done
 echo "=== ALL DONE ==="
 poweroff -f
