@@ -13,6 +13,7 @@
 #
 # WORKLOAD_CMD is the guest's workload on /dev/nvme0n1 (run while the telemetry poller
 # watches); the default tries `drivescope run` and falls back to a direct-I/O dd read.
+# NVME_ZONED=1 adds a controller with a zoned namespace (see below).
 # NVME_SIZE and SATA_SIZE size the two disks (default 256M and 128M).
 # KERNEL_APPEND adds to the guest kernel's command line (e.g. nvme.poll_queues=1: the
 # prelude hands MODULE.PARAM=VALUE words to insmod, as modprobe would). QEMU_TRACE adds
@@ -149,6 +150,7 @@ printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$r
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf 'WORKLOAD_CMD=%q\n' "$WORKLOAD_CMD" >"$root/workload.conf"
 printf 'NVME_SECOND=%q\n' "${NVME_SECOND:-}" >>"$root/workload.conf"
+printf 'NVME_ZONED=%q\n' "${NVME_ZONED:-}" >>"$root/workload.conf"
 install -m 0644 "$here/guest-prelude.sh" "$root/prelude.sh"
 install -m 0755 "$guest_script" "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
@@ -162,6 +164,15 @@ if [ -n "${NVME_SECOND:-}" ]; then
         -device nvme,serial=TEST0002,drive=nv1)
 fi
 truncate -s "${SATA_SIZE:-128M}" "$work/sata.img"
+# NVME_ZONED=1: a third NVMe controller (serial ZNS00001) whose namespace is zoned (ZNS):
+# 64 MiB in 16 zones of 4 MiB, at most 4 open and 6 active.
+zoned_nvme=()
+if [ -n "${NVME_ZONED:-}" ]; then
+    truncate -s 64M "$work/zns.img"
+    zoned_nvme=(-device nvme,id=nvmez,serial=ZNS00001
+        -drive file="$work/zns.img",if=none,id=nvz,format=raw
+        -device nvme-ns,drive=nvz,bus=nvmez,nsid=1,zoned=true,zoned.zone_size=4M,zoned.max_open=4,zoned.max_active=6)
+fi
 
 # --- boot ---------------------------------------------------------------------------------
 # KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a
@@ -185,7 +196,7 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1 ${KERNEL_APPEND:-}" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
-        -device nvme,serial=TEST0001,drive=nv0 "${second_nvme[@]}" \
+        -device nvme,serial=TEST0001,drive=nv0 "${second_nvme[@]}" "${zoned_nvme[@]}" \
         -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \
         -device ide-hd,drive=sata0,bus=ahci.0,serial=SATA0001 \
         -trace pci_nvme_get_log -trace pci_nvme_getfeat "${extra_trace[@]}" -D "$out/nvme-trace.log" \

@@ -66,6 +66,8 @@ pub struct DriveView {
     pub capacity_bytes: Option<u64>,
     /// "NVMe", "SATA", "virtio", ...
     pub transport: Option<String>,
+    /// A zoned drive's zones (NVMe ZNS, SMR).
+    pub zones: Option<crate::drive::Zones>,
 }
 
 /// A step of the running plan has started.

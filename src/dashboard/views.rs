@@ -192,6 +192,7 @@ pub fn drive_view_of(info: &drive::DriveInfo) -> Option<DriveView> {
         firmware: d.firmware.clone(),
         capacity_bytes: Some(d.capacity_bytes),
         transport: Some(d.transport.as_str().to_string()),
+        zones: d.zones,
     })
 }
 

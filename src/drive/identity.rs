@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Disk, SysRoot, Transport};
+use super::{Disk, SysRoot, Transport, Zones};
 
 fn canonical_string(p: &Path) -> String {
     std::fs::canonicalize(p)
@@ -104,6 +104,7 @@ pub fn disk_identity(root: &SysRoot, name: &str) -> Disk {
             None
         },
         backing_file: SysRoot::attr(&b.join("loop/backing_file")).map(PathBuf::from),
+        zones: Zones::read_queue(&q),
     }
 }
 

@@ -7,6 +7,8 @@ pub mod in_use;
 pub mod mounts;
 mod resolve;
 mod sysroot;
+mod zoned;
+pub mod zones;
 
 use std::path::PathBuf;
 
@@ -15,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub use identity::{disk_identity, list_disks};
 pub use resolve::{block_namespace, default_target, disks_under, resolve, resolve_in};
 pub use sysroot::SysRoot;
+pub use zoned::{ZoneModel, Zones};
 
 /// How a disk is attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +64,9 @@ pub struct Disk {
     pub nvme_controller: Option<String>,
     /// A loop device's backing file.
     pub backing_file: Option<PathBuf>,
+    /// A zoned device's zones (NVMe ZNS, SMR); `None` when it is not zoned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<Zones>,
 }
 
 impl Disk {

@@ -131,6 +131,11 @@ pub enum InvalidStep {
     TrimPassthrough,
     #[error("--verify checks what was written; a trim workload writes nothing to check")]
     TrimVerify,
+    #[error("{} is a host-managed zoned device: {why}", .path.display())]
+    Zoned {
+        path: PathBuf,
+        why: super::zoned::ZoneRefusal,
+    },
     #[error("{} takes no trims: {kind} refused ({})", .path.display(), errno_text(*.errno))]
     NoTrim {
         path: PathBuf,

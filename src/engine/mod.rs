@@ -10,6 +10,7 @@ mod invalid;
 pub mod native;
 mod seam;
 mod target;
+pub mod zoned;
 
 pub use error::{EngineError, Opener};
 pub use invalid::{

@@ -88,8 +88,11 @@ impl TargetHost for LocalHost {
         None
     }
 
+    /// The engine of `kind`, resetting the zones a step writes on a zoned device.
     fn engine(&self, kind: EngineKind) -> Box<dyn Engine> {
-        crate::engines::engine_for(kind)
+        Box::new(super::zone_reset::ZoneResetting(
+            crate::engines::engine_for(kind),
+        ))
     }
 
     /// Nothing to tell: the test files made here are the run's own to keep.

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod local;
 pub mod prepare;
+pub mod zone_reset;
 
 use std::path::Path;
 use std::sync::mpsc::Receiver;

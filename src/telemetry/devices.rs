@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::collect::no_smart_note;
 use super::{blockstat, hwmon, nvme, smartctl};
 use crate::drive::in_use::{block_device_in_use, BlockDevice, InUse, Scene};
-use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport};
+use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport, Zones};
 use crate::units::format_size;
 
 /// One row of the listing.
@@ -89,6 +89,21 @@ pub fn collect(root: &SysRoot) -> Vec<DeviceRow> {
         .collect()
 }
 
+/// A zoned device's zones in words: `host-managed, 64 zones of 4 MiB, at most 14 open,
+/// active unlimited`.
+pub fn zones_text(z: &Zones) -> String {
+    let limit =
+        |n: Option<u64>| n.map_or_else(|| "unlimited".to_string(), |n| format!("at most {n}"));
+    format!(
+        "{}, {} zones of {}, open {}, active {}",
+        z.model.as_str(),
+        z.count,
+        format_size(z.zone_bytes),
+        limit(z.max_open),
+        limit(z.max_active)
+    )
+}
+
 /// The listing as text: a heading, a row per device and a line per note; each line ends
 /// with a newline.
 pub fn table_text(rows: &[DeviceRow]) -> String {
@@ -119,6 +134,9 @@ pub fn table_text(rows: &[DeviceRow]) -> String {
             used,
             r.sources.join(", ")
         ));
+        if let Some(z) = &d.zones {
+            out.push_str(&format!("{:<10} zoned: {}\n", "", zones_text(z)));
+        }
         for n in &r.notes {
             out.push_str(&format!("{:<10} note: {n}\n", ""));
         }

@@ -191,6 +191,7 @@ pub fn micron() -> DriveView {
         firmware: Some("E1MU23BC".into()),
         capacity_bytes: Some(7_681_501_126_656),
         transport: Some("NVMe".into()),
+        zones: None,
     }
 }
 

@@ -5,7 +5,7 @@ use crate::fake_sysfs;
 
 use std::path::Path;
 
-use drivescope::drive::{self, disks_under, list_disks, SysRoot, Transport};
+use drivescope::drive::{self, disks_under, list_disks, SysRoot, Transport, ZoneModel, Zones};
 use fake_sysfs::Tree;
 
 const ATA: &str = "sys/devices/pci0000:00/0000:00:1f.2";
@@ -96,6 +96,49 @@ fn identity_from_sysfs() {
     assert_eq!(nvme.serial.as_deref(), Some("S4EUNX0N"));
     assert_eq!(nvme.firmware.as_deref(), Some("2B2QEXM7"));
     assert_eq!(disks[0].transport, Transport::Other);
+}
+
+/// A zoned NVMe namespace (ZNS) as the kernel shows it: 64 zones of 4 MiB, 14 open at
+/// most, active zones unlimited (0); sda of the same tree is not zoned (`none`).
+#[test]
+fn zoned_devices_from_sysfs() {
+    let t = tree();
+    let ns = "sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1";
+    for (name, v) in [
+        ("zoned", "host-managed"),
+        ("chunk_sectors", "8192"),
+        ("nr_zones", "64"),
+        ("max_open_zones", "14"),
+        ("max_active_zones", "0"),
+    ] {
+        t.file(&format!("{ns}/queue/{name}"), &format!("{v}\n"));
+    }
+    t.file(
+        &format!("{ATA}/ata1/host0/target0:0:0/0:0:0:0/block/sda/queue/zoned"),
+        "none\n",
+    );
+    let root = SysRoot::under(t.root());
+    let disks = list_disks(&root);
+    let nvme = disks.iter().find(|d| d.name == "nvme0n1").expect("nvme0n1");
+    assert_eq!(
+        nvme.zones,
+        Some(Zones {
+            model: ZoneModel::HostManaged,
+            zone_bytes: 4 << 20,
+            count: 64,
+            max_open: Some(14),
+            max_active: None,
+        })
+    );
+    let sda = disks.iter().find(|d| d.name == "sda").expect("sda");
+    assert_eq!(sda.zones, None);
+    // The JSON of a disk carries the zones only when there are some.
+    let json = serde_json::to_value(nvme).expect("json");
+    assert_eq!(json["zones"]["model"], "host-managed");
+    assert!(serde_json::to_value(sda)
+        .expect("json")
+        .get("zones")
+        .is_none());
 }
 
 #[test]

@@ -64,6 +64,7 @@ pub fn nvme_drive() -> drivescope::drive::DriveInfo {
             transport: drivescope::drive::Transport::Nvme,
             nvme_controller: Some("nvme0".into()),
             backing_file: None,
+            zones: None,
         }],
     }
 }

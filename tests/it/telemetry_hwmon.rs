@@ -201,6 +201,7 @@ fn disk(name: &str, transport: Transport, ctrl: Option<&str>) -> Disk {
         transport,
         nvme_controller: ctrl.map(str::to_string),
         backing_file: None,
+        zones: None,
     }
 }
 

@@ -11,3 +11,4 @@ mod qemu_engine;
 mod qemu_nvme;
 mod qemu_safety;
 mod qemu_wear;
+mod qemu_zoned;

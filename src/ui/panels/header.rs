@@ -69,9 +69,19 @@ fn drive_line(app: &App) -> Line<'static> {
                     Style::default().fg(t.fg),
                 ));
             }
+            spans.extend(zones_span(app, d));
         }
     }
     Line::from(spans)
+}
+
+/// A zoned drive's zone model, size, count and limits, after its identity.
+fn zones_span(app: &App, d: &crate::app::DriveView) -> Option<Span<'static>> {
+    let z = d.zones.as_ref()?;
+    Some(Span::styled(
+        format!(" · zoned {}", crate::telemetry::devices::zones_text(z)),
+        Style::default().fg(app.theme().warning),
+    ))
 }
 
 fn run_line(app: &App) -> Line<'static> {

@@ -1,0 +1,91 @@
+#!/bin/sh
+# /init of the zoned guest (GUEST_SCRIPT=scripts/qemu-nvme/guest-zoned.sh, booted with
+# NVME_ZONED=1 GUEST_BINS="fio blkzone"): a zoned NVMe namespace (ZNS, 16 zones of 4 MiB).
+#   zoned_sysfs          the namespace's queue/ attributes, as the kernel shows them
+#   zoned_devices(_text) `drivescope devices --json` and its table
+#   zoned_random         a random write: refused before any I/O, saying why (exit 2)
+#   zoned_offset         a write starting inside a zone: refused
+#   zoned_wrap           a write ending by time (it would come round): refused
+#   zoned_dirty          fio (zonemode=zbd) writes zones 0-3, so that the zones are not empty
+#   zoned_partial        drivescope writes 10 MiB from 0 (2.5 zones): its zones reset first
+#   zoned_partial_report `blkzone report` after it (zone 3 stays as fio left it)
+#   zoned_deep           16 MiB at iodepth 8 (mq-deadline's zone write locking orders it)
+#   zoned_preset         the zoned-seq-write preset over the whole namespace, then its report,
+#                        and the kernel's block stats around it (zoned_stat_before/after)
+#   zoned_fio(_uring)    fio zonemode=zbd rw=write over the whole namespace (psync, then
+#                        io_uring, each at iodepth 1 after a reset), then its report
+#   cmp_drivescope_X, cmp_fio_X  three alternating rounds of both writing the whole
+#                        namespace at iodepth 1 (io_uring), for their throughput side by side
+# tests/qemu/qemu_zoned.rs checks what each section printed.
+. /prelude.sh
+
+export HOME=/tmp/home
+mkdir -p "$HOME"
+z=
+i=0
+while [ -z "$z" ] && [ $i -lt 100 ]; do
+    for q in /sys/block/nvme*/queue/zoned; do
+        [ -e "$q" ] && [ "$(cat "$q")" != none ] && z=/dev/$(basename "$(dirname "$(dirname "$q")")")
+    done
+    [ -n "$z" ] || sleep 0.1
+    i=$((i + 1))
+done
+q=/sys/block/$(basename "$z")/queue
+sysfs() {
+    echo "dev=$z"
+    for a in zoned chunk_sectors nr_zones max_open_zones max_active_zones scheduler; do
+        echo "$a=$(cat "$q/$a")"
+    done
+}
+section zoned_sysfs sysfs
+section zoned_devices drivescope devices --json
+section zoned_devices_text drivescope devices
+run() { drivescope run --target "$z" --destroy-data "$z" --json "$@"; }
+section zoned_random run --rw randwrite --bs 4k --duration 2s
+section zoned_offset run --rw write --bs 128k --offset 6M --duration 2s
+section zoned_wrap run --rw write --bs 128k --duration 2s
+blkzone reset "$z"
+section zoned_dirty fio --name=dirty --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+    --direct=1 --ioengine=psync --size=16M --thread --output-format=json
+section zoned_before blkzone report "$z"
+preset() { # preset NAME IODEPTH REGION: a one-step sequential write preset
+    cat >"/tmp/$1.yaml" <<YAML
+id: $1
+name: $1
+description: a sequential write of $3 from the start at iodepth $2
+phases:
+  - name: write
+    workload: {rw: write, bs: 128k, iodepth: $2, jobs: 1, region: $3}
+    end: {data: 1x}
+YAML
+}
+preset partial 1 10MiB
+section zoned_partial run --preset-file /tmp/partial.yaml
+section zoned_partial_report blkzone report "$z"
+preset deep 8 16MiB
+section zoned_deep run --preset-file /tmp/deep.yaml
+section zoned_deep_report blkzone report "$z"
+stat() { echo "stat=$(cat /sys/block/$(basename "$z")/stat)"; }
+section zoned_stat_before stat
+section zoned_preset run --preset zoned-seq-write
+section zoned_stat_after stat
+section zoned_preset_report blkzone report "$z"
+blkzone reset "$z"
+section zoned_fio fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+    --iodepth=1 --direct=1 --ioengine=psync --size=64M --thread --output-format=json
+section zoned_fio_report blkzone report "$z"
+blkzone reset "$z"
+section zoned_fio_uring fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+    --iodepth=1 --direct=1 --ioengine=io_uring --size=64M --thread --output-format=json
+section zoned_fio_uring_report blkzone report "$z"
+# Alternating rounds over the whole namespace at iodepth 1 (zones reset before each):
+# drivescope's io_uring write, then fio's (zonemode=zbd, io_uring), three times.
+preset whole 1 64MiB
+for r in a b c; do
+    section "cmp_drivescope_$r" run --preset-file /tmp/whole.yaml
+    blkzone reset "$z"
+    section "cmp_fio_$r" fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+        --iodepth=1 --direct=1 --ioengine=io_uring --size=64M --thread --output-format=json
+done
+echo "=== ALL DONE ==="
+poweroff -f
