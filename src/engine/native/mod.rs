@@ -7,22 +7,29 @@
 
 mod buffers;
 mod claim;
-mod collector;
+mod crew;
 mod discard;
 mod failure;
 mod idle;
 mod iogen;
+mod merger;
+mod notes;
 pub mod nvme;
+mod open;
 mod pacer;
 mod pause;
 mod polling;
 pub mod rng;
 mod schedule;
+mod step_run;
 mod stopclock;
 mod suspend;
 mod sync;
 mod tally;
+mod timeline;
+mod totals;
 mod uring;
+mod validate;
 mod verifier;
 mod wake;
 
@@ -34,11 +41,11 @@ use std::time::Instant;
 
 pub use buffers::{Buffers, BUF_ALIGN};
 pub use claim::{check_claim, openers};
-pub use collector::{validate, validate_shape};
 pub use failure::first_error;
 pub use idle::Idle;
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
+pub use validate::{validate, validate_shape};
 
 use super::{Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::{LatHists, StepSummary, WorkerInterval};
@@ -70,7 +77,7 @@ impl Engine for InProcess {
         ctl: &StepControl,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
-        collector::run(target, spec, self.kind, ctl, obs)
+        step_run::run(target, spec, self.kind, ctl, obs)
     }
 }
 
