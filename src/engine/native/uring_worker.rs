@@ -65,7 +65,7 @@ struct Source {
 
 impl Source {
     /// The intended issue time of the next I/O; `None` while a paced job has none due.
-    #[inline]
+    #[inline(always)]
     fn intended(&mut self, now: u64, rec: &mut IntervalTally) -> Option<u64> {
         match (&mut self.pacer, self.carried.take()) {
             (None, _) => Some(now),
@@ -79,8 +79,9 @@ impl Source {
     }
 
     /// The next I/O for slot `slot`; `None` when a verified write finds every try's blocks
-    /// claimed by another job (it is held, with its intended time).
-    #[inline]
+    /// claimed by another job (it is held, with its intended time). Inlined always: it is
+    /// a call per I/O otherwise, which the loop did not have before it was split.
+    #[inline(always)]
     fn next_io(
         &mut self,
         slot: usize,
