@@ -103,7 +103,7 @@ pub(crate) struct WorkerCtx {
     /// The target, opened for this job; `None` for the nop engine.
     pub file: Option<File>,
     /// What each I/O of the ring is (the sync engine does only reads and writes).
-    pub ring_io: uring::RingIo,
+    pub ring_io: sqe::RingIo,
     /// Every I/O of the step is a trim of this kind (a trim workload).
     pub trim: Option<discard::TrimKind>,
     /// How the ring is set up (polled I/O, SQPOLL).

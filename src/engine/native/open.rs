@@ -10,7 +10,8 @@ use super::discard::TrimKind;
 use super::failure::{DeviceWatch, KernelCompletions};
 use super::notes::Notes;
 use super::nvme::{self, Namespace};
-use super::uring::{build_ring, RingIo};
+use super::sqe::RingIo;
+use super::uring::build_ring;
 use crate::engine::{EngineError, InvalidStep, StepObserver, StepTarget};
 use crate::workload::{EngineKind, EngineOptions, StepSpec};
 

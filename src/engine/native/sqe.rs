@@ -1,13 +1,25 @@
-//! The SQEs of the io_uring worker: one per I/O, of the ring's entry type (64-byte SQEs
+//! What each I/O of a ring is ([`RingIo`]) and the SQEs of the io_uring worker: one per I/O, of the ring's entry type (64-byte SQEs
 //! for reads, writes, NOPs and trims; 128-byte ones for NVMe commands), and what each
 //! completion's result means.
 
 use io_uring::{opcode, squeue, types};
 
 use super::buffers::Buffers;
-use super::discard::trim_sqe;
-use super::nvme;
-use super::uring::RingIo;
+use super::discard::{trim_sqe, TrimKind};
+use super::nvme::{self, Namespace};
+
+/// What each I/O of a ring is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RingIo {
+    /// Reads and writes of the target (READ_FIXED / WRITE_FIXED).
+    Block,
+    /// IORING_OP_NOP: no target, no data; the engine's own cost per I/O.
+    Nop,
+    /// NVMe read and write commands on an NVMe generic character device.
+    NvmeCmd(Namespace),
+    /// Trims of the target: block discard commands or punched holes; no data.
+    Trim(TrimKind),
+}
 
 /// An SQE of a ring's entry type for one I/O.
 pub(super) trait MakeSqe: squeue::EntryMarker {

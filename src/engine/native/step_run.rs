@@ -17,9 +17,9 @@ use super::merger::{split_trims, Merger};
 use super::notes::Notes;
 use super::open;
 use super::schedule::Schedule;
+use super::sqe::RingIo;
 use super::timeline::Timeline;
 use super::totals::Totals;
-use super::uring::RingIo;
 use super::validate::validate;
 use super::{WorkerCtx, WorkerMsg};
 use crate::engine::{Control, EngineError, StepControl, StepObserver, StepTarget};
@@ -151,7 +151,7 @@ impl<'a> StepRun<'a> {
             let ctx = self.worker_ctx(job, file, &shared, progress[job].clone(), spare_rx);
             let builder = std::thread::Builder::new().name(format!("ds-job{job}"));
             let spawned = if self.ran != EngineKind::Sync {
-                builder.spawn(move || super::uring::run(ctx))
+                builder.spawn(move || super::uring_worker::run(ctx))
             } else {
                 builder.spawn(move || super::sync::run(ctx))
             };

@@ -10,8 +10,8 @@
 //! entry types are its type parameters, and [`RingIo`] says what each I/O is.
 //!
 //! This file sets a worker up (its ring, buffers and registrations) and tears it down (no
-//! buffer is freed while the kernel may still write into it); the loop itself is
-//! [`super::uring_worker`], the SQEs [`super::sqe`].
+//! buffer is freed while the kernel may still write into it); the worker's thread and loop
+//! are [`super::uring_worker`], the SQEs and what each I/O is [`super::sqe`].
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -21,12 +21,9 @@ use io_uring::{cqueue, squeue, types, IoUring};
 use thiserror::Error;
 
 use super::buffers::Buffers;
-use super::discard::TrimKind;
-use super::nvme::Namespace;
 use super::rng::Rng;
-use super::sqe::MakeSqe;
-use super::uring_worker::io_loop;
-use super::{paced_lead, WorkerCtx, WorkerMsg};
+use super::sqe::RingIo;
+use super::WorkerCtx;
 use crate::workload::EngineOptions;
 
 /// How many prepared SQEs go to the kernel together while more are being prepared. Handing
@@ -36,19 +33,6 @@ use crate::workload::EngineOptions;
 /// IOPS (fio: 82-90k), on a loop device over /dev/shm 242-246k -> 290-303k with the same
 /// CPU per I/O; chunks of 1 or 2 cost more system time, 8 or 16 were no better.
 pub const SUBMIT_CHUNK: usize = 4;
-
-/// What each I/O of a ring is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RingIo {
-    /// Reads and writes of the target (READ_FIXED / WRITE_FIXED).
-    Block,
-    /// IORING_OP_NOP: no target, no data; the engine's own cost per I/O.
-    Nop,
-    /// NVMe read and write commands on an NVMe generic character device.
-    NvmeCmd(Namespace),
-    /// Trims of the target: block discard commands or punched holes; no data.
-    Trim(TrimKind),
-}
 
 /// How long a worker that stops with I/Os in flight (an `io_uring_enter` error, a panic)
 /// waits for them before it gives up and leaks its ring and buffers. The collector joins a
@@ -197,7 +181,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Drop for Setup<S, C> {
     }
 }
 
-fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+pub(super) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     ctx: &WorkerCtx,
 ) -> Result<(Setup<S, C>, Vec<String>), UringError> {
     let depth = ctx.workload.iodepth;
@@ -268,43 +252,6 @@ pub(super) fn transient(e: &io::Error) -> bool {
         e.raw_os_error(),
         Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)
     )
-}
-
-pub(crate) fn run(ctx: WorkerCtx) {
-    match ctx.ring_io {
-        RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
-            run_on::<squeue::Entry, cqueue::Entry>(ctx)
-        }
-        RingIo::NvmeCmd(_) => run_on::<squeue::Entry128, cqueue::Entry32>(ctx),
-    }
-}
-
-fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
-    let set = setup::<S, C>(&ctx);
-    let lead = paced_lead(&ctx);
-    if let Err(e) = &set {
-        let _ = ctx.tx.send(WorkerMsg::Failed {
-            job: ctx.job,
-            message: e.to_string(),
-        });
-    }
-    ctx.ready.wait();
-    ctx.go.wait();
-    let Ok((mut s, notes)) = set else { return };
-    for n in notes {
-        let _ = ctx.tx.send(WorkerMsg::Note(n));
-    }
-    let Some(t0) = ctx.t0.get().copied() else {
-        return;
-    };
-    if let Err(e) = io_loop(&ctx, &mut s, t0, lead) {
-        let _ = ctx.tx.send(WorkerMsg::Failed {
-            job: ctx.job,
-            message: e.to_string(),
-        });
-    }
-    // `s` drops here: after an error return it waits (bounded) for the I/Os still in
-    // flight before the buffers are freed, or leaks them (`Setup::release`).
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The io_uring worker's loop, as methods of the [`Worker`] that owns its state: each turn
+//! The io_uring worker's thread and its loop, as methods of the [`Worker`] that owns its state: each turn
 //! it looks at its clock and flags ([`Worker::tick`]), reaps what completed
 //! ([`Worker::reap`]), fills the free slots ([`Worker::refill`]) and hands them to the
 //! kernel with the wait for the next completion ([`Worker::enter`]), no longer than the
@@ -9,19 +9,19 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use io_uring::{cqueue, types};
+use io_uring::{cqueue, squeue, types};
 
 use super::buffers::Buffers;
 use super::iogen::{IoGen, NextIo};
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
-use super::sqe::{io_result, MakeSqe};
+use super::sqe::{io_result, MakeSqe, RingIo};
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
-use super::uring::{transient, RingBufs, RingIo, Setup, UringError, SUBMIT_CHUNK};
+use super::uring::{setup, transient, RingBufs, Setup, UringError, SUBMIT_CHUNK};
 use super::verifier::Verifier;
 use super::wake::WakeLead;
-use super::{ns_since, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+use super::{ns_since, paced_lead, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
 /// How many I/Os a verified write tries before it waits: each whose blocks another job is
 /// writing now is passed over for the next.
@@ -41,9 +41,48 @@ struct SlotIo {
     t_intended: u64,
 }
 
+/// The io_uring worker thread of one job: sets its ring up, waits for the step's start
+/// with the others, runs the loop and reports a failure.
+pub(crate) fn run(ctx: WorkerCtx) {
+    match ctx.ring_io {
+        RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
+            run_on::<squeue::Entry, cqueue::Entry>(ctx)
+        }
+        RingIo::NvmeCmd(_) => run_on::<squeue::Entry128, cqueue::Entry32>(ctx),
+    }
+}
+
+fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
+    let set = setup::<S, C>(&ctx);
+    let lead = paced_lead(&ctx);
+    if let Err(e) = &set {
+        let _ = ctx.tx.send(WorkerMsg::Failed {
+            job: ctx.job,
+            message: e.to_string(),
+        });
+    }
+    ctx.ready.wait();
+    ctx.go.wait();
+    let Ok((mut s, notes)) = set else { return };
+    for n in notes {
+        let _ = ctx.tx.send(WorkerMsg::Note(n));
+    }
+    let Some(t0) = ctx.t0.get().copied() else {
+        return;
+    };
+    if let Err(e) = io_loop(&ctx, &mut s, t0, lead) {
+        let _ = ctx.tx.send(WorkerMsg::Failed {
+            job: ctx.job,
+            message: e.to_string(),
+        });
+    }
+    // `s` drops here: after an error return it waits (bounded) for the I/Os still in
+    // flight before the buffers are freed, or leaks them (`Setup::release`).
+}
+
 /// Runs the step. Returns with I/Os in flight only on an error (or unwinds on a panic); the
 /// caller's `Setup` then drains them before freeing the buffers.
-pub(super) fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
+fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
     ctx: &WorkerCtx,
     s: &mut Setup<S, C>,
     t0: Instant,
