@@ -137,7 +137,7 @@ impl Buffers {
         // lives as long as the `&self` borrow the slice is tied to; Rust code writes to it
         // only through `&mut self`. The kernel writes into a slot only for a read that
         // unsafe code submitted, and that code must not look at the slot until the read
-        // completes (the contract of the io_uring push in uring.rs).
+        // completes (the contract of the io_uring push in uring_worker.rs).
         unsafe { std::slice::from_raw_parts(ptr, self.slot_len) }
     }
 

@@ -7,22 +7,31 @@
 
 mod buffers;
 mod claim;
-mod collector;
+mod crew;
 mod discard;
 mod failure;
 mod idle;
 mod iogen;
+mod merger;
+mod notes;
 pub mod nvme;
+mod open;
 mod pacer;
 mod pause;
 mod polling;
 pub mod rng;
 mod schedule;
+mod sqe;
+mod step_run;
 mod stopclock;
 mod suspend;
 mod sync;
 mod tally;
+mod timeline;
+mod totals;
 mod uring;
+mod uring_worker;
+mod validate;
 mod verifier;
 mod wake;
 
@@ -34,11 +43,11 @@ use std::time::Instant;
 
 pub use buffers::{Buffers, BUF_ALIGN};
 pub use claim::{check_claim, openers};
-pub use collector::{validate, validate_shape};
 pub use failure::first_error;
 pub use idle::Idle;
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
+pub use validate::{validate, validate_shape};
 
 use super::{Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::{LatHists, StepSummary, WorkerInterval};
@@ -70,7 +79,7 @@ impl Engine for InProcess {
         ctl: &StepControl,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
-        collector::run(target, spec, self.kind, ctl, obs)
+        step_run::run(target, spec, self.kind, ctl, obs)
     }
 }
 
@@ -94,7 +103,7 @@ pub(crate) struct WorkerCtx {
     /// The target, opened for this job; `None` for the nop engine.
     pub file: Option<File>,
     /// What each I/O of the ring is (the sync engine does only reads and writes).
-    pub ring_io: uring::RingIo,
+    pub ring_io: sqe::RingIo,
     /// Every I/O of the step is a trim of this kind (a trim workload).
     pub trim: Option<discard::TrimKind>,
     /// How the ring is set up (polled I/O, SQPOLL).

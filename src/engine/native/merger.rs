@@ -1,0 +1,205 @@
+//! The pending intervals: each worker's report of an interval waits here until every live
+//! worker has sent its own, and then leaves, merged over the jobs, as one
+//! [`IntervalReport`], in order.
+
+use std::collections::BTreeMap;
+
+use super::schedule::Schedule;
+use crate::stats::{
+    ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, WorkerInterval,
+};
+
+/// One interval as merged so far.
+#[derive(Default)]
+struct Partial {
+    dirs: [DirCounts; 2],
+    errors: u64,
+    error_records: Vec<IoErrorRecord>,
+    /// The histograms of the first job that sent the interval (which gets them back once
+    /// the interval is handed on), the others' added in.
+    hists: Option<(usize, Box<LatHists>)>,
+    gaps: ArrivalGaps,
+    end_ns: u64,
+}
+
+/// What one worker has sent.
+#[derive(Clone, Copy, Default)]
+struct WorkerState {
+    last_index: Option<u64>,
+    done: bool,
+}
+
+/// One interval merged over every job.
+pub(super) struct Merged {
+    pub report: IntervalReport,
+    /// Its start and end (ns since the step's start).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// How much of it the process was suspended (ns).
+    pub suspended_ns: u64,
+    /// The gaps between the intended issue times of its paced I/Os.
+    pub gaps: ArrivalGaps,
+    /// The job whose histograms the report carries (to give them back to).
+    pub origin: Option<usize>,
+}
+
+/// The intervals the workers have sent and the collector not yet handed on.
+pub(super) struct Merger {
+    workers: Vec<WorkerState>,
+    pending: BTreeMap<u64, Partial>,
+    next_emit: u64,
+    schedule: Schedule,
+    paced: bool,
+    /// The workers count a trim in the write slot: a trim step's are trims.
+    trims: bool,
+}
+
+impl Merger {
+    pub fn new(jobs: usize, schedule: Schedule, paced: bool, trims: bool) -> Self {
+        Merger {
+            workers: vec![WorkerState::default(); jobs],
+            pending: BTreeMap::new(),
+            next_emit: 0,
+            schedule,
+            paced,
+            trims,
+        }
+    }
+
+    /// Adds one worker's interval; the histograms it came with, emptied, when the interval
+    /// already had some (the worker gets them back).
+    pub fn add(&mut self, wi: WorkerInterval) -> Option<Box<LatHists>> {
+        let st = &mut self.workers[wi.job];
+        st.last_index = Some(wi.index);
+        st.done |= wi.last;
+        let p = self.pending.entry(wi.index).or_default();
+        p.dirs[0].add(&wi.dirs[0]);
+        p.dirs[1].add(&wi.dirs[1]);
+        p.errors += wi.errors;
+        p.error_records.extend(wi.error_records);
+        p.gaps.add(&wi.gaps);
+        p.end_ns = p.end_ns.max(wi.end_ns);
+        match &mut p.hists {
+            None => {
+                p.hists = Some((wi.job, wi.hists));
+                None
+            }
+            Some((_, base)) => {
+                base.add(&wi.hists);
+                let mut h = wi.hists;
+                h.reset();
+                Some(h)
+            }
+        }
+    }
+
+    /// Worker `job` has stopped (failed): it sends nothing more.
+    pub fn failed(&mut self, job: usize) {
+        self.workers[job].done = true;
+    }
+
+    /// Every worker has stopped (the channel is closed).
+    pub fn all_gone(&mut self) {
+        for st in &mut self.workers {
+            st.done = true;
+        }
+    }
+
+    /// Every worker has sent its last interval, and every interval was handed on.
+    pub fn finished(&self) -> bool {
+        self.all_done() && self.pending.is_empty()
+    }
+
+    /// Every worker is done but intervals are left that nothing will complete (left behind
+    /// by failed workers).
+    pub fn stranded(&self) -> bool {
+        self.all_done()
+            && !self.pending.is_empty()
+            && self.pending.keys().next() != Some(&self.next_emit)
+    }
+
+    /// How many workers have not sent their last interval.
+    pub fn unfinished(&self) -> usize {
+        self.workers.iter().filter(|st| !st.done).count()
+    }
+
+    fn all_done(&self) -> bool {
+        self.workers.iter().all(|st| st.done)
+    }
+
+    /// The next interval, once every live worker has delivered it; `suspensions` are the
+    /// spans (ns since the start) the process was suspended.
+    pub fn next(&mut self, suspensions: &[(u64, u64)]) -> Option<Merged> {
+        let next = self.next_emit;
+        let complete = self.workers.iter().all(|st| {
+            st.last_index.is_some_and(|l| l >= next)
+                || (st.done && st.last_index.is_none_or(|l| l < next))
+        });
+        if !complete {
+            return None;
+        }
+        let p = self.pending.remove(&next)?;
+        self.next_emit += 1;
+        Some(self.report(next, p, suspensions))
+    }
+
+    fn report(&self, k: u64, p: Partial, suspensions: &[(u64, u64)]) -> Merged {
+        let paced = self.paced;
+        let ramp = self.schedule.is_ramp(k);
+        let start_ns = self.schedule.start(k);
+        let secs = (p.end_ns.saturating_sub(start_ns)).max(1) as f64 / 1e9;
+        let (origin, hists) = match p.hists {
+            Some((j, h)) => (Some(j), h),
+            None => (None, Box::new(LatHists::new(paced))),
+        };
+        let lat = LatSummary::from_hist(&hists.response_all());
+        let suspended = overlap_ns(suspensions, start_ns, p.end_ns);
+        let (write, trim) = split_trims(self.trims, p.dirs[1]);
+        let report = IntervalReport {
+            index: k,
+            start_s: start_ns as f64 / 1e9,
+            end_s: p.end_ns as f64 / 1e9,
+            ramp,
+            suspended_s: suspended as f64 / 1e9,
+            read: p.dirs[0],
+            write,
+            read_iops: p.dirs[0].ios as f64 / secs,
+            write_iops: write.ios as f64 / secs,
+            read_bw_bytes: p.dirs[0].bytes as f64 / secs,
+            write_bw_bytes: write.bytes as f64 / secs,
+            trim,
+            trim_iops: trim.ios as f64 / secs,
+            trim_bw_bytes: trim.bytes as f64 / secs,
+            errors: p.errors,
+            lat_us: lat,
+            service_lat_us: paced.then(|| LatSummary::from_hist(&hists.service_all())),
+            error_records: p.error_records,
+            hists: Some(hists),
+        };
+        Merged {
+            report,
+            start_ns,
+            end_ns: p.end_ns,
+            suspended_ns: suspended,
+            gaps: p.gaps,
+            origin,
+        }
+    }
+}
+
+/// The write slot's counts as (writes, trims): a trim step's workers count its trims there.
+pub(super) fn split_trims(trims: bool, slot: DirCounts) -> (DirCounts, DirCounts) {
+    if trims {
+        (DirCounts::default(), slot)
+    } else {
+        (slot, DirCounts::default())
+    }
+}
+
+/// How much of [from, to) the spans cover, ns.
+pub(super) fn overlap_ns(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
+    spans
+        .iter()
+        .map(|&(a, b)| b.min(to).saturating_sub(a.max(from)))
+        .sum()
+}

@@ -1,0 +1,150 @@
+//! What each I/O of a ring is ([`RingIo`]) and the SQEs of the io_uring worker: one per I/O, of the ring's entry type (64-byte SQEs
+//! for reads, writes, NOPs and trims; 128-byte ones for NVMe commands), and what each
+//! completion's result means.
+
+use io_uring::{opcode, squeue, types};
+
+use super::buffers::Buffers;
+use super::discard::{trim_sqe, TrimKind};
+use super::nvme::{self, Namespace};
+
+/// What each I/O of a ring is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RingIo {
+    /// Reads and writes of the target (READ_FIXED / WRITE_FIXED).
+    Block,
+    /// IORING_OP_NOP: no target, no data; the engine's own cost per I/O.
+    Nop,
+    /// NVMe read and write commands on an NVMe generic character device.
+    NvmeCmd(Namespace),
+    /// Trims of the target: block discard commands or punched holes; no data.
+    Trim(TrimKind),
+}
+
+/// An SQE of a ring's entry type for one I/O.
+pub(super) trait MakeSqe: squeue::EntryMarker {
+    #[allow(clippy::too_many_arguments)]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self;
+}
+
+impl MakeSqe for squeue::Entry {
+    #[inline]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self {
+        match io {
+            RingIo::Nop => opcode::Nop::new().build().user_data(slot as u64),
+            RingIo::Trim(k) => trim_sqe(k, fixed.0, fd, offset, len).user_data(slot as u64),
+            RingIo::Block | RingIo::NvmeCmd(_) => {
+                build_sqe(bufs, fixed, fd, slot, write, len, offset)
+            }
+        }
+    }
+}
+
+impl MakeSqe for squeue::Entry128 {
+    #[inline]
+    fn make(
+        io: RingIo,
+        bufs: &Buffers,
+        fixed: (bool, bool),
+        fd: i32,
+        slot: usize,
+        write: bool,
+        len: u32,
+        offset: u64,
+    ) -> Self {
+        match io {
+            RingIo::NvmeCmd(ns) => {
+                // The command moves `len` bytes at `ptr`: both checks keep that inside
+                // slot `slot`.
+                assert!(
+                    len as usize <= bufs.slot_len(),
+                    "I/O larger than its buffer"
+                );
+                let ptr = bufs.slot_ptr(slot);
+                let idx = fixed.1.then_some(slot as u16);
+                nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
+                    .user_data(slot as u64)
+            }
+            RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
+                squeue::Entry::make(io, bufs, fixed, fd, slot, write, len, offset).into()
+            }
+        }
+    }
+}
+
+/// The result of a completion as bytes moved or -errno: NOPs and NVMe commands complete
+/// with 0 (an NVMe command with its status code when the device refused it).
+#[inline]
+pub(super) fn io_result(io: RingIo, res: i32, len: u32) -> i64 {
+    match (io, res) {
+        (RingIo::Block, r) => i64::from(r),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), 0) => i64::from(len),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), r) if r < 0 => i64::from(r),
+        // An NVMe status (a positive value): the device failed the command.
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), _) => -i64::from(libc::EIO),
+    }
+}
+
+#[inline]
+pub(super) fn build_sqe(
+    bufs: &Buffers,
+    fixed: (bool, bool),
+    fd: i32,
+    slot: usize,
+    write: bool,
+    len: u32,
+    offset: u64,
+) -> squeue::Entry {
+    // The kernel moves `len` bytes at `ptr`: both checks keep that inside slot `slot`.
+    assert!(
+        len as usize <= bufs.slot_len(),
+        "I/O larger than its buffer"
+    );
+    let ptr = bufs.slot_ptr(slot);
+    let idx = slot as u16;
+    let e = match (fixed.0, fixed.1, write) {
+        (true, true, false) => opcode::ReadFixed::new(types::Fixed(0), ptr, len, idx)
+            .offset(offset)
+            .build(),
+        (true, true, true) => opcode::WriteFixed::new(types::Fixed(0), ptr, len, idx)
+            .offset(offset)
+            .build(),
+        (false, true, false) => opcode::ReadFixed::new(types::Fd(fd), ptr, len, idx)
+            .offset(offset)
+            .build(),
+        (false, true, true) => opcode::WriteFixed::new(types::Fd(fd), ptr, len, idx)
+            .offset(offset)
+            .build(),
+        (true, false, false) => opcode::Read::new(types::Fixed(0), ptr, len)
+            .offset(offset)
+            .build(),
+        (true, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
+            .offset(offset)
+            .build(),
+        (false, false, false) => opcode::Read::new(types::Fd(fd), ptr, len)
+            .offset(offset)
+            .build(),
+        (false, false, true) => opcode::Write::new(types::Fd(fd), ptr, len)
+            .offset(offset)
+            .build(),
+    };
+    e.user_data(slot as u64)
+}

@@ -1,0 +1,128 @@
+//! The checks a step passes before anything touches its target: the workload's shape
+//! (queue, block sizes, buffer memory, rate), then the target (alignment, region, end) and
+//! what the step's engine and ring options need of the target and the kernel.
+
+use super::nvme;
+use super::uring::build_ring;
+use crate::engine::EngineError;
+use crate::engine::RingOption;
+use crate::engine::{
+    InvalidStep, StepTarget, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS, MIN_STEP_DURATION,
+};
+use crate::workload::{EngineKind, EngineOptions, StepSpec, Workload};
+
+/// Checks what a workload asks for that no target can change: queue shape, block sizes,
+/// buffer memory, rate. Runs before anything touches a target.
+pub fn validate_shape(w: &Workload) -> Result<(), EngineError> {
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
+    if w.iodepth == 0 || w.iodepth > MAX_IODEPTH {
+        return bad(InvalidStep::Iodepth(w.iodepth));
+    }
+    if w.jobs == 0 || w.jobs > MAX_JOBS {
+        return bad(InvalidStep::Jobs(w.jobs));
+    }
+    for &(bs, _) in &w.bs.split {
+        if bs == 0 || bs > 1 << 30 {
+            return bad(InvalidStep::BlockSize(bs));
+        }
+    }
+    let mem = u64::from(w.iodepth) * u64::from(w.jobs) * w.bs.max();
+    if mem > MAX_BUFFER_BYTES {
+        return bad(InvalidStep::BufferMemory(mem));
+    }
+    if let Some(r) = w.rate_iops {
+        if !(r.is_finite() && r > 0.0) {
+            return bad(InvalidStep::Rate(r));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a step against the target before any I/O.
+pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    let w = &spec.workload;
+    validate_shape(w)?;
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
+    for &(bs, _) in &w.bs.split {
+        if w.direct && bs % target.align != 0 {
+            return bad(InvalidStep::Unaligned {
+                bs,
+                path: target.path.clone(),
+                align: target.align,
+            });
+        }
+    }
+    if w.direct && !w.region.offset.is_multiple_of(target.align) {
+        return bad(InvalidStep::OffsetUnaligned {
+            offset: w.region.offset,
+            align: target.align,
+        });
+    }
+    let end = w.region.offset.checked_add(w.region.len);
+    if end.is_none_or(|e| e > target.size) {
+        return bad(InvalidStep::PastEnd {
+            offset: w.region.offset,
+            len: w.region.len,
+            path: target.path.clone(),
+            size: target.size,
+        });
+    }
+    if w.region.len < w.bs.max() {
+        return bad(InvalidStep::RegionSmall {
+            len: w.region.len,
+            bs: w.bs.max(),
+        });
+    }
+    if spec.end.duration.is_none() && spec.end.bytes.is_none() {
+        return bad(InvalidStep::NoEnd);
+    }
+    if let Some(d) = spec.end.duration.filter(|d| *d < MIN_STEP_DURATION) {
+        return bad(InvalidStep::TooShort(d));
+    }
+    check_engine(target, spec)
+}
+
+/// Checks what the step's engine and its ring options need of the target and the kernel:
+/// passthrough needs an NVMe generic device, polled I/O a device with poll queues, SQPOLL
+/// a kernel that lets this process have an SQ thread.
+fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
+    let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
+    let o = &spec.options;
+    if !o.is_default() && !spec.engine.uses_rings() {
+        return bad(InvalidStep::RingOptions(spec.engine));
+    }
+    if spec.workload.rw.is_trim() && spec.engine == EngineKind::UringCmd {
+        return bad(InvalidStep::TrimPassthrough);
+    }
+    if spec.workload.rw.is_trim() && target.verify.is_some() {
+        return bad(InvalidStep::TrimVerify);
+    }
+    if spec.engine == EngineKind::UringCmd && !nvme::is_generic_device(&target.path) {
+        return bad(InvalidStep::NotNvmeGeneric(target.path.clone()));
+    }
+    if o.hipri && spec.engine.targetless() {
+        return bad(InvalidStep::HipriWithoutDevice(spec.engine));
+    }
+    if o.hipri {
+        if let Some(why) = super::polling::no_polling(&target.path) {
+            return bad(InvalidStep::NoPolling {
+                path: target.path.clone(),
+                why,
+            });
+        }
+    }
+    if let Some(p) = o.sqpoll {
+        // An SQPOLL ring alone (no IOPOLL): what the kernel says of the SQ thread.
+        let sq = EngineOptions {
+            hipri: false,
+            sqpoll: Some(p),
+        };
+        if let Err(e) = build_ring::<io_uring::squeue::Entry, io_uring::cqueue::Entry>(8, &sq) {
+            return bad(InvalidStep::Ring {
+                option: RingOption::SqPoll,
+                errno: e.raw_os_error().unwrap_or(0),
+            });
+        }
+    }
+    Ok(())
+}
