@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 25] = [
+pub const BUILTIN_FILES: [(&str, &str); 27] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -93,6 +93,11 @@ pub const BUILTIN_FILES: [(&str, &str); 25] = [
     (
         "thermal-soak-4k-randwrite",
         include_str!("../../presets/thermal-soak-4k-randwrite.yaml"),
+    ),
+    ("diskmark", include_str!("../../presets/diskmark.yaml")),
+    (
+        "diskmark-nvme",
+        include_str!("../../presets/diskmark-nvme.yaml"),
     ),
 ];
 

@@ -1204,3 +1204,123 @@ fn a_preset_phase_may_ask_for_an_engine_and_ring_options() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// The diskmark presets follow CrystalDiskMark 8's source (docs/DISKMARK.md): the four
+/// tests' reads, then their writes, 5 s of no I/O between tests, each test a 5 s warm-up
+/// and 5 runs of 5 s on the first 1 GiB, the best run kept.
+#[test]
+fn diskmark_presets_are_crystaldiskmarks_tests_best_of_five() {
+    use drivescope::workload::{EngineKind, RunPick};
+    let t = target(TIB, 512);
+    let profiles: [(&str, [(bool, u64, u32, u32); 4]); 2] = [
+        (
+            "diskmark",
+            [
+                (false, 1 << 20, 8, 1),
+                (false, 1 << 20, 1, 1),
+                (true, 4096, 32, 1),
+                (true, 4096, 1, 1),
+            ],
+        ),
+        (
+            "diskmark-nvme",
+            [
+                (false, 1 << 20, 8, 1),
+                (false, 128 << 10, 32, 1),
+                (true, 4096, 32, 16),
+                (true, 4096, 1, 1),
+            ],
+        ),
+    ];
+    for (id, tests) in profiles {
+        let (_, plan) = expand(id, &t);
+        check_steps(id, &plan, &t);
+        assert_eq!(plan.steps.len(), 8 * 5 + 7, "{id}");
+        let io: Vec<_> = plan
+            .steps
+            .iter()
+            .filter(|s| s.engine != EngineKind::Idle)
+            .collect();
+        assert_eq!(io.len(), 40, "{id}");
+        for (k, chunk) in io.chunks(5).enumerate() {
+            let (random, bs, qd, jobs) = tests[k % 4];
+            let read = k < 4;
+            let rw = match (random, read) {
+                (false, true) => RwMode::Read,
+                (false, false) => RwMode::Write,
+                (true, true) => RwMode::RandRead,
+                (true, false) => RwMode::RandWrite,
+            };
+            for (n, s) in chunk.iter().enumerate() {
+                let w = &s.workload;
+                assert_eq!(
+                    (w.rw, w.bs.max(), w.iodepth, w.jobs),
+                    (rw, bs, qd, jobs),
+                    "{id} {}",
+                    s.name
+                );
+                assert_eq!(w.region.offset, 0);
+                assert_eq!(w.region.len, GIB, "{id}: CrystalDiskMark's 1 GiB test size");
+                assert_eq!(s.end.duration, Some(Duration::from_secs(5)));
+                let run = s.run.expect("a run of a test");
+                assert_eq!(
+                    (run.n, run.of, run.pick),
+                    (n as u32 + 1, 5, Some(RunPick::Best))
+                );
+                let ramp = if n == 0 { 5 } else { 0 };
+                assert_eq!(
+                    s.ramp,
+                    Duration::from_secs(ramp),
+                    "{id} {}: the warm-up pass",
+                    s.name
+                );
+            }
+        }
+        for s in plan.steps.iter().filter(|s| s.engine == EngineKind::Idle) {
+            assert_eq!(
+                s.end.duration,
+                Some(Duration::from_secs(5)),
+                "{id}: interval"
+            );
+        }
+        // An interval between tests, none inside one.
+        for pair in plan.steps.windows(2) {
+            let idle = |s: &plan::PlanStep| s.engine == EngineKind::Idle;
+            assert!(!(idle(&pair[0]) && idle(&pair[1])), "{id}");
+            if !idle(&pair[0]) && !idle(&pair[1]) {
+                assert_eq!(
+                    pair[0].phase, pair[1].phase,
+                    "{id}: tests are separated by an interval"
+                );
+            }
+        }
+    }
+}
+
+/// `runs` repeats each step, with an idle step after each run when asked, time-scaled.
+#[test]
+fn runs_repeat_each_step_with_an_idle_time_after_each() {
+    use drivescope::workload::EngineKind;
+    let p = preset::parse_str(
+        "id: r\nname: R\ndescription: Runs.\nphases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 4}\n    matrix: {iodepth: [1, 8]}\n    end: {duration: 10s}\n    runs: {count: 3, idle: 20s}\n",
+        "runs.yaml",
+    )
+    .unwrap();
+    let opts = PlanOptions {
+        time_scale: 0.5,
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(GIB, 512), &opts).unwrap();
+    assert_eq!(plan.steps.len(), 2 * 3 * 2);
+    for (i, s) in plan.steps.iter().enumerate() {
+        if i % 2 == 1 {
+            assert_eq!(s.engine, EngineKind::Idle, "{}", s.name);
+            assert_eq!(s.end.duration, Some(Duration::from_secs(10)));
+        } else {
+            let run = s.run.unwrap();
+            assert_eq!((run.n, run.of, run.pick), ((i / 2 % 3) as u32 + 1, 3, None));
+            assert_eq!(s.workload.iodepth, if i < 6 { 1 } else { 8 });
+            assert_eq!(s.end.duration, Some(Duration::from_secs(5)));
+        }
+    }
+}
