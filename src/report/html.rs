@@ -508,6 +508,7 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
         super::soak::section(&mut o, &sum);
     }
     super::verify::section(&mut o, s);
+    super::diskmark::section(&mut o, s);
     o.push_str("<h2>Charts</h2>\n");
     for c in charts {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());

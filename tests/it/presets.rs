@@ -1212,7 +1212,9 @@ fn a_preset_phase_may_ask_for_an_engine_and_ring_options() {
 fn diskmark_presets_are_crystaldiskmarks_tests_best_of_five() {
     use drivescope::workload::{EngineKind, RunPick};
     let t = target(TIB, 512);
-    let profiles: [(&str, [(bool, u64, u32, u32); 4]); 2] = [
+    // Per test: random, block size, queue depth, threads.
+    type Test = (bool, u64, u32, u32);
+    let profiles: [(&str, [Test; 4]); 2] = [
         (
             "diskmark",
             [

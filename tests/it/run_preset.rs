@@ -482,3 +482,108 @@ fn a_sweep_past_its_stop_curve_skips_the_remaining_points() {
     let labels: Vec<&str> = ses.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["s probe", "s 10%"]);
 }
+
+/// The diskmark preset runs time-scaled on a temp file and ends with its grid: a cell per
+/// test and direction, each the best of its 5 runs, whose figures are that run's (its
+/// MB/s is the bytes it moved over its measured time).
+#[test]
+fn diskmark_ends_with_the_best_of_five_grid() {
+    let home = tempfile::tempdir().unwrap();
+    // What is checked is the grid made of the runs, not the disk: a file in memory
+    // (tmpfs, through the page cache), so a disk busy with another build cannot stall it.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset",
+            "diskmark",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            "0.04",
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 47, "8 tests of 5 runs and 7 intervals");
+    let grid = of_type(&lines, "diskmark");
+    assert_eq!(grid.len(), 1, "one grid at the end");
+    let cells = grid[0]["cells"].as_array().unwrap();
+    let tests = ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"];
+    assert_eq!(cells.len(), 8);
+    for (i, c) in cells.iter().enumerate() {
+        let (test, dir) = (tests[i / 2], ["read", "write"][i % 2]);
+        assert_eq!(
+            (c["test"].as_str(), c["dir"].as_str()),
+            (Some(test), Some(dir))
+        );
+        assert_eq!((c["runs"].as_u64(), c["of"].as_u64()), (Some(5), Some(5)));
+        let phase = format!("{}-{dir}", test.to_lowercase().replace(' ', "-"));
+        let runs: Vec<&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&phase))
+            .copied()
+            .collect();
+        assert_eq!(runs.len(), 5, "{phase}");
+        let bw = |s: &Value| s["summary"][format!("{dir}_bw_bytes")].as_f64().unwrap();
+        let best = runs.iter().max_by(|a, b| bw(a).total_cmp(&bw(b))).unwrap();
+        let n = c["best_run"].as_u64().unwrap();
+        assert_eq!(
+            best["name"].as_str(),
+            Some(format!("{phase} run{n}").as_str())
+        );
+        let mbps = c["mbps"].as_f64().unwrap();
+        assert!(mbps > 0.0, "{phase}");
+        let s = &best["summary"];
+        let moved = s[format!("{dir}_bytes")].as_f64().unwrap() / s["runtime_s"].as_f64().unwrap();
+        assert!(
+            (moved / 1e6 - mbps).abs() <= 0.05 * mbps,
+            "{phase}: {mbps} MB/s in the grid, {} MB/s moved",
+            moved / 1e6
+        );
+        assert_eq!(c["iops"].as_f64(), s["iops"].as_f64(), "{phase}");
+        assert_eq!(c["p99_us"].as_f64(), s["lat_us"]["p99"].as_f64(), "{phase}");
+    }
+    // The report shows the same grid, a row per test, reads beside writes.
+    let session = of_type(&lines, "session")[0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dir = home.path().join("report");
+    let rep = run(
+        home.path(),
+        &["report", &session, "-o", dir.to_str().unwrap()],
+    );
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let at = html.find("<h2>Diskmark grid</h2>").expect("a grid section");
+    let table = &html[at..at + html[at..].find("</table>").unwrap()];
+    assert_eq!(
+        table.matches("<tr>").count(),
+        1 + 4,
+        "a header and four tests"
+    );
+    let first = format!(
+        "<td>SEQ1M Q8T1</td><td class=\"n\">{:.2}</td>",
+        cells[0]["mbps"].as_f64().unwrap()
+    );
+    assert!(table.contains(&first), "{table}");
+}
