@@ -1326,3 +1326,54 @@ fn runs_repeat_each_step_with_an_idle_time_after_each() {
         }
     }
 }
+
+/// SNIA HIR (docs/PTS.md): preconditioning rounds of 4 KiB random writes, then per wait
+/// state of 5, 10, 15, 25 and 50 s, 360 bursts of 5 s each followed by the wait, then 30
+/// minutes of continuous writes back to baseline.
+#[test]
+fn snia_hir_is_360_bursts_per_wait_state_and_a_baseline() {
+    use drivescope::workload::EngineKind;
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-hir", &t);
+    check_steps("snia-hir", &plan, &t);
+    let rounds = plan.phases[0].rounds.expect("preconditioning in rounds");
+    assert_eq!((rounds.max_rounds, rounds.metric), (25, Metric::Iops));
+    let names: Vec<&str> = plan.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "precondition",
+            "wait-5s",
+            "baseline-after-5s",
+            "wait-10s",
+            "baseline-after-10s",
+            "wait-15s",
+            "baseline-after-15s",
+            "wait-25s",
+            "baseline-after-25s",
+            "wait-50s",
+            "baseline-after-50s"
+        ]
+    );
+    for s in plan.steps.iter().filter(|s| s.engine != EngineKind::Idle) {
+        let w = &s.workload;
+        assert_eq!(
+            (w.rw, w.bs.max(), w.iodepth, w.jobs),
+            (RwMode::RandWrite, 4096, 32, 4)
+        );
+        assert_eq!(w.region.len, TIB, "the whole target");
+    }
+    for (k, wait) in [5u64, 10, 15, 25, 50].into_iter().enumerate() {
+        let ph = &plan.phases[1 + 2 * k];
+        let steps = &plan.steps[ph.steps.clone()];
+        assert_eq!(steps.len(), 720, "{}", ph.name);
+        for pair in steps.chunks(2) {
+            assert_eq!(pair[0].end.duration, Some(Duration::from_secs(5)));
+            assert_eq!(pair[1].engine, EngineKind::Idle);
+            assert_eq!(pair[1].end.duration, Some(Duration::from_secs(wait)));
+        }
+        let base = &plan.steps[plan.phases[2 + 2 * k].steps.clone()];
+        assert_eq!(base.len(), 1);
+        assert_eq!(base[0].end.duration, Some(Duration::from_secs(1800)));
+    }
+}

@@ -587,3 +587,90 @@ fn diskmark_ends_with_the_best_of_five_grid() {
     );
     assert!(table.contains(&first), "{table}");
 }
+
+/// SNIA HIR, shortened (360 bursts to 3, 30-minute rounds and baselines to 30 s, at
+/// most 6 rounds) and time-scaled: the preconditioning rounds, then per wait state its
+/// bursts of 4 KiB random writes, each followed by the wait with no I/O at all, then the
+/// return to baseline; each burst's IOPS are a point of the recovery.
+#[test]
+fn snia_hir_bursts_alternate_with_idle_waits() {
+    let text = std::fs::read_to_string("presets/snia-hir.yaml")
+        .unwrap()
+        .replace("count: 360", "count: 3")
+        .replace("duration: 30m", "duration: 30s")
+        .replace("max: 25", "max: 6");
+    let scale = 0.02;
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("hir.yaml");
+    std::fs::write(&preset, text).unwrap();
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            &scale.to_string(),
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    let pre = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "precondition")
+        .count();
+    assert!((5..=6).contains(&pre), "{pre} preconditioning rounds");
+    for wait in [5u32, 10, 15, 25, 50] {
+        let phase = format!("wait-{wait}s");
+        let mine: Vec<&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&phase))
+            .copied()
+            .collect();
+        assert_eq!(mine.len(), 6, "{phase}: 3 bursts, each with its wait");
+        for (i, s) in mine.iter().enumerate() {
+            let sum = &s["summary"];
+            let runtime = sum["runtime_s"].as_f64().unwrap();
+            if i % 2 == 0 {
+                assert_eq!(s["name"], format!("{phase} run{}", i / 2 + 1));
+                assert!(
+                    sum["write_ios"].as_u64().unwrap() > 0,
+                    "{phase}: a burst writes"
+                );
+                assert_eq!(sum["read_ios"], 0, "{phase}");
+                assert!(sum["write_iops"].as_f64().unwrap() > 0.0);
+                assert!(runtime >= 0.9 * 5.0 * scale, "{phase}: {runtime} s burst");
+            } else {
+                assert_eq!(sum["ios"], 0, "{phase}: the wait does no I/O");
+                let want = f64::from(wait) * scale;
+                assert!(
+                    runtime >= 0.9 * want && runtime < want + 1.0,
+                    "{phase}: waited {runtime} s, not {want} s"
+                );
+            }
+        }
+        let base = format!("baseline-after-{wait}s");
+        let b: Vec<&&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&base))
+            .collect();
+        assert_eq!(b.len(), 1, "{base}");
+        assert!(b[0]["summary"]["write_ios"].as_u64().unwrap() > 0);
+    }
+}
