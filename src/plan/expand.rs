@@ -632,6 +632,8 @@ fn round_steps(
                 && r.track
                     .bs
                     .is_none_or(|b| v.bs.is_single() && v.bs.max() == b.0)
+                && r.track.jobs.is_none_or(|j| j.0 == v.jobs)
+                && r.track.iodepth.is_none_or(|d| d.0 == v.iodepth)
         })
         .collect();
     match tracked.iter().filter(|t| **t).count() {

@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 28] = [
+pub const BUILTIN_FILES: [(&str, &str); 30] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -72,6 +72,8 @@ pub const BUILTIN_FILES: [(&str, &str); 28] = [
         include_str!("../../presets/snia-write-saturation.yaml"),
     ),
     ("snia-hir", include_str!("../../presets/snia-hir.yaml")),
+    ("snia-xsr", include_str!("../../presets/snia-xsr.yaml")),
+    ("snia-dirth", include_str!("../../presets/snia-dirth.yaml")),
     (
         "snia-fio-throughput",
         include_str!("../../presets/snia-fio-throughput.yaml"),

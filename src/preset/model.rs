@@ -444,4 +444,10 @@ pub struct Track {
     pub rwmixread: Option<ReadShare>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs: Option<BlockSize>,
+    /// The tracked step's jobs, in a matrix over jobs (SNIA DIRTH's TC 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Count>,
+    /// The tracked step's queue depth, in a matrix over queue depths (DIRTH's QD 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepth: Option<Count>,
 }

@@ -5,7 +5,7 @@
 use super::locate::Seg;
 use super::model::{Matrix, Phase, Preset, RoundsSpec, RunsSpec, Work, WorkloadSpec};
 use super::suggest;
-use super::values::{Amount, RateValue};
+use super::values::{Amount, Count, RateValue};
 use crate::units::format_size;
 use crate::workload::{EngineKind, RwMode};
 
@@ -449,6 +449,29 @@ fn check_rounds(c: &mut Checker, phase: &Phase, r: &RoundsSpec, at: &dyn Fn(&[&s
             "that block size is not one of the matrix's",
         ),
         _ => {}
+    }
+    let counts = |f: fn(&Matrix) -> &Vec<Count>| {
+        phase
+            .matrix
+            .as_ref()
+            .map(|m| f(m).clone())
+            .unwrap_or_default()
+    };
+    for (name, list, tracked) in [
+        ("jobs", counts(|m| &m.jobs), r.track.jobs),
+        ("iodepth", counts(|m| &m.iodepth), r.track.iodepth),
+    ] {
+        match tracked {
+            None if list.len() > 1 => c.fail(
+                at(&["rounds", "track"]),
+                format!("the matrix has several {name} values: say which one is tracked ({name})"),
+            ),
+            Some(t) if !list.is_empty() && !list.contains(&t) => c.fail(
+                at(&["rounds", "track", name]),
+                format!("{} is not one of the matrix's {name} values", t.0),
+            ),
+            _ => {}
+        }
     }
 }
 

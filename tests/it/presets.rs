@@ -1377,3 +1377,62 @@ fn snia_hir_is_360_bursts_per_wait_state_and_a_baseline() {
         assert_eq!(base[0].end.duration, Some(Duration::from_secs(1800)));
     }
 }
+
+/// SNIA XSR (docs/PTS.md): one thread at QD 32, 1-minute tests: 480 of SEQ 1024 KiB
+/// writes, 360 of RND 8 KiB writes, 480 of SEQ 1024 KiB writes.
+#[test]
+fn snia_xsr_is_three_access_groups_of_one_minute_tests() {
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-xsr", &t);
+    check_steps("snia-xsr", &plan, &t);
+    let groups = [
+        (RwMode::Write, 1u64 << 20, 480usize),
+        (RwMode::RandWrite, 8192, 360),
+        (RwMode::Write, 1 << 20, 480),
+    ];
+    assert_eq!(plan.phases.len(), 3);
+    for (ph, (rw, bs, n)) in plan.phases.iter().zip(groups) {
+        let steps = &plan.steps[ph.steps.clone()];
+        assert_eq!(steps.len(), n, "{}", ph.name);
+        for s in steps {
+            let w = &s.workload;
+            assert_eq!(
+                (w.rw, w.bs.max(), w.iodepth, w.jobs),
+                (rw, bs, 32, 1),
+                "{}",
+                s.name
+            );
+            assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
+        }
+    }
+}
+
+/// SNIA DIRTH (docs/PTS.md): TC 32 / QD 32 random-write rounds, then rounds of the 49
+/// thread x queue depth combinations from high to low, 32 x 32 tracked, then the minimum
+/// point's pre-write and histogram.
+#[test]
+fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-dirth", &t);
+    check_steps("snia-dirth", &plan, &t);
+    let di = &plan.phases[1];
+    let rounds = di.rounds.expect("demand intensity in rounds");
+    assert_eq!((rounds.max_rounds, rounds.steps_per_round), (25, 49));
+    let steps = &plan.steps[di.steps.clone()];
+    let levels = [32u32, 16, 8, 6, 4, 2, 1];
+    for (i, s) in steps[..49].iter().enumerate() {
+        let w = &s.workload;
+        assert_eq!(
+            (w.jobs, w.iodepth),
+            (levels[i / 7], levels[i % 7]),
+            "{}",
+            s.name
+        );
+        assert_eq!((w.rw, w.rwmixread, w.bs.max()), (RwMode::RandRw, 65, 8192));
+        assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
+        assert_eq!(s.tracked, i == 0, "{}: 32 x 32 is tracked", s.name);
+    }
+    let min: Vec<_> = plan.steps[plan.phases[3].steps.clone()].iter().collect();
+    assert_eq!((min[0].workload.jobs, min[0].workload.iodepth), (1, 1));
+    assert_eq!(min[0].end.duration, Some(Duration::from_secs(600)));
+}

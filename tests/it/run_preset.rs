@@ -674,3 +674,118 @@ fn snia_hir_bursts_alternate_with_idle_waits() {
         assert!(b[0]["summary"]["write_ios"].as_u64().unwrap() > 0);
     }
 }
+
+/// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
+/// memory (250 ms intervals would outlast its steps: 100 ms).
+fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> Vec<Value> {
+    let mut text = std::fs::read_to_string(format!("presets/{id}.yaml")).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{id}: no '{from}'");
+        text = text.replace(from, to);
+    }
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("p.yaml");
+    std::fs::write(&preset, text).unwrap();
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            &scale.to_string(),
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out)
+}
+
+/// SNIA XSR shortened (480 and 360 one-minute tests to 4 and 3) and time-scaled: the
+/// three access groups in order, each test a point of throughput and response time.
+#[test]
+fn snia_xsr_runs_its_three_access_groups_in_order() {
+    let lines = run_shortened(
+        "snia-xsr",
+        &[("count: 480", "count: 4"), ("count: 360", "count: 3")],
+        0.002,
+    );
+    let steps = of_type(&lines, "step");
+    let phases: Vec<&str> = steps
+        .iter()
+        .map(|s| s["phase_name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = std::iter::repeat_n("group1-seq-1024k", 4)
+        .chain(std::iter::repeat_n("group2-rnd-8k", 3))
+        .chain(std::iter::repeat_n("group3-seq-1024k", 4))
+        .collect();
+    assert_eq!(phases, want);
+    for s in &steps {
+        let sum = &s["summary"];
+        assert!(
+            sum["write_bw_bytes"].as_f64().unwrap() > 0.0,
+            "{}",
+            s["name"]
+        );
+        assert_eq!(sum["read_ios"], 0);
+        assert!(
+            sum["write_lat_us"]["max"].as_f64().unwrap()
+                >= sum["write_lat_us"]["mean"].as_f64().unwrap()
+        );
+    }
+}
+
+/// SNIA DIRTH shortened (every step 1 minute, rounds in a window of 2, at most 2) and
+/// time-scaled: the preconditioning rounds, each demand-intensity round's 49 thread x
+/// queue depth combinations from high to low, then the minimum point.
+#[test]
+fn snia_dirth_runs_the_demand_intensity_matrix() {
+    let lines = run_shortened(
+        "snia-dirth",
+        &[
+            ("duration: 30m", "duration: 1m"),
+            ("duration: 60m", "duration: 1m"),
+            ("duration: 10m", "duration: 1m"),
+            ("window: 5, max: 25", "window: 2, max: 2"),
+            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
+        ],
+        0.002,
+    );
+    let steps = of_type(&lines, "step");
+    let di: Vec<&&Value> = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "demand-intensity")
+        .collect();
+    assert_eq!(di.len(), 2 * 49, "two rounds of 49");
+    let levels = [32u64, 16, 8, 6, 4, 2, 1];
+    for (i, s) in di.iter().enumerate() {
+        let k = i % 49;
+        let want = format!("QD{}×{}", levels[k % 7], levels[k / 7]);
+        assert!(
+            s["name"].as_str().unwrap().ends_with(&want),
+            "{} is not {want}",
+            s["name"]
+        );
+        let sum = &s["summary"];
+        assert!(sum["read_ios"].as_u64().unwrap() > 0 && sum["write_ios"].as_u64().unwrap() > 0);
+    }
+    let hist = steps
+        .iter()
+        .find(|s| s["phase_name"] == "min-point-histogram")
+        .expect("the minimum point's histogram");
+    assert!(hist["summary"]["lat_us"]["p99.999"].as_f64().is_some());
+}
