@@ -189,3 +189,58 @@ pub fn grid(s: &Session) -> Vec<GridCell> {
     });
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{BlockSizes, Region, RwMode};
+
+    fn w(rw: RwMode, bs: u64, iodepth: u32, jobs: u32, rwmixread: u8) -> Workload {
+        Workload {
+            rw,
+            rwmixread,
+            bs: BlockSizes::single(bs),
+            iodepth,
+            jobs,
+            region: Region {
+                offset: 0,
+                len: 1 << 30,
+            },
+            rate_iops: None,
+            arrivals: Default::default(),
+            seed: 1,
+            direct: true,
+            job_region: Default::default(),
+        }
+    }
+
+    #[test]
+    fn tests_are_named_as_crystaldiskmark_names_them() {
+        let cases = [
+            (
+                w(RwMode::Read, 1 << 20, 8, 1, 100),
+                "SEQ1M Q8T1",
+                GridDir::Read,
+            ),
+            (
+                w(RwMode::Write, 128 << 10, 32, 1, 0),
+                "SEQ128K Q32T1",
+                GridDir::Write,
+            ),
+            (
+                w(RwMode::RandRead, 4096, 32, 16, 100),
+                "RND4K Q32T16",
+                GridDir::Read,
+            ),
+            (
+                w(RwMode::RandRw, 512, 1, 1, 70),
+                "RND512B Q1T1",
+                GridDir::Mix,
+            ),
+        ];
+        for (wl, name, dir) in cases {
+            assert_eq!(test_name(&wl), name);
+            assert_eq!(GridDir::of(&wl), dir, "{name}");
+        }
+    }
+}
