@@ -82,3 +82,52 @@ pub fn section(o: &mut String, s: &Session) {
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     grid(o, "steps diskmark", &head, &rows(&cells, &dirs, drives));
 }
+
+/// The grid of `new` beside the same cells (drive, test, direction) of `base`, as aligned
+/// text under a line naming both: MB/s of each and the change, p99 of each; `None` when
+/// the two share no cell (either has no grid).
+pub fn compare_text(base: &str, new: &str, b: &[GridCell], n: &[GridCell]) -> Option<String> {
+    let rows: Vec<Vec<String>> = n
+        .iter()
+        .filter_map(|c| {
+            let was = b
+                .iter()
+                .find(|x| x.drive == c.drive && x.test == c.test && x.dir == c.dir)?;
+            let change = if was.mbps > 0.0 {
+                format!("{:+.1}%", (c.mbps / was.mbps - 1.0) * 100.0)
+            } else {
+                "-".into()
+            };
+            let p99 = |x: &GridCell| x.p99_us.map(us).unwrap_or_else(|| "-".into());
+            let mut test = c.test.clone();
+            if let Some(d) = &c.drive {
+                test = format!("{d} {test}");
+            }
+            Some(vec![
+                test,
+                c.dir.word().to_string(),
+                format!("{:.2}", was.mbps),
+                format!("{:.2}", c.mbps),
+                change,
+                p99(was),
+                p99(c),
+            ])
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let head = [
+        "test",
+        "dir",
+        "base MB/s",
+        "MB/s",
+        "change",
+        "base p99",
+        "p99",
+    ];
+    Some(format!(
+        "diskmark grid of {new} against {base}:\n{}",
+        super::compare::aligned(&head, &rows, &[0, 1])
+    ))
+}

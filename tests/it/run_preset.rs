@@ -586,6 +586,31 @@ fn diskmark_ends_with_the_best_of_five_grid() {
         cells[0]["mbps"].as_f64().unwrap()
     );
     assert!(table.contains(&first), "{table}");
+    // compare sets the grid beside a baseline's: against itself, every cell unchanged.
+    let cmp = run(
+        home.path(),
+        &[
+            "compare",
+            &session,
+            &session,
+            "-o",
+            home.path().join("cmp").to_str().unwrap(),
+        ],
+    );
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    let at = text.find("diskmark grid of").expect("the grids compared");
+    let rows: Vec<&str> = text[at..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.contains("Q"))
+        .collect();
+    assert_eq!(rows.len(), 8, "{text}");
+    assert!(rows.iter().all(|r| r.contains("+0.0%")), "{text}");
 }
 
 /// SNIA HIR, shortened (360 bursts to 3, 30-minute rounds and baselines to 30 s, at
