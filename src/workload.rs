@@ -245,6 +245,28 @@ impl<'de> Deserialize<'de> for Arrivals {
     }
 }
 
+/// How the runs of a repeated step make one figure (`runs.pick` of a preset's phase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunPick {
+    /// The run of the highest throughput, as CrystalDiskMark keeps its best score.
+    Best,
+    /// The mean of the runs, as KDiskMark's default profile averages them.
+    Mean,
+}
+
+/// Which of a repeated step's runs a step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOf {
+    /// From 1.
+    pub n: u32,
+    /// How many runs the step has.
+    pub of: u32,
+    /// How the runs make one figure; none when each run stands alone (SNIA HIR's bursts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<RunPick>,
+}
+
 /// What part of the region each job of a sequential workload streams over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -43,12 +43,14 @@ pub fn run(a: &CompareArgs) -> Result<Verdict, ReportCmdError> {
     let mut loaded = Vec::with_capacity(all.len());
     let mut paths = Vec::with_capacity(all.len());
     let mut results: Vec<Vec<StepResult>> = Vec::with_capacity(all.len());
+    let mut grids: Vec<Vec<session::GridCell>> = Vec::with_capacity(all.len());
     for p in &all {
         let l = session::load(p)?;
         for w in &l.warnings {
             err_line(&format!("warning: {w}"));
         }
         results.push(session::step_results(&l.session));
+        grids.push(session::grid(&l.session));
         for view in l.session.drive_views() {
             paths.push(*p);
             loaded.push(view);
@@ -86,6 +88,12 @@ pub fn run(a: &CompareArgs) -> Result<Verdict, ReportCmdError> {
         .collect();
     for (base, new, matched) in &steps {
         o.text(Stream::Out, &compare::steps_text(base, new, matched));
+    }
+    for (g, p) in grids.iter().zip(&all).skip(1) {
+        let text = crate::report::diskmark::compare_text(&name(all[0]), &name(p), &grids[0], g);
+        if let Some(t) = text {
+            o.text(Stream::Out, &t);
+        }
     }
     if let Some(dir) = &out {
         for f in compare::write_compare(&entries, &steps, dir)? {

@@ -7,12 +7,14 @@ use super::{
     secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
     StepRate, TargetFacts, TempSteadyRule, ThermalEnd,
 };
-use crate::preset::model::{Phase, RegionSpec, RoundsSpec, SweepSpec, Work, WorkloadSpec};
+use crate::preset::model::{
+    Phase, RegionSpec, RoundsSpec, RunsSpec, SweepSpec, Work, WorkloadSpec,
+};
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
 use crate::units::format_size;
 use crate::workload::{
-    BlockSizes, EngineKind, EngineOptions, Region, RwMode, SqPoll, StepEnd, Workload,
+    BlockSizes, EngineKind, EngineOptions, Region, RunOf, RwMode, SqPoll, StepEnd, Workload,
 };
 
 /// The most steps one phase may expand to; more is a mistake, not a test.
@@ -262,9 +264,28 @@ fn idle_step(
             "an idle phase needs a duration, the longest it may last",
         ));
     };
+    Ok(idle_for(
+        index,
+        phase.name.clone(),
+        scale(duration.0, opts),
+        target,
+        opts,
+        thermal,
+    ))
+}
+
+/// A step of no I/O on the idle engine, named `name`, for at most `duration` (scaled).
+fn idle_for(
+    index: usize,
+    name: String,
+    duration: Duration,
+    target: &TargetFacts,
+    opts: &PlanOptions,
+    thermal: ThermalEnd,
+) -> PlanStep {
     let lbs = u64::from(target.logical_block_size);
-    Ok(PlanStep {
-        name: phase.name.clone(),
+    PlanStep {
+        name,
         phase: index,
         // Never run: the idle engine does no I/O. A read of one block keeps the step's
         // record a valid workload.
@@ -287,13 +308,14 @@ fn idle_step(
         rate: StepRate::Max,
         ramp: Duration::ZERO,
         end: StepEnd {
-            duration: Some(scale(duration.0, opts)),
+            duration: Some(duration),
             bytes: None,
         },
         steady: None,
         round: None,
         tracked: false,
         sweep_point: None,
+        run: None,
         closed_loop: false,
         interval: opts.interval,
         engine: EngineKind::Idle,
@@ -301,7 +323,7 @@ fn idle_step(
         thermal,
         fio_file: None,
         fio_version: None,
-    })
+    }
 }
 
 fn phase_index(preset: &Preset, name: &str, phase: &Phase) -> Result<usize, PlanError> {
@@ -341,6 +363,9 @@ fn expand_phase(
         return Ok(None);
     }
     let rate = phase_rate(preset, index, phase)?;
+    if let Some(runs) = &phase.runs {
+        return runs_steps(&shape, &variants, runs, rate, target, plan).map(|()| None);
+    }
     let Some(r) = &phase.rounds else {
         for v in &variants {
             plan.steps.push(shape.step(v, shape.named(v, ""), rate));
@@ -492,6 +517,7 @@ impl<'a> StepShape<'a> {
             round: None,
             tracked: false,
             sweep_point: None,
+            run: None,
             closed_loop: false,
             interval: opts.interval,
             engine: w.engine.unwrap_or(opts.engine),
@@ -606,6 +632,8 @@ fn round_steps(
                 && r.track
                     .bs
                     .is_none_or(|b| v.bs.is_single() && v.bs.max() == b.0)
+                && r.track.jobs.is_none_or(|j| j.0 == v.jobs)
+                && r.track.iodepth.is_none_or(|d| d.0 == v.iodepth)
         })
         .collect();
     match tracked.iter().filter(|t| **t).count() {
@@ -643,4 +671,53 @@ fn round_steps(
         metric,
         rule,
     })
+}
+
+/// Runs: per variant, `count` runs one after the other (the first after the warm-up, each
+/// followed by its idle time when the phase has one).
+fn runs_steps(
+    shape: &StepShape,
+    variants: &[Variant],
+    runs: &RunsSpec,
+    rate: StepRate,
+    target: &TargetFacts,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    let count = runs.count.0;
+    let idle = runs
+        .idle
+        .map(|d| scale(d.0, shape.opts))
+        .filter(|d| !d.is_zero());
+    let per_run = if idle.is_some() { 2 } else { 1 };
+    let n = variants
+        .len()
+        .saturating_mul(count as usize)
+        .saturating_mul(per_run);
+    if n > MAX_PHASE_STEPS {
+        return Err(shape.too_many(n));
+    }
+    let warmup = runs
+        .warmup
+        .map_or(Duration::ZERO, |d| scale(d.0, shape.opts));
+    for v in variants {
+        for i in 1..=count {
+            let mut step = shape.step(v, shape.named(v, &format!("run{i}")), rate);
+            step.run = Some(RunOf {
+                n: i,
+                of: count,
+                pick: runs.pick,
+            });
+            if i == 1 {
+                step.ramp = step.ramp.saturating_add(warmup);
+            }
+            plan.steps.push(step);
+            if let Some(d) = idle {
+                let name = shape.named(v, &format!("run{i} idle"));
+                let thermal = ThermalEnd::default();
+                plan.steps
+                    .push(idle_for(shape.index, name, d, target, shape.opts, thermal));
+            }
+        }
+    }
+    Ok(())
 }

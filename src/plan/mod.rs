@@ -131,6 +131,9 @@ pub struct PlanStep {
     pub tracked: bool,
     /// The sweep percentage this step runs at; `None` for the probe and other steps.
     pub sweep_point: Option<f64>,
+    /// Which run it is of a phase whose steps run several times (`runs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<crate::workload::RunOf>,
     /// Runs closed-loop at its queue depth although it has a target: a sweep point at or
     /// above 100% of the probe. vdbench's threads bound the outstanding I/O, so such a
     /// point shows the drive at full queue, never a backlog that grows with the step.

@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 26] = [
+pub const BUILTIN_FILES: [(&str, &str); 31] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -71,6 +71,9 @@ pub const BUILTIN_FILES: [(&str, &str); 26] = [
         "snia-write-saturation",
         include_str!("../../presets/snia-write-saturation.yaml"),
     ),
+    ("snia-hir", include_str!("../../presets/snia-hir.yaml")),
+    ("snia-xsr", include_str!("../../presets/snia-xsr.yaml")),
+    ("snia-dirth", include_str!("../../presets/snia-dirth.yaml")),
     (
         "snia-fio-throughput",
         include_str!("../../presets/snia-fio-throughput.yaml"),
@@ -97,6 +100,11 @@ pub const BUILTIN_FILES: [(&str, &str); 26] = [
     (
         "zoned-seq-write",
         include_str!("../../presets/zoned-seq-write.yaml"),
+    ),
+    ("diskmark", include_str!("../../presets/diskmark.yaml")),
+    (
+        "diskmark-nvme",
+        include_str!("../../presets/diskmark-nvme.yaml"),
     ),
 ];
 

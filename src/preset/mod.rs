@@ -26,7 +26,9 @@
 //! Two more phase keys serve SNIA's tests: `matrix` (`rwmixread: [..]` × `bs: [..]`, one
 //! step per combination, read share outer) and `rounds` (`window` 5, `max` 25, `range`
 //! 20%, `slope` 10%, and `track: {metric: iops|bw|mean_latency, rwmixread, bs}` naming the
-//! step whose value decides steady state). Units read as people write them: `4KiB`, `4k`,
+//! step whose value decides steady state), and `runs` (`count`, `idle` after each run,
+//! `warmup` before the first, `pick: best | mean` to make one figure of them: the
+//! `diskmark` presets' best of 5, SNIA HIR's bursts). Units read as people write them: `4KiB`, `4k`,
 //! `90s`, `2m`, `25%`, `2x`.
 //!
 //! [`parse_str`] and [`parse_file`] reject anything wrong before any I/O, with

@@ -57,6 +57,29 @@ pub struct Phase {
     /// Repeat the phase's steps in rounds until SNIA's steady state holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsSpec>,
+    /// Run each step several times (CrystalDiskMark's test count, SNIA HIR's bursts with
+    /// a wait after each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<RunsSpec>,
+}
+
+/// Runs of each step of a phase: `count` runs one after the other, `idle` of no I/O after
+/// each, a `warmup` before the first left out of its figures, and `pick` to make one
+/// figure of them (each run stands alone without it).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsSpec {
+    pub count: Count,
+    /// No I/O for this long after each run (SNIA HIR's wait states); none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<Dur>,
+    /// I/O before the first run, left out of its figures (CrystalDiskMark's preparation
+    /// pass); added to the phase's ramp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Dur>,
+    /// `best` (CrystalDiskMark) or `mean` (KDiskMark's default profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<crate::workload::RunPick>,
 }
 
 /// What a phase does: I/O, or nothing while the drive is watched (`workload: idle`).
@@ -421,4 +444,10 @@ pub struct Track {
     pub rwmixread: Option<ReadShare>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs: Option<BlockSize>,
+    /// The tracked step's jobs, in a matrix over jobs (SNIA DIRTH's TC 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Count>,
+    /// The tracked step's queue depth, in a matrix over queue depths (DIRTH's QD 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepth: Option<Count>,
 }

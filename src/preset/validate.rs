@@ -3,9 +3,9 @@
 //! tracked step exists, and so on. Each broken rule is reported with its field path.
 
 use super::locate::Seg;
-use super::model::{Matrix, Phase, Preset, RoundsSpec, Work, WorkloadSpec};
+use super::model::{Matrix, Phase, Preset, RoundsSpec, RunsSpec, Work, WorkloadSpec};
 use super::suggest;
-use super::values::{Amount, RateValue};
+use super::values::{Amount, Count, RateValue};
 use crate::units::format_size;
 use crate::workload::{EngineKind, RwMode};
 
@@ -122,6 +122,46 @@ fn check_phase(c: &mut Checker, preset: &Preset, i: usize, phase: &Phase) {
     check_sweep_and_rate(c, preset, i, phase, &at);
     if let Some(r) = &phase.rounds {
         check_rounds(c, phase, r, &at);
+    }
+    if let Some(r) = &phase.runs {
+        check_runs(c, phase, r, &at);
+    }
+}
+
+/// The most runs of a step a phase may ask for (SNIA HIR's bursts are 360).
+pub const MAX_RUNS: u32 = 10_000;
+
+/// Runs: at least one, at most [`MAX_RUNS`]; not in rounds or a sweep (each has its own
+/// way of repeating steps); a figure picked of several runs only.
+fn check_runs(c: &mut Checker, phase: &Phase, r: &RunsSpec, at: &dyn Fn(&[&str]) -> Vec<Seg>) {
+    if r.count.0 == 0 {
+        c.fail(at(&["runs", "count"]), "0 runs run nothing");
+    } else if r.count.0 > MAX_RUNS {
+        c.fail(
+            at(&["runs", "count"]),
+            format!("at most {MAX_RUNS} runs, not {}", r.count.0),
+        );
+    }
+    if phase.rounds.is_some() {
+        c.fail(
+            at(&["runs"]),
+            "a phase in rounds repeats its steps until steady: it cannot also have runs",
+        );
+    }
+    if phase.sweep.is_some() {
+        c.fail(at(&["runs"]), "a sweep cannot have runs");
+    }
+    if r.pick.is_some() && r.count.0 == 1 {
+        c.fail(
+            at(&["runs", "pick"]),
+            "one run has nothing to pick from: give count 2 or more, or drop pick",
+        );
+    }
+    if r.idle.is_some_and(|d| d.0.is_zero()) {
+        c.fail(
+            at(&["runs", "idle"]),
+            "an idle time of 0 is no idle time: drop it",
+        );
     }
 }
 
@@ -410,6 +450,29 @@ fn check_rounds(c: &mut Checker, phase: &Phase, r: &RoundsSpec, at: &dyn Fn(&[&s
         ),
         _ => {}
     }
+    let counts = |f: fn(&Matrix) -> &Vec<Count>| {
+        phase
+            .matrix
+            .as_ref()
+            .map(|m| f(m).clone())
+            .unwrap_or_default()
+    };
+    for (name, list, tracked) in [
+        ("jobs", counts(|m| &m.jobs), r.track.jobs),
+        ("iodepth", counts(|m| &m.iodepth), r.track.iodepth),
+    ] {
+        match tracked {
+            None if list.len() > 1 => c.fail(
+                at(&["rounds", "track"]),
+                format!("the matrix has several {name} values: say which one is tracked ({name})"),
+            ),
+            Some(t) if !list.is_empty() && !list.contains(&t) => c.fail(
+                at(&["rounds", "track", name]),
+                format!("{} is not one of the matrix's {name} values", t.0),
+            ),
+            _ => {}
+        }
+    }
 }
 
 /// An idle phase watches the drive: nothing in it may shape I/O.
@@ -419,6 +482,7 @@ fn check_idle(c: &mut Checker, phase: &Phase, at: &dyn Fn(&[&str]) -> Vec<Seg>) 
         ("rate", phase.rate.is_some()),
         ("sweep", phase.sweep.is_some()),
         ("rounds", phase.rounds.is_some()),
+        ("runs", phase.runs.is_some()),
         ("ramp", !phase.ramp.0.is_zero()),
     ];
     for (k, present) in shaping {

@@ -3,6 +3,7 @@
 //! preset shows them ([`PrintMode`]). A write that fails ends the printer's output, never
 //! the run.
 
+mod diskmark;
 mod drives;
 mod json;
 mod sink;

@@ -301,6 +301,22 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// The grid of a run whose steps picked a figure of several runs (the `diskmark`
+    /// presets): aligned lines, or one `diskmark` JSON line; nothing for other runs.
+    pub fn diskmark_grid(&mut self, cells: &[crate::session::GridCell]) {
+        if cells.is_empty() {
+            return;
+        }
+        match self.format {
+            Format::Text => {
+                for line in super::diskmark::grid(cells) {
+                    self.say(Stream::Out, &line);
+                }
+            }
+            Format::Json => self.json_line(&json!({"type": "diskmark", "cells": cells})),
+        }
+    }
+
     /// Where the session was saved (stderr in text mode).
     pub fn session(&mut self, path: &std::path::Path) {
         match self.format {
@@ -662,6 +678,7 @@ impl<W: Write> Sink for Printer<W> {
             }
             (RunEvent::Saved { path, session }, _) => {
                 self.steps_table(&crate::session::step_results(session));
+                self.diskmark_grid(&crate::session::grid(session));
                 self.session(path)
             }
             (RunEvent::Verify(_), _) => {}

@@ -296,7 +296,7 @@ pub fn steps_text(base: &str, new: &str, pairs: &[step_delta::Pair<'_>]) -> Stri
 
 /// Rows under a header as aligned text: the columns `left` (text) left-aligned, the
 /// others (figures) right-aligned.
-fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+pub(crate) fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
     let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {

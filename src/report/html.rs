@@ -221,6 +221,7 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
         super::soak::section(&mut o, &sum);
     }
     super::verify::section(&mut o, s);
+    super::diskmark::section(&mut o, s);
     if s.drives.is_empty() {
         steps_section(&mut o, s, "h2");
     }

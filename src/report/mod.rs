@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod compare;
 pub mod csv;
+pub mod diskmark;
 pub mod distribution;
 pub mod drive;
 pub mod html;

@@ -96,6 +96,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 round: None,
                 tracked: false,
                 sweep_point: None,
+                run: None,
                 closed_loop: false,
                 interval: req.plan.interval,
                 engine: EngineKind::Fio,

@@ -115,6 +115,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
                     "sweep_point": step.sweep_point,
                     "target_iops": target_iops,
                     "closed_loop": step.closed_loop,
+                    "run": step.run,
                 }),
                 RunKind::Single { .. } | RunKind::FioJob(_) => serde_json::Value::Null,
             };

@@ -261,6 +261,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         round: None,
         tracked: false,
         sweep_point: None,
+        run: None,
         closed_loop: false,
         interval: opts.interval,
         engine: opts.engine,

@@ -636,6 +636,7 @@ mod tests {
             tracked: false,
             closed_loop: false,
             sweep_point: None,
+            run: None,
             interval: Duration::from_secs_f64(INTERVAL_S),
             engine: EngineKind::IoUring,
             engine_options: Default::default(),

@@ -170,6 +170,7 @@ fn readback_step(like: &PlanStep, block: u64) -> PlanStep {
         round: None,
         tracked: false,
         sweep_point: None,
+        run: None,
         closed_loop: false,
         ..like.clone()
     }

@@ -11,6 +11,7 @@
 //! Reading: [`load`] accepts both forms, keeps what parses and names what it dropped with
 //! file:line:column. The layout is in `docs/SESSIONS.md`.
 
+pub mod best_of;
 mod error;
 mod flow;
 pub mod histlog;
@@ -30,6 +31,7 @@ mod text;
 pub mod time;
 mod writer;
 
+pub use best_of::{grid, GridCell, GridDir};
 pub use error::SessionError;
 pub use host::Host;
 pub use kind::EventKind;

@@ -1204,3 +1204,235 @@ fn a_preset_phase_may_ask_for_an_engine_and_ring_options() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// The diskmark presets follow CrystalDiskMark 8's source (docs/DISKMARK.md): the four
+/// tests' reads, then their writes, 5 s of no I/O between tests, each test a 5 s warm-up
+/// and 5 runs of 5 s on the first 1 GiB, the best run kept.
+#[test]
+fn diskmark_presets_are_crystaldiskmarks_tests_best_of_five() {
+    use drivescope::workload::{EngineKind, RunPick};
+    let t = target(TIB, 512);
+    // Per test: random, block size, queue depth, threads.
+    type Test = (bool, u64, u32, u32);
+    let profiles: [(&str, [Test; 4]); 2] = [
+        (
+            "diskmark",
+            [
+                (false, 1 << 20, 8, 1),
+                (false, 1 << 20, 1, 1),
+                (true, 4096, 32, 1),
+                (true, 4096, 1, 1),
+            ],
+        ),
+        (
+            "diskmark-nvme",
+            [
+                (false, 1 << 20, 8, 1),
+                (false, 128 << 10, 32, 1),
+                (true, 4096, 32, 16),
+                (true, 4096, 1, 1),
+            ],
+        ),
+    ];
+    for (id, tests) in profiles {
+        let (_, plan) = expand(id, &t);
+        check_steps(id, &plan, &t);
+        assert_eq!(plan.steps.len(), 8 * 5 + 7, "{id}");
+        let io: Vec<_> = plan
+            .steps
+            .iter()
+            .filter(|s| s.engine != EngineKind::Idle)
+            .collect();
+        assert_eq!(io.len(), 40, "{id}");
+        for (k, chunk) in io.chunks(5).enumerate() {
+            let (random, bs, qd, jobs) = tests[k % 4];
+            let read = k < 4;
+            let rw = match (random, read) {
+                (false, true) => RwMode::Read,
+                (false, false) => RwMode::Write,
+                (true, true) => RwMode::RandRead,
+                (true, false) => RwMode::RandWrite,
+            };
+            for (n, s) in chunk.iter().enumerate() {
+                let w = &s.workload;
+                assert_eq!(
+                    (w.rw, w.bs.max(), w.iodepth, w.jobs),
+                    (rw, bs, qd, jobs),
+                    "{id} {}",
+                    s.name
+                );
+                assert_eq!(w.region.offset, 0);
+                assert_eq!(w.region.len, GIB, "{id}: CrystalDiskMark's 1 GiB test size");
+                assert_eq!(s.end.duration, Some(Duration::from_secs(5)));
+                let run = s.run.expect("a run of a test");
+                assert_eq!(
+                    (run.n, run.of, run.pick),
+                    (n as u32 + 1, 5, Some(RunPick::Best))
+                );
+                let ramp = if n == 0 { 5 } else { 0 };
+                assert_eq!(
+                    s.ramp,
+                    Duration::from_secs(ramp),
+                    "{id} {}: the warm-up pass",
+                    s.name
+                );
+            }
+        }
+        for s in plan.steps.iter().filter(|s| s.engine == EngineKind::Idle) {
+            assert_eq!(
+                s.end.duration,
+                Some(Duration::from_secs(5)),
+                "{id}: interval"
+            );
+        }
+        // An interval between tests, none inside one.
+        for pair in plan.steps.windows(2) {
+            let idle = |s: &plan::PlanStep| s.engine == EngineKind::Idle;
+            assert!(!(idle(&pair[0]) && idle(&pair[1])), "{id}");
+            if !idle(&pair[0]) && !idle(&pair[1]) {
+                assert_eq!(
+                    pair[0].phase, pair[1].phase,
+                    "{id}: tests are separated by an interval"
+                );
+            }
+        }
+    }
+}
+
+/// `runs` repeats each step, with an idle step after each run when asked, time-scaled.
+#[test]
+fn runs_repeat_each_step_with_an_idle_time_after_each() {
+    use drivescope::workload::EngineKind;
+    let p = preset::parse_str(
+        "id: r\nname: R\ndescription: Runs.\nphases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 4}\n    matrix: {iodepth: [1, 8]}\n    end: {duration: 10s}\n    runs: {count: 3, idle: 20s}\n",
+        "runs.yaml",
+    )
+    .unwrap();
+    let opts = PlanOptions {
+        time_scale: 0.5,
+        ..PlanOptions::default()
+    };
+    let plan = plan::expand(&p, &target(GIB, 512), &opts).unwrap();
+    assert_eq!(plan.steps.len(), 2 * 3 * 2);
+    for (i, s) in plan.steps.iter().enumerate() {
+        if i % 2 == 1 {
+            assert_eq!(s.engine, EngineKind::Idle, "{}", s.name);
+            assert_eq!(s.end.duration, Some(Duration::from_secs(10)));
+        } else {
+            let run = s.run.unwrap();
+            assert_eq!((run.n, run.of, run.pick), ((i / 2 % 3) as u32 + 1, 3, None));
+            assert_eq!(s.workload.iodepth, if i < 6 { 1 } else { 8 });
+            assert_eq!(s.end.duration, Some(Duration::from_secs(5)));
+        }
+    }
+}
+
+/// SNIA HIR (docs/PTS.md): preconditioning rounds of 4 KiB random writes, then per wait
+/// state of 5, 10, 15, 25 and 50 s, 360 bursts of 5 s each followed by the wait, then 30
+/// minutes of continuous writes back to baseline.
+#[test]
+fn snia_hir_is_360_bursts_per_wait_state_and_a_baseline() {
+    use drivescope::workload::EngineKind;
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-hir", &t);
+    check_steps("snia-hir", &plan, &t);
+    let rounds = plan.phases[0].rounds.expect("preconditioning in rounds");
+    assert_eq!((rounds.max_rounds, rounds.metric), (25, Metric::Iops));
+    let names: Vec<&str> = plan.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "precondition",
+            "wait-5s",
+            "baseline-after-5s",
+            "wait-10s",
+            "baseline-after-10s",
+            "wait-15s",
+            "baseline-after-15s",
+            "wait-25s",
+            "baseline-after-25s",
+            "wait-50s",
+            "baseline-after-50s"
+        ]
+    );
+    for s in plan.steps.iter().filter(|s| s.engine != EngineKind::Idle) {
+        let w = &s.workload;
+        assert_eq!(
+            (w.rw, w.bs.max(), w.iodepth, w.jobs),
+            (RwMode::RandWrite, 4096, 32, 4)
+        );
+        assert_eq!(w.region.len, TIB, "the whole target");
+    }
+    for (k, wait) in [5u64, 10, 15, 25, 50].into_iter().enumerate() {
+        let ph = &plan.phases[1 + 2 * k];
+        let steps = &plan.steps[ph.steps.clone()];
+        assert_eq!(steps.len(), 720, "{}", ph.name);
+        for pair in steps.chunks(2) {
+            assert_eq!(pair[0].end.duration, Some(Duration::from_secs(5)));
+            assert_eq!(pair[1].engine, EngineKind::Idle);
+            assert_eq!(pair[1].end.duration, Some(Duration::from_secs(wait)));
+        }
+        let base = &plan.steps[plan.phases[2 + 2 * k].steps.clone()];
+        assert_eq!(base.len(), 1);
+        assert_eq!(base[0].end.duration, Some(Duration::from_secs(1800)));
+    }
+}
+
+/// SNIA XSR (docs/PTS.md): one thread at QD 32, 1-minute tests: 480 of SEQ 1024 KiB
+/// writes, 360 of RND 8 KiB writes, 480 of SEQ 1024 KiB writes.
+#[test]
+fn snia_xsr_is_three_access_groups_of_one_minute_tests() {
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-xsr", &t);
+    check_steps("snia-xsr", &plan, &t);
+    let groups = [
+        (RwMode::Write, 1u64 << 20, 480usize),
+        (RwMode::RandWrite, 8192, 360),
+        (RwMode::Write, 1 << 20, 480),
+    ];
+    assert_eq!(plan.phases.len(), 3);
+    for (ph, (rw, bs, n)) in plan.phases.iter().zip(groups) {
+        let steps = &plan.steps[ph.steps.clone()];
+        assert_eq!(steps.len(), n, "{}", ph.name);
+        for s in steps {
+            let w = &s.workload;
+            assert_eq!(
+                (w.rw, w.bs.max(), w.iodepth, w.jobs),
+                (rw, bs, 32, 1),
+                "{}",
+                s.name
+            );
+            assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
+        }
+    }
+}
+
+/// SNIA DIRTH (docs/PTS.md): TC 32 / QD 32 random-write rounds, then rounds of the 49
+/// thread x queue depth combinations from high to low, 32 x 32 tracked, then the minimum
+/// point's pre-write and histogram.
+#[test]
+fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
+    let t = target(TIB, 512);
+    let (_, plan) = expand("snia-dirth", &t);
+    check_steps("snia-dirth", &plan, &t);
+    let di = &plan.phases[1];
+    let rounds = di.rounds.expect("demand intensity in rounds");
+    assert_eq!((rounds.max_rounds, rounds.steps_per_round), (25, 49));
+    let steps = &plan.steps[di.steps.clone()];
+    let levels = [32u32, 16, 8, 6, 4, 2, 1];
+    for (i, s) in steps[..49].iter().enumerate() {
+        let w = &s.workload;
+        assert_eq!(
+            (w.jobs, w.iodepth),
+            (levels[i / 7], levels[i % 7]),
+            "{}",
+            s.name
+        );
+        assert_eq!((w.rw, w.rwmixread, w.bs.max()), (RwMode::RandRw, 65, 8192));
+        assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
+        assert_eq!(s.tracked, i == 0, "{}: 32 x 32 is tracked", s.name);
+    }
+    let min: Vec<_> = plan.steps[plan.phases[3].steps.clone()].iter().collect();
+    assert_eq!((min[0].workload.jobs, min[0].workload.iodepth), (1, 1));
+    assert_eq!(min[0].end.duration, Some(Duration::from_secs(600)));
+}

@@ -482,3 +482,335 @@ fn a_sweep_past_its_stop_curve_skips_the_remaining_points() {
     let labels: Vec<&str> = ses.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["s probe", "s 10%"]);
 }
+
+/// The diskmark preset runs time-scaled on a temp file and ends with its grid: a cell per
+/// test and direction, each the best of its 5 runs, whose figures are that run's (its
+/// MB/s is the bytes it moved over its measured time).
+#[test]
+fn diskmark_ends_with_the_best_of_five_grid() {
+    let home = tempfile::tempdir().unwrap();
+    // What is checked is the grid made of the runs, not the disk: a file in memory
+    // (tmpfs, through the page cache), so a disk busy with another build cannot stall it.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset",
+            "diskmark",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            "0.04",
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 47, "8 tests of 5 runs and 7 intervals");
+    let grid = of_type(&lines, "diskmark");
+    assert_eq!(grid.len(), 1, "one grid at the end");
+    let cells = grid[0]["cells"].as_array().unwrap();
+    let tests = ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"];
+    assert_eq!(cells.len(), 8);
+    for (i, c) in cells.iter().enumerate() {
+        let (test, dir) = (tests[i / 2], ["read", "write"][i % 2]);
+        assert_eq!(
+            (c["test"].as_str(), c["dir"].as_str()),
+            (Some(test), Some(dir))
+        );
+        assert_eq!((c["runs"].as_u64(), c["of"].as_u64()), (Some(5), Some(5)));
+        let phase = format!("{}-{dir}", test.to_lowercase().replace(' ', "-"));
+        let runs: Vec<&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&phase))
+            .copied()
+            .collect();
+        assert_eq!(runs.len(), 5, "{phase}");
+        let bw = |s: &Value| s["summary"][format!("{dir}_bw_bytes")].as_f64().unwrap();
+        let best = runs.iter().max_by(|a, b| bw(a).total_cmp(&bw(b))).unwrap();
+        let n = c["best_run"].as_u64().unwrap();
+        assert_eq!(
+            best["name"].as_str(),
+            Some(format!("{phase} run{n}").as_str())
+        );
+        let mbps = c["mbps"].as_f64().unwrap();
+        assert!(mbps > 0.0, "{phase}");
+        let s = &best["summary"];
+        let moved = s[format!("{dir}_bytes")].as_f64().unwrap() / s["runtime_s"].as_f64().unwrap();
+        assert!(
+            (moved / 1e6 - mbps).abs() <= 0.05 * mbps,
+            "{phase}: {mbps} MB/s in the grid, {} MB/s moved",
+            moved / 1e6
+        );
+        assert_eq!(c["iops"].as_f64(), s["iops"].as_f64(), "{phase}");
+        assert_eq!(c["p99_us"].as_f64(), s["lat_us"]["p99"].as_f64(), "{phase}");
+    }
+    // The report shows the same grid, a row per test, reads beside writes.
+    let session = of_type(&lines, "session")[0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dir = home.path().join("report");
+    let rep = run(
+        home.path(),
+        &["report", &session, "-o", dir.to_str().unwrap()],
+    );
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let at = html.find("<h2>Diskmark grid</h2>").expect("a grid section");
+    let table = &html[at..at + html[at..].find("</table>").unwrap()];
+    assert_eq!(
+        table.matches("<tr>").count(),
+        1 + 4,
+        "a header and four tests"
+    );
+    let first = format!(
+        "<td>SEQ1M Q8T1</td><td class=\"n\">{:.2}</td>",
+        cells[0]["mbps"].as_f64().unwrap()
+    );
+    assert!(table.contains(&first), "{table}");
+    // compare sets the grid beside a baseline's: against itself, every cell unchanged.
+    let cmp = run(
+        home.path(),
+        &[
+            "compare",
+            &session,
+            &session,
+            "-o",
+            home.path().join("cmp").to_str().unwrap(),
+        ],
+    );
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    let at = text.find("diskmark grid of").expect("the grids compared");
+    let rows: Vec<&str> = text[at..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.contains("Q"))
+        .collect();
+    assert_eq!(rows.len(), 8, "{text}");
+    assert!(rows.iter().all(|r| r.contains("+0.0%")), "{text}");
+}
+
+/// SNIA HIR, shortened (360 bursts to 3, 30-minute rounds and baselines to 30 s, at
+/// most 6 rounds) and time-scaled: the preconditioning rounds, then per wait state its
+/// bursts of 4 KiB random writes, each followed by the wait with no I/O at all, then the
+/// return to baseline; each burst's IOPS are a point of the recovery.
+#[test]
+fn snia_hir_bursts_alternate_with_idle_waits() {
+    let text = std::fs::read_to_string("presets/snia-hir.yaml")
+        .unwrap()
+        .replace("count: 360", "count: 3")
+        .replace("duration: 30m", "duration: 30s")
+        .replace("max: 25", "max: 6");
+    let scale = 0.02;
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("hir.yaml");
+    std::fs::write(&preset, text).unwrap();
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            &scale.to_string(),
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    let pre = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "precondition")
+        .count();
+    assert!((5..=6).contains(&pre), "{pre} preconditioning rounds");
+    for wait in [5u32, 10, 15, 25, 50] {
+        let phase = format!("wait-{wait}s");
+        let mine: Vec<&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&phase))
+            .copied()
+            .collect();
+        assert_eq!(mine.len(), 6, "{phase}: 3 bursts, each with its wait");
+        for (i, s) in mine.iter().enumerate() {
+            let sum = &s["summary"];
+            let runtime = sum["runtime_s"].as_f64().unwrap();
+            if i % 2 == 0 {
+                assert_eq!(s["name"], format!("{phase} run{}", i / 2 + 1));
+                assert!(
+                    sum["write_ios"].as_u64().unwrap() > 0,
+                    "{phase}: a burst writes"
+                );
+                assert_eq!(sum["read_ios"], 0, "{phase}");
+                assert!(sum["write_iops"].as_f64().unwrap() > 0.0);
+                assert!(runtime >= 0.9 * 5.0 * scale, "{phase}: {runtime} s burst");
+            } else {
+                assert_eq!(sum["ios"], 0, "{phase}: the wait does no I/O");
+                let want = f64::from(wait) * scale;
+                assert!(
+                    runtime >= 0.9 * want && runtime < want + 1.0,
+                    "{phase}: waited {runtime} s, not {want} s"
+                );
+            }
+        }
+        let base = format!("baseline-after-{wait}s");
+        let b: Vec<&&Value> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&base))
+            .collect();
+        assert_eq!(b.len(), 1, "{base}");
+        assert!(b[0]["summary"]["write_ios"].as_u64().unwrap() > 0);
+    }
+}
+
+/// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
+/// memory (250 ms intervals would outlast its steps: 100 ms).
+fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> Vec<Value> {
+    let mut text = std::fs::read_to_string(format!("presets/{id}.yaml")).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{id}: no '{from}'");
+        text = text.replace(from, to);
+    }
+    let home = tempfile::tempdir().unwrap();
+    let preset = home.path().join("p.yaml");
+    std::fs::write(&preset, text).unwrap();
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = shm.path().join("scratch.bin");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--direct",
+            "0",
+            "--time-scale",
+            &scale.to_string(),
+            "--interval",
+            "100ms",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out)
+}
+
+/// SNIA XSR shortened (480 and 360 one-minute tests to 4 and 3) and time-scaled: the
+/// three access groups in order, each test a point of throughput and response time.
+#[test]
+fn snia_xsr_runs_its_three_access_groups_in_order() {
+    let lines = run_shortened(
+        "snia-xsr",
+        &[("count: 480", "count: 4"), ("count: 360", "count: 3")],
+        0.002,
+    );
+    let steps = of_type(&lines, "step");
+    let phases: Vec<&str> = steps
+        .iter()
+        .map(|s| s["phase_name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = std::iter::repeat_n("group1-seq-1024k", 4)
+        .chain(std::iter::repeat_n("group2-rnd-8k", 3))
+        .chain(std::iter::repeat_n("group3-seq-1024k", 4))
+        .collect();
+    assert_eq!(phases, want);
+    for s in &steps {
+        let sum = &s["summary"];
+        assert!(
+            sum["write_bw_bytes"].as_f64().unwrap() > 0.0,
+            "{}",
+            s["name"]
+        );
+        assert_eq!(sum["read_ios"], 0);
+        assert!(
+            sum["write_lat_us"]["max"].as_f64().unwrap()
+                >= sum["write_lat_us"]["mean"].as_f64().unwrap()
+        );
+    }
+}
+
+/// SNIA DIRTH shortened (every step 1 minute, rounds in a window of 2, at most 2) and
+/// time-scaled: the preconditioning rounds, each demand-intensity round's 49 thread x
+/// queue depth combinations from high to low, then the minimum point.
+#[test]
+fn snia_dirth_runs_the_demand_intensity_matrix() {
+    let lines = run_shortened(
+        "snia-dirth",
+        &[
+            ("duration: 30m", "duration: 1m"),
+            ("duration: 60m", "duration: 1m"),
+            ("duration: 10m", "duration: 1m"),
+            ("window: 5, max: 25", "window: 2, max: 2"),
+            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
+        ],
+        0.002,
+    );
+    let steps = of_type(&lines, "step");
+    let di: Vec<&&Value> = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "demand-intensity")
+        .collect();
+    assert_eq!(di.len(), 2 * 49, "two rounds of 49");
+    let levels = [32u64, 16, 8, 6, 4, 2, 1];
+    for (i, s) in di.iter().enumerate() {
+        let k = i % 49;
+        let want = format!("QD{}×{}", levels[k % 7], levels[k / 7]);
+        assert!(
+            s["name"].as_str().unwrap().ends_with(&want),
+            "{} is not {want}",
+            s["name"]
+        );
+        let sum = &s["summary"];
+        assert!(sum["read_ios"].as_u64().unwrap() > 0 && sum["write_ios"].as_u64().unwrap() > 0);
+    }
+    let hist = steps
+        .iter()
+        .find(|s| s["phase_name"] == "min-point-histogram")
+        .expect("the minimum point's histogram");
+    assert!(hist["summary"]["lat_us"]["p99.999"].as_f64().is_some());
+}

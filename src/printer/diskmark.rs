@@ -1,0 +1,92 @@
+//! The grid printed at the end of a headless run whose steps ran several times to make one
+//! figure (the `diskmark` presets: CrystalDiskMark's best of N runs): a row per test and
+//! direction with MB/s, IOPS, mean and p99 latency, and which run gave them.
+
+use crate::session::GridCell;
+use crate::ui::format::{iops, shown, us};
+use crate::workload::RunPick;
+
+const COLUMNS: [&str; 8] = ["test", "dir", "MB/s", "IOPS", "mean", "p99", "runs", "from"];
+
+/// Columns whose cells are text, left-aligned.
+fn left(column: &str) -> bool {
+    matches!(column, "drive" | "test" | "dir" | "from")
+}
+
+fn from(c: &GridCell) -> String {
+    match (c.pick, c.best_run) {
+        (RunPick::Best, Some(n)) => format!("best: run {n}"),
+        (RunPick::Best, None) => "best".into(),
+        (RunPick::Mean, _) => "mean of the runs".into(),
+    }
+}
+
+/// The grid's lines (a title, a header, then the rows); none when no step picked a figure.
+pub fn grid(cells: &[GridCell]) -> Vec<String> {
+    let Some(first) = cells.first() else {
+        return Vec::new();
+    };
+    let drives = cells.iter().any(|c| c.drive.is_some());
+    let mut head: Vec<&str> = Vec::new();
+    if drives {
+        head.push("drive");
+    }
+    head.extend(COLUMNS);
+    let body: Vec<Vec<String>> = cells
+        .iter()
+        .map(|c| {
+            let mut row = Vec::with_capacity(head.len());
+            if drives {
+                row.push(shown(c.drive.as_deref().unwrap_or("")));
+            }
+            row.extend([
+                c.test.clone(),
+                c.dir.word().to_string(),
+                format!("{:.2}", c.mbps),
+                iops(c.iops),
+                c.mean_us.map(us).unwrap_or_else(|| "-".into()),
+                c.p99_us.map(us).unwrap_or_else(|| "-".into()),
+                format!("{}/{}", c.runs, c.of),
+                from(c),
+            ]);
+            row
+        })
+        .collect();
+    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .zip(&head)
+            .map(|((c, w), col)| {
+                let pad = " ".repeat(w - c.chars().count());
+                if left(col) {
+                    format!("{c}{pad}")
+                } else {
+                    format!("{pad}{c}")
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let title = match first.pick {
+        RunPick::Best => format!(
+            "diskmark grid: best of {} runs per test (as CrystalDiskMark keeps it)",
+            first.of
+        ),
+        RunPick::Mean => format!(
+            "diskmark grid: mean of {} runs per test (as KDiskMark's default profile)",
+            first.of
+        ),
+    };
+    let head_cells: Vec<String> = head.iter().map(|c| c.to_string()).collect();
+    std::iter::once(title)
+        .chain(std::iter::once(line(&head_cells)))
+        .chain(body.iter().map(|r| line(r)))
+        .collect()
+}

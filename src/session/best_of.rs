@@ -1,0 +1,246 @@
+//! The grid of a session whose steps ran several times to make one figure (a preset phase's
+//! `runs` with a `pick`: CrystalDiskMark keeps each test's best run, KDiskMark's default
+//! profile the mean of its runs): one cell per drive, test and direction, computed from the
+//! saved steps, for the headless run's end, the report and compare.
+
+use serde::Serialize;
+
+use super::model::{Session, StepRecord};
+use crate::workload::{RunOf, RunPick, Workload};
+
+/// Which way a cell's I/O went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridDir {
+    Read,
+    Write,
+    /// A mixed workload's reads and writes together.
+    Mix,
+}
+
+impl GridDir {
+    /// The grid's columns, in order.
+    pub const ALL: [GridDir; 3] = [GridDir::Read, GridDir::Write, GridDir::Mix];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            GridDir::Read => "read",
+            GridDir::Write => "write",
+            GridDir::Mix => "mix",
+        }
+    }
+
+    fn of(w: &Workload) -> GridDir {
+        match w.rwmixread {
+            _ if w.rw.is_mixed() && !matches!(w.rwmixread, 0 | 100) => GridDir::Mix,
+            0 => GridDir::Write,
+            _ => GridDir::Read,
+        }
+    }
+}
+
+/// One test in one direction: the figure its runs made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridCell {
+    /// The drive's label, in a session of several drives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive: Option<String>,
+    /// The test as CrystalDiskMark names it: `SEQ1M Q8T1`, `RND4K Q32T16`.
+    pub test: String,
+    pub dir: GridDir,
+    pub pick: RunPick,
+    /// Runs that did I/O, of the runs planned.
+    pub runs: u32,
+    pub of: u32,
+    /// The run (from 1) whose figures these are, when the best was picked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_run: Option<u32>,
+    /// MB/s (10^6 bytes per second).
+    pub mbps: f64,
+    pub iops: f64,
+    /// Mean and 99th percentile latency of every I/O of the run(s), µs.
+    pub mean_us: Option<f64>,
+    pub p99_us: Option<f64>,
+}
+
+/// The test's name in CrystalDiskMark's words: `SEQ` or `RND`, the block size (`1M`,
+/// `128K`, `4K`), the queue depth and the threads (jobs).
+pub fn test_name(w: &Workload) -> String {
+    let kind = if w.rw.is_random() { "RND" } else { "SEQ" };
+    let size = if w.bs.is_single() {
+        let b = w.bs.max();
+        match b {
+            _ if b.is_multiple_of(1 << 20) => format!("{}M", b >> 20),
+            _ if b.is_multiple_of(1 << 10) => format!("{}K", b >> 10),
+            _ => format!("{b}B"),
+        }
+    } else {
+        w.bs.to_string()
+    };
+    format!("{kind}{size} Q{}T{}", w.iodepth, w.jobs)
+}
+
+/// One run of a repeated step that picks a figure: its run, workload and figures.
+struct Run<'a> {
+    of: RunOf,
+    pick: RunPick,
+    w: &'a Workload,
+    r: &'a StepRecord,
+}
+
+fn run_of(r: &StepRecord) -> Option<Run<'_>> {
+    let of: RunOf = serde_yaml::from_value(r.point.get("run")?.clone()).ok()?;
+    let pick = of.pick?;
+    let w = r.workload.as_ref()?;
+    (r.summary.ios > 0).then_some(Run { of, pick, w, r })
+}
+
+fn lat(r: &StepRecord, f: fn(&crate::stats::LatSummary) -> f64) -> Option<f64> {
+    let l = &r.summary.lat_us;
+    (!l.is_empty()).then(|| f(l))
+}
+
+/// The cell that `runs` (of one test and direction) make.
+fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> GridCell {
+    let first = &runs[0];
+    let mut c = GridCell {
+        drive,
+        test,
+        dir,
+        pick: first.pick,
+        runs: runs.len() as u32,
+        of: first.of.of,
+        best_run: None,
+        mbps: 0.0,
+        iops: 0.0,
+        mean_us: None,
+        p99_us: None,
+    };
+    match first.pick {
+        RunPick::Best => {
+            let best = runs.iter().fold(first, |b, x| {
+                if x.r.summary.bw_bytes() > b.r.summary.bw_bytes() {
+                    x
+                } else {
+                    b
+                }
+            });
+            c.best_run = Some(best.of.n);
+            c.mbps = best.r.summary.bw_bytes() / 1e6;
+            c.iops = best.r.summary.iops;
+            c.mean_us = lat(best.r, |l| l.mean);
+            c.p99_us = lat(best.r, |l| l.p99);
+        }
+        RunPick::Mean => {
+            let n = runs.len() as f64;
+            let mean = |f: &dyn Fn(&Run<'_>) -> Option<f64>| {
+                let v: Vec<f64> = runs.iter().filter_map(f).collect();
+                (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+            };
+            c.mbps = runs.iter().map(|x| x.r.summary.bw_bytes()).sum::<f64>() / n / 1e6;
+            c.iops = runs.iter().map(|x| x.r.summary.iops).sum::<f64>() / n;
+            c.mean_us = mean(&|x| lat(x.r, |l| l.mean));
+            c.p99_us = mean(&|x| lat(x.r, |l| l.p99));
+        }
+    }
+    c
+}
+
+/// The grid of `s`: a cell per drive, test and direction whose steps ran several times
+/// with a pick, tests in the order they first ran; empty when no step picks.
+pub fn grid(s: &Session) -> Vec<GridCell> {
+    type Key = (Option<u32>, String, GridDir);
+    let mut keys: Vec<Key> = Vec::new();
+    let mut groups: Vec<Vec<Run<'_>>> = Vec::new();
+    for run in s.steps.iter().filter_map(run_of) {
+        let key = (run.r.drive, test_name(run.w), GridDir::of(run.w));
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => groups[i].push(run),
+            None => {
+                keys.push(key);
+                groups.push(vec![run]);
+            }
+        }
+    }
+    let label = |d: Option<u32>| {
+        d.and_then(|i| s.drives.get(i as usize))
+            .map(|e| e.label.clone())
+    };
+    let mut cells: Vec<GridCell> = keys
+        .into_iter()
+        .zip(&groups)
+        .map(|((d, test, dir), runs)| cell(label(d), test, dir, runs))
+        .collect();
+    // Tests in the order they first ran (CrystalDiskMark reads every test, then writes).
+    let order: Vec<(Option<String>, String)> = cells.iter().fold(Vec::new(), |mut o, c| {
+        let k = (c.drive.clone(), c.test.clone());
+        if !o.contains(&k) {
+            o.push(k);
+        }
+        o
+    });
+    cells.sort_by_key(|c| {
+        let row = order
+            .iter()
+            .position(|k| k.0 == c.drive && k.1 == c.test)
+            .unwrap_or(usize::MAX);
+        let col = GridDir::ALL.iter().position(|d| *d == c.dir).unwrap_or(0);
+        (row, col)
+    });
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{BlockSizes, Region, RwMode};
+
+    fn w(rw: RwMode, bs: u64, iodepth: u32, jobs: u32, rwmixread: u8) -> Workload {
+        Workload {
+            rw,
+            rwmixread,
+            bs: BlockSizes::single(bs),
+            iodepth,
+            jobs,
+            region: Region {
+                offset: 0,
+                len: 1 << 30,
+            },
+            rate_iops: None,
+            arrivals: Default::default(),
+            seed: 1,
+            direct: true,
+            job_region: Default::default(),
+        }
+    }
+
+    #[test]
+    fn tests_are_named_as_crystaldiskmark_names_them() {
+        let cases = [
+            (
+                w(RwMode::Read, 1 << 20, 8, 1, 100),
+                "SEQ1M Q8T1",
+                GridDir::Read,
+            ),
+            (
+                w(RwMode::Write, 128 << 10, 32, 1, 0),
+                "SEQ128K Q32T1",
+                GridDir::Write,
+            ),
+            (
+                w(RwMode::RandRead, 4096, 32, 16, 100),
+                "RND4K Q32T16",
+                GridDir::Read,
+            ),
+            (
+                w(RwMode::RandRw, 512, 1, 1, 70),
+                "RND512B Q1T1",
+                GridDir::Mix,
+            ),
+        ];
+        for (wl, name, dir) in cases {
+            assert_eq!(test_name(&wl), name);
+            assert_eq!(GridDir::of(&wl), dir, "{name}");
+        }
+    }
+}
