@@ -90,3 +90,69 @@ pub fn grid(cells: &[GridCell]) -> Vec<String> {
         .chain(body.iter().map(|r| line(r)))
         .collect()
 }
+
+const SERIES: [&str; 8] = [
+    "phase",
+    "runs",
+    "mean IOPS",
+    "mean MB/s",
+    "first IOPS",
+    "last IOPS",
+    "worst p99",
+    "drive",
+];
+
+/// The lines of the phases whose steps ran several times, each run its own point (SNIA
+/// HIR's bursts per wait state, XSR's access groups); none when there are none.
+pub fn series(s: &[crate::session::RunSeries]) -> Vec<String> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    let drives = s.iter().any(|x| x.drive.is_some());
+    let cols = if drives { &SERIES[..] } else { &SERIES[..7] };
+    let body: Vec<Vec<String>> = s
+        .iter()
+        .map(|x| {
+            let mut row = vec![
+                x.phase.clone(),
+                format!("{}/{}", x.runs, x.of),
+                iops(x.mean_iops),
+                format!("{:.2}", x.mean_mbps),
+                iops(x.first_iops),
+                iops(x.last_iops),
+                x.worst_p99_us.map(us).unwrap_or_else(|| "-".into()),
+            ];
+            if drives {
+                row.push(shown(x.drive.as_deref().unwrap_or("")));
+            }
+            row
+        })
+        .collect();
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.chars().count()).collect();
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                let pad = " ".repeat(w - c.chars().count());
+                if i == 0 || i == 7 {
+                    format!("{c}{pad}")
+                } else {
+                    format!("{pad}{c}")
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let head: Vec<String> = cols.iter().map(|c| c.to_string()).collect();
+    std::iter::once("runs (each run its own point):".to_string())
+        .chain(std::iter::once(line(&head)))
+        .chain(body.iter().map(|r| line(r)))
+        .collect()
+}

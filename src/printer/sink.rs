@@ -301,6 +301,22 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// The phases whose steps ran several times, each run its own point (SNIA HIR, XSR):
+    /// aligned lines, or one `runs` JSON line; nothing for other runs.
+    pub fn run_series(&mut self, series: &[crate::session::RunSeries]) {
+        if series.is_empty() {
+            return;
+        }
+        match self.format {
+            Format::Text => {
+                for line in super::diskmark::series(series) {
+                    self.say(Stream::Out, &line);
+                }
+            }
+            Format::Json => self.json_line(&json!({"type": "runs", "phases": series})),
+        }
+    }
+
     /// The grid of a run whose steps picked a figure of several runs (the `diskmark`
     /// presets): aligned lines, or one `diskmark` JSON line; nothing for other runs.
     pub fn diskmark_grid(&mut self, cells: &[crate::session::GridCell]) {
@@ -679,6 +695,7 @@ impl<W: Write> Sink for Printer<W> {
             (RunEvent::Saved { path, session }, _) => {
                 self.steps_table(&crate::session::step_results(session));
                 self.diskmark_grid(&crate::session::grid(session));
+                self.run_series(&crate::session::run_series(session));
                 self.session(path)
             }
             (RunEvent::Verify(_), _) => {}

@@ -190,6 +190,90 @@ pub fn grid(s: &Session) -> Vec<GridCell> {
     cells
 }
 
+/// A phase whose steps ran several times with no figure picked (SNIA HIR's bursts, XSR's
+/// one-minute tests): each run is its own point; these are the runs' figures together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSeries {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive: Option<String>,
+    pub phase: String,
+    /// Runs that did I/O, of the runs planned.
+    pub runs: u32,
+    pub of: u32,
+    pub mean_iops: f64,
+    /// MB/s (10^6 bytes per second), the runs' mean.
+    pub mean_mbps: f64,
+    pub first_iops: f64,
+    pub last_iops: f64,
+    /// The worst 99th percentile latency of the runs, µs.
+    pub worst_p99_us: Option<f64>,
+}
+
+/// The phases of `s` whose steps ran several times with no pick, in the order they ran;
+/// empty when none.
+pub fn run_series(s: &Session) -> Vec<RunSeries> {
+    let mut keys: Vec<(Option<u32>, u64)> = Vec::new();
+    let mut groups: Vec<Vec<&StepRecord>> = Vec::new();
+    for r in &s.steps {
+        let Some(run) = r
+            .point
+            .get("run")
+            .and_then(|v| serde_yaml::from_value::<RunOf>(v.clone()).ok())
+        else {
+            continue;
+        };
+        let Some(phase) = r.point.get("phase").and_then(serde_yaml::Value::as_u64) else {
+            continue;
+        };
+        if run.pick.is_some() || r.summary.ios == 0 {
+            continue;
+        }
+        let key = (r.drive, phase);
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => groups[i].push(r),
+            None => {
+                keys.push(key);
+                groups.push(vec![r]);
+            }
+        }
+    }
+    let phase_name = |i: u64| {
+        s.plan
+            .get("phases")
+            .and_then(|p| p.get(i as usize))
+            .and_then(|p| p.get("name"))
+            .and_then(serde_yaml::Value::as_str)
+            .map_or_else(|| format!("phase {}", i + 1), str::to_string)
+    };
+    keys.into_iter()
+        .zip(groups)
+        .map(|((drive, phase), runs)| {
+            let n = runs.len() as f64;
+            let of = runs
+                .first()
+                .and_then(|r| r.point.get("run"))
+                .and_then(|v| serde_yaml::from_value::<RunOf>(v.clone()).ok())
+                .map_or(0, |r| r.of);
+            RunSeries {
+                drive: drive
+                    .and_then(|i| s.drives.get(i as usize))
+                    .map(|d| d.label.clone()),
+                phase: phase_name(phase),
+                runs: runs.len() as u32,
+                of,
+                mean_iops: runs.iter().map(|r| r.summary.iops).sum::<f64>() / n,
+                mean_mbps: runs.iter().map(|r| r.summary.bw_bytes()).sum::<f64>() / n / 1e6,
+                first_iops: runs.first().map_or(0.0, |r| r.summary.iops),
+                last_iops: runs.last().map_or(0.0, |r| r.summary.iops),
+                worst_p99_us: runs
+                    .iter()
+                    .filter_map(|r| lat(r, |l| l.p99))
+                    .reduce(f64::max),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -698,6 +698,29 @@ fn snia_hir_bursts_alternate_with_idle_waits() {
         assert_eq!(b.len(), 1, "{base}");
         assert!(b[0]["summary"]["write_ios"].as_u64().unwrap() > 0);
     }
+    // The run ends with each wait state's bursts as one figure: their mean IOPS.
+    let runs = of_type(&lines, "runs");
+    assert_eq!(runs.len(), 1);
+    let phases = runs[0]["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 5, "one row per wait state");
+    for (p, wait) in phases.iter().zip([5, 10, 15, 25, 50]) {
+        let name = format!("wait-{wait}s");
+        assert_eq!(p["phase"].as_str(), Some(name.as_str()));
+        assert_eq!((p["runs"].as_u64(), p["of"].as_u64()), (Some(3), Some(3)));
+        let bursts: Vec<f64> = steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(&name) && s["summary"]["ios"] != 0)
+            .map(|s| s["summary"]["iops"].as_f64().unwrap())
+            .collect();
+        let mean = bursts.iter().sum::<f64>() / bursts.len() as f64;
+        let got = p["mean_iops"].as_f64().unwrap();
+        assert!(
+            (got - mean).abs() <= 1e-6 * mean,
+            "{name}: {got} against {mean}"
+        );
+        assert_eq!(p["first_iops"].as_f64(), Some(bursts[0]));
+        assert_eq!(p["last_iops"].as_f64(), Some(bursts[2]));
+    }
 }
 
 /// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
@@ -772,6 +795,22 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
                 >= sum["write_lat_us"]["mean"].as_f64().unwrap()
         );
     }
+    // The run ends with each access group's tests as one row.
+    let runs = of_type(&lines, "runs");
+    let groups: Vec<(&str, u64)> = runs[0]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["phase"].as_str().unwrap(), p["runs"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("group1-seq-1024k", 4),
+            ("group2-rnd-8k", 3),
+            ("group3-seq-1024k", 4)
+        ]
+    );
 }
 
 /// SNIA DIRTH shortened (every step 1 minute, rounds in a window of 2, at most 2) and
