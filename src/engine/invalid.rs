@@ -132,14 +132,87 @@ pub enum InvalidStep {
     #[error("--verify checks what was written; a trim workload writes nothing to check")]
     TrimVerify,
     #[error("{} is a host-managed zoned device: {why}", .path.display())]
-    Zoned {
-        path: PathBuf,
-        why: super::zoned::ZoneRefusal,
-    },
+    Zoned { path: PathBuf, why: ZoneRefusal },
     #[error("{} takes no trims: {kind} refused ({})", .path.display(), errno_text(*.errno))]
     NoTrim {
         path: PathBuf,
         kind: &'static str,
         errno: i32,
     },
+}
+
+/// Why a step cannot run on a host-managed zoned device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ZoneRefusal {
+    /// Writes at random offsets.
+    RandomWrites,
+    /// Trims (a zone is emptied by a reset, not trimmed).
+    Trims,
+    /// Reads mixed with writes.
+    MixedWithWrites,
+    /// Several jobs write the zones at once, each at its own pace.
+    SeveralJobs(u32),
+    /// The region starts inside a zone, not at its start (its write pointer after reset).
+    NotAtZoneStart { offset: u64, zone_start: u64 },
+    /// The step ends by time only, or writes more than its region once: it would come
+    /// round to zones already written.
+    WrapsRound { region: u64 },
+    /// A zone whose writable capacity is below its size, and the write goes past it.
+    PastCapacity { zone_start: u64, capacity: u64 },
+    /// Several writes in flight, on a kernel without zone write plugging (before 6.10)
+    /// and a scheduler without zone write locking (mq-deadline has it).
+    NoZoneWriteLocking { iodepth: u32, scheduler: String },
+}
+
+impl std::fmt::Display for ZoneRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ZoneRefusal::RandomWrites => f.write_str(
+                "its zones are written only sequentially, at each zone's write pointer, and \
+                 this step writes at random (use rw: write, or the zoned-seq-write preset)",
+            ),
+            ZoneRefusal::Trims => f.write_str(
+                "its zones are emptied by a zone reset, not by trims; drivescope resets the \
+                 zones a write step writes",
+            ),
+            ZoneRefusal::MixedWithWrites => f.write_str(
+                "a mix of reads and writes is refused on it: its writes must go in order at \
+                 each zone's write pointer; run the writes and the reads as steps of their own",
+            ),
+            ZoneRefusal::SeveralJobs(n) => write!(
+                f,
+                "{n} jobs would write its zones each at its own pace, off the write pointers; \
+                 write it with 1 job"
+            ),
+            ZoneRefusal::NotAtZoneStart { offset, zone_start } => write!(
+                f,
+                "the region starts at {}, inside the zone at {}: writes must start at a zone's \
+                 write pointer (its start, after the reset)",
+                format_size(*offset),
+                format_size(*zone_start)
+            ),
+            ZoneRefusal::WrapsRound { region } => write!(
+                f,
+                "a sequential write comes round to zones it has written once it passes the \
+                 region's end; end the step by data of at most the region ({})",
+                format_size(*region)
+            ),
+            ZoneRefusal::PastCapacity {
+                zone_start,
+                capacity,
+            } => write!(
+                f,
+                "the zone at {} takes only {} of writes (its capacity) and the step writes past it",
+                format_size(*zone_start),
+                format_size(*capacity)
+            ),
+            ZoneRefusal::NoZoneWriteLocking { iodepth, scheduler } => write!(
+                f,
+                "iodepth {iodepth} keeps several writes in flight, which this kernel (before \
+                 6.10, no zone write plugging) orders only with mq-deadline's zone write \
+                 locking, and the scheduler is {scheduler}; use iodepth 1 or \
+                 echo mq-deadline > queue/scheduler"
+            ),
+        }
+    }
 }

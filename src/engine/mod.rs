@@ -10,11 +10,11 @@ mod invalid;
 pub mod native;
 mod seam;
 mod target;
-pub mod zoned;
 
 pub use error::{EngineError, Opener};
 pub use invalid::{
-    InvalidStep, NoPolling, RingOption, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS, MIN_STEP_DURATION,
+    InvalidStep, NoPolling, RingOption, ZoneRefusal, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS,
+    MIN_STEP_DURATION,
 };
 pub use seam::{Control, Engine, FnObserver, StepControl, StepObserver};
 pub use target::StepTarget;

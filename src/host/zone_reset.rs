@@ -9,7 +9,7 @@ use std::fs::{File, OpenOptions};
 
 use crate::drive::zones::{self, Zone};
 use crate::drive::ZoneModel;
-use crate::engine::zoned::{zoned_device, ZonedDevice};
+use crate::engine::native::zoned::{zoned_device, ZonedDevice};
 use crate::engine::{Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::StepSummary;
 use crate::units::format_size;

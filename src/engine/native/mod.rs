@@ -34,6 +34,7 @@ mod uring_worker;
 mod validate;
 mod verifier;
 mod wake;
+pub mod zoned;
 
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64};
