@@ -1,7 +1,8 @@
 //! The layout holds: the layer order of docs/ARCHITECTURE.md's table (every top-level
 //! module of `src/` in it, none using a layer above its own, test code aside), no import
-//! cycles between the top-level modules, no command module uses another, and nothing below
-//! the edge uses `cli` or `commands`. Read from the source and the document's text, so a
+//! cycles between the top-level modules nor between the files of a folder (a name its
+//! `mod.rs` re-exports counts as a use of the file it comes from), no command module uses
+//! another, no command lays out text, and nothing below the edge uses `cli` or `commands`. Read from the source and the document's text, so a
 //! module that reaches up fails here, not in a review.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -487,23 +488,65 @@ fn folders() -> BTreeMap<Vec<String>, BTreeMap<String, Vec<PathBuf>>> {
     out
 }
 
-/// The modules of a folder -> the modules of the same folder each uses.
-fn folder_graph(
+/// The names a folder's `mod.rs` re-exports (`pub use child::{A, b::C}`), each with the module
+/// of the folder it comes from: `super::A` and `crate::folder::A` name that module.
+fn reexports_in(
     folder: &[String],
-    modules: &BTreeMap<String, Vec<PathBuf>>,
+    mod_code: &str,
+    modules: &BTreeSet<String>,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let code = without_comments(mod_code);
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("pub") {
+        let after = &rest[i + "pub".len()..];
+        let after = after.strip_prefix("(crate)").unwrap_or(after).trim_start();
+        rest = after;
+        let Some(tree) = after.strip_prefix("use ") else {
+            continue;
+        };
+        let tree = &tree[..tree.find(';').unwrap_or(tree.len())];
+        for path in paths_in(tree) {
+            let abs = absolute(folder, &path).unwrap_or_else(|| {
+                let mut p = folder.to_vec();
+                p.extend(path.iter().cloned());
+                p
+            });
+            let Some(name) = abs.last() else { continue };
+            if abs.len() > folder.len() + 1 && abs.starts_with(folder) {
+                let from = &abs[folder.len()];
+                if modules.contains(from) {
+                    out.insert(name.clone(), from.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The modules of a folder -> the modules of the same folder each uses: `files` holds each
+/// module's files as (module path, code), `reexports` what the folder's `mod.rs` re-exports.
+fn folder_graph_of(
+    folder: &[String],
+    files: &BTreeMap<String, Vec<(Vec<String>, String)>>,
+    reexports: &BTreeMap<String, String>,
 ) -> BTreeMap<String, BTreeSet<String>> {
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (m, files) in modules {
+    for (m, codes) in files {
         let uses = g.entry(m.clone()).or_default();
-        for p in files {
-            let here = module_path_of(p);
-            for path in paths_in(&without_comments(&code_of(p))) {
-                let Some(abs) = absolute(&here, &path) else {
+        for (here, code) in codes {
+            for path in paths_in(&without_comments(code)) {
+                let Some(abs) = absolute(here, &path) else {
                     continue;
                 };
                 if abs.len() > folder.len() && abs.starts_with(folder) {
-                    let used = &abs[folder.len()];
-                    if used != m && modules.contains_key(used) {
+                    let named = &abs[folder.len()];
+                    let used = if files.contains_key(named) {
+                        Some(named)
+                    } else {
+                        reexports.get(named)
+                    };
+                    if let Some(used) = used.filter(|u| *u != m) {
                         uses.insert(used.clone());
                     }
                 }
@@ -511,6 +554,33 @@ fn folder_graph(
         }
     }
     g
+}
+
+/// The modules of a folder -> the modules of the same folder each uses, read from `src/`.
+fn folder_graph(
+    folder: &[String],
+    modules: &BTreeMap<String, Vec<PathBuf>>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let files: BTreeMap<String, Vec<(Vec<String>, String)>> = modules
+        .iter()
+        .map(|(m, paths)| {
+            let codes = paths
+                .iter()
+                .map(|p| (module_path_of(p), code_of(p)))
+                .collect();
+            (m.clone(), codes)
+        })
+        .collect();
+    let mut dir = src();
+    dir.extend(folder);
+    // the folder's own module file: `folder/mod.rs` or `folder.rs` beside it
+    let own = match dir.join("mod.rs") {
+        m if m.exists() => m,
+        _ => dir.with_extension("rs"),
+    };
+    let mod_code = code_of(&own);
+    let names: BTreeSet<String> = modules.keys().cloned().collect();
+    folder_graph_of(folder, &files, &reexports_in(folder, &mod_code, &names))
 }
 
 fn cycles_in(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
@@ -591,4 +661,42 @@ fn the_check_finds_a_cycle_in_a_folder_when_there_is_one() {
         !cycles_in(&g).is_empty(),
         "mounts -> in_use -> mounts: {g:#?}"
     );
+}
+
+#[test]
+fn the_folder_check_follows_a_parents_re_exports() {
+    // x/a.rs names `super::B`, which x/mod.rs re-exports from x/b.rs; x/b.rs uses x/a.rs.
+    let folder = vec!["x".to_string()];
+    let file = |m: &str, code: &str| {
+        let here = vec!["x".to_string(), m.to_string()];
+        (m.to_string(), vec![(here, code.to_string())])
+    };
+    let files: BTreeMap<String, Vec<(Vec<String>, String)>> = [
+        file("a", "use super::{B, C};\nfn f(_: B) {}"),
+        file("b", "pub struct B(crate::x::a::A);"),
+        file("c", "pub struct C;"),
+    ]
+    .into_iter()
+    .collect();
+    let names: BTreeSet<String> = files.keys().cloned().collect();
+    let mod_code = "mod a;\nmod b;\nmod c;\npub use b::B;\npub(crate) use self::c::{\n    C,\n};\npub use thiserror::Error;\n";
+    let reexports = reexports_in(&folder, mod_code, &names);
+    assert_eq!(
+        reexports,
+        [("B", "b"), ("C", "c")]
+            .map(|(n, m)| (n.to_string(), m.to_string()))
+            .into_iter()
+            .collect(),
+    );
+    let g = folder_graph_of(&folder, &files, &reexports);
+    assert!(g["a"].contains("b") && g["a"].contains("c"), "{g:#?}");
+    assert!(!cycles_in(&g).is_empty(), "a -> (super::B) b -> a: {g:#?}");
+    // without the re-exports the circle is not seen: how engine/'s escaped the check
+    let blind = folder_graph_of(&folder, &files, &BTreeMap::new());
+    assert!(cycles_in(&blind).is_empty(), "{blind:#?}");
+    // and on src/ itself: engine/native/ names the contract's error through engine/mod.rs
+    let folders = folders();
+    let engine = vec!["engine".to_string()];
+    let g = folder_graph(&engine, &folders[&engine]);
+    assert!(g["native"].contains("error"), "{g:#?}");
 }
