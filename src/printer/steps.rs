@@ -2,6 +2,7 @@
 //! of I/O (per drive in a run of several), aligned, with units that scale (k and M IOPS,
 //! MB/s and GB/s, µs, ms and s).
 
+use crate::report::page::aligned;
 use crate::session::{Direction, StepResult};
 use crate::ui::format::{bw, clock, iops, shown, us};
 
@@ -84,32 +85,10 @@ pub fn table(results: &[StepResult]) -> Vec<String> {
     }
     head.extend(COLUMNS);
     let body: Vec<Vec<String>> = results.iter().flat_map(|r| rows(r, drives)).collect();
-    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
-    for row in &body {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut o = String::new();
-        for (i, ((c, w), col)) in cells.iter().zip(&widths).zip(&head).enumerate() {
-            let pad = " ".repeat(w - c.chars().count());
-            if i > 0 {
-                o.push_str("  ");
-            }
-            if left(col) {
-                o.push_str(c);
-                o.push_str(&pad);
-            } else {
-                o.push_str(&pad);
-                o.push_str(c);
-            }
-        }
-        o.trim_end().to_string()
-    };
-    let head_cells: Vec<String> = head.iter().map(|c| c.to_string()).collect();
-    std::iter::once(line(&head_cells))
-        .chain(body.iter().map(|r| line(r)))
+    let left: Vec<usize> = (0..head.len()).filter(|&i| left(head[i])).collect();
+    aligned(&head, &body, &left)
+        .lines()
+        .map(String::from)
         .collect()
 }
 

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::page::{grid, page_start, PAGE_END};
+use super::page::{aligned, grid, page_start, PAGE_END};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use super::{charts, step_delta, ReportError};
 use serde_yaml::Value;
@@ -291,39 +291,6 @@ pub fn steps_text(base: &str, new: &str, pairs: &[step_delta::Pair<'_>]) -> Stri
         &step_delta::rows(pairs),
         &[0, 1, 2],
     ));
-    o
-}
-
-/// Rows under a header as aligned text: the columns `left` (text) left-aligned, the
-/// others (figures) right-aligned.
-pub(crate) fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
-    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut o = String::new();
-    let line = |o: &mut String, cells: &[String]| {
-        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = " ".repeat(w - c.chars().count());
-            let gap = if i == 0 { "" } else { "  " };
-            if left.contains(&i) {
-                let _ = write!(o, "{gap}{c}{pad}");
-            } else {
-                let _ = write!(o, "{gap}{pad}{c}");
-            }
-        }
-        while o.ends_with(' ') {
-            o.pop();
-        }
-        o.push('\n');
-    };
-    let head: Vec<String> = head.iter().map(|c| c.to_string()).collect();
-    line(&mut o, &head);
-    for r in rows {
-        line(&mut o, r);
-    }
     o
 }
 

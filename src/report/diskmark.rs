@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::page::grid;
+use super::page::{aligned, grid};
 use super::svg::esc;
 use crate::session::{GridCell, GridDir, Session};
 use crate::ui::format::us;
@@ -128,6 +128,6 @@ pub fn compare_text(base: &str, new: &str, b: &[GridCell], n: &[GridCell]) -> Op
     ];
     Some(format!(
         "diskmark grid of {new} against {base}:\n{}",
-        super::compare::aligned(&head, &rows, &[0, 1])
+        aligned(&head, &rows, &[0, 1])
     ))
 }

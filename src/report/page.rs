@@ -1,7 +1,9 @@
 //! What every page of the report shares, below the pages and their sections: the page's
-//! head and style, tables, and figures in the units people read (latency that scales from
-//! µs to s, IOPS in k and M, capacities in decimal GB with GiB beside, block sizes in IEC).
-//! The sections (`html`, `soak`, `verify`, `wear`, `compare`) use it; it uses none of them.
+//! head and style, tables (and rows as aligned text for the terminal: `compare`'s table,
+//! the diskmark grid beside a base, the headless run's steps table), and figures in the
+//! units people read (latency that scales from µs to s, IOPS in k and M, capacities in
+//! decimal GB with GiB beside, block sizes in IEC). The sections and the pages use it; it
+//! uses none of them.
 
 use std::fmt::Write;
 
@@ -65,6 +67,39 @@ pub fn grid(o: &mut String, class: &str, head: &[&str], rows: &[Vec<String>]) {
         o.push_str("</tr>");
     }
     o.push_str("</table></div>\n");
+}
+
+/// Rows under a header as aligned text: the columns `left` (text) left-aligned, the
+/// others (figures) right-aligned.
+pub fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut o = String::new();
+    let line = |o: &mut String, cells: &[String]| {
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - c.chars().count());
+            let gap = if i == 0 { "" } else { "  " };
+            if left.contains(&i) {
+                let _ = write!(o, "{gap}{c}{pad}");
+            } else {
+                let _ = write!(o, "{gap}{pad}{c}");
+            }
+        }
+        while o.ends_with(' ') {
+            o.pop();
+        }
+        o.push('\n');
+    };
+    let head: Vec<String> = head.iter().map(|c| c.to_string()).collect();
+    line(&mut o, &head);
+    for r in rows {
+        line(&mut o, r);
+    }
+    o
 }
 
 /// Leaves of a YAML value as `a.b.c` → text rows.
