@@ -20,6 +20,34 @@ fn wait_until(t: &Tmux, what: &str, ok: impl Fn(&str) -> bool) -> String {
     crate::dashboard_tmux::wait_until(t, 20, what, ok)
 }
 
+/// The presets as the picker lists them (id, name), in its order: read from the real
+/// binary's `presets list` in the same home, so a preset added later moves the ends with it.
+fn presets_in_order(home: &std::path::Path) -> Vec<(String, String)> {
+    let out = common::run(home, &["presets", "list"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("ID "));
+    let header = lines.next().expect("the presets table's header");
+    let name_at = header.find("NAME").expect("a NAME column");
+    let dur_at = header.find("DURATION").expect("a DURATION column");
+    let rows: Vec<(String, String)> = lines
+        .filter(|l| l.len() > name_at)
+        .map(|l| {
+            let cut =
+                |a: usize, b: usize| l.get(a..b.min(l.len())).unwrap_or("").trim().to_string();
+            (cut(0, name_at), cut(name_at, dur_at))
+        })
+        .collect();
+    assert!(rows.len() > 11, "{text}");
+    rows
+}
+
+/// The start of a preset's name as a picker row shows it (long names end in '…' at 80
+/// columns, so the row holds the first characters only).
+fn row_of(name: &str) -> String {
+    name.chars().take(16).collect()
+}
+
 /// The line of the picker's highlighted entry.
 fn picked(s: &str) -> String {
     s.lines()
@@ -34,23 +62,27 @@ fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
     let Some(t) = start("keys-picker", home.path()) else {
         return;
     };
-    t.wait_for("▶ Quick look");
+    let presets = presets_in_order(home.path());
+    let first = row_of(&presets[0].1);
+    let last = &presets[presets.len() - 1];
+    t.wait_for(&format!("▶ {first}"));
     key(&t, "End");
-    wait_until(&t, "End: the last preset", |s| {
-        picked(s).contains("Thermal soak, 4 KiB")
+    wait_until(&t, &format!("End: the last preset, {}", last.0), |s| {
+        picked(s).contains(&row_of(&last.1)) && s.contains(&format!("id {}", last.0))
     });
     key(&t, "Home");
-    wait_until(&t, "Home: the first preset", |s| {
-        picked(s).contains("Quick look")
-    });
+    wait_until(&t, "Home: the first preset", |s| picked(s).contains(&first));
     key(&t, "PageDown");
-    // Ten entries down: the eleventh preset, storagereview-4k-mix.
-    wait_until(&t, "PgDn: ten presets down", |s| {
-        s.contains("StorageReview 4K random 70/30 mix") && !picked(s).contains("Quick look")
-    });
+    // A page (ten entries) down: the eleventh preset, its id in the detail pane.
+    let eleventh = &presets[10];
+    wait_until(
+        &t,
+        &format!("PgDn: ten presets down, {}", eleventh.0),
+        |s| picked(s).contains(&row_of(&eleventh.1)) && s.contains(&format!("id {}", eleventh.0)),
+    );
     key(&t, "PageUp");
     wait_until(&t, "PgUp: back to the first", |s| {
-        picked(s).contains("Quick look")
+        picked(s).contains(&first)
     });
     key(&t, "Escape");
     wait_until(&t, "the picker closed", |s| !s.contains("▶"));
@@ -83,16 +115,28 @@ fn typing_filters_the_preset_picker_and_backspace_and_esc_clear_it() {
 {s}"
     );
     assert!(!s.contains("StorageReview"), "{s}");
+    // End: the last preset the filter keeps (by name or id), in the picker's order.
+    let presets = presets_in_order(home.path());
+    let kept = |(id, name): &(String, String)| {
+        id.to_lowercase().contains("snia") || name.to_lowercase().contains("snia")
+    };
+    let at = presets.iter().rposition(kept).expect("an SNIA preset");
+    let (id, name) = &presets[at];
     key(&t, "End");
-    wait_until(&t, "End: the last SNIA preset", |s| {
-        picked(s).contains("SNIA") && !picked(s).contains("IOPS test")
+    wait_until(&t, &format!("End: the last SNIA preset, {id}"), |s| {
+        picked(s).contains(&row_of(name)) && s.contains(&format!("id {id}"))
     });
     for _ in 0..4 {
         key(&t, "BSpace");
     }
-    // The pick stays where End put it, the list whole around it.
+    // The pick stays where End put it, the list whole around it: presets the filter
+    // dropped are back on screen.
     wait_until(&t, "the whole list back", |s| {
-        s.contains("Presets (type to filter)") && s.contains("StorageReview fill")
+        s.contains("Presets (type to filter)")
+            && picked(s).contains(&row_of(name))
+            && presets
+                .iter()
+                .any(|p| !kept(p) && s.contains(&row_of(&p.1)))
     });
     for k in ["z", "z"] {
         key(&t, k);
