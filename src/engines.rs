@@ -57,7 +57,7 @@ pub fn check_steps(
     for spec in specs {
         native::validate(t, spec)?;
     }
-    crate::engine::native::zoned::check_steps(t, specs)?;
+    native::zoned::check_steps(t, specs)?;
     if let Some(w) = specs
         .iter()
         .find(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100)

@@ -56,7 +56,7 @@ pub fn render(app: &App, f: &mut Frame) {
         return;
     };
     if a.header.height > 0 {
-        panels::header::render(app, f, a.header);
+        panels::header::render(app, app.picked_slot(), f, a.header);
     }
     if let Some(d) = a.drives {
         panels::drives::render(app, f, d);

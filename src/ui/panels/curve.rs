@@ -11,16 +11,16 @@ use ratatui::widgets::{Dataset, GraphType, Paragraph};
 use ratatui::Frame;
 
 use crate::app::datasheet::quoted_iops;
+use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
 use crate::ui::widgets::{axis, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 
 /// The quoted figure for the running workload: (label, IOPS, datasheet model).
-fn quoted(app: &App) -> Option<(&'static str, f64, String)> {
+fn quoted(app: &App, slot: &DriveSlot) -> Option<(&'static str, f64, String)> {
     let d = app.datasheet()?;
-    let share = app
-        .picked_slot()
+    let share = slot
         .run
         .intervals
         .iter()
@@ -31,9 +31,9 @@ fn quoted(app: &App) -> Option<(&'static str, f64, String)> {
     quoted_iops(d, share).map(|(l, v)| (l, v, d.model.clone()))
 }
 
-fn reference_line(app: &App) -> Line<'static> {
+fn reference_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     let t = app.theme();
-    match (quoted(app), &app.picked_slot().drive) {
+    match (quoted(app, slot), &slot.drive) {
         (Some((label, v, model)), _) => Line::from(vec![
             Span::styled("┊ ", Style::default().fg(t.quoted)),
             Span::styled(
@@ -51,9 +51,9 @@ fn reference_line(app: &App) -> Line<'static> {
 
 /// The finished steps' points, one series per workload in order of first appearance, each
 /// in IOPS order so its line runs along the curve (a sweep's probe at max comes first).
-fn workload_series(app: &App) -> Vec<(String, Vec<(f64, f64)>)> {
+fn workload_series(slot: &DriveSlot) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for p in app.picked_slot().run.curve.iter() {
+    for p in slot.run.curve.iter() {
         let xy = (p.iops, p.mean_us);
         match out.iter_mut().find(|(n, _)| *n == p.series) {
             Some((_, pts)) => pts.push(xy),
@@ -168,25 +168,24 @@ fn place_legend(app: &App, series: &[(String, Vec<(f64, f64)>)], inner: Rect, he
     }
 }
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Curve: latency vs IOPS", t);
-    let live = app
-        .picked_slot()
+    let live = slot
         .run
         .last
         .as_ref()
         .filter(|_| matches!(app.run.state, RunState::Running | RunState::Paused))
         .filter(|r| r.lat_us.samples > 0)
         .map(|r| (r.iops(), r.service_lat_us.unwrap_or(r.lat_us).mean));
-    let series = workload_series(app);
+    let series = workload_series(slot);
     let points: Vec<(f64, f64)> = series.iter().flat_map(|(_, p)| p.clone()).collect();
     if points.is_empty() && live.is_none() {
         let mut lines = vec![
             "no curve yet".to_string(),
             "one point per finished step of a sweep".to_string(),
         ];
-        if let Some((label, v, _)) = quoted(app) {
+        if let Some((label, v, _)) = quoted(app, slot) {
             lines.push(format!("{label}: {} IOPS", format::iops(v)));
         }
         return empty(f, area, block, lines, t);
@@ -209,7 +208,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         ));
     }
     // The reference on the first line when both fit, else on its own.
-    let reference = reference_line(app);
+    let reference = reference_line(app, slot);
     let first_w = Line::from(spans.clone()).width();
     let together = first_w + 3 + reference.width() <= usize::from(inner.width);
     let mut head = vec![];
@@ -248,7 +247,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         body
     };
 
-    let q = quoted(app);
+    let q = quoted(app, slot);
     let xmax = points
         .iter()
         .map(|p| p.0)

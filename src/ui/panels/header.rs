@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{LineGauge, Paragraph};
 use ratatui::Frame;
 
+use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState, SteadyView, TargetKind};
 use crate::telemetry::Health;
 use crate::ui::format;
@@ -15,12 +16,12 @@ use crate::ui::widgets::panel_block;
 use crate::workload::EngineKind;
 
 /// The drive's health from the last telemetry, when a source says it fails.
-fn failing_health(app: &App) -> Option<&Health> {
-    let h = &app.picked_slot().telemetry.last.as_ref()?.health;
+fn failing_health(slot: &DriveSlot) -> Option<&Health> {
+    let h = &slot.telemetry.last.as_ref()?.health;
     h.is_failing().then_some(h)
 }
 
-fn drive_line(app: &App) -> Line<'static> {
+fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     let t = app.theme();
     let mut spans = vec![Span::styled("drive ", t.dim_style())];
     if let Some(d) = app.table_drives().get(app.picked) {
@@ -31,7 +32,7 @@ fn drive_line(app: &App) -> Line<'static> {
                 .add_modifier(Modifier::BOLD),
         ));
     }
-    match &app.picked_slot().drive {
+    match &slot.drive {
         None => spans.push(Span::styled("not identified yet", t.dim_style())),
         Some(d) => {
             let model = d
@@ -43,7 +44,7 @@ fn drive_line(app: &App) -> Line<'static> {
                 Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
             ));
             // Before the rest of the identity, so a narrow screen cuts that, not this.
-            if let Some(h) = failing_health(app) {
+            if let Some(h) = failing_health(slot) {
                 spans.push(Span::styled(" · ", t.dim_style()));
                 spans.push(Span::styled(
                     format!("health {h}"),
@@ -84,7 +85,7 @@ fn zones_span(app: &App, d: &crate::app::DriveView) -> Option<Span<'static>> {
     ))
 }
 
-fn run_line(app: &App) -> Line<'static> {
+fn run_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     let t = app.theme();
     let sep = || Span::styled("  │  ", t.dim_style());
     let mut spans = Vec::new();
@@ -97,7 +98,7 @@ fn run_line(app: &App) -> Line<'static> {
     };
     spans.push(Span::styled("preset ", t.dim_style()));
     spans.push(Span::styled(preset, Style::default().fg(t.fg)));
-    if let Some(s) = &app.picked_slot().run.step {
+    if let Some(s) = &slot.run.step {
         spans.push(sep());
         spans.push(Span::styled("phase ", t.dim_style()));
         spans.push(Span::styled(
@@ -124,10 +125,10 @@ fn run_line(app: &App) -> Line<'static> {
             spans.push(Span::styled(engine, Style::default().fg(t.fg)));
         }
     }
-    if app.picked_slot().run.errors > 0 {
+    if slot.run.errors > 0 {
         spans.push(sep());
         spans.push(Span::styled(
-            format!("{} I/O errors", app.picked_slot().run.errors),
+            format!("{} I/O errors", slot.run.errors),
             Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
         ));
     }
@@ -136,7 +137,7 @@ fn run_line(app: &App) -> Line<'static> {
 
 /// Run state, steady state and errors, for the header's bottom border (right-aligned,
 /// so they stay visible however long the step name is).
-fn state_line(app: &App) -> Line<'static> {
+fn state_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     let t = app.theme();
     let sep = || Span::styled(" · ", t.dim_style());
     let mut spans = vec![Span::raw(" ")];
@@ -152,7 +153,7 @@ fn state_line(app: &App) -> Line<'static> {
         app.run.state.label(),
         state_style.add_modifier(Modifier::BOLD),
     ));
-    let steady = match &app.picked_slot().run.steady {
+    let steady = match &slot.run.steady {
         SteadyView::NotApplicable => None,
         SteadyView::Tracking { detail } => Some((format!("steady: measuring, {detail}"), t.fg)),
         SteadyView::Reached { detail } => Some((format!("steady: reached, {detail}"), t.ok)),
@@ -178,14 +179,14 @@ fn unit(r: f64) -> f64 {
 }
 
 /// Progress `(ratio, label)` of the step and of the plan.
-pub fn progress(app: &App) -> [(f64, String); 2] {
+pub fn progress(app: &App, slot: &DriveSlot) -> [(f64, String); 2] {
     let none = |what: &str| (0.0, format!("{what}: no run"));
-    let Some(s) = &app.picked_slot().run.step else {
+    let Some(s) = &slot.run.step else {
         return [none("step"), none("plan")];
     };
     // The step's and the plan's own time: the user's pauses left out.
     let held = app.run.pauses.held(app.now_s);
-    let done = app.picked_slot().run.step_working_s(held);
+    let done = slot.run.step_working_s(held);
     let step = match s.expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(done / e),
@@ -204,7 +205,7 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
             ),
         ),
     };
-    let run_done = app.picked_slot().run.run_working_s(held);
+    let run_done = slot.run.run_working_s(held);
     let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
         Some(e) => (
             unit(run_done / e),
@@ -229,9 +230,8 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
 }
 
 /// The target of the run, or the chosen one when idle, with its kind.
-fn target_title(app: &App) -> String {
-    let target = app
-        .picked_slot()
+fn target_title(app: &App, slot: &DriveSlot) -> String {
+    let target = slot
         .run
         .target
         .clone()
@@ -258,15 +258,15 @@ fn target_title(app: &App) -> String {
     }
 }
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block(target_title(app), t).title_bottom(state_line(app));
+    let block = panel_block(target_title(app, slot), t).title_bottom(state_line(app, slot));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
-    f.render_widget(Paragraph::new(drive_line(app)), l1);
-    f.render_widget(Paragraph::new(run_line(app)), l2);
-    for ((ratio, label), area) in progress(app).into_iter().zip([g1, g2]) {
+    f.render_widget(Paragraph::new(drive_line(app, slot)), l1);
+    f.render_widget(Paragraph::new(run_line(app, slot)), l2);
+    for ((ratio, label), area) in progress(app, slot).into_iter().zip([g1, g2]) {
         f.render_widget(
             LineGauge::default()
                 .ratio(ratio)

@@ -7,20 +7,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
+use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::ui::format;
 use crate::ui::widgets::{empty, panel_block};
 use crate::units::format_size;
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Kernel & host", t);
-    let last = app.picked_slot().telemetry.last.as_ref();
+    let last = slot.telemetry.last.as_ref();
     let kernel = last.and_then(|l| l.kernel);
     let host = last.and_then(|l| l.host);
-    let engine = app.picked_slot().run.intervals.last();
+    let engine = slot.run.intervals.last();
     if kernel.is_none() && host.is_none() && engine.is_none() {
-        let mut why = app.picked_slot().telemetry.unavailable.clone();
+        let mut why = slot.telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("no kernel or host figures yet".into());
         }

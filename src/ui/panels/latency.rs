@@ -8,6 +8,7 @@ use ratatui::widgets::{Cell, Row, Table};
 use ratatui::Frame;
 
 use super::throughput::waiting_reason;
+use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::stats::LatSummary;
 use crate::ui::format;
@@ -25,9 +26,9 @@ type PctRow = (
     Option<ratatui::style::Color>,
 );
 
-fn table<'a>(app: &App) -> (Table<'a>, u16) {
+fn table<'a>(app: &App, slot: &DriveSlot) -> (Table<'a>, u16) {
     let t = app.theme();
-    let Some(last) = &app.picked_slot().run.last else {
+    let Some(last) = &slot.run.last else {
         return (Table::default(), 0);
     };
     let resp = last.lat_us;
@@ -88,34 +89,28 @@ fn table<'a>(app: &App) -> (Table<'a>, u16) {
     (Table::new(out, widths).header(header).style(t.base()), w)
 }
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let rate_limited = app
-        .picked_slot()
-        .run
-        .step
-        .as_ref()
-        .is_some_and(|s| s.rate_limited);
+    let rate_limited = slot.run.step.as_ref().is_some_and(|s| s.rate_limited);
     let title = if rate_limited {
         "Latency (response, from intended issue time)"
     } else {
         "Latency"
     };
     let block = panel_block(title, t);
-    if let Some(lines) = waiting_reason(app) {
+    if let Some(lines) = waiting_reason(app, slot) {
         return empty(f, area, block, lines, t);
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let (table, table_w) = table(app);
+    let (table, table_w) = table(app, slot);
     let [chart_area, table_area] =
         Layout::horizontal([Constraint::Min(10), Constraint::Length(table_w)])
             .spacing(2)
             .areas(inner);
     f.render_widget(table, table_area);
 
-    let pts: Vec<_> = app
-        .picked_slot()
+    let pts: Vec<_> = slot
         .run
         .intervals
         .iter()

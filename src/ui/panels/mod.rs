@@ -1,5 +1,6 @@
-//! One file per panel; each draws itself from the [`App`](crate::app::App) alone and says
-//! why when it has nothing to show.
+//! One file per panel; each draws itself from the [`App`](crate::app::App) and, for a panel
+//! of one drive, the [`DriveSlot`](crate::app::slot::DriveSlot) it shows (the picked one),
+//! and says why when it has nothing to show.
 
 pub mod all_drives;
 pub mod curve;
@@ -27,12 +28,13 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
             _ => {}
         }
     }
+    let slot = app.picked_slot();
     match panel {
-        Panel::Throughput => throughput::render(app, f, area),
-        Panel::Latency => latency::render(app, f, area),
-        Panel::Curve => curve::render(app, f, area),
-        Panel::Thermal => thermal::render(app, f, area),
-        Panel::KernelHost => kernel_host::render(app, f, area),
+        Panel::Throughput => throughput::render(app, slot, f, area),
+        Panel::Latency => latency::render(app, slot, f, area),
+        Panel::Curve => curve::render(app, slot, f, area),
+        Panel::Thermal => thermal::render(app, slot, f, area),
+        Panel::KernelHost => kernel_host::render(app, slot, f, area),
         Panel::Events => events::render(app, f, area),
     }
 }

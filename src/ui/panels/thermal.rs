@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::telemetry::Health;
 use crate::ui::format;
@@ -41,9 +42,9 @@ fn health_lines(app: &App, h: &Health, width: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
+fn figures(app: &App, slot: &DriveSlot, width: usize) -> Vec<Line<'static>> {
     let t = app.theme();
-    let Some(s) = &app.picked_slot().telemetry.last else {
+    let Some(s) = &slot.telemetry.last else {
         return Vec::new();
     };
     let mut lines = health_lines(app, &s.health, width);
@@ -103,7 +104,7 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
             .throttle_seconds
             .map(|x| format!(" · {}", format::clock(x as f64)))
             .unwrap_or_default();
-        let style = if app.picked_slot().telemetry.throttle_marks.is_empty() {
+        let style = if slot.telemetry.throttle_marks.is_empty() {
             Style::default().fg(t.fg)
         } else {
             Style::default().fg(t.throttle).add_modifier(Modifier::BOLD)
@@ -131,7 +132,7 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
     lines.extend(
         [l1, l2, l3]
             .into_iter()
-            .chain(soak_lines(app))
+            .chain(soak_lines(app, slot))
             .filter(|l| !l.is_empty())
             .map(Line::from),
     );
@@ -139,9 +140,8 @@ fn figures(app: &App, width: usize) -> Vec<Line<'static>> {
 }
 
 /// The temperatures shown: (time, °C) of each sample that has one.
-fn temperatures(app: &App) -> Vec<(f64, f64)> {
-    app.picked_slot()
-        .telemetry
+fn temperatures(slot: &DriveSlot) -> Vec<(f64, f64)> {
+    slot.telemetry
         .history
         .iter()
         .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
@@ -150,14 +150,14 @@ fn temperatures(app: &App) -> Vec<(f64, f64)> {
 
 /// A thermal soak's figures so far, on two lines: time to the warning temperature and the
 /// throttle onset; the cliff, the peak and the cool-down (times from the start of I/O).
-fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
+fn soak_lines(app: &App, slot: &DriveSlot) -> [Vec<Span<'static>>; 2] {
     // Most runs have no thermal event: nothing to build on each frame.
-    if app.picked_slot().run.thermal.is_empty() {
+    if slot.run.thermal.is_empty() {
         return [Vec::new(), Vec::new()];
     }
     let t = app.theme();
-    let temps = temperatures(app);
-    let Some(s) = app.picked_slot().run.soak(&temps) else {
+    let temps = temperatures(slot);
+    let Some(s) = slot.run.soak(&temps) else {
         return [Vec::new(), Vec::new()];
     };
     let sep = Span::styled(" · ", t.dim_style());
@@ -220,13 +220,13 @@ fn soak_lines(app: &App) -> [Vec<Span<'static>>; 2] {
     [first, second]
 }
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let block = panel_block("Thermal & power", t);
-    let temps = temperatures(app);
-    let lines = figures(app, block.inner(area).width.into());
+    let temps = temperatures(slot);
+    let lines = figures(app, slot, block.inner(area).width.into());
     if temps.is_empty() && lines.is_empty() {
-        let mut why: Vec<String> = app.picked_slot().telemetry.unavailable.clone();
+        let mut why: Vec<String> = slot.telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("no telemetry yet".into());
         }
@@ -239,7 +239,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Length(n), Constraint::Min(1)]).areas(inner);
     f.render_widget(Paragraph::new(lines), top);
     if temps.is_empty() {
-        let mut why = app.picked_slot().telemetry.unavailable.clone();
+        let mut why = slot.telemetry.unavailable.clone();
         if why.is_empty() {
             why.push("the drive reports no temperature".into());
         }
@@ -253,7 +253,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         );
         return;
     }
-    let last = app.picked_slot().telemetry.last.as_ref();
+    let last = slot.telemetry.last.as_ref();
     let warn = last.and_then(|l| l.warning_c);
     let crit = last.and_then(|l| l.critical_c);
     let tmt1 = last.and_then(|l| l.tmt1_c);
@@ -270,8 +270,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .fold(tmax, f64::max);
     let y1 = ((top + 5.0) / 10.0).ceil() * 10.0;
     let sensors: Vec<Vec<(f64, f64)>> = {
-        let count = app
-            .picked_slot()
+        let count = slot
             .telemetry
             .history
             .iter()
@@ -280,8 +279,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .unwrap_or(0);
         (0..count.min(4))
             .map(|i| {
-                app.picked_slot()
-                    .telemetry
+                slot.telemetry
                     .history
                     .iter()
                     .filter_map(|p| p.sensors_c.get(i).map(|c| (p.t_s, *c)))
@@ -297,8 +295,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .flatten()
         .flat_map(|c| hline(c, x0, x1))
         .collect();
-    let marks: Vec<Vec<(f64, f64)>> = app
-        .picked_slot()
+    let marks: Vec<Vec<(f64, f64)>> = slot
         .telemetry
         .throttle_marks
         .iter()

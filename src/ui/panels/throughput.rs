@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
 use crate::ui::widgets::{axis, line, time_chart};
@@ -16,8 +17,8 @@ use crate::ui::widgets::{
 };
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
-pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
-    if !app.picked_slot().run.intervals.is_empty() {
+pub fn waiting_reason(app: &App, slot: &DriveSlot) -> Option<Vec<String>> {
+    if !slot.run.intervals.is_empty() {
         return None;
     }
     Some(match &app.run.state {
@@ -36,7 +37,7 @@ pub fn waiting_reason(app: &App) -> Option<Vec<String>> {
     })
 }
 
-pub fn render(app: &App, f: &mut Frame, area: Rect) {
+pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let title = if app.chart_bandwidth {
         "Throughput (MB/s)"
@@ -44,7 +45,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         "Throughput (IOPS)"
     };
     let block = panel_block(title, t);
-    if let Some(lines) = waiting_reason(app) {
+    if let Some(lines) = waiting_reason(app, slot) {
         return empty(f, area, block, lines, t);
     }
     let inner = block.inner(area);
@@ -52,7 +53,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let [top, chart_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
 
-    let pts: Vec<_> = app.picked_slot().run.intervals.iter().collect();
+    let pts: Vec<_> = slot.run.intervals.iter().collect();
     let bw = app.chart_bandwidth;
     let (read, write): (Series, Series) = pts
         .iter()
@@ -81,7 +82,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .fold(0.0, f64::max);
     let [_, y1] = padded(0.0, ymax.max(1.0));
 
-    if let Some(last) = app.picked_slot().run.intervals.last() {
+    if let Some(last) = slot.run.intervals.last() {
         let mut spans = Vec::new();
         if any_read || !(any_write || any_trim) {
             spans.extend(figure(
@@ -125,7 +126,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         if last.ramp {
             spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
         }
-        if let Some(m) = app.picked_slot().telemetry.throttle_marks.last() {
+        if let Some(m) = slot.telemetry.throttle_marks.last() {
             spans.push(Span::styled(
                 format!("┃ throttling at {}", format::clock(*m)),
                 Style::default().fg(t.throttle),
@@ -134,8 +135,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         f.render_widget(Paragraph::new(Line::from(spans)), top);
     }
 
-    let marks: Vec<Vec<(f64, f64)>> = app
-        .picked_slot()
+    let marks: Vec<Vec<(f64, f64)>> = slot
         .telemetry
         .throttle_marks
         .iter()
