@@ -12,6 +12,7 @@ mod error;
 mod expand;
 pub mod file;
 pub mod job;
+mod job_end;
 mod json;
 mod names;
 mod parse;

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use super::child::{caged, outcome, status_interval, supervise};
 use super::error::FioError;
+use super::job_end::{job_ends, step_end};
 use super::json::{delta_hist, series_of, step_summary, total_of, Series, Totals, NUMBERING_JOB};
 use super::probe::known_or_asked;
 use crate::engine::{Control, EngineError, StepControl, StepObserver};
@@ -235,8 +236,14 @@ pub(super) fn run_file_step(
     }
     let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
     let ended_by = outcome(run, error, spec, ran_ms)?;
+    let ends = job_ends(file, &last, &ended_by);
+    let ended_by = step_end(ended_by, &ends);
     let span_s = spans.span_s(&last);
-    Ok(file_summary(&last, span_s, spec, ended_by, &version, file))
+    let mut summary = file_summary(&last, span_s, spec, ended_by, &version, file);
+    for (s, end) in summary.fio_series.iter_mut().zip(ends) {
+        s.ended_by = end;
+    }
+    Ok(summary)
 }
 
 /// When each series did its I/O, on the step's time axis (s from the I/O's start): a

@@ -81,7 +81,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 .filter_map(|j| j.ramp())
                 .max()
                 .unwrap_or(Duration::ZERO);
-            let timed = s.jobs.iter().any(|j| j.options.contains_key("time_based"));
+            let timed = s.jobs.iter().any(|j| j.flag("time_based"));
             PlanStep {
                 name: s.label(),
                 phase: 0,

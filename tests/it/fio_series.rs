@@ -164,3 +164,54 @@ fn a_step_whose_jobs_run_one_after_another_has_its_ios_over_the_time_they_took()
     let rd = sum["read_iops"].as_f64().unwrap() + sum["write_iops"].as_f64().unwrap();
     assert!((rd - iops).abs() < 1e-6 * iops, "{rd} vs {iops}");
 }
+
+#[test]
+fn each_job_ends_by_what_fio_stopped_it_on_and_the_step_by_its_jobs() {
+    let home = tempfile::tempdir().unwrap();
+    // One step of three jobs together (a size under a runtime cap it does not reach, a
+    // time, an io_size), then one of a size under a cap with time_based=0.
+    let text = "[global]\nioengine=null\nbs=4k\nrate_iops=400\n\
+                [sized]\nrw=read\nsize=400k\nruntime=30\n\
+                [timed]\nrw=read\nsize=400k\ntime_based\nruntime=1\n\
+                [limited]\nrw=write\nsize=4m\nio_size=200k\n\
+                [capped]\nstonewall\nrw=read\nsize=200k\ntime_based=0\nruntime=30\n";
+    let lines = run_text(home.path(), "ends.fio", text);
+    let steps = of_type(&lines, "step");
+    assert_eq!(steps.len(), 2);
+    let ends = |step: &serde_json::Value| -> Vec<(String, String)> {
+        step["summary"]["fio_series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["ended_by"].as_str().unwrap_or("-").to_string(),
+                )
+            })
+            .collect()
+    };
+    let named = |l: &[(&str, &str)]| -> Vec<(String, String)> {
+        l.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        ends(steps[0]),
+        named(&[
+            ("sized", "size"),
+            ("timed", "runtime"),
+            ("limited", "io_size")
+        ])
+    );
+    assert_eq!(steps[0]["summary"]["ended_by"], "duration");
+    // fio's own counts: 100 reads; 50 writes of the 200k io_size.
+    let series = steps[0]["summary"]["fio_series"].as_array().unwrap();
+    assert_eq!(series[0]["read"]["ios"], 100);
+    assert_eq!(series[2]["write"]["ios"], 50);
+    assert_eq!(ends(steps[1]), named(&[("capped", "size")]));
+    assert_eq!(
+        steps[1]["summary"]["ended_by"], "bytes",
+        "time_based=0 is not timed"
+    );
+}
