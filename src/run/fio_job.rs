@@ -157,6 +157,8 @@ pub(super) fn prepare_fio_job(
     asked: &FioJobRequest,
 ) -> Result<Prepared, RunError> {
     let job = fio_file::read(&asked.file).map_err(engine::EngineError::from)?;
+    // A shape this fio deadlocks on under the status dumps the live figures need.
+    crate::fio::refuse_hangs(&job, req.plan.interval).map_err(engine::EngineError::from)?;
     // A confirmation must name a target the job writes: a typo confirms nothing.
     for d in &asked.destroy_data {
         if !job
