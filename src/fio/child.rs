@@ -576,7 +576,12 @@ pub(super) fn natural_end(error: i64, spec: &StepSpec, ran_ms: f64) -> EndedBy {
 
 /// How often fio gives a status dump: the step's reporting interval, 100 ms at least.
 pub(super) fn dump_every(spec: &StepSpec) -> Duration {
-    spec.interval.max(Duration::from_millis(100))
+    dump_every_of(spec.interval)
+}
+
+/// How often fio gives a status dump for a reporting interval: 100 ms at least.
+pub(super) fn dump_every_of(interval: Duration) -> Duration {
+    interval.max(Duration::from_millis(100))
 }
 
 /// fio's `--status-interval` for the step's reporting interval ([`dump_every`]).

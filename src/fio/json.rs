@@ -73,6 +73,7 @@ impl Series {
             read: dir(&self.read),
             write: dir(&self.write),
             trim: dir(&self.trim),
+            ended_by: None,
         }
     }
 }

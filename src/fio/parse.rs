@@ -29,7 +29,7 @@ impl FileJob {
     }
 
     /// A boolean option: given bare, or with a value other than 0/false/no/off.
-    fn flag(&self, key: &str) -> bool {
+    pub fn flag(&self, key: &str) -> bool {
         self.get(key)
             .is_some_and(|v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
     }
@@ -140,6 +140,7 @@ fn canonical(key: &str) -> &str {
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
         "fileoffset" => "offset",
+        "io_limit" => "io_size",
         k => k,
     }
 }

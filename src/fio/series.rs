@@ -9,16 +9,15 @@ use std::time::SystemTime;
 
 use super::child::{caged, outcome, status_interval, supervise};
 use super::error::FioError;
-use super::json::{
-    delta_hist, series_of, step_summary, total_of, Dir, Series, Totals, NUMBERING_JOB,
-};
+use super::job_end::{job_ends, step_end};
+use super::json::{delta_hist, series_of, step_summary, total_of, Series, Totals, NUMBERING_JOB};
 use super::probe::known_or_asked;
 use crate::engine::{Control, EngineError, StepControl, StepObserver};
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::{FioFileStep, StepSpec};
 
-/// Merges what each series did since its last dump; a series whose counters went back
-/// (fio started them again at its ramp's end) is counted from zero, and marked `reset`.
+/// Merges what each series did since its last dump; a series whose counters fio started
+/// again (its ramp ended) is counted from zero, and marked `reset`.
 struct Merge {
     read: DirCounts,
     write: DirCounts,
@@ -27,9 +26,45 @@ struct Merge {
     /// The longest time measured by a series that started its counters again in this
     /// dump (ms): the interval's I/Os are those since then.
     since_reset_ms: Option<f64>,
+    /// Each series: it started its counters again in this dump.
+    fresh: Vec<bool>,
+    /// Each series: it did I/O since the dump before.
+    grew: Vec<bool>,
 }
 
-fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
+/// Where a step is when a dump comes: whether it has a ramp, and whether the dump is
+/// still inside it (the ramp's length and a dump and a half after it).
+#[derive(Clone, Copy)]
+struct Ramp {
+    some: bool,
+    inside: bool,
+}
+
+fn ios(s: &Series) -> u64 {
+    s.read.ios + s.write.ios + s.trim.ios
+}
+
+/// Whether fio started a series' counters again between two dumps. fio does it once per
+/// job, where its `ramp_time` ends (libfio.c `reset_all_stats`, from `ramp_time_over`):
+/// the counts go back, or (more I/O since than in the ramp) only `job_runtime` does. A
+/// `job_runtime` that goes back is also a job starting (fio sets its epoch then: a
+/// delayed job, or a group's `wait_for` or `startdelay` job, whose `job_runtime` is summed
+/// into its group's), which starts no counter again: it is a reset only with a ramp, once,
+/// in a series that had counted I/O. A reporting group's later member (`done`: the series
+/// was reset before) that ends its own ramp takes its ramp's I/Os out of the group's sum,
+/// which cannot be told apart from the others': counted from zero inside the step's ramp
+/// (the group's jobs ramped together), by the counts' growth after it.
+fn restarted(now: &Series, before: &Series, ramp: Ramp, done: bool) -> bool {
+    let went_back = now.read.ios < before.read.ios
+        || now.write.ios < before.write.ios
+        || now.trim.ios < before.trim.ios;
+    if done {
+        return went_back && ramp.inside;
+    }
+    went_back || (ramp.some && ios(before) > 0 && now.job_runtime_ms < before.job_runtime_ms)
+}
+
+fn merge(now: &[Series], before: &[Series], reset: &mut [bool], ramp: Ramp) -> Merge {
     let zero = Series::default();
     let mut m = Merge {
         read: DirCounts::default(),
@@ -37,20 +72,21 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
         trim: DirCounts::default(),
         hist: new_histogram(),
         since_reset_ms: None,
+        fresh: vec![false; now.len()],
+        grew: vec![false; now.len()],
     };
     for (i, s) in now.iter().enumerate() {
         let mut b = before.get(i).unwrap_or(&zero);
-        if s.read.ios < b.read.ios
-            || s.write.ios < b.write.ios
-            || s.trim.ios < b.trim.ios
-            || s.job_runtime_ms < b.job_runtime_ms
-        {
+        let done = reset.get(i).copied().unwrap_or(false);
+        if restarted(s, b, ramp, done) {
             if let Some(r) = reset.get_mut(i) {
                 *r = true;
             }
+            m.fresh[i] = true;
             m.since_reset_ms = Some(m.since_reset_ms.unwrap_or(0.0).max(s.runtime_ms));
             b = &zero;
         }
+        let before_ios = m.read.ios + m.write.ios + m.trim.ios;
         for (into, x, y) in [
             (&mut m.read, &s.read, &b.read),
             (&mut m.write, &s.write, &b.write),
@@ -60,6 +96,7 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool]) -> Merge {
             into.bytes += x.bytes.saturating_sub(y.bytes);
             let _ = m.hist.add(delta_hist(&x.bins, &y.bins));
         }
+        m.grew[i] = m.read.ios + m.write.ios + m.trim.ios > before_ios;
     }
     m
 }
@@ -115,6 +152,7 @@ pub(super) fn run_file_step(
     let mut last: Vec<Series> = Vec::new();
     let mut reset: Vec<bool> = Vec::new();
     let mut last_s = 0.0;
+    let mut spans = Spans::default();
     let mut index = 0u64;
     let run = supervise(
         cmd,
@@ -134,11 +172,17 @@ pub(super) fn run_file_step(
                 (at_ms - measured).max(started_ms)
             });
             reset.resize(now.len(), false);
-            let m = merge(&now, &last, &mut reset);
-            last = now;
             // The wall clock from the I/O's start: every series of the step on one time axis.
+            let at_s = (at_ms - origin) / 1000.0;
+            let ramp = Ramp {
+                some: ramp_s > 0.0,
+                inside: ramp_s > 0.0 && at_s < ramp_s + 1.5 * interval_s,
+            };
+            let m = merge(&now, &last, &mut reset, ramp);
+            spans.saw(&now, &m, at_s.max(last_s), last_s);
+            last = now;
             let some = m.read.ios + m.write.ios + m.trim.ios > 0;
-            let mut end_s = ((at_ms - origin) / 1000.0).max(last_s);
+            let mut end_s = at_s.max(last_s);
             if some && end_s <= last_s {
                 // Two dumps in one millisecond (the last right after a periodic one): its
                 // I/Os still count, in an interval of that millisecond.
@@ -156,8 +200,7 @@ pub(super) fn run_file_step(
             last_s = end_s;
             // Before every series has started its counters again, the step is in its ramp
             // (bounded by the ramp's length, should a reset go unseen).
-            let ramp =
-                ramp_s > 0.0 && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
+            let ramp = ramp.some && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
             let r = IntervalReport {
                 index,
                 start_s,
@@ -193,31 +236,89 @@ pub(super) fn run_file_step(
     }
     let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
     let ended_by = outcome(run, error, spec, ran_ms)?;
-    Ok(file_summary(&last, spec, ended_by, &version, file))
+    let ends = job_ends(file, &last, &ended_by);
+    let ended_by = step_end(ended_by, &ends);
+    let span_s = spans.span_s(&last);
+    let mut summary = file_summary(&last, span_s, spec, ended_by, &version, file);
+    for (s, end) in summary.fio_series.iter_mut().zip(ends) {
+        s.ended_by = end;
+    }
+    Ok(summary)
 }
 
-/// The step's summary: fio's own totals and rates over every series, and each series'.
+/// When each series did its I/O, on the step's time axis (s from the I/O's start): a
+/// step's rate is its I/Os over the time from its first series' start to its last one's
+/// end, not the sum of its series' rates (jobs that run one after another, `wait_for` or
+/// `startdelay`, are not at work together).
+#[derive(Default)]
+struct Spans {
+    /// Each series: where its measured I/O started (the dump's time less fio's measured
+    /// time, again when its counters started again).
+    first_s: Vec<Option<f64>>,
+    /// Each series: where the last interval in which it did I/O started (a group's jobs
+    /// that ran one after another: its measured time is its longest job's, not theirs).
+    grew_s: Vec<f64>,
+}
+
+impl Spans {
+    /// A dump at `at_s`, the one before at `before_s`, as `m` merged it.
+    fn saw(&mut self, now: &[Series], m: &Merge, at_s: f64, before_s: f64) {
+        self.first_s.resize(now.len(), None);
+        self.grew_s.resize(now.len(), 0.0);
+        for (i, s) in now.iter().enumerate() {
+            if m.fresh[i] || (self.first_s[i].is_none() && ios(s) > 0) {
+                self.first_s[i] = Some((at_s - s.runtime_ms / 1000.0).max(0.0));
+            }
+            if m.grew[i] {
+                self.grew_s[i] = before_s;
+            }
+        }
+    }
+
+    /// The time from the first series' start to the last one's end (s); for one job, fio's
+    /// own measured time. The longest series' time when none did I/O.
+    fn span_s(&self, last: &[Series]) -> f64 {
+        let mut first = f64::INFINITY;
+        let mut end = 0.0f64;
+        for (i, s) in last.iter().enumerate() {
+            let Some(start) = self.first_s.get(i).copied().flatten() else {
+                continue;
+            };
+            first = first.min(start);
+            end = end.max(start + s.runtime_ms / 1000.0).max(self.grew_s[i]);
+        }
+        let longest = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0;
+        if first.is_finite() && end > first {
+            (end - first).max(longest)
+        } else {
+            longest
+        }
+    }
+}
+
+/// The step's summary: fio's own totals over every series and each series' own figures;
+/// the step's rates are its totals over its time (`span_s`, [`Spans::span_s`]).
 fn file_summary(
     last: &[Series],
+    span_s: f64,
     spec: &StepSpec,
     ended_by: crate::outcome::EndedBy,
     version: &str,
     file: &FioFileStep,
 ) -> StepSummary {
     let mut total = total_of(last);
-    for (into, of) in [
-        (&mut total.read, (|s| &s.read) as fn(&Series) -> &Dir),
-        (&mut total.write, |s| &s.write),
-        (&mut total.trim, |s| &s.trim),
-    ] {
-        into.iops = last.iter().map(|s| of(s).iops).sum();
-        into.bw = last.iter().map(|s| of(s).bw).sum();
+    for d in [&mut total.read, &mut total.write, &mut total.trim] {
+        (d.iops, d.bw) = if span_s > 0.0 {
+            (d.ios as f64 / span_s, d.bytes as f64 / span_s)
+        } else {
+            (0.0, 0.0)
+        };
     }
     step_summary(Totals {
         read: &total.read,
         write: &total.write,
         trim: &total.trim,
-        runtime_s: last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max) / 1000.0,
+        runtime_s: span_s,
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job file jobs: {}", file.sections.join(", ")),
         ended_by,
@@ -228,6 +329,7 @@ fn file_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fio::json::Dir;
 
     fn series(ios: u64, runtime: f64, bins: &[(u64, u64)]) -> Series {
         Series {
@@ -243,6 +345,15 @@ mod tests {
         }
     }
 
+    const RAMP: Ramp = Ramp {
+        some: true,
+        inside: true,
+    };
+    const NO_RAMP: Ramp = Ramp {
+        some: false,
+        inside: false,
+    };
+
     #[test]
     fn each_series_is_differenced_on_its_own_then_merged() {
         let before = [
@@ -255,11 +366,66 @@ mod tests {
             series(20, 500.0, &[(2000, 20)]),
         ];
         let mut reset = vec![false, false];
-        let m = merge(&now, &before, &mut reset);
+        let m = merge(&now, &before, &mut reset, RAMP);
         assert_eq!(reset, [false, true]);
+        assert_eq!((m.fresh, m.grew), (vec![false, true], vec![true, true]));
         assert_eq!(m.read.ios, 200 + 20);
         assert_eq!(m.hist.len(), 220);
         // The interval's I/Os of that series are those of its last half second.
         assert_eq!(m.since_reset_ms, Some(500.0));
+    }
+
+    #[test]
+    fn a_job_starting_is_no_reset_and_a_ramp_ends_once() {
+        // A group whose second job starts (`wait_for`): fio's summed job_runtime goes back
+        // (1098 -> 587 in fio 3.33's dumps), its counts do not.
+        let before = [series(200, 1098.0, &[(1000, 200)])];
+        let now = [series(237, 587.0, &[(1000, 237)])];
+        let mut reset = vec![false];
+        let m = merge(&now, &before, &mut reset, NO_RAMP);
+        assert_eq!((m.read.ios, reset[0], m.since_reset_ms), (37, false, None));
+        // With a ramp, the first such drop after I/O is its end; a later one is a job
+        // starting.
+        let m = merge(&now, &before, &mut reset, RAMP);
+        assert_eq!((m.read.ios, reset[0]), (237, true));
+        let later = [series(300, 100.0, &[(1000, 300)])];
+        let m = merge(&later, &now, &mut reset, RAMP);
+        assert_eq!((m.read.ios, m.fresh[0]), (63, false));
+        // A job that has not started (no I/O) starting under a ramp is no reset either.
+        let (idle, started) = ([series(0, 900.0, &[])], [series(5, 10.0, &[(1000, 5)])]);
+        let mut reset = vec![false];
+        let m = merge(&started, &idle, &mut reset, RAMP);
+        assert_eq!((m.read.ios, reset[0]), (5, false));
+        // A group's member ending its own ramp after the step's: counted by growth.
+        let mut reset = vec![true];
+        let outside = Ramp {
+            some: true,
+            inside: false,
+        };
+        let m = merge(&[series(250, 900.0, &[])], &later, &mut reset, outside);
+        assert_eq!((m.read.ios, m.fresh[0]), (0, false));
+    }
+
+    #[test]
+    fn jobs_one_after_another_span_from_the_first_start_to_the_last_end() {
+        let mut spans = Spans::default();
+        let (a, b) = (series(100, 500.0, &[]), series(0, 0.0, &[]));
+        let m = merge(&[a.clone(), b.clone()], &[], &mut [false, false], NO_RAMP);
+        spans.saw(&[a.clone(), b], &m, 0.5, 0.0);
+        let b = series(100, 400.0, &[]);
+        let m = merge(
+            &[a.clone(), b.clone()],
+            &[a.clone(), series(0, 0.0, &[])],
+            &mut [false, false],
+            NO_RAMP,
+        );
+        spans.saw(&[a.clone(), b.clone()], &m, 1.0, 0.5);
+        // a ran 0-0.5 s, b 0.6-1.0 s: one second, not the longer job's half.
+        assert!((spans.span_s(&[a.clone(), b]) - 1.0).abs() < 1e-9);
+        // One job: fio's own time.
+        let mut one = Spans::default();
+        let m = merge(std::slice::from_ref(&a), &[], &mut [false], NO_RAMP);
+        one.saw(std::slice::from_ref(&a), &m, 0.5, 0.0);
+        assert_eq!(one.span_s(&[a]), 0.5);
     }
 }

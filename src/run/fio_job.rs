@@ -81,7 +81,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 .filter_map(|j| j.ramp())
                 .max()
                 .unwrap_or(Duration::ZERO);
-            let timed = s.jobs.iter().any(|j| j.options.contains_key("time_based"));
+            let timed = s.jobs.iter().any(|j| j.flag("time_based"));
             PlanStep {
                 name: s.label(),
                 phase: 0,
@@ -157,6 +157,8 @@ pub(super) fn prepare_fio_job(
     asked: &FioJobRequest,
 ) -> Result<Prepared, RunError> {
     let job = fio_file::read(&asked.file).map_err(engine::EngineError::from)?;
+    // A shape this fio deadlocks on under the status dumps the live figures need.
+    crate::fio::refuse_hangs(&job, req.plan.interval).map_err(engine::EngineError::from)?;
     // A confirmation must name a target the job writes: a typo confirms nothing.
     for d in &asked.destroy_data {
         if !job

@@ -135,6 +135,7 @@ fn recorded(path: &Path) -> SessionRecorder {
                 },
                 write: Default::default(),
                 trim: Default::default(),
+                ended_by: None,
             }];
         }
         r.end_step(summary);

@@ -14,4 +14,4 @@ pub use interval::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
     MAX_ERROR_RECORDS_PER,
 };
-pub use series::{SeriesDir, SeriesSummary};
+pub use series::{JobEnd, SeriesDir, SeriesSummary};

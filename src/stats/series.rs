@@ -18,6 +18,35 @@ pub struct SeriesDir {
     pub lat_us: LatSummary,
 }
 
+/// Why an fio job (a series) ended, read from fio's figures and the job's options: its
+/// `size` was done, its `runtime` ran out, its `io_size` (`io_limit`, `number_ios`) was
+/// done, fio stopped it on an error, or the user stopped the step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobEnd {
+    Size,
+    Runtime,
+    IoSize,
+    Error,
+    Stopped,
+    /// A reason a later release stored that this one does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+impl std::fmt::Display for JobEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            JobEnd::Size => "size",
+            JobEnd::Runtime => "runtime",
+            JobEnd::IoSize => "io_size",
+            JobEnd::Error => "error",
+            JobEnd::Stopped => "stopped",
+            JobEnd::Unknown => "unknown",
+        })
+    }
+}
+
 /// A series' figures at the step's end.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeriesSummary {
@@ -30,6 +59,9 @@ pub struct SeriesSummary {
     /// Trims (a trim job's): absent from the file when none.
     #[serde(default, skip_serializing_if = "SeriesDir::is_empty")]
     pub trim: SeriesDir,
+    /// Why it ended (a job file's step; absent in sessions of earlier releases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<JobEnd>,
 }
 
 impl SeriesDir {
@@ -40,9 +72,14 @@ impl SeriesDir {
 }
 
 impl std::fmt::Display for SeriesSummary {
-    /// `fio job NAME (2.00 s): read 12 I/Os, 48.0 KiB, 6 IOPS, clat p50 … µs p99 … µs p99.9 … µs`
+    /// `fio job NAME (2.00 s, ended by size): read 12 I/Os, 48.0 KiB, 6 IOPS, clat p50 … µs
+    /// p99 … µs p99.9 … µs`
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "fio job {} ({:.2} s): ", self.name, self.runtime_s)?;
+        write!(f, "fio job {} ({:.2} s", self.name, self.runtime_s)?;
+        if let Some(end) = self.ended_by {
+            write!(f, ", ended by {end}")?;
+        }
+        f.write_str("): ")?;
         let mut any = false;
         for (what, d) in [
             ("read", &self.read),
@@ -86,6 +123,19 @@ mod tests {
             ..SeriesSummary::default()
         };
         assert_eq!(s.to_string(), "fio job randr (2.00 s): no I/O");
+        s.ended_by = Some(JobEnd::IoSize);
+        assert_eq!(
+            s.to_string(),
+            "fio job randr (2.00 s, ended by io_size): no I/O"
+        );
+        let back: SeriesSummary =
+            serde_json::from_value(serde_json::json!({"name": "x", "runtime_s": 1.0,
+                "read": {"ios": 0, "bytes": 0, "iops": 0.0, "lat_us": LatSummary::default()},
+                "write": {"ios": 0, "bytes": 0, "iops": 0.0, "lat_us": LatSummary::default()},
+                "ended_by": "a later reason"}))
+            .unwrap();
+        assert_eq!(back.ended_by, Some(JobEnd::Unknown));
+        s.ended_by = None;
         s.write = SeriesDir {
             ios: 10,
             bytes: 40960,

@@ -24,6 +24,7 @@ mod fio_cage;
 mod fio_engine;
 mod fio_job_file;
 mod fio_processes;
+mod fio_series;
 mod guard_loop;
 mod hostile_files;
 mod layering;
