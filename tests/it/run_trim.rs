@@ -136,3 +136,100 @@ fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
         );
     }
 }
+
+/// The column `name` of the steps CSV row `row` under `header`.
+fn column<'a>(header: &str, row: &'a str, name: &str) -> &'a str {
+    let i = header
+        .split(',')
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no {name} in {header}"));
+    row.split(',')
+        .nth(i)
+        .unwrap_or_else(|| panic!("no column {i} in {row}"))
+}
+
+#[test]
+fn a_native_trim_steps_csv_has_its_trims_and_compare_its_mean_latency() {
+    let dir = common::disk_tempdir();
+    let f = dir.path().join("t.img");
+    std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
+    let p = f.to_str().unwrap();
+    let session = dir.path().join("s.yaml");
+    let out = common::run(
+        dir.path(),
+        &[
+            "run",
+            "-t",
+            p,
+            "--rw",
+            "randtrim",
+            "--bs",
+            "64k",
+            "--duration",
+            "1s",
+            "--interval",
+            "250ms",
+            "--destroy-data",
+            p,
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let saved: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    let trims = saved["steps"][0]["summary"]["trim_ios"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no trim_ios in {:?}", saved["steps"][0]));
+    assert!(trims > 0);
+
+    let rep = dir.path().join("rep");
+    let out = common::run(
+        dir.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "-o",
+            rep.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let csv = std::fs::read_to_string(rep.join("steps.csv")).unwrap();
+    let mut lines = csv.lines();
+    let (header, row) = (lines.next().unwrap(), lines.next().unwrap());
+    assert!(
+        header.contains(",measured_s,trim_ios,trim_iops,trim_mbps,trim_lat_mean_us,"),
+        "the trims' columns come after the old ones: {header}"
+    );
+    assert_eq!(column(header, row, "trim_ios"), trims.to_string(), "{csv}");
+    assert_eq!(column(header, row, "write_ios"), "0", "{csv}");
+    let mean: f64 = column(header, row, "trim_lat_mean_us").parse().unwrap();
+    let p99: f64 = column(header, row, "trim_lat_p99_us").parse().unwrap();
+    assert!(mean > 0.0 && p99 >= column(header, row, "trim_lat_p50_us").parse().unwrap());
+    let iops: f64 = column(header, row, "trim_iops").parse().unwrap();
+    let mbps: f64 = column(header, row, "trim_mbps").parse().unwrap();
+    assert!(
+        (mbps - iops * 65536.0 / 1e6).abs() <= mbps * 0.001 + 0.01,
+        "{iops} IOPS of 64 KiB, {mbps} MB/s"
+    );
+
+    // compare's step table: a trim step has a mean latency, the trims' own.
+    let out = common::command(dir.path())
+        .current_dir(dir.path())
+        .args([
+            "compare",
+            session.to_str().unwrap(),
+            session.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let step_row = text
+        .lines()
+        .skip_while(|l| !l.starts_with("steps of "))
+        .nth(2)
+        .unwrap_or_else(|| panic!("no step row: {text}"));
+    // Its mean and its p99 against themselves; a mean of reads and writes only was "-".
+    assert_eq!(step_row.matches("(+0.0%)").count(), 2, "{step_row}");
+}
