@@ -1,5 +1,6 @@
-//! Trim workloads (`--rw trim|randtrim`): on a loop device each trim is a discard the kernel
-//! counts, on a file a punched hole; the guard asks --destroy-data as for a write.
+//! Trim workloads (`--rw trim|randtrim|trimwrite`): on a loop device each trim is a discard
+//! the kernel counts, on a file a punched hole; the guard asks --destroy-data as for a
+//! write.
 
 use std::os::unix::fs::MetadataExt;
 
@@ -78,6 +79,54 @@ fn a_randtrim_runs_trims_count_the_kernels_discards() {
 }
 
 #[test]
+fn a_trimwrite_runs_trims_and_writes_count_the_kernels() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let (discards, (_, writes)) = (dev.discards(), dev.stat());
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                d,
+                "--rw",
+                "trimwrite",
+                "--bs",
+                "64k",
+                "--iodepth",
+                "4",
+                "--engine",
+                engine,
+                "--destroy-data",
+                d,
+            ],
+        );
+        let kernel = (dev.discards() - discards, dev.stat().1 - writes);
+        let (trims, written) = (ios(&s, "trim_ios"), ios(&s, "write_ios"));
+        assert!(written > 50, "{engine}: {s}");
+        // A trim, then the write of its block: the last trim's write may be cut by the end.
+        assert!(trims.abs_diff(written) <= 1, "{engine}: {s}");
+        assert_eq!(ios(&s, "read_ios"), 0, "{s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        assert_eq!(ios(&s, "ios"), trims + written, "{s}");
+        assert_eq!(ios(&s, "write_bytes"), written * (64 << 10), "{s}");
+        assert_eq!(ios(&s, "trim_bytes"), trims * (64 << 10), "{s}");
+        assert_eq!(s["trim_lat_us"]["samples"].as_u64(), Some(trims), "{s}");
+        assert_eq!(s["write_lat_us"]["samples"].as_u64(), Some(written), "{s}");
+        for (what, ours, theirs) in [("trims", trims, kernel.0), ("writes", written, kernel.1)] {
+            assert!(
+                ours.abs_diff(theirs) as f64 <= ours as f64 * 0.01,
+                "{engine}: {what} {ours} vs the kernel's {theirs}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_device_trim_without_destroy_data_is_refused() {
     let Some(dev) = LoopDev::new(16 << 20) else {
         return;
@@ -98,6 +147,7 @@ fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
     let dir = common::disk_tempdir();
     let home = tempfile::tempdir().unwrap();
     for (rw, engine) in [("trim", "io_uring"), ("randtrim", "sync")] {
+        // `trimwrite` writes each block it trims: it is below, with its own checks.
         let f = dir.path().join(format!("{rw}-{engine}.img"));
         std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
         let p = f.to_str().unwrap();
@@ -146,6 +196,51 @@ fn column<'a>(header: &str, row: &'a str, name: &str) -> &'a str {
     row.split(',')
         .nth(i)
         .unwrap_or_else(|| panic!("no column {i} in {row}"))
+}
+
+#[test]
+fn a_trimwrite_on_a_file_writes_back_every_block_it_punched() {
+    let dir = common::disk_tempdir();
+    let home = tempfile::tempdir().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let f = dir.path().join(format!("trimwrite-{engine}.img"));
+        std::fs::write(&f, vec![0x5au8; 4 << 20]).unwrap();
+        let p = f.to_str().unwrap();
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                p,
+                "--rw",
+                "trimwrite",
+                "--bs",
+                "64k",
+                "--iodepth",
+                "1",
+                "--engine",
+                engine,
+                "--destroy-data",
+                p,
+            ],
+        );
+        let (trims, written) = (ios(&s, "trim_ios"), ios(&s, "write_ios"));
+        assert!(
+            written >= 64,
+            "{engine}: the 4 MiB file once over at least: {s}"
+        );
+        assert!(trims.abs_diff(written) <= 1, "{engine}: {s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        let meta = std::fs::metadata(&f).unwrap();
+        assert_eq!(meta.len(), 4 << 20);
+        // Each hole is written again (at QD1 a block's write follows its trim's completion):
+        // but for the last block trimmed, the file is whole.
+        assert!(
+            meta.blocks() >= (4 << 20) / 512 - 128,
+            "{engine}: {} blocks of {}",
+            meta.blocks(),
+            (4 << 20) / 512
+        );
+    }
 }
 
 #[test]
@@ -232,4 +327,42 @@ fn a_native_trim_steps_csv_has_its_trims_and_compare_its_mean_latency() {
         .unwrap_or_else(|| panic!("no step row: {text}"));
     // Its mean and its p99 against themselves; a mean of reads and writes only was "-".
     assert_eq!(step_row.matches("(+0.0%)").count(), 2, "{step_row}");
+}
+
+#[test]
+fn a_trimwrite_preset_plans_and_exports_fios_trimwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let preset = dir.path().join("tw.yaml");
+    std::fs::write(
+        &preset,
+        "id: tw\nname: TW\ndescription: d\nphases:\n  - name: tw\n    workload: {rw: trimwrite, bs: 64k, iodepth: 1}\n    end: {duration: 5s}\n",
+    )
+    .unwrap();
+    let p = preset.to_str().unwrap();
+    let out = common::run(dir.path(), &["presets", "fio", p]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let job = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(job.contains("\nrw=trimwrite\n"), "{job}");
+    assert!(!job.contains("rwmixread"), "{job}");
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip!(Tool, "fio is not installed");
+    }
+    let file = dir.path().join("tw.fio");
+    std::fs::write(&file, &job).unwrap();
+    let fio = std::process::Command::new("fio")
+        .arg("--parse-only")
+        .arg(&file)
+        .env("TARGET", dir.path().join("target.bin"))
+        .output()
+        .expect("run fio");
+    assert!(
+        fio.status.success(),
+        "fio refuses the export: {}{}",
+        String::from_utf8_lossy(&fio.stderr),
+        job
+    );
 }
