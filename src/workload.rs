@@ -26,10 +26,13 @@ pub enum RwMode {
     Trim,
     /// Random trims (fio `rw=randtrim`).
     RandTrim,
+    /// Sequential trims each followed by a write of the block it trimmed (fio `rw=trimwrite`):
+    /// as many trims as writes.
+    TrimWrite,
 }
 
 impl RwMode {
-    pub const ALL: [RwMode; 8] = [
+    pub const ALL: [RwMode; 9] = [
         RwMode::Read,
         RwMode::Write,
         RwMode::RandRead,
@@ -38,6 +41,7 @@ impl RwMode {
         RwMode::RandRw,
         RwMode::Trim,
         RwMode::RandTrim,
+        RwMode::TrimWrite,
     ];
 
     pub fn is_random(self) -> bool {
@@ -53,6 +57,12 @@ impl RwMode {
         matches!(self, RwMode::Trim | RwMode::RandTrim)
     }
 
+    /// Some of its I/Os are trims: every one ([`RwMode::is_trim`]) or every other
+    /// (`trimwrite`).
+    pub fn trims(self) -> bool {
+        self.is_trim() || self == RwMode::TrimWrite
+    }
+
     pub fn is_mixed(self) -> bool {
         matches!(self, RwMode::Rw | RwMode::RandRw)
     }
@@ -61,7 +71,11 @@ impl RwMode {
     pub fn read_percent(self, rwmixread: u8) -> u8 {
         match self {
             RwMode::Read | RwMode::RandRead => 100,
-            RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim => 0,
+            RwMode::Write
+            | RwMode::RandWrite
+            | RwMode::Trim
+            | RwMode::RandTrim
+            | RwMode::TrimWrite => 0,
             RwMode::Rw | RwMode::RandRw => rwmixread.min(100),
         }
     }
@@ -76,6 +90,7 @@ impl RwMode {
             RwMode::RandRw => "randrw",
             RwMode::Trim => "trim",
             RwMode::RandTrim => "randtrim",
+            RwMode::TrimWrite => "trimwrite",
         }
     }
 }
@@ -98,9 +113,10 @@ impl FromStr for RwMode {
             "randrw" => Ok(RwMode::RandRw),
             "trim" => Ok(RwMode::Trim),
             "randtrim" => Ok(RwMode::RandTrim),
+            "trimwrite" => Ok(RwMode::TrimWrite),
             other => Err(format!(
                 "'{other}' is not an access pattern (read, write, randread, randwrite, rw, \
-                 randrw, trim, randtrim)"
+                 randrw, trim, randtrim, trimwrite)"
             )),
         }
     }
@@ -568,6 +584,9 @@ mod tests {
         assert!("random".parse::<RwMode>().is_err());
         assert_eq!(RwMode::RandRw.read_percent(70), 70);
         assert_eq!(RwMode::Write.read_percent(70), 0);
+        assert_eq!(RwMode::TrimWrite.read_percent(70), 0);
+        assert!(RwMode::TrimWrite.trims() && !RwMode::TrimWrite.is_trim());
+        assert!(!RwMode::TrimWrite.is_random() && RwMode::RandTrim.trims());
         for m in RwMode::ALL {
             assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
         }

@@ -14,8 +14,6 @@ type Labels = Vec<(String, String)>;
 /// The directions of the counters and rates: reads, writes and trims (an fio job file's
 /// trim jobs, a `rw: trim` step; 0 in a run without any).
 const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
-/// The directions with a latency histogram (the intervals keep reads' and writes').
-const LATENCY_DIRECTIONS: [&str; 2] = ["read", "write"];
 
 fn drive_labels(i: usize, d: &DriveFigures) -> Labels {
     vec![
@@ -160,7 +158,7 @@ fn latency(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
     let hists: Vec<(Labels, usize, usize)> = {
         let mut v = Vec::new();
         for (i, d) in fig.drives.iter().enumerate() {
-            for (k, dir) in LATENCY_DIRECTIONS.iter().enumerate() {
+            for (k, dir) in DIRECTIONS.iter().enumerate() {
                 v.push((with(drive_labels(i, d), "direction", dir), i, k));
             }
         }

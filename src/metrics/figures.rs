@@ -82,7 +82,7 @@ pub struct DriveFigures {
     /// The latest interval's rates: reads, writes, trims.
     pub iops: [f64; 3],
     pub bandwidth: [f64; 3],
-    pub latency: [LatencyCounts; 2],
+    pub latency: [LatencyCounts; 3],
     /// The latest interval's percentiles of every I/O, microseconds.
     pub interval_latency: Option<LatSummary>,
     pub smart: Option<SmartReading>,

@@ -9,7 +9,8 @@
 //!   `drivescope_io_errors_total`: counters since the run started;
 //! - `drivescope_iops{direction}`, `drivescope_bandwidth_bytes_per_second{direction}`: the
 //!   latest interval's rates;
-//! - `drivescope_latency_seconds{direction}`: a histogram of every read's and write's latency (buckets
+//! - `drivescope_latency_seconds{direction}`: a histogram of every read's, write's and
+//!   trim's latency (buckets
 //!   1-2-5 from 10 µs to 10 s), made from each interval's exact histogram, for
 //!   `histogram_quantile` across time and hosts; and
 //!   `drivescope_interval_latency_seconds{quantile}`: the latest interval's percentiles as

@@ -176,6 +176,18 @@ pub struct WireHists {
     pub service: [String; 2],
     #[serde(default)]
     pub response: Option<[String; 2]>,
+    /// The trims' service and response histograms (absent from an agent of a release
+    /// before trims had their own: its trims, if any, were in the writes').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<WireTrim>,
+}
+
+/// The trims' histograms on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WireTrim {
+    pub service: String,
+    #[serde(default)]
+    pub response: Option<String>,
 }
 
 fn encode(h: &Histogram<u64>) -> String {
@@ -196,16 +208,26 @@ impl WireHists {
         WireHists {
             service: [encode(&h.service[0]), encode(&h.service[1])],
             response: h.response.as_ref().map(|r| [encode(&r[0]), encode(&r[1])]),
+            trim: (!h.service[2].is_empty()).then(|| WireTrim {
+                service: encode(&h.service[2]),
+                response: h.response.as_ref().map(|r| encode(&r[2])),
+            }),
         }
     }
 
     /// The histograms, or `None` when one does not decode.
     pub fn to_hists(&self) -> Option<LatHists> {
-        let two = |a: &[String; 2]| Some([decode(&a[0])?, decode(&a[1])?]);
+        let trim = |t: Option<&String>| match t {
+            Some(s) => decode(s),
+            None => Some(crate::stats::new_histogram()),
+        };
+        let three =
+            |a: &[String; 2], t: Option<&String>| Some([decode(&a[0])?, decode(&a[1])?, trim(t)?]);
+        let t = self.trim.as_ref();
         Some(LatHists {
-            service: two(&self.service)?,
+            service: three(&self.service, t.map(|t| &t.service))?,
             response: match &self.response {
-                Some(r) => Some(two(r)?),
+                Some(r) => Some(three(r, t.and_then(|t| t.response.as_ref()))?),
                 None => None,
             },
         })
@@ -228,6 +250,20 @@ mod tests {
         let back = back.to_hists().unwrap();
         assert_eq!(back.service[0], h.service[0]);
         assert_eq!(back.service[1].len(), 0);
+        assert!(
+            back.service[2].is_empty() && !json.contains("trim"),
+            "{json}"
+        );
+        h.service[2].record(3_000).unwrap();
+        h.response.as_mut().unwrap()[2].record(9_000).unwrap();
+        let json = serde_json::to_string(&WireHists::of(&h)).unwrap();
+        let wire: WireHists = serde_json::from_str(&json).unwrap();
+        let back3 = wire.to_hists().unwrap();
+        assert_eq!(back3.service[2], h.service[2]);
+        assert_eq!(
+            back3.response.as_ref().unwrap()[2],
+            h.response.as_ref().unwrap()[2]
+        );
         assert_eq!(back.response.unwrap()[1], h.response.unwrap()[1]);
     }
 

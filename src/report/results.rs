@@ -53,16 +53,6 @@ fn dirs(r: &StepResult) -> Vec<Direction> {
         .collect()
 }
 
-/// The mean latency of all its I/Os (the directions' means weighted by their I/Os), µs.
-pub fn mean_us(r: &StepResult) -> Option<f64> {
-    let (sum, n) = Direction::ALL
-        .iter()
-        .map(|d| r.dir(*d))
-        .filter_map(|x| Some((x.lat_us?.mean * x.ios as f64, x.ios as f64)))
-        .fold((0.0, 0.0), |(s, n), (a, b)| (s + a, n + b));
-    (n > 0.0).then(|| sum / n)
-}
-
 /// Its step with the most IOPS.
 fn peak<'s, 'a>(g: &[&'s Step<'a>]) -> Option<&'s Step<'a>> {
     g.iter()
@@ -89,7 +79,7 @@ pub fn summary_section(o: &mut String, steps: &[Step]) {
                 count(g.len(), "step"),
                 iops(p.iops()),
                 mbps(p.mbps()),
-                lat(mean_us(p)),
+                lat(p.mean_us()),
                 lat(p.p99_us()),
                 step_name(p),
             ])
@@ -175,7 +165,7 @@ pub fn corners_section(o: &mut String, steps: &[Step], heading: &str) {
                     name.to_string(),
                     if *seq { mbps(r.mbps()) } else { iops(r.iops()) },
                     if *seq { iops(r.iops()) } else { mbps(r.mbps()) },
-                    lat(mean_us(r)),
+                    lat(r.mean_us()),
                     lat(r.p99_us()),
                     format!("{}, {}", step_name(r), r.workload),
                 ]

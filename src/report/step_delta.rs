@@ -150,19 +150,6 @@ fn lat_with_delta(base: Option<f64>, new: Option<f64>) -> String {
     }
 }
 
-fn mean_us(r: &StepResult) -> Option<f64> {
-    let (rd, wr) = (r.read.lat_us, r.write.lat_us);
-    match (rd, wr) {
-        (Some(a), Some(b)) => {
-            let (na, nb) = (r.read.ios as f64, r.write.ios as f64);
-            Some((a.mean * na + b.mean * nb) / (na + nb).max(1.0))
-        }
-        (Some(a), None) => Some(a.mean),
-        (None, Some(b)) => Some(b.mean),
-        (None, None) => None,
-    }
-}
-
 /// One row per matched step: drive (when any), step, label, workload, then IOPS, MB/s,
 /// mean and p99 latency of the base and the new session with the change in percent.
 pub fn rows(pairs: &[Pair<'_>]) -> Vec<Vec<String>> {
@@ -174,7 +161,7 @@ pub fn rows(pairs: &[Pair<'_>]) -> Vec<Vec<String>> {
                 Some(d) => format!("{} {}", shown(d), n.step),
                 None => n.step.to_string(),
             };
-            let (bm, nm) = (mean_us(b), mean_us(n));
+            let (bm, nm) = (b.mean_us(), n.mean_us());
             vec![
                 step,
                 shown(&n.label),
@@ -279,6 +266,18 @@ mod tests {
         );
         assert!(regressions(&m, 25.0).is_empty());
         assert!(regressions(&matched(&base, &base), 0.0).is_empty());
+    }
+
+    #[test]
+    fn a_trim_steps_mean_is_its_trims() {
+        let mut t = result("t", 100.0, 80.0);
+        (t.trim, t.read) = (t.read, DirResult::default());
+        let rows = rows(&matched(std::slice::from_ref(&t), std::slice::from_ref(&t)));
+        assert_eq!(rows[0][9], us(40.0), "{:?}", rows[0]);
+        assert_eq!(t.mean_us(), Some(40.0));
+        let mut mixed = t.clone();
+        mixed.read = result("r", 100.0, 20.0).read;
+        assert_eq!(mixed.mean_us(), Some(25.0), "weighted by the I/Os");
     }
 
     #[test]

@@ -32,23 +32,40 @@ const LAST: &str = "errors,ended_by,measured_s";
 /// The first column when a session has several drives.
 const DRIVE_COLUMN: &str = "drive,";
 
-/// The CSV's header (without the drive column).
-pub fn header() -> String {
+/// The columns of `d`, each after a comma.
+fn dir_columns(h: &mut String, d: Direction) {
+    for c in DIR_COLUMNS {
+        let _ = write!(h, ",{}_{c}", d.word());
+    }
+}
+
+/// The header before the trim columns were added (a file drivescope wrote then is still
+/// its own to overwrite).
+fn header_before_trims() -> String {
     let mut h = String::from(FIRST);
     for d in Direction::BOTH {
-        for c in DIR_COLUMNS {
-            let _ = write!(h, ",{}_{c}", d.word());
-        }
+        dir_columns(&mut h, d);
     }
     let _ = write!(h, ",{LAST}");
     h
 }
 
-/// Whether `head` (a file's first bytes) is the start of a steps CSV drivescope wrote.
+/// The CSV's header (without the drive column): the trims' columns come last, so a reader
+/// of the columns before them reads the file as before.
+pub fn header() -> String {
+    let mut h = header_before_trims();
+    dir_columns(&mut h, Direction::Trim);
+    h
+}
+
+/// Whether `head` (a file's first bytes) is the start of a steps CSV drivescope wrote
+/// (this release's or one from before the trim columns).
 pub fn is_steps_csv(head: &[u8]) -> bool {
     let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    head.strip_prefix(header().as_bytes())
-        .is_some_and(|rest| rest.first() == Some(&b'\n'))
+    [header(), header_before_trims()].iter().any(|h| {
+        head.strip_prefix(h.as_bytes())
+            .is_some_and(|rest| rest.first() == Some(&b'\n'))
+    })
 }
 
 /// The words a steps JSON file starts with.
@@ -94,30 +111,37 @@ pub fn csv(results: &[StepResult]) -> String {
             opt(r.target_iops)
         );
         for d in Direction::BOTH {
-            let x = r.dir(d);
-            let l = x.lat_us;
-            let _ = write!(o, ",{},{},{}", x.ios, num(x.iops), num(x.mbps));
-            for f in [
-                l.map(|l| l.mean),
-                l.map(|l| l.p50),
-                l.map(|l| l.p99),
-                l.map(|l| l.p99_9),
-                l.map(|l| l.p99_99),
-                l.and_then(|l| l.p99_999),
-                l.map(|l| l.max),
-            ] {
-                let _ = write!(o, ",{}", opt(f));
-            }
+            dir_row(&mut o, r, d);
         }
-        let _ = writeln!(
+        let _ = write!(
             o,
             ",{},{},{}",
             r.errors,
             quoted(&r.ended_by.to_string()),
             num(r.measured_s)
         );
+        dir_row(&mut o, r, Direction::Trim);
+        o.push('\n');
     }
     o
+}
+
+/// The figures of `r`'s direction `d`, each after a comma.
+fn dir_row(o: &mut String, r: &StepResult, d: Direction) {
+    let x = r.dir(d);
+    let l = x.lat_us;
+    let _ = write!(o, ",{},{},{}", x.ios, num(x.iops), num(x.mbps));
+    for f in [
+        l.map(|l| l.mean),
+        l.map(|l| l.p50),
+        l.map(|l| l.p99),
+        l.map(|l| l.p99_9),
+        l.map(|l| l.p99_99),
+        l.and_then(|l| l.p99_999),
+        l.map(|l| l.max),
+    ] {
+        let _ = write!(o, ",{}", opt(f));
+    }
 }
 
 #[derive(Serialize)]
@@ -187,12 +211,22 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert!(is_steps_csv(text.as_bytes()));
         let cols = header().split(',').count();
-        assert_eq!(cols, 4 + 2 * DIR_COLUMNS.len() + 3);
-        assert!(
-            lines[1].starts_with("1,\"50% of \"\"max\"\"\",\"randread 4KiB QD32×1\",,10,1234.568,5,1,2,3,4,5,,7,0,0,0,,,,,,,,0,\"duration\",2"),
-            "{}",
-            lines[1]
+        assert_eq!(cols, 4 + 3 * DIR_COLUMNS.len() + 3);
+        assert_eq!(
+            lines[1],
+            "1,\"50% of \"\"max\"\"\",\"randread 4KiB QD32×1\",,10,1234.568,5,1,2,3,4,5,,7,0,0,0,,,,,,,,0,\"duration\",2,0,0,0,,,,,,,"
         );
+        assert!(header().ends_with(",measured_s,trim_ios,trim_iops,trim_mbps,trim_lat_mean_us,trim_lat_p50_us,trim_lat_p99_us,trim_lat_p99.9_us,trim_lat_p99.99_us,trim_lat_p99.999_us,trim_lat_max_us"), "{}", header());
+    }
+
+    #[test]
+    fn a_steps_csv_from_before_the_trim_columns_is_still_ours() {
+        let old = format!("{}\n1,\"a\"", header_before_trims());
+        assert!(is_steps_csv(old.as_bytes()));
+        assert!(is_steps_csv(format!("{DRIVE_COLUMN}{old}").as_bytes()));
+        assert!(!is_steps_csv(
+            format!("{},more\n", header_before_trims()).as_bytes()
+        ));
     }
 
     #[test]

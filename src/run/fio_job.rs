@@ -40,7 +40,9 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
             .map(|r| r.min(100) as u8)
             .unwrap_or(50),
         RwMode::Read | RwMode::RandRead => 100,
-        RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim => 0,
+        RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite => {
+            0
+        }
     };
     Workload {
         rw,

@@ -1,6 +1,6 @@
 //! The optional latency histograms beside a session: an HdrHistogram interval log
 //! (`SESSION.hlog`, the format HdrHistogram's own tools read), one compressed histogram per
-//! interval and direction (tags `read` and `write`, nanoseconds, times in seconds since the
+//! interval and direction (tags `read`, `write` and `trim`, nanoseconds, times in seconds since the
 //! session started). With it any percentile of any span can be recomputed exactly.
 
 use std::path::Path;
@@ -17,7 +17,7 @@ use super::error::SessionError;
 use crate::stats::{new_histogram, LatHists};
 
 /// Tags of the two directions, index 0 read, 1 write.
-pub const TAGS: [&str; 2] = ["read", "write"];
+pub const TAGS: [&str; 3] = ["read", "write", "trim"];
 
 /// Words of the log's first line, by which an existing log is known as ours.
 pub const MARKER: &str = "drivescope latency histograms";
@@ -52,7 +52,7 @@ pub fn header(started: SystemTime) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut ser = V2DeflateSerializer::new();
     let _ = IntervalLogWriterBuilder::new()
-        .add_comment("drivescope latency histograms: values in nanoseconds, one per interval and direction (tags read, write); times are seconds since StartTime")
+        .add_comment("drivescope latency histograms: values in nanoseconds, one per interval and direction (tags read, write, trim); times are seconds since StartTime")
         .with_start_time(started)
         .begin_log_with(&mut buf, &mut ser);
     buf
@@ -94,7 +94,7 @@ pub struct Span {
     pub stopped: Option<String>,
 }
 
-/// Merges the intervals of `tag` (`None`: both directions) that lie within the span.
+/// Merges the intervals of `tag` (`None`: every direction) that lie within the span.
 pub fn read_span(
     path: &Path,
     from_s: f64,

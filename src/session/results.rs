@@ -156,6 +156,17 @@ impl StepResult {
         self.read.mbps + self.write.mbps + self.trim.mbps
     }
 
+    /// The mean latency of all its I/Os (the directions' means weighted by their I/Os), µs;
+    /// none when it did no I/O.
+    pub fn mean_us(&self) -> Option<f64> {
+        let (sum, n) = Direction::ALL
+            .iter()
+            .map(|d| self.dir(*d))
+            .filter_map(|x| Some((x.lat_us?.mean * x.ios as f64, x.ios as f64)))
+            .fold((0.0, 0.0), |(s, n), (a, b)| (s + a, n + b));
+        (n > 0.0).then(|| sum / n)
+    }
+
     /// The worse p99 of its directions (none when it did no I/O).
     pub fn p99_us(&self) -> Option<f64> {
         Direction::ALL

@@ -22,18 +22,19 @@ pub fn new_histogram() -> Histogram<u64> {
 
 /// The latency histograms of one worker or of a merged interval: service time (completion
 /// minus submission) per direction and, for rate-limited steps, response time (completion
-/// minus intended issue time) per direction. Index 0 is read, 1 is write.
+/// minus intended issue time) per direction. Index 0 is read, 1 is write, 2 is trim.
 #[derive(Debug, Clone)]
 pub struct LatHists {
-    pub service: [Histogram<u64>; 2],
-    pub response: Option<[Histogram<u64>; 2]>,
+    pub service: [Histogram<u64>; 3],
+    pub response: Option<[Histogram<u64>; 3]>,
 }
 
 impl LatHists {
     pub fn new(paced: bool) -> Self {
+        let three = || [new_histogram(), new_histogram(), new_histogram()];
         LatHists {
-            service: [new_histogram(), new_histogram()],
-            response: paced.then(|| [new_histogram(), new_histogram()]),
+            service: three(),
+            response: paced.then(three),
         }
     }
 
@@ -60,21 +61,15 @@ impl LatHists {
         }
     }
 
-    /// Service latency of both directions together.
+    /// Service latency of every direction together.
     pub fn service_all(&self) -> Histogram<u64> {
-        let mut h = self.service[0].clone();
-        let _ = h.add(&self.service[1]);
-        h
+        all(&self.service)
     }
 
-    /// Response latency of both directions together (service latency when not paced).
+    /// Response latency of every direction together (service latency when not paced).
     pub fn response_all(&self) -> Histogram<u64> {
         match &self.response {
-            Some(r) => {
-                let mut h = r[0].clone();
-                let _ = h.add(&r[1]);
-                h
-            }
+            Some(r) => all(r),
             None => self.service_all(),
         }
     }
@@ -86,6 +81,15 @@ impl LatHists {
             None => &self.service[dir],
         }
     }
+}
+
+/// The histograms of every direction added up.
+fn all(dirs: &[Histogram<u64>; 3]) -> Histogram<u64> {
+    let mut h = dirs[0].clone();
+    for d in &dirs[1..] {
+        let _ = h.add(d);
+    }
+    h
 }
 
 /// Latency figures in microseconds, from one histogram.

@@ -24,7 +24,7 @@ impl DirCounts {
     }
 }
 
-/// One failed I/O: where, which direction, what the device said.
+/// One failed I/O: where, which direction (a trim counts as a write), what the device said.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub offset: u64,
@@ -41,7 +41,16 @@ pub const MAX_ERROR_RECORDS_PER: usize = 8;
 impl IoErrorRecord {
     /// A failed or short I/O; `result` is the kernel's (bytes or -errno).
     pub fn new(offset: u64, len: u32, write: bool, result: i64) -> Self {
-        let dir = if write { "write" } else { "read" };
+        Self::of(offset, len, if write { "write" } else { "read" }, result)
+    }
+
+    /// A failed trim (recorded as a write: it destroys data as one does).
+    pub fn trim(offset: u64, len: u32, result: i64) -> Self {
+        Self::of(offset, len, "trim", result)
+    }
+
+    fn of(offset: u64, len: u32, dir: &str, result: i64) -> Self {
+        let write = dir != "read";
         let message = if result < 0 {
             let err = std::io::Error::from_raw_os_error((-result) as i32);
             format!("{dir} of {len} B at offset {offset}: {err}")
@@ -104,8 +113,8 @@ pub struct WorkerInterval {
     pub index: u64,
     /// Nanoseconds since the step's start (the engine's clock).
     pub end_ns: u64,
-    /// Counts of successful I/Os, index 0 read, 1 write.
-    pub dirs: [DirCounts; 2],
+    /// Counts of successful I/Os, index 0 read, 1 write, 2 trim.
+    pub dirs: [DirCounts; 3],
     pub errors: u64,
     pub error_records: Vec<IoErrorRecord>,
     pub hists: Box<LatHists>,
@@ -134,7 +143,8 @@ pub struct IntervalReport {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
-    /// Trims (discards) of an fio job file's trim jobs: absent from the file when none.
+    /// Trims (discards, punched holes) of a trim workload or an fio job file's trim jobs:
+    /// absent from the file when none.
     #[serde(default, skip_serializing_if = "DirCounts::is_zero")]
     pub trim: DirCounts,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -248,8 +258,8 @@ pub struct StepSummary {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
-    /// Trims (discards) of an fio job file's trim jobs; `ios`, `iops` and `lat_us` count
-    /// them too. Absent from the file when none.
+    /// Trims (discards, punched holes) of a trim workload or an fio job file's trim jobs;
+    /// `ios`, `iops` and `lat_us` count them too. Absent from the file when none.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub trim_ios: u64,
     #[serde(default, skip_serializing_if = "is_zero_u64")]

@@ -1,5 +1,6 @@
-//! Trim workloads (`--rw trim|randtrim`): on a loop device each trim is a discard the kernel
-//! counts, on a file a punched hole; the guard asks --destroy-data as for a write.
+//! Trim workloads (`--rw trim|randtrim|trimwrite`): on a loop device each trim is a discard
+//! the kernel counts, on a file a punched hole; the guard asks --destroy-data as for a
+//! write.
 
 use std::os::unix::fs::MetadataExt;
 
@@ -78,6 +79,54 @@ fn a_randtrim_runs_trims_count_the_kernels_discards() {
 }
 
 #[test]
+fn a_trimwrite_runs_trims_and_writes_count_the_kernels() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let (discards, (_, writes)) = (dev.discards(), dev.stat());
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                d,
+                "--rw",
+                "trimwrite",
+                "--bs",
+                "64k",
+                "--iodepth",
+                "4",
+                "--engine",
+                engine,
+                "--destroy-data",
+                d,
+            ],
+        );
+        let kernel = (dev.discards() - discards, dev.stat().1 - writes);
+        let (trims, written) = (ios(&s, "trim_ios"), ios(&s, "write_ios"));
+        assert!(written > 50, "{engine}: {s}");
+        // A trim, then the write of its block: the last trim's write may be cut by the end.
+        assert!(trims.abs_diff(written) <= 1, "{engine}: {s}");
+        assert_eq!(ios(&s, "read_ios"), 0, "{s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        assert_eq!(ios(&s, "ios"), trims + written, "{s}");
+        assert_eq!(ios(&s, "write_bytes"), written * (64 << 10), "{s}");
+        assert_eq!(ios(&s, "trim_bytes"), trims * (64 << 10), "{s}");
+        assert_eq!(s["trim_lat_us"]["samples"].as_u64(), Some(trims), "{s}");
+        assert_eq!(s["write_lat_us"]["samples"].as_u64(), Some(written), "{s}");
+        for (what, ours, theirs) in [("trims", trims, kernel.0), ("writes", written, kernel.1)] {
+            assert!(
+                ours.abs_diff(theirs) as f64 <= ours as f64 * 0.01,
+                "{engine}: {what} {ours} vs the kernel's {theirs}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_device_trim_without_destroy_data_is_refused() {
     let Some(dev) = LoopDev::new(16 << 20) else {
         return;
@@ -98,6 +147,7 @@ fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
     let dir = common::disk_tempdir();
     let home = tempfile::tempdir().unwrap();
     for (rw, engine) in [("trim", "io_uring"), ("randtrim", "sync")] {
+        // `trimwrite` writes each block it trims: it is below, with its own checks.
         let f = dir.path().join(format!("{rw}-{engine}.img"));
         std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
         let p = f.to_str().unwrap();
@@ -135,4 +185,184 @@ fn a_trim_run_on_a_file_punches_holes_and_counts_them() {
             meta.blocks()
         );
     }
+}
+
+/// The column `name` of the steps CSV row `row` under `header`.
+fn column<'a>(header: &str, row: &'a str, name: &str) -> &'a str {
+    let i = header
+        .split(',')
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no {name} in {header}"));
+    row.split(',')
+        .nth(i)
+        .unwrap_or_else(|| panic!("no column {i} in {row}"))
+}
+
+#[test]
+fn a_trimwrite_on_a_file_writes_back_every_block_it_punched() {
+    let dir = common::disk_tempdir();
+    let home = tempfile::tempdir().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let f = dir.path().join(format!("trimwrite-{engine}.img"));
+        std::fs::write(&f, vec![0x5au8; 4 << 20]).unwrap();
+        let p = f.to_str().unwrap();
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                p,
+                "--rw",
+                "trimwrite",
+                "--bs",
+                "64k",
+                "--iodepth",
+                "1",
+                "--engine",
+                engine,
+                "--destroy-data",
+                p,
+            ],
+        );
+        let (trims, written) = (ios(&s, "trim_ios"), ios(&s, "write_ios"));
+        assert!(
+            written >= 64,
+            "{engine}: the 4 MiB file once over at least: {s}"
+        );
+        assert!(trims.abs_diff(written) <= 1, "{engine}: {s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        let meta = std::fs::metadata(&f).unwrap();
+        assert_eq!(meta.len(), 4 << 20);
+        // Each hole is written again (at QD1 a block's write follows its trim's completion):
+        // but for the last block trimmed, the file is whole.
+        assert!(
+            meta.blocks() >= (4 << 20) / 512 - 128,
+            "{engine}: {} blocks of {}",
+            meta.blocks(),
+            (4 << 20) / 512
+        );
+    }
+}
+
+#[test]
+fn a_native_trim_steps_csv_has_its_trims_and_compare_its_mean_latency() {
+    let dir = common::disk_tempdir();
+    let f = dir.path().join("t.img");
+    std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
+    let p = f.to_str().unwrap();
+    let session = dir.path().join("s.yaml");
+    let out = common::run(
+        dir.path(),
+        &[
+            "run",
+            "-t",
+            p,
+            "--rw",
+            "randtrim",
+            "--bs",
+            "64k",
+            "--duration",
+            "1s",
+            "--interval",
+            "250ms",
+            "--destroy-data",
+            p,
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let saved: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    let trims = saved["steps"][0]["summary"]["trim_ios"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no trim_ios in {:?}", saved["steps"][0]));
+    assert!(trims > 0);
+
+    let rep = dir.path().join("rep");
+    let out = common::run(
+        dir.path(),
+        &[
+            "report",
+            session.to_str().unwrap(),
+            "-o",
+            rep.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let csv = std::fs::read_to_string(rep.join("steps.csv")).unwrap();
+    let mut lines = csv.lines();
+    let (header, row) = (lines.next().unwrap(), lines.next().unwrap());
+    assert!(
+        header.contains(",measured_s,trim_ios,trim_iops,trim_mbps,trim_lat_mean_us,"),
+        "the trims' columns come after the old ones: {header}"
+    );
+    assert_eq!(column(header, row, "trim_ios"), trims.to_string(), "{csv}");
+    assert_eq!(column(header, row, "write_ios"), "0", "{csv}");
+    let mean: f64 = column(header, row, "trim_lat_mean_us").parse().unwrap();
+    let p99: f64 = column(header, row, "trim_lat_p99_us").parse().unwrap();
+    assert!(mean > 0.0 && p99 >= column(header, row, "trim_lat_p50_us").parse().unwrap());
+    let iops: f64 = column(header, row, "trim_iops").parse().unwrap();
+    let mbps: f64 = column(header, row, "trim_mbps").parse().unwrap();
+    assert!(
+        (mbps - iops * 65536.0 / 1e6).abs() <= mbps * 0.001 + 0.01,
+        "{iops} IOPS of 64 KiB, {mbps} MB/s"
+    );
+
+    // compare's step table: a trim step has a mean latency, the trims' own.
+    let out = common::command(dir.path())
+        .current_dir(dir.path())
+        .args([
+            "compare",
+            session.to_str().unwrap(),
+            session.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let step_row = text
+        .lines()
+        .skip_while(|l| !l.starts_with("steps of "))
+        .nth(2)
+        .unwrap_or_else(|| panic!("no step row: {text}"));
+    // Its mean and its p99 against themselves; a mean of reads and writes only was "-".
+    assert_eq!(step_row.matches("(+0.0%)").count(), 2, "{step_row}");
+}
+
+#[test]
+fn a_trimwrite_preset_plans_and_exports_fios_trimwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let preset = dir.path().join("tw.yaml");
+    std::fs::write(
+        &preset,
+        "id: tw\nname: TW\ndescription: d\nphases:\n  - name: tw\n    workload: {rw: trimwrite, bs: 64k, iodepth: 1}\n    end: {duration: 5s}\n",
+    )
+    .unwrap();
+    let p = preset.to_str().unwrap();
+    let out = common::run(dir.path(), &["presets", "fio", p]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let job = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(job.contains("\nrw=trimwrite\n"), "{job}");
+    assert!(!job.contains("rwmixread"), "{job}");
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip!(Tool, "fio is not installed");
+    }
+    let file = dir.path().join("tw.fio");
+    std::fs::write(&file, &job).unwrap();
+    let fio = std::process::Command::new("fio")
+        .arg("--parse-only")
+        .arg(&file)
+        .env("TARGET", dir.path().join("target.bin"))
+        .output()
+        .expect("run fio");
+    assert!(
+        fio.status.success(),
+        "fio refuses the export: {}{}",
+        String::from_utf8_lossy(&fio.stderr),
+        job
+    );
 }

@@ -110,7 +110,7 @@ pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy
             format!("{what}; {} errors in interval {}{first}", r.errors, r.index),
         ));
     }
-    if r.read.ios + r.write.ios == 0 {
+    if r.read.ios + r.write.ios + r.trim.ios == 0 {
         return Some(EndedBy::device(
             FaultKind::AllFailed,
             format!("{} errors in interval {}{first}", r.errors, r.index),

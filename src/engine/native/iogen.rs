@@ -1,18 +1,55 @@
-//! The next I/O of a job: direction (by `rwmixread`), block size (by `bssplit` weights) and
-//! offset — uniform and aligned over the whole region for random patterns; for sequential
-//! ones, a stream per direction over the job's own disjoint slice of the region, wrapping at
-//! its end.
+//! The next I/O of a job: direction (by `rwmixread`; `trimwrite` alternates a trim and a
+//! write of the block it trimmed), block size (by `bssplit` weights) and offset — uniform
+//! and aligned over the whole region for random patterns; for sequential ones, a stream per
+//! direction over the job's own disjoint slice of the region, wrapping at its end.
 
 use super::rng::Rng;
-use crate::workload::JobRegion;
+use crate::workload::{JobRegion, RwMode};
 use crate::workload::{Region, Workload};
+
+/// Which way an I/O goes; its value indexes the tallies' directions (reads, writes, trims).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum IoDir {
+    #[default]
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+}
+
+impl IoDir {
+    /// Its index in the per-direction counters and histograms.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NextIo {
     pub offset: u64,
     pub len: u32,
-    pub write: bool,
+    pub dir: IoDir,
+}
+
+impl NextIo {
+    /// A write of data (not a trim).
+    #[inline(always)]
+    pub fn is_write(&self) -> bool {
+        matches!(self.dir, IoDir::Write)
+    }
+}
+
+/// How a job picks each I/O's direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mix {
+    /// Every I/O goes this way.
+    Only(IoDir),
+    /// Reads with this share in percent, the rest writes.
+    Reads(u64),
+    /// A trim, then a write of the block it trimmed.
+    TrimWrite,
 }
 
 /// Per-job generator of I/Os.
@@ -20,14 +57,16 @@ pub struct NextIo {
 pub struct IoGen {
     rng: Rng,
     random: bool,
-    read_pct: u64,
+    mix: Mix,
+    /// `trimwrite`: the write of the block just trimmed, issued next.
+    pending_write: Option<NextIo>,
     /// Cumulative weights (out of 100) and sizes.
     sizes: Vec<(u64, u32)>,
     align: u64,
     region: Region,
     /// Sequential: the job's slice and a position per direction.
     slice: Region,
-    pos: [u64; 2],
+    pos: [u64; 3],
 }
 
 impl IoGen {
@@ -56,12 +95,19 @@ impl IoGen {
         IoGen {
             rng: Rng::new(w.seed ^ (job as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             random: w.rw.is_random(),
-            read_pct: u64::from(w.rw.read_percent(w.rwmixread)),
+            mix: match (w.rw, w.rw.read_percent(w.rwmixread)) {
+                (RwMode::TrimWrite, _) => Mix::TrimWrite,
+                (rw, _) if rw.is_trim() => Mix::Only(IoDir::Trim),
+                (_, 100) => Mix::Only(IoDir::Read),
+                (_, 0) => Mix::Only(IoDir::Write),
+                (_, p) => Mix::Reads(u64::from(p)),
+            },
+            pending_write: None,
             sizes,
             align: align.max(1),
             region: w.region,
             slice,
-            pos: [slice.offset; 2],
+            pos: [slice.offset; 3],
         }
     }
 
@@ -81,17 +127,43 @@ impl IoGen {
 
     #[inline]
     pub fn next_io(&mut self) -> NextIo {
-        let write = match self.read_pct {
-            100 => false,
-            0 => true,
-            p => self.rng.below(100) >= p,
+        let dir = match self.mix {
+            Mix::Only(d) => d,
+            Mix::Reads(p) => {
+                if self.rng.below(100) >= p {
+                    IoDir::Write
+                } else {
+                    IoDir::Read
+                }
+            }
+            Mix::TrimWrite => return self.trim_write(),
         };
+        self.placed(dir)
+    }
+
+    /// `trimwrite`'s next I/O: the write of the block trimmed last, or the next trim.
+    fn trim_write(&mut self) -> NextIo {
+        if let Some(w) = self.pending_write.take() {
+            return w;
+        }
+        let trim = self.placed(IoDir::Trim);
+        self.pending_write = Some(NextIo {
+            dir: IoDir::Write,
+            ..trim
+        });
+        trim
+    }
+
+    /// An I/O of direction `dir`: its size and offset. Inlined always, as `next_io` was one
+    /// function before `trimwrite` (a call per I/O in a debug build otherwise).
+    #[inline(always)]
+    fn placed(&mut self, dir: IoDir) -> NextIo {
         let len = self.pick_len();
         let offset = if self.random {
             let span = self.region.len.saturating_sub(len) / self.align + 1;
             self.region.offset + self.rng.below(span) * self.align
         } else {
-            let d = usize::from(write);
+            let d = dir.index();
             let end = self.slice.offset + self.slice.len;
             if self.pos[d] + len > end {
                 self.pos[d] = self.slice.offset;
@@ -103,7 +175,7 @@ impl IoGen {
         NextIo {
             offset,
             len: len as u32,
-            write,
+            dir,
         }
     }
 }
@@ -143,7 +215,7 @@ mod tests {
             assert_eq!(io.offset % 4096, 0);
             assert!(io.offset >= 1 << 20 && io.offset + 4096 <= (1 << 20) + (64 << 20));
             buckets[((io.offset - (1 << 20)) / (4 << 20)) as usize] += 1;
-            reads += u32::from(!io.write);
+            reads += u32::from(io.dir == IoDir::Read);
         }
         for b in buckets {
             assert!((9_000..11_000).contains(&b), "{buckets:?}");
@@ -159,7 +231,7 @@ mod tests {
             let mut g = IoGen::new(&w, job, 4096);
             let first = g.next_io();
             assert_eq!(first.offset, (1 << 20) + job as u64 * (1 << 20));
-            assert!(first.write);
+            assert_eq!(first.dir, IoDir::Write);
             for _ in 0..7 {
                 g.next_io();
             }
@@ -169,6 +241,23 @@ mod tests {
         }
         seen.dedup();
         assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn trimwrite_trims_a_block_then_writes_it_sequentially() {
+        let w = wl(RwMode::TrimWrite, BlockSizes::single(64 << 10), 1, 1 << 20);
+        let mut g = IoGen::new(&w, 0, 4096);
+        let ios: Vec<NextIo> = (0..40).map(|_| g.next_io()).collect();
+        for (k, pair) in ios.chunks(2).enumerate() {
+            let at = (1 << 20) + (k as u64 % 16) * (64 << 10);
+            assert_eq!(pair[0].dir, IoDir::Trim, "{k}");
+            assert_eq!(pair[1].dir, IoDir::Write, "{k}");
+            assert_eq!((pair[0].offset, pair[1].offset), (at, at), "{k}");
+            assert_eq!(pair[0].len, pair[1].len);
+        }
+        let trims = RwMode::RandTrim;
+        let mut g = IoGen::new(&wl(trims, BlockSizes::single(4096), 1, 1 << 20), 0, 4096);
+        assert!((0..100).all(|_| g.next_io().dir == IoDir::Trim));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::stats::{
 /// One interval as merged so far.
 #[derive(Default)]
 struct Partial {
-    dirs: [DirCounts; 2],
+    dirs: [DirCounts; 3],
     errors: u64,
     error_records: Vec<IoErrorRecord>,
     /// The histograms of the first job that sent the interval (which gets them back once
@@ -50,19 +50,16 @@ pub(super) struct Merger {
     next_emit: u64,
     schedule: Schedule,
     paced: bool,
-    /// The workers count a trim in the write slot: a trim step's are trims.
-    trims: bool,
 }
 
 impl Merger {
-    pub fn new(jobs: usize, schedule: Schedule, paced: bool, trims: bool) -> Self {
+    pub fn new(jobs: usize, schedule: Schedule, paced: bool) -> Self {
         Merger {
             workers: vec![WorkerState::default(); jobs],
             pending: BTreeMap::new(),
             next_emit: 0,
             schedule,
             paced,
-            trims,
         }
     }
 
@@ -73,8 +70,9 @@ impl Merger {
         st.last_index = Some(wi.index);
         st.done |= wi.last;
         let p = self.pending.entry(wi.index).or_default();
-        p.dirs[0].add(&wi.dirs[0]);
-        p.dirs[1].add(&wi.dirs[1]);
+        for (a, b) in p.dirs.iter_mut().zip(&wi.dirs) {
+            a.add(b);
+        }
         p.errors += wi.errors;
         p.error_records.extend(wi.error_records);
         p.gaps.add(&wi.gaps);
@@ -154,18 +152,18 @@ impl Merger {
         };
         let lat = LatSummary::from_hist(&hists.response_all());
         let suspended = overlap_ns(suspensions, start_ns, p.end_ns);
-        let (write, trim) = split_trims(self.trims, p.dirs[1]);
+        let [read, write, trim] = p.dirs;
         let report = IntervalReport {
             index: k,
             start_s: start_ns as f64 / 1e9,
             end_s: p.end_ns as f64 / 1e9,
             ramp,
             suspended_s: suspended as f64 / 1e9,
-            read: p.dirs[0],
+            read,
             write,
-            read_iops: p.dirs[0].ios as f64 / secs,
+            read_iops: read.ios as f64 / secs,
             write_iops: write.ios as f64 / secs,
-            read_bw_bytes: p.dirs[0].bytes as f64 / secs,
+            read_bw_bytes: read.bytes as f64 / secs,
             write_bw_bytes: write.bytes as f64 / secs,
             trim,
             trim_iops: trim.ios as f64 / secs,
@@ -184,15 +182,6 @@ impl Merger {
             gaps: p.gaps,
             origin,
         }
-    }
-}
-
-/// The write slot's counts as (writes, trims): a trim step's workers count its trims there.
-pub(super) fn split_trims(trims: bool, slot: DirCounts) -> (DirCounts, DirCounts) {
-    if trims {
-        (DirCounts::default(), slot)
-    } else {
-        (slot, DirCounts::default())
     }
 }
 

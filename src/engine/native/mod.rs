@@ -105,7 +105,7 @@ pub(crate) struct WorkerCtx {
     pub file: Option<File>,
     /// What each I/O of the ring is (the sync engine does only reads and writes).
     pub ring_io: sqe::RingIo,
-    /// Every I/O of the step is a trim of this kind (a trim workload).
+    /// The step trims (a trim workload, `trimwrite`): its trims are of this kind.
     pub trim: Option<discard::TrimKind>,
     /// How the ring is set up (polled I/O, SQPOLL).
     pub options: crate::workload::EngineOptions,

@@ -6,6 +6,7 @@ use io_uring::{opcode, squeue, types};
 
 use super::buffers::Buffers;
 use super::discard::{trim_sqe, TrimKind};
+use super::iogen::IoDir;
 use super::nvme::{self, Namespace};
 
 /// What each I/O of a ring is.
@@ -17,7 +18,8 @@ pub(crate) enum RingIo {
     Nop,
     /// NVMe read and write commands on an NVMe generic character device.
     NvmeCmd(Namespace),
-    /// Trims of the target: block discard commands or punched holes; no data.
+    /// A step that trims: its trims are block discard commands or punched holes (no data),
+    /// its writes (`trimwrite`'s) those of [`RingIo::Block`].
     Trim(TrimKind),
 }
 
@@ -30,7 +32,7 @@ pub(super) trait MakeSqe: squeue::EntryMarker {
         fixed: (bool, bool),
         fd: i32,
         slot: usize,
-        write: bool,
+        dir: IoDir,
         len: u32,
         offset: u64,
     ) -> Self;
@@ -44,16 +46,33 @@ impl MakeSqe for squeue::Entry {
         fixed: (bool, bool),
         fd: i32,
         slot: usize,
-        write: bool,
+        dir: IoDir,
         len: u32,
         offset: u64,
     ) -> Self {
         match io {
+            RingIo::Block | RingIo::NvmeCmd(_) => build_sqe(
+                bufs,
+                fixed,
+                fd,
+                slot,
+                matches!(dir, IoDir::Write),
+                len,
+                offset,
+            ),
             RingIo::Nop => opcode::Nop::new().build().user_data(slot as u64),
-            RingIo::Trim(k) => trim_sqe(k, fixed.0, fd, offset, len).user_data(slot as u64),
-            RingIo::Block | RingIo::NvmeCmd(_) => {
-                build_sqe(bufs, fixed, fd, slot, write, len, offset)
+            RingIo::Trim(k) if matches!(dir, IoDir::Trim) => {
+                trim_sqe(k, fixed.0, fd, offset, len).user_data(slot as u64)
             }
+            RingIo::Trim(_) => build_sqe(
+                bufs,
+                fixed,
+                fd,
+                slot,
+                matches!(dir, IoDir::Write),
+                len,
+                offset,
+            ),
         }
     }
 }
@@ -66,7 +85,7 @@ impl MakeSqe for squeue::Entry128 {
         fixed: (bool, bool),
         fd: i32,
         slot: usize,
-        write: bool,
+        dir: IoDir,
         len: u32,
         offset: u64,
     ) -> Self {
@@ -80,22 +99,25 @@ impl MakeSqe for squeue::Entry128 {
                 );
                 let ptr = bufs.slot_ptr(slot);
                 let idx = fixed.1.then_some(slot as u16);
+                let write = matches!(dir, IoDir::Write);
                 nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
                     .user_data(slot as u64)
             }
             RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
-                squeue::Entry::make(io, bufs, fixed, fd, slot, write, len, offset).into()
+                squeue::Entry::make(io, bufs, fixed, fd, slot, dir, len, offset).into()
             }
         }
     }
 }
 
-/// The result of a completion as bytes moved or -errno: NOPs and NVMe commands complete
-/// with 0 (an NVMe command with its status code when the device refused it).
+/// The result of a completion as bytes moved or -errno: NOPs, trims and NVMe commands
+/// complete with 0 (an NVMe command with its status code when the device refused it).
 #[inline]
-pub(super) fn io_result(io: RingIo, res: i32, len: u32) -> i64 {
+pub(super) fn io_result(io: RingIo, dir: IoDir, res: i32, len: u32) -> i64 {
     match (io, res) {
         (RingIo::Block, r) => i64::from(r),
+        // A trimming step's reads and writes move bytes as a block ring's.
+        (RingIo::Trim(_), r) if !matches!(dir, IoDir::Trim) => i64::from(r),
         (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), 0) => i64::from(len),
         (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), r) if r < 0 => i64::from(r),
         // An NVMe status (a positive value): the device failed the command.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::crew::Crew;
 use super::discard::TrimKind;
 use super::failure::{self, DeviceWatch, KernelCompletions};
-use super::merger::{split_trims, Merger};
+use super::merger::Merger;
 use super::notes::Notes;
 use super::open;
 use super::schedule::Schedule;
@@ -119,7 +119,7 @@ impl<'a> StepRun<'a> {
             byte_budget: spec.end.bytes.map(|b| b.div_ceil(jobs as u64)),
             rate,
             flusher,
-            merger: Merger::new(jobs, schedule, paced, trim.is_some()),
+            merger: Merger::new(jobs, schedule, paced),
             totals: Totals::new(paced, schedule.ramp_ns),
             pacing: None,
             failure: None,
@@ -421,7 +421,7 @@ impl<'a> StepRun<'a> {
                 EndedBy::Stopped
             }
         });
-        let ios = self.totals.dirs[0].ios + self.totals.dirs[1].ios;
+        let ios: u64 = self.totals.dirs.iter().map(|d| d.ios).sum();
         if ios == 0 && abandoned > 0 && ended_by.is_own_end() {
             // The device was working (else this would be a stall), but no job got to reap
             // an I/O within the step: the queue was too deep for the step's length here.
@@ -465,7 +465,6 @@ impl<'a> StepRun<'a> {
     ) -> StepSummary {
         let t = &self.totals;
         let paced = self.rate.is_some();
-        let trims = self.trim.is_some();
         let per_s = |n: u64| {
             if runtime_s > 0.0 {
                 n as f64 / runtime_s
@@ -473,41 +472,34 @@ impl<'a> StepRun<'a> {
                 0.0
             }
         };
-        let ios = t.dirs[0].ios + t.dirs[1].ios;
-        let (write, trim) = split_trims(trims, t.dirs[1]);
-        let (write_lat, trim_lat) = {
-            let lat = LatSummary::from_hist(t.hists.response_dir(1));
-            if trims {
-                (LatSummary::default(), lat)
-            } else {
-                (lat, LatSummary::default())
-            }
-        };
+        let [read, write, trim] = t.dirs;
+        let ios = read.ios + write.ios + trim.ios;
+        let lat = |d: usize| LatSummary::from_hist(t.hists.response_dir(d));
         StepSummary {
             engine: self.ran,
             engine_note: self.notes.joined(),
             engine_options: self.spec.options,
             runtime_s,
             ios,
-            read_ios: t.dirs[0].ios,
+            read_ios: read.ios,
             write_ios: write.ios,
-            read_bytes: t.dirs[0].bytes,
+            read_bytes: read.bytes,
             write_bytes: write.bytes,
             iops: per_s(ios),
-            read_iops: per_s(t.dirs[0].ios),
+            read_iops: per_s(read.ios),
             write_iops: per_s(write.ios),
-            read_bw_bytes: per_s(t.dirs[0].bytes),
+            read_bw_bytes: per_s(read.bytes),
             write_bw_bytes: per_s(write.bytes),
             trim_ios: trim.ios,
             trim_bytes: trim.bytes,
             trim_iops: per_s(trim.ios),
             trim_bw_bytes: per_s(trim.bytes),
-            trim_lat_us: trim_lat,
+            trim_lat_us: lat(2),
             errors: t.errors,
             target_iops: self.spec.workload.rate_iops,
             lat_us: LatSummary::from_hist(&t.hists.response_all()),
-            read_lat_us: LatSummary::from_hist(t.hists.response_dir(0)),
-            write_lat_us: write_lat,
+            read_lat_us: lat(0),
+            write_lat_us: lat(1),
             service_lat_us: paced.then(|| LatSummary::from_hist(&t.hists.service_all())),
             arrival_cv: t.gaps.cv().filter(|_| paced),
             fio_series: Vec::new(),

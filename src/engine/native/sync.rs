@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::buffers::Buffers;
 use super::discard::trim_sync;
-use super::iogen::IoGen;
+use super::iogen::{IoDir, IoGen};
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::rng::Rng;
@@ -102,13 +102,16 @@ pub(crate) fn run(ctx: WorkerCtx) {
         };
         let io = gen.next_io();
         let len = io.len as usize;
-        let res = if let Some(kind) = ctx.trim {
-            trim_sync(file, kind, io.offset, u64::from(io.len)).map(|()| len)
-        } else if io.write {
-            bufs.scramble(0, len, io.offset);
-            file.write_at(&bufs.slot(0)[..len], io.offset)
-        } else {
-            file.read_at(&mut bufs.slot_mut(0)[..len], io.offset)
+        let res = match (io.dir, ctx.trim) {
+            (IoDir::Trim, Some(kind)) => {
+                trim_sync(file, kind, io.offset, u64::from(io.len)).map(|()| len)
+            }
+            (IoDir::Trim, None) => Err(std::io::Error::from_raw_os_error(libc::EOPNOTSUPP)),
+            (IoDir::Write, _) => {
+                bufs.scramble(0, len, io.offset);
+                file.write_at(&bufs.slot(0)[..len], io.offset)
+            }
+            (IoDir::Read, _) => file.read_at(&mut bufs.slot_mut(0)[..len], io.offset),
         };
         let t_submit = now;
         now = ns_since(t0);
@@ -118,9 +121,7 @@ pub(crate) fn run(ctx: WorkerCtx) {
         };
         issued_bytes += u64::from(io.len);
         ctx.progress.fetch_add(1, Ordering::Relaxed);
-        rec.complete(
-            io.write, io.len, io.offset, result, t_submit, t_intended, now,
-        );
+        rec.complete(io.dir, io.len, io.offset, result, t_submit, t_intended, now);
     }
     rec.flush(now, true);
 }

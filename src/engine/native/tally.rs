@@ -4,6 +4,7 @@
 use std::mem;
 use std::sync::mpsc::{Receiver, Sender};
 
+use super::iogen::IoDir;
 use super::schedule::Schedule;
 use super::WorkerMsg;
 use crate::stats::{
@@ -16,7 +17,7 @@ pub struct IntervalTally<'a> {
     paced: bool,
     k: u64,
     next_boundary: u64,
-    dirs: [DirCounts; 2],
+    dirs: [DirCounts; 3],
     errors: u64,
     error_records: Vec<IoErrorRecord>,
     hists: Box<LatHists>,
@@ -40,7 +41,7 @@ impl<'a> IntervalTally<'a> {
             paced,
             k: 0,
             next_boundary: schedule.boundary(0),
-            dirs: [DirCounts::default(); 2],
+            dirs: [DirCounts::default(); 3],
             errors: 0,
             error_records: Vec::with_capacity(MAX_ERROR_RECORDS_PER),
             hists: Box::new(LatHists::new(paced)),
@@ -80,7 +81,7 @@ impl<'a> IntervalTally<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn complete(
         &mut self,
-        write: bool,
+        dir: IoDir,
         len: u32,
         offset: u64,
         result: i64,
@@ -88,7 +89,7 @@ impl<'a> IntervalTally<'a> {
         t_intended: u64,
         now: u64,
     ) {
-        let d = usize::from(write);
+        let d = dir.index();
         if result == i64::from(len) {
             self.dirs[d].ios += 1;
             self.dirs[d].bytes += u64::from(len);
@@ -99,8 +100,11 @@ impl<'a> IntervalTally<'a> {
         } else {
             self.errors += 1;
             if self.error_records.len() < MAX_ERROR_RECORDS_PER {
-                self.error_records
-                    .push(IoErrorRecord::new(offset, len, write, result));
+                let rec = match dir {
+                    IoDir::Trim => IoErrorRecord::trim(offset, len, result),
+                    d => IoErrorRecord::new(offset, len, d == IoDir::Write, result),
+                };
+                self.error_records.push(rec);
             }
         }
     }

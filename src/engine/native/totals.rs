@@ -6,8 +6,8 @@ use crate::stats::{ArrivalGaps, DirCounts, LatHists};
 
 pub(super) struct Totals {
     pub hists: LatHists,
-    /// Index 0 reads, 1 writes and trims.
-    pub dirs: [DirCounts; 2],
+    /// Index 0 reads, 1 writes, 2 trims.
+    pub dirs: [DirCounts; 3],
     pub errors: u64,
     pub gaps: ArrivalGaps,
     /// The end of the last measured or suspended interval (ns since the start).
@@ -22,7 +22,7 @@ impl Totals {
     pub fn new(paced: bool, ramp_ns: u64) -> Self {
         Totals {
             hists: LatHists::new(paced),
-            dirs: [DirCounts::default(); 2],
+            dirs: [DirCounts::default(); 3],
             errors: 0,
             gaps: ArrivalGaps::default(),
             last_end_ns: ramp_ns,
@@ -42,7 +42,7 @@ impl Totals {
             self.measured_any = true;
             self.dirs[0].add(&report.read);
             self.dirs[1].add(&report.write);
-            self.dirs[1].add(&report.trim);
+            self.dirs[2].add(&report.trim);
             self.errors += report.errors;
             self.gaps.add(&m.gaps);
             self.last_end_ns = self.last_end_ns.max(m.end_ns);

@@ -187,10 +187,11 @@ pub(super) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     let depth = ctx.workload.iodepth;
     let ring = build_ring(depth, &ctx.options).map_err(UringError::Setup)?;
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);
-    // NOPs and trims move no data: no buffers.
+    // NOPs and trims move no data: no buffers (`trimwrite`'s writes have theirs).
     let slots = match ctx.ring_io {
-        RingIo::Nop | RingIo::Trim(_) => 0,
-        RingIo::Block | RingIo::NvmeCmd(_) => depth as usize,
+        RingIo::Nop => 0,
+        RingIo::Trim(_) if ctx.workload.rw.is_trim() => 0,
+        RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_) => depth as usize,
     };
     let bufs =
         Buffers::new(slots, ctx.workload.bs.max() as usize, &mut rng).ok_or(UringError::Buffers)?;

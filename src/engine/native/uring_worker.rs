@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use io_uring::{cqueue, squeue, types};
 
 use super::buffers::Buffers;
-use super::iogen::{IoGen, NextIo};
+use super::iogen::{IoDir, IoGen, NextIo};
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
 use super::sqe::{io_result, MakeSqe, RingIo};
@@ -36,7 +36,7 @@ const PACE_GRAIN_NS: u64 = 20_000;
 struct SlotIo {
     offset: u64,
     len: u32,
-    write: bool,
+    dir: IoDir,
     t_submit: u64,
     t_intended: u64,
 }
@@ -135,12 +135,12 @@ impl Source {
         let gen = &mut self.gen;
         let claimed = (0..CLAIM_TRIES)
             .map(|_| gen.next_io())
-            .find(|n| !n.write || v.claim_write(slot, n.offset, n.len));
+            .find(|n| !n.is_write() || v.claim_write(slot, n.offset, n.len));
         let Some(n) = claimed else {
             self.carried = self.pacer.as_ref().map(|_| t_intended);
             return None;
         };
-        if n.write {
+        if n.is_write() {
             let buf = &mut bufs.slot_mut(slot)[..n.len as usize];
             v.stamp(buf, n.offset, now);
         } else {
@@ -339,10 +339,10 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
             reaped += 1;
             let slot = cqe.user_data() as usize;
             let done = self.slots[slot];
-            let res = io_result(self.ring_io, cqe.result(), done.len);
+            let res = io_result(self.ring_io, done.dir, cqe.result(), done.len);
             if let Some(v) = &mut self.src.verifier {
                 let whole = res == i64::from(done.len);
-                if done.write {
+                if matches!(done.dir, IoDir::Write) {
                     v.write_done(done.offset, done.len, whole);
                 } else if whole {
                     v.read_done(
@@ -353,7 +353,7 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
                 }
             }
             self.rec.complete(
-                done.write,
+                done.dir,
                 done.len,
                 done.offset,
                 res,
@@ -406,8 +406,11 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
                 break;
             };
             self.free.pop();
-            if next.write
-                && matches!(self.ring_io, RingIo::Block | RingIo::NvmeCmd(_))
+            if next.is_write()
+                && matches!(
+                    self.ring_io,
+                    RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_)
+                )
                 && self.src.verifier.is_none()
             {
                 io.bufs.scramble(slot, next.len as usize, next.offset);
@@ -418,7 +421,7 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
                 self.fixed,
                 self.fd,
                 slot,
-                next.write,
+                next.dir,
                 next.len,
                 next.offset,
             );
@@ -441,7 +444,7 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
             self.slots[slot] = SlotIo {
                 offset: next.offset,
                 len: next.len,
-                write: next.write,
+                dir: next.dir,
                 t_submit: now,
                 t_intended,
             };
