@@ -207,6 +207,7 @@ impl DriveSlot {
                 kind: TargetKind::File,
                 size: None,
                 safety: None,
+                creates: false,
             },
             drive,
             confirmed: false,

@@ -71,6 +71,10 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
                 format!("started {name} on {}", target.display()),
             );
             app.run.preset_id = Some(preset_id);
+            // The run made the new file: it is an existing one from now on.
+            for t in app.targets.iter_mut().filter(|t| t.path == target) {
+                t.creates = false;
+            }
             app.slot_mut(i).run.target = Some(target);
         }
         Msg::StepStarted(info) => step_started(app, i, info),

@@ -25,6 +25,7 @@ fn file(i: usize) -> TargetEntry {
         kind: TargetKind::File,
         size: Some(1 << 30),
         safety: None,
+        creates: false,
     }
 }
 
@@ -35,6 +36,7 @@ fn device(name: &str) -> TargetEntry {
         kind: TargetKind::BlockDevice,
         size: Some(7_681_501_126_656),
         safety: None,
+        creates: false,
     }
 }
 

@@ -5,6 +5,7 @@
 mod drives;
 mod filter;
 mod fixtures;
+mod new_file;
 mod panels;
 mod runtime;
 mod status;

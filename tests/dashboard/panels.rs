@@ -224,8 +224,10 @@ fn overlays() {
     );
     let s = screen(&app);
     // The safety check wraps in its column instead of being cut.
-    assert!(s.contains("writes refused: sda2 is mounted │"), "{s}");
-    assert!(s.contains("  at /  "), "{s}");
+    assert!(s.contains("writes refused: sda2 is  │"), "{s}");
+    assert!(s.contains("  mounted at /  "), "{s}");
+    // A device's capacity as vendors print it, the binary size beside it.
+    assert!(s.contains("500.1 GB (465.8 GiB)"), "{s}");
     assert!(s.contains("Type nvme1n1 and Enter"), "{s}");
     insta::assert_snapshot!("overlay_targets_typing_120x40", s);
 
