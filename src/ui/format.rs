@@ -157,47 +157,21 @@ pub fn clock(secs: f64) -> String {
 
 /// A drive's capacity as vendors print it, decimal, with the binary size beside it:
 /// `274.9 GB (256 GiB)`, `500.1 GB (465.8 GiB)`. Every screen and command that shows a
-/// drive's or a device's size shows it so.
+/// drive's or a device's size shows it so ([`crate::units::format_capacity`], which the
+/// layers below the front ends use).
 pub fn capacity(bytes: u64) -> String {
-    let exact = size(bytes);
-    let beside = if exact.contains('.') {
-        // Not a whole number of a unit: one decimal is enough beside the decimal size.
-        let (mut v, mut unit) = (bytes as f64, 0);
-        while v >= 1024.0 && unit < BINARY.len() - 1 {
-            v /= 1024.0;
-            unit += 1;
-        }
-        format!("{v:.1} {}", BINARY[unit])
-    } else {
-        exact
-    };
-    format!("{} ({beside})", capacity_decimal(bytes))
+    crate::units::format_capacity(bytes)
 }
 
-/// The binary units, as [`crate::units::format_size`] names them.
-const BINARY: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-
 /// A size the user gives in binary units (a test file, a region, a block), as given:
-/// `1 GiB`, `4 KiB`, `1.50 GiB` when it is not a whole number of a unit
-/// ([`crate::units::format_size`] with the space before the unit).
+/// `1 GiB`, `4 KiB`, `1.50 GiB` ([`crate::units::format_binary`]).
 pub fn size(bytes: u64) -> String {
-    let s = crate::units::format_size(bytes);
-    match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => format!("{} {}", &s[..i], &s[i..]),
-        None => s,
-    }
+    crate::units::format_binary(bytes)
 }
 
 /// The decimal part of [`capacity`] alone (`7.68 TB`), for a column too narrow for both.
 pub fn capacity_decimal(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= 1e12 {
-        format!("{:.2} TB", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.0} MB", b / 1e6)
-    }
+    crate::units::format_decimal(bytes)
 }
 
 /// A latency axis label rounded to what an axis needs: `0µs`, `250µs`, `1.2ms`.
