@@ -171,6 +171,17 @@ fn three_drives_one_failed_table() {
         s.contains("drive bay-1 · Model-A"),
         "the header names the picked drive\n{s}"
     );
+    // The latency panel is short here: its legend on a row of its own, not in the table,
+    // and the max and mean rows kept (p90 and p99.99 dropped first).
+    let lat_rows: Vec<&str> = s.lines().filter(|l| l.contains("╭ Latency")).collect();
+    assert_eq!(lat_rows.len(), 1, "{s}");
+    for row in ["max ", "mean ", "p50  p99  p99.9  "] {
+        assert!(s.contains(row), "no {row:?} in the latency panel\n{s}");
+    }
+    assert!(
+        !s.contains("p99.9  p99"),
+        "the legend runs into the table\n{s}"
+    );
     insta::assert_snapshot!("drives_3_one_failed_120x40", s);
     let small = screen(&running_drives(SMALL, 3, true));
     assert!(small.contains("bay-3"), "{small}");

@@ -366,9 +366,10 @@ fn every_theme_renders_every_state() {
             match state {
                 "running" => {
                     assert_eq!(fg_of("│read 409.0k IOPS", 6), [t.read], "{what}: read IOPS");
-                    assert_eq!(fg_of("p50 p99 p99.9", 0), [t.p50], "{what}: p50 legend");
-                    assert_eq!(fg_of("p50 p99 p99.9", 4), [t.p99], "{what}: p99 legend");
-                    assert_eq!(fg_of("p50 p99 p99.9", 8), [t.p999], "{what}: p99.9 legend");
+                    let legend = "p50  p99  p99.9";
+                    assert_eq!(fg_of(legend, 0), [t.p50], "{what}: p50 legend");
+                    assert_eq!(fg_of(legend, 5), [t.p99], "{what}: p99 legend");
+                    assert_eq!(fg_of(legend, 10), [t.p999], "{what}: p99.9 legend");
                     assert_eq!(fg_of("running", 0)[0], t.ok, "{what}: the run state");
                 }
                 "throttling" => {
