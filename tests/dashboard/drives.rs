@@ -452,3 +452,75 @@ fn the_overlay_legend_wraps_to_name_every_drive_in_its_colour() {
     let panel = &s[s.find("Throughput (IOPS) · every drive").unwrap()..];
     assert!(panel.contains("■ bay-6 "), "every one of 6 at 120x40\n{s}");
 }
+
+/// The clock of each line of the events panel (the right one of the bottom row at
+/// 120x40) that starts an event (`0:10 phase …`).
+fn event_clocks(s: &str) -> Vec<u32> {
+    s.lines()
+        .skip_while(|l| !l.contains("╭ Events"))
+        .filter_map(|l| l.split("││").nth(1))
+        .filter_map(|r| {
+            let (m, sec) = r.split_whitespace().next()?.split_once(':')?;
+            Some(m.parse::<u32>().ok()? * 60 + sec.parse::<u32>().ok()?)
+        })
+        .collect()
+}
+
+#[test]
+fn events_of_several_drives_stand_in_time_order() {
+    // Drive 1's run reports a step at 0:10, then drive 2 starts (0:00 on its own clock),
+    // then drive 1's clock starts again (a fill timed on its own) and it reports more.
+    let mut app = idle_drives(BIG, 3);
+    send(&mut app, [code(KeyCode::Enter)]);
+    let started = |d: usize| {
+        on(
+            d,
+            Msg::RunStarted {
+                preset_id: "quick-look".into(),
+                target: file(d).path,
+            },
+        )
+    };
+    let restarted = StepInfo {
+        started_s: 2.0,
+        index: 2,
+        phase_name: "4k randwrite".into(),
+        ..step()
+    };
+    send(
+        &mut app,
+        [
+            started(0),
+            on(0, Msg::StepStarted(step())),
+            started(1),
+            on(0, Msg::StepStarted(restarted)),
+            on(1, Msg::StepStarted(step())),
+            // An event of no drive (the session saved), on a clock of its own: last.
+            Msg::Event(drivescope::app::EventView {
+                t_s: 0.0,
+                kind: drivescope::app::EventCategory::Save,
+                text: "session saved to /tmp/s".into(),
+            }),
+        ],
+    );
+    assert_eq!(
+        app.events.last().map(|e| e.text.as_str()),
+        Some("session saved to /tmp/s")
+    );
+    let times: Vec<f64> = app.events.iter().map(|e| e.t_s).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    // Drive 1's later step is never shown before its earlier one.
+    let bay1: Vec<&str> = app
+        .events
+        .iter()
+        .filter(|e| e.text.starts_with("[bay-1]"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(bay1.len(), 3, "{bay1:?}");
+    assert!(bay1[0].contains("started"), "{bay1:?}");
+    assert!(bay1[2].contains("4k randwrite"), "{bay1:?}");
+    let s = screen(&app);
+    let clocks = event_clocks(&s);
+    assert!(clocks.len() >= 4, "{clocks:?}\n{s}");
+    assert!(clocks.windows(2).all(|w| w[0] <= w[1]), "{clocks:?}\n{s}");
+}
