@@ -288,6 +288,15 @@ fn the_overlay_draws_every_drive_with_a_legend() {
     assert_ne!(legend[1], legend[2]);
     let _ = t;
     insta::assert_snapshot!("drives_overlay_120x40", s);
+    // At 80x24 the overlay is the tab shown: each drive named in its legend too.
+    let mut small = running_drives(SMALL, 3, true);
+    send(&mut small, [key('o')]);
+    let s = screen(&small);
+    assert!(s.contains("every drive"), "{s}");
+    for d in ["■ bay-1", "■ bay-2", "■ bay-3"] {
+        assert!(s.contains(d), "no {d} in the legend\n{s}");
+    }
+    insta::assert_snapshot!("drives_overlay_80x24", s);
     let mut small = running_drives(SMALL, 3, false);
     small.tab = Panel::Thermal;
     send(&mut small, [key('o')]);

@@ -8,6 +8,7 @@ mod fixtures;
 mod new_file;
 mod panels;
 mod runtime;
+mod sizes;
 mod status;
 mod update;
 mod zoom;
