@@ -246,6 +246,46 @@ pub fn format_size(bytes: u64) -> String {
     format!("{f:.2}{}", UNITS[unit])
 }
 
+/// A size in binary units with a space before the unit, as people read it: `1 GiB`,
+/// `4 KiB`, `1.50 GiB` ([`format_size`]'s figure).
+pub fn format_binary(bytes: u64) -> String {
+    let s = format_size(bytes);
+    match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => format!("{} {}", &s[..i], &s[i..]),
+        None => s,
+    }
+}
+
+/// A capacity in decimal units as drives are sold: `7.68 TB`, `274.9 GB`, `268 MB`.
+pub fn format_decimal(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e12 {
+        format!("{:.2} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", b / 1e6)
+    }
+}
+
+/// A drive's capacity as vendors print it, decimal, the binary size beside it (exact, or
+/// to one decimal): `274.9 GB (256 GiB)`, `500.1 GB (465.8 GiB)`.
+pub fn format_capacity(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let exact = format_binary(bytes);
+    let beside = if exact.contains('.') {
+        let (mut v, mut unit) = (bytes as f64, 0);
+        while v >= 1024.0 && unit < UNITS.len() - 1 {
+            v /= 1024.0;
+            unit += 1;
+        }
+        format!("{v:.1} {}", UNITS[unit])
+    } else {
+        exact
+    };
+    format!("{} ({beside})", format_decimal(bytes))
+}
+
 /// Prints a duration compactly: `500ms`, `90s`, `2m`, `1m30s`, `1h5m`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();

@@ -77,6 +77,12 @@ impl<T> Ring<T> {
         self.items.clear();
     }
 
+    /// Puts the entries in the order `cmp` gives, keeping the order they came in among
+    /// equals (a stable sort; entries nearly in order already cost little).
+    pub fn sort_by(&mut self, cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+        self.items.make_contiguous().sort_by(cmp);
+    }
+
     pub fn capacity(&self) -> usize {
         self.cap
     }

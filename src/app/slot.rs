@@ -95,6 +95,9 @@ pub struct DriveRun {
     /// How long the user's pauses had held the run when this step started (its clock
     /// leaves out only the pauses since).
     pub paused_before_step_s: f64,
+    /// The time of the drive's latest event: a later one is never shown as earlier (its
+    /// clock restarts after a fill timed on its own).
+    pub last_event_s: f64,
 }
 
 impl Default for DriveRun {
@@ -109,6 +112,7 @@ impl Default for DriveRun {
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,
+            last_event_s: 0.0,
         }
     }
 }
@@ -207,6 +211,7 @@ impl DriveSlot {
                 kind: TargetKind::File,
                 size: None,
                 safety: None,
+                creates: false,
             },
             drive,
             confirmed: false,

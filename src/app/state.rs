@@ -361,7 +361,8 @@ impl App {
 
     /// Adds an event, in the order they came: on one drive, a clock that starts again (a
     /// fill before the first step, timed on its own) never shows an event as earlier than
-    /// the one above it (several drives each keep their own clock).
+    /// the one above it; several drives each keep their own clock, and their events stand
+    /// in the order of those times.
     pub fn add_event(&mut self, mut e: EventView) {
         if let Some(last) = self.events.last().filter(|_| !self.table) {
             e.t_s = e.t_s.max(last.t_s);

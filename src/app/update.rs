@@ -16,7 +16,24 @@ use super::view::{EventCategory, SteadyView, StepInfo, TelemetryView};
 /// Applies `msg` to `app`; returns what the runtime must do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let picked = app.picked;
-    update_on(app, picked, msg)
+    let before = app.events.pushed();
+    let latest = app.events.last().map_or(0.0, |e| e.t_s);
+    let of_a_drive = matches!(msg, Msg::OnDrive(..) | Msg::Telemetry(_));
+    let fx = update_on(app, picked, msg);
+    let added = app.events.pushed().saturating_sub(before) as usize;
+    // Several drives, each on its own clock: the events panel in the order of those times
+    // (once each new event is labelled with its drive); an event of no drive (a save, a
+    // signal, a key's) stands at the latest time shown.
+    if app.table && added > 0 {
+        if !of_a_drive {
+            let skip = app.events.len().saturating_sub(added);
+            for e in app.events.iter_mut().skip(skip) {
+                e.t_s = e.t_s.max(latest);
+            }
+        }
+        app.events.sort_by(|a, b| a.t_s.total_cmp(&b.t_s));
+    }
+    fx
 }
 
 /// Applies `msg` with drive `i` as the drive its figures belong to.
@@ -71,6 +88,10 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
                 format!("started {name} on {}", target.display()),
             );
             app.run.preset_id = Some(preset_id);
+            // The run made the new file: it is an existing one from now on.
+            for t in app.targets.iter_mut().filter(|t| t.path == target) {
+                t.creates = false;
+            }
             app.slot_mut(i).run.target = Some(target);
         }
         Msg::StepStarted(info) => step_started(app, i, info),
@@ -290,9 +311,16 @@ fn on_drive(app: &mut App, i: usize, msg: Msg) -> Vec<Effect> {
     };
     let added = app.events.pushed().saturating_sub(before) as usize;
     let label = app.drives[i].label.clone();
-    for e in app.events.iter_mut().rev().take(added) {
+    // On the drive's own clock, never earlier than its event before; then the panel in
+    // time order over every drive (each drive's clock starts with the run of them all).
+    let mut latest = app.drives[i].run.last_event_s;
+    let skip = app.events.len().saturating_sub(added);
+    for e in app.events.iter_mut().skip(skip) {
         e.text = format!("[{label}] {}", e.text);
+        e.t_s = e.t_s.max(latest);
+        latest = e.t_s;
     }
+    app.drives[i].run.last_event_s = latest;
     fx
 }
 

@@ -40,6 +40,9 @@ pub struct TargetEntry {
     /// What the safety guard found: `None` means writes are allowed (after typed
     /// confirmation for a block device), `Some(reason)` means writes will be refused.
     pub safety: Option<String>,
+    /// The file is not there yet: starting a run creates it, `size` bytes long (the
+    /// picker and the header say so until a run has started on it).
+    pub creates: bool,
 }
 
 impl TargetEntry {

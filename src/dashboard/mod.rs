@@ -89,6 +89,7 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
                         kind: TargetKind::File,
                         size: None,
                         safety: None,
+                        creates: false,
                     },
                 });
             }
@@ -100,8 +101,9 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
                     kind: TargetKind::BlockDevice,
                     size: None,
                     safety: None,
+                    creates: false,
                 },
-                None => file_entry(&path, false),
+                None => file_entry(&path, false, c.size),
             };
             Some(DriveSetup {
                 label: c
@@ -142,10 +144,11 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
             .map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
             .unwrap_or(false);
         if !is_dev {
-            targets.push(file_entry(t, false));
+            let size = args.targets.first().and_then(|c| c.size);
+            targets.push(file_entry(t, false, size));
         }
     }
-    targets.push(file_entry(&default_path, true));
+    targets.push(file_entry(&default_path, true, None));
     let devices = device_entries();
     let mut selected = 0;
     if let Some(t) = &one {

@@ -78,6 +78,7 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
                 },
                 size: None,
                 safety: None,
+                creates: false,
             },
             drive: serde_yaml::from_value::<DriveInfo>(d.identity.clone())
                 .ok()

@@ -121,19 +121,23 @@ fn fio_entries() -> Vec<PresetEntry> {
         .collect()
 }
 
-/// A test file in the target list.
-pub fn file_entry(path: &Path, default: bool) -> TargetEntry {
+/// A test file in the target list: the built-in one (`default`), or one the user named,
+/// with the size a missing one is created with (`--size`); a missing file is marked as
+/// one that starting a run creates.
+pub fn file_entry(path: &Path, default: bool, new_size: Option<u64>) -> TargetEntry {
     let size = std::fs::metadata(path).map(|m| m.len()).ok();
-    let label = match (default, size.is_some()) {
-        (true, true) => "drivescope's test file".to_string(),
-        (true, false) => "drivescope's test file (created on first run)".to_string(),
-        (false, _) => "test file".to_string(),
+    let label = if default {
+        "drivescope's test file"
+    } else {
+        "test file"
     };
+    let new_size = new_size.or(default.then_some(dut::DEFAULT_FILE_SIZE));
     TargetEntry {
         path: path.to_path_buf(),
-        label,
+        label: label.to_string(),
         kind: TargetKind::File,
-        size: size.or(default.then_some(dut::DEFAULT_FILE_SIZE)),
+        creates: size.is_none() && new_size.is_some(),
+        size: size.or(new_size),
         // A file in use (an active swap file, a loop device's backing file) is never written.
         safety: guard::check_file_in_use(path)
             .err()
@@ -172,6 +176,7 @@ pub fn device_entries() -> Vec<TargetEntry> {
                 kind: TargetKind::BlockDevice,
                 size: Some(d.capacity_bytes),
                 safety,
+                creates: false,
             }
         })
         .collect()

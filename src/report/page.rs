@@ -188,13 +188,9 @@ pub fn mbps(mb: f64) -> String {
 }
 
 /// A capacity as vendors print it, decimal, with the binary size beside it:
-/// `274.9 GB (256GiB)`.
+/// `274.9 GB (256 GiB)` ([`crate::ui::format::capacity`], as every screen shows it).
 pub fn capacity(bytes: u64) -> String {
-    format!(
-        "{} ({})",
-        crate::ui::format::capacity(bytes),
-        crate::units::format_size(bytes)
-    )
+    crate::ui::format::capacity(bytes)
 }
 
 /// A byte count of data moved, decimal as drives count it (`12.3 GB`), the exact count

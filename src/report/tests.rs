@@ -607,7 +607,7 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
     assert_eq!(get("model"), "Fast SSD");
     assert_eq!(get("serial"), serial);
     assert_eq!(get("firmware"), "1.2.3");
-    assert_eq!(get("capacity"), "274.9 GB (256GiB)");
+    assert_eq!(get("capacity"), "274.9 GB (256 GiB)");
     assert_eq!(get("interface"), "NVMe");
     assert_eq!(get("block size"), "512B logical, 4KiB physical");
     assert!(!html.contains("disks.0."), "no dumped keys");

@@ -8,7 +8,6 @@ use super::collect::no_smart_note;
 use super::{blockstat, hwmon, nvme, smartctl};
 use crate::drive::in_use::{block_device_in_use, BlockDevice, InUse, Scene};
 use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport, Zones};
-use crate::units::format_size;
 
 /// One row of the listing.
 #[derive(Debug, Serialize)]
@@ -98,7 +97,7 @@ pub fn zones_text(z: &Zones) -> String {
         "{}, {} zones of {}, open {}, active {}",
         z.model.as_str(),
         z.count,
-        format_size(z.zone_bytes),
+        crate::units::format_binary(z.zone_bytes),
         limit(z.max_open),
         limit(z.max_active)
     )
@@ -108,7 +107,7 @@ pub fn zones_text(z: &Zones) -> String {
 /// with a newline.
 pub fn table_text(rows: &[DeviceRow]) -> String {
     let mut out = format!(
-        "{:<10} {:>10} {:<9} {:<28} {:<24} SOURCES\n",
+        "{:<10} {:>20} {:<9} {:<28} {:<24} SOURCES\n",
         "NAME", "SIZE", "TRANSPORT", "MODEL", "IN USE"
     );
     for r in rows {
@@ -123,9 +122,9 @@ pub fn table_text(rows: &[DeviceRow]) -> String {
                 .join("; ")
         };
         out.push_str(&format!(
-            "{:<10} {:>10} {:<9} {:<28} {:<24} {}\n",
+            "{:<10} {:>20} {:<9} {:<28} {:<24} {}\n",
             d.name,
-            format_size(d.capacity_bytes),
+            crate::units::format_capacity(d.capacity_bytes),
             d.transport.as_str(),
             d.model
                 .clone()

@@ -1,6 +1,7 @@
-//! Number formatting for panels: IOPS, bandwidth, latency, durations, temperatures, with
-//! the units spelled out and no more digits than the measurement carries; text wrapped to
-//! a panel's width.
+//! Number formatting for panels and commands: IOPS, bandwidth, latency, durations,
+//! temperatures, capacities (decimal, the binary size beside) and sizes the user gives
+//! (binary), with the units spelled out and no more digits than the measurement carries;
+//! text wrapped to a panel's width.
 
 /// `950`, `12.3k`, `1.23M`.
 /// Text that came from a device or a user (a model, a serial, a label, a path, fio's or
@@ -154,16 +155,23 @@ pub fn clock(secs: f64) -> String {
     }
 }
 
-/// Bytes as decimal capacity (`7.68 TB`), the way drives are sold.
+/// A drive's capacity as vendors print it, decimal, with the binary size beside it:
+/// `274.9 GB (256 GiB)`, `500.1 GB (465.8 GiB)`. Every screen and command that shows a
+/// drive's or a device's size shows it so ([`crate::units::format_capacity`], which the
+/// layers below the front ends use).
 pub fn capacity(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= 1e12 {
-        format!("{:.2} TB", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.0} MB", b / 1e6)
-    }
+    crate::units::format_capacity(bytes)
+}
+
+/// A size the user gives in binary units (a test file, a region, a block), as given:
+/// `1 GiB`, `4 KiB`, `1.50 GiB` ([`crate::units::format_binary`]).
+pub fn size(bytes: u64) -> String {
+    crate::units::format_binary(bytes)
+}
+
+/// The decimal part of [`capacity`] alone (`7.68 TB`), for a column too narrow for both.
+pub fn capacity_decimal(bytes: u64) -> String {
+    crate::units::format_decimal(bytes)
 }
 
 /// A latency axis label rounded to what an axis needs: `0µs`, `250µs`, `1.2ms`.
@@ -246,8 +254,17 @@ mod tests {
         assert_eq!(us_axis(100.0), "100µs");
         assert_eq!(clock(7.0), "0:07");
         assert_eq!(clock(3723.0), "1:02:03");
-        assert_eq!(capacity(7_681_501_126_656), "7.68 TB");
-        assert_eq!(capacity(1 << 30), "1.1 GB");
+        assert_eq!(capacity_decimal(7_681_501_126_656), "7.68 TB");
+        assert_eq!(capacity(274_877_906_944), "274.9 GB (256 GiB)");
+        assert_eq!(capacity(7_681_501_126_656), "7.68 TB (7.0 TiB)");
+        assert_eq!(capacity(500_107_862_016), "500.1 GB (465.8 GiB)");
+        assert_eq!(capacity(268_435_456), "268 MB (256 MiB)");
+        // A test file reads as the size it was given, not as a decimal capacity.
+        assert_eq!(size(1 << 30), "1 GiB");
+        assert_eq!(size(4096), "4 KiB");
+        assert_eq!(size(1_610_612_736), "1.50 GiB");
+        assert_eq!(size(1_500_000_000), "1.40 GiB");
+        assert_eq!(size(512), "512 B");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Clear, List, ListItem, ListState, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use crate::app::{Action, App, Confirm, Overlay, TargetKind};
+use crate::app::{Action, App, Confirm, Overlay, TargetEntry, TargetKind};
 use crate::ui::format;
 use crate::ui::widgets::panel_block;
 
@@ -250,6 +250,11 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
                     format!("  writes refused: {}", format::shown(&reason.to_string())),
                     Style::default().fg(t.warning),
                 ));
+            } else if let Some(new) = creates_text(tg) {
+                s.push(Span::styled(
+                    format!("  {new}"),
+                    Style::default().fg(t.accent),
+                ));
             }
             Line::from(s)
         }
@@ -273,6 +278,26 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     );
 }
 
+/// What starting a run does to a file that is not there yet: `new test file of 1 GiB,
+/// created on Enter`; `None` for a target that exists.
+pub(crate) fn creates_text(tg: &TargetEntry) -> Option<String> {
+    tg.creates.then(|| match tg.size {
+        Some(b) => format!("new test file of {}, created on Enter", format::size(b)),
+        None => "new test file, created on Enter".to_string(),
+    })
+}
+
+/// A target's size: a file's in the binary units it was given (`1 GiB`), a device's
+/// capacity as vendors print it (decimal, the binary size beside when the column has room).
+fn target_size(tg: &TargetEntry, wide: bool) -> String {
+    match (tg.size, tg.kind) {
+        (None, _) => "-".into(),
+        (Some(b), TargetKind::File) => format::size(b),
+        (Some(b), _) if wide => format::capacity(b),
+        (Some(b), _) => format::capacity_decimal(b),
+    }
+}
+
 /// The most lines a target's safety check takes in the table.
 const ROW_LINES: usize = 3;
 
@@ -294,8 +319,8 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     // The columns: the name, the path (identical drives differ there), kind and size,
     // then the safety check, wrapped over as many lines as it needs.
     let wide = body.width >= 90;
-    let (label_w, path_w) = if wide { (26, 18) } else { (18, 14) };
-    let (kind_w, size_w) = (7, 9);
+    let (label_w, path_w) = if wide { (22, 18) } else { (18, 14) };
+    let (kind_w, size_w) = (7, if wide { 20 } else { 9 });
     // Two columns of highlight symbol and one between each of the five columns.
     let safety_w =
         usize::from(body.width).saturating_sub(2 + 4 + label_w + path_w + kind_w + size_w);
@@ -318,6 +343,11 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                     "writable after typing its name: destroys data".to_string(),
                     t.critical,
                 ),
+                // The size is in its column; the line below the table says it whole.
+                (None, false) if tg.creates => (
+                    "writable: a new file, created on Enter".to_string(),
+                    t.accent,
+                ),
                 (None, false) => ("writable".to_string(), t.ok),
             };
             // At most three lines in the table (the last ending in `…` when there is
@@ -334,10 +364,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 Cell::from(format::cut_end(&format::shown(&tg.label), label_w)),
                 Cell::from(format::cut_start(&format::shown_path(&tg.path), path_w)),
                 Cell::from(kind),
-                Cell::from(
-                    Line::raw(tg.size.map(format::capacity).unwrap_or_else(|| "-".into()))
-                        .right_aligned(),
-                ),
+                Cell::from(Line::raw(target_size(tg, wide)).right_aligned()),
                 Cell::from(ratatui::text::Text::from(
                     safety
                         .into_iter()
@@ -393,6 +420,11 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 l.push(Span::styled(
                     format!(": writes refused: {}", format::shown(&reason.to_string())),
                     Style::default().fg(t.warning),
+                ));
+            } else if let Some(new) = creates_text(tg) {
+                l.push(Span::styled(
+                    format!(": not there yet: {new}"),
+                    Style::default().fg(t.accent),
                 ));
             }
             vec![Line::from(l)]

@@ -25,6 +25,7 @@ fn file(i: usize) -> TargetEntry {
         kind: TargetKind::File,
         size: Some(1 << 30),
         safety: None,
+        creates: false,
     }
 }
 
@@ -35,6 +36,7 @@ fn device(name: &str) -> TargetEntry {
         kind: TargetKind::BlockDevice,
         size: Some(7_681_501_126_656),
         safety: None,
+        creates: false,
     }
 }
 
@@ -169,6 +171,17 @@ fn three_drives_one_failed_table() {
         s.contains("drive bay-1 · Model-A"),
         "the header names the picked drive\n{s}"
     );
+    // The latency panel is short here: its legend on a row of its own, not in the table,
+    // and the max and mean rows kept (p90 and p99.99 dropped first).
+    let lat_rows: Vec<&str> = s.lines().filter(|l| l.contains("╭ Latency")).collect();
+    assert_eq!(lat_rows.len(), 1, "{s}");
+    for row in ["max ", "mean ", "p50  p99  p99.9  "] {
+        assert!(s.contains(row), "no {row:?} in the latency panel\n{s}");
+    }
+    assert!(
+        !s.contains("p99.9  p99"),
+        "the legend runs into the table\n{s}"
+    );
     insta::assert_snapshot!("drives_3_one_failed_120x40", s);
     let small = screen(&running_drives(SMALL, 3, true));
     assert!(small.contains("bay-3"), "{small}");
@@ -275,6 +288,15 @@ fn the_overlay_draws_every_drive_with_a_legend() {
     assert_ne!(legend[1], legend[2]);
     let _ = t;
     insta::assert_snapshot!("drives_overlay_120x40", s);
+    // At 80x24 the overlay is the tab shown: each drive named in its legend too.
+    let mut small = running_drives(SMALL, 3, true);
+    send(&mut small, [key('o')]);
+    let s = screen(&small);
+    assert!(s.contains("every drive"), "{s}");
+    for d in ["■ bay-1", "■ bay-2", "■ bay-3"] {
+        assert!(s.contains(d), "no {d} in the legend\n{s}");
+    }
+    insta::assert_snapshot!("drives_overlay_80x24", s);
     let mut small = running_drives(SMALL, 3, false);
     small.tab = Panel::Thermal;
     send(&mut small, [key('o')]);
@@ -438,4 +460,76 @@ fn the_overlay_legend_wraps_to_name_every_drive_in_its_colour() {
     let s = screen(&app);
     let panel = &s[s.find("Throughput (IOPS) · every drive").unwrap()..];
     assert!(panel.contains("■ bay-6 "), "every one of 6 at 120x40\n{s}");
+}
+
+/// The clock of each line of the events panel (the right one of the bottom row at
+/// 120x40) that starts an event (`0:10 phase …`).
+fn event_clocks(s: &str) -> Vec<u32> {
+    s.lines()
+        .skip_while(|l| !l.contains("╭ Events"))
+        .filter_map(|l| l.split("││").nth(1))
+        .filter_map(|r| {
+            let (m, sec) = r.split_whitespace().next()?.split_once(':')?;
+            Some(m.parse::<u32>().ok()? * 60 + sec.parse::<u32>().ok()?)
+        })
+        .collect()
+}
+
+#[test]
+fn events_of_several_drives_stand_in_time_order() {
+    // Drive 1's run reports a step at 0:10, then drive 2 starts (0:00 on its own clock),
+    // then drive 1's clock starts again (a fill timed on its own) and it reports more.
+    let mut app = idle_drives(BIG, 3);
+    send(&mut app, [code(KeyCode::Enter)]);
+    let started = |d: usize| {
+        on(
+            d,
+            Msg::RunStarted {
+                preset_id: "quick-look".into(),
+                target: file(d).path,
+            },
+        )
+    };
+    let restarted = StepInfo {
+        started_s: 2.0,
+        index: 2,
+        phase_name: "4k randwrite".into(),
+        ..step()
+    };
+    send(
+        &mut app,
+        [
+            started(0),
+            on(0, Msg::StepStarted(step())),
+            started(1),
+            on(0, Msg::StepStarted(restarted)),
+            on(1, Msg::StepStarted(step())),
+            // An event of no drive (the session saved), on a clock of its own: last.
+            Msg::Event(drivescope::app::EventView {
+                t_s: 0.0,
+                kind: drivescope::app::EventCategory::Save,
+                text: "session saved to /tmp/s".into(),
+            }),
+        ],
+    );
+    assert_eq!(
+        app.events.last().map(|e| e.text.as_str()),
+        Some("session saved to /tmp/s")
+    );
+    let times: Vec<f64> = app.events.iter().map(|e| e.t_s).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    // Drive 1's later step is never shown before its earlier one.
+    let bay1: Vec<&str> = app
+        .events
+        .iter()
+        .filter(|e| e.text.starts_with("[bay-1]"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(bay1.len(), 3, "{bay1:?}");
+    assert!(bay1[0].contains("started"), "{bay1:?}");
+    assert!(bay1[2].contains("4k randwrite"), "{bay1:?}");
+    let s = screen(&app);
+    let clocks = event_clocks(&s);
+    assert!(clocks.len() >= 4, "{clocks:?}\n{s}");
+    assert!(clocks.windows(2).all(|w| w[0] <= w[1]), "{clocks:?}\n{s}");
 }

@@ -72,6 +72,7 @@ pub fn targets() -> Vec<TargetEntry> {
             kind: TargetKind::File,
             size: Some(1 << 30),
             safety: None,
+            creates: false,
         },
         TargetEntry {
             path: "/dev/nvme1n1".into(),
@@ -79,6 +80,7 @@ pub fn targets() -> Vec<TargetEntry> {
             kind: TargetKind::BlockDevice,
             size: Some(7_681_501_126_656),
             safety: None,
+            creates: false,
         },
         TargetEntry {
             path: "/dev/sda".into(),
@@ -86,6 +88,7 @@ pub fn targets() -> Vec<TargetEntry> {
             kind: TargetKind::BlockDevice,
             size: Some(500_107_862_016),
             safety: Some("sda2 is mounted at /".into()),
+            creates: false,
         },
     ]
 }

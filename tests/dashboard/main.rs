@@ -5,8 +5,10 @@
 mod drives;
 mod filter;
 mod fixtures;
+mod new_file;
 mod panels;
 mod runtime;
+mod sizes;
 mod status;
 mod update;
 mod zoom;

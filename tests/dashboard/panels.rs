@@ -224,8 +224,10 @@ fn overlays() {
     );
     let s = screen(&app);
     // The safety check wraps in its column instead of being cut.
-    assert!(s.contains("writes refused: sda2 is mounted │"), "{s}");
-    assert!(s.contains("  at /  "), "{s}");
+    assert!(s.contains("writes refused: sda2 is  │"), "{s}");
+    assert!(s.contains("  mounted at /  "), "{s}");
+    // A device's capacity as vendors print it, the binary size beside it.
+    assert!(s.contains("500.1 GB (465.8 GiB)"), "{s}");
     assert!(s.contains("Type nvme1n1 and Enter"), "{s}");
     insta::assert_snapshot!("overlay_targets_typing_120x40", s);
 
@@ -364,9 +366,10 @@ fn every_theme_renders_every_state() {
             match state {
                 "running" => {
                     assert_eq!(fg_of("│read 409.0k IOPS", 6), [t.read], "{what}: read IOPS");
-                    assert_eq!(fg_of("p50 p99 p99.9", 0), [t.p50], "{what}: p50 legend");
-                    assert_eq!(fg_of("p50 p99 p99.9", 4), [t.p99], "{what}: p99 legend");
-                    assert_eq!(fg_of("p50 p99 p99.9", 8), [t.p999], "{what}: p99.9 legend");
+                    let legend = "p50  p99  p99.9";
+                    assert_eq!(fg_of(legend, 0), [t.p50], "{what}: p50 legend");
+                    assert_eq!(fg_of(legend, 5), [t.p99], "{what}: p99 legend");
+                    assert_eq!(fg_of(legend, 10), [t.p999], "{what}: p99.9 legend");
                     assert_eq!(fg_of("running", 0)[0], t.ok, "{what}: the run state");
                 }
                 "throttling" => {

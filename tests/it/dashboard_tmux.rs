@@ -299,6 +299,12 @@ fn quick_look_end_to_end(name: &str, w: u16, h: u16) {
     };
     let s = t.wait_for(" Presets ");
     assert!(s.contains("Quick look"), "{s}");
+    // The target does not exist: the screen says Enter makes it, at the size given.
+    assert!(
+        s.contains("new test file of 256 MiB, created on Enter"),
+        "no word that Enter creates the file:\n{s}"
+    );
+    assert!(!target.exists(), "the file was made before Enter");
     // Enter starts the highlighted preset (quick-look) on the target given, which does not
     // exist: --size makes it a test file of that size.
     t.tmux(&["send-keys", "Enter"]);

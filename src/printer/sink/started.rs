@@ -9,7 +9,8 @@ use super::{Printer, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunKind};
-use crate::units::{format_duration, format_size};
+use crate::ui::format;
+use crate::units::format_duration;
 
 impl<W: Write> Printer<W> {
     /// The run's first line.
@@ -55,14 +56,14 @@ impl<W: Write> Printer<W> {
                         "{}{} ({kind}, {}, region {}+{})",
                         host_prefix(run),
                         t.path.display(),
-                        format_size(t.size),
-                        format_size(w.region.offset),
-                        format_size(w.region.len),
+                        target_size(t),
+                        format::size(w.region.offset),
+                        format::size(w.region.len),
                     ),
                 };
                 // A verify pass ends by its bytes: the region read once.
                 let length = match (step.end.duration, step.end.bytes) {
-                    (None, Some(b)) => format!("{} once", format_size(b)),
+                    (None, Some(b)) => format!("{} once", format::size(b)),
                     _ => format_duration(*duration),
                 };
                 let description = format!(
@@ -103,7 +104,7 @@ impl<W: Write> Printer<W> {
                         f.file.display(),
                         f.version,
                         t.path.display(),
-                        format_size(t.size),
+                        target_size(t),
                         plan.steps.len(),
                     ),
                     json!({
@@ -126,7 +127,7 @@ impl<W: Write> Printer<W> {
                         preset.name,
                         host_prefix(run),
                         t.path.display(),
-                        format_size(t.size),
+                        target_size(t),
                         plan.steps.len(),
                         plan.phases.len()
                     ),
@@ -148,5 +149,14 @@ impl<W: Write> Printer<W> {
         if run.page_cache() {
             self.note(PAGE_CACHE_NOTE);
         }
+    }
+}
+
+/// The target's size: a file's in the binary units it was given (`1 GiB`), a device's
+/// capacity as vendors print it (`500.1 GB (465.8 GiB)`).
+fn target_size(t: &crate::dut::PreparedTarget) -> String {
+    match t.kind {
+        TargetKind::File => format::size(t.size),
+        _ => format::capacity(t.size),
     }
 }

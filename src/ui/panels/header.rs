@@ -58,8 +58,13 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
             if let Some(fw) = &d.firmware {
                 rest.push(format!("FW {}", format::shown(fw)));
             }
+            // The binary size beside the decimal one where the line has room for it.
             if let Some(c) = d.capacity_bytes {
-                rest.push(format::capacity(c));
+                rest.push(if app.size.0 >= 100 {
+                    format::capacity(c)
+                } else {
+                    format::capacity_decimal(c)
+                });
             }
             if let Some(tr) = &d.transport {
                 rest.push(format::shown(tr));
@@ -245,13 +250,14 @@ fn target_title(app: &App, slot: &DriveSlot) -> String {
                 .targets
                 .iter()
                 .find(|t| t.path == p)
-                .map(|t| match t.kind {
-                    TargetKind::File => " (test file)",
-                    TargetKind::BlockDevice => " (device)",
-                    TargetKind::NvmeGeneric => " (NVMe passthrough)",
-                    TargetKind::None => " (no target)",
+                .map(|t| match (t.kind, crate::ui::overlays::creates_text(t)) {
+                    (_, Some(new)) => format!(" ({new})"),
+                    (TargetKind::File, None) => " (test file)".into(),
+                    (TargetKind::BlockDevice, None) => " (device)".into(),
+                    (TargetKind::NvmeGeneric, None) => " (NVMe passthrough)".into(),
+                    (TargetKind::None, None) => " (no target)".into(),
                 })
-                .unwrap_or("");
+                .unwrap_or_default();
             format!("drivescope · {}{kind}", format::shown_path(&p))
         }
         None => "drivescope · no target chosen".into(),

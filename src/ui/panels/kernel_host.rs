@@ -11,7 +11,6 @@ use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::ui::format;
 use crate::ui::widgets::{empty, panel_block};
-use crate::units::format_size;
 
 pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
@@ -145,5 +144,5 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
 fn format_size_short(bytes: u64) -> String {
     // Round to MiB so the figure does not print as an exact byte count.
     let mib = (bytes + (1 << 19)) >> 20;
-    format_size(mib << 20)
+    format::size(mib << 20)
 }

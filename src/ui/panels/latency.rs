@@ -26,7 +26,30 @@ type PctRow = (
     Option<ratatui::style::Color>,
 );
 
-fn table<'a>(app: &App, slot: &DriveSlot) -> (Table<'a>, u16) {
+/// The table's rows in the order shown, each with its rank: a short panel drops the rows
+/// of the highest rank first (p90, then p99.99, min and p99.9), so max and mean stay.
+const ROW_RANKS: [u8; 8] = [2, 0, 4, 0, 1, 3, 0, 0];
+
+/// Which of the eight rows fit in `lines` (the header takes one when there is room).
+fn rows_kept(lines: usize) -> ([bool; 8], bool) {
+    let header = lines > 4;
+    let room = lines.saturating_sub(usize::from(header));
+    let mut kept = [true; 8];
+    for rank in (1..=4u8).rev() {
+        if kept.iter().filter(|k| **k).count() <= room {
+            break;
+        }
+        for (k, r) in kept.iter_mut().zip(ROW_RANKS) {
+            if r == rank {
+                *k = false;
+            }
+        }
+    }
+    (kept, header)
+}
+
+/// The percentile table in at most `lines` rows.
+fn table<'a>(app: &App, slot: &DriveSlot, lines: usize) -> (Table<'a>, u16) {
     let t = app.theme();
     let Some(last) = &slot.run.last else {
         return (Table::default(), 0);
@@ -50,8 +73,9 @@ fn table<'a>(app: &App, slot: &DriveSlot) -> (Table<'a>, u16) {
         ("max", |l| l.max, None),
         ("mean", |l| l.mean, None),
     ];
+    let (kept, with_header) = rows_kept(lines);
     let mut out = Vec::new();
-    for (name, get, colour) in rows {
+    for ((name, get, colour), _) in rows.into_iter().zip(kept).filter(|(_, k)| *k) {
         let style = Style::default().fg(colour.unwrap_or(t.fg));
         let mut cells = vec![
             Cell::from(Span::styled(name, t.dim_style())),
@@ -86,7 +110,13 @@ fn table<'a>(app: &App, slot: &DriveSlot) -> (Table<'a>, u16) {
             _ => 0,
         })
         .sum::<u16>();
-    (Table::new(out, widths).header(header).style(t.base()), w)
+    let table = Table::new(out, widths).style(t.base());
+    let table = if with_header {
+        table.header(header)
+    } else {
+        table
+    };
+    (table, w)
 }
 
 pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
@@ -103,12 +133,15 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let (table, table_w) = table(app, slot);
-    let [chart_area, table_area] =
+    let (table, table_w) = table(app, slot, usize::from(inner.height));
+    let [plot_area, table_area] =
         Layout::horizontal([Constraint::Min(10), Constraint::Length(table_w)])
             .spacing(2)
             .areas(inner);
     f.render_widget(table, table_area);
+    // The legend has its own row above the plot: inside it, it ran into the table.
+    let [legend_area, chart_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(plot_area);
 
     let pts: Vec<_> = slot
         .run
@@ -147,20 +180,51 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let decades = (lo as i32..=hi as i32)
         .map(|d| Line::raw(format::us_axis(10f64.powi(d))))
         .collect::<Vec<_>>();
-    let legend = Line::from(vec![
-        Span::styled("p50 ", Style::default().fg(t.p50)),
-        Span::styled("p99 ", Style::default().fg(t.p99)),
+    let mut legend = vec![
+        Span::styled("p50  ", Style::default().fg(t.p50)),
+        Span::styled("p99  ", Style::default().fg(t.p99)),
         Span::styled("p99.9", Style::default().fg(t.p999)),
-        Span::styled(
-            if svc.is_empty() { "" } else { " service p99" },
+    ];
+    if !svc.is_empty() {
+        legend.push(Span::styled(
+            "  service p99",
             Style::default().fg(t.service),
-        ),
-    ]);
+        ));
+    }
+    f.render_widget(
+        ratatui::widgets::Paragraph::new(Line::from(legend))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+        legend_area,
+    );
     let chart = time_chart(sets, t)
-        .x_axis(axis([x0, x1], t).title(legend).labels(vec![
+        .x_axis(axis([x0, x1], t).labels(vec![
             Line::raw(format::clock(x0)),
             Line::raw(format::clock(x1)),
         ]))
         .y_axis(axis([lo, hi], t).labels(decades));
     f.render_widget(chart, chart_area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_kept;
+
+    /// The rows kept, by name, in the table's order.
+    fn names(lines: usize) -> (Vec<&'static str>, bool) {
+        let all = ["min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
+        let (kept, header) = rows_kept(lines);
+        let rows = all.iter().zip(kept).filter(|(_, k)| *k).map(|(n, _)| *n);
+        (rows.collect(), header)
+    }
+
+    #[test]
+    fn a_short_table_drops_p90_and_p99_99_first_and_keeps_max_and_mean() {
+        assert_eq!(names(9).0.len(), 8);
+        assert!(names(9).1);
+        let (seven, header) = names(7);
+        assert!(header);
+        assert_eq!(seven, ["min", "p50", "p99", "p99.9", "max", "mean"]);
+        assert_eq!(names(5).0, ["p50", "p99", "max", "mean"]);
+        assert_eq!(names(4), (vec!["p50", "p99", "max", "mean"], false));
+    }
 }
