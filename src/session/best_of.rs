@@ -209,6 +209,21 @@ pub struct RunSeries {
     pub worst_p99_us: Option<f64>,
 }
 
+/// The name of phase `i` (from 0) of the session's plan; `phase N` where the plan has none.
+pub fn phase_name(s: &Session, i: u64) -> String {
+    s.plan
+        .get("phases")
+        .and_then(|p| p.get(i as usize))
+        .and_then(|p| p.get("name"))
+        .and_then(serde_yaml::Value::as_str)
+        .map_or_else(|| format!("phase {}", i + 1), str::to_string)
+}
+
+/// The phase (from 0) a preset's step ran in; none for a step of no preset.
+pub fn phase_of(r: &StepRecord) -> Option<u64> {
+    r.point.get("phase").and_then(serde_yaml::Value::as_u64)
+}
+
 /// The phases of `s` whose steps ran several times with no pick, in the order they ran;
 /// empty when none.
 pub fn run_series(s: &Session) -> Vec<RunSeries> {
@@ -222,7 +237,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
         else {
             continue;
         };
-        let Some(phase) = r.point.get("phase").and_then(serde_yaml::Value::as_u64) else {
+        let Some(phase) = phase_of(r) else {
             continue;
         };
         if run.pick.is_some() || r.summary.ios == 0 {
@@ -237,14 +252,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
             }
         }
     }
-    let phase_name = |i: u64| {
-        s.plan
-            .get("phases")
-            .and_then(|p| p.get(i as usize))
-            .and_then(|p| p.get("name"))
-            .and_then(serde_yaml::Value::as_str)
-            .map_or_else(|| format!("phase {}", i + 1), str::to_string)
-    };
+    let phase_name = |i: u64| phase_name(s, i);
     keys.into_iter()
         .zip(groups)
         .map(|((drive, phase), runs)| {
