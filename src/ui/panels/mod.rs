@@ -3,6 +3,7 @@
 
 pub mod all_drives;
 pub mod curve;
+pub mod diskmark;
 pub mod drives;
 pub mod events;
 pub mod header;
@@ -30,6 +31,7 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
     match panel {
         Panel::Throughput => throughput::render(app, f, area),
         Panel::Latency => latency::render(app, f, area),
+        Panel::Curve if !app.picked_slot().run.grid.is_empty() => diskmark::render(app, f, area),
         Panel::Curve => curve::render(app, f, area),
         Panel::Thermal => thermal::render(app, f, area),
         Panel::KernelHost => kernel_host::render(app, f, area),
