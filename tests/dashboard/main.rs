@@ -10,4 +10,5 @@ mod panels;
 mod runtime;
 mod status;
 mod update;
+mod zones;
 mod zoom;
