@@ -29,6 +29,9 @@ pub enum Msg {
     Interval(Box<IntervalReport>),
     StepStarted(StepInfo),
     StepFinished(CurvePoint),
+    /// The grid of a run whose tests' runs make one figure (diskmark), as it fills: each
+    /// test's best (or mean) so far.
+    Grid(Vec<crate::session::GridCell>),
     Telemetry(Box<TelemetryView>),
     Drive(DriveView),
     SteadyState(SteadyView),

@@ -89,6 +89,8 @@ pub struct DriveRun {
     pub last: Option<IntervalReport>,
     /// Finished steps of the run: the curve.
     pub curve: Ring<CurvePoint>,
+    /// The diskmark grid so far (empty for a run of no such tests).
+    pub grid: Vec<crate::session::GridCell>,
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
@@ -109,6 +111,7 @@ impl Default for DriveRun {
             intervals: Ring::new(INTERVAL_HISTORY),
             last: None,
             curve: Ring::new(CURVE_HISTORY),
+            grid: Vec::new(),
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,

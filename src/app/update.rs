@@ -100,6 +100,10 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
             app.slot_mut(i).run.curve.push(p);
             app.dirty = true;
         }
+        Msg::Grid(cells) => {
+            app.slot_mut(i).run.grid = cells;
+            app.dirty = true;
+        }
         Msg::Drive(d) => {
             app.slot_mut(i).drive = Some(d);
             app.dirty = true;
@@ -184,6 +188,7 @@ fn others(app: &mut App, msg: Msg) {
         | Msg::StepStarted(_)
         | Msg::Interval(_)
         | Msg::StepFinished(_)
+        | Msg::Grid(_)
         | Msg::Drive(_)
         | Msg::SteadyState(_)
         | Msg::Event(_)

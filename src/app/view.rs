@@ -176,6 +176,8 @@ pub struct TelemetryView {
     pub host: Option<HostView>,
     /// Why some telemetry is missing ("no SMART: run as root"); shown once.
     pub unavailable: Vec<String>,
+    /// A zoned drive's zones by condition, from its zone report.
+    pub zones: Option<crate::drive::zones::ZoneStates>,
 }
 
 /// How the events panel shows an event (its colour and label).

@@ -75,5 +75,9 @@ pub enum PresetsAction {
         preset: String,
         #[command(flatten)]
         target: AssumedTarget,
+        /// The target is a zoned block device (NVMe ZNS, SMR): fio's `zonemode=zbd`, so
+        /// that its writes go to each zone from the zone's write pointer.
+        #[arg(long)]
+        zoned: bool,
     },
 }

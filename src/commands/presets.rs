@@ -92,11 +92,15 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
         PresetsAction::Validate { files, target } => {
             validate(files, &facts(target)?, &options(target))
         }
-        PresetsAction::Fio { preset, target } => {
+        PresetsAction::Fio {
+            preset,
+            target,
+            zoned,
+        } => {
             let facts = facts(target)?;
             let p = preset::find(preset)?;
             let plan = expand(&p, &facts, &options(target))?;
-            emit(&plan::fio::job_file(&p, &plan, &facts));
+            emit(&plan::fio::job_file_on(&p, &plan, &facts, *zoned));
             Ok(())
         }
     }

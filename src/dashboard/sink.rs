@@ -9,7 +9,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
 use crate::plan::SteadyVerdict;
 use crate::run::{Happening, Prepared, RunEvent, Sink};
-use crate::session::EventKind;
+use crate::session::{grid_of, EventKind, GridRun};
+use crate::stats::StepSummary;
+use crate::workload::{RunOf, Workload};
 
 use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
 
@@ -24,6 +26,11 @@ pub(super) struct DashboardSink {
     plan_expected_s: Option<f64>,
     /// The running step's workload, the curve series its point goes on.
     series: String,
+    /// The running step's run and workload, when it is a run of a test whose runs make one
+    /// figure (a diskmark test): its figures go to the grid.
+    grid_step: Option<(RunOf, Workload)>,
+    /// The finished runs of such tests: the grid so far.
+    grid_runs: Vec<(RunOf, Workload, StepSummary)>,
     /// The drive this sink speaks for, in a run of several.
     drive: Option<usize>,
     /// In a run of several: one sink per drive.
@@ -39,6 +46,8 @@ impl DashboardSink {
             phases: Vec::new(),
             plan_expected_s: None,
             series: String::new(),
+            grid_step: None,
+            grid_runs: Vec::new(),
             drive: None,
             drives: Vec::new(),
         }
@@ -50,6 +59,20 @@ impl DashboardSink {
             None => m,
         };
         let _ = self.msgs.send(m);
+    }
+
+    /// A finished run of a test whose runs make one figure: the grid so far, made as the
+    /// headless run's and the report's are ([`grid_of`]).
+    fn grid_run(&mut self, summary: &StepSummary) {
+        let Some((of, w)) = self.grid_step.take() else {
+            return;
+        };
+        self.grid_runs.push((of, w, summary.clone()));
+        let runs = self
+            .grid_runs
+            .iter()
+            .filter_map(|(of, w, s)| GridRun::new(*of, w, s, None));
+        self.send(Msg::Grid(grid_of(runs, |_| None)));
     }
 
     fn show(&self, kind: &EventKind, text: String) {
@@ -114,6 +137,10 @@ impl Sink for DashboardSink {
                 target_iops,
             } => {
                 self.series = step.workload.shape();
+                self.grid_step = step
+                    .run
+                    .filter(|r| r.pick.is_some())
+                    .map(|r| (r, step.to_step_spec(*target_iops).workload));
                 self.send(Msg::StepStarted(StepInfo {
                     index: *index,
                     count: self.count,
@@ -145,7 +172,8 @@ impl Sink for DashboardSink {
                 self.send(Msg::StepFinished(CurvePoint::new(
                     self.series.clone(),
                     &r.summary,
-                )))
+                )));
+                self.grid_run(&r.summary);
             }
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}

@@ -206,6 +206,7 @@ pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
     let mut v = TelemetryView {
         t_s,
         unavailable: s.notes.clone(),
+        zones: s.zones,
         ..TelemetryView::default()
     };
     if let Some(r) = &s.smart {

@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 
+use serde::{Deserialize, Serialize};
+
 /// `_IOWR(0x12, 130, struct blk_zone_report)`.
 const BLKREPORTZONE: libc::c_ulong = 0xC010_1282;
 /// `_IOW(0x12, 131, struct blk_zone_range)`.
@@ -160,6 +162,45 @@ pub fn report(f: &File, from: u64, to: u64) -> io::Result<Vec<Zone>> {
     Ok(out)
 }
 
+/// How many zones of a device are in each condition: its zone report counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ZoneStates {
+    pub empty: u32,
+    /// Implicitly or explicitly open.
+    pub open: u32,
+    pub closed: u32,
+    pub full: u32,
+    /// Conventional, read-only, offline or of a condition this build does not know.
+    pub other: u32,
+}
+
+impl ZoneStates {
+    /// The counts of `zones`.
+    pub fn of(zones: &[Zone]) -> ZoneStates {
+        let mut s = ZoneStates::default();
+        for z in zones {
+            let n = match z.cond {
+                ZoneCond::Empty => &mut s.empty,
+                ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen => &mut s.open,
+                ZoneCond::Closed => &mut s.closed,
+                ZoneCond::Full => &mut s.full,
+                ZoneCond::NotWp | ZoneCond::ReadOnly | ZoneCond::Offline | ZoneCond::Other(_) => {
+                    &mut s.other
+                }
+            };
+            *n += 1;
+        }
+        s
+    }
+}
+
+/// The zone states of the zoned block device at `dev`, from its whole zone report (the
+/// device opened read-only: nothing is written or reset).
+pub fn states(dev: &std::path::Path) -> io::Result<ZoneStates> {
+    let f = File::open(dev)?;
+    Ok(ZoneStates::of(&report(&f, 0, u64::MAX)?))
+}
+
 /// Resets the zones in `[start, start + len)` bytes of `f` (open for writing): their write
 /// pointers go back to their starts, their data is gone.
 pub fn reset(f: &File, start: u64, len: u64) -> io::Result<()> {
@@ -208,6 +249,37 @@ mod tests {
             (ZoneKind::SeqWriteRequired, ZoneCond::ImplicitOpen)
         );
         assert_eq!(Zone::from_raw(&raw, false).capacity, 4 << 20);
+    }
+
+    #[test]
+    fn zone_states_count_each_condition_once() {
+        let conds = [0x1, 0x1, 0x2, 0x3, 0x4, 0xe, 0xe, 0xe, 0x0, 0xf, 0x9];
+        let zones: Vec<Zone> = conds
+            .iter()
+            .map(|&cond| {
+                Zone::from_raw(
+                    &BlkZone {
+                        len: 8192,
+                        kind: 2,
+                        cond,
+                        ..BlkZone::default()
+                    },
+                    false,
+                )
+            })
+            .collect();
+        let s = ZoneStates::of(&zones);
+        assert_eq!(
+            s,
+            ZoneStates {
+                empty: 2,
+                open: 2,
+                closed: 1,
+                full: 3,
+                other: 3
+            }
+        );
+        assert!(states(tempfile::NamedTempFile::new().unwrap().path()).is_err());
     }
 
     #[test]

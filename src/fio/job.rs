@@ -44,6 +44,15 @@ fn sequential_slice(w: &Workload) -> Option<u64> {
     (slice >= w.bs.max()).then_some(slice)
 }
 
+/// For a zoned target (host-managed or host-aware: NVMe ZNS, SMR), fio's zoned block
+/// device mode: its writes go to each zone from the zone's write pointer, as the device
+/// requires; nothing for a conventional one.
+pub fn zone_lines(out: &mut String, zoned: bool) {
+    if zoned {
+        let _ = writeln!(out, "zonemode=zbd");
+    }
+}
+
 /// The workload's shape: pattern, read share, block sizes, depth, jobs and region (a
 /// sequential pattern's jobs each on their own slice, as drivescope's engine splits it).
 pub fn shape_lines(out: &mut String, w: &Workload) {

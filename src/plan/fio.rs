@@ -178,6 +178,11 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
 /// The fio job file for `plan` (expanded from `preset` for `target`). The target file or
 /// device is read from the `TARGET` environment variable: `TARGET=/dev/nvme0n1 fio FILE`.
 pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
+    job_file_on(preset, plan, target, false)
+}
+
+/// [`job_file`] for a target that is `zoned` or not (`zonemode=zbd` for a zoned one).
+pub fn job_file_on(preset: &Preset, plan: &Plan, target: &TargetFacts, zoned: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -202,6 +207,7 @@ pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
         "\n[global]\nioengine=io_uring\ndirect=1\nfilename=${{TARGET}}\ngroup_reporting=1\nrandrepeat=0\nrandseed={}",
         plan.steps.first().map(|s| s.workload.seed).unwrap_or(0)
     );
+    crate::fio::job::zone_lines(&mut out, zoned);
     for phase in &plan.phases {
         let steps = plan.steps.get(phase.steps.clone()).unwrap_or_default();
         if let Some(r) = phase.rounds {

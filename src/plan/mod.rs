@@ -22,8 +22,9 @@
 //!    each of its steps carries `round: Some(n)` (1-based) and exactly one step per round has
 //!    `tracked: true`. After a tracked step, push its summary value of
 //!    [`Rounds::metric`] into the phase's detector (`SteadyState::new(&rounds.rule)`). On
-//!    `Reached { round }` skip to [`PlanPhase::steps`]`.end`: the remaining rounds are not
-//!    run. If the steps run out first, the detector has already said `NotReached` with why.
+//!    `Reached { round }` run that round's remaining steps (a round is whole, as SNIA
+//!    judges steady state after each round), then skip to [`PlanPhase::steps`]`.end`: the
+//!    later rounds are not run. If the steps run out first, the detector has already said `NotReached` with why.
 //!
 //! Durations (step lengths, ramps, steady-state windows) are multiplied by
 //! [`PlanOptions::time_scale`]; amounts of data are not.

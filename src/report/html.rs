@@ -223,6 +223,7 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
     super::verify::section(&mut o, s);
     super::diskmark::section(&mut o, s);
     if s.drives.is_empty() {
+        super::pts::section(&mut o, s, "h2");
         steps_section(&mut o, s, "h2");
     }
     o.push_str("<h2>Charts</h2>\n");
@@ -247,6 +248,7 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
             if let Some(sum) = super::soak::summary(&view) {
                 super::soak::section(&mut o, &sum);
             }
+            super::pts::section(&mut o, &view, "h3");
             steps_section(&mut o, &view, "h3");
             // The drive's own curve, a colour a workload.
             let mut curve = super::charts::curve(&view);

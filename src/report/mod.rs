@@ -12,6 +12,7 @@ pub mod drive;
 pub mod html;
 pub mod page;
 pub mod plan;
+pub mod pts;
 pub mod results;
 pub mod soak;
 pub mod step_delta;

@@ -215,6 +215,9 @@ struct PhaseWalk<'p> {
     /// The phase's remaining steps are skipped (its rounds reached steady state, its curve
     /// passed the stop).
     skip_rest: bool,
+    /// The rounds reached steady state in this round: its remaining steps still run (the
+    /// round is whole, as SNIA judges steady state after each round), later rounds do not.
+    last_round: Option<u32>,
     /// The rounds' verdict that they did not reach steady state was said.
     announced: bool,
     curve: CurveWalk,
@@ -249,11 +252,13 @@ impl PlanRun<'_, '_> {
             phase,
             rounds: phase.rounds.map(|r| (r, SteadyState::new(&r.rule))),
             skip_rest: false,
+            last_round: None,
             announced: false,
             curve: CurveWalk::default(),
         };
         for index in phase.steps.clone() {
-            if walk.skip_rest {
+            let past = |r: u32| self.plan.steps[index].round != Some(r);
+            if walk.skip_rest || walk.last_round.is_some_and(past) {
                 break;
             }
             if self.ctl.stop_requested() {
@@ -264,7 +269,7 @@ impl PlanRun<'_, '_> {
             }
         }
         if let Some((_, det)) = &walk.rounds {
-            if !walk.skip_rest && !walk.announced && det.pushed() > 0 {
+            if !walk.skip_rest && walk.last_round.is_none() && !walk.announced && det.pushed() > 0 {
                 let v = det.finish("the rounds ran out");
                 if matches!(v, SteadyVerdict::NotReached { .. }) {
                     self.rep.happened(Happening::Steady {
@@ -426,7 +431,7 @@ impl PlanRun<'_, '_> {
     }
 
     /// SNIA rounds: a tracked step's figure pushed to the phase's steady state; once
-    /// reached, the phase's remaining rounds are skipped.
+    /// reached, the round's remaining steps run and the phase's later rounds are skipped.
     fn judge_rounds(&mut self, walk: &mut PhaseWalk<'_>, step: &PlanStep, record: &FinishedStep) {
         let Some((r, det)) = &mut walk.rounds else {
             return;
@@ -440,7 +445,8 @@ impl PlanRun<'_, '_> {
                     scope: SteadyScope::Phase(walk.phase.name.clone()),
                     verdict: SteadyVerdict::Reached { round },
                 });
-                walk.skip_rest = true;
+                walk.last_round = step.round;
+                walk.skip_rest = step.round.is_none();
             }
             v @ SteadyVerdict::NotReached { .. } if !walk.announced => {
                 walk.announced = true;

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::model::{Session, StepRecord};
+use crate::stats::StepSummary;
 use crate::workload::{RunOf, RunPick, Workload};
 
 /// Which way a cell's I/O went.
@@ -80,23 +81,46 @@ pub fn test_name(w: &Workload) -> String {
     format!("{kind}{size} Q{}T{}", w.iodepth, w.jobs)
 }
 
-/// One run of a repeated step that picks a figure: its run, workload and figures.
-struct Run<'a> {
-    of: RunOf,
-    pick: RunPick,
-    w: &'a Workload,
-    r: &'a StepRecord,
+/// One run of a repeated step that picks a figure: its run, workload and figures (a saved
+/// step's, or a live run's as its step finishes).
+#[derive(Debug, Clone, Copy)]
+pub struct GridRun<'a> {
+    pub of: RunOf,
+    pub pick: RunPick,
+    pub w: &'a Workload,
+    pub summary: &'a StepSummary,
+    /// The drive (its index), in a session of several.
+    pub drive: Option<u32>,
 }
+
+impl<'a> GridRun<'a> {
+    /// The run, when `of` picks a figure and the run did I/O.
+    pub fn new(
+        of: RunOf,
+        w: &'a Workload,
+        summary: &'a StepSummary,
+        drive: Option<u32>,
+    ) -> Option<Self> {
+        let pick = of.pick?;
+        (summary.ios > 0).then_some(GridRun {
+            of,
+            pick,
+            w,
+            summary,
+            drive,
+        })
+    }
+}
+
+type Run<'a> = GridRun<'a>;
 
 fn run_of(r: &StepRecord) -> Option<Run<'_>> {
     let of: RunOf = serde_yaml::from_value(r.point.get("run")?.clone()).ok()?;
-    let pick = of.pick?;
-    let w = r.workload.as_ref()?;
-    (r.summary.ios > 0).then_some(Run { of, pick, w, r })
+    GridRun::new(of, r.workload.as_ref()?, &r.summary, r.drive)
 }
 
-fn lat(r: &StepRecord, f: fn(&crate::stats::LatSummary) -> f64) -> Option<f64> {
-    let l = &r.summary.lat_us;
+fn lat(r: &StepSummary, f: fn(&crate::stats::LatSummary) -> f64) -> Option<f64> {
+    let l = &r.lat_us;
     (!l.is_empty()).then(|| f(l))
 }
 
@@ -119,17 +143,17 @@ fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> 
     match first.pick {
         RunPick::Best => {
             let best = runs.iter().fold(first, |b, x| {
-                if x.r.summary.bw_bytes() > b.r.summary.bw_bytes() {
+                if x.summary.bw_bytes() > b.summary.bw_bytes() {
                     x
                 } else {
                     b
                 }
             });
             c.best_run = Some(best.of.n);
-            c.mbps = best.r.summary.bw_bytes() / 1e6;
-            c.iops = best.r.summary.iops;
-            c.mean_us = lat(best.r, |l| l.mean);
-            c.p99_us = lat(best.r, |l| l.p99);
+            c.mbps = best.summary.bw_bytes() / 1e6;
+            c.iops = best.summary.iops;
+            c.mean_us = lat(best.summary, |l| l.mean);
+            c.p99_us = lat(best.summary, |l| l.p99);
         }
         RunPick::Mean => {
             let n = runs.len() as f64;
@@ -137,10 +161,10 @@ fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> 
                 let v: Vec<f64> = runs.iter().filter_map(f).collect();
                 (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
             };
-            c.mbps = runs.iter().map(|x| x.r.summary.bw_bytes()).sum::<f64>() / n / 1e6;
-            c.iops = runs.iter().map(|x| x.r.summary.iops).sum::<f64>() / n;
-            c.mean_us = mean(&|x| lat(x.r, |l| l.mean));
-            c.p99_us = mean(&|x| lat(x.r, |l| l.p99));
+            c.mbps = runs.iter().map(|x| x.summary.bw_bytes()).sum::<f64>() / n / 1e6;
+            c.iops = runs.iter().map(|x| x.summary.iops).sum::<f64>() / n;
+            c.mean_us = mean(&|x| lat(x.summary, |l| l.mean));
+            c.p99_us = mean(&|x| lat(x.summary, |l| l.p99));
         }
     }
     c
@@ -149,11 +173,24 @@ fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> 
 /// The grid of `s`: a cell per drive, test and direction whose steps ran several times
 /// with a pick, tests in the order they first ran; empty when no step picks.
 pub fn grid(s: &Session) -> Vec<GridCell> {
+    let label = |d: Option<u32>| {
+        d.and_then(|i| s.drives.get(i as usize))
+            .map(|e| e.label.clone())
+    };
+    grid_of(s.steps.iter().filter_map(run_of), label)
+}
+
+/// The grid of `runs` (a session's, or a live run's so far: the best so far), the drives
+/// named by `label`.
+pub fn grid_of<'a>(
+    runs: impl IntoIterator<Item = GridRun<'a>>,
+    label: impl Fn(Option<u32>) -> Option<String>,
+) -> Vec<GridCell> {
     type Key = (Option<u32>, String, GridDir);
     let mut keys: Vec<Key> = Vec::new();
     let mut groups: Vec<Vec<Run<'_>>> = Vec::new();
-    for run in s.steps.iter().filter_map(run_of) {
-        let key = (run.r.drive, test_name(run.w), GridDir::of(run.w));
+    for run in runs {
+        let key = (run.drive, test_name(run.w), GridDir::of(run.w));
         match keys.iter().position(|k| *k == key) {
             Some(i) => groups[i].push(run),
             None => {
@@ -162,10 +199,6 @@ pub fn grid(s: &Session) -> Vec<GridCell> {
             }
         }
     }
-    let label = |d: Option<u32>| {
-        d.and_then(|i| s.drives.get(i as usize))
-            .map(|e| e.label.clone())
-    };
     let mut cells: Vec<GridCell> = keys
         .into_iter()
         .zip(&groups)
@@ -209,6 +242,21 @@ pub struct RunSeries {
     pub worst_p99_us: Option<f64>,
 }
 
+/// The name of phase `i` (from 0) of the session's plan; `phase N` where the plan has none.
+pub fn phase_name(s: &Session, i: u64) -> String {
+    s.plan
+        .get("phases")
+        .and_then(|p| p.get(i as usize))
+        .and_then(|p| p.get("name"))
+        .and_then(serde_yaml::Value::as_str)
+        .map_or_else(|| format!("phase {}", i + 1), str::to_string)
+}
+
+/// The phase (from 0) a preset's step ran in; none for a step of no preset.
+pub fn phase_of(r: &StepRecord) -> Option<u64> {
+    r.point.get("phase").and_then(serde_yaml::Value::as_u64)
+}
+
 /// The phases of `s` whose steps ran several times with no pick, in the order they ran;
 /// empty when none.
 pub fn run_series(s: &Session) -> Vec<RunSeries> {
@@ -222,7 +270,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
         else {
             continue;
         };
-        let Some(phase) = r.point.get("phase").and_then(serde_yaml::Value::as_u64) else {
+        let Some(phase) = phase_of(r) else {
             continue;
         };
         if run.pick.is_some() || r.summary.ios == 0 {
@@ -237,14 +285,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
             }
         }
     }
-    let phase_name = |i: u64| {
-        s.plan
-            .get("phases")
-            .and_then(|p| p.get(i as usize))
-            .and_then(|p| p.get("name"))
-            .and_then(serde_yaml::Value::as_str)
-            .map_or_else(|| format!("phase {}", i + 1), str::to_string)
-    };
+    let phase_name = |i: u64| phase_name(s, i);
     keys.into_iter()
         .zip(groups)
         .map(|((drive, phase), runs)| {
@@ -267,7 +308,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
                 last_iops: runs.last().map_or(0.0, |r| r.summary.iops),
                 worst_p99_us: runs
                     .iter()
-                    .filter_map(|r| lat(r, |l| l.p99))
+                    .filter_map(|r| lat(&r.summary, |l| l.p99))
                     .reduce(f64::max),
             }
         })

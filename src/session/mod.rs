@@ -31,7 +31,9 @@ mod text;
 pub mod time;
 mod writer;
 
-pub use best_of::{grid, run_series, GridCell, GridDir, RunSeries};
+pub use best_of::{
+    grid, grid_of, phase_name, phase_of, run_series, GridCell, GridDir, GridRun, RunSeries,
+};
 pub use error::SessionError;
 pub use host::Host;
 pub use kind::EventKind;

@@ -88,6 +88,19 @@ pub fn collect(root: &SysRoot) -> Vec<DeviceRow> {
         .collect()
 }
 
+/// A zoned device's zones by condition in words: `3 full, 1 open, 0 closed, 60 empty`
+/// (and `2 other` when some are conventional, read-only or offline).
+pub fn zone_states_text(s: &crate::drive::zones::ZoneStates) -> String {
+    let mut out = format!(
+        "{} full, {} open, {} closed, {} empty",
+        s.full, s.open, s.closed, s.empty
+    );
+    if s.other > 0 {
+        out.push_str(&format!(", {} other", s.other));
+    }
+    out
+}
+
 /// A zoned device's zones in words: `host-managed, 64 zones of 4 MiB, at most 14 open,
 /// active unlimited`.
 pub fn zones_text(z: &Zones) -> String {

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::drive::{DriveInfo, SysRoot};
+use crate::drive::zones::{self, ZoneStates};
+use crate::drive::{DriveInfo, SysRoot, Zones};
 use crate::telemetry::blockstat::{self, BlockStat, BlockStatDelta};
 use crate::telemetry::collect::SmartSource;
 use crate::telemetry::host::{HostSampler, HostStats};
@@ -38,6 +39,9 @@ pub struct TelemetrySample {
     pub host: Option<HostStats>,
     /// Notes first seen in this sample ("no NVMe SMART log: …: run as root").
     pub notes: Vec<String>,
+    /// A zoned target's zones by condition, from its zone report this period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZoneStates>,
 }
 
 /// The running poller; dropping it stops the poller thread.
@@ -127,6 +131,7 @@ impl Poller {
             }
         };
         let stat_name = drive.stat_name.clone();
+        let zoned_dev = Zones::read(&root, &stat_name).map(|_| root.dev.join(&stat_name));
         let thread = std::thread::Builder::new()
             .name("telemetry".into())
             .spawn(move || {
@@ -140,6 +145,7 @@ impl Poller {
                     stop_rx,
                     startup_notes,
                     smart_started,
+                    zoned_dev,
                 })
             })
             .ok();
@@ -194,6 +200,8 @@ struct PollCtx {
     stop_rx: Receiver<()>,
     startup_notes: Vec<String>,
     smart_started: bool,
+    /// A zoned target's device node, whose zone report each poll counts.
+    zoned_dev: Option<std::path::PathBuf>,
 }
 
 fn poll_loop(ctx: PollCtx) {
@@ -229,6 +237,16 @@ fn poll_loop(ctx: PollCtx) {
                 None
             }
         };
+        let zones = ctx
+            .zoned_dev
+            .as_ref()
+            .and_then(|dev| match zones::states(dev) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    pending.push(format!("no zone report of {}: {e}", dev.display()));
+                    None
+                }
+            });
         let (smart, age) = match ctx.latest.lock().ok().and_then(|g| g.clone()) {
             Some((t, r)) => (Some(r), Some(now - t)),
             None => (None, None),
@@ -258,6 +276,7 @@ fn poll_loop(ctx: PollCtx) {
             block,
             host: host.as_mut().map(HostSampler::sample),
             notes,
+            zones,
         };
         if ctx.tx.send(sample).is_err() {
             return;

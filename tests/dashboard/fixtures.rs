@@ -228,6 +228,7 @@ pub fn telemetry(t_s: f64, temp: f64, transitions: u64) -> TelemetryView {
         }),
         unavailable: Vec::new(),
         health: Health::default(),
+        zones: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! and overlay rendered from synthetic state (insta snapshots at 120×40 and 80×24), and
 //! the event loop run on ratatui's TestBackend.
 
+mod diskmark;
 mod drives;
 mod filter;
 mod fixtures;
@@ -11,4 +12,5 @@ mod runtime;
 mod sizes;
 mod status;
 mod update;
+mod zones;
 mod zoom;

@@ -12,6 +12,7 @@ mod fake_sysfs;
 
 mod cli_telemetry;
 mod dashboard_args;
+mod dashboard_diskmark;
 mod dashboard_keys;
 mod dashboard_replay;
 mod dashboard_theme;

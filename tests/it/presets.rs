@@ -1436,3 +1436,40 @@ fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
     assert_eq!((min[0].workload.jobs, min[0].workload.iodepth), (1, 1));
     assert_eq!(min[0].end.duration, Some(Duration::from_secs(600)));
 }
+
+/// `presets fio --zoned` gives fio's zoned block device mode in `[global]` (every job
+/// writes zones from their write pointers), which real fio parses; without it, none.
+#[test]
+fn the_fio_export_of_a_zoned_target_uses_zonemode_zbd() {
+    let (code, job, err) = drivescope(&["presets", "fio", "zoned-seq-write", "--zoned"]);
+    assert_eq!(code, 0, "{err}");
+    let global = &job[job.find("\n[global]\n").expect("a [global]")..];
+    let global = &global[..global[1..].find("\n[").map_or(global.len(), |i| i + 1)];
+    assert_eq!(
+        global.lines().filter(|l| *l == "zonemode=zbd").count(),
+        1,
+        "{job}"
+    );
+    assert_eq!(job.lines().filter(|l| l.starts_with("zonemode")).count(), 1);
+    let (code, plain, err) = drivescope(&["presets", "fio", "zoned-seq-write"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!plain.lines().any(|l| l.starts_with("zonemode")), "{plain}");
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!(Tool, "fio is not installed");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zoned.fio");
+    std::fs::write(&path, &job).unwrap();
+    let out = Command::new("fio")
+        .arg("--parse-only")
+        .arg(&path)
+        .env("TARGET", dir.path().join("target.bin"))
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "fio refuses the zoned job file: {}{}\n{job}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -24,6 +24,7 @@ fn sample(t_s: u64, health: Option<Health>) -> TelemetrySample {
         block: None,
         host: None,
         notes: Vec::new(),
+        zones: None,
     }
 }
 

@@ -353,14 +353,19 @@ fn run_with_session(yaml: &str) -> (Vec<Value>, drivescope::session::Session) {
     (json_lines(&out), ses)
 }
 
-/// A phase of SNIA rounds over a two-step matrix (4 KiB, 8 KiB; the 8 KiB step tracked,
-/// so that each round is whole), 200 ms a step.
+/// A phase of SNIA rounds over a two-step matrix (4 KiB, 8 KiB; the 8 KiB step tracked),
+/// 200 ms a step.
 fn rounds_preset(window: u32, max: u32, limit: &str) -> String {
+    rounds_tracking(window, max, limit, "8k")
+}
+
+/// [`rounds_preset`] with the step of block size `track` tracked.
+fn rounds_tracking(window: u32, max: u32, limit: &str, track: &str) -> String {
     format!(
         "id: rounds\nname: Rounds\ndescription: SNIA rounds, short\nphases:\n  - name: r\n    \
          workload: {{rw: randread, bs: 4k, iodepth: 4}}\n    matrix:\n      bs: [4k, 8k]\n    \
          end: {{duration: 200ms}}\n    rounds:\n      window: {window}\n      max: {max}\n      \
-         range: {limit}\n      slope: {limit}\n      track: {{metric: iops, bs: 8k}}\n"
+         range: {limit}\n      slope: {limit}\n      track: {{metric: iops, bs: {track}}}\n"
     )
 }
 
@@ -411,6 +416,21 @@ fn snia_rounds_stop_at_the_window_th_round_when_steady() {
         labels,
         step_names(&lines),
         "the session holds the steps run"
+    );
+}
+
+/// Steady state is judged at the round's first step (SNIA DIRTH tracks its first
+/// combination, 32 threads x QD 32): the round still runs whole, the later rounds do not.
+#[test]
+fn snia_rounds_steady_at_a_round_s_first_step_finish_that_round() {
+    let (lines, _) = run_with_session(&rounds_tracking(2, 5, "10000%", "4k"));
+    assert_eq!(
+        step_names(&lines),
+        ["r r1 4KiB", "r r1 8KiB", "r r2 4KiB", "r r2 8KiB"]
+    );
+    assert_eq!(
+        event_texts(&lines, "steady_state"),
+        ["r: steady state reached at round 2"]
     );
 }
 
@@ -722,11 +742,40 @@ fn snia_hir_bursts_alternate_with_idle_waits() {
         assert_eq!(p["first_iops"].as_f64(), Some(bursts[0]));
         assert_eq!(p["last_iops"].as_f64(), Some(bursts[2]));
     }
+    // The report's HIR page: a row per wait state, its bursts' mean IOPS against the
+    // baseline (the preconditioning's steady state: its last 5 rounds' mean IOPS), and the
+    // return to baseline after it.
+    let pre: Vec<f64> = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "precondition")
+        .map(|s| s["summary"]["iops"].as_f64().unwrap())
+        .collect();
+    let base = pre[pre.len() - 5..].iter().sum::<f64>() / 5.0;
+    let html = report_page(home.path(), &lines);
+    let rows = page_table(&html, "pts-hir");
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    for ((row, p), wait) in rows.iter().zip(phases).zip([5, 10, 15, 25, 50]) {
+        let mean = p["mean_iops"].as_f64().unwrap();
+        assert_eq!(row[0], format!("wait-{wait}s"));
+        assert_eq!(row[2], "3/3");
+        assert_eq!(row[3], format!("{mean:.0}"));
+        assert_eq!(row[4], format!("{:.1}%", mean / base * 100.0), "{row:?}");
+        assert_eq!(row[5], format!("{:.0}", p["first_iops"].as_f64().unwrap()));
+        assert_eq!(row[6], format!("{:.0}", p["last_iops"].as_f64().unwrap()));
+        let back = steps
+            .iter()
+            .find(|s| s["phase_name"].as_str() == Some(&format!("baseline-after-{wait}s")))
+            .unwrap()["summary"]["iops"]
+            .as_f64()
+            .unwrap();
+        assert_eq!(row[8], format!("{back:.0}"));
+    }
+    assert!(html.contains("id=\"pts-hir\""), "the IOPS-over-time chart");
 }
 
 /// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
 /// memory (250 ms intervals would outlast its steps: 100 ms).
-fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> Vec<Value> {
+fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> (tempfile::TempDir, Vec<Value>) {
     let mut text = std::fs::read_to_string(format!("presets/{id}.yaml")).unwrap();
     for (from, to) in edits {
         assert!(text.contains(from), "{id}: no '{from}'");
@@ -761,14 +810,56 @@ fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> Vec<Value> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    json_lines(&out)
+    (home, json_lines(&out))
+}
+
+/// The report of the run whose JSON lines are `lines` (its session in `home`), parsed.
+fn report_page(home: &std::path::Path, lines: &[Value]) -> String {
+    let session = of_type(lines, "session")[0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dir = home.join("report");
+    let rep = run(home, &["report", &session, "-o", dir.to_str().unwrap()]);
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    std::fs::read_to_string(dir.join("report.html")).unwrap()
+}
+
+/// The body rows (cells' text) of the page's table whose classes include `class`.
+fn page_table(html: &str, class: &str) -> Vec<Vec<String>> {
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let d = roxmltree::Document::parse_with_options(html, opts).expect("well-formed");
+    let t = d
+        .descendants()
+        .find(|n| {
+            n.tag_name().name() == "table"
+                && n.attribute("class")
+                    .is_some_and(|c| c.split(' ').any(|x| x == class))
+        })
+        .unwrap_or_else(|| panic!("no table {class}"));
+    t.children()
+        .filter(|n| n.tag_name().name() == "tr")
+        .skip(1)
+        .map(|tr| {
+            tr.children()
+                .map(|c| c.text().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect()
 }
 
 /// SNIA XSR shortened (480 and 360 one-minute tests to 4 and 3) and time-scaled: the
 /// three access groups in order, each test a point of throughput and response time.
 #[test]
 fn snia_xsr_runs_its_three_access_groups_in_order() {
-    let lines = run_shortened(
+    let (home, lines) = run_shortened(
         "snia-xsr",
         &[("count: 480", "count: 4"), ("count: 360", "count: 3")],
         0.002,
@@ -812,6 +903,41 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
             ("group3-seq-1024k", 4)
         ]
     );
+    // The report's XSR page: a row per access group from its tests, and the recovery:
+    // the first group-3 test back at group 1's mean throughput.
+    let html = report_page(home.path(), &lines);
+    let rows = page_table(&html, "pts-xsr");
+    let phases = runs[0]["phases"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let of_group = |name: &str| -> Vec<&Value> {
+        steps
+            .iter()
+            .filter(|s| s["phase_name"].as_str() == Some(name))
+            .copied()
+            .collect()
+    };
+    let mbps = |s: &Value| s["summary"]["write_bw_bytes"].as_f64().unwrap() / 1e6;
+    for (row, p) in rows.iter().zip(phases) {
+        let name = p["phase"].as_str().unwrap();
+        let tests = of_group(name);
+        assert_eq!(row[0], name);
+        assert_eq!(row[1], format!("{0}/{0}", tests.len()));
+        assert_eq!(row[2], format!("{:.2}", p["mean_mbps"].as_f64().unwrap()));
+        assert_eq!(row[3], format!("{:.2}", mbps(tests[tests.len() - 1])));
+        let mrt = tests
+            .iter()
+            .map(|s| s["summary"]["lat_us"]["max"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(row[5], drivescope::ui::format::us(mrt), "{row:?}");
+    }
+    let g1 = phases[0]["mean_mbps"].as_f64().unwrap();
+    let back = of_group("group3-seq-1024k")
+        .iter()
+        .position(|s| mbps(s) >= g1);
+    match back {
+        Some(n) => assert!(html.contains(&format!("in its test {}, ", n + 1)), "{html}"),
+        None => assert!(html.contains("did not reach group1-seq-1024k"), "{html}"),
+    }
 }
 
 /// SNIA DIRTH shortened (every step 1 minute, rounds in a window of 2, at most 2) and
@@ -819,7 +945,7 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
 /// queue depth combinations from high to low, then the minimum point.
 #[test]
 fn snia_dirth_runs_the_demand_intensity_matrix() {
-    let lines = run_shortened(
+    let (home, lines) = run_shortened(
         "snia-dirth",
         &[
             ("duration: 30m", "duration: 1m"),
@@ -853,4 +979,47 @@ fn snia_dirth_runs_the_demand_intensity_matrix() {
         .find(|s| s["phase_name"] == "min-point-histogram")
         .expect("the minimum point's histogram");
     assert!(hist["summary"]["lat_us"]["p99.999"].as_f64().is_some());
+    // The report's DIRTH page: the last round's IOPS and p99 per thread count (rows) and
+    // queue depth (columns), each the step's own; the operating points from that round.
+    let html = report_page(home.path(), &lines);
+    let last = &di[49..];
+    let step = |jobs: u64, qd: u64| {
+        let want = format!("QD{qd}×{jobs}");
+        last.iter()
+            .find(|s| s["name"].as_str().unwrap().ends_with(&want))
+            .unwrap_or_else(|| panic!("no {want}"))
+    };
+    type Fig = fn(&Value) -> String;
+    let figs: [(&str, Fig); 2] = [
+        ("pts-dirth-iops", |s| {
+            format!("{:.0}", s["summary"]["iops"].as_f64().unwrap())
+        }),
+        ("pts-dirth-p99", |s| {
+            drivescope::ui::format::us(s["summary"]["lat_us"]["p99"].as_f64().unwrap())
+        }),
+    ];
+    for (class, fig) in figs {
+        let rows = page_table(&html, class);
+        assert_eq!(rows.len(), 7, "{class}: {rows:?}");
+        for (row, jobs) in rows.iter().zip(levels) {
+            assert_eq!(row[0], jobs.to_string());
+            for (cell, qd) in row[1..].iter().zip(levels) {
+                assert_eq!(*cell, fig(step(jobs, qd)), "{class} {jobs}x{qd}");
+            }
+        }
+    }
+    let points = page_table(&html, "pts-dirth-points");
+    let iops = |s: &Value| s["summary"]["iops"].as_f64().unwrap();
+    let max = last
+        .iter()
+        .filter(|s| s["summary"]["lat_us"]["mean"].as_f64().unwrap() < 5000.0)
+        .max_by(|a, b| iops(a).total_cmp(&iops(b)))
+        .unwrap();
+    assert_eq!(points[0][0], "max");
+    assert_eq!(points[0][3], format!("{:.0}", iops(max)));
+    assert_eq!(points[2][..3], ["min", "1", "1"]);
+    assert!(
+        html.contains("id=\"pts-dirth\""),
+        "the demand-intensity curve"
+    );
 }

@@ -81,11 +81,24 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     Line::from(spans)
 }
 
-/// A zoned drive's zone model, size, count and limits, after its identity.
+/// A zoned drive's zones by condition (the telemetry poller's latest zone report), then its
+/// zone model, size, count and limits, after its identity.
 fn zones_span(app: &App, d: &crate::app::DriveView) -> Option<Span<'static>> {
     let z = d.zones.as_ref()?;
+    let states = app
+        .picked_slot()
+        .telemetry
+        .last
+        .as_ref()
+        .and_then(|t| t.zones)
+        .map(|s| format!("{} · ", crate::telemetry::devices::zone_states_text(&s)))
+        .unwrap_or_default();
+    // The zones' states first: they change, and a narrow line cuts its end.
     Some(Span::styled(
-        format!(" · zoned {}", crate::telemetry::devices::zones_text(z)),
+        format!(
+            " · zones {states}{}",
+            crate::telemetry::devices::zones_text(z)
+        ),
         Style::default().fg(app.theme().warning),
     ))
 }

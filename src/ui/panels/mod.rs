@@ -4,6 +4,7 @@
 
 pub mod all_drives;
 pub mod curve;
+pub mod diskmark;
 pub mod drives;
 pub mod events;
 pub mod header;
@@ -32,6 +33,7 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
     match panel {
         Panel::Throughput => throughput::render(app, slot, f, area),
         Panel::Latency => latency::render(app, slot, f, area),
+        Panel::Curve if !slot.run.grid.is_empty() => diskmark::render(app, f, area),
         Panel::Curve => curve::render(app, slot, f, area),
         Panel::Thermal => thermal::render(app, slot, f, area),
         Panel::KernelHost => kernel_host::render(app, slot, f, area),

@@ -1,0 +1,490 @@
+//! The report's SNIA PTS pages, shaped like the method's report pages: Host Idle Recovery's
+//! IOPS per wait state against the steady-state baseline, Cross Stimulus Recovery's
+//! throughput through the access groups and its recovery time, and Demand Intensity's
+//! thread × queue depth tables with the demand-intensity curve and its operating points.
+//! The rows come from the session's steps and the per-phase run rows of
+//! [`crate::session::run_series`] (the headless run's end table).
+
+use std::fmt::Write;
+
+use super::page::{grid, lat, seconds};
+use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
+use crate::session::{phase_name, phase_of, run_series, RunSeries, Session, StepRecord};
+
+/// The PTS tests with a page of their own, by the preset's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pts {
+    Hir,
+    Xsr,
+    Dirth,
+}
+
+impl Pts {
+    fn of(s: &Session) -> Option<Pts> {
+        match s.preset.get("id")?.as_str()? {
+            "snia-hir" => Some(Pts::Hir),
+            "snia-xsr" => Some(Pts::Xsr),
+            "snia-dirth" => Some(Pts::Dirth),
+            _ => None,
+        }
+    }
+}
+
+/// The response time under which DIRTH's maximum operating point must stay, µs (5 ms, as
+/// ADATA's implementation picks it).
+pub const DIRTH_MAX_MEAN_US: f64 = 5000.0;
+
+/// Writes the session's PTS page, if its preset is one, under `heading` (`h2`, or `h3` in
+/// a drive's part of the page).
+pub fn section(o: &mut String, s: &Session, heading: &str) {
+    match Pts::of(s) {
+        Some(Pts::Hir) => hir(o, s, heading),
+        Some(Pts::Xsr) => xsr(o, s, heading),
+        Some(Pts::Dirth) => dirth(o, s, heading),
+        None => {}
+    }
+}
+
+/// The steps of phase `i` in the order they ran (idle ones too).
+fn steps_of(s: &Session, i: u64) -> Vec<&StepRecord> {
+    s.steps.iter().filter(|r| phase_of(r) == Some(i)).collect()
+}
+
+/// The index of the phase named `name`.
+fn phase_index(s: &Session, name: &str) -> Option<u64> {
+    s.steps
+        .iter()
+        .filter_map(phase_of)
+        .find(|&i| phase_name(s, i) == name)
+}
+
+fn figure(o: &mut String, c: &Chart) {
+    let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+}
+
+fn chart(id: &str, title: &str, x: (&str, Unit), y: (&str, Unit), series: Vec<Series>) -> Chart {
+    Chart {
+        id: id.into(),
+        title: title.into(),
+        x_label: x.0.into(),
+        y_label: y.0.into(),
+        x_unit: x.1,
+        y_unit: y.1,
+        y_log: false,
+        x_log: false,
+        key: Vec::new(),
+        series,
+        empty_note: "no step finished".into(),
+    }
+}
+
+/// A series of `points`, no tooltips.
+fn series(name: String, i: usize, style: Style, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        name,
+        color: PALETTE[i % PALETTE.len()],
+        style,
+        points,
+        tips: Vec::new(),
+    }
+}
+
+/// HIR's baseline: the mean IOPS of the preconditioning's last rounds (its steady-state
+/// window, 5 unless the preset says otherwise), and how many rounds that is.
+fn hir_baseline(s: &Session) -> Option<(f64, usize)> {
+    let window = s
+        .preset
+        .get("phases")
+        .and_then(|p| p.get(0))
+        .and_then(|p| p.get("rounds"))
+        .and_then(|r| r.get("window"))
+        .and_then(serde_yaml::Value::as_u64)
+        .unwrap_or(5) as usize;
+    let pre: Vec<f64> = steps_of(s, 0)
+        .iter()
+        .filter(|r| r.summary.ios > 0)
+        .map(|r| r.summary.iops)
+        .collect();
+    let last = &pre[pre.len().saturating_sub(window)..];
+    (!last.is_empty()).then(|| (last.iter().sum::<f64>() / last.len() as f64, last.len()))
+}
+
+/// One wait state's row: its runs' figures, the waits measured, and the return to baseline
+/// after it.
+fn hir_row(s: &Session, rs: &RunSeries, base: Option<f64>) -> Vec<String> {
+    let i = phase_index(s, &rs.phase);
+    let steps = i.map(|i| steps_of(s, i)).unwrap_or_default();
+    let waits: Vec<f64> = steps
+        .iter()
+        .filter(|r| r.summary.ios == 0)
+        .map(|r| r.end_s - r.start_s)
+        .collect();
+    let wait = (!waits.is_empty()).then(|| waits.iter().sum::<f64>() / waits.len() as f64);
+    let back = i
+        .map(|i| steps_of(s, i + 1))
+        .and_then(|b| (b.len() == 1 && b[0].summary.ios > 0).then(|| b[0].summary.iops));
+    let pct = |v: f64| match base {
+        Some(b) if b > 0.0 => format!("{:.1}%", v / b * 100.0),
+        _ => "-".into(),
+    };
+    vec![
+        rs.phase.clone(),
+        wait.map_or_else(|| "-".into(), seconds),
+        format!("{}/{}", rs.runs, rs.of),
+        format!("{:.0}", rs.mean_iops),
+        pct(rs.mean_iops),
+        format!("{:.0}", rs.first_iops),
+        format!("{:.0}", rs.last_iops),
+        lat(rs.worst_p99_us),
+        back.map_or_else(|| "-".into(), |v| format!("{v:.0}")),
+    ]
+}
+
+/// Host Idle Recovery: per wait state, its bursts' mean IOPS against the baseline (a table)
+/// and each burst's IOPS over the wait state's time (a chart, the baseline beside).
+fn hir(o: &mut String, s: &Session, h: &str) {
+    let runs = run_series(s);
+    if runs.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "<{h}>SNIA Host Idle Recovery</{h}>");
+    let base = hir_baseline(s);
+    let note = match base {
+        Some((b, n)) => format!("Baseline: {b:.0} IOPS, the mean of the preconditioning's last {n} rounds (its steady state). Each wait state's bursts of writes alternate with a wait of no I/O; 'vs baseline' is their mean IOPS over it."),
+        None => "No preconditioning round finished: no baseline.".into(),
+    };
+    let _ = writeln!(o, "<p>{}</p>", esc(&note));
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|rs| hir_row(s, rs, base.map(|b| b.0)))
+        .collect();
+    let head = [
+        "wait state",
+        "wait",
+        "bursts",
+        "mean IOPS",
+        "vs baseline",
+        "first burst",
+        "last burst",
+        "worst p99",
+        "return to baseline IOPS",
+    ];
+    grid(o, "steps pts-hir", &head, &rows);
+    let mut all: Vec<Series> = Vec::new();
+    let mut x_max: f64 = 0.0;
+    for (k, rs) in runs.iter().enumerate() {
+        let Some(i) = phase_index(s, &rs.phase) else {
+            continue;
+        };
+        let steps = steps_of(s, i);
+        let t0 = steps.first().map_or(0.0, |r| r.start_s);
+        let points: Vec<(f64, f64)> = steps
+            .iter()
+            .filter(|r| r.summary.ios > 0)
+            .map(|r| (r.start_s - t0, r.summary.iops))
+            .collect();
+        x_max = points.iter().fold(x_max, |m, p| m.max(p.0));
+        all.push(series(rs.phase.clone(), k, Style::LineMarkers, points));
+    }
+    if let Some((b, _)) = base {
+        let n = all.len();
+        all.push(series(
+            "baseline".into(),
+            n,
+            Style::Line,
+            vec![(0.0, b), (x_max, b)],
+        ));
+    }
+    figure(
+        o,
+        &chart(
+            "pts-hir",
+            "IOPS v time, all wait states (each burst a point, from its wait state's start)",
+            ("time since the wait state began", Unit::Seconds),
+            ("IOPS", Unit::Plain),
+            all,
+        ),
+    );
+}
+
+/// When the last access group's throughput came back to the first group's mean: the run
+/// (from 1) and the seconds from the group's start to that run's end.
+fn xsr_recovery(s: &Session, first: &RunSeries, last: &RunSeries) -> Option<(usize, f64)> {
+    let steps: Vec<&StepRecord> = steps_of(s, phase_index(s, &last.phase)?)
+        .into_iter()
+        .filter(|r| r.summary.ios > 0)
+        .collect();
+    let t0 = steps.first()?.start_s;
+    steps
+        .iter()
+        .position(|r| r.summary.bw_bytes() / 1e6 >= first.mean_mbps)
+        .map(|n| (n + 1, steps[n].end_s - t0))
+}
+
+/// Cross Stimulus Recovery: per access group, its tests' throughput and response times (a
+/// table), throughput over time through the groups (a chart), and the recovery time.
+fn xsr(o: &mut String, s: &Session, h: &str) {
+    let runs = run_series(s);
+    let (Some(first), Some(last)) = (runs.first(), runs.last()) else {
+        return;
+    };
+    let _ = writeln!(o, "<{h}>SNIA Cross Stimulus Recovery</{h}>");
+    let steps_by: Vec<Vec<&StepRecord>> = runs
+        .iter()
+        .map(|rs| {
+            phase_index(s, &rs.phase)
+                .map(|i| steps_of(s, i))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|r| r.summary.ios > 0)
+                .collect()
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .zip(&steps_by)
+        .map(|(rs, steps)| {
+            let means = steps.iter().map(|r| r.summary.lat_us.mean);
+            let peak_art = means.clone().reduce(f64::max);
+            let mrt = steps.iter().map(|r| r.summary.lat_us.max).reduce(f64::max);
+            vec![
+                rs.phase.clone(),
+                format!("{}/{}", rs.runs, rs.of),
+                format!("{:.2}", rs.mean_mbps),
+                steps.last().map_or_else(
+                    || "-".into(),
+                    |r| format!("{:.2}", r.summary.bw_bytes() / 1e6),
+                ),
+                lat(peak_art),
+                lat(mrt),
+                lat(rs.worst_p99_us),
+            ]
+        })
+        .collect();
+    let head = [
+        "access group",
+        "tests",
+        "mean MB/s",
+        "last test MB/s",
+        "peak mean response",
+        "max response",
+        "worst p99",
+    ];
+    grid(o, "steps pts-xsr", &head, &rows);
+    let text = match xsr_recovery(s, first, last) {
+        _ if runs.len() < 2 => "One access group: no recovery to measure.".to_string(),
+        Some((n, t)) => format!(
+            "Recovery: {} reached {}'s mean throughput ({:.2} MB/s) in its test {n}, {} after it began.",
+            last.phase, first.phase, first.mean_mbps, seconds(t)
+        ),
+        None => format!(
+            "Recovery: {} did not reach {}'s mean throughput ({:.2} MB/s) in its {} tests.",
+            last.phase, first.phase, first.mean_mbps, last.runs
+        ),
+    };
+    let _ = writeln!(o, "<p class=\"pts-recovery\">{}</p>", esc(&text));
+    let t0 = steps_by.iter().flatten().next().map_or(0.0, |r| r.start_s);
+    let all: Vec<Series> = runs
+        .iter()
+        .zip(&steps_by)
+        .enumerate()
+        .map(|(k, (rs, steps))| {
+            let points = steps
+                .iter()
+                .map(|r| (r.start_s - t0, r.summary.bw_bytes() / 1e6))
+                .collect();
+            series(rs.phase.clone(), k, Style::LineMarkers, points)
+        })
+        .collect();
+    figure(
+        o,
+        &chart(
+            "pts-xsr",
+            "Throughput v time, all access groups (each test a point)",
+            ("time since the first group began", Unit::Seconds),
+            ("MB/s", Unit::Plain),
+            all,
+        ),
+    );
+}
+
+/// One thread count × queue depth combination of DIRTH's last round.
+#[derive(Debug, Clone, Copy)]
+struct Cell<'a> {
+    jobs: u32,
+    qd: u32,
+    r: &'a StepRecord,
+}
+
+/// The demand-intensity phase's last round: its steps over more than one combination.
+fn dirth_cells(s: &Session) -> Vec<Cell<'_>> {
+    let round = |r: &StepRecord| r.point.get("round").and_then(serde_yaml::Value::as_u64);
+    let cell = |r: &StepRecord| {
+        let w = r.workload.as_ref()?;
+        (r.summary.ios > 0).then_some((w.jobs, w.iodepth))
+    };
+    let mut phases: Vec<u64> = s.steps.iter().filter_map(phase_of).collect();
+    phases.dedup();
+    for i in phases {
+        let steps = steps_of(s, i);
+        let mut combos: Vec<(u32, u32)> = steps.iter().filter_map(|r| cell(r)).collect();
+        combos.sort_unstable();
+        combos.dedup();
+        if combos.len() < 2 {
+            continue;
+        }
+        let last = steps.iter().filter_map(|r| round(r)).max();
+        return steps
+            .into_iter()
+            .filter(|r| round(r) == last)
+            .filter_map(|r| cell(r).map(|(jobs, qd)| Cell { jobs, qd, r }))
+            .collect();
+    }
+    Vec::new()
+}
+
+/// DIRTH's operating points from the curve, as ADATA's implementation picks them: max, the
+/// most IOPS with a mean response time under 5 ms; min, the fewest outstanding I/Os (TC 1 /
+/// QD 1); mid, the IOPS closest to the mean of the two.
+fn dirth_points<'a>(cells: &[Cell<'a>]) -> Vec<(&'static str, Cell<'a>)> {
+    let iops = |c: &Cell<'_>| c.r.summary.iops;
+    let max = cells
+        .iter()
+        .filter(|c| c.r.summary.lat_us.mean < DIRTH_MAX_MEAN_US)
+        .max_by(|a, b| iops(a).total_cmp(&iops(b)));
+    let min = cells.iter().min_by_key(|c| (c.jobs * c.qd, c.jobs));
+    let (Some(max), Some(min)) = (max, min) else {
+        return Vec::new();
+    };
+    let want = (iops(max) + iops(min)) / 2.0;
+    let mid = cells
+        .iter()
+        .min_by(|a, b| (iops(a) - want).abs().total_cmp(&(iops(b) - want).abs()));
+    let mut out = vec![("max", *max)];
+    out.extend(mid.map(|m| ("mid", *m)));
+    out.push(("min", *min));
+    out
+}
+
+/// A table of one figure of every combination: a row per thread count, a column per queue
+/// depth, both from high to low as the method runs them.
+fn dirth_table(o: &mut String, class: &str, cells: &[Cell<'_>], f: &dyn Fn(&Cell<'_>) -> String) {
+    let mut jobs: Vec<u32> = cells.iter().map(|c| c.jobs).collect();
+    let mut qds: Vec<u32> = cells.iter().map(|c| c.qd).collect();
+    for v in [&mut jobs, &mut qds] {
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.dedup();
+    }
+    let head: Vec<String> = std::iter::once("threads".to_string())
+        .chain(qds.iter().map(|q| format!("QD {q}")))
+        .collect();
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = jobs
+        .iter()
+        .map(|&j| {
+            std::iter::once(j.to_string())
+                .chain(qds.iter().map(|&q| {
+                    cells
+                        .iter()
+                        .find(|c| c.jobs == j && c.qd == q)
+                        .map_or_else(|| "-".into(), f)
+                }))
+                .collect()
+        })
+        .collect();
+    grid(o, class, &head, &rows);
+}
+
+/// Demand Intensity: the last round's IOPS, mean and p99 response time per thread count ×
+/// queue depth (three tables), the demand-intensity curve (mean response time against
+/// IOPS, a line per thread count) with the max, mid and min points marked, and those points.
+fn dirth(o: &mut String, s: &Session, h: &str) {
+    let cells = dirth_cells(s);
+    if cells.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "<{h}>SNIA Demand Intensity / Response Time</{h}>");
+    let round = cells[0]
+        .r
+        .point
+        .get("round")
+        .and_then(serde_yaml::Value::as_u64);
+    let note = format!(
+        "The last demand-intensity round{}: each thread count × queue depth combination's IOPS, mean and 99th percentile response time (all I/Os).",
+        round.map_or_else(String::new, |n| format!(" (round {n})"))
+    );
+    let _ = writeln!(o, "<p>{}</p>", esc(&note));
+    o.push_str("<h4>IOPS</h4>\n");
+    dirth_table(o, "pts-dirth-iops", &cells, &|c| {
+        format!("{:.0}", c.r.summary.iops)
+    });
+    o.push_str("<h4>Mean response time</h4>\n");
+    dirth_table(o, "pts-dirth-mean", &cells, &|c| {
+        lat(Some(c.r.summary.lat_us.mean))
+    });
+    o.push_str("<h4>99th percentile response time</h4>\n");
+    dirth_table(o, "pts-dirth-p99", &cells, &|c| {
+        lat(Some(c.r.summary.lat_us.p99))
+    });
+    let points = dirth_points(&cells);
+    o.push_str("<h4>Operating points</h4>\n<p class=\"note\">Picked from this round's curve: max, the most IOPS with a mean response time under 5 ms; min, one thread at QD 1; mid, the IOPS closest to the mean of the two. Only the min point's response-time histogram is run (its steps below).</p>\n");
+    let rows: Vec<Vec<String>> = points
+        .iter()
+        .map(|(name, c)| {
+            vec![
+                (*name).to_string(),
+                c.jobs.to_string(),
+                c.qd.to_string(),
+                format!("{:.0}", c.r.summary.iops),
+                lat(Some(c.r.summary.lat_us.mean)),
+                lat(Some(c.r.summary.lat_us.p99)),
+            ]
+        })
+        .collect();
+    grid(
+        o,
+        "pts-dirth-points",
+        &["point", "threads", "QD", "IOPS", "mean", "p99"],
+        &rows,
+    );
+    figure(o, &dirth_curve(&cells, &points));
+}
+
+/// The demand-intensity curve: a line per thread count through its queue depths, and a
+/// marker per operating point.
+fn dirth_curve(cells: &[Cell<'_>], points: &[(&'static str, Cell<'_>)]) -> Chart {
+    let mut jobs: Vec<u32> = cells.iter().map(|c| c.jobs).collect();
+    jobs.sort_unstable_by(|a, b| b.cmp(a));
+    jobs.dedup();
+    let pt = |c: &Cell<'_>| (c.r.summary.iops, c.r.summary.lat_us.mean);
+    let mut all: Vec<Series> = jobs
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| {
+            let mut mine: Vec<&Cell<'_>> = cells.iter().filter(|c| c.jobs == j).collect();
+            mine.sort_by_key(|c| c.qd);
+            let pts = mine.into_iter().map(pt).collect();
+            series(format!("{j} threads"), k, Style::LineMarkers, pts)
+        })
+        .collect();
+    for (name, c) in points {
+        let mut p = series(
+            format!("{name} point"),
+            all.len(),
+            Style::DashedMarkers,
+            vec![pt(c)],
+        );
+        p.tips = vec![format!("{name}: {} threads, QD {}", c.jobs, c.qd)];
+        all.push(p);
+    }
+    let mut c = chart(
+        "pts-dirth",
+        "Demand intensity: mean response time v IOPS (a line per thread count)",
+        ("IOPS", Unit::Plain),
+        ("mean response time", Unit::Micros),
+        all,
+    );
+    c.y_log = true;
+    c.x_log = super::charts::spans_decades(cells.iter().map(|c| c.r.summary.iops));
+    c
+}
