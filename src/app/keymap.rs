@@ -116,7 +116,7 @@ actions! {
     Interrupt interrupt "interrupt" ["ctrl-c"] "stop the run (asks first), or quit";
     NextTab next_tab "next_tab" ["tab", "right"] "next panel (tabs on small terminals)";
     PrevTab prev_tab "prev_tab" ["backtab", "left"] "previous panel";
-    ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6"] "show the panel of that tab number";
+    ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6", "7"] "show the panel of that tab number";
     Zoom zoom "zoom" ["z"] "the panel shown on the whole screen, and back";
     Up up "up" ["up", "k"] "move up in a list";
     Down down "down" ["down", "j"] "move down in a list";

@@ -27,8 +27,12 @@ pub enum Msg {
         target: PathBuf,
     },
     Interval(Box<IntervalReport>),
+    /// The labels of the plan's steps, in order (sent as the run starts): what remains.
+    PlanSteps(Vec<String>),
     StepStarted(StepInfo),
-    StepFinished(CurvePoint),
+    /// A step ended: its point on the curve and its result (the one step record the
+    /// headless table and the report show).
+    StepFinished(CurvePoint, Box<crate::session::StepResult>),
     Telemetry(Box<TelemetryView>),
     Drive(DriveView),
     SteadyState(SteadyView),

@@ -89,6 +89,12 @@ pub struct DriveRun {
     pub last: Option<IntervalReport>,
     /// Finished steps of the run: the curve.
     pub curve: Ring<CurvePoint>,
+    /// Finished steps' results, in order (the Steps panel's rows).
+    pub results: Vec<crate::session::StepResult>,
+    /// The labels of the plan's steps, in order (known as the run starts).
+    pub plan_steps: Vec<String>,
+    /// The step of `step` is still running (it started and has not finished).
+    pub step_open: bool,
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
@@ -106,6 +112,9 @@ impl Default for DriveRun {
             intervals: Ring::new(INTERVAL_HISTORY),
             last: None,
             curve: Ring::new(CURVE_HISTORY),
+            results: Vec::new(),
+            plan_steps: Vec::new(),
+            step_open: false,
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,

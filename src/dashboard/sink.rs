@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
 use crate::plan::SteadyVerdict;
 use crate::run::{Happening, Prepared, RunEvent, Sink};
-use crate::session::EventKind;
+use crate::session::{EventKind, StepResult};
 
 use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
 
@@ -24,6 +24,8 @@ pub(super) struct DashboardSink {
     plan_expected_s: Option<f64>,
     /// The running step's workload, the curve series its point goes on.
     series: String,
+    /// Steps finished so far (this drive's): the next result's number is one more.
+    done: u32,
     /// The drive this sink speaks for, in a run of several.
     drive: Option<usize>,
     /// In a run of several: one sink per drive.
@@ -39,6 +41,7 @@ impl DashboardSink {
             phases: Vec::new(),
             plan_expected_s: None,
             series: String::new(),
+            done: 0,
             drive: None,
             drives: Vec::new(),
         }
@@ -105,8 +108,12 @@ impl Sink for DashboardSink {
                 self.plan_expected_s =
                     Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());
                 self.count = run.plan.steps.len();
+                self.done = 0;
                 self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
                 self.started(run, session);
+                self.send(Msg::PlanSteps(
+                    run.plan.steps.iter().map(|s| s.name.clone()).collect(),
+                ));
             }
             RunEvent::StepStarted {
                 index,
@@ -142,10 +149,18 @@ impl Sink for DashboardSink {
                 for s in &r.summary.fio_series {
                     self.show(&EventKind::Note, s.to_string());
                 }
-                self.send(Msg::StepFinished(CurvePoint::new(
-                    self.series.clone(),
+                self.done += 1;
+                let result = StepResult::from_summary(
                     &r.summary,
-                )))
+                    r.name.clone(),
+                    self.series.clone(),
+                    self.done,
+                    None,
+                );
+                self.send(Msg::StepFinished(
+                    CurvePoint::new(self.series.clone(), &r.summary),
+                    Box::new(result),
+                ))
             }
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}

@@ -108,12 +108,23 @@ pub struct StepResult {
 impl StepResult {
     /// The result of `r`, the `step`-th (from 1) of drive `drive`.
     pub fn of(r: &StepRecord, step: u32, drive: Option<String>) -> StepResult {
-        let s = &r.summary;
+        StepResult::from_summary(&r.summary, r.label.clone(), r.series(), step, drive)
+    }
+
+    /// The result of a step labelled `label` on workload `workload` (its shape) that ended
+    /// with summary `s`: what a running dashboard has when a step finishes.
+    pub fn from_summary(
+        s: &crate::stats::StepSummary,
+        label: String,
+        workload: String,
+        step: u32,
+        drive: Option<String>,
+    ) -> StepResult {
         StepResult {
             drive,
             step,
-            label: r.label.clone(),
-            workload: r.series(),
+            label,
+            workload,
             target_iops: s.target_iops,
             read: DirResult {
                 ios: s.read_ios,
@@ -154,6 +165,17 @@ impl StepResult {
 
     pub fn mbps(&self) -> f64 {
         self.read.mbps + self.write.mbps + self.trim.mbps
+    }
+
+    /// The mean latency of all its I/O, each direction's weighted by its I/Os (none when it
+    /// did no I/O).
+    pub fn mean_us(&self) -> Option<f64> {
+        let (sum, n) = Direction::ALL
+            .iter()
+            .map(|d| self.dir(*d))
+            .filter_map(|x| x.lat_us.map(|l| (l.mean * x.ios as f64, x.ios)))
+            .fold((0.0, 0u64), |(s, n), (m, k)| (s + m, n + k));
+        (n > 0).then(|| sum / n as f64)
     }
 
     /// The worse p99 of its directions (none when it did no I/O).

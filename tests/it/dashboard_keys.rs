@@ -141,7 +141,7 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     for (keys, name) in [
         ("o", "all_drives"),
         ("X", "stop_drive"),
-        ("1-6", "tab"),
+        ("1-7", "tab"),
         ("z", "zoom"),
     ] {
         assert!(
