@@ -130,6 +130,7 @@ actions! {
     No no "no" ["n", "esc"] "answer no";
     AllDrives all_drives "all_drives" ["o"] "several drives: charts of all drives, or one";
     StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
+    Note note "note" ["m"] "write a timestamped note into the running session";
 }
 
 impl Action {
@@ -159,6 +160,7 @@ impl Action {
         Action::Down,
         Action::AllDrives,
         Action::StopDrive,
+        Action::Note,
     ];
 
     /// The actions of a list window (pickers), likewise exclusive.

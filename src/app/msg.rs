@@ -145,6 +145,8 @@ pub enum Effect {
     StopDrive(usize),
     SkipStep,
     Snapshot,
+    /// A note the user wrote, to record in the running session.
+    Note(String),
     /// The user chose another target between runs: watch its drive (telemetry and the
     /// header's identity) as the run will.
     WatchTarget(PathBuf),

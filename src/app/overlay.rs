@@ -20,6 +20,10 @@ pub enum Overlay {
         original: usize,
     },
     Confirm(Confirm),
+    /// A note being written into the running session (`text` so far); Enter records it.
+    Note {
+        text: String,
+    },
 }
 
 /// A yes/no question.

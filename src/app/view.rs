@@ -186,6 +186,8 @@ pub enum EventCategory {
     Error,
     Save,
     Info,
+    /// A note the user wrote during the run.
+    Note,
 }
 
 impl EventCategory {
@@ -198,6 +200,7 @@ impl EventCategory {
             EventCategory::Error => "error",
             EventCategory::Save => "saved",
             EventCategory::Info => "info",
+            EventCategory::Note => "note",
         }
     }
 }
@@ -220,6 +223,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
+            K::UserNote => EventCategory::Note,
             K::Note
             | K::Skip
             | K::Stopped

@@ -16,6 +16,20 @@ use crate::units::format_size;
 const PAGE_CACHE_ROW: &str =
     "through the page cache (--direct 0): the figures are the cache's as much as the drive's";
 
+/// The notes written during the run, with the run time each came at.
+fn notes_section(o: &mut String, s: &Session) {
+    let notes = s.user_notes();
+    if notes.is_empty() {
+        return;
+    }
+    o.push_str("<h2>Notes</h2>\n");
+    let rows: Vec<Vec<String>> = notes
+        .iter()
+        .map(|(t, n)| vec![crate::ui::format::clock(*t), n.to_string()])
+        .collect();
+    grid(o, "notes", &["time", "note"], &rows);
+}
+
 fn summary_rows(s: &Session) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = s
         .note
@@ -215,6 +229,7 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
     }
     o.push_str("<h2>Summary</h2>\n");
     kv_table(&mut o, "summary", &summary_rows(s));
+    notes_section(&mut o, s);
     if !s.drives.is_empty() {
         drives_table(&mut o, s);
     } else if let Some(sum) = super::soak::summary(s) {
