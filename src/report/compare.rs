@@ -74,6 +74,7 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no session has a finished step".into(),
+        paused: Vec::new(),
     }
 }
 
@@ -114,6 +115,7 @@ pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no intervals".into(),
+        paused: Vec::new(),
     }
 }
 

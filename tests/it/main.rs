@@ -39,6 +39,7 @@ mod parsers_proptest;
 mod presets;
 mod remote_dashboard_stops;
 mod remote_hosts;
+mod report_drives;
 mod report_sections;
 mod run_cli;
 mod run_faults;
