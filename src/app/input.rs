@@ -29,6 +29,7 @@ fn overlay_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         Some(Overlay::Targets { typing }) => targets_key(app, k, typing),
         Some(Overlay::Themes { original }) => themes_key(app, k, original),
         Some(Overlay::Confirm(c)) => confirm_key(app, k, c),
+        Some(Overlay::Note { text }) => super::note::key(app, k, text),
         None => main_key(app, k),
     }
 }
@@ -64,6 +65,10 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
         PauseResume | Stop | SkipStep | Snapshot => run_key(app, action),
         StopDrive => {
             stop_drive_key(app);
+            Vec::new()
+        }
+        Note => {
+            super::note::open(app);
             Vec::new()
         }
         _ => {

@@ -116,7 +116,7 @@ actions! {
     Interrupt interrupt "interrupt" ["ctrl-c"] "stop the run (asks first), or quit";
     NextTab next_tab "next_tab" ["tab", "right"] "next panel (tabs on small terminals)";
     PrevTab prev_tab "prev_tab" ["backtab", "left"] "previous panel";
-    ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6"] "show the panel of that tab number";
+    ShowTab show_tab "tab" ["1", "2", "3", "4", "5", "6", "7"] "show the panel of that tab number";
     Zoom zoom "zoom" ["z"] "the panel shown on the whole screen, and back";
     Up up "up" ["up", "k"] "move up in a list";
     Down down "down" ["down", "j"] "move down in a list";
@@ -130,6 +130,7 @@ actions! {
     No no "no" ["n", "esc"] "answer no";
     AllDrives all_drives "all_drives" ["o"] "several drives: charts of all drives, or one";
     StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
+    Note note "note" ["m"] "write a timestamped note into the running session";
 }
 
 impl Action {
@@ -159,6 +160,7 @@ impl Action {
         Action::Down,
         Action::AllDrives,
         Action::StopDrive,
+        Action::Note,
     ];
 
     /// The actions of a list window (pickers), likewise exclusive.

@@ -123,7 +123,11 @@ pub fn areas_for(area: Rect, tab: Panel, drives: usize) -> Option<Areas> {
     for (i, row) in rows.iter().enumerate() {
         let cols = Layout::horizontal([Constraint::Ratio(1, 2); 2]).split(*row);
         for (j, col) in cols.iter().enumerate() {
-            panels.push((Panel::ALL[i * 2 + j], *col));
+            let p = match Panel::GRID[i * 2 + j] {
+                Panel::Curve if tab == Panel::Steps => Panel::Steps,
+                p => p,
+            };
+            panels.push((p, *col));
         }
     }
     Some(Areas {
@@ -191,6 +195,12 @@ mod tests {
                 assert!(!r.intersects(*s), "{r:?} {s:?}");
             }
         }
+        let s = areas(Rect::new(0, 0, 120, 40), Panel::Steps).unwrap();
+        assert_eq!(
+            s.panels[2],
+            (Panel::Steps, a.panels[2].1),
+            "steps in the curve's cell"
+        );
         let t = areas(Rect::new(0, 0, 80, 24), Panel::Curve).unwrap();
         assert_eq!(t.panels, vec![(Panel::Curve, Rect::new(0, 7, 80, 16))]);
     }
@@ -209,6 +219,9 @@ mod tests {
     #[test]
     fn clicking_a_tab_finds_it() {
         assert_eq!(tab_at((80, 24), 0, 1, 6), Some(Panel::Throughput));
+        let (_, x, end) = tab_spans(0)[6];
+        assert!(end <= 80, "seven tabs fit 80 columns: {end}");
+        assert_eq!(tab_at((80, 24), 0, x, 6), Some(Panel::Steps));
         let (_, x, _) = tab_spans(0)[2];
         assert_eq!(tab_at((80, 24), 0, x, 6), Some(Panel::Curve));
         assert_eq!(tab_at((80, 24), 0, x, 7), None);

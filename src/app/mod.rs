@@ -12,6 +12,7 @@ pub mod keymap;
 pub mod keys;
 pub mod layout;
 pub mod msg;
+mod note;
 pub mod overlay;
 pub mod slot;
 pub mod state;

@@ -27,8 +27,10 @@ pub enum Msg {
         target: PathBuf,
     },
     Interval(Box<IntervalReport>),
+    /// The labels of the plan's steps, in order (sent as the run starts): what remains.
+    PlanSteps(Vec<String>),
     StepStarted(StepInfo),
-    StepFinished(CurvePoint),
+    StepFinished(CurvePoint, Box<crate::session::StepResult>),
     /// The grid of a run whose tests' runs make one figure (diskmark), as it fills: each
     /// test's best (or mean) so far.
     Grid(Vec<crate::session::GridCell>),
@@ -144,6 +146,8 @@ pub enum Effect {
     StopDrive(usize),
     SkipStep,
     Snapshot,
+    /// A note the user wrote, to record in the running session.
+    Note(String),
     /// The user chose another target between runs: watch its drive (telemetry and the
     /// header's identity) as the run will.
     WatchTarget(PathBuf),

@@ -20,6 +20,10 @@ pub enum Overlay {
         original: usize,
     },
     Confirm(Confirm),
+    /// A note being written into the running session (`text` so far); Enter records it.
+    Note {
+        text: String,
+    },
 }
 
 /// A yes/no question.
@@ -53,10 +57,24 @@ pub enum Panel {
     Thermal,
     KernelHost,
     Events,
+    /// The steps done with their results, the running one, and what remains.
+    Steps,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 6] = [
+    pub const ALL: [Panel; 7] = [
+        Panel::Throughput,
+        Panel::Latency,
+        Panel::Curve,
+        Panel::Thermal,
+        Panel::KernelHost,
+        Panel::Events,
+        Panel::Steps,
+    ];
+
+    /// The grid's six cells, row by row; the Steps panel takes the curve's cell while its
+    /// tab is the one chosen (both are made of the finished steps).
+    pub const GRID: [Panel; 6] = [
         Panel::Throughput,
         Panel::Latency,
         Panel::Curve,
@@ -73,14 +91,15 @@ impl Panel {
             Panel::Thermal => "Thermal & power",
             Panel::KernelHost => "Kernel & host",
             Panel::Events => "Events",
+            Panel::Steps => "Steps",
         }
     }
 
-    /// The name on its tab (short enough for six tabs in 80 columns).
+    /// The name on its tab (short enough for seven tabs in 80 columns).
     pub fn tab_title(self) -> &'static str {
         match self {
             Panel::Thermal => "Thermal",
-            Panel::KernelHost => "Kernel/host",
+            Panel::KernelHost => "Kernel",
             other => other.title(),
         }
     }

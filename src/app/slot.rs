@@ -91,6 +91,12 @@ pub struct DriveRun {
     pub curve: Ring<CurvePoint>,
     /// The diskmark grid so far (empty for a run of no such tests).
     pub grid: Vec<crate::session::GridCell>,
+    /// Finished steps' results, in order (the Steps panel's rows).
+    pub results: Vec<crate::session::StepResult>,
+    /// The labels of the plan's steps, in order (known as the run starts).
+    pub plan_steps: Vec<String>,
+    /// The step of `step` is still running (it started and has not finished).
+    pub step_open: bool,
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
@@ -112,6 +118,9 @@ impl Default for DriveRun {
             last: None,
             curve: Ring::new(CURVE_HISTORY),
             grid: Vec::new(),
+            results: Vec::new(),
+            plan_steps: Vec::new(),
+            step_open: false,
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,

@@ -186,7 +186,9 @@ impl App {
     pub fn available(&self, a: super::Action) -> bool {
         use super::Action::*;
         match a {
-            Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets => !self.replay,
+            Start | PauseResume | Stop | SkipStep | Snapshot | Targets | Presets | Note => {
+                !self.replay
+            }
             StopDrive => !self.replay && self.drives.len() > 1,
             AllDrives => self.drives.len() > 1,
             SeekBack | SeekForward | SeekStart | SeekEnd => self.replay,

@@ -96,8 +96,15 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
         }
         Msg::StepStarted(info) => step_started(app, i, info),
         Msg::Interval(r) => interval(app, i, *r),
-        Msg::StepFinished(p) => {
-            app.slot_mut(i).run.curve.push(p);
+        Msg::PlanSteps(labels) => {
+            app.slot_mut(i).run.plan_steps = labels;
+            app.dirty = true;
+        }
+        Msg::StepFinished(p, result) => {
+            let run = &mut app.slot_mut(i).run;
+            run.curve.push(p);
+            run.results.push(*result);
+            run.step_open = false;
             app.dirty = true;
         }
         Msg::Grid(cells) => {
@@ -187,7 +194,8 @@ fn others(app: &mut App, msg: Msg) {
         | Msg::RunStarted { .. }
         | Msg::StepStarted(_)
         | Msg::Interval(_)
-        | Msg::StepFinished(_)
+        | Msg::PlanSteps(_)
+        | Msg::StepFinished(..)
         | Msg::Grid(_)
         | Msg::Drive(_)
         | Msg::SteadyState(_)
@@ -217,6 +225,7 @@ fn step_started(app: &mut App, i: usize, info: StepInfo) {
     let held = app.run.pauses.held(app.now_s);
     let run = &mut app.slot_mut(i).run;
     run.step = Some(info);
+    run.step_open = true;
     run.last = None;
     run.paused_before_step_s = held;
     if phase_changed {

@@ -191,6 +191,8 @@ pub enum EventCategory {
     Error,
     Save,
     Info,
+    /// A note the user wrote during the run.
+    Note,
 }
 
 impl EventCategory {
@@ -203,6 +205,7 @@ impl EventCategory {
             EventCategory::Error => "error",
             EventCategory::Save => "saved",
             EventCategory::Info => "info",
+            EventCategory::Note => "note",
         }
     }
 }
@@ -225,6 +228,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             K::Health => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
+            K::UserNote => EventCategory::Note,
             K::Note
             | K::Skip
             | K::Stopped

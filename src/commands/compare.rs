@@ -74,7 +74,7 @@ pub fn run(a: &CompareArgs) -> Result<Verdict, ReportCmdError> {
             &format!(
                 "{}: {}\n",
                 crate::ostext::printable(name),
-                crate::ostext::printable(note)
+                crate::ostext::printable(&note)
             ),
         );
     }

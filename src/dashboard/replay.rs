@@ -135,6 +135,11 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             target: PathBuf::from(&s.target.path),
         },
     ));
+    // The steps that ran are the plan a replay knows.
+    out.push((
+        0.0,
+        Msg::PlanSteps(s.steps.iter().map(|st| st.label.clone()).collect()),
+    ));
     let count = s.steps.len();
     let plan_end = s
         .steps
@@ -172,7 +177,10 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
         }
         out.push((
             st.end_s,
-            Msg::StepFinished(CurvePoint::new(st.series(), &st.summary)),
+            Msg::StepFinished(
+                CurvePoint::new(st.series(), &st.summary),
+                Box::new(session::StepResult::of(st, k as u32 + 1, None)),
+            ),
         ));
     }
     let step_start = |i: u32| {

@@ -360,6 +360,7 @@ pub(super) fn spawn_effects(
                 Effect::Resume => send(&current, RunCmd::Resume),
                 Effect::Stop => send(&current, RunCmd::Stop),
                 Effect::SkipStep => send(&current, RunCmd::Skip),
+                Effect::Note(text) => send(&current, RunCmd::Note(text)),
                 Effect::Snapshot => match &current {
                     Some(c) if c.active() => c.handle.send(RunCmd::Snapshot),
                     _ => {

@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
 use crate::plan::SteadyVerdict;
 use crate::run::{Happening, Prepared, RunEvent, Sink};
-use crate::session::{grid_of, EventKind, GridRun};
+use crate::session::{grid_of, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
 use crate::workload::{RunOf, Workload};
 
@@ -31,6 +31,8 @@ pub(super) struct DashboardSink {
     grid_step: Option<(RunOf, Workload)>,
     /// The finished runs of such tests: the grid so far.
     grid_runs: Vec<(RunOf, Workload, StepSummary)>,
+    /// Steps finished so far (this drive's): the next result's number is one more.
+    done: u32,
     /// The drive this sink speaks for, in a run of several.
     drive: Option<usize>,
     /// In a run of several: one sink per drive.
@@ -48,6 +50,7 @@ impl DashboardSink {
             series: String::new(),
             grid_step: None,
             grid_runs: Vec::new(),
+            done: 0,
             drive: None,
             drives: Vec::new(),
         }
@@ -128,8 +131,12 @@ impl Sink for DashboardSink {
                 self.plan_expected_s =
                     Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());
                 self.count = run.plan.steps.len();
+                self.done = 0;
                 self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
                 self.started(run, session);
+                self.send(Msg::PlanSteps(
+                    run.plan.steps.iter().map(|s| s.name.clone()).collect(),
+                ));
             }
             RunEvent::StepStarted {
                 index,
@@ -169,10 +176,18 @@ impl Sink for DashboardSink {
                 for s in &r.summary.fio_series {
                     self.show(&EventKind::Note, s.to_string());
                 }
-                self.send(Msg::StepFinished(CurvePoint::new(
-                    self.series.clone(),
+                self.done += 1;
+                let result = StepResult::from_summary(
                     &r.summary,
-                )));
+                    r.name.clone(),
+                    self.series.clone(),
+                    self.done,
+                    None,
+                );
+                self.send(Msg::StepFinished(
+                    CurvePoint::new(self.series.clone(), &r.summary),
+                    Box::new(result),
+                ));
                 self.grid_run(&r.summary);
             }
             // The panels announce phases themselves from StepStarted.

@@ -62,6 +62,7 @@ pub fn throughput(s: &Session) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no intervals recorded".into(),
+        paused,
     }
 }
 
@@ -107,6 +108,7 @@ pub fn latency(s: &Session) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no intervals recorded".into(),
+        paused,
     }
 }
 
@@ -196,6 +198,7 @@ pub fn curve(s: &Session) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no step finished".into(),
+        paused: Vec::new(),
     }
 }
 
@@ -229,6 +232,7 @@ pub fn temperature(s: &Session) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no temperature samples in this session".into(),
+        paused: s.paused_spans(),
     }
 }
 
@@ -236,6 +240,7 @@ pub fn temperature(s: &Session) -> Chart {
 /// drive: throughput (IOPS or MB/s, reads and writes together) and p99 latency over time,
 /// the curves, the temperatures.
 fn overlaid(s: &Session) -> Vec<Chart> {
+    let paused = s.paused_spans();
     let views = s.drive_views();
     let labels = s.drive_labels();
     let mbps = prefers_mbps(&s.intervals);
@@ -257,7 +262,7 @@ fn overlaid(s: &Session) -> Vec<Chart> {
             let pts = v
                 .intervals
                 .iter()
-                .map(|r| (r.t, if mbps { r.mbps() } else { r.iops() }))
+                .map(|r| unless_paused(&paused, r.t, if mbps { r.mbps() } else { r.iops() }))
                 .collect();
             line(i, format!("{} {unit}", labels[i]), pts)
         })
@@ -268,7 +273,11 @@ fn overlaid(s: &Session) -> Vec<Chart> {
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let pts = v.intervals.iter().map(|r| (r.t, r.lat_us.p99)).collect();
+            let pts = v
+                .intervals
+                .iter()
+                .map(|r| unless_paused(&paused, r.t, r.lat_us.p99))
+                .collect();
             line(i, format!("{} p99", labels[i]), pts)
         })
         .filter(|x| x.points.iter().any(|p| p.1 > 0.0))

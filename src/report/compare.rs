@@ -74,6 +74,7 @@ pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no session has a finished step".into(),
+        paused: Vec::new(),
     }
 }
 
@@ -114,6 +115,7 @@ pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no intervals".into(),
+        paused: Vec::new(),
     }
 }
 
@@ -151,11 +153,23 @@ fn state_of(s: &Session) -> String {
 
 /// What a session's workload is, as (name, value) pairs to set side by side: the preset
 /// for a preset run, else the single workload's shape.
-/// What each session says was tested (`--note`): (its name, its note), for those that say.
-pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, &'a str)> {
+/// What each session says was tested (`--note`) and the notes written during its run
+/// (each with its run time: `at 1:05: fan off`): (its name, the note), for those that say.
+pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, String)> {
     entries
         .iter()
-        .filter_map(|e| Some((e.name.as_str(), e.session.note.as_deref()?)))
+        .flat_map(|e| {
+            let given = e.session.note.iter().map(|n| n.to_string());
+            let during = e
+                .session
+                .user_notes()
+                .into_iter()
+                .map(|(t, n)| format!("at {}: {n}", crate::ui::format::clock(t)));
+            given
+                .chain(during)
+                .map(move |n| (e.name.as_str(), n))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

@@ -42,12 +42,13 @@ pub fn exceedance(h: &Histogram<u64>) -> Vec<(f64, f64)> {
     pts
 }
 
-/// One chart per workload of a one-drive session whose histograms are in `hlog`; nothing
-/// when the log cannot be read (the page says so in its note).
+/// One chart per workload of a session (or one drive's view of a session of several) whose
+/// histograms are in `hlog`; nothing when the log cannot be read (the page says so in its
+/// note).
 pub fn charts(s: &Session, hlog: &Path) -> Vec<Chart> {
     let mut groups: Vec<(String, Vec<Series>)> = Vec::new();
     for (n, st) in s.steps.iter().enumerate() {
-        let Ok(span) = histlog::read_span(hlog, st.start_s, st.end_s, None) else {
+        let Ok(span) = histlog::read_drive_span(hlog, st.start_s, st.end_s, st.drive) else {
             return Vec::new();
         };
         let points = exceedance(&span.hist);
@@ -96,6 +97,7 @@ pub fn charts(s: &Session, hlog: &Path) -> Vec<Chart> {
             key: Vec::new(),
             series,
             empty_note: "no histograms in this span".into(),
+            paused: Vec::new(),
         })
         .collect()
 }

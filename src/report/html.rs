@@ -16,6 +16,31 @@ use crate::units::format_size;
 const PAGE_CACHE_ROW: &str =
     "through the page cache (--direct 0): the figures are the cache's as much as the drive's";
 
+/// Each step's latency distribution (nothing when there are no charts).
+fn distribution_section(o: &mut String, charts: &[Chart], h: &str) {
+    if charts.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "<{h}>Latency distribution per step</{h}>\n<p class=\"note\">From the histograms saved with the session: for each latency, the share of the step's I/Os that took longer (0.01 is the p99, 0.001 the p99.9).</p>");
+    for c in charts {
+        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+    }
+}
+
+/// The notes written during the run, with the run time each came at.
+fn notes_section(o: &mut String, s: &Session) {
+    let notes = s.user_notes();
+    if notes.is_empty() {
+        return;
+    }
+    o.push_str("<h2>Notes</h2>\n");
+    let rows: Vec<Vec<String>> = notes
+        .iter()
+        .map(|(t, n)| vec![crate::ui::format::clock(*t), n.to_string()])
+        .collect();
+    grid(o, "notes", &["time", "note"], &rows);
+}
+
 fn summary_rows(s: &Session) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = s
         .note
@@ -187,7 +212,14 @@ pub fn session_page(s: &Session, charts: &[Chart], warnings: &[String]) -> Strin
 }
 
 /// The page of one session, charts inline, with the steps' latency distributions.
-pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[String]) -> String {
+/// `distributions`: the latency distribution charts of the session (one list), or of each
+/// drive of a session of several (a list a drive, in order).
+pub fn page(
+    s: &Session,
+    charts: &[Chart],
+    distributions: &[Vec<Chart>],
+    warnings: &[String],
+) -> String {
     let title = if s.drives.is_empty() {
         format!("drivescope report: {}", s.label())
     } else {
@@ -215,6 +247,7 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
     }
     o.push_str("<h2>Summary</h2>\n");
     kv_table(&mut o, "summary", &summary_rows(s));
+    notes_section(&mut o, s);
     if !s.drives.is_empty() {
         drives_table(&mut o, s);
     } else if let Some(sum) = super::soak::summary(s) {
@@ -230,14 +263,15 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
     for c in charts {
         let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
     }
-    if s.histograms.is_none() && s.drives.is_empty() && !s.steps.is_empty() {
+    if s.histograms.is_none() && !s.steps.is_empty() {
         o.push_str("<p class=\"note\">Each step's latency distribution is drawn from the histograms a run saves with <code>--histograms</code>; this session has none.</p>\n");
     }
-    if !distributions.is_empty() {
-        o.push_str("<h2>Latency distribution per step</h2>\n<p class=\"note\">From the histograms saved with the session: for each latency, the share of the step's I/Os that took longer (0.01 is the p99, 0.001 the p99.9).</p>\n");
-        for c in distributions {
-            let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
-        }
+    if s.drives.is_empty() {
+        distribution_section(
+            &mut o,
+            distributions.first().map_or(&[], Vec::as_slice),
+            "h2",
+        );
     }
     if s.drives.is_empty() {
         drive_sections(&mut o, s, "h2");
@@ -255,6 +289,11 @@ pub fn page(s: &Session, charts: &[Chart], distributions: &[Chart], warnings: &[
             curve.id = format!("curve-drive-{}", i + 1);
             curve.title = format!("{label}: {}", curve.title);
             let _ = writeln!(o, "<div class=\"figure\">{}</div>", curve.render());
+            distribution_section(
+                &mut o,
+                distributions.get(i).map_or(&[], Vec::as_slice),
+                "h3",
+            );
             drive_sections(&mut o, &view, "h3");
         }
     }

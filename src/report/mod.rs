@@ -263,9 +263,22 @@ pub fn write_report_with(
         files.push(p);
     }
     let p = dir.join(HTML_FILE);
-    let distributions = match hlog {
-        Some(h) if s.drives.is_empty() => distribution::charts(s, h),
-        _ => Vec::new(),
+    // One list for a session, one a drive for a session of several (ids kept apart).
+    let distributions: Vec<Vec<svg::Chart>> = match hlog {
+        Some(h) if s.drives.is_empty() => vec![distribution::charts(s, h)],
+        Some(h) => s
+            .drive_views()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut charts = distribution::charts(v, h);
+                for c in &mut charts {
+                    c.id = format!("drive-{}-{}", i + 1, c.id);
+                }
+                charts
+            })
+            .collect(),
+        None => Vec::new(),
     };
     write_atomic(
         &p,

@@ -135,6 +135,7 @@ pub fn chart(s: &Session, sum: &SoakSummary) -> Chart {
         key: Vec::new(),
         series,
         empty_note: "no temperature or throughput recorded".into(),
+        paused: Vec::new(),
     }
 }
 

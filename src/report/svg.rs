@@ -54,6 +54,9 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Shown instead of the plot when no series has a point.
     pub empty_note: String,
+    /// Spans of the x axis (a time axis) the user's pause held the run: each drawn as a
+    /// shaded band labelled `paused`.
+    pub paused: Vec<(f64, f64)>,
 }
 
 /// Colours that stay apart on white and for common colour blindness (Okabe–Ito).
@@ -326,6 +329,7 @@ impl Chart {
             px1: top,
         };
         self.grid(&mut o, (&xa, &xt), (&ya, &yt), top);
+        self.paused_bands(&mut o, &xa, top);
         self.frame(&mut o, top);
         self.lines(&mut o, &xa, &ya);
         self.legend(&mut o, named, &legend);
@@ -369,6 +373,27 @@ impl Chart {
                 xa.map(t),
                 H - BOTTOM + 16.0,
                 esc(&format_value(t, self.x_unit))
+            );
+        }
+    }
+
+    /// A shaded band, labelled, over each paused span (clipped to the plot).
+    fn paused_bands(&self, o: &mut String, xa: &Axis, top: f64) {
+        for &(a, b) in &self.paused {
+            let (a, b) = (a.max(xa.lo), b.min(xa.hi));
+            if !(a.is_finite() && b.is_finite()) || b <= a {
+                continue;
+            }
+            let (x0, x1) = (xa.map(a), xa.map(b));
+            let _ = write!(
+                o,
+                "<rect class=\"paused\" x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#888888\" fill-opacity=\"0.18\"><title>paused {} to {}</title></rect><text class=\"paused\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555555\">paused</text>",
+                (x1 - x0).max(1.0),
+                H - BOTTOM - top,
+                esc(&format_value(a, self.x_unit)),
+                esc(&format_value(b, self.x_unit)),
+                (x0 + x1) / 2.0,
+                top + 12.0
             );
         }
     }
@@ -536,6 +561,7 @@ mod tests {
                 tips: vec!["one".into()],
             }],
             empty_note: String::new(),
+            paused: Vec::new(),
         };
         let svg = c.render();
         assert!(svg.contains("a &lt; b &amp; c"));

@@ -427,6 +427,69 @@ fn a_paused_span_is_a_gap_in_the_lines_over_time() {
     }
     let lat = super::charts::latency(&s).render();
     assert_eq!(lat.matches("data-series=\"p99\"").count(), 2, "{lat}");
+    // Each chart over time marks the span: a shaded band labelled paused.
+    for svg in [&svg, &lat] {
+        assert_eq!(svg.matches("<rect class=\"paused\"").count(), 1, "{svg}");
+        assert!(svg.contains(">paused</text>"), "{svg}");
+    }
+}
+
+#[test]
+fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() {
+    use crate::session::{DriveEntry, Event, EventKind};
+    let mut s = session();
+    s.drives = ["a", "b"]
+        .iter()
+        .map(|l| DriveEntry {
+            label: l.to_string(),
+            ..DriveEntry::default()
+        })
+        .collect();
+    s.steps = (0..2)
+        .map(|i| {
+            let mut st = step(i, 1000.0, 100.0);
+            st.drive = Some(i);
+            st
+        })
+        .collect();
+    s.intervals = (0..12)
+        .map(|k| {
+            let mut r = IntervalRecord {
+                t: f64::from(k / 2 + 1),
+                dt: 1.0,
+                step: k % 2,
+                drive: Some(k % 2),
+                read_iops: 1000.0,
+                ..IntervalRecord::default()
+            };
+            r.lat_us.p99 = 100.0;
+            r
+        })
+        .collect();
+    for (t, kind) in [(2.5, EventKind::Paused), (4.0, EventKind::Resumed)] {
+        s.events.push(Event {
+            t,
+            kind,
+            message: String::new(),
+            data: serde_yaml::Value::Null,
+            drive: None,
+        });
+    }
+    let charts = super::charts::all(&s);
+    let (tp, lat) = (charts[0].render(), charts[1].render());
+    for d in ["a", "b"] {
+        let name = format!("data-series=\"{d} IOPS\"");
+        assert_eq!(tp.matches(&name).count(), 2, "{d}'s line broken once: {tp}");
+        let name = format!("data-series=\"{d} p99\"");
+        assert_eq!(
+            lat.matches(&name).count(),
+            2,
+            "{d}'s p99 broken once: {lat}"
+        );
+    }
+    for svg in [&tp, &lat] {
+        assert_eq!(svg.matches("<rect class=\"paused\"").count(), 1, "{svg}");
+    }
 }
 
 /// The rows of the table of class `class`: each row's cells' text.

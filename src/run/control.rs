@@ -12,7 +12,7 @@ use crate::engine::StepControl;
 use crate::outcome::StopBy;
 
 /// What the user can ask of a running plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunCmd {
     /// Hold the I/O; the step's time and rate schedule resume where they were.
     Pause,
@@ -25,6 +25,8 @@ pub enum RunCmd {
     Snapshot,
     /// A run of several drives: end drive `n` (its index) only; the others go on.
     StopDrive(usize),
+    /// Record the user's note in the session, at the time it came.
+    Note(String),
 }
 
 /// The sending side: cheap to clone, usable from any thread.
@@ -51,7 +53,7 @@ impl RunHandle {
                 }
                 self.flags.stop.store(true, Ordering::Relaxed);
             }
-            RunCmd::Skip | RunCmd::Snapshot | RunCmd::StopDrive(_) => {}
+            RunCmd::Skip | RunCmd::Snapshot | RunCmd::StopDrive(_) | RunCmd::Note(_) => {}
         }
         let _ = self.tx.send(cmd);
     }

@@ -173,6 +173,12 @@ impl Hub<'_, '_> {
         }
     }
 
+    /// The user's note, recorded at the time it came (the run's, not a drive's).
+    pub(super) fn user_note(&mut self, text: &str) {
+        self.rec.set_current_drive(None);
+        self.rec.push_event(EventKind::UserNote, text);
+    }
+
     pub(super) fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
         match self.rec.snapshot_by_hand() {

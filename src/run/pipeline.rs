@@ -389,6 +389,7 @@ impl<'c> Relay<'c> {
                 // session records when.
                 RunCmd::Pause => hub.paused(true),
                 RunCmd::Resume => hub.paused(false),
+                RunCmd::Note(text) => hub.user_note(&text),
                 RunCmd::Stop => {}
             }
         }

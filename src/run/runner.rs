@@ -116,7 +116,11 @@ impl StepObserver for StepWatch<'_, '_> {
             match cmd {
                 RunCmd::Skip => answer = Control::Stop(EndedBy::Skipped),
                 RunCmd::Snapshot => self.rep.obs.snapshot(),
-                RunCmd::Stop | RunCmd::Pause | RunCmd::Resume | RunCmd::StopDrive(_) => {}
+                RunCmd::Stop
+                | RunCmd::Pause
+                | RunCmd::Resume
+                | RunCmd::StopDrive(_)
+                | RunCmd::Note(_) => {}
             }
         }
         if self.ctl.stop_requested() {

@@ -60,7 +60,7 @@ pub fn header(started: SystemTime) -> Vec<u8> {
 
 /// Encodes the histograms of one interval (response latency per direction; empty ones are
 /// left out) as log lines.
-pub fn encode_interval(start_s: f64, dt_s: f64, hists: &LatHists) -> Vec<u8> {
+pub fn encode_interval(start_s: f64, dt_s: f64, hists: &LatHists, drive: Option<u32>) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut ser = V2DeflateSerializer::new();
     if let Ok(mut w) = IntervalLogWriterBuilder::new().begin_log_with(&mut buf, &mut ser) {
@@ -73,7 +73,7 @@ pub fn encode_interval(start_s: f64, dt_s: f64, hists: &LatHists) -> Vec<u8> {
                 h,
                 Duration::from_secs_f64(start_s.max(0.0)),
                 Duration::from_secs_f64(dt_s.max(0.0)),
-                Tag::new(tag),
+                Tag::new(&tag_of(tag, drive)),
             );
         }
     }
@@ -94,12 +94,47 @@ pub struct Span {
     pub stopped: Option<String>,
 }
 
+/// The tag of a direction's histograms (`read`), of drive `drive` in a run of several
+/// (`read.d2`: the drives' intervals overlap in time, so the log tells them apart).
+fn tag_of(dir: &str, drive: Option<u32>) -> String {
+    match drive {
+        Some(d) => format!("{dir}.d{d}"),
+        None => dir.to_string(),
+    }
+}
+
+/// The drive whose histograms a tag holds (`read.d2` → 2); none for a run of one.
+fn drive_of(tag: Option<&str>) -> Option<u32> {
+    tag?.rsplit_once(".d").and_then(|(_, d)| d.parse().ok())
+}
+
 /// Merges the intervals of `tag` (`None`: every direction) that lie within the span.
 pub fn read_span(
     path: &Path,
     from_s: f64,
     to_s: f64,
     tag: Option<&str>,
+) -> Result<Span, SessionError> {
+    read_span_where(path, from_s, to_s, &|t| tag.is_none_or(|x| t == Some(x)))
+}
+
+/// Merges drive `drive`'s intervals (both directions) that lie within the span; `None`:
+/// those of a run of one drive. A log of a release that did not tag drives has none.
+pub fn read_drive_span(
+    path: &Path,
+    from_s: f64,
+    to_s: f64,
+    drive: Option<u32>,
+) -> Result<Span, SessionError> {
+    read_span_where(path, from_s, to_s, &|t| drive_of(t) == drive)
+}
+
+/// Merges the intervals within the span whose tag `keep` takes.
+fn read_span_where(
+    path: &Path,
+    from_s: f64,
+    to_s: f64,
+    keep: &dyn Fn(Option<&str>) -> bool,
 ) -> Result<Span, SessionError> {
     let bytes = crate::input::read_input(path, MAX_BYTES, "histogram log")?;
     let mut span = Span {
@@ -117,7 +152,7 @@ pub fn read_span(
                 break;
             }
         };
-        if tag.is_some_and(|t| iv.tag().map(|x| x.as_str()) != Some(t)) {
+        if !keep(iv.tag().map(|x| x.as_str())) {
             continue;
         }
         let start = iv.start_timestamp().as_secs_f64();
@@ -164,7 +199,7 @@ mod tests {
             for k in 0..500 {
                 h.service[(k % 3 == 0) as usize].saturating_record(50_000 + i * 10_000 + k * 37);
             }
-            log.extend(encode_interval(i as f64, 1.0, &h));
+            log.extend(encode_interval(i as f64, 1.0, &h, None));
             all.add(&h);
             if (3..7).contains(&i) {
                 middle.add(&h);
@@ -193,5 +228,34 @@ mod tests {
             "{}",
             torn.histograms
         );
+    }
+
+    #[test]
+    fn each_drives_histograms_read_apart_though_their_times_overlap() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.hlog");
+        let mut log = header(SystemTime::now());
+        for drive in 0..3u32 {
+            for i in 0..4u64 {
+                let mut h = LatHists::new(false);
+                for k in 0..(100 * (u64::from(drive) + 1)) {
+                    h.service[0].saturating_record(10_000 * (u64::from(drive) + 1) + k);
+                }
+                log.extend(encode_interval(i as f64, 1.0, &h, Some(drive)));
+            }
+        }
+        std::fs::write(&p, &log).unwrap();
+        for drive in 0..3u32 {
+            let span = read_drive_span(&p, 0.0, 4.0, Some(drive)).unwrap();
+            assert_eq!(span.histograms, 4, "drive {drive}");
+            // Its own I/Os only: each drive recorded a different count.
+            assert_eq!(span.hist.len(), 400 * (u64::from(drive) + 1));
+        }
+        let none = read_drive_span(&p, 0.0, 4.0, None).unwrap();
+        assert_eq!(
+            none.histograms, 0,
+            "no drive's histograms are a one-drive run's"
+        );
+        assert_eq!(read_span(&p, 0.0, 4.0, None).unwrap().histograms, 12);
     }
 }

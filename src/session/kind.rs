@@ -52,13 +52,15 @@ pub enum EventKind {
     Paused,
     /// The user resumed the run (how long it stood paused, as data: `{paused_s}`).
     Resumed,
+    /// A note the user wrote while the run went on (the dashboard's note key).
+    UserNote,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
     /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 21] = [
+    pub const KNOWN: [EventKind; 22] = [
         EventKind::Note,
         EventKind::Phase,
         EventKind::SteadyState,
@@ -80,6 +82,7 @@ impl EventKind {
         EventKind::DriveErrors,
         EventKind::Paused,
         EventKind::Resumed,
+        EventKind::UserNote,
     ];
 
     pub fn as_str(&self) -> &str {
@@ -105,6 +108,7 @@ impl EventKind {
             EventKind::DriveErrors => "drive_errors",
             EventKind::Paused => "paused",
             EventKind::Resumed => "resumed",
+            EventKind::UserNote => "user_note",
             EventKind::Other(s) => s,
         }
     }
@@ -151,6 +155,7 @@ mod tests {
             assert_eq!(EventKind::parse(k.as_str()), k);
         }
         assert_eq!(EventKind::VerifyUnsaved.as_str(), "verify_unsaved");
+        assert_eq!(EventKind::parse("user_note"), EventKind::UserNote);
         assert_eq!(
             EventKind::parse("a later kind"),
             EventKind::Other("a later kind".into())

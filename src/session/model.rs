@@ -438,6 +438,16 @@ pub struct Session {
 }
 
 impl Session {
+    /// The notes the user wrote while the run went on (the dashboard's note key), in
+    /// order: (seconds since the start, the note).
+    pub fn user_notes(&self) -> Vec<(f64, &str)> {
+        self.events
+            .iter()
+            .filter(|e| e.kind == super::kind::EventKind::UserNote)
+            .map(|e| (e.t, e.message.as_str()))
+            .collect()
+    }
+
     /// The spans the user's pause held the run, seconds since the start (from each
     /// `paused` event to the `resumed` after it; a pause never resumed lasts to the last
     /// interval).

@@ -108,12 +108,23 @@ pub struct StepResult {
 impl StepResult {
     /// The result of `r`, the `step`-th (from 1) of drive `drive`.
     pub fn of(r: &StepRecord, step: u32, drive: Option<String>) -> StepResult {
-        let s = &r.summary;
+        StepResult::from_summary(&r.summary, r.label.clone(), r.series(), step, drive)
+    }
+
+    /// The result of a step labelled `label` on workload `workload` (its shape) that ended
+    /// with summary `s`: what a running dashboard has when a step finishes.
+    pub fn from_summary(
+        s: &crate::stats::StepSummary,
+        label: String,
+        workload: String,
+        step: u32,
+        drive: Option<String>,
+    ) -> StepResult {
         StepResult {
             drive,
             step,
-            label: r.label.clone(),
-            workload: r.series(),
+            label,
+            workload,
             target_iops: s.target_iops,
             read: DirResult {
                 ios: s.read_ios,

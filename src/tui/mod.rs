@@ -16,7 +16,7 @@
 //!             Effect::StartRun { preset_id, target, .. } => {
 //!                 let _ = msg_tx.send(Msg::RunStarted { preset_id, target });
 //!                 // ... Msg::StepStarted, Msg::Interval(report), Msg::Telemetry(..),
-//!                 // Msg::StepFinished(CurvePoint::new(series, &summary)), Msg::RunEnded { .. }
+//!                 // Msg::StepFinished(point, result), Msg::RunEnded { .. }
 //!             }
 //!             Effect::Quit => break,
 //!             _ => {}

@@ -95,8 +95,28 @@ fn tab_bar(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The note being written, on the status line: its end in view as it grows.
+fn note_input(app: &App, f: &mut Frame, area: ratatui::layout::Rect, text: &str) {
+    let t = app.theme();
+    let hint = "  Enter records · Esc drops";
+    let room = usize::from(area.width).saturating_sub(6 + 1 + hint.chars().count());
+    let spans = vec![
+        Span::styled("note: ", Style::default().fg(t.accent)),
+        Span::styled(
+            format::cut_start(&format::shown(text), room),
+            Style::default().fg(t.fg),
+        ),
+        Span::styled("▏", Style::default().fg(t.accent)),
+        Span::styled(hint, t.dim_style()),
+    ];
+    f.render_widget(Paragraph::new(Line::from(spans)).style(t.base()), area);
+}
+
 fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
     let t = app.theme();
+    if let Some(crate::app::Overlay::Note { text }) = &app.overlay {
+        return note_input(app, f, area, text);
+    }
     if let Some((n, _)) = &app.notice {
         // A notice longer than the line wraps upwards over the panels' last rows (at most
         // a third of the screen) rather than being cut.

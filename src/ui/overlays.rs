@@ -30,6 +30,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Some(Overlay::Targets { typing }) => targets(app, f, area, typing.as_deref()),
         Some(Overlay::Themes { .. }) => themes(app, f, area),
         Some(Overlay::Confirm(c)) => confirm(app, f, area, *c),
+        // A note is written on the status line.
+        Some(Overlay::Note { .. }) => {}
     }
 }
 

@@ -9,7 +9,9 @@ use drivescope::app::{
     KernelView, Keymap, Msg, PresetEntry, SteadyView, StepInfo, TargetEntry, TargetKind,
     TelemetryView,
 };
-use drivescope::session::EventKind;
+use drivescope::outcome::EndedBy;
+use drivescope::session::results::{DirResult, LatFigures};
+use drivescope::session::{EventKind, StepResult};
 use drivescope::stats::{DirCounts, IntervalReport, IoErrorRecord, LatSummary};
 use drivescope::telemetry::{Health, HealthChange, HealthReason};
 use drivescope::ui::theme;
@@ -136,6 +138,39 @@ pub fn ctrl(c: char) -> Msg {
 }
 
 /// Applies messages in order; returns every effect.
+/// The message of a finished step whose curve point is `p`: its result, as a run's would
+/// be (reads of 4 KiB at the point's rate and latency), numbered `step`, labelled `label`.
+pub fn finished(p: CurvePoint, label: &str, step: u32) -> Msg {
+    let lat = LatFigures {
+        mean: p.mean_us,
+        p50: p.mean_us * 0.9,
+        p99: p.p99_us,
+        p99_9: p.p999_us,
+        p99_99: p.p999_us * 1.5,
+        p99_999: None,
+        max: p.p999_us * 3.0,
+    };
+    let result = StepResult {
+        drive: None,
+        step,
+        label: label.into(),
+        workload: p.series.clone(),
+        target_iops: p.target_iops,
+        read: DirResult {
+            ios: (p.iops.max(0.0) * 60.0) as u64,
+            iops: p.iops,
+            mbps: p.iops * 4096.0 / 1e6,
+            lat_us: Some(lat),
+        },
+        write: DirResult::default(),
+        trim: DirResult::default(),
+        errors: 0,
+        ended_by: EndedBy::Duration,
+        measured_s: 60.0,
+    };
+    Msg::StepFinished(p, Box::new(result))
+}
+
 pub fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<Effect> {
     msgs.into_iter().flat_map(|m| update(app, m)).collect()
 }
@@ -232,6 +267,22 @@ pub fn telemetry(t_s: f64, temp: f64, transitions: u64) -> TelemetryView {
     }
 }
 
+/// The labels of the `running` fixture's plan: twelve steps of a sweep.
+pub const SWEEP_STEPS: [&str; 12] = [
+    "rate 90% of max",
+    "rate 70% of max",
+    "rate 50% of max",
+    "4k randread QD32",
+    "rate 30% of max",
+    "rate 10% of max",
+    "rate 5% of max",
+    "rate 1% of max",
+    "write 90% of max",
+    "write 50% of max",
+    "write 10% of max",
+    "write 1% of max",
+];
+
 /// The fourth step of an iorate sweep on a Micron 7400, 30 intervals in, with three
 /// finished sweep steps on the curve.
 pub fn running(size: (u16, u16)) -> App {
@@ -245,38 +296,40 @@ pub fn running(size: (u16, u16)) -> App {
                 preset_id: "sweep".into(),
                 target: scratch(),
             },
-            Msg::StepStarted(StepInfo {
-                index: 3,
-                count: 12,
-                name: "4k randread QD32".into(),
-                phase_name: "sweep".into(),
-                started_s: 540.0,
-                expected_s: Some(60.0),
-                plan_expected_s: Some(1260.0),
-                rate_limited: false,
-                target_iops: None,
-                engine: Default::default(),
-                engine_options: Default::default(),
-            }),
+            Msg::PlanSteps(SWEEP_STEPS.iter().map(|s| s.to_string()).collect()),
         ],
     );
     for (i, p) in [(900_000.0, 350.0), (700_000.0, 140.0), (500_000.0, 90.0)]
         .iter()
         .enumerate()
     {
-        send(
-            &mut app,
-            [Msg::StepFinished(CurvePoint {
-                series: "randread 4KiB QD32×1".into(),
-                target_iops: Some(p.0),
-                iops: p.0 * (0.99 - i as f64 * 0.001),
-                mean_us: p.1,
-                p99_us: p.1 * 3.0,
-                p999_us: p.1 * 6.0,
-                response_mean_us: None,
-            })],
-        );
+        let point = CurvePoint {
+            series: "randread 4KiB QD32×1".into(),
+            target_iops: Some(p.0),
+            iops: p.0 * (0.99 - i as f64 * 0.001),
+            mean_us: p.1,
+            p99_us: p.1 * 3.0,
+            p999_us: p.1 * 6.0,
+            response_mean_us: None,
+        };
+        send(&mut app, [finished(point, SWEEP_STEPS[i], i as u32 + 1)]);
     }
+    send(
+        &mut app,
+        [Msg::StepStarted(StepInfo {
+            index: 3,
+            count: 12,
+            name: "4k randread QD32".into(),
+            phase_name: "sweep".into(),
+            started_s: 540.0,
+            expected_s: Some(60.0),
+            plan_expected_s: Some(1260.0),
+            rate_limited: false,
+            target_iops: None,
+            engine: Default::default(),
+            engine_options: Default::default(),
+        })],
+    );
     for i in 0..30u64 {
         let wobble = ((i * 7919) % 13) as f64 * 1500.0;
         let t = i as f64;

@@ -514,15 +514,19 @@ fn non_finite_figures_do_not_break_any_panel() {
             [
                 Msg::Interval(Box::new(r)),
                 Msg::Telemetry(Box::new(t)),
-                Msg::StepFinished(drivescope::app::CurvePoint {
-                    series: String::new(),
-                    target_iops: Some(bad),
-                    iops: bad,
-                    mean_us: bad,
-                    p99_us: bad,
-                    p999_us: bad,
-                    response_mean_us: Some(bad),
-                }),
+                finished(
+                    drivescope::app::CurvePoint {
+                        series: String::new(),
+                        target_iops: Some(bad),
+                        iops: bad,
+                        mean_us: bad,
+                        p99_us: bad,
+                        p999_us: bad,
+                        response_mean_us: Some(bad),
+                    },
+                    "bad",
+                    4,
+                ),
             ],
         );
         for p in Panel::ALL {
@@ -557,15 +561,19 @@ fn the_curve_draws_one_line_per_workload_with_a_legend() {
     ] {
         send(
             &mut app,
-            [Msg::StepFinished(drivescope::app::CurvePoint {
-                series: series.into(),
-                target_iops: None,
-                iops,
-                mean_us: mean,
-                p99_us: mean * 3.0,
-                p999_us: mean * 6.0,
-                response_mean_us: None,
-            })],
+            [finished(
+                drivescope::app::CurvePoint {
+                    series: series.into(),
+                    target_iops: None,
+                    iops,
+                    mean_us: mean,
+                    p99_us: mean * 3.0,
+                    p999_us: mean * 6.0,
+                    response_mean_us: None,
+                },
+                series,
+                4,
+            )],
         );
     }
     let s = screen(&app);
@@ -763,4 +771,48 @@ fn a_model_and_a_path_with_escape_sequences_are_shown_written_out() {
     assert!(s.contains("Micron\\e[2J\\u{202E}7400"), "{s}");
     assert!(s.contains("scratch\\e]0;owned\\x07.bin"), "{s}");
     assert!(!s.contains('\u{202E}') && !s.contains('\x1b'), "{s}");
+}
+
+#[test]
+fn the_steps_panel_shows_each_done_steps_results_the_running_one_and_what_remains() {
+    for size in [BIG, SMALL] {
+        let app = tab(running(size), Panel::Steps);
+        let s = screen(&app);
+        assert!(s.contains("Steps: 3 of 12 done"), "{s}");
+        // The first step: 891k IOPS of a 900k target, 350 µs mean, 1.05 ms p99.
+        let first = s
+            .lines()
+            .find(|l| l.contains("rate 90% of max"))
+            .unwrap_or_else(|| panic!("no first step\n{s}"));
+        let mut figures = vec!["891.0k", "350 µs", "1.05 ms"];
+        if size == SMALL {
+            // The grid's cell has no room for the target and MB/s; the tab has.
+            figures.extend(["900.0k", "3.65 GB/s"]);
+        }
+        for figure in figures {
+            assert!(first.contains(figure), "{figure} in {first:?}\n{s}");
+        }
+        let running = s
+            .lines()
+            .find(|l| l.contains("▶4"))
+            .unwrap_or_else(|| panic!("no running step\n{s}"));
+        assert!(running.contains("4k randread QD32"), "{running}");
+        let t = app.theme();
+        assert_eq!(cells_of(&app, "▶4")[0][0].fg, t.accent, "the running step");
+        assert!(
+            s.contains("rate 30% of max"),
+            "the next step is in view\n{s}"
+        );
+        assert_eq!(
+            Some(cells_of(&app, "rate 30% of max")[0][0].fg),
+            t.dim_style().fg,
+            "a step to come is dimmed"
+        );
+        let name = if size == BIG {
+            "steps_120x40"
+        } else {
+            "steps_80x24"
+        };
+        insta::assert_snapshot!(name, s);
+    }
 }

@@ -607,3 +607,51 @@ fn an_fio_job_file_entry_starts_the_file_and_a_device_it_writes_needs_its_name()
         })
     );
 }
+
+#[test]
+fn the_note_key_takes_a_line_and_enter_sends_it_to_the_run() {
+    let mut app = idle((80, 24));
+    app.overlay = None;
+    send(&mut app, [key('m')]);
+    assert_eq!(app.overlay, None, "no run: no note");
+    assert!(
+        app.notice
+            .as_ref()
+            .is_some_and(|(n, _)| n.contains("no run going")),
+        "{:?}",
+        app.notice
+    );
+    let mut app = running((80, 24));
+    send(&mut app, [key('m')]);
+    assert!(matches!(app.overlay, Some(Overlay::Note { .. })));
+    // Keys of the main screen are text here: a space does not pause, x does not stop.
+    let fx = send(&mut app, "fw 2 x".chars().map(key));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert_eq!(app.run.state, RunState::Running);
+    send(&mut app, [code(KeyCode::Backspace), key('y')]);
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Note {
+            text: "fw 2 y".into()
+        })
+    );
+    let s = screen(&app);
+    assert!(
+        s.contains("note: fw 2 y▏  Enter records · Esc drops"),
+        "{s}"
+    );
+    let fx = send(&mut app, [code(KeyCode::Enter)]);
+    assert_eq!(fx, vec![Effect::Note("fw 2 y".into())]);
+    assert_eq!(app.overlay, None);
+    let last = app.events.iter().last().cloned();
+    assert!(
+        last.as_ref()
+            .is_some_and(|e| e.kind == EventCategory::Note && e.text == "fw 2 y"),
+        "{last:?}"
+    );
+    // Esc drops a note; an empty one is not sent.
+    send(&mut app, [key('m'), key('a'), code(KeyCode::Esc)]);
+    assert_eq!(app.overlay, None);
+    let fx = send(&mut app, [key('m'), key(' '), code(KeyCode::Enter)]);
+    assert!(fx.is_empty(), "{fx:?}");
+}

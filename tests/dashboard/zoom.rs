@@ -2,7 +2,7 @@
 //! and the help; and the curve drawing every point of quick-look's four workloads at
 //! 80×24, 120×40 and zoomed, with its axis labels outside the plot.
 
-use drivescope::app::{Action, App, CurvePoint, Msg, Overlay, Panel};
+use drivescope::app::{Action, App, CurvePoint, Overlay, Panel};
 use ratatui::crossterm::event::KeyCode;
 
 use super::fixtures::*;
@@ -25,15 +25,19 @@ fn quick_look(size: (u16, u16)) -> App {
     for (series, iops, mean) in QUICK_LOOK {
         send(
             &mut app,
-            [Msg::StepFinished(CurvePoint {
-                series: series.into(),
-                target_iops: None,
-                iops,
-                mean_us: mean,
-                p99_us: mean * 3.0,
-                p999_us: mean * 6.0,
-                response_mean_us: None,
-            })],
+            [finished(
+                CurvePoint {
+                    series: series.into(),
+                    target_iops: None,
+                    iops,
+                    mean_us: mean,
+                    p99_us: mean * 3.0,
+                    p999_us: mean * 6.0,
+                    response_mean_us: None,
+                },
+                series,
+                1,
+            )],
         );
     }
     app.tab = Panel::Curve;

@@ -180,13 +180,14 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     key(&t, "PageDown");
     key(&t, "PageDown");
     let s = wait_until(&t, "the end of the help", |s| {
-        s.contains("stop_drive") && s.contains("of 32")
+        s.contains("stop_drive") && s.contains("of 33")
     });
     for (keys, name) in [
         ("o", "all_drives"),
         ("X", "stop_drive"),
-        ("1-6", "tab"),
+        ("1-7", "tab"),
         ("z", "zoom"),
+        ("m", "note"),
     ] {
         assert!(
             s.lines().any(|l| l.contains(keys) && l.contains(name)),

@@ -298,6 +298,7 @@ impl SessionRecorder {
                 start_s + r.start_s,
                 r.end_s - r.start_s,
                 h,
+                self.current,
             ));
         }
         if counted && !r.excluded() {

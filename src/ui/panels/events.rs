@@ -24,6 +24,7 @@ fn lines_of<'a>(app: &App, e: &EventView, width: usize) -> Vec<Line<'a>> {
         EventCategory::Save => t.accent,
         EventCategory::Phase => t.title,
         EventCategory::Info => t.fg,
+        EventCategory::Note => t.accent,
     };
     format::wrap(&format::shown(&e.text), width.saturating_sub(PREFIX))
         .into_iter()

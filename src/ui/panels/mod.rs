@@ -11,6 +11,7 @@ pub mod header;
 pub mod integrity;
 pub mod kernel_host;
 pub mod latency;
+pub mod steps;
 pub mod thermal;
 pub mod throughput;
 
@@ -38,5 +39,6 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
         Panel::Thermal => thermal::render(app, slot, f, area),
         Panel::KernelHost => kernel_host::render(app, slot, f, area),
         Panel::Events => events::render(app, f, area),
+        Panel::Steps => steps::render(app, f, area),
     }
 }
