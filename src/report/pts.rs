@@ -75,6 +75,7 @@ fn chart(id: &str, title: &str, x: (&str, Unit), y: (&str, Unit), series: Vec<Se
         key: Vec::new(),
         series,
         empty_note: "no step finished".into(),
+        paused: Vec::new(),
     }
 }
 
