@@ -11,12 +11,14 @@ use serde_json::{json, Value};
 use std::io::Write;
 
 use super::drives::{Drives, IntervalFigures};
-use super::text::{mb, summary_text};
+use super::text::{interval_header, interval_row, step_lines, summary_text};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
 use crate::run::{FinishedStep, Happening, RunEvent, Sink};
 use crate::run::{Tally, Timed};
 use crate::stats::{IntervalReport, IoErrorRecord, StepSummary};
+use crate::ui::format::{bw, iops, us};
+use crate::units::count;
 
 mod started;
 
@@ -51,7 +53,10 @@ pub enum PrintMode {
 pub struct Printer<W: Write = StdWriter> {
     pub format: Format,
     mode: PrintMode,
-    header_done: bool,
+    /// The last line written was the intervals' header or one of their rows: the next row
+    /// goes under it. Any other line (a step's, an event, a note) closes the rows, and the
+    /// next row gets the header again, so no row stands without its columns' names.
+    rows_open: bool,
     /// Known once the run starts: the target's path, the plan's name and step count.
     target: String,
     plan_name: String,
@@ -90,7 +95,7 @@ impl<W: Write> Printer<W> {
         Printer {
             format,
             mode,
-            header_done: false,
+            rows_open: false,
             target: String::new(),
             plan_name: String::new(),
             plan_title: String::new(),
@@ -114,6 +119,7 @@ impl<W: Write> Printer<W> {
 
     /// `line` and a newline on `stream`; the first failed write ends the output.
     fn put(&mut self, stream: Stream, line: &str) {
+        self.rows_open = false;
         if self.ended {
             return;
         }
@@ -166,18 +172,15 @@ impl<W: Write> Printer<W> {
         };
         self.drives.all = true;
         match self.format {
-            Format::Text => self.text(&format!(
-                "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9} {:>9.1} {:>9} {:>7}  ({n} drives; p99: the worst)",
-                f.end_s,
-                f.read_iops,
-                mb(f.read_bw),
-                f.write_iops,
-                mb(f.write_bw),
-                "",
-                f.p99,
-                "",
-                f.errors
-            )),
+            Format::Text => {
+                let row = interval_row(
+                    f.end_s,
+                    [f.read_iops, f.read_bw, f.write_iops, f.write_bw],
+                    [String::new(), us(f.p99), String::new()],
+                    f.errors,
+                );
+                self.row(&format!("{row}  ({}; p99: the worst)", count(n, "drive")));
+            }
             Format::Json => self.json(json!({
                 "type": "interval",
                 "end_s": f.end_s,
@@ -208,7 +211,7 @@ impl<W: Write> Printer<W> {
         );
         let (ti, tb) = (add(|s| s.trim_iops), add(|s| s.trim_bw_bytes));
         let trims = if ti > 0.0 {
-            format!(", {ti:.0} trim")
+            format!(", {} trim", iops(ti))
         } else {
             String::new()
         };
@@ -217,11 +220,14 @@ impl<W: Write> Printer<W> {
         self.drives.all = true;
         match self.format {
             Format::Text => self.text(&format!(
-                "summary of {} drives: {ios} I/Os, {:.0} IOPS ({ri:.0} read, {wi:.0} write{trims}), \
-                 {:.1} MB/s, {errors} errors",
-                sums.len(),
-                ri + wi + ti,
-                mb(rb + wb + tb)
+                "summary of {}: {}, {} IOPS ({} read, {} write{trims}), {}, {}",
+                count(sums.len(), "drive"),
+                count(ios, "I/O"),
+                iops(ri + wi + ti),
+                iops(ri),
+                iops(wi),
+                bw(rb + wb + tb),
+                count(errors, "error")
             )),
             Format::Json => {
                 let mut v = json!({
@@ -245,13 +251,48 @@ impl<W: Write> Printer<W> {
         self.drives.all = false;
     }
 
-    /// A line of text on stdout, with the drive's label first in a run of several.
+    /// A line of text on stdout, with the drive's label first in a run of several, padded
+    /// to the longest label so that what follows lines up.
     fn text(&mut self, line: &str) {
         let line = match self.label() {
-            Some(l) => format!("[{l}] {line}"),
+            Some(l) => {
+                let l = crate::ostext::printable(l);
+                let pad = self.label_width().saturating_sub(l.chars().count());
+                format!("[{l}]{} {line}", " ".repeat(pad))
+            }
             None => line.to_string(),
         };
         self.say(Stream::Out, &line)
+    }
+
+    /// The widest label as printed ("all" among them), in a run of several; 0 otherwise.
+    fn label_width(&self) -> usize {
+        if self.drives.labels.is_empty() {
+            return 0;
+        }
+        let width = |l: &str| crate::ostext::printable(l).chars().count();
+        self.drives
+            .labels
+            .iter()
+            .map(|l| width(l))
+            .chain([width("all")])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// An interval's row of text, under the header (written again when another line came
+    /// between).
+    fn row(&mut self, line: &str) {
+        if !self.rows_open {
+            let indent = match self.label_width() {
+                0 => 0,
+                w => w + 3,
+            };
+            let header = format!("{}{}", " ".repeat(indent), interval_header());
+            self.put(Stream::Out, &header);
+        }
+        self.text(line);
+        self.rows_open = true;
     }
 
     /// A JSON line, carrying `"target"` (the drive's label) in a run of several.
@@ -371,22 +412,6 @@ impl<W: Write> Printer<W> {
         }
         match self.format {
             Format::Text => {
-                if !self.header_done {
-                    let header = format!(
-                        "{:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7}",
-                        "time",
-                        "read IOPS",
-                        "read MB/s",
-                        "write IOPS",
-                        "write MB/s",
-                        "p50 µs",
-                        "p99 µs",
-                        "p99.9 µs",
-                        "errors"
-                    );
-                    self.put(Stream::Out, &header);
-                    self.header_done = true;
-                }
                 let ramp = if r.ramp {
                     " ramp".to_string()
                 } else {
@@ -400,25 +425,21 @@ impl<W: Write> Printer<W> {
                 // Trims (a trim job's) after the columns, only in an interval that trims.
                 let ramp = if r.trim.ios > 0 {
                     format!(
-                        "  trim {:.0} IOPS {:.1} MB/s{ramp}",
-                        r.trim_iops,
-                        mb(r.trim_bw_bytes)
+                        "  trim {} IOPS {}{ramp}",
+                        iops(r.trim_iops),
+                        bw(r.trim_bw_bytes)
                     )
                 } else {
                     ramp
                 };
-                self.text(&format!(
-                    "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7}{ramp}",
+                let l = &r.lat_us;
+                let row = interval_row(
                     r.end_s,
-                    r.read_iops,
-                    mb(r.read_bw_bytes),
-                    r.write_iops,
-                    mb(r.write_bw_bytes),
-                    r.lat_us.p50,
-                    r.lat_us.p99,
-                    r.lat_us.p99_9,
-                    r.errors
-                ));
+                    [r.read_iops, r.read_bw_bytes, r.write_iops, r.write_bw_bytes],
+                    [us(l.p50), us(l.p99), us(l.p99_9)],
+                    r.errors,
+                );
+                self.row(&format!("{row}{ramp}"));
             }
             Format::Json => {
                 let mut v = to_value(r);
@@ -453,43 +474,18 @@ impl<W: Write> Printer<W> {
 
 impl<W: Write> Printer<W> {
     /// A step as it ends: one point of the curve.
-    pub fn step(&mut self, r: &FinishedStep, count: usize) {
+    pub fn step(&mut self, r: &FinishedStep, steps: usize) {
         match self.format {
             Format::Text => {
-                let s = &r.summary;
-                let target = match (r.target_iops, r.closed_loop) {
-                    (Some(t), false) => format!("target {t:.0} IOPS, "),
-                    (Some(t), true) => format!("target {t:.0} IOPS (run closed-loop), "),
-                    (None, _) => String::new(),
-                };
-                let resp = r
-                    .response_from_schedule_lat_us
-                    .map(|l| format!("; response from schedule mean {:.1} µs", l.mean))
-                    .unwrap_or_default();
-                let l = &r.service_lat_us;
-                self.text(&format!(
-                    "step {}/{count} {}: {target}achieved {:.0} IOPS, {:.1} MB/s, mean {:.1} µs, \
-                     p99 {:.1} µs, p99.9 {:.1} µs{resp}, {} errors ({:.1}s, ended by {})",
-                    r.index + 1,
-                    r.name,
-                    s.iops,
-                    mb(s.bw_bytes()),
-                    l.mean,
-                    l.p99,
-                    l.p99_9,
-                    s.errors,
-                    s.runtime_s,
-                    s.ended_by
-                ));
-                for series in &s.fio_series {
-                    self.text(&format!("  {series}"));
+                for line in step_lines(r, steps) {
+                    self.text(&line);
                 }
             }
             Format::Json => {
                 let mut v = to_value(r);
                 if let Some(o) = v.as_object_mut() {
                     o.insert("type".into(), json!("step"));
-                    o.insert("count".into(), json!(count));
+                    o.insert("count".into(), json!(steps));
                 }
                 self.json(v);
             }
@@ -601,8 +597,11 @@ impl<W: Write> Printer<W> {
         };
         match self.format {
             Format::Text => self.text(&format!(
-                "{}: {text}, {} of {} steps run, {} I/O errors",
-                self.plan_title, tally.steps_run, tally.steps, tally.errors
+                "{}: {text}, {} of {} run, {}",
+                self.plan_title,
+                tally.steps_run,
+                count(tally.steps, "step"),
+                count(tally.errors, "I/O error")
             )),
             Format::Json => self.json(json!({
                 "type": "plan_summary",

@@ -78,8 +78,8 @@ fn an_interval_in_text_has_the_header_first() {
     let (out, err) = lines(p);
     assert_eq!(
         out,
-        "    time  read IOPS read MB/s write IOPS write MB/s    p50 µs    p99 µs  p99.9 µs  errors\n\
-         \x20   1.0s      63496     260.1          0       0.0     247.8    3426.3   26755.1       0\n"
+        "    time  read IOPS  read MB/s write IOPS write MB/s       p50       p99     p99.9  errors\n\
+         \x20   1.0s      63.5k   260 MB/s          0   0.0 MB/s    248 µs   3.43 ms  26.76 ms       0\n"
     );
     assert_eq!(err, "");
 }
@@ -106,15 +106,15 @@ fn an_interval_in_json_is_its_report_with_a_type() {
 }
 
 #[test]
-fn a_preset_step_end_is_one_line() {
+fn a_preset_step_end_is_two_lines() {
     let mut p = printer(Format::Text, PrintMode::Plan);
     let s = step();
     p.event(&RunEvent::StepFinished(&s));
     let (out, _) = lines(p);
     assert_eq!(
         out,
-        "step 1/0 randread-4k: achieved 58099 IOPS, 238.0 MB/s, mean 465.4 µs, p99 3936.3 µs, \
-         p99.9 27410.4 µs, 0 errors (0.4s, ended by duration)\n"
+        "step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, p99 3.94 ms, \
+         p99.9 27.41 ms\n  0 errors, 0.4s, ended by duration\n"
     );
     let mut p = printer(Format::Json, PrintMode::Plan);
     p.event(&RunEvent::StepFinished(&s));
@@ -136,9 +136,8 @@ fn a_plain_step_end_is_its_summary() {
     assert_eq!(
         out,
         "summary: 0.40s measured, engine io_uring, ended by duration\n\
-         \x20 read      23243 I/Os, 58099 IOPS, 238.0 MB/s (227.0 MiB/s)\n\
-         \x20 latency in µs:\n\
-         \x20 latency   mean 465.4  min 63.0  p50 268.3  p90 355.3  p99 3936.3  p99.9 27410.4  p99.99 27492.4  max 27492.4\n\
+         \x20 read      23243 I/Os, 58.1k IOPS, 238 MB/s (227.0 MiB/s)\n\
+         \x20 latency   mean 465 µs  min 63 µs  p50 268 µs  p90 355 µs  p99 3.94 ms  p99.9 27.41 ms  p99.99 27.49 ms  max 27.49 ms\n\
          \x20 errors    0\n"
     );
 }
@@ -159,11 +158,14 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     });
     let (out, _) = lines(p);
     assert!(
-        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency in µs:\n"),
+        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency   "),
         "{out}"
     );
     // Reads and trims: each one's latency.
-    assert!(out.contains("\n  trim      mean 465.4  min 63.0"), "{out}");
+    assert!(
+        out.contains("\n  trim      mean 465 µs  min 63 µs"),
+        "{out}"
+    );
     assert!(out.contains("       0  trim 5 IOPS 2.0 MB/s\n"), "{out}");
     let mut p = printer(Format::Json, PrintMode::Single);
     p.event(&RunEvent::Interval {
@@ -320,5 +322,98 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run_s_text_and_json() {
         v[1]["read_agrees"],
         Value::Null,
         "the drive counts no reads here"
+    );
+}
+
+#[test]
+fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
+    let mut p = printer(Format::Text, PrintMode::Plan);
+    p.set_drives(vec!["a".into(), "longer-label".into()]);
+    let r = interval();
+    let s = step();
+    p.drive_event(
+        1,
+        &RunEvent::Interval {
+            index: 0,
+            report: &r,
+        },
+    );
+    p.drive_event(
+        0,
+        &RunEvent::Interval {
+            index: 0,
+            report: &r,
+        },
+    );
+    p.drive_event(0, &RunEvent::StepFinished(&s));
+    p.drive_event(0, &RunEvent::Note("a note between the rows"));
+    p.drive_event(
+        1,
+        &RunEvent::Interval {
+            index: 1,
+            report: &r,
+        },
+    );
+    let (out, err) = lines(p);
+    let out: Vec<&str> = out.lines().collect();
+    let header = "                   time  read IOPS  read MB/s";
+    assert!(out[0].starts_with(header), "{out:#?}");
+    assert!(
+        out[1].starts_with("[longer-label]     1.0s      63.5k"),
+        "{out:#?}"
+    );
+    assert!(
+        out[2].starts_with("[a]                1.0s      63.5k"),
+        "{out:#?}"
+    );
+    assert!(
+        out[3].starts_with("[all]              1.0s     127.0k")
+            && out[3].ends_with("  (2 drives; p99: the worst)"),
+        "{out:#?}"
+    );
+    assert_eq!(
+        &out[4..6],
+        [
+            "[a]            step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
+             p99 3.94 ms, p99.9 27.41 ms",
+            "[a]              0 errors, 0.4s, ended by duration",
+        ],
+        "{out:#?}"
+    );
+    // The step's lines and the note came between: the header again, then the row.
+    assert!(out[6].starts_with(header), "{out:#?}");
+    assert!(out[7].starts_with("[longer-label]     1.0s"), "{out:#?}");
+    assert_eq!(err, "note: [a] a note between the rows\n");
+}
+
+#[test]
+fn counts_are_singular_for_one() {
+    let outcome = RunOutcome::Completed {
+        errors: 1,
+        first_error: None,
+    };
+    let tally = Tally {
+        steps: 1,
+        steps_run: 1,
+        errors: 1,
+        ..Tally::default()
+    };
+    let mut p = printer(Format::Text, PrintMode::Plan);
+    p.event(&RunEvent::Ended {
+        outcome: &outcome,
+        tally: &tally,
+    });
+    assert_eq!(lines(p).0, ": completed, 1 of 1 step run, 1 I/O error\n");
+    let mut s = step();
+    s.summary.errors = 1;
+    s.target_iops = Some(25_000.0);
+    s.response_from_schedule_lat_us = Some(s.service_lat_us);
+    let mut p = printer(Format::Text, PrintMode::Plan);
+    p.event(&RunEvent::StepFinished(&s));
+    assert_eq!(
+        lines(p).0,
+        "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
+         p99 3.94 ms, p99.9 27.41 ms\n  response from schedule mean 465 µs, 1 error, 0.4s, \
+         ended by duration\n"
     );
 }

@@ -9,7 +9,7 @@ use super::{Printer, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunKind};
-use crate::units::{format_duration, format_size};
+use crate::units::{count, format_duration, format_size};
 
 impl<W: Write> Printer<W> {
     /// The run's first line.
@@ -66,12 +66,11 @@ impl<W: Write> Printer<W> {
                     _ => format_duration(*duration),
                 };
                 let description = format!(
-                    "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
+                    "{}{mix} {} QD{} × {} on {on}{}{rate}, {}{ramp_text}",
                     w.rw,
                     w.bs,
                     w.iodepth,
-                    w.jobs,
-                    if w.jobs == 1 { "" } else { "s" },
+                    count(w.jobs, "job"),
                     engine_text(step.engine, &step.engine_options),
                     length,
                 );
@@ -99,12 +98,12 @@ impl<W: Write> Printer<W> {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "fio job file {} ({}) on {} ({}): {} steps",
+                        "fio job file {} ({}) on {} ({}): {}",
                         f.file.display(),
                         f.version,
                         t.path.display(),
                         format_size(t.size),
-                        plan.steps.len(),
+                        count(plan.steps.len(), "step"),
                     ),
                     json!({
                         "fio_job": f.file.display().to_string(),
@@ -121,14 +120,14 @@ impl<W: Write> Printer<W> {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "preset {} ({}) on {}{} ({}): {} steps in {} phases",
+                        "preset {} ({}) on {}{} ({}): {} in {}",
                         preset.id,
                         preset.name,
                         host_prefix(run),
                         t.path.display(),
                         format_size(t.size),
-                        plan.steps.len(),
-                        plan.phases.len()
+                        count(plan.steps.len(), "step"),
+                        count(plan.phases.len(), "phase")
                     ),
                     with_host(
                         run,
