@@ -1,27 +1,27 @@
 //! The run's first line: what runs, on which target, for how long (text), or the `start`
 //! object (JSON).
 
-use std::io::Write;
-
 use serde_json::json;
 
-use super::{Printer, PAGE_CACHE_NOTE};
+use super::{Shows, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunKind};
 use crate::units::{count, format_duration, format_size};
 
-impl<W: Write> Printer<W> {
+/// The run's start, as either sink shows it.
+pub(in crate::printer) trait Started: Shows {
     /// The run's first line.
-    pub(super) fn started(&mut self, run: &Prepared, session: &std::path::Path) {
+    fn started(&mut self, run: &Prepared, session: &std::path::Path) {
         let t = &run.target;
-        self.target = t.path.display().to_string();
-        self.plan_name = run.name().to_string();
-        self.plan_title = match &run.kind {
+        let core = self.core();
+        core.target = t.path.display().to_string();
+        core.plan_name = run.name().to_string();
+        core.plan_title = match &run.kind {
             RunKind::FioJob(f) => format!("fio job file {}", f.file.display()),
             RunKind::Preset(_) | RunKind::Single { .. } => format!("preset {}", run.name()),
         };
-        self.steps = run.plan.steps.len();
+        core.steps = run.plan.steps.len();
         let session = session.display().to_string();
         match &run.kind {
             RunKind::Single { ramp, duration } => {
@@ -149,3 +149,5 @@ impl<W: Write> Printer<W> {
         }
     }
 }
+
+impl<S: Shows> Started for S {}
