@@ -286,6 +286,16 @@ pub fn format_capacity(bytes: u64) -> String {
     format!("{} ({beside})", format_decimal(bytes))
 }
 
+/// `n` and `word`, plural unless `n` is 1 (`1 step`, `13 steps`, `0 errors`): how every
+/// count drivescope prints is said.
+pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, word: &str) -> String {
+    if n == N::from(1) {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// Prints a duration compactly: `500ms`, `90s`, `2m`, `1m30s`, `1h5m`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
@@ -327,6 +337,14 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_count_is_plural_unless_it_is_one() {
+        assert_eq!(count(1usize, "phase"), "1 phase");
+        assert_eq!(count(13usize, "step"), "13 steps");
+        assert_eq!(count(0u64, "error"), "0 errors");
+        assert_eq!(count(1u32, "I/O error"), "1 I/O error");
+    }
 
     #[test]
     fn sizes() {

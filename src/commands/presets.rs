@@ -9,7 +9,7 @@ use thiserror::Error;
 use crate::output::{err_line, Output, Stream};
 use crate::plan::{self, Plan, PlanError, PlanOptions, TargetFacts};
 use crate::preset::{self, Preset, PresetError};
-use crate::units::format_size;
+use crate::units::{count, format_size};
 
 /// Why a `presets` command failed.
 #[derive(Debug, Error)]
@@ -170,11 +170,11 @@ fn validate(
             .and_then(|p| expand(&p, facts, opts).map(|plan| (p, plan)));
         match checked {
             Ok((p, plan)) => emit(&format!(
-                "{}: ok: '{}', {} phases, {} steps for a {} target\n",
+                "{}: ok: '{}', {}, {} for a {} target\n",
                 f.display(),
                 p.id,
-                p.phases.len(),
-                plan.steps.len(),
+                count(p.phases.len(), "phase"),
+                count(plan.steps.len(), "step"),
                 format_size(facts.capacity_bytes)
             )),
             Err(e) => errors.push(e),

@@ -13,6 +13,7 @@ use crate::fio::file as fio_file;
 use crate::plan::{self, PlanOptions, TargetFacts};
 use crate::preset;
 use crate::telemetry::TelemetrySample;
+use crate::units::count;
 
 /// Throughput assumed for estimates of data-amount phases.
 pub const ASSUMED_BYTES_PER_S: f64 = 1e9;
@@ -34,7 +35,7 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                 Ok(plan) => (
                     plan.phases
                         .iter()
-                        .map(|ph| format!("{} ({} steps)", ph.name, ph.steps.len()))
+                        .map(|ph| format!("{} ({})", ph.name, count(ph.steps.len(), "step")))
                         .collect(),
                     plan::estimate_text(&plan, ASSUMED_BYTES_PER_S),
                     plan.steps.iter().any(|s| {

@@ -70,10 +70,10 @@ pub fn plan_text(p: &Preset, plan: &Plan, facts: &TargetFacts, probe_iops: Optio
         .map(|n| format!(", a probe measuring {n:.0} IOPS"))
         .unwrap_or_default();
     let mut out = format!(
-        "Plan of {} for a {} target{probe}: {} steps, estimated {}\n",
+        "Plan of {} for a {} target{probe}: {}, estimated {}\n",
         p.id,
         format_size(facts.capacity_bytes),
-        plan.steps.len(),
+        crate::units::count(plan.steps.len(), "step"),
         estimate_text(plan, f64::from(1u32 << 30))
     );
     for note in &plan.notes {

@@ -1,7 +1,8 @@
 //! What the printer keeps of a run of several drives: each drive's label, the one now
-//! printed, and the intervals of each since the last "all" line.
+//! printed, the intervals of each since the last "all" line, and the sums of a plain run's
+//! summaries.
 
-use crate::stats::StepSummary;
+use crate::stats::{IntervalReport, StepSummary};
 
 /// What the printer keeps of a run of several drives.
 #[derive(Debug, Default)]
@@ -51,6 +52,41 @@ impl Drives {
         }
         Some((sum, with.len()))
     }
+
+    /// A plain run of several drives: every drive's last summary added up (none with
+    /// fewer than two).
+    pub(super) fn sums(&self) -> Option<Sums> {
+        let sums: Vec<&StepSummary> = self.summaries.iter().flatten().collect();
+        if sums.len() < 2 {
+            return None;
+        }
+        let add = |f: fn(&StepSummary) -> f64| sums.iter().map(|s| f(s)).sum::<f64>();
+        Some(Sums {
+            drives: sums.len(),
+            ios: sums.iter().map(|s| s.ios).sum(),
+            errors: sums.iter().map(|s| s.errors).sum(),
+            read_iops: add(|s| s.read_iops),
+            write_iops: add(|s| s.write_iops),
+            trim_iops: add(|s| s.trim_iops),
+            read_bw: add(|s| s.read_bw_bytes),
+            write_bw: add(|s| s.write_bw_bytes),
+            trim_bw: add(|s| s.trim_bw_bytes),
+        })
+    }
+}
+
+/// A plain run's summaries of several drives, added up.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Sums {
+    pub(super) drives: usize,
+    pub(super) ios: u64,
+    pub(super) errors: u64,
+    pub(super) read_iops: f64,
+    pub(super) write_iops: f64,
+    pub(super) trim_iops: f64,
+    pub(super) read_bw: f64,
+    pub(super) write_bw: f64,
+    pub(super) trim_bw: f64,
 }
 
 /// An interval's figures, for the "all" line.
@@ -63,4 +99,18 @@ pub(super) struct IntervalFigures {
     pub(super) write_bw: f64,
     pub(super) p99: f64,
     pub(super) errors: u64,
+}
+
+impl IntervalFigures {
+    pub(super) fn of(r: &IntervalReport) -> Self {
+        IntervalFigures {
+            end_s: r.end_s,
+            read_iops: r.read_iops,
+            write_iops: r.write_iops,
+            read_bw: r.read_bw_bytes,
+            write_bw: r.write_bw_bytes,
+            p99: r.lat_us.p99,
+            errors: r.errors,
+        }
+    }
 }

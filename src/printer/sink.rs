@@ -1,24 +1,24 @@
-//! Headless output, a sink of the run pipeline: one text line or JSON object per interval,
-//! notes, I/O errors, and per step either the summary (a plain run) or one line per step
-//! plus the run's events and a plan summary (a preset). JSON lines carry `"type"`: `start`,
-//! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `plan_summary`, `steps` (the
-//! steps table, once the session is saved), `session`
-//! (bandwidth in bytes per second, latency in µs), and `"format"` ([`super::JSON_FORMAT`]).
-
-use serde::Serialize;
-use serde_json::{json, Value};
+//! What the two headless sinks (the text sink, `TextPrinter`, and the JSON-lines sink,
+//! `JsonPrinter`) share: which run event is shown how in each mode ([`PrintMode`]) and
+//! what they keep of the run (its target, plan and drives). Each shows the same things
+//! ([`Shows`]) in its own words; a write that fails ends that sink's output, never the run.
 
 use std::io::Write;
 
-use super::drives::{Drives, IntervalFigures};
-use super::text::{mb, summary_text};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::drives::{Drives, IntervalFigures, Sums};
 use crate::outcome::RunOutcome;
-use crate::output::{Output, StdWriter, Stream};
-use crate::run::{FinishedStep, Happening, RunEvent, Sink};
-use crate::run::{Tally, Timed};
-use crate::stats::{IntervalReport, IoErrorRecord, StepSummary};
+use crate::run::{FinishedStep, Happening, RunEvent, Tally, Timed};
+use crate::session::{GridCell, RunSeries, StepResult};
+use crate::stats::{IntervalReport, IoErrorRecord};
+use crate::telemetry::WearSpan;
+use crate::thermal::SoakSummary;
 
 mod started;
+
+pub(super) use started::Started;
 
 /// Text or JSON lines on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub enum Format {
 pub const PAGE_CACHE_NOTE: &str = "results taken through the page cache (a step without \
      O_DIRECT, --direct 0): they measure the cache as much as the drive";
 
-fn to_value<T: Serialize>(t: &T) -> Value {
+pub(super) fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
@@ -44,106 +44,35 @@ pub enum PrintMode {
     Plan,
 }
 
-/// Prints a run in one format on two writers: stdout's lines on `out`, and in text the
-/// notes and I/O errors on `err`. The first write that fails ends the printer's output
-/// (nothing more is written; the run goes on, its session saved); on the process's own
-/// stdout and stderr ([`StdWriter`]) it ends the process's output too (exit 141).
-pub struct Printer<W: Write = StdWriter> {
-    pub format: Format,
-    mode: PrintMode,
-    header_done: bool,
+/// What both sinks keep of the run: how they show it, what it runs on and its drives.
+#[derive(Debug)]
+pub(super) struct Core {
+    pub(super) mode: PrintMode,
     /// Known once the run starts: the target's path, the plan's name and step count.
-    target: String,
-    plan_name: String,
+    pub(super) target: String,
+    pub(super) plan_name: String,
     /// How the text names the plan: `preset ID`, `fio job file PATH`.
-    plan_title: String,
-    steps: usize,
+    pub(super) plan_title: String,
+    pub(super) steps: usize,
     /// A run of several drives: each drive's label, the drive now printed, and the
     /// intervals of each since the last "all" line.
-    drives: Drives,
-    /// Where the lines go (text lines with their control characters escaped).
-    out: W,
-    err: W,
-    /// A write failed: nothing more is written.
-    ended: bool,
+    pub(super) drives: Drives,
 }
 
-impl Printer<StdWriter> {
-    /// A printer on the process's stdout and stderr.
-    pub fn new(format: Format, mode: PrintMode) -> Self {
-        let o = Output::default();
-        Printer::on(format, mode, o.writer(Stream::Out), o.writer(Stream::Err))
-    }
-
-    /// A closed stdout or stderr (EPIPE, EIO) ends the output and sets `stop`: the run
-    /// stops as on a signal, its session saved.
-    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        let o = Output::stopping(stop);
-        self.out = o.writer(Stream::Out);
-        self.err = o.writer(Stream::Err);
-    }
-}
-
-impl<W: Write> Printer<W> {
-    /// A printer writing stdout's lines to `out` and stderr's to `err`.
-    pub fn on(format: Format, mode: PrintMode, out: W, err: W) -> Self {
-        Printer {
-            format,
+impl Core {
+    pub(super) fn new(mode: PrintMode) -> Self {
+        Core {
             mode,
-            header_done: false,
             target: String::new(),
             plan_name: String::new(),
             plan_title: String::new(),
             steps: 0,
             drives: Drives::default(),
-            out,
-            err,
-            ended: false,
         }
-    }
-
-    /// The writers, back (what a test reads).
-    pub fn into_writers(self) -> (W, W) {
-        (self.out, self.err)
-    }
-
-    /// Whether a write failed (the printer has written nothing since).
-    pub fn ended(&self) -> bool {
-        self.ended
-    }
-
-    /// `line` and a newline on `stream`; the first failed write ends the output.
-    fn put(&mut self, stream: Stream, line: &str) {
-        if self.ended {
-            return;
-        }
-        let w = match stream {
-            Stream::Out => &mut self.out,
-            Stream::Err => &mut self.err,
-        };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        if w.write_all(&bytes).and_then(|()| w.flush()).is_err() {
-            self.ended = true;
-        }
-    }
-
-    /// A line of text on `stream`, its control characters escaped (a label, a path, a
-    /// model or fio's words may hold any: none reaches the terminal raw, and a newline
-    /// in one cannot print a line of its own).
-    fn say(&mut self, stream: Stream, line: &str) {
-        self.put(stream, &crate::ostext::printable(line));
-    }
-
-    /// One JSON line on stdout (serde escapes what needs it), with its format version.
-    fn json_line(&mut self, v: &Value) {
-        let v = super::json::versioned(v.clone());
-        self.put(Stream::Out, &v.to_string());
     }
 
     /// A run of several drives: their labels, in order, so every line says whose it is.
-    pub fn set_drives(&mut self, labels: Vec<String>) {
+    pub(super) fn set_drives(&mut self, labels: Vec<String>) {
         if labels.len() > 1 {
             self.drives.grow(labels.len());
             self.drives.labels = labels;
@@ -151,555 +80,165 @@ impl<W: Write> Printer<W> {
     }
 
     /// The current drive's label, in a run of several ("all" for the run's own figures).
-    fn label(&self) -> Option<&str> {
+    pub(super) fn label(&self) -> Option<&str> {
         if self.drives.all {
             return Some("all");
         }
         let d = self.drives.current?;
         self.drives.labels.get(d).map(String::as_str)
     }
+}
 
-    /// The "all" line: every running drive's last interval added up (the worst p99).
-    fn all_line(&mut self) {
-        let Some((f, n)) = self.drives.take_all() else {
-            return;
-        };
-        self.drives.all = true;
-        match self.format {
-            Format::Text => self.text(&format!(
-                "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9} {:>9.1} {:>9} {:>7}  ({n} drives; p99: the worst)",
-                f.end_s,
-                f.read_iops,
-                mb(f.read_bw),
-                f.write_iops,
-                mb(f.write_bw),
-                "",
-                f.p99,
-                "",
-                f.errors
-            )),
-            Format::Json => self.json(json!({
-                "type": "interval",
-                "end_s": f.end_s,
-                "drives": n,
-                "read_iops": f.read_iops,
-                "write_iops": f.write_iops,
-                "read_bw_bytes": f.read_bw,
-                "write_bw_bytes": f.write_bw,
-                "worst_p99_us": f.p99,
-                "errors": f.errors,
-            })),
-        }
-        self.drives.all = false;
-    }
+/// `line` and a newline on `w`, flushed; false when the write failed.
+pub(super) fn write_line<W: Write>(w: &mut W, line: &str) -> bool {
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    w.write_all(&bytes).and_then(|()| w.flush()).is_ok()
+}
 
-    /// A plain run of several drives: every drive's summary added up.
-    fn all_summary(&mut self) {
-        let sums: Vec<StepSummary> = self.drives.summaries.iter().flatten().cloned().collect();
-        if sums.len() < 2 {
-            return;
-        }
-        let add = |f: fn(&StepSummary) -> f64| sums.iter().map(f).sum::<f64>();
-        let (ri, wi, rb, wb) = (
-            add(|s| s.read_iops),
-            add(|s| s.write_iops),
-            add(|s| s.read_bw_bytes),
-            add(|s| s.write_bw_bytes),
-        );
-        let (ti, tb) = (add(|s| s.trim_iops), add(|s| s.trim_bw_bytes));
-        let trims = if ti > 0.0 {
-            format!(", {ti:.0} trim")
-        } else {
-            String::new()
-        };
-        let ios: u64 = sums.iter().map(|s| s.ios).sum();
-        let errors: u64 = sums.iter().map(|s| s.errors).sum();
-        self.drives.all = true;
-        match self.format {
-            Format::Text => self.text(&format!(
-                "summary of {} drives: {ios} I/Os, {:.0} IOPS ({ri:.0} read, {wi:.0} write{trims}), \
-                 {:.1} MB/s, {errors} errors",
-                sums.len(),
-                ri + wi + ti,
-                mb(rb + wb + tb)
-            )),
-            Format::Json => {
-                let mut v = json!({
-                    "type": "summary",
-                    "drives": sums.len(),
-                    "ios": ios,
-                    "iops": ri + wi + ti,
-                    "read_iops": ri,
-                    "write_iops": wi,
-                    "read_bw_bytes": rb,
-                    "write_bw_bytes": wb,
-                    "errors": errors,
-                });
-                if let (true, Some(o)) = (ti > 0.0, v.as_object_mut()) {
-                    o.insert("trim_iops".into(), json!(ti));
-                    o.insert("trim_bw_bytes".into(), json!(tb));
-                }
-                self.json(v)
-            }
-        }
-        self.drives.all = false;
-    }
-
-    /// A line of text on stdout, with the drive's label first in a run of several.
-    fn text(&mut self, line: &str) {
-        let line = match self.label() {
-            Some(l) => format!("[{l}] {line}"),
-            None => line.to_string(),
-        };
-        self.say(Stream::Out, &line)
-    }
-
-    /// A JSON line, carrying `"target"` (the drive's label) in a run of several.
-    fn json(&mut self, mut v: Value) {
-        if let (Some(l), Some(o)) = (self.label(), v.as_object_mut()) {
-            o.insert("target".into(), json!(l));
-        }
-        self.json_line(&v);
-    }
-
+/// What a headless sink shows, in its own format. [`route`] and [`route_drive`] decide
+/// which run event shows as what.
+pub(super) trait Shows {
+    fn core(&mut self) -> &mut Core;
     /// The run's description, once, before the first interval.
-    pub fn start(&mut self, description: &str, extra: Value) {
-        match self.format {
-            Format::Text => self.text(description),
-            Format::Json => {
-                let mut v = json!({"type": "start", "description": description});
-                if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
-                    o.extend(e);
-                }
-                self.json(v);
-            }
-        }
-    }
-
-    pub fn note(&mut self, message: &str) {
-        match self.format {
-            Format::Text => {
-                let line = match self.label() {
-                    Some(l) => format!("note: [{l}] {message}"),
-                    None => format!("note: {message}"),
-                };
-                self.say(Stream::Err, &line)
-            }
-            Format::Json => self.json(json!({"type": "note", "message": message})),
-        }
-    }
-
-    /// The run's steps, once it is saved: an aligned table, or one `steps` JSON line.
-    pub fn steps_table(&mut self, results: &[crate::session::StepResult]) {
-        match self.format {
-            Format::Text => {
-                for line in super::steps::table(results) {
-                    self.say(Stream::Out, &line);
-                }
-            }
-            Format::Json => self.json_line(&json!({"type": "steps", "steps": results})),
-        }
-    }
-
-    /// The phases whose steps ran several times, each run its own point (SNIA HIR, XSR):
-    /// aligned lines, or one `runs` JSON line; nothing for other runs.
-    pub fn run_series(&mut self, series: &[crate::session::RunSeries]) {
-        if series.is_empty() {
-            return;
-        }
-        match self.format {
-            Format::Text => {
-                for line in super::diskmark::series(series) {
-                    self.say(Stream::Out, &line);
-                }
-            }
-            Format::Json => self.json_line(&json!({"type": "runs", "phases": series})),
-        }
-    }
-
-    /// The grid of a run whose steps picked a figure of several runs (the `diskmark`
-    /// presets): aligned lines, or one `diskmark` JSON line; nothing for other runs.
-    pub fn diskmark_grid(&mut self, cells: &[crate::session::GridCell]) {
-        if cells.is_empty() {
-            return;
-        }
-        match self.format {
-            Format::Text => {
-                for line in super::diskmark::grid(cells) {
-                    self.say(Stream::Out, &line);
-                }
-            }
-            Format::Json => self.json_line(&json!({"type": "diskmark", "cells": cells})),
-        }
-    }
-
-    /// Where the session was saved (stderr in text mode).
-    pub fn session(&mut self, path: &std::path::Path) {
-        match self.format {
-            Format::Text => self.say(
-                Stream::Err,
-                &format!("note: session saved to {}", path.display()),
-            ),
-            Format::Json => {
-                self.json_line(&json!({"type": "session", "path": path.display().to_string()}))
-            }
-        }
-    }
-
-    pub fn io_error(&mut self, e: &IoErrorRecord) {
-        match self.format {
-            Format::Text => {
-                let line = match self.label() {
-                    Some(l) => format!("I/O error: [{l}] {}", e.message),
-                    None => format!("I/O error: {}", e.message),
-                };
-                self.say(Stream::Err, &line)
-            }
-            Format::Json => {
-                let mut v = to_value(e);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("type".into(), json!("io_error"));
-                }
-                self.json(v);
-            }
-        }
-    }
-
-    pub fn interval(&mut self, r: &IntervalReport) {
-        for e in &r.error_records {
-            self.io_error(e);
-        }
-        match self.format {
-            Format::Text => {
-                if !self.header_done {
-                    let header = format!(
-                        "{:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7}",
-                        "time",
-                        "read IOPS",
-                        "read MB/s",
-                        "write IOPS",
-                        "write MB/s",
-                        "p50 µs",
-                        "p99 µs",
-                        "p99.9 µs",
-                        "errors"
-                    );
-                    self.put(Stream::Out, &header);
-                    self.header_done = true;
-                }
-                let ramp = if r.ramp {
-                    " ramp".to_string()
-                } else {
-                    String::new()
-                };
-                let ramp = if r.suspended_s > 0.0 {
-                    format!("{ramp} process suspended for {:.1}s", r.suspended_s)
-                } else {
-                    ramp
-                };
-                // Trims (a trim job's) after the columns, only in an interval that trims.
-                let ramp = if r.trim.ios > 0 {
-                    format!(
-                        "  trim {:.0} IOPS {:.1} MB/s{ramp}",
-                        r.trim_iops,
-                        mb(r.trim_bw_bytes)
-                    )
-                } else {
-                    ramp
-                };
-                self.text(&format!(
-                    "{:>7.1}s {:>10.0} {:>9.1} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7}{ramp}",
-                    r.end_s,
-                    r.read_iops,
-                    mb(r.read_bw_bytes),
-                    r.write_iops,
-                    mb(r.write_bw_bytes),
-                    r.lat_us.p50,
-                    r.lat_us.p99,
-                    r.lat_us.p99_9,
-                    r.errors
-                ));
-            }
-            Format::Json => {
-                let mut v = to_value(r);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("type".into(), json!("interval"));
-                }
-                self.json(v);
-            }
-        }
-    }
-
-    pub fn summary(&mut self, s: &StepSummary, extra: Value) {
-        match self.format {
-            Format::Text => {
-                for line in summary_text(s) {
-                    self.text(&line);
-                }
-            }
-            Format::Json => {
-                let mut v = to_value(s);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("type".into(), json!("summary"));
-                    if let Value::Object(e) = extra {
-                        o.extend(e);
-                    }
-                }
-                self.json(v);
-            }
-        }
-    }
-}
-
-impl<W: Write> Printer<W> {
-    /// A step as it ends: one point of the curve.
-    pub fn step(&mut self, r: &FinishedStep, count: usize) {
-        match self.format {
-            Format::Text => {
-                let s = &r.summary;
-                let target = match (r.target_iops, r.closed_loop) {
-                    (Some(t), false) => format!("target {t:.0} IOPS, "),
-                    (Some(t), true) => format!("target {t:.0} IOPS (run closed-loop), "),
-                    (None, _) => String::new(),
-                };
-                let resp = r
-                    .response_from_schedule_lat_us
-                    .map(|l| format!("; response from schedule mean {:.1} µs", l.mean))
-                    .unwrap_or_default();
-                let l = &r.service_lat_us;
-                self.text(&format!(
-                    "step {}/{count} {}: {target}achieved {:.0} IOPS, {:.1} MB/s, mean {:.1} µs, \
-                     p99 {:.1} µs, p99.9 {:.1} µs{resp}, {} errors ({:.1}s, ended by {})",
-                    r.index + 1,
-                    r.name,
-                    s.iops,
-                    mb(s.bw_bytes()),
-                    l.mean,
-                    l.p99,
-                    l.p99_9,
-                    s.errors,
-                    s.runtime_s,
-                    s.ended_by
-                ));
-                for series in &s.fio_series {
-                    self.text(&format!("  {series}"));
-                }
-            }
-            Format::Json => {
-                let mut v = to_value(r);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("type".into(), json!("step"));
-                    o.insert("count".into(), json!(count));
-                }
-                self.json(v);
-            }
-        }
-    }
-
+    fn start(&mut self, description: &str, extra: Value);
+    fn note(&mut self, message: &str);
+    fn io_error(&mut self, e: &IoErrorRecord);
+    fn interval(&mut self, r: &IntervalReport);
+    /// The "all" line: every running drive's last interval added up (the worst p99), of
+    /// `drives` drives.
+    fn all_interval(&mut self, f: &IntervalFigures, drives: usize);
+    /// A plain run of several drives: every drive's summary added up.
+    fn all_summary(&mut self, s: &Sums);
+    /// A plain run's step: its full summary.
+    fn summary(&mut self, r: &FinishedStep);
+    /// A preset's step as it ends (of `steps`): one point of the curve.
+    fn step(&mut self, r: &FinishedStep, steps: usize);
     /// A run event: phase change, steady state, skip, errors, notes.
-    pub fn happened(&mut self, e: &Timed) {
-        let kind = e.what.kind();
-        if let (Happening::VerifyFinding(x), Format::Json) = (&e.what, self.format) {
-            let mut v = to_value(x.as_ref());
-            if let Some(o) = v.as_object_mut() {
-                o.insert("type".into(), json!("verify_finding"));
-                o.insert("t_s".into(), json!(e.t_s));
-            }
-            return self.json(v);
-        }
-        match self.format {
-            Format::Text => self.text(&format!("[{:>7.1}s] {kind}: {}", e.t_s, e.what)),
-            Format::Json => {
-                let mut line = json!({
-                    "type": "event",
-                    "t_s": e.t_s,
-                    "kind": kind.as_str(),
-                    "text": e.what.to_string(),
-                });
-                match (&e.what, line.as_object_mut()) {
-                    (Happening::Thermal(t), Some(o)) => {
-                        o.insert("thermal".into(), json!(t));
-                    }
-                    (Happening::DriveErrors(n), Some(o)) => {
-                        o.insert("drive_errors".into(), json!(n));
-                    }
-                    (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
-                        o.insert("step".into(), json!(step));
-                        o.insert("verify_unsaved".into(), json!(unsaved));
-                    }
-                    _ => {}
-                }
-                self.json(line)
-            }
-        }
-    }
-
-    /// What the run did to the drive (a step's is in the session only): one line of the
-    /// fields the drive reports, or a `drive_wear` JSON object.
-    fn wear(&mut self, w: &crate::telemetry::WearSpan) {
-        if w.step.is_some() {
-            return;
-        }
-        match self.format {
-            Format::Text => {
-                if let Some(l) = crate::telemetry::wear_text::line(w) {
-                    self.text(&l);
-                }
-            }
-            Format::Json => {
-                let mut v = json!({"type": "drive_wear"});
-                if let (Some(o), Ok(Value::Object(f))) =
-                    (v.as_object_mut(), serde_json::to_value(w))
-                {
-                    o.extend(f);
-                    o.insert("written_agrees".into(), json!(w.written_agrees()));
-                    o.insert("read_agrees".into(), json!(w.read_agrees()));
-                }
-                self.json(v);
-            }
-        }
-    }
-
-    /// A thermal soak's figures: the report's rows as text, or one JSON object.
-    fn soak(&mut self, sum: &crate::thermal::SoakSummary) {
-        match self.format {
-            Format::Text => {
-                self.text("thermal soak:");
-                for (k, v) in crate::report::soak::rows(sum) {
-                    self.text(&format!("  {k}: {v}"));
-                }
-            }
-            Format::Json => {
-                let through = |t: Option<crate::thermal::Throughput>| {
-                    t.map(|t| json!({"iops": t.iops, "mbps": t.mbps, "secs": t.secs}))
-                };
-                self.json(json!({
-                    "type": "soak",
-                    "start_c": sum.start_c,
-                    "peak_c": sum.peak.map(|p| p.1),
-                    "peak_t_s": sum.peak.map(|p| p.0),
-                    "to_warning_s": sum.to_warning.map(|w| w.0),
-                    "throttle_onset_s": sum.onset.map(|o| o.0),
-                    "throttle_onset_c": sum.onset.and_then(|o| o.1),
-                    "throttle_signal": sum.onset.map(|o| o.2),
-                    "before_throttle": through(sum.before),
-                    "while_throttled": through(sum.throttled),
-                    "cliff_iops": sum.cliff().map(|c| c.0).filter(|x| x.is_finite()),
-                    "cliff_mbps": sum.cliff().map(|c| c.1).filter(|x| x.is_finite()),
-                    "cooled_s": sum.cooled_s,
-                    "not_cooled": sum.not_cooled,
-                }))
-            }
-        }
-    }
-
+    fn happened(&mut self, e: &Timed);
+    /// A plain run's verification: shown in text only (JSON has its summary's `verify`).
+    fn verified(&mut self, e: &Timed);
+    /// What the run did to the drive (a step's is in the session only).
+    fn wear(&mut self, w: &WearSpan);
+    /// A thermal soak's figures.
+    fn soak(&mut self, sum: &SoakSummary);
     /// The plan's last line: how it ended, steps run, errors.
-    fn plan_summary(&mut self, preset_id: &str, outcome: &RunOutcome, tally: &Tally) {
-        let text = match outcome.failure() {
-            Some(why) => format!("failed: {why}"),
-            None => outcome.word().to_string(),
-        };
-        match self.format {
-            Format::Text => self.text(&format!(
-                "{}: {text}, {} of {} steps run, {} I/O errors",
-                self.plan_title, tally.steps_run, tally.steps, tally.errors
-            )),
-            Format::Json => self.json(json!({
-                "type": "plan_summary",
-                "preset": preset_id,
-                "outcome": text,
-                "steps_run": tally.steps_run,
-                "steps": tally.steps,
-                "errors": tally.errors,
-            })),
+    fn plan_summary(&mut self, preset_id: &str, outcome: &RunOutcome, tally: &Tally);
+    /// The run's steps, once it is saved.
+    fn steps_table(&mut self, results: &[StepResult]);
+    /// The phases whose steps ran several times, each run its own point (SNIA HIR, XSR);
+    /// nothing for other runs.
+    fn run_series(&mut self, series: &[RunSeries]);
+    /// The grid of a run whose steps picked a figure of several runs (the `diskmark`
+    /// presets); nothing for other runs.
+    fn diskmark_grid(&mut self, cells: &[GridCell]);
+    /// Where the session was saved.
+    fn session(&mut self, path: &std::path::Path);
+}
+
+/// An event of drive `drive` of a run of several: kept for the "all" lines, shown with
+/// the drive's label, then the "all" line when every running drive has an interval.
+pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent<'_>) {
+    let d = &mut s.core().drives;
+    d.grow(drive + 1);
+    if let RunEvent::Started { run, .. } = ev {
+        if d.labels[drive].is_empty() {
+            d.labels[drive] = run.label.clone();
         }
+    }
+    d.current = Some(drive);
+    match ev {
+        RunEvent::StepFinished(r) => d.summaries[drive] = Some(r.summary.clone()),
+        RunEvent::Ended { .. } => d.live[drive] = false,
+        _ => {}
+    }
+    route(s, ev);
+    let d = &mut s.core().drives;
+    if let RunEvent::Interval { report: r, .. } = ev {
+        d.pending[drive] = Some(IntervalFigures::of(r));
+    }
+    d.current = None;
+    if let Some((f, n)) = d.take_all() {
+        d.all = true;
+        s.all_interval(&f, n);
+        s.core().drives.all = false;
     }
 }
 
-impl<W: Write> Sink for Printer<W> {
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
-        self.drives.grow(drive + 1);
-        if let RunEvent::Started { run, .. } = ev {
-            if self.drives.labels[drive].is_empty() {
-                self.drives.labels[drive] = run.label.clone();
+/// A run event, shown as the mode says.
+pub(super) fn route<S: Shows>(s: &mut S, ev: &RunEvent<'_>) {
+    // The run's own end, in a run of several: its figures, labelled "all".
+    let core = s.core();
+    let mode = core.mode;
+    if let (RunEvent::Ended { .. }, None, false) =
+        (ev, core.drives.current, core.drives.labels.is_empty())
+    {
+        if mode == PrintMode::Single {
+            if let Some(sums) = core.drives.sums() {
+                core.drives.all = true;
+                s.all_summary(&sums);
+                s.core().drives.all = false;
             }
+            return;
         }
-        self.drives.current = Some(drive);
-        match ev {
-            RunEvent::StepFinished(r) => self.drives.summaries[drive] = Some(r.summary.clone()),
-            RunEvent::Ended { .. } => self.drives.live[drive] = false,
-            _ => {}
-        }
-        self.event(ev);
-        if let RunEvent::Interval { report: r, .. } = ev {
-            self.drives.pending[drive] = Some(IntervalFigures {
-                end_s: r.end_s,
-                read_iops: r.read_iops,
-                write_iops: r.write_iops,
-                read_bw: r.read_bw_bytes,
-                write_bw: r.write_bw_bytes,
-                p99: r.lat_us.p99,
-                errors: r.errors,
-            });
-        }
-        self.drives.current = None;
-        self.all_line();
+        core.drives.all = true;
     }
-
-    fn event(&mut self, ev: &RunEvent<'_>) {
-        // The run's own end, in a run of several: its figures, labelled "all".
-        if let (RunEvent::Ended { .. }, None, false) =
-            (ev, self.drives.current, self.drives.labels.is_empty())
-        {
-            if self.mode == PrintMode::Single {
-                return self.all_summary();
+    match (ev, mode) {
+        (RunEvent::Started { run, session }, _) => s.started(run, session),
+        (RunEvent::Interval { report, .. }, _) => {
+            for e in &report.error_records {
+                s.io_error(e);
             }
-            self.drives.all = true;
+            s.interval(report)
         }
-        match (ev, self.mode) {
-            (RunEvent::Started { run, session }, _) => self.started(run, session),
-            (RunEvent::Interval { report, .. }, _) => self.interval(report),
-            (RunEvent::StepFinished(r), PrintMode::Single) => {
-                let mut extra = json!({"target": self.target});
-                if let (Some(t), Some(o)) = (&r.verify, extra.as_object_mut()) {
-                    o.insert("verify".into(), to_value(t));
-                }
-                self.summary(&r.summary, extra)
-            }
-            (RunEvent::StepFinished(r), PrintMode::Plan) => self.step(r, self.steps),
-            (RunEvent::Happened(e), PrintMode::Plan) => self.happened(e),
-            (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
-                Happening::Note(n) => self.note(n),
-                Happening::Health(_)
-                | Happening::DriveErrors(_)
-                | Happening::Thermal(_)
-                | Happening::VerifyFinding(_)
-                | Happening::VerifyUnsaved { .. } => self.happened(e),
-                Happening::Verified(_) if self.format == Format::Text => self.happened(e),
-                _ => {}
-            },
-            (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => self.note(n),
-            (RunEvent::Telemetry(s), _) => {
-                for n in &s.notes {
-                    self.note(n);
-                }
-            }
-            (RunEvent::Soak(sum), _) => self.soak(sum),
-            (RunEvent::Wear(w), _) => self.wear(w),
-            (RunEvent::Ended { .. }, PrintMode::Single) => {}
-            (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
-                let name = self.plan_name.clone();
-                self.plan_summary(&name, outcome, tally);
-                self.drives.all = false;
-            }
-            (RunEvent::Saved { path, session }, _) => {
-                self.steps_table(&crate::session::step_results(session));
-                self.diskmark_grid(&crate::session::grid(session));
-                self.run_series(&crate::session::run_series(session));
-                self.session(path)
-            }
-            (RunEvent::Verify(_), _) => {}
-            (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
+        (RunEvent::StepFinished(r), PrintMode::Single) => s.summary(r),
+        (RunEvent::StepFinished(r), PrintMode::Plan) => {
+            let steps = s.core().steps;
+            s.step(r, steps)
         }
+        (RunEvent::Happened(e), PrintMode::Plan) => s.happened(e),
+        (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
+            Happening::Note(n) => s.note(n),
+            Happening::Health(_)
+            | Happening::DriveErrors(_)
+            | Happening::Thermal(_)
+            | Happening::VerifyFinding(_)
+            | Happening::VerifyUnsaved { .. } => s.happened(e),
+            Happening::Verified(_) => s.verified(e),
+            _ => {}
+        },
+        (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => s.note(n),
+        (RunEvent::Telemetry(t), _) => {
+            for n in &t.notes {
+                s.note(n);
+            }
+        }
+        (RunEvent::Soak(sum), _) => s.soak(sum),
+        (RunEvent::Wear(w), _) => {
+            if w.step.is_none() {
+                s.wear(w)
+            }
+        }
+        (RunEvent::Ended { .. }, PrintMode::Single) => {}
+        (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
+            let name = s.core().plan_name.clone();
+            s.plan_summary(&name, outcome, tally);
+            s.core().drives.all = false;
+        }
+        (RunEvent::Saved { path, session }, _) => {
+            s.steps_table(&crate::session::step_results(session));
+            let cells = crate::session::grid(session);
+            if !cells.is_empty() {
+                s.diskmark_grid(&cells);
+            }
+            let series = crate::session::run_series(session);
+            if !series.is_empty() {
+                s.run_series(&series);
+            }
+            s.session(path)
+        }
+        (RunEvent::Verify(_), _) => {}
+        (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
     }
 }

@@ -1,23 +1,22 @@
-//! The printer's lines, pinned on a `Vec<u8>`: text and JSON lines for an interval, a
-//! step's end, a run's end and a note, and a write error ending the output.
+//! The two printers' lines, pinned on a `Vec<u8>` (text in `text`, JSON lines in `json`),
+//! from the same run events made here: an interval, a step's end, the steps table, a run's
+//! end, a note, and a write error ending the output.
 
 use std::io::Write;
 
 use serde_json::{json, Value};
 
-use super::{Format, PrintMode, Printer};
-use crate::outcome::RunOutcome;
-use crate::run::{FinishedStep, RunEvent, Sink, Tally};
+use crate::outcome::EndedBy;
+use crate::run::FinishedStep;
+use crate::session::results::{DirResult, LatFigures};
+use crate::session::StepResult;
 use crate::stats::{IntervalReport, StepSummary};
 
-fn printer(format: Format, mode: PrintMode) -> Printer<Vec<u8>> {
-    Printer::on(format, mode, Vec::new(), Vec::new())
-}
+mod json;
+mod text;
 
-fn lines(p: Printer<Vec<u8>>) -> (String, String) {
-    let (out, err) = p.into_writers();
-    let s = |b: Vec<u8>| String::from_utf8(b).expect("utf-8");
-    (s(out), s(err))
+fn utf8(b: Vec<u8>) -> String {
+    String::from_utf8(b).expect("utf-8")
 }
 
 /// An interval of a plain run, as its JSON line said it (without `type`).
@@ -67,168 +66,50 @@ fn step() -> FinishedStep {
     }
 }
 
-#[test]
-fn an_interval_in_text_has_the_header_first() {
-    let mut p = printer(Format::Text, PrintMode::Single);
-    let r = interval();
-    p.event(&RunEvent::Interval {
-        index: 0,
-        report: &r,
-    });
-    let (out, err) = lines(p);
-    assert_eq!(
-        out,
-        "    time  read IOPS read MB/s write IOPS write MB/s    p50 µs    p99 µs  p99.9 µs  errors\n\
-         \x20   1.0s      63496     260.1          0       0.0     247.8    3426.3   26755.1       0\n"
-    );
-    assert_eq!(err, "");
-}
-
-#[test]
-fn an_interval_in_json_is_its_report_with_a_type() {
-    let mut p = printer(Format::Json, PrintMode::Single);
-    let r = interval();
-    p.event(&RunEvent::Interval {
-        index: 0,
-        report: &r,
-    });
-    let (out, _) = lines(p);
-    assert_eq!(
-        out,
-        "{\"end_s\":1.0,\"errors\":0,\"format\":1,\"index\":0,\"lat_us\":{\"max\":29442.047,\
-         \"mean\":424.2906125740202,\"min\":45.568,\"p50\":247.807,\"p90\":365.567,\
-         \"p99\":3426.303,\"p99.9\":26755.071,\"p99.99\":29425.663,\"samples\":63496,\
-         \"stddev\":1613.620580227195},\"ramp\":false,\"read\":{\"bytes\":260079616,\
-         \"ios\":63496},\"read_bw_bytes\":260079616.0,\"read_iops\":63496.0,\"start_s\":0.0,\
-         \"type\":\"interval\",\"write\":{\"bytes\":0,\"ios\":0},\"write_bw_bytes\":0.0,\
-         \"write_iops\":0.0}\n"
-    );
-}
-
-#[test]
-fn a_preset_step_end_is_one_line() {
-    let mut p = printer(Format::Text, PrintMode::Plan);
-    let s = step();
-    p.event(&RunEvent::StepFinished(&s));
-    let (out, _) = lines(p);
-    assert_eq!(
-        out,
-        "step 1/0 randread-4k: achieved 58099 IOPS, 238.0 MB/s, mean 465.4 µs, p99 3936.3 µs, \
-         p99.9 27410.4 µs, 0 errors (0.4s, ended by duration)\n"
-    );
-    let mut p = printer(Format::Json, PrintMode::Plan);
-    p.event(&RunEvent::StepFinished(&s));
-    let (out, _) = lines(p);
-    let v: Value = serde_json::from_str(&out).expect("one JSON line");
-    assert_eq!(
-        (v["type"].as_str(), v["count"].as_u64()),
-        (Some("step"), Some(0))
-    );
-    assert_eq!(v["name"], "randread-4k");
-}
-
-#[test]
-fn a_plain_step_end_is_its_summary() {
-    let mut p = printer(Format::Text, PrintMode::Single);
-    let s = step();
-    p.event(&RunEvent::StepFinished(&s));
-    let (out, _) = lines(p);
-    assert_eq!(
-        out,
-        "summary: 0.40s measured, engine io_uring, ended by duration\n\
-         \x20 read      23243 I/Os, 58099 IOPS, 238.0 MB/s (227.0 MiB/s)\n\
-         \x20 latency in µs:\n\
-         \x20 latency   mean 465.4  min 63.0  p50 268.3  p90 355.3  p99 3936.3  p99.9 27410.4  p99.99 27492.4  max 27492.4\n\
-         \x20 errors    0\n"
-    );
-}
-
-#[test]
-fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
-    let mut p = printer(Format::Text, PrintMode::Single);
-    let mut s = step();
-    let m = &mut s.summary;
-    (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
-    m.trim_lat_us = m.read_lat_us;
-    p.event(&RunEvent::StepFinished(&s));
-    let mut r = interval();
-    (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    p.event(&RunEvent::Interval {
-        index: 0,
-        report: &r,
-    });
-    let (out, _) = lines(p);
-    assert!(
-        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency in µs:\n"),
-        "{out}"
-    );
-    // Reads and trims: each one's latency.
-    assert!(out.contains("\n  trim      mean 465.4  min 63.0"), "{out}");
-    assert!(out.contains("       0  trim 5 IOPS 2.0 MB/s\n"), "{out}");
-    let mut p = printer(Format::Json, PrintMode::Single);
-    p.event(&RunEvent::Interval {
-        index: 0,
-        report: &r,
-    });
-    let (out, _) = lines(p);
-    let v: Value = serde_json::from_str(out.trim()).expect("a JSON line");
-    assert_eq!(
-        (v["trim"]["ios"].as_u64(), v["trim_iops"].as_f64()),
-        (Some(5), Some(5.0))
-    );
-}
-
-#[test]
-fn a_preset_run_end_is_its_plan_summary() {
-    let outcome = RunOutcome::Completed {
+/// One step's result of 4 KiB reads at 12.3k IOPS, p99 850 µs.
+fn step_result() -> StepResult {
+    let read = DirResult {
+        ios: 10,
+        iops: 12_345.0,
+        mbps: 50.6,
+        lat_us: Some(LatFigures {
+            mean: 425.0,
+            p50: 283.0,
+            p99: 850.0,
+            p99_9: 850.0,
+            p99_99: 850.0,
+            p99_999: None,
+            max: 1700.0,
+        }),
+    };
+    StepResult {
+        drive: None,
+        step: 1,
+        label: "point 1".into(),
+        workload: "randread 4KiB QD32×1".into(),
+        target_iops: None,
+        read,
+        write: DirResult::default(),
+        trim: DirResult::default(),
         errors: 0,
-        first_error: None,
-    };
-    let tally = Tally {
-        steps: 4,
-        steps_run: 4,
-        ..Tally::default()
-    };
-    let ended = RunEvent::Ended {
-        outcome: &outcome,
-        tally: &tally,
-    };
-    let mut p = printer(Format::Text, PrintMode::Plan);
-    p.event(&ended);
-    assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
-    let mut p = printer(Format::Json, PrintMode::Plan);
-    p.event(&ended);
-    assert_eq!(
-        lines(p).0,
-        "{\"errors\":0,\"format\":1,\"outcome\":\"completed\",\"preset\":\"\",\"steps\":4,\"steps_run\":4,\
-         \"type\":\"plan_summary\"}\n"
-    );
-    // A plain run's end prints nothing.
-    let mut p = printer(Format::Text, PrintMode::Single);
-    p.event(&ended);
-    assert_eq!(lines(p), (String::new(), String::new()));
-}
-
-#[test]
-fn a_note_goes_to_stderr_in_text_and_is_a_json_line() {
-    let mut p = printer(Format::Text, PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s"));
-    assert_eq!(
-        lines(p),
-        (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
-    );
-    let mut p = printer(Format::Json, PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB"));
-    assert_eq!(
-        lines(p).0,
-        "{\"format\":1,\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
-    );
+        ended_by: EndedBy::Duration,
+        measured_s: 90.0,
+    }
 }
 
 /// Takes `room` bytes, then fails every write as a closed pipe does.
 struct Closing {
     room: usize,
     got: Vec<u8>,
+}
+
+impl Closing {
+    fn new(room: usize) -> Self {
+        Closing {
+            room,
+            got: Vec::new(),
+        }
+    }
 }
 
 impl Write for Closing {
@@ -244,27 +125,8 @@ impl Write for Closing {
     }
 }
 
-#[test]
-fn a_failed_write_ends_the_output_and_nothing_follows() {
-    let c = || Closing {
-        room: 60,
-        got: Vec::new(),
-    };
-    let mut p = Printer::on(Format::Json, PrintMode::Single, c(), c());
-    p.event(&RunEvent::Note("one"));
-    assert!(!p.ended());
-    p.event(&RunEvent::Note("a note too long for the room that is left"));
-    assert!(p.ended());
-    p.event(&RunEvent::Note("two"));
-    let (out, _) = p.into_writers();
-    assert_eq!(
-        out.got,
-        b"{\"format\":1,\"message\":\"one\",\"type\":\"note\"}\n"
-    );
-}
-
-#[test]
-fn new_drive_errors_and_the_run_s_wear_end_a_plain_run_s_text_and_json() {
+/// New drive errors (an event) and the run's wear of the drive.
+fn errors_and_wear() -> (crate::run::Timed, crate::telemetry::WearSpan) {
     use crate::run::{Happening, Timed};
     use crate::telemetry::{DriveWear, NewDriveErrors, WearSpan};
     let errors = Timed {
@@ -287,38 +149,5 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run_s_text_and_json() {
             ..DriveWear::default()
         },
     };
-    let step = WearSpan {
-        step: Some(0),
-        ..wear
-    };
-    let mut p = printer(Format::Text, PrintMode::Single);
-    p.event(&RunEvent::Happened(&errors));
-    p.event(&RunEvent::Wear(&step));
-    p.event(&RunEvent::Wear(&wear));
-    let (out, _) = lines(p);
-    assert_eq!(
-        out,
-        "[    1.0s] drive_errors: the drive reported 1 new media errors (1 in all) and 3 new \
-         error log entries (25 in all)\n\
-         drive: host wrote 1000KiB (drivescope 1MiB), media errors +1\n",
-        "a step's wear is in the session only"
-    );
-    let mut p = printer(Format::Json, PrintMode::Single);
-    p.event(&RunEvent::Happened(&errors));
-    p.event(&RunEvent::Wear(&wear));
-    let (out, _) = lines(p);
-    let v: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(v[0]["kind"], "drive_errors");
-    assert_eq!(v[0]["drive_errors"]["error_log_entries"], 3);
-    assert_eq!(v[1]["type"], "drive_wear");
-    assert_eq!(v[1]["host_written_bytes"], 1_024_000);
-    assert_eq!(v[1]["written_agrees"], true);
-    assert_eq!(
-        v[1]["read_agrees"],
-        Value::Null,
-        "the drive counts no reads here"
-    );
+    (errors, wear)
 }

@@ -1,13 +1,76 @@
-//! The text of a plain run's summary, a run's engine and target host, and a paced step's
-//! schedule, as the printer shows them.
+//! The text of a plain run's summary, a preset's step, the intervals' rows, a run's engine
+//! and target host, and a paced step's schedule, as the printer shows them: figures in
+//! units that scale (k and M IOPS, MB/s and GB/s, µs, ms and s) and counts with their
+//! plurals.
 
-use crate::run::Prepared;
+use crate::run::{FinishedStep, Prepared};
 use crate::stats::{LatSummary, StepSummary};
+use crate::ui::format::{bw, iops, us};
+use crate::units::count;
 use crate::workload::{EngineKind, EngineOptions};
 
-/// Bytes per second in MB/s (10^6 bytes).
-pub(super) fn mb(bytes_per_s: f64) -> f64 {
-    bytes_per_s / 1e6
+/// The intervals' header, over [`interval_row`]'s columns.
+pub(super) fn interval_header() -> String {
+    format!(
+        "{:>8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7}",
+        "time",
+        "read IOPS",
+        "read MB/s",
+        "write IOPS",
+        "write MB/s",
+        "p50",
+        "p99",
+        "p99.9",
+        "errors"
+    )
+}
+
+/// An interval's row: its end, read and write IOPS and bandwidth (bytes per second), three
+/// latencies already in words (blank where there is none), and its errors.
+pub(super) fn interval_row(end_s: f64, rates: [f64; 4], lat: [String; 3], errors: u64) -> String {
+    let [ri, rb, wi, wb] = rates;
+    let [p50, p99, p99_9] = lat;
+    format!(
+        "{end_s:>7.1}s {:>10} {:>10} {:>10} {:>10} {p50:>9} {p99:>9} {p99_9:>9} {errors:>7}",
+        iops(ri),
+        bw(rb),
+        iops(wi),
+        bw(wb),
+    )
+}
+
+/// A preset's step as it ends: what it achieved on one line, how it ended on an indented
+/// second one, and fio's series under them.
+pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
+    let s = &r.summary;
+    let target = match (r.target_iops, r.closed_loop) {
+        (Some(t), false) => format!("target {} IOPS, ", iops(t)),
+        (Some(t), true) => format!("target {} IOPS (run closed-loop), ", iops(t)),
+        (None, _) => String::new(),
+    };
+    let l = &r.service_lat_us;
+    let mut out = vec![format!(
+        "step {}/{steps} {}: {target}achieved {} IOPS, {}, mean {}, p99 {}, p99.9 {}",
+        r.index + 1,
+        r.name,
+        iops(s.iops),
+        bw(s.bw_bytes()),
+        us(l.mean),
+        us(l.p99),
+        us(l.p99_9),
+    )];
+    let resp = r
+        .response_from_schedule_lat_us
+        .map(|l| format!("response from schedule mean {}, ", us(l.mean)))
+        .unwrap_or_default();
+    out.push(format!(
+        "  {resp}{}, {:.1}s, ended by {}",
+        count(s.errors, "error"),
+        s.runtime_s,
+        s.ended_by
+    ));
+    out.extend(s.fio_series.iter().map(|x| format!("  {x}")));
+    out
 }
 
 /// The engine and its ring options in a run's first line (nothing for plain io_uring):
@@ -22,8 +85,15 @@ pub(super) fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
 
 fn lat_line(name: &str, l: &LatSummary) -> String {
     format!(
-        "  {name:<9} mean {:.1}  min {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
-        l.mean, l.min, l.p50, l.p90, l.p99, l.p99_9, l.p99_99, l.max
+        "  {name:<9} mean {}  min {}  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}",
+        us(l.mean),
+        us(l.min),
+        us(l.p50),
+        us(l.p90),
+        us(l.p99),
+        us(l.p99_9),
+        us(l.p99_99),
+        us(l.max)
     )
 }
 
@@ -62,19 +132,22 @@ pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
     ];
     let busy = dirs.iter().filter(|d| d.1 > 0).count();
     // A step of no I/O still says its reads (0 of them).
-    for (i, (name, ios, iops, bw, _)) in dirs.iter().enumerate() {
+    for (i, (name, ios, rate, bytes, _)) in dirs.iter().enumerate() {
         if *ios > 0 || (i == 0 && busy == 0) {
             out.push(format!(
-                "  {name:<9} {ios} I/Os, {iops:.0} IOPS, {:.1} MB/s ({:.1} MiB/s)",
-                mb(*bw),
-                bw / 1048576.0
+                "  {name:<9} {}, {} IOPS, {} ({:.1} MiB/s)",
+                count(*ios, "I/O"),
+                iops(*rate),
+                bw(*bytes),
+                bytes / 1048576.0
             ));
         }
     }
     if let Some(t) = s.target_iops {
         out.push(format!(
-            "  target    {t:.0} IOPS, achieved {:.0} ({:+.2}%)",
-            s.iops,
+            "  target    {} IOPS, achieved {} ({:+.2}%)",
+            iops(t),
+            iops(s.iops),
             (s.iops / t - 1.0) * 100.0
         ));
         if let Some(cv) = s.arrival_cv {
@@ -91,7 +164,6 @@ pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
     } else {
         "latency"
     };
-    out.push("  latency in µs:".to_string());
     out.push(lat_line(name, &s.lat_us));
     if let Some(svc) = &s.service_lat_us {
         out.push(lat_line("service", svc));

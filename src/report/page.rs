@@ -163,14 +163,8 @@ pub fn looks_numeric(c: &str) -> bool {
     num.replace(',', "").parse::<f64>().is_ok() && rest.chars().count() <= 5 && !rest.contains(' ')
 }
 
-/// `n` and `word`, plural unless `n` is 1 (`1 step`, `13 steps`).
-pub fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+/// `n` and `word`, plural unless `n` is 1 (the one count helper, in `units`).
+pub use crate::units::count;
 
 /// A latency in µs as people read it: `85 µs`, `1.23 ms`, `2.10 s`; `-` when unknown.
 pub fn lat(us: Option<f64>) -> String {

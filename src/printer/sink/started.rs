@@ -1,28 +1,28 @@
 //! The run's first line: what runs, on which target, for how long (text), or the `start`
 //! object (JSON).
 
-use std::io::Write;
-
 use serde_json::json;
 
-use super::{Printer, PAGE_CACHE_NOTE};
+use super::{Shows, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunKind};
 use crate::ui::format;
-use crate::units::format_duration;
+use crate::units::{count, format_duration};
 
-impl<W: Write> Printer<W> {
+/// The run's start, as either sink shows it.
+pub(in crate::printer) trait Started: Shows {
     /// The run's first line.
-    pub(super) fn started(&mut self, run: &Prepared, session: &std::path::Path) {
+    fn started(&mut self, run: &Prepared, session: &std::path::Path) {
         let t = &run.target;
-        self.target = t.path.display().to_string();
-        self.plan_name = run.name().to_string();
-        self.plan_title = match &run.kind {
+        let core = self.core();
+        core.target = t.path.display().to_string();
+        core.plan_name = run.name().to_string();
+        core.plan_title = match &run.kind {
             RunKind::FioJob(f) => format!("fio job file {}", f.file.display()),
             RunKind::Preset(_) | RunKind::Single { .. } => format!("preset {}", run.name()),
         };
-        self.steps = run.plan.steps.len();
+        core.steps = run.plan.steps.len();
         let session = session.display().to_string();
         match &run.kind {
             RunKind::Single { ramp, duration } => {
@@ -67,12 +67,11 @@ impl<W: Write> Printer<W> {
                     _ => format_duration(*duration),
                 };
                 let description = format!(
-                    "{}{mix} {} QD{} × {} job{} on {on}{}{rate}, {}{ramp_text}",
+                    "{}{mix} {} QD{} × {} on {on}{}{rate}, {}{ramp_text}",
                     w.rw,
                     w.bs,
                     w.iodepth,
-                    w.jobs,
-                    if w.jobs == 1 { "" } else { "s" },
+                    count(w.jobs, "job"),
                     engine_text(step.engine, &step.engine_options),
                     length,
                 );
@@ -100,12 +99,12 @@ impl<W: Write> Printer<W> {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "fio job file {} ({}) on {} ({}): {} steps",
+                        "fio job file {} ({}) on {} ({}): {}",
                         f.file.display(),
                         f.version,
                         t.path.display(),
                         target_size(t),
-                        plan.steps.len(),
+                        count(plan.steps.len(), "step"),
                     ),
                     json!({
                         "fio_job": f.file.display().to_string(),
@@ -122,14 +121,14 @@ impl<W: Write> Printer<W> {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "preset {} ({}) on {}{} ({}): {} steps in {} phases",
+                        "preset {} ({}) on {}{} ({}): {} in {}",
                         preset.id,
                         preset.name,
                         host_prefix(run),
                         t.path.display(),
                         target_size(t),
-                        plan.steps.len(),
-                        plan.phases.len()
+                        count(plan.steps.len(), "step"),
+                        count(plan.phases.len(), "phase")
                     ),
                     with_host(
                         run,
@@ -151,6 +150,8 @@ impl<W: Write> Printer<W> {
         }
     }
 }
+
+impl<S: Shows> Started for S {}
 
 /// The target's size: a file's in the binary units it was given (`1 GiB`), a device's
 /// capacity as vendors print it (`500.1 GB (465.8 GiB)`).

@@ -1,0 +1,268 @@
+//! The headless run as JSON lines on stdout, one object per line with `"type"`: `start`,
+//! `interval`, `note`, `io_error`, `summary`, `step`, `event`, `verify_finding`,
+//! `drive_wear`, `soak`, `plan_summary`, `steps` (the steps table, once the session is
+//! saved), `diskmark`, `runs`, `session` (bandwidth in bytes per second, latency in µs),
+//! `"format"` ([`super::JSON_FORMAT`]) and, in a run of several drives, `"target"` (the
+//! drive's label).
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::drives::{IntervalFigures, Sums};
+use super::sink::{route, route_drive, to_value, write_line, Core, PrintMode, Shows};
+use crate::outcome::RunOutcome;
+use crate::output::{Output, StdWriter, Stream};
+use crate::run::{FinishedStep, Happening, RunEvent, Sink, Tally, Timed};
+use crate::session::{GridCell, RunSeries, StepResult};
+use crate::stats::{IntervalReport, IoErrorRecord};
+use crate::telemetry::WearSpan;
+use crate::thermal::SoakSummary;
+
+/// Prints a run as JSON lines on `out`. The first write that fails ends the output
+/// (nothing more is written; the run goes on, its session saved); on the process's own
+/// stdout ([`StdWriter`]) it ends the process's output too (exit 141).
+pub struct JsonPrinter<W: Write = StdWriter> {
+    core: Core,
+    out: W,
+    /// A write failed: nothing more is written.
+    ended: bool,
+}
+
+impl JsonPrinter<StdWriter> {
+    /// A printer on the process's stdout.
+    pub fn new(mode: PrintMode) -> Self {
+        JsonPrinter::on(mode, Output::default().writer(Stream::Out))
+    }
+
+    /// A closed stdout (EPIPE, EIO) ends the output and sets `stop`: the run stops as on
+    /// a signal, its session saved.
+    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.out = Output::stopping(stop).writer(Stream::Out);
+    }
+}
+
+impl<W: Write> JsonPrinter<W> {
+    /// A printer writing its lines to `out`.
+    pub fn on(mode: PrintMode, out: W) -> Self {
+        JsonPrinter {
+            core: Core::new(mode),
+            out,
+            ended: false,
+        }
+    }
+
+    /// The writer, back (what a test reads).
+    pub fn into_writer(self) -> W {
+        self.out
+    }
+
+    /// Whether a write failed (the printer has written nothing since).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// One JSON line (serde escapes what needs it), with its format version; the first
+    /// failed write ends the output.
+    fn line(&mut self, v: Value) {
+        if self.ended {
+            return;
+        }
+        let v = super::json::versioned(v);
+        if !write_line(&mut self.out, &v.to_string()) {
+            self.ended = true;
+        }
+    }
+
+    /// A JSON line carrying `"target"` (the drive's label) in a run of several.
+    fn json(&mut self, mut v: Value) {
+        if let (Some(l), Some(o)) = (self.core.label(), v.as_object_mut()) {
+            o.insert("target".into(), json!(l));
+        }
+        self.line(v);
+    }
+
+    /// `t` as an object of `type`, with `extra`'s fields.
+    fn typed<T: serde::Serialize>(&mut self, kind: &str, t: &T, extra: Value) {
+        let mut v = to_value(t);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("type".into(), json!(kind));
+            if let Value::Object(e) = extra {
+                o.extend(e);
+            }
+        }
+        self.json(v);
+    }
+}
+
+impl<W: Write> Shows for JsonPrinter<W> {
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    fn start(&mut self, description: &str, extra: Value) {
+        let mut v = json!({"type": "start", "description": description});
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        self.json(v);
+    }
+
+    fn note(&mut self, message: &str) {
+        self.json(json!({"type": "note", "message": message}))
+    }
+
+    fn io_error(&mut self, e: &IoErrorRecord) {
+        self.typed("io_error", e, Value::Null)
+    }
+
+    fn interval(&mut self, r: &IntervalReport) {
+        self.typed("interval", r, Value::Null)
+    }
+
+    fn all_interval(&mut self, f: &IntervalFigures, drives: usize) {
+        self.json(json!({
+            "type": "interval",
+            "end_s": f.end_s,
+            "drives": drives,
+            "read_iops": f.read_iops,
+            "write_iops": f.write_iops,
+            "read_bw_bytes": f.read_bw,
+            "write_bw_bytes": f.write_bw,
+            "worst_p99_us": f.p99,
+            "errors": f.errors,
+        }))
+    }
+
+    fn all_summary(&mut self, s: &Sums) {
+        let mut v = json!({
+            "type": "summary",
+            "drives": s.drives,
+            "ios": s.ios,
+            "iops": s.read_iops + s.write_iops + s.trim_iops,
+            "read_iops": s.read_iops,
+            "write_iops": s.write_iops,
+            "read_bw_bytes": s.read_bw,
+            "write_bw_bytes": s.write_bw,
+            "errors": s.errors,
+        });
+        if let (true, Some(o)) = (s.trim_iops > 0.0, v.as_object_mut()) {
+            o.insert("trim_iops".into(), json!(s.trim_iops));
+            o.insert("trim_bw_bytes".into(), json!(s.trim_bw));
+        }
+        self.json(v)
+    }
+
+    fn summary(&mut self, r: &FinishedStep) {
+        let mut extra = json!({"target": self.core.target});
+        if let (Some(t), Some(o)) = (&r.verify, extra.as_object_mut()) {
+            o.insert("verify".into(), to_value(t));
+        }
+        self.typed("summary", &r.summary, extra)
+    }
+
+    fn step(&mut self, r: &FinishedStep, steps: usize) {
+        self.typed("step", r, json!({"count": steps}))
+    }
+
+    fn happened(&mut self, e: &Timed) {
+        if let Happening::VerifyFinding(x) = &e.what {
+            return self.typed("verify_finding", x.as_ref(), json!({"t_s": e.t_s}));
+        }
+        let mut line = json!({
+            "type": "event",
+            "t_s": e.t_s,
+            "kind": e.what.kind().as_str(),
+            "text": e.what.to_string(),
+        });
+        match (&e.what, line.as_object_mut()) {
+            (Happening::Thermal(t), Some(o)) => {
+                o.insert("thermal".into(), json!(t));
+            }
+            (Happening::DriveErrors(n), Some(o)) => {
+                o.insert("drive_errors".into(), json!(n));
+            }
+            (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
+                o.insert("step".into(), json!(step));
+                o.insert("verify_unsaved".into(), json!(unsaved));
+            }
+            _ => {}
+        }
+        self.json(line)
+    }
+
+    fn verified(&mut self, _e: &Timed) {}
+
+    fn wear(&mut self, w: &WearSpan) {
+        let mut v = json!({"type": "drive_wear"});
+        if let (Some(o), Ok(Value::Object(f))) = (v.as_object_mut(), serde_json::to_value(w)) {
+            o.extend(f);
+            o.insert("written_agrees".into(), json!(w.written_agrees()));
+            o.insert("read_agrees".into(), json!(w.read_agrees()));
+        }
+        self.json(v);
+    }
+
+    fn soak(&mut self, sum: &SoakSummary) {
+        let through = |t: Option<crate::thermal::Throughput>| {
+            t.map(|t| json!({"iops": t.iops, "mbps": t.mbps, "secs": t.secs}))
+        };
+        self.json(json!({
+            "type": "soak",
+            "start_c": sum.start_c,
+            "peak_c": sum.peak.map(|p| p.1),
+            "peak_t_s": sum.peak.map(|p| p.0),
+            "to_warning_s": sum.to_warning.map(|w| w.0),
+            "throttle_onset_s": sum.onset.map(|o| o.0),
+            "throttle_onset_c": sum.onset.and_then(|o| o.1),
+            "throttle_signal": sum.onset.map(|o| o.2),
+            "before_throttle": through(sum.before),
+            "while_throttled": through(sum.throttled),
+            "cliff_iops": sum.cliff().map(|c| c.0).filter(|x| x.is_finite()),
+            "cliff_mbps": sum.cliff().map(|c| c.1).filter(|x| x.is_finite()),
+            "cooled_s": sum.cooled_s,
+            "not_cooled": sum.not_cooled,
+        }))
+    }
+
+    fn plan_summary(&mut self, preset_id: &str, outcome: &RunOutcome, tally: &Tally) {
+        let text = match outcome.failure() {
+            Some(why) => format!("failed: {why}"),
+            None => outcome.word().to_string(),
+        };
+        self.json(json!({
+            "type": "plan_summary",
+            "preset": preset_id,
+            "outcome": text,
+            "steps_run": tally.steps_run,
+            "steps": tally.steps,
+            "errors": tally.errors,
+        }))
+    }
+
+    fn steps_table(&mut self, results: &[StepResult]) {
+        self.line(json!({"type": "steps", "steps": results}))
+    }
+
+    fn run_series(&mut self, series: &[RunSeries]) {
+        self.line(json!({"type": "runs", "phases": series}))
+    }
+
+    fn diskmark_grid(&mut self, cells: &[GridCell]) {
+        self.line(json!({"type": "diskmark", "cells": cells}))
+    }
+
+    fn session(&mut self, path: &std::path::Path) {
+        self.line(json!({"type": "session", "path": path.display().to_string()}))
+    }
+}
+
+impl<W: Write> Sink for JsonPrinter<W> {
+    fn event(&mut self, ev: &RunEvent<'_>) {
+        route(self, ev)
+    }
+
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+        route_drive(self, drive, ev)
+    }
+}

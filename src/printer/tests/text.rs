@@ -1,0 +1,281 @@
+//! The text printer's lines on a `Vec<u8>`.
+
+use super::{interval, step, step_result, utf8, Closing};
+use crate::outcome::RunOutcome;
+use crate::printer::sink::Shows;
+use crate::printer::{PrintMode, TextPrinter};
+use crate::run::{RunEvent, Sink, Tally};
+
+fn printer(mode: PrintMode) -> TextPrinter<Vec<u8>> {
+    TextPrinter::on(mode, Vec::new(), Vec::new())
+}
+
+/// What was written on stdout and on stderr.
+fn lines(p: TextPrinter<Vec<u8>>) -> (String, String) {
+    let (out, err) = p.into_writers();
+    (utf8(out), utf8(err))
+}
+
+#[test]
+fn an_interval_has_the_header_first() {
+    let mut p = printer(PrintMode::Single);
+    let r = interval();
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, err) = lines(p);
+    assert_eq!(
+        out,
+        "    time  read IOPS  read MB/s write IOPS write MB/s       p50       p99     p99.9  errors\n\
+         \x20   1.0s      63.5k   260 MB/s          0   0.0 MB/s    248 µs   3.43 ms  26.76 ms       0\n"
+    );
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_preset_step_end_is_two_lines() {
+    let mut p = printer(PrintMode::Plan);
+    let s = step();
+    p.event(&RunEvent::StepFinished(&s));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, p99 3.94 ms, \
+         p99.9 27.41 ms\n  0 errors, 0.4s, ended by duration\n"
+    );
+}
+
+#[test]
+fn a_plain_step_end_is_its_summary() {
+    let mut p = printer(PrintMode::Single);
+    let s = step();
+    p.event(&RunEvent::StepFinished(&s));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "summary: 0.40s measured, engine io_uring, ended by duration\n\
+         \x20 read      23243 I/Os, 58.1k IOPS, 238 MB/s (227.0 MiB/s)\n\
+         \x20 latency   mean 465 µs  min 63 µs  p50 268 µs  p90 355 µs  p99 3.94 ms  p99.9 27.41 ms  p99.99 27.49 ms  max 27.49 ms\n\
+         \x20 errors    0\n"
+    );
+}
+
+#[test]
+fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
+    let mut p = printer(PrintMode::Single);
+    let mut s = step();
+    let m = &mut s.summary;
+    (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
+    m.trim_lat_us = m.read_lat_us;
+    p.event(&RunEvent::StepFinished(&s));
+    let mut r = interval();
+    (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, _) = lines(p);
+    assert!(
+        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency   "),
+        "{out}"
+    );
+    // Reads and trims: each one's latency.
+    assert!(
+        out.contains("\n  trim      mean 465 µs  min 63 µs"),
+        "{out}"
+    );
+    assert!(out.contains("       0  trim 5 IOPS 2.0 MB/s\n"), "{out}");
+}
+
+#[test]
+fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
+    let outcome = RunOutcome::Completed {
+        errors: 0,
+        first_error: None,
+    };
+    let tally = Tally {
+        steps: 4,
+        steps_run: 4,
+        ..Tally::default()
+    };
+    let ended = RunEvent::Ended {
+        outcome: &outcome,
+        tally: &tally,
+    };
+    let mut p = printer(PrintMode::Plan);
+    p.event(&ended);
+    assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
+    let mut p = printer(PrintMode::Single);
+    p.event(&ended);
+    assert_eq!(lines(p), (String::new(), String::new()));
+}
+
+#[test]
+fn a_note_goes_to_stderr_escaped() {
+    let mut p = printer(PrintMode::Single);
+    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s"));
+    assert_eq!(
+        lines(p),
+        (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
+    );
+}
+
+#[test]
+fn the_steps_table_is_aligned_on_stdout() {
+    let mut p = printer(PrintMode::Plan);
+    p.steps_table(&[step_result()]);
+    let (out, err) = lines(p);
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows.len(), 2, "a header and the step's reads: {out}");
+    assert!(rows[0].starts_with("step  label"), "{out}");
+    assert!(
+        rows[1].starts_with("   1  point 1")
+            && rows[1].contains("12.3k")
+            && rows[1].contains("850 µs"),
+        "{out}"
+    );
+    assert_eq!(err, "");
+    // No step ran: no table.
+    let mut p = printer(PrintMode::Plan);
+    p.steps_table(&[]);
+    assert_eq!(lines(p), (String::new(), String::new()));
+}
+
+#[test]
+fn a_failed_write_ends_the_output_on_both_streams() {
+    let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(50), Closing::new(50));
+    let s = step();
+    p.event(&RunEvent::StepFinished(&s));
+    assert!(p.ended(), "the step's first line is longer than the room");
+    p.event(&RunEvent::Note("one"));
+    let r = interval();
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: &r,
+    });
+    let (out, err) = p.into_writers();
+    assert!(out.got.is_empty() && err.got.is_empty(), "nothing after it");
+    // Room for a note, not for the next.
+    let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(100), Closing::new(15));
+    p.event(&RunEvent::Note("one"));
+    assert!(!p.ended());
+    p.event(&RunEvent::Note("a note too long"));
+    assert!(p.ended());
+    p.event(&RunEvent::Note("two"));
+    assert_eq!(p.into_writers().1.got, b"note: one\n");
+}
+
+#[test]
+fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
+    let (errors, wear) = super::errors_and_wear();
+    let step = crate::telemetry::WearSpan {
+        step: Some(0),
+        ..wear
+    };
+    let mut p = printer(PrintMode::Single);
+    p.event(&RunEvent::Happened(&errors));
+    p.event(&RunEvent::Wear(&step));
+    p.event(&RunEvent::Wear(&wear));
+    let (out, _) = lines(p);
+    assert_eq!(
+        out,
+        "[    1.0s] drive_errors: the drive reported 1 new media errors (1 in all) and 3 new \
+         error log entries (25 in all)\n\
+         drive: host wrote 1000KiB (drivescope 1MiB), media errors +1\n",
+        "a step's wear is in the session only"
+    );
+}
+
+#[test]
+fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
+    let mut p = printer(PrintMode::Plan);
+    p.core().set_drives(vec!["a".into(), "longer-label".into()]);
+    let r = interval();
+    let s = step();
+    p.drive_event(
+        1,
+        &RunEvent::Interval {
+            index: 0,
+            report: &r,
+        },
+    );
+    p.drive_event(
+        0,
+        &RunEvent::Interval {
+            index: 0,
+            report: &r,
+        },
+    );
+    p.drive_event(0, &RunEvent::StepFinished(&s));
+    p.drive_event(0, &RunEvent::Note("a note between the rows"));
+    p.drive_event(
+        1,
+        &RunEvent::Interval {
+            index: 1,
+            report: &r,
+        },
+    );
+    let (out, err) = lines(p);
+    let out: Vec<&str> = out.lines().collect();
+    let header = "                   time  read IOPS  read MB/s";
+    assert!(out[0].starts_with(header), "{out:#?}");
+    assert!(
+        out[1].starts_with("[longer-label]     1.0s      63.5k"),
+        "{out:#?}"
+    );
+    assert!(
+        out[2].starts_with("[a]                1.0s      63.5k"),
+        "{out:#?}"
+    );
+    assert!(
+        out[3].starts_with("[all]              1.0s     127.0k")
+            && out[3].ends_with("  (2 drives; p99: the worst)"),
+        "{out:#?}"
+    );
+    assert_eq!(
+        &out[4..6],
+        [
+            "[a]            step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
+             p99 3.94 ms, p99.9 27.41 ms",
+            "[a]              0 errors, 0.4s, ended by duration",
+        ],
+        "{out:#?}"
+    );
+    // The step's lines and the note came between: the header again, then the row.
+    assert!(out[6].starts_with(header), "{out:#?}");
+    assert!(out[7].starts_with("[longer-label]     1.0s"), "{out:#?}");
+    assert_eq!(err, "note: [a] a note between the rows\n");
+}
+
+#[test]
+fn counts_are_singular_for_one() {
+    let outcome = RunOutcome::Completed {
+        errors: 1,
+        first_error: None,
+    };
+    let tally = Tally {
+        steps: 1,
+        steps_run: 1,
+        errors: 1,
+        ..Tally::default()
+    };
+    let mut p = printer(PrintMode::Plan);
+    p.event(&RunEvent::Ended {
+        outcome: &outcome,
+        tally: &tally,
+    });
+    assert_eq!(lines(p).0, ": completed, 1 of 1 step run, 1 I/O error\n");
+    let mut s = step();
+    s.summary.errors = 1;
+    s.target_iops = Some(25_000.0);
+    s.response_from_schedule_lat_us = Some(s.service_lat_us);
+    let mut p = printer(PrintMode::Plan);
+    p.event(&RunEvent::StepFinished(&s));
+    assert_eq!(
+        lines(p).0,
+        "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
+         p99 3.94 ms, p99.9 27.41 ms\n  response from schedule mean 465 µs, 1 error, 0.4s, \
+         ended by duration\n"
+    );
+}
