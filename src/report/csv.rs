@@ -22,32 +22,44 @@ pub fn is_intervals(head: &[u8]) -> bool {
     })
 }
 
-/// The CSV text of a session's intervals: a session of several drives has a first column
+/// The CSV text of a session's intervals, its step column numbered from 1 as `steps.csv`
+/// and the run count them (`step 1/13`): a session of several drives has a first column
 /// naming each row's drive (its label, quoted), and its step column counts each drive's
 /// steps on their own.
 pub fn session_intervals(s: &crate::session::Session) -> String {
-    if s.drives.is_empty() {
-        return intervals(&s.intervals);
-    }
-    let labels = s.drive_labels();
-    // Each drive's steps counted on their own, as a session of one drive counts them (the
-    // session numbers the steps of every drive together).
+    // Each drive's steps counted on their own from 1 (the session numbers the steps of
+    // every drive together, from 0); an interval of a step that did not finish (a
+    // snapshot's running step) gets the number the step will have.
+    let slot = |d: Option<u32>| {
+        if s.drives.is_empty() {
+            0
+        } else {
+            d.map_or(usize::MAX, |d| d as usize)
+        }
+    };
     let mut own = std::collections::HashMap::new();
-    let mut next = vec![0u32; s.drives.len()];
+    let mut done = vec![0u32; s.drives.len().max(1)];
     for st in &s.steps {
-        if let Some(n) = st.drive.and_then(|d| next.get_mut(d as usize)) {
-            own.insert((st.drive, st.index), *n);
+        if let Some(n) = done.get_mut(slot(st.drive)) {
             *n += 1;
+            own.insert((st.drive, st.index), *n);
         }
     }
     let counted: Vec<IntervalRecord> = s
         .intervals
         .iter()
         .map(|r| IntervalRecord {
-            step: own.get(&(r.drive, r.step)).copied().unwrap_or(r.step),
+            step: own
+                .get(&(r.drive, r.step))
+                .copied()
+                .unwrap_or_else(|| done.get(slot(r.drive)).map_or(r.step + 1, |n| n + 1)),
             ..*r
         })
         .collect();
+    if s.drives.is_empty() {
+        return intervals(&counted);
+    }
+    let labels = s.drive_labels();
     let one = intervals(&counted);
     let mut o = String::with_capacity(one.len() + s.intervals.len() * 16);
     o.push_str(DRIVE_COLUMN);

@@ -735,10 +735,32 @@ fn the_intervals_csv_of_several_drives_counts_each_drives_steps_on_their_own() {
             (c[0].to_string(), c[3].to_string())
         })
         .collect();
-    let want = [("a", "0"), ("b", "0"), ("a", "1"), ("b", "1")];
+    let want = [("a", "1"), ("b", "1"), ("a", "2"), ("b", "2")];
     let want: Vec<(String, String)> = want
         .iter()
         .map(|(d, n)| (format!("\"{d}\""), n.to_string()))
         .collect();
     assert_eq!(cells, want, "{csv}");
+}
+
+#[test]
+fn the_intervals_csv_numbers_steps_from_one_as_the_steps_csv_does() {
+    let mut s = session();
+    // Intervals of steps 0 and 1 (finished) and of step 2, still running in a snapshot.
+    for (r, step) in s.intervals.iter_mut().zip([0, 0, 0, 1, 1, 2, 2]) {
+        r.step = step;
+    }
+    let csv = super::csv::session_intervals(&s);
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap_or(""))
+        .collect();
+    assert_eq!(steps, ["1", "1", "1", "2", "2", "3", "3"], "{csv}");
+    let results = crate::session::step_results(&s);
+    assert_eq!(
+        results.iter().map(|r| r.step).collect::<Vec<_>>(),
+        [1, 2],
+        "the steps CSV's numbers"
+    );
 }

@@ -244,3 +244,106 @@ fn a_run_at_a_far_lower_rate_fails_the_gate() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("step 1") && err.contains("IOPS fell"), "{err}");
 }
+
+/// A time-scaled StorageReview 4K random read sweep (13 steps: the probe at max, then 10%
+/// to 120% of it) on a new 64 MiB test file, its session at `session`; `preset` is the
+/// preset's id or a YAML file of one.
+fn sweep(home: &Path, preset: &str, session: &Path) {
+    let target = home.join(format!(
+        "{}.bin",
+        session.file_stem().and_then(|s| s.to_str()).unwrap_or("t")
+    ));
+    let out = run(
+        home,
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "64MiB",
+            "--preset",
+            preset,
+            "--time-scale",
+            "0.02",
+            "--session",
+            s(session),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{:?}\n{}\n{}",
+        out.status.code(),
+        common::stderr(&out),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn two_storagereview_sweeps_compare_step_by_step_and_the_slower_one_fails_the_gate() {
+    let home = common::disk_tempdir();
+    let dir = home.path();
+    let base = dir.join("base.yaml");
+    sweep(dir, "storagereview-4k-randread", &base);
+    // The same sweep at a tenth of the rate: each point paced at 1% to 12% of the probe
+    // instead of 10% to 120% (a preset cannot take --rate-iops: its points are its rates).
+    let preset = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/storagereview-4k-randread.yaml"),
+    )
+    .expect("preset");
+    assert!(preset.contains("points: storagereview"), "{preset}");
+    let slow_preset = dir.join("storagereview-4k-randread-tenth.yaml");
+    std::fs::write(
+        &slow_preset,
+        preset.replace(
+            "points: storagereview",
+            "points: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]",
+        ),
+    )
+    .expect("write");
+    let slow = dir.join("slow.yaml");
+    sweep(dir, s(&slow_preset), &slow);
+    let base_steps = session::step_results(&session::load(&base).expect("base").session);
+    assert_eq!(base_steps.len(), 13, "the probe and twelve points");
+
+    // Every step of the second with its delta beside the first's.
+    let out = run_in(dir, &["compare", s(&base), s(&slow)]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table = &text[text.find("steps of ").expect("a steps table")..];
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(rows.len(), 13, "a row a step:\n{text}");
+    for (n, row) in rows.iter().enumerate() {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[0], (n + 1).to_string(), "{row}");
+        let deltas: Vec<f64> = cells
+            .iter()
+            .map(|c| c.trim_matches(['(', ')']))
+            .filter(|c| c.starts_with(['+', '-']))
+            .filter_map(|c| c.strip_suffix('%')?.parse().ok())
+            .collect();
+        // IOPS, MB/s, mean and p99, each with its change.
+        assert_eq!(deltas.len(), 4, "{row:?}\n{text}");
+        // The points paced at a tenth of the rate fell by far more than the runs' noise:
+        // each is matched with a point of the first at ten times its rate, but for the
+        // probe (at max in both) and the 10% point (matched by its label with the first's
+        // own 10% point: steps match by label first, then by workload in order).
+        if n > 0 && !row.contains("sweep 10%") {
+            assert!(deltas[0] < -40.0, "IOPS of {row:?}\n{text}");
+        }
+    }
+
+    // The gate: the first against itself passes; the slower run fails, naming steps.
+    let out = run_in(dir, &["compare", "--baseline", s(&base), s(&base)]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let out = run_in(dir, &["compare", "--baseline", s(&base), s(&slow)]);
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("IOPS fell") && err.contains("sweep 10%"),
+        "{err}"
+    );
+}
