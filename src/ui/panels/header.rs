@@ -233,8 +233,9 @@ pub fn progress(app: &App) -> [(f64, String); 2] {
     [step, plan]
 }
 
-/// The target of the run, or the chosen one when idle, with its kind.
-fn target_title(app: &App) -> String {
+/// The target of the run, or the chosen one when idle, with its kind, in `width` columns:
+/// a long path loses its start (`…/scratch.bin`) so that what it is stays whole.
+fn target_title(app: &App, width: usize) -> String {
     let target = app
         .picked_slot()
         .run
@@ -258,7 +259,9 @@ fn target_title(app: &App) -> String {
                     (TargetKind::None, None) => " (no target)".into(),
                 })
                 .unwrap_or_default();
-            format!("drivescope · {}{kind}", format::shown_path(&p))
+            let room = width.saturating_sub("drivescope · ".len() + kind.chars().count());
+            let path = format::cut_start(&format::shown_path(&p), room.max(12));
+            format!("drivescope · {path}{kind}")
         }
         None => "drivescope · no target chosen".into(),
     }
@@ -266,7 +269,9 @@ fn target_title(app: &App) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block(target_title(app), t).title_bottom(state_line(app));
+    // The border's corners and the spaces around the title.
+    let title = target_title(app, usize::from(area.width).saturating_sub(4));
+    let block = panel_block(title, t).title_bottom(state_line(app));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
