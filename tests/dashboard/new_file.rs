@@ -74,3 +74,23 @@ fn once_a_run_started_on_it_the_file_is_no_longer_new() {
     assert!(!s.contains("new test file"), "{s}");
     assert!(s.contains("(test file)"), "{s}");
 }
+
+#[test]
+fn a_long_path_loses_its_start_in_the_header_so_the_new_file_words_stay_whole() {
+    let mut cfg = config((80, 24));
+    cfg.targets[0] = TargetEntry {
+        path: "/srv/a/rather/long/folder/of/test/files/for/the/bench/new.bin".into(),
+        label: "test file".into(),
+        kind: TargetKind::File,
+        size: Some(1 << 30),
+        safety: None,
+        creates: true,
+    };
+    let s = screen(&App::new(cfg));
+    let title = s.lines().next().unwrap_or_default();
+    assert!(title.contains("drivescope · …"), "{title}");
+    assert!(
+        title.contains("/new.bin (new test file of 1 GiB, created on Enter) ─"),
+        "{title}"
+    );
+}

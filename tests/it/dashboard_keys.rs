@@ -328,7 +328,8 @@ fn the_header_follows_the_target_picked_between_runs() {
     key(&t, "Enter");
     wait_until(&t, "the test file's drive in the header", |s| {
         s.contains(" Presets ")
-            && s.contains("scratch.bin (test file)")
+            // Not made yet in this fresh home: Enter would make it.
+            && s.contains("scratch.bin (new test file of 1 GiB, created on Enter)")
             && s.contains("│drive ")
             && !drive_line(s).contains("· loop")
     });

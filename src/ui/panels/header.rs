@@ -75,7 +75,7 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
                     Style::default().fg(t.fg),
                 ));
             }
-            spans.extend(zones_span(app, d));
+            spans.extend(zones_span(app, slot, d));
         }
     }
     Line::from(spans)
@@ -83,10 +83,9 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
 
 /// A zoned drive's zones by condition (the telemetry poller's latest zone report), then its
 /// zone model, size, count and limits, after its identity.
-fn zones_span(app: &App, d: &crate::app::DriveView) -> Option<Span<'static>> {
+fn zones_span(app: &App, slot: &DriveSlot, d: &crate::app::DriveView) -> Option<Span<'static>> {
     let z = d.zones.as_ref()?;
-    let states = app
-        .picked_slot()
+    let states = slot
         .telemetry
         .last
         .as_ref()
@@ -247,8 +246,9 @@ pub fn progress(app: &App, slot: &DriveSlot) -> [(f64, String); 2] {
     [step, plan]
 }
 
-/// The target of the run, or the chosen one when idle, with its kind.
-fn target_title(app: &App, slot: &DriveSlot) -> String {
+/// The target of the run, or the chosen one when idle, with its kind, in `width` columns:
+/// a long path loses its start (`…/scratch.bin`) so that what it is stays whole.
+fn target_title(app: &App, slot: &DriveSlot, width: usize) -> String {
     let target = slot
         .run
         .target
@@ -271,7 +271,9 @@ fn target_title(app: &App, slot: &DriveSlot) -> String {
                     (TargetKind::None, None) => " (no target)".into(),
                 })
                 .unwrap_or_default();
-            format!("drivescope · {}{kind}", format::shown_path(&p))
+            let room = width.saturating_sub("drivescope · ".len() + kind.chars().count());
+            let path = format::cut_start(&format::shown_path(&p), room.max(12));
+            format!("drivescope · {path}{kind}")
         }
         None => "drivescope · no target chosen".into(),
     }
@@ -279,7 +281,9 @@ fn target_title(app: &App, slot: &DriveSlot) -> String {
 
 pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let block = panel_block(target_title(app, slot), t).title_bottom(state_line(app, slot));
+    // The border's corners and the spaces around the title.
+    let title = target_title(app, slot, usize::from(area.width).saturating_sub(4));
+    let block = panel_block(title, t).title_bottom(state_line(app, slot));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [l1, l2, g1, g2] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
