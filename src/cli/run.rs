@@ -44,9 +44,9 @@ pub struct RunArgs {
     /// Multiply every duration and round length of the preset by F (demos, tests).
     #[arg(long, value_parser = parse_time_scale, default_value = "1")]
     pub time_scale: f64,
-    /// Access pattern: read, write, randread, randwrite, rw, randrw, trim, randtrim (a trim
-    /// discards on a block device and punches holes in a file; it needs --destroy-data as a
-    /// write does).
+    /// Access pattern: read, write, randread, randwrite, rw, randrw, trim, randtrim,
+    /// trimwrite (a trim discards on a block device and punches holes in a file; it needs
+    /// --destroy-data as a write does; trimwrite trims each block, then writes it).
     #[arg(long, value_parser = parse_rw, default_value = "randread")]
     pub rw: RwMode,
     /// Read share of mixed patterns, percent.

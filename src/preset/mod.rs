@@ -8,7 +8,7 @@
 //! phases:
 //!   - name: sweep                   # unique; rates refer to phases by name
 //!     workload:
-//!       rw: randread                # read, write, randread, randwrite, rw, randrw, trim, randtrim
+//!       rw: randread                # read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite
 //!       bs: 4k                      # or bssplit: 4k/60:8k/30:64k/10
 //!       iodepth: 16
 //!       jobs: 8                     # default 1
