@@ -103,7 +103,7 @@ impl DashboardSink {
 }
 
 impl Sink for DashboardSink {
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
         while self.drives.len() <= drive {
             let mut s = DashboardSink::new(self.msgs.clone(), self.t0);
             s.drive = Some(self.drives.len());
@@ -112,7 +112,7 @@ impl Sink for DashboardSink {
         self.drives[drive].event(ev);
     }
 
-    fn event(&mut self, ev: &RunEvent<'_>) {
+    fn event(&mut self, ev: &RunEvent) {
         let now = self.t0.elapsed().as_secs_f64();
         match ev {
             // A drive of several: its samples come through the run (each drive's worker
@@ -226,7 +226,7 @@ impl Sink for DashboardSink {
             | RunEvent::Soak(_)
             | RunEvent::Ended { .. }
             | RunEvent::Saved { .. } => {}
-            RunEvent::Verify(t) => self.send(Msg::Integrity(**t)),
+            RunEvent::Verify(t) => self.send(Msg::Integrity(*t)),
             RunEvent::Wear(w) if w.step.is_none() => {
                 if let Some(l) = crate::telemetry::wear_text::line(w) {
                     self.show(&EventKind::DriveWear, l);

@@ -33,7 +33,7 @@ impl MetricsSink {
         }
     }
 
-    fn apply(&self, drive: usize, ev: &RunEvent<'_>) {
+    fn apply(&self, drive: usize, ev: &RunEvent) {
         let mut fig = self.figures.lock().unwrap_or_else(PoisonError::into_inner);
         while fig.drives.len() <= drive {
             fig.drives.push(DriveFigures::default());
@@ -75,11 +75,11 @@ impl MetricsSink {
 }
 
 impl Sink for MetricsSink {
-    fn event(&mut self, ev: &RunEvent<'_>) {
+    fn event(&mut self, ev: &RunEvent) {
         self.apply(0, ev);
     }
 
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
         self.apply(drive, ev);
     }
 }

@@ -46,14 +46,14 @@ impl<W: Write> Printer<W> {
 }
 
 impl<W: Write> Sink for Printer<W> {
-    fn event(&mut self, ev: &RunEvent<'_>) {
+    fn event(&mut self, ev: &RunEvent) {
         match self {
             Printer::Text(p) => route(p, ev),
             Printer::Json(p) => route(p, ev),
         }
     }
 
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
         match self {
             Printer::Text(p) => route_drive(p, drive, ev),
             Printer::Json(p) => route_drive(p, drive, ev),

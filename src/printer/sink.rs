@@ -139,7 +139,7 @@ pub(super) trait Shows {
 
 /// An event of drive `drive` of a run of several: kept for the "all" lines, shown with
 /// the drive's label, then the "all" line when every running drive has an interval.
-pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent<'_>) {
+pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent) {
     let d = &mut s.core().drives;
     d.grow(drive + 1);
     if let RunEvent::Started { run, .. } = ev {
@@ -167,7 +167,7 @@ pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent<'_>) 
 }
 
 /// A run event, shown as the mode says.
-pub(super) fn route<S: Shows>(s: &mut S, ev: &RunEvent<'_>) {
+pub(super) fn route<S: Shows>(s: &mut S, ev: &RunEvent) {
     // The run's own end, in a run of several: its figures, labelled "all".
     let core = s.core();
     let mode = core.mode;

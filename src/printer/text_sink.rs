@@ -305,11 +305,11 @@ impl<W: Write> Shows for TextPrinter<W> {
 }
 
 impl<W: Write> Sink for TextPrinter<W> {
-    fn event(&mut self, ev: &RunEvent<'_>) {
+    fn event(&mut self, ev: &RunEvent) {
         route(self, ev)
     }
 
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
         route_drive(self, drive, ev)
     }
 }

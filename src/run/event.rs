@@ -1,10 +1,12 @@
 //! What happens in a run, as values: [`RunEvent`] is everything the pipeline hands its
-//! sinks (printer, session, dashboard); [`Happening`] is the part that becomes a session
-//! event, with its [`EventKind`]. The kind names and texts are made here, once, for the
-//! printer, the session and the dashboard alike.
+//! sinks (printer, session, dashboard), one owned value made where it happens (the
+//! runner, a drive's worker, the hub) and sent once; [`Happening`] is the part that
+//! becomes a session event, with its [`EventKind`]. The kind names and texts are made
+//! here, once, for the printer, the session and the dashboard alike.
 
 use std::fmt;
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -200,53 +202,55 @@ pub struct FinishedStep {
     pub summary: StepSummary,
 }
 
-/// Everything the pipeline tells its sinks, in order.
-#[derive(Debug)]
-pub enum RunEvent<'a> {
+/// Everything the pipeline tells its sinks, in order: owned, so that it is made once where
+/// it happens and handed on as it is (an interval's report and a step's record shared,
+/// not copied).
+#[derive(Debug, Clone)]
+pub enum RunEvent {
     /// The session exists and the run is about to start (after the fill).
     Started {
-        run: &'a Prepared,
-        session: &'a Path,
+        run: Arc<Prepared>,
+        session: PathBuf,
     },
     /// A step is about to run at `target_iops` (`None`: closed loop).
     StepStarted {
         index: usize,
-        step: &'a PlanStep,
+        step: Arc<PlanStep>,
         target_iops: Option<f64>,
     },
     /// A merged interval of step `index`.
     Interval {
         index: usize,
-        report: &'a IntervalReport,
+        report: Arc<IntervalReport>,
     },
-    StepFinished(&'a FinishedStep),
+    StepFinished(Arc<FinishedStep>),
     /// Something the session keeps as an event.
-    Happened(&'a Timed),
+    Happened(Timed),
     /// A note from outside the plan: the fill, the drive's telemetry, the engine while a
     /// plain run goes on.
-    Note(&'a str),
+    Note(String),
     /// A telemetry sample of the drive.
-    Telemetry(&'a TelemetrySample),
+    Telemetry(Arc<TelemetrySample>),
     /// Something the session recorder wants shown (an autosave that failed, a snapshot
     /// written).
-    SessionNotice(&'a str),
+    SessionNotice(String),
     /// A snapshot is being written to this folder.
-    Snapshot(&'a Path),
+    Snapshot(PathBuf),
     /// What the run (`step: None`) or a step did to the drive, after it.
-    Wear(&'a crate::telemetry::WearSpan),
+    Wear(Box<crate::telemetry::WearSpan>),
     /// A thermal soak's figures, once its run is over (before [`RunEvent::Ended`]).
-    Soak(&'a crate::thermal::SoakSummary),
+    Soak(Box<crate::thermal::SoakSummary>),
     /// The run is over (before the final save).
     Ended {
-        outcome: &'a RunOutcome,
-        tally: &'a Tally,
+        outcome: RunOutcome,
+        tally: Box<Tally>,
     },
     /// The final save wrote the session here: the session as saved.
     Saved {
-        path: &'a Path,
-        session: &'a crate::session::Session,
+        path: PathBuf,
+        session: Arc<crate::session::Session>,
     },
     /// A verified run's totals so far, after each interval (not kept in the session: its
     /// `verified` event at each step's end is).
-    Verify(&'a crate::verify::VerifyTotals),
+    Verify(crate::verify::VerifyTotals),
 }

@@ -3,7 +3,8 @@
 //! printer, the dashboard); it takes the run's commands meant for the session (pause,
 //! resume, snapshot), says how each drive and the run ended, and makes the final save.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::error::RunError;
 use super::event::{Happening, RunEvent, Timed};
@@ -18,10 +19,10 @@ use crate::workload::EngineKind;
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
-    fn event(&mut self, ev: &RunEvent<'_>);
+    fn event(&mut self, ev: &RunEvent);
     /// An event of drive `drive` (its index) of a run of several; by default shown as
     /// any other. A run of one drive calls [`Sink::event`] only.
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
         let _ = drive;
         self.event(ev);
     }
@@ -80,7 +81,7 @@ impl<'a, 's> Hub<'a, 's> {
 
 impl Hub<'_, '_> {
     /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
-    pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent<'_>) {
+    pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent) {
         let many = self.runs.len() > 1;
         for s in self.sinks.iter_mut() {
             match drive {
@@ -91,16 +92,16 @@ impl Hub<'_, '_> {
     }
 
     /// Records an event of drive `drive` and shows it.
-    pub(super) fn emit(&mut self, drive: usize, ev: RunEvent<'_>) {
+    pub(super) fn emit(&mut self, drive: usize, ev: &RunEvent) {
         self.rec.set_current_drive(Some(drive as u32));
-        record(&mut self.rec, &self.runs[drive], &ev);
-        self.log_soak(drive, &ev);
-        self.show(Some(drive), &ev);
+        record(&mut self.rec, &self.runs[drive], ev);
+        self.log_soak(drive, ev);
+        self.show(Some(drive), ev);
     }
 
     /// Drive `drive`'s soak takes what the session just recorded of `ev` (its times and
     /// figures as the session holds them), when the drive has a soak.
-    fn log_soak(&mut self, drive: usize, ev: &RunEvent<'_>) {
+    fn log_soak(&mut self, drive: usize, ev: &RunEvent) {
         let Some(log) = self.soak.get_mut(drive).and_then(Option::as_mut) else {
             return;
         };
@@ -147,7 +148,7 @@ impl Hub<'_, '_> {
     fn tick(&mut self) {
         self.rec.set_current_drive(None);
         for n in self.rec.tick() {
-            self.show(None, &RunEvent::SessionNotice(&n));
+            self.show(None, &RunEvent::SessionNotice(n));
         }
     }
 
@@ -182,49 +183,27 @@ impl Hub<'_, '_> {
     pub(super) fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
         match self.rec.snapshot_by_hand() {
-            Ok(dir) => self.show(None, &RunEvent::Snapshot(&dir)),
+            Ok(dir) => self.show(None, &RunEvent::Snapshot(dir)),
             Err(e) => {
                 let n = format!(
                     "snapshot not taken: no new folder beside {}: {e}",
                     self.rec.snapshot_dir().display()
                 );
-                self.show(None, &RunEvent::SessionNotice(&n));
+                self.show(None, &RunEvent::SessionNotice(n));
             }
         }
     }
 
     /// What drive `d`'s worker said (all but its end).
-    pub(super) fn said(&mut self, d: usize, said: Said, session: &Path) {
-        let runs = self.runs;
-        let run = &runs[d];
+    pub(super) fn said(&mut self, d: usize, said: Said) {
         match said {
-            Said::Started => self.emit(d, RunEvent::Started { run, session }),
-            Said::StepStarted { index, target_iops } => {
-                if let Some(step) = run.plan.steps.get(index) {
-                    self.emit(
-                        d,
-                        RunEvent::StepStarted {
-                            index,
-                            step,
-                            target_iops,
-                        },
-                    );
+            Said::Event(ev) => {
+                self.emit(d, &ev);
+                if let RunEvent::Interval { .. } = ev {
+                    self.tick();
                 }
             }
-            Said::Interval { index, report } => {
-                self.emit(
-                    d,
-                    RunEvent::Interval {
-                        index,
-                        report: &report,
-                    },
-                );
-                self.tick();
-            }
-            Said::StepFinished(f) => self.emit(d, RunEvent::StepFinished(&f)),
-            Said::Happened(t) => self.emit(d, RunEvent::Happened(&t)),
-            Said::Note(n) => self.emit(d, RunEvent::Note(&n)),
-            Said::Show(n) => self.show(Some(d), &RunEvent::Note(&n)),
+            Said::Show(n) => self.show(Some(d), &RunEvent::Note(n)),
             Said::Record {
                 kind,
                 message,
@@ -233,13 +212,11 @@ impl Hub<'_, '_> {
                 self.rec.set_current_drive(Some(d as u32));
                 self.rec.push_event_data(kind, message, data);
             }
-            Said::Telemetry(s) => self.emit(d, RunEvent::Telemetry(&s)),
-            Said::Wear(w) => self.emit(d, RunEvent::Wear(&w)),
-            Said::Verify(t) => self.emit(d, RunEvent::Verify(&t)),
             Said::Snapshot => self.snapshot(),
             Said::Done(_) => {}
         }
     }
+
     /// What the run says of itself before it starts (`notes`: the caller's, then the
     /// retired verify states), as the run's own notes; then what each drive's telemetry
     /// says, as the drive's.
@@ -247,11 +224,11 @@ impl Hub<'_, '_> {
         for n in notes {
             self.rec.set_current_drive(None);
             self.rec.push_event(EventKind::Note, n.clone());
-            self.show(None, &RunEvent::Note(n));
+            self.show(None, &RunEvent::Note(n.clone()));
         }
         for (d, said) in feeds.iter().enumerate() {
             for n in said.iter() {
-                self.emit(d, RunEvent::Note(n));
+                self.emit(d, &RunEvent::Note(n.clone()));
             }
         }
     }
@@ -280,24 +257,25 @@ impl Hub<'_, '_> {
             self.rec
                 .push_event(EventKind::Error, format!("drive {label} failed: {why}"));
         }
-        match r {
-            Ok((outcome, tally)) => self.show(Some(d), &RunEvent::Ended { outcome, tally }),
+        let (outcome, tally) = match r {
+            Ok((outcome, tally)) => (outcome.clone(), tally.clone()),
             // The sinks learn of a drive that broke off too (the printer stops waiting for
             // it before an "all" line).
-            Err(e) => {
-                let outcome = RunOutcome::Failed {
+            Err(e) => (
+                RunOutcome::Failed {
                     step: None,
                     ended_by: crate::outcome::EndedBy::Other(format!("error: {e}")),
-                };
-                self.show(
-                    Some(d),
-                    &RunEvent::Ended {
-                        outcome: &outcome,
-                        tally: &Tally::default(),
-                    },
-                );
-            }
-        }
+                },
+                Tally::default(),
+            ),
+        };
+        self.show(
+            Some(d),
+            &RunEvent::Ended {
+                outcome,
+                tally: Box::new(tally),
+            },
+        );
     }
 
     /// The run is over (each drive's result in `results`): its outcome said in the session
@@ -317,17 +295,17 @@ impl Hub<'_, '_> {
             .iter()
             .map(|log| log.as_ref().and_then(SoakLog::summary))
             .collect();
-        for (d, sum) in soaks.iter().enumerate() {
+        for (d, sum) in soaks.into_iter().enumerate() {
             if let Some(sum) = sum {
-                self.show(Some(d), &RunEvent::Soak(sum));
+                self.show(Some(d), &RunEvent::Soak(Box::new(sum)));
             }
         }
         if let Ok(outcome) = &result {
             self.show(
                 None,
                 &RunEvent::Ended {
-                    outcome,
-                    tally: &tally,
+                    outcome: outcome.clone(),
+                    tally: Box::new(tally.clone()),
                 },
             );
         }
@@ -419,7 +397,7 @@ fn finish(
     sinks: &mut [&mut dyn Sink],
 ) -> (Result<RunOutcome, RunError>, Option<PathBuf>) {
     let path = rec.path().to_path_buf();
-    let say = |sinks: &mut [&mut dyn Sink], ev: RunEvent<'_>| {
+    let say = |sinks: &mut [&mut dyn Sink], ev: RunEvent| {
         for s in sinks.iter_mut() {
             s.event(&ev);
         }
@@ -429,8 +407,8 @@ fn finish(
             say(
                 sinks,
                 RunEvent::Saved {
-                    path: &p,
-                    session: &session,
+                    path: p.clone(),
+                    session: Arc::new(session),
                 },
             );
             (result, Some(p))
@@ -438,7 +416,7 @@ fn finish(
         Err(e) if result.is_ok() => (Err(e.into()), None),
         Err(e) => {
             let n = format!("{e} (the autosaved session is in {})", path.display());
-            say(sinks, RunEvent::Note(&n));
+            say(sinks, RunEvent::Note(n));
             (result, None)
         }
     }

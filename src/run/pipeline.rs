@@ -268,13 +268,14 @@ fn run_drives(
         let _stop_on_unwind = StopOnUnwind(ctl);
         let drives = runs.iter().zip(feeds).zip(early).zip(controls);
         for (d, (((run, feed), samples), child)) in drives.enumerate() {
-            let spawned = spawn_drive(scope, d, tx.clone(), run, feed, samples, child);
+            let at = (run, session.to_path_buf());
+            let spawned = spawn_drive(scope, d, tx.clone(), at, feed, samples, child);
             if let Err(e) = spawned {
                 results[d] = Some(Err(RunError::Thread(e.to_string())));
             }
         }
         drop(tx);
-        listen(hub, &rx, &mut relay, &mut results, session);
+        listen(hub, &rx, &mut relay, &mut results);
     });
     results
         .into_iter()
@@ -292,7 +293,7 @@ fn spawn_drive<'scope, 'env>(
     scope: &'scope Scope<'scope, 'env>,
     d: usize,
     tx: Sender<(usize, Said)>,
-    run: &'env Prepared,
+    (run, session): (&'env Prepared, PathBuf),
     feed: Feed,
     samples: Vec<TelemetrySample>,
     child: RunControl,
@@ -302,7 +303,7 @@ fn spawn_drive<'scope, 'env>(
         .spawn_scoped(scope, move || {
             let done = tx.clone();
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Worker::new(d, tx, feed).run(run, &child, samples)
+                Worker::new(d, tx, feed).run(run, &child, &session, samples)
             }));
             if let Err(p) = ran {
                 let why = p
@@ -322,7 +323,6 @@ fn listen(
     rx: &Receiver<(usize, Said)>,
     relay: &mut Relay<'_>,
     results: &mut [Option<DriveResult>],
-    session: &Path,
 ) {
     let mut live = results.iter().filter(|r| r.is_none()).count();
     while live > 0 {
@@ -333,7 +333,7 @@ fn listen(
                 results[d] = Some(r);
                 live -= 1;
             }
-            Ok((d, said)) => hub.said(d, said, session),
+            Ok((d, said)) => hub.said(d, said),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }

@@ -103,7 +103,7 @@ pub fn single_workload(s: &crate::plan::PlanStep) -> crate::workload::Workload {
 }
 
 /// Records one run event into the session.
-pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
+pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
     match ev {
         RunEvent::StepStarted {
             step, target_iops, ..
@@ -155,7 +155,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent<'_>) {
             what => rec.push_event(what.kind(), what.to_string()),
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
-        RunEvent::Telemetry(s) => rec.push_telemetry(s),
+        RunEvent::Telemetry(s) => rec.push_telemetry(s.as_ref()),
         RunEvent::Wear(w) => {
             let what = match w.step {
                 Some(i) => format!("what step {} did to the drive", i + 1),

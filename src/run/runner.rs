@@ -21,7 +21,7 @@ use crate::workload::EngineKind;
 
 /// What the runner reports to.
 pub trait RunObserver {
-    fn event(&mut self, ev: RunEvent<'_>);
+    fn event(&mut self, ev: RunEvent);
     /// The user asked for a snapshot of the session so far.
     fn snapshot(&mut self);
     /// The drive's readings that arrived since the last call, with their times (seconds
@@ -73,7 +73,7 @@ impl Reporter<'_> {
             t_s: self.t0.elapsed().as_secs_f64(),
             what,
         };
-        self.obs.event(RunEvent::Happened(&e));
+        self.obs.event(RunEvent::Happened(e));
     }
 }
 
@@ -104,11 +104,11 @@ impl StepObserver for StepWatch<'_, '_> {
         }
         self.rep.obs.event(RunEvent::Interval {
             index: self.index,
-            report: r,
+            report: std::sync::Arc::new(r.clone()),
         });
         verify_findings(self.rep, self.verify);
         if let Some(state) = self.verify {
-            self.rep.obs.event(RunEvent::Verify(&state.totals()));
+            self.rep.obs.event(RunEvent::Verify(state.totals()));
         }
         let thermal_end = self.rep.thermal(self.thermal);
         let mut answer = Control::Continue;
@@ -307,7 +307,7 @@ impl PlanRun<'_, '_> {
         };
         self.rep.obs.event(RunEvent::StepStarted {
             index,
-            step,
+            step: std::sync::Arc::new(step.clone()),
             target_iops: rate,
         });
         let (summary, reached, live) = match self.run_step(index, rate)? {
@@ -341,7 +341,8 @@ impl PlanRun<'_, '_> {
             verify,
             summary,
         };
-        self.rep.obs.event(RunEvent::StepFinished(&record));
+        let record = std::sync::Arc::new(record);
+        self.rep.obs.event(RunEvent::StepFinished(record.clone()));
         self.judge_rounds(walk, step, &record);
         self.judge_curve(walk, &record);
         Ok(match record.summary.ended_by {
@@ -592,13 +593,13 @@ mod tests {
     }
 
     impl RunObserver for Seen {
-        fn event(&mut self, ev: RunEvent<'_>) {
+        fn event(&mut self, ev: RunEvent) {
             match ev {
                 RunEvent::Interval { .. } => self.intervals += 1,
                 RunEvent::Happened(Timed {
                     what: Happening::Steady { scope, verdict },
                     ..
-                }) => self.verdicts.push((scope.clone(), verdict.clone())),
+                }) => self.verdicts.push((scope, verdict)),
                 RunEvent::StepFinished(f) => self.ended_by.push(f.summary.ended_by.clone()),
                 _ => {}
             }

@@ -1,13 +1,15 @@
 //! One drive's part of a run, on its own thread: it fills the test file, runs the plan
 //! through the runner, reads the drive's telemetry (and judges its health and thermal
-//! rules on it), and tells the pipeline everything as owned messages ([`Said`]); the
-//! pipeline records them in the one session and shows them.
+//! rules on it), and sends the pipeline each run event as it was made ([`Said::Event`],
+//! the owned [`RunEvent`]) with the few messages that are not events ([`Said`]); the
+//! pipeline records the events in the one session and shows them.
 
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 
 use super::control::RunControl;
 use super::error::RunError;
-use super::event::{FinishedStep, Happening, RunEvent, Timed};
+use super::event::{Happening, RunEvent, Timed};
 use super::request::{Prepared, RunKind};
 use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
@@ -15,27 +17,14 @@ use super::telemetry::Feed;
 use super::wear::WearWatch;
 use crate::outcome::{RunOutcome, StopBy};
 use crate::session::EventKind;
-use crate::stats::IntervalReport;
 use crate::telemetry::reading::SmartReading;
 use crate::telemetry::{ErrorWatch, HealthWatch, NewDriveErrors, TelemetrySample};
 
-/// What a drive's worker tells the pipeline.
+/// What a drive's worker tells the pipeline: its run's events, and what is not one.
 #[derive(Debug)]
 pub(super) enum Said {
-    /// The plan is about to start (the fill is done).
-    Started,
-    StepStarted {
-        index: usize,
-        target_iops: Option<f64>,
-    },
-    Interval {
-        index: usize,
-        report: Box<IntervalReport>,
-    },
-    StepFinished(Box<FinishedStep>),
-    Happened(Timed),
-    /// Shown, and recorded as a note.
-    Note(String),
+    /// A run event of the drive: recorded in the session and shown.
+    Event(RunEvent),
     /// Shown only (the fill's progress: the session records the fill as one event).
     Show(String),
     /// Recorded only: an event with its data.
@@ -44,11 +33,6 @@ pub(super) enum Said {
         message: String,
         data: serde_yaml::Value,
     },
-    Telemetry(Box<TelemetrySample>),
-    /// What the run or a step did to the drive.
-    Wear(Box<crate::telemetry::WearSpan>),
-    /// A verified run's totals so far.
-    Verify(crate::verify::VerifyTotals),
     /// The user asked for a snapshot (the pipeline writes it).
     Snapshot,
     Done(Result<(RunOutcome, Tally), RunError>),
@@ -91,6 +75,11 @@ impl Worker {
         let _ = self.tx.send((self.drive, s));
     }
 
+    /// A run event of the drive.
+    fn tell(&self, ev: RunEvent) {
+        self.say(Said::Event(ev));
+    }
+
     /// A telemetry sample, and the drive's health change it brings.
     pub(super) fn telemetry(&mut self, sample: TelemetrySample) {
         let change = sample
@@ -109,15 +98,15 @@ impl Worker {
             }
         }
         let t_s = sample.t_ns as f64 / 1e9;
-        self.say(Said::Telemetry(Box::new(sample)));
+        self.tell(RunEvent::Telemetry(Arc::new(sample)));
         if let Some(c) = change {
-            self.say(Said::Happened(Timed {
+            self.tell(RunEvent::Happened(Timed {
                 t_s,
                 what: Happening::Health(c),
             }));
         }
         if let Some(n) = new_errors {
-            self.say(Said::Happened(Timed {
+            self.tell(RunEvent::Happened(Timed {
                 t_s,
                 what: Happening::DriveErrors(n),
             }));
@@ -127,7 +116,7 @@ impl Worker {
     /// Says, once, that the drive's counters stopped answering at the edges.
     fn wear_note(&mut self) {
         if let Some(n) = self.wear.take_note() {
-            self.say(Said::Note(n));
+            self.tell(RunEvent::Note(n));
         }
     }
 
@@ -185,6 +174,7 @@ impl Worker {
         &mut self,
         run: &Prepared,
         ctl: &RunControl,
+        session: &std::path::Path,
     ) -> Result<(RunOutcome, Tally), RunError> {
         let (reads, _) = run.io();
         // A fill would overwrite what a verify state recorded: only a state made by this
@@ -216,14 +206,17 @@ impl Worker {
             });
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
         }
-        self.say(Said::Started);
+        self.tell(RunEvent::Started {
+            run: Arc::new(run.clone()),
+            session: session.to_path_buf(),
+        });
         self.wear.run_started();
         let target = run.step_target();
         // Each step runs on the target's host.
         let host = run.host.clone();
         let ran = run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind));
         if let Some(w) = self.wear.run_finished() {
-            self.say(Said::Wear(Box::new(w)));
+            self.tell(RunEvent::Wear(Box::new(w)));
         }
         self.wear_note();
         let (outcome, tally) = ran?;
@@ -250,44 +243,45 @@ impl Worker {
     }
 
     /// Runs the drive to its end and says how it ended.
-    pub(super) fn run(mut self, run: &Prepared, ctl: &RunControl, early: Vec<TelemetrySample>) {
+    pub(super) fn run(
+        mut self,
+        run: &Prepared,
+        ctl: &RunControl,
+        session: &std::path::Path,
+        early: Vec<TelemetrySample>,
+    ) {
         for s in early {
             self.telemetry(s);
         }
-        let result = self.go(run, ctl);
+        let result = self.go(run, ctl, session);
         self.drain();
         self.say(Said::Done(result));
     }
 }
 
 impl RunObserver for Worker {
-    fn event(&mut self, ev: RunEvent<'_>) {
-        let said = match ev {
-            RunEvent::StepStarted {
-                index, target_iops, ..
-            } => {
-                self.wear.step_started(index);
+    /// The runner's event, handed on as it is, with what the worker keeps of it (the
+    /// drive's wear at a step's edges, the bytes moved).
+    fn event(&mut self, ev: RunEvent) {
+        match &ev {
+            RunEvent::StepStarted { index, .. } => {
+                self.wear.step_started(*index);
                 self.wear_note();
-                Said::StepStarted { index, target_iops }
+                self.tell(ev);
             }
-            RunEvent::Interval { index, report } => {
+            RunEvent::Interval { report, .. } => {
                 self.wear.moved(report.write.bytes, report.read.bytes);
-                Said::Interval {
-                    index,
-                    report: Box::new(report.clone()),
-                }
+                self.tell(ev);
+                self.drain();
             }
-            RunEvent::StepFinished(f) => {
-                self.say(Said::StepFinished(Box::new(f.clone())));
+            RunEvent::StepFinished(_) => {
+                self.tell(ev);
                 if let Some(w) = self.wear.step_finished() {
-                    self.say(Said::Wear(Box::new(w)));
+                    self.tell(RunEvent::Wear(Box::new(w)));
                 }
                 self.wear_note();
-                return;
             }
-            RunEvent::Happened(t) => Said::Happened(t.clone()),
-            RunEvent::Note(n) => Said::Note(n.to_string()),
-            RunEvent::Verify(t) => Said::Verify(*t),
+            RunEvent::Happened(_) | RunEvent::Note(_) | RunEvent::Verify(_) => self.tell(ev),
             // The runner says none of these: they are the pipeline's own (the run's start,
             // end and soak, the session's notices and snapshots, the drive's telemetry and
             // wear, which this worker reads itself). Named one by one, so that an event
@@ -299,12 +293,7 @@ impl RunObserver for Worker {
             | RunEvent::Wear(_)
             | RunEvent::Soak(_)
             | RunEvent::Ended { .. }
-            | RunEvent::Saved { .. } => return,
-        };
-        let interval = matches!(said, Said::Interval { .. });
-        self.say(said);
-        if interval {
-            self.drain();
+            | RunEvent::Saved { .. } => {}
         }
     }
 

@@ -26,9 +26,9 @@ struct Seen {
 struct Recorder(Arc<Mutex<Seen>>);
 
 impl Sink for Recorder {
-    fn event(&mut self, _: &RunEvent<'_>) {}
+    fn event(&mut self, _: &RunEvent) {}
 
-    fn drive_event(&mut self, d: usize, ev: &RunEvent<'_>) {
+    fn drive_event(&mut self, d: usize, ev: &RunEvent) {
         let mut s = self.0.lock().unwrap();
         if s.ends.len() <= d {
             s.ends.resize(d + 1, None);

@@ -82,7 +82,7 @@ struct LoadSink {
 }
 
 impl Sink for LoadSink {
-    fn event(&mut self, ev: &RunEvent<'_>) {
+    fn event(&mut self, ev: &RunEvent) {
         match ev {
             RunEvent::Started { .. } => self.session_at = Some(self.origin.elapsed().as_secs_f64()),
             RunEvent::Interval { report, .. } if report.read.ios + report.write.ios > 0 => {

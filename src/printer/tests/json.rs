@@ -1,5 +1,7 @@
 //! The JSON-lines printer's lines on a `Vec<u8>`.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{interval, step, step_result, utf8, Closing};
@@ -30,7 +32,7 @@ fn an_interval_is_its_report_with_a_type() {
     let r = interval();
     p.event(&RunEvent::Interval {
         index: 0,
-        report: &r,
+        report: Arc::new(r.clone()),
     });
     assert_eq!(
         out(p),
@@ -48,7 +50,7 @@ fn an_interval_is_its_report_with_a_type() {
 fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     let mut p = printer(PrintMode::Plan);
     let s = step();
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     let v = values(p);
     assert_eq!(v.len(), 1);
     assert_eq!(
@@ -66,7 +68,7 @@ fn an_interval_of_trims_has_its_trim_figures() {
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
     p.event(&RunEvent::Interval {
         index: 0,
-        report: &r,
+        report: Arc::new(r.clone()),
     });
     let v = values(p);
     assert_eq!(
@@ -88,8 +90,8 @@ fn a_preset_run_end_is_its_plan_summary() {
     };
     let mut p = printer(PrintMode::Plan);
     p.event(&RunEvent::Ended {
-        outcome: &outcome,
-        tally: &tally,
+        outcome: outcome.clone(),
+        tally: Box::new(tally.clone()),
     });
     assert_eq!(
         out(p),
@@ -101,7 +103,7 @@ fn a_preset_run_end_is_its_plan_summary() {
 #[test]
 fn a_note_is_a_line_on_stdout() {
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB"));
+    p.event(&RunEvent::Note("filled 64MiB".into()));
     assert_eq!(
         out(p),
         "{\"format\":1,\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
@@ -124,11 +126,13 @@ fn the_steps_table_is_one_steps_object() {
 #[test]
 fn a_failed_write_ends_the_output_and_nothing_follows() {
     let mut p = JsonPrinter::on(PrintMode::Single, Closing::new(60));
-    p.event(&RunEvent::Note("one"));
+    p.event(&RunEvent::Note("one".into()));
     assert!(!p.ended());
-    p.event(&RunEvent::Note("a note too long for the room that is left"));
+    p.event(&RunEvent::Note(
+        "a note too long for the room that is left".into(),
+    ));
     assert!(p.ended());
-    p.event(&RunEvent::Note("two"));
+    p.event(&RunEvent::Note("two".into()));
     assert_eq!(
         p.into_writer().got,
         b"{\"format\":1,\"message\":\"one\",\"type\":\"note\"}\n"
@@ -139,8 +143,8 @@ fn a_failed_write_ends_the_output_and_nothing_follows() {
 fn new_drive_errors_and_the_run_s_wear_are_objects_of_their_own() {
     let (errors, wear) = super::errors_and_wear();
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Happened(&errors));
-    p.event(&RunEvent::Wear(&wear));
+    p.event(&RunEvent::Happened(errors.clone()));
+    p.event(&RunEvent::Wear(Box::new(wear)));
     let v = values(p);
     assert_eq!(v[0]["kind"], "drive_errors");
     assert_eq!(v[0]["drive_errors"]["error_log_entries"], 3);
@@ -164,7 +168,7 @@ fn several_drives_say_whose_each_line_is() {
             d,
             &RunEvent::Interval {
                 index: 0,
-                report: &r,
+                report: Arc::new(r.clone()),
             },
         );
     }

@@ -1,5 +1,7 @@
 //! The text printer's lines on a `Vec<u8>`.
 
+use std::sync::Arc;
+
 use super::{interval, step, step_result, utf8, Closing};
 use crate::outcome::RunOutcome;
 use crate::printer::sink::Shows;
@@ -22,7 +24,7 @@ fn an_interval_has_the_header_first() {
     let r = interval();
     p.event(&RunEvent::Interval {
         index: 0,
-        report: &r,
+        report: Arc::new(r.clone()),
     });
     let (out, err) = lines(p);
     assert_eq!(
@@ -37,7 +39,7 @@ fn an_interval_has_the_header_first() {
 fn a_preset_step_end_is_two_lines() {
     let mut p = printer(PrintMode::Plan);
     let s = step();
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -50,7 +52,7 @@ fn a_preset_step_end_is_two_lines() {
 fn a_plain_step_end_is_its_summary() {
     let mut p = printer(PrintMode::Single);
     let s = step();
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -68,12 +70,12 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     let m = &mut s.summary;
     (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
     m.trim_lat_us = m.read_lat_us;
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
     p.event(&RunEvent::Interval {
         index: 0,
-        report: &r,
+        report: Arc::new(r.clone()),
     });
     let (out, _) = lines(p);
     assert!(
@@ -100,8 +102,8 @@ fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
         ..Tally::default()
     };
     let ended = RunEvent::Ended {
-        outcome: &outcome,
-        tally: &tally,
+        outcome: outcome.clone(),
+        tally: Box::new(tally.clone()),
     };
     let mut p = printer(PrintMode::Plan);
     p.event(&ended);
@@ -114,7 +116,7 @@ fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
 #[test]
 fn a_note_goes_to_stderr_escaped() {
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s"));
+    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s".into()));
     assert_eq!(
         lines(p),
         (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
@@ -146,23 +148,23 @@ fn the_steps_table_is_aligned_on_stdout() {
 fn a_failed_write_ends_the_output_on_both_streams() {
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(50), Closing::new(50));
     let s = step();
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert!(p.ended(), "the step's first line is longer than the room");
-    p.event(&RunEvent::Note("one"));
+    p.event(&RunEvent::Note("one".into()));
     let r = interval();
     p.event(&RunEvent::Interval {
         index: 0,
-        report: &r,
+        report: Arc::new(r.clone()),
     });
     let (out, err) = p.into_writers();
     assert!(out.got.is_empty() && err.got.is_empty(), "nothing after it");
     // Room for a note, not for the next.
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(100), Closing::new(15));
-    p.event(&RunEvent::Note("one"));
+    p.event(&RunEvent::Note("one".into()));
     assert!(!p.ended());
-    p.event(&RunEvent::Note("a note too long"));
+    p.event(&RunEvent::Note("a note too long".into()));
     assert!(p.ended());
-    p.event(&RunEvent::Note("two"));
+    p.event(&RunEvent::Note("two".into()));
     assert_eq!(p.into_writers().1.got, b"note: one\n");
 }
 
@@ -174,9 +176,9 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
         ..wear
     };
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Happened(&errors));
-    p.event(&RunEvent::Wear(&step));
-    p.event(&RunEvent::Wear(&wear));
+    p.event(&RunEvent::Happened(errors.clone()));
+    p.event(&RunEvent::Wear(Box::new(step)));
+    p.event(&RunEvent::Wear(Box::new(wear)));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -197,23 +199,23 @@ fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
         1,
         &RunEvent::Interval {
             index: 0,
-            report: &r,
+            report: Arc::new(r.clone()),
         },
     );
     p.drive_event(
         0,
         &RunEvent::Interval {
             index: 0,
-            report: &r,
+            report: Arc::new(r.clone()),
         },
     );
-    p.drive_event(0, &RunEvent::StepFinished(&s));
-    p.drive_event(0, &RunEvent::Note("a note between the rows"));
+    p.drive_event(0, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.drive_event(0, &RunEvent::Note("a note between the rows".into()));
     p.drive_event(
         1,
         &RunEvent::Interval {
             index: 1,
-            report: &r,
+            report: Arc::new(r.clone()),
         },
     );
     let (out, err) = lines(p);
@@ -262,8 +264,8 @@ fn counts_are_singular_for_one() {
     };
     let mut p = printer(PrintMode::Plan);
     p.event(&RunEvent::Ended {
-        outcome: &outcome,
-        tally: &tally,
+        outcome: outcome.clone(),
+        tally: Box::new(tally.clone()),
     });
     assert_eq!(lines(p).0, ": completed, 1 of 1 step run, 1 I/O error\n");
     let mut s = step();
@@ -271,7 +273,7 @@ fn counts_are_singular_for_one() {
     s.target_iops = Some(25_000.0);
     s.response_from_schedule_lat_us = Some(s.service_lat_us);
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::StepFinished(&s));
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
         lines(p).0,
         "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
