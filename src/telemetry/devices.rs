@@ -88,17 +88,27 @@ pub fn collect(root: &SysRoot) -> Vec<DeviceRow> {
         .collect()
 }
 
-/// A zoned device's zones by condition in words: `3 full, 1 open, 0 closed, 60 empty`
+/// A zoned device's zones by condition in words, leaving out a condition no zone is in:
+/// `3 full, 1 open, 60 empty`
 /// (and `2 other` when some are conventional, read-only or offline).
 pub fn zone_states_text(s: &crate::drive::zones::ZoneStates) -> String {
-    let mut out = format!(
-        "{} full, {} open, {} closed, {} empty",
-        s.full, s.open, s.closed, s.empty
-    );
-    if s.other > 0 {
-        out.push_str(&format!(", {} other", s.other));
+    // A condition no zone is in is left out, so the line keeps room for the geometry.
+    let parts: Vec<String> = [
+        (s.full, "full"),
+        (s.open, "open"),
+        (s.closed, "closed"),
+        (s.empty, "empty"),
+        (s.other, "other"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        "no zones reported".to_string()
+    } else {
+        parts.join(", ")
     }
-    out
 }
 
 /// A zoned device's zones in words: `host-managed, 64 zones of 4 MiB, at most 14 open,

@@ -51,12 +51,12 @@ fn the_drive_line_shows_the_zones_states_then_their_geometry() {
     let app = with_states((120, 40), Some(states));
     let s = screen(&app);
     assert!(
-        s.contains("· zones 4 full, 1 open, 0 closed, 11 empty · host-managed, 16 zones"),
+        s.contains("· zones 4 full, 1 open, 11 empty · host-managed, 16 zones"),
         "{s}"
     );
     insta::assert_snapshot!("zones_states_120x40", s);
     // Before the first report: the geometry alone.
     let s = screen(&with_states((120, 40), None));
-    assert!(s.contains("zones host-managed, 16 zones of 4MiB"), "{s}");
+    assert!(s.contains("zones host-managed, 16 zones of 4 MiB"), "{s}");
     assert!(!s.contains("empty"), "{s}");
 }

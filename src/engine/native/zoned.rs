@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::drive::zones::{self, Zone};
 use crate::drive::{ZoneModel, Zones};
 use crate::engine::{EngineError, InvalidStep, StepTarget, ZoneRefusal};
-use crate::workload::{RwMode, StepSpec};
+use crate::workload::StepSpec;
 
 /// What the check knows of the device: its zones by sysfs and report, and whether queued
 /// writes stay in order.
@@ -60,7 +60,7 @@ pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal>
     if !dev.report.is_empty() && !written.iter().any(|z| z.sequential_only()) {
         return Ok(());
     }
-    if matches!(w.rw, RwMode::Trim | RwMode::RandTrim) {
+    if w.rw.trims() {
         return Err(ZoneRefusal::Trims);
     }
     if w.rw.is_random() {
@@ -166,6 +166,7 @@ pub fn check_steps(t: &StepTarget, specs: &[StepSpec]) -> Result<(), EngineError
 mod tests {
     use super::*;
     use crate::drive::zones::{ZoneCond, ZoneKind};
+    use crate::workload::RwMode;
     use crate::workload::{BlockSizes, Region, StepEnd, Workload};
 
     const Z: u64 = 4 << 20;
@@ -251,6 +252,10 @@ mod tests {
             Err(ZoneRefusal::MixedWithWrites)
         );
         assert_eq!(refused(RwMode::Trim, Z, Some(Z)), Err(ZoneRefusal::Trims));
+        assert_eq!(
+            refused(RwMode::TrimWrite, Z, Some(Z)),
+            Err(ZoneRefusal::Trims)
+        );
         assert_eq!(
             refused(RwMode::Write, Z + 4096, Some(Z)),
             Err(ZoneRefusal::NotAtZoneStart {
