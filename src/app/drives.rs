@@ -18,10 +18,7 @@ pub fn many(app: &App) -> bool {
 
 /// "1 drive ", "3 drives ": how many drives a run of the table goes on.
 pub fn count(n: usize) -> String {
-    match n {
-        1 => "1 drive ".to_string(),
-        n => format!("{n} drives "),
-    }
+    format!("{} ", crate::units::count(n, "drive"))
 }
 
 /// The drives table is open (a targets file's drives, one or more): runs start on them as

@@ -2,6 +2,7 @@
 //! figure (the `diskmark` presets: CrystalDiskMark's best of N runs): a row per test and
 //! direction with MB/s, IOPS, mean and p99 latency, and which run gave them.
 
+use crate::report::page::aligned;
 use crate::session::GridCell;
 use crate::ui::format::{iops, shown, us};
 use crate::workload::RunPick;
@@ -52,28 +53,7 @@ pub fn grid(cells: &[GridCell]) -> Vec<String> {
             row
         })
         .collect();
-    let mut widths: Vec<usize> = head.iter().map(|c| c.chars().count()).collect();
-    for row in &body {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let parts: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .zip(&head)
-            .map(|((c, w), col)| {
-                let pad = " ".repeat(w - c.chars().count());
-                if left(col) {
-                    format!("{c}{pad}")
-                } else {
-                    format!("{pad}{c}")
-                }
-            })
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
+    let left: Vec<usize> = (0..head.len()).filter(|&i| left(head[i])).collect();
     let title = match first.pick {
         RunPick::Best => format!(
             "diskmark grid: best of {} runs per test (as CrystalDiskMark keeps it)",
@@ -84,10 +64,8 @@ pub fn grid(cells: &[GridCell]) -> Vec<String> {
             first.of
         ),
     };
-    let head_cells: Vec<String> = head.iter().map(|c| c.to_string()).collect();
     std::iter::once(title)
-        .chain(std::iter::once(line(&head_cells)))
-        .chain(body.iter().map(|r| line(r)))
+        .chain(aligned(&head, &body, &left).lines().map(String::from))
         .collect()
 }
 
@@ -128,31 +106,8 @@ pub fn series(s: &[crate::session::RunSeries]) -> Vec<String> {
             row
         })
         .collect();
-    let mut widths: Vec<usize> = cols.iter().map(|c| c.chars().count()).collect();
-    for row in &body {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let parts: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                let pad = " ".repeat(w - c.chars().count());
-                if i == 0 || i == 7 {
-                    format!("{c}{pad}")
-                } else {
-                    format!("{pad}{c}")
-                }
-            })
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
-    let head: Vec<String> = cols.iter().map(|c| c.to_string()).collect();
+    // The phase and the drive are text, left-aligned; the figures right-aligned.
     std::iter::once("runs (each run its own point):".to_string())
-        .chain(std::iter::once(line(&head)))
-        .chain(body.iter().map(|r| line(r)))
+        .chain(aligned(cols, &body, &[0, 7]).lines().map(String::from))
         .collect()
 }
