@@ -2,6 +2,9 @@
 //! the queue shape (`iodepth` × `jobs`), the region of the target, an optional rate and how
 //! the step ends. Presets and plans produce these; the engine consumes them.
 
+mod access;
+pub use access::{Access, AccessError};
+
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -328,6 +331,9 @@ pub struct Workload {
     /// Sequential patterns: each job on a slice of the region, or on all of it.
     #[serde(default, skip_serializing_if = "JobRegion::is_default")]
     pub job_region: JobRegion,
+    /// Random patterns: where the offsets fall (uniform, or fio's zoned access ranges).
+    #[serde(default, skip_serializing_if = "Access::is_uniform")]
+    pub access: Access,
 }
 
 impl Workload {
@@ -340,8 +346,13 @@ impl Workload {
         } else {
             String::new()
         };
+        let access = if self.access.is_uniform() {
+            String::new()
+        } else {
+            format!(" {}", self.access)
+        };
         format!(
-            "{}{mix} {} QD{}×{}",
+            "{}{mix} {} QD{}×{}{access}",
             self.rw, self.bs, self.iodepth, self.jobs
         )
     }

@@ -9,6 +9,8 @@
 #   zoned_dirty          fio (zonemode=zbd) writes zones 0-3, so that the zones are not empty
 #   zoned_partial        drivescope writes 10 MiB from 0 (2.5 zones): its zones reset first
 #   zoned_partial_report `blkzone report` after it (zone 3 stays as fio left it)
+#   zoned_states         the telemetry poller's sample (`drivescope smart --watch 1`): its
+#                        zones by condition, to count against that report
 #   zoned_deep           16 MiB at iodepth 8 (mq-deadline's zone write locking orders it)
 #   zoned_preset         the zoned-seq-write preset over the whole namespace, then its report,
 #                        and the kernel's block stats around it (zoned_stat_before/after)
@@ -62,6 +64,7 @@ YAML
 preset partial 1 10MiB
 section zoned_partial run --preset-file /tmp/partial.yaml
 section zoned_partial_report blkzone report "$z"
+section zoned_states drivescope smart "$z" --watch 1 --period 1s --json
 preset deep 8 16MiB
 section zoned_deep run --preset-file /tmp/deep.yaml
 section zoned_deep_report blkzone report "$z"

@@ -87,6 +87,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
                 seed: a.seed,
                 direct: a.direct,
                 job_region: Default::default(),
+                access: Default::default(),
             },
             ramp: a.ramp,
             duration: a.duration,

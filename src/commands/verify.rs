@@ -53,6 +53,7 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
                 seed: 0x5eed,
                 direct: true,
                 job_region: Default::default(),
+                access: Default::default(),
             },
             ramp: std::time::Duration::ZERO,
             duration: std::time::Duration::from_secs(1),

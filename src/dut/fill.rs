@@ -54,6 +54,7 @@ pub fn fill_file(
             seed: 0xF111,
             direct,
             job_region: Default::default(),
+            access: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {

@@ -70,6 +70,9 @@ pub fn shape_lines(out: &mut String, w: &Workload) {
                 .collect();
         let _ = writeln!(out, "bssplit={}", parts.join(":"));
     }
+    if !w.access.is_uniform() {
+        let _ = writeln!(out, "random_distribution={}", w.access);
+    }
     let _ = writeln!(out, "iodepth={}", w.iodepth);
     let _ = writeln!(out, "numjobs={}", w.jobs);
     let _ = writeln!(out, "offset={}", w.region.offset);

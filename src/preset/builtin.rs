@@ -11,7 +11,7 @@ use super::suggest;
 
 /// The built-in presets' files, in the order `presets list` shows them: the quick look a
 /// new user meets first, then preconditioning, then the published methods.
-pub const BUILTIN_FILES: [(&str, &str); 31] = [
+pub const BUILTIN_FILES: [(&str, &str); 32] = [
     ("quick-look", include_str!("../../presets/quick-look.yaml")),
     ("snia-wipc", include_str!("../../presets/snia-wipc.yaml")),
     (
@@ -74,6 +74,7 @@ pub const BUILTIN_FILES: [(&str, &str); 31] = [
     ("snia-hir", include_str!("../../presets/snia-hir.yaml")),
     ("snia-xsr", include_str!("../../presets/snia-xsr.yaml")),
     ("snia-dirth", include_str!("../../presets/snia-dirth.yaml")),
+    ("snia-ecw", include_str!("../../presets/snia-ecw.yaml")),
     (
         "snia-fio-throughput",
         include_str!("../../presets/snia-fio-throughput.yaml"),

@@ -163,6 +163,10 @@ pub struct WorkloadSpec {
     /// the default) or over the whole region (`whole`, fio's `size=100%` jobs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_region: Option<JobRegion>,
+    /// Random patterns: where the offsets fall, in fio's syntax: `random` (uniform, the
+    /// default) or `zoned:IO%/RANGE%:…` (`zoned:50/5:30/15:20/80`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_distribution: Option<crate::workload::Access>,
     /// The engine of the phase's steps: `io_uring`, `sync`, `nop` (io_uring NOPs: the
     /// engine's own ceiling, no I/O to the target) or `uring-cmd` (NVMe passthrough on
     /// /dev/ngXnY); the run's engine when absent.

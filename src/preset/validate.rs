@@ -235,6 +235,19 @@ fn check_io(
             "hipri and sqpoll set up io_uring rings; the sync engine has none",
         );
     }
+    if w.random_distribution
+        .as_ref()
+        .is_some_and(|a| !a.is_uniform())
+        && !w.rw.is_random()
+    {
+        c.fail(
+            at(&["workload", "random_distribution"]),
+            format!(
+                "random_distribution places random offsets; {} is sequential",
+                w.rw
+            ),
+        );
+    }
     let paced = phase.sweep.is_some() || !matches!(phase.rate, None | Some(RateValue::Max));
     if w.arrivals.is_some() && !paced {
         c.fail(

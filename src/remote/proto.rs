@@ -16,8 +16,9 @@ use crate::telemetry::TelemetrySample;
 use crate::workload::StepSpec;
 
 /// The protocol's version: both sides must speak the same one (2: `started`, after which
-/// the test file the agent made stays; before it, the agent removes that file when it ends).
-pub const PROTOCOL: u32 = 2;
+/// the test file the agent made stays; before it, the agent removes that file when it ends;
+/// 3: a workload's `access`, which an agent of 2 would drop and draw uniformly).
+pub const PROTOCOL: u32 = 3;
 
 /// drivescope's own version, as the handshake states it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

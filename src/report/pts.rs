@@ -24,7 +24,8 @@ impl Pts {
         match s.preset.get("id")?.as_str()? {
             "snia-hir" => Some(Pts::Hir),
             "snia-xsr" => Some(Pts::Xsr),
-            "snia-dirth" => Some(Pts::Dirth),
+            // ECW runs DIRTH's flow on its composite workload: the same page.
+            "snia-dirth" | "snia-ecw" => Some(Pts::Dirth),
             _ => None,
         }
     }

@@ -24,6 +24,7 @@ fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
         seed: 1,
         direct: true,
         job_region: Default::default(),
+        access: Default::default(),
     }
 }
 

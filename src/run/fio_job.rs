@@ -62,6 +62,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         seed,
         direct: first.number("direct").unwrap_or(0) != 0,
         job_region: Default::default(),
+        access: Default::default(),
     }
 }
 

@@ -628,6 +628,7 @@ mod tests {
                 direct: true,
                 arrivals: Default::default(),
                 job_region: Default::default(),
+                access: Default::default(),
             },
             rate: StepRate::Max,
             ramp: Duration::ZERO,

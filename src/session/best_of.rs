@@ -336,6 +336,7 @@ mod tests {
             seed: 1,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         }
     }
 

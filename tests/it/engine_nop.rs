@@ -37,6 +37,7 @@ fn nop_spec(rw: RwMode, iodepth: u32, jobs: u32, end: StepEnd, rate: Option<f64>
             seed: 7,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         },
         ramp: Duration::ZERO,
         end,

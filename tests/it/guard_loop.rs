@@ -560,6 +560,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
             seed: 1,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {

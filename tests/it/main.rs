@@ -44,6 +44,7 @@ mod remote_dashboard_stops;
 mod remote_hosts;
 mod report_drives;
 mod report_sections;
+mod run_access;
 mod run_cli;
 mod run_faults;
 mod run_health;

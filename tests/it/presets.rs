@@ -84,6 +84,13 @@ fn every_builtin_validates_and_expands_on_several_targets() {
     let mut ids = Vec::new();
     for (id, _) in BUILTIN_FILES {
         for t in &targets {
+            // ECW's composite mix has sizes of 512 B to 3.5 KiB: refused on 4 KiB blocks.
+            if id == "snia-ecw" && t.logical_block_size > 512 {
+                let p = preset::load_builtin(id).unwrap();
+                let e = plan::expand(&p, t, &PlanOptions::default()).unwrap_err();
+                assert!(e.to_string().contains("logical block size"), "{e}");
+                continue;
+            }
             let (p, plan) = expand(id, t);
             assert_eq!(p.id, id, "the id in the file matches its name");
             assert!(!p.description.trim().is_empty());
@@ -119,9 +126,10 @@ fn shown_yaml_parses_back_to_the_same_preset() {
         // Resolving writes defaults out; the plan stays the same.
         for t in [target(TIB, 512), target(8 * GIB, 4096)] {
             let opts = PlanOptions::default();
+            // The same plan, or the same refusal (ECW's sizes on 4 KiB blocks).
             assert_eq!(
-                plan::expand(&again, &t, &opts).expect("plan"),
-                plan::expand(&p, &t, &opts).expect("plan"),
+                plan::expand(&again, &t, &opts).map_err(|e| e.to_string()),
+                plan::expand(&p, &t, &opts).map_err(|e| e.to_string()),
                 "{id}"
             );
         }
@@ -858,7 +866,8 @@ fn cli_list_show_fio_validate() {
 fn storagereview_sweeps_arrive_as_poisson_and_the_fio_export_says_so() {
     use drivescope::workload::Arrivals;
     for (id, _) in BUILTIN_FILES {
-        let (p, plan) = expand(id, &target(TIB, 4096));
+        // 512-byte blocks, as `presets fio` assumes by default.
+        let (p, plan) = expand(id, &target(TIB, 512));
         let sweeps = p.phases.iter().any(|ph| ph.sweep.is_some());
         let vdbench_method = id.starts_with("storagereview-") || id.starts_with("approx-");
         for step in &plan.steps {
@@ -1435,6 +1444,40 @@ fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
     let min: Vec<_> = plan.steps[plan.phases[3].steps.clone()].iter().collect();
     assert_eq!((min[0].workload.jobs, min[0].workload.iodepth), (1, 1));
     assert_eq!(min[0].end.duration, Some(Duration::from_secs(600)));
+}
+
+/// SNIA ECW (docs/PTS.md): DIRTH's flow on the composite workload: every step the
+/// composite block size mix at random over fio's zoned access ranges, 40% reads in the
+/// thread x queue depth rounds; the fio export says both as fio writes them.
+#[test]
+fn snia_ecw_is_dirth_s_flow_on_the_composite_workload() {
+    let t = target(TIB, 512);
+    let (p, plan) = expand("snia-ecw", &t);
+    check_steps("snia-ecw", &plan, &t);
+    let mix = "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3";
+    let bs = drivescope::workload::BlockSizes::parse_split(mix).unwrap();
+    let access: drivescope::workload::Access = "zoned:50/5:30/15:20/80".parse().unwrap();
+    for s in &plan.steps {
+        assert_eq!(s.workload.bs, bs, "{}", s.name);
+        assert_eq!(s.workload.access, access, "{}", s.name);
+        assert!(s.workload.rw.is_random(), "{}", s.name);
+    }
+    let di = &plan.phases[1];
+    assert_eq!(di.rounds.expect("rounds").steps_per_round, 49);
+    let steps = &plan.steps[di.steps.clone()];
+    let levels = [32u32, 16, 8, 6, 4, 2, 1];
+    for (i, s) in steps[..49].iter().enumerate() {
+        let w = &s.workload;
+        assert_eq!((w.jobs, w.iodepth), (levels[i / 7], levels[i % 7]));
+        assert_eq!((w.rw, w.rwmixread), (RwMode::RandRw, 40));
+    }
+    let fio = plan::fio::job_file(&p, &plan, &t);
+    let lines = |key: &str| fio.lines().filter(|l| l.starts_with(key)).count();
+    assert_eq!(
+        lines("random_distribution=zoned:50/5:30/15:20/80"),
+        lines("rw=")
+    );
+    assert_eq!(lines(&format!("bssplit={mix}")), lines("rw="));
 }
 
 /// `presets fio --zoned` gives fio's zoned block device mode in `[global]` (every job

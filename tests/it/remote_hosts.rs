@@ -714,6 +714,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
             seed: 1,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {

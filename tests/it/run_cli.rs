@@ -449,6 +449,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
             seed: 1,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         },
         ramp: Duration::ZERO,
         end: StepEnd {
@@ -856,6 +857,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
                 direct: true,
                 arrivals: Default::default(),
                 job_region: Default::default(),
+                access: Default::default(),
             },
             ramp: Duration::ZERO,
             end: StepEnd {

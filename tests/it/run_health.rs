@@ -65,6 +65,7 @@ fn a_health_change_is_a_session_event() {
                 seed: 1,
                 direct: false,
                 job_region: Default::default(),
+                access: Default::default(),
                 arrivals: drivescope::workload::Arrivals::Uniform,
             },
             ramp: Duration::ZERO,

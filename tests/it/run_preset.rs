@@ -1023,3 +1023,36 @@ fn snia_dirth_runs_the_demand_intensity_matrix() {
         "the demand-intensity curve"
     );
 }
+
+/// SNIA ECW shortened and time-scaled as DIRTH's run (its sizes under 4 KiB folded into
+/// 4 KiB: a file in memory has 4 KiB blocks): reads and writes at 40% over its zoned access
+/// ranges in every combination, and its report has the demand-intensity page.
+#[test]
+fn snia_ecw_runs_the_composite_workload_through_the_matrix() {
+    let (home, lines) = run_shortened(
+        "snia-ecw",
+        &[
+            ("duration: 30m", "duration: 1m"),
+            ("duration: 60m", "duration: 1m"),
+            ("duration: 10m", "duration: 1m"),
+            ("window: 5, max: 25", "window: 2, max: 2"),
+            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
+            ("512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67", "4k/77"),
+        ],
+        0.002,
+    );
+    let steps = of_type(&lines, "step");
+    let di: Vec<&&Value> = steps
+        .iter()
+        .filter(|s| s["phase_name"] == "demand-intensity")
+        .collect();
+    assert_eq!(di.len(), 2 * 49, "two rounds of 49");
+    let plan = &of_type(&lines, "plan_summary")[0];
+    assert_eq!(plan["outcome"], "completed", "{plan}");
+    for s in &di {
+        let sum = &s["summary"];
+        assert!(sum["read_ios"].as_u64().unwrap() > 0 && sum["write_ios"].as_u64().unwrap() > 0);
+    }
+    let html = report_page(home.path(), &lines);
+    assert_eq!(page_table(&html, "pts-dirth-iops").len(), 7);
+}

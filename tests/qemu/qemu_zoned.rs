@@ -33,6 +33,25 @@ fn write_pointers(out: &std::path::Path, name: &str) -> Vec<u64> {
     wps
 }
 
+/// The zones of `blkzone report` by condition (its `zcond:N`), counted as drivescope's
+/// zone states: empty (1), open (2, 3), closed (4), full (14), other.
+fn conditions(out: &std::path::Path, name: &str) -> Value {
+    let mut n = [0u64; 5];
+    for l in section(out, name).lines().filter(|l| l.contains("zcond:")) {
+        let v = l.split("zcond:").nth(1).expect("zcond").trim_start();
+        let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+        let i = match digits.parse::<u8>().expect("a condition") {
+            1 => 0,
+            2 | 3 => 1,
+            4 => 2,
+            14 => 3,
+            _ => 4,
+        };
+        n[i] += 1;
+    }
+    serde_json::json!({"empty": n[0], "open": n[1], "closed": n[2], "full": n[3], "other": n[4]})
+}
+
 fn full_then_empty(full: usize) -> Vec<u64> {
     (0..16).map(|i| if i < full { ZONE } else { 0 }).collect()
 }
@@ -124,6 +143,18 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
     let mut partial = full_then_empty(4);
     partial[2] = ZONE / 2;
     assert_eq!(write_pointers(&out, "zoned_partial_report"), partial);
+    // The telemetry poller (the dashboard's drive line) counts the zones as the kernel's
+    // report has them: 3 full, the half-written one open or closed, 12 empty.
+    let said = section(&out, "zoned_states");
+    assert_eq!(rc(&out, "zoned_states"), 0, "{said}");
+    let sample: Value = said
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no sample: {said}"));
+    let kernel = conditions(&out, "zoned_partial_report");
+    assert_eq!(sample["zones"], kernel, "{said}");
+    assert_eq!(kernel["full"], 3, "{kernel}");
+    assert_eq!(kernel["empty"], 12, "{kernel}");
     assert_eq!(
         step(&out, "zoned_partial", 0)["summary"]["write_bytes"],
         10 << 20

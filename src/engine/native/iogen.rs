@@ -67,6 +67,8 @@ pub struct IoGen {
     /// Sequential: the job's slice and a position per direction.
     slice: Region,
     pos: [u64; 3],
+    /// Random, zoned access: cumulative shares of the I/Os (out of 100) and their ranges.
+    zones: Vec<(u64, Region)>,
 }
 
 impl IoGen {
@@ -108,6 +110,7 @@ impl IoGen {
             region: w.region,
             slice,
             pos: [slice.offset; 3],
+            zones: access_zones(w, align.max(1)),
         }
     }
 
@@ -123,6 +126,25 @@ impl IoGen {
             }
         }
         self.sizes[self.sizes.len() - 1].0
+    }
+
+    /// The range a random I/O of `len` bytes falls in: by the zoned shares, or the region.
+    #[inline]
+    fn access_range(&mut self, len: u64) -> Region {
+        if self.zones.is_empty() {
+            return self.region;
+        }
+        let r = self.rng.below(100);
+        let zone = self
+            .zones
+            .iter()
+            .find(|z| r < z.0)
+            .map_or(self.region, |z| z.1);
+        if zone.len >= len {
+            zone
+        } else {
+            self.region
+        }
     }
 
     #[inline]
@@ -160,8 +182,9 @@ impl IoGen {
     fn placed(&mut self, dir: IoDir) -> NextIo {
         let len = self.pick_len();
         let offset = if self.random {
-            let span = self.region.len.saturating_sub(len) / self.align + 1;
-            self.region.offset + self.rng.below(span) * self.align
+            let region = self.access_range(len);
+            let span = region.len.saturating_sub(len) / self.align + 1;
+            region.offset + self.rng.below(span) * self.align
         } else {
             let d = dir.index();
             let end = self.slice.offset + self.slice.len;
@@ -178,6 +201,39 @@ impl IoGen {
             dir,
         }
     }
+}
+
+/// A zoned access's ranges over `w`'s region, each aligned to `align`: the cumulative share
+/// of the I/Os it ends at, and its range; empty for uniform access.
+fn access_zones(w: &Workload, align: u64) -> Vec<(u64, Region)> {
+    let crate::workload::Access::Zoned(ranges) = &w.access else {
+        return Vec::new();
+    };
+    let at = |pct: u64| {
+        let off = (u128::from(w.region.len) * u128::from(pct) / 100) as u64;
+        w.region.offset + off / align * align
+    };
+    let (mut io, mut range) = (0u64, 0u64);
+    ranges
+        .iter()
+        .map(|&(i, r)| {
+            let start = at(range);
+            io += u64::from(i);
+            range += u64::from(r);
+            let end = if range >= 100 {
+                w.region.offset + w.region.len
+            } else {
+                at(range)
+            };
+            (
+                io,
+                Region {
+                    offset: start,
+                    len: end - start,
+                },
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -201,6 +257,7 @@ mod tests {
             seed: 42,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         }
     }
 
@@ -221,6 +278,39 @@ mod tests {
             assert!((9_000..11_000).contains(&b), "{buckets:?}");
         }
         assert!((110_000..114_000).contains(&reads), "70% reads: {reads}");
+    }
+
+    #[test]
+    fn zoned_access_puts_each_share_of_the_ios_on_its_range() {
+        // SNIA PTS ECW's access range: 50% of the I/Os on the first 5% of the region, 30%
+        // on the next 15%, 20% on the last 80%; uniform inside each range.
+        let mut w = wl(RwMode::RandWrite, BlockSizes::single(4096), 1, 100 << 20);
+        w.access = "zoned:50/5:30/15:20/80".parse().unwrap();
+        let mut g = IoGen::new(&w, 0, 4096);
+        let (start, len) = (1u64 << 20, 100u64 << 20);
+        let mut ranges = [0u32; 3];
+        let mut halves = [0u32; 2];
+        let n = 1_000_000;
+        for _ in 0..n {
+            let io = g.next_io();
+            assert_eq!(io.offset % 4096, 0);
+            assert!(io.offset >= start && io.offset + 4096 <= start + len);
+            let pct = (io.offset - start) * 100 / len;
+            ranges[match pct {
+                0..5 => 0,
+                5..20 => 1,
+                _ => 2,
+            }] += 1;
+            if pct < 5 {
+                halves[usize::from((io.offset - start) * 200 / len >= 5)] += 1;
+            }
+        }
+        for (got, want) in ranges.iter().zip([0.5, 0.3, 0.2]) {
+            let share = f64::from(*got) / f64::from(n);
+            assert!((share - want).abs() < 0.003, "{ranges:?}");
+        }
+        let half = f64::from(halves[0]) / f64::from(halves[0] + halves[1]);
+        assert!((half - 0.5).abs() < 0.005, "{halves:?}");
     }
 
     #[test]

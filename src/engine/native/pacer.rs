@@ -243,6 +243,7 @@ mod tests {
             seed: 1,
             direct: true,
             job_region: Default::default(),
+            access: Default::default(),
         };
         let take = |job| {
             let mut p = Pacer::for_job(&w, job, Some(1_000.0)).expect("paced");

@@ -219,6 +219,7 @@ mod tests {
                 seed: 1,
                 direct: true,
                 job_region: Default::default(),
+                access: Default::default(),
             },
             engine: Default::default(),
             options: Default::default(),

@@ -1,0 +1,70 @@
+//! Zoned access ranges (fio's `random_distribution=zoned:`) on a real file: a preset's
+//! random writes land on each range in its share, as the filesystem's own map of the
+//! file's written blocks (SEEK_DATA / SEEK_HOLE) counts them, not drivescope's figures.
+
+use crate::common;
+
+use std::os::fd::AsRawFd;
+
+/// Bytes of data (written blocks) of `f` in `[from, to)`, from the filesystem's extent map.
+fn data_bytes(f: &std::fs::File, from: u64, to: u64) -> u64 {
+    let mut at = from as libc::off_t;
+    let mut n = 0;
+    while (at as u64) < to {
+        // SAFETY: lseek on an open fd with a valid whence; no memory is passed.
+        let d = unsafe { libc::lseek(f.as_raw_fd(), at, libc::SEEK_DATA) };
+        if d < 0 || d as u64 >= to {
+            break;
+        }
+        // SAFETY: as above.
+        let h = unsafe { libc::lseek(f.as_raw_fd(), d, libc::SEEK_HOLE) };
+        assert!(h >= d, "SEEK_HOLE after {d}");
+        n += (h as u64).min(to) - d as u64;
+        at = h;
+    }
+    n
+}
+
+#[test]
+fn zoned_random_writes_land_on_each_range_in_its_share() {
+    let home = common::disk_tempdir();
+    let preset = home.path().join("p.yaml");
+    // 2048 writes of 4 KiB over 262144 blocks: few land twice on one block.
+    std::fs::write(
+        &preset,
+        "id: zoned-access\nname: Zoned access\ndescription: random writes over zoned ranges\n\
+         phases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 4, jobs: 1, \
+         random_distribution: \"zoned:90/10:10/90\"}\n    end: {data: 8MiB}\n",
+    )
+    .unwrap();
+    let t = home.path().join("t.bin");
+    let out = common::run(
+        home.path(),
+        &[
+            "run",
+            "--preset-file",
+            preset.to_str().unwrap(),
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "1GiB",
+            "--interval",
+            "250ms",
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let f = std::fs::File::open(&t).unwrap();
+    let size = f.metadata().unwrap().len();
+    let hot = data_bytes(&f, 0, size / 10);
+    let cold = data_bytes(&f, size / 10, size);
+    let all = hot + cold;
+    assert!(
+        all > 7 << 20 && all <= 8 << 20,
+        "{all} bytes written in all (8 MiB, less the blocks written twice)"
+    );
+    let share = hot as f64 / all as f64;
+    assert!(
+        (0.87..0.93).contains(&share),
+        "{share:.3} of the written blocks in the first 10% ({hot} of {all} bytes), not 90%"
+    );
+}
