@@ -72,6 +72,7 @@ pub fn fill_file(
         verify: None,
     };
     let mut first_error: Option<String> = None;
+    let mut progress = Progress::new(len, PROGRESS_EVERY_S);
     let s = crate::engines::run_step(
         &st,
         &spec,
@@ -79,6 +80,9 @@ pub fn fill_file(
         |r| {
             if first_error.is_none() {
                 first_error = engine::native::first_error(r).map(|e| e.message.clone());
+            }
+            if let Some(line) = progress.add(r.write.bytes, r.end_s) {
+                note(&format!("filling {}: {line}", t.path.display()));
             }
             Control::Continue
         },
@@ -112,6 +116,45 @@ pub fn fill_file(
         s.write_bw_bytes / 1e6
     ));
     Ok(s)
+}
+
+/// How often a fill says how far it is (s).
+const PROGRESS_EVERY_S: f64 = 5.0;
+
+/// How far a fill of `len` bytes is, said every `every_s` seconds of it.
+struct Progress {
+    len: u64,
+    done: u64,
+    every_s: f64,
+    said_s: f64,
+}
+
+impl Progress {
+    fn new(len: u64, every_s: f64) -> Progress {
+        Progress {
+            len,
+            done: 0,
+            every_s,
+            said_s: 0.0,
+        }
+    }
+
+    /// An interval that wrote `bytes` and ended at `at_s` of the fill: what to say, when
+    /// `every_s` passed since it last said (`1.00GiB of 4GiB (25%), 180 MB/s`).
+    fn add(&mut self, bytes: u64, at_s: f64) -> Option<String> {
+        self.done = (self.done + bytes).min(self.len);
+        if at_s - self.said_s < self.every_s || self.done >= self.len || at_s <= 0.0 {
+            return None;
+        }
+        self.said_s = at_s;
+        Some(format!(
+            "{} of {} ({:.0}%), {:.0} MB/s",
+            format_size(self.done),
+            format_size(self.len),
+            self.done as f64 * 100.0 / self.len.max(1) as f64,
+            self.done as f64 / at_s / 1e6
+        ))
+    }
 }
 
 /// The error of a fill that could not write the whole file (a full filesystem, a failing
@@ -166,4 +209,23 @@ pub fn fill_if_unwritten(
         t.path.display()
     ));
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_fill_says_how_far_it_is_every_few_seconds() {
+        let mut p = Progress::new(4 << 30, 5.0);
+        // One interval a second, 200 MiB each.
+        let said: Vec<(u32, String)> = (1..=21)
+            .filter_map(|s| Some((s, p.add(200 << 20, f64::from(s))?)))
+            .collect();
+        let at: Vec<u32> = said.iter().map(|x| x.0).collect();
+        assert_eq!(at, [5, 10, 15, 20]);
+        assert_eq!(said[0].1, "1000MiB of 4GiB (24%), 210 MB/s");
+        // The last interval, the whole file written: the closing note says it instead.
+        assert_eq!(p.add(1 << 30, 26.0), None);
+    }
 }
