@@ -29,6 +29,8 @@ pub enum Msg {
     Interval(Box<IntervalReport>),
     StepStarted(StepInfo),
     StepFinished(CurvePoint),
+    /// The finished step as its PTS method's figure needs it (after its `StepFinished`).
+    Method(Box<super::method::MethodPoint>),
     Telemetry(Box<TelemetryView>),
     Drive(DriveView),
     SteadyState(SteadyView),

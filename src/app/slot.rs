@@ -89,6 +89,8 @@ pub struct DriveRun {
     pub last: Option<IntervalReport>,
     /// Finished steps of the run: the curve.
     pub curve: Ring<CurvePoint>,
+    /// A PTS method's figure (HIR, XSR, DIRTH), when the plan has one.
+    pub method: Option<crate::app::method::MethodState>,
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
@@ -106,6 +108,7 @@ impl Default for DriveRun {
             intervals: Ring::new(INTERVAL_HISTORY),
             last: None,
             curve: Ring::new(CURVE_HISTORY),
+            method: None,
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::KeyEventKind;
 use super::drives::{self, DriveState};
 use super::history::{IntervalPoint, ThermalPoint, THROTTLE_MARKS, UNAVAILABLE_REASONS};
 use super::input::{key, mouse};
+use super::method::MethodState;
 use super::msg::{Effect, Msg, RunEnd, RunState};
 use super::overlay::Overlay;
 use super::state::App;
@@ -77,6 +78,16 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
         Msg::Interval(r) => interval(app, i, *r),
         Msg::StepFinished(p) => {
             app.slot_mut(i).run.curve.push(p);
+            app.dirty = true;
+        }
+        Msg::Method(p) => {
+            let run = &mut app.slot_mut(i).run;
+            run.method
+                .get_or_insert_with(|| MethodState {
+                    kind: p.kind,
+                    points: Vec::new(),
+                })
+                .push(*p);
             app.dirty = true;
         }
         Msg::Drive(d) => {
@@ -163,6 +174,7 @@ fn others(app: &mut App, msg: Msg) {
         | Msg::StepStarted(_)
         | Msg::Interval(_)
         | Msg::StepFinished(_)
+        | Msg::Method(_)
         | Msg::Drive(_)
         | Msg::SteadyState(_)
         | Msg::Event(_)

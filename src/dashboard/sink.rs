@@ -7,10 +7,11 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
-use crate::plan::SteadyVerdict;
+use crate::plan::{PlanStep, SteadyVerdict};
 use crate::run::{Happening, Prepared, RunEvent, Sink};
 use crate::session::EventKind;
 
+use super::method::{self, method_of, MethodOf};
 use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
 
 /// Sends a run's events to the app.
@@ -24,6 +25,9 @@ pub(super) struct DashboardSink {
     plan_expected_s: Option<f64>,
     /// The running step's workload, the curve series its point goes on.
     series: String,
+    /// The plan's PTS method figure, and the running step for its point.
+    method: Option<MethodOf>,
+    step: Option<PlanStep>,
     /// The drive this sink speaks for, in a run of several.
     drive: Option<usize>,
     /// In a run of several: one sink per drive.
@@ -39,6 +43,8 @@ impl DashboardSink {
             phases: Vec::new(),
             plan_expected_s: None,
             series: String::new(),
+            method: None,
+            step: None,
             drive: None,
             drives: Vec::new(),
         }
@@ -106,6 +112,7 @@ impl Sink for DashboardSink {
                     Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());
                 self.count = run.plan.steps.len();
                 self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
+                self.method = method_of(&run.plan);
                 self.started(run, session);
             }
             RunEvent::StepStarted {
@@ -114,6 +121,7 @@ impl Sink for DashboardSink {
                 target_iops,
             } => {
                 self.series = step.workload.shape();
+                self.step = self.method.map(|_| (*step).clone());
                 self.send(Msg::StepStarted(StepInfo {
                     index: *index,
                     count: self.count,
@@ -145,7 +153,13 @@ impl Sink for DashboardSink {
                 self.send(Msg::StepFinished(CurvePoint::new(
                     self.series.clone(),
                     &r.summary,
-                )))
+                )));
+                if let (Some(m), Some(step)) = (self.method, &self.step) {
+                    let phase = self.phases.get(step.phase).map_or("", String::as_str);
+                    if let Some(p) = method::point(m, step, phase, now, &r.summary) {
+                        self.send(Msg::Method(Box::new(p)));
+                    }
+                }
             }
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}

@@ -5,6 +5,7 @@
 mod drives;
 mod filter;
 mod fixtures;
+mod method;
 mod panels;
 mod runtime;
 mod status;

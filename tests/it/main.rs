@@ -13,6 +13,7 @@ mod fake_sysfs;
 mod cli_telemetry;
 mod dashboard_args;
 mod dashboard_keys;
+mod dashboard_method;
 mod dashboard_theme;
 mod dashboard_tmux;
 mod dashboard_tmux_drives;

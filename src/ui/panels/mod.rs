@@ -10,6 +10,7 @@ pub mod header;
 pub mod integrity;
 pub mod kernel_host;
 pub mod latency;
+pub mod method;
 pub mod thermal;
 pub mod throughput;
 
@@ -32,7 +33,10 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
     match panel {
         Panel::Throughput => throughput::render(app, slot, f, area),
         Panel::Latency => latency::render(app, slot, f, area),
-        Panel::Curve => curve::render(app, slot, f, area),
+        Panel::Curve => match &slot.run.method {
+            Some(m) => method::render(app, m, f, area),
+            None => curve::render(app, slot, f, area),
+        },
         Panel::Thermal => thermal::render(app, slot, f, area),
         Panel::KernelHost => kernel_host::render(app, slot, f, area),
         Panel::Events => events::render(app, f, area),
