@@ -193,17 +193,19 @@ impl Hub<'_, '_> {
         let run = &runs[d];
         match said {
             Said::Started => self.emit(d, RunEvent::Started { run, session }),
-            Said::StepStarted { index, target_iops } => {
-                if let Some(step) = run.plan.steps.get(index) {
-                    self.emit(
-                        d,
-                        RunEvent::StepStarted {
-                            index,
-                            step,
-                            target_iops,
-                        },
-                    );
-                }
+            Said::StepStarted {
+                index,
+                step,
+                target_iops,
+            } => {
+                self.emit(
+                    d,
+                    RunEvent::StepStarted {
+                        index,
+                        step: &step,
+                        target_iops,
+                    },
+                );
             }
             Said::Interval { index, report } => {
                 self.emit(

@@ -26,6 +26,8 @@ pub(super) enum Said {
     Started,
     StepStarted {
         index: usize,
+        /// The step as it runs (its threads x queue depth picked from an earlier result).
+        step: Box<crate::plan::PlanStep>,
         target_iops: Option<f64>,
     },
     Interval {
@@ -264,11 +266,17 @@ impl RunObserver for Worker {
     fn event(&mut self, ev: RunEvent<'_>) {
         let said = match ev {
             RunEvent::StepStarted {
-                index, target_iops, ..
+                index,
+                step,
+                target_iops,
             } => {
                 self.wear.step_started(index);
                 self.wear_note();
-                Said::StepStarted { index, target_iops }
+                Said::StepStarted {
+                    index,
+                    step: Box::new(step.clone()),
+                    target_iops,
+                }
             }
             RunEvent::Interval { index, report } => {
                 self.wear.moved(report.write.bytes, report.read.bytes);

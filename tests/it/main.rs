@@ -19,6 +19,7 @@ mod dashboard_tmux;
 mod dashboard_tmux_drives;
 mod dashboard_zoom;
 mod devices_in_use;
+mod dirth_points;
 mod drive_resolve;
 mod engine_nop;
 mod fio_cage;
