@@ -42,6 +42,8 @@ pub struct MethodPoint {
     /// Service latency, µs.
     pub mean_us: f64,
     pub p99_us: f64,
+    /// The five nines, when the step's histogram gives them (µs).
+    pub p99_999_us: Option<f64>,
 }
 
 impl MethodPoint {
@@ -139,6 +141,17 @@ impl MethodState {
         Some((mean, BaselineFrom::FirstGroup))
     }
 
+    /// The latest `n` steps that are neither rounds nor runs (DIRTH's operating points'
+    /// pre-writes and histograms), oldest first.
+    pub fn others(&self, n: usize) -> Vec<&MethodPoint> {
+        let all: Vec<&MethodPoint> = self
+            .points
+            .iter()
+            .filter(|p| p.role == StepRole::Other)
+            .collect();
+        all[all.len().saturating_sub(n)..].to_vec()
+    }
+
     /// The demand-intensity curve: each combination of the matrix rounds' phase (the
     /// first phase of rounds with more than one combination), its latest round, in the
     /// order first run (high to low outstanding I/O).
@@ -200,6 +213,7 @@ mod tests {
             bw_bytes: iops * 4096.0,
             mean_us: 100.0,
             p99_us: 200.0,
+            p99_999_us: None,
         }
     }
 

@@ -85,6 +85,7 @@ pub(super) fn point(
         bw_bytes: s.bw_bytes(),
         mean_us: s.service_lat().mean,
         p99_us: s.service_lat().p99,
+        p99_999_us: s.service_lat().p99_999,
     })
 }
 

@@ -24,6 +24,7 @@ fn point(kind: MethodKind, phase: &str, role: StepRole, t_s: f64, iops: f64) -> 
         bw_bytes: iops * 4096.0,
         mean_us: 1e6 * 128.0 / iops,
         p99_us: 3e6 * 128.0 / iops,
+        p99_999_us: None,
     }
 }
 
@@ -99,6 +100,18 @@ fn dirth(size: (u16, u16)) -> App {
             });
         }
     }
+    // The max point (32 x 8 here): its pre-write, then its histogram with the five nines.
+    for (phase, nines) in [
+        ("max-point-prewrite", None),
+        ("max-point-histogram", Some(9100.0)),
+    ] {
+        pts.push(MethodPoint {
+            jobs: 32,
+            iodepth: 8,
+            p99_999_us: nines,
+            ..point(k, phase, StepRole::Other, 0.0, 150e3)
+        });
+    }
     shown(size, pts)
 }
 
@@ -132,6 +145,9 @@ fn dirth_shows_mean_and_p99_against_iops_with_the_combinations_labelled() {
         assert!(s.contains("round 1 · 9 combinations"), "{s}");
         // The most outstanding I/O's point and the least's are labelled.
         assert!(s.contains("32×32") && s.contains("1×1"), "{s}");
+        // The operating point's histogram, with its five nines, below the curve.
+        assert!(s.contains("max-point-histogram 32×8"), "{s}");
+        assert!(s.contains("p99.999 9.10 ms"), "{s}");
         insta::assert_snapshot!(format!("method_dirth_{}x{}", size.0, size.1), s);
     }
 }

@@ -11,7 +11,7 @@ use ratatui::widgets::canvas::{Canvas, Line as CanvasLine, Points};
 use ratatui::widgets::{Dataset, GraphType, Paragraph};
 use ratatui::Frame;
 
-use crate::app::method::{BaselineFrom, Combination, MethodKind, MethodState};
+use crate::app::method::{BaselineFrom, Combination, MethodKind, MethodPoint, MethodState};
 use crate::app::App;
 use crate::ui::format;
 use crate::ui::widgets::{axis, axis_labels, empty, hline, padded, panel_block, time_chart};
@@ -143,6 +143,10 @@ fn recovery(app: &App, m: &MethodState, by_bytes: bool, f: &mut Frame, area: Rec
     f.render_widget(chart, body);
 }
 
+/// Lines below the demand-intensity curve for the operating points' latest steps (their
+/// response-time histograms' five nines).
+const OPERATING_LINES: usize = 2;
+
 /// A combination's label: threads x queue depth.
 fn label(c: &Combination) -> String {
     format!("{}×{}", c.jobs, c.iodepth)
@@ -181,13 +185,17 @@ fn intensity(app: &App, m: &MethodState, f: &mut Frame, area: Rect) {
         Span::styled("p99  ", t.dim_style()),
         Span::styled("labels: threads×QD", t.dim_style()),
     ]);
-    let [top, body, xrow] = Layout::vertical([
+    let others = m.others(OPERATING_LINES);
+    let [top, body, xrow, below] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(1),
         Constraint::Length(1),
+        Constraint::Length(others.len() as u16),
     ])
     .areas(inner);
     f.render_widget(Paragraph::new(vec![Line::from(head), key]), top);
+    let lines = operating_lines(app, &others, usize::from(below.width));
+    f.render_widget(Paragraph::new(lines), below);
 
     let xmax = combos.iter().map(|c| c.iops).fold(1.0, f64::max);
     let ymax = combos.iter().map(|c| c.p99_us).fold(1.0, f64::max);
@@ -259,6 +267,36 @@ fn intensity(app: &App, m: &MethodState, f: &mut Frame, area: Rect) {
             }
         });
     f.render_widget(canvas, plot);
+}
+
+/// One line per operating point's step: its shape, IOPS, mean and five nines (only the
+/// five nines when the whole line does not fit `width`).
+fn operating_lines(app: &App, others: &[&MethodPoint], width: usize) -> Vec<Line<'static>> {
+    let t = app.theme();
+    others
+        .iter()
+        .map(|p| {
+            let nines = p.p99_999_us.map_or("-".to_string(), format::us);
+            let shape = format!("{}×{}", p.jobs, p.iodepth);
+            let full = format!(
+                " {} IOPS  {} mean  p99.999 {nines}",
+                format::iops(p.iops),
+                format::us(p.mean_us)
+            );
+            // The five nines first when the whole line does not fit.
+            let used = p.phase.chars().count() + 1 + shape.chars().count();
+            let rest = if used + full.chars().count() <= width {
+                full
+            } else {
+                format!(" p99.999 {nines}")
+            };
+            Line::from(vec![
+                Span::styled(format!("{} ", p.phase), t.dim_style()),
+                Span::styled(shape, Style::default().fg(t.accent)),
+                Span::styled(rest, t.dim_style()),
+            ])
+        })
+        .collect()
 }
 
 /// A combination's label on the plot: where it starts, its text, and whether it is left
