@@ -135,6 +135,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
         },
     ));
     let count = s.steps.len();
+    let method = super::method::Replayed::of(s);
     let plan_end = s
         .steps
         .last()
@@ -173,6 +174,9 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             st.end_s,
             Msg::StepFinished(CurvePoint::new(st.series(), &st.summary)),
         ));
+        if let Some(p) = method.as_ref().and_then(|m| m.point(st)) {
+            out.push((st.end_s, Msg::Method(Box::new(p))));
+        }
     }
     let step_start = |i: u32| {
         s.steps

@@ -109,4 +109,27 @@ fn dirth_runs_its_max_mid_and_min_points_at_the_shapes_the_rounds_give() {
         .find(|s| s.label == "max-point-histogram")
         .expect("max histogram");
     assert!(hist.summary.lat_us.p99_999.is_some_and(|v| v > 0.0));
+
+    // A replay (drivescope open) gives the demand-intensity figure's points too: one per
+    // step, the operating points at the shapes they ran at.
+    use drivescope::app::method::{MethodKind, StepRole};
+    use drivescope::app::Msg;
+    let tl = drivescope::dashboard::replay::timeline(&loaded.session);
+    let points: Vec<_> = tl
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Msg::Method(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(points.len(), steps.len());
+    assert!(points.iter().all(|p| p.kind == MethodKind::DemandIntensity));
+    let max = points
+        .iter()
+        .find(|p| p.phase == "max-point-histogram")
+        .expect("the max point replayed");
+    assert_eq!(
+        (max.jobs, max.iodepth, max.role),
+        (most.0, most.1, StepRole::Other)
+    );
 }
