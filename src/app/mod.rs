@@ -11,6 +11,7 @@ mod input;
 pub mod keymap;
 pub mod keys;
 pub mod layout;
+pub mod method;
 pub mod msg;
 mod note;
 pub mod overlay;

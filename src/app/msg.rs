@@ -34,6 +34,8 @@ pub enum Msg {
     /// The grid of a run whose tests' runs make one figure (diskmark), as it fills: each
     /// test's best (or mean) so far.
     Grid(Vec<crate::session::GridCell>),
+    /// The finished step as its PTS method's figure needs it (after its `StepFinished`).
+    Method(Box<super::method::MethodPoint>),
     Telemetry(Box<TelemetryView>),
     Drive(DriveView),
     SteadyState(SteadyView),

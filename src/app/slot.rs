@@ -97,6 +97,8 @@ pub struct DriveRun {
     pub plan_steps: Vec<String>,
     /// The step of `step` is still running (it started and has not finished).
     pub step_open: bool,
+    /// A PTS method's figure (HIR, XSR, DIRTH), when the plan has one.
+    pub method: Option<crate::app::method::MethodState>,
     pub errors: u64,
     /// The run's thermal events (run clock), for a soak's live figures.
     pub thermal: Vec<(f64, crate::thermal::ThermalEvent)>,
@@ -121,6 +123,7 @@ impl Default for DriveRun {
             results: Vec::new(),
             plan_steps: Vec::new(),
             step_open: false,
+            method: None,
             errors: 0,
             thermal: Vec::new(),
             paused_before_step_s: 0.0,

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::KeyEventKind;
 use super::drives::{self, DriveState};
 use super::history::{IntervalPoint, ThermalPoint, THROTTLE_MARKS, UNAVAILABLE_REASONS};
 use super::input::{key, mouse};
+use super::method::MethodState;
 use super::msg::{Effect, Msg, RunEnd, RunState};
 use super::overlay::Overlay;
 use super::state::App;
@@ -111,6 +112,16 @@ fn figures(app: &mut App, i: usize, msg: Msg) {
             app.slot_mut(i).run.grid = cells;
             app.dirty = true;
         }
+        Msg::Method(p) => {
+            let run = &mut app.slot_mut(i).run;
+            run.method
+                .get_or_insert_with(|| MethodState {
+                    kind: p.kind,
+                    points: Vec::new(),
+                })
+                .push(*p);
+            app.dirty = true;
+        }
         Msg::Drive(d) => {
             app.slot_mut(i).drive = Some(d);
             app.dirty = true;
@@ -197,6 +208,7 @@ fn others(app: &mut App, msg: Msg) {
         | Msg::PlanSteps(_)
         | Msg::StepFinished(..)
         | Msg::Grid(_)
+        | Msg::Method(_)
         | Msg::Drive(_)
         | Msg::SteadyState(_)
         | Msg::Event(_)

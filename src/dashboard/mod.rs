@@ -5,6 +5,7 @@
 //! counters flowing, run or no run. `drivescope open` replays a session in the same UI
 //! ([`replay`]).
 
+mod method;
 pub mod replay;
 mod runs;
 mod sink;

@@ -141,6 +141,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
         Msg::PlanSteps(s.steps.iter().map(|st| st.label.clone()).collect()),
     ));
     let count = s.steps.len();
+    let method = super::method::Replayed::of(s);
     let plan_end = s
         .steps
         .last()
@@ -182,6 +183,9 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 Box::new(session::StepResult::of(st, k as u32 + 1, None)),
             ),
         ));
+        if let Some(p) = method.as_ref().and_then(|m| m.point(st)) {
+            out.push((st.end_s, Msg::Method(Box::new(p))));
+        }
     }
     let step_start = |i: u32| {
         s.steps

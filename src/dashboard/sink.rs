@@ -7,12 +7,13 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
-use crate::plan::SteadyVerdict;
+use crate::plan::{PlanStep, SteadyVerdict};
 use crate::run::{Happening, Prepared, RunEvent, Sink};
 use crate::session::{grid_of, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
 use crate::workload::{RunOf, Workload};
 
+use super::method::{self, method_of, MethodOf};
 use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
 
 /// Sends a run's events to the app.
@@ -33,6 +34,9 @@ pub(super) struct DashboardSink {
     grid_runs: Vec<(RunOf, Workload, StepSummary)>,
     /// Steps finished so far (this drive's): the next result's number is one more.
     done: u32,
+    /// The plan's PTS method figure, and the running step for its point.
+    method: Option<MethodOf>,
+    step: Option<std::sync::Arc<PlanStep>>,
     /// The drive this sink speaks for, in a run of several.
     drive: Option<usize>,
     /// In a run of several: one sink per drive.
@@ -51,6 +55,8 @@ impl DashboardSink {
             grid_step: None,
             grid_runs: Vec::new(),
             done: 0,
+            method: None,
+            step: None,
             drive: None,
             drives: Vec::new(),
         }
@@ -133,6 +139,7 @@ impl Sink for DashboardSink {
                 self.count = run.plan.steps.len();
                 self.done = 0;
                 self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
+                self.method = method_of(&run.plan);
                 self.started(run, session);
                 self.send(Msg::PlanSteps(
                     run.plan.steps.iter().map(|s| s.name.clone()).collect(),
@@ -148,6 +155,7 @@ impl Sink for DashboardSink {
                     .run
                     .filter(|r| r.pick.is_some())
                     .map(|r| (r, step.to_step_spec(*target_iops).workload));
+                self.step = self.method.map(|_| step.clone());
                 self.send(Msg::StepStarted(StepInfo {
                     index: *index,
                     count: self.count,
@@ -189,6 +197,12 @@ impl Sink for DashboardSink {
                     Box::new(result),
                 ));
                 self.grid_run(&r.summary);
+                if let (Some(m), Some(step)) = (self.method, &self.step) {
+                    let phase = self.phases.get(step.phase).map_or("", String::as_str);
+                    if let Some(p) = method::point(m, step, phase, now, &r.summary) {
+                        self.send(Msg::Method(Box::new(p)));
+                    }
+                }
             }
             // The panels announce phases themselves from StepStarted.
             RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}

@@ -50,11 +50,13 @@ pub fn expand(
     for (index, phase) in preset.phases.iter().enumerate() {
         let first = plan.steps.len();
         let rounds = expand_phase(preset, index, phase, target, opts, &mut plan)?;
+        let shape_from = shape_from(preset, index, phase, &plan)?;
         plan.phases.push(PlanPhase {
             name: phase.name.clone(),
             steps: first..plan.steps.len(),
             rounds,
             stop_curve: phase.sweep.as_ref().and_then(|s| s.stopcurve).map(|d| d.0),
+            shape_from,
         });
     }
     if let Some(n) = opts.outstanding {
@@ -594,6 +596,33 @@ fn sweep_steps(
         }
     }
     Ok(())
+}
+
+/// Where the phase's threads x queue depth come from: an earlier phase of rounds.
+fn shape_from(
+    preset: &Preset,
+    index: usize,
+    phase: &Phase,
+    plan: &Plan,
+) -> Result<Option<super::operating::ShapeFrom>, PlanError> {
+    let Some(from) = &phase.shape_from else {
+        return Ok(None);
+    };
+    let p = preset.phases.iter().position(|p| p.name == from.phase);
+    let p = p.filter(|&p| p < index && plan.phases.get(p).is_some_and(|q| q.rounds.is_some()));
+    let Some(p) = p else {
+        return Err(phase_err(
+            phase,
+            format!(
+                "its shape_from refers to phase '{}', which is not a phase of rounds before it",
+                from.phase
+            ),
+        ));
+    };
+    Ok(Some(super::operating::ShapeFrom {
+        phase: p,
+        point: from.point,
+    }))
 }
 
 /// The phase's rate: the maximum, a number of IOPS, or a share of an earlier phase's.

@@ -106,6 +106,21 @@ fn workload_text(w: &Workload) -> String {
     )
 }
 
+/// A step whose threads x queue depth are picked when it starts: its workload with the
+/// shape named by where it comes from (`randwrite 8KiB max of demand-intensity ...`).
+fn shape_from_text(w: &Workload, from: super::operating::ShapeFrom, plan: &Plan) -> String {
+    use super::operating::OperatingPoint as P;
+    let point = match from.point {
+        P::Max => "max",
+        P::Mid => "mid",
+        P::Min => "min",
+    };
+    let of = plan.phases.get(from.phase).map_or("?", |p| p.name.as_str());
+    let text = workload_text(w);
+    let shape = format!("QD{}×{}", w.iodepth, w.jobs);
+    text.replacen(&shape, &format!("{point} point of {of}"), 1)
+}
+
 fn rate_text(p: &PlannedStep, plan: &Plan) -> String {
     let of = |phase: usize| {
         plan.phases
@@ -174,10 +189,12 @@ pub fn plan_rows(plan: &Plan, steps: &[PlannedStep]) -> Vec<[String; 7]> {
                 (p.index + 1).to_string(),
                 p.phase_name.clone(),
                 p.label.clone(),
-                if s.engine == crate::workload::EngineKind::Idle {
-                    "idle (no I/O)".to_string()
-                } else {
-                    workload_text(&p.workload)
+                match plan.phases.get(s.phase).and_then(|ph| ph.shape_from) {
+                    _ if s.engine == crate::workload::EngineKind::Idle => {
+                        "idle (no I/O)".to_string()
+                    }
+                    Some(from) => shape_from_text(&p.workload, from, plan),
+                    None => workload_text(&p.workload),
                 },
                 p.arrivals.map_or("-", Arrivals::as_str).to_string(),
                 if s.engine == crate::workload::EngineKind::Idle {

@@ -33,6 +33,7 @@ mod estimate;
 mod expand;
 pub mod fio;
 mod listing;
+pub mod operating;
 mod presets_text;
 mod steady;
 mod sweep;
@@ -260,6 +261,10 @@ pub struct PlanPhase {
     /// For a sweep with vdbench's `stopcurve`: once a point's mean response time is above
     /// this, the runner skips the phase's remaining sweep points. Not time-scaled.
     pub stop_curve: Option<Duration>,
+    /// Every step's threads x queue depth come from an operating point of an earlier
+    /// phase's last round, picked when the step starts ([`operating::pick`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape_from: Option<operating::ShapeFrom>,
 }
 
 /// A preset expanded for one target.

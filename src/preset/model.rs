@@ -61,6 +61,32 @@ pub struct Phase {
     /// a wait after each).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs: Option<RunsSpec>,
+    /// Take each step's threads and queue depth from an operating point of an earlier
+    /// phase of rounds over a threads x queue depth matrix (SNIA DIRTH's max/mid/min).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape_from: Option<ShapeFromSpec>,
+}
+
+/// Where a phase's threads x queue depth come from: `point` of phase `phase`'s last
+/// round.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeFromSpec {
+    pub phase: String,
+    pub point: OperatingPoint,
+}
+
+/// An operating point of a demand-intensity curve (SNIA DIRTH, as ADATA's
+/// implementation picks it from the last round's combinations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatingPoint {
+    /// The most IOPS among the combinations whose mean response time is under 5 ms.
+    Max,
+    /// Among those, the IOPS closest to the mean of their most and least.
+    Mid,
+    /// The least outstanding I/O (1 thread x QD 1).
+    Min,
 }
 
 /// Runs of each step of a phase: `count` runs one after the other, `idle` of no I/O after

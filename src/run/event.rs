@@ -36,6 +36,9 @@ pub enum SkipWhy {
     /// A sweep point's mean response time passed vdbench's `stopcurve`: the rest of the
     /// curve is skipped.
     StopCurve { mean_ms: f64, limit_ms: f64 },
+    /// Its threads x queue depth come from an operating point that the earlier phase's
+    /// rounds did not give (none ran, or none under DIRTH's 5 ms mean response time).
+    NoOperatingPoint(crate::plan::operating::OperatingPoint),
 }
 
 /// Something that happened in a run that the session keeps as an event.
@@ -117,6 +120,19 @@ impl fmt::Display for Happening {
                 f,
                 "{step}: mean response {mean_ms:.2} ms is above stopcurve {limit_ms:.2} ms; \
                  the rest of the curve is skipped"
+            ),
+            Happening::Skipped {
+                step,
+                why: SkipWhy::NoOperatingPoint(p),
+            } => write!(
+                f,
+                "{step}: skipped: no {} operating point (no combination of the rounds ran under {} ms mean response)",
+                match p {
+                    crate::plan::operating::OperatingPoint::Max => "max",
+                    crate::plan::operating::OperatingPoint::Mid => "mid",
+                    crate::plan::operating::OperatingPoint::Min => "min",
+                },
+                crate::plan::operating::MAX_MEAN_RESPONSE_US / 1000.0
             ),
             Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
             Happening::Health(c) => write!(f, "{c}"),

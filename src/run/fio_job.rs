@@ -148,6 +148,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
             steps: 0..steps.len(),
             rounds: None,
             stop_curve: None,
+            shape_from: None,
         }],
         steps,
         notes,

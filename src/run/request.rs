@@ -278,6 +278,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
             steps: 0..1,
             rounds: None,
             stop_curve: None,
+            shape_from: None,
         }],
         notes: Vec::new(),
     }

@@ -11,6 +11,7 @@ use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Time
 use super::tally::Tally;
 use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
+use crate::plan::operating::{self, ShapePoint};
 use crate::plan::{
     CurveWalk, Metric, Plan, PlanPhase, PlanStep, Rounds, SteadyRule, SteadyState, SteadyVerdict,
 };
@@ -182,6 +183,7 @@ pub(crate) fn run_plan_on(
             ..Tally::default()
         },
         measured_max: vec![None; plan.phases.len()],
+        shapes: vec![Vec::new(); plan.phases.len()],
         thermal: ThermalWatch::new(plan.needs_temperature()),
     };
     for n in &plan.notes {
@@ -209,6 +211,9 @@ struct PlanRun<'p, 'o> {
     tally: Tally,
     /// Each phase's maximum IOPS, once its unpaced step ran (what a sweep's rates are of).
     measured_max: Vec<Option<f64>>,
+    /// Each phase of rounds' combinations, their latest round's figures (what a later
+    /// phase's operating point is picked from).
+    shapes: Vec<Vec<ShapePoint>>,
     thermal: ThermalWatch,
 }
 
@@ -292,7 +297,26 @@ impl PlanRun<'_, '_> {
         walk: &mut PhaseWalk<'_>,
         index: usize,
     ) -> Result<Option<RunOutcome>, EngineError> {
-        let step = &self.plan.steps[index];
+        let plan = self.plan;
+        let picked;
+        let step = match walk.phase.shape_from {
+            None => &plan.steps[index],
+            Some(from) => {
+                let points = self.shapes.get(from.phase).map_or(&[][..], Vec::as_slice);
+                let Some((jobs, iodepth)) = operating::pick(points, from.point) else {
+                    self.rep.happened(Happening::Skipped {
+                        step: plan.steps[index].name.clone(),
+                        why: SkipWhy::NoOperatingPoint(from.point),
+                    });
+                    return Ok(None);
+                };
+                let mut s = plan.steps[index].clone();
+                s.workload.jobs = jobs;
+                s.workload.iodepth = iodepth;
+                picked = s;
+                &picked
+            }
+        };
         let measured_max = &self.measured_max;
         let measured = |p: usize| measured_max.get(p).copied().flatten();
         let rate = match walk.curve.resolve(step, &measured) {
@@ -310,7 +334,7 @@ impl PlanRun<'_, '_> {
             step: std::sync::Arc::new(step.clone()),
             target_iops: rate,
         });
-        let (summary, reached, live) = match self.run_step(index, rate)? {
+        let (summary, reached, live) = match self.run_step(index, step, rate)? {
             StepRan::Summary(s, reached, live) => (*s, reached, live),
             StepRan::Ended(end) => return Ok(Some(end)),
         };
@@ -324,6 +348,19 @@ impl PlanRun<'_, '_> {
         });
         if rate.is_none() {
             self.measured_max[step.phase] = Some(summary.iops);
+        }
+        if step.round.is_some() {
+            if let Some(points) = self.shapes.get_mut(step.phase) {
+                operating::keep_latest(
+                    points,
+                    ShapePoint {
+                        jobs: step.workload.jobs,
+                        iodepth: step.workload.iodepth,
+                        iops: summary.iops,
+                        mean_us: summary.service_lat().mean,
+                    },
+                );
+            }
         }
         self.tally.steps_run += 1;
         self.tally.errors += summary.errors;
@@ -356,8 +393,12 @@ impl PlanRun<'_, '_> {
     }
 
     /// Runs step `index` at `rate` on the engine its kind names, watching it.
-    fn run_step(&mut self, index: usize, rate: Option<f64>) -> Result<StepRan, EngineError> {
-        let step = &self.plan.steps[index];
+    fn run_step(
+        &mut self,
+        index: usize,
+        step: &PlanStep,
+        rate: Option<f64>,
+    ) -> Result<StepRan, EngineError> {
         let spec = step.to_step_spec(rate);
         // Commands sent between steps (a skip meant for the last one) are spent.
         let _ = self.ctl.take();
@@ -664,6 +705,7 @@ mod tests {
                 steps: 0..1,
                 rounds: None,
                 stop_curve: None,
+                shape_from: None,
             }],
             notes: Vec::new(),
         }

@@ -132,6 +132,7 @@ pub fn open(
                 steps: plan.steps.len()..plan.steps.len() + 1,
                 rounds: None,
                 stop_curve: None,
+                shape_from: None,
             });
             plan.steps.push(step);
         }
@@ -185,6 +186,7 @@ fn one_step_plan(mut step: PlanStep) -> Plan {
             steps: 0..1,
             rounds: None,
             stop_curve: None,
+            shape_from: None,
         }],
         steps: vec![step],
         notes: Vec::new(),

@@ -7,6 +7,7 @@ mod drives;
 mod filter;
 mod fixtures;
 mod new_file;
+mod method;
 mod panels;
 mod runtime;
 mod sizes;

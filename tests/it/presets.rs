@@ -1417,8 +1417,8 @@ fn snia_xsr_is_three_access_groups_of_one_minute_tests() {
 }
 
 /// SNIA DIRTH (docs/PTS.md): TC 32 / QD 32 random-write rounds, then rounds of the 49
-/// thread x queue depth combinations from high to low, 32 x 32 tracked, then the minimum
-/// point's pre-write and histogram.
+/// thread x queue depth combinations from high to low, 32 x 32 tracked, then the max, mid
+/// and min points' pre-write and histogram, their shapes taken from the rounds.
 #[test]
 fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
     let t = target(TIB, 512);
@@ -1441,9 +1441,50 @@ fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
         assert_eq!(s.end.duration, Some(Duration::from_secs(60)));
         assert_eq!(s.tracked, i == 0, "{}: 32 x 32 is tracked", s.name);
     }
-    let min: Vec<_> = plan.steps[plan.phases[3].steps.clone()].iter().collect();
-    assert_eq!((min[0].workload.jobs, min[0].workload.iodepth), (1, 1));
-    assert_eq!(min[0].end.duration, Some(Duration::from_secs(600)));
+    let points: Vec<_> = plan.phases[2..].iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        points,
+        [
+            "max-point-prewrite",
+            "max-point-histogram",
+            "mid-point-prewrite",
+            "mid-point-histogram",
+            "min-point-prewrite",
+            "min-point-histogram"
+        ]
+    );
+    use drivescope::plan::operating::{OperatingPoint, ShapeFrom};
+    for (i, p) in plan.phases[2..].iter().enumerate() {
+        let point = [
+            OperatingPoint::Max,
+            OperatingPoint::Mid,
+            OperatingPoint::Min,
+        ][i / 2];
+        assert_eq!(
+            p.shape_from,
+            Some(ShapeFrom { phase: 1, point }),
+            "{}",
+            p.name
+        );
+        let s = &plan.steps[p.steps.start];
+        let minutes = if i % 2 == 0 { 60 } else { 10 };
+        assert_eq!(s.end.duration, Some(Duration::from_secs(minutes * 60)));
+    }
+}
+
+/// A phase's shape_from must name an earlier phase of rounds.
+#[test]
+fn shape_from_must_name_an_earlier_phase_of_rounds() {
+    let base = "id: t\nname: T\ndescription: d\nphases:\n  - name: a\n    workload: {rw: randwrite, bs: 4k, iodepth: 1}\n    end: {duration: 1m}\n";
+    let t = target(TIB, 512);
+    for (extra, what) in [
+        ("    shape_from: {phase: b, point: max}\n  - name: b\n    workload: {rw: randwrite, bs: 4k, iodepth: 1}\n    end: {duration: 1m}\n    rounds: {window: 2, max: 2, range: 20%, slope: 10%, track: {metric: iops}}\n", "a later phase"),
+        ("  - name: b\n    workload: {rw: randwrite, bs: 4k, iodepth: 1}\n    end: {duration: 1m}\n    shape_from: {phase: a, point: mid}\n", "a phase without rounds"),
+    ] {
+        let p = drivescope::preset::parse_str(&format!("{base}{extra}"), "inline").expect("parses");
+        let e = plan::expand(&p, &t, &PlanOptions::default()).expect_err(what);
+        assert!(e.to_string().contains("not a phase of rounds before it"), "{what}: {e}");
+    }
 }
 
 /// SNIA ECW (docs/PTS.md): DIRTH's flow on the composite workload: every step the

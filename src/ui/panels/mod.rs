@@ -12,6 +12,7 @@ pub mod integrity;
 pub mod kernel_host;
 pub mod latency;
 pub mod steps;
+pub mod method;
 pub mod thermal;
 pub mod throughput;
 
@@ -35,7 +36,10 @@ pub fn render(panel: Panel, app: &App, f: &mut Frame, area: Rect) {
         Panel::Throughput => throughput::render(app, slot, f, area),
         Panel::Latency => latency::render(app, slot, f, area),
         Panel::Curve if !slot.run.grid.is_empty() => diskmark::render(app, f, area),
-        Panel::Curve => curve::render(app, slot, f, area),
+        Panel::Curve => match &slot.run.method {
+            Some(m) => method::render(app, m, f, area),
+            None => curve::render(app, slot, f, area),
+        },
         Panel::Thermal => thermal::render(app, slot, f, area),
         Panel::KernelHost => kernel_host::render(app, slot, f, area),
         Panel::Events => events::render(app, f, area),
