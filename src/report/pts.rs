@@ -31,10 +31,6 @@ impl Pts {
     }
 }
 
-/// The response time under which DIRTH's maximum operating point must stay, µs (5 ms, as
-/// ADATA's implementation picks it).
-pub const DIRTH_MAX_MEAN_US: f64 = 5000.0;
-
 /// Writes the session's PTS page, if its preset is one, under `heading` (`h2`, or `h3` in
 /// a drive's part of the page).
 pub fn section(o: &mut String, s: &Session, heading: &str) {
@@ -345,27 +341,32 @@ fn dirth_cells(s: &Session) -> Vec<Cell<'_>> {
     Vec::new()
 }
 
-/// DIRTH's operating points from the curve, as ADATA's implementation picks them: max, the
-/// most IOPS with a mean response time under 5 ms; min, the fewest outstanding I/Os (TC 1 /
-/// QD 1); mid, the IOPS closest to the mean of the two.
+/// DIRTH's operating points from the curve, by the one rule the runner picks them with
+/// ([`crate::plan::operating::pick`], ADATA's Test Flow 5): max, min and mid, each the
+/// cell of its threads x queue depth.
 fn dirth_points<'a>(cells: &[Cell<'a>]) -> Vec<(&'static str, Cell<'a>)> {
-    let iops = |c: &Cell<'_>| c.r.summary.iops;
-    let max = cells
+    use crate::plan::operating::{pick, OperatingPoint, ShapePoint};
+    let points: Vec<ShapePoint> = cells
         .iter()
-        .filter(|c| c.r.summary.lat_us.mean < DIRTH_MAX_MEAN_US)
-        .max_by(|a, b| iops(a).total_cmp(&iops(b)));
-    let min = cells.iter().min_by_key(|c| (c.jobs * c.qd, c.jobs));
-    let (Some(max), Some(min)) = (max, min) else {
-        return Vec::new();
-    };
-    let want = (iops(max) + iops(min)) / 2.0;
-    let mid = cells
-        .iter()
-        .min_by(|a, b| (iops(a) - want).abs().total_cmp(&(iops(b) - want).abs()));
-    let mut out = vec![("max", *max)];
-    out.extend(mid.map(|m| ("mid", *m)));
-    out.push(("min", *min));
-    out
+        .map(|c| ShapePoint {
+            jobs: c.jobs,
+            iodepth: c.qd,
+            iops: c.r.summary.iops,
+            mean_us: c.r.summary.service_lat().mean,
+        })
+        .collect();
+    [
+        ("max", OperatingPoint::Max),
+        ("mid", OperatingPoint::Mid),
+        ("min", OperatingPoint::Min),
+    ]
+    .into_iter()
+    .filter_map(|(name, which)| {
+        let (jobs, qd) = pick(&points, which)?;
+        let c = cells.iter().find(|c| (c.jobs, c.qd) == (jobs, qd))?;
+        Some((name, *c))
+    })
+    .collect()
 }
 
 /// A table of one figure of every combination: a row per thread count, a column per queue
@@ -429,7 +430,7 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
         lat(Some(c.r.summary.lat_us.p99))
     });
     let points = dirth_points(&cells);
-    o.push_str("<h4>Operating points</h4>\n<p class=\"note\">Picked from this round's curve: max, the most IOPS with a mean response time under 5 ms; min, one thread at QD 1; mid, the IOPS closest to the mean of the two. Only the min point's response-time histogram is run (its steps below).</p>\n");
+    o.push_str("<h4>Operating points</h4>\n<p class=\"note\">Picked from this round's curve as the run picked them: among the combinations with a mean response time under 5 ms, max has the most IOPS and mid the IOPS closest to the mean of their most and least; min is the fewest outstanding I/Os (one thread at QD 1). Each point's response-time histogram is run (its steps below).</p>\n");
     let rows: Vec<Vec<String>> = points
         .iter()
         .map(|(name, c)| {

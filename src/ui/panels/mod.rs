@@ -11,8 +11,8 @@ pub mod header;
 pub mod integrity;
 pub mod kernel_host;
 pub mod latency;
-pub mod steps;
 pub mod method;
+pub mod steps;
 pub mod thermal;
 pub mod throughput;
 
