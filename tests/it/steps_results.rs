@@ -343,7 +343,8 @@ fn two_storagereview_sweeps_compare_step_by_step_and_the_slower_one_fails_the_ga
     let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("IOPS fell") && err.contains("sweep 10%"),
+        // Named by the new run's labels: its 1% point, matched with the base's second step.
+        err.contains("IOPS fell") && err.contains("(sweep 1%)"),
         "{err}"
     );
 }
