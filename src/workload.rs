@@ -314,6 +314,10 @@ pub struct Workload {
     pub rw: RwMode,
     /// Read share for mixed modes, percent (fio `rwmixread`).
     pub rwmixread: u8,
+    /// Trim share of a mixed mode, percent of all its I/Os (drivescope's own: fio has no
+    /// trim share); the rest split by `rwmixread`.
+    #[serde(default, skip_serializing_if = "no_trims")]
+    pub rwmixtrim: u8,
     pub bs: BlockSizes,
     pub iodepth: u32,
     pub jobs: u32,
@@ -330,13 +334,52 @@ pub struct Workload {
     pub job_region: JobRegion,
 }
 
+fn no_trims(v: &u8) -> bool {
+    *v == 0
+}
+
+/// Why a trim share does not fit a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TrimShareProblem {
+    #[error("a trim share applies only to rw and randrw, not {0}")]
+    NotMixed(RwMode),
+    #[error("a trim share of 100% trims every I/O: use trim or randtrim")]
+    All,
+    #[error(
+        "a trim share needs a read share below 100%: a mix of reads and trims only is not \
+         supported (its writes are its trims)"
+    )]
+    NoWrites,
+}
+
+/// Whether a trim share of `rwmixtrim` percent fits `rw` with `rwmixread`: a mixed mode, less
+/// than every I/O, and with a write share left (everything that asks whether a step writes
+/// asks its read share).
+pub fn trim_share_problem(rw: RwMode, rwmixread: u8, rwmixtrim: u8) -> Option<TrimShareProblem> {
+    match rwmixtrim {
+        0 => None,
+        _ if !rw.is_mixed() => Some(TrimShareProblem::NotMixed(rw)),
+        100.. => Some(TrimShareProblem::All),
+        _ if rwmixread >= 100 => Some(TrimShareProblem::NoWrites),
+        _ => None,
+    }
+}
+
 impl Workload {
+    /// Some of its I/Os are trims: a trim pattern, or a mix with a trim share.
+    pub fn trims(&self) -> bool {
+        self.rw.trims() || (self.rw.is_mixed() && self.rwmixtrim > 0)
+    }
+
     /// What tells one workload from another on a curve: the pattern, a mix's read share,
     /// the block sizes and the queue (`randrw 70%read 4KiB QD8×8`). A sweep's probe and
     /// points share it; rates, regions and seeds do not enter it.
     pub fn shape(&self) -> String {
         let mix = if self.rw.is_mixed() {
-            format!(" {}%read", self.rwmixread)
+            match self.rwmixtrim {
+                0 => format!(" {}%read", self.rwmixread),
+                t => format!(" {}%read {t}%trim", self.rwmixread),
+            }
         } else {
             String::new()
         };
