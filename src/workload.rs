@@ -634,4 +634,30 @@ mod tests {
             assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
         }
     }
+
+    #[test]
+    fn a_trim_share_fits_only_a_mix_with_writes_and_old_workloads_load() {
+        use TrimShareProblem as P;
+        assert_eq!(trim_share_problem(RwMode::RandRw, 50, 20), None);
+        assert_eq!(trim_share_problem(RwMode::RandRead, 100, 0), None);
+        assert_eq!(
+            trim_share_problem(RwMode::RandRead, 100, 20),
+            Some(P::NotMixed(RwMode::RandRead))
+        );
+        assert_eq!(trim_share_problem(RwMode::Rw, 50, 100), Some(P::All));
+        assert_eq!(trim_share_problem(RwMode::Rw, 100, 10), Some(P::NoWrites));
+        // A workload written before the trim share loads with none, and one without a
+        // trim share is written as before.
+        let old = "rw: randrw\nrwmixread: 70\nbs: {split: [[4096, 100]]}\niodepth: 4\njobs: 1\n\
+                   region: {offset: 0, len: 1048576}\nrate_iops: null\nseed: 1\ndirect: true\n";
+        let mut w: Workload = serde_yaml::from_str(old).unwrap();
+        assert_eq!(w.rwmixtrim, 0);
+        assert!(!w.trims());
+        assert!(!serde_yaml::to_string(&w).unwrap().contains("rwmixtrim"));
+        w.rwmixtrim = 20;
+        assert!(w.trims());
+        assert_eq!(w.shape(), "randrw 70%read 20%trim 4KiB QD4×1");
+        let back: Workload = serde_yaml::from_str(&serde_yaml::to_string(&w).unwrap()).unwrap();
+        assert_eq!(back, w);
+    }
 }
