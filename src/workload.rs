@@ -346,8 +346,7 @@ pub enum TrimShareProblem {
     #[error("a trim share of 100% trims every I/O: use trim or randtrim")]
     All,
     #[error(
-        "a trim share needs a read share below 100%: a mix of reads and trims only is not \
-         supported (its writes are its trims)"
+"a trim share needs a read share below 100%: a mix of only reads and trims is not supported"
     )]
     NoWrites,
 }

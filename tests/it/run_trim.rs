@@ -470,6 +470,19 @@ fn a_trim_share_is_refused_where_it_cannot_run() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(err.contains("rwmixtrim") && err.contains(":8:"), "{err}");
+    // A matrix read share of 100% leaves the mix no writes: that cell is named.
+    let matrix = body("randrw").replace(
+        "    end:",
+        "    matrix:\n      rwmixread: [70%, 100%]\n    end:",
+    );
+    std::fs::write(&preset, matrix).unwrap();
+    let out = common::run(dir.path(), &["presets", "validate", p]);
+    assert!(!out.status.success());
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("matrix.rwmixread[1]") && err.contains(":13:"),
+        "{err}"
+    );
     // A mix with a trim share plans, but fio cannot say it: the export is refused, why said.
     std::fs::write(&preset, body("randrw")).unwrap();
     let out = common::run(dir.path(), &["presets", "validate", p]);
