@@ -480,7 +480,7 @@ fn a_trim_share_is_refused_where_it_cannot_run() {
     assert!(!out.status.success());
     let err = common::stderr(&out);
     assert!(
-        err.contains("matrix.rwmixread[1]") && err.contains(":13:"),
+        err.contains("matrix.rwmixread[1]") && err.contains(":12:"),
         "{err}"
     );
     // A mix with a trim share plans, but fio cannot say it: the export is refused, why said.
