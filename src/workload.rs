@@ -317,6 +317,10 @@ pub struct Workload {
     pub rw: RwMode,
     /// Read share for mixed modes, percent (fio `rwmixread`).
     pub rwmixread: u8,
+    /// Trim share of a mixed mode, percent of all its I/Os (drivescope's own: fio has no
+    /// trim share); the rest split by `rwmixread`.
+    #[serde(default, skip_serializing_if = "no_trims")]
+    pub rwmixtrim: u8,
     pub bs: BlockSizes,
     pub iodepth: u32,
     pub jobs: u32,
@@ -336,13 +340,51 @@ pub struct Workload {
     pub access: Access,
 }
 
+fn no_trims(v: &u8) -> bool {
+    *v == 0
+}
+
+/// Why a trim share does not fit a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TrimShareProblem {
+    #[error("a trim share applies only to rw and randrw, not {0}")]
+    NotMixed(RwMode),
+    #[error("a trim share of 100% trims every I/O: use trim or randtrim")]
+    All,
+    #[error(
+"a trim share needs a read share below 100%: a mix of only reads and trims is not supported"
+    )]
+    NoWrites,
+}
+
+/// Whether a trim share of `rwmixtrim` percent fits `rw` with `rwmixread`: a mixed mode, less
+/// than every I/O, and with a write share left (everything that asks whether a step writes
+/// asks its read share).
+pub fn trim_share_problem(rw: RwMode, rwmixread: u8, rwmixtrim: u8) -> Option<TrimShareProblem> {
+    match rwmixtrim {
+        0 => None,
+        _ if !rw.is_mixed() => Some(TrimShareProblem::NotMixed(rw)),
+        100.. => Some(TrimShareProblem::All),
+        _ if rwmixread >= 100 => Some(TrimShareProblem::NoWrites),
+        _ => None,
+    }
+}
+
 impl Workload {
+    /// Some of its I/Os are trims: a trim pattern, or a mix with a trim share.
+    pub fn trims(&self) -> bool {
+        self.rw.trims() || (self.rw.is_mixed() && self.rwmixtrim > 0)
+    }
+
     /// What tells one workload from another on a curve: the pattern, a mix's read share,
     /// the block sizes and the queue (`randrw 70%read 4KiB QD8×8`). A sweep's probe and
     /// points share it; rates, regions and seeds do not enter it.
     pub fn shape(&self) -> String {
         let mix = if self.rw.is_mixed() {
-            format!(" {}%read", self.rwmixread)
+            match self.rwmixtrim {
+                0 => format!(" {}%read", self.rwmixread),
+                t => format!(" {}%read {t}%trim", self.rwmixread),
+            }
         } else {
             String::new()
         };
@@ -601,5 +643,31 @@ mod tests {
         for m in RwMode::ALL {
             assert_eq!(m.as_str().parse::<RwMode>().unwrap(), m);
         }
+    }
+
+    #[test]
+    fn a_trim_share_fits_only_a_mix_with_writes_and_old_workloads_load() {
+        use TrimShareProblem as P;
+        assert_eq!(trim_share_problem(RwMode::RandRw, 50, 20), None);
+        assert_eq!(trim_share_problem(RwMode::RandRead, 100, 0), None);
+        assert_eq!(
+            trim_share_problem(RwMode::RandRead, 100, 20),
+            Some(P::NotMixed(RwMode::RandRead))
+        );
+        assert_eq!(trim_share_problem(RwMode::Rw, 50, 100), Some(P::All));
+        assert_eq!(trim_share_problem(RwMode::Rw, 100, 10), Some(P::NoWrites));
+        // A workload written before the trim share loads with none, and one without a
+        // trim share is written as before.
+        let old = "rw: randrw\nrwmixread: 70\nbs: {split: [[4096, 100]]}\niodepth: 4\njobs: 1\n\
+                   region: {offset: 0, len: 1048576}\nrate_iops: null\nseed: 1\ndirect: true\n";
+        let mut w: Workload = serde_yaml::from_str(old).unwrap();
+        assert_eq!(w.rwmixtrim, 0);
+        assert!(!w.trims());
+        assert!(!serde_yaml::to_string(&w).unwrap().contains("rwmixtrim"));
+        w.rwmixtrim = 20;
+        assert!(w.trims());
+        assert_eq!(w.shape(), "randrw 70%read 20%trim 4KiB QD4×1");
+        let back: Workload = serde_yaml::from_str(&serde_yaml::to_string(&w).unwrap()).unwrap();
+        assert_eq!(back, w);
     }
 }

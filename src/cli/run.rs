@@ -26,13 +26,13 @@ pub struct RunArgs {
     pub targets: Option<PathBuf>,
     /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
     /// ends, plus the intervals.
-    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
+    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
     pub preset: Option<String>,
     /// Run this fio job file live with the installed fio: jobs up to each `stonewall` are a
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify"])]
     pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Read share of mixed patterns, percent.
     #[arg(long, value_parser = parse_mix, default_value = "50")]
     pub rwmixread: u8,
+    /// Trim share of mixed patterns, percent of all I/Os (the rest split by --rwmixread);
+    /// drivescope's own, fio has none. Needs --destroy-data as a write does.
+    #[arg(long, value_parser = parse_mix, default_value = "0")]
+    pub rwmixtrim: u8,
     /// Block size, e.g. 4k, 128KiB.
     #[arg(long, value_parser = parse_size_arg, default_value = "4k")]
     pub bs: u64,

@@ -23,6 +23,8 @@ pub enum PresetsError {
         #[source]
         source: PlanError,
     },
+    #[error("cannot write a fio job file: {0}")]
+    NotInFio(#[from] crate::fio::job::NotInFio),
     #[error("cannot print the preset as YAML: {0}")]
     Yaml(#[from] serde_yaml::Error),
     #[error("cannot print the plan as JSON: {0}")]
@@ -100,6 +102,7 @@ pub fn run(args: &PresetsArgs) -> Result<(), PresetsError> {
             let facts = facts(target)?;
             let p = preset::find(preset)?;
             let plan = expand(&p, &facts, &options(target))?;
+            plan::fio::check_expressible(&plan)?;
             emit(&plan::fio::job_file_on(&p, &plan, &facts, *zoned));
             Ok(())
         }

@@ -17,7 +17,7 @@ use crate::run::{
     SingleStep, TargetChoice, TelemetrySource, Where,
 };
 use crate::session::RecorderOptions;
-use crate::workload::{BlockSizes, Region, Workload};
+use crate::workload::{trim_share_problem, BlockSizes, Region, Workload};
 
 /// What the command line asks to run, on each target it names.
 fn requests(a: &RunArgs) -> Result<Vec<RunRequest>, RunError> {
@@ -61,6 +61,9 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
     if a.outstanding.is_some() && a.preset.is_none() && a.preset_file.is_none() {
         return Err(RunError::OutstandingNeedsPreset);
     }
+    if let Some(p) = trim_share_problem(a.rw, a.rwmixread, a.rwmixtrim) {
+        return Err(RunError::TrimShare(p));
+    }
     let what = match (&a.fio_job, &a.preset, &a.preset_file) {
         (Some(file), _, _) => RunWhat::FioJob(FioJobRequest {
             file: file.clone(),
@@ -72,6 +75,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             workload: Workload {
                 rw: a.rw,
                 rwmixread: a.rwmixread,
+                rwmixtrim: a.rwmixtrim,
                 bs: a
                     .bssplit
                     .clone()

@@ -41,6 +41,7 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
             workload: Workload {
                 rw: RwMode::Read,
                 rwmixread: 100,
+                rwmixtrim: 0,
                 bs: BlockSizes::single(4096),
                 iodepth: 16,
                 jobs: 1,

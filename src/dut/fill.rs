@@ -45,6 +45,7 @@ pub fn fill_file(
         workload: Workload {
             rw: RwMode::Write,
             rwmixread: 0,
+            rwmixtrim: 0,
             bs: BlockSizes::single(bs),
             iodepth: 8,
             jobs: 1,

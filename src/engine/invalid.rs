@@ -129,6 +129,8 @@ pub enum InvalidStep {
     NopTarget,
     #[error("the uring-cmd engine sends NVMe reads and writes; a trim runs on io_uring or sync")]
     TrimPassthrough,
+    #[error("fio mixes only reads and writes: a trim share (rwmixtrim) runs on io_uring or sync")]
+    TrimShareFio,
     #[error("--verify checks what was written; a trim workload writes nothing to check")]
     TrimVerify,
     #[error("{} is a host-managed zoned device: {why}", .path.display())]

@@ -44,6 +44,28 @@ fn sequential_slice(w: &Workload) -> Option<u64> {
     (slice >= w.bs.max()).then_some(slice)
 }
 
+/// What a fio job file cannot say of a step.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotInFio {
+    /// A mix's trim share is drivescope's own: fio mixes only reads and writes.
+    #[error(
+        "step '{step}' trims {percent}% of its mix; fio has no trim share in a mix (only \
+         rwmixread), so no fio job reproduces it"
+    )]
+    TrimShare { step: String, percent: u8 },
+}
+
+/// Whether fio can run step `step`'s workload as drivescope does.
+pub fn expressible(step: &str, w: &Workload) -> Result<(), NotInFio> {
+    match (w.rw.is_mixed(), w.rwmixtrim) {
+        (true, t) if t > 0 => Err(NotInFio::TrimShare {
+            step: step.to_string(),
+            percent: t,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// For a zoned target (host-managed or host-aware: NVMe ZNS, SMR), fio's zoned block
 /// device mode: its writes go to each zone from the zone's write pointer, as the device
 /// requires; nothing for a conventional one.

@@ -294,6 +294,7 @@ fn idle_for(
         workload: Workload {
             rw: RwMode::Read,
             rwmixread: 100,
+            rwmixtrim: 0,
             bs: BlockSizes::single(lbs),
             iodepth: 1,
             jobs: 1,
@@ -496,13 +497,22 @@ impl<'a> StepShape<'a> {
     /// One step of variant `v`.
     fn step(&self, v: &Variant, name: String, rate: StepRate) -> PlanStep {
         let (w, opts) = (self.w, self.opts);
+        let trim = match w.rw.is_mixed() {
+            true => w.rwmixtrim.map_or(0, |t| t.0),
+            false => 0,
+        };
         PlanStep {
             name,
             phase: self.index,
             workload: Workload {
-                rw: normalise(w.rw, v.rwmixread),
+                // A mix with a trim share stays a mix whatever its read share.
+                rw: match trim {
+                    0 => normalise(w.rw, v.rwmixread),
+                    _ => w.rw,
+                },
                 // The actual read share, also for plain read (100) and write (0) patterns.
                 rwmixread: w.rw.read_percent(v.rwmixread),
+                rwmixtrim: trim,
                 bs: v.bs.clone(),
                 iodepth: v.iodepth,
                 jobs: v.jobs,

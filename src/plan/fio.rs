@@ -177,6 +177,14 @@ fn write_step(out: &mut String, plan: &Plan, step: &PlanStep) {
 
 /// The fio job file for `plan` (expanded from `preset` for `target`). The target file or
 /// device is read from the `TARGET` environment variable: `TARGET=/dev/nvme0n1 fio FILE`.
+/// Whether every step of `plan` has a fio job that does what it does; the first that has
+/// none, and why.
+pub fn check_expressible(plan: &Plan) -> Result<(), crate::fio::job::NotInFio> {
+    plan.steps
+        .iter()
+        .try_for_each(|s| crate::fio::job::expressible(&s.name, &s.workload))
+}
+
 pub fn job_file(preset: &Preset, plan: &Plan, target: &TargetFacts) -> String {
     job_file_on(preset, plan, target, false)
 }

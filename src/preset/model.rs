@@ -166,6 +166,10 @@ pub struct WorkloadSpec {
     /// Read share of `rw`/`randrw`; fio's default, 50%, when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwmixread: Option<ReadShare>,
+    /// Trim share of `rw`/`randrw`, percent of all I/Os (the rest split by `rwmixread`);
+    /// drivescope's own, fio has none. No trims when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwmixtrim: Option<ReadShare>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs: Option<BlockSize>,
     /// fio's `bssplit` syntax: `4k/60:8k/30:64k/10`.

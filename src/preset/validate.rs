@@ -7,7 +7,7 @@ use super::model::{Matrix, Phase, Preset, RoundsSpec, RunsSpec, Work, WorkloadSp
 use super::suggest;
 use super::values::{Amount, Count, RateValue};
 use crate::units::format_size;
-use crate::workload::{EngineKind, RwMode};
+use crate::workload::{trim_share_problem, EngineKind, RwMode};
 
 /// A broken rule: where, what, and the nearest valid name if one was misspelt.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,6 +222,21 @@ fn check_io(
             at(&["workload", "rwmixread"]),
             format!("rwmixread applies only to rw and randrw, not {}", w.rw),
         );
+    }
+    if let Some(t) = w.rwmixtrim {
+        let read = w.rwmixread.map_or(50, |r| r.0);
+        if let Some(p) = trim_share_problem(w.rw, read, t.0) {
+            c.fail(at(&["workload", "rwmixtrim"]), p.to_string());
+        }
+        let cells = phase.matrix.iter().flat_map(|m| m.rwmixread.iter());
+        if let Some((j, p)) = cells
+            .enumerate()
+            .find_map(|(j, r)| Some((j, trim_share_problem(w.rw, r.0, t.0)?)))
+        {
+            let mut path = at(&["matrix", "rwmixread"]);
+            path.push(Seg::Index(j));
+            c.fail(path, format!("with rwmixtrim {}%: {p}", t.0));
+        }
     }
     if w.engine == Some(EngineKind::Idle) {
         c.fail(

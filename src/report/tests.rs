@@ -12,6 +12,7 @@ fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
     Workload {
         rw,
         rwmixread: rw.read_percent(50),
+        rwmixtrim: 0,
         bs: BlockSizes::single(bs),
         iodepth: qd,
         jobs: 1,

@@ -71,6 +71,8 @@ pub enum RunError {
     Thread(String),
     #[error("--outstanding sets a preset's queues; a plain run has --iodepth and --jobs")]
     OutstandingNeedsPreset,
+    #[error("--rwmixtrim: {0}")]
+    TrimShare(crate::workload::TrimShareProblem),
     #[error("--offset {} is at or past the end of {} ({})", format_size(*.offset), .path.display(), format_size(*.size))]
     OffsetPastEnd {
         offset: u64,

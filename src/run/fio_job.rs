@@ -47,6 +47,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
     Workload {
         rw,
         rwmixread,
+        rwmixtrim: 0,
         bs: BlockSizes::single(first.bs().unwrap_or(4096)),
         iodepth: first.number("iodepth").unwrap_or(1).max(1),
         jobs: jobs

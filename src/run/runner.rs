@@ -657,6 +657,7 @@ mod tests {
             workload: Workload {
                 rw: RwMode::RandWrite,
                 rwmixread: 0,
+                rwmixtrim: 0,
                 bs: BlockSizes::single(4096),
                 iodepth: 8,
                 jobs: 1,

@@ -151,6 +151,7 @@ fn readback_step(like: &PlanStep, block: u64) -> PlanStep {
     let workload = Workload {
         rw: RwMode::Read,
         rwmixread: 100,
+        rwmixtrim: 0,
         bs: BlockSizes::single(bs),
         iodepth: 16,
         jobs: 1,

@@ -324,6 +324,7 @@ mod tests {
         Workload {
             rw,
             rwmixread,
+            rwmixtrim: 0,
             bs: BlockSizes::single(bs),
             iodepth,
             jobs,

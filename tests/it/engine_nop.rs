@@ -25,6 +25,7 @@ fn nop_spec(rw: RwMode, iodepth: u32, jobs: u32, end: StepEnd, rate: Option<f64>
         workload: Workload {
             rw,
             rwmixread: 50,
+            rwmixtrim: 0,
             bs: BlockSizes::single(4096),
             iodepth,
             jobs,

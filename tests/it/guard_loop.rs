@@ -551,6 +551,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
         workload: Workload {
             rw: RwMode::RandWrite,
             rwmixread: 0,
+            rwmixtrim: 0,
             bs: BlockSizes::single(4096),
             iodepth: 4,
             jobs: 2,

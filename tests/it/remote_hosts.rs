@@ -702,6 +702,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
         workload: Workload {
             rw: RwMode::RandWrite,
             rwmixread: 0,
+            rwmixtrim: 0,
             bs: BlockSizes::single(4096),
             iodepth: 4,
             jobs: 1,

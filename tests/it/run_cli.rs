@@ -437,6 +437,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         workload: Workload {
             rw: RwMode::RandRead,
             rwmixread: 100,
+            rwmixtrim: 0,
             bs: BlockSizes::single(4096),
             iodepth: 4,
             jobs: 1,
@@ -845,6 +846,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
             workload: Workload {
                 rw: RwMode::RandRead,
                 rwmixread: 100,
+                rwmixtrim: 0,
                 bs: BlockSizes::single(4096),
                 iodepth: 4,
                 jobs: 1,

@@ -57,6 +57,7 @@ fn a_health_change_is_a_session_event() {
             workload: Workload {
                 rw: RwMode::RandWrite,
                 rwmixread: 0,
+                rwmixtrim: 0,
                 bs: BlockSizes::single(4096),
                 iodepth: 1,
                 jobs: 1,

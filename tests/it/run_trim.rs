@@ -366,3 +366,129 @@ fn a_trimwrite_preset_plans_and_exports_fios_trimwrite() {
         job
     );
 }
+
+#[test]
+fn a_randrw_with_a_trim_share_trims_its_share_and_counts_the_kernels() {
+    let _timing = common::timing_lock();
+    let Some(dev) = LoopDev::new(64 << 20) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let d = dev.dev.to_str().unwrap();
+    for engine in ["io_uring", "sync"] {
+        let (discards, (reads, writes)) = (dev.discards(), dev.stat());
+        let s = trim_run(
+            home.path(),
+            &[
+                "-t",
+                d,
+                "--rw",
+                "randrw",
+                "--rwmixread",
+                "50",
+                "--rwmixtrim",
+                "20",
+                "--bs",
+                "4k",
+                "--iodepth",
+                "8",
+                "--engine",
+                engine,
+                "--destroy-data",
+                d,
+            ],
+        );
+        let stat = dev.stat();
+        let kernel = (dev.discards() - discards, stat.0 - reads, stat.1 - writes);
+        let (trims, read, written) = (
+            ios(&s, "trim_ios"),
+            ios(&s, "read_ios"),
+            ios(&s, "write_ios"),
+        );
+        let all = ios(&s, "ios");
+        assert_eq!(all, trims + read + written, "{s}");
+        assert!(all > 1000, "{engine}: {s}");
+        assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
+        let pct = |n: u64| n as f64 * 100.0 / all as f64;
+        assert!(
+            (pct(trims) - 20.0).abs() <= 2.0,
+            "{engine}: trims {trims} of {all}"
+        );
+        assert!(
+            (pct(read) - 40.0).abs() <= 2.0,
+            "{engine}: reads {read} of {all}"
+        );
+        for (what, ours, theirs) in [
+            ("trims", trims, kernel.0),
+            ("reads", read, kernel.1),
+            ("writes", written, kernel.2),
+        ] {
+            assert!(
+                ours.abs_diff(theirs) as f64 <= ours as f64 * 0.01,
+                "{engine}: {what} {ours} vs the kernel's {theirs}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_trim_share_is_refused_where_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // On a pattern that is not a mix: the flag is named.
+    let out = common::run(
+        dir.path(),
+        &[
+            "run",
+            "--rw",
+            "randread",
+            "--rwmixtrim",
+            "20",
+            "--duration",
+            "1s",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("--rwmixtrim") && err.contains("randread"),
+        "{err}"
+    );
+    // In a preset: the field and its line.
+    let preset = dir.path().join("mt.yaml");
+    let body = |rw: &str| {
+        format!(
+            "id: mt\nname: MT\ndescription: d\nphases:\n  - name: mt\n    workload:\n      rw: {rw}\n      rwmixtrim: 20%\n      bs: 4k\n      iodepth: 1\n    end: {{duration: 5s}}\n"
+        )
+    };
+    std::fs::write(&preset, body("randread")).unwrap();
+    let p = preset.to_str().unwrap();
+    let out = common::run(dir.path(), &["presets", "validate", p]);
+    assert!(!out.status.success());
+    let err = format!(
+        "{}{}",
+        common::stderr(&out),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(err.contains("rwmixtrim") && err.contains(":8:"), "{err}");
+    // A matrix read share of 100% leaves the mix no writes: that cell is named.
+    let matrix = body("randrw").replace(
+        "    end:",
+        "    matrix:\n      rwmixread: [70%, 100%]\n    end:",
+    );
+    std::fs::write(&preset, matrix).unwrap();
+    let out = common::run(dir.path(), &["presets", "validate", p]);
+    assert!(!out.status.success());
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("matrix.rwmixread[1]") && err.contains(":12:"),
+        "{err}"
+    );
+    // A mix with a trim share plans, but fio cannot say it: the export is refused, why said.
+    std::fs::write(&preset, body("randrw")).unwrap();
+    let out = common::run(dir.path(), &["presets", "validate", p]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = common::run(dir.path(), &["presets", "fio", p]);
+    assert!(!out.status.success());
+    let err = common::stderr(&out);
+    assert!(err.contains("no trim share"), "{err}");
+}

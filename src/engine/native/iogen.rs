@@ -48,6 +48,8 @@ enum Mix {
     Only(IoDir),
     /// Reads with this share in percent, the rest writes.
     Reads(u64),
+    /// Trims and reads with these shares in hundredths of a percent, the rest writes.
+    Shares { trim: u64, read: u64 },
     /// A trim, then a write of the block it trimmed.
     TrimWrite,
 }
@@ -99,6 +101,14 @@ impl IoGen {
             random: w.rw.is_random(),
             mix: match (w.rw, w.rw.read_percent(w.rwmixread)) {
                 (RwMode::TrimWrite, _) => Mix::TrimWrite,
+                (rw, p) if rw.is_mixed() && w.rwmixtrim > 0 => {
+                    let t = u64::from(w.rwmixtrim.min(100));
+                    // Of the non-trims, the read share: (100 - t)% × p% in 1/10000.
+                    Mix::Shares {
+                        trim: t * 100,
+                        read: (100 - t) * u64::from(p),
+                    }
+                }
                 (rw, _) if rw.is_trim() => Mix::Only(IoDir::Trim),
                 (_, 100) => Mix::Only(IoDir::Read),
                 (_, 0) => Mix::Only(IoDir::Write),
@@ -158,6 +168,11 @@ impl IoGen {
                     IoDir::Read
                 }
             }
+            Mix::Shares { trim, read } => match self.rng.below(10_000) {
+                r if r < trim => IoDir::Trim,
+                r if r < trim + read => IoDir::Read,
+                _ => IoDir::Write,
+            },
             Mix::TrimWrite => return self.trim_write(),
         };
         self.placed(dir)
@@ -245,6 +260,7 @@ mod tests {
         Workload {
             rw,
             rwmixread: 70,
+            rwmixtrim: 0,
             bs,
             iodepth: 8,
             jobs,
@@ -348,6 +364,27 @@ mod tests {
         let trims = RwMode::RandTrim;
         let mut g = IoGen::new(&wl(trims, BlockSizes::single(4096), 1, 1 << 20), 0, 4096);
         assert!((0..100).all(|_| g.next_io().dir == IoDir::Trim));
+    }
+
+    #[test]
+    fn a_mix_with_a_trim_share_draws_each_direction_by_its_share() {
+        let mut w = wl(RwMode::RandRw, BlockSizes::single(4096), 1, 1 << 30);
+        (w.rwmixread, w.rwmixtrim) = (50, 20);
+        let mut g = IoGen::new(&w, 0, 4096);
+        let n = 200_000;
+        let mut counts = [0u32; 3];
+        for _ in 0..n {
+            counts[g.next_io().dir.index()] += 1;
+        }
+        // 20% trims; the other 80% half reads, half writes: 40% each.
+        let share = |d: IoDir| f64::from(counts[d.index()]) / f64::from(n) * 100.0;
+        assert!((share(IoDir::Trim) - 20.0).abs() < 0.5, "{counts:?}");
+        assert!((share(IoDir::Read) - 40.0).abs() < 0.5, "{counts:?}");
+        assert!((share(IoDir::Write) - 40.0).abs() < 0.5, "{counts:?}");
+        // Without a trim share the same mix never trims.
+        w.rwmixtrim = 0;
+        let mut g = IoGen::new(&w, 0, 4096);
+        assert!((0..10_000).all(|_| g.next_io().dir != IoDir::Trim));
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub(super) fn trim_kind(
     first: Option<&File>,
 ) -> Result<Option<TrimKind>, EngineError> {
     let w = &spec.workload;
-    let trim = match (w.rw.trims(), first) {
+    let trim = match (w.trims(), first) {
         (true, Some(f)) => Some(TrimKind::of(f).map_err(|source| EngineError::Open {
             path: target.path.display().to_string(),
             mode: "its file type",

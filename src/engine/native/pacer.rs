@@ -231,6 +231,7 @@ mod tests {
         let w = Workload {
             rw: crate::workload::RwMode::RandRead,
             rwmixread: 100,
+            rwmixtrim: 0,
             bs: crate::workload::BlockSizes::single(4096),
             iodepth: 1,
             jobs: 2,

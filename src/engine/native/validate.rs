@@ -91,10 +91,13 @@ fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
     if !o.is_default() && !spec.engine.uses_rings() {
         return bad(InvalidStep::RingOptions(spec.engine));
     }
-    if spec.workload.rw.trims() && spec.engine == EngineKind::UringCmd {
+    if spec.workload.trims() && spec.engine == EngineKind::UringCmd {
         return bad(InvalidStep::TrimPassthrough);
     }
-    if spec.workload.rw.trims() && target.verify.is_some() {
+    if spec.workload.rwmixtrim > 0 && spec.engine == EngineKind::Fio {
+        return bad(InvalidStep::TrimShareFio);
+    }
+    if spec.workload.trims() && target.verify.is_some() {
         return bad(InvalidStep::TrimVerify);
     }
     if spec.engine == EngineKind::UringCmd && !nvme::is_generic_device(&target.path) {

@@ -60,7 +60,7 @@ pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal>
     if !dev.report.is_empty() && !written.iter().any(|z| z.sequential_only()) {
         return Ok(());
     }
-    if w.rw.trims() {
+    if w.trims() {
         return Err(ZoneRefusal::Trims);
     }
     if w.rw.is_random() {
@@ -210,6 +210,7 @@ mod tests {
             workload: Workload {
                 rw,
                 rwmixread: 50,
+                rwmixtrim: 0,
                 bs: BlockSizes::single(128 << 10),
                 iodepth: 1,
                 jobs: 1,
