@@ -195,52 +195,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             .unwrap_or(0.0)
     };
     for (k, iv) in s.intervals.iter().enumerate() {
-        let start = step_start(iv.step);
-        let end_s = iv.t - start;
-        let dt = iv.dt.max(1e-9);
-        let l = &iv.lat_us;
-        let r = IntervalReport {
-            index: k as u64,
-            start_s: end_s - iv.dt,
-            end_s,
-            ramp: iv.ramp,
-            suspended_s: iv.suspended_s,
-            read: DirCounts {
-                ios: (iv.read_iops * dt).round() as u64,
-                bytes: (iv.read_mbps * 1e6 * dt).round() as u64,
-            },
-            write: DirCounts {
-                ios: (iv.write_iops * dt).round() as u64,
-                bytes: (iv.write_mbps * 1e6 * dt).round() as u64,
-            },
-            read_iops: iv.read_iops,
-            write_iops: iv.write_iops,
-            read_bw_bytes: iv.read_mbps * 1e6,
-            write_bw_bytes: iv.write_mbps * 1e6,
-            trim: DirCounts {
-                ios: (iv.trim_iops * dt).round() as u64,
-                bytes: (iv.trim_mbps * 1e6 * dt).round() as u64,
-            },
-            trim_iops: iv.trim_iops,
-            trim_bw_bytes: iv.trim_mbps * 1e6,
-            errors: iv.errors,
-            lat_us: LatSummary {
-                samples: (iv.iops() * dt).round() as u64,
-                min: l.min,
-                mean: l.mean,
-                stddev: 0.0,
-                p50: l.p50,
-                p90: l.p90,
-                p99: l.p99,
-                p99_9: l.p99_9,
-                p99_99: l.p99_99,
-                p99_999: None,
-                max: l.max,
-            },
-            service_lat_us: None,
-            error_records: Vec::new(),
-            hists: None,
-        };
+        let r = interval_report(k, iv, step_start(iv.step));
         out.push((iv.t, Msg::Interval(Box::new(r))));
     }
     for v in &s.telemetry {
@@ -271,6 +226,56 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     // Stable: at equal times a step starts before its intervals and ends after them.
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
+}
+
+/// A recorded interval (`k`th of the session, of a step that started at `start` on the
+/// session clock) as the engine's report the panels take.
+fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> IntervalReport {
+    let end_s = iv.t - start;
+    let dt = iv.dt.max(1e-9);
+    let l = &iv.lat_us;
+    IntervalReport {
+        index: k as u64,
+        start_s: end_s - iv.dt,
+        end_s,
+        ramp: iv.ramp,
+        suspended_s: iv.suspended_s,
+        read: DirCounts {
+            ios: (iv.read_iops * dt).round() as u64,
+            bytes: (iv.read_mbps * 1e6 * dt).round() as u64,
+        },
+        write: DirCounts {
+            ios: (iv.write_iops * dt).round() as u64,
+            bytes: (iv.write_mbps * 1e6 * dt).round() as u64,
+        },
+        read_iops: iv.read_iops,
+        write_iops: iv.write_iops,
+        read_bw_bytes: iv.read_mbps * 1e6,
+        write_bw_bytes: iv.write_mbps * 1e6,
+        trim: DirCounts {
+            ios: (iv.trim_iops * dt).round() as u64,
+            bytes: (iv.trim_mbps * 1e6 * dt).round() as u64,
+        },
+        trim_iops: iv.trim_iops,
+        trim_bw_bytes: iv.trim_mbps * 1e6,
+        errors: iv.errors,
+        lat_us: LatSummary {
+            samples: (iv.iops() * dt).round() as u64,
+            min: l.min,
+            mean: l.mean,
+            stddev: 0.0,
+            p50: l.p50,
+            p90: l.p90,
+            p99: l.p99,
+            p99_9: l.p99_9,
+            p99_99: l.p99_99,
+            p99_999: None,
+            max: l.max,
+        },
+        service_lat_us: None,
+        error_records: Vec::new(),
+        hists: None,
+    }
 }
 
 /// Sends the panels the state at `at_s`.
