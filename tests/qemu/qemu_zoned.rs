@@ -116,7 +116,7 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
     );
     let table = section(&out, "zoned_devices_text");
     assert!(
-        table.contains("zoned: host-managed, 16 zones of 4MiB, open at most 4, active at most 6"),
+        table.contains("zoned: host-managed, 16 zones of 4 MiB, open at most 4, active at most 6"),
         "{table}"
     );
 
