@@ -3,7 +3,7 @@
 //! last round's results (docs/PTS.md), checked here against the recorded session's own
 //! steps with the rule worked out independently.
 
-use crate::common::{json_lines, of_type, run};
+use crate::common::of_type;
 use serde_json::Value;
 
 /// (jobs, iodepth, IOPS, mean service latency µs) of the last demand-intensity round.
@@ -25,45 +25,17 @@ fn last_round(steps: &[drivescope::session::StepRecord]) -> Vec<(u32, u32, f64, 
 
 #[test]
 fn dirth_runs_its_max_mid_and_min_points_at_the_shapes_the_rounds_give() {
-    let mut text = std::fs::read_to_string("presets/snia-dirth.yaml").unwrap();
-    for (from, to) in [
-        ("duration: 30m", "duration: 1m"),
-        ("duration: 60m", "duration: 1m"),
-        ("duration: 10m", "duration: 1m"),
-        ("window: 5, max: 25", "window: 2, max: 2"),
-        ("window: 5\n      max: 25", "window: 2\n      max: 2"),
-    ] {
-        assert!(text.contains(from), "no '{from}'");
-        text = text.replace(from, to);
-    }
-    let home = tempfile::tempdir().unwrap();
-    let preset = home.path().join("p.yaml");
-    std::fs::write(&preset, text).unwrap();
-    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
-    let t = shm.path().join("scratch.bin");
-    let args = [
-        "run",
-        "--preset-file",
-        preset.to_str().unwrap(),
-        "--target",
-        t.to_str().unwrap(),
-        "--size",
-        "64MiB",
-        "--direct",
-        "0",
-        "--time-scale",
-        "0.002",
-        "--interval",
-        "100ms",
-        "--json",
-    ];
-    let out = run(home.path(), &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (home, lines) = crate::run_preset::run_shortened(
+        "snia-dirth",
+        &[
+            ("duration: 30m", "duration: 1m"),
+            ("duration: 60m", "duration: 1m"),
+            ("duration: 10m", "duration: 1m"),
+            ("window: 5, max: 25", "window: 2, max: 2"),
+            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
+        ],
+        0.002,
     );
-    let lines = json_lines(&out);
     let skipped: Vec<&Value> = of_type(&lines, "event")
         .into_iter()
         .filter(|e| e["kind"] == "skip")

@@ -775,7 +775,11 @@ fn snia_hir_bursts_alternate_with_idle_waits() {
 
 /// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
 /// memory (250 ms intervals would outlast its steps: 100 ms).
-fn run_shortened(id: &str, edits: &[(&str, &str)], scale: f64) -> (tempfile::TempDir, Vec<Value>) {
+pub(crate) fn run_shortened(
+    id: &str,
+    edits: &[(&str, &str)],
+    scale: f64,
+) -> (tempfile::TempDir, Vec<Value>) {
     let mut text = std::fs::read_to_string(format!("presets/{id}.yaml")).unwrap();
     for (from, to) in edits {
         assert!(text.contains(from), "{id}: no '{from}'");
