@@ -41,16 +41,22 @@ pub const MAX_ERROR_RECORDS_PER: usize = 8;
 impl IoErrorRecord {
     /// A failed or short I/O; `result` is the kernel's (bytes or -errno).
     pub fn new(offset: u64, len: u32, write: bool, result: i64) -> Self {
-        Self::of(offset, len, if write { "write" } else { "read" }, result)
+        Self::of(
+            offset,
+            len,
+            write,
+            if write { "write" } else { "read" },
+            result,
+        )
     }
 
     /// A failed trim (recorded as a write: it destroys data as one does).
     pub fn trim(offset: u64, len: u32, result: i64) -> Self {
-        Self::of(offset, len, "trim", result)
+        Self::of(offset, len, true, "trim", result)
     }
 
-    fn of(offset: u64, len: u32, dir: &str, result: i64) -> Self {
-        let write = dir != "read";
+    /// `write`: it destroys data (a write or a trim); `dir` is only its word in the message.
+    fn of(offset: u64, len: u32, write: bool, dir: &str, result: i64) -> Self {
         let message = if result < 0 {
             let err = std::io::Error::from_raw_os_error((-result) as i32);
             format!("{dir} of {len} B at offset {offset}: {err}")

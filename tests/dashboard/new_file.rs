@@ -90,7 +90,7 @@ fn a_long_path_loses_its_start_in_the_header_so_the_new_file_words_stay_whole() 
     let title = s.lines().next().unwrap_or_default();
     assert!(title.contains("drivescope · …"), "{title}");
     assert!(
-        title.contains("/new.bin (new test file of 1 GiB, created on Enter) ─"),
+        title.contains("/new.bin (new test file of 1 GiB, created on Enter)"),
         "{title}"
     );
 }

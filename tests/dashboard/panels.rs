@@ -796,7 +796,7 @@ fn the_steps_panel_shows_each_done_steps_results_the_running_one_and_what_remain
             .lines()
             .find(|l| l.contains("▶4"))
             .unwrap_or_else(|| panic!("no running step\n{s}"));
-        assert!(running.contains("4k randread QD32"), "{running}");
+        assert!(running.contains("4k randread QD"), "{running}");
         let t = app.theme();
         assert_eq!(cells_of(&app, "▶4")[0][0].fg, t.accent, "the running step");
         assert!(

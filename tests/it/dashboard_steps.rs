@@ -48,12 +48,14 @@ fn the_steps_tab_fills_in_as_a_quick_look_runs() {
     t.wait_for(" Presets ");
     t.tmux(&["send-keys", "Enter"]);
     t.tmux(&["send-keys", "7"]);
-    let s = wait_until(&t, 60, "the plan's four steps, the first running", |s| {
-        s.contains("Steps: 0 of 4 done") && row(s, "▶1").is_some() && row(s, "4").is_some()
+    let s = wait_until(&t, 60, "the plan's four steps listed", |s| {
+        s.contains("Steps: ") && s.contains(" of 4 done") && row(s, "4").is_some()
     });
     assert!(s.contains("7 Steps"), "the tab bar names the tab\n{s}");
-    let s = wait_until(&t, 60, "step 1's results, step 2 running", |s| {
-        s.contains("Steps: 1 of 4 done") && row(s, "▶2").is_some()
+    // Step 1 done and a later one running (a loaded machine may catch it a step later).
+    let s = wait_until(&t, 60, "step 1's results, a later step running", |s| {
+        (s.contains("Steps: 1 of 4 done") && row(s, "▶2").is_some())
+            || (s.contains("Steps: 2 of 4 done") && row(s, "▶3").is_some())
     });
     let first = row(&s, "1").unwrap_or_default();
     assert!(has_results(&first), "step 1's row: {first:?}\n{s}");
@@ -111,10 +113,11 @@ fn a_note_typed_mid_run_is_in_the_events_the_session_the_report_and_compare() {
     // Typed during step 2: after step 1's 3 s (0.6 s ramp + 2.4 s at 0.3).
     let step2 = &loaded.session.steps[1];
     assert!(
-        at >= step2.start_s - 0.5 && at <= step2.end_s + 0.5,
-        "the note's time {at} is in step 2 ({} to {})",
-        step2.start_s,
-        step2.end_s
+        // Typed once step 2 showed; four round trips to tmux later, under load, it may land
+        // in a later step, never before step 2 nor after the run.
+        at >= step2.start_s - 0.5 && at <= loaded.session.steps[3].end_s + 0.5,
+        "the note's time {at} is from step 2 ({}) to the end",
+        step2.start_s
     );
     let yaml = std::fs::read_to_string(&path).unwrap();
     assert!(yaml.contains("user_note"), "the event's kind in the file");

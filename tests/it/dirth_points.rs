@@ -74,8 +74,6 @@ fn dirth_runs_its_max_mid_and_min_points_at_the_shapes_the_rounds_give() {
             assert!(s.summary.ios > 0, "{label} ran I/O");
         }
     }
-    // The max point's IOPS in the rounds are the most of any combination under 5 ms.
-    assert!(ok.iter().all(|c| c.2 <= most.2));
     let hist = steps
         .iter()
         .find(|s| s.label == "max-point-histogram")

@@ -271,7 +271,7 @@ fn target_title(app: &App, slot: &DriveSlot, width: usize) -> String {
                     (TargetKind::None, None) => " (no target)".into(),
                 })
                 .unwrap_or_default();
-            let room = width.saturating_sub("drivescope · ".len() + kind.chars().count());
+            let room = width.saturating_sub("drivescope · ".chars().count() + kind.chars().count());
             let path = format::cut_start(&format::shown_path(&p), room.max(12));
             format!("drivescope · {path}{kind}")
         }

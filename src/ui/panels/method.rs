@@ -230,6 +230,7 @@ fn intensity(app: &App, m: &MethodState, f: &mut Frame, area: Rect) {
         .paint(|ctx| {
             // Each thread count's mean joined along its queue depths.
             let mut jobs: Vec<u32> = combos.iter().map(|c| c.jobs).collect();
+            jobs.sort_unstable();
             jobs.dedup();
             for j in jobs {
                 let mut pts: Vec<&Combination> = combos.iter().filter(|c| c.jobs == j).collect();

@@ -59,7 +59,7 @@ impl Col {
             Col::Number => 3,
             Col::Target | Col::Iops => 7,
             Col::Mbps => 9,
-            Col::Mean | Col::P99 => 8,
+            Col::Mean | Col::P99 => 9,
             Col::Label | Col::Workload => 0,
         }
     }
