@@ -166,7 +166,19 @@ fn intensity(app: &App, m: &MethodState, f: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let round = combos.iter().map(|c| c.round).max().unwrap_or(0);
-    let best = combos.iter().max_by(|a, b| a.iops.total_cmp(&b.iops));
+    // The max operating point by the runner's rule (the most IOPS under 5 ms mean), so the
+    // point named is the point the later phases run at.
+    let points: Vec<crate::plan::operating::ShapePoint> = combos
+        .iter()
+        .map(|c| crate::plan::operating::ShapePoint {
+            jobs: c.jobs,
+            iodepth: c.iodepth,
+            iops: c.iops,
+            mean_us: c.mean_us,
+        })
+        .collect();
+    let best = crate::plan::operating::pick(&points, crate::plan::operating::OperatingPoint::Max)
+        .and_then(|(j, q)| combos.iter().find(|c| (c.jobs, c.iodepth) == (j, q)));
     let mut head = vec![Span::styled(
         format!("round {round} · {} combinations", combos.len()),
         t.dim_style(),
