@@ -189,10 +189,15 @@ fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
     };
     // Past 100% the points run closed loop at the profile's 128 outstanding I/Os (8 jobs x
     // iodepth 16), unpaced: no target on the step's own figures, and by Little's law the
-    // I/Os in flight (IOPS x mean latency) are at most the 128 the queue holds. Both are
-    // counted, not timed, so a busy machine moves neither: how fast a sub-second point runs
-    // there is the machine's (a probe at 28k and points at 58k were seen under load), and
-    // is not asserted.
+    // I/Os in flight (IOPS x mean latency) are at most the 128 the queue holds, give or
+    // take the step's two edges: the I/Os counted are those completed in its measured time
+    // W, so those already in flight when it began (and those a worker descheduled at its
+    // end reaped late) bring in latency from outside W, at most 128 I/Os of at most the
+    // step's maximum latency at each edge. IOPS x mean = (sum of latencies) / W is so at
+    // most 128 x (1 + 2 max / W). A loaded CI machine made that edge 7% of a 0.9 s point
+    // (136.5 "in flight" at 110%); a queue past 128 would still break it. How fast a
+    // sub-second point runs is the machine's (a probe at 28k and points at 58k were seen
+    // under load), and is not asserted.
     for pct in [100.0, 110.0, 120.0] {
         let s = point(pct);
         let achieved = s["summary"]["iops"].as_f64().unwrap();
@@ -204,10 +209,15 @@ fn past_saturation_the_curve_shows_the_drive_at_full_queue() {
             "{pct}% was paced: {s}"
         );
         assert!(achieved > 0.0 && lat_s > 0.0, "{s}");
+        let max_s = s["service_lat_us"]["max"].as_f64().unwrap() / 1e6;
+        let w = s["summary"]["runtime_s"].as_f64().unwrap();
+        assert!(w > 0.0, "{s}");
         let in_flight = achieved * lat_s;
+        let bound = 128.0 * (1.0 + 2.0 * max_s / w) * 1.01;
         assert!(
-            in_flight <= 128.0 * 1.02,
-            "{pct}%: {in_flight:.1} I/Os in flight by Little's law, past the 128 outstanding"
+            in_flight <= bound,
+            "{pct}%: {in_flight:.1} I/Os in flight by Little's law, past the 128 outstanding \
+             (bound {bound:.1} with a {max_s} s maximum over {w} s)"
         );
     }
     // Below 100% the points are paced at their share of the probe.
