@@ -111,6 +111,13 @@ pub enum InvalidStep {
     },
     #[error("region {} is smaller than the block size {}", format_size(*.len), format_size(*.bs))]
     RegionSmall { len: u64, bs: u64 },
+    #[error("access range {range} of {of} covers {} of the region, under the block size {}: use a larger region or fewer, wider ranges", format_size(*.len), format_size(*.bs))]
+    AccessRangeSmall {
+        range: usize,
+        of: usize,
+        len: u64,
+        bs: u64,
+    },
     #[error("a step needs a duration or an amount of data to end")]
     NoEnd,
     #[error("a step's duration of {} is under the {} it takes to measure anything", format_duration(*.0), format_duration(MIN_STEP_DURATION))]

@@ -68,3 +68,45 @@ fn zoned_random_writes_land_on_each_range_in_its_share() {
         "{share:.3} of the written blocks in the first 10% ({hot} of {all} bytes), not 90%"
     );
 }
+
+/// A range too small to hold one block of the workload is refused before any I/O, naming
+/// it: the engine would otherwise draw that range's share over the whole region, a
+/// distribution other than the one asked for.
+#[test]
+fn a_range_under_one_block_is_refused_naming_it() {
+    let home = common::disk_tempdir();
+    let preset = home.path().join("p.yaml");
+    // 1% of 1 MiB is 10 KiB: under the 64 KiB block.
+    std::fs::write(
+        &preset,
+        "id: tiny-range\nname: Tiny range\ndescription: a range under a block\n\
+         phases:\n  - name: w\n    workload: {rw: randread, bs: 64k, iodepth: 1, jobs: 1, \
+         random_distribution: \"zoned:50/1:50/99\"}\n    end: {data: 1MiB}\n",
+    )
+    .unwrap();
+    let t = home.path().join("t.bin");
+    let run = |size: &str| {
+        common::run(
+            home.path(),
+            &[
+                "run",
+                "--preset-file",
+                preset.to_str().unwrap(),
+                "--target",
+                t.to_str().unwrap(),
+                "--size",
+                size,
+            ],
+        )
+    };
+    let out = run("1MiB");
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("access range 1 of 2") && err.contains("under the block size 64KiB"),
+        "{err}"
+    );
+    // The same ranges over 64 MiB hold a block each, and run.
+    let out = run("64MiB");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+}

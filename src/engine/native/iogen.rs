@@ -138,7 +138,8 @@ impl IoGen {
         self.sizes[self.sizes.len() - 1].0
     }
 
-    /// The range a random I/O of `len` bytes falls in: by the zoned shares, or the region.
+    /// The range a random I/O of `len` bytes falls in: by the zoned shares, or the region
+    /// (validate refuses a range under the largest block, so the region is a guard only).
     #[inline]
     fn access_range(&mut self, len: u64) -> Region {
         if self.zones.is_empty() {
@@ -220,7 +221,7 @@ impl IoGen {
 
 /// A zoned access's ranges over `w`'s region, each aligned to `align`: the cumulative share
 /// of the I/Os it ends at, and its range; empty for uniform access.
-fn access_zones(w: &Workload, align: u64) -> Vec<(u64, Region)> {
+pub(super) fn access_zones(w: &Workload, align: u64) -> Vec<(u64, Region)> {
     let crate::workload::Access::Zoned(ranges) = &w.access else {
         return Vec::new();
     };

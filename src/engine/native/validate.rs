@@ -73,6 +73,23 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
             bs: w.bs.max(),
         });
     }
+    // Each access range of a zoned distribution holds a whole I/O, or the distribution
+    // asked for is not the one that would run (the engine's offsets are whole blocks from
+    // its range's start, on the grain step_run gives the I/O generator).
+    let grain = w.bs.min().max(target.align).max(1);
+    let ranges = super::iogen::access_zones(w, grain);
+    if let Some((i, r)) = ranges
+        .iter()
+        .enumerate()
+        .find(|(_, (_, r))| r.len < w.bs.max())
+    {
+        return bad(InvalidStep::AccessRangeSmall {
+            range: i + 1,
+            of: ranges.len(),
+            len: r.1.len,
+            bs: w.bs.max(),
+        });
+    }
     if spec.end.duration.is_none() && spec.end.bytes.is_none() {
         return bad(InvalidStep::NoEnd);
     }
