@@ -200,9 +200,14 @@ struct PollCtx {
     stop_rx: Receiver<()>,
     startup_notes: Vec<String>,
     smart_started: bool,
-    /// A zoned target's device node, whose zone report each poll counts.
+    /// A zoned target's device node, whose zone report the polls count (at most every
+    /// [`ZONE_REPORT_EVERY`]).
     zoned_dev: Option<std::path::PathBuf>,
 }
+
+/// How often a zoned target's zone report is read again (its states in the drive line are
+/// at most this old).
+const ZONE_REPORT_EVERY: Duration = Duration::from_secs(30);
 
 fn poll_loop(ctx: PollCtx) {
     let mut seen: HashSet<String> = HashSet::new();
@@ -216,6 +221,8 @@ fn poll_loop(ctx: PollCtx) {
         .ok()
         .map(|s| (Instant::now(), s));
     let slow_after = ctx.period * 3;
+    let mut zones: Option<ZoneStates> = None;
+    let mut zones_at: Option<Instant> = None;
     for tick in 1u32.. {
         let due = started + ctx.period * tick;
         match ctx
@@ -237,16 +244,22 @@ fn poll_loop(ctx: PollCtx) {
                 None
             }
         };
-        let zones = ctx
-            .zoned_dev
-            .as_ref()
-            .and_then(|dev| match zones::states(dev) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    pending.push(format!("no zone report of {}: {e}", dev.display()));
-                    None
-                }
-            });
+        // A zone report is commands to the drive under test (REPORT ZONES on an SMR disk,
+        // Zone Management Receive on ZNS), tens of thousands of zones on a large disk: it is
+        // asked for on the first poll and then at most every ZONE_REPORT_EVERY, and each
+        // sample carries the last one counted.
+        if let Some(dev) = &ctx.zoned_dev {
+            if zones_at.is_none_or(|t: Instant| now - t >= ZONE_REPORT_EVERY) {
+                zones_at = Some(now);
+                zones = match zones::states(dev) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        pending.push(format!("no zone report of {}: {e}", dev.display()));
+                        None
+                    }
+                };
+            }
+        }
         let (smart, age) = match ctx.latest.lock().ok().and_then(|g| g.clone()) {
             Some((t, r)) => (Some(r), Some(now - t)),
             None => (None, None),
