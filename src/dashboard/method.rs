@@ -54,7 +54,7 @@ fn shape(s: &PlanStep) -> (u32, u32) {
 }
 
 /// The point of finished step `step` of phase `phase`, ended at `t_s` on the run clock;
-/// `None` for a step of no I/O (a run's idle time).
+/// `None` for a step of no I/O (a run's idle time) and a round's pre-write.
 pub(super) fn point(
     m: MethodOf,
     step: &PlanStep,
@@ -62,7 +62,8 @@ pub(super) fn point(
     t_s: f64,
     s: &StepSummary,
 ) -> Option<MethodPoint> {
-    if step.engine == EngineKind::Idle {
+    // A round's pre-write is no point of the method's figure.
+    if step.engine == EngineKind::Idle || step.prewrite {
         return None;
     }
     let role = match (step.round, step.run) {

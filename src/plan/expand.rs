@@ -8,7 +8,7 @@ use super::{
     StepRate, TargetFacts, TempSteadyRule, ThermalEnd,
 };
 use crate::preset::model::{
-    Phase, RegionSpec, RoundsSpec, RunsSpec, SweepSpec, Work, WorkloadSpec,
+    Phase, Prewrite, RegionSpec, RoundsSpec, RunsSpec, SweepSpec, Work, WorkloadSpec,
 };
 use crate::preset::values::{DataAmount, RateValue};
 use crate::preset::Preset;
@@ -318,6 +318,7 @@ fn idle_for(
         steady: None,
         round: None,
         tracked: false,
+        prewrite: false,
         sweep_point: None,
         run: None,
         closed_loop: false,
@@ -435,6 +436,8 @@ struct StepShape<'a> {
     w: &'a WorkloadSpec,
     opts: &'a PlanOptions,
     region: Region,
+    /// The target's logical block size.
+    lbs: u64,
     end: StepEnd,
     steady: Option<SteadyRule>,
     ramp: Duration,
@@ -487,6 +490,7 @@ impl<'a> StepShape<'a> {
             w,
             opts,
             region,
+            lbs,
             end,
             steady,
             ramp,
@@ -530,6 +534,7 @@ impl<'a> StepShape<'a> {
             steady: self.steady,
             round: None,
             tracked: false,
+            prewrite: false,
             sweep_point: None,
             run: None,
             closed_loop: false,
@@ -693,11 +698,23 @@ fn round_steps(
         slope_percent: r.slope.0,
         max_rounds: r.max.0 as usize,
     };
-    let n = variants.len().saturating_mul(r.max.0 as usize);
+    let per_round = variants.len() + usize::from(r.prewrite.is_some());
+    let n = per_round.saturating_mul(r.max.0 as usize);
     if n > MAX_PHASE_STEPS {
         return Err(shape.too_many(n));
     }
+    let prewrite = r
+        .prewrite
+        .as_ref()
+        .map(|p| prewrite_step(shape, p))
+        .transpose()?;
     for round in 1..=r.max.0 {
+        if let Some(p) = &prewrite {
+            let mut step = p.clone();
+            step.name = format!("{} r{round} prewrite", shape.phase.name);
+            step.round = Some(round);
+            plan.steps.push(step);
+        }
         for (v, t) in variants.iter().zip(&tracked) {
             let mut step = shape.step(v, shape.named(v, &format!("r{round}")), rate);
             step.round = Some(round);
@@ -708,10 +725,58 @@ fn round_steps(
     let metric: Metric = r.track.metric;
     Ok(Rounds {
         max_rounds: r.max.0,
-        steps_per_round: variants.len(),
+        steps_per_round: per_round,
         metric,
         rule,
     })
+}
+
+/// The step of a round's pre-write: the phase's workload (region, block sizes, access
+/// distribution) as its write pattern at its own shape, for its (time-scaled) duration,
+/// no ramp and no fio steady state; its round is set by the caller.
+fn prewrite_step(shape: &StepShape, p: &Prewrite) -> Result<PlanStep, PlanError> {
+    let bs = match (p.bs, shape.w.bs, &shape.w.bssplit) {
+        (Some(b), _, _) | (None, Some(b), _) => BlockSizes::single(b.0),
+        (None, None, Some(split)) => split.0.clone(),
+        (None, None, None) => {
+            return Err(phase_err(
+                shape.phase,
+                "the workload has neither bs nor bssplit",
+            ))
+        }
+    };
+    if let Some(&(b, _)) = bs.split.iter().find(|(b, _)| !b.is_multiple_of(shape.lbs)) {
+        return Err(phase_err(
+            shape.phase,
+            format!(
+                "the pre-write's block size {} is not a multiple of the target's logical block size ({})",
+                format_size(b),
+                format_size(shape.lbs)
+            ),
+        ));
+    }
+    let v = Variant {
+        label: String::new(),
+        rwmixread: 0,
+        bs,
+        jobs: p.jobs.0,
+        iodepth: p.iodepth.0,
+    };
+    let mut step = shape.step(&v, String::new(), StepRate::Max);
+    step.workload.rw = p.rw;
+    step.workload.rwmixread = 0;
+    step.workload.rwmixtrim = 0;
+    if !p.rw.is_random() {
+        step.workload.access = Default::default();
+    }
+    step.end = StepEnd {
+        duration: Some(scale(p.duration.0, shape.opts)),
+        bytes: None,
+    };
+    step.ramp = Duration::ZERO;
+    step.steady = None;
+    step.prewrite = true;
+    Ok(step)
 }
 
 /// Runs: per variant, `count` runs one after the other (the first after the warm-up, each

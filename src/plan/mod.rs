@@ -131,6 +131,10 @@ pub struct PlanStep {
     pub round: Option<u32>,
     /// This step's summary is the value tracked by its phase's rounds.
     pub tracked: bool,
+    /// The write that opens its round (`rounds.prewrite`): run, shown and saved as any
+    /// step, but none of the round's combinations (never tracked, never an operating point).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prewrite: bool,
     /// The sweep percentage this step runs at; `None` for the probe and other steps.
     pub sweep_point: Option<f64>,
     /// Which run it is of a phase whose steps run several times (`runs`).

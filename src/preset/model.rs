@@ -454,6 +454,25 @@ pub struct RoundsSpec {
     pub slope: Percent,
     /// Which step of the round is tracked (by its matrix values) and what is measured.
     pub track: Track,
+    /// A write that opens each round, run and saved as a step but none of the round's
+    /// combinations (SNIA DIRTH's and ECW's 5-minute TC 32 / QD 32 pre-write of a round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prewrite: Option<Prewrite>,
+}
+
+/// A round's pre-write: the phase's workload (region, block sizes, access distribution) as
+/// a write pattern at its own shape, for `duration` (time-scaled as the phase's own).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prewrite {
+    pub rw: RwMode,
+    /// One block size instead of the phase's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs: Option<BlockSize>,
+    pub iodepth: Count,
+    #[serde(default = "one")]
+    pub jobs: Count,
+    pub duration: Dur,
 }
 
 fn snia_window() -> Count {

@@ -437,6 +437,20 @@ fn check_rounds(c: &mut Checker, phase: &Phase, r: &RoundsSpec, at: &dyn Fn(&[&s
             "a window needs at least 2 rounds",
         );
     }
+    if let Some(p) = &r.prewrite {
+        if !matches!(p.rw, RwMode::Write | RwMode::RandWrite) {
+            c.fail(
+                at(&["rounds", "prewrite", "rw"]),
+                format!("a pre-write writes: write or randwrite, not {}", p.rw),
+            );
+        }
+        if p.duration.0.is_zero() {
+            c.fail(
+                at(&["rounds", "prewrite", "duration"]),
+                "a pre-write needs a duration above 0",
+            );
+        }
+    }
     if r.window.0 > r.max.0 {
         c.fail(
             at(&["rounds", "window"]),

@@ -56,6 +56,7 @@ fn step() -> FinishedStep {
         phase: 0,
         phase_name: "randread-4k".into(),
         round: None,
+        prewrite: false,
         sweep_point: None,
         target_iops: None,
         closed_loop: false,

@@ -317,9 +317,11 @@ struct Cell<'a> {
 /// The demand-intensity phase's last round: its steps over more than one combination.
 fn dirth_cells(s: &Session) -> Vec<Cell<'_>> {
     let round = |r: &StepRecord| r.point.get("round").and_then(serde_yaml::Value::as_u64);
+    // A round's pre-write is none of its combinations.
+    let prewrite = |r: &StepRecord| r.point.get("prewrite").is_some();
     let cell = |r: &StepRecord| {
         let w = r.workload.as_ref()?;
-        (r.summary.ios > 0).then_some((w.jobs, w.iodepth))
+        (r.summary.ios > 0 && !prewrite(r)).then_some((w.jobs, w.iodepth))
     };
     let mut phases: Vec<u64> = s.steps.iter().filter_map(phase_of).collect();
     phases.dedup();

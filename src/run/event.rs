@@ -202,6 +202,10 @@ pub struct FinishedStep {
     pub phase: usize,
     pub phase_name: String,
     pub round: Option<u32>,
+    /// The write that opened its round (`rounds.prewrite`), none of the round's
+    /// combinations; said only when it is one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prewrite: bool,
     pub sweep_point: Option<f64>,
     /// The rate the step asked for; `None` for a closed-loop (max) step.
     pub target_iops: Option<f64>,

@@ -99,6 +99,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 steady: None,
                 round: None,
                 tracked: false,
+                prewrite: false,
                 sweep_point: None,
                 run: None,
                 closed_loop: false,

@@ -108,7 +108,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
         RunEvent::StepStarted {
             step, target_iops, ..
         } => {
-            let point = match run.kind {
+            let mut point = match run.kind {
                 RunKind::Preset(_) => json!({
                     "phase": step.phase,
                     "round": step.round,
@@ -119,6 +119,10 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
                 }),
                 RunKind::Single { .. } | RunKind::FioJob(_) => serde_json::Value::Null,
             };
+            // Only a round's pre-write says so: other steps' points are as they were.
+            if let (true, Some(p)) = (step.prewrite, point.as_object_mut()) {
+                p.insert("prewrite".into(), true.into());
+            }
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;
             rec.begin_step(step.name.clone(), point, Some(w));

@@ -260,6 +260,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
         steady: None,
         round: None,
         tracked: false,
+        prewrite: false,
         sweep_point: None,
         run: None,
         closed_loop: false,

@@ -349,7 +349,7 @@ impl PlanRun<'_, '_> {
         if rate.is_none() {
             self.measured_max[step.phase] = Some(summary.iops);
         }
-        if step.round.is_some() {
+        if step.round.is_some() && !step.prewrite {
             if let Some(points) = self.shapes.get_mut(step.phase) {
                 operating::keep_latest(
                     points,
@@ -370,6 +370,7 @@ impl PlanRun<'_, '_> {
             phase: step.phase,
             phase_name: walk.phase.name.clone(),
             round: step.round,
+            prewrite: step.prewrite,
             sweep_point: step.sweep_point,
             target_iops: rate,
             closed_loop: step.closed_loop,
@@ -688,6 +689,7 @@ mod tests {
             }),
             round: None,
             tracked: false,
+            prewrite: false,
             closed_loop: false,
             sweep_point: None,
             run: None,

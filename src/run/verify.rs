@@ -171,6 +171,7 @@ fn readback_step(like: &PlanStep, block: u64) -> PlanStep {
         steady: None,
         round: None,
         tracked: false,
+        prewrite: false,
         sweep_point: None,
         run: None,
         closed_loop: false,

@@ -1426,10 +1426,24 @@ fn snia_dirth_is_the_thread_by_queue_depth_matrix_in_rounds() {
     check_steps("snia-dirth", &plan, &t);
     let di = &plan.phases[1];
     let rounds = di.rounds.expect("demand intensity in rounds");
-    assert_eq!((rounds.max_rounds, rounds.steps_per_round), (25, 49));
+    assert_eq!((rounds.max_rounds, rounds.steps_per_round), (25, 50));
     let steps = &plan.steps[di.steps.clone()];
+    // Each round opens with its 5-minute TC 32 / QD 32 random-write pre-write (Test Flow
+    // 3), a step of the round but none of its combinations.
+    for (k, round) in steps.chunks(50).enumerate() {
+        let p = &round[0];
+        assert!(p.prewrite && !p.tracked, "{}", p.name);
+        assert_eq!(p.round, Some(k as u32 + 1), "{}", p.name);
+        let w = &p.workload;
+        assert_eq!(
+            (w.rw, w.bs.max(), w.jobs, w.iodepth),
+            (RwMode::RandWrite, 8192, 32, 32)
+        );
+        assert_eq!(p.end.duration, Some(Duration::from_secs(300)));
+        assert!(round[1..].iter().all(|s| !s.prewrite), "one a round");
+    }
     let levels = [32u32, 16, 8, 6, 4, 2, 1];
-    for (i, s) in steps[..49].iter().enumerate() {
+    for (i, s) in steps[1..50].iter().enumerate() {
         let w = &s.workload;
         assert_eq!(
             (w.jobs, w.iodepth),
@@ -1504,10 +1518,15 @@ fn snia_ecw_is_dirth_s_flow_on_the_composite_workload() {
         assert!(s.workload.rw.is_random(), "{}", s.name);
     }
     let di = &plan.phases[1];
-    assert_eq!(di.rounds.expect("rounds").steps_per_round, 49);
+    assert_eq!(di.rounds.expect("rounds").steps_per_round, 50);
     let steps = &plan.steps[di.steps.clone()];
+    // The round's pre-write: random writes of the composite mix over the access ranges
+    // (the loop above), TC 32 / QD 32.
+    let w = &steps[0].workload;
+    assert!(steps[0].prewrite);
+    assert_eq!((w.rw, w.jobs, w.iodepth), (RwMode::RandWrite, 32, 32));
     let levels = [32u32, 16, 8, 6, 4, 2, 1];
-    for (i, s) in steps[..49].iter().enumerate() {
+    for (i, s) in steps[1..50].iter().enumerate() {
         let w = &s.workload;
         assert_eq!((w.jobs, w.iodepth), (levels[i / 7], levels[i % 7]));
         assert_eq!((w.rw, w.rwmixread), (RwMode::RandRw, 40));

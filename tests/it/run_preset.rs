@@ -962,11 +962,26 @@ fn snia_dirth_runs_the_demand_intensity_matrix() {
         0.002,
     );
     let steps = of_type(&lines, "step");
-    let di: Vec<&&Value> = steps
+    let (pre, di): (Vec<&Value>, Vec<&Value>) = steps
         .iter()
         .filter(|s| s["phase_name"] == "demand-intensity")
-        .collect();
+        .partition(|s| s["prewrite"] == true);
     assert_eq!(di.len(), 2 * 49, "two rounds of 49");
+    // Each round opened with its pre-write: random writes only, before its 49.
+    assert_eq!(pre.len(), 2, "a pre-write a round");
+    for (p, round) in pre.iter().zip(1..) {
+        assert_eq!(p["round"], round, "{p}");
+        let sum = &p["summary"];
+        assert!(
+            sum["read_ios"] == 0 && sum["write_ios"].as_u64().unwrap() > 0,
+            "{p}"
+        );
+        let at = |s: &Value| s["index"].as_u64().unwrap();
+        assert!(di
+            .iter()
+            .filter(|s| s["round"] == round)
+            .all(|s| at(s) > at(p)));
+    }
     let levels = [32u64, 16, 8, 6, 4, 2, 1];
     for (i, s) in di.iter().enumerate() {
         let k = i % 49;
@@ -1049,7 +1064,7 @@ fn snia_ecw_runs_the_composite_workload_through_the_matrix() {
     let steps = of_type(&lines, "step");
     let di: Vec<&&Value> = steps
         .iter()
-        .filter(|s| s["phase_name"] == "demand-intensity")
+        .filter(|s| s["phase_name"] == "demand-intensity" && s["prewrite"] != true)
         .collect();
     assert_eq!(di.len(), 2 * 49, "two rounds of 49");
     let plan = &of_type(&lines, "plan_summary")[0];
