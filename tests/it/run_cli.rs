@@ -101,7 +101,7 @@ fn randread_json_stream_and_summary() {
 }
 
 #[test]
-fn rate_limited_run_hits_its_target_and_reports_response_latency() {
+fn rate_limited_run_never_exceeds_its_target_and_reports_response_latency() {
     let _timing = crate::common::timing_lock();
     let home = tempfile::tempdir().unwrap();
     // The pacer is what is measured, not the disk: a file in memory (tmpfs, through the
