@@ -89,9 +89,14 @@ fn sweep_preset_yields_increasing_targets_and_one_curve_point_per_step() {
         let want = drivescope::plan::vdbench_round(max, pct).expect("a rate");
         assert_eq!(target, want as f64, "{pct}% of {max}");
         let achieved = s["summary"]["iops"].as_f64().unwrap();
-        if pct <= 50.0 {
+        // A paced point never runs above its schedule over its own measured time (the
+        // schedule's rounding aside). How close below it stays is the machine's: under two
+        // CPU burners the 20% point of a 486k probe did 90k of its 97.3k, so that is a
+        // benchmark's figure (scripts/bench-vs-fio.py's rate-limited rows), not this test's.
+        if pct < 100.0 {
+            let w = s["summary"]["runtime_s"].as_f64().unwrap();
             assert!(
-                (achieved - target).abs() / target < 0.05,
+                achieved > 0.0 && achieved <= target * 1.005 + 1.0 / w,
                 "{pct}%: achieved {achieved} for target {target}"
             );
         }
@@ -945,6 +950,38 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
     }
 }
 
+/// Every step of two demand-intensity rounds (the 49 combinations of threads 32, 16, 8, 6,
+/// 4, 2, 1 x the same queue depths) did I/O, and their reads are `share` of their I/Os.
+/// Each I/O is a read with probability `share`, drawn per I/O: a count, whatever the
+/// load. One 0.12 s step of a few I/Os (a worker starved of CPU under load) may draw no
+/// read or no write, so the mix is judged over all 98 steps' I/Os: within 5 standard
+/// deviations, give or take the steps' edges (the I/Os counted are those completed in a
+/// step's measured time, and the reads of the page cache complete sooner than its writes,
+/// so at each step's end up to its threads x queue depth I/Os still in flight lean to
+/// writes: 69 x 69 over a round's 49 combinations). A loaded DIRTH run counted 65.27% of
+/// 2.52M I/Os (8.8 deviations, 6658 reads, inside the 9522 of the edges); a mix drawn
+/// wrongly, or one direction dropped, is far outside.
+fn assert_mix(di: &[&&Value], share: f64) {
+    let (mut reads, mut ios) = (0u64, 0u64);
+    for s in di {
+        let sum = &s["summary"];
+        let (r, w) = (
+            sum["read_ios"].as_u64().unwrap(),
+            sum["write_ios"].as_u64().unwrap(),
+        );
+        assert!(r + w > 0, "{} did no I/O: {sum}", s["name"]);
+        reads += r;
+        ios += r + w;
+    }
+    let n = ios as f64;
+    let sd = (n * share * (1.0 - share)).sqrt();
+    let edges = 2.0 * 69.0 * 69.0;
+    assert!(
+        (reads as f64 - share * n).abs() <= 5.0 * sd + edges,
+        "{reads} reads of {n} I/Os for a {share} mix"
+    );
+}
+
 /// SNIA DIRTH shortened (every step 1 minute, rounds in a window of 2, at most 2) and
 /// time-scaled: the preconditioning rounds, each demand-intensity round's 49 thread x
 /// queue depth combinations from high to low, then the minimum point.
@@ -991,9 +1028,8 @@ fn snia_dirth_runs_the_demand_intensity_matrix() {
             "{} is not {want}",
             s["name"]
         );
-        let sum = &s["summary"];
-        assert!(sum["read_ios"].as_u64().unwrap() > 0 && sum["write_ios"].as_u64().unwrap() > 0);
     }
+    assert_mix(&di, 0.65);
     let hist = steps
         .iter()
         .find(|s| s["phase_name"] == "min-point-histogram")
@@ -1069,10 +1105,7 @@ fn snia_ecw_runs_the_composite_workload_through_the_matrix() {
     assert_eq!(di.len(), 2 * 49, "two rounds of 49");
     let plan = &of_type(&lines, "plan_summary")[0];
     assert_eq!(plan["outcome"], "completed", "{plan}");
-    for s in &di {
-        let sum = &s["summary"];
-        assert!(sum["read_ios"].as_u64().unwrap() > 0 && sum["write_ios"].as_u64().unwrap() > 0);
-    }
+    assert_mix(&di, 0.40);
     let html = report_page(home.path(), &lines);
     assert_eq!(page_table(&html, "pts-dirth-iops").len(), 7);
 }
