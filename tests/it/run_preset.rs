@@ -961,7 +961,7 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
 /// writes: 69 x 69 over a round's 49 combinations). A loaded DIRTH run counted 65.27% of
 /// 2.52M I/Os (8.8 deviations, 6658 reads, inside the 9522 of the edges); a mix drawn
 /// wrongly, or one direction dropped, is far outside.
-fn assert_mix(di: &[&&Value], share: f64) {
+fn assert_mix(di: &[&Value], share: f64) {
     let (mut reads, mut ios) = (0u64, 0u64);
     for s in di {
         let sum = &s["summary"];
@@ -1098,8 +1098,9 @@ fn snia_ecw_runs_the_composite_workload_through_the_matrix() {
         0.002,
     );
     let steps = of_type(&lines, "step");
-    let di: Vec<&&Value> = steps
+    let di: Vec<&Value> = steps
         .iter()
+        .copied()
         .filter(|s| s["phase_name"] == "demand-intensity" && s["prewrite"] != true)
         .collect();
     assert_eq!(di.len(), 2 * 49, "two rounds of 49");
