@@ -451,6 +451,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         },
         ramp: Duration::ZERO,
         end: StepEnd {
@@ -860,6 +861,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
                 arrivals: Default::default(),
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
             },
             ramp: Duration::ZERO,
             end: StepEnd {
