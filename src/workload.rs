@@ -338,6 +338,12 @@ pub struct Workload {
     /// Random patterns: where the offsets fall (uniform, or fio's zoned access ranges).
     #[serde(default, skip_serializing_if = "Access::is_uniform")]
     pub access: Access,
+    /// Sequential writes on a zoned NVMe namespace through passthrough (the uring-cmd
+    /// engine): each write is an NVMe Zone Append to the zone its offset falls in, which
+    /// the device places at that zone's write pointer and says where; several may be in
+    /// flight per zone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zone_append: bool,
 }
 
 fn no_trims(v: &u8) -> bool {
@@ -370,6 +376,45 @@ pub fn trim_share_problem(rw: RwMode, rwmixread: u8, rwmixtrim: u8) -> Option<Tr
     }
 }
 
+/// Why a workload cannot write by zone append, whatever its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ZoneAppendProblem {
+    #[error(
+        "zone append writes each zone from its write pointer, sequentially: it needs rw \
+         write, not {0}"
+    )]
+    NotSequentialWrite(RwMode),
+    #[error(
+        "zone append is an NVMe command sent through passthrough: it needs the uring-cmd \
+         engine on the namespace's generic device (/dev/ngXnY), not the {0} engine"
+    )]
+    Engine(EngineKind),
+    #[error(
+        "zone append takes one block size (each append must end inside its zone, and \
+         mixed sizes cross zone ends); give bs, not bssplit"
+    )]
+    SeveralBlockSizes,
+}
+
+/// Whether a workload of `rw` on `engine`, with one block size or several, may write by
+/// zone append: sequential writes only, through NVMe passthrough, of one block size.
+pub fn zone_append_problem(
+    rw: RwMode,
+    engine: EngineKind,
+    one_block_size: bool,
+) -> Option<ZoneAppendProblem> {
+    if rw != RwMode::Write {
+        return Some(ZoneAppendProblem::NotSequentialWrite(rw));
+    }
+    if engine != EngineKind::UringCmd {
+        return Some(ZoneAppendProblem::Engine(engine));
+    }
+    if !one_block_size {
+        return Some(ZoneAppendProblem::SeveralBlockSizes);
+    }
+    None
+}
+
 impl Workload {
     /// Some of its I/Os are trims: a trim pattern, or a mix with a trim share.
     pub fn trims(&self) -> bool {
@@ -393,8 +438,9 @@ impl Workload {
         } else {
             format!(" {}", self.access)
         };
+        let append = if self.zone_append { " append" } else { "" };
         format!(
-            "{}{mix} {} QD{}×{}{access}",
+            "{}{append}{mix} {} QD{}×{}{access}",
             self.rw, self.bs, self.iodepth, self.jobs
         )
     }
@@ -628,6 +674,48 @@ mod tests {
         let err = "exponential".parse::<Arrivals>().unwrap_err();
         assert!(err.contains("uniform, poisson"), "{err}");
         assert_eq!(Arrivals::default(), Arrivals::Uniform);
+    }
+
+    #[test]
+    fn zone_append_takes_only_sequential_passthrough_writes_of_one_size() {
+        use ZoneAppendProblem as P;
+        let uc = EngineKind::UringCmd;
+        assert_eq!(zone_append_problem(RwMode::Write, uc, true), None);
+        for rw in RwMode::ALL.into_iter().filter(|&m| m != RwMode::Write) {
+            assert_eq!(
+                zone_append_problem(rw, uc, true),
+                Some(P::NotSequentialWrite(rw))
+            );
+        }
+        for e in [
+            EngineKind::IoUring,
+            EngineKind::Sync,
+            EngineKind::Fio,
+            EngineKind::Nop,
+        ] {
+            assert_eq!(
+                zone_append_problem(RwMode::Write, e, true),
+                Some(P::Engine(e))
+            );
+        }
+        assert_eq!(
+            zone_append_problem(RwMode::Write, uc, false),
+            Some(P::SeveralBlockSizes)
+        );
+        let said = P::NotSequentialWrite(RwMode::RandWrite).to_string();
+        assert!(said.contains("not randwrite"), "{said}");
+        // A workload without zone append is written as before, and one with it reads back.
+        let mut w: Workload = serde_yaml::from_str(
+            "rw: write\nrwmixread: 0\nbs: {split: [[131072, 100]]}\niodepth: 4\njobs: 1\n\
+             region: {offset: 0, len: 1048576}\nrate_iops: null\nseed: 1\ndirect: true\n",
+        )
+        .unwrap();
+        assert!(!w.zone_append);
+        assert!(!serde_yaml::to_string(&w).unwrap().contains("zone_append"));
+        w.zone_append = true;
+        assert_eq!(w.shape(), "write append 128KiB QD4×1");
+        let back: Workload = serde_yaml::from_str(&serde_yaml::to_string(&w).unwrap()).unwrap();
+        assert_eq!(back, w);
     }
 
     #[test]

@@ -18,6 +18,18 @@
 #                        io_uring, each at iodepth 1 after a reset), then its report
 #   cmp_drivescope_X, cmp_fio_X  three alternating rounds of both writing the whole
 #                        namespace at iodepth 1 (io_uring), for their throughput side by side
+#   append_ng            the namespace's generic device (/dev/ngXnY) and its block device
+#   append_refused_*     zone append refused before any I/O, saying why (exit 2): on the
+#                        block device (io_uring engine), at random (by the write guard),
+#                        reading, with the sync engine, on
+#                        the conventional namespace's generic device, and plain passthrough
+#                        writes at iodepth 8 (they bypass the kernel's zone write ordering)
+#   append_dirty         fio writes zones 0-1, so that the append step must reset them
+#   append               drivescope appends 14 MiB (3.5 zones) at iodepth 8 through
+#                        /dev/ngXnY (NVMe Zone Append, uring-cmd), the zones reset first;
+#                        append_report: `blkzone report` after it
+#   (QEMU's trace of its NVMe writes and their completions, nvme-trace.log, names each Zone
+#   Append, its zone and when it completed.)
 # tests/qemu/qemu_zoned.rs checks what each section printed.
 . /prelude.sh
 
@@ -90,5 +102,50 @@ for r in a b c; do
     section "cmp_fio_$r" fio --name=zbd --filename="$z" --zonemode=zbd --rw=write --bs=128k \
         --iodepth=1 --direct=1 --ioengine=io_uring --size=64M --thread --output-format=json
 done
+# Zone append through the namespace's generic device: the block device nvmeXnY is ngXnY.
+ng=/dev/ng${z#/dev/nvme}
+c=
+for cz in /sys/block/nvme*n1/queue/zoned; do
+    [ "$(cat "$cz")" = none ] && [ -z "$c" ] && c=/dev/ng$(basename "$(dirname "$(dirname "$cz")")" | sed 's/^nvme//')
+done
+ngsysfs() {
+    echo "ng=$ng"
+    echo "conventional=$c"
+    ls -l "$ng" "$c"
+    echo "zone_append_max_bytes=$(cat "$q/zone_append_max_bytes")"
+}
+section append_ng ngsysfs
+append() { drivescope run --destroy-data "$1" --json --target "$@"; }
+section append_refused_block append "$z" --rw write --bs 128k --zone-append --duration 2s
+section append_refused_random append "$ng" --rw randwrite --bs 128k --zone-append --duration 2s
+section append_refused_read append "$ng" --rw read --bs 128k --zone-append --duration 2s
+section append_refused_sync append "$ng" --engine sync --rw write --bs 128k --zone-append \
+    --duration 2s
+section append_refused_conventional append "$c" --rw write --bs 128k --iodepth 8 \
+    --zone-append --duration 2s
+cat >/tmp/queued.yaml <<YAML
+id: queued
+name: queued
+description: plain passthrough writes of 16 MiB at iodepth 8
+phases:
+  - name: write
+    workload: {rw: write, bs: 128k, iodepth: 8, jobs: 1, region: 16MiB}
+    end: {data: 1x}
+YAML
+section append_refused_queued append "$ng" --preset-file /tmp/queued.yaml
+blkzone reset "$z"
+section append_dirty fio --name=dirty --filename="$z" --zonemode=zbd --rw=write --bs=128k \
+    --direct=1 --ioengine=psync --size=8M --thread --output-format=json
+cat >/tmp/append.yaml <<YAML
+id: append
+name: append
+description: 14 MiB of zone appends from the start at iodepth 8
+phases:
+  - name: append
+    workload: {rw: write, bs: 128k, iodepth: 8, jobs: 1, region: 16MiB, zone_append: true}
+    end: {data: 14MiB}
+YAML
+section append append "$ng" --preset-file /tmp/append.yaml
+section append_report blkzone report "$z"
 echo "=== ALL DONE ==="
 poweroff -f

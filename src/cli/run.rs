@@ -26,13 +26,13 @@ pub struct RunArgs {
     pub targets: Option<PathBuf>,
     /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
     /// ends, plus the intervals.
-    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset"])]
+    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "zone_append"])]
     pub preset: Option<String>,
     /// Run this fio job file live with the installed fio: jobs up to each `stonewall` are a
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify", "zone_append"])]
     pub fio_job: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
@@ -93,6 +93,12 @@ pub struct RunArgs {
         default_value = "uniform"
     )]
     pub arrivals: Arrivals,
+    /// Sequential writes as NVMe Zone Append commands: --rw write with the uring-cmd engine
+    /// on a zoned namespace's generic device (/dev/ngXnY). Each write goes to the zone its
+    /// offset falls in and the device places it at the zone's write pointer, so several may
+    /// be in flight per zone (--iodepth); the zones are reset first.
+    #[arg(long, conflicts_with = "preset_file")]
+    pub zone_append: bool,
     /// O_DIRECT (1) or the page cache (0).
     #[arg(long, value_parser = parse_bool01, default_value = "1", action = clap::ArgAction::Set)]
     pub direct: bool,

@@ -92,6 +92,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
                 direct: a.direct,
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: a.zone_append,
             },
             ramp: a.ramp,
             duration: a.duration,

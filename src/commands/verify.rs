@@ -55,6 +55,7 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
                 direct: true,
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
             },
             ramp: std::time::Duration::ZERO,
             duration: std::time::Duration::from_secs(1),

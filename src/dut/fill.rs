@@ -56,6 +56,7 @@ pub fn fill_file(
             direct,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         },
         ramp: Duration::ZERO,
         end: StepEnd {

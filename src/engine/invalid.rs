@@ -7,7 +7,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::units::{format_duration, format_size};
-use crate::workload::EngineKind;
+use crate::workload::{EngineKind, ZoneAppendProblem};
 
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
 pub const MAX_IODEPTH: u32 = 16384;
@@ -142,6 +142,10 @@ pub enum InvalidStep {
     TrimVerify,
     #[error("{} is a host-managed zoned device: {why}", .path.display())]
     Zoned { path: PathBuf, why: ZoneRefusal },
+    #[error("zone append: {0}")]
+    ZoneAppend(ZoneAppendProblem),
+    #[error("zone append writes the zones of a zoned namespace; {} is not a host-managed zoned device (a conventional namespace, or no NVMe namespace at all)", .0.display())]
+    AppendNotZoned(PathBuf),
     #[error("{} takes no trims: {kind} refused ({})", .path.display(), errno_text(*.errno))]
     NoTrim {
         path: PathBuf,
@@ -171,6 +175,16 @@ pub enum ZoneRefusal {
     /// Several writes in flight, on a kernel without zone write plugging (before 6.10)
     /// and a scheduler without zone write locking (mq-deadline has it).
     NoZoneWriteLocking { iodepth: u32, scheduler: String },
+    /// Several plain writes in flight through NVMe passthrough, which bypasses the kernel's
+    /// zone write ordering.
+    QueuedPassthrough { iodepth: u32 },
+    /// Zone append into a conventional zone (it has no write pointer).
+    AppendConventional { zone_start: u64 },
+    /// Zone append of a block size that does not divide the zones' capacity: an append
+    /// would cross a zone's end.
+    AppendCrossesZone { bs: u64, capacity: u64 },
+    /// Zone append larger than the device's Zone Append Size Limit.
+    AppendTooLarge { bs: u64, max: u64 },
 }
 
 impl std::fmt::Display for ZoneRefusal {
@@ -221,6 +235,32 @@ impl std::fmt::Display for ZoneRefusal {
                  6.10, no zone write plugging) orders only with mq-deadline's zone write \
                  locking, and the scheduler is {scheduler}; use iodepth 1 or \
                  echo mq-deadline > queue/scheduler"
+            ),
+            ZoneRefusal::QueuedPassthrough { iodepth } => write!(
+                f,
+                "iodepth {iodepth} keeps several writes in flight, and NVMe passthrough \
+                 bypasses the kernel's zone write ordering (plugging, the scheduler's \
+                 locking): use iodepth 1, or zone_append (--zone-append), whose writes the \
+                 device places itself"
+            ),
+            ZoneRefusal::AppendConventional { zone_start } => write!(
+                f,
+                "the zone at {} is conventional: it has no write pointer to append at",
+                format_size(*zone_start)
+            ),
+            ZoneRefusal::AppendCrossesZone { bs, capacity } => write!(
+                f,
+                "zone append of {} does not divide the zones' capacity ({}): an append would \
+                 cross a zone's end, which the device refuses",
+                format_size(*bs),
+                format_size(*capacity)
+            ),
+            ZoneRefusal::AppendTooLarge { bs, max } => write!(
+                f,
+                "zone append of {} is above the device's zone append limit ({}, \
+                 queue/zone_append_max_bytes)",
+                format_size(*bs),
+                format_size(*max)
             ),
         }
     }

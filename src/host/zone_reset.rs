@@ -22,6 +22,7 @@ pub struct ZoneResetting(pub Box<dyn Engine>);
 #[derive(Debug, thiserror::Error)]
 #[error("cannot reset the zones of {path} at {} (BLKRESETZONE): {source}", format_size(region.offset))]
 pub struct ZoneResetError {
+    /// The block device holding the zones.
     pub path: String,
     pub region: Region,
     pub source: std::io::Error,
@@ -128,18 +129,19 @@ impl Engine for ZoneResetting {
         let region = zones_written(&dev, spec);
         let reset_err = |source| {
             EngineError::Engine(Box::new(ZoneResetError {
-                path: target.path.display().to_string(),
+                path: dev.block.display().to_string(),
                 region,
                 source,
             }))
         };
+        // The zones' ioctls are the block device's (the namespace behind /dev/ngXnY).
         OpenOptions::new()
             .write(true)
-            .open(&target.path)
+            .open(&dev.block)
             .and_then(|f| zones::reset(&f, region.offset, region.len))
             .map_err(reset_err)?;
         let summary = self.0.run_step(target, spec, ctl, obs)?;
-        if let Ok(report) = File::open(&target.path)
+        if let Ok(report) = File::open(&dev.block)
             .and_then(|f| zones::report(&f, region.offset, region.offset + region.len))
         {
             obs.note(&check_report(&report, summary.write_bytes).to_string());

@@ -208,6 +208,10 @@ pub struct WorkloadSpec {
     /// A kernel thread polls the submission queue (IORING_SETUP_SQPOLL, idle 1 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll: Option<bool>,
+    /// Sequential writes as NVMe Zone Append commands (`rw: write`, the uring-cmd engine
+    /// on a zoned namespace's /dev/ngXnY); plain writes when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_append: Option<bool>,
 }
 
 fn one() -> Count {

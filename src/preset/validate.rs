@@ -7,7 +7,7 @@ use super::model::{Matrix, Phase, Preset, RoundsSpec, RunsSpec, Work, WorkloadSp
 use super::suggest;
 use super::values::{Amount, Count, RateValue};
 use crate::units::format_size;
-use crate::workload::{trim_share_problem, EngineKind, RwMode};
+use crate::workload::{trim_share_problem, zone_append_problem, EngineKind, RwMode};
 
 /// A broken rule: where, what, and the nearest valid name if one was misspelt.
 #[derive(Debug, Clone, PartialEq)]
@@ -249,6 +249,14 @@ fn check_io(
             at(&["workload", "engine"]),
             "hipri and sqpoll set up io_uring rings; the sync engine has none",
         );
+    }
+    if w.zone_append == Some(true) {
+        // Without an engine of its own the phase runs the run's: uring-cmd on /dev/ngXnY,
+        // checked against the target when the run is.
+        let engine = w.engine.unwrap_or(EngineKind::UringCmd);
+        if let Some(p) = zone_append_problem(w.rw, engine, w.bssplit.is_none()) {
+            c.fail(at(&["workload", "zone_append"]), p.to_string());
+        }
     }
     if w.random_distribution
         .as_ref()

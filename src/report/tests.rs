@@ -26,6 +26,7 @@ fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
         direct: true,
         job_region: Default::default(),
         access: Default::default(),
+        zone_append: false,
     }
 }
 

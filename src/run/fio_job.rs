@@ -64,6 +64,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         direct: first.number("direct").unwrap_or(0) != 0,
         job_region: Default::default(),
         access: Default::default(),
+        zone_append: false,
     }
 }
 

@@ -672,6 +672,7 @@ mod tests {
                 arrivals: Default::default(),
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
             },
             rate: StepRate::Max,
             ramp: Duration::ZERO,

@@ -562,6 +562,7 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         },
         ramp: Duration::ZERO,
         end: StepEnd {

@@ -716,6 +716,7 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         },
         ramp: Duration::ZERO,
         end: StepEnd {

@@ -456,6 +456,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         },
         ramp: Duration::ZERO,
         end: StepEnd {
@@ -865,6 +866,7 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
                 arrivals: Default::default(),
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
             },
             ramp: Duration::ZERO,
             end: StepEnd {

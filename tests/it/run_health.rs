@@ -67,6 +67,7 @@ fn a_health_change_is_a_session_event() {
                 direct: false,
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
                 arrivals: drivescope::workload::Arrivals::Uniform,
             },
             ramp: Duration::ZERO,

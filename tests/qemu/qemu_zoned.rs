@@ -2,7 +2,10 @@
 //! (scripts/qemu-nvme/guest-zoned.sh, NVME_ZONED=1): detected (`devices`), refused for
 //! random writes, a start inside a zone and a write ending by time, each saying why; written
 //! zone by zone (the zones reset first) with the kernel's zone report (`blkzone report`)
-//! agreeing, as fio's `zonemode=zbd` writes it on the same namespace. Skipped, with the
+//! agreeing, as fio's `zonemode=zbd` writes it on the same namespace; and written by NVMe
+//! Zone Append through its generic device (/dev/ngXnY) at iodepth 8, each append placed
+//! inside its zone, the write pointers where the appended bytes put them, QEMU's trace
+//! naming each append, and zone append refused where it cannot be. Skipped, with the
 //! reason, where QEMU cannot run (a failure under CI: tests/common/skip.rs).
 
 use crate::common;
@@ -93,7 +96,11 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
     let out = boot(
         "scripts/qemu-nvme/guest-zoned.sh",
         "qemu-zoned",
-        &[("NVME_ZONED", "1"), ("GUEST_BINS", &bins)],
+        &[
+            ("NVME_ZONED", "1"),
+            ("GUEST_BINS", &bins),
+            ("QEMU_TRACE", "pci_nvme_write pci_nvme_rw_complete_cb"),
+        ],
     );
     let sysfs = section(&out, "zoned_sysfs");
     assert!(sysfs.contains("zoned=host-managed"), "{sysfs}");
@@ -238,4 +245,107 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
             w["lat_ns"]["mean"].as_f64().unwrap_or(0.0) / 1000.0,
         );
     }
+    // Zone append through the generic device (uring-cmd, NVMe Zone Append).
+    let ng = common::qemu::value(&out, "append_ng", "ng").expect("ng=");
+    assert_eq!(ng, format!("/dev/ng{}", name.trim_start_matches("nvme")));
+    let said = section(&out, "append_ng");
+    assert!(
+        said.lines().any(|l| l.starts_with('c') && l.ends_with(&ng)),
+        "a character device: {said}"
+    );
+    for (section_name, why) in [
+        ("append_refused_block", "it needs the uring-cmd engine"),
+        // The write guard refuses random writes on a zoned device before the step's checks.
+        ("append_refused_random", "writes at random"),
+        ("append_refused_read", "it needs rw write, not read"),
+        ("append_refused_sync", "not the sync engine"),
+        (
+            "append_refused_conventional",
+            "is not a host-managed zoned device",
+        ),
+        (
+            "append_refused_queued",
+            "NVMe passthrough bypasses the kernel's zone write ordering",
+        ),
+    ] {
+        let said = section(&out, section_name);
+        assert_eq!(rc(&out, section_name), 2, "{section_name}: {said}");
+        assert!(said.contains(why), "{section_name}: {said}");
+    }
+    // fio dirtied zones 0-1; the append step reset zones 0-3 and appended 14 MiB there at
+    // iodepth 8: zones 0-2 full, zone 3 half, the rest empty, as the step counted.
+    assert_eq!(
+        rc(&out, "append_dirty"),
+        0,
+        "{}",
+        section(&out, "append_dirty")
+    );
+    let appended = step(&out, "append", 0);
+    let summary = &appended["summary"];
+    assert_eq!(summary["write_bytes"], 14 << 20, "{summary}");
+    assert_eq!(summary["write_ios"], 112, "{summary}");
+    assert_eq!(summary["errors"], 0, "{summary}");
+    let mut wps = full_then_empty(3);
+    wps[3] = ZONE / 2;
+    let report = write_pointers(&out, "append_report");
+    assert_eq!(report, wps);
+    let sectors: u64 = report.iter().sum();
+    assert_eq!(
+        sectors * 512,
+        summary["write_bytes"].as_u64().expect("bytes"),
+        "the write pointers add up to the bytes appended"
+    );
+    assert_eq!(
+        sectors * 512 / (128 << 10),
+        summary["write_ios"].as_u64().expect("ios"),
+        "and to the step's write count of 128 KiB appends"
+    );
+    let said = notes(&out, "append");
+    assert!(
+        said.iter().any(|n| n
+            == "zone append: 112 appends, each placed by the device inside the zone it was \
+                sent to"),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|n| n.starts_with("zone report: 4 zones written in order")),
+        "{said:?}"
+    );
+    // The device was sent Zone Appends (not writes), 128 KiB each, to zones 0-3 only: 32,
+    // 32, 32 and 16 of them (QEMU's trace of its NVMe writes; nothing else in the guest
+    // appends), several in flight to one zone at once (its trace of their completions).
+    let trace = std::fs::read_to_string(out.join("nvme-trace.log")).expect("nvme-trace.log");
+    let mut per_zone = [0u64; 16];
+    let mut in_flight: Vec<(String, usize)> = Vec::new();
+    let mut most_in_one_zone = 0;
+    for l in trace.lines() {
+        let field = |key: &str| {
+            let v = l.split(key).nth(1).expect(key).trim_start();
+            v.split(' ').next().expect(key).to_string()
+        };
+        if l.contains("pci_nvme_rw_complete_cb") {
+            let cid = field(" cid ");
+            in_flight.retain(|(c, _)| *c != cid);
+            continue;
+        }
+        if !(l.contains("pci_nvme_write ") && l.contains("ZONE_APPEND")) {
+            continue;
+        }
+        assert_eq!(field(" nlb "), "256", "{l}");
+        let lba = u64::from_str_radix(field(" lba ").trim_start_matches("0x"), 16).expect(l);
+        let zone = (lba / ZONE) as usize;
+        per_zone[zone] += 1;
+        in_flight.push((field(" cid "), zone));
+        let here = in_flight.iter().filter(|(_, z)| *z == zone).count();
+        most_in_one_zone = most_in_one_zone.max(here);
+    }
+    let mut want = [0u64; 16];
+    want[..4].copy_from_slice(&[32, 32, 32, 16]);
+    assert_eq!(per_zone, want, "Zone Appends per zone in QEMU's trace");
+    assert!(
+        most_in_one_zone > 1,
+        "never more than one append in flight to a zone (iodepth 8)"
+    );
+    eprintln!("zone append: at most {most_in_one_zone} appends in flight to one zone");
 }

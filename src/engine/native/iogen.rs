@@ -275,6 +275,7 @@ mod tests {
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         }
     }
 

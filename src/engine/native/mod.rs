@@ -5,6 +5,7 @@
 //! [`WorkerInterval`](crate::stats::WorkerInterval), which the collector merges and hands to
 //! its caller. They implement the contract of [`crate::engine`] ([`InProcess`], [`Idle`]).
 
+mod append;
 mod buffers;
 mod claim;
 mod crew;

@@ -1,7 +1,8 @@
 //! NVMe passthrough for the uring-cmd engine: the NVMe read and write commands (opcodes 0x02
-//! and 0x01) that go to an NVMe generic character device (`/dev/ngXnY`) as io_uring commands
-//! (`struct nvme_uring_cmd` in the 80-byte command area of a 128-byte SQE), as fio's
-//! `io_uring_cmd` engine sends them; and which namespace such a device is.
+//! and 0x01) and the ZNS Zone Append command (0x7D) that go to an NVMe generic character
+//! device (`/dev/ngXnY`) as io_uring commands (`struct nvme_uring_cmd` in the 80-byte
+//! command area of a 128-byte SQE), as fio's `io_uring_cmd` engine sends them; and which
+//! namespace such a device is.
 
 use std::fs::File;
 use std::io;
@@ -15,6 +16,10 @@ const NVME_IOCTL_ID: libc::c_ulong = 0x4E40;
 
 const OPC_WRITE: u8 = 0x01;
 const OPC_READ: u8 = 0x02;
+/// Zone Append (NVMe Zoned Namespace Command Set): a write the device places at the write
+/// pointer of the zone its SLBA field names (the zone's start, ZSLBA), returning where in the
+/// completion's DW0/DW1.
+const OPC_ZONE_APPEND: u8 = 0x7D;
 
 /// The namespace an NVMe generic device stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,11 +33,31 @@ pub struct Namespace {
 /// from) `addr`, in the SQE's 80-byte command area. `offset` and `len` are whole logical
 /// blocks (the engine's alignment is the logical block size).
 pub fn rw_cmd(ns: Namespace, write: bool, addr: u64, len: u32, offset: u64) -> [u8; 80] {
+    io_cmd(
+        ns,
+        if write { OPC_WRITE } else { OPC_READ },
+        addr,
+        len,
+        offset,
+    )
+}
+
+/// The `struct nvme_uring_cmd` of a Zone Append of `len` bytes from `addr` to the zone
+/// starting at byte `zone_start` (its ZSLBA in CDW10/11, NLB 0-based in CDW12): the device
+/// writes them at the zone's write pointer and says where (the completion's result, the
+/// big CQE's first word with io_uring).
+pub fn append_cmd(ns: Namespace, addr: u64, len: u32, zone_start: u64) -> [u8; 80] {
+    io_cmd(ns, OPC_ZONE_APPEND, addr, len, zone_start)
+}
+
+/// An I/O command of the NVM and ZNS command sets: `len` bytes at `addr`, its SLBA the
+/// logical block of byte `offset`.
+fn io_cmd(ns: Namespace, opcode: u8, addr: u64, len: u32, offset: u64) -> [u8; 80] {
     let mut c = [0u8; 80];
     let slba = offset >> ns.lba_shift;
     // Number of logical blocks, 0-based.
     let nlb = (len >> ns.lba_shift).saturating_sub(1);
-    c[0] = if write { OPC_WRITE } else { OPC_READ };
+    c[0] = opcode;
     c[4..8].copy_from_slice(&ns.nsid.to_ne_bytes());
     c[24..32].copy_from_slice(&addr.to_ne_bytes());
     c[36..40].copy_from_slice(&len.to_ne_bytes());
@@ -58,8 +83,40 @@ pub fn cmd_sqe(
     offset: u64,
     buf_index: Option<u16>,
 ) -> io_uring::squeue::Entry128 {
+    sqe_of(
+        rw_cmd(ns, write, addr, len, offset),
+        fixed_file,
+        fd,
+        buf_index,
+    )
+}
+
+/// The SQE of one Zone Append of `len` bytes from `addr` to the zone starting at byte
+/// `zone_start`; the file and buffer as [`cmd_sqe`]'s.
+pub fn append_sqe(
+    ns: Namespace,
+    fixed_file: bool,
+    fd: i32,
+    addr: u64,
+    len: u32,
+    zone_start: u64,
+    buf_index: Option<u16>,
+) -> io_uring::squeue::Entry128 {
+    sqe_of(
+        append_cmd(ns, addr, len, zone_start),
+        fixed_file,
+        fd,
+        buf_index,
+    )
+}
+
+fn sqe_of(
+    cmd: [u8; 80],
+    fixed_file: bool,
+    fd: i32,
+    buf_index: Option<u16>,
+) -> io_uring::squeue::Entry128 {
     use io_uring::{opcode, types};
-    let cmd = rw_cmd(ns, write, addr, len, offset);
     let e = match fixed_file {
         true => opcode::UringCmd80::new(types::Fixed(0), NVME_URING_CMD_IO),
         false => opcode::UringCmd80::new(types::Fd(fd), NVME_URING_CMD_IO),
@@ -117,5 +174,49 @@ mod tests {
             u32::from_ne_bytes(rw_cmd(ns, true, 0, 512, 0)[48..52].try_into().unwrap()),
             0
         );
+    }
+
+    #[test]
+    fn a_zone_append_names_its_zones_start_and_its_blocks() {
+        let ns = Namespace {
+            nsid: 3,
+            lba_shift: 12,
+        };
+        // 128 KiB to the zone at 6 TiB (LBA 0x6000_0000 of 4 KiB: above 32 bits in bytes).
+        let zone = 6u64 << 40;
+        let c = append_cmd(ns, 0xdead_b000, 128 << 10, zone);
+        let word = |at: usize| u32::from_ne_bytes(c[at..at + 4].try_into().unwrap());
+        assert_eq!(c[0], 0x7D, "Zone Append");
+        assert_eq!(c[1], 0, "no flags (PRPs)");
+        assert_eq!(word(4), 3, "nsid");
+        assert_eq!(
+            u64::from_ne_bytes(c[24..32].try_into().unwrap()),
+            0xdead_b000
+        );
+        assert_eq!(word(36), 128 << 10, "data_len");
+        let zslba = zone >> 12;
+        assert_eq!(word(40), zslba as u32, "CDW10: ZSLBA, low");
+        assert_eq!(word(44), (zslba >> 32) as u32, "CDW11: ZSLBA, high");
+        assert_eq!(word(48), 31, "CDW12: 32 blocks, 0-based");
+        // Nothing else: no PI, no FUA, no metadata, the kernel's default timeout.
+        assert!(c[8..24].iter().all(|&b| b == 0));
+        assert!(c[32..36].iter().all(|&b| b == 0));
+        assert!(c[52..].iter().all(|&b| b == 0));
+        // Laid out as a write of the same blocks, but for the opcode.
+        let w = rw_cmd(ns, true, 0xdead_b000, 128 << 10, zone);
+        assert_eq!(c[1..], w[1..]);
+        // The SQE carries it in its command area, as an NVMe I/O command on the device.
+        let sqe = append_sqe(ns, false, 7, 0xdead_b000, 128 << 10, zone, Some(2));
+        // SAFETY: Entry128 is a 128-byte repr(C) SQE of plain integers (the io-uring crate
+        // asserts its size); any bytes are a valid [u8; 128].
+        let bytes: [u8; 128] = unsafe { std::mem::transmute(sqe) };
+        assert_eq!(bytes[0], 46, "IORING_OP_URING_CMD");
+        assert_eq!(i32::from_ne_bytes(bytes[4..8].try_into().unwrap()), 7, "fd");
+        assert_eq!(
+            u32::from_ne_bytes(bytes[8..12].try_into().unwrap()),
+            NVME_URING_CMD_IO,
+            "cmd_op"
+        );
+        assert_eq!(&bytes[48..128], &c[..], "the command");
     }
 }

@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::sync::Arc;
 
+use super::append::ZoneAppend;
 use super::discard::TrimKind;
 use super::failure::{DeviceWatch, KernelCompletions};
 use super::notes::Notes;
@@ -134,25 +135,40 @@ pub(super) fn uring_discards(
     false
 }
 
-/// What each I/O of the step's rings is.
+/// What each I/O of the step's rings is: for a zone-append step, the zone size of the
+/// zoned namespace behind the generic device.
 pub(super) fn ring_io(
     kind: EngineKind,
     target: &StepTarget,
+    spec: &StepSpec,
     first: Option<&File>,
     trim: Option<TrimKind>,
 ) -> Result<RingIo, EngineError> {
     Ok(match (kind, first, trim) {
         (EngineKind::Nop, _, _) => RingIo::Nop,
         (_, _, Some(k)) => RingIo::Trim(k),
-        (EngineKind::UringCmd, Some(f), None) => RingIo::NvmeCmd(Namespace {
-            nsid: nvme::namespace_id(f).map_err(|source| EngineError::Open {
-                path: target.path.display().to_string(),
-                mode: "its NVMe namespace id",
-                source,
-                hint: " (an NVMe generic device, /dev/ngXnY, answers NVME_IOCTL_ID)",
-            })?,
-            lba_shift: target.align.max(1).trailing_zeros(),
-        }),
+        (EngineKind::UringCmd, Some(f), None) => {
+            let ns = Namespace {
+                nsid: nvme::namespace_id(f).map_err(|source| EngineError::Open {
+                    path: target.path.display().to_string(),
+                    mode: "its NVMe namespace id",
+                    source,
+                    hint: " (an NVMe generic device, /dev/ngXnY, answers NVME_IOCTL_ID)",
+                })?,
+                lba_shift: target.align.max(1).trailing_zeros(),
+            };
+            if !spec.workload.zone_append {
+                return Ok(RingIo::NvmeCmd(ns));
+            }
+            let zone_bytes = super::zoned::zoned_device(&target.path)
+                .filter(|d| d.zones.model == crate::drive::ZoneModel::HostManaged)
+                .map(|d| d.zones.zone_bytes)
+                .filter(|&z| z > 0)
+                .ok_or_else(|| {
+                    EngineError::Invalid(InvalidStep::AppendNotZoned(target.path.clone()))
+                })?;
+            RingIo::ZoneAppend(ZoneAppend { ns, zone_bytes })
+        }
         _ => RingIo::Block,
     })
 }

@@ -245,6 +245,7 @@ mod tests {
             direct: true,
             job_region: Default::default(),
             access: Default::default(),
+            zone_append: false,
         };
         let take = |job| {
             let mut p = Pacer::for_job(&w, job, Some(1_000.0)).expect("paced");

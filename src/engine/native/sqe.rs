@@ -2,8 +2,9 @@
 //! for reads, writes, NOPs and trims; 128-byte ones for NVMe commands), and what each
 //! completion's result means.
 
-use io_uring::{opcode, squeue, types};
+use io_uring::{cqueue, opcode, squeue, types};
 
+use super::append::ZoneAppend;
 use super::buffers::Buffers;
 use super::discard::{trim_sqe, TrimKind};
 use super::iogen::IoDir;
@@ -18,6 +19,9 @@ pub(crate) enum RingIo {
     Nop,
     /// NVMe read and write commands on an NVMe generic character device.
     NvmeCmd(Namespace),
+    /// Its writes NVMe Zone Append commands to the zone each offset falls in (its reads
+    /// NVMe reads), on a zoned namespace's generic device.
+    ZoneAppend(ZoneAppend),
     /// A step that trims: its trims are block discard commands or punched holes (no data),
     /// its writes (`trimwrite`'s) those of [`RingIo::Block`].
     Trim(TrimKind),
@@ -51,7 +55,7 @@ impl MakeSqe for squeue::Entry {
         offset: u64,
     ) -> Self {
         match io {
-            RingIo::Block | RingIo::NvmeCmd(_) => build_sqe(
+            RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) => build_sqe(
                 bufs,
                 fixed,
                 fd,
@@ -103,6 +107,24 @@ impl MakeSqe for squeue::Entry128 {
                 nvme::cmd_sqe(ns, fixed.0, fd, write, ptr as u64, len, offset, idx)
                     .user_data(slot as u64)
             }
+            RingIo::ZoneAppend(za) => {
+                // As above: `len` bytes at `ptr`, inside slot `slot`.
+                assert!(
+                    len as usize <= bufs.slot_len(),
+                    "I/O larger than its buffer"
+                );
+                let ptr = bufs.slot_ptr(slot) as u64;
+                let idx = fixed.1.then_some(slot as u16);
+                let e = match dir {
+                    IoDir::Write => {
+                        nvme::append_sqe(za.ns, fixed.0, fd, ptr, len, za.zone_start(offset), idx)
+                    }
+                    IoDir::Read | IoDir::Trim => {
+                        nvme::cmd_sqe(za.ns, fixed.0, fd, false, ptr, len, offset, idx)
+                    }
+                };
+                e.user_data(slot as u64)
+            }
             RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
                 squeue::Entry::make(io, bufs, fixed, fd, slot, dir, len, offset).into()
             }
@@ -118,10 +140,33 @@ pub(super) fn io_result(io: RingIo, dir: IoDir, res: i32, len: u32) -> i64 {
         (RingIo::Block, r) => i64::from(r),
         // A trimming step's reads and writes move bytes as a block ring's.
         (RingIo::Trim(_), r) if !matches!(dir, IoDir::Trim) => i64::from(r),
-        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), 0) => i64::from(len),
-        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), r) if r < 0 => i64::from(r),
+        (_, 0) => i64::from(len),
+        (_, r) if r < 0 => i64::from(r),
         // An NVMe status (a positive value): the device failed the command.
-        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::Trim(_), _) => -i64::from(libc::EIO),
+        (RingIo::Nop | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) | RingIo::Trim(_), _) => {
+            -i64::from(libc::EIO)
+        }
+    }
+}
+
+/// A completion of the ring's entry type with what it carries beyond `res`: a 32-byte
+/// CQE of an NVMe command holds the command's 64-bit result (the completion's DW0/DW1;
+/// the LBA a Zone Append wrote at) in its first extra word.
+pub(super) trait BigCqe: cqueue::EntryMarker {
+    fn result64(&self) -> u64;
+}
+
+impl BigCqe for cqueue::Entry {
+    #[inline(always)]
+    fn result64(&self) -> u64 {
+        0
+    }
+}
+
+impl BigCqe for cqueue::Entry32 {
+    #[inline(always)]
+    fn result64(&self) -> u64 {
+        self.big_cqe()[0]
     }
 }
 

@@ -92,7 +92,7 @@ impl<'a> StepRun<'a> {
         if let (Some(TrimKind::Discard), true, Some(f)) = (trim, use_uring, first) {
             use_uring = open::uring_discards(target, spec, f, &mut notes, obs);
         }
-        let ring_io = open::ring_io(kind, target, first, trim)?;
+        let ring_io = open::ring_io(kind, target, spec, first, trim)?;
         let (device, kernel) = open::watches(target, first);
         let claim = open::claim(kind, target, spec, device.is_some())?;
         let schedule = Schedule::new(spec.interval, spec.ramp);

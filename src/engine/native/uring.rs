@@ -191,7 +191,9 @@ pub(super) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     let slots = match ctx.ring_io {
         RingIo::Nop => 0,
         RingIo::Trim(_) if ctx.workload.rw.is_trim() => 0,
-        RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_) => depth as usize,
+        RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) | RingIo::Trim(_) => {
+            depth as usize
+        }
     };
     let bufs =
         Buffers::new(slots, ctx.workload.bs.max() as usize, &mut rng).ok_or(UringError::Buffers)?;

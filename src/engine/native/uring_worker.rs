@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 
 use io_uring::{cqueue, squeue, types};
 
+use super::append::Landings;
 use super::buffers::Buffers;
 use super::iogen::{IoDir, IoGen, NextIo};
 use super::pacer::Pacer;
 use super::pause::{PauseTracker, PAUSE_NAP_NS};
-use super::sqe::{io_result, MakeSqe, RingIo};
+use super::sqe::{io_result, BigCqe, MakeSqe, RingIo};
 use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::uring::{setup, transient, RingBufs, Setup, UringError, SUBMIT_CHUNK};
@@ -48,11 +49,13 @@ pub(crate) fn run(ctx: WorkerCtx) {
         RingIo::Block | RingIo::Nop | RingIo::Trim(_) => {
             run_on::<squeue::Entry, cqueue::Entry>(ctx)
         }
-        RingIo::NvmeCmd(_) => run_on::<squeue::Entry128, cqueue::Entry32>(ctx),
+        RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) => {
+            run_on::<squeue::Entry128, cqueue::Entry32>(ctx)
+        }
     }
 }
 
-fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
+fn run_on<S: MakeSqe, C: BigCqe>(ctx: WorkerCtx) {
     let set = setup::<S, C>(&ctx);
     let lead = paced_lead(&ctx);
     if let Err(e) = &set {
@@ -82,7 +85,7 @@ fn run_on<S: MakeSqe, C: cqueue::EntryMarker>(ctx: WorkerCtx) {
 
 /// Runs the step. Returns with I/Os in flight only on an error (or unwinds on a panic); the
 /// caller's `Setup` then drains them before freeing the buffers.
-fn io_loop<S: MakeSqe, C: cqueue::EntryMarker>(
+fn io_loop<S: MakeSqe, C: BigCqe>(
     ctx: &WorkerCtx,
     s: &mut Setup<S, C>,
     t0: Instant,
@@ -162,7 +165,7 @@ struct Wait {
 }
 
 /// One io_uring worker in its loop.
-struct Worker<'a, S: MakeSqe, C: cqueue::EntryMarker> {
+struct Worker<'a, S: MakeSqe, C: BigCqe> {
     ctx: &'a WorkerCtx,
     io: &'a mut RingBufs<S, C>,
     /// I/Os pushed to the submission queue and not reaped yet (the caller's `Setup`
@@ -188,12 +191,14 @@ struct Worker<'a, S: MakeSqe, C: cqueue::EntryMarker> {
     paused: bool,
     suspended: SuspendWatch,
     drain_sent: bool,
+    /// A zone-append step's appends and where the device placed them.
+    landings: Option<Landings>,
     /// The time of this turn (ns since the start): stamps the completions just reaped and
     /// the submissions prepared next.
     now: u64,
 }
 
-impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
+impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
     fn new(
         ctx: &'a WorkerCtx,
         s: &'a mut Setup<S, C>,
@@ -213,7 +218,9 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
         // system call; the whole refill goes with the wait.
         let chunk = match ring_io {
             RingIo::Nop => usize::MAX,
-            RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_) => SUBMIT_CHUNK,
+            RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) | RingIo::Trim(_) => {
+                SUBMIT_CHUNK
+            }
         };
         let gen = IoGen::new(&ctx.workload, ctx.job, ctx.align);
         let rec = IntervalTally::new(
@@ -265,6 +272,7 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
             paused: false,
             suspended,
             drain_sent: false,
+            landings: matches!(ring_io, RingIo::ZoneAppend(_)).then(Landings::default),
             now: ns_since(t0),
         })
     }
@@ -288,6 +296,10 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
             }
             let wait = self.pace();
             self.enter(wait)?;
+        }
+        if let Some(l) = self.landings.filter(|l| l.appends > 0) {
+            // Before the last interval: the collector ends the step on that one.
+            let _ = self.ctx.tx.send(WorkerMsg::Note(l.to_string()));
         }
         self.rec.flush(self.now, true);
         Ok(())
@@ -334,12 +346,22 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
         let mut cq = self.io.ring.completion();
         let mut reaped = 0u64;
         for cqe in &mut cq {
+            let result64 = cqe.result64();
             let cqe: cqueue::Entry = cqe.into();
             *self.inflight -= 1;
             reaped += 1;
             let slot = cqe.user_data() as usize;
             let done = self.slots[slot];
-            let res = io_result(self.ring_io, done.dir, cqe.result(), done.len);
+            let mut res = io_result(self.ring_io, done.dir, cqe.result(), done.len);
+            if let (RingIo::ZoneAppend(za), IoDir::Write, Some(l)) =
+                (self.ring_io, done.dir, &mut self.landings)
+            {
+                // Where the device placed the append: outside the zone it was sent to, the
+                // write is an error (its bytes are not where the step put them).
+                if res == i64::from(done.len) && !l.land(&za, done.offset, done.len, result64) {
+                    res = -i64::from(libc::EIO);
+                }
+            }
             if let Some(v) = &mut self.src.verifier {
                 let whole = res == i64::from(done.len);
                 if matches!(done.dir, IoDir::Write) {
@@ -409,7 +431,7 @@ impl<'a, S: MakeSqe, C: cqueue::EntryMarker> Worker<'a, S, C> {
             if next.is_write()
                 && matches!(
                     self.ring_io,
-                    RingIo::Block | RingIo::NvmeCmd(_) | RingIo::Trim(_)
+                    RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) | RingIo::Trim(_)
                 )
                 && self.src.verifier.is_none()
             {

@@ -9,7 +9,7 @@ use crate::engine::RingOption;
 use crate::engine::{
     InvalidStep, StepTarget, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS, MIN_STEP_DURATION,
 };
-use crate::workload::{EngineKind, EngineOptions, StepSpec, Workload};
+use crate::workload::{zone_append_problem, EngineKind, EngineOptions, StepSpec, Workload};
 
 /// Checks what a workload asks for that no target can change: queue shape, block sizes,
 /// buffer memory, rate. Runs before anything touches a target.
@@ -100,13 +100,19 @@ pub fn validate(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError>
 }
 
 /// Checks what the step's engine and its ring options need of the target and the kernel:
-/// passthrough needs an NVMe generic device, polled I/O a device with poll queues, SQPOLL
+/// zone append sequential passthrough writes of one size, passthrough an NVMe generic device, polled I/O a device with poll queues, SQPOLL
 /// a kernel that lets this process have an SQ thread.
 fn check_engine(target: &StepTarget, spec: &StepSpec) -> Result<(), EngineError> {
     let bad = |why: InvalidStep| Err(EngineError::Invalid(why));
     let o = &spec.options;
     if !o.is_default() && !spec.engine.uses_rings() {
         return bad(InvalidStep::RingOptions(spec.engine));
+    }
+    let w = &spec.workload;
+    if w.zone_append {
+        if let Some(p) = zone_append_problem(w.rw, spec.engine, w.bs.is_single()) {
+            return bad(InvalidStep::ZoneAppend(p));
+        }
     }
     if spec.workload.trims() && spec.engine == EngineKind::UringCmd {
         return bad(InvalidStep::TrimPassthrough);

@@ -2,22 +2,31 @@
 //! before any I/O ([`check_steps`]): its sequential zones are written only at their write
 //! pointers, in order, so random writes, trims, mixes with writes, several jobs, a start
 //! off a zone's start, a write that comes round the region again, one into a zone's
-//! unwritable tail (capacity below size) and queued writes with no zone write locking are
-//! refused with a [`ZoneRefusal`]. The run resets the zones a step writes before it
-//! (`host::zone_reset`), so each write pointer is then at its zone's start.
+//! unwritable tail (capacity below size) and queued writes with no zone write locking (or
+//! through NVMe passthrough, which bypasses it) are refused with a [`ZoneRefusal`]. A step
+//! that writes by zone append may keep several writes in flight (the device places each),
+//! but its appends must fit the zones: one block size dividing their capacity, within the
+//! device's append limit, no conventional zone. The run resets the zones a step writes
+//! before it (`host::zone_reset`), so each write pointer is then at its zone's start. An
+//! NVMe generic device (`/dev/ngXnY`) is checked as the block namespace behind it, whose
+//! sysfs and zone ioctls tell its zones.
 
 use std::fs::File;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use super::nvme;
 use crate::drive::zones::{self, Zone};
 use crate::drive::{ZoneModel, Zones};
 use crate::engine::{EngineError, InvalidStep, StepTarget, ZoneRefusal};
-use crate::workload::StepSpec;
+use crate::workload::{EngineKind, StepSpec};
 
 /// What the check knows of the device: its zones by sysfs and report, and whether queued
 /// writes stay in order.
 pub struct ZonedDevice {
+    /// The block device whose zones these are (the namespace behind a generic device):
+    /// where zones are reset and reported.
+    pub block: PathBuf,
     pub zones: Zones,
     /// The zone report (empty when it could not be read: the sysfs zone size is used).
     pub report: Vec<Zone>,
@@ -25,6 +34,9 @@ pub struct ZonedDevice {
     pub ordered_queue: bool,
     /// The scheduler selected in `queue/scheduler`.
     pub scheduler: String,
+    /// The largest zone append the device takes (`queue/zone_append_max_bytes`); 0 when
+    /// unknown.
+    pub append_max: u64,
 }
 
 /// The start of the zone holding `offset`.
@@ -56,6 +68,15 @@ pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal>
         .iter()
         .filter(|z| z.start < region.offset + region.len && region.offset < z.start + z.len)
         .collect();
+    // A conventional zone has no write pointer to append at.
+    if let Some(z) = written
+        .iter()
+        .find(|z| w.zone_append && !z.sequential_only())
+    {
+        return Err(ZoneRefusal::AppendConventional {
+            zone_start: z.start,
+        });
+    }
     // Conventional zones take writes anywhere: a step within them is any disk's.
     if !dev.report.is_empty() && !written.iter().any(|z| z.sequential_only()) {
         return Ok(());
@@ -71,6 +92,23 @@ pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal>
     }
     if w.jobs > 1 {
         return Err(ZoneRefusal::SeveralJobs(w.jobs));
+    }
+    if w.zone_append {
+        let capacity = written
+            .iter()
+            .map(|z| z.capacity)
+            .min()
+            .unwrap_or(dev.zones.zone_bytes);
+        let bs = w.bs.max();
+        if bs == 0 || capacity % bs != 0 {
+            return Err(ZoneRefusal::AppendCrossesZone { bs, capacity });
+        }
+        if dev.append_max > 0 && bs > dev.append_max {
+            return Err(ZoneRefusal::AppendTooLarge {
+                bs,
+                max: dev.append_max,
+            });
+        }
     }
     let start = zone_start(dev, region.offset);
     if start != region.offset {
@@ -93,7 +131,11 @@ pub fn check_step(dev: &ZonedDevice, spec: &StepSpec) -> Result<(), ZoneRefusal>
             capacity: z.capacity,
         });
     }
-    if w.iodepth > 1 && !dev.ordered_queue {
+    // Zone append needs no order: the device places each write at the write pointer.
+    if w.iodepth > 1 && !w.zone_append && spec.engine == EngineKind::UringCmd {
+        return Err(ZoneRefusal::QueuedPassthrough { iodepth: w.iodepth });
+    }
+    if w.iodepth > 1 && !w.zone_append && !dev.ordered_queue {
         return Err(ZoneRefusal::NoZoneWriteLocking {
             iodepth: w.iodepth,
             scheduler: dev.scheduler.clone(),
@@ -120,8 +162,14 @@ fn selected_scheduler(line: &str) -> String {
 }
 
 /// The zoned device at `path` on this system, if it is one: a block device whose
-/// `/sys/dev/block/MAJ:MIN/queue/zoned` names a zone model.
+/// `/sys/dev/block/MAJ:MIN/queue/zoned` names a zone model, or an NVMe generic device
+/// (`/dev/ngXnY`) whose block namespace (`/dev/nvmeXnY`) is one.
 pub fn zoned_device(path: &Path) -> Option<ZonedDevice> {
+    let block = match nvme::is_generic_device(path) {
+        true => nvme::block_namespace(path)?,
+        false => path.to_path_buf(),
+    };
+    let path = block.as_path();
     let meta = std::fs::metadata(path).ok()?;
     if !meta.file_type().is_block_device() {
         return None;
@@ -140,7 +188,13 @@ pub fn zoned_device(path: &Path) -> Option<ZonedDevice> {
         .map(|s| selected_scheduler(&s))
         .unwrap_or_default();
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let append_max = std::fs::read_to_string(queue.join("zone_append_max_bytes"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
     Some(ZonedDevice {
+        block: block.clone(),
+        append_max,
         zones,
         report,
         ordered_queue: kernel_plugs_zone_writes(&release) || scheduler == "mq-deadline",
@@ -148,9 +202,16 @@ pub fn zoned_device(path: &Path) -> Option<ZonedDevice> {
     })
 }
 
-/// Checks every step against the target when it is a host-managed zoned device.
+/// Checks every step against the target when it is a host-managed zoned device; a step
+/// that writes by zone append needs one.
 pub fn check_steps(t: &StepTarget, specs: &[StepSpec]) -> Result<(), EngineError> {
-    let Some(dev) = zoned_device(&t.path) else {
+    let dev = zoned_device(&t.path).filter(|d| d.zones.model == ZoneModel::HostManaged);
+    if dev.is_none() && specs.iter().any(|s| s.workload.zone_append) {
+        return Err(EngineError::Invalid(InvalidStep::AppendNotZoned(
+            t.path.clone(),
+        )));
+    }
+    let Some(dev) = dev else {
         return Ok(());
     };
     for spec in specs {
@@ -181,6 +242,8 @@ mod tests {
             cond: ZoneCond::Empty,
         };
         ZonedDevice {
+            block: PathBuf::from("/dev/nvme9n1"),
+            append_max: 0,
             zones: Zones {
                 model: ZoneModel::HostManaged,
                 zone_bytes: Z,
@@ -221,6 +284,7 @@ mod tests {
                 direct: true,
                 job_region: Default::default(),
                 access: Default::default(),
+                zone_append: false,
             },
             engine: Default::default(),
             options: Default::default(),
@@ -292,6 +356,104 @@ mod tests {
         assert_eq!(check_step(&locked, &queued), Ok(()));
         // Random writes within the conventional zone are any disk's.
         assert_eq!(check_step(&d, &spec(RwMode::RandWrite, 0, Z, None)), Ok(()));
+    }
+
+    #[test]
+    fn zone_appends_queue_deep_but_must_fit_the_zones() {
+        let d = dev(Z);
+        let mut append = spec(RwMode::Write, Z, 4 * Z, Some(4 * Z));
+        append.engine = EngineKind::UringCmd;
+        append.workload.zone_append = true;
+        append.workload.iodepth = 8;
+        // No zone write locking (scheduler none, an old kernel): appends need none.
+        assert!(!d.ordered_queue);
+        assert_eq!(check_step(&d, &append), Ok(()));
+        // Plain passthrough writes in flight together bypass the kernel's ordering, even
+        // where it has some.
+        let mut plain = append.clone();
+        plain.workload.zone_append = false;
+        let ordered = ZonedDevice {
+            ordered_queue: true,
+            ..dev(Z)
+        };
+        assert_eq!(
+            check_step(&ordered, &plain),
+            Err(ZoneRefusal::QueuedPassthrough { iodepth: 8 })
+        );
+        plain.workload.iodepth = 1;
+        assert_eq!(check_step(&d, &plain), Ok(()));
+        // A block size that leaves a tail in each zone: an append would cross its end.
+        let mut odd = append.clone();
+        odd.workload.bs = BlockSizes::single(96 << 10);
+        assert_eq!(
+            check_step(&d, &odd),
+            Err(ZoneRefusal::AppendCrossesZone {
+                bs: 96 << 10,
+                capacity: Z
+            })
+        );
+        // Above the device's zone append limit.
+        let small = ZonedDevice {
+            append_max: 64 << 10,
+            ..dev(Z)
+        };
+        assert_eq!(
+            check_step(&small, &append),
+            Err(ZoneRefusal::AppendTooLarge {
+                bs: 128 << 10,
+                max: 64 << 10
+            })
+        );
+        // Into the conventional zone 0, which has no write pointer.
+        let mut conv = append.clone();
+        conv.workload.region.offset = 0;
+        assert_eq!(
+            check_step(&d, &conv),
+            Err(ZoneRefusal::AppendConventional { zone_start: 0 })
+        );
+        // Random appends are still random writes.
+        let mut random = append.clone();
+        random.workload.rw = RwMode::RandWrite;
+        assert_eq!(check_step(&d, &random), Err(ZoneRefusal::RandomWrites));
+        let said = InvalidStep::Zoned {
+            path: "/dev/ng0n1".into(),
+            why: ZoneRefusal::AppendCrossesZone {
+                bs: 96 << 10,
+                capacity: Z,
+            },
+        }
+        .to_string();
+        assert!(
+            said.contains("zone append of 96KiB does not divide the zones' capacity (4MiB)"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn zone_append_on_what_is_not_a_zoned_namespace_is_refused() {
+        // A regular file (as a conventional namespace or a plain disk): no zones at all.
+        let f = tempfile::NamedTempFile::new().unwrap();
+        f.as_file().set_len(16 * Z).unwrap();
+        let t = StepTarget {
+            path: f.path().to_path_buf(),
+            size: 16 * Z,
+            align: 512,
+            verify: None,
+        };
+        let mut s = spec(RwMode::Write, 0, 4 * Z, Some(4 * Z));
+        s.engine = EngineKind::UringCmd;
+        assert!(check_steps(&t, std::slice::from_ref(&s)).is_ok());
+        s.workload.zone_append = true;
+        let err = check_steps(&t, &[s]).unwrap_err();
+        assert!(
+            matches!(&err, EngineError::Invalid(InvalidStep::AppendNotZoned(p)) if p == f.path()),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("is not a host-managed zoned device"),
+            "{err}"
+        );
     }
 
     #[test]
