@@ -277,7 +277,10 @@ fn check_stalls(out: &Path) {
     assert!(note.contains("still had I/O in flight"), "{s}");
     let took = timing(out, "stall_end_timing", "start_to_exit_s");
     eprintln!("stall: a 2 s run on a device that never answers exited after {took:.2} s");
-    assert!(took < 6.0, "{took}");
+    // Every read waits 10 s in dm-delay: a run that waited for its I/O would exit 10 s or
+    // more after it began. How much sooner it exits is the guest's speed (a 2 s run and
+    // about a second of grace; 7.45 s under TCG on a loaded host, process start included).
+    assert!(took < 9.5, "{took}");
 }
 
 fn check_full_fs(out: &Path) {
