@@ -25,21 +25,13 @@ fn data_bytes(f: &std::fs::File, from: u64, to: u64) -> u64 {
     n
 }
 
-#[test]
-fn zoned_random_writes_land_on_each_range_in_its_share() {
-    let home = common::disk_tempdir();
-    let preset = home.path().join("p.yaml");
-    // 2048 writes of 4 KiB over 262144 blocks: few land twice on one block.
-    std::fs::write(
-        &preset,
-        "id: zoned-access\nname: Zoned access\ndescription: random writes over zoned ranges\n\
-         phases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 4, jobs: 1, \
-         random_distribution: \"zoned:90/10:10/90\"}\n    end: {data: 8MiB}\n",
-    )
-    .unwrap();
-    let t = home.path().join("t.bin");
-    let out = common::run(
-        home.path(),
+/// Runs the preset `yaml` headless on the test file `t.bin` of `size` in `home`.
+fn run_preset(home: &std::path::Path, yaml: &str, size: &str) -> std::process::Output {
+    let preset = home.join("p.yaml");
+    std::fs::write(&preset, yaml).unwrap();
+    let t = home.join("t.bin");
+    common::run(
+        home,
         &[
             "run",
             "--preset-file",
@@ -47,13 +39,26 @@ fn zoned_random_writes_land_on_each_range_in_its_share() {
             "--target",
             t.to_str().unwrap(),
             "--size",
-            "1GiB",
+            size,
             "--interval",
             "250ms",
         ],
+    )
+}
+
+#[test]
+fn zoned_random_writes_land_on_each_range_in_its_share() {
+    let home = common::disk_tempdir();
+    // 2048 writes of 4 KiB over 262144 blocks: few land twice on one block.
+    let out = run_preset(
+        home.path(),
+        "id: zoned-access\nname: Zoned access\ndescription: random writes over zoned ranges\n\
+         phases:\n  - name: w\n    workload: {rw: randwrite, bs: 4k, iodepth: 4, jobs: 1, \
+         random_distribution: \"zoned:90/10:10/90\"}\n    end: {data: 8MiB}\n",
+        "1GiB",
     );
     assert!(out.status.success(), "{}", common::stderr(&out));
-    let f = std::fs::File::open(&t).unwrap();
+    let f = std::fs::File::open(home.path().join("t.bin")).unwrap();
     let size = f.metadata().unwrap().len();
     let hot = data_bytes(&f, 0, size / 10);
     let cold = data_bytes(&f, size / 10, size);
@@ -75,30 +80,11 @@ fn zoned_random_writes_land_on_each_range_in_its_share() {
 #[test]
 fn a_range_under_one_block_is_refused_naming_it() {
     let home = common::disk_tempdir();
-    let preset = home.path().join("p.yaml");
     // 1% of 1 MiB is 10 KiB: under the 64 KiB block.
-    std::fs::write(
-        &preset,
-        "id: tiny-range\nname: Tiny range\ndescription: a range under a block\n\
+    let yaml = "id: tiny-range\nname: Tiny range\ndescription: a range under a block\n\
          phases:\n  - name: w\n    workload: {rw: randread, bs: 64k, iodepth: 1, jobs: 1, \
-         random_distribution: \"zoned:50/1:50/99\"}\n    end: {data: 1MiB}\n",
-    )
-    .unwrap();
-    let t = home.path().join("t.bin");
-    let run = |size: &str| {
-        common::run(
-            home.path(),
-            &[
-                "run",
-                "--preset-file",
-                preset.to_str().unwrap(),
-                "--target",
-                t.to_str().unwrap(),
-                "--size",
-                size,
-            ],
-        )
-    };
+         random_distribution: \"zoned:50/1:50/99\"}\n    end: {data: 1MiB}\n";
+    let run = |size: &str| run_preset(home.path(), yaml, size);
     let out = run("1MiB");
     assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
     let err = common::stderr(&out);
