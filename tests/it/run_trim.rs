@@ -228,18 +228,56 @@ fn a_trimwrite_on_a_file_writes_back_every_block_it_punched() {
             written >= 64,
             "{engine}: the 4 MiB file once over at least: {s}"
         );
-        assert!(trims.abs_diff(written) <= 1, "{engine}: {s}");
+        // Every trim's write went out, the last one's too: a step ending by time does not
+        // stop between a trim and its write (as fio issue #2122 reports of fio).
+        assert_eq!(trims, written, "{engine}: {s}");
         assert_eq!(ios(&s, "errors"), 0, "{engine}: {s}");
         let meta = std::fs::metadata(&f).unwrap();
         assert_eq!(meta.len(), 4 << 20);
         // Each hole is written again (at QD1 a block's write follows its trim's completion):
-        // but for the last block trimmed, the file is whole.
+        // the file is whole.
         assert!(
-            meta.blocks() >= (4 << 20) / 512 - 128,
+            meta.blocks() >= (4 << 20) / 512,
             "{engine}: {} blocks of {}",
             meta.blocks(),
             (4 << 20) / 512
         );
+    }
+}
+
+/// At a deep queue too, a run ended by time issues the write of every block it trimmed:
+/// five runs, each with as many writes as trims (one in four runs ended a trim short
+/// before the end waited for it).
+#[test]
+fn a_deep_trimwrite_ended_by_time_writes_every_block_it_trimmed() {
+    let dir = common::disk_tempdir();
+    let home = tempfile::tempdir().unwrap();
+    let f = dir.path().join("trimwrite-deep.img");
+    std::fs::write(&f, vec![0x5au8; 16 << 20]).unwrap();
+    let p = f.to_str().unwrap();
+    for engine in ["io_uring", "sync"] {
+        for _ in 0..5 {
+            let s = trim_run(
+                home.path(),
+                &[
+                    "-t",
+                    p,
+                    "--rw",
+                    "trimwrite",
+                    "--bs",
+                    "4k",
+                    "--iodepth",
+                    if engine == "sync" { "1" } else { "7" },
+                    "--engine",
+                    engine,
+                    "--destroy-data",
+                    p,
+                ],
+            );
+            let (trims, written) = (ios(&s, "trim_ios"), ios(&s, "write_ios"));
+            assert!(trims > 0, "{engine}: {s}");
+            assert_eq!(trims, written, "{engine}: {s}");
+        }
     }
 }
 
@@ -375,6 +413,24 @@ fn a_randrw_with_a_trim_share_trims_its_share_and_counts_the_kernels() {
     };
     let home = tempfile::tempdir().unwrap();
     let d = dev.dev.to_str().unwrap();
+    // What a run reads besides its workload (the write guard's signature probe: 48 reads
+    // here), counted by the kernel for a run that reads nothing: taken off the kernel's
+    // reads below. Under load a slow sync run's 3.7k reads made it 1.3%.
+    let before = dev.stat().0;
+    trim_run(
+        home.path(),
+        &[
+            "-t",
+            d,
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--destroy-data",
+            d,
+        ],
+    );
+    let probe_reads = dev.stat().0 - before;
     for engine in ["io_uring", "sync"] {
         let (discards, (reads, writes)) = (dev.discards(), dev.stat());
         let s = trim_run(
@@ -399,7 +455,11 @@ fn a_randrw_with_a_trim_share_trims_its_share_and_counts_the_kernels() {
             ],
         );
         let stat = dev.stat();
-        let kernel = (dev.discards() - discards, stat.0 - reads, stat.1 - writes);
+        let kernel = (
+            dev.discards() - discards,
+            (stat.0 - reads).saturating_sub(probe_reads),
+            stat.1 - writes,
+        );
         let (trims, read, written) = (
             ios(&s, "trim_ios"),
             ios(&s, "read_ios"),

@@ -179,6 +179,13 @@ impl IoGen {
         self.placed(dir)
     }
 
+    /// A `trimwrite` trim was issued and its write not yet: a stopping worker issues it
+    /// before it drains, so that every block trimmed is written (fio issue #2122).
+    #[inline]
+    pub fn holds_write(&self) -> bool {
+        self.pending_write.is_some()
+    }
+
     /// `trimwrite`'s next I/O: the write of the block trimmed last, or the next trim.
     fn trim_write(&mut self) -> NextIo {
         if let Some(w) = self.pending_write.take() {

@@ -62,20 +62,24 @@ pub(crate) fn run(ctx: WorkerCtx) {
             }
         }
         // While paused the step's end is not due: it moves by the paused span on resume.
-        if (!paused && end_ns.is_some_and(|e| now >= e))
+        let ending = (!paused && end_ns.is_some_and(|e| now >= e))
             || ctx.stop.load(Ordering::Relaxed)
-            || ctx.byte_budget.is_some_and(|b| issued_bytes >= b)
-        {
+            || ctx.byte_budget.is_some_and(|b| issued_bytes >= b);
+        // A trimwrite's held write goes out even at the end (its trim went out), at once.
+        if ending && !gen.holds_write() {
             break;
         }
-        rec.maybe_flush(now);
-        if paused {
+        if !ending {
+            rec.maybe_flush(now);
+        }
+        if paused && !ending {
             let ns = rec.next_boundary().saturating_sub(now).min(PAUSE_NAP_NS);
             std::thread::sleep(Duration::from_nanos(ns.max(1)));
             now = ns_since(t0);
             continue;
         }
         let t_intended = match &mut pacer {
+            _ if ending => now,
             None => now,
             Some(p) => match p.take_due(now) {
                 Some(t) => {

@@ -281,10 +281,12 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         loop {
             self.tick();
             self.reap();
-            if self.stopping && *self.inflight == 0 {
+            // A trimwrite's held write goes out even at the end (its trim went out).
+            let held = self.src.gen.holds_write();
+            if self.stopping && *self.inflight == 0 && !held {
                 break;
             }
-            if !self.stopping && !self.paused {
+            if (!self.stopping && !self.paused) || (self.stopping && held) {
                 self.refill()?;
             }
             if *self.inflight == 0 {
@@ -416,13 +418,22 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
                     self.rec.maybe_flush(self.now);
                 }
             }
-            if self.ctx.byte_budget.is_some_and(|b| self.issued_bytes >= b) {
+            // Stopping, only a trimwrite's held write is issued (at once, off the schedule).
+            let held = self.src.gen.holds_write();
+            if self.stopping && !held {
+                break;
+            }
+            if !held && self.ctx.byte_budget.is_some_and(|b| self.issued_bytes >= b) {
                 self.stopping = true;
                 break;
             }
             let now = self.now;
-            let Some(t_intended) = self.src.intended(now, &mut self.rec) else {
-                break;
+            let t_intended = match self.stopping {
+                true => now,
+                false => match self.src.intended(now, &mut self.rec) {
+                    Some(t) => t,
+                    None => break,
+                },
             };
             let Some(next) = self.src.next_io(slot, t_intended, now, &mut io.bufs) else {
                 break;
