@@ -55,6 +55,13 @@ fn conditions(out: &std::path::Path, name: &str) -> Value {
     serde_json::json!({"empty": n[0], "open": n[1], "closed": n[2], "full": n[3], "other": n[4]})
 }
 
+/// Section `name` was refused before any I/O (exit 2), saying `why`.
+fn refused(out: &std::path::Path, name: &str, why: &str) {
+    let said = section(out, name);
+    assert_eq!(rc(out, name), 2, "{name}: {said}");
+    assert!(said.contains(why), "{name}: {said}");
+}
+
 fn full_then_empty(full: usize) -> Vec<u64> {
     (0..16).map(|i| if i < full { ZONE } else { 0 }).collect()
 }
@@ -139,9 +146,7 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
             "end the step by data of at most the region (64MiB)",
         ),
     ] {
-        let said = section(&out, name);
-        assert_eq!(rc(&out, name), 2, "{name}: {said}");
-        assert!(said.contains(why), "{name}: {said}");
+        refused(&out, name, why);
     }
 
     // fio (zonemode=zbd) filled zones 0-3; drivescope's 10 MiB write resets zones 0-2 and
@@ -268,9 +273,7 @@ fn a_zoned_namespace_is_detected_refused_at_random_and_written_zone_by_zone() {
             "NVMe passthrough bypasses the kernel's zone write ordering",
         ),
     ] {
-        let said = section(&out, section_name);
-        assert_eq!(rc(&out, section_name), 2, "{section_name}: {said}");
-        assert!(said.contains(why), "{section_name}: {said}");
+        refused(&out, section_name, why);
     }
     // fio dirtied zones 0-1; the append step reset zones 0-3 and appended 14 MiB there at
     // iodepth 8: zones 0-2 full, zone 3 half, the rest empty, as the step counted.
