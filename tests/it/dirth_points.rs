@@ -25,17 +25,8 @@ fn last_round(steps: &[drivescope::session::StepRecord]) -> Vec<(u32, u32, f64, 
 
 #[test]
 fn dirth_runs_its_max_mid_and_min_points_at_the_shapes_the_rounds_give() {
-    let (home, lines) = crate::run_preset::run_shortened(
-        "snia-dirth",
-        &[
-            ("duration: 30m", "duration: 1m"),
-            ("duration: 60m", "duration: 1m"),
-            ("duration: 10m", "duration: 1m"),
-            ("window: 5, max: 25", "window: 2, max: 2"),
-            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
-        ],
-        0.002,
-    );
+    let (home, lines) =
+        crate::run_preset::run_shortened("snia-dirth", crate::run_preset::DIRTH_SHORT, 0.002);
     let skipped: Vec<&Value> = of_type(&lines, "event")
         .into_iter()
         .filter(|e| e["kind"] == "skip")

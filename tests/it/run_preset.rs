@@ -779,6 +779,16 @@ fn snia_hir_bursts_alternate_with_idle_waits() {
     assert!(html.contains("id=\"pts-hir\""), "the IOPS-over-time chart");
 }
 
+/// DIRTH's (and ECW's) flow shortened: every step 1 minute, rounds in a window of 2, at
+/// most 2 (time-scaled further by the caller).
+pub(crate) const DIRTH_SHORT: &[(&str, &str)] = &[
+    ("duration: 30m", "duration: 1m"),
+    ("duration: 60m", "duration: 1m"),
+    ("duration: 10m", "duration: 1m"),
+    ("window: 5, max: 25", "window: 2, max: 2"),
+    ("window: 5\n      max: 25", "window: 2\n      max: 2"),
+];
+
 /// A built-in preset's text with `from` → `to` replaced, run time-scaled on a file in
 /// memory (250 ms intervals would outlast its steps: 100 ms).
 pub(crate) fn run_shortened(
@@ -987,17 +997,7 @@ fn assert_mix(di: &[&Value], share: f64) {
 /// queue depth combinations from high to low, then the minimum point.
 #[test]
 fn snia_dirth_runs_the_demand_intensity_matrix() {
-    let (home, lines) = run_shortened(
-        "snia-dirth",
-        &[
-            ("duration: 30m", "duration: 1m"),
-            ("duration: 60m", "duration: 1m"),
-            ("duration: 10m", "duration: 1m"),
-            ("window: 5, max: 25", "window: 2, max: 2"),
-            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
-        ],
-        0.002,
-    );
+    let (home, lines) = run_shortened("snia-dirth", DIRTH_SHORT, 0.002);
     let steps = of_type(&lines, "step");
     let (pre, di): (Vec<&Value>, Vec<&Value>) = steps
         .iter()
@@ -1088,13 +1088,10 @@ fn snia_ecw_runs_the_composite_workload_through_the_matrix() {
     let (home, lines) = run_shortened(
         "snia-ecw",
         &[
-            ("duration: 30m", "duration: 1m"),
-            ("duration: 60m", "duration: 1m"),
-            ("duration: 10m", "duration: 1m"),
-            ("window: 5, max: 25", "window: 2, max: 2"),
-            ("window: 5\n      max: 25", "window: 2\n      max: 2"),
-            ("512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67", "4k/77"),
-        ],
+            DIRTH_SHORT,
+            &[("512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67", "4k/77")],
+        ]
+        .concat(),
         0.002,
     );
     let steps = of_type(&lines, "step");

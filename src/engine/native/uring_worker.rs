@@ -348,7 +348,6 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         let mut cq = self.io.ring.completion();
         let mut reaped = 0u64;
         for cqe in &mut cq {
-            let result64 = cqe.result64();
             let cqe: cqueue::Entry = cqe.into();
             *self.inflight -= 1;
             reaped += 1;
@@ -360,7 +359,8 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             {
                 // Where the device placed the append: outside the zone it was sent to, the
                 // write is an error (its bytes are not where the step put them).
-                if res == i64::from(done.len) && !l.land(&za, done.offset, done.len, result64) {
+                if res == i64::from(done.len) && !l.land(&za, done.offset, done.len, cqe.result64())
+                {
                     res = -i64::from(libc::EIO);
                 }
             }
