@@ -347,8 +347,10 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
     fn reap(&mut self) {
         let mut cq = self.io.ring.completion();
         let mut reaped = 0u64;
-        for cqe in &mut cq {
-            let cqe: cqueue::Entry = cqe.into();
+        for entry in &mut cq {
+            // The ring's own entry is kept for a zone append's 64-bit result: the plain
+            // entry it converts to has no room for it.
+            let cqe: cqueue::Entry = entry.clone().into();
             *self.inflight -= 1;
             reaped += 1;
             let slot = cqe.user_data() as usize;
@@ -359,7 +361,8 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             {
                 // Where the device placed the append: outside the zone it was sent to, the
                 // write is an error (its bytes are not where the step put them).
-                if res == i64::from(done.len) && !l.land(&za, done.offset, done.len, cqe.result64())
+                if res == i64::from(done.len)
+                    && !l.land(&za, done.offset, done.len, entry.result64())
                 {
                     res = -i64::from(libc::EIO);
                 }
