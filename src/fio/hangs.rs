@@ -30,8 +30,12 @@ fn version_of(v: &str) -> Option<(u32, u32)> {
 fn slowest_block(job: &FileJob) -> Option<(String, f64)> {
     let rate = job.get("rate")?;
     let bs = job.bs().unwrap_or(4096) as f64;
-    rate.split(',')
-        .filter_map(|r| crate::units::parse_size(r.trim()).ok())
+    super::value::rounds(rate.trim())
+        .into_iter()
+        .filter_map(|r| match super::value::decimal(r, job.kb_base()) {
+            Some(super::value::Decimal::Bytes(b)) => Some(b),
+            _ => None,
+        })
         .filter(|r| *r > 0)
         .map(|r| bs / r as f64)
         .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))

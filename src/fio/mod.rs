@@ -22,6 +22,7 @@ mod probe;
 pub mod refusal;
 mod series;
 mod targets;
+mod value;
 
 pub use engine::{job_text, Fio};
 pub use error::{FioError, FioText, FIO_DOC_MAX, FIO_LINE_MAX};

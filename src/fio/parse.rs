@@ -76,13 +76,36 @@ impl FileJob {
         fio_time(self.get("runtime")?).ok().flatten()
     }
 
+    /// The read block size, as fio reads `bs` (its first round: `4k,64k` reads 4 KiB and
+    /// writes 64 KiB; `4KiB` is 4000 bytes under fio's default `kb_base`).
     pub fn bs(&self) -> Option<u64> {
-        let v = self.get("bs")?;
-        crate::units::parse_size(v.split([',', ':']).next().unwrap_or(v)).ok()
+        self.first_bytes("bs")
     }
 
+    /// A whole number as fio reads an integer option (its first round, suffixes and all:
+    /// `iodepth=0x10` is 16).
     pub fn number(&self, key: &str) -> Option<u32> {
-        self.get(key)?.trim().parse().ok()
+        u32::try_from(self.first_bytes(key)?).ok()
+    }
+
+    /// `direct`: a number other than 0, as fio reads a boolean option (it refuses one
+    /// without a value itself).
+    pub fn direct(&self) -> bool {
+        self.number("direct").is_some_and(|n| n != 0)
+    }
+
+    /// The job's `kb_base` (fio applies it before the job's other options).
+    pub(super) fn kb_base(&self) -> u64 {
+        super::value::kb_base(self.get("kb_base"))
+    }
+
+    /// The bytes of the first round of `key`'s value, as fio reads it.
+    pub(super) fn first_bytes(&self, key: &str) -> Option<u64> {
+        let raw = self.get(key)?.trim();
+        match super::value::decimal(super::value::rounds(raw)[0], self.kb_base())? {
+            super::value::Decimal::Bytes(b) => Some(b),
+            super::value::Decimal::Percent(_) => None,
+        }
     }
 
     /// The threads (processes) fio makes of it: one per `numjobs` copy.
@@ -391,9 +414,10 @@ mod tests {
             ),
             ("[a]\nfilename=-\n", Refusal::StdinStdout),
             (
-                "[a]\nfilename=/tmp/x\nsize=0x100000\n",
-                size("size", "0x100000"),
+                "[a]\nfilename=/tmp/x\nsize=(1024*1024)\n",
+                size("size", "(1024*1024)"),
             ),
+            ("[a]\nfilename=/tmp/x\nsize=4k-8k\n", size("size", "4k-8k")),
             ("[a]\nfilename=/tmp/x\nsize=150%\n", size("size", "150%")),
             (
                 "[a]\nfilename=/tmp/x\nfilesize=2z\n",
@@ -420,8 +444,14 @@ mod tests {
                 Refusal::UnreadableNumjobs { value: "x".into() },
             ),
             (
-                "[a]\nfilename=/tmp/x\nsize=15000000000000000000\noffset=15000000000000000000\n",
+                "[a]\nfilename=/tmp/x\nsize=9000000000000000000\n\
+                 offset_increment=9000000000000000000\nnumjobs=2\n",
                 Refusal::ReachOverflows,
+            ),
+            // Past a C `long long`: fio fails it too.
+            (
+                "[a]\nfilename=/tmp/x\nsize=15000000000000000000\n",
+                size("size", "15000000000000000000"),
             ),
         ] {
             let (job, line, got) = refusal(text);

@@ -136,8 +136,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
 
 /// What fio aligns a percentage offset to: `offset_align`, else the job's block size.
 fn offset_align(job: &FileJob) -> u64 {
-    job.get("offset_align")
-        .and_then(|v| crate::units::parse_size(v).ok())
+    job.first_bytes("offset_align")
         .filter(|a| *a > 0)
         .or(job.bs())
         .unwrap_or(4096)
@@ -224,7 +223,7 @@ fn share_of(path: &Path, percent: u8, align: u64) -> u64 {
 /// One of the extent options' values in bytes: zones (`8z`) in the job's `zonesize=`;
 /// `Err(N)` for a percentage of the file (only `size` and `offset` may be one here).
 fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u64, u8>, FioError> {
-    use crate::units::SizeOrShare;
+    use super::value::Decimal;
     let unreadable = || {
         refuse(
             job,
@@ -234,35 +233,51 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u6
             },
         )
     };
-    match crate::units::parse_size_or_share(raw).map_err(|_| unreadable())? {
-        SizeOrShare::Bytes(b) => Ok(Ok(b)),
-        // fio's zone units (FIO_OPT_STR_VAL_ZONE): not in filesize.
-        SizeOrShare::Zones(_) if key == "filesize" => Err(unreadable()),
-        SizeOrShare::Zones(n) => {
-            // zonemode=zbd counts in the device's own zones (zbd.c); otherwise in the job's
-            // zonesize (fio refuses a zonesize without zonemode=strided itself), and with
-            // none fio reads the value as 0.
-            if job.get("zonemode").map(str::trim) == Some("zbd") {
-                return Err(refuse(
-                    job,
-                    Refusal::DeviceZones {
-                        key,
-                        value: raw.to_string(),
-                    },
-                ));
-            }
-            let zone = match job.get("zonesize").or(job.get("zone_size")) {
-                Some(z) => crate::units::parse_size(z).map_err(|_| unreadable())?,
-                None => 0,
-            };
-            n.checked_mul(zone)
-                .map(Ok)
-                .ok_or_else(|| refuse(job, Refusal::ReachOverflows))
+    let raw = raw.trim();
+    // fio's zone units (FIO_OPT_STR_VAL_ZONE: digits and a `z`): not in filesize.
+    let zones = raw
+        .strip_suffix('z')
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if raw.ends_with('z') {
+        let Some(n) = zones.filter(|_| key != "filesize") else {
+            return Err(unreadable());
+        };
+        let n: u64 = n.parse().map_err(|_| unreadable())?;
+        // zonemode=zbd counts in the device's own zones (zbd.c); otherwise in the job's
+        // zonesize (fio refuses a zonesize without zonemode=strided itself), and with none
+        // fio reads the value as 0.
+        if job.get("zonemode").map(str::trim) == Some("zbd") {
+            return Err(refuse(
+                job,
+                Refusal::DeviceZones {
+                    key,
+                    value: raw.to_string(),
+                },
+            ));
         }
-        SizeOrShare::Percent(p) if matches!(key, "size" | "offset" | "offset_increment") => {
-            Ok(Err(p))
+        let zone = match ["zonesize", "zone_size"]
+            .into_iter()
+            .find(|k| job.get(k).is_some())
+        {
+            Some(k) => job.first_bytes(k).ok_or_else(unreadable)?,
+            None => 0,
+        };
+        return n
+            .checked_mul(zone)
+            .map(Ok)
+            .ok_or_else(|| refuse(job, Refusal::ReachOverflows));
+    }
+    // A value fio reads in rounds (`4k-8k`: 4 KiB, then 8 KiB) is not followed.
+    let rounds = super::value::rounds(raw);
+    if rounds.iter().skip(1).any(|r| !r.is_empty()) {
+        return Err(unreadable());
+    }
+    match super::value::decimal(rounds[0], job.kb_base()).ok_or_else(unreadable)? {
+        Decimal::Bytes(b) => Ok(Ok(b)),
+        Decimal::Percent(p @ 1..=100) if matches!(key, "size" | "offset" | "offset_increment") => {
+            Ok(Err(p as u8))
         }
-        SizeOrShare::Percent(_) => Err(unreadable()),
+        Decimal::Percent(_) => Err(unreadable()),
     }
 }
 
@@ -272,7 +287,7 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u6
 /// not divide: filesetup.c `setup_files`); the file as it is when it gives neither or a size
 /// of 0 (fio then takes the file as it is); a share of it for `size=N%` (fio's I/O then
 /// ends at the file's end: filesetup.c). Zones count in the job's `zonesize`. A value
-/// drivescope cannot read (`0x100000`, a range, a percentage elsewhere) is refused: the
+/// drivescope cannot read (`(1024*1024)`, a range, a percentage elsewhere) is refused: the
 /// guard could not judge it.
 fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
     let mut v = [0u64; 4];

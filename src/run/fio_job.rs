@@ -61,7 +61,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         rate_iops: None,
         arrivals: Default::default(),
         seed,
-        direct: first.number("direct").unwrap_or(0) != 0,
+        direct: first.direct(),
         job_region: Default::default(),
         access: Default::default(),
         zone_append: false,

@@ -854,9 +854,9 @@ fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
             "runs past the end of the file",
         ),
         (
-            "hexsize",
-            format!("[a]\nrw=read\nfilename={v}\nsize=0x100000\n"),
-            "size=0x100000",
+            "exprsize",
+            format!("[a]\nrw=read\nfilename={v}\nsize=(1024*1024)\n"),
+            "size=(1024*1024)",
         ),
         (
             "bwlog",
@@ -1534,6 +1534,47 @@ fn zone_and_percentage_sizes_are_read_as_fio_reads_them() {
         std::fs::metadata(ours.join("old.bin")).unwrap().len(),
         1 << 20
     );
+}
+
+/// fio reads a size as C does (parse.c `str_to_decimal`): under its default `kb_base=1024`
+/// the IEC prefixes are decimal (`4KiB` is 4000 bytes), `kb_base=1000` swaps them, `0x`
+/// is hexadecimal and `bs=A,B` reads A and writes B. Each step is labelled with the block
+/// size fio used (its bytes over its I/Os) and counts what plain fio counts.
+#[test]
+fn sizes_are_read_with_fios_prefixes_and_bases() {
+    let home = common::disk_tempdir();
+    let (ours, plain) = (home.path().join("ours"), home.path().join("plain"));
+    for w in [&ours, &plain] {
+        std::fs::create_dir(w).unwrap();
+        std::fs::write(w.join("old.bin"), vec![7u8; 2 << 20]).unwrap();
+    }
+    let text = "[iec]\nfilename=old.bin\nrw=read\nbs=4KiB\nsize=1MiB\n\n\
+                [si]\nstonewall\nfilename=old.bin\nrw=read\nkb_base=1000\nbs=4k\nsize=1m\n\n\
+                [hex]\nstonewall\nfilename=old.bin\nrw=read\nbs=0x1000\nsize=0x10000\n\n\
+                [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n";
+    let job = write_job(home.path(), "prefixes.fio", text);
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    // 1,000,000 bytes in blocks of 4000, twice; 64 KiB in 4 KiB; 64 KiB in 8 KiB reads.
+    assert_eq!(step_counts(&steps), [(250, 0), (250, 0), (16, 0), (8, 0)]);
+    assert_eq!(plain_fio_counts(&job, &plain), (250 + 250 + 16 + 8, 0));
+    let (_, loaded) = crate::dashboard_tmux::the_saved_session(home.path());
+    let bs: Vec<u64> = loaded
+        .session
+        .steps
+        .iter()
+        .map(|s| s.workload.as_ref().expect("workload").bs.max())
+        .collect();
+    assert_eq!(bs, [4000, 4000, 4096, 8192]);
+    for s in &steps {
+        let read = &s["summary"];
+        let (bytes, ios) = (read["read_bytes"].as_u64(), read["read_ios"].as_u64());
+        let (Some(bytes), Some(ios)) = (bytes, ios) else {
+            panic!("{s}")
+        };
+        assert!(bs.contains(&(bytes / ios)), "{s}");
+    }
 }
 
 /// Where Debian's fio-examples package puts fio's example job files.
