@@ -82,6 +82,19 @@ impl FileJob {
         self.first_bytes("bs")
     }
 
+    /// The write block size: `bs`'s second round (`4k,64k`), else its first.
+    pub fn write_bs(&self) -> Option<u64> {
+        let raw = self.get("bs")?.trim();
+        let rounds = super::value::rounds(raw);
+        match rounds.get(1).filter(|r| !r.is_empty()) {
+            Some(r) => match super::value::decimal(r, self.kb_base())? {
+                super::value::Decimal::Bytes(b) => Some(b),
+                super::value::Decimal::Percent(_) => None,
+            },
+            None => self.bs(),
+        }
+    }
+
     /// A whole number as fio reads an integer option (its first round, suffixes and all:
     /// `iodepth=0x10` is 16).
     pub fn number(&self, key: &str) -> Option<u32> {

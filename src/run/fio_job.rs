@@ -48,7 +48,8 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         rw,
         rwmixread,
         rwmixtrim: 0,
-        bs: BlockSizes::single(first.bs().unwrap_or(4096)),
+        // A job that only writes is labelled with its write size (`bs=4k,64k`).
+        bs: BlockSizes::single(if reads { first.bs() } else { first.write_bs() }.unwrap_or(4096)),
         iodepth: first.number("iodepth").unwrap_or(1).max(1),
         jobs: jobs
             .iter()

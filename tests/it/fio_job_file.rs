@@ -1551,14 +1551,23 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
     let text = "[iec]\nfilename=old.bin\nrw=read\nbs=4KiB\nsize=1MiB\n\n\
                 [si]\nstonewall\nfilename=old.bin\nrw=read\nkb_base=1000\nbs=4k\nsize=1m\n\n\
                 [hex]\nstonewall\nfilename=old.bin\nrw=read\nbs=0x1000\nsize=0x10000\n\n\
-                [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n";
+                [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n\n\
+                [splitw]\nstonewall\nfilename=old.bin\nrw=write\nbs=8k:64k\nsize=128k\n";
     let job = write_job(home.path(), "prefixes.fio", text);
-    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let out = run_job_with(
+        common::command(home.path()).current_dir(&ours),
+        &job,
+        &["--destroy-data", "old.bin"],
+    );
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
-    // 1,000,000 bytes in blocks of 4000, twice; 64 KiB in 4 KiB; 64 KiB in 8 KiB reads.
-    assert_eq!(step_counts(&steps), [(250, 0), (250, 0), (16, 0), (8, 0)]);
-    assert_eq!(plain_fio_counts(&job, &plain), (250 + 250 + 16 + 8, 0));
+    // 1,000,000 bytes in blocks of 4000, twice; 64 KiB in 4 KiB; 64 KiB in 8 KiB reads;
+    // 128 KiB in 64 KiB writes.
+    assert_eq!(
+        step_counts(&steps),
+        [(250, 0), (250, 0), (16, 0), (8, 0), (0, 2)]
+    );
+    assert_eq!(plain_fio_counts(&job, &plain), (250 + 250 + 16 + 8, 2));
     let (_, loaded) = crate::dashboard_tmux::the_saved_session(home.path());
     let bs: Vec<u64> = loaded
         .session
@@ -1566,14 +1575,17 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
         .iter()
         .map(|s| s.workload.as_ref().expect("workload").bs.max())
         .collect();
-    assert_eq!(bs, [4000, 4000, 4096, 8192]);
-    for s in &steps {
-        let read = &s["summary"];
-        let (bytes, ios) = (read["read_bytes"].as_u64(), read["read_ios"].as_u64());
-        let (Some(bytes), Some(ios)) = (bytes, ios) else {
-            panic!("{s}")
+    assert_eq!(bs, [4000, 4000, 4096, 8192, 65536]);
+    for (s, bs) in steps.iter().zip(bs) {
+        let sum = &s["summary"];
+        let dir = if sum["read_ios"] == 0 {
+            "write"
+        } else {
+            "read"
         };
-        assert!(bs.contains(&(bytes / ios)), "{s}");
+        let bytes = sum[format!("{dir}_bytes")].as_u64().expect("bytes");
+        let ios = sum[format!("{dir}_ios")].as_u64().expect("ios");
+        assert_eq!(bytes / ios, bs, "{s}");
     }
 }
 
