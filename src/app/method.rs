@@ -3,6 +3,8 @@
 //! DIRTH. The runtime says which view a plan has ([`MethodKind`]) and sends one
 //! [`MethodPoint`] per finished step; the panel draws what [`MethodState`] derives here.
 
+use crate::plan::operating::{keep_latest, Shaped};
+
 /// Which figure a plan's method has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MethodKind {
@@ -184,15 +186,15 @@ impl MethodState {
                 mean_us: p.mean_us,
                 p99_us: p.p99_us,
             };
-            match out
-                .iter_mut()
-                .find(|o| (o.jobs, o.iodepth) == (p.jobs, p.iodepth))
-            {
-                Some(o) => *o = c,
-                None => out.push(c),
-            }
+            keep_latest(&mut out, c);
         }
         out
+    }
+}
+
+impl Shaped for Combination {
+    fn shape(&self) -> (u32, u32) {
+        (self.jobs, self.iodepth)
     }
 }
 

@@ -28,12 +28,20 @@ pub struct ShapePoint {
     pub mean_us: f64,
 }
 
+/// Figures of one (jobs, iodepth) combination.
+pub trait Shaped {
+    fn shape(&self) -> (u32, u32);
+}
+
+impl Shaped for ShapePoint {
+    fn shape(&self) -> (u32, u32) {
+        (self.jobs, self.iodepth)
+    }
+}
+
 /// Keeps `p` as its combination's latest figures (a later round replaces an earlier).
-pub fn keep_latest(points: &mut Vec<ShapePoint>, p: ShapePoint) {
-    match points
-        .iter_mut()
-        .find(|o| (o.jobs, o.iodepth) == (p.jobs, p.iodepth))
-    {
+pub fn keep_latest<T: Shaped>(points: &mut Vec<T>, p: T) {
+    match points.iter_mut().find(|o| o.shape() == p.shape()) {
         Some(o) => *o = p,
         None => points.push(p),
     }

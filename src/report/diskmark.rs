@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::page::{aligned, grid};
 use super::svg::esc;
 use crate::session::{GridCell, GridDir, Session};
-use crate::ui::format::us;
+use crate::ui::format::lat;
 use crate::workload::RunPick;
 
 /// The grid's rows: a row per drive and test, four cells per direction that ran.
@@ -35,8 +35,8 @@ fn rows(cells: &[GridCell], dirs: &[GridDir], drives: bool) -> Vec<Vec<String>> 
                     Some(c) => row.extend([
                         format!("{:.2}", c.mbps),
                         format!("{:.0}", c.iops),
-                        c.mean_us.map(us).unwrap_or_else(|| "-".into()),
-                        c.p99_us.map(us).unwrap_or_else(|| "-".into()),
+                        lat(c.mean_us),
+                        lat(c.p99_us),
                     ]),
                     None => row.extend(std::iter::repeat_n("-".to_string(), 4)),
                 }
@@ -98,7 +98,7 @@ pub fn compare_text(base: &str, new: &str, b: &[GridCell], n: &[GridCell]) -> Op
             } else {
                 "-".into()
             };
-            let p99 = |x: &GridCell| x.p99_us.map(us).unwrap_or_else(|| "-".into());
+            let p99 = |x: &GridCell| lat(x.p99_us);
             let mut test = c.test.clone();
             if let Some(d) = &c.drive {
                 test = format!("{d} {test}");

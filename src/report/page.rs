@@ -167,9 +167,7 @@ pub fn looks_numeric(c: &str) -> bool {
 pub use crate::units::count;
 
 /// A latency in µs as people read it: `85 µs`, `1.23 ms`, `2.10 s`; `-` when unknown.
-pub fn lat(us: Option<f64>) -> String {
-    us.map_or_else(|| "-".to_string(), crate::ui::format::us)
-}
+pub use crate::ui::format::lat;
 
 /// IOPS: `850`, `12.3k`, `1.20M`.
 pub fn iops(v: f64) -> String {

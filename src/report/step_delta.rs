@@ -6,7 +6,7 @@
 use std::fmt;
 
 use crate::session::StepResult;
-use crate::ui::format::{bw, iops, shown, us};
+use crate::ui::format::{bw, iops, lat, shown, us};
 
 /// A step of the base session and the same step of the new one.
 #[derive(Debug, Clone, Copy)]
@@ -172,9 +172,9 @@ pub fn rows(pairs: &[Pair<'_>]) -> Vec<Vec<String>> {
                 bw(b.mbps() * 1e6),
                 bw(n.mbps() * 1e6),
                 pct(delta_pct(b.mbps(), n.mbps())),
-                bm.map(us).unwrap_or_else(|| "-".into()),
+                lat(bm),
                 lat_with_delta(bm, nm),
-                b.p99_us().map(us).unwrap_or_else(|| "-".into()),
+                lat(b.p99_us()),
                 lat_with_delta(b.p99_us(), n.p99_us()),
             ]
         })

@@ -122,6 +122,11 @@ pub fn us(v: f64) -> String {
     }
 }
 
+/// A latency in µs as [`us`] shows it; `-` when unknown.
+pub fn lat(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), us)
+}
+
 /// A compact latency axis label: `10µs`, `1ms`, `1s`.
 pub fn us_axis(v: f64) -> String {
     if v >= 1e6 {

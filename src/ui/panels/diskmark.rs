@@ -24,7 +24,7 @@ fn row<'a>(app: &App, c: &GridCell) -> Row<'a> {
     let num = |s: String, colour| {
         Cell::from(Line::styled(s, Style::default().fg(colour)).right_aligned())
     };
-    let lat = |v: Option<f64>| v.map_or_else(|| "-".to_string(), format::us);
+    let lat = format::lat;
     Row::new(vec![
         Cell::from(Span::styled(c.test.clone(), Style::default().fg(t.fg))),
         Cell::from(Span::styled(c.dir.word(), t.dim_style())),

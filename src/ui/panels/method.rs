@@ -289,7 +289,7 @@ fn operating_lines(app: &App, others: &[&MethodPoint], width: usize) -> Vec<Line
     others
         .iter()
         .map(|p| {
-            let nines = p.p99_999_us.map_or("-".to_string(), format::us);
+            let nines = format::lat(p.p99_999_us);
             let shape = format!("{}×{}", p.jobs, p.iodepth);
             let full = format!(
                 " {} IOPS  {} mean  p99.999 {nines}",

@@ -112,9 +112,7 @@ struct Row {
     cells: Vec<(Col, String)>,
 }
 
-fn lat(v: Option<f64>) -> String {
-    v.map(format::us).unwrap_or_else(|| "-".into())
-}
+use format::lat;
 
 fn target(t: Option<f64>) -> String {
     t.map(format::iops).unwrap_or_else(|| "max".into())
