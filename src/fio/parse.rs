@@ -82,16 +82,12 @@ impl FileJob {
         self.first_bytes("bs")
     }
 
-    /// The write block size: `bs`'s second round (`4k,64k`), else its first.
+    /// The write block size: `bs`'s second round (`4k,64k`), else its only one (after a
+    /// trailing `,` fio keeps its default write size).
     pub fn write_bs(&self) -> Option<u64> {
-        let raw = self.get("bs")?.trim();
-        let rounds = super::value::rounds(raw);
-        match rounds.get(1).filter(|r| !r.is_empty()) {
-            Some(r) => match super::value::decimal(r, self.kb_base())? {
-                super::value::Decimal::Bytes(b) => Some(b),
-                super::value::Decimal::Percent(_) => None,
-            },
-            None => self.bs(),
+        match super::value::rounds(self.get("bs")?.trim()).len() {
+            1 => self.bs(),
+            _ => self.round_bytes("bs", 1),
         }
     }
 
@@ -114,8 +110,14 @@ impl FileJob {
 
     /// The bytes of the first round of `key`'s value, as fio reads it.
     pub(super) fn first_bytes(&self, key: &str) -> Option<u64> {
+        self.round_bytes(key, 0)
+    }
+
+    /// The bytes of round `round` of `key`'s value, as fio reads it.
+    fn round_bytes(&self, key: &str, round: usize) -> Option<u64> {
         let raw = self.get(key)?.trim();
-        match super::value::decimal(super::value::rounds(raw)[0], self.kb_base())? {
+        let text = *super::value::rounds(raw).get(round)?;
+        match super::value::decimal(text, self.kb_base())? {
             super::value::Decimal::Bytes(b) => Some(b),
             super::value::Decimal::Percent(_) => None,
         }
@@ -513,6 +515,26 @@ mod tests {
                 && shown.ends_with("; refused before fio starts"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn block_sizes_and_numbers_are_fios_rounds() {
+        let job = |opts: &str| {
+            let text = format!("[global]\nkb_base=1000\n[a]\nfilename=/tmp/x\n{opts}\n");
+            parse_steps(&text).unwrap()[0].jobs[0].clone()
+        };
+        let j = job("bs=4k,64KiB\niodepth=0x10\nnumjobs=2k");
+        // The global kb_base applies: 4k is 4000 bytes, 64KiB 65536.
+        assert_eq!((j.bs(), j.write_bs()), (Some(4000), Some(65536)));
+        assert_eq!((j.number("iodepth"), j.threads()), (Some(16), 2000));
+        let j = job("bs=8k:16k:32k");
+        assert_eq!((j.bs(), j.write_bs()), (Some(8000), Some(16000)));
+        // After a trailing comma fio keeps its default write size.
+        let j = job("bs=64k,");
+        assert_eq!((j.bs(), j.write_bs()), (Some(64000), None));
+        let j = job("bs=512");
+        assert_eq!((j.bs(), j.write_bs()), (Some(512), Some(512)));
+        assert!(job("direct=1").direct() && !job("direct=0").direct());
     }
 
     #[test]
