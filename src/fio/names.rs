@@ -18,10 +18,7 @@ const CLIENTUID: &str = "$clientuid";
 
 /// The files fio adds to `job` when it names none, as fio names them.
 pub(super) fn default_files(job: &FileJob) -> Result<Vec<PathBuf>, Refusal> {
-    let nrfiles = job
-        .number("nrfiles")
-        .or(job.number("nr_files"))
-        .unwrap_or(1);
+    let nrfiles = job.number("nrfiles").unwrap_or(1);
     let numjobs = job.threads();
     let dirs = job.get("directory").map(split_files).unwrap_or_default();
     let format = job.get("filename_format").filter(|f| !f.is_empty());

@@ -179,6 +179,18 @@ fn canonical(key: &str) -> &str {
         "wait_for_previous" => "stonewall",
         "fileoffset" => "offset",
         "io_limit" => "io_size",
+        "nr_files" => "nrfiles",
+        "fill_fs" => "fill_device",
+        "iodepth_batch_submit" => "iodepth_batch",
+        "iodepth_batch_complete" => "iodepth_batch_complete_min",
+        "blockalign" => "ba",
+        "blocksize_range" => "bsrange",
+        "blocksize_unaligned" => "bs_unaligned",
+        "iomem" => "mem",
+        "mem_align" => "iomem_align",
+        "ratemin" => "rate_min",
+        "ratecycle" => "rate_cycle",
+        "disable_bw" => "disable_bw_measurement",
         k => k,
     }
 }
@@ -428,6 +440,15 @@ mod tests {
                 },
             ),
             ("[a]\nfilename=-\n", Refusal::StdinStdout),
+            // fio's alias, and a size of 0 (none, to fio).
+            (
+                "[a]\nfilename=/tmp/x\nrw=write\nfill_fs=1\n",
+                Refusal::FillsFilesystem,
+            ),
+            (
+                "[a]\nfilename=/tmp/x\nrw=write\nsize=0\nfill_device=1\n",
+                Refusal::FillsFilesystem,
+            ),
             (
                 "[a]\nfilename=/tmp/x\nsize=(1024*1024)\n",
                 size("size", "(1024*1024)"),

@@ -209,6 +209,12 @@ pub enum Refusal {
     UnreadableNumjobs { value: String },
     #[error("its offset and size overflow")]
     ReachOverflows,
+    /// `fill_device` (`fill_fs`) without a size: fio writes until the filesystem is full.
+    #[error(
+        "fill_device without size= writes until the filesystem (or the quota) is full, a \
+         reach the guard cannot judge: give size="
+    )]
+    FillsFilesystem,
     #[error("unlink would delete {}, which is not a regular file", .path.display())]
     UnlinkNotRegular { path: PathBuf },
     #[error("write_iolog={value} would overwrite what is there")]

@@ -54,6 +54,10 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             // It opens no file: nothing to guard, create or fill.
             continue;
         }
+        // fio makes a job's size "as large as it gets" (init.c), writing until ENOSPC.
+        if job.flag("fill_device") && !job.first_bytes("size").is_some_and(|s| s > 0) {
+            return Err(refuse(job, Refusal::FillsFilesystem));
+        }
         let engine = job.get("ioengine").unwrap_or("psync").trim();
         if !FILE_ENGINES.contains(&engine) {
             return Err(refuse(
@@ -71,9 +75,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             job.files.clone()
         };
         let per_job = if job.files.is_empty() {
-            job.number("nrfiles")
-                .or(job.number("nr_files"))
-                .unwrap_or(1)
+            job.number("nrfiles").unwrap_or(1)
         } else {
             u32::try_from(files.len()).unwrap_or(u32::MAX)
         };
