@@ -55,7 +55,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
             continue;
         }
         // fio makes a job's size "as large as it gets" (init.c), writing until ENOSPC.
-        if job.flag("fill_device") && !job.first_bytes("size").is_some_and(|s| s > 0) {
+        if job.flag("fill_device") && job.first_bytes("size").is_none_or(|s| s == 0) {
             return Err(refuse(job, Refusal::FillsFilesystem));
         }
         let engine = job.get("ioengine").unwrap_or("psync").trim();
