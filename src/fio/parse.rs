@@ -97,6 +97,14 @@ impl FileJob {
         u32::try_from(self.first_bytes(key)?).ok()
     }
 
+    /// The read share of a mix in percent: `rwmixread`, else 100 less `rwmixwrite` (fio
+    /// sets both shares from either), else fio's 50.
+    pub fn rwmixread(&self) -> u8 {
+        let read = self.number("rwmixread");
+        let read = read.or_else(|| self.number("rwmixwrite").map(|w| 100 - w.min(100)));
+        read.map_or(50, |r| r.min(100) as u8)
+    }
+
     /// `direct`: a number other than 0, as fio reads a boolean option (it refuses one
     /// without a value itself).
     pub fn direct(&self) -> bool {
@@ -556,6 +564,8 @@ mod tests {
         let j = job("bs=512");
         assert_eq!((j.bs(), j.write_bs()), (Some(512), Some(512)));
         assert!(job("direct=1").direct() && !job("direct=0").direct());
+        let shares = ["rwmixread=70", "rwmixwrite=30", "rw=randrw"].map(|o| job(o).rwmixread());
+        assert_eq!(shares, [70, 70, 50]);
     }
 
     #[test]

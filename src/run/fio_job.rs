@@ -35,10 +35,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
     };
     let first = &jobs[0];
     let rwmixread = match rw {
-        RwMode::Rw | RwMode::RandRw => first
-            .number("rwmixread")
-            .map(|r| r.min(100) as u8)
-            .unwrap_or(50),
+        RwMode::Rw | RwMode::RandRw => first.rwmixread(),
         RwMode::Read | RwMode::RandRead => 100,
         RwMode::Write | RwMode::RandWrite | RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite => {
             0
