@@ -25,7 +25,12 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
     let reads = jobs.iter().any(|j| j.reads());
     let writes = jobs.iter().any(|j| j.writes());
     let random = jobs.iter().any(|j| j.rw().starts_with("rand"));
+    let all = |modes: &[&str]| jobs.iter().all(|j| modes.contains(&j.rw()));
     let rw = match (reads, writes, random) {
+        // Trims are not writes to the figures: a step of trim jobs is a trim step.
+        _ if all(&["trimwrite", "randtrimwrite"]) => RwMode::TrimWrite,
+        (_, _, false) if all(&["trim"]) => RwMode::Trim,
+        _ if all(&["trim", "randtrim"]) => RwMode::RandTrim,
         (true, true, false) => RwMode::Rw,
         (true, true, true) => RwMode::RandRw,
         (false, true, false) => RwMode::Write,

@@ -1167,6 +1167,9 @@ fn a_trim_jobs_trims_are_fios_and_the_kernels_discards_in_every_figure() {
     let loaded = drivescope::session::load(&session).expect("the session loads");
     let sn = &loaded.session;
     assert_eq!(sn.steps[0].summary.trim_ios, trims);
+    // A step of trim jobs is a trim step, not a write one.
+    let w = sn.steps[0].workload.as_ref().expect("workload");
+    assert_eq!(w.rw, drivescope::workload::RwMode::RandTrim);
     assert!(sn.intervals.iter().any(|r| r.trim_iops > 0.0));
     let sum = sn.summary.as_ref().unwrap();
     assert_eq!(sum.trim_bytes, 32 << 20);
@@ -1638,6 +1641,7 @@ fn made_runnable(text: &str, edits: &str, scratch: &Path) -> String {
 fn refusal_words(kind: &str) -> &'static [&'static str] {
     match kind {
         "writes-beside" => &["verify_state_save=0", "could overwrite", "would overwrite"],
+        "fills-fs" => &["fill_device without size="],
         "engine" => &["drivescope guards only file and block device I/O", "engine"],
         "fio-hangs" => &["deadlocks on", "fio 3.42 or later"],
         k => panic!("corpus.txt: unknown refusal kind {k}"),

@@ -667,10 +667,12 @@ fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
     let s = summary(&parsed);
     let ios = s["ios"].as_f64().unwrap();
     let runtime = s["runtime_s"].as_f64().unwrap();
-    // The schedule caught up after the stall: the run did all its I/Os.
+    // The schedule caught up after the stall: never above it, and most of the stall's I/Os
+    // were made up (a pacer that dropped them would be a whole stall, about 1000, short;
+    // a loaded machine's catch-up after the thaw left 100 of them still due at the end).
     assert!(
-        (ios - RATE * runtime).abs() < 0.01 * RATE * runtime,
-        "{ios} I/Os in {runtime} s at {RATE} IOPS"
+        ios <= 1.01 * RATE * runtime && ios >= RATE * (runtime - stall_min / 2.0),
+        "{ios} I/Os in {runtime} s at {RATE} IOPS, a stall of {stall_min:.2} s"
     );
     // Response minus service, summed over the I/Os, is the time I/Os waited to be issued.
     // The I/Os due in a stall of S at R IOPS wait from their due time to its end, R·S²/2 in
