@@ -105,6 +105,20 @@ impl FileJob {
         read.map_or(50, |r| r.min(100) as u8)
     }
 
+    /// fio's `ioengine` (`psync` when none is given, fio 3.33's default on Linux).
+    pub fn engine(&self) -> &str {
+        self.get("ioengine").unwrap_or("psync").trim()
+    }
+
+    /// The queue depth fio runs the job at: its `iodepth`, capped at 1 on a synchronous
+    /// engine (fio: "queue depth will be capped at 1").
+    pub fn queue_depth(&self) -> u32 {
+        if super::refusal::SYNC_ENGINES.contains(&self.engine()) {
+            return 1;
+        }
+        self.number("iodepth").unwrap_or(1).max(1)
+    }
+
     /// `direct`: a number other than 0, as fio reads a boolean option (it refuses one
     /// without a value itself).
     pub fn direct(&self) -> bool {
@@ -556,6 +570,10 @@ mod tests {
         // The global kb_base applies: 4k is 4000 bytes, 64KiB 65536.
         assert_eq!((j.bs(), j.write_bs()), (Some(4000), Some(65536)));
         assert_eq!((j.number("iodepth"), j.threads()), (Some(16), 2000));
+        // fio's default engine is psync: synchronous, so one I/O at a time.
+        assert_eq!(j.queue_depth(), 1);
+        assert_eq!(job("ioengine=libaio\niodepth=0x10").queue_depth(), 16);
+        assert_eq!(job("ioengine=pvsync2\niodepth=8").queue_depth(), 1);
         let j = job("bs=8k:16k:32k");
         assert_eq!((j.bs(), j.write_bs()), (Some(8000), Some(16000)));
         // After a trailing comma fio keeps its default write size.

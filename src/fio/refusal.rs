@@ -17,6 +17,10 @@ pub(super) const FILE_ENGINES: &[&str] = &[
     "mmap",
 ];
 
+/// The engines of [`FILE_ENGINES`] whose I/O is synchronous (fio's `FIO_SYNCIO`): fio caps
+/// a job's queue depth on them at 1 (backend.c), whatever its `iodepth`.
+pub(super) const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"];
+
 /// The ioengines that open no file (fio's `FIO_DISKLESSIO`): a job on one touches nothing
 /// the guard judges, whatever its `filename=` or `size=` say.
 pub(super) const FILELESS_ENGINES: &[&str] = &["null", "cpuio"];

@@ -58,7 +58,7 @@ pub fn targets(steps: &[FileStep]) -> Result<Vec<JobTarget>, FioError> {
         if job.flag("fill_device") && job.first_bytes("size").is_none_or(|s| s == 0) {
             return Err(refuse(job, Refusal::FillsFilesystem));
         }
-        let engine = job.get("ioengine").unwrap_or("psync").trim();
+        let engine = job.engine();
         if !FILE_ENGINES.contains(&engine) {
             return Err(refuse(
                 job,
@@ -146,7 +146,7 @@ fn offset_align(job: &FileJob) -> u64 {
 
 /// The job's engine opens no file (`null`, `cpuio`).
 pub(super) fn fileless(job: &FileJob) -> bool {
-    let engine = job.get("ioengine").unwrap_or("psync").trim();
+    let engine = job.engine();
     FILELESS_ENGINES.contains(&engine)
 }
 

@@ -52,7 +52,7 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         rwmixtrim: 0,
         // A job that only writes is labelled with its write size (`bs=4k,64k`).
         bs: BlockSizes::single(if reads { first.bs() } else { first.write_bs() }.unwrap_or(4096)),
-        iodepth: first.number("iodepth").unwrap_or(1).max(1),
+        iodepth: first.queue_depth(),
         jobs: jobs
             .iter()
             .map(|j| j.number("numjobs").unwrap_or(1).max(1))

@@ -1266,7 +1266,10 @@ fn plain_fio_counts_env(job: &Path, dir: &Path, env: &[(&str, &str)]) -> (u64, u
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    // fio prints its notes (a depth capped at 1) on stdout before the JSON.
+    let json = String::from_utf8_lossy(&out.stdout);
+    let json = json.find("\n{").map_or(&json[..], |i| &json[i + 1..]);
+    let v: serde_json::Value = serde_json::from_str(json).expect("fio's JSON");
     let sum = |dir: &str| -> u64 {
         v["jobs"]
             .as_array()
@@ -1551,10 +1554,11 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
         std::fs::create_dir(w).unwrap();
         std::fs::write(w.join("old.bin"), vec![7u8; 2 << 20]).unwrap();
     }
-    let text = "[iec]\nfilename=old.bin\nrw=read\nbs=4KiB\nsize=1MiB\n\n\
+    let text = "[iec]\nfilename=old.bin\nrw=read\nbs=4KiB\nsize=1MiB\niodepth=16\n\n\
                 [si]\nstonewall\nfilename=old.bin\nrw=read\nkb_base=1000\nbs=4k\nsize=1m\n\n\
                 [hex]\nstonewall\nfilename=old.bin\nrw=read\nbs=0x1000\nsize=0x10000\n\n\
-                [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n\n\
+                [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n\
+                ioengine=io_uring\niodepth=4\n\n\
                 [splitw]\nstonewall\nfilename=old.bin\nrw=write\nbs=8k:64k\nsize=128k\n";
     let job = write_job(home.path(), "prefixes.fio", text);
     let out = run_job_with(
@@ -1579,6 +1583,14 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
         .map(|s| s.workload.as_ref().expect("workload").bs.max())
         .collect();
     assert_eq!(bs, [4000, 4000, 4096, 8192, 65536]);
+    // fio caps a synchronous engine's depth at 1 (psync, its default, here).
+    let depth: Vec<u32> = loaded
+        .session
+        .steps
+        .iter()
+        .map(|s| s.workload.as_ref().expect("workload").iodepth)
+        .collect();
+    assert_eq!(depth, [1, 1, 1, 4, 1]);
     for (s, bs) in steps.iter().zip(bs) {
         let sum = &s["summary"];
         let dir = if sum["read_ios"] == 0 {
