@@ -3,22 +3,21 @@
 
 use std::time::Duration;
 
+mod rounds;
+mod shape;
+
+use rounds::round_steps;
+use shape::{phase_err, scale, StepShape, Variant, MAX_PHASE_STEPS};
+
 use super::{
-    secs_saturating, Metric, Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, SteadyRule,
-    StepRate, TargetFacts, TempSteadyRule, ThermalEnd,
+    Plan, PlanError, PlanOptions, PlanPhase, PlanStep, Rounds, StepRate, TargetFacts,
+    TempSteadyRule, ThermalEnd,
 };
-use crate::preset::model::{
-    Phase, Prewrite, RegionSpec, RoundsSpec, RunsSpec, SweepSpec, Work, WorkloadSpec,
-};
-use crate::preset::values::{DataAmount, RateValue};
+use crate::preset::model::{Phase, RunsSpec, SweepSpec, Work, WorkloadSpec};
+use crate::preset::values::RateValue;
 use crate::preset::Preset;
 use crate::units::format_size;
-use crate::workload::{
-    BlockSizes, EngineKind, EngineOptions, Region, RunOf, RwMode, SqPoll, StepEnd, Workload,
-};
-
-/// The most steps one phase may expand to; more is a mistake, not a test.
-const MAX_PHASE_STEPS: usize = 100_000;
+use crate::workload::{BlockSizes, EngineKind, Region, RunOf, RwMode, StepEnd, Workload};
 
 /// fio's default read share for mixed patterns.
 const DEFAULT_RWMIXREAD: u8 = 50;
@@ -88,86 +87,6 @@ fn set_outstanding(plan: &mut Plan, n: u32) {
         "--outstanding {n}: every step runs {}",
         shapes.join(", ")
     ));
-}
-
-fn phase_err(phase: &Phase, message: impl Into<String>) -> PlanError {
-    PlanError::Phase {
-        phase: phase.name.clone(),
-        message: message.into(),
-    }
-}
-
-fn scale(d: Duration, opts: &PlanOptions) -> Duration {
-    secs_saturating(d.as_secs_f64() * opts.time_scale)
-}
-
-/// Number of whole intervals in `d` (at least `min`).
-fn intervals(d: Duration, opts: &PlanOptions, min: usize) -> usize {
-    let n = (d.as_secs_f64() / opts.interval.as_secs_f64()).ceil();
-    if n.is_finite() && n >= 0.0 {
-        (n as usize).max(min)
-    } else {
-        min
-    }
-}
-
-/// The region in bytes, aligned to `align` (offset up, length down).
-fn region(
-    spec: Option<&RegionSpec>,
-    target: &TargetFacts,
-    align: u64,
-    phase: &Phase,
-) -> Result<Region, PlanError> {
-    let cap = target.capacity_bytes;
-    let (offset, size) = match spec {
-        None => (0, None),
-        Some(r) => (r.offset.bytes(cap), r.size.map(|s| s.bytes(cap))),
-    };
-    if offset >= cap {
-        return Err(phase_err(
-            phase,
-            format!(
-                "region offset {} is at or past the end of the target ({})",
-                format_size(offset),
-                format_size(cap)
-            ),
-        ));
-    }
-    let offset = offset.div_ceil(align) * align;
-    // A size past the end is clamped to the end of the target.
-    let len = size.unwrap_or(cap).min(cap.saturating_sub(offset));
-    let len = len / align * align;
-    if len == 0 {
-        return Err(phase_err(
-            phase,
-            format!(
-                "the region holds no whole block of {} on a target of {}",
-                format_size(align),
-                format_size(cap)
-            ),
-        ));
-    }
-    Ok(Region { offset, len })
-}
-
-/// A mixed pattern at 100% or 0% reads is the plain read or write pattern.
-fn normalise(rw: RwMode, rwmixread: u8) -> RwMode {
-    match (rw, rwmixread) {
-        (RwMode::Rw, 100) => RwMode::Read,
-        (RwMode::Rw, 0) => RwMode::Write,
-        (RwMode::RandRw, 100) => RwMode::RandRead,
-        (RwMode::RandRw, 0) => RwMode::RandWrite,
-        (other, _) => other,
-    }
-}
-
-/// One workload variant of a phase (a matrix cell, or the phase's only workload).
-struct Variant {
-    label: String,
-    rwmixread: u8,
-    bs: BlockSizes,
-    jobs: u32,
-    iodepth: u32,
 }
 
 fn variants(phase: &Phase, w: &WorkloadSpec) -> Result<Vec<Variant>, PlanError> {
@@ -429,156 +348,6 @@ fn runnable_variants(
     Ok(variants)
 }
 
-/// What every step of an I/O phase shares: its workload, region, end, steady-state rule,
-/// ramp, thermal end and engine; a step adds its variant, name and rate.
-struct StepShape<'a> {
-    index: usize,
-    phase: &'a Phase,
-    w: &'a WorkloadSpec,
-    opts: &'a PlanOptions,
-    region: Region,
-    /// The target's logical block size.
-    lbs: u64,
-    end: StepEnd,
-    steady: Option<SteadyRule>,
-    ramp: Duration,
-    thermal: ThermalEnd,
-}
-
-impl<'a> StepShape<'a> {
-    fn of(
-        index: usize,
-        phase: &'a Phase,
-        w: &'a WorkloadSpec,
-        variants: &[Variant],
-        target: &TargetFacts,
-        opts: &'a PlanOptions,
-        thermal: ThermalEnd,
-    ) -> Result<Self, PlanError> {
-        let lbs = u64::from(target.logical_block_size);
-        let align = variants
-            .iter()
-            .map(|v| v.bs.max())
-            .max()
-            .unwrap_or(lbs)
-            .max(lbs);
-        let region = region(w.region.as_ref(), target, align, phase)?;
-        let end = StepEnd {
-            duration: phase.end.duration.map(|d| scale(d.0, opts)),
-            bytes: phase.end.data.map(|d| match d {
-                DataAmount::Bytes(b) => b,
-                DataAmount::Multiple(m) => (region.len as f64 * m).round() as u64,
-            }),
-        };
-        if end.duration.is_none() && end.bytes.is_none() {
-            return Err(phase_err(
-                phase,
-                "it has no end: give end.duration or end.data",
-            ));
-        }
-        let steady = phase.end.steady.map(|s| SteadyRule::Fio {
-            metric: s.criterion.metric,
-            slope: s.criterion.slope,
-            limit_percent: s.criterion.limit_percent,
-            window: intervals(scale(s.window.0, opts), opts, 2),
-            ramp: intervals(scale(s.ramp.0, opts), opts, 0),
-            sample_secs: opts.interval.as_secs_f64(),
-        });
-        let ramp = scale(phase.ramp.0, opts);
-        Ok(StepShape {
-            index,
-            phase,
-            w,
-            opts,
-            region,
-            lbs,
-            end,
-            steady,
-            ramp,
-            thermal,
-        })
-    }
-
-    /// One step of variant `v`.
-    fn step(&self, v: &Variant, name: String, rate: StepRate) -> PlanStep {
-        let (w, opts) = (self.w, self.opts);
-        let trim = match w.rw.is_mixed() {
-            true => w.rwmixtrim.map_or(0, |t| t.0),
-            false => 0,
-        };
-        PlanStep {
-            name,
-            phase: self.index,
-            workload: Workload {
-                // A mix with a trim share stays a mix whatever its read share.
-                rw: match trim {
-                    0 => normalise(w.rw, v.rwmixread),
-                    _ => w.rw,
-                },
-                // The actual read share, also for plain read (100) and write (0) patterns.
-                rwmixread: w.rw.read_percent(v.rwmixread),
-                rwmixtrim: trim,
-                bs: v.bs.clone(),
-                iodepth: v.iodepth,
-                jobs: v.jobs,
-                region: self.region,
-                rate_iops: None,
-                arrivals: w.arrivals.unwrap_or_default(),
-                seed: opts.seed,
-                direct: true,
-                job_region: w.job_region.unwrap_or_default(),
-                access: w.random_distribution.clone().unwrap_or_default(),
-                zone_append: w.zone_append.unwrap_or(false),
-            },
-            rate,
-            ramp: self.ramp,
-            end: self.end,
-            steady: self.steady,
-            round: None,
-            tracked: false,
-            prewrite: false,
-            sweep_point: None,
-            run: None,
-            closed_loop: false,
-            interval: opts.interval,
-            engine: w.engine.unwrap_or(opts.engine),
-            engine_options: EngineOptions {
-                hipri: w.hipri.unwrap_or(opts.engine_options.hipri),
-                sqpoll: match w.sqpoll {
-                    None => opts.engine_options.sqpoll,
-                    Some(false) => None,
-                    Some(true) => opts.engine_options.sqpoll.or(Some(SqPoll {
-                        idle_ms: SqPoll::DEFAULT_IDLE_MS,
-                        cpu: None,
-                    })),
-                },
-            },
-            thermal: self.thermal,
-            fio_file: None,
-            fio_version: None,
-        }
-    }
-
-    /// A step's name: the phase's, what the step is (`probe`, `50%`, `r3`), the variant's.
-    fn named(&self, v: &Variant, extra: &str) -> String {
-        let mut parts = vec![self.phase.name.clone()];
-        if !extra.is_empty() {
-            parts.push(extra.to_string());
-        }
-        if !v.label.is_empty() {
-            parts.push(v.label.clone());
-        }
-        parts.join(" ")
-    }
-
-    fn too_many(&self, n: usize) -> PlanError {
-        phase_err(
-            self.phase,
-            format!("it would expand to {n} steps, more than the {MAX_PHASE_STEPS} allowed"),
-        )
-    }
-}
-
 /// A sweep: per variant, a probe at the maximum rate, then one step per point.
 fn sweep_steps(
     shape: &StepShape,
@@ -661,124 +430,6 @@ fn phase_rate(preset: &Preset, index: usize, phase: &Phase) -> Result<StepRate, 
             }
         }
     })
-}
-
-/// SNIA's rounds: every variant once a round, the tracked one marked, up to the most
-/// rounds.
-fn round_steps(
-    shape: &StepShape,
-    variants: &[Variant],
-    r: &RoundsSpec,
-    rate: StepRate,
-    plan: &mut Plan,
-) -> Result<Rounds, PlanError> {
-    let phase = shape.phase;
-    let tracked: Vec<bool> = variants
-        .iter()
-        .map(|v| {
-            r.track.rwmixread.is_none_or(|m| m.0 == v.rwmixread)
-                && r.track
-                    .bs
-                    .is_none_or(|b| v.bs.is_single() && v.bs.max() == b.0)
-                && r.track.jobs.is_none_or(|j| j.0 == v.jobs)
-                && r.track.iodepth.is_none_or(|d| d.0 == v.iodepth)
-        })
-        .collect();
-    match tracked.iter().filter(|t| **t).count() {
-        1 => {}
-        0 => return Err(phase_err(phase, "rounds.track matches none of its steps")),
-        n => {
-            return Err(phase_err(
-                phase,
-                format!("rounds.track matches {n} of its steps; it must pick exactly one"),
-            ))
-        }
-    }
-    let rule = SteadyRule::Snia {
-        window: r.window.0 as usize,
-        range_percent: r.range.0,
-        slope_percent: r.slope.0,
-        max_rounds: r.max.0 as usize,
-    };
-    let per_round = variants.len() + usize::from(r.prewrite.is_some());
-    let n = per_round.saturating_mul(r.max.0 as usize);
-    if n > MAX_PHASE_STEPS {
-        return Err(shape.too_many(n));
-    }
-    let prewrite = r
-        .prewrite
-        .as_ref()
-        .map(|p| prewrite_step(shape, p))
-        .transpose()?;
-    for round in 1..=r.max.0 {
-        if let Some(p) = &prewrite {
-            let mut step = p.clone();
-            step.name = format!("{} r{round} prewrite", shape.phase.name);
-            step.round = Some(round);
-            plan.steps.push(step);
-        }
-        for (v, t) in variants.iter().zip(&tracked) {
-            let mut step = shape.step(v, shape.named(v, &format!("r{round}")), rate);
-            step.round = Some(round);
-            step.tracked = *t;
-            plan.steps.push(step);
-        }
-    }
-    let metric: Metric = r.track.metric;
-    Ok(Rounds {
-        max_rounds: r.max.0,
-        steps_per_round: per_round,
-        metric,
-        rule,
-    })
-}
-
-/// The step of a round's pre-write: the phase's workload (region, block sizes, access
-/// distribution) as its write pattern at its own shape, for its (time-scaled) duration,
-/// no ramp and no fio steady state; its round is set by the caller.
-fn prewrite_step(shape: &StepShape, p: &Prewrite) -> Result<PlanStep, PlanError> {
-    let bs = match (p.bs, shape.w.bs, &shape.w.bssplit) {
-        (Some(b), _, _) | (None, Some(b), _) => BlockSizes::single(b.0),
-        (None, None, Some(split)) => split.0.clone(),
-        (None, None, None) => {
-            return Err(phase_err(
-                shape.phase,
-                "the workload has neither bs nor bssplit",
-            ))
-        }
-    };
-    if let Some(&(b, _)) = bs.split.iter().find(|(b, _)| !b.is_multiple_of(shape.lbs)) {
-        return Err(phase_err(
-            shape.phase,
-            format!(
-                "the pre-write's block size {} is not a multiple of the target's logical block size ({})",
-                format_size(b),
-                format_size(shape.lbs)
-            ),
-        ));
-    }
-    let v = Variant {
-        label: String::new(),
-        rwmixread: 0,
-        bs,
-        jobs: p.jobs.0,
-        iodepth: p.iodepth.0,
-    };
-    let mut step = shape.step(&v, String::new(), StepRate::Max);
-    step.workload.rw = p.rw;
-    step.workload.rwmixread = 0;
-    step.workload.rwmixtrim = 0;
-    if !p.rw.is_random() {
-        step.workload.access = Default::default();
-    }
-    step.end = StepEnd {
-        duration: Some(scale(p.duration.0, shape.opts)),
-        bytes: None,
-    };
-    step.ramp = Duration::ZERO;
-    step.steady = None;
-    step.prewrite = true;
-    Ok(step)
 }
 
 /// Runs: per variant, `count` runs one after the other (the first after the warm-up, each
