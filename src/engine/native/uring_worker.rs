@@ -348,9 +348,14 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         let mut cq = self.io.ring.completion();
         let mut reaped = 0u64;
         for entry in &mut cq {
-            // The ring's own entry is kept for a zone append's 64-bit result: the plain
-            // entry it converts to has no room for it.
-            let cqe: cqueue::Entry = entry.clone().into();
+            // A zone append's 64-bit result (the LBA the device wrote at) is in the ring's
+            // own 32-byte entry, read before it becomes a plain entry, which has no room for
+            // it; no other step reads it.
+            let lba = match self.ring_io {
+                RingIo::ZoneAppend(_) => entry.result64(),
+                _ => 0,
+            };
+            let cqe: cqueue::Entry = entry.into();
             *self.inflight -= 1;
             reaped += 1;
             let slot = cqe.user_data() as usize;
@@ -361,9 +366,7 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             {
                 // Where the device placed the append: outside the zone it was sent to, the
                 // write is an error (its bytes are not where the step put them).
-                if res == i64::from(done.len)
-                    && !l.land(&za, done.offset, done.len, entry.result64())
-                {
+                if res == i64::from(done.len) && !l.land(&za, done.offset, done.len, lba) {
                     res = -i64::from(libc::EIO);
                 }
             }
