@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use super::error::FioError;
 use super::expand::{Expander, Vars};
 use super::refusal::Refusal;
+use crate::workload::BlockSizes;
 
 /// One job (a `[section]` other than `[global]`) with its options as fio applies them: the
 /// `[global]` options above it, then its own.
@@ -89,6 +90,53 @@ impl FileJob {
             1 => self.bs(),
             _ => self.round_bytes("bs", 1),
         }
+    }
+
+    /// The block sizes of the job's reads, or of its writes (`write`): its `bssplit` as fio
+    /// reads it (`4k/50:64k/50`, a group per direction after `,`) where every size has its
+    /// share and they add up to 100, else its one size. `None` where `bssplit` is given in
+    /// a form drivescope does not follow (a share left for fio to divide).
+    pub fn block_sizes(&self, write: bool) -> Option<BlockSizes> {
+        let Some(raw) = self.get("bssplit") else {
+            let bs = if write { self.write_bs() } else { self.bs() };
+            return Some(BlockSizes::single(bs.unwrap_or(4096)));
+        };
+        let groups: Vec<&str> = raw.trim().split(',').collect();
+        let group = match (write, groups.get(1)) {
+            (true, Some(g)) if !g.trim().is_empty() => g,
+            _ => groups.first()?,
+        };
+        let mut split = Vec::new();
+        for entry in group.split(':') {
+            let (size, share) = entry.trim().split_once('/')?;
+            let size = match super::value::decimal(size.trim(), self.kb_base())? {
+                super::value::Decimal::Bytes(b) if b > 0 => b,
+                _ => return None,
+            };
+            let share: u32 = share.trim().parse().ok()?;
+            if share > 0 {
+                split.push((size, share));
+            }
+        }
+        let total: u32 = split.iter().map(|(_, s)| *s).sum();
+        (total == 100).then_some(BlockSizes { split })
+    }
+
+    /// The IOPS fio holds the job to, all its `numjobs` copies together: `rate_iops` for
+    /// its one direction (its first round for reads, the second, else the first, for a job
+    /// that only writes). `None` for a mix (fio paces each direction on its own) or a job
+    /// without a rate.
+    pub fn target_iops(&self) -> Option<f64> {
+        let raw = self.get("rate_iops")?.trim();
+        let rounds = super::value::rounds(raw);
+        let round = match (self.reads(), self.writes()) {
+            (true, false) => 0,
+            (false, true) if rounds.len() > 1 => 1,
+            (false, true) => 0,
+            _ => return None,
+        };
+        let rate = self.round_bytes("rate_iops", round).filter(|r| *r > 0)?;
+        Some(rate as f64 * f64::from(self.threads()))
     }
 
     /// A whole number as fio reads an integer option (its first round, suffixes and all:
@@ -582,6 +630,23 @@ mod tests {
         let j = job("bs=512");
         assert_eq!((j.bs(), j.write_bs()), (Some(512), Some(512)));
         assert!(job("direct=1").direct() && !job("direct=0").direct());
+        let sizes = |o: &str, write| job(o).block_sizes(write).map(|b| b.split);
+        assert_eq!(
+            sizes("bssplit=4k/50:64KiB/50", false),
+            Some(vec![(4000, 50), (65536, 50)])
+        );
+        assert_eq!(
+            sizes("bssplit=4k/100,8k/30:16k/70", true),
+            Some(vec![(8000, 30), (16000, 70)])
+        );
+        // A share left for fio to divide is not followed.
+        assert_eq!(sizes("bssplit=4k/:8k/50", false), None);
+        assert_eq!(sizes("bs=16k", false), Some(vec![(16000, 100)]));
+        let rate = |o: &str| job(o).target_iops();
+        assert_eq!(rate("rw=randread\nrate_iops=500\nnumjobs=2"), Some(1000.0));
+        assert_eq!(rate("rw=write\nrate_iops=500,200"), Some(200.0));
+        assert_eq!(rate("rw=randrw\nrate_iops=500"), None);
+        assert_eq!(rate("rw=read"), None);
         let shares = ["rwmixread=70", "rwmixwrite=30", "rw=randrw"].map(|o| job(o).rwmixread());
         assert_eq!(shares, [70, 70, 50]);
     }

@@ -50,8 +50,12 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
         rw,
         rwmixread,
         rwmixtrim: 0,
-        // A job that only writes is labelled with its write size (`bs=4k,64k`).
-        bs: BlockSizes::single(if reads { first.bs() } else { first.write_bs() }.unwrap_or(4096)),
+        // A job that only writes is labelled with its write sizes (`bs=4k,64k`); a bssplit
+        // drivescope does not follow, with its one size.
+        bs: first.block_sizes(!reads).unwrap_or_else(|| {
+            let bs = if reads { first.bs() } else { first.write_bs() };
+            BlockSizes::single(bs.unwrap_or(4096))
+        }),
         iodepth: first.queue_depth(),
         jobs: jobs
             .iter()
@@ -94,7 +98,13 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 name: s.label(),
                 phase: 0,
                 workload: step_workload(s, size, req.plan.seed),
-                rate: StepRate::Max,
+                // A step is held to a rate when every job of it is (fio's rate_iops).
+                rate: s
+                    .jobs
+                    .iter()
+                    .map(|j| j.target_iops())
+                    .sum::<Option<f64>>()
+                    .map_or(StepRate::Max, StepRate::Iops),
                 ramp,
                 end: StepEnd {
                     duration: s.jobs.iter().filter_map(|j| j.runtime()).max(),

@@ -1559,7 +1559,9 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
                 [hex]\nstonewall\nfilename=old.bin\nrw=read\nbs=0x1000\nsize=0x10000\n\n\
                 [split]\nstonewall\nfilename=old.bin\nrw=read\nbs=8k,64k\nsize=64k\n\
                 ioengine=io_uring\niodepth=4\n\n\
-                [splitw]\nstonewall\nfilename=old.bin\nrw=write\nbs=8k:64k\nsize=128k\n";
+                [splitw]\nstonewall\nfilename=old.bin\nrw=write\nbs=8k:64k\nsize=128k\n\n\
+                [mixed]\nstonewall\nfilename=old.bin\nrw=read\nbssplit=4k/50:64k/50\n\
+                size=1m\nrate_iops=1000000\n";
     let job = write_job(home.path(), "prefixes.fio", text);
     let out = run_job_with(
         common::command(home.path()).current_dir(&ours),
@@ -1570,11 +1572,17 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
     let steps = of_type(&lines, "step");
     // 1,000,000 bytes in blocks of 4000, twice; 64 KiB in 4 KiB; 64 KiB in 8 KiB reads;
     // 128 KiB in 64 KiB writes.
-    assert_eq!(
-        step_counts(&steps),
-        [(250, 0), (250, 0), (16, 0), (8, 0), (0, 2)]
+    let got = step_counts(&steps);
+    assert_eq!(got[..5], [(250, 0), (250, 0), (16, 0), (8, 0), (0, 2)]);
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio.1, 2);
+    // The bssplit step draws its sizes at random: its count is fio's own, whatever it is.
+    let mixed = fio.0 - (250 + 250 + 16 + 8);
+    assert!(
+        got[5].0 > 16 && got[5].0 < 256,
+        "1 MiB in 4k and 64k reads: {got:?}"
     );
-    assert_eq!(plain_fio_counts(&job, &plain), (250 + 250 + 16 + 8, 2));
+    assert!(mixed > 16 && mixed < 256, "plain fio: {fio:?}");
     let (_, loaded) = crate::dashboard_tmux::the_saved_session(home.path());
     let bs: Vec<u64> = loaded
         .session
@@ -1582,7 +1590,12 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
         .iter()
         .map(|s| s.workload.as_ref().expect("workload").bs.max())
         .collect();
-    assert_eq!(bs, [4000, 4000, 4096, 8192, 65536]);
+    assert_eq!(bs, [4000, 4000, 4096, 8192, 65536, 65536]);
+    // The bssplit step is labelled with its split, and held to its rate_iops.
+    let mixed = &loaded.session.steps[5];
+    let split = &mixed.workload.as_ref().expect("workload").bs.split;
+    assert_eq!(split, &[(4096, 50), (65536, 50)]);
+    assert_eq!(steps[5]["target_iops"], 1_000_000.0, "{}", steps[5]);
     // fio caps a synchronous engine's depth at 1 (psync, its default, here).
     let depth: Vec<u32> = loaded
         .session
@@ -1590,8 +1603,8 @@ fn sizes_are_read_with_fios_prefixes_and_bases() {
         .iter()
         .map(|s| s.workload.as_ref().expect("workload").iodepth)
         .collect();
-    assert_eq!(depth, [1, 1, 1, 4, 1]);
-    for (s, bs) in steps.iter().zip(bs) {
+    assert_eq!(depth, [1, 1, 1, 4, 1, 1]);
+    for (s, bs) in steps.iter().zip(bs).take(5) {
         let sum = &s["summary"];
         let dir = if sum["read_ios"] == 0 {
             "write"
