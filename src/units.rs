@@ -1,8 +1,9 @@
 //! Units as storage engineers write them: sizes (`4k`, `4KiB`, `1.5G`), durations (`90s`,
 //! `2m`, `1m30s`, `500ms`), percentages (`25%`) and multiples (`2x`); and their printing.
 //!
-//! Size suffixes are binary (K = 1024), as in fio with its default `kb_base=1024`: `4k`,
-//! `4K`, `4KB` and `4KiB` are all 4096 bytes. A bare number is bytes.
+//! Size suffixes are binary (K = 1024): `4k`, `4K`, `4KB` and `4KiB` are all 4096 bytes. A
+//! bare number is bytes. (A value in an fio job file is read as fio reads it, where `4KiB`
+//! is 4000 bytes: `fio::value`.)
 
 use std::time::Duration;
 
@@ -95,38 +96,6 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         return Err(UnitError::Size(input.to_string()));
     }
     Ok(bytes as u64)
-}
-
-/// A size as fio's size options take it: bytes, a number of zones or a share of the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SizeOrShare {
-    /// A size in bytes, as [`parse_size`] reads it.
-    Bytes(u64),
-    /// `8z`: whole zones, of a size given elsewhere (fio's zone units).
-    Zones(u64),
-    /// `50%`: a whole percentage of the file's size, 1 to 100.
-    Percent(u8),
-}
-
-/// Parses a size that may also be a number of zones (`8z`: digits and a lower-case `z`,
-/// as fio reads them) or a whole percentage (`50%`, 1 to 100); any other form as
-/// [`parse_size`].
-pub fn parse_size_or_share(input: &str) -> Result<SizeOrShare, UnitError> {
-    let s = input.trim();
-    let whole = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
-    if let Some(n) = s.strip_suffix('z').filter(|n| whole(n)) {
-        let zones = n
-            .parse()
-            .map_err(|_| UnitError::Overflow(input.to_string()))?;
-        return Ok(SizeOrShare::Zones(zones));
-    }
-    if let Some(n) = s.strip_suffix('%') {
-        return match n.parse::<u8>() {
-            Ok(p @ 1..=100) if whole(n) => Ok(SizeOrShare::Percent(p)),
-            _ => Err(UnitError::Percent(input.to_string())),
-        };
-    }
-    parse_size(s).map(SizeOrShare::Bytes)
 }
 
 /// Parses a duration: `90s`, `2m`, `1m30s`, `500ms`, `1h`, `250us`; a bare number is seconds.
@@ -324,18 +293,6 @@ pub fn format_duration(d: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn sizes_may_be_zones_or_a_share_of_the_file() {
-        use super::{parse_size_or_share as p, SizeOrShare::*};
-        assert_eq!(p("8z"), Ok(Zones(8)));
-        assert_eq!(p(" 50% "), Ok(Percent(50)));
-        assert_eq!(p("100%"), Ok(Percent(100)));
-        assert_eq!(p("4k"), Ok(Bytes(4096)));
-        for bad in ["0%", "101%", "50.5%", "%", "8Z", "z", "1.5z", "-8z"] {
-            assert!(p(bad).is_err(), "{bad}");
-        }
-    }
-
     use super::*;
 
     #[test]

@@ -32,10 +32,7 @@ fn slowest_block(job: &FileJob) -> Option<(String, f64)> {
     let bs = job.bs().unwrap_or(4096) as f64;
     super::value::rounds(rate.trim())
         .into_iter()
-        .filter_map(|r| match super::value::decimal(r, job.kb_base()) {
-            Some(super::value::Decimal::Bytes(b)) => Some(b),
-            _ => None,
-        })
+        .filter_map(|r| super::value::decimal(r, job.kb_base())?.bytes())
         .filter(|r| *r > 0)
         .map(|r| bs / r as f64)
         .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))

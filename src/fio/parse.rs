@@ -109,10 +109,9 @@ impl FileJob {
         let mut split = Vec::new();
         for entry in group.split(':') {
             let (size, share) = entry.trim().split_once('/')?;
-            let size = match super::value::decimal(size.trim(), self.kb_base())? {
-                super::value::Decimal::Bytes(b) if b > 0 => b,
-                _ => return None,
-            };
+            let size = super::value::decimal(size.trim(), self.kb_base())?
+                .bytes()
+                .filter(|b| *b > 0)?;
             let share: u32 = share.trim().parse().ok()?;
             if share > 0 {
                 split.push((size, share));
@@ -187,10 +186,7 @@ impl FileJob {
     fn round_bytes(&self, key: &str, round: usize) -> Option<u64> {
         let raw = self.get(key)?.trim();
         let text = *super::value::rounds(raw).get(round)?;
-        match super::value::decimal(text, self.kb_base())? {
-            super::value::Decimal::Bytes(b) => Some(b),
-            super::value::Decimal::Percent(_) => None,
-        }
+        super::value::decimal(text, self.kb_base())?.bytes()
     }
 
     /// The threads (processes) fio makes of it: one per `numjobs` copy.

@@ -19,6 +19,16 @@ pub(super) enum Decimal {
     Percent(u64),
 }
 
+impl Decimal {
+    /// The bytes, unless it is a share.
+    pub(super) fn bytes(self) -> Option<u64> {
+        match self {
+            Decimal::Bytes(b) => Some(b),
+            Decimal::Percent(_) => None,
+        }
+    }
+}
+
 /// The texts fio parses one after the other from a numeric option's value, each as
 /// `__handle_option` hands it to `str_to_decimal` (up to its first `,`). An empty one
 /// (after a trailing separator) reads as nothing.
@@ -135,10 +145,7 @@ mod tests {
     use super::*;
 
     fn bytes(text: &str) -> Option<u64> {
-        match decimal(text, 1024) {
-            Some(Decimal::Bytes(b)) => Some(b),
-            _ => None,
-        }
+        decimal(text, 1024)?.bytes()
     }
 
     /// Each figure as fio 3.33 read it here (`size=V`, `bs=512`, `rw=read`: its

@@ -318,7 +318,8 @@ struct Cell<'a> {
 fn dirth_cells(s: &Session) -> Vec<Cell<'_>> {
     let round = |r: &StepRecord| r.point.get("round").and_then(serde_yaml::Value::as_u64);
     // A round's pre-write is none of its combinations.
-    let prewrite = |r: &StepRecord| r.point.get("prewrite").is_some();
+    let prewrite =
+        |r: &StepRecord| r.point.get("prewrite").and_then(serde_yaml::Value::as_bool) == Some(true);
     let cell = |r: &StepRecord| {
         let w = r.workload.as_ref()?;
         (r.summary.ios > 0 && !prewrite(r)).then_some((w.jobs, w.iodepth))
