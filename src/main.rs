@@ -56,10 +56,31 @@ fn install_signal_handlers(stop: &Arc<AtomicBool>, which: &Arc<AtomicUsize>) {
     }
 }
 
-/// One line on stderr; never panics (stderr may be a terminal that has gone away).
+/// One line on stderr, its control characters written out as [`drivescope::output`]
+/// writes them (an error names paths, labels, a host's words); written even after stdout
+/// was closed, and never panics (stderr may be a terminal that has gone away).
 fn say(msg: std::fmt::Arguments<'_>) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{msg}");
+    let text = msg.to_string();
+    let _ = writeln!(std::io::stderr(), "{}", drivescope::ostext::outbound(&text));
+}
+
+/// A panic (none is meant to happen: a bug) reported as the default hook reports it, but
+/// through [`say`]: its message may quote text from outside.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        say(format_args!("thread '{name}' {info}"));
+        let trace = std::backtrace::Backtrace::capture();
+        if trace.status() == std::backtrace::BacktraceStatus::Captured {
+            say(format_args!("{trace}"));
+        } else {
+            say(format_args!(
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+            ));
+        }
+    }));
 }
 
 /// The exit code of a process whose output was closed (128 + SIGPIPE).
@@ -163,15 +184,39 @@ fn parse() -> Result<Cli, ExitCode> {
         // clap's auto follows the terminal and NO_COLOR.
         Some(ColorChoice::Auto) | None => clap::ColorChoice::Auto,
     };
-    let e = match Cli::command()
-        .color(colour)
+    // clap's messages quote what was typed, and its own writer strips what looks like an
+    // escape sequence from them (silently: `\e[2J` would vanish): a command line holding a
+    // control character gets clap's plain text instead, written through the one filter.
+    let odd = std::env::args_os().any(|a| {
+        matches!(
+            drivescope::ostext::outbound(&a.to_string_lossy()),
+            std::borrow::Cow::Owned(_)
+        )
+    });
+    let mut command = Cli::command().color(colour);
+    if odd {
+        command = command
+            .color(clap::ColorChoice::Never)
+            .styles(clap::builder::Styles::plain());
+    }
+    let e = match command
         .try_get_matches()
         .and_then(|m| Cli::check_no_dashboard_args(&m).and_then(|()| Cli::from_arg_matches(&m)))
     {
         Ok(cli) => return Ok(cli),
         Err(e) => e,
     };
-    let shown = e.print().and_then(|()| {
+    let shown = if odd {
+        let text = e.render().ansi().to_string();
+        drivescope::output::Output::default().text(stream_of(&e), &text);
+        match drivescope::output::output_closed() {
+            true => Err(std::io::ErrorKind::BrokenPipe.into()),
+            false => Ok(()),
+        }
+    } else {
+        e.print()
+    }
+    .and_then(|()| {
         std::io::stdout().flush()?;
         std::io::stderr().flush()
     });
@@ -185,6 +230,14 @@ fn parse() -> Result<Cli, ExitCode> {
     })
 }
 
+/// Where clap shows `e`: errors on stderr, help and version on stdout.
+fn stream_of(e: &clap::Error) -> drivescope::output::Stream {
+    match e.use_stderr() {
+        true => drivescope::output::Stream::Err,
+        false => drivescope::output::Stream::Out,
+    }
+}
+
 /// Whether the command line names the `smart` command (read again, past its errors).
 fn names_smart() -> bool {
     use clap::CommandFactory;
@@ -195,6 +248,7 @@ fn names_smart() -> bool {
 }
 
 fn main() -> ExitCode {
+    install_panic_hook();
     let cli = match parse() {
         Ok(cli) => cli,
         Err(code) => return code,

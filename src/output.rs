@@ -1,16 +1,22 @@
 //! The process's one writer of what it shows: every line a command, the headless run's
 //! `Printer` or the dashboard prints on stdout or stderr goes through an [`Output`] (this
-//! module sits below all of them and uses none). A write that fails (a pipe whose reader is gone: EPIPE, as with
-//! `| head`; a terminal that has gone away: EIO) ends the output, on stdout and stderr
-//! alike: nothing is printed after it, [`output_closed`] says so (the binary then exits
-//! 141, as a process killed by SIGPIPE does), and an output made [`Output::stopping`] a
-//! run also stops that run as a signal does: its session still gets its final save and
-//! ends `stopped`. Rust ignores SIGPIPE, so a closed pipe is such an error, never a kill;
+//! module sits below all of them and uses only `ostext`). A write that fails (a pipe whose
+//! reader is gone: EPIPE, as with `| head`; a terminal that has gone away: EIO) ends the
+//! output, on stdout and stderr alike: nothing is printed after it, [`output_closed`] says
+//! so (the binary then exits 141, as a process killed by SIGPIPE does), and an output made
+//! [`Output::stopping`] a run also stops that run as a signal does: its session still gets
+//! its final save and ends `stopped`. Rust ignores SIGPIPE, so a closed pipe is such an error, never a kill;
 //! and since nothing here panics, it is never "failed printing to stdout" either.
+//! Every byte written here passes through [`crate::ostext::outbound`] first: a control
+//! character (other than tab and newline) or a bidirectional override in any text,
+//! whoever made it (a session, a drive, a host, an agent), is written out as `\uNNNN`,
+//! never handed to the terminal; JSON and YAML stay valid documents.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+use crate::ostext::{outbound, outbound_bytes};
 
 /// Set once a write to stdout or stderr failed: the process's output has ended.
 static CLOSED: AtomicBool = AtomicBool::new(false);
@@ -42,13 +48,13 @@ impl Output {
 
     /// `text` and a newline on `stream`, flushed; nothing once the output has ended.
     pub fn line(&self, stream: Stream, text: &str) {
-        self.write(stream, &[text.as_bytes(), b"\n"]);
+        self.write(stream, &[outbound(text).as_bytes(), b"\n"]);
     }
 
-    /// `text` as it is (its lines end with their own newlines), flushed; nothing once the
-    /// output has ended.
+    /// `text` (its lines end with their own newlines), flushed; nothing once the output
+    /// has ended.
     pub fn text(&self, stream: Stream, text: &str) {
-        self.write(stream, &[text.as_bytes()]);
+        self.write(stream, &[outbound(text).as_bytes()]);
     }
 
     fn write(&self, stream: Stream, parts: &[&[u8]]) {
@@ -73,13 +79,17 @@ impl Output {
     }
 }
 
-/// `stream` as a [`Write`] through `output`: each write goes out whole and flushed; the
-/// first that fails ends the output as [`Output::line`]'s would (and is returned), and
-/// once the output has ended every write fails with `BrokenPipe`.
+/// `stream` as a [`Write`] through `output`: each write goes out whole (filtered as
+/// [`Output::line`]'s text is) and flushed; the first that fails ends the output as
+/// [`Output::line`]'s would (and is returned), and once the output has ended every write
+/// fails with `BrokenPipe`. A character whose bytes two writes split goes out with the
+/// second.
 #[derive(Debug, Clone)]
 pub struct StdWriter {
     stream: Stream,
     output: Output,
+    /// The start of a character the last write ended with.
+    pending: Vec<u8>,
 }
 
 impl Output {
@@ -88,6 +98,7 @@ impl Output {
         StdWriter {
             stream,
             output: self.clone(),
+            pending: Vec::new(),
         }
     }
 }
@@ -97,9 +108,14 @@ impl Write for StdWriter {
         if output_closed() {
             return Err(std::io::ErrorKind::BrokenPipe.into());
         }
+        let mut bytes = std::mem::take(&mut self.pending);
+        bytes.extend_from_slice(buf);
+        let mut shown = Vec::with_capacity(bytes.len() + 8);
+        let left = outbound_bytes(&bytes, &mut shown);
+        self.pending = bytes.split_off(bytes.len() - left);
         let written = match self.stream {
-            Stream::Out => write_all(&mut std::io::stdout().lock(), &[buf]),
-            Stream::Err => write_all(&mut std::io::stderr().lock(), &[buf]),
+            Stream::Out => write_all(&mut std::io::stdout().lock(), &[&shown]),
+            Stream::Err => write_all(&mut std::io::stderr().lock(), &[&shown]),
         };
         match written {
             Ok(()) => Ok(buf.len()),

@@ -17,6 +17,13 @@ pub fn run(args: &AgentArgs) -> Result<(), MetricsError> {
         }
         None => None,
     };
-    crate::remote::agent::serve_watched(std::io::stdin().lock(), std::io::stdout(), watch);
+    // The JSON lines go out through the one writer (a record at a time: buffered, and
+    // flushed whole after each).
+    let out = crate::output::Output::default().writer(crate::output::Stream::Out);
+    crate::remote::agent::serve_watched(
+        std::io::stdin().lock(),
+        std::io::BufWriter::new(out),
+        watch,
+    );
     Ok(())
 }

@@ -320,14 +320,27 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
     for w in &loaded.warnings {
         crate::output::err_line(&format!("drivescope: {w}"));
     }
-    let s = loaded.session;
+    let (mut opts, tl) = replay_of(&loaded.session, &loaded.warnings);
+    opts.theme = theme;
+    opts.monochrome = !colour;
+    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+    let (fx_tx, fx_rx) = mpsc::unbounded_channel();
+    let ctl = spawn_controller(fx_rx, msg_tx, tl);
+    let result = run_dashboard(opts, msg_rx, fx_tx);
+    let _ = ctl.join();
+    Ok(result?)
+}
+
+/// What the replay of `s` (read with `warnings`) starts the dashboard with, and the
+/// timeline it plays.
+pub fn replay_of(s: &Session, warnings: &[String]) -> (DashboardOptions, Vec<(f64, Msg)>) {
     let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
         .ok()
         .and_then(|d| drive_view_of(&d));
-    let mut tl = timeline(&s);
+    let mut tl = timeline(s);
     // What the reader dropped is shown in the events panel too, from the first moment (on
     // stderr it is seen only after the dashboard closes).
-    let damaged = loaded.warnings.iter().map(|w| {
+    let damaged = warnings.iter().map(|w| {
         let text = format!("damaged session: {w}");
         (
             0.0,
@@ -342,23 +355,16 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
     tl.splice(at..at, damaged);
     let opts = DashboardOptions {
         drive,
-        theme,
-        presets: preset_entry(&s).into_iter().collect(),
-        monochrome: !colour,
+        presets: preset_entry(s).into_iter().collect(),
         replay: true,
         drives: if s.drives.len() > 1 {
-            drive_setups(&s)
+            drive_setups(s)
         } else {
             Vec::new()
         },
         ..DashboardOptions::default()
     };
-    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
-    let (fx_tx, fx_rx) = mpsc::unbounded_channel();
-    let ctl = spawn_controller(fx_rx, msg_tx, tl);
-    let result = run_dashboard(opts, msg_rx, fx_tx);
-    let _ = ctl.join();
-    Ok(result?)
+    (opts, tl)
 }
 
 /// A session event as the events panel's message, at its time.

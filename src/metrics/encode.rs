@@ -3,7 +3,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::encoding::{
+    DescriptorEncoder, EncodeLabel, EncodeLabelSet, LabelSetEncoder, NoLabelSet,
+};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
 
@@ -32,6 +34,20 @@ fn with(mut l: Labels, k: &str, v: &str) -> Labels {
 #[derive(Debug, Clone)]
 pub struct Collector(pub Arc<Mutex<Figures>>);
 
+/// Labels as every sample carries them: each value printable ([`crate::ostext::printable`]),
+/// since a label, host, model or preset name may hold control characters, which
+/// prometheus-client passes on as they are (it escapes only `\`, `"` and newline).
+struct Shown<'a>(&'a Labels);
+
+impl EncodeLabelSet for Shown<'_> {
+    fn encode(&self, enc: &mut LabelSetEncoder) -> std::fmt::Result {
+        for (k, v) in self.0 {
+            (k.as_str(), crate::ostext::printable(v).as_ref()).encode(enc.encode_label())?;
+        }
+        Ok(())
+    }
+}
+
 /// One family: its descriptor, then a sample per (labels, value) the closure yields.
 fn family<V>(
     enc: &mut DescriptorEncoder,
@@ -47,7 +63,7 @@ fn family<V>(
     }
     let mut m = enc.encode_descriptor(name, help, unit, ty)?;
     for (labels, v) in &samples {
-        put(m.encode_family(labels)?, v)?;
+        put(m.encode_family(&Shown(labels))?, v)?;
     }
     Ok(())
 }
@@ -178,7 +194,7 @@ fn latency(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
             .map(|(b, n)| (*b, *n))
             .collect();
         buckets.push((f64::INFINITY, c.buckets[LATENCY_BUCKETS_S.len()]));
-        m.encode_family(labels)?
+        m.encode_family(&Shown(labels))?
             .encode_histogram::<NoLabelSet>(c.sum_s, c.count, &buckets, None)?;
     }
     let mut q = Vec::new();
@@ -332,5 +348,43 @@ impl prometheus_client::collector::Collector for Collector {
         latency(&mut enc, &fig)?;
         drive_state(&mut enc, &fig)?;
         info(&mut enc, &fig)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_reach_a_scrape_printable() {
+        let hostile = "a\x1b[2J\x1b]52;c;aGk=\x07\r\n\u{7f}\u{9b}\u{202e}\"\\b";
+        let mut d = DriveFigures::new(hostile.into(), hostile.into());
+        d.preset = hostile.into();
+        d.phase = hostile.into();
+        d.step = hostile.into();
+        d.smart = Some(crate::telemetry::SmartReading {
+            model: Some(hostile.into()),
+            serial: Some(hostile.into()),
+            firmware: Some(hostile.into()),
+            ..Default::default()
+        });
+        let fig = Figures {
+            drives: vec![d],
+            state: RunState::Running,
+        };
+        let mut registry = prometheus_client::registry::Registry::default();
+        registry.register_collector(Box::new(Collector(Arc::new(Mutex::new(fig)))));
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("encoded");
+        let odd: Vec<char> = text
+            .chars()
+            .filter(|c| (c.is_control() && *c != '\n') || *c == '\u{202e}')
+            .collect();
+        assert!(odd.is_empty(), "{odd:?} in\n{text}");
+        assert!(
+            text.contains(r#"label="a\\e[2J\\e]52;c;aGk=\\x07\\r\\n\\x7F\\x9B\\u{202E}\"\\b""#),
+            "{text}"
+        );
+        assert!(text.contains(r#"model="a\\e[2J"#), "{text}");
     }
 }

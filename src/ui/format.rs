@@ -1,14 +1,28 @@
 //! Number formatting for panels and commands: IOPS, bandwidth, latency, durations,
 //! temperatures, capacities (decimal, the binary size beside) and sizes the user gives
 //! (binary), with the units spelled out and no more digits than the measurement carries;
-//! text wrapped to a panel's width.
+//! text wrapped to a panel's width; text from outside made printable.
 
-/// `950`, `12.3k`, `1.23M`.
 /// Text that came from a device or a user (a model, a serial, a label, a path, fio's or
 /// a note's words), as the headless outputs show it: control characters and bidirectional
 /// overrides written out ([`crate::ostext::printable`]), never handed to the terminal.
 pub fn shown(s: &str) -> String {
     crate::ostext::printable(s).into_owned()
+}
+
+/// The net under [`shown`]: a cell of `buf` that holds a control character or a
+/// bidirectional override (text that reached a panel without passing [`shown`]; ratatui
+/// itself drops only the control characters, silently) shows `�` instead, so that no such
+/// character is ever handed to the terminal.
+pub fn printable_cells(buf: &mut ratatui::buffer::Buffer) {
+    for cell in &mut buf.content {
+        if matches!(
+            crate::ostext::printable(cell.symbol()),
+            std::borrow::Cow::Owned(_)
+        ) {
+            cell.set_symbol("\u{FFFD}");
+        }
+    }
 }
 
 /// A path as [`shown`] shows text.
@@ -69,6 +83,7 @@ pub fn wrapped(s: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// `950`, `12.3k`, `1.23M`.
 pub fn iops(v: f64) -> String {
     if !v.is_finite() || v < 0.0 {
         return "-".into();

@@ -16,8 +16,14 @@ use ratatui::Frame;
 
 use crate::app::{Action, App, RunState};
 
-/// Draws the whole screen from `app`.
+/// Draws the whole screen from `app`; no cell holds a control character or a
+/// bidirectional override ([`format::printable_cells`]), whatever text reached a panel.
 pub fn render(app: &App, f: &mut Frame) {
+    draw(app, f);
+    format::printable_cells(f.buffer_mut());
+}
+
+fn draw(app: &App, f: &mut Frame) {
     let area = f.area();
     let t = app.theme();
     f.render_widget(Block::default().style(t.base()), area);
@@ -120,7 +126,7 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
     if let Some((n, _)) = &app.notice {
         // A notice longer than the line wraps upwards over the panels' last rows (at most
         // a third of the screen) rather than being cut.
-        let lines = format::wrap(n, usize::from(area.width));
+        let lines = format::wrap(&format::shown(n), usize::from(area.width));
         let most = (f.area().height / 3).max(1);
         let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(most);
         let r = ratatui::layout::Rect {

@@ -179,7 +179,7 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         let items: Vec<ListItem> = rows
             .iter()
             .filter_map(|&i| app.presets.get(i))
-            .map(|p| ListItem::new(Line::raw(format::cut_end(&p.name, name_w))))
+            .map(|p| ListItem::new(Line::raw(format::cut_end(&format::shown(&p.name), name_w))))
             .collect();
         let mut st = list_state(shown_at(app.preset_sel, &rows), rows.len());
         f.render_stateful_widget(
@@ -200,7 +200,7 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             f.render_widget(Paragraph::new(lines), detail);
         } else if let Some(p) = app.selected_preset() {
             let mut lines = vec![
-                Line::styled(p.name.clone(), t.title_style()),
+                Line::styled(format::shown(&p.name), t.title_style()),
                 Line::from(vec![
                     Span::styled("id ", t.dim_style()),
                     Span::styled(p.id.clone(), Style::default().fg(t.accent)),
@@ -213,7 +213,7 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
                     Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
                 ]),
                 Line::raw(""),
-                Line::styled(p.description.clone(), Style::default().fg(t.fg)),
+                Line::styled(format::shown(&p.description), Style::default().fg(t.fg)),
                 Line::raw(""),
                 Line::styled("phases", t.dim_style()),
             ];
@@ -462,7 +462,7 @@ fn themes(app: &App, f: &mut Frame, area: Rect) {
     let items: Vec<ListItem> = kept
         .iter()
         .filter_map(|&i| app.themes.get(i))
-        .map(|th| ListItem::new(th.name.clone()))
+        .map(|th| ListItem::new(format::shown(&th.name)))
         .collect();
     let mut st = list_state(shown_at(app.theme_idx, &kept), kept.len());
     f.render_stateful_widget(

@@ -48,7 +48,7 @@ fn status<'a>(app: &App, cells: &[GridCell]) -> Line<'a> {
     if let (true, Some(step)) = (running, &app.picked_slot().run.step) {
         spans.push(Span::styled(" · running ", t.dim_style()));
         spans.push(Span::styled(
-            step.name.clone(),
+            crate::ui::format::shown(&step.name),
             Style::default().fg(t.accent),
         ));
     }

@@ -51,7 +51,8 @@ fn state_cell(s: &DriveState, t: &Theme) -> Span<'static> {
         DriveState::Ended(RunOutcome::Stopped(_)) => ("stopped".to_string(), t.warning),
         // The step it failed in is in the events; the row says why.
         DriveState::Ended(RunOutcome::Failed { ended_by, .. }) => {
-            (format!("failed: {ended_by}"), t.critical)
+            let why = crate::ui::format::shown(&ended_by.to_string());
+            (format!("failed: {why}"), t.critical)
         }
         DriveState::EndedWithRun(e) => (
             e.label().to_string(),

@@ -109,9 +109,9 @@ fn run_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     let preset = match (&app.run.state, &app.run.preset_id) {
         (RunState::Idle, _) | (_, None) => app
             .selected_preset()
-            .map(|p| format!("{} (highlighted)", p.name))
+            .map(|p| format!("{} (highlighted)", format::shown(&p.name)))
             .unwrap_or_else(|| "no presets".into()),
-        (_, Some(id)) => app.preset_name(id),
+        (_, Some(id)) => format::shown(&app.preset_name(id)),
     };
     spans.push(Span::styled("preset ", t.dim_style()));
     spans.push(Span::styled(preset, Style::default().fg(t.fg)));
@@ -119,7 +119,7 @@ fn run_line(app: &App, slot: &DriveSlot) -> Line<'static> {
         spans.push(sep());
         spans.push(Span::styled("phase ", t.dim_style()));
         spans.push(Span::styled(
-            s.phase_name.clone(),
+            format::shown(&s.phase_name),
             Style::default().fg(t.fg),
         ));
         spans.push(sep());
@@ -127,7 +127,7 @@ fn run_line(app: &App, slot: &DriveSlot) -> Line<'static> {
             format!("step {}/{} ", s.index + 1, s.count),
             t.dim_style(),
         ));
-        let mut name = s.name.clone();
+        let mut name = format::shown(&s.name);
         if let Some(r) = s.target_iops.filter(|_| s.rate_limited) {
             name.push_str(&format!(" @ {} IOPS", format::iops(r)));
         }

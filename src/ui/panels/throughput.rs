@@ -25,7 +25,10 @@ pub fn waiting_reason(app: &App, slot: &DriveSlot) -> Option<Vec<String>> {
         RunState::Idle => {
             let start = app.keymap.describe(crate::app::Action::Start);
             match app.selected_preset() {
-                Some(p) => vec!["no run yet".into(), format!("{start} starts {}", p.name)],
+                Some(p) => vec![
+                    "no run yet".into(),
+                    format!("{start} starts {}", crate::ui::format::shown(&p.name)),
+                ],
                 None => vec!["no run yet".into(), "no presets were given".into()],
             }
         }
