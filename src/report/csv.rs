@@ -1,4 +1,5 @@
-//! The intervals as CSV: one row per interval, a header row naming the units.
+//! The intervals as CSV: one row per interval, a header row naming the units; and the one
+//! writer of a CSV text cell ([`text_cell`]), which every CSV drivescope writes uses.
 
 use std::fmt::Write;
 
@@ -12,6 +13,22 @@ const HEADER_BEFORE_TRIMS: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_
 
 /// The first column of a session of several drives: the drive's label.
 pub const DRIVE_COLUMN: &str = "drive,";
+
+/// `s` as a CSV text cell: quoted (a `"` doubled), its control characters written out
+/// ([`crate::ostext::printable`]), and inert: text a spreadsheet would evaluate (starting
+/// with `=`, `+`, `-`, `@`, tab or CR) gets a `'` first, as OWASP advises; a number
+/// (`-1.5`, `+3`, `2e-3`) is left a number.
+pub fn text_cell(s: &str) -> String {
+    let s = crate::ostext::printable(s);
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_number(&s);
+    let quote = if formula { "'" } else { "" };
+    format!("\"{quote}{}\"", s.replace('"', "\"\""))
+}
+
+/// Whether `s` is a plain decimal number (sign, digits, a point, an exponent).
+fn is_number(s: &str) -> bool {
+    s.parse::<f64>().is_ok() && s.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c))
+}
 
 /// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
 pub fn is_intervals(head: &[u8]) -> bool {
@@ -73,7 +90,7 @@ pub fn session_intervals(s: &crate::session::Session) -> String {
                 .and_then(|d| labels.get(d as usize))
                 .map(String::as_str)
                 .unwrap_or("");
-            let _ = write!(o, "\"{}\",", label.replace('"', "\"\""));
+            let _ = write!(o, "{},", text_cell(label));
         }
         o.push_str(line);
         o.push('\n');
@@ -117,6 +134,29 @@ pub fn intervals(intervals: &[IntervalRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_cell_is_never_a_formula_and_a_number_stays_one() {
+        assert_eq!(text_cell("nvme0 \"a\""), "\"nvme0 \"\"a\"\"\"");
+        for f in [
+            "=1+1",
+            "+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(A1)",
+            "=HYPERLINK(\"x\")",
+        ] {
+            let cell = text_cell(f);
+            assert!(cell.starts_with("\"'"), "{f}: {cell}");
+        }
+        assert_eq!(text_cell("\t=1"), "\"\\t=1\"", "a tab is written out");
+        assert_eq!(text_cell("\r=1"), "\"\\r=1\"");
+        assert_eq!(text_cell("a\x1b[2J"), "\"a\\e[2J\"");
+        for n in ["-1.5", "+3", "-2e-3", "42"] {
+            assert_eq!(text_cell(n), format!("\"{n}\""), "{n} stays a number");
+        }
+        assert!(text_cell("-inf").starts_with("\"'"));
+        assert!(text_cell("-").starts_with("\"'"));
+    }
 
     #[test]
     fn one_row_per_interval_with_every_column() {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use super::csv::text_cell;
 use crate::session::{round, Direction, StepResult};
 
 pub const CSV_FILE: &str = "steps.csv";
@@ -76,10 +77,6 @@ pub fn is_steps_json(head: &[u8]) -> bool {
     head.starts_with(JSON_START.as_bytes())
 }
 
-fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 fn num(x: f64) -> String {
     round(x, 3).to_string()
 }
@@ -100,14 +97,14 @@ pub fn csv(results: &[StepResult]) -> String {
     o.push('\n');
     for r in results {
         if drives {
-            let _ = write!(o, "{},", quoted(r.drive.as_deref().unwrap_or("")));
+            let _ = write!(o, "{},", text_cell(r.drive.as_deref().unwrap_or("")));
         }
         let _ = write!(
             o,
             "{},{},{},{}",
             r.step,
-            quoted(&r.label),
-            quoted(&r.workload),
+            text_cell(&r.label),
+            text_cell(&r.workload),
             opt(r.target_iops)
         );
         for d in Direction::BOTH {
@@ -117,7 +114,7 @@ pub fn csv(results: &[StepResult]) -> String {
             o,
             ",{},{},{}",
             r.errors,
-            quoted(&r.ended_by.to_string()),
+            text_cell(&r.ended_by.to_string()),
             num(r.measured_s)
         );
         dir_row(&mut o, r, Direction::Trim);
