@@ -42,6 +42,7 @@ mod package_deb;
 mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;
+mod printable_outputs;
 mod remote_dashboard_stops;
 mod remote_hosts;
 mod report_drives;
