@@ -88,19 +88,19 @@ pub fn claim_session_file(
 }
 
 /// A session path's lock, held for its run: see [`lock_session`].
-pub type SessionLock = crate::lockfile::LockFile;
+pub type SessionLock = crate::owned::lock::LockFile;
 
 /// Locks the session at `path` for this process's run (`.NAME.lock` beside the file it
 /// names, flock'd: the kernel lets it go when the process ends, however it ends), the
 /// folder made if needed. Another process holding it is [`SessionError::InUse`].
 pub fn lock_session(path: &Path) -> Result<SessionLock, SessionError> {
-    let lock = crate::lockfile::beside(path);
-    crate::lockfile::LockFile::take(&lock).map_err(|e| match e {
-        crate::lockfile::TakeError::Held { holder } => SessionError::InUse {
+    use crate::owned::lock::{beside, LockFile, TakeError};
+    LockFile::take(&beside(path)).map_err(|e| match e {
+        TakeError::Held { holder } => SessionError::InUse {
             path: path.to_path_buf(),
             holder,
         },
-        crate::lockfile::TakeError::Io(e) => SessionError::io(&lock, "cannot lock", e),
+        TakeError::Owned(e) => SessionError::Owned(e),
     })
 }
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{Finding, FindingKind};
 use super::map::{GenMap, PAGE};
-use crate::lockfile::{LockFile, TakeError};
+use crate::owned::lock::{LockFile, TakeError};
 
 mod files;
 mod flusher;
@@ -49,6 +49,10 @@ pub enum VerifyError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A file of the state's not made, replaced or removed (one that is not ours left as
+    /// it is).
+    #[error("verify state: {0}")]
+    Owned(#[from] crate::owned::OwnedError),
     #[error("verify state {}: {what}", .path.display())]
     Bad { path: PathBuf, what: String },
     #[error("the verify state in {} is of a target of {state} bytes, this one has {target} (start a new one with --verify-reset)", .path.display())]

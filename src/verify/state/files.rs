@@ -137,13 +137,13 @@ pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Locks the state in `dir` for this process (`.NAME.lock` beside the folder, flock'd: let
 /// go by the kernel when the process ends). Held by another process: [`VerifyError::InUse`].
 pub(super) fn lock_state(dir: &Path) -> Result<LockFile, VerifyError> {
-    let path = crate::lockfile::beside(dir);
+    let path = crate::owned::lock::beside(dir);
     LockFile::take(&path).map_err(|e| match e {
         TakeError::Held { holder } => VerifyError::InUse {
             path: dir.to_path_buf(),
             holder,
         },
-        TakeError::Io(source) => VerifyError::Io { path, source },
+        TakeError::Owned(e) => VerifyError::Owned(e),
     })
 }
 
