@@ -108,6 +108,16 @@ impl Folder {
         &self.path
     }
 
+    /// Where the folder is now (moved or not since it was opened), as the kernel tells it;
+    /// the path it was named by when the kernel cannot tell.
+    pub fn now_at(&self) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+            .ok()
+            .filter(|p| p.is_absolute() && p.is_dir())
+            .unwrap_or_else(|| self.path.clone())
+    }
+
     /// The path of `name` in this folder (for messages).
     pub fn join(&self, name: &OsStr) -> PathBuf {
         self.path.join(name)
@@ -488,6 +498,16 @@ impl Folder {
             RenameFlags::NOREPLACE,
         );
         Ok(false)
+    }
+
+    /// The file `name` holds as ours, when it is the file `id` says (proven ours by the
+    /// caller: made by this process, or recorded when it was made); `None` otherwise.
+    pub fn mine_at(&self, name: &OsStr, id: &Identity) -> Result<Option<Mine>, OwnedError> {
+        let now = self.identity_at(name)?;
+        Ok(now.filter(|now| now.same(id)).map(|_| Mine {
+            name: name.to_os_string(),
+            id: id.clone(),
+        }))
     }
 
     /// Whether `name` still holds the file `mine` names.
