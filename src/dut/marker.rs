@@ -41,7 +41,7 @@ fn record_line(id: &str, path: &Path) -> String {
 /// The path of a record line's hexadecimal.
 fn path_of(hex: &str) -> Option<PathBuf> {
     let bytes = hex.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     let raw: Option<Vec<u8>> = bytes
@@ -73,8 +73,10 @@ fn still_there(line: &str) -> bool {
 /// Whether `text` reads as the record (empty, or lines of an identity and a path).
 fn is_record(text: &[u8]) -> bool {
     std::str::from_utf8(text).is_ok_and(|t| {
-        t.lines()
-            .all(|l| l.split_once(' ').is_some_and(|(id, _)| id.split(':').count() == 4))
+        t.lines().all(|l| {
+            l.split_once(' ')
+                .is_some_and(|(id, _)| id.split(':').count() == 4)
+        })
     })
 }
 

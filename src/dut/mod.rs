@@ -231,15 +231,17 @@ fn create_file(path: &Path, size: u64, make_folder: bool) -> Result<(), TargetEr
         what: "cannot create test file".into(),
         source: std::io::Error::other(e),
     })?;
-    let (f, mine) = folder.create_open(&name, 0o644).map_err(|e| TargetError::Io {
-        path: path.display().to_string(),
-        what: "cannot create test file".into(),
-        source: match e {
-            crate::owned::OwnedError::Exists { .. } => std::io::ErrorKind::AlreadyExists.into(),
-            crate::owned::OwnedError::Io { source, .. } => source,
-            e => std::io::Error::other(e),
-        },
-    })?;
+    let (f, mine) = folder
+        .create_open(&name, 0o644)
+        .map_err(|e| TargetError::Io {
+            path: path.display().to_string(),
+            what: "cannot create test file".into(),
+            source: match e {
+                crate::owned::OwnedError::Exists { .. } => std::io::ErrorKind::AlreadyExists.into(),
+                crate::owned::OwnedError::Io { source, .. } => source,
+                e => std::io::Error::other(e),
+            },
+        })?;
     if let Err(e) = allocate(&f, path, size) {
         // Nothing half-made is left behind: the file was created just now, for this run.
         drop(f);

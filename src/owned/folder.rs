@@ -307,10 +307,11 @@ impl Folder {
             RenameFlags::NOREPLACE,
         ) {
             Err(Errno::INVAL) | Err(Errno::NOSYS) => {
-                rustix::fs::linkat(&self.fd, &tmp.name, &self.fd, name, AtFlags::empty())
-                    .map(|()| {
+                rustix::fs::linkat(&self.fd, &tmp.name, &self.fd, name, AtFlags::empty()).map(
+                    |()| {
                         let _ = self.remove(&tmp);
-                    })
+                    },
+                )
             }
             other => other,
         };
@@ -346,13 +347,8 @@ impl Folder {
     ) -> Result<(), OwnedError> {
         let name = mine.name.clone();
         let tmp = self.filled_temp(&name, fill)?;
-        let exchanged = rustix::fs::renameat_with(
-            &self.fd,
-            &tmp.name,
-            &self.fd,
-            &name,
-            RenameFlags::EXCHANGE,
-        );
+        let exchanged =
+            rustix::fs::renameat_with(&self.fd, &tmp.name, &self.fd, &name, RenameFlags::EXCHANGE);
         match exchanged {
             Ok(()) => {}
             Err(Errno::NOENT) => {
@@ -425,13 +421,8 @@ impl Folder {
             mine.id = tmp.id;
             return Ok(());
         }
-        let back = rustix::fs::renameat_with(
-            &self.fd,
-            &tmp.name,
-            &self.fd,
-            &name,
-            RenameFlags::EXCHANGE,
-        );
+        let back =
+            rustix::fs::renameat_with(&self.fd, &tmp.name, &self.fd, &name, RenameFlags::EXCHANGE);
         if back.is_ok() {
             let _ = self.remove(&tmp);
         }

@@ -38,7 +38,11 @@ impl OwnedError {
     pub(crate) fn io(path: &Path, what: &'static str, source: std::io::Error) -> OwnedError {
         OwnedError::Io {
             path: path.to_path_buf(),
-            what: if what.is_empty() { "cannot write" } else { what },
+            what: if what.is_empty() {
+                "cannot write"
+            } else {
+                what
+            },
             source,
         }
     }

@@ -53,9 +53,8 @@ pub enum ReportError {
 /// nothing is: a file there, or a link, is refused and left as it was).
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     use crate::owned::{Folder, OwnedError};
-    let made = Folder::of_file(path).and_then(|(folder, name)| {
-        folder.create(&name, |w| w.write_all(bytes))
-    });
+    let made = Folder::of_file(path)
+        .and_then(|(folder, name)| folder.create(&name, |w| w.write_all(bytes)));
     match made {
         Ok(_) => Ok(()),
         Err(OwnedError::Exists { path }) => Err(ReportError::Exists { path }),

@@ -89,9 +89,13 @@ impl Written {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(last
-            .map(SessionError::from)
-            .unwrap_or_else(|| SessionError::io(&self.path(), "cannot save", std::io::ErrorKind::AlreadyExists.into())))
+        Err(last.map(SessionError::from).unwrap_or_else(|| {
+            SessionError::io(
+                &self.path(),
+                "cannot save",
+                std::io::ErrorKind::AlreadyExists.into(),
+            )
+        }))
     }
 
     /// Opens it for appending, only while its name still holds it.

@@ -104,7 +104,10 @@ fn a_file_planted_after_ours_is_never_replaced_nor_removed() {
         unchanged(dir.path(), "a", how, &theirs);
         assert!(!f.remove(&mine).unwrap());
         unchanged(dir.path(), "a", how, &theirs);
-        assert!(matches!(f.open_append(&mine), Err(OwnedError::NotOurs { .. })));
+        assert!(matches!(
+            f.open_append(&mine),
+            Err(OwnedError::NotOurs { .. })
+        ));
         assert_eq!(read(&dir.path().join("moved")), "ours");
         // Nothing of ours left under other names.
         let names: Vec<_> = std::fs::read_dir(dir.path())

@@ -654,7 +654,10 @@ impl SessionRecorder {
         let session = &self.session;
         // Saved where the session is, while its name still holds the file of ours; where a
         // file of the user's took its name meanwhile, beside it (the path returned).
-        match self.file.rewrite_or_beside(|w| text::write_full(w, session)) {
+        match self
+            .file
+            .rewrite_or_beside(|w| text::write_full(w, session))
+        {
             // Whatever an append lost, the rewrite holds it all.
             Ok(saved) => Ok(saved),
             Err(e) => Err(SessionError::FinalSave {

@@ -114,7 +114,10 @@ impl SessionRecorder {
 }
 
 /// A snapshot without an exporter: the session so far as one YAML document.
-fn write_yaml_only(s: &crate::session::Session, out: &mut crate::session::OutFolder) -> Result<(), String> {
+fn write_yaml_only(
+    s: &crate::session::Session,
+    out: &mut crate::session::OutFolder,
+) -> Result<(), String> {
     out.write("session.yaml", crate::session::outputs::SESSION, |w| {
         crate::session::write_yaml(w, s)
     })
