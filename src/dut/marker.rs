@@ -5,7 +5,7 @@
 //! a copy is not ours), or, on filesystems without user xattrs, a line `IDENTITY PATH` in
 //! `$XDG_STATE_HOME/drivescope/created-files`, pruned of files that are gone or renamed
 //! whenever a line is added. A file whose filesystem gives no file handle is never
-//! remembered: it is the user's from then on.
+//! remembered past the process that made it: it is the user's from then on.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -122,9 +122,23 @@ fn add_to_record(line: String) {
     };
 }
 
+/// The files this process made, by identity: known as ours for the rest of the process
+/// even where the filesystem gives no lasting identity (ramfs). Each is held open, so its
+/// inode number cannot be reused while it is listed.
+static MADE_HERE: std::sync::Mutex<Vec<(Identity, File)>> = std::sync::Mutex::new(Vec::new());
+
+fn made_here(id: &Identity) -> bool {
+    MADE_HERE
+        .lock()
+        .is_ok_and(|made| made.iter().any(|(m, _)| m.same(id)))
+}
+
 /// Marks a file as created by drivescope (best effort: a file left unmarked is only
 /// protected more, never less).
 pub fn mark_created(f: &File, path: &Path) {
+    if let (Ok(id), Ok(held), Ok(mut made)) = (Identity::of(f), f.try_clone(), MADE_HERE.lock()) {
+        made.push((id, held));
+    }
     let Some(id) = Identity::of(f).ok().and_then(|id| id.lasting()) else {
         return;
     };
@@ -141,6 +155,9 @@ pub fn is_created(f: &File, _path: &Path) -> bool {
     let Ok(id) = Identity::of(f) else {
         return false;
     };
+    if made_here(&id) {
+        return true;
+    }
     let Some(lasting) = id.lasting() else {
         return false;
     };

@@ -651,13 +651,35 @@ impl SessionRecorder {
             self.snapshot(&dir);
             let _ = self.join_snapshot();
         }
-        let session = &self.session;
         // Saved where the session is, while its name still holds the file of ours; where a
-        // file of the user's took its name meanwhile, beside it (the path returned).
-        match self
-            .file
-            .rewrite_or_beside(|w| text::write_full(w, session))
-        {
+        // file of the user's took its name meanwhile, beside it (the path returned), and
+        // the session says so.
+        let at = self.file.path();
+        let first = {
+            let session = &self.session;
+            self.file.rewrite(|w| text::write_full(w, session))
+        };
+        let saved = match first {
+            Ok(()) => Ok(at),
+            Err(SessionError::Owned(crate::owned::OwnedError::NotOurs { path })) => {
+                self.session.events.push(Event {
+                    t: crate::session::round(self.elapsed_s(), 3),
+                    kind: EventKind::Saved,
+                    message: format!(
+                        "{} now holds a file that is not drivescope's: the session was saved \
+                         beside it",
+                        path.display()
+                    ),
+                    data: Value::Null,
+                    drive: None,
+                });
+                let session = &self.session;
+                self.file
+                    .rewrite_or_beside(|w| text::write_full(w, session))
+            }
+            Err(e) => Err(e),
+        };
+        match saved {
             // Whatever an append lost, the rewrite holds it all.
             Ok(saved) => Ok(saved),
             Err(e) => Err(SessionError::FinalSave {
