@@ -30,11 +30,12 @@ pub mod fio;
 pub mod host;
 pub mod input;
 pub mod lines;
-pub mod lockfile;
+
 pub mod metrics;
 pub mod ostext;
 pub mod outcome;
 pub mod output;
+pub mod owned;
 pub mod plan;
 pub mod preset;
 pub mod printer;

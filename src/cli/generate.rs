@@ -154,21 +154,30 @@ fn exit_status(codes: &[(&str, &str)]) -> String {
 /// Every page into `dir` as `NAME.1`, each made new (an existing file of that name is
 /// never replaced); the paths written.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>, ManError> {
+    let folder = crate::owned::Folder::open(dir).map_err(|e| ManError::Write {
+        path: dir.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
     let mut written = Vec::new();
     for (name, cmd) in pages() {
-        let path = dir.join(format!("{name}.1"));
+        let file = format!("{name}.1");
+        let path = dir.join(&file);
         let mut text = Vec::new();
-        let made = render(&cmd, &mut text).and_then(|()| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)?
-                .write_all(&text)
-        });
-        made.map_err(|source| ManError::Write {
+        render(&cmd, &mut text).map_err(|source| ManError::Write {
             path: path.clone(),
             source,
         })?;
+        folder
+            .create(file.as_ref(), |w| w.write_all(&text))
+            .map_err(|e| ManError::Write {
+                path: path.clone(),
+                source: match e {
+                    crate::owned::OwnedError::Exists { .. } => {
+                        std::io::ErrorKind::AlreadyExists.into()
+                    }
+                    e => std::io::Error::other(e),
+                },
+            })?;
         written.push(path);
     }
     Ok(written)

@@ -94,7 +94,7 @@ pub fn fill_file(
         // A fill that could not start (O_DIRECT refused, the file unopenable): a file made
         // for this run is not left behind.
         if t.created {
-            let _ = std::fs::remove_file(&t.path);
+            let _ = super::remove_made(&t.path);
         }
     })?;
     if s.errors > 0 {
@@ -170,8 +170,11 @@ fn fill_failed(
 ) -> EngineError {
     let cause = first_error.unwrap_or_else(|| s.ended_by.to_string());
     let left = if t.created {
-        match std::fs::remove_file(&t.path) {
-            Ok(()) => "the test file was removed".to_string(),
+        match super::remove_made(&t.path) {
+            Ok(true) => "the test file was removed".to_string(),
+            Ok(false) => "the test file was left: its name no longer holds the file \
+                          drivescope made"
+                .to_string(),
             Err(e) => format!("the partly filled test file could not be removed: {e}"),
         }
     } else {

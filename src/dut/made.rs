@@ -1,30 +1,33 @@
 //! A test file drivescope created in this run: removed again when the run is refused
-//! before it starts, so a refusal leaves no file behind. Only the file it created (the same
-//! device and inode) is removed, never one that was there before or that replaced it.
+//! before it starts, so a refusal leaves no file behind. Only the file it created is
+//! removed (its name still holding the same file, by the kernel's identity), never one
+//! that was there before or that replaced it.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+use crate::owned::{Folder, Identity};
 
 /// A file this run created; dropped without [`MadeFile::keep`], it is removed.
 #[derive(Debug)]
 pub struct MadeFile {
     path: PathBuf,
-    dev: u64,
-    ino: u64,
+    id: Identity,
     keep: AtomicBool,
 }
 
 impl MadeFile {
     /// The file at `path`, which this run has just created (`None` when it cannot be
-    /// inspected: then it is kept, as any file drivescope cannot tell is its own).
+    /// proven drivescope's: then it is kept, as any file drivescope cannot tell is its own).
     pub fn of(path: &Path) -> Option<Arc<MadeFile>> {
-        let m = std::fs::symlink_metadata(path).ok()?;
+        let f = std::fs::File::open(path).ok()?;
+        if !super::marker::is_created(&f, path) {
+            return None;
+        }
         Some(Arc::new(MadeFile {
             path: path.to_path_buf(),
-            dev: m.dev(),
-            ino: m.ino(),
+            id: Identity::of(&f).ok()?,
             keep: AtomicBool::new(false),
         }))
     }
@@ -35,15 +38,29 @@ impl MadeFile {
     }
 }
 
+/// Removes the test file at `path` when drivescope made it (its identity is the one
+/// recorded when it was made) and its name still holds it; returns whether it did.
+pub fn remove_made(path: &Path) -> std::io::Result<bool> {
+    let f = std::fs::File::open(path)?;
+    if !super::marker::is_created(&f, path) {
+        return Ok(false);
+    }
+    let id = Identity::of(&f)?;
+    remove_if_same(path, &id)
+}
+
+fn remove_if_same(path: &Path, id: &Identity) -> std::io::Result<bool> {
+    let (folder, name) = Folder::of_file(path).map_err(std::io::Error::other)?;
+    let Some(mine) = folder.mine_at(&name, id).map_err(std::io::Error::other)? else {
+        return Ok(false);
+    };
+    folder.remove(&mine).map_err(std::io::Error::other)
+}
+
 impl Drop for MadeFile {
     fn drop(&mut self) {
-        if self.keep.load(Ordering::Acquire) {
-            return;
-        }
-        let same = std::fs::symlink_metadata(&self.path)
-            .is_ok_and(|m| m.is_file() && m.dev() == self.dev && m.ino() == self.ino);
-        if same {
-            let _ = std::fs::remove_file(&self.path);
+        if !self.keep.load(Ordering::Acquire) {
+            let _ = remove_if_same(&self.path, &self.id);
         }
     }
 }

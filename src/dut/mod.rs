@@ -11,12 +11,12 @@ pub mod made;
 mod marker;
 
 pub use file_id::{file_id, FileId};
-pub use made::MadeFile;
+pub use made::{remove_made, MadeFile};
 pub use marker::is_created as created_by_drivescope;
 
 use std::fs::{self, File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -226,17 +226,27 @@ fn create_file(path: &Path, size: u64, make_folder: bool) -> Result<(), TargetEr
             });
         }
     }
-    let f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)
-        .map_err(|e| io_err(path, "cannot create test file", e))?;
+    let (folder, name) = crate::owned::Folder::of_file(path).map_err(|e| TargetError::Io {
+        path: path.display().to_string(),
+        what: "cannot create test file".into(),
+        source: std::io::Error::other(e),
+    })?;
+    let (f, mine) = folder
+        .create_open(&name, 0o644)
+        .map_err(|e| TargetError::Io {
+            path: path.display().to_string(),
+            what: "cannot create test file".into(),
+            source: match e {
+                crate::owned::OwnedError::Exists { .. } => std::io::ErrorKind::AlreadyExists.into(),
+                crate::owned::OwnedError::Io { source, .. } => source,
+                e => std::io::Error::other(e),
+            },
+        })?;
     if let Err(e) = allocate(&f, path, size) {
         // Nothing half-made is left behind: the file was created just now, for this run.
         drop(f);
-        return Err(match fs::remove_file(path) {
-            Ok(()) => e,
+        return Err(match folder.remove(&mine) {
+            Ok(_) => e,
             Err(rm) => TargetError::Invalid {
                 path: path.display().to_string(),
                 message: format!("{e}; the empty test file could not be removed ({rm})"),

@@ -10,7 +10,7 @@ use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use super::{charts, step_delta, ReportError};
 use serde_yaml::Value;
 
-use crate::session::{write_atomic, Session, SessionState};
+use crate::session::{Session, SessionState};
 use crate::workload::Workload;
 
 /// One session in a comparison, with the name it goes by.
@@ -318,17 +318,12 @@ pub fn write_compare(
     steps: &[StepsCompared<'_>],
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let mut out = super::open_dir(dir)?;
     let curve = curve_chart(entries);
     let tput = throughput_chart(entries);
     let mut files = Vec::new();
     for (chart, name) in [(&curve, CURVE_FILE), (&tput, THROUGHPUT_FILE)] {
-        let p = dir.join(name);
-        write_atomic(&p, chart.render().as_bytes())?;
-        files.push(p);
+        files.push(super::put(&mut out, name, &chart.render())?);
     }
     let mut o = page_start("drivescope comparison");
     let differences = workload_differences(entries);
@@ -377,8 +372,6 @@ pub fn write_compare(
     }
     o.push_str("</ul>\n");
     o.push_str(PAGE_END);
-    let p = dir.join(HTML_FILE);
-    write_atomic(&p, o.as_bytes())?;
-    files.push(p);
+    files.push(super::put(&mut out, HTML_FILE, &o)?);
     Ok(files)
 }

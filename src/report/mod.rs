@@ -27,7 +27,7 @@ use thiserror::Error;
 
 use crate::input::FileKind;
 use crate::session::outputs::{self, Output, Refusal};
-use crate::session::{self, write_atomic, Session, SessionError};
+use crate::session::{self, OutFolder, Session, SessionError};
 
 #[derive(Debug, Error)]
 pub enum ReportError {
@@ -49,33 +49,17 @@ pub enum ReportError {
     },
 }
 
-/// Writes `bytes` into `path`, a file that must not exist yet (created with O_EXCL: a file
-/// there, or a link, is refused and left as it was).
+/// Writes `bytes` into `path`, a file that must not exist yet (made whole, and only where
+/// nothing is: a file there, or a link, is refused and left as it was).
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|source| match source.kind() {
-            std::io::ErrorKind::AlreadyExists => ReportError::Exists {
-                path: path.to_path_buf(),
-            },
-            _ => ReportError::Create {
-                path: path.to_path_buf(),
-                source,
-            },
-        })?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|source| {
-            // The file is this call's own (created just now): a cut one is not left behind.
-            let _ = std::fs::remove_file(path);
-            ReportError::Create {
-                path: path.to_path_buf(),
-                source,
-            }
-        })
+    use crate::owned::{Folder, OwnedError};
+    let made = Folder::of_file(path)
+        .and_then(|(folder, name)| folder.create(&name, |w| w.write_all(bytes)));
+    match made {
+        Ok(_) => Ok(()),
+        Err(OwnedError::Exists { path }) => Err(ReportError::Exists { path }),
+        Err(e) => Err(ReportError::Write(e.into())),
+    }
 }
 
 /// File names of a report, in the output folder.
@@ -217,10 +201,14 @@ pub fn check_snapshot_dir(dir: &Path, inputs: &[(&Path, &'static str)]) -> Resul
     Ok(())
 }
 
-fn create_dir(dir: &Path) -> Result<(), ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
-        path: dir.to_path_buf(),
-        source,
+/// The output folder `dir`, made if missing, held open while it is written.
+pub fn open_dir(dir: &Path) -> Result<OutFolder, ReportError> {
+    OutFolder::open_or_make(dir).map_err(|e| match e {
+        SessionError::Owned(crate::owned::OwnedError::Io { source, .. }) => ReportError::Folder {
+            path: dir.to_path_buf(),
+            source,
+        },
+        e => e.into(),
     })
 }
 
@@ -234,6 +222,11 @@ pub fn write_report(
     write_report_with(s, dir, warnings, None)
 }
 
+/// Writes `text` as the file `name` of a report, comparison or snapshot in `out`.
+fn put(out: &mut OutFolder, name: &str, text: &str) -> Result<PathBuf, ReportError> {
+    Ok(out.write(name, output_of(name), |w| w.write_all(text.as_bytes()))?)
+}
+
 /// [`write_report`], the page with each step's latency distribution from `hlog`, the
 /// session's histogram log, when given (a session of one drive).
 pub fn write_report_with(
@@ -242,27 +235,29 @@ pub fn write_report_with(
     warnings: &[String],
     hlog: Option<&Path>,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    create_dir(dir)?;
+    write_report_into(s, &mut open_dir(dir)?, warnings, hlog)
+}
+
+/// [`write_report_with`] into a folder held open.
+fn write_report_into(
+    s: &Session,
+    out: &mut OutFolder,
+    warnings: &[String],
+    hlog: Option<&Path>,
+) -> Result<Vec<PathBuf>, ReportError> {
     let charts = charts::all(s);
     let mut files = Vec::new();
     for (chart, name) in charts.iter().zip(CHART_FILES) {
-        let p = dir.join(name);
-        write_atomic(&p, chart.render().as_bytes())?;
-        files.push(p);
+        files.push(put(out, name, &chart.render())?);
     }
-    let p = dir.join(CSV_FILE);
-    write_atomic(&p, csv::session_intervals(s).as_bytes())?;
-    files.push(p);
+    files.push(put(out, CSV_FILE, &csv::session_intervals(s))?);
     let results = session::step_results(s);
     for (name, text) in [
         (steps::CSV_FILE, steps::csv(&results)),
         (steps::JSON_FILE, steps::json(&results)),
     ] {
-        let p = dir.join(name);
-        write_atomic(&p, text.as_bytes())?;
-        files.push(p);
+        files.push(put(out, name, &text)?);
     }
-    let p = dir.join(HTML_FILE);
     // One list for a session, one a drive for a session of several (ids kept apart).
     let distributions: Vec<Vec<svg::Chart>> = match hlog {
         Some(h) if s.drives.is_empty() => vec![distribution::charts(s, h)],
@@ -280,11 +275,8 @@ pub fn write_report_with(
             .collect(),
         None => Vec::new(),
     };
-    write_atomic(
-        &p,
-        html::page(s, &charts, &distributions, warnings).as_bytes(),
-    )?;
-    files.push(p);
+    let page = html::page(s, &charts, &distributions, warnings);
+    files.push(put(out, HTML_FILE, &page)?);
     Ok(files)
 }
 
@@ -307,19 +299,18 @@ pub fn with_snapshot_files(o: crate::session::RecorderOptions) -> crate::session
 }
 
 /// [`export_snapshot`] as the session recorder's exporter.
-pub fn snapshot_exporter(s: &Session, dir: &Path) -> Result<(), String> {
-    export_snapshot(s, dir)
+pub fn snapshot_exporter(s: &Session, out: &mut OutFolder) -> Result<(), String> {
+    export_snapshot(s, out)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }
 
-/// A snapshot of a running session: the session so far as YAML plus its report files.
-pub fn export_snapshot(s: &Session, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    create_dir(dir)?;
-    let p = dir.join(YAML_FILE);
-    session::write_atomic_with(&p, |w| session::write_yaml(w, s))?;
+/// A snapshot of a running session into `out`: the session so far as YAML plus its report
+/// files (each replaced only while it is still the one the snapshot before wrote).
+pub fn export_snapshot(s: &Session, out: &mut OutFolder) -> Result<Vec<PathBuf>, ReportError> {
+    let p = out.write(YAML_FILE, outputs::SESSION, |w| session::write_yaml(w, s))?;
     let mut files = vec![p];
-    files.extend(write_report(s, dir, &[])?);
+    files.extend(write_report_into(s, out, &[], None)?);
     Ok(files)
 }
 

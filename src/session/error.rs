@@ -44,6 +44,9 @@ pub enum SessionError {
     /// A file to read that is not a regular file, or is too large.
     #[error(transparent)]
     Input(#[from] InputError),
+    /// A file of ours not made, replaced or removed (one that is not ours left as it is).
+    #[error(transparent)]
+    Owned(#[from] crate::owned::OwnedError),
     /// Flow collections nested deeper than a session ever is.
     #[error(
         "{}:{line}:{column}: brackets nest more than {cap} deep here; drivescope reads \

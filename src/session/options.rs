@@ -13,7 +13,7 @@ pub const DEFAULT_AUTOSAVE: Duration = Duration::from_secs(5);
 
 /// Writes a snapshot of a session into a folder (the report layer's charts, CSV and HTML
 /// beside the YAML); given by the caller, so the session layer does not depend on it.
-pub type SnapshotExporter = fn(&Session, &Path) -> Result<(), String>;
+pub type SnapshotExporter = fn(&Session, &mut super::OutFolder) -> Result<(), String>;
 
 /// Refuses a snapshot folder whose files drivescope may not write (`inputs`: the files the
 /// snapshot is made from, with what each is); given with the exporter, by the same caller.

@@ -3,7 +3,6 @@
 //! `YYYY-MM-DDTHH-MM-SS-<preset or rw>.yaml` in local time, claimed by an exclusive create
 //! ([`claim_session_file`]).
 
-use std::fs::OpenOptions;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -64,20 +63,19 @@ pub fn claim_session_file(
     at: SystemTime,
     label: &str,
 ) -> Result<PathBuf, SessionError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| SessionError::io(dir, "cannot create the sessions folder", e))?;
+    let folder = crate::owned::Folder::open_or_make(dir)?;
     let name = dated_file_name(at, label);
     let stem = name.trim_end_matches(".yaml");
     let mut last = dir.join(&name);
     for n in 1..=MAX_CLAIMS {
-        let p = match n {
-            1 => dir.join(&name),
-            n => dir.join(format!("{stem}-{n}.yaml")),
+        let file = match n {
+            1 => name.clone(),
+            n => format!("{stem}-{n}.yaml"),
         };
-        match OpenOptions::new().write(true).create_new(true).open(&p) {
-            Ok(_) => return Ok(p),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => last = p,
-            Err(e) => return Err(SessionError::io(&p, "cannot create", e)),
+        match folder.create_open(file.as_ref(), 0o644) {
+            Ok(_) => return Ok(folder.join(file.as_ref())),
+            Err(crate::owned::OwnedError::Exists { path }) => last = path,
+            Err(e) => return Err(e.into()),
         }
     }
     Err(SessionError::io(
@@ -88,41 +86,46 @@ pub fn claim_session_file(
 }
 
 /// A session path's lock, held for its run: see [`lock_session`].
-pub type SessionLock = crate::lockfile::LockFile;
+pub type SessionLock = crate::owned::lock::LockFile;
 
 /// Locks the session at `path` for this process's run (`.NAME.lock` beside the file it
 /// names, flock'd: the kernel lets it go when the process ends, however it ends), the
 /// folder made if needed. Another process holding it is [`SessionError::InUse`].
 pub fn lock_session(path: &Path) -> Result<SessionLock, SessionError> {
-    let lock = crate::lockfile::beside(path);
-    crate::lockfile::LockFile::take(&lock).map_err(|e| match e {
-        crate::lockfile::TakeError::Held { holder } => SessionError::InUse {
+    use crate::owned::lock::{beside, LockFile, TakeError};
+    LockFile::take(&beside(path)).map_err(|e| match e {
+        TakeError::Held { holder } => SessionError::InUse {
             path: path.to_path_buf(),
             holder,
         },
-        crate::lockfile::TakeError::Io(e) => SessionError::io(&lock, "cannot lock", e),
+        TakeError::Owned(e) => SessionError::Owned(e),
     })
 }
 
 /// Claims a new folder `<base>-<YYYY-MM-DDTHH-MM-SS>` (then `-2`, `-3`… when the name is
 /// held) with an exclusive `mkdir`: a snapshot taken by hand never lands in one taken
 /// before it, nor in anything else that is there.
-pub fn claim_dated_dir(base: &Path, at: SystemTime) -> std::io::Result<PathBuf> {
+pub fn claim_dated_dir(
+    base: &Path,
+    at: SystemTime,
+) -> std::io::Result<(PathBuf, crate::owned::Folder)> {
     let stamp = LocalTime::of(at).file_stamp();
     let name = base
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "snapshot".into());
+    let parent = base.parent().unwrap_or(Path::new(""));
+    let folder = crate::owned::Folder::open(parent).map_err(std::io::Error::other)?;
     for n in 1..=MAX_CLAIMS {
-        let dir = base.with_file_name(if n == 1 {
+        let dir = if n == 1 {
             format!("{name}-{stamp}")
         } else {
             format!("{name}-{stamp}-{n}")
-        });
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+        };
+        match folder.make_new(dir.as_ref()) {
+            Ok(made) => return Ok((folder.join(dir.as_ref()), made)),
+            Err(crate::owned::OwnedError::Exists { .. }) => continue,
+            Err(e) => return Err(std::io::Error::other(e)),
         }
     }
     Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))

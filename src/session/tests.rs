@@ -396,7 +396,7 @@ fn an_autosave_writes_only_what_is_new() {
 }
 
 #[test]
-fn a_failed_final_rewrite_says_the_stream_holds_everything() {
+fn a_folder_moved_under_the_run_still_gets_the_final_save_and_a_file_put_in_its_place_stays() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("runs");
     let p = sub.join("s.yaml");
@@ -406,21 +406,24 @@ fn a_failed_final_rewrite_says_the_stream_holds_everything() {
     }
     r.autosave().unwrap();
     r.push_interval(&report(3, 100, 90_000));
-    // The folder goes away under the run: appends still reach the open file, the
-    // rewrite's temp file cannot be made.
+    // The folder goes away under the run and a folder of the user's takes its name, with
+    // a file at the session's name: the folder held open is the one written.
     let moved = dir.path().join("moved");
     std::fs::rename(&sub, &moved).unwrap();
-    let e = r
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(&p, "the user's").unwrap();
+    let saved = r
         .finalize(
             SessionState::Complete,
             &crate::session::RunEnd::parse("completed"),
         )
-        .unwrap_err();
-    let msg = e.to_string();
-    assert!(
-        msg.contains("final save failed") && msg.contains("holds the whole session"),
-        "{msg}"
+        .unwrap();
+    assert_eq!(
+        saved.canonicalize().unwrap(),
+        moved.join("s.yaml").canonicalize().unwrap(),
+        "written in the folder held, and said so"
     );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "the user's");
     let l = load(&moved.join("s.yaml")).unwrap();
     assert_eq!(l.session.intervals.len(), 4);
     assert_eq!(l.session.state, SessionState::Complete);

@@ -1,17 +1,22 @@
-//! Durable file writes: the atomic whole-file save (temp file, fsync, rename, fsync of the
-//! folder; never over anything but a regular file) and the [`Appender`], a thread that appends autosave documents and syncs each,
-//! so the run loop never waits on the disk.
+//! Durable file writes of ours: the atomic whole-file save through [`crate::owned`] (a temp
+//! file synced, then made or exchanged with the file of ours, never over a file that is not
+//! ours) and the [`Appender`], a thread that appends autosave documents and syncs each, so
+//! the run loop never waits on the disk.
 
-use std::fs::{self, File, OpenOptions};
+use std::collections::BTreeMap;
+use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use std::ffi::OsStr;
+use std::io::Read;
+
 use super::error::{Refusal, SessionError};
-use crate::input::FileKind;
+use super::outputs::Output;
+use crate::owned::{Folder, Mine, OwnedError};
 
 fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
@@ -20,134 +25,198 @@ fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
-/// Replaces `path` with `text` so that a crash leaves either the old file or the new one:
-/// write a temp file beside it, fsync it, rename it over `path`, fsync the folder. What is
-/// at `path` must be nothing or a regular file: a device node, FIFO, socket, directory or
-/// symbolic link there is refused, not replaced (which files of its own drivescope may
-/// replace is for the callers: see [`outputs`](super::outputs)).
-pub fn write_atomic(path: &Path, text: &[u8]) -> Result<(), SessionError> {
-    write_atomic_with(path, |w| w.write_all(text))
+/// A file of ours that is written again and again (a session, a snapshot's files): its
+/// folder held open and the file we made there, replaced only while the name still holds
+/// it ([`crate::owned`]).
+#[derive(Debug)]
+pub struct Written {
+    folder: Folder,
+    mine: Mine,
 }
 
-/// Like [`write_atomic`], with the content streamed by `fill` through a buffer (a large
-/// session is never held as one string).
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), SessionError> {
-    let dir = parent_of(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".into());
-    refuse_non_file(path)?;
-    remove_stale_temps(&dir, &name);
-    let (tmp, f) = create_temp(&dir, &name)?;
-    let result = (|| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        fill(&mut w).map_err(|e| SessionError::io(&tmp, "cannot write", e))?;
-        let f = w
-            .into_inner()
-            .map_err(|e| SessionError::io(&tmp, "cannot write", e.into_error()))?;
-        f.sync_all()
-            .map_err(|e| SessionError::io(&tmp, "cannot sync", e))?;
-        // Looked at again: the writing may have taken long.
-        refuse_non_file(path)?;
-        fs::rename(&tmp, path).map_err(|e| SessionError::io(path, "cannot replace", e))?;
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
+impl Written {
+    /// Its path: as named, or where its folder is now when that was moved meanwhile.
+    pub fn path(&self) -> PathBuf {
+        let named = self.folder.join(self.mine.name());
+        let now = self.folder.now_at();
+        let same = std::fs::canonicalize(self.folder.path()).is_ok_and(|p| p == now);
+        if same {
+            named
+        } else {
+            now.join(self.mine.name())
         }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
     }
-    result
-}
 
-/// Refuses a `path` that holds anything but a regular file.
-fn refuse_non_file(path: &Path) -> Result<(), SessionError> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if !m.is_file() => Err(SessionError::Refused {
-            path: path.to_path_buf(),
-            what: "file",
-            why: Refusal::Kind(FileKind::of(m.file_type())),
-        }),
-        _ => Ok(()),
+    /// Writes it again, whole or not at all, only while its name still holds the file we
+    /// made (else [`SessionError::Owned`], the file there left as it is).
+    pub fn rewrite(
+        &mut self,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<(), SessionError> {
+        Ok(self.folder.replace(&mut self.mine, fill)?)
     }
-}
 
-/// Whether process `pid` is alive (kill with signal 0: it exists, or exists and is not ours).
-fn alive(pid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 delivers nothing; kill(2) only checks that the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// How long a temp file must have gone unwritten before it counts as left behind: a
-/// writer on another host (a shared folder) has a pid this host cannot see, but it writes.
-const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Removes the temp files of `name` that a drivescope killed mid-rewrite left behind
-/// (`.NAME.tmp-PID[-N]` whose process is gone here and that nobody has written for a
-/// minute): a regular file of that exact name only, never followed through a link, and
-/// never one of a process still running.
-fn remove_stale_temps(dir: &Path, name: &str) {
-    let prefix = format!(".{name}.tmp-");
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
-            continue;
-        };
-        let pid = rest
-            .split('-')
-            .next()
-            .and_then(|p| p.parse::<libc::pid_t>().ok());
-        let shaped = rest
-            .split('-')
-            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
-        let regular = e.file_type().is_ok_and(|t| t.is_file());
-        let idle = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER);
-        if let (Some(pid), true, true, true) = (pid, shaped, regular, idle) {
-            if pid > 0 && !alive(pid) {
-                let _ = fs::remove_file(e.path());
+    /// Writes it whole as [`Written::rewrite`]; where its name now holds a file that is not
+    /// ours, into a new file beside it (`NAME-2.EXT`, `-3`…, made exclusively) instead, so
+    /// what was to be saved is never lost. Returns where it is.
+    pub fn rewrite_or_beside(
+        &mut self,
+        mut fill: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<PathBuf, SessionError> {
+        match self.folder.replace(&mut self.mine, &mut fill) {
+            Ok(()) => return Ok(self.path()),
+            Err(OwnedError::NotOurs { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let name = Path::new(self.mine.name());
+        let stem = name
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let ext = name
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_default();
+        let mut last = None;
+        for n in 2..1000u32 {
+            let other = std::ffi::OsString::from(format!("{stem}-{n}{ext}"));
+            match self.folder.create(&other, &mut fill) {
+                Ok(mine) => {
+                    self.mine = mine;
+                    return Ok(self.path());
+                }
+                Err(e @ OwnedError::Exists { .. }) => last = Some(e),
+                Err(e) => return Err(e.into()),
             }
         }
+        Err(last.map(SessionError::from).unwrap_or_else(|| {
+            SessionError::io(
+                &self.path(),
+                "cannot save",
+                std::io::ErrorKind::AlreadyExists.into(),
+            )
+        }))
+    }
+
+    /// Opens it for appending, only while its name still holds it.
+    pub fn append_file(&self) -> Result<File, SessionError> {
+        Ok(self.folder.open_append(&self.mine)?)
     }
 }
 
-/// A new temp file beside the target, `.NAME.tmp-PID[-N]`, created exclusively (never
-/// through a link or over a file someone left there).
-fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), SessionError> {
-    let pid = std::process::id();
-    let mut last = None;
-    for n in 0..100u32 {
-        let tmp = match n {
-            0 => dir.join(format!(".{name}.tmp-{pid}")),
-            n => dir.join(format!(".{name}.tmp-{pid}-{n}")),
-        };
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((tmp, e)),
-            Err(e) => return Err(SessionError::io(&tmp, "cannot create", e)),
+/// Writes `name` in `folder` whole or not at all: a new file when nothing is there, else
+/// the file there only when it is a regular file that is empty or that `out` knows as
+/// drivescope's (the name still holding it when it is replaced); anything else is
+/// [`SessionError::Refused`] and left as it is.
+pub fn write_in(
+    folder: &Folder,
+    name: &OsStr,
+    out: Output,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Mine, SessionError> {
+    let adopted = folder.adopt(name, |f| {
+        let mut head = Vec::new();
+        let _ = f.take(RECOGNISE_BYTES).read_to_end(&mut head);
+        head.is_empty() || (out.ours)(&head)
+    });
+    let refused = |e: OwnedError| match e {
+        OwnedError::NotOurs { path } => SessionError::Refused {
+            path,
+            what: out.what,
+            why: Refusal::Foreign,
+        },
+        e => e.into(),
+    };
+    match adopted.map_err(refused)? {
+        Some((_, mut mine)) => {
+            folder.replace(&mut mine, fill).map_err(refused)?;
+            Ok(mine)
+        }
+        None => match folder.create(name, fill) {
+            Err(OwnedError::Exists { path }) => Err(refused(OwnedError::NotOurs { path })),
+            other => other.map_err(refused),
+        },
+    }
+}
+
+/// [`write_in`] for `path`: its folder opened (and held while it is written).
+pub fn write_atomic_with(
+    path: &Path,
+    out: Output,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Written, SessionError> {
+    let (folder, name) = Folder::of_file(path)?;
+    let mine = write_in(&folder, &name, out, fill)?;
+    Ok(Written { folder, mine })
+}
+
+/// [`write_atomic_with`] of `text`.
+pub fn write_atomic(path: &Path, out: Output, text: &[u8]) -> Result<Written, SessionError> {
+    write_atomic_with(path, out, |w| w.write_all(text))
+}
+
+/// A folder of outputs (a report, a snapshot, a comparison), held open while it is
+/// written, and the files written into it so far: a name written once is written again
+/// only while it still holds the file we made.
+#[derive(Debug)]
+pub struct OutFolder {
+    folder: Folder,
+    written: BTreeMap<std::ffi::OsString, Mine>,
+}
+
+impl OutFolder {
+    /// The folder at `path`, made if missing, held open from now on.
+    pub fn open_or_make(path: &Path) -> Result<OutFolder, SessionError> {
+        Ok(OutFolder {
+            folder: Folder::open_or_make(path)?,
+            written: BTreeMap::new(),
+        })
+    }
+
+    /// A folder already held open (one just made).
+    pub fn from_folder(folder: Folder) -> OutFolder {
+        OutFolder {
+            folder,
+            written: BTreeMap::new(),
         }
     }
-    let (tmp, e) = last.unwrap_or_else(|| {
-        (
-            dir.join(name),
-            std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-        )
-    });
-    Err(SessionError::io(&tmp, "cannot create", e))
+
+    /// The folder's path, as named.
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// Writes `name` whole: a file this value wrote before only while the name still holds
+    /// it; otherwise as [`write_in`] (new, or a file there that `out` knows as ours).
+    /// Returns its path.
+    pub fn write(
+        &mut self,
+        name: &str,
+        out: Output,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<PathBuf, SessionError> {
+        let key = std::ffi::OsString::from(name);
+        match self.written.get_mut(&key) {
+            Some(mine) => self.folder.replace(mine, fill).map_err(|e| match e {
+                OwnedError::NotOurs { path } => SessionError::Refused {
+                    path,
+                    what: out.what,
+                    why: Refusal::Foreign,
+                },
+                e => e.into(),
+            })?,
+            None => {
+                let mine = write_in(&self.folder, &key, out, fill)?;
+                self.written.insert(key.clone(), mine);
+            }
+        }
+        Ok(self.folder.join(&key))
+    }
 }
+
+/// How much of a file is read to know it as drivescope's (a session's header is small, but
+/// holds the preset and plan).
+pub const RECOGNISE_BYTES: u64 = 1 << 20;
 
 /// Creates the folders leading to `path`.
 pub fn ensure_parent(path: &Path) -> Result<(), SessionError> {
@@ -194,26 +263,12 @@ fn append_loop(
 }
 
 impl Appender {
-    /// Opens `path` (which must exist, a regular file) for appending and starts the thread.
-    pub fn open(path: &Path) -> Result<Appender, SessionError> {
-        refuse_non_file(path)?;
-        // Not through a link, and without waiting for a reader should a FIFO have taken
-        // the file's place since.
-        let file = OpenOptions::new()
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| SessionError::io(path, "cannot open for appending", e))?;
-        let meta = file
-            .metadata()
-            .map_err(|e| SessionError::io(path, "cannot open for appending", e))?;
-        if !meta.is_file() {
-            return Err(SessionError::Refused {
-                path: path.to_path_buf(),
-                what: "file",
-                why: Refusal::Kind(FileKind::of(meta.file_type())),
-            });
-        }
+    /// Appends to `written` (opened again for appending, while its name holds it) from a
+    /// thread of its own.
+    pub fn open(written: &Written) -> Result<Appender, SessionError> {
+        let file = written.append_file()?;
+        let path = written.path();
+        let path = path.as_path();
         let (tx, rx) = mpsc::channel();
         let error = Arc::new(Mutex::new(None));
         let err2 = error.clone();
@@ -275,106 +330,45 @@ impl Drop for Appender {
 mod tests {
     use super::*;
 
+    const ANY: Output = Output {
+        what: "test file",
+        ours: |head| head.starts_with(b"ours"),
+    };
+
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.yaml");
-        write_atomic(&p, b"one").unwrap();
-        write_atomic(&p, b"two").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"two");
+        write_atomic(&p, ANY, b"ours one").unwrap();
+        let mut w = write_atomic(&p, ANY, b"ours two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"ours two");
+        w.rewrite(|o| o.write_all(b"ours three")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"ours three");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "{names:?}");
         let bad = dir.path().join("missing").join("s.yaml");
-        assert!(write_atomic(&bad, b"x").is_err());
+        assert!(write_atomic(&bad, ANY, b"x").is_err());
     }
 
     #[test]
-    fn a_temp_left_by_a_dead_writer_goes_and_nothing_else_does() {
+    fn a_file_not_ours_is_refused_and_a_final_save_goes_beside_it() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.yaml");
-        // A process that has exited (and been reaped): its pid is free.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let stale = dir.path().join(format!(".s.yaml.tmp-{dead}"));
-        let stale_n = dir.path().join(format!(".s.yaml.tmp-{dead}-3"));
-        let live = dir
-            .path()
-            .join(format!(".s.yaml.tmp-{}", std::process::id()));
-        let other = dir.path().join(format!(".t.yaml.tmp-{dead}"));
-        let odd = dir.path().join(format!(".s.yaml.tmp-{dead}x"));
-        let link = dir.path().join(format!(".s.yaml.tmp-{dead}-4"));
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
-        for f in [&stale, &stale_n, &other, &odd] {
-            fs::write(f, b"partial").unwrap();
-            fs::File::options()
-                .write(true)
-                .open(f)
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
-        // Dead, but written a moment ago (a writer on another host): kept.
-        let fresh = dir.path().join(format!(".s.yaml.tmp-{dead}-5"));
-        fs::write(&fresh, b"being written elsewhere").unwrap();
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        let _keep = fs::write(&live, b"being written");
-        write_atomic(&p, b"one").unwrap();
-        assert!(
-            !stale.exists() && !stale_n.exists(),
-            "the dead writer's temps are gone"
-        );
-        for kept in [&other, &odd, &live, &fresh] {
-            assert!(kept.exists(), "{} is kept", kept.display());
-        }
-        assert!(
-            fs::symlink_metadata(&link).is_ok(),
-            "a link is never removed"
-        );
-    }
-
-    #[test]
-    fn atomic_write_never_replaces_what_is_not_a_regular_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        let sub = dir.path().join("sub");
-        fs::create_dir(&sub).unwrap();
-        for p in [&link, &sub] {
-            let e = write_atomic(p, b"x").unwrap_err();
-            assert!(matches!(e, SessionError::Refused { .. }), "{e}");
-        }
-        assert!(fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        // A temp file left by someone (or a link there) is not written through.
-        let p = dir.path().join("s.yaml");
-        let squatter = dir
-            .path()
-            .join(format!(".s.yaml.tmp-{}", std::process::id()));
-        std::os::unix::fs::symlink("/dev/null", &squatter).unwrap();
-        write_atomic(&p, b"one").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"one");
-        assert!(fs::symlink_metadata(&squatter)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-    }
-
-    #[test]
-    fn appends_arrive_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("s.yaml");
-        fs::write(&p, "head\n").unwrap();
-        let a = Appender::open(&p).unwrap();
-        for i in 0..100 {
-            a.append(format!("{i}\n").into_bytes());
-        }
-        a.flush();
-        let text = fs::read_to_string(&p).unwrap();
-        assert_eq!(text.lines().count(), 101);
-        assert_eq!(text.lines().last(), Some("99"));
-        assert!(a.close().is_none());
+        fs::write(&p, "the user's").unwrap();
+        assert!(matches!(
+            write_atomic(&p, ANY, b"ours"),
+            Err(SessionError::Refused { .. })
+        ));
+        assert_eq!(fs::read(&p).unwrap(), b"the user's");
+        fs::remove_file(&p).unwrap();
+        let mut w = write_atomic(&p, ANY, b"ours").unwrap();
+        // The user moves the session away and puts a file of theirs at its name.
+        fs::rename(&p, dir.path().join("moved.yaml")).unwrap();
+        fs::write(&p, "the user's").unwrap();
+        assert!(w.rewrite(|o| o.write_all(b"ours again")).is_err());
+        let saved = w.rewrite_or_beside(|o| o.write_all(b"ours again")).unwrap();
+        assert_eq!(saved, dir.path().join("s-2.yaml"));
+        assert_eq!(fs::read(&p).unwrap(), b"the user's");
+        assert_eq!(fs::read(&saved).unwrap(), b"ours again");
     }
 }

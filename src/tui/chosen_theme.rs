@@ -56,29 +56,28 @@ pub fn load(dir: &Path) -> Result<Option<String>, String> {
 
 /// Saves `name` as the theme for the next start in `dir` (made if missing).
 pub fn save(dir: &Path, name: &str) -> std::io::Result<Saved> {
+    use crate::owned::{Folder, OwnedError};
     let path = dir.join(FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(old) if !old.starts_with(MARK) => return Ok(Saved::NotOurs(path)),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        // Unreadable (not text, no permission): not ours to replace either.
-        Err(_) => return Ok(Saved::NotOurs(path)),
-    }
-    std::fs::create_dir_all(dir)?;
     // A name is written as a YAML string whatever it holds (quotes, colons).
     let quoted = serde_yaml::to_string(name).map_err(std::io::Error::other)?;
     let text = format!("{MARK}\n# (delete this file to start with the default)\ntheme: {quoted}");
-    let tmp = dir.join(format!(".{FILE}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let folder = Folder::open_or_make(dir).map_err(std::io::Error::other)?;
+    let fill = |w: &mut dyn Write| w.write_all(text.as_bytes());
+    // Only a file of ours (it starts with the mark) is replaced.
+    let ours = |f: &mut std::fs::File| {
+        let mut head = vec![0u8; MARK.len()];
+        std::io::Read::read_exact(f, &mut head).is_ok() && head == MARK.as_bytes()
+    };
+    let written = match folder.adopt(FILE.as_ref(), ours) {
+        Ok(Some((_, mut mine))) => folder.replace(&mut mine, fill),
+        Ok(None) => folder.create(FILE.as_ref(), fill).map(drop),
+        Err(e) => Err(e),
+    };
+    match written {
+        Ok(()) => Ok(Saved::Written(path)),
+        Err(OwnedError::NotOurs { .. } | OwnedError::Exists { .. }) => Ok(Saved::NotOurs(path)),
+        Err(e) => Err(std::io::Error::other(e)),
     }
-    written.map(|()| Saved::Written(path))
 }
 
 #[cfg(test)]

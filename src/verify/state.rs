@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{Finding, FindingKind};
 use super::map::{GenMap, PAGE};
-use crate::lockfile::{LockFile, TakeError};
+use crate::owned::lock::{LockFile, TakeError};
 
 mod files;
 mod flusher;
@@ -49,6 +49,10 @@ pub enum VerifyError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A file of the state's not made, replaced or removed (one that is not ours left as
+    /// it is).
+    #[error("verify state: {0}")]
+    Owned(#[from] crate::owned::OwnedError),
     #[error("verify state {}: {what}", .path.display())]
     Bad { path: PathBuf, what: String },
     #[error("the verify state in {} is of a target of {state} bytes, this one has {target} (start a new one with --verify-reset)", .path.display())]
@@ -336,13 +340,10 @@ impl StateFiles {
     /// zeros (no block written yet), its sums, an empty journal, the meta last; the map's
     /// bytes.
     fn make(&self, dir: &Path, meta: &Meta) -> Result<Vec<u8>, VerifyError> {
-        let _ = std::fs::remove_file(dir.join("retired.yaml"));
+        let retired = dir.join("retired.yaml");
+        remove_state_file(&retired).map_err(io(&retired))?;
         let bytes = vec![0u8; (meta.target_size / meta.block) as usize];
-        let write_new = |path: &Path, data: &[u8]| {
-            let mut f = open_state_file(path, true, false)?;
-            f.set_len(0)?;
-            f.write_all(data)
-        };
+        let write_new = replace_file;
         write_new(&self.map, &bytes).map_err(io(&self.map))?;
         write_new(&self.sums, &sums_bytes(&page_sums(&bytes))).map_err(io(&self.sums))?;
         write_new(&self.journal, b"").map_err(io(&self.journal))?;

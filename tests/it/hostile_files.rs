@@ -260,11 +260,22 @@ fn the_final_save_does_not_replace_a_fifo_put_there_mid_run() {
     std::fs::remove_file(&sp).unwrap();
     mkfifo(&sp);
     let out = finish_within(child, Duration::from_secs(60), "run");
-    refused(&out, &["a FIFO"]);
+    // The FIFO stays; the session, never lost, is saved beside it and says so.
+    assert!(out.status.success(), "{}", common::stderr(&out));
     assert!(std::fs::symlink_metadata(&sp)
         .unwrap()
         .file_type()
         .is_fifo());
+    let beside = h.join("s-2.yaml");
+    assert!(
+        common::stderr(&out).contains(&format!("session saved to {}", beside.display())),
+        "{}",
+        common::stderr(&out)
+    );
+    let l = drivescope::session::load(&beside).unwrap().session;
+    assert!(l.events.iter().any(|e| e
+        .message
+        .contains("not drivescope's: the session was saved beside it")));
 }
 
 #[test]

@@ -27,7 +27,7 @@ use super::model::{
 use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
 use super::time::now_rfc3339;
-use super::writer::{ensure_parent, write_atomic, write_atomic_with, Appender};
+use super::writer::{ensure_parent, write_atomic, Appender, Written};
 use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
@@ -67,6 +67,8 @@ pub const MAX_IO_ERROR_EVENTS: usize = 200;
 pub struct SessionRecorder {
     path: PathBuf,
     session: Session,
+    /// The session file of ours, rewritten at the end.
+    file: Written,
     appender: Option<Appender>,
     /// The interval log's writer and the lines not yet handed to it.
     hlog: Option<(Appender, Vec<u8>)>,
@@ -76,7 +78,9 @@ pub struct SessionRecorder {
     t0: Instant,
     last_autosave: Instant,
     last_snapshot: Instant,
-    snapshot_job: Option<JoinHandle<Result<PathBuf, String>>>,
+    snapshot_job: Option<JoinHandle<SnapshotDone>>,
+    /// The snapshot folders written so far, held open.
+    snapshot_folders: std::collections::BTreeMap<PathBuf, super::OutFolder>,
     /// A snapshot asked for by hand while another was being written: its folder, taken
     /// as soon as that one is done.
     queued_snapshots: std::collections::VecDeque<PathBuf>,
@@ -104,6 +108,10 @@ pub struct SessionRecorder {
 /// drive (seconds), and only when it changed: the report's before and after are the first
 /// and the last samples holding one.
 pub const ATA_TABLE_EVERY_S: f64 = 60.0;
+
+/// What a snapshot's thread gives back: its folder, the folder held open (when it could
+/// be opened), and how the writing went.
+type SnapshotDone = (PathBuf, Option<super::OutFolder>, Result<(), String>);
 
 impl SessionRecorder {
     /// Creates the session file (and its folder) and writes the header, so an unwritable
@@ -140,11 +148,15 @@ impl SessionRecorder {
             ..Session::default()
         };
         let hlog = if let Some(hlog_path) = &paths.histograms {
-            write_atomic(hlog_path, &histlog::header(std::time::SystemTime::now()))?;
+            let written = write_atomic(
+                hlog_path,
+                super::outputs::HISTOGRAMS,
+                &histlog::header(std::time::SystemTime::now()),
+            )?;
             session.histograms = hlog_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
-            Some((Appender::open(hlog_path)?, Vec::new()))
+            Some((Appender::open(&written)?, Vec::new()))
         } else {
             None
         };
@@ -152,11 +164,12 @@ impl SessionRecorder {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        write_atomic(path, head.as_bytes())?;
-        let appender = Appender::open(path)?;
+        let file = write_atomic(path, super::outputs::SESSION, head.as_bytes())?;
+        let appender = Appender::open(&file)?;
         let now = Instant::now();
         Ok(SessionRecorder {
             path: path.to_path_buf(),
+            file,
             session,
             appender: Some(appender),
             hlog,
@@ -167,6 +180,7 @@ impl SessionRecorder {
             last_autosave: now,
             last_snapshot: now,
             snapshot_job: None,
+            snapshot_folders: std::collections::BTreeMap::new(),
             queued_snapshots: std::collections::VecDeque::new(),
             pending_notes: Vec::new(),
             current: None,
@@ -631,20 +645,43 @@ impl SessionRecorder {
         if let Some((a, _)) = self.hlog.take() {
             let _ = a.close();
         }
-        if let Some(job) = self.snapshot_job.take() {
-            let _ = job.join();
-        }
+        let _ = self.join_snapshot();
         // The snapshots asked for by hand are taken, even as the run ends.
         while let Some(dir) = self.queued_snapshots.pop_front() {
             self.snapshot(&dir);
-            if let Some(job) = self.snapshot_job.take() {
-                let _ = job.join();
-            }
+            let _ = self.join_snapshot();
         }
-        let session = &self.session;
-        match write_atomic_with(&self.path, |w| text::write_full(w, session)) {
+        // Saved where the session is, while its name still holds the file of ours; where a
+        // file of the user's took its name meanwhile, beside it (the path returned), and
+        // the session says so.
+        let at = self.file.path();
+        let first = {
+            let session = &self.session;
+            self.file.rewrite(|w| text::write_full(w, session))
+        };
+        let saved = match first {
+            Ok(()) => Ok(at),
+            Err(SessionError::Owned(crate::owned::OwnedError::NotOurs { path })) => {
+                self.session.events.push(Event {
+                    t: crate::session::round(self.elapsed_s(), 3),
+                    kind: EventKind::Saved,
+                    message: format!(
+                        "{} now holds a file that is not drivescope's: the session was saved \
+                         beside it",
+                        path.display()
+                    ),
+                    data: Value::Null,
+                    drive: None,
+                });
+                let session = &self.session;
+                self.file
+                    .rewrite_or_beside(|w| text::write_full(w, session))
+            }
+            Err(e) => Err(e),
+        };
+        match saved {
             // Whatever an append lost, the rewrite holds it all.
-            Ok(()) => Ok(self.path.clone()),
+            Ok(saved) => Ok(saved),
             Err(e) => Err(SessionError::FinalSave {
                 path: self.path.clone(),
                 source: Box::new(e),

@@ -25,10 +25,12 @@ impl SessionRecorder {
     /// another is being written is taken once that one is done. Periodic snapshots
     /// (`--snapshot-every`) keep refreshing the one folder. Returns the new folder.
     pub fn snapshot_by_hand(&mut self) -> std::io::Result<PathBuf> {
-        let dir = crate::session::paths::claim_dated_dir(
+        let (dir, folder) = crate::session::paths::claim_dated_dir(
             &self.snapshot_dir(),
             std::time::SystemTime::now(),
         )?;
+        self.snapshot_folders
+            .insert(dir.clone(), crate::session::OutFolder::from_folder(folder));
         if let Some(Some(done)) = self.poll_snapshot() {
             self.pending_notes.push(done);
         }
@@ -61,16 +63,44 @@ impl SessionRecorder {
         });
         let dir = dir.to_path_buf();
         let exporter = self.opts.exporter;
+        // The folder is held open from its first snapshot on (a folder swapped for a link
+        // meanwhile is not followed), and each file in it is replaced only while it is
+        // still the one the snapshot before wrote.
+        let held = self.snapshot_folders.remove(&dir);
         let job = std::thread::Builder::new()
             .name("ds-snapshot".into())
             .spawn(move || {
-                match exporter {
-                    Some(export) => export(&copy, &dir),
-                    None => write_yaml_only(&copy, &dir),
-                }
-                .map(|_| dir.clone())
+                let mut out = match held {
+                    Some(out) => out,
+                    None => match crate::session::OutFolder::open_or_make(&dir) {
+                        Ok(out) => out,
+                        Err(e) => return (dir, None, Err(e.to_string())),
+                    },
+                };
+                let written = match exporter {
+                    Some(export) => export(&copy, &mut out),
+                    None => write_yaml_only(&copy, &mut out),
+                };
+                (dir, Some(out), written)
             });
         self.snapshot_job = job.ok();
+    }
+
+    /// Waits for the running snapshot, keeps its folder, and says how it went.
+    pub(super) fn join_snapshot(&mut self) -> Option<String> {
+        let job = self.snapshot_job.take()?;
+        Some(match job.join() {
+            Ok((dir, out, written)) => {
+                if let Some(out) = out {
+                    self.snapshot_folders.insert(dir.clone(), out);
+                }
+                match written {
+                    Ok(()) => format!("snapshot written to {}", dir.display()),
+                    Err(e) => format!("snapshot failed: {e}"),
+                }
+            }
+            Err(_) => "snapshot failed (its thread panicked)".into(),
+        })
     }
 
     /// `Some(message)` once the running snapshot finished.
@@ -79,19 +109,18 @@ impl SessionRecorder {
         if !done {
             return None;
         }
-        let job = self.snapshot_job.take()?;
-        Some(match job.join() {
-            Ok(Ok(dir)) => Some(format!("snapshot written to {}", dir.display())),
-            Ok(Err(e)) => Some(format!("snapshot failed: {e}")),
-            Err(_) => Some("snapshot failed (its thread panicked)".into()),
-        })
+        Some(self.join_snapshot())
     }
 }
 
 /// A snapshot without an exporter: the session so far as one YAML document.
-fn write_yaml_only(s: &crate::session::Session, dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let p = dir.join("session.yaml");
-    crate::session::write_atomic_with(&p, |w| crate::session::write_yaml(w, s))
-        .map_err(|e| e.to_string())
+fn write_yaml_only(
+    s: &crate::session::Session,
+    out: &mut crate::session::OutFolder,
+) -> Result<(), String> {
+    out.write("session.yaml", crate::session::outputs::SESSION, |w| {
+        crate::session::write_yaml(w, s)
+    })
+    .map(drop)
+    .map_err(|e| e.to_string())
 }

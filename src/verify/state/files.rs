@@ -117,19 +117,38 @@ pub(super) fn check_sums(path: &Path, map: &[u8], sums: &[u8]) -> Result<(), Ver
     }
 }
 
-/// Writes `bytes` to `path` whole or not at all (a temp file synced, renamed over it, the
-/// folder synced).
+/// Writes `bytes` to `path` whole or not at all (a temp file synced, exchanged with the
+/// file there, the folder synced): a new file, or in place of a regular file of one name
+/// (the state's folder was checked to be drivescope's), only while the name still holds
+/// it ([`crate::owned`]).
 pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = open_state_file(&tmp, true, false)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+    use crate::owned::Folder;
+    use std::os::unix::fs::MetadataExt;
+    let (folder, name) = Folder::of_file(path).map_err(std::io::Error::other)?;
+    let fill = |w: &mut dyn Write| w.write_all(bytes);
+    let one_name = |f: &mut File| f.metadata().is_ok_and(|m| m.nlink() == 1);
+    match folder
+        .adopt(&name, one_name)
+        .map_err(std::io::Error::other)?
+    {
+        Some((_, mut mine)) => folder.replace(&mut mine, fill),
+        None => folder.create(&name, fill).map(drop),
+    }
+    .map_err(std::io::Error::other)
+}
+
+/// Removes the state file `path` when it is a regular file of one name (nothing there is
+/// fine).
+pub(super) fn remove_state_file(path: &Path) -> std::io::Result<()> {
+    use crate::owned::Folder;
+    use std::os::unix::fs::MetadataExt;
+    let (folder, name) = Folder::of_file(path).map_err(std::io::Error::other)?;
+    let one_name = |f: &mut File| f.metadata().is_ok_and(|m| m.nlink() == 1);
+    if let Some((_, mine)) = folder
+        .adopt(&name, one_name)
+        .map_err(std::io::Error::other)?
+    {
+        folder.remove(&mine).map_err(std::io::Error::other)?;
     }
     Ok(())
 }
@@ -137,13 +156,13 @@ pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Locks the state in `dir` for this process (`.NAME.lock` beside the folder, flock'd: let
 /// go by the kernel when the process ends). Held by another process: [`VerifyError::InUse`].
 pub(super) fn lock_state(dir: &Path) -> Result<LockFile, VerifyError> {
-    let path = crate::lockfile::beside(dir);
+    let path = crate::owned::lock::beside(dir);
     LockFile::take(&path).map_err(|e| match e {
         TakeError::Held { holder } => VerifyError::InUse {
             path: dir.to_path_buf(),
             holder,
         },
-        TakeError::Io(source) => VerifyError::Io { path, source },
+        TakeError::Owned(e) => VerifyError::Owned(e),
     })
 }
 
@@ -242,15 +261,25 @@ pub(super) fn may_make_state(dir: &Path, replacing: bool) -> Result<(), VerifyEr
     Ok(())
 }
 
-/// Opens a state file for writing, never through a symbolic link.
+/// Opens a state file for writing in place, never through a symbolic link, and only a
+/// regular file of one name (a second name would see the state's writes).
 pub(super) fn open_state_file(path: &Path, create: bool, append: bool) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let f = OpenOptions::new()
         .write(true)
         .create(create)
         .append(append)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() || m.nlink() != 1 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not a file of the verify state's own (another kind of file, or a file with \
+             another name)",
+        ));
+    }
+    Ok(f)
 }
 
 pub(super) fn random_id() -> u64 {
