@@ -11,11 +11,15 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// How the device failed, ending its step.
+/// How the device failed, ending its step (or, [`FaultKind::Refused`], the kernel refused
+/// the step's requests: the step cannot run on this device, which is not blamed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultKind {
     /// Every I/O of an interval failed.
     AllFailed,
+    /// Every I/O of an interval failed, and the kernel refused each one it named for the
+    /// request's shape (EINVAL, EOPNOTSUPP): an error of the requests, not of the drive.
+    Refused,
     /// The device went away (ENODEV/ENXIO, its node or sysfs entry gone).
     Gone,
     /// The step's end came while the device still held I/O it never completed.
@@ -23,12 +27,18 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 3] = [FaultKind::AllFailed, FaultKind::Gone, FaultKind::Stalled];
+    pub const ALL: [FaultKind; 4] = [
+        FaultKind::AllFailed,
+        FaultKind::Refused,
+        FaultKind::Gone,
+        FaultKind::Stalled,
+    ];
 
     /// The words a stored `ended_by` starts with.
     fn prefix(self) -> &'static str {
         match self {
             FaultKind::AllFailed => "every I/O failed",
+            FaultKind::Refused => "every I/O refused by the kernel, not the drive",
             FaultKind::Gone => "device gone",
             FaultKind::Stalled => "device stalled",
         }
@@ -37,14 +47,14 @@ impl FaultKind {
     /// What follows the prefix: " (" for the detail in parentheses, ": " otherwise.
     fn joiner(self) -> &'static str {
         match self {
-            FaultKind::AllFailed | FaultKind::Gone => " (",
+            FaultKind::AllFailed | FaultKind::Refused | FaultKind::Gone => " (",
             FaultKind::Stalled => ": ",
         }
     }
 
     fn closer(self) -> &'static str {
         match self {
-            FaultKind::AllFailed | FaultKind::Gone => ")",
+            FaultKind::AllFailed | FaultKind::Refused | FaultKind::Gone => ")",
             FaultKind::Stalled => "",
         }
     }
@@ -349,6 +359,11 @@ mod tests {
             EndedBy::device(
                 FaultKind::AllFailed,
                 "16635 errors in interval 0; first: read of 4096 B at offset 0: Input/output error (os error 5)",
+            ),
+            EndedBy::device(
+                FaultKind::Refused,
+                "8 errors in interval 0; first: trim of 4096 B at offset 0 refused by the kernel: \
+                 Invalid argument (os error 22) (the request, not a drive error)",
             ),
             EndedBy::device(FaultKind::Gone, "/dev/sda no longer exists; 3 errors in interval 1"),
             EndedBy::device(

@@ -32,5 +32,5 @@ mod sink;
 
 pub use agent::AgentMetrics;
 pub use figures::{DriveFigures, Figures, RunState, LATENCY_BUCKETS_S};
-pub use server::{encode_text, MetricsError, MetricsServer};
+pub use server::{encode_text, MetricsError, MetricsServer, MAX_CONNECTIONS, REQUEST_DEADLINE};
 pub use sink::MetricsSink;

@@ -113,7 +113,7 @@ impl<W: Write> Shows for JsonPrinter<W> {
     }
 
     fn io_error(&mut self, e: &IoErrorRecord) {
-        self.typed("io_error", e, Value::Null)
+        self.typed("io_error", e, json!({"by": e.by()}))
     }
 
     fn interval(&mut self, r: &IntervalReport) {

@@ -14,7 +14,7 @@ use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
 use crate::run::{FinishedStep, RunEvent, Sink, Tally, Timed};
 use crate::session::{GridCell, RunSeries, StepResult};
-use crate::stats::{IntervalReport, IoErrorRecord};
+use crate::stats::{FailedBy, IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
 use crate::thermal::SoakSummary;
 use crate::ui::format::{bw, iops, us};
@@ -172,7 +172,11 @@ impl<W: Write> Shows for TextPrinter<W> {
     }
 
     fn io_error(&mut self, e: &IoErrorRecord) {
-        self.aside("I/O error", &e.message)
+        let what = match e.by() {
+            FailedBy::Drive => "I/O error",
+            FailedBy::Request => "refused",
+        };
+        self.aside(what, &e.message)
     }
 
     fn interval(&mut self, r: &IntervalReport) {

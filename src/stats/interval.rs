@@ -24,7 +24,33 @@ impl DirCounts {
     }
 }
 
-/// One failed I/O: where, which direction (a trim counts as a write), what the device said.
+/// Who a failed I/O is put down to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailedBy {
+    /// The drive, or the path to it: EIO, ENOSPC, a short transfer, any errno but the two
+    /// below. The drive's error.
+    Drive,
+    /// The kernel refused the request for its shape before any drive saw it (EINVAL,
+    /// EOPNOTSUPP: a size, an alignment or an operation this device or this kernel does
+    /// not take). An error of the request, not of the drive.
+    Request,
+}
+
+impl FailedBy {
+    /// Who the kernel's `result` (bytes, or -errno) puts a failed I/O down to.
+    pub fn of(result: i64) -> FailedBy {
+        match -result {
+            e if e == i64::from(libc::EINVAL) || e == i64::from(libc::EOPNOTSUPP) => {
+                FailedBy::Request
+            }
+            _ => FailedBy::Drive,
+        }
+    }
+}
+
+/// One failed I/O: where, which direction (a trim counts as a write), what the kernel said
+/// and so who it is put down to ([`IoErrorRecord::by`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub offset: u64,
@@ -55,11 +81,22 @@ impl IoErrorRecord {
         Self::of(offset, len, true, "trim", result)
     }
 
+    /// Who this failure is put down to: the drive, or the request (refused by the kernel).
+    pub fn by(&self) -> FailedBy {
+        FailedBy::of(self.result)
+    }
+
     /// `write`: it destroys data (a write or a trim); `dir` is only its word in the message.
     fn of(offset: u64, len: u32, write: bool, dir: &str, result: i64) -> Self {
         let message = if result < 0 {
             let err = std::io::Error::from_raw_os_error((-result) as i32);
-            format!("{dir} of {len} B at offset {offset}: {err}")
+            match FailedBy::of(result) {
+                FailedBy::Drive => format!("{dir} of {len} B at offset {offset}: {err}"),
+                FailedBy::Request => format!(
+                    "{dir} of {len} B at offset {offset} refused by the kernel: {err} (the \
+                     request, not a drive error)"
+                ),
+            }
         } else {
             format!("short {dir}: {result} of {len} B at offset {offset}")
         };
@@ -301,4 +338,35 @@ pub struct StepSummary {
     /// A paced step: how its workers kept to the schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<crate::outcome::Pacing>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// EINVAL and EOPNOTSUPP are the kernel refusing the request, and the message says so;
+    /// EIO, ENOSPC and a short transfer are the drive's.
+    #[test]
+    fn a_refused_request_is_told_from_a_drive_error() {
+        for errno in [libc::EINVAL, libc::EOPNOTSUPP] {
+            let e = IoErrorRecord::trim(4096, 1 << 20, -i64::from(errno));
+            assert_eq!(e.by(), FailedBy::Request, "{}", e.message);
+            assert!(
+                e.message
+                    .starts_with("trim of 1048576 B at offset 4096 refused by the kernel: ")
+                    && e.message.ends_with("(the request, not a drive error)"),
+                "{}",
+                e.message
+            );
+        }
+        for result in [-i64::from(libc::EIO), -i64::from(libc::ENOSPC), 512] {
+            let e = IoErrorRecord::new(0, 4096, true, result);
+            assert_eq!(e.by(), FailedBy::Drive, "{}", e.message);
+            assert!(!e.message.contains("refused"), "{}", e.message);
+        }
+        assert_eq!(
+            IoErrorRecord::new(0, 4096, false, -i64::from(libc::EIO)).message,
+            "read of 4096 B at offset 0: Input/output error (os error 5)"
+        );
+    }
 }

@@ -11,7 +11,7 @@ mod series;
 
 pub use hist::{new_histogram, LatHists, LatSummary};
 pub use interval::{
-    ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
+    ArrivalGaps, DirCounts, FailedBy, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
     MAX_ERROR_RECORDS_PER,
 };
 pub use series::{JobEnd, SeriesDir, SeriesSummary};

@@ -285,6 +285,20 @@ impl LoopDev {
         self.stat_fields().get(11).copied().unwrap_or(0)
     }
 
+    /// Discards the kernel was asked for (completed and merged into another: one per
+    /// discard submitted, split by none below 4GiB on a loop device) and the 512-byte
+    /// sectors discarded, from /sys/block/NAME/stat (fields 12 to 14).
+    pub fn discards_asked(&self) -> (u64, u64) {
+        let f = self.stat_fields();
+        (f[11] + f[12], f[13])
+    }
+
+    /// Writes the kernel was asked for: completed, and merged into another (fields 5 and 6).
+    pub fn writes_asked(&self) -> u64 {
+        let f = self.stat_fields();
+        f[4] + f[5]
+    }
+
     fn stat_fields(&self) -> Vec<u64> {
         let s = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).unwrap();
         s.split_whitespace().map(|x| x.parse().unwrap()).collect()

@@ -123,10 +123,9 @@ fn prometheus_scrapes_a_running_drivescope_and_holds_its_series() {
     }
     let home = tempfile::tempdir().unwrap();
     let target = home.path().join("t.bin");
-    let mut child = common::spawn(
+    let (mut run, out, addr, first) = run_with_metrics(
         home.path(),
         &[
-            "run",
             "--target",
             target.to_str().unwrap(),
             "--size",
@@ -137,30 +136,8 @@ fn prometheus_scrapes_a_running_drivescope_and_holds_its_series() {
             "4k",
             "--iodepth",
             "4",
-            "--duration",
-            "10m",
-            "--json",
-            "--metrics",
-            "127.0.0.1:0",
         ],
     );
-    // Where it listens: the line on stderr.
-    let err = child.stderr.take().unwrap();
-    let mut lines = std::io::BufReader::new(err).lines();
-    let addr: SocketAddr = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            l.strip_prefix("drivescope: metrics on http://")
-                .and_then(|r| r.strip_suffix("/metrics"))
-                .map(|a| a.parse().unwrap())
-        })
-        .expect("the metrics address on stderr");
-    assert!(addr.ip().is_loopback());
-    std::thread::spawn(move || lines.for_each(drop));
-    let out = common::lines_of(&mut child);
-    let mut run = Killed(child);
-    let first = common::wait_for_line(&out, "interval", Duration::from_secs(120));
     let mut interval_reads = first["read"]["ios"].as_u64().unwrap();
 
     let prom_dir = tempfile::tempdir().unwrap();
@@ -286,4 +263,167 @@ fn the_grafana_dashboard_uses_only_metrics_drivescope_serves() {
             "{name} is not served:\n{text}"
         );
     }
+}
+
+/// A headless JSON run of `args` (after `run`) for 10 minutes, serving its metrics on a
+/// loopback port of its own, once its first interval is out: the run, its stdout lines from
+/// there, where it serves and that interval.
+fn run_with_metrics(
+    home: &Path,
+    args: &[&str],
+) -> (Killed, std::sync::mpsc::Receiver<String>, SocketAddr, Value) {
+    let mut all = vec![
+        "run",
+        "--duration",
+        "10m",
+        "--json",
+        "--metrics",
+        "127.0.0.1:0",
+    ];
+    all.extend_from_slice(args);
+    let mut child = common::spawn(home, &all);
+    // Where it listens: the line on stderr (the rest drained on a thread of its own).
+    let err = child.stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(err).lines();
+    let addr: SocketAddr = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("drivescope: metrics on http://")
+                .and_then(|r| r.strip_suffix("/metrics"))
+                .map(|a| a.parse().unwrap())
+        })
+        .expect("the metrics address on stderr");
+    std::thread::spawn(move || lines.for_each(drop));
+    assert!(addr.ip().is_loopback());
+    let out = common::lines_of(&mut child);
+    let run = Killed(child);
+    let first = common::wait_for_line(&out, "interval", Duration::from_secs(120));
+    (run, out, addr, first)
+}
+
+/// One scrape of `/metrics`: the whole answer (status line first), and how long it took.
+fn scrape(addr: SocketAddr) -> (String, Duration) {
+    let t = Instant::now();
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(c, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut s = String::new();
+    let _ = c.read_to_string(&mut s);
+    (s, t.elapsed())
+}
+
+/// Whether the server has closed `c` (a read sees the end, or a reset), without waiting.
+fn closed(c: &mut TcpStream) -> bool {
+    c.set_nonblocking(true).unwrap();
+    let mut b = [0u8; 256];
+    let gone = loop {
+        match c.read(&mut b) {
+            Ok(0) => break true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break false,
+            Err(_) => break true,
+        }
+    };
+    c.set_nonblocking(false).unwrap();
+    gone
+}
+
+/// 50 clients that send a byte a second (one would hold a server that reads a connection at
+/// a time for ever) do not delay a scrape: it is answered before any of them could have
+/// reached its deadline, and each of them is closed at its deadline, not before. Past
+/// `MAX_CONNECTIONS` silent connections a new one is refused at once, and once they go the
+/// endpoint serves again.
+#[test]
+fn slow_clients_do_not_delay_a_scrape_and_a_flood_does_not_stop_the_endpoint() {
+    use drivescope::metrics::{MAX_CONNECTIONS, REQUEST_DEADLINE};
+    let home = tempfile::tempdir().unwrap();
+    let (_run, out, addr, _) =
+        run_with_metrics(home.path(), &["--engine", "nop", "--rate-iops", "100"]);
+    std::thread::spawn(move || out.iter().for_each(drop));
+    let (unloaded, _) = scrape(addr);
+    assert!(unloaded.starts_with("HTTP/1.1 200"), "{unloaded}");
+
+    // 50 slow clients, each sending its request a byte a second (the pace is the workload's,
+    // not a wait for a state).
+    let request = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let first_connect = Instant::now();
+    let mut slow: Vec<(TcpStream, Instant, Option<Instant>)> = (0..50)
+        .map(|_| {
+            let at = Instant::now();
+            (TcpStream::connect(addr).unwrap(), at, None)
+        })
+        .collect();
+    for (c, _, _) in &mut slow {
+        c.write_all(&request[..1]).unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    for (c, _, _) in &mut slow {
+        c.write_all(&request[1..2]).unwrap();
+    }
+    let (loaded, took) = scrape(addr);
+    let answered = Instant::now();
+    assert!(loaded.starts_with("HTTP/1.1 200"), "{loaded}");
+    assert!(
+        answered < first_connect + REQUEST_DEADLINE,
+        "the scrape took {took:?} and ended {:?} after the first slow client connected: \
+         it waited for a slow client's deadline ({REQUEST_DEADLINE:?})",
+        answered - first_connect
+    );
+    // The slow clients go on, a byte a second, until the server closes each: at its
+    // deadline (never before it: the deadline runs from the accept, after the connect), and
+    // within a generous bound after it (a byte a second never runs a per-read timeout out).
+    let mut sent = 2;
+    let limit = Instant::now() + REQUEST_DEADLINE + Duration::from_secs(60);
+    while slow.iter().any(|s| s.2.is_none()) && Instant::now() < limit {
+        std::thread::sleep(Duration::from_secs(1));
+        for (c, _, closed_at) in slow.iter_mut().filter(|s| s.2.is_none()) {
+            if closed(c) || c.write_all(&request[sent..sent + 1]).is_err() {
+                *closed_at = Some(Instant::now());
+            }
+        }
+        sent = (sent + 1).min(request.len() - 5);
+    }
+    for (i, (_, connected, closed_at)) in slow.iter().enumerate() {
+        let closed_at = closed_at.unwrap_or_else(|| {
+            panic!("slow client {i} still open {REQUEST_DEADLINE:?} + 60 s after it began")
+        });
+        assert!(
+            closed_at >= *connected + REQUEST_DEADLINE,
+            "slow client {i} closed {:?} after it connected, before its deadline",
+            closed_at - *connected
+        );
+    }
+    drop(slow);
+
+    // A flood: every slot held by a silent connection, then more. Accepts are in order, so
+    // the ones past MAX_CONNECTIONS find every slot taken: a 503 at once, long before the
+    // silent ones' deadline.
+    let flood_start = Instant::now();
+    let silent: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+        .map(|_| TcpStream::connect(addr).unwrap())
+        .collect();
+    for i in 0..10 {
+        let mut c = TcpStream::connect(addr).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut s = String::new();
+        let _ = c.read_to_string(&mut s);
+        assert!(
+            s.starts_with("HTTP/1.1 503"),
+            "connection {}: {s:?}",
+            MAX_CONNECTIONS + i + 1
+        );
+    }
+    assert!(
+        flood_start.elapsed() < REQUEST_DEADLINE,
+        "the refusals took {:?}",
+        flood_start.elapsed()
+    );
+    // The silent ones close: their slots free, the endpoint serves again.
+    drop(silent);
+    let served = until(Duration::from_secs(60), || {
+        let (s, _) = scrape(addr);
+        s.starts_with("HTTP/1.1 200").then_some(s)
+    });
+    assert!(served.is_some(), "no scrape served after the flood");
 }

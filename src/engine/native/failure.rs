@@ -1,12 +1,14 @@
 //! When a step must stop because the device failed: every I/O of an interval failed, the
 //! device went away (ENODEV/ENXIO from the kernel, its node or sysfs entry gone), or the
 //! step's end came while the device still held I/O it never completed (stalled). The
-//! reason names the first error the device returned, so a run that stops says why.
+//! reason names the first error the device returned, so a run that stops says why. An
+//! interval whose every I/O failed with the kernel refusing each one recorded (EINVAL,
+//! EOPNOTSUPP: [`FailedBy::Request`]) stops the step as refused, not as the device's fault.
 
 use std::path::{Path, PathBuf};
 
 use crate::outcome::{EndedBy, FaultKind};
-use crate::stats::{IntervalReport, IoErrorRecord};
+use crate::stats::{FailedBy, IntervalReport, IoErrorRecord};
 
 /// A block device target, watched for removal.
 #[derive(Debug, Clone)]
@@ -111,8 +113,17 @@ pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy
         ));
     }
     if r.read.ios + r.write.ios + r.trim.ios == 0 {
+        // The records are a sample (a few per job): every one of them a refusal says the
+        // requests, not the drive.
+        let refused = !r.error_records.is_empty()
+            && r.error_records.iter().all(|e| e.by() == FailedBy::Request);
+        let kind = if refused {
+            FaultKind::Refused
+        } else {
+            FaultKind::AllFailed
+        };
         return Some(EndedBy::device(
-            FaultKind::AllFailed,
+            kind,
             format!("{} errors in interval {}{first}", r.errors, r.index),
         ));
     }
@@ -166,6 +177,29 @@ mod tests {
         assert!(r.contains("Input/output error"), "{r}");
         assert!(fatal(&report(5, &[-(libc::EIO as i64)]), None).is_none());
         assert!(fatal(&report(5, &[]), None).is_none());
+    }
+
+    #[test]
+    fn every_io_refused_is_the_requests_fault_not_the_drives() {
+        let einval = -(libc::EINVAL as i64);
+        let e = fatal(&report(0, &[einval, -(libc::EOPNOTSUPP as i64)]), None).unwrap();
+        assert!(
+            matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::Refused),
+            "{e}"
+        );
+        let r = e.to_string();
+        assert!(
+            r.starts_with("every I/O refused by the kernel, not the drive (2 errors"),
+            "{r}"
+        );
+        assert!(r.contains("refused by the kernel: Invalid argument"), "{r}");
+        // One drive error among them: the drive's fault.
+        let e = fatal(&report(0, &[einval, -(libc::EIO as i64)]), None).unwrap();
+        assert!(
+            matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::AllFailed),
+            "{e}"
+        );
+        assert!(fatal(&report(5, &[einval]), None).is_none());
     }
 
     #[test]

@@ -281,3 +281,27 @@ fn counts_are_singular_for_one() {
          ended by duration\n"
     );
 }
+
+/// An interval's failed I/Os on stderr: a drive's error as an I/O error, a request the
+/// kernel refused as refused.
+#[test]
+fn a_refused_request_is_not_printed_as_an_io_error() {
+    let mut p = printer(PrintMode::Single);
+    let mut r = interval();
+    r.errors = 2;
+    r.error_records = vec![
+        crate::stats::IoErrorRecord::trim(0, 4096, -i64::from(libc::EINVAL)),
+        crate::stats::IoErrorRecord::new(8192, 4096, false, -i64::from(libc::EIO)),
+    ];
+    p.event(&RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r),
+    });
+    let (_, err) = lines(p);
+    assert_eq!(
+        err,
+        "refused: trim of 4096 B at offset 0 refused by the kernel: Invalid argument (os error \
+         22) (the request, not a drive error)\n\
+         I/O error: read of 4096 B at offset 8192: Input/output error (os error 5)\n"
+    );
+}
