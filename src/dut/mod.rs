@@ -366,9 +366,11 @@ pub fn prepare(path: &Path, req: &TargetRequest) -> Result<PreparedTarget, Targe
                     ),
                 });
             }
+            // Opened again through the descriptor that was checked (the same file, whatever
+            // the path names now), for writing.
             let w = OpenOptions::new()
                 .write(true)
-                .open(path)
+                .open(format!("/proc/self/fd/{}", f.as_raw_fd()))
                 .map_err(|e| io_err(path, "cannot open for growing", e))?;
             allocate(&w, path, want)?;
             size = want;
