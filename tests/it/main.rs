@@ -38,6 +38,7 @@ mod metrics_prometheus;
 mod new_files;
 mod odd_conditions;
 mod output_stops;
+mod owned_outputs;
 mod package_deb;
 mod parsers_fuzz;
 mod parsers_proptest;
