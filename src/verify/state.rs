@@ -4,7 +4,7 @@
 //! pages), `journal` (one line per flush epoch) and, once something wrote the target
 //! behind its back,
 //! `retired.yaml` (see [`retire`]). One process at a time opens it: a lock beside the folder
-//! (`crate::lockfile`) is held while it is open. The flusher saves in batches,
+//! (`crate::owned::lock`) is held while it is open. The flusher saves in batches,
 //! never once per I/O: every [`FLUSH_EVERY`] it takes the map's dirty pages, fdatasyncs the
 //! target (the flush epoch: every write acknowledged before it is durable), writes those
 //! pages and syncs the map, then appends `flushed E` to the journal and syncs it. The map
