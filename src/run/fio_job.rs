@@ -11,7 +11,7 @@ use super::error::RunError;
 use super::request::{FioJobRequest, FioRun, Prepared, RunKind, RunRequest};
 use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
-use crate::engine::{self, StepTarget};
+use crate::engine;
 use crate::fio::file::{self as fio_file, FileStep, JobFile};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
 use crate::workload::{
@@ -261,19 +261,8 @@ pub(super) fn prepare_fio_job(
     // nop engine's has none; nothing is made or filled.
     let primary = ready.first().cloned().unwrap_or_else(PreparedTarget::none);
     let plan = plan_of(&job, req, primary.size);
-    // A target another process writes (or holds) is refused now, before the session.
-    if let Some(step) = plan.steps.first() {
-        let spec = step.to_step_spec(None);
-        for (t, jt) in ready.iter().zip(&job.targets).filter(|(_, jt)| jt.writes) {
-            let st = StepTarget {
-                path: jt.path.clone(),
-                size: t.size,
-                align: t.align,
-                verify: None,
-            };
-            engine::native::check_claim(&st, &spec)?;
-        }
-    }
+    // Another run on a target is refused when the run's locks are taken, before the
+    // session (`super::lock`).
     Ok(Prepared {
         verify: None,
         made,
@@ -305,5 +294,6 @@ pub(super) fn prepare_fio_job(
         // Its targets are this host's: a job file names its own files.
         host: crate::host::LocalHost::shared(),
         told: Default::default(),
+        locks: Default::default(),
     })
 }

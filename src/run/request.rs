@@ -104,6 +104,8 @@ pub struct Prepared {
     /// The test files this run created on this host: removed when the run is refused before
     /// it starts ([`Prepared::started`] keeps them).
     pub made: Vec<Arc<MadeFile>>,
+    /// The run's locks on its targets, held while it lives (a copy holds none).
+    pub locks: super::RunLocks,
 }
 
 /// What a target's host told of it when it prepared it: the drive there, why there is no
@@ -412,6 +414,7 @@ pub(super) fn prepare_preset(
         target: t,
         told: Told::of(&reply),
         host,
+        locks: Default::default(),
     };
     validated(prepared)
 }
@@ -465,6 +468,7 @@ pub(super) fn prepare_single(
         target: t,
         told: Told::of(&reply),
         host,
+        locks: Default::default(),
     };
     validated(prepared)
 }
