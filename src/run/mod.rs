@@ -15,6 +15,7 @@ mod control;
 mod error;
 mod event;
 mod fio_job;
+mod fio_logs;
 mod hub;
 mod lock;
 mod pipeline;

@@ -113,12 +113,21 @@ pub fn claim_dated_dir(base: &Path, at: SystemTime) -> std::io::Result<PathBuf> 
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "snapshot".into());
+    claim_numbered_dir(&base.with_file_name(format!("{name}-{stamp}")))
+}
+
+/// Claims a new folder `first` (then `first-2`, `first-3`… when the name is held) with an
+/// exclusive `mkdir`: never a folder that is there.
+pub fn claim_numbered_dir(first: &Path) -> std::io::Result<PathBuf> {
+    let name = first
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     for n in 1..=MAX_CLAIMS {
-        let dir = base.with_file_name(if n == 1 {
-            format!("{name}-{stamp}")
-        } else {
-            format!("{name}-{stamp}-{n}")
-        });
+        let dir = match n {
+            1 => first.to_path_buf(),
+            n => first.with_file_name(format!("{name}-{n}")),
+        };
         match std::fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
