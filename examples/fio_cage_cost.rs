@@ -49,7 +49,7 @@ fn once(program: &str, args: &[String], file: &Path, caged: bool) -> Res<Duratio
             path: file.to_path_buf(),
             writes: false,
         };
-        Some(cage::cage(&mut cmd, &[target], &[])?)
+        Some(cage::cage(&mut cmd, &[target], None)?)
     } else {
         None
     };

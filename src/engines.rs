@@ -1,8 +1,10 @@
 //! The list of engines (as fio's `ioengines.c`): which [`Engine`] runs a step of each
-//! [`EngineKind`], the engine a target's run uses, and the checks of a run's steps before
-//! any I/O. Outside the contract (`crate::engine`), which names none of them.
+//! [`EngineKind`], the engine a target's run uses, the checks of a run's steps before any
+//! I/O, and the lock a run holds on its target whatever engine runs it ([`lock_targets`]).
+//! Outside the contract (`crate::engine`), which names none of them.
 
 use crate::engine::native::{self, InProcess};
+pub use crate::engine::native::{lock_targets, TargetLock};
 use crate::engine::{Control, Engine, EngineError, FnObserver, StepControl, StepTarget};
 use crate::stats::{IntervalReport, StepSummary};
 use crate::workload::{EngineKind, StepSpec};
@@ -42,9 +44,9 @@ pub fn engine_for_target(asked: EngineKind, target: Option<&std::path::Path>) ->
 }
 
 /// Checks every step against the target before any I/O: a missing or too old fio (when a
-/// step runs on it), each step's shape against the target, and a target another process
-/// writes or holds (when a step writes). Returns fio's version when a step runs on fio,
-/// for the steps to carry (fio is asked once a run).
+/// step runs on it) and each step's shape against the target (another run on the target
+/// is the lock's to refuse, [`lock_targets`]). Returns fio's version when a step runs on
+/// fio, for the steps to carry (fio is asked once a run).
 pub fn check_steps(
     t: &StepTarget,
     specs: &[crate::workload::StepSpec],
@@ -58,11 +60,5 @@ pub fn check_steps(
         native::validate(t, spec)?;
     }
     native::zoned::check_steps(t, specs)?;
-    if let Some(w) = specs
-        .iter()
-        .find(|s| s.workload.rw.read_percent(s.workload.rwmixread) < 100)
-    {
-        native::check_claim(t, w)?;
-    }
     Ok(fio)
 }

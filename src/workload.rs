@@ -607,13 +607,33 @@ pub struct FioFileStep {
     /// cage lets it write those that write and read those that do not, nothing else.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<FioTarget>,
-    /// The folders the jobs' logs go to: fio may make new files there, never change one.
+    /// The jobs' logs (`write_*_log`, `write_iolog`), each under the name its option
+    /// gives: fio writes them in `log_dir`, never in a folder the job file names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub log_dirs: Vec<std::path::PathBuf>,
+    pub logs: Vec<FioLog>,
+    /// The folder drivescope made for the run's fio logs (given when the run starts: beside
+    /// the session, or `--fio-logs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_dir: Option<std::path::PathBuf>,
     /// The fio that checked the file (`fio-3.33`), said in each step's summary; not saved
     /// (the plan keeps it once).
     #[serde(skip)]
     pub version: String,
+}
+
+/// A log a job of a job file writes: fio makes it in the run's log folder, under the name
+/// its option gives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioLog {
+    /// The job (its section's name) and its section's line (1-based).
+    pub job: String,
+    pub line: usize,
+    /// The option: `write_bw_log`, `write_lat_log`, `write_iops_log`, `write_hist_log` or
+    /// `write_iolog`.
+    pub key: String,
+    /// The name it gives, without the folder it named: a prefix fio completes
+    /// (`lat_clat.1.log`), or `write_iolog`'s file.
+    pub name: String,
 }
 
 fn is_zero(n: &u32) -> bool {

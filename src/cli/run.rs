@@ -34,6 +34,13 @@ pub struct RunArgs {
     /// (--destroy-data names each file or device it writes).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify", "zone_append"])]
     pub fio_job: Option<PathBuf>,
+    /// With --fio-job: the folder fio's logs go to (write_bw_log=, write_lat_log=,
+    /// write_iops_log=, write_hist_log=, write_iolog=), each under the name its option
+    /// gives, whatever folder the job names. Made when missing; one that is there must be
+    /// an empty folder of yours. Default: a new folder beside the session,
+    /// <session>-fio-logs/.
+    #[arg(long, value_name = "DIR", requires = "fio_job")]
+    pub fio_logs: Option<PathBuf>,
     /// Run the preset in this YAML file (same as --preset PATH).
     #[arg(long, conflicts_with = "preset")]
     pub preset_file: Option<PathBuf>,

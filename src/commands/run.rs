@@ -68,6 +68,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
         (Some(file), _, _) => RunWhat::FioJob(FioJobRequest {
             file: file.clone(),
             destroy_data: a.destroy_data.clone(),
+            logs: a.fio_logs.clone(),
         }),
         (None, _, Some(path)) => RunWhat::Preset(Box::new(preset::parse_file(path)?)),
         (None, Some(id), None) => RunWhat::Preset(Box::new(preset::find(id)?)),

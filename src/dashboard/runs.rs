@@ -48,6 +48,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             what: RunWhat::FioJob(FioJobRequest {
                 file: file.clone(),
                 destroy_data: s.destroy_data.iter().cloned().collect(),
+                logs: None,
             }),
             plan: PlanOptions {
                 time_scale: s.time_scale,

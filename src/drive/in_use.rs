@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 
 use super::SysRoot;
 
+mod locks;
 mod probe;
 mod scene;
 
+pub use locks::{flock_holders, LockHolder};
 pub use probe::{block_device_in_use, exclusive_busy, write_blockers};
 pub use scene::Scene;
 

@@ -13,6 +13,16 @@ pub struct Opener {
     pub command: String,
 }
 
+/// A process holding drivescope's lock on a target (another run on it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locker {
+    pub pid: u32,
+    /// Its command line, as /proc shows it (arguments joined by spaces).
+    pub command: String,
+    /// It holds the lock exclusively: its run writes the target.
+    pub writes: bool,
+}
+
 /// Why a step could not start or had to stop.
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -33,6 +43,13 @@ pub enum EngineError {
         by: Vec<Opener>,
         block_device: bool,
     },
+    /// Another run holds the target's lock: a run that writes the target when this one
+    /// reads or writes it, or any run when this one writes it.
+    #[error("{}: {}", .path.display(), locked_text(.by))]
+    Locked {
+        path: std::path::PathBuf,
+        by: Vec<Locker>,
+    },
     #[error("the {engine} engine needs io_uring: {reason}")]
     NeedsUring { engine: EngineKind, reason: String },
     #[error("cannot start worker thread: {0}")]
@@ -48,6 +65,25 @@ pub enum EngineError {
     /// The link to the target's host broke mid-step.
     #[error("{host}: {why}")]
     Lost { host: String, why: String },
+}
+
+/// Why a target's lock is refused, naming the runs that hold it where /proc says.
+fn locked_text(by: &[Locker]) -> String {
+    let who: Vec<String> = by
+        .iter()
+        .map(|l| {
+            let does = if l.writes { "writes" } else { "reads" };
+            format!("PID {} ({}) {does} it", l.pid, l.command)
+        })
+        .collect();
+    let who = match who.is_empty() {
+        true => "another drivescope run holds its lock".to_string(),
+        false => who.join(", "),
+    };
+    format!(
+        "in use by another run: {who}; a run that writes a target needs it to itself, runs \
+         that only read it may share it"
+    )
 }
 
 /// Why a target is in use, naming who has it open where /proc says.

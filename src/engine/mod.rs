@@ -11,7 +11,7 @@ pub mod native;
 mod seam;
 mod target;
 
-pub use error::{EngineError, Opener};
+pub use error::{EngineError, Locker, Opener};
 pub use invalid::{
     InvalidStep, NoPolling, RingOption, ZoneRefusal, MAX_BUFFER_BYTES, MAX_IODEPTH, MAX_JOBS,
     MIN_STEP_DURATION,

@@ -3,8 +3,9 @@
 //! file tree is read-only and without device nodes (`mount_setattr(2)`, recursively);
 //! `/dev` is a private one holding only `null`, `zero`, `full`, `random`, `urandom` and the
 //! run's device targets (read-only nodes for the targets that are only read); the targets
-//! that may be written, and a private scratch folder (fio's `TMPDIR`), are bound back
-//! read-write one by one. fio then runs without the capabilities that would let it undo
+//! that may be written, a private scratch folder (fio's `TMPDIR`) and the folder
+//! drivescope made for the run's fio logs (at [`LOGS_IN_CAGE`], where the job text's log
+//! options are made to point) are bound back read-write one by one. fio then runs without the capabilities that would let it undo
 //! that (`CAP_DAC_OVERRIDE`, `CAP_SYS_PTRACE`, `CAP_MKNOD`, `CAP_SYS_RAWIO`, …; it keeps
 //! `CAP_SYS_ADMIN` only when a target is a block device, for the cache flush it does on
 //! one) and under a seccomp filter that refuses every call that changes mounts or
@@ -46,11 +47,22 @@ pub enum CageError {
     Nul(PathBuf),
     #[error("fio's scratch folder {}: {err}", .path.display())]
     Scratch { path: PathBuf, err: io::Error },
-    #[error("{}: fio's cage cannot take a log folder whose name holds ',', ':' or '\\'", .0.display())]
-    LogDirName(PathBuf),
-    #[error("{}: a log folder that holds every place fio's scratch folder could go", .0.display())]
-    LogDirHoldsScratch(PathBuf),
+    #[error("{}: fio's log folder cannot be read: {err}", .path.display())]
+    LogDir { path: PathBuf, err: io::Error },
+    #[error("{}: a device target where fio's cage puts its log folder", .0.display())]
+    LogsOverTarget(PathBuf),
+    /// A step whose jobs write logs, given no folder for them (a step run outside a run).
+    #[error("the job file's logs have no folder: run it with `drivescope run --fio-job`")]
+    NoLogDir,
+    /// The log folder is not the one drivescope made (`ESTALE` from the cage's child).
+    #[error("fio's log folder was replaced after drivescope made it; fio was not started")]
+    LogDirReplaced,
 }
+
+/// Where the folder of the run's fio logs is in fio's cage (in its private `/dev`): a
+/// job's log options are rewritten to name files there (`super::logs`), whatever folder
+/// the job named, so fio writes its logs only in the folder drivescope made for them.
+pub const LOGS_IN_CAGE: &str = "/dev/fio-logs";
 
 /// The standard character devices of fio's private `/dev`.
 const STANDARD_NODES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
@@ -80,9 +92,14 @@ struct Node {
 
 /// A mount cloned from the host's tree before it turns read-only, and put back on top of
 /// the read-only tree (or in the private `/dev`) once that is laid out: the writable
-/// targets, the scratch folder, and (as another user) the standard nodes.
+/// targets, the scratch folder, the log folder, and (as another user) the standard nodes.
 struct Clone {
     path: CString,
+    /// Where it is put back: its own path, or (the log folder) [`LOGS_IN_CAGE`].
+    to: CString,
+    /// The device and inode the clone must have (the log folder as drivescope made it):
+    /// a folder put in its place since is refused, fio never started.
+    expect: Option<(libc::dev_t, libc::ino_t)>,
     /// It lies in the private `/dev`: an empty file is made there to mount it on.
     in_dev: bool,
     /// Read-only again once in place (a file target under `/dev` that is only read).
@@ -100,9 +117,6 @@ struct Plan {
     clones: Vec<Clone>,
     /// The clones' descriptors, one per clone (sized before the fork).
     fds: Vec<libc::c_int>,
-    /// Overlays on the log folders (their paths and mount options): fio's new files go
-    /// to the scratch folder, from where the run copies them back.
-    overlays: Vec<(CString, CString)>,
     /// fio's working folder, entered again once the mounts are made: a relative name (a
     /// log's `write_lat_log=prefix`, a job's `filename=`) then resolves through them, where
     /// the folder entered before them is the read-only one beneath.
@@ -113,37 +127,10 @@ struct Plan {
 }
 
 /// fio's private scratch folder, removed with what fio left in it when the run is over:
-/// `tmp/` (fio's `TMPDIR`) and, for each log folder, the upper and work folders of its
-/// overlay.
+/// `tmp/` (fio's `TMPDIR`).
 #[derive(Debug)]
 pub struct Scratch {
     path: PathBuf,
-    logs: Vec<PathBuf>,
-}
-
-/// What became of a file fio made in a log folder.
-#[derive(Debug)]
-pub enum Harvest {
-    /// Copied into the log folder.
-    Kept(PathBuf),
-    /// A file of that name is there (fio changed or made it anew): left as it was.
-    NotReplaced(PathBuf),
-    /// It could not be copied.
-    Failed(PathBuf, io::Error),
-}
-
-impl std::fmt::Display for Harvest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Harvest::Kept(p) => write!(f, "fio wrote {}", p.display()),
-            Harvest::NotReplaced(p) => write!(
-                f,
-                "fio wrote {} anew; the file that is there was left as it was",
-                p.display()
-            ),
-            Harvest::Failed(p, e) => write!(f, "fio's {} could not be kept: {e}", p.display()),
-        }
-    }
 }
 
 impl Scratch {
@@ -153,48 +140,6 @@ impl Scratch {
 
     fn tmp(&self) -> PathBuf {
         self.path.join("tmp")
-    }
-
-    fn upper(&self, i: usize) -> PathBuf {
-        self.path.join(format!("up{i}"))
-    }
-
-    fn work(&self, i: usize) -> PathBuf {
-        self.path.join(format!("work{i}"))
-    }
-
-    /// Copies the files fio made in each log folder there, never over a file that is
-    /// there (what fio changed of an existing file, or deleted, stays in the scratch
-    /// folder and goes with it).
-    pub fn harvest(&self) -> Vec<Harvest> {
-        let mut out = Vec::new();
-        for (i, dir) in self.logs.iter().enumerate() {
-            let Ok(entries) = std::fs::read_dir(self.upper(i)) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                if !e.file_type().is_ok_and(|t| t.is_file()) {
-                    continue;
-                }
-                let to = dir.join(e.file_name());
-                let copied = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&to)
-                    .and_then(|mut w| {
-                        let mut r = std::fs::File::open(e.path())?;
-                        io::copy(&mut r, &mut w)
-                    });
-                out.push(match copied {
-                    Ok(_) => Harvest::Kept(to),
-                    Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
-                        Harvest::NotReplaced(to)
-                    }
-                    Err(err) => Harvest::Failed(to, err),
-                });
-            }
-        }
-        out
     }
 }
 
@@ -214,9 +159,8 @@ fn is_root() -> bool {
 }
 
 /// Makes a fresh, private scratch folder (mode 0700) in the first of the temporary
-/// directory, /var/tmp and /tmp that no log folder holds (an overlay's
-/// upper folder may not lie inside its lower one).
-fn make_scratch(logs: &[PathBuf]) -> Result<Scratch, CageError> {
+/// directory, /var/tmp and /tmp outside `/dev`.
+fn make_scratch() -> Result<Scratch, CageError> {
     use std::os::unix::fs::DirBuilderExt;
     let canon = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     let bases = [
@@ -226,19 +170,14 @@ fn make_scratch(logs: &[PathBuf]) -> Result<Scratch, CageError> {
     ];
     let base = bases
         .into_iter()
-        .find(|b| !b.starts_with("/dev") && !logs.iter().any(|l| b.starts_with(l)))
-        .ok_or_else(|| CageError::LogDirHoldsScratch(logs.first().cloned().unwrap_or_default()))?;
+        .find(|b| !b.starts_with("/dev"))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
     let pid = std::process::id();
     let mut n = 0u32;
     loop {
         let path = base.join(format!("drivescope-fio-{pid}-{n}"));
         match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-            Ok(()) => {
-                break Ok(Scratch {
-                    path,
-                    logs: logs.to_vec(),
-                })
-            }
+            Ok(()) => break Ok(Scratch { path }),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
             Err(err) => break Err(CageError::Scratch { path, err }),
         }
@@ -255,28 +194,6 @@ fn dev_parents(rel: &Path, into: &mut Vec<PathBuf>) {
             into.push(at.clone());
         }
     }
-}
-
-/// The overlays of the log folders: each folder (`lowerdir`) with its upper and work
-/// folders in the scratch folder (made here), as `mount` takes them.
-fn overlays(scratch: &Scratch, log_dirs: &[PathBuf]) -> Result<Vec<(CString, CString)>, CageError> {
-    let mut overlays = Vec::new();
-    for (i, d) in log_dirs.iter().enumerate() {
-        for p in [scratch.upper(i), scratch.work(i)] {
-            std::fs::create_dir(&p).map_err(|err| CageError::Scratch { path: p, err })?;
-        }
-        let opts = format!(
-            "lowerdir={},upperdir={},workdir={}",
-            d.display(),
-            scratch.upper(i).display(),
-            scratch.work(i).display()
-        );
-        overlays.push((
-            cstr(d)?,
-            CString::new(opts).map_err(|_| CageError::Nul(d.clone()))?,
-        ));
-    }
-    Ok(overlays)
 }
 
 /// What the cage puts in its private `/dev` and clones from the host: the directories to
@@ -299,10 +216,47 @@ impl DevTree {
             }
             Err(_) => false,
         };
+        let path = cstr(path)?;
         self.clones.push(Clone {
-            path: cstr(path)?,
+            to: path.clone(),
+            path,
+            expect: None,
             in_dev,
             read_only,
+        });
+        Ok(())
+    }
+
+    /// The log folder `dir`, as it is now (its device and inode): put back at
+    /// [`LOGS_IN_CAGE`], writable.
+    fn add_logs(&mut self, dir: &Path) -> Result<(), CageError> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(dir).map_err(|err| CageError::LogDir {
+            path: dir.to_path_buf(),
+            err,
+        })?;
+        if !m.is_dir() {
+            return Err(CageError::LogDir {
+                path: dir.to_path_buf(),
+                err: io::Error::from_raw_os_error(libc::ENOTDIR),
+            });
+        }
+        let at = PathBuf::from(LOGS_IN_CAGE);
+        if self
+            .nodes
+            .iter()
+            .any(|n| n.path.as_bytes().starts_with(LOGS_IN_CAGE.as_bytes()))
+            || self.dirs.iter().any(|d| d.starts_with(&at))
+        {
+            return Err(CageError::LogsOverTarget(at));
+        }
+        self.dirs.push(at.clone());
+        self.clones.push(Clone {
+            path: cstr(dir)?,
+            to: cstr(&at)?,
+            expect: Some((m.dev() as libc::dev_t, m.ino() as libc::ino_t)),
+            in_dev: false,
+            read_only: false,
         });
         Ok(())
     }
@@ -386,28 +340,26 @@ impl DevTree {
 }
 
 /// Puts `cmd` (an fio command line) in a cage that lets it write `targets` that write and
-/// read those that do not, and nothing else; the scratch folder must live until fio ends.
+/// read those that do not, and make its logs in `logs` (seen at [`LOGS_IN_CAGE`]), and
+/// nothing else; the scratch folder must live until fio ends.
 pub fn cage(
     cmd: &mut Command,
     targets: &[FioTarget],
-    log_dirs: &[PathBuf],
+    logs: Option<&Path>,
 ) -> Result<Scratch, CageError> {
     let root = is_root();
-    for d in log_dirs {
-        if d.as_os_str().as_bytes().iter().any(|b| b",:\\".contains(b)) {
-            return Err(CageError::LogDirName(d.clone()));
-        }
-    }
-    let scratch = make_scratch(log_dirs)?;
+    let scratch = make_scratch()?;
     let tmp = scratch.tmp();
     std::fs::create_dir(&tmp).map_err(|err| CageError::Scratch { path: tmp, err })?;
-    let overlays = overlays(&scratch, log_dirs)?;
+    let scratch_path = cstr(scratch.path())?;
     let mut dev = DevTree {
         root,
         dirs: Vec::new(),
         nodes: Vec::new(),
         clones: vec![Clone {
-            path: cstr(scratch.path())?,
+            to: scratch_path.clone(),
+            path: scratch_path,
+            expect: None,
             in_dev: false,
             read_only: false,
         }],
@@ -417,6 +369,9 @@ pub fn cage(
         dev.add_target(t)?;
     }
     dev.add_standard_nodes()?;
+    if let Some(dir) = logs {
+        dev.add_logs(dir)?;
+    }
     let mut keep: Vec<u32> = KEPT_CAPS.to_vec();
     if dev.block {
         keep.push(CAP_SYS_ADMIN);
@@ -434,7 +389,6 @@ pub fn cage(
         nodes: dev.nodes,
         fds: vec![-1; dev.clones.len()],
         clones: dev.clones,
-        overlays,
         cwd: working_dir(cmd).map(|d| cstr(&d)).transpose()?,
         drop_caps: (0..64).filter(|c| !keep.contains(c)).collect(),
         filter: seccomp_filter(),
@@ -481,7 +435,6 @@ const DEV: &CStr = c"/dev";
 const DEV_SHM: &CStr = c"/dev/shm";
 const ROOT: &CStr = c"/";
 const TMPFS: &CStr = c"tmpfs";
-const OVERLAY: &CStr = c"overlay";
 const EMPTY: &CStr = c"";
 
 // The system calls the child makes, each over NUL-terminated strings and plain values
@@ -574,6 +527,21 @@ fn sys_move_mount(fd: libc::c_int, path: &CStr) -> io::Result<()> {
 fn sys_chdir(path: &CStr) -> io::Result<()> {
     // SAFETY: chdir(2) reads the NUL-terminated path for the call only.
     check(unsafe { libc::chdir(path.as_ptr()) })
+}
+
+/// The mount `fd` (a clone of a folder) is the folder of device and inode `id`; else
+/// `ESTALE`: the folder drivescope made was replaced since.
+fn same_folder(fd: libc::c_int, id: (libc::dev_t, libc::ino_t)) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat(2) writes a whole `struct stat` to the pointer, which points to one
+    // on this stack frame; `fd` is a descriptor open_tree gave (a bad one is EBADF).
+    check(unsafe { libc::fstat(fd, st.as_mut_ptr()) })?;
+    // SAFETY: fstat returned 0, so it filled the struct.
+    let st = unsafe { st.assume_init() };
+    if (st.st_dev, st.st_ino) != id {
+        return Err(io::Error::from_raw_os_error(libc::ESTALE));
+    }
+    Ok(())
 }
 
 /// mkdir(2); an existing directory is fine when `exists_ok`.
@@ -679,6 +647,9 @@ fn enter(plan: &mut Plan) -> io::Result<()> {
     // nodes (their descriptors are closed by exec).
     for (fd, c) in plan.fds.iter_mut().zip(&plan.clones) {
         *fd = sys_open_tree(&c.path)?;
+        if let Some(id) = c.expect {
+            same_folder(*fd, id)?;
+        }
     }
     // The whole tree: read-only, no device nodes.
     set_attr(
@@ -702,7 +673,7 @@ fn enter(plan: &mut Plan) -> io::Result<()> {
         sys_mknod(&n.path, n.mode, n.rdev)?;
     }
     for c in plan.clones.iter().filter(|c| c.in_dev) {
-        sys_create(&c.path)?;
+        sys_create(&c.to)?;
     }
     for (name, to) in [
         (c"/dev/fd", c"/proc/self/fd"),
@@ -717,20 +688,11 @@ fn enter(plan: &mut Plan) -> io::Result<()> {
     // The private /dev itself, once laid out: read-only (its nodes cannot be changed).
     set_attr(DEV, false, libc::MOUNT_ATTR_RDONLY, 0)?;
     // What may be written (and what lay in the host's /dev), put back one by one: the
-    // scratch folder first (it holds the overlays' upper folders), then the overlays on
-    // the log folders, then the targets (on top of an overlay, a target in a log folder
-    // is the file itself, not a copy).
-    let mut order = plan.fds.iter().zip(&plan.clones);
-    if let Some((fd, c)) = order.next() {
-        sys_move_mount(*fd, &c.path)?;
-    }
-    for (dir, opts) in &plan.overlays {
-        sys_mount(Some(OVERLAY), dir, Some(OVERLAY), 0, Some(opts))?;
-    }
-    for (fd, c) in order {
-        sys_move_mount(*fd, &c.path)?;
+    // scratch folder, the targets, the log folder.
+    for (fd, c) in plan.fds.iter().zip(&plan.clones) {
+        sys_move_mount(*fd, &c.to)?;
         if c.read_only {
-            set_attr(&c.path, false, libc::MOUNT_ATTR_RDONLY, 0)?;
+            set_attr(&c.to, false, libc::MOUNT_ATTR_RDONLY, 0)?;
         }
     }
     if let Some(cwd) = &plan.cwd {

@@ -18,10 +18,10 @@ use crate::workload::StepSpec;
 /// write and read the others, and nothing else. The scratch folder must outlive fio.
 pub(super) fn caged(
     targets: &[crate::workload::FioTarget],
-    log_dirs: &[std::path::PathBuf],
+    logs: Option<&std::path::Path>,
 ) -> Result<(Command, super::cage::Scratch), FioError> {
     let mut cmd = Command::new("fio");
-    let scratch = super::cage::cage(&mut cmd, targets, log_dirs)?;
+    let scratch = super::cage::cage(&mut cmd, targets, logs)?;
     Ok((cmd, scratch))
 }
 

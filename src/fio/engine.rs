@@ -183,7 +183,7 @@ impl Engine for Fio {
                 path: target.path.clone(),
                 writes,
             }],
-            &[],
+            None,
         )?;
         cmd.args(job_args(&job))
             .arg(filename)

@@ -59,6 +59,9 @@ pub enum FioError {
 pub(super) fn spawn_error(e: std::io::Error) -> FioError {
     if e.kind() == std::io::ErrorKind::NotFound {
         FioError::Missing(e.to_string())
+    } else if e.raw_os_error() == Some(libc::ESTALE) {
+        // The cage's child found another folder where the log folder was.
+        FioError::Cage(super::cage::CageError::LogDirReplaced)
     } else {
         FioError::Start(e)
     }

@@ -7,9 +7,9 @@
 //! `filename=`, `filename_format`, `opendir`, an `include`, an
 //! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
 //! is refused, never run; a job of an engine that opens no file (`null`, `cpuio`) has no
-//! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a log
-//! over one that is there, a verify state file) or whose reach into a file (offset and
-//! size) drivescope cannot read. Each target's reach is the size the guard judges.
+//! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a verify
+//! state file) or whose reach into a file (offset and size) drivescope cannot read. Its
+//! logs go to the run's own folder (`super::logs`). Each target's reach is the size the guard judges.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,8 @@ use super::error::FioError;
 use super::parse::parse_steps;
 pub use super::parse::FileStep;
 use super::probe::fio_check;
-use super::targets::{check_against_fio, named_only, on_disk, targets, JobTarget, LOG_KEYS};
+use super::targets::{check_against_fio, named_only, on_disk, targets, JobTarget};
+use crate::workload::FioLog;
 
 /// A job file as drivescope read and checked it.
 #[derive(Debug, Clone)]
@@ -31,9 +32,9 @@ pub struct JobFile {
     pub version: String,
     pub steps: Vec<FileStep>,
     pub targets: Vec<JobTarget>,
-    /// The folders fio writes its logs in (`write_*_log`, `write_iolog`): fio's cage lets
-    /// it make new files there, never change one that is there.
-    pub log_dirs: Vec<PathBuf>,
+    /// The logs its jobs write (`write_*_log`, `write_iolog`), each under the name its
+    /// option gives: fio makes them in the run's own log folder (`super::logs`).
+    pub logs: Vec<FioLog>,
 }
 
 /// fio's own verdict on a job file's text (`fio --parse-only -`, the text on its stdin):
@@ -41,7 +42,7 @@ pub struct JobFile {
 /// its `--debug=file` trace: `file 0x… "PATH" added at N`).
 fn fio_parse_only(text: &str) -> Result<Vec<PathBuf>, FioError> {
     // Caged with no target: fio reading a job writes nothing.
-    let (mut cmd, _scratch) = super::child::caged(&[], &[])?;
+    let (mut cmd, _scratch) = super::child::caged(&[], None)?;
     let mut child = cmd
         .args(["--parse-only", "--debug=file", "-"])
         .stdin(Stdio::piped())
@@ -122,37 +123,15 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
     let targets = targets(&steps).map_err(|e| fio_cannot_load(e, path))?;
     check_against_fio(&fio_files, &targets, &named_only(&steps))?;
     on_disk(&steps, &targets)?;
-    let log_dirs = log_dirs(&steps);
+    let logs = super::logs::logs(&steps)?;
     Ok(JobFile {
         path: path.to_path_buf(),
         text,
         version,
         steps,
         targets,
-        log_dirs,
+        logs,
     })
-}
-
-/// The folders the jobs' logs go to, each once: a log prefix's folder (the current one
-/// for a bare option or a name without one), made absolute.
-fn log_dirs(steps: &[FileStep]) -> Vec<PathBuf> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for job in steps.iter().flat_map(|s| &s.jobs) {
-        for key in LOG_KEYS.iter().chain(&["write_iolog"]) {
-            let Some(v) = job.get(key) else { continue };
-            let prefix = if v.is_empty() { job.name.as_str() } else { v };
-            let dir = match Path::new(prefix).parent() {
-                Some(d) if !d.as_os_str().is_empty() => cwd.join(d),
-                _ => cwd.clone(),
-            };
-            let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-            if !dirs.contains(&dir) {
-                dirs.push(dir);
-            }
-        }
-    }
-    dirs
 }
 
 #[cfg(test)]

@@ -96,7 +96,7 @@ mod tests {
             version: version.into(),
             steps: parse_steps(text).unwrap(),
             targets: Vec::new(),
-            log_dirs: Vec::new(),
+            logs: Vec::new(),
         }
     }
 

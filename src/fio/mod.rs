@@ -2,7 +2,7 @@
 //! `--engine fio` and of a job file's steps behind the engine seam ([`Fio`]), the child's
 //! cage ([`cage`]) and supervision, the installed fio's probe, its json+ dumps read into
 //! intervals and summaries, its PID namespace ([`pidns`]), and a job file read for its steps and targets ([`file`]) with
-//! the refusals of what drivescope cannot follow ([`refusal`]). The engine contract
+//! the refusals of what drivescope cannot follow ([`refusal`]) and its logs sent to the run's own folder (`logs`). The engine contract
 //! (`crate::engine`) knows none of this; fio plugs in through it.
 
 pub mod cage;
@@ -15,6 +15,7 @@ mod hangs;
 pub mod job;
 mod job_end;
 mod json;
+mod logs;
 mod names;
 mod parse;
 mod pidns;

@@ -279,6 +279,12 @@ pub(super) fn refuse_file(line: Option<usize>, why: Refusal) -> FioError {
     }
 }
 
+/// A line of a job file as fio reads it (init.c, parse.c strip_blank_end): everything from
+/// the first `;` or `#` is a comment, wherever it is; blanks around are dropped.
+pub(super) fn content(raw: &str) -> &str {
+    raw.split([';', '#']).next().unwrap_or("").trim()
+}
+
 /// The steps of a job file's text as fio reads it here: its `$` expansions from the
 /// environment fio gets and this machine's figures ([`parse_steps_with`]).
 pub fn parse_steps(text: &str) -> Result<Vec<FileStep>, FioError> {
@@ -304,9 +310,7 @@ pub fn parse_steps_with(text: &str, expander: &Expander) -> Result<Vec<FileStep>
     let mut section: Option<(Option<usize>, usize)> = None;
     let mut names: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
-        // As fio reads a line (init.c, parse.c strip_blank_end): everything from the first
-        // `;` or `#` is a comment, wherever it is; blanks around are dropped.
-        let line = raw.split([';', '#']).next().unwrap_or("").trim();
+        let line = content(raw);
         if line.is_empty() {
             continue;
         }

@@ -9,7 +9,7 @@ use super::error::{spawn_error, FioError};
 
 /// Runs a caged fio to its end, its output kept.
 fn caged_output(args: &[&str]) -> Result<std::process::Output, FioError> {
-    let (mut cmd, _scratch) = caged(&[], &[])?;
+    let (mut cmd, _scratch) = caged(&[], None)?;
     cmd.args(args)
         .stdin(Stdio::null())
         .output()

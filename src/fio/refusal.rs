@@ -83,21 +83,6 @@ impl Unfollowed {
     }
 }
 
-/// Why a log prefix could overwrite a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LogClash {
-    /// A file of that prefix is there.
-    Exists(PathBuf),
-}
-
-impl std::fmt::Display for LogClash {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LogClash::Exists(p) => write!(f, "{} is there", p.display()),
-        }
-    }
-}
-
 /// A shape of job on which fio before 3.42 deadlocks while it gives the status dumps
 /// drivescope's live figures need (`--status-interval`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,13 +206,27 @@ pub enum Refusal {
     FillsFilesystem,
     #[error("unlink would delete {}, which is not a regular file", .path.display())]
     UnlinkNotRegular { path: PathBuf },
-    #[error("write_iolog={value} would overwrite what is there")]
-    IologOverwrites { value: String },
-    #[error("{key}={value} could overwrite a log file ({clash})")]
-    LogOverwrites {
+    /// A log option whose value names no file drivescope can put in the run's log folder
+    /// (fio's logs go there, under the name the option gives, never where it points).
+    #[error(
+        "{key}={value}: {why}; fio's logs go to the run's own log folder under the name the \
+         option gives (its last component), so give a plain name"
+    )]
+    LogName {
         key: &'static str,
         value: String,
-        clash: LogClash,
+        why: &'static str,
+    },
+    /// Two log options naming folders of their own for one name: in the run's log folder
+    /// their files would be one.
+    #[error(
+        "{key}={value} and {other} name one log in two folders; fio's logs all go to the \
+         run's own log folder, where they would be one file: give them different names"
+    )]
+    LogsCollide {
+        key: &'static str,
+        value: String,
+        other: String,
     },
     #[error(
         "verify= saves a verify state file (local-<job>-<n>-verify.state) in the current \
@@ -270,13 +269,15 @@ mod tests {
             "drivescope cannot tell what the files named inside an I/O log (read_iolog) touches"
         );
         assert_eq!(
-            Refusal::LogOverwrites {
+            Refusal::LogName {
                 key: "write_bw_log",
-                value: "x".into(),
-                clash: LogClash::Exists("/t/x_bw.1.log".into())
+                value: "/tmp/".into(),
+                why: "it names a folder, not a file",
             }
             .to_string(),
-            "write_bw_log=x could overwrite a log file (/t/x_bw.1.log is there)"
+            "write_bw_log=/tmp/: it names a folder, not a file; fio's logs go to the run's own \
+             log folder under the name the option gives (its last component), so give a plain \
+             name"
         );
         assert!(Refusal::OtherEngine {
             engine: "net".into()

@@ -135,9 +135,14 @@ pub(super) fn run_file_step(
 ) -> Result<StepSummary, EngineError> {
     // Known since the job file was read; asked of fio only for a step that lost it.
     let version = known_or_asked(Some(&file.version))?;
-    // The cage lets fio write the targets a job writes and read the others, nothing else:
-    // a step that only reads cannot write, nor lay out a file anew.
-    let (mut cmd, scratch) = caged(&file.targets, &file.log_dirs)?;
+    // The cage lets fio write the targets a job writes and read the others, and make its
+    // logs in the run's log folder, nothing else: a step that only reads cannot write, nor
+    // lay out a file anew. The text fio runs names that folder in each log option.
+    if !file.logs.is_empty() && file.log_dir.is_none() {
+        return Err(FioError::Cage(super::cage::CageError::NoLogDir).into());
+    }
+    let (mut cmd, _scratch) = caged(&file.targets, file.log_dir.as_deref())?;
+    let text = super::logs::redirected(&file.text, &file.logs);
     cmd.args(numbering_jobs(file.threads_before))
         .args(file.sections.iter().map(|s| format!("--section={s}")))
         .arg(status_interval(spec));
@@ -157,7 +162,7 @@ pub(super) fn run_file_step(
     let run = supervise(
         cmd,
         super::child::dump_every(spec),
-        Some(&file.text),
+        Some(&text),
         ctl,
         obs,
         &mut |v, suspended_s, obs| {
@@ -230,10 +235,6 @@ pub(super) fn run_file_step(
         },
     )?;
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
-    // fio's new logs, copied to where the job asked for them (never over a file).
-    for h in scratch.harvest() {
-        obs.note(&h.to_string());
-    }
     let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
     let ended_by = outcome(run, error, spec, ran_ms)?;
     let ends = job_ends(file, &last, &ended_by);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::error::FioError;
 use super::names::default_files;
 use super::parse::{refuse, refuse_file, FileJob, FileStep};
-use super::refusal::{LogClash, Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
+use super::refusal::{Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
 /// A file or device a job opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,14 +30,6 @@ pub struct JobTarget {
 /// Options in bytes that set how far into its files a job reaches (fio lays out anew, even
 /// for a read, a file shorter than that).
 const EXTENT_KEYS: &[&str] = &["size", "filesize", "offset", "offset_increment"];
-
-/// fio's per-job logs whose value is a file name prefix (`<prefix>_<kind>[.N].log`).
-pub(super) const LOG_KEYS: &[&str] = &[
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
-];
 
 /// Every file or device the jobs touch, and whether any job writes it; refused where
 /// drivescope cannot tell.
@@ -364,25 +356,9 @@ fn extent(job: &FileJob, nfiles: u32) -> Result<Reach, FioError> {
     })
 }
 
-/// A job's log prefix would overwrite a file that is there: an entry of its directory
-/// named `<prefix>_….log…` (fio writes `<prefix>_<kind>[.N].log`). The prefix is the one
-/// fio reads, `$` expansions done.
-fn log_clash(prefix: &Path) -> Option<LogClash> {
-    let base = format!("{}_", prefix.file_name()?.to_string_lossy());
-    let dir = match prefix.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let entries = std::fs::read_dir(&dir).ok()?;
-    entries.flatten().find_map(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        (name.starts_with(&base) && name.contains(".log")).then(|| LogClash::Exists(dir.join(name)))
-    })
-}
-
 /// What only the file system can tell: a job that would delete a device node (`unlink`
-/// on anything but a regular file) or overwrite an existing file with its I/O log
-/// (`write_iolog`) is refused.
+/// on anything but a regular file) is refused. (fio's logs go to the run's own folder,
+/// where nothing is there before them: `super::logs`.)
 pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), FioError> {
     for t in targets.iter().filter(|t| t.unlinked) {
         if std::fs::metadata(&t.path).is_ok_and(|m| !m.is_file()) {
@@ -398,31 +374,6 @@ pub(super) fn on_disk(steps: &[FileStep], targets: &[JobTarget]) -> Result<(), F
         }
     }
     for job in steps.iter().flat_map(|s| &s.jobs) {
-        if let Some(log) = job.get("write_iolog") {
-            if Path::new(log).symlink_metadata().is_ok() {
-                return Err(refuse(
-                    job,
-                    Refusal::IologOverwrites {
-                        value: log.to_string(),
-                    },
-                ));
-            }
-        }
-        for key in LOG_KEYS {
-            let Some(v) = job.get(key) else { continue };
-            // A bare option logs under the job's name, in the current directory.
-            let prefix = if v.is_empty() { job.name.as_str() } else { v };
-            if let Some(clash) = log_clash(Path::new(prefix)) {
-                return Err(refuse(
-                    job,
-                    Refusal::LogOverwrites {
-                        key,
-                        value: v.to_string(),
-                        clash,
-                    },
-                ));
-            }
-        }
         let verifies = job
             .get("verify")
             .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
@@ -460,12 +411,6 @@ mod tests {
 
     #[test]
     fn what_would_overwrite_or_delete_what_is_there_is_refused_by_its_kind() {
-        let dir = tempfile::tempdir().unwrap();
-        let mine = dir.path().join("mine.txt");
-        std::fs::write(&mine, "x").unwrap();
-        let old_log = dir.path().join("lg_bw.1.log");
-        std::fs::write(&old_log, "x").unwrap();
-        let prefix = dir.path().join("lg");
         let on = |opts: &str| {
             let steps = parse_steps(&format!(
                 "; c\n[j]\nfilename=/dev/null\nrw=write\nsize=1m\n{opts}"
@@ -486,29 +431,8 @@ mod tests {
                 path: "/dev/null".into()
             })
         );
-        assert_eq!(
-            on(&format!("write_iolog={}\n", mine.display())),
-            Some(Refusal::IologOverwrites {
-                value: mine.display().to_string()
-            })
-        );
-        assert_eq!(
-            on(&format!("write_bw_log={}\n", prefix.display())),
-            Some(Refusal::LogOverwrites {
-                key: "write_bw_log",
-                value: prefix.display().to_string(),
-                clash: LogClash::Exists(old_log.clone()),
-            })
-        );
-        // A `$` fio leaves as it is names a log like any other.
-        assert_eq!(
-            on(&format!("write_lat_log={}/$x\n", dir.path().display())),
-            None
-        );
         assert_eq!(on("verify=crc32c\n"), Some(Refusal::VerifyStateSave));
         assert_eq!(on("verify=crc32c\nverify_state_save=0\n"), None);
-        let fresh = dir.path().join("new");
-        assert_eq!(on(&format!("write_bw_log={}\n", fresh.display())), None);
     }
 
     #[test]

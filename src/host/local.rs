@@ -10,6 +10,7 @@ use super::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
 use crate::drive::DriveInfo;
 use crate::dut::{self, PreparedTarget, TargetRequest};
 use crate::engine::{Engine, StepControl, StepTarget};
+use crate::engines::TargetLock;
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
 use crate::workload::{EngineKind, StepSpec};
 
@@ -67,6 +68,11 @@ impl TargetHost for LocalHost {
 
     fn check(&self, t: &StepTarget, steps: &[StepSpec]) -> Result<Option<String>, HostFailure> {
         Ok(crate::engines::check_steps(t, steps)?)
+    }
+
+    fn lock(&self, t: &PreparedTarget, exclusive: bool) -> Result<Option<TargetLock>, HostFailure> {
+        let mut locks = crate::engines::lock_targets(&[(t.path.clone(), exclusive)])?;
+        Ok(locks.pop())
     }
 
     fn fill(

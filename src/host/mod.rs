@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
+use crate::engines::TargetLock;
 use crate::stats::StepSummary;
 use crate::telemetry::TelemetrySample;
 use crate::workload::{EngineKind, StepSpec};
@@ -40,6 +41,16 @@ pub trait TargetHost: Send + Sync + std::fmt::Debug {
     /// step runs on fio and the run's steps carry it (a remote host keeps its own).
     fn check(&self, target: &StepTarget, steps: &[StepSpec])
         -> Result<Option<String>, HostFailure>;
+
+    /// Locks the prepared target for the whole run, before the session and any I/O:
+    /// exclusively when the run writes it (or fills it), else shared; refused at once when
+    /// another run holds it. The lock is the returned value's, for as long as it lives; a
+    /// remote host's agent holds its own until it ends (`None`).
+    fn lock(
+        &self,
+        target: &PreparedTarget,
+        exclusive: bool,
+    ) -> Result<Option<TargetLock>, HostFailure>;
 
     /// Fills a never-written test file before reads (`direct`: with O_DIRECT); `show`
     /// hears its progress.

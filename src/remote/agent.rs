@@ -23,6 +23,7 @@ use super::outbox::{failure, Outbox, Relay};
 use super::proto::{FromAgent, ToAgent, VERSION};
 use crate::dut::{MadeFile, PreparedTarget};
 use crate::engine::{StepControl, StepTarget};
+use crate::engines::TargetLock;
 use crate::host::{LocalHost, PrepareRequest, TargetHost};
 use crate::outcome::EndedBy;
 use crate::telemetry::Poller;
@@ -47,6 +48,8 @@ struct Agent {
     fio_version: Option<String>,
     /// The test files this agent made: removed when it ends unless the run started.
     made: Vec<Arc<MadeFile>>,
+    /// The run's lock on the target, held until the agent ends.
+    lock: Option<TargetLock>,
 }
 
 impl Agent {
@@ -84,6 +87,24 @@ impl Agent {
             Ok(fio) => {
                 self.fio_version = fio;
                 self.out.must(FromAgent::Checked);
+            }
+            Err(e) => self.out.failed(e, true),
+        }
+    }
+
+    fn lock(&mut self, exclusive: bool) {
+        if self.job.busy() {
+            return self.out.failed("a fill or step is still running", true);
+        }
+        let Some(t) = &self.target else {
+            return self.out.failed("no target is prepared", true);
+        };
+        // A lock taken again (a second request) replaces the first.
+        self.lock = None;
+        match self.host.lock(t, exclusive) {
+            Ok(l) => {
+                self.lock = l;
+                self.out.must(FromAgent::Locked);
             }
             Err(e) => self.out.failed(e, true),
         }
@@ -214,6 +235,7 @@ fn serve_inner(
         answers: None,
         fio_version: None,
         made: Vec::new(),
+        lock: None,
     };
     let inbox = agent.out.clone();
     for req in requests(input, &inbox) {
@@ -224,6 +246,7 @@ fn serve_inner(
             ToAgent::Hello { .. } => _ = agent.out.must(FromAgent::hello(VERSION, agent.origin)),
             ToAgent::Prepare(p) => agent.prepare(p),
             ToAgent::Check { steps } => agent.check(&steps),
+            ToAgent::Lock { exclusive } => agent.lock(exclusive),
             ToAgent::Telemetry { period_ms } => agent.telemetry(period_ms),
             ToAgent::Started => agent.started(),
             ToAgent::Fill { direct } => agent.fill(direct),

@@ -495,6 +495,16 @@ impl Link {
         }
     }
 
+    /// Locks the prepared target on the host for the run: the agent holds the lock until
+    /// it ends.
+    pub fn lock(&self, exclusive: bool) -> Result<(), RemoteError> {
+        self.send(&ToAgent::Lock { exclusive })?;
+        match self.answer(None)? {
+            FromAgent::Locked => Ok(()),
+            _ => Err(self.unexpected("lock")),
+        }
+    }
+
     fn unexpected(&self, what: &str) -> RemoteError {
         RemoteError::Failed {
             host: self.host_name(),

@@ -17,8 +17,9 @@ use crate::workload::StepSpec;
 
 /// The protocol's version: both sides must speak the same one (2: `started`, after which
 /// the test file the agent made stays; before it, the agent removes that file when it ends;
-/// 3: a workload's `access`, which an agent of 2 would drop and draw uniformly).
-pub const PROTOCOL: u32 = 3;
+/// 3: a workload's `access`, which an agent of 2 would drop and draw uniformly; 4: `lock`,
+/// the target's run lock, which an agent of 3 would not take).
+pub const PROTOCOL: u32 = 4;
 
 /// drivescope's own version, as the handshake states it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -43,6 +44,11 @@ pub enum ToAgent {
     /// Check the steps against the prepared target before anything runs.
     Check {
         steps: Vec<StepSpec>,
+    },
+    /// Lock the prepared target for the run (exclusively when it writes or fills it, else
+    /// shared), held until the agent ends.
+    Lock {
+        exclusive: bool,
     },
     /// Stream the target's drive telemetry, a sample every `period_ms`.
     Telemetry {
@@ -93,6 +99,8 @@ pub enum FromAgent {
     Prepared(Box<PreparedReply>),
     /// The steps can run.
     Checked,
+    /// The target is locked for the run.
+    Locked,
     /// A request could not be done, in the agent's words; `refused` is a refusal of the
     /// input (the guard, a bad step), else a failure of the host.
     Failed {

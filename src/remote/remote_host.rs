@@ -11,6 +11,7 @@ use super::link::{Link, RemoteEngine, RemoteError, RemoteTarget};
 use super::proto::ToAgent;
 use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
+use crate::engines::TargetLock;
 use crate::host::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
 use crate::telemetry::TelemetrySample;
 use crate::workload::{EngineKind, StepSpec};
@@ -46,6 +47,16 @@ impl TargetHost for RemoteHost {
     fn check(&self, _t: &StepTarget, steps: &[StepSpec]) -> Result<Option<String>, HostFailure> {
         // The agent keeps fio's version as its own check found it.
         self.link.check(steps)?;
+        Ok(None)
+    }
+
+    /// The agent locks the target on its host and holds the lock until it ends.
+    fn lock(
+        &self,
+        _t: &PreparedTarget,
+        exclusive: bool,
+    ) -> Result<Option<TargetLock>, HostFailure> {
+        self.link.lock(exclusive)?;
         Ok(None)
     }
 

@@ -52,6 +52,10 @@ pub enum RunError {
     SameFile { first: String, second: String },
     #[error("{}: another target of this run is on the same drive; a preset that ends steps on the drive's temperature runs on one target per drive", .target.display())]
     SharedThermal { target: PathBuf },
+    /// The folder for fio's logs (`--fio-logs`, or beside the session) cannot be made or
+    /// used.
+    #[error("fio's log folder {}: {why}", .path.display())]
+    FioLogs { path: PathBuf, why: String },
     #[error("--destroy-data {} names no file or device the fio job file writes", .path.display())]
     DestroyDataUnused { path: PathBuf },
     #[error(transparent)]

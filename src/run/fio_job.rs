@@ -11,7 +11,7 @@ use super::error::RunError;
 use super::request::{FioJobRequest, FioRun, Prepared, RunKind, RunRequest};
 use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
-use crate::engine::{self, StepTarget};
+use crate::engine;
 use crate::fio::file::{self as fio_file, FileStep, JobFile};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
 use crate::workload::{
@@ -137,7 +137,8 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                             writes: t.writes,
                         })
                         .collect(),
-                    log_dirs: job.log_dirs.clone(),
+                    logs: job.logs.clone(),
+                    log_dir: None,
                     version: job.version.clone(),
                 }),
                 fio_version: None,
@@ -188,6 +189,10 @@ pub(super) fn prepare_fio_job(
         {
             return Err(RunError::DestroyDataUnused { path: d.clone() });
         }
+    }
+    // fio's logs go to a folder of drivescope's: one asked for must be usable now.
+    if let (Some(dir), false) = (&asked.logs, job.logs.is_empty()) {
+        super::fio_logs::check_asked(dir)?;
     }
     // A new file needs a size for drivescope to create it (as its own test file).
     if let Some(t) = job
@@ -260,20 +265,15 @@ pub(super) fn prepare_fio_job(
     // Jobs of engines that open no file (null, cpuio) alone: the run has no target, as the
     // nop engine's has none; nothing is made or filled.
     let primary = ready.first().cloned().unwrap_or_else(PreparedTarget::none);
-    let plan = plan_of(&job, req, primary.size);
-    // A target another process writes (or holds) is refused now, before the session.
-    if let Some(step) = plan.steps.first() {
-        let spec = step.to_step_spec(None);
-        for (t, jt) in ready.iter().zip(&job.targets).filter(|(_, jt)| jt.writes) {
-            let st = StepTarget {
-                path: jt.path.clone(),
-                size: t.size,
-                align: t.align,
-                verify: None,
-            };
-            engine::native::check_claim(&st, &spec)?;
-        }
+    let mut plan = plan_of(&job, req, primary.size);
+    if let (Some(dir), true) = (&asked.logs, job.logs.is_empty()) {
+        plan.notes.push(format!(
+            "--fio-logs {}: the job file writes no logs, so no folder was made",
+            crate::ostext::escaped(dir.as_os_str())
+        ));
     }
+    // Another run on a target is refused when the run's locks are taken, before the
+    // session (`super::lock`).
     Ok(Prepared {
         verify: None,
         made,
@@ -293,6 +293,7 @@ pub(super) fn prepare_fio_job(
                 .map(|t| (t.path.clone(), t.writes))
                 .collect(),
             also: ready.iter().skip(1).cloned().collect(),
+            logs: asked.logs.clone(),
         })),
         plan,
         default_target: false,
@@ -305,5 +306,6 @@ pub(super) fn prepare_fio_job(
         // Its targets are this host's: a job file names its own files.
         host: crate::host::LocalHost::shared(),
         told: Default::default(),
+        locks: Default::default(),
     })
 }

@@ -9,14 +9,20 @@ use std::sync::Arc;
 
 use super::error::RunError;
 use super::fio_job::prepare_fio_job;
-use super::request::{host_for, prepare_preset, prepare_single, Prepared, RunRequest, RunWhat};
-use crate::dut::{self, FileId};
+use super::lock::RunLocks;
+use super::request::{
+    host_for, prepare_preset, prepare_single, Prepared, RunKind, RunRequest, RunWhat,
+};
+use crate::dut::{self, FileId, PreparedTarget, TargetKind};
 
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
-/// the target checked again for writes if the plan writes.
+/// the target checked again for writes if the plan writes; then the target is locked for
+/// the run ([`lock`]).
 pub fn prepare(req: &RunRequest) -> Result<Prepared, RunError> {
-    prepare_until(req, None)
+    let mut p = prepare_until(req, None)?;
+    lock(&mut p)?;
+    Ok(p)
 }
 
 /// [`prepare`], a wait for the target's host ending when `stop` is set.
@@ -74,6 +80,12 @@ pub fn prepare_all(
     }
     check_shared_remote_drives(&prepared)?;
     check_same_file(&prepared)?;
+    // Every target locked for the run once the run is known whole (two names of one file
+    // are refused above, as such), before the session.
+    let mut prepared = prepared;
+    for p in &mut prepared {
+        lock(p)?;
+    }
     Ok((prepared, left_out))
 }
 
@@ -171,5 +183,37 @@ fn check_shared_drives(reqs: &[RunRequest]) -> Result<(), RunError> {
             }
         }
     }
+    Ok(())
+}
+
+/// A target the run fills before it reads it (a never-written file: the fill writes it).
+fn fills(reads: bool, t: &PreparedTarget) -> bool {
+    reads && t.kind == TargetKind::File && t.unwritten
+}
+
+/// Locks every target of `p` for its run: exclusively each one it writes or fills, the
+/// others shared; a run without a target (the nop engine) locks nothing. Refused at once
+/// when another run holds one (naming it), nothing locked then.
+fn lock(p: &mut Prepared) -> Result<(), RunError> {
+    let (reads, writes) = p.io();
+    let locks = match &p.kind {
+        // A job file's targets are this host's: each file once, however many jobs name it.
+        RunKind::FioJob(f) => {
+            let prepared = std::iter::once(&p.target).chain(&f.also);
+            let wanted: Vec<(PathBuf, bool)> = f
+                .targets
+                .iter()
+                .zip(prepared)
+                .map(|((path, w), t)| (path.clone(), *w || fills(reads, t)))
+                .collect();
+            crate::engines::lock_targets(&wanted)?
+        }
+        _ if p.target.kind == TargetKind::None => Vec::new(),
+        _ => {
+            let exclusive = writes || fills(reads, &p.target);
+            p.host.lock(&p.target, exclusive)?.into_iter().collect()
+        }
+    };
+    p.locks = RunLocks::new(locks);
     Ok(())
 }

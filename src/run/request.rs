@@ -32,6 +32,8 @@ pub struct FioJobRequest {
     pub file: PathBuf,
     /// Each names a file or device a job of the file writes.
     pub destroy_data: Vec<PathBuf>,
+    /// The folder fio's logs go to (`--fio-logs`); `None`: a new one beside the session.
+    pub logs: Option<PathBuf>,
 }
 
 /// What to run.
@@ -78,6 +80,9 @@ pub struct FioRun {
     /// Every target but the first (the run's own), as prepared: each new file among them
     /// is filled before fio reads it, as the first is.
     pub also: Vec<PreparedTarget>,
+    /// The folder asked for fio's logs (`--fio-logs`); `None`: one made beside the
+    /// session when the run starts (`super::fio_logs`).
+    pub logs: Option<PathBuf>,
 }
 
 /// A run ready to go: its plan and the target it runs on.
@@ -104,6 +109,8 @@ pub struct Prepared {
     /// The test files this run created on this host: removed when the run is refused before
     /// it starts ([`Prepared::started`] keeps them).
     pub made: Vec<Arc<MadeFile>>,
+    /// The run's locks on its targets, held while it lives (a copy holds none).
+    pub locks: super::RunLocks,
 }
 
 /// What a target's host told of it when it prepared it: the drive there, why there is no
@@ -412,6 +419,7 @@ pub(super) fn prepare_preset(
         target: t,
         told: Told::of(&reply),
         host,
+        locks: Default::default(),
     };
     validated(prepared)
 }
@@ -465,6 +473,7 @@ pub(super) fn prepare_single(
         target: t,
         told: Told::of(&reply),
         host,
+        locks: Default::default(),
     };
     validated(prepared)
 }

@@ -176,6 +176,16 @@ impl Worker {
         ctl: &RunControl,
         session: &std::path::Path,
     ) -> Result<(RunOutcome, Tally), RunError> {
+        // A job file's logs go to a folder of drivescope's, made now (the session exists).
+        let asked = match &run.kind {
+            RunKind::FioJob(f) => f.logs.as_deref(),
+            _ => None,
+        };
+        let (plan, log_dir) = super::fio_logs::ready(&run.plan, asked, session)?;
+        if let Some(dir) = log_dir {
+            let dir = crate::ostext::escaped(dir.as_os_str());
+            self.tell(RunEvent::Note(format!("fio's logs go to {dir}")));
+        }
         let (reads, _) = run.io();
         // A fill would overwrite what a verify state recorded: only a state made by this
         // run (nothing written under it yet) lets it fill.
@@ -214,7 +224,7 @@ impl Worker {
         let target = run.step_target();
         // Each step runs on the target's host.
         let host = run.host.clone();
-        let ran = run_plan_on(&run.plan, &target, ctl, self, &mut |kind| host.engine(kind));
+        let ran = run_plan_on(&plan, &target, ctl, self, &mut |kind| host.engine(kind));
         if let Some(w) = self.wear.run_finished() {
             self.tell(RunEvent::Wear(Box::new(w)));
         }

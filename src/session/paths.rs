@@ -114,16 +114,26 @@ pub fn claim_dated_dir(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "snapshot".into());
-    let parent = base.parent().unwrap_or(Path::new(""));
+    claim_numbered_dir(&base.with_file_name(format!("{name}-{stamp}")))
+}
+
+/// Claims a new folder `first` (then `first-2`, `first-3`… when the name is held) with an
+/// exclusive `mkdir` in its parent, held open ([`crate::owned::Folder::make_new`]): never
+/// a folder that is there. Returns its path and the folder.
+pub fn claim_numbered_dir(first: &Path) -> std::io::Result<(PathBuf, crate::owned::Folder)> {
+    let name = first
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = first.parent().unwrap_or(Path::new(""));
     let folder = crate::owned::Folder::open(parent).map_err(std::io::Error::other)?;
     for n in 1..=MAX_CLAIMS {
-        let dir = if n == 1 {
-            format!("{name}-{stamp}")
-        } else {
-            format!("{name}-{stamp}-{n}")
+        let dir = match n {
+            1 => name.clone(),
+            n => format!("{name}-{n}"),
         };
         match folder.make_new(dir.as_ref()) {
-            Ok(made) => return Ok((folder.join(dir.as_ref()), made)),
+            Ok(made) => return Ok((first.with_file_name(&dir), made)),
             Err(crate::owned::OwnedError::Exists { .. }) => continue,
             Err(e) => return Err(std::io::Error::other(e)),
         }

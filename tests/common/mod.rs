@@ -514,3 +514,72 @@ pub fn spawn_keeping_stderr(cmd: &mut Command) -> std::process::Child {
         .spawn()
         .expect("spawn drivescope")
 }
+
+/// The pids holding a `flock` lock on the file at `path`, as `/proc/locks` lists them
+/// (drivescope's target lock is one).
+pub fn flock_holders(path: &Path) -> Vec<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    let id = format!(
+        "{:02x}:{:02x}:{}",
+        libc::major(m.dev()),
+        libc::minor(m.dev()),
+        m.ino()
+    );
+    std::fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f.as_slice() {
+                [_, "FLOCK", _, _, pid, at, ..] if *at == id => pid.parse().ok(),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Waits until `child` (`by_child`), or any process, holds a `flock` lock on `path`: a
+/// state, not a time. Fails the test when `child` ends first (with its stderr) or after
+/// 60 s.
+pub fn wait_for_flock(child: &mut std::process::Child, path: &Path, by_child: bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let held = flock_holders(path);
+        if (by_child && held.contains(&child.id())) || (!by_child && !held.is_empty()) {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            panic!("the run ended ({status}) before it locked its target: {err}");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no lock on {}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A preset that holds its target (an idle phase of 10 minutes) before one second of `rw`
+/// (4 KiB, QD1), written to `dir`: a run of it locks the target and touches nothing for
+/// minutes.
+pub fn hold_preset(dir: &Path, rw: &str) -> PathBuf {
+    let p = dir.join(format!("hold-{rw}.yaml"));
+    std::fs::write(
+        &p,
+        format!(
+            "id: hold\nname: hold\ndescription: an idle phase, then the I/O\nphases:\n  \
+             - name: hold\n    workload: idle\n    end:\n      duration: 10m\n  \
+             - name: io\n    workload:\n      rw: {rw}\n      bs: 4k\n      iodepth: 1\n      \
+             jobs: 1\n    end:\n      duration: 1s\n"
+        ),
+    )
+    .unwrap();
+    p
+}

@@ -88,7 +88,7 @@ fn values(option: &str, path: &Path) -> Vec<String> {
 /// status, or none when it ran past `limit` (it is killed then, the group with it).
 fn caged_fio(job: &str, targets: &[FioTarget], limit: Duration) -> Option<bool> {
     let mut cmd = Command::new("fio");
-    let _scratch = cage(&mut cmd, targets, &[]).expect("the cage is built");
+    let _scratch = cage(&mut cmd, targets, None).expect("the cage is built");
     cmd.args(["--output-format=json", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -414,11 +414,13 @@ fn job_files_that_destroyed_data_leave_it_as_it_was() {
     }
 }
 
-/// A job's logs: fio writes them through an overlay on their folder, and the run copies
-/// each new one there, never over a file that is there.
+/// A job's logs: the cage mounts the run's log folder where the job's log options are
+/// made to point, and fio makes its logs there; a log named in any other folder fails
+/// inside fio (the tree is read-only), leaving nothing there. A folder put in the place of
+/// the one given is refused: fio does not start.
 #[test]
-fn logs_land_where_asked_and_never_over_a_file_that_is_there() {
-    use drivescope::fio::cage::Harvest;
+fn logs_land_only_in_the_folder_the_cage_is_given() {
+    use drivescope::fio::cage::LOGS_IN_CAGE;
     if !fio_installed() {
         skip!(Tool, "fio is not installed");
     }
@@ -426,28 +428,29 @@ fn logs_land_where_asked_and_never_over_a_file_that_is_there() {
     let target = tmp.path().join("target.bin");
     std::fs::write(&target, vec![0u8; 256 << 10]).unwrap();
     let logs = tmp.path().join("logs");
-    std::fs::create_dir(&logs).unwrap();
-    let mine = logs.join("x_clat.1.log");
-    std::fs::write(&mine, b"the user's own file").unwrap();
+    let other = tmp.path().join("other");
+    for d in [&logs, &other] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let targets = [FioTarget {
+        path: target.clone(),
+        writes: true,
+    }];
     let mut cmd = Command::new("fio");
-    let scratch = cage(
-        &mut cmd,
-        &[FioTarget {
-            path: target.clone(),
-            writes: true,
-        }],
-        std::slice::from_ref(&logs),
-    )
-    .unwrap();
+    let _scratch = cage(&mut cmd, &targets, Some(&logs)).unwrap();
     let job = job(
         &target,
         "write",
-        &format!("write_lat_log={}\nlog_avg_msec=0", logs.join("x").display()),
+        &format!(
+            "write_lat_log={LOGS_IN_CAGE}/x\nwrite_bw_log={}\nlog_avg_msec=0",
+            other.join("y").display()
+        ),
     );
     let status = cmd
         .args(["--output-format=json", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .and_then(|mut c| {
             use std::io::Write;
@@ -455,26 +458,21 @@ fn logs_land_where_asked_and_never_over_a_file_that_is_there() {
             c.wait()
         })
         .unwrap();
-    assert!(status.success());
-    // Nothing reached the folder while fio ran: it wrote into its overlay.
-    assert_eq!(std::fs::read_dir(&logs).unwrap().count(), 1);
-    let got = scratch.harvest();
-    let kept: Vec<_> = got
-        .iter()
-        .filter_map(|h| match h {
-            Harvest::Kept(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    assert!(kept.contains(&"x_lat.1.log".to_string()), "{got:?}");
-    assert!(
-        got.iter()
-            .any(|h| matches!(h, Harvest::NotReplaced(p) if *p == mine)),
-        "{got:?}"
-    );
-    assert_eq!(std::fs::read(&mine).unwrap(), b"the user's own file");
+    assert!(status.code().is_some(), "fio ran to its end: {status}");
     let lat = std::fs::read_to_string(logs.join("x_lat.1.log")).unwrap();
     assert_eq!(lat.lines().count(), 64, "one line per I/O");
+    assert_eq!(
+        std::fs::read_dir(&other).unwrap().count(),
+        0,
+        "nothing in a folder the job named"
+    );
+    // The folder given, replaced by another before fio starts: fio never runs.
+    let mut cmd = Command::new("fio");
+    let _scratch = cage(&mut cmd, &targets, Some(&logs)).unwrap();
+    std::fs::rename(&logs, tmp.path().join("moved")).unwrap();
+    std::fs::create_dir(&logs).unwrap();
+    let e = cmd.arg("--version").status().unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::ESTALE), "{e}");
 }
 
 /// Run as another user than root, the cage is a user namespace: fio still cannot write a

@@ -4,7 +4,7 @@
 //! resolution); a job file fio rejects, or one that writes a device without
 //! `--destroy-data`, is refused with exit code 2 before anything is written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common;
 use common::{json_lines, of_type, run, LoopDev};
@@ -274,17 +274,20 @@ fn intervals_add_up_to_fios_totals_and_their_percentiles_to_its_latency_log() {
     };
     let home = tempfile::tempdir().unwrap();
     let d = dev.dev.to_str().unwrap();
-    let log = home.path().join("lat");
+    let logs = home.path().join("logs");
     // One job: its log is in completion order, so each interval is a run of its lines.
     let text = format!(
         "[global]\nioengine=io_uring\ndirect=1\nfilename={d}\ntime_based=1\nruntime=3s\n\
          [mixed]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\n\
-         write_lat_log={}\nlog_avg_msec=0\n",
-        log.display()
+         write_lat_log=lat\nlog_avg_msec=0\n"
     );
     let job = write_job(home.path(), "mixed.fio", &text);
     let before = dev.stat();
-    let out = run_job(home.path(), &job, &["--destroy-data", d]);
+    let out = run_job(
+        home.path(),
+        &job,
+        &["--destroy-data", d, "--fio-logs", logs.to_str().unwrap()],
+    );
     let after = dev.stat();
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
@@ -318,7 +321,7 @@ fn intervals_add_up_to_fios_totals_and_their_percentiles_to_its_latency_log() {
     common::assert_kernel_counts(before, after, r, w);
 
     // fio's own log: one line per completed I/O (time ms, clat ns, dir, bs, …).
-    let log_text = std::fs::read_to_string(home.path().join("lat_clat.1.log"))
+    let log_text = std::fs::read_to_string(logs.join("lat_clat.1.log"))
         .expect("fio wrote its completion-latency log");
     let lat: Vec<u64> = log_text
         .lines()
@@ -433,25 +436,6 @@ fn job_files_fio_rejects_are_refused_in_fios_words_and_nothing_is_written() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("is a FIFO"), "{err}");
-    // A job whose I/O log would overwrite a file that is there.
-    let mine = home.path().join("mine.txt");
-    std::fs::write(&mine, "my notes").unwrap();
-    let job = write_job(
-        home.path(),
-        "iolog.fio",
-        &format!(
-            "[a]\nrw=read\nfilename={t}\nsize=1m\nwrite_iolog={}\n",
-            mine.display()
-        ),
-    );
-    let out = run(
-        home.path(),
-        &["run", "--fio-job", job.to_str().unwrap(), "--session", s],
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("would overwrite"), "{err}");
-    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
     // A job drivescope cannot guard (opendir: every file under a folder).
     let job = write_job(
         home.path(),
@@ -830,10 +814,6 @@ fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
         format!("fio version 2 iolog\n{v} add\n{v} open\n{v} write 0 4096\n{v} close\n"),
     )
     .unwrap();
-    let logs = dir.join("logs");
-    std::fs::create_dir_all(&logs).unwrap();
-    let old_log = logs.join("mine_bw.1.log");
-    std::fs::write(&old_log, "my old log").unwrap();
     let cases = [
         (
             "iolog",
@@ -859,14 +839,6 @@ fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
             "size=(1024*1024)",
         ),
         (
-            "bwlog",
-            format!(
-                "[a]\nrw=read\nfilename={v}\nsize=4k\nwrite_bw_log={}\n",
-                logs.join("mine").display()
-            ),
-            "write_bw_log",
-        ),
-        (
             "verify",
             format!("[a]\nrw=read\nfilename={v}\nsize=4k\nverify=crc32c\n"),
             "verify_state_save=0",
@@ -889,7 +861,6 @@ fn job_files_that_would_write_user_files_beside_their_targets_are_refused() {
             "{name}: the user's file is unchanged"
         );
     }
-    assert_eq!(std::fs::read_to_string(&old_log).unwrap(), "my old log");
     assert_eq!(sessions_in(dir), 0);
     let strays: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -1988,29 +1959,136 @@ fn drivescopes_own_exported_job_runs_with_its_target_set_and_fio_refuses_it_with
     );
 }
 
+/// A folder's entries, sorted (none when it is not there).
+fn listing(dir: &Path) -> Vec<String> {
+    let mut l: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    l.sort();
+    l
+}
+
+/// The logs of a job file that names folders of its own for them (a system folder, one
+/// under /tmp, one up from where the run is, its working folder) all land in the folder
+/// drivescope makes beside the session, under the names fio gives them, with fio's
+/// content; nothing appears in any folder the job named. Two steps: the second's log is
+/// fio's thread 2 (`lat_clat.2.log`), as in a whole-file run.
 #[test]
-fn a_log_named_relative_to_the_working_folder_is_kept_there() {
+fn logs_go_to_a_folder_of_drivescopes_never_one_the_job_names() {
     let home = common::disk_tempdir();
-    let target = home.path().join("rel.bin");
-    // Two steps: the second's log is fio's thread 2 (`lat_clat.2.log`) as in a whole-file run.
+    let h = home.path();
+    let work = h.join("work");
+    std::fs::create_dir(&work).unwrap();
+    let somewhere = tempfile::tempdir().unwrap();
+    let target = h.join("t.bin");
+    let named = [
+        PathBuf::from("/etc/cron.d"),
+        somewhere.path().to_path_buf(),
+        h.to_path_buf(),
+        work.clone(),
+    ];
+    let before: Vec<Vec<String>> = named.iter().map(|d| listing(d)).collect();
     let job = write_job(
-        home.path(),
-        "rel.fio",
+        h,
+        "logs.fio",
         &format!(
-            "[global]\nfilename={}\nsize=64k\nbs=4k\nwrite_lat_log=lat\n[a]\nrw=write\n\
-             [b]\nstonewall\nrw=read\n",
-            target.display()
+            "[global]\nfilename={}\nsize=64k\nbs=4k\nwrite_lat_log=lat\nlog_avg_msec=0\n\
+             [a]\nrw=write\nwrite_bw_log=/etc/cron.d/x\nwrite_iolog={}/log\n\
+             [b]\nstonewall\nrw=read\nwrite_iops_log=../up\n",
+            target.display(),
+            somewhere.path().display()
         ),
     );
-    run_job_with(
-        common::command(home.path()).current_dir(home.path()),
+    let session = h.join("s.yaml");
+    let out = run_job_with(
+        common::command(h).current_dir(&work),
         &job,
-        &[],
+        &["--session", session.to_str().unwrap()],
     );
+    // The session and its log folder are new in `h`; nothing else appeared anywhere.
+    let mut expected = before.clone();
+    expected[2].extend(["logs.fio", "s-fio-logs", "s.yaml", "t.bin"].map(String::from));
+    expected[2].sort();
+    let after: Vec<Vec<String>> = named.iter().map(|d| listing(d)).collect();
+    assert_eq!(
+        after, expected,
+        "only the session and its log folder are new"
+    );
+    let logs = h.join("s-fio-logs");
+    let lines = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(logs.join(name))
+            .unwrap_or_else(|e| panic!("{name} is not in {}: {e}", logs.display()))
+            .lines()
+            .map(String::from)
+            .collect()
+    };
     for n in [1, 2] {
-        let log = home.path().join(format!("lat_clat.{n}.log"));
-        let text = std::fs::read_to_string(&log)
-            .unwrap_or_else(|e| panic!("{} was not kept: {e}", log.display()));
-        assert_eq!(text.lines().count(), 16, "one line per 4 KiB of 64 KiB");
+        assert_eq!(
+            lines(&format!("lat_clat.{n}.log")).len(),
+            16,
+            "one line per 4 KiB of 64 KiB"
+        );
     }
+    assert_eq!(lines("x_bw.1.log").len(), 16);
+    assert_eq!(lines("up_iops.2.log").len(), 16);
+    let iolog = lines("log");
+    assert_eq!(iolog[0], "fio version 3 iolog");
+    let writes = iolog.iter().filter(|l| l.contains(" write ")).count();
+    assert_eq!(writes, 16, "each write in fio's I/O log: {iolog:?}");
+    assert!(iolog.iter().all(|l| !l.contains("/dev/fio-logs")));
+    // The run says where they went, and the session records it.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("fio's logs go to"), "{text}");
+    let loaded = drivescope::session::load(&session).unwrap().session;
+    assert!(loaded
+        .events
+        .iter()
+        .any(|e| e.message.contains("s-fio-logs")));
+    // Again with the same session name (--force): a new folder, the first one kept.
+    run_job_with(
+        common::command(h).current_dir(&work),
+        &job,
+        &["--session", session.to_str().unwrap(), "--force"],
+    );
+    assert_eq!(lines("x_bw.1.log").len(), 16);
+    assert_eq!(listing(&h.join("s-fio-logs-2")).len(), listing(&logs).len());
+}
+
+/// `--fio-logs DIR`: a folder that is not there is made, an empty one of the user's is
+/// used, and one that holds anything is refused before anything is made or run.
+#[test]
+fn fio_logs_names_the_folder_made_or_an_empty_one() {
+    let home = common::disk_tempdir();
+    let h = home.path();
+    let job = write_job(
+        h,
+        "l.fio",
+        &format!(
+            "[a]\nfilename={}\nsize=64k\nbs=4k\nrw=write\nwrite_bw_log=bw\n",
+            h.join("t.bin").display()
+        ),
+    );
+    let dir = h.join("logs");
+    run_job(h, &job, &["--fio-logs", dir.to_str().unwrap()]);
+    assert_eq!(listing(&dir), ["bw_bw.1.log"]);
+    let empty = h.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    run_job(h, &job, &["--fio-logs", empty.to_str().unwrap()]);
+    assert_eq!(listing(&empty), ["bw_bw.1.log"]);
+    let sessions = sessions_in(h);
+    let err = refused_with(
+        &mut common::command(h),
+        &job,
+        &["--fio-logs", dir.to_str().unwrap()],
+    );
+    assert!(
+        err.contains("is not empty") && err.contains("logs"),
+        "{err}"
+    );
+    assert_eq!(sessions_in(h), sessions, "refused before the session");
+    assert_eq!(listing(&dir), ["bw_bw.1.log"]);
 }

@@ -60,6 +60,7 @@ mod sessions_locked;
 mod signals;
 mod steps_results;
 mod stop_one_drive;
+mod target_locks;
 mod telemetry_blockstat;
 mod telemetry_hwmon;
 mod telemetry_nvme;

@@ -959,6 +959,77 @@ fn a_local_and_a_remote_target_on_the_same_file_are_refused_before_either_starts
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// A run on a host and a run here writing one file (host0 is this machine): whichever
+/// holds it first, the other is refused before any I/O, naming it. The agent holds the
+/// host's lock until it ends.
+#[test]
+fn a_hosts_run_and_a_run_here_on_one_file_exclude_each_other() {
+    let Some(lab) = Lab::start(1) else { return };
+    let home = common::disk_tempdir();
+    let h = home.path();
+    let f = h.join("shared.bin");
+    let bytes = vec![7u8; 4 << 20];
+    std::fs::write(&f, &bytes).unwrap();
+    let fs = f.to_str().unwrap();
+    let hold = common::hold_preset(h, "randwrite");
+    let hold = hold.to_str().unwrap();
+    let write_args = |extra: &[&'static str]| -> Vec<String> {
+        let mut a: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        a.extend(["--target", fs, "--destroy-data", fs, "--json"].map(String::from));
+        a
+    };
+    let short = ["--rw", "randwrite", "--size", "1M", "--duration", "300ms"];
+    let interrupt = |child: &std::process::Child| {
+        // SAFETY: kill(2) with a pid of our own child, no pointers.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    };
+    // The host's run first: its agent holds the file.
+    let mut args = write_args(&["run", "--host", "host0", "--preset-file"]);
+    args.insert(4, hold.to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut first = ds(h, &lab, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_for_flock(&mut first, &f, false);
+    let mut here: Vec<&str> = vec!["run"];
+    here.extend(short);
+    let here_args = write_args(&here);
+    let out = common::run(h, &here_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("in use by another run") && err.contains("agent"),
+        "{err}"
+    );
+    assert!(of_type(&json_lines(&out), "interval").is_empty(), "{err}");
+    interrupt(&first);
+    first.wait().unwrap();
+    lab.wait_disconnected(0);
+    // The run here first: the host's run is refused, in the host's words.
+    let here_hold = write_args(&["run", "--preset-file"]);
+    let mut here_hold: Vec<&str> = here_hold.iter().map(String::as_str).collect();
+    here_hold.insert(2, hold);
+    let mut first = common::spawn(h, &here_hold);
+    common::wait_for_flock(&mut first, &f, true);
+    let mut there: Vec<&str> = vec!["run", "--host", "host0"];
+    there.extend(short);
+    let there_args = write_args(&there);
+    let there_args: Vec<&str> = there_args.iter().map(String::as_str).collect();
+    let out = ds(h, &lab, &there_args).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("host0") && err.contains(&format!("PID {} ", first.id())),
+        "{err}"
+    );
+    assert!(of_type(&json_lines(&out), "interval").is_empty(), "{err}");
+    interrupt(&first);
+    first.wait().unwrap();
+    assert_eq!(std::fs::read(&f).unwrap(), bytes, "nothing was written");
+}
+
 #[test]
 fn direct_0_fills_a_hosts_new_test_file_through_the_page_cache() {
     let Some(lab) = Lab::start(1) else { return };

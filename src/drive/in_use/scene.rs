@@ -65,7 +65,7 @@ fn other_pids(proc: &Path) -> Vec<u32> {
 }
 
 /// A process's command line (arguments joined by spaces), else its `comm`.
-fn command_of(proc: &Path, pid: u32) -> String {
+pub(super) fn command_of(proc: &Path, pid: u32) -> String {
     let dir = proc.join(pid.to_string());
     let args = fs::read(dir.join("cmdline"))
         .map(|b| {

@@ -28,6 +28,7 @@ mod stopclock;
 mod suspend;
 mod sync;
 mod tally;
+mod target_lock;
 mod timeline;
 mod totals;
 mod uring;
@@ -44,11 +45,11 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::Instant;
 
 pub use buffers::{Buffers, BUF_ALIGN};
-pub use claim::{check_claim, openers};
 pub use failure::first_error;
 pub use idle::Idle;
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
+pub use target_lock::{lock_target, lock_targets, TargetLock};
 pub use validate::{validate, validate_shape};
 
 use super::{Engine, EngineError, StepControl, StepObserver, StepTarget};

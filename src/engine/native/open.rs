@@ -189,19 +189,17 @@ pub(super) fn watches(
     (device, kernel)
 }
 
-/// The step's claim on its target, held until the step returns. Our own jobs' plain opens
-/// do not stand in its way; anyone else's exclusive use does.
+/// The step's claim on its target, held until the step returns (none for the nop engine,
+/// which touches no target). Our own jobs' plain opens do not stand in its way; anyone
+/// else's exclusive use does.
 pub(super) fn claim(
     kind: EngineKind,
     target: &StepTarget,
     spec: &StepSpec,
-    block_device: bool,
-) -> Result<Option<File>, EngineError> {
-    match (kind, super::claim::namespace_target(target)) {
-        (EngineKind::Nop, _) => Ok(None),
-        // A passthrough write is claimed on the namespace behind the generic device.
-        (EngineKind::UringCmd, Some(ns)) => super::claim::claim(&ns, spec, true),
-        _ => super::claim::claim(target, spec, block_device),
+) -> Result<Option<super::target_lock::TargetLock>, EngineError> {
+    match kind {
+        EngineKind::Nop => Ok(None),
+        _ => super::claim::claim(target, spec),
     }
 }
 

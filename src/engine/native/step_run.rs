@@ -60,7 +60,7 @@ struct StepRun<'a> {
     device: Option<DeviceWatch>,
     kernel: Option<KernelCompletions>,
     /// Held until the step returns.
-    _claim: Option<File>,
+    _claim: Option<super::target_lock::TargetLock>,
     schedule: Schedule,
     end_ns: Option<u64>,
     byte_budget: Option<u64>,
@@ -94,7 +94,7 @@ impl<'a> StepRun<'a> {
         }
         let ring_io = open::ring_io(kind, target, spec, first, trim)?;
         let (device, kernel) = open::watches(target, first);
-        let claim = open::claim(kind, target, spec, device.is_some())?;
+        let claim = open::claim(kind, target, spec)?;
         let schedule = Schedule::new(spec.interval, spec.ramp);
         let jobs = files.len();
         let rate = w.rate_iops.map(|r| r / jobs as f64);
