@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
+use super::error::OwnedError;
 use super::identity::Identity;
-use super::OwnedError;
 
 /// A folder, held open.
 #[derive(Debug)]

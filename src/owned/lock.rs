@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use rustix::fs::FlockOperation;
 use rustix::io::Errno;
 
-use super::{Folder, Mine, OwnedError};
+use super::error::OwnedError;
+use super::folder::{Folder, Mine};
 
 /// Why a lock was not taken.
 #[derive(Debug)]

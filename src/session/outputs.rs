@@ -21,13 +21,7 @@ use crate::input::{self, FileKind};
 /// holds the preset and plan).
 const RECOGNISE_BYTES: usize = 1 << 20;
 
-/// A kind of file drivescope writes: its name in messages, and how it is known as ours
-/// from its first bytes.
-#[derive(Clone, Copy)]
-pub struct Output {
-    pub what: &'static str,
-    pub ours: fn(&[u8]) -> bool,
-}
+pub use super::writer::Output;
 
 /// The session itself.
 pub const SESSION: Output = Output {

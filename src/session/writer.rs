@@ -15,7 +15,6 @@ use std::ffi::OsStr;
 use std::io::Read;
 
 use super::error::{Refusal, SessionError};
-use super::outputs::Output;
 use crate::owned::{Folder, Mine, OwnedError};
 
 fn parent_of(path: &Path) -> PathBuf {
@@ -23,6 +22,14 @@ fn parent_of(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// A kind of file drivescope writes: its name in messages, and how it is known as ours
+/// from its first bytes.
+#[derive(Clone, Copy)]
+pub struct Output {
+    pub what: &'static str,
+    pub ours: fn(&[u8]) -> bool,
 }
 
 /// A file of ours that is written again and again (a session, a snapshot's files): its
