@@ -961,7 +961,8 @@ fn snia_xsr_runs_its_three_access_groups_in_order() {
 }
 
 /// Every step of two demand-intensity rounds (the 49 combinations of threads 32, 16, 8, 6,
-/// 4, 2, 1 x the same queue depths) did I/O, and their reads are `share` of their I/Os.
+/// 4, 2, 1 x the same queue depths) ran, they did I/O, and their reads are `share` of their
+/// I/Os.
 /// Each I/O is a read with probability `share`, drawn per I/O: a count, whatever the
 /// load. One 0.12 s step of a few I/Os (a worker starved of CPU under load) may draw no
 /// read or no write, so the mix is judged over all 98 steps' I/Os: within 5 standard
@@ -979,10 +980,21 @@ fn assert_mix(di: &[&Value], share: f64) {
             sum["read_ios"].as_u64().unwrap(),
             sum["write_ios"].as_u64().unwrap(),
         );
-        assert!(r + w > 0, "{} did no I/O: {sum}", s["name"]);
+        // Each step ran its time; one whose workers a loaded machine kept off the CPU for
+        // all of its 0.12-0.22 s may have done no I/O (seen once beside four builds), so
+        // I/O is asserted over the steps together, below.
+        assert!(
+            sum["runtime_s"].as_f64().unwrap() > 0.0,
+            "{}: {sum}",
+            s["name"]
+        );
+        if r + w == 0 {
+            eprintln!("{} did no I/O (a starved step): {sum}", s["name"]);
+        }
         reads += r;
         ios += r + w;
     }
+    assert!(ios > 0, "the demand-intensity steps did no I/O at all");
     let n = ios as f64;
     let sd = (n * share * (1.0 - share)).sqrt();
     let edges = 2.0 * 69.0 * 69.0;
