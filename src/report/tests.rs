@@ -680,6 +680,34 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
 }
 
 #[test]
+fn a_virtio_disk_is_not_called_an_hdd_for_its_rotational_flag() {
+    let media_of = |transport: &str, rotational: bool| {
+        let drive: Value = serde_yaml::from_str(&format!(
+            "{{target: /x, block_device: vda, disks: [{{name: vda, capacity_bytes: 1073741824, rotational: {rotational}, transport: {transport}}}]}}"
+        ))
+        .unwrap();
+        let mut s = session();
+        s.drive = drive;
+        let html = super::html::session_page(&s, &[], &[]);
+        let d = doc(&html);
+        table_rows(&d, "drive")
+            .into_iter()
+            .find(|r| r[0] == "media")
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("no media row: {html}"))
+    };
+    // virtio-blk sets queue/rotational to 1 whatever the host's storage is.
+    assert_eq!(media_of("virtio", true), "virtual disk (virtio)");
+    assert_eq!(media_of("virtio", false), "virtual disk (virtio)");
+    assert_eq!(media_of("sata", true), "rotational (HDD)");
+    assert_eq!(
+        media_of("scsi", true),
+        "rotational (as the kernel reports it)"
+    );
+    assert_eq!(media_of("nvme", false), "solid state");
+}
+
+#[test]
 fn a_run_of_several_drives_is_titled_by_its_drives() {
     use crate::session::DriveEntry;
     let mut s = session();
