@@ -94,7 +94,9 @@ fn bash_completion_loads_the_completions_where_the_readme_puts_them() {
     let out = Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "source {}; __load_completion drivescope; complete -p drivescope",
+            // _comp_load since bash-completion 2.12, __load_completion before.
+            "source {}; if declare -F _comp_load >/dev/null; then _comp_load drivescope; \
+             else __load_completion drivescope; fi; complete -p drivescope",
             loader.display()
         ))
         .env_clear()
