@@ -235,7 +235,8 @@ pub fn format_binary(bytes: u64) -> String {
 
 /// A size the user gave, as given: in binary units when it is a whole number of them (`1 GiB`,
 /// `4 KiB`), in decimal ones with the binary figure beside it when it is a whole number of
-/// those (`10 GB (9.31 GiB)`, from `--size 10GB`), else binary to two decimals (`1.50 GiB`).
+/// those, to two decimals at most (`10 GB (9.31 GiB)` from `--size 10GB`, `1.5 GB (1.40 GiB)`),
+/// else binary to two decimals (`1.50 GiB`).
 pub fn format_given(bytes: u64) -> String {
     let binary = format_binary(bytes);
     if !binary.contains('.') {
@@ -248,10 +249,20 @@ pub fn format_given(bytes: u64) -> String {
         (1_000_000, "MB"),
         (1_000, "kB"),
     ];
-    match UNITS.iter().find(|(unit, _)| bytes.is_multiple_of(*unit)) {
-        Some((unit, name)) => format!("{} {name} ({binary})", bytes / unit),
-        None => binary,
-    }
+    // The largest unit that shows the count exactly with at most two decimals.
+    let exact = UNITS.iter().find(|(unit, _)| {
+        bytes >= *unit && (u128::from(bytes) * 100).is_multiple_of(u128::from(*unit))
+    });
+    let Some((unit, name)) = exact else {
+        return binary;
+    };
+    let (whole, hundredths) = (bytes / unit, (bytes % unit) * 100 / unit);
+    let figure = match hundredths {
+        0 => whole.to_string(),
+        h if h % 10 == 0 => format!("{whole}.{}", h / 10),
+        h => format!("{whole}.{h:02}"),
+    };
+    format!("{figure} {name} ({binary})")
 }
 
 /// A capacity in decimal units as drives are sold: `7.68 TB`, `274.9 GB`, `268 MB`.
@@ -386,7 +397,8 @@ mod tests {
         assert_eq!(format_given(10_000_000_000), "10 GB (9.31 GiB)");
         assert_eq!(format_given(10_000_000), "10 MB (9.54 MiB)");
         assert_eq!(format_given(2_000_000_000_000), "2 TB (1.82 TiB)");
-        assert_eq!(format_given(1_500_000_000), "1500 MB (1.40 GiB)");
+        assert_eq!(format_given(1_500_000_000), "1.5 GB (1.40 GiB)");
+        assert_eq!(format_given(1_250_000), "1.25 MB (1.19 MiB)");
         assert_eq!(format_given(4_000), "4 kB (3.91 KiB)");
         // Whole binary units, and counts below 1 KiB, stand alone.
         assert_eq!(format_given(10 << 30), "10 GiB");
@@ -397,7 +409,13 @@ mod tests {
         assert_eq!(format_given(1536 << 20), "1.50 GiB");
         assert_eq!(format_given(1_234_567), "1.18 MiB");
         // What it prints reads back as the same count where it is exact.
-        for bytes in [10_000_000_000u64, 4_000, 10 << 30, 2_000_000_000_000] {
+        for bytes in [
+            10_000_000_000u64,
+            4_000,
+            10 << 30,
+            2_000_000_000_000,
+            1_250_000,
+        ] {
             let shown = format_given(bytes);
             let first = shown
                 .split(" (")

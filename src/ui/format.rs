@@ -283,7 +283,8 @@ mod tests {
         assert_eq!(size(1 << 30), "1 GiB");
         assert_eq!(size(4096), "4 KiB");
         assert_eq!(size(1_610_612_736), "1.50 GiB");
-        assert_eq!(size(1_500_000_000), "1.40 GiB");
+        // One given in decimal units (`--size 1.5GB`) shows them, the binary figure beside.
+        assert_eq!(size(1_500_000_000), "1.5 GB (1.40 GiB)");
         assert_eq!(size(512), "512 B");
     }
 
