@@ -652,6 +652,15 @@ fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
     }
 }
 
+/// The page of a session whose drive is `drive`, and the rows of its Drive table.
+fn drive_table(drive: Value) -> (String, Vec<Vec<String>>) {
+    let mut s = session();
+    s.drive = drive;
+    let html = super::html::session_page(&s, &[], &[]);
+    let rows = table_rows(&doc(&html), "drive");
+    (html, rows)
+}
+
 #[test]
 fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_binary() {
     let serial = "19666372154600481";
@@ -659,11 +668,7 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
         "{{target: /x, block_device: nvme0n1, disks: [{{name: nvme0n1, model: Fast SSD, serial: '{serial}', firmware: 1.2.3, capacity_bytes: 274877906944, logical_block_size: 512, physical_block_size: 4096, rotational: false, transport: nvme}}]}}"
     ))
     .unwrap();
-    let mut s = session();
-    s.drive = drive;
-    let html = super::html::session_page(&s, &[], &[]);
-    let d = doc(&html);
-    let rows = table_rows(&d, "drive");
+    let (html, rows) = drive_table(drive);
     let get = |k: &str| {
         rows.iter()
             .find(|r| r[0] == k)
@@ -686,12 +691,8 @@ fn a_virtio_disk_is_not_called_an_hdd_for_its_rotational_flag() {
             "{{target: /x, block_device: vda, disks: [{{name: vda, capacity_bytes: 1073741824, rotational: {rotational}, transport: {transport}}}]}}"
         ))
         .unwrap();
-        let mut s = session();
-        s.drive = drive;
-        let html = super::html::session_page(&s, &[], &[]);
-        let d = doc(&html);
-        table_rows(&d, "drive")
-            .into_iter()
+        let (html, rows) = drive_table(drive);
+        rows.into_iter()
             .find(|r| r[0] == "media")
             .map(|r| r[1].clone())
             .unwrap_or_else(|| panic!("no media row: {html}"))

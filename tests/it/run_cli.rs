@@ -248,18 +248,17 @@ fn a_size_in_gb_is_decimal_and_in_gib_binary_and_the_first_line_shows_both() {
     ] {
         let home = tempfile::tempdir().unwrap();
         let t = home.path().join("scratch.bin");
-        let out = run(
-            home.path(),
-            &[
-                "run",
-                "--target",
-                t.to_str().unwrap(),
-                "--size",
-                size,
-                "--duration",
-                "200ms",
-            ],
-        );
+        let target = t.to_str().unwrap();
+        let args = [
+            "run",
+            "--target",
+            target,
+            "--size",
+            size,
+            "--duration",
+            "200ms",
+        ];
+        let out = run(home.path(), &args);
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
