@@ -36,6 +36,8 @@ pub enum ThemeError {
         line: usize,
         column: usize,
         message: String,
+        /// The theme's `name`, when the file got as far as naming it.
+        theme: Option<String>,
     },
     #[error("no theme '{name}'{}; known themes: {known}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
     Unknown {
@@ -116,8 +118,10 @@ impl Theme {
                 line,
                 column,
                 message: e.to_string(),
+                theme: None,
             }
         })?;
+        let theme = Some(file.name.clone());
         file.resolve().map_err(|(role, value)| {
             let (line, column) = yaml_pos::of_value(text, role, &value);
             ThemeError::Parse {
@@ -125,6 +129,7 @@ impl Theme {
                 line,
                 column,
                 message: format!("{role}: '{value}' is not a colour (a name, #rrggbb or 0-255)"),
+                theme,
             }
         })
     }
@@ -240,10 +245,27 @@ pub fn check_name(name: &str, themes: &[Theme]) -> Result<(), ThemeError> {
     })
 }
 
-/// `name` is a built-in theme or one of `config_dir`'s `themes/` (`--theme`), else why not.
+/// `name` is a built-in theme or one of `config_dir`'s `themes/` (`--theme`), else why not:
+/// the error of the file that would have been that theme (it names it, or is `NAME.yaml`),
+/// with its line and column, before "no theme".
 pub fn check(name: &str, config_dir: Option<&Path>) -> Result<(), ThemeError> {
-    let (themes, _) = load_all(config_dir.map(|d| d.join("themes")).as_deref());
-    check_name(name, &themes)
+    let (themes, errors) = load_all(config_dir.map(|d| d.join("themes")).as_deref());
+    check_name(name, &themes).map_err(|unknown| {
+        errors
+            .into_iter()
+            .find(|e| would_be(e, name))
+            .unwrap_or(unknown)
+    })
+}
+
+/// Whether the file of error `e` was meant to be theme `name`.
+fn would_be(e: &ThemeError, name: &str) -> bool {
+    let (path, theme) = match e {
+        ThemeError::Read { path, .. } => (path, None),
+        ThemeError::Parse { path, theme, .. } => (path, theme.as_deref()),
+        ThemeError::Unknown { .. } => return false,
+    };
+    theme == Some(name) || Path::new(path).file_stem().and_then(|s| s.to_str()) == Some(name)
 }
 
 /// The built-in themes, then the user's (a user theme with a built-in's name replaces
@@ -328,6 +350,32 @@ mod tests {
         let s = e.to_string();
         assert!(s.starts_with("/u/themes/mine.yaml:2:5:"), "{s}");
         assert!(s.contains("notacolour"), "{s}");
+    }
+
+    #[test]
+    fn a_theme_refused_for_a_bad_colour_is_named_by_its_file_line_and_column() {
+        let config = tempfile::tempdir().unwrap();
+        let dir = config.path().join("themes");
+        std::fs::create_dir(&dir).unwrap();
+        // Named in the file, under another file name: found by its name.
+        std::fs::write(dir.join("custom.yaml"), "name: mine\nfg: notacolour\n").unwrap();
+        // Broken before its name is read: found by the file name.
+        std::fs::write(dir.join("other.yaml"), "name: [other\n").unwrap();
+        let e = check("mine", Some(config.path())).unwrap_err().to_string();
+        let file = dir.join("custom.yaml").display().to_string();
+        assert!(
+            e.starts_with(&format!("{file}:2:5: fg: 'notacolour'")),
+            "{e}"
+        );
+        let e = check("other", Some(config.path())).unwrap_err().to_string();
+        let file = dir.join("other.yaml").display().to_string();
+        assert!(e.starts_with(&format!("{file}:")), "{e}");
+        // A theme no file meant is still "no theme".
+        let e = check("nosuch", Some(config.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("no theme 'nosuch'"), "{e}");
+        assert!(check("dark", Some(config.path())).is_ok());
     }
 
     #[test]

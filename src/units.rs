@@ -1,9 +1,11 @@
 //! Units as storage engineers write them: sizes (`4k`, `4KiB`, `1.5G`), durations (`90s`,
 //! `2m`, `1m30s`, `500ms`), percentages (`25%`) and multiples (`2x`); and their printing.
 //!
-//! Size suffixes are binary (K = 1024): `4k`, `4K`, `4KB` and `4KiB` are all 4096 bytes. A
-//! bare number is bytes. (A value in an fio job file is read as fio reads it, where `4KiB`
-//! is 4000 bytes: `fio::value`.)
+//! Sizes are read as drive vendors write them: `GB`, `TB` (and `kB`/`KB`, `MB`, `PB`) are
+//! decimal (10^9, 10^12), `GiB`, `TiB` (`KiB`, `MiB`, `PiB`) binary (2^30, 2^40). A bare
+//! letter is binary, as fio and dd read it: `4k` and `4K` are 4096 bytes, `10g` is 10 GiB. A
+//! bare number is bytes. (A value in an fio job file is read as fio reads it, where `4KB` is
+//! 4096 bytes and `4KiB` 4000: `fio::value`.)
 
 use std::time::Duration;
 
@@ -69,7 +71,8 @@ fn split_number(s: &str) -> (&str, &str) {
     (&s[..end], &s[end..])
 }
 
-/// Parses a byte size: `4k`, `4KiB`, `4KB`, `1.5G`, `512`, `1TiB`.
+/// Parses a byte size: `4k`, `4KiB`, `1.5G`, `512`, `1TiB` (binary), `10GB`, `4kB`, `2TB`
+/// (decimal). The one parser of sizes, for the command line and presets alike.
 pub fn parse_size(input: &str) -> Result<u64, UnitError> {
     let s = input.trim();
     let (num, suffix) = split_number(s);
@@ -81,11 +84,16 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         .map_err(|_| UnitError::Size(input.to_string()))?;
     let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        "p" | "pb" | "pib" => 1 << 50,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "p" | "pib" => 1 << 50,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "pb" => 1_000_000_000_000_000,
         _ => return Err(UnitError::Size(input.to_string())),
     };
     let bytes = value * mult as f64;
@@ -225,6 +233,38 @@ pub fn format_binary(bytes: u64) -> String {
     }
 }
 
+/// A size the user gave, as given: in binary units when it is a whole number of them (`1 GiB`,
+/// `4 KiB`), in decimal ones with the binary figure beside it when it is a whole number of
+/// those, to two decimals at most (`10 GB (9.31 GiB)` from `--size 10GB`, `1.5 GB (1.40 GiB)`),
+/// else binary to two decimals (`1.50 GiB`).
+pub fn format_given(bytes: u64) -> String {
+    let binary = format_binary(bytes);
+    if !binary.contains('.') {
+        return binary;
+    }
+    const UNITS: [(u64, &str); 5] = [
+        (1_000_000_000_000_000, "PB"),
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+        (1_000, "kB"),
+    ];
+    // The largest unit that shows the count exactly with at most two decimals.
+    let exact = UNITS.iter().find(|(unit, _)| {
+        bytes >= *unit && (u128::from(bytes) * 100).is_multiple_of(u128::from(*unit))
+    });
+    let Some((unit, name)) = exact else {
+        return binary;
+    };
+    let (whole, hundredths) = (bytes / unit, (bytes % unit) * 100 / unit);
+    let figure = match hundredths {
+        0 => whole.to_string(),
+        h if h % 10 == 0 => format!("{whole}.{}", h / 10),
+        h => format!("{whole}.{h:02}"),
+    };
+    format!("{figure} {name} ({binary})")
+}
+
 /// A capacity in decimal units as drives are sold: `7.68 TB`, `274.9 GB`, `268 MB`.
 pub fn format_decimal(bytes: u64) -> String {
     let b = bytes as f64;
@@ -307,7 +347,6 @@ mod tests {
     fn sizes() {
         assert_eq!(parse_size("4k").unwrap(), 4096);
         assert_eq!(parse_size("4KiB").unwrap(), 4096);
-        assert_eq!(parse_size("4KB").unwrap(), 4096);
         assert_eq!(parse_size("512").unwrap(), 512);
         assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
         assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
@@ -320,6 +359,71 @@ mod tests {
             parse_size("99999999P"),
             Err(UnitError::Overflow(_))
         ));
+    }
+
+    #[test]
+    fn decimal_units_are_powers_of_ten_binary_ones_and_bare_letters_of_two() {
+        for (input, bytes) in [
+            ("10GB", 10_000_000_000u64),
+            ("10gb", 10_000_000_000),
+            ("1TB", 1_000_000_000_000),
+            ("10MB", 10_000_000),
+            ("4KB", 4_000),
+            ("4kB", 4_000),
+            ("1PB", 1_000_000_000_000_000),
+            ("1.5GB", 1_500_000_000),
+            ("10 GB", 10_000_000_000),
+            ("10GiB", 10 << 30),
+            ("1TiB", 1 << 40),
+            ("10MiB", 10_485_760),
+            ("4KiB", 4096),
+            ("1PiB", 1 << 50),
+            ("10g", 10 << 30),
+            ("10G", 10 << 30),
+            ("1T", 1 << 40),
+            ("10M", 10 << 20),
+            ("4K", 4096),
+            ("512B", 512),
+        ] {
+            assert_eq!(parse_size(input), Ok(bytes), "{input}");
+        }
+        // A decimal unit that leaves a fraction of a byte is refused like a binary one.
+        assert!(parse_size("0.0001kB").is_err());
+        assert!(parse_size("4Kb!").is_err());
+    }
+
+    #[test]
+    fn a_given_size_shows_both_units_where_they_differ() {
+        assert_eq!(format_given(10_000_000_000), "10 GB (9.31 GiB)");
+        assert_eq!(format_given(10_000_000), "10 MB (9.54 MiB)");
+        assert_eq!(format_given(2_000_000_000_000), "2 TB (1.82 TiB)");
+        assert_eq!(format_given(1_500_000_000), "1.5 GB (1.40 GiB)");
+        assert_eq!(format_given(1_250_000), "1.25 MB (1.19 MiB)");
+        assert_eq!(format_given(4_000), "4 kB (3.91 KiB)");
+        // Whole binary units, and counts below 1 KiB, stand alone.
+        assert_eq!(format_given(10 << 30), "10 GiB");
+        assert_eq!(format_given(4096), "4 KiB");
+        assert_eq!(format_given(1000), "1000 B");
+        assert_eq!(format_given(0), "0 B");
+        // Neither: binary to two decimals.
+        assert_eq!(format_given(1536 << 20), "1.50 GiB");
+        assert_eq!(format_given(1_234_567), "1.18 MiB");
+        // What it prints reads back as the same count where it is exact.
+        for bytes in [
+            10_000_000_000u64,
+            4_000,
+            10 << 30,
+            2_000_000_000_000,
+            1_250_000,
+        ] {
+            let shown = format_given(bytes);
+            let first = shown
+                .split(" (")
+                .next()
+                .unwrap_or_default()
+                .replace(' ', "");
+            assert_eq!(parse_size(&first), Ok(bytes), "{shown}");
+        }
     }
 
     #[test]

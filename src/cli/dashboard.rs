@@ -16,7 +16,8 @@ pub struct DashboardArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     pub targets: Option<PathBuf>,
     /// The size of a new test file for a --target that does not exist (without it, such a
-    /// target is refused: a typo never becomes a test file).
+    /// target is refused: a typo never becomes a test file). 10GB is 10^9 bytes, 10GiB and
+    /// 10g 2^30 (as `run --size`).
     #[arg(long, value_parser = super::parse::parse_size_arg, requires = "target")]
     pub size: Option<u64>,
     /// The ssh command that reaches the targets file's hosts (default: $DRIVESCOPE_SSH,

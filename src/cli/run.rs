@@ -82,7 +82,9 @@ pub struct RunArgs {
     #[arg(long, alias = "ramp_time", value_parser = parse_duration_arg, default_value = "0s")]
     pub ramp: Duration,
     /// Size of the region to test (a new test file is created this large). Default: the
-    /// whole target from --offset, or 1GiB for a new file.
+    /// whole target from --offset, or 1GiB for a new file. Units as vendors write them:
+    /// 10GB and 2TB are 10^9 and 10^12 bytes (also kB/KB, MB); 10GiB and 2TiB are 2^30 and 2^40
+    /// (also KiB, MiB); a bare letter is binary, as in fio (10g = 10GiB, 4k = 4096).
     #[arg(long, value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// Start of the region in the target.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
 use crate::engine::{self, Control, EngineError, StepControl, StepTarget};
 use crate::stats::StepSummary;
-use crate::units::format_size;
+use crate::units::{format_given, format_size};
 use crate::workload::{
     Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
 };
@@ -32,7 +32,7 @@ pub fn fill_file(
         "{} has never been written: filling its {} once with incompressible data so reads \
          hit real blocks",
         t.path.display(),
-        format_size(t.size)
+        format_given(t.size)
     ));
     let bs = [1u64 << 20, 128 << 10, 4096, t.align]
         .into_iter()

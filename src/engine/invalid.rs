@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::units::{format_duration, format_size};
+use crate::units::{format_duration, format_given, format_size};
 use crate::workload::{EngineKind, ZoneAppendProblem};
 
 /// Largest queue depth: io_uring's limit on registered buffers (one per slot).
@@ -98,7 +98,7 @@ pub enum InvalidStep {
     BufferMemory(u64),
     #[error("rate {0} IOPS must be above 0")]
     Rate(f64),
-    #[error("block size {} is not a multiple of {}'s O_DIRECT alignment ({align} bytes)", format_size(*.bs), .path.display())]
+    #[error("block size {} is not a multiple of {}'s O_DIRECT alignment ({align} bytes)", format_given(*.bs), .path.display())]
     Unaligned { bs: u64, path: PathBuf, align: u64 },
     #[error("offset {offset} is not a multiple of the O_DIRECT alignment ({align} bytes)")]
     OffsetUnaligned { offset: u64, align: u64 },

@@ -41,6 +41,19 @@ fn interface(word: &str) -> String {
     }
 }
 
+/// What the kernel's `queue/rotational` flag says of the medium, as far as it can: a
+/// virtual machine's or a loop device's flag tells nothing of the drive underneath (virtio
+/// disks report 1 by default), and only a SATA disk's 1 is surely an HDD.
+fn media(rotational: bool, transport: Option<&str>) -> &'static str {
+    match (transport, rotational) {
+        (Some("virtio"), _) => "virtual disk (virtio)",
+        (Some("loop"), _) => "a file's loop device",
+        (_, false) => "solid state",
+        (Some("sata"), true) => "rotational (HDD)",
+        (_, true) => "rotational (as the kernel reports it)",
+    }
+}
+
 /// The last telemetry sample's SMART mapping, if any.
 fn last_smart(s: &Session) -> Option<Value> {
     s.telemetry.iter().rev().find_map(|x| {
@@ -85,8 +98,8 @@ fn disk_rows(d: &Value, smart: Option<&Value>) -> Vec<(String, String)> {
         ));
     }
     if let Some(r) = d.get("rotational").and_then(Value::as_bool) {
-        let kind = if r { "rotational (HDD)" } else { "solid state" };
-        rows.push(("media".into(), kind.into()));
+        let transport = text(d.get("transport"));
+        rows.push(("media".into(), media(r, transport.as_deref()).into()));
     }
     if let Some(n) = text(d.get("name")) {
         rows.push(("device".into(), format!("/dev/{n}")));

@@ -652,6 +652,15 @@ fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
     }
 }
 
+/// The page of a session whose drive is `drive`, and the rows of its Drive table.
+fn drive_table(drive: Value) -> (String, Vec<Vec<String>>) {
+    let mut s = session();
+    s.drive = drive;
+    let html = super::html::session_page(&s, &[], &[]);
+    let rows = table_rows(&doc(&html), "drive");
+    (html, rows)
+}
+
 #[test]
 fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_binary() {
     let serial = "19666372154600481";
@@ -659,11 +668,7 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
         "{{target: /x, block_device: nvme0n1, disks: [{{name: nvme0n1, model: Fast SSD, serial: '{serial}', firmware: 1.2.3, capacity_bytes: 274877906944, logical_block_size: 512, physical_block_size: 4096, rotational: false, transport: nvme}}]}}"
     ))
     .unwrap();
-    let mut s = session();
-    s.drive = drive;
-    let html = super::html::session_page(&s, &[], &[]);
-    let d = doc(&html);
-    let rows = table_rows(&d, "drive");
+    let (html, rows) = drive_table(drive);
     let get = |k: &str| {
         rows.iter()
             .find(|r| r[0] == k)
@@ -677,6 +682,30 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
     assert_eq!(get("interface"), "NVMe");
     assert_eq!(get("block size"), "512B logical, 4KiB physical");
     assert!(!html.contains("disks.0."), "no dumped keys");
+}
+
+#[test]
+fn a_virtio_disk_is_not_called_an_hdd_for_its_rotational_flag() {
+    let media_of = |transport: &str, rotational: bool| {
+        let drive: Value = serde_yaml::from_str(&format!(
+            "{{target: /x, block_device: vda, disks: [{{name: vda, capacity_bytes: 1073741824, rotational: {rotational}, transport: {transport}}}]}}"
+        ))
+        .unwrap();
+        let (html, rows) = drive_table(drive);
+        rows.into_iter()
+            .find(|r| r[0] == "media")
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("no media row: {html}"))
+    };
+    // virtio-blk sets queue/rotational to 1 whatever the host's storage is.
+    assert_eq!(media_of("virtio", true), "virtual disk (virtio)");
+    assert_eq!(media_of("virtio", false), "virtual disk (virtio)");
+    assert_eq!(media_of("sata", true), "rotational (HDD)");
+    assert_eq!(
+        media_of("scsi", true),
+        "rotational (as the kernel reports it)"
+    );
+    assert_eq!(media_of("nvme", false), "solid state");
 }
 
 #[test]

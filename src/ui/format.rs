@@ -183,10 +183,10 @@ pub fn capacity(bytes: u64) -> String {
     crate::units::format_capacity(bytes)
 }
 
-/// A size the user gives in binary units (a test file, a region, a block), as given:
-/// `1 GiB`, `4 KiB`, `1.50 GiB` ([`crate::units::format_binary`]).
+/// A size the user gives (a test file, a region, a block), as given: `1 GiB`, `4 KiB`,
+/// `1.50 GiB`, and `10 GB (9.31 GiB)` for a `--size 10GB` ([`crate::units::format_given`]).
 pub fn size(bytes: u64) -> String {
-    crate::units::format_binary(bytes)
+    crate::units::format_given(bytes)
 }
 
 /// The decimal part of [`capacity`] alone (`7.68 TB`), for a column too narrow for both.
@@ -283,7 +283,8 @@ mod tests {
         assert_eq!(size(1 << 30), "1 GiB");
         assert_eq!(size(4096), "4 KiB");
         assert_eq!(size(1_610_612_736), "1.50 GiB");
-        assert_eq!(size(1_500_000_000), "1.40 GiB");
+        // One given in decimal units (`--size 1.5GB`) shows them, the binary figure beside.
+        assert_eq!(size(1_500_000_000), "1.5 GB (1.40 GiB)");
         assert_eq!(size(512), "512 B");
     }
 

@@ -32,6 +32,7 @@ mod fio_processes;
 mod fio_series;
 mod guard_loop;
 mod hostile_files;
+mod install_docs;
 mod layering;
 mod many_drives;
 mod metrics_prometheus;

@@ -1,6 +1,8 @@
 //! The Debian package (`assets/deb/build`, metadata in Cargo.toml): it lists the binary, the
 //! man pages, the three completions and the licence texts in Debian's places, and the binary extracted from it
-//! runs (`--version`, `man run`).
+//! runs (`--version`, `man run`); the binary is stripped, the control file has a short
+//! synopsis, a description of a few lines and recommends bash-completion, and lintian
+//! (which CI installs) finds no error in it.
 //!
 //! The package takes a release build, so this test does not make it: `.ci/run` runs
 //! `assets/deb/build` before `cargo test` and the test finds
@@ -30,6 +32,26 @@ fn deb_of_this_version() -> Option<PathBuf> {
         })
 }
 
+/// This version's package, or `None` after a skip: no dpkg-deb, or no package built.
+fn built_deb() -> Option<PathBuf> {
+    use crate::common::skip::{note, Skip};
+    if Command::new("dpkg-deb").arg("--version").output().is_err() {
+        note(Skip::Tool, "dpkg-deb is not installed");
+        return None;
+    }
+    let deb = deb_of_this_version();
+    if deb.is_none() {
+        note(
+            Skip::Tool,
+            format!(
+                "no drivescope {} package in target/debian: run assets/deb/build first",
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
+    }
+    deb
+}
+
 fn dpkg_deb(args: &[&str], deb: &Path) -> std::process::Output {
     Command::new("dpkg-deb")
         .args(args)
@@ -40,15 +62,8 @@ fn dpkg_deb(args: &[&str], deb: &Path) -> std::process::Output {
 
 #[test]
 fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
-    if Command::new("dpkg-deb").arg("--version").output().is_err() {
-        skip!(Tool, "dpkg-deb is not installed");
-    }
-    let Some(deb) = deb_of_this_version() else {
-        skip!(
-            Tool,
-            "no drivescope {} package in target/debian: run assets/deb/build first",
-            env!("CARGO_PKG_VERSION")
-        );
+    let Some(deb) = built_deb() else {
+        return;
     };
 
     let listing = dpkg_deb(&["-c"], &deb);
@@ -116,6 +131,18 @@ fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
     }
     let installed = root.path().join("usr/bin/drivescope");
 
+    // Stripped: no debug info and no symbol table (it was 64 MB "with debug_info").
+    let out = Command::new("file")
+        .arg("-b")
+        .arg(&installed)
+        .output()
+        .expect("file runs");
+    let kind = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        kind.contains("ELF") && kind.contains(", stripped") && !kind.contains("debug_info"),
+        "the packaged binary is not stripped: {kind}"
+    );
+
     let out = Command::new(&installed)
         .arg("--version")
         .env("HOME", root.path())
@@ -144,4 +171,74 @@ fn deb_holds_binary_man_pages_and_completions_and_its_binary_runs() {
     );
     let roff = String::from_utf8_lossy(&out.stdout);
     assert!(roff.contains(".TH"), "man run prints no roff: {roff}");
+}
+
+/// The package's control field `name`.
+fn control_field(deb: &Path, name: &str) -> String {
+    let out = Command::new("dpkg-deb")
+        .arg("-f")
+        .arg(deb)
+        .arg(name)
+        .output()
+        .expect("dpkg-deb runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn deb_says_what_it_is_in_a_few_lines_and_lintian_finds_no_error() {
+    let Some(deb) = built_deb() else {
+        return;
+    };
+    let description = control_field(&deb, "Description");
+    let mut lines = description.lines();
+    let synopsis = lines.next().unwrap_or_default();
+    // Debian policy 3.4.1: a synopsis under 80 characters; the README is no description.
+    assert!(
+        !synopsis.is_empty() && synopsis.chars().count() < 80,
+        "synopsis: {synopsis:?}"
+    );
+    let extended = lines.count();
+    assert!(
+        (2..=10).contains(&extended),
+        "the description has {extended} lines under its synopsis:\n{description}"
+    );
+    assert!(!description.contains("```"), "{description}");
+    let recommends = control_field(&deb, "Recommends");
+    assert!(
+        recommends.contains("bash-completion"),
+        "Recommends: {recommends}"
+    );
+
+    if Command::new("lintian").arg("--version").output().is_err() {
+        skip!(Tool, "lintian is not installed");
+    }
+    // lintian refuses to run as root without this (it unpacks the package it checks).
+    let out = Command::new("lintian")
+        .args(["--allow-root", "--tag-display-limit", "0"])
+        .arg(&deb)
+        .output()
+        .expect("lintian runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let errors: Vec<&str> = report.lines().filter(|l| l.starts_with("E:")).collect();
+    // It exits non-zero on an error tag (its default --fail-on) or when it could not check.
+    assert!(
+        errors.is_empty() && out.status.success(),
+        "lintian: {:?}\n{}\n(stderr: {})",
+        out.status.code(),
+        errors.join("\n"),
+        crate::common::stderr(&out)
+    );
+}
+
+#[test]
+fn the_debian_changelog_opens_with_this_version() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/deb/changelog");
+    let changelog = std::fs::read_to_string(&path).expect("assets/deb/changelog");
+    let first = changelog.lines().next().unwrap_or_default();
+    let version = format!("drivescope ({}-1) ", env!("CARGO_PKG_VERSION"));
+    assert!(
+        first.starts_with(&version),
+        "{}: the top entry is {first:?}, not {version:?}: add this version's entry",
+        path.display()
+    );
 }

@@ -241,6 +241,50 @@ fn sync_engine_runs_when_asked() {
 }
 
 #[test]
+fn a_size_in_gb_is_decimal_and_in_gib_binary_and_the_first_line_shows_both() {
+    for (size, bytes, shown) in [
+        ("10MB", 10_000_000u64, "10 MB (9.54 MiB)"),
+        ("10MiB", 10_485_760, "10 MiB"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let t = home.path().join("scratch.bin");
+        let target = t.to_str().unwrap();
+        let args = [
+            "run",
+            "--target",
+            target,
+            "--size",
+            size,
+            "--duration",
+            "200ms",
+        ];
+        let out = run(home.path(), &args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            common::stderr(&out)
+        );
+        assert!(out.status.success(), "--size {size}: {text}");
+        assert_eq!(
+            std::fs::metadata(&t).unwrap().len(),
+            bytes,
+            "--size {size} made a file of another size"
+        );
+        let first = text
+            .lines()
+            .find(|l| l.starts_with("randread "))
+            .unwrap_or_else(|| panic!("no first line: {text}"));
+        assert!(
+            first.contains(&format!("(file, {shown}, region 0 B+{shown})")),
+            "--size {size}: {first}"
+        );
+        if size == "10MiB" {
+            assert!(!first.contains("MB"), "{first}");
+        }
+    }
+}
+
+#[test]
 fn existing_files_are_not_overwritten_without_confirmation() {
     let home = tempfile::tempdir().unwrap();
     let t = home.path().join("precious.db");
