@@ -34,11 +34,66 @@ pub fn fill_file(
         t.path.display(),
         format_given(t.size)
     ));
+    // The whole file in 1 MiB blocks (or the largest that fits), then what is left of it
+    // in blocks of its alignment (a size given in decimal units, 10 MB, is rarely a
+    // multiple of 1 MiB); the last part under one alignment no I/O ever reaches.
     let bs = [1u64 << 20, 128 << 10, 4096, t.align]
         .into_iter()
         .find(|b| b % t.align == 0 && *b <= t.size)
         .unwrap_or(t.align);
     let len = t.size - t.size % bs;
+    let aligned = t.size - t.size % t.align;
+    let mut progress = Progress::new(aligned, PROGRESS_EVERY_S);
+    let mut s = fill_part(t, direct, ctl, note, &mut progress, bs, 0, len)?;
+    if aligned > len {
+        let tail = fill_part(
+            t,
+            direct,
+            ctl,
+            note,
+            &mut progress,
+            t.align,
+            len,
+            aligned - len,
+        )?;
+        s.write_ios += tail.write_ios;
+        s.write_bytes += tail.write_bytes;
+        s.runtime_s += tail.runtime_s;
+        s.write_bw_bytes = s.write_bytes as f64 / s.runtime_s.max(1e-9);
+    }
+    if !direct {
+        // Written through the page cache: the blocks are real only once on the drive.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&t.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| EngineError::Fill {
+                path: t.path.display().to_string(),
+                message: format!("cannot sync the filled test file: {e}"),
+            })?;
+    }
+    note(&format!(
+        "filled {} in {:.1}s ({:.0} MB/s)",
+        format_size(s.write_bytes),
+        s.runtime_s,
+        s.write_bw_bytes / 1e6
+    ));
+    Ok(s)
+}
+
+/// Writes `len` bytes of `t` from `offset` in blocks of `bs` (see [`fill_file`]); a part
+/// with a failed write is the fill's error.
+#[allow(clippy::too_many_arguments)]
+fn fill_part(
+    t: &PreparedTarget,
+    direct: bool,
+    ctl: &StepControl,
+    note: &mut dyn FnMut(&str),
+    progress: &mut Progress,
+    bs: u64,
+    offset: u64,
+    len: u64,
+) -> Result<StepSummary, EngineError> {
     let spec = StepSpec {
         engine: EngineKind::IoUring,
         options: Default::default(),
@@ -49,7 +104,7 @@ pub fn fill_file(
             bs: BlockSizes::single(bs),
             iodepth: 8,
             jobs: 1,
-            region: Region { offset: 0, len },
+            region: Region { offset, len },
             rate_iops: None,
             arrivals: Arrivals::Uniform,
             seed: 0xF111,
@@ -74,7 +129,6 @@ pub fn fill_file(
         verify: None,
     };
     let mut first_error: Option<String> = None;
-    let mut progress = Progress::new(len, PROGRESS_EVERY_S);
     let s = crate::engines::run_step(
         &st,
         &spec,
@@ -100,23 +154,6 @@ pub fn fill_file(
     if s.errors > 0 {
         return Err(fill_failed(t, &s, len, first_error));
     }
-    if !direct {
-        // Written through the page cache: the blocks are real only once on the drive.
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&t.path)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| EngineError::Fill {
-                path: t.path.display().to_string(),
-                message: format!("cannot sync the filled test file: {e}"),
-            })?;
-    }
-    note(&format!(
-        "filled {} in {:.1}s ({:.0} MB/s)",
-        format_size(s.write_bytes),
-        s.runtime_s,
-        s.write_bw_bytes / 1e6
-    ));
     Ok(s)
 }
 

@@ -281,6 +281,15 @@ fn a_size_in_gb_is_decimal_and_in_gib_binary_and_the_first_line_shows_both() {
         if size == "10MiB" {
             assert!(!first.contains("MB"), "{first}");
         }
+        // The fill wrote every block I/O can reach (10 MB is no multiple of 1 MiB): none
+        // is left unwritten to be read back as zeros without touching the drive.
+        let aligned = bytes - bytes % 4096;
+        let f = std::fs::File::open(&t).unwrap();
+        assert_eq!(
+            drivescope::dut::extents::has_unwritten(&f, aligned),
+            Some(false),
+            "--size {size}: {text}"
+        );
     }
 }
 
