@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::due::DueEarlier;
 use super::hist::{LatHists, LatSummary};
 
 /// Completed I/Os and bytes of one direction.
@@ -126,6 +127,11 @@ pub struct WorkerInterval {
     pub hists: Box<LatHists>,
     /// Gaps between the intended issue times of the I/Os paced in this interval.
     pub gaps: ArrivalGaps,
+    /// Of `dirs`, the paced I/Os that were due in an earlier interval.
+    pub due_earlier: DueEarlier,
+    /// The spans (ns since the step's start) this worker held its schedule and its end
+    /// still (a pause, a suspension it saw), that ended in this interval.
+    pub held: Vec<(u64, u64)>,
     /// The worker stopped after this interval.
     pub last: bool,
 }

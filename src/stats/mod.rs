@@ -5,10 +5,12 @@
 //! significant digits. Percentiles of an interval or of a whole step always come from a
 //! merged histogram, never from averaging percentiles.
 
+mod due;
 mod hist;
 mod interval;
 mod series;
 
+pub use due::DueEarlier;
 pub use hist::{new_histogram, LatHists, LatSummary};
 pub use interval::{
     ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,

@@ -42,8 +42,8 @@ pub(super) fn run(
     validate(target, spec)?;
     let mut run = StepRun::open(target, spec, kind, obs)?;
     let crew = run.spawn(&ctl.pause)?;
-    let (time, abandoned) = run.merge(&crew, ctl, obs);
-    run.finish(crew, time, abandoned, obs)
+    let abandoned = run.merge(&crew, ctl, obs);
+    run.finish(crew, abandoned, obs)
 }
 
 /// One step from its opened target to its summary.
@@ -120,7 +120,7 @@ impl<'a> StepRun<'a> {
             rate,
             flusher,
             merger: Merger::new(jobs, schedule, paced),
-            totals: Totals::new(paced, schedule.ramp_ns),
+            totals: Totals::new(paced, schedule),
             pacing: None,
             failure: None,
             ended_by: None,
@@ -225,14 +225,9 @@ impl<'a> StepRun<'a> {
     }
 
     /// Merges the workers' messages and hands each interval on as soon as every live
-    /// worker has sent it, until the step ends. Returns the step's clock and how many
-    /// workers were left behind on a device that did not complete their I/O.
-    fn merge(
-        &mut self,
-        crew: &Crew,
-        ctl: &StepControl,
-        obs: &mut dyn StepObserver,
-    ) -> (Timeline, usize) {
+    /// worker has sent it, until the step ends. Returns how many workers were left behind
+    /// on a device that did not complete their I/O.
+    fn merge(&mut self, crew: &Crew, ctl: &StepControl, obs: &mut dyn StepObserver) -> usize {
         // A worker whose I/Os the device does not complete within the grace after the
         // stop is left behind (the step ends without it).
         let mut time = Timeline::new(crew.started, self.end_ns, self.spec.interval);
@@ -241,7 +236,7 @@ impl<'a> StepRun<'a> {
             self.turn(&mut time, crew, ctl, obs);
             self.emit(&time, crew, obs);
             if self.merger.finished() {
-                return (time, 0);
+                return 0;
             }
             if crew.stopping() {
                 time.clock.asked();
@@ -254,12 +249,12 @@ impl<'a> StepRun<'a> {
                     }
                     let abandoned = self.merger.unfinished();
                     self.leave_behind(abandoned, waited, time.clock.progressing(), obs);
-                    return (time, abandoned);
+                    return abandoned;
                 }
             }
             if self.merger.stranded() {
                 // Intervals left behind by failed workers: nothing more will complete them.
-                return (time, 0);
+                return 0;
             }
         }
     }
@@ -322,7 +317,6 @@ impl<'a> StepRun<'a> {
             .unwrap_or(0);
         time.clock.progress(crew.reaped().wrapping_add(done));
         let paused = ctl.pause.load(Ordering::Relaxed);
-        time.sample_pause(paused);
         // The duration is up but a worker is still waiting on the device: stop it too.
         if time.clock.overdue(paused) {
             self.ended_by.get_or_insert(EndedBy::Duration);
@@ -401,7 +395,6 @@ impl<'a> StepRun<'a> {
     fn finish(
         mut self,
         crew: Crew,
-        mut time: Timeline,
         abandoned: usize,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
@@ -410,8 +403,7 @@ impl<'a> StepRun<'a> {
         if let Some(f) = self.failure.take() {
             return Err(f);
         }
-        time.close_pause();
-        let runtime_s = self.totals.runtime_s(time.pauses());
+        let runtime_s = self.totals.runtime_s(self.merger.held());
         let ended_by = self.ended_by.take().unwrap_or_else(|| {
             if self.end_ns.is_some_and(|e| self.totals.last_end_ns() >= e) {
                 EndedBy::Duration
