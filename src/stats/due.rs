@@ -4,7 +4,7 @@
 //! due in, so a catch-up after a starved ramp or a suspension is never a rate above the
 //! schedule's.
 
-use super::interval::DirCounts;
+use super::counts::DirCounts;
 
 /// Completions due in earlier intervals: (that interval's index, counts per direction:
 /// read, write, trim), in no particular order, one entry per interval.

@@ -3,27 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::counts::DirCounts;
 use super::due::DueEarlier;
 use super::hist::{LatHists, LatSummary};
-
-/// Completed I/Os and bytes of one direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct DirCounts {
-    pub ios: u64,
-    pub bytes: u64,
-}
-
-impl DirCounts {
-    /// No I/O (a direction a session leaves out of its file: trims of a step without any).
-    pub fn is_zero(&self) -> bool {
-        self.ios == 0 && self.bytes == 0
-    }
-
-    pub fn add(&mut self, o: &DirCounts) {
-        self.ios += o.ios;
-        self.bytes += o.bytes;
-    }
-}
 
 /// One failed I/O: where, which direction (a trim counts as a write), what the device said.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
