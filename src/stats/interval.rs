@@ -3,26 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::counts::DirCounts;
+use super::due::DueEarlier;
 use super::hist::{LatHists, LatSummary};
-
-/// Completed I/Os and bytes of one direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct DirCounts {
-    pub ios: u64,
-    pub bytes: u64,
-}
-
-impl DirCounts {
-    /// No I/O (a direction a session leaves out of its file: trims of a step without any).
-    pub fn is_zero(&self) -> bool {
-        self.ios == 0 && self.bytes == 0
-    }
-
-    pub fn add(&mut self, o: &DirCounts) {
-        self.ios += o.ios;
-        self.bytes += o.bytes;
-    }
-}
 
 /// Who a failed I/O is put down to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -163,6 +146,11 @@ pub struct WorkerInterval {
     pub hists: Box<LatHists>,
     /// Gaps between the intended issue times of the I/Os paced in this interval.
     pub gaps: ArrivalGaps,
+    /// Of `dirs`, the paced I/Os that were due in an earlier interval.
+    pub due_earlier: DueEarlier,
+    /// The spans (ns since the step's start) this worker held its schedule and its end
+    /// still (a pause, a suspension it saw), that ended in this interval.
+    pub held: Vec<(u64, u64)>,
     /// The worker stopped after this interval.
     pub last: bool,
 }

@@ -5,13 +5,17 @@
 //! significant digits. Percentiles of an interval or of a whole step always come from a
 //! merged histogram, never from averaging percentiles.
 
+mod counts;
+mod due;
 mod hist;
 mod interval;
 mod series;
 
+pub use counts::DirCounts;
+pub use due::DueEarlier;
 pub use hist::{new_histogram, LatHists, LatSummary};
 pub use interval::{
-    ArrivalGaps, DirCounts, FailedBy, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
+    ArrivalGaps, FailedBy, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
     MAX_ERROR_RECORDS_PER,
 };
 pub use series::{JobEnd, SeriesDir, SeriesSummary};

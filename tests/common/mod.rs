@@ -583,3 +583,39 @@ pub fn hold_preset(dir: &Path, rw: &str) -> PathBuf {
     .unwrap();
     p
 }
+
+/// CPU burners: twice the machine's CPUs of threads that spin until dropped, so that a
+/// test sees what a loaded machine does to the process under test (the load
+/// `scripts/under-load` puts on a whole run).
+pub struct CpuBurners {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CpuBurners {
+    pub fn start() -> CpuBurners {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let n = 2 * std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        CpuBurners { stop, threads }
+    }
+}
+
+impl Drop for CpuBurners {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}

@@ -39,6 +39,30 @@ pub fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// A directory (in `d`) of links to every program of the standard PATH's directories but
+/// drivescope, the first directory's where two have one.
+fn path_without_drivescope(d: &Path) -> PathBuf {
+    let bin = d.join("path");
+    std::fs::create_dir_all(&bin).unwrap();
+    let standard = [
+        "/usr/local/sbin",
+        "/usr/local/bin",
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+    ];
+    for dir in standard {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let link = bin.join(e.file_name());
+            if e.file_name() != "drivescope" && std::fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(e.path(), &link).unwrap();
+            }
+        }
+    }
+    bin
+}
+
 fn keygen(path: &Path) {
     let st = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", ""])
@@ -148,13 +172,21 @@ impl Lab {
     }
 
     /// Gives the user's sessions `home` as `$HOME` (the key's `environment=` option), so
-    /// that what a test puts in the remote home stays in a directory of its own.
+    /// that what a test puts in the remote home stays in a directory of its own, and a
+    /// `$PATH` with every program of the standard one but drivescope: whether the host has
+    /// a drivescope is the test's doing, not the machine's (one installed from the Debian
+    /// package is in /usr/bin).
     pub fn set_home(&self, home: &Path) {
         let d = self.dir.path();
+        let path = path_without_drivescope(d);
         let key = std::fs::read_to_string(d.join("user_key.pub")).unwrap();
         std::fs::write(
             d.join("authorized_keys"),
-            format!("environment=\"HOME={}\" {key}", home.display()),
+            format!(
+                "environment=\"HOME={}\",environment=\"PATH={}\" {key}",
+                home.display(),
+                path.display()
+            ),
         )
         .unwrap();
     }

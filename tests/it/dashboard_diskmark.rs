@@ -33,20 +33,20 @@ fn the_diskmark_grid_fills_live_and_ends_as_the_session_s() {
     let s = t.wait_for(" Presets ");
     assert!(s.contains("CrystalDiskMark 8 default profile"), "{s}");
     t.tmux(&["send-keys", "Enter"]);
-    wait_until(&t, 60, "the run under way", |s| s.contains("running"));
+    wait_until(&t, "the run under way", |s| s.contains("running"));
     // The curve's tab holds the grid once a test's first run has finished.
     t.tmux(&["send-keys", "3"]);
-    let s = wait_until(&t, 120, "the first cell", |s| {
+    let s = wait_until(&t, "the first cell", |s| {
         row(s, "SEQ1M Q8T1", "read").is_some()
     });
     assert!(s.contains("╭ Diskmark grid"), "{s}");
     // It fills: the last test's write cell, all its runs done.
-    wait_until(&t, 300, "the last cell, whole", |s| {
+    wait_until(&t, "the last cell, whole", |s| {
         row(s, "RND4K Q1T1", "write").is_some_and(|w| w[1] == "5/5")
     });
     // After the run, the cells on the screen are the saved session's grid.
     // The run's end, in the header's corner.
-    let s = wait_until(&t, 120, "the run's end", |s| s.contains(" completed ╯"));
+    let s = wait_until(&t, "the run's end", |s| s.contains(" completed ╯"));
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (_, loaded) = the_saved_session(home.path());

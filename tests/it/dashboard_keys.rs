@@ -4,7 +4,7 @@
 //! XDG_CONFIG_HOME); a bad keys.yaml is reported with file:line:column.
 
 use crate::common;
-use crate::dashboard_tmux::Tmux;
+use crate::dashboard_tmux::{wait_until, Tmux};
 
 fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
     Tmux::start_with(name, &common::bin().display().to_string(), home, 80, 24)
@@ -13,11 +13,6 @@ fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
 /// Sends one key (a tmux key name) alone: an Esc followed at once by a key reads as Alt.
 fn key(t: &Tmux, k: &str) {
     t.tmux(&["send-keys", k]);
-}
-
-/// Waits up to 20 s for a screen that `ok` accepts.
-fn wait_until(t: &Tmux, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    crate::dashboard_tmux::wait_until(t, 20, what, ok)
 }
 
 /// The presets as the picker lists them (id, name), in its order: read from the real

@@ -30,7 +30,7 @@ fn a_hir_run_shows_its_bursts_in_the_recovery_view() {
     };
     t.wait_for(" Presets ");
     t.tmux(&["send-keys", "Enter"]);
-    let s = wait_until(&t, 120, "the recovery view", |s| {
+    let s = wait_until(&t, "the recovery view", |s| {
         s.contains("Recovery: IOPS over time")
     });
     assert!(!s.contains("Curve: latency vs IOPS"), "{s}");
@@ -38,7 +38,7 @@ fn a_hir_run_shows_its_bursts_in_the_recovery_view() {
     // bursts are points of their own series.
     // The wait state's series stays in the legend once its first burst is a point (the
     // "last" line moves on with the next step).
-    let s = wait_until(&t, 120, "a wait-5s burst as a point", |s| {
+    let s = wait_until(&t, "a wait-5s burst as a point", |s| {
         s.contains("● wait-5s")
     });
     assert!(

@@ -70,7 +70,7 @@ fn open_of_a_quick_look_session_names_its_preset_and_phases_as_the_live_view() {
     // It opens at the end: the header names the preset and the last phase as live.
     let header = |s: &str| s.lines().take(6).collect::<Vec<_>>().join("\n");
     let last = format!("phase {}", live[3]);
-    let s = wait_until(&t, 20, "the header of the replay's end", |s| {
+    let s = wait_until(&t, "the header of the replay's end", |s| {
         let h = header(s);
         h.contains("preset Quick look") && h.contains(&last)
     });

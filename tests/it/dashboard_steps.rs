@@ -48,19 +48,19 @@ fn the_steps_tab_fills_in_as_a_quick_look_runs() {
     t.wait_for(" Presets ");
     t.tmux(&["send-keys", "Enter"]);
     t.tmux(&["send-keys", "7"]);
-    let s = wait_until(&t, 60, "the plan's four steps listed", |s| {
+    let s = wait_until(&t, "the plan's four steps listed", |s| {
         s.contains("Steps: ") && s.contains(" of 4 done") && row(s, "4").is_some()
     });
     assert!(s.contains("7 Steps"), "the tab bar names the tab\n{s}");
     // Step 1 done and a later one running (a loaded machine may catch it a step later).
-    let s = wait_until(&t, 60, "step 1's results, a later step running", |s| {
+    let s = wait_until(&t, "step 1's results, a later step running", |s| {
         (s.contains("Steps: 1 of 4 done") && row(s, "▶2").is_some())
             || (s.contains("Steps: 2 of 4 done") && row(s, "▶3").is_some())
     });
     let first = row(&s, "1").unwrap_or_default();
     assert!(has_results(&first), "step 1's row: {first:?}\n{s}");
     assert!(row(&s, "3").is_some(), "what remains is listed\n{s}");
-    let s = wait_until(&t, 60, "every step done", |s| {
+    let s = wait_until(&t, "every step done", |s| {
         s.contains("Steps: 4 of 4 done") && s.contains("completed")
     });
     for n in ["1", "2", "3", "4"] {
@@ -89,7 +89,7 @@ fn a_note_typed_mid_run_is_in_the_events_the_session_the_report_and_compare() {
     };
     t.wait_for(" Presets ");
     t.tmux(&["send-keys", "Enter"]);
-    wait_until(&t, 60, "step 2 running", |s| s.contains("step 2/4"));
+    wait_until(&t, "step 2 running", |s| s.contains("step 2/4"));
     t.tmux(&["send-keys", "m"]);
     t.wait_for("Enter records");
     // Typed keys go to the note: a space does not pause, a 7 does not change the tab.
@@ -97,12 +97,12 @@ fn a_note_typed_mid_run_is_in_the_events_the_session_the_report_and_compare() {
     t.wait_for("note: fw E1MU23BC, fan off 7");
     t.tmux(&["send-keys", "Enter"]);
     t.tmux(&["send-keys", "6"]);
-    let s = wait_until(&t, 20, "the note in the events", |s| {
+    let s = wait_until(&t, "the note in the events", |s| {
         s.lines()
             .any(|l| l.contains("note") && l.contains("fw E1MU23BC, fan off 7"))
     });
     assert!(!s.contains("paused ╯"), "the space went to the note\n{s}");
-    wait_until(&t, 60, "the run completed", |s| s.contains("completed"));
+    wait_until(&t, "the run completed", |s| s.contains("completed"));
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (path, loaded) = the_saved_session(home.path());

@@ -12,7 +12,7 @@ fn start(name: &str, home: &std::path::Path) -> Option<Tmux> {
 /// The theme picker's highlighted row.
 fn picked_theme(t: &Tmux) -> String {
     t.tmux(&["send-keys", "c"]);
-    let s = wait_until(t, 20, "the theme picker", |s| s.contains("╭ Theme"));
+    let s = wait_until(t, "the theme picker", |s| s.contains("╭ Theme"));
     t.tmux(&["send-keys", "Escape"]);
     s.lines()
         .find(|l| l.contains('▶'))
@@ -29,13 +29,13 @@ fn the_theme_chosen_is_the_next_starts_and_a_users_file_is_kept() {
     };
     t.wait_for("Presets (type to filter)");
     t.tmux(&["send-keys", "Escape"]);
-    wait_until(&t, 20, "the picker closed", |s| !s.contains("▶"));
+    wait_until(&t, "the picker closed", |s| !s.contains("▶"));
     t.tmux(&["send-keys", "c"]);
     t.wait_for("▶ dark");
     t.tmux(&["send-keys", "Down"]);
     t.wait_for("▶ light");
     t.tmux(&["send-keys", "Enter"]);
-    wait_until(&t, 20, "the notice naming the file", |s| {
+    wait_until(&t, "the notice naming the file", |s| {
         s.contains("kept for the next start in") && s.contains("theme.yaml")
     });
     let text = std::fs::read_to_string(&file).expect("theme.yaml written");
@@ -49,7 +49,7 @@ fn the_theme_chosen_is_the_next_starts_and_a_users_file_is_kept() {
     };
     t.wait_for("Presets (type to filter)");
     t.tmux(&["send-keys", "Escape"]);
-    wait_until(&t, 20, "the picker closed", |s| !s.contains("▶"));
+    wait_until(&t, "the picker closed", |s| !s.contains("▶"));
     assert!(
         picked_theme(&t).contains("light"),
         "started in the theme kept"
@@ -65,14 +65,14 @@ fn the_theme_chosen_is_the_next_starts_and_a_users_file_is_kept() {
     };
     t.wait_for("Presets (type to filter)");
     t.tmux(&["send-keys", "Escape"]);
-    wait_until(&t, 20, "the picker closed", |s| !s.contains("▶"));
+    wait_until(&t, "the picker closed", |s| !s.contains("▶"));
     assert!(picked_theme(&t).contains("high-contrast"));
     t.tmux(&["send-keys", "c"]);
     t.wait_for("▶ high-contrast");
     t.tmux(&["send-keys", "Down"]);
     t.tmux(&["send-keys", "Enter"]);
     // The notice may wrap over two lines: read them joined.
-    wait_until(&t, 20, "the notice saying it is kept", |s| {
+    wait_until(&t, "the notice saying it is kept", |s| {
         let joined: Vec<&str> = s.lines().map(str::trim_end).collect();
         joined.join(" ").contains("not written by drivescope")
     });

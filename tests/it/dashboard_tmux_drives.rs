@@ -60,11 +60,11 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
         return;
     };
     // The picker and the table whole: a capture may catch a frame half drawn.
-    wait_until(&t, 20, "the picker over the drives table", |s| {
+    wait_until(&t, "the picker over the drives table", |s| {
         s.contains(" Presets ") && s.contains("3 drives a, b, c") && s.contains("Drives (3)")
     });
     t.tmux(&["send-keys", "Enter"]);
-    let s = wait_until(&t, 60, "every drive running", |s| {
+    let s = wait_until(&t, "every drive running", |s| {
         ["a", "b", "c"]
             .iter()
             .all(|l| row(s, l).is_some_and(|r| r.contains("running") && r.contains("1/4")))
@@ -72,12 +72,12 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     assert!(s.contains("drive a ·"), "the first drive is picked:\n{s}");
     // Down picks b: the header and the highlighted row say so.
     t.tmux(&["send-keys", "Down"]);
-    wait_until(&t, 10, "b picked", |s| {
+    wait_until(&t, "b picked", |s| {
         s.contains("drive b ·") && s.contains("│▶b ")
     });
     // o draws every drive on the charts, each named in the legend.
     t.tmux(&["send-keys", "o"]);
-    let s = wait_until(&t, 10, "the overlay", |s| {
+    let s = wait_until(&t, "the overlay", |s| {
         s.contains("Throughput (IOPS) · every drive") && s.contains("■ c ")
     });
     for l in ["■ a ", "■ b ", "■ c "] {
@@ -88,7 +88,7 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     t.tmux(&["send-keys", "X"]);
     t.wait_for("Stop drive b (");
     t.tmux(&["send-keys", "y"]);
-    let s = wait_until(&t, 20, "b stopped", |s| {
+    let s = wait_until(&t, "b stopped", |s| {
         row(s, "b").is_some_and(|r| r.contains("stopped"))
     });
     // A stopped drive shows no figures of its last interval as if it still ran.
@@ -102,14 +102,14 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
         "{s}"
     );
     // The others run to their end; then q quits at once.
-    let s = wait_until(&t, 90, "the run's end", |s| {
+    let s = wait_until(&t, "the run's end", |s| {
         row(s, "a").is_some_and(|r| r.contains("done"))
             && row(s, "c").is_some_and(|r| r.contains("done"))
             && s.contains("session saved to")
     });
     assert!(row(&s, "b").is_some_and(|r| r.contains("stopped")), "{s}");
     t.tmux(&["send-keys", "o"]);
-    wait_until(&t, 10, "the overlay off", |s| !s.contains("every drive"));
+    wait_until(&t, "the overlay off", |s| !s.contains("every drive"));
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     assert_cooked(&t.stty());
@@ -157,15 +157,13 @@ fn three_targets_run_pick_overlay_stop_one_and_quit() {
     let Some(t) = Tmux::start_with("drives3open", &cmd, home.path(), 120, 40) else {
         return;
     };
-    let s = wait_until(&t, 20, "the replayed drives", |s| {
+    let s = wait_until(&t, "the replayed drives", |s| {
         row(s, "b").is_some_and(|r| r.contains("stopped"))
     });
     assert!(row(&s, "a").is_some_and(|r| r.contains("done")), "{s}");
     assert!(!s.contains("X stop one"), "a replay stops nothing:\n{s}");
     t.tmux(&["send-keys", "Down"]);
-    wait_until(&t, 10, "b picked in the replay", |s| {
-        s.contains("drive b ·")
-    });
+    wait_until(&t, "b picked in the replay", |s| s.contains("drive b ·"));
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
 }
@@ -241,7 +239,7 @@ fn a_targets_file_opens_the_dashboard_on_its_drives_with_their_labels() {
     t.wait_for("2 drives bay-1, bay-2");
     t.tmux(&["send-keys", "Escape"]);
     // Both rows, bay-1 idle: the table drawn whole, not a frame caught half drawn.
-    wait_until(&t, 20, "the drives table with both rows", |s| {
+    wait_until(&t, "the drives table with both rows", |s| {
         s.contains("Drives (2)")
             && row(s, "bay-1").is_some_and(|r| r.contains("idle"))
             && row(s, "bay-2").is_some()
@@ -314,10 +312,10 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
     let before = dev.stat();
     t.tmux(&["send-keys", "Enter"]);
     // The key was taken (the picker closed), then the run ends: a failure says which.
-    wait_until(&t, 20, "the picker close on enter", |s| {
+    wait_until(&t, "the picker close on enter", |s| {
         !s.contains("1 drive bay-1")
     });
-    let s = wait_until(&t, 60, "the run's end", |s| {
+    let s = wait_until(&t, "the run's end", |s| {
         row(s, "bay-1").is_some_and(|r| r.contains("completed")) && s.contains("session saved to")
     });
     assert!(s.contains("Drives (1)"), "{s}");

@@ -646,13 +646,13 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
         return;
     };
     // The picker whole: a capture may catch it half drawn.
-    wait_until(&t, 20, "the job file in the picker", |s| {
+    wait_until(&t, "the job file in the picker", |s| {
         s.contains("fio: two.fio")
             && s.contains("writes")
             && s.contains("targets the job file's own")
     });
     t.tmux(&["send-keys", "Enter"]);
-    let end = wait_until(&t, 60, "the run's end", |s| s.contains("completed"));
+    let end = wait_until(&t, "the run's end", |s| s.contains("completed"));
     // The last step's job, with its own figures, in the events.
     assert!(end.contains("fio job look ("), "{end}");
     t.tmux(&["send-keys", "q"]);

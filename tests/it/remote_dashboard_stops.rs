@@ -73,7 +73,7 @@ fn the_stop_key_ctrl_c_and_q_end_a_hosts_handshake_at_once() {
         let Some(t) = Tmux::start_with(name, &cmd, home.path(), 120, 40) else {
             return;
         };
-        wait_until(&t, 20, "the picker", |s| s.contains(" Presets "));
+        wait_until(&t, "the picker", |s| s.contains(" Presets "));
         t.tmux(&["send-keys", "Enter"]);
         // The handshake has begun: ssh (the wrapper, its group's leader) is running.
         let pgid = common::pid_written(&pidfile);
@@ -82,7 +82,7 @@ fn the_stop_key_ctrl_c_and_q_end_a_hosts_handshake_at_once() {
         if quits {
             t.wait_for("EXIT=0");
         } else {
-            wait_until(&t, 20, "the run not started", |s| {
+            wait_until(&t, "the run not started", |s| {
                 s.contains("stopped before the host was ready")
             });
         }
@@ -231,18 +231,16 @@ fn the_stop_key_ctrl_c_and_q_end_a_hosts_fill_of_a_new_file_and_save_the_session
         let Some(t) = Tmux::start_with(name, &cmd, home.path(), 140, 40) else {
             return;
         };
-        wait_until(&t, 20, "the picker", |s| s.contains(" Presets "));
+        wait_until(&t, "the picker", |s| s.contains(" Presets "));
         t.tmux(&["send-keys", "Enter"]);
-        wait_until(&t, 60, "the host's fill under way", |s| {
-            s.contains("filling")
-        });
+        wait_until(&t, "the host's fill under way", |s| s.contains("filling"));
         assert!(lab.connected(0), "{name}: the agent is there");
         let t0 = Instant::now();
         press(&t, keys);
         if quits {
             t.wait_for("EXIT=0");
         } else {
-            wait_until(&t, 20, "the run's end", |s| s.contains("session saved to"));
+            wait_until(&t, "the run's end", |s| s.contains("session saved to"));
         }
         let took = t0.elapsed();
         lab.wait_disconnected(0);

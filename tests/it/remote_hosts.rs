@@ -627,7 +627,7 @@ fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
     let Some(tm) = Tmux::start_with("hosts2", &cmd, home.path(), 140, 40) else {
         return;
     };
-    wait_until(&tm, 20, "the picker over the drives table", |s| {
+    wait_until(&tm, "the picker over the drives table", |s| {
         s.contains(" Presets ") && s.contains("Drives (2)")
     });
     let (l0, l1) = (
@@ -635,7 +635,7 @@ fn the_dashboard_runs_a_preset_on_two_hosts_drives() {
         format!("host1:{}2", t.display()),
     );
     tm.tmux(&["send-keys", "Enter"]);
-    let s = wait_until(&tm, 90, "the run's end on both hosts", |s| {
+    let s = wait_until(&tm, "the run's end on both hosts", |s| {
         s.contains("session saved to")
     });
     assert!(!s.contains("failed"), "{s}");

@@ -153,7 +153,7 @@ fn a_verify_state_that_cannot_be_saved_is_an_event_and_exit_1() {
     let Some(t) = Tmux::start_with("verifyunsaved", &cmd, home.path(), 200, 50) else {
         return;
     };
-    let s = wait_until(&t, 20, "the event", |s| s.contains("verify state in"));
+    let s = wait_until(&t, "the event", |s| s.contains("verify state in"));
     let line = s
         .lines()
         .find(|l| l.contains("verify state in"))

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use super::schedule::Schedule;
 use crate::stats::{
-    ArrivalGaps, DirCounts, IntervalReport, IoErrorRecord, LatHists, LatSummary, WorkerInterval,
+    ArrivalGaps, DirCounts, DueEarlier, IntervalReport, IoErrorRecord, LatHists, LatSummary,
+    WorkerInterval,
 };
 
 /// One interval as merged so far.
@@ -19,14 +20,17 @@ struct Partial {
     /// the interval is handed on), the others' added in.
     hists: Option<(usize, Box<LatHists>)>,
     gaps: ArrivalGaps,
+    due_earlier: DueEarlier,
     end_ns: u64,
 }
 
 /// What one worker has sent.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct WorkerState {
     last_index: Option<u64>,
     done: bool,
+    /// The spans it held its schedule still (ns since the step's start).
+    held: Vec<(u64, u64)>,
 }
 
 /// One interval merged over every job.
@@ -39,6 +43,8 @@ pub(super) struct Merged {
     pub suspended_ns: u64,
     /// The gaps between the intended issue times of its paced I/Os.
     pub gaps: ArrivalGaps,
+    /// Of its I/Os, the paced ones due in an earlier interval.
+    pub due_earlier: DueEarlier,
     /// The job whose histograms the report carries (to give them back to).
     pub origin: Option<usize>,
 }
@@ -69,6 +75,7 @@ impl Merger {
         let st = &mut self.workers[wi.job];
         st.last_index = Some(wi.index);
         st.done |= wi.last;
+        st.held.extend_from_slice(&wi.held);
         let p = self.pending.entry(wi.index).or_default();
         for (a, b) in p.dirs.iter_mut().zip(&wi.dirs) {
             a.add(b);
@@ -76,6 +83,7 @@ impl Merger {
         p.errors += wi.errors;
         p.error_records.extend(wi.error_records);
         p.gaps.add(&wi.gaps);
+        p.due_earlier.add(&wi.due_earlier);
         p.end_ns = p.end_ns.max(wi.end_ns);
         match &mut p.hists {
             None => {
@@ -119,6 +127,11 @@ impl Merger {
     /// How many workers have not sent their last interval.
     pub fn unfinished(&self) -> usize {
         self.workers.iter().filter(|st| !st.done).count()
+    }
+
+    /// Per job, the spans it held its schedule still (ns since the step's start).
+    pub fn held(&self) -> impl Iterator<Item = &[(u64, u64)]> {
+        self.workers.iter().map(|st| st.held.as_slice())
     }
 
     fn all_done(&self) -> bool {
@@ -180,6 +193,7 @@ impl Merger {
             end_ns: p.end_ns,
             suspended_ns: suspended,
             gaps: p.gaps,
+            due_earlier: p.due_earlier,
             origin,
         }
     }

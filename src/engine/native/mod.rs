@@ -23,6 +23,8 @@ mod polling;
 pub mod rng;
 mod schedule;
 mod sqe;
+#[cfg(test)]
+mod starved;
 mod step_run;
 mod stopclock;
 mod suspend;

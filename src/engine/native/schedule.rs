@@ -43,6 +43,15 @@ impl Schedule {
     pub fn is_ramp(&self, k: u64) -> bool {
         k < self.ramp_intervals
     }
+
+    /// The interval time `t` lies in (its start included, its end not).
+    pub fn index_of(&self, t: u64) -> u64 {
+        if t < self.ramp_ns {
+            t / self.interval_ns
+        } else {
+            self.ramp_intervals + (t - self.ramp_ns) / self.interval_ns
+        }
+    }
 }
 
 #[cfg(test)]
@@ -59,5 +68,19 @@ mod tests {
         let none = Schedule::new(Duration::from_millis(500), Duration::ZERO);
         assert_eq!(none.boundary(0), 500_000_000);
         assert!(!none.is_ramp(0));
+    }
+
+    #[test]
+    fn a_time_lies_in_the_interval_whose_bounds_hold_it() {
+        for s in [
+            Schedule::new(Duration::from_secs(1), Duration::from_millis(2500)),
+            Schedule::new(Duration::from_millis(250), Duration::from_millis(150)),
+            Schedule::new(Duration::from_millis(500), Duration::ZERO),
+        ] {
+            for t in (0..6_000_000_000u64).step_by(10_000_000) {
+                let k = s.index_of(t);
+                assert!(s.start(k) <= t && t < s.boundary(k), "{s:?}: {t} in {k}");
+            }
+        }
     }
 }

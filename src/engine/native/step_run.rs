@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 
 use super::crew::Crew;
 use super::discard::TrimKind;
-use super::failure::{self, DeviceWatch, KernelCompletions};
+use super::failure::{self, DeviceWatch, KernelCounts};
 use super::merger::Merger;
 use super::notes::Notes;
 use super::open;
 use super::schedule::Schedule;
 use super::sqe::RingIo;
+use super::stopclock::Seen;
 use super::timeline::Timeline;
 use super::totals::Totals;
 use super::validate::validate;
@@ -42,8 +43,8 @@ pub(super) fn run(
     validate(target, spec)?;
     let mut run = StepRun::open(target, spec, kind, obs)?;
     let crew = run.spawn(&ctl.pause)?;
-    let (time, abandoned) = run.merge(&crew, ctl, obs);
-    run.finish(crew, time, abandoned, obs)
+    let abandoned = run.merge(&crew, ctl, obs);
+    run.finish(crew, abandoned, obs)
 }
 
 /// One step from its opened target to its summary.
@@ -58,7 +59,7 @@ struct StepRun<'a> {
     trim: Option<TrimKind>,
     ring_io: RingIo,
     device: Option<DeviceWatch>,
-    kernel: Option<KernelCompletions>,
+    kernel: Option<KernelCounts>,
     /// Held until the step returns.
     _claim: Option<super::target_lock::TargetLock>,
     schedule: Schedule,
@@ -120,7 +121,7 @@ impl<'a> StepRun<'a> {
             rate,
             flusher,
             merger: Merger::new(jobs, schedule, paced),
-            totals: Totals::new(paced, schedule.ramp_ns),
+            totals: Totals::new(paced, schedule),
             pacing: None,
             failure: None,
             ended_by: None,
@@ -225,14 +226,9 @@ impl<'a> StepRun<'a> {
     }
 
     /// Merges the workers' messages and hands each interval on as soon as every live
-    /// worker has sent it, until the step ends. Returns the step's clock and how many
-    /// workers were left behind on a device that did not complete their I/O.
-    fn merge(
-        &mut self,
-        crew: &Crew,
-        ctl: &StepControl,
-        obs: &mut dyn StepObserver,
-    ) -> (Timeline, usize) {
+    /// worker has sent it, until the step ends. Returns how many workers were left behind
+    /// on a device that did not complete their I/O.
+    fn merge(&mut self, crew: &Crew, ctl: &StepControl, obs: &mut dyn StepObserver) -> usize {
         // A worker whose I/Os the device does not complete within the grace after the
         // stop is left behind (the step ends without it).
         let mut time = Timeline::new(crew.started, self.end_ns, self.spec.interval);
@@ -241,7 +237,7 @@ impl<'a> StepRun<'a> {
             self.turn(&mut time, crew, ctl, obs);
             self.emit(&time, crew, obs);
             if self.merger.finished() {
-                return (time, 0);
+                return 0;
             }
             if crew.stopping() {
                 time.clock.asked();
@@ -253,13 +249,15 @@ impl<'a> StepRun<'a> {
                         continue;
                     }
                     let abandoned = self.merger.unfinished();
-                    self.leave_behind(abandoned, waited, time.clock.progressing(), obs);
-                    return (time, abandoned);
+                    let (progressing, stalled) =
+                        (time.clock.progressing(), time.clock.device_stalled());
+                    self.leave_behind(abandoned, waited, progressing, stalled, obs);
+                    return abandoned;
                 }
             }
             if self.merger.stranded() {
                 // Intervals left behind by failed workers: nothing more will complete them.
-                return (time, 0);
+                return 0;
             }
         }
     }
@@ -314,17 +312,18 @@ impl<'a> StepRun<'a> {
         // Completions counted on every turn (the workers' atomics and one small sysfs read,
         // 50 a second): whether the device completed anything in the last grace is what
         // tells a device draining its queue after the step's end from a stalled one, and
-        // that needs the count from before the end too.
-        let done = self
-            .kernel
-            .as_ref()
-            .and_then(KernelCompletions::read)
-            .unwrap_or(0);
-        time.clock.progress(crew.reaped().wrapping_add(done));
+        // that needs the count from before the end too; the requests the kernel holds in
+        // flight at the device are what tells a stalled device from a starved process.
+        let device = self.kernel.as_ref().and_then(KernelCounts::read);
+        let seen = Seen {
+            done: crew
+                .reaped()
+                .wrapping_add(device.map_or(0, |d| d.completed)),
+            device_in_flight: device.map(|d| d.in_flight),
+        };
         let paused = ctl.pause.load(Ordering::Relaxed);
-        time.sample_pause(paused);
         // The duration is up but a worker is still waiting on the device: stop it too.
-        if time.clock.overdue(paused) {
+        if time.clock.turn(Instant::now(), seen, paused) {
             self.ended_by.get_or_insert(EndedBy::Duration);
             crew.stop();
         }
@@ -359,41 +358,54 @@ impl<'a> StepRun<'a> {
     }
 
     /// Says that `abandoned` workers were left with I/O in flight `waited` after the stop,
-    /// and ends the step as a stall where the device completed nothing meanwhile.
+    /// and ends the step as a stall only where the kernel says the device held requests
+    /// and completed none through the last grace (`stalled`; `None` where it keeps no
+    /// count for the device). Workers the process was too slow to finish are no stall.
     fn leave_behind(
         &mut self,
         abandoned: usize,
         waited: Duration,
         progressing: bool,
+        stalled: Option<bool>,
         obs: &mut dyn StepObserver,
     ) {
+        if abandoned == 0 {
+            return;
+        }
         let path = self.target.path.display();
-        if abandoned > 0 && progressing {
+        let late = format!(
+            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop",
+            waited.as_secs_f64()
+        );
+        let why = match (progressing, stalled) {
             // Still completing I/O, just not all of it yet (a deep queue on a slow
             // device): not a stall. The step keeps its reason.
-            self.notes.say(
-                format!(
-                    "{abandoned} job(s) still had I/O in flight {:.1}s after the stop; {path} is still \
-                     completing it (not stalled); stopped without waiting",
-                    waited.as_secs_f64(),
-                ),
-                obs,
-            );
-        } else if abandoned > 0 {
-            let what = format!(
-                "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
-                 ({path} is not completing it)",
-                waited.as_secs_f64(),
-            );
-            self.notes
-                .say(format!("{what}; stopped without waiting for it"), obs);
-            // A step that reached its own end (duration, bytes) while the device sat on
-            // its I/O did not measure the device: that is the device failing, not a
-            // result. A stop, skip, steady state or failure keeps its reason.
-            if self.ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
-                self.ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
+            (true, _) => format!("{path} is still completing it (not stalled)"),
+            (false, Some(true)) => {
+                let what = format!(
+                    "{late} ({path} is not completing it: its device holds requests and \
+                     completed none)"
+                );
+                self.notes
+                    .say(format!("{what}; stopped without waiting for it"), obs);
+                // A step that reached its own end (duration, bytes) while the device sat
+                // on its I/O did not measure the device: that is the device failing, not
+                // a result. A stop, skip, steady state or failure keeps its reason.
+                if self.ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
+                    self.ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
+                }
+                return;
             }
-        }
+            (false, Some(false)) => format!(
+                "the kernel shows none of it held at {path}'s device, so the device did not \
+                 stall (the process was slow to finish it)"
+            ),
+            (false, None) => {
+                format!("the kernel keeps no count for {path}'s device, so nothing says it stalled")
+            }
+        };
+        self.notes
+            .say(format!("{late}; {why}; stopped without waiting"), obs);
     }
 
     /// Joins the workers, saves the verify state and builds the step's summary (or returns
@@ -401,7 +413,6 @@ impl<'a> StepRun<'a> {
     fn finish(
         mut self,
         crew: Crew,
-        mut time: Timeline,
         abandoned: usize,
         obs: &mut dyn StepObserver,
     ) -> Result<StepSummary, EngineError> {
@@ -410,8 +421,7 @@ impl<'a> StepRun<'a> {
         if let Some(f) = self.failure.take() {
             return Err(f);
         }
-        time.close_pause();
-        let runtime_s = self.totals.runtime_s(time.pauses());
+        let runtime_s = self.totals.runtime_s(self.merger.held());
         let ended_by = self.ended_by.take().unwrap_or_else(|| {
             if self.end_ns.is_some_and(|e| self.totals.last_end_ns() >= e) {
                 EndedBy::Duration

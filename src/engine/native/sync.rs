@@ -9,9 +9,8 @@ use super::buffers::Buffers;
 use super::discard::trim_sync;
 use super::iogen::{IoDir, IoGen};
 use super::pacer::Pacer;
-use super::pause::{PauseTracker, PAUSE_NAP_NS};
+use super::pause::{Holds, PAUSE_NAP_NS};
 use super::rng::Rng;
-use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::{ns_since, paced_lead, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
 
@@ -49,12 +48,10 @@ pub(crate) fn run(ctx: WorkerCtx) {
     }
     let mut issued_bytes = 0u64;
     let mut end_ns = ctx.end_ns;
-    let mut pause = PauseTracker::default();
-    let mut suspended = SuspendWatch::new(ns_since(t0));
+    let mut holds = Holds::new(ns_since(t0));
     let mut now = ns_since(t0);
     loop {
-        let (paused, resumed) = pause.update(ctx.pause.load(Ordering::Relaxed), now);
-        let resumed = resumed + suspended.turn(now).map_or(0, |(_, gap)| gap);
+        let (paused, resumed) = holds.turn(ctx.pause.load(Ordering::Relaxed), now, &mut rec);
         if resumed > 0 {
             end_ns = end_ns.map(|e| e + resumed);
             if let Some(p) = &mut pacer {
@@ -127,5 +124,6 @@ pub(crate) fn run(ctx: WorkerCtx) {
         ctx.progress.fetch_add(1, Ordering::Relaxed);
         rec.complete(io.dir, io.len, io.offset, result, t_submit, t_intended, now);
     }
+    holds.close(now, &mut rec);
     rec.flush(now, true);
 }

@@ -8,7 +8,8 @@ use super::iogen::IoDir;
 use super::schedule::Schedule;
 use super::WorkerMsg;
 use crate::stats::{
-    ArrivalGaps, DirCounts, IoErrorRecord, LatHists, WorkerInterval, MAX_ERROR_RECORDS_PER,
+    ArrivalGaps, DirCounts, DueEarlier, IoErrorRecord, LatHists, WorkerInterval,
+    MAX_ERROR_RECORDS_PER,
 };
 
 pub struct IntervalTally<'a> {
@@ -16,8 +17,14 @@ pub struct IntervalTally<'a> {
     schedule: Schedule,
     paced: bool,
     k: u64,
+    /// The current interval's start and end (ns since the step's start).
+    start: u64,
     next_boundary: u64,
     dirs: [DirCounts; 3],
+    /// Of `dirs`, the paced I/Os due in an earlier interval.
+    due_earlier: DueEarlier,
+    /// Spans the worker held its schedule still, not sent yet.
+    held: Vec<(u64, u64)>,
     errors: u64,
     error_records: Vec<IoErrorRecord>,
     hists: Box<LatHists>,
@@ -40,8 +47,11 @@ impl<'a> IntervalTally<'a> {
             schedule,
             paced,
             k: 0,
+            start: 0,
             next_boundary: schedule.boundary(0),
             dirs: [DirCounts::default(); 3],
+            due_earlier: DueEarlier::default(),
+            held: Vec::new(),
             errors: 0,
             error_records: Vec::with_capacity(MAX_ERROR_RECORDS_PER),
             hists: Box::new(LatHists::new(paced)),
@@ -76,7 +86,15 @@ impl<'a> IntervalTally<'a> {
         }
     }
 
-    /// Records one completion. `result` is the kernel's: bytes transferred or -errno.
+    /// Records that the worker held its schedule and its end still over `[from, to)` (ns
+    /// since the step's start): a pause, or a suspension it saw. Sent with the interval.
+    pub fn held(&mut self, from: u64, to: u64) {
+        self.held.push((from, to));
+    }
+
+    /// Records one completion. `result` is the kernel's: bytes transferred or -errno. A
+    /// paced I/O due before this interval began is also counted as due in its own
+    /// interval (the step's figures count it there).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn complete(
@@ -93,6 +111,10 @@ impl<'a> IntervalTally<'a> {
         if result == i64::from(len) {
             self.dirs[d].ios += 1;
             self.dirs[d].bytes += u64::from(len);
+            if self.paced && t_intended < self.start {
+                let due_in = self.schedule.index_of(t_intended).min(self.k);
+                self.due_earlier.count(due_in, d, u64::from(len));
+            }
             self.hists.service[d].saturating_record(now.saturating_sub(t_submit));
             if let Some(r) = &mut self.hists.response {
                 r[d].saturating_record(now.saturating_sub(t_intended));
@@ -128,11 +150,14 @@ impl<'a> IntervalTally<'a> {
             ),
             hists: mem::replace(&mut self.hists, fresh),
             gaps: mem::take(&mut self.gaps),
+            due_earlier: mem::take(&mut self.due_earlier),
+            held: mem::take(&mut self.held),
             last,
         };
         // A closed channel means the collector is gone; the worker will stop on its flag.
         let _ = self.tx.send(WorkerMsg::Interval(msg));
         self.k += 1;
+        self.start = self.schedule.start(self.k);
         self.next_boundary = self.schedule.boundary(self.k);
     }
 }

@@ -1,6 +1,7 @@
 //! The collector's clock for one step: when the step started, how long to wait for
-//! workers once they should stop ([`StopClock`]), and the spans the process was suspended
-//! and the user paused, which the step's figures leave out.
+//! workers once they should stop ([`StopClock`]), and the spans the process was suspended,
+//! whose intervals the step's figures leave out. (The spans the user paused are the
+//! workers': each holds its own schedule still, and says for how long.)
 
 use std::time::{Duration, Instant};
 
@@ -13,9 +14,6 @@ pub(super) struct Timeline {
     watch: SuspendWatch,
     /// Spans (ns since the start) the whole process was suspended.
     suspensions: Vec<(u64, u64)>,
-    /// Spans the user paused the step (sampled each turn).
-    pauses: Vec<(u64, u64)>,
-    paused_since: Option<u64>,
 }
 
 impl Timeline {
@@ -28,8 +26,6 @@ impl Timeline {
             clock,
             watch,
             suspensions: Vec::new(),
-            pauses: Vec::new(),
-            paused_since: None,
         }
     }
 
@@ -41,31 +37,8 @@ impl Timeline {
         Some(gap)
     }
 
-    /// Samples the user's pause flag on this turn.
-    pub fn sample_pause(&mut self, paused: bool) {
-        match (paused, self.paused_since) {
-            (true, None) => self.paused_since = Some(since(self.started)),
-            (false, Some(from)) => {
-                self.pauses.push((from, since(self.started)));
-                self.paused_since = None;
-            }
-            _ => {}
-        }
-    }
-
-    /// Ends a pause still going on at the step's end.
-    pub fn close_pause(&mut self) {
-        if let Some(from) = self.paused_since.take() {
-            self.pauses.push((from, since(self.started)));
-        }
-    }
-
     pub fn suspensions(&self) -> &[(u64, u64)] {
         &self.suspensions
-    }
-
-    pub fn pauses(&self) -> &[(u64, u64)] {
-        &self.pauses
     }
 }
 

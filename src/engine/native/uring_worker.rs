@@ -15,9 +15,8 @@ use super::append::Landings;
 use super::buffers::Buffers;
 use super::iogen::{IoDir, IoGen, NextIo};
 use super::pacer::Pacer;
-use super::pause::{PauseTracker, PAUSE_NAP_NS};
+use super::pause::{Holds, PAUSE_NAP_NS};
 use super::sqe::{io_result, BigCqe, MakeSqe, RingIo};
-use super::suspend::SuspendWatch;
 use super::tally::IntervalTally;
 use super::uring::{setup, transient, RingBufs, Setup, UringError, SUBMIT_CHUNK};
 use super::verifier::Verifier;
@@ -187,9 +186,8 @@ struct Worker<'a, S: MakeSqe, C: BigCqe> {
     issued_bytes: u64,
     stopping: bool,
     end_ns: Option<u64>,
-    pause: PauseTracker,
+    holds: Holds,
     paused: bool,
-    suspended: SuspendWatch,
     drain_sent: bool,
     /// A zone-append step's appends and where the device placed them.
     landings: Option<Landings>,
@@ -234,7 +232,7 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         if let (Some(p), 0) = (&pacer, ctx.job) {
             let _ = ctx.tx.send(WorkerMsg::Paced(lead.pacing(p.period_ns())));
         }
-        let suspended = SuspendWatch::new(ns_since(t0));
+        let holds = Holds::new(ns_since(t0));
         let ext_arg = io.ring.params().is_feature_ext_arg();
         let verifier = match (&ctx.verify, ring_io) {
             (Some(state), RingIo::Block) => Some(Verifier::new(
@@ -268,9 +266,8 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             issued_bytes: 0,
             stopping: false,
             end_ns: ctx.end_ns,
-            pause: PauseTracker::default(),
+            holds,
             paused: false,
-            suspended,
             drain_sent: false,
             landings: matches!(ring_io, RingIo::ZoneAppend(_)).then(Landings::default),
             now: ns_since(t0),
@@ -303,6 +300,7 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             // Before the last interval: the collector ends the step on that one.
             let _ = self.ctx.tx.send(WorkerMsg::Note(l.to_string()));
         }
+        self.holds.close(self.now, &mut self.rec);
         self.rec.flush(self.now, true);
         Ok(())
     }
@@ -315,10 +313,9 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         let now = self.now;
         if !self.stopping {
             let resumed;
-            (self.paused, resumed) = self
-                .pause
-                .update(self.ctx.pause.load(Ordering::Relaxed), now);
-            let resumed = resumed + self.suspended.turn(now).map_or(0, |(_, gap)| gap);
+            (self.paused, resumed) =
+                self.holds
+                    .turn(self.ctx.pause.load(Ordering::Relaxed), now, &mut self.rec);
             if resumed > 0 {
                 self.end_ns = self.end_ns.map(|e| e + resumed);
                 if let Some(p) = &mut self.src.pacer {
