@@ -167,7 +167,10 @@ mod tests {
     #[test]
     fn a_drive_no_source_answered_for_is_bit_1() {
         let unread = SmartReading::default();
-        assert_eq!(SmartExit::of_all(std::slice::from_ref(&unread)), SmartExit(2));
+        assert_eq!(
+            SmartExit::of_all(std::slice::from_ref(&unread)),
+            SmartExit(2)
+        );
         let read = SmartReading {
             source: Some(Source::Hwmon),
             ..Default::default()
