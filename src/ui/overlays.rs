@@ -212,11 +212,20 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
                     Span::styled("estimated time ", t.dim_style()),
                     Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
                 ]),
+            ];
+            // The `*` explained where it is shown, as `presets list` explains it.
+            if p.estimate.ends_with('*') {
+                lines.push(Line::styled(
+                    crate::plan::estimate_footnote(crate::plan::ASSUMED_BYTES_PER_S),
+                    t.dim_style(),
+                ));
+            }
+            lines.extend([
                 Line::raw(""),
                 Line::styled(format::shown(&p.description), Style::default().fg(t.fg)),
                 Line::raw(""),
                 Line::styled("phases", t.dim_style()),
-            ];
+            ]);
             for (i, ph) in p.phases.iter().enumerate() {
                 lines.push(Line::styled(
                     format!(" {}. {ph}", i + 1),
