@@ -331,6 +331,32 @@ pub fn format_duration(d: Duration) -> String {
     out
 }
 
+/// A duration as people read an estimate or a time left: `under 1 s`, `45 s`,
+/// `4 min 10 s`, `1 h 05 min` (whole seconds under an hour, whole minutes from an hour).
+/// The one form of every estimate: the preset picker, `presets list` and a run's ETA.
+pub fn readable_duration(d: Duration) -> String {
+    if d.is_zero() {
+        return "0 s".into();
+    }
+    let secs = d.as_secs_f64().round() as u64;
+    if secs == 0 {
+        return "under 1 s".into();
+    }
+    if secs < 60 {
+        return format!("{secs} s");
+    }
+    if secs < 3600 {
+        let (m, s) = (secs / 60, secs % 60);
+        return if s == 0 {
+            format!("{m} min")
+        } else {
+            format!("{m} min {s:02} s")
+        };
+    }
+    let mins = secs.saturating_add(30) / 60;
+    format!("{} h {:02} min", mins / 60, mins % 60)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,6 +493,21 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(format_duration(Duration::from_secs(3900)), "1h5m");
+    }
+
+    #[test]
+    fn readable_durations() {
+        let r = |ms: u64| readable_duration(Duration::from_millis(ms));
+        assert_eq!(r(0), "0 s");
+        assert_eq!(r(250), "under 1 s");
+        assert_eq!(r(2_147), "2 s");
+        assert_eq!(r(59_400), "59 s");
+        assert_eq!(r(60_000), "1 min");
+        assert_eq!(r(250_000), "4 min 10 s");
+        assert_eq!(r(3_900_000), "1 h 05 min");
+        assert_eq!(r(3_599_600), "1 h 00 min");
+        assert_eq!(r(84_000_000), "23 h 20 min");
+        assert!(readable_duration(Duration::MAX).ends_with(" min"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Type-to-filter in the pickers (presets, targets, themes): the letters typed keep the
 //! rows that hold them (any case, in the name, the id or the path), and the moves go
-//! through the rows kept. A letter the picker has a key for (`q`, `t`, `j`, `k`, `c`)
-//! does that while nothing is typed; once a filter is begun every letter goes to it.
+//! through the rows kept. While a picker is open every printable key is filter text (`q`,
+//! `t`, `j` and `?` too, first or not); its commands are the keys that type nothing
+//! (Enter, Esc, the arrows, Ctrl-T, F1, Ctrl-C), and its footer says which.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -18,15 +19,15 @@ pub fn keeps(filter: &str, fields: &[&str]) -> bool {
     })
 }
 
-/// The characters a filter is typed with: letters, digits and those of ids and paths.
-fn typed(k: &KeyEvent) -> Option<char> {
+/// The character a key types into a filter: any printable one without Ctrl or Alt.
+pub fn typed(k: &KeyEvent) -> Option<char> {
     if k.modifiers
         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
     {
         return None;
     }
     match k.code {
-        KeyCode::Char(c) if c.is_alphanumeric() || "-_./ ".contains(c) => Some(c),
+        KeyCode::Char(c) if !c.is_control() => Some(c),
         _ => None,
     }
 }
@@ -40,12 +41,9 @@ pub enum Edit {
     None,
 }
 
-/// Applies a filter key (a character, Backspace, or Esc while there is a filter);
-/// `bound`: the key is one of the picker's own, which it stays while nothing is typed.
-pub fn edit(app: &mut App, k: &KeyEvent, bound: bool) -> Edit {
-    if bound && app.filter.is_empty() {
-        return Edit::None;
-    }
+/// Applies a filter key (a character, Backspace, or Esc while there is a filter); a
+/// leading space is swallowed, not typed.
+pub fn edit(app: &mut App, k: &KeyEvent) -> Edit {
     if let Some(c) = typed(k) {
         if app.filter.chars().count() < MAX_CHARS && !(c == ' ' && app.filter.is_empty()) {
             app.filter.push(c);

@@ -23,6 +23,14 @@ pub(super) fn key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
 }
 
 fn overlay_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
+    // A terminal too small draws no picker, only "q quits": its letters are not filter text.
+    let picker = matches!(
+        app.overlay,
+        Some(Overlay::Presets | Overlay::Targets { typing: None } | Overlay::Themes { .. })
+    );
+    if picker && super::layout::mode(app.size.0, app.size.1) == super::layout::Mode::TooSmall {
+        return main_key(app, k);
+    }
     match app.overlay.clone() {
         Some(Overlay::Help { scroll }) => help_key(app, k, scroll),
         Some(Overlay::Presets) => presets_key(app, k),
@@ -375,10 +383,10 @@ fn move_in(sel: &mut usize, rows: &[usize], a: Action) -> bool {
     moved
 }
 
-/// A filter key in a picker: the filter changed, the selection kept on a row shown.
-fn filtered(app: &mut App, k: &KeyEvent, rows: fn(&App) -> Vec<usize>, own: &[Action]) -> bool {
-    let bound = app.keymap.first_of(own, k).is_some();
-    if filter::edit(app, k, bound) != filter::Edit::Changed {
+/// A filter key in a picker (every printable key is one): the filter changed, the
+/// selection kept on a row shown.
+fn filtered(app: &mut App, k: &KeyEvent, rows: fn(&App) -> Vec<usize>) -> bool {
+    if filter::edit(app, k) != filter::Edit::Changed {
         return false;
     }
     let kept = rows(app);
@@ -442,18 +450,17 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
-    let own = [Up, Down, Targets, Help, Quit];
-    if filtered(app, k, App::preset_rows, &own) {
+    if filtered(app, k, App::preset_rows) {
         return Vec::new();
     }
-    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+    if let Some(m) = app.keymap.first_command(&MOVES, k) {
         let rows = app.preset_rows();
         move_in(&mut app.preset_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
-        .first_of(&[Select, Back, Up, Down, Targets, Help, Quit, Interrupt], k)
+        .first_command(&[Select, Back, Targets, Help, Quit, Interrupt], k)
     {
         Some(Select) if app.preset_rows().is_empty() => {
             app.notify(format!("no preset matches '{}'", app.filter));
@@ -551,17 +558,17 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
-    if filtered(app, k, App::target_rows, &[Up, Down, Help, Quit]) {
+    if filtered(app, k, App::target_rows) {
         return Vec::new();
     }
-    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+    if let Some(m) = app.keymap.first_command(&MOVES, k) {
         let rows = app.target_rows();
         move_in(&mut app.target_sel, &rows, m);
         return Vec::new();
     }
     match app
         .keymap
-        .first_of(&[Select, Back, Help, Quit, Interrupt], k)
+        .first_command(&[Select, Back, Help, Quit, Interrupt], k)
     {
         Some(Select) if app.target_rows().is_empty() => {
             app.notify(format!("no target matches '{}'", app.filter));
@@ -601,15 +608,18 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
-    if filtered(app, k, App::theme_rows, &[Up, Down, Themes]) {
+    if filtered(app, k, App::theme_rows) {
         return Vec::new();
     }
-    if let Some(m) = app.keymap.first_of(&MOVES, k) {
+    if let Some(m) = app.keymap.first_command(&MOVES, k) {
         let rows = app.theme_rows();
         move_in(&mut app.theme_idx, &rows, m);
         return Vec::new();
     }
-    match app.keymap.first_of(&[Select, Back, Themes, Interrupt], k) {
+    match app
+        .keymap
+        .first_command(&[Select, Back, Themes, Interrupt], k)
+    {
         Some(Interrupt) => {
             app.theme_idx = original;
             app.overlay = None;

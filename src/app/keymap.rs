@@ -104,7 +104,7 @@ actions! {
     SkipStep skip_step "skip" ["n"] "skip to the next step";
     Snapshot snapshot "snapshot" ["s"] "save a snapshot of the session";
     Presets presets "presets" ["p"] "choose a preset";
-    Targets targets "targets" ["t"] "choose a target (file or device)";
+    Targets targets "targets" ["t", "ctrl-t"] "choose a target; ctrl-t from the preset picker";
     Themes themes "themes" ["c"] "choose a colour theme";
     Units units "units" ["u"] "throughput chart in IOPS or MB/s";
     Help help "help" ["?", "f1"] "show or hide this help";
@@ -222,19 +222,33 @@ impl Keymap {
     /// The keys of `action` as the help prints them: `? / f1`.
     /// Three or more digits in a row print as a range: `1-6`.
     pub fn describe(&self, action: Action) -> String {
-        let keys = self.keys(action);
-        let digit = |k: &KeyBinding| match k.code {
-            ratatui::crossterm::event::KeyCode::Char(c) if k.mods.is_empty() => c.to_digit(10),
-            _ => None,
-        };
-        let digits: Option<Vec<u32>> = keys.iter().map(digit).collect();
-        if let Some(d) = digits.filter(|d| d.len() > 2 && d.windows(2).all(|w| w[1] == w[0] + 1)) {
-            if let (Some(a), Some(b)) = (d.first(), d.last()) {
-                return format!("{a}-{b}");
-            }
-        }
-        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        keys.join(" / ")
+        describe_keys(self.keys(action))
+    }
+
+    /// The keys of `action` that work while a filter is typed (those that type no
+    /// character), as [`describe`](Self::describe) prints them; empty when it has none.
+    pub fn describe_command(&self, action: Action) -> String {
+        let keys: Vec<KeyBinding> = self
+            .keys(action)
+            .iter()
+            .filter(|k| !k.is_text())
+            .copied()
+            .collect();
+        describe_keys(&keys)
+    }
+
+    /// The key event triggers `action` and types no character: a command while a filter
+    /// is open, where every character is text.
+    pub fn is_command(&self, action: Action, ev: &KeyEvent) -> bool {
+        self.keys(action)
+            .iter()
+            .any(|k| !k.is_text() && k.matches(ev))
+    }
+
+    /// The first of `candidates` that the key event triggers as a command
+    /// ([`is_command`](Self::is_command)).
+    pub fn first_command(&self, candidates: &[Action], ev: &KeyEvent) -> Option<Action> {
+        candidates.iter().copied().find(|&a| self.is_command(a, ev))
     }
 
     /// The key event triggers `action`.
@@ -338,6 +352,22 @@ impl Keymap {
             Err(e) => (Keymap::default(), Some(e)),
         }
     }
+}
+
+/// Keys as the help prints them: `? / f1`; three or more digits in a row as a range: `1-6`.
+fn describe_keys(keys: &[KeyBinding]) -> String {
+    let digit = |k: &KeyBinding| match k.code {
+        ratatui::crossterm::event::KeyCode::Char(c) if k.mods.is_empty() => c.to_digit(10),
+        _ => None,
+    };
+    let digits: Option<Vec<u32>> = keys.iter().map(digit).collect();
+    if let Some(d) = digits.filter(|d| d.len() > 2 && d.windows(2).all(|w| w[1] == w[0] + 1)) {
+        if let (Some(a), Some(b)) = (d.first(), d.last()) {
+            return format!("{a}-{b}");
+        }
+    }
+    let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    keys.join(" / ")
 }
 
 /// `~/.config/drivescope` (or `$XDG_CONFIG_HOME/drivescope`).

@@ -77,6 +77,15 @@ impl KeyBinding {
         ))
     }
 
+    /// A key that types a character (no Ctrl, no Alt): while a filter is open it is text,
+    /// never a command.
+    pub fn is_text(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_))
+            && !self
+                .mods
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    }
+
     /// The key event is this binding. Shift is ignored for characters (it is in the
     /// character already) and a key release never matches.
     pub fn matches(&self, ev: &KeyEvent) -> bool {
@@ -153,5 +162,15 @@ mod tests {
         let c = KeyBinding::parse("ctrl-c").unwrap();
         assert!(c.matches(&ev(KeyCode::Char('c'), KeyModifiers::CONTROL)));
         assert!(!c.matches(&ev(KeyCode::Char('c'), KeyModifiers::NONE)));
+    }
+
+    #[test]
+    fn text_keys_are_characters_without_ctrl_or_alt() {
+        for s in ["q", "t", "?", "1", "space", "Q"] {
+            assert!(KeyBinding::parse(s).unwrap().is_text(), "{s}");
+        }
+        for s in ["ctrl-t", "alt-x", "f1", "enter", "esc", "up", "tab"] {
+            assert!(!KeyBinding::parse(s).unwrap().is_text(), "{s}");
+        }
     }
 }

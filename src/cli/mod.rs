@@ -61,7 +61,7 @@ pub const SMART_EXIT_CODES: &[(&str, &str)] = &[
     ("bit 0 (1)", "the command line did not parse"),
     (
         "bit 1 (2)",
-        "the device, or the saved smartctl output, could not be read, or is not a reading of a device",
+        "the device, or the saved smartctl output, could not be read, or is not a reading of a device, or no source answered for a drive (health unknown, `source none answered`: a virtio or loop disk has no SMART)",
     ),
     (
         "bit 2 (4)",

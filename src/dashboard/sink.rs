@@ -14,7 +14,7 @@ use crate::stats::StepSummary;
 use crate::workload::{RunOf, Workload};
 
 use super::method::{self, method_of, MethodOf};
-use super::views::{telemetry_view, ASSUMED_BYTES_PER_S};
+use super::views::telemetry_view;
 
 /// Sends a run's events to the app.
 pub(super) struct DashboardSink {
@@ -134,8 +134,12 @@ impl Sink for DashboardSink {
                 });
             }
             RunEvent::Started { run, session } => {
-                self.plan_expected_s =
-                    Some(run.plan.estimate(ASSUMED_BYTES_PER_S).max.as_secs_f64());
+                self.plan_expected_s = Some(
+                    run.plan
+                        .estimate(crate::plan::ASSUMED_BYTES_PER_S as f64)
+                        .max
+                        .as_secs_f64(),
+                );
                 self.count = run.plan.steps.len();
                 self.done = 0;
                 self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();

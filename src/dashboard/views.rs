@@ -15,9 +15,6 @@ use crate::preset;
 use crate::telemetry::TelemetrySample;
 use crate::units::count;
 
-/// Throughput assumed for estimates of data-amount phases.
-pub const ASSUMED_BYTES_PER_S: f64 = 1e9;
-
 /// The preset library with each preset's phases and estimated time for the target.
 pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEntry> {
     let facts = TargetFacts {
@@ -37,7 +34,7 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                         .iter()
                         .map(|ph| format!("{} ({})", ph.name, count(ph.steps.len(), "step")))
                         .collect(),
-                    plan::estimate_text(&plan, ASSUMED_BYTES_PER_S),
+                    plan::estimate_text(&plan, plan::ASSUMED_BYTES_PER_S as f64),
                     plan.steps.iter().any(|s| {
                         s.engine != crate::workload::EngineKind::Idle
                             && s.workload.rw.read_percent(s.workload.rwmixread) < 100

@@ -2,7 +2,7 @@
 //! amount of data are timed at an assumed throughput the caller states; steady-state steps
 //! and SNIA rounds give a range from the earliest possible end to the latest.
 
-use crate::units::format_duration;
+use crate::units::{format_size, readable_duration};
 use std::time::Duration;
 
 use super::{mul_saturating, secs_saturating, Plan, PlanStep, SteadyRule};
@@ -74,13 +74,31 @@ impl Plan {
     }
 }
 
-/// "40s", "4h40m–23h20m", with `*` when it depends on the assumed throughput.
+/// The throughput every estimate assumes for steps that end on an amount of data, unless
+/// `presets list --assume-throughput` says otherwise: the preset picker, `presets list`,
+/// `presets plan` and a run's ETA all time such steps at it.
+pub const ASSUMED_BYTES_PER_S: u64 = 1 << 30;
+
+/// What the `*` of an estimate means, at `bytes_per_sec`.
+pub fn estimate_footnote(bytes_per_sec: u64) -> String {
+    format!(
+        "* phases that end on an amount of data, timed at an assumed {}/s",
+        format_size(bytes_per_sec)
+    )
+}
+
+/// "40 s", "4 h 40 min – 23 h 20 min" ([`readable_duration`]), with `*` when it depends on
+/// the assumed throughput ([`estimate_footnote`]).
 pub fn estimate_text(plan: &Plan, bytes_per_sec: f64) -> String {
     let e = plan.estimate(bytes_per_sec);
-    let mut s = if e.min == e.max {
-        format_duration(e.max)
+    let mut s = if readable_duration(e.min) == readable_duration(e.max) {
+        readable_duration(e.max)
     } else {
-        format!("{}–{}", format_duration(e.min), format_duration(e.max))
+        format!(
+            "{} – {}",
+            readable_duration(e.min),
+            readable_duration(e.max)
+        )
     };
     if e.assumes_throughput {
         s.push('*');

@@ -46,7 +46,7 @@ use thiserror::Error;
 
 use crate::workload::{EngineKind, EngineOptions, StepEnd, StepSpec, Workload};
 
-pub use estimate::{estimate_text, Estimate};
+pub use estimate::{estimate_footnote, estimate_text, Estimate, ASSUMED_BYTES_PER_S};
 pub use expand::expand;
 pub use listing::{plan_rows, plan_table, planned_steps, PlannedEnd, PlannedStep, PLAN_COLUMNS};
 pub use presets_text::{plan_text, preset_text, presets_table};

@@ -4,7 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::{estimate_text, expand, plan_table, planned_steps, Plan, PlanOptions, TargetFacts};
+use super::{
+    estimate_footnote, estimate_text, expand, plan_table, planned_steps, Plan, PlanOptions,
+    TargetFacts,
+};
 use crate::preset::Preset;
 use crate::units::format_size;
 
@@ -19,11 +22,10 @@ pub fn presets_table(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Estimated durations for a {} target; * marks phases that end on an amount of data,\n\
-         timed at an assumed {}/s (see --capacity and --assume-throughput). A range runs from\n\
-         steady state reached as early as possible to the most rounds.\n",
+        "Estimated durations for a {} target (see --capacity and --assume-throughput).\n{}.\n\
+         A range runs from steady state reached as early as possible to the most rounds.\n",
         format_size(facts.capacity_bytes),
-        format_size(throughput)
+        estimate_footnote(throughput)
     );
     let rows: Vec<(String, String, String)> = presets
         .iter()
@@ -74,7 +76,7 @@ pub fn plan_text(p: &Preset, plan: &Plan, facts: &TargetFacts, probe_iops: Optio
         p.id,
         format_size(facts.capacity_bytes),
         crate::units::count(plan.steps.len(), "step"),
-        estimate_text(plan, f64::from(1u32 << 30))
+        estimate_text(plan, super::ASSUMED_BYTES_PER_S as f64)
     );
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");

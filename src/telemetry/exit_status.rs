@@ -1,8 +1,8 @@
 //! The exit status of `drivescope smart`: a bit mask following smartctl's (`man
 //! smartctl`, EXIT STATUS), for what drivescope can tell from its readings. Bits 0 and 1
-//! are the command's own (its command line, a device or file it could not read); bits 2–7
-//! come from the readings: what drivescope found, and smartctl's own status where
-//! smartctl made the reading.
+//! are the command's own (its command line, a device or file it could not read, a drive no
+//! source answered for); bits 2–7 come from the readings: what drivescope found, and
+//! smartctl's own status where smartctl made the reading.
 
 use super::attributes::{DeviceKind, WhenFailed};
 use super::health::HealthReason;
@@ -13,7 +13,8 @@ use super::reading::SmartReading;
 pub enum SmartExitBit {
     /// The command line did not parse.
     CommandLine = 0,
-    /// The device (or saved output) could not be read, or it is not a reading.
+    /// The device (or saved output) could not be read, or it is not a reading, or no
+    /// source (NVMe admin, hwmon, smartctl) answered for the drive.
     DeviceOpen = 1,
     /// smartctl said a SMART or other command to the device failed.
     CommandFailed = 2,
@@ -47,9 +48,14 @@ impl SmartExit {
         self.0 & (1 << bit as u8) != 0
     }
 
-    /// The bits of every reading, together.
+    /// The bits of every reading, together; a drive no source answered for (health
+    /// unknown, `source: none answered`) sets bit 1, as smartctl exits 2 on such a drive.
     pub fn of_all(readings: &[SmartReading]) -> SmartExit {
-        SmartExit(readings.iter().fold(0, |m, r| m | SmartExit::of(r).0))
+        let all = SmartExit(readings.iter().fold(0, |m, r| m | SmartExit::of(r).0));
+        if readings.iter().any(|r| r.source.is_none()) {
+            return all.with(SmartExitBit::DeviceOpen);
+        }
+        all
     }
 
     /// The bits one reading sets.
@@ -91,6 +97,7 @@ mod tests {
     use super::*;
     use crate::telemetry::attributes::{ata_flag, AtaAttribute};
     use crate::telemetry::health::Health;
+    use crate::telemetry::Source;
 
     fn attr(flags: u16, when: WhenFailed) -> AtaAttribute {
         AtaAttribute {
@@ -135,6 +142,7 @@ mod tests {
             error_log_entries: Some(2),
             self_test_errors: Some(1),
             smartctl_exit_status: Some(0b11),
+            source: Some(Source::Smartctl),
             ..Default::default()
         };
         assert_eq!(SmartExit::of(&past), SmartExit(32 | 64 | 128));
@@ -142,6 +150,7 @@ mod tests {
             kind: Some(DeviceKind::Nvme),
             error_log_entries: Some(22),
             smartctl_exit_status: Some(4),
+            source: Some(Source::Smartctl),
             ..Default::default()
         };
         assert_eq!(
@@ -152,6 +161,25 @@ mod tests {
         assert_eq!(
             SmartExit::of_all(&[past, nvme]),
             SmartExit(4 | 32 | 64 | 128)
+        );
+    }
+
+    #[test]
+    fn a_drive_no_source_answered_for_is_bit_1() {
+        let unread = SmartReading::default();
+        assert_eq!(
+            SmartExit::of_all(std::slice::from_ref(&unread)),
+            SmartExit(2)
+        );
+        let read = SmartReading {
+            source: Some(Source::Hwmon),
+            ..Default::default()
+        };
+        assert_eq!(SmartExit::of_all(std::slice::from_ref(&read)), SmartExit(0));
+        assert_eq!(
+            SmartExit::of_all(&[read, unread]),
+            SmartExit(2),
+            "any drive"
         );
     }
 }

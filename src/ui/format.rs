@@ -39,6 +39,41 @@ pub fn cut_end(s: &str, width: usize) -> String {
     format!("{head}…")
 }
 
+/// A row's name in at most `width` columns among the names of its list (`others`; it may
+/// hold `name` itself): a longer name loses the leading words it shares with the name
+/// most like it, not its end, so that the words telling rows apart stay
+/// ("StorageReview 4K random read" and "… write" become `…4K random read` and
+/// `…4K random write`); what still does not fit is cut at its end.
+pub fn fit_name(name: &str, others: &[&str], width: usize) -> String {
+    if name.chars().count() <= width {
+        return name.to_string();
+    }
+    let words: Vec<&str> = name.split(' ').collect();
+    // The most leading words any other name shares with this one.
+    let shared = others
+        .iter()
+        .filter(|o| **o != name)
+        .map(|o| {
+            words
+                .iter()
+                .zip(o.split(' '))
+                .take_while(|(a, b)| *a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+        .min(words.len().saturating_sub(1));
+    // The fewest shared words dropped that make it fit; all of them when none does.
+    let dropped = (1..=shared)
+        .map(|k| format!("…{}", words[k..].join(" ")))
+        .find(|c| c.chars().count() <= width);
+    match dropped {
+        Some(c) => c,
+        None if shared > 0 => cut_end(&format!("…{}", words[shared..].join(" ")), width),
+        None => cut_end(name, width),
+    }
+}
+
 /// `s` in at most `width` columns: `…` and its end when it is longer (a path, whose end
 /// tells drives apart: `…nvme1n1`).
 pub fn cut_start(s: &str, width: usize) -> String {
@@ -253,6 +288,25 @@ mod tests {
         assert_eq!(lines.join(" "), text);
         assert_eq!(wrapped("abcdefghij", 4), ["abcd", "efgh", "ij"]);
         assert_eq!(wrapped("", 4), [""]);
+    }
+
+    #[test]
+    fn a_name_too_long_loses_the_words_it_shares_not_its_end() {
+        let all = [
+            "StorageReview 4K random read",
+            "StorageReview 4K random write",
+            "StorageReview 16K sequential read",
+            "Quick look",
+        ];
+        assert_eq!(fit_name(all[0], &all, 30), all[0], "it fits");
+        assert_eq!(fit_name(all[0], &all, 24), "…4K random read");
+        assert_eq!(fit_name(all[1], &all, 24), "…4K random write");
+        assert_eq!(fit_name(all[1], &all, 8), "…write");
+        assert_eq!(fit_name(all[2], &all, 24), "…16K sequential read");
+        assert_eq!(fit_name(all[2], &all, 10), "…16K sequ…");
+        assert_eq!(fit_name("Quick look long", &all, 8), "…long");
+        let alone = fit_name("Zoned sequential", &all, 8);
+        assert_eq!(alone, "Zoned s…", "nothing shared: its end is cut");
     }
 
     #[test]

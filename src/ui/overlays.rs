@@ -40,13 +40,40 @@ fn keys(app: &App, a: Action) -> String {
 }
 
 fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
+    let pairs: Vec<(String, &str)> = pairs.iter().map(|(a, w)| (keys(app, *a), *w)).collect();
+    hint_line(app, &pairs)
+}
+
+/// A picker's footer: only the keys that type no character (every other one is filter
+/// text while a picker is open); an action with none is left out.
+fn picker_hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
+    let back = if app.filter.is_empty() {
+        None
+    } else {
+        Some("clear")
+    };
+    let pairs: Vec<(String, &str)> = pairs
+        .iter()
+        .map(|(a, w)| {
+            let w = match (a, back) {
+                (Action::Back, Some(clear)) => clear,
+                _ => *w,
+            };
+            (app.keymap.describe_command(*a), w)
+        })
+        .filter(|(k, _)| !k.is_empty())
+        .collect();
+    hint_line(app, &pairs)
+}
+
+fn hint_line(app: &App, pairs: &[(String, &str)]) -> Line<'static> {
     let t = app.theme();
     let mut spans = Vec::new();
-    for (i, (a, what)) in pairs.iter().enumerate() {
+    for (i, (k, what)) in pairs.iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", t.dim_style()));
         }
-        spans.push(Span::styled(keys(app, *a), Style::default().fg(t.accent)));
+        spans.push(Span::styled(k.clone(), Style::default().fg(t.accent)));
         spans.push(Span::styled(format!(" {what}"), t.dim_style()));
     }
     Line::from(spans)
@@ -144,9 +171,43 @@ fn list_state(sel: usize, len: usize) -> ListState {
     ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))))
 }
 
+/// The preset list's width in a picker body `body` columns wide.
+fn preset_list_width(body: u16) -> u16 {
+    (body / 3).clamp(18, 34)
+}
+
+/// The names of the presets `rows` as a list `list_w` wide shows them: the highlight
+/// symbol takes two columns, and a longer name keeps the words that tell it from the
+/// others ([`format::fit_name`]).
+fn shown_names(app: &App, rows: &[usize], list_w: u16) -> Vec<String> {
+    let name_w = usize::from(list_w.saturating_sub(2));
+    let all: Vec<String> = app.presets.iter().map(|p| format::shown(&p.name)).collect();
+    let others: Vec<&str> = all.iter().map(String::as_str).collect();
+    rows.iter()
+        .filter_map(|&i| all.get(i))
+        .map(|n| format::fit_name(n, &others, name_w))
+        .collect()
+}
+
+/// The names the preset picker shows for the rows its filter keeps, on a terminal
+/// `width` columns wide.
+pub fn preset_names(app: &App, width: u16) -> Vec<String> {
+    // The picker's window (at most 100 columns) less its two borders.
+    let body = width.min(PICKER_WIDTH).saturating_sub(2);
+    shown_names(app, &app.preset_rows(), preset_list_width(body))
+}
+
+/// The widest a picker's window is.
+const PICKER_WIDTH: u16 = 100;
+
 fn presets(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
-    let r = centred(area, 100, 22);
+    let quit = if app.run.state.is_active() {
+        "stop"
+    } else {
+        "quit"
+    };
+    let r = centred(area, PICKER_WIDTH, 22);
     f.render_widget(Clear, r);
     let rows = app.preset_rows();
     let title = picker_title(app, "Presets", rows.len(), app.presets.len());
@@ -169,17 +230,14 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             body,
         );
     } else {
-        let list_w = (body.width / 3).clamp(18, 34);
+        let list_w = preset_list_width(body.width);
         let [list_area, detail] =
             Layout::horizontal([Constraint::Length(list_w), Constraint::Min(10)])
                 .spacing(1)
                 .areas(body);
-        // The highlight symbol takes two columns; a longer name ends in `…`.
-        let name_w = usize::from(list_w.saturating_sub(2));
-        let items: Vec<ListItem> = rows
-            .iter()
-            .filter_map(|&i| app.presets.get(i))
-            .map(|p| ListItem::new(Line::raw(format::cut_end(&format::shown(&p.name), name_w))))
+        let items: Vec<ListItem> = shown_names(app, &rows, list_w)
+            .into_iter()
+            .map(|n| ListItem::new(Line::raw(n)))
             .collect();
         let mut st = list_state(shown_at(app.preset_sel, &rows), rows.len());
         f.render_stateful_widget(
@@ -212,11 +270,20 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
                     Span::styled("estimated time ", t.dim_style()),
                     Span::styled(p.estimate.clone(), Style::default().fg(t.accent)),
                 ]),
+            ];
+            // The `*` explained where it is shown, as `presets list` explains it.
+            if p.estimate.ends_with('*') {
+                lines.push(Line::styled(
+                    crate::plan::estimate_footnote(crate::plan::ASSUMED_BYTES_PER_S),
+                    t.dim_style(),
+                ));
+            }
+            lines.extend([
                 Line::raw(""),
                 Line::styled(format::shown(&p.description), Style::default().fg(t.fg)),
                 Line::raw(""),
                 Line::styled("phases", t.dim_style()),
-            ];
+            ]);
             for (i, ph) in p.phases.iter().enumerate() {
                 lines.push(Line::styled(
                     format!(" {}. {ph}", i + 1),
@@ -267,13 +334,15 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
         target_line,
     );
     f.render_widget(
-        Paragraph::new(hint(
+        Paragraph::new(picker_hint(
             app,
             &[
                 (Action::Select, "start"),
+                (Action::Up, "move"),
                 (Action::Targets, "target"),
                 (Action::Back, "close"),
                 (Action::Help, "help"),
+                (Action::Interrupt, quit),
             ],
         )),
         foot,
@@ -300,12 +369,54 @@ fn target_size(tg: &TargetEntry, wide: bool) -> String {
     }
 }
 
+/// The widths of the target table's name and path columns in a body `body` columns wide.
+fn target_name_widths(body: u16) -> (usize, usize) {
+    if body >= 90 {
+        (22, 18)
+    } else {
+        (18, 14)
+    }
+}
+
+/// The name and path of the targets `rows` as the table shows them: a longer name keeps
+/// the words that tell it from the others ([`format::fit_name`]), a longer path its end.
+fn shown_targets(
+    app: &App,
+    rows: &[usize],
+    label_w: usize,
+    path_w: usize,
+) -> Vec<(String, String)> {
+    let all: Vec<String> = app
+        .targets
+        .iter()
+        .map(|t| format::shown(&t.label))
+        .collect();
+    let others: Vec<&str> = all.iter().map(String::as_str).collect();
+    rows.iter()
+        .filter_map(|&i| Some((all.get(i)?, app.targets.get(i)?)))
+        .map(|(label, t)| {
+            (
+                format::fit_name(label, &others, label_w),
+                format::cut_start(&format::shown_path(&t.path), path_w),
+            )
+        })
+        .collect()
+}
+
+/// The name and path the target picker shows for each row its filter keeps, on a
+/// terminal `width` columns wide.
+pub fn target_names(app: &App, width: u16) -> Vec<(String, String)> {
+    let body = width.min(PICKER_WIDTH).saturating_sub(2);
+    let (label_w, path_w) = target_name_widths(body);
+    shown_targets(app, &app.target_rows(), label_w, path_w)
+}
+
 /// The most lines a target's safety check takes in the table.
 const ROW_LINES: usize = 3;
 
 fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     let t = app.theme();
-    let r = centred(area, 100, 18);
+    let r = centred(area, PICKER_WIDTH, 18);
     f.render_widget(Clear, r);
     let kept = app.target_rows();
     let title = picker_title(app, "Targets", kept.len(), app.targets.len());
@@ -321,8 +432,9 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     // The columns: the name, the path (identical drives differ there), kind and size,
     // then the safety check, wrapped over as many lines as it needs.
     let wide = body.width >= 90;
-    let (label_w, path_w) = if wide { (22, 18) } else { (18, 14) };
+    let (label_w, path_w) = target_name_widths(body.width);
     let (kind_w, size_w) = (7, if wide { 20 } else { 9 });
+    let mut names = shown_targets(app, &kept, label_w, path_w).into_iter();
     // Two columns of highlight symbol and one between each of the five columns.
     let safety_w =
         usize::from(body.width).saturating_sub(2 + 4 + label_w + path_w + kind_w + size_w);
@@ -362,9 +474,10 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                 }
             }
             let height = u16::try_from(safety.len()).unwrap_or(u16::MAX);
+            let (label, path) = names.next().unwrap_or_default();
             Row::new(vec![
-                Cell::from(format::cut_end(&format::shown(&tg.label), label_w)),
-                Cell::from(format::cut_start(&format::shown_path(&tg.path), path_w)),
+                Cell::from(label),
+                Cell::from(path),
                 Cell::from(kind),
                 Cell::from(Line::raw(target_size(tg, wide)).right_aligned()),
                 Cell::from(ratatui::text::Text::from(
@@ -441,9 +554,13 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
         prompt,
     );
     f.render_widget(
-        Paragraph::new(hint(
+        Paragraph::new(picker_hint(
             app,
-            &[(Action::Select, "choose"), (Action::Back, "close")],
+            &[
+                (Action::Select, "choose"),
+                (Action::Back, "close"),
+                (Action::Help, "help"),
+            ],
         )),
         foot,
     );
@@ -474,7 +591,7 @@ fn themes(app: &App, f: &mut Frame, area: Rect) {
         &mut st,
     );
     f.render_widget(
-        Paragraph::new(hint(
+        Paragraph::new(picker_hint(
             app,
             &[(Action::Select, "keep"), (Action::Back, "undo")],
         )),

@@ -120,6 +120,14 @@ pub fn config(size: (u16, u16)) -> AppConfig {
 /// A builder of a synthetic state for a terminal of a size.
 pub type MakeApp = fn((u16, u16)) -> App;
 
+/// A fresh app with the built-in presets (and the user's fio job files) for a 1 GiB
+/// target, as the dashboard lists them.
+pub fn with_builtins(size: (u16, u16)) -> App {
+    let mut cfg = config(size);
+    cfg.presets = drivescope::dashboard::views::preset_entries(1 << 30, 512, 1.0);
+    App::new(cfg)
+}
+
 /// A fresh idle app (no overlay) for a terminal of `size`.
 pub fn idle(size: (u16, u16)) -> App {
     App::new(config(size))

@@ -7,6 +7,7 @@ mod drives;
 mod filter;
 mod fixtures;
 mod method;
+mod names;
 mod new_file;
 mod panels;
 mod runtime;

@@ -142,13 +142,17 @@ fn smart_on_a_path_and_devices_list() {
     };
     // The folder is on a block device: drivescope must read it, whatever it finds there.
     let out = drivescope(&["smart", dir.path().to_str().expect("utf-8"), "--json"]);
-    assert!(
-        out.status.success(),
-        "smart on a folder on /dev/{disk}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let one = if v.is_array() { v[0].clone() } else { v };
+    // A drive no source answered for is smartctl's bit 1, as smartctl exits 2 there.
+    let expected = if one["source"].is_null() { 2 } else { 0 };
+    assert_eq!(
+        out.status.code().map(|c| c & 2),
+        Some(expected),
+        "smart on a folder on /dev/{disk} (source {}): {}",
+        one["source"],
+        String::from_utf8_lossy(&out.stderr)
+    );
     for k in KEYS {
         assert!(one.get(k).is_some(), "key {k}");
     }
@@ -179,6 +183,32 @@ fn smart_on_a_path_and_devices_list() {
     for d in list.as_array().expect("array") {
         assert!(d["sources"].to_string().contains("blockstat"), "{d}");
     }
+}
+
+/// A loop device has no SMART: `smart` says "none answered" as before and exits 2 (bit 1,
+/// what smartctl exits there), so that `smart DEV || alarm` raises the alarm.
+#[test]
+fn smart_on_a_drive_no_source_answers_exits_2() {
+    let Some(lo) = crate::common::LoopDev::new(1 << 20) else {
+        return;
+    };
+    let out = drivescope(&["smart", lo.dev.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.starts_with("health               unknown\n"), "{text}");
+    assert!(
+        text.contains("source               none answered\n"),
+        "{text}"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = drivescope(&["smart", lo.dev.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(json.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert!(v["source"].is_null(), "{v}");
 }
 
 #[test]

@@ -37,10 +37,11 @@ fn presets_in_order(home: &std::path::Path) -> Vec<(String, String)> {
     rows
 }
 
-/// The start of a preset's name as a picker row shows it (long names end in '…' at 80
-/// columns, so the row holds the first characters only).
-fn row_of(name: &str) -> String {
-    name.chars().take(16).collect()
+/// A preset's name as a picker row shows it at 80 columns (24 columns of name): a long
+/// name loses the words it shares with the others (`all`, from [`presets_in_order`]).
+fn row_of(name: &str, all: &[(String, String)]) -> String {
+    let names: Vec<&str> = all.iter().map(|p| p.1.as_str()).collect();
+    drivescope::ui::format::fit_name(name, &names, 24)
 }
 
 /// The line of the picker's highlighted entry.
@@ -58,12 +59,12 @@ fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
         return;
     };
     let presets = presets_in_order(home.path());
-    let first = row_of(&presets[0].1);
+    let first = row_of(&presets[0].1, &presets);
     let last = &presets[presets.len() - 1];
     t.wait_for(&format!("▶ {first}"));
     key(&t, "End");
     wait_until(&t, &format!("End: the last preset, {}", last.0), |s| {
-        picked(s).contains(&row_of(&last.1)) && s.contains(&format!("id {}", last.0))
+        picked(s).contains(&row_of(&last.1, &presets)) && s.contains(&format!("id {}", last.0))
     });
     key(&t, "Home");
     wait_until(&t, "Home: the first preset", |s| picked(s).contains(&first));
@@ -73,7 +74,10 @@ fn tab_numbers_and_home_end_pgup_pgdn_in_the_preset_picker_work() {
     wait_until(
         &t,
         &format!("PgDn: ten presets down, {}", eleventh.0),
-        |s| picked(s).contains(&row_of(&eleventh.1)) && s.contains(&format!("id {}", eleventh.0)),
+        |s| {
+            picked(s).contains(&row_of(&eleventh.1, &presets))
+                && s.contains(&format!("id {}", eleventh.0))
+        },
     );
     key(&t, "PageUp");
     wait_until(&t, "PgUp: back to the first", |s| {
@@ -119,7 +123,7 @@ fn typing_filters_the_preset_picker_and_backspace_and_esc_clear_it() {
     let (id, name) = &presets[at];
     key(&t, "End");
     wait_until(&t, &format!("End: the last SNIA preset, {id}"), |s| {
-        picked(s).contains(&row_of(name)) && s.contains(&format!("id {id}"))
+        picked(s).contains(&row_of(name, &presets)) && s.contains(&format!("id {id}"))
     });
     for _ in 0..4 {
         key(&t, "BSpace");
@@ -128,10 +132,10 @@ fn typing_filters_the_preset_picker_and_backspace_and_esc_clear_it() {
     // dropped are back on screen.
     wait_until(&t, "the whole list back", |s| {
         s.contains("Presets (type to filter)")
-            && picked(s).contains(&row_of(name))
+            && picked(s).contains(&row_of(name, &presets))
             && presets
                 .iter()
-                .any(|p| !kept(p) && s.contains(&row_of(&p.1)))
+                .any(|p| !kept(p) && s.contains(&row_of(&p.1, &presets)))
     });
     for k in ["z", "z"] {
         key(&t, k);
@@ -161,7 +165,8 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
         return;
     };
     t.wait_for("▶ Quick look");
-    key(&t, "?");
+    // F1: in the open picker `?` is filter text.
+    key(&t, "F1");
     let file = home.path().join("config/drivescope/keys.yaml");
     let file = file.display().to_string();
     let s = wait_until(&t, "the help naming the keys file", |s| {
@@ -232,15 +237,18 @@ fn pickers_cut_names_with_an_ellipsis_show_the_preset_id_and_each_targets_path()
         return;
     };
     // (A capture may catch a frame half drawn: each check waits for its whole screen.)
-    // Names longer than the list end in `…`, never cut silently; the id the command line
-    // takes is shown.
-    let s = wait_until(&t, "the picker with cut names and the id", |s| {
+    // Names longer than the list lose the words they share with their neighbours, marked
+    // `…`, never cut silently, and keep the words that tell them apart (issue 43); the id
+    // the command line takes is shown.
+    let s = wait_until(&t, "the picker with shortened names and the id", |s| {
         s.contains("▶ Quick look")
-            && s.contains("StorageReview 16K seque…")
+            && s.contains("…16K sequential read")
+            && s.contains("…16K sequential write")
             && s.contains("id quick-look (drivescope run --preset quick-look)")
     });
     assert!(!s.contains("StorageReview 16K sequen "), "{s}");
-    key(&t, "t");
+    // Ctrl-T: a `t` would be filter text in the picker.
+    key(&t, "C-t");
     // Two files of the same name in two folders: their path column tells them apart.
     wait_until(&t, "a path column", |s| {
         s.contains("safety check")
@@ -316,7 +324,7 @@ fn the_header_follows_the_target_picked_between_runs() {
     wait_until(&t, "the loop device's drive in the header", |s| {
         s.contains(" Presets ") && drive_line(s).contains("· loop")
     });
-    key(&t, "t");
+    key(&t, "C-t");
     t.wait_for("safety check");
     // The first row is the built-in test file, on another drive.
     key(&t, "Home");

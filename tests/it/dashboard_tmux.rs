@@ -171,12 +171,49 @@ fn opens_on_the_default_target_and_q_quits_cleanly() {
         "{s}"
     );
     assert!(s.contains("▶ "), "a preset is highlighted: {s}");
-    t.tmux(&["send-keys", "?"]);
+    // The picker is open: `?` and `q` would be filter text; F1 is its help.
+    t.tmux(&["send-keys", "F1"]);
     t.wait_for("quit (asks first while a run is going)");
     t.tmux(&["send-keys", "Escape"]);
     // The help closed before q (an escape and a q read together are Alt-q).
     wait_until(&t, "the help to close", |s| {
         !s.contains("quit (asks first while a run is going)")
+    });
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    assert_cooked(&t.stty());
+}
+
+/// Typing into the picker as a person types (issue 43): `thermal`, `quick` and `snia`
+/// each filter the list (a first `t` no longer opens the targets, a `q` no longer quits);
+/// Esc clears the filter, a second Esc closes the picker, and then `q` quits.
+#[test]
+fn typing_a_presets_name_in_the_picker_filters_and_q_is_a_letter() {
+    let home = tempfile::tempdir().unwrap();
+    let Some(t) = Tmux::start("typing", home.path(), 80, 24) else {
+        return;
+    };
+    t.wait_for("Presets (type to filter)");
+    for (word, row) in [
+        ("thermal", "id thermal-soak"),
+        ("quick", "id quick-look"),
+        ("snia", "id snia-wipc"),
+    ] {
+        t.tmux(&["send-keys", "-l", word]);
+        t.wait_for(&format!("Presets: filter '{word}'"));
+        let s = t.wait_for(row);
+        assert!(!s.contains("Targets"), "{word}: still the presets\n{s}");
+        t.tmux(&["send-keys", "-l", "q"]);
+        t.wait_for(&format!("Presets: filter '{word}q' · 0 of"));
+        t.tmux(&["send-keys", "Escape"]);
+        t.wait_for("Presets (type to filter)");
+    }
+    // The footer names the keys that are commands here.
+    let s = t.wait_for("ctrl-t target");
+    assert!(s.contains("f1 help") && s.contains("ctrl-c quit"), "{s}");
+    t.tmux(&["send-keys", "Escape"]);
+    wait_until(&t, 20, "the picker to close", |s| {
+        !s.contains("type to filter")
     });
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");

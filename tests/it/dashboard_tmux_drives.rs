@@ -294,8 +294,8 @@ fn a_targets_file_of_one_drive_keeps_its_label_and_confirmation() {
     t.wait_for("type its name to allow writing to it");
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert_eq!(dev.stat().1, before.1, "an unconfirmed device was written");
-    t.tmux(&["send-keys", "Escape"]);
-    t.tmux(&["send-keys", "q"]);
+    // Ctrl-C quits from the name being typed (in a picker `q` is text).
+    t.tmux(&["send-keys", "C-c"]);
     t.wait_for("EXIT=0");
     assert_eq!(dev.stat().1, before.1, "an unconfirmed device was written");
     drop(t);

@@ -1576,3 +1576,43 @@ fn the_fio_export_of_a_zoned_target_uses_zonemode_zbd() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// One estimator (issue 43): for a 1 GiB target, the preset picker shows for every
+/// built-in preset the duration `presets list --capacity 1GiB` prints, in the same
+/// readable units (`2 s*`, never `2.147483648s*`), and both explain the `*`.
+#[test]
+fn the_picker_and_presets_list_estimate_alike_on_a_1_gib_target() {
+    let (code, out, err) = drivescope(&["presets", "list", "--capacity", "1GiB"]);
+    assert_eq!(code, 0, "{err}");
+    let footnote = drivescope::plan::estimate_footnote(drivescope::plan::ASSUMED_BYTES_PER_S);
+    assert!(out.contains(&footnote), "the * explained: {out}");
+    let mut lines = out.lines().skip_while(|l| !l.starts_with("ID "));
+    let header = lines.next().expect("the table's header");
+    let at = header.find("DURATION").expect("a DURATION column");
+    let listed: std::collections::BTreeMap<String, String> = lines
+        .filter_map(|l| {
+            let id = l.split_whitespace().next()?;
+            Some((id.to_string(), l.get(at..)?.trim().to_string()))
+        })
+        .collect();
+    let picker = drivescope::dashboard::views::preset_entries(1 << 30, 512, 1.0);
+    let mut compared = 0;
+    for p in picker.iter().filter(|p| p.fio_job.is_none()) {
+        let list = listed
+            .get(&p.id)
+            .unwrap_or_else(|| panic!("{} listed", p.id));
+        assert_eq!(&p.estimate, list, "{}", p.id);
+        assert!(
+            !p.estimate.contains('.') && !p.estimate.contains("ms"),
+            "{}: {} reads as a duration",
+            p.id,
+            p.estimate
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, listed.len(), "every listed preset compared");
+    assert!(
+        picker.iter().any(|p| p.estimate.ends_with('*')),
+        "some estimate assumes a throughput"
+    );
+}

@@ -223,14 +223,19 @@ pub fn progress(app: &App, slot: &DriveSlot) -> [(f64, String); 2] {
         ),
     };
     let run_done = slot.run.run_working_s(held);
-    let plan = match s.plan_expected_s.filter(|e| *e > 0.0) {
+    // The plan's ETA in the words of the preset picker and `presets list`.
+    let about = |secs: f64| {
+        let d = std::time::Duration::try_from_secs_f64(secs.max(0.0));
+        crate::units::readable_duration(d.unwrap_or(std::time::Duration::MAX))
+    };
+    let plan = match s.plan_expected_s.filter(|e| e.is_finite() && *e > 0.0) {
         Some(e) => (
             unit(run_done / e),
             format!(
                 "plan {} of about {} · about {} left",
                 format::clock(run_done),
-                format::clock(e),
-                format::clock((e - run_done).max(0.0))
+                about(e),
+                about(e - run_done)
             ),
         ),
         None => (
