@@ -14,14 +14,11 @@ use std::time::{Duration, Instant};
 
 const USERS: &str = "the user's bytes, not to be touched\n";
 
+/// drivescope in `home` (its HOME, XDG folders and working folder), output piped.
 fn command(home: &Path, args: &[String]) -> Command {
-    let mut c = Command::new(common::bin());
+    let mut c = common::command(home);
     c.args(args)
         .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
