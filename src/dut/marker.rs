@@ -1,10 +1,11 @@
 //! Remembers which test files drivescope created, by the kernel's identity of each
 //! ([`Identity::lasting`]: device, inode and file handle, whose generation tells a file
-//! apart from a later one that reuses its inode number): an extended attribute
+//! apart from a later one that reuses its inode number, or the birth time where there is
+//! no handle): an extended attribute
 //! `user.drivescope` on the file holding that identity (a copy of the file has another, so
 //! a copy is not ours), or, on filesystems without user xattrs, a line `IDENTITY PATH` in
 //! `$XDG_STATE_HOME/drivescope/created-files`, pruned of files that are gone or renamed
-//! whenever a line is added. A file whose filesystem gives no file handle is never
+//! whenever a line is added. A file whose filesystem gives neither is never
 //! remembered past the process that made it: it is the user's from then on.
 
 use std::ffi::OsStr;

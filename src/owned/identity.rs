@@ -2,8 +2,10 @@
 //! (exact while a descriptor of ours holds the file open: the kernel reuses an inode
 //! number only once the file is gone) and the file handle of `name_to_handle_at(2)`
 //! (inode and generation: a new file that reuses an inode number gets another handle),
-//! which outlives the process. A file whose filesystem gives no handle has no lasting
-//! identity: across runs it cannot be proven ours, so it is the user's.
+//! which outlives the process. Where the filesystem gives no handle, its birth time
+//! (`statx` `STX_BTIME`, to the nanosecond: a later file that reuses the inode number is
+//! born later) stands in; a file with neither has no lasting identity: across runs it cannot
+//! be proven ours, so it is the user's.
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
@@ -17,6 +19,16 @@ pub struct Identity {
     pub ino: u64,
     /// The filesystem's file handle (its type, then its bytes), when it gives one.
     pub handle: Option<(i32, Vec<u8>)>,
+    /// When the file was made (seconds, nanoseconds), when the filesystem says.
+    pub born: Option<(i64, u32)>,
+}
+
+/// The birth time of the file `fd` holds, when its filesystem records one.
+fn born_of(fd: BorrowedFd<'_>) -> Option<(i64, u32)> {
+    use rustix::fs::{AtFlags, StatxFlags};
+    let st = rustix::fs::statx(fd, c"", AtFlags::EMPTY_PATH, StatxFlags::BTIME).ok()?;
+    (st.stx_mask & StatxFlags::BTIME.bits() != 0)
+        .then_some((st.stx_btime.tv_sec, st.stx_btime.tv_nsec))
 }
 
 /// `struct file_handle` with room for the largest handle.
@@ -62,6 +74,7 @@ impl Identity {
             dev: st.st_dev,
             ino: st.st_ino,
             handle: handle_of(fd),
+            born: born_of(fd),
         })
     }
 
@@ -74,14 +87,22 @@ impl Identity {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             }
+            && match (self.born, other.born) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
     }
 
-    /// The identity as text that outlives the process (`dev:ino:type:hex`), or `None` when
-    /// the file has no handle: such a file is never known as ours in a later run.
+    /// The identity as text that outlives the process (`dev:ino:type:hex` of the handle,
+    /// else `dev:ino:born:SECONDS.NANOSECONDS`), or `None` when the file has neither: such
+    /// a file is never known as ours in a later run.
     pub fn lasting(&self) -> Option<String> {
-        let (kind, bytes) = self.handle.as_ref()?;
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        Some(format!("{}:{}:{kind}:{hex}", self.dev, self.ino))
+        if let Some((kind, bytes)) = &self.handle {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            return Some(format!("{}:{}:{kind}:{hex}", self.dev, self.ino));
+        }
+        let (sec, nsec) = self.born?;
+        Some(format!("{}:{}:born:{sec}.{nsec:09}", self.dev, self.ino))
     }
 
     /// Whether `text` (a [`Identity::lasting`] of some earlier run) names this file: only
@@ -116,6 +137,7 @@ mod tests {
             dev: 1,
             ino: 2,
             handle: Some((1, vec![1, 2, 3])),
+            born: None,
         };
         let reused = Identity {
             handle: Some((1, vec![1, 2, 4])),
@@ -129,5 +151,17 @@ mod tests {
         };
         assert_eq!(no_handle.lasting(), None);
         assert!(!no_handle.is_lasting(&mine.lasting().unwrap()));
+        // Without a handle, the birth time tells a reused inode number apart.
+        let born = Identity {
+            born: Some((1_700_000_000, 5)),
+            ..no_handle.clone()
+        };
+        let later = Identity {
+            born: Some((1_700_000_001, 5)),
+            ..no_handle
+        };
+        assert_eq!(born.lasting().unwrap(), "1:2:born:1700000000.000000005");
+        assert!(!later.is_lasting(&born.lasting().unwrap()));
+        assert!(!later.same(&born));
     }
 }
