@@ -212,9 +212,7 @@ fn typing_a_presets_name_in_the_picker_filters_and_q_is_a_letter() {
     let s = t.wait_for("ctrl-t target");
     assert!(s.contains("f1 help") && s.contains("ctrl-c quit"), "{s}");
     t.tmux(&["send-keys", "Escape"]);
-    wait_until(&t, 20, "the picker to close", |s| {
-        !s.contains("type to filter")
-    });
+    wait_until(&t, "the picker to close", |s| !s.contains("type to filter"));
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     assert_cooked(&t.stty());
