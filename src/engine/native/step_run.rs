@@ -12,13 +12,12 @@ use std::time::{Duration, Instant};
 
 use super::crew::Crew;
 use super::discard::TrimKind;
-use super::failure::{self, DeviceWatch, KernelCounts};
+use super::failure::{self, DeviceWatch, KernelCompletions};
 use super::merger::Merger;
 use super::notes::Notes;
 use super::open;
 use super::schedule::Schedule;
 use super::sqe::RingIo;
-use super::stopclock::Seen;
 use super::timeline::Timeline;
 use super::totals::Totals;
 use super::validate::validate;
@@ -59,7 +58,7 @@ struct StepRun<'a> {
     trim: Option<TrimKind>,
     ring_io: RingIo,
     device: Option<DeviceWatch>,
-    kernel: Option<KernelCounts>,
+    kernel: Option<KernelCompletions>,
     /// Held until the step returns.
     _claim: Option<super::target_lock::TargetLock>,
     schedule: Schedule,
@@ -249,9 +248,7 @@ impl<'a> StepRun<'a> {
                         continue;
                     }
                     let abandoned = self.merger.unfinished();
-                    let (progressing, stalled) =
-                        (time.clock.progressing(), time.clock.device_stalled());
-                    self.leave_behind(abandoned, waited, progressing, stalled, obs);
+                    self.leave_behind(abandoned, waited, time.clock.progressing(), obs);
                     return abandoned;
                 }
             }
@@ -312,18 +309,16 @@ impl<'a> StepRun<'a> {
         // Completions counted on every turn (the workers' atomics and one small sysfs read,
         // 50 a second): whether the device completed anything in the last grace is what
         // tells a device draining its queue after the step's end from a stalled one, and
-        // that needs the count from before the end too; the requests the kernel holds in
-        // flight at the device are what tells a stalled device from a starved process.
-        let device = self.kernel.as_ref().and_then(KernelCounts::read);
-        let seen = Seen {
-            done: crew
-                .reaped()
-                .wrapping_add(device.map_or(0, |d| d.completed)),
-            device_in_flight: device.map(|d| d.in_flight),
-        };
+        // that needs the count from before the end too.
+        let done = self
+            .kernel
+            .as_ref()
+            .and_then(KernelCompletions::read)
+            .unwrap_or(0);
+        time.clock.progress(crew.reaped().wrapping_add(done));
         let paused = ctl.pause.load(Ordering::Relaxed);
         // The duration is up but a worker is still waiting on the device: stop it too.
-        if time.clock.turn(Instant::now(), seen, paused) {
+        if time.clock.overdue(paused) {
             self.ended_by.get_or_insert(EndedBy::Duration);
             crew.stop();
         }
@@ -358,54 +353,41 @@ impl<'a> StepRun<'a> {
     }
 
     /// Says that `abandoned` workers were left with I/O in flight `waited` after the stop,
-    /// and ends the step as a stall only where the kernel says the device held requests
-    /// and completed none through the last grace (`stalled`; `None` where it keeps no
-    /// count for the device). Workers the process was too slow to finish are no stall.
+    /// and ends the step as a stall where the device completed nothing meanwhile.
     fn leave_behind(
         &mut self,
         abandoned: usize,
         waited: Duration,
         progressing: bool,
-        stalled: Option<bool>,
         obs: &mut dyn StepObserver,
     ) {
-        if abandoned == 0 {
-            return;
-        }
         let path = self.target.path.display();
-        let late = format!(
-            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop",
-            waited.as_secs_f64()
-        );
-        let why = match (progressing, stalled) {
+        if abandoned > 0 && progressing {
             // Still completing I/O, just not all of it yet (a deep queue on a slow
             // device): not a stall. The step keeps its reason.
-            (true, _) => format!("{path} is still completing it (not stalled)"),
-            (false, Some(true)) => {
-                let what = format!(
-                    "{late} ({path} is not completing it: its device holds requests and \
-                     completed none)"
-                );
-                self.notes
-                    .say(format!("{what}; stopped without waiting for it"), obs);
-                // A step that reached its own end (duration, bytes) while the device sat
-                // on its I/O did not measure the device: that is the device failing, not
-                // a result. A stop, skip, steady state or failure keeps its reason.
-                if self.ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
-                    self.ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
-                }
-                return;
+            self.notes.say(
+                format!(
+                    "{abandoned} job(s) still had I/O in flight {:.1}s after the stop; {path} is still \
+                     completing it (not stalled); stopped without waiting",
+                    waited.as_secs_f64(),
+                ),
+                obs,
+            );
+        } else if abandoned > 0 {
+            let what = format!(
+                "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
+                 ({path} is not completing it)",
+                waited.as_secs_f64(),
+            );
+            self.notes
+                .say(format!("{what}; stopped without waiting for it"), obs);
+            // A step that reached its own end (duration, bytes) while the device sat on
+            // its I/O did not measure the device: that is the device failing, not a
+            // result. A stop, skip, steady state or failure keeps its reason.
+            if self.ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
+                self.ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
             }
-            (false, Some(false)) => format!(
-                "the kernel shows none of it held at {path}'s device, so the device did not \
-                 stall (the process was slow to finish it)"
-            ),
-            (false, None) => {
-                format!("the kernel keeps no count for {path}'s device, so nothing says it stalled")
-            }
-        };
-        self.notes
-            .say(format!("{late}; {why}; stopped without waiting"), obs);
+        }
     }
 
     /// Joins the workers, saves the verify state and builds the step's summary (or returns
