@@ -116,6 +116,15 @@ impl EndedBy {
         matches!(self, EndedBy::Duration | EndedBy::Bytes)
     }
 
+    /// The step was cut short from outside its own measure: the user stopped or skipped
+    /// it, the device failed, or the host was lost. Such a stop waits for no drain.
+    pub fn is_interruption(&self) -> bool {
+        matches!(
+            self,
+            EndedBy::Stopped | EndedBy::Skipped | EndedBy::Device(_) | EndedBy::HostLost(_)
+        )
+    }
+
     /// Reads the stored form back (the inverse of `Display`).
     pub fn parse(s: &str) -> EndedBy {
         match s {

@@ -73,6 +73,17 @@ bg() {
     drivescope run "$@" --json --session "/tmp/s/$n.yaml" >"/tmp/$n.fifo" 2>&1 &
     pid=$!
 }
+# started NAME: waits until the run has printed its first interval (it is past its checks
+# and its I/O is going), 120 s at most: a state, not a time, so that a guest slowed by a
+# loaded host still acts mid-run.
+started() {
+    i=0
+    while ! grep -q '"type":"interval"' "/tmp/$1.out" 2>/dev/null && [ $i -lt 1200 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    echo "guest: $1 running at $(up)"
+}
 # finish NAME: waits for the run, prints its output, exit code and the uptime at which
 # it ended; returns the exit code.
 finish() {
@@ -95,7 +106,8 @@ section tools tools
 echo "0 $nvsz linear $nv 0" | dms create flaky
 bg eio --target /dev/mapper/flaky --rw randread --bs 4k --iodepth 8 --rate-iops 2000 \
     --duration 6s --interval 500ms
-sleep 2.5
+started eio
+sleep 2
 printf '0 %s linear %s 0\n%s %s error\n' $half $nv $half $((nvsz - half)) | table flaky
 echo "guest: switched the upper half to error at $(up)"
 section eio_run finish eio
@@ -136,7 +148,8 @@ dms remove vdm
 echo "0 $nvsz linear $nv 0" | dms create slow
 bg stall --target /dev/mapper/slow --rw randread --bs 4k --iodepth 4 --rate-iops 500 \
     --duration 8s --interval 500ms
-sleep 2
+started stall
+sleep 1.5
 echo "0 $nvsz delay $nv 0 3000" | table slow
 echo "guest: delay 3000 ms from $(up)"
 sleep 3
@@ -146,7 +159,8 @@ section stall_run finish stall
 echo "0 $nvsz delay $nv 0 10000" | table slow
 bg stall_int --target /dev/mapper/slow --rw randread --bs 4k --iodepth 4 --duration 60s \
     --interval 500ms
-sleep 3
+started stall_int
+sleep 1
 t0=$(up)
 kill -INT $pid
 section stall_int_run finish stall_int
@@ -278,14 +292,16 @@ if [ -e /dev/nvme1n1 ]; then
     pci1=$(readlink -f /sys/block/nvme1n1/device/device)
     bg gone_many --target /dev/nvme0n1 --target /dev/nvme1n1 --rw randread --bs 4k \
         --iodepth 8 --rate-iops 1000 --duration 6s --interval 500ms
-    sleep 2
+    started gone_many
+    sleep 1.5
     echo 1 >"$pci1/remove"
     section gone_many_run finish gone_many
     section gone_many_session session gone_many
 fi
 bg gone_sata --target /dev/sda --rw randread --bs 4k --iodepth 8 --rate-iops 1000 \
     --duration 30s --interval 500ms
-sleep 2
+started gone_sata
+sleep 1.5
 t0=$(up)
 echo 1 >/sys/block/sda/device/delete
 section gone_sata_run finish gone_sata
@@ -298,7 +314,8 @@ section gone_sata_session session gone_sata
 pci=$(readlink -f /sys/block/nvme0n1/device/device)
 bg gone_nvme --target $nv --rw randread --bs 4k --iodepth 8 --rate-iops 1000 \
     --duration 30s --interval 500ms
-sleep 2
+started gone_nvme
+sleep 1.5
 t0=$(up)
 echo 1 >"$pci/remove"
 section gone_nvme_run finish gone_nvme

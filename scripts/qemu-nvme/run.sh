@@ -178,8 +178,16 @@ fi
 # KVM when /dev/kvm works (-arch-capabilities: nested KVM refuses that MSR), else TCG; a
 # KVM boot that shows no progress in 15 s (some nested hosts hang) is retried under TCG,
 # which takes about 15 s here. QEMU_NVME_ACCEL=tcg or kvm forces one.
+# A host whose KVM hung once hangs every time until it reboots: that is remembered for
+# this boot of the host (its boot_id), so the next guests go straight to TCG.
+kvm_hangs="$cache/kvm-hangs"
+host_boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
 accels=(tcg)
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accels=(kvm tcg); fi
+if [ "$(cat "$kvm_hangs" 2>/dev/null)" = "$host_boot" ]; then
+    accels=(tcg)
+    say "KVM hung on this host since it booted ($kvm_hangs): TCG"
+fi
 case "${QEMU_NVME_ACCEL:-}" in
     tcg) accels=(tcg) ;;
     kvm) accels=(kvm) ;;
@@ -230,6 +238,9 @@ for accel in "${accels[@]}"; do
     set -e
     tr -d '\r' <"$out/console.log" >"$out/console.clean.log"
     grep -q '^=== ALL DONE ===$' "$out/console.clean.log" && break
+    if [ "$accel" = kvm ] && [ $qrc -eq 124 ] && ! grep -q '=== BEGIN' "$out/console.log"; then
+        echo "$host_boot" >"$kvm_hangs.$$" && mv "$kvm_hangs.$$" "$kvm_hangs"
+    fi
     say "$accel boot did not finish (qemu exit $qrc): $(grep -m1 -i error "$out/console.clean.log" || true)"
 done
 awk -v dir="$out" '

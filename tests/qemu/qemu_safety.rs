@@ -566,8 +566,11 @@ fn check_soak(out: &Path) {
         "{text}"
     );
     let ran = steps[0]["summary"]["runtime_s"].as_f64().unwrap();
+    // Never before its 4 s window is full (the first sample opens it); well before the
+    // 40 s cap. How far past the window depends on the guest's speed (5.1 s seen under TCG
+    // on a loaded host, 6-8 s otherwise).
     assert!(
-        (6.0..20.0).contains(&ran),
+        (4.0..20.0).contains(&ran),
         "steady after its window: {ran} s"
     );
     assert_eq!(steps[1]["summary"]["ended_by"], "cooled", "{text}");

@@ -1,7 +1,8 @@
 //! When a step must stop because the device failed: every I/O of an interval failed, the
 //! device went away (ENODEV/ENXIO from the kernel, its node or sysfs entry gone), or the
-//! step's end came while the device still held I/O it never completed (stalled). The
-//! reason names the first error the device returned, so a run that stops says why. An
+//! step's end came while the device still held I/O it never completed (stalled: the
+//! kernel's own counters say so, [`KernelCounts`]). The reason names the first error the
+//! device returned, so a run that stops says why. An
 //! interval whose every I/O failed with the kernel refusing each one recorded (EINVAL,
 //! EOPNOTSUPP: [`FailedBy::Request`]) stops the step as refused, not as the device's fault.
 
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::outcome::{EndedBy, FaultKind};
 use crate::stats::{FailedBy, IntervalReport, IoErrorRecord};
+use crate::telemetry::blockstat;
 
 /// A block device target, watched for removal.
 #[derive(Debug, Clone)]
@@ -42,15 +44,25 @@ impl DeviceWatch {
     }
 }
 
-/// The kernel's count of completed I/Os on the block device that holds a target (the
-/// device itself, or for a file the device of its filesystem): `/sys/dev/block/M:m/stat`'s
-/// reads and writes completed. `None` where there is no such device (tmpfs, overlay).
+/// The kernel's counters of the block device that holds a target (the device itself, or
+/// for a file the device of its filesystem), `/sys/dev/block/M:m/stat`: what it completed
+/// and what it holds in flight, the evidence of a stall. `None` where there is no such
+/// device (tmpfs, overlay).
 #[derive(Debug, Clone)]
-pub struct KernelCompletions {
+pub struct KernelCounts {
     stat: PathBuf,
 }
 
-impl KernelCompletions {
+/// One read of a device's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceCounts {
+    /// Reads, writes and discards completed so far.
+    pub completed: u64,
+    /// Requests in flight now.
+    pub in_flight: u64,
+}
+
+impl KernelCounts {
     /// For a target with this metadata.
     pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -61,17 +73,17 @@ impl KernelCompletions {
         };
         let (maj, min) = (libc::major(dev), libc::minor(dev));
         let stat = PathBuf::from(format!("/sys/dev/block/{maj}:{min}/stat"));
-        stat.exists().then_some(KernelCompletions { stat })
+        stat.exists().then_some(KernelCounts { stat })
     }
 
-    /// Reads and writes completed so far.
-    pub fn read(&self) -> Option<u64> {
+    /// The counters now.
+    pub fn read(&self) -> Option<DeviceCounts> {
         let text = std::fs::read_to_string(&self.stat).ok()?;
-        let f: Vec<u64> = text
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        Some(f.first()? + f.get(4)?)
+        let s = blockstat::parse(&text, &self.stat).ok()?;
+        Some(DeviceCounts {
+            completed: s.read_ios + s.write_ios + s.discard_ios,
+            in_flight: s.in_flight,
+        })
     }
 }
 

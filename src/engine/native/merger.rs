@@ -129,6 +129,15 @@ impl Merger {
         self.workers.iter().filter(|st| !st.done).count()
     }
 
+    /// The jobs whose worker has not sent its last interval.
+    pub fn unfinished_jobs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.workers
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| !st.done)
+            .map(|(j, _)| j)
+    }
+
     /// Per job, the spans it held its schedule still (ns since the step's start).
     pub fn held(&self) -> impl Iterator<Item = &[(u64, u64)]> {
         self.workers.iter().map(|st| st.held.as_slice())

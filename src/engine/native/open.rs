@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::append::ZoneAppend;
 use super::discard::TrimKind;
-use super::failure::{DeviceWatch, KernelCompletions};
+use super::failure::{DeviceWatch, KernelCounts};
 use super::notes::Notes;
 use super::nvme::{self, Namespace};
 use super::sqe::RingIo;
@@ -174,18 +174,19 @@ pub(super) fn ring_io(
 }
 
 /// The watch on a block device target (is it still there?) and on what the kernel
-/// completes on it: a device still working through a deep queue is not stalled, even
-/// while our workers have not reaped yet.
+/// completes and holds on it: a device still working through a deep queue is not
+/// stalled, even while our workers have not reaped yet, and only one that holds requests
+/// without completing any is.
 pub(super) fn watches(
     target: &StepTarget,
     first: Option<&File>,
-) -> (Option<DeviceWatch>, Option<KernelCompletions>) {
+) -> (Option<DeviceWatch>, Option<KernelCounts>) {
     let meta = first.and_then(|f| f.metadata().ok());
     let device = meta
         .as_ref()
         .filter(|m| m.file_type().is_block_device())
         .map(|m| DeviceWatch::new(&target.path, m.rdev()));
-    let kernel = meta.as_ref().and_then(KernelCompletions::of);
+    let kernel = meta.as_ref().and_then(KernelCounts::of);
     (device, kernel)
 }
 

@@ -4,6 +4,7 @@
 //! ([`StepRun::merge`]) and builds the step's [`StepSummary`] from the measured intervals
 //! ([`StepRun::finish`]).
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -12,12 +13,13 @@ use std::time::{Duration, Instant};
 
 use super::crew::Crew;
 use super::discard::TrimKind;
-use super::failure::{self, DeviceWatch, KernelCompletions};
+use super::failure::{self, DeviceWatch, KernelCounts};
 use super::merger::Merger;
 use super::notes::Notes;
 use super::open;
 use super::schedule::Schedule;
 use super::sqe::RingIo;
+use super::stopclock::{Seen, DRAIN_CAP};
 use super::timeline::Timeline;
 use super::totals::Totals;
 use super::validate::validate;
@@ -58,7 +60,7 @@ struct StepRun<'a> {
     trim: Option<TrimKind>,
     ring_io: RingIo,
     device: Option<DeviceWatch>,
-    kernel: Option<KernelCompletions>,
+    kernel: Option<KernelCounts>,
     /// Held until the step returns.
     _claim: Option<super::target_lock::TargetLock>,
     schedule: Schedule,
@@ -72,6 +74,9 @@ struct StepRun<'a> {
     pacing: Option<Pacing>,
     failure: Option<EngineError>,
     ended_by: Option<EndedBy>,
+    /// Once the collector asked the workers left for what they measured: the jobs that
+    /// answered, so ran since (a starved process runs none of them).
+    answered: Option<BTreeSet<usize>>,
 }
 
 impl<'a> StepRun<'a> {
@@ -124,6 +129,7 @@ impl<'a> StepRun<'a> {
             pacing: None,
             failure: None,
             ended_by: None,
+            answered: None,
         })
     }
 
@@ -240,15 +246,39 @@ impl<'a> StepRun<'a> {
             }
             if crew.stopping() {
                 time.clock.asked();
+                // A stop of the user's (even one that came while the step's end drained
+                // the queue) or a failure waits for no drain.
+                let interrupted = self.ended_by.as_ref().is_some_and(EndedBy::is_interruption);
+                if interrupted || ctl.stop.load(Ordering::Relaxed) {
+                    time.clock.hurry();
+                }
                 if let Some(waited) = time.clock.given_up() {
                     // Before leaving draining workers behind, ask them once for what they
                     // measured and give them a moment to send it.
                     if crew.ask_send_now() {
+                        self.answered = Some(BTreeSet::new());
                         time.clock.extend(Duration::from_millis(200));
                         continue;
                     }
+                    // Every worker left answered: each ran, reaped what had completed and
+                    // still waits on the device. One that did not answer was not running
+                    // (a starved or stopped process): it is waited for up to the drain
+                    // cap of time seen, and its lateness is never the device's.
+                    let answered = self.answered.as_ref();
+                    let ran = self
+                        .merger
+                        .unfinished_jobs()
+                        .all(|j| answered.is_some_and(|a| a.contains(&j)));
+                    if !ran && !time.clock.is_hurried() && waited < DRAIN_CAP {
+                        continue;
+                    }
                     let abandoned = self.merger.unfinished();
-                    self.leave_behind(abandoned, waited, time.clock.progressing(), obs);
+                    let evidence = Evidence {
+                        progressing: time.clock.progressing(),
+                        kernel_holds: time.clock.device_stalled() == Some(true),
+                        workers_ran: ran,
+                    };
+                    self.leave_behind(abandoned, waited, evidence, obs);
                     return abandoned;
                 }
             }
@@ -269,6 +299,9 @@ impl<'a> StepRun<'a> {
         match msg {
             Ok(WorkerMsg::Interval(wi)) => {
                 let job = wi.job;
+                if let Some(a) = &mut self.answered {
+                    a.insert(job);
+                }
                 if let Some(h) = self.merger.add(wi) {
                     crew.give_back(job, h);
                 }
@@ -309,16 +342,18 @@ impl<'a> StepRun<'a> {
         // Completions counted on every turn (the workers' atomics and one small sysfs read,
         // 50 a second): whether the device completed anything in the last grace is what
         // tells a device draining its queue after the step's end from a stalled one, and
-        // that needs the count from before the end too.
-        let done = self
-            .kernel
-            .as_ref()
-            .and_then(KernelCompletions::read)
-            .unwrap_or(0);
-        time.clock.progress(crew.reaped().wrapping_add(done));
+        // that needs the count from before the end too; the requests the kernel holds in
+        // flight at the device are what tells a stalled device from a starved process.
+        let device = self.kernel.as_ref().and_then(KernelCounts::read);
+        let seen = Seen {
+            done: crew
+                .reaped()
+                .wrapping_add(device.map_or(0, |d| d.completed)),
+            device_in_flight: device.map(|d| d.in_flight),
+        };
         let paused = ctl.pause.load(Ordering::Relaxed);
         // The duration is up but a worker is still waiting on the device: stop it too.
-        if time.clock.overdue(paused) {
+        if time.clock.turn(Instant::now(), seen, paused) {
             self.ended_by.get_or_insert(EndedBy::Duration);
             crew.stop();
         }
@@ -353,41 +388,48 @@ impl<'a> StepRun<'a> {
     }
 
     /// Says that `abandoned` workers were left with I/O in flight `waited` after the stop,
-    /// and ends the step as a stall where the device completed nothing meanwhile.
+    /// and ends the step as a stall only on evidence about the device ([`Evidence`]):
+    /// no completion through the last grace while the kernel held requests at the device
+    /// or while every worker left was running and still waiting on it. Workers the process
+    /// did not get to run (starved of CPU, stopped) are no stall.
     fn leave_behind(
         &mut self,
         abandoned: usize,
         waited: Duration,
-        progressing: bool,
+        evidence: Evidence,
         obs: &mut dyn StepObserver,
     ) {
+        if abandoned == 0 {
+            return;
+        }
         let path = self.target.path.display();
-        if abandoned > 0 && progressing {
+        let late = format!(
+            "{abandoned} job(s) still had I/O in flight {:.1}s after the stop",
+            waited.as_secs_f64()
+        );
+        let why = if evidence.progressing {
             // Still completing I/O, just not all of it yet (a deep queue on a slow
             // device): not a stall. The step keeps its reason.
-            self.notes.say(
-                format!(
-                    "{abandoned} job(s) still had I/O in flight {:.1}s after the stop; {path} is still \
-                     completing it (not stalled); stopped without waiting",
-                    waited.as_secs_f64(),
-                ),
-                obs,
-            );
-        } else if abandoned > 0 {
-            let what = format!(
-                "{abandoned} job(s) still had I/O in flight {:.1}s after the stop \
-                 ({path} is not completing it)",
-                waited.as_secs_f64(),
-            );
+            format!("{path} is still completing it (not stalled)")
+        } else if evidence.kernel_holds || evidence.workers_ran {
+            let what = format!("{late} ({path} is not completing it)");
             self.notes
                 .say(format!("{what}; stopped without waiting for it"), obs);
-            // A step that reached its own end (duration, bytes) while the device sat on
-            // its I/O did not measure the device: that is the device failing, not a
-            // result. A stop, skip, steady state or failure keeps its reason.
+            // A step that reached its own end (duration, bytes) while the device sat
+            // on its I/O did not measure the device: that is the device failing, not
+            // a result. A stop, skip, steady state or failure keeps its reason.
             if self.ended_by.as_ref().is_none_or(EndedBy::is_own_end) {
                 self.ended_by = Some(EndedBy::device(FaultKind::Stalled, what));
             }
-        }
+            return;
+        } else {
+            format!(
+                "the process did not get to run them (starved of CPU or stopped), so \
+                 nothing says {path} stalled"
+            )
+        };
+        self.notes
+            .say(format!("{late}; {why}; stopped without waiting"), obs);
     }
 
     /// Joins the workers, saves the verify state and builds the step's summary (or returns
@@ -511,4 +553,16 @@ struct Shared {
     stop: Arc<AtomicBool>,
     send_now: Arc<AtomicBool>,
     pause: Arc<AtomicBool>,
+}
+
+/// What the collector knows of the device when it gives up on the workers left.
+#[derive(Debug, Clone, Copy)]
+struct Evidence {
+    /// A completion (the workers' or the kernel's) within the last grace.
+    progressing: bool,
+    /// The kernel held requests in flight at the device and completed none through the
+    /// last grace (request-based devices count these; device-mapper may show none).
+    kernel_holds: bool,
+    /// Every worker left answered the last ask, so ran and still waits on the device.
+    workers_ran: bool,
 }

@@ -278,6 +278,7 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
         loop {
             self.tick();
             self.reap();
+            self.answer();
             // A trimwrite's held write goes out even at the end (its trim went out).
             let held = self.src.gen.holds_write();
             if self.stopping && *self.inflight == 0 && !held {
@@ -307,7 +308,7 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
 
     /// The turn's look at the clock and the flags: a pause or suspension (which moves the
     /// step's end and schedule on by its length), the step's end, the stop, the intervals
-    /// due; while stopping, the collector's ask to send what was measured.
+    /// due.
     #[inline]
     fn tick(&mut self) {
         let now = self.now;
@@ -330,11 +331,18 @@ impl<'a, S: MakeSqe, C: BigCqe> Worker<'a, S, C> {
             } else {
                 self.rec.maybe_flush(now);
             }
-        } else if !self.drain_sent && self.ctx.send_now.load(Ordering::Relaxed) {
-            // The collector is about to stop waiting for the last I/Os (a deep queue):
-            // send what was measured, so it is not lost; the rest of the drain follows as
-            // one more interval if the collector is still there.
-            self.rec.flush(now, false);
+        }
+    }
+
+    /// While stopping, the collector's ask to send what was measured, answered after this
+    /// turn's reap: the collector is about to stop waiting for the last I/Os (a deep queue)
+    /// and must not lose what was measured; the rest of the drain follows as one more
+    /// interval if the collector is still there. An answer also tells it this worker ran
+    /// and reaped every completion there was, so what it still waits on, the device holds.
+    #[inline]
+    fn answer(&mut self) {
+        if self.stopping && !self.drain_sent && self.ctx.send_now.load(Ordering::Relaxed) {
+            self.rec.flush(self.now, false);
             self.drain_sent = true;
         }
     }
