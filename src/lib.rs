@@ -2,7 +2,7 @@
 //!
 //! The crate is a library so that integration tests and benches reach every layer; the
 //! binary (`src/main.rs`) is a thin edge over it. Data flows one way, as
-//! `../shared/DESIGN.md` lays out: preset → plan → run (runner → engine seam) → events →
+//! `docs/ARCHITECTURE.md` lays out: preset → plan → run (runner → engine seam) → events →
 //! session / printer / dashboard. Modules depend one way: `commands` on `cli` and the
 //! library; `dashboard` on `run`, `app`, `ui` and `tui`; `run` on `engine`, `plan`,
 //! `session`, `dut` and `telemetry`; none of these on `commands` or `cli`.
