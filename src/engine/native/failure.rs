@@ -142,6 +142,30 @@ pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy
     None
 }
 
+/// Whether an io_uring worker thread of this process (`iou-wrk-*`: I/O the kernel punted
+/// off the submitting thread, and every I/O on tmpfs) is running or waiting for a CPU
+/// (state `R` in `/proc/self/task/*/stat`): I/O it holds waits on the CPU, not the device.
+pub fn io_workers_want_cpu() -> bool {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("stat"))
+            .ok()
+            .is_some_and(|stat| io_worker_runnable(&stat))
+    })
+}
+
+/// A task's `stat` line says an io_uring worker that is runnable: `PID (iou-wrk-N) R ...`.
+fn io_worker_runnable(stat: &str) -> bool {
+    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+        return false;
+    };
+    let comm = &stat[open + 1..close];
+    let state = stat[close + 1..].split_whitespace().next();
+    comm.starts_with("iou-wrk") && state == Some("R")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +265,15 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(r.contains("/nonexistent/dev/sdz no longer exists"), "{r}");
+    }
+
+    #[test]
+    fn an_io_uring_worker_waiting_for_a_cpu_is_told_from_one_waiting_on_the_device() {
+        assert!(io_worker_runnable("4242 (iou-wrk-4240) R 1 4240 4240 0 -1"));
+        assert!(!io_worker_runnable(
+            "4242 (iou-wrk-4240) D 1 4240 4240 0 -1"
+        ));
+        assert!(!io_worker_runnable("4240 (drivescope) R 1 4240 4240 0 -1"));
+        assert!(!io_worker_runnable("garbage"));
     }
 }

@@ -276,7 +276,12 @@ impl<'a> StepRun<'a> {
                     let evidence = Evidence {
                         progressing: time.clock.progressing(),
                         kernel_holds: time.clock.device_stalled() == Some(true),
-                        workers_ran: ran,
+                        // Only where a device is there to hold the I/O (the kernel
+                        // keeps its counts) and no io_uring worker thread of ours is
+                        // waiting for a CPU (tmpfs and punted I/O run on those threads).
+                        workers_ran: ran
+                            && self.kernel.is_some()
+                            && !failure::io_workers_want_cpu(),
                     };
                     self.leave_behind(abandoned, waited, evidence, obs);
                     return abandoned;
@@ -563,6 +568,7 @@ struct Evidence {
     /// The kernel held requests in flight at the device and completed none through the
     /// last grace (request-based devices count these; device-mapper may show none).
     kernel_holds: bool,
-    /// Every worker left answered the last ask, so ran and still waits on the device.
+    /// Every worker left answered the last ask, so ran and still waits on the device (a
+    /// block device, with no io_uring worker thread of ours waiting for a CPU).
     workers_ran: bool,
 }
