@@ -512,6 +512,30 @@ mod tests {
     }
 
     #[test]
+    fn the_verdict_gives_the_window_mean_in_the_tracking_variables_unit() {
+        let mut d = SteadyState::new(&snia()).tracking(Metric::Bw);
+        for v in [1.9e9, 1.2e9, 2.4e9, 1.0e9, 2.0e9] {
+            d.push(v);
+        }
+        let SteadyVerdict::NotReached { reason } = d.finish("the rounds ran out") else {
+            panic!("a range of 82% is not steady");
+        };
+        assert!(reason.contains("mean 1700.00 MB/s,"), "{reason}");
+        assert_eq!(Metric::Iops.show(25_381.4), "25381 IOPS");
+        assert_eq!(Metric::MeanLatency.show(85.25), "85.2 µs");
+    }
+
+    #[test]
+    fn the_window_fit_is_the_least_squares_line_and_its_excursion() {
+        // y = 100 + 10x over x = 0..4: mean 120, excursion 40 (33.3%), range 40.
+        let f = WindowFit::of(&[100.0, 110.0, 120.0, 130.0, 140.0]).unwrap();
+        assert_eq!((f.mean, f.slope, f.intercept, f.n), (120.0, 10.0, 100.0, 5));
+        assert!((f.excursion_pct() - 100.0 * 40.0 / 120.0).abs() < 1e-9);
+        assert!((f.range_pct() - 100.0 * 40.0 / 120.0).abs() < 1e-9);
+        assert!(WindowFit::of(&[1.0]).is_none());
+    }
+
+    #[test]
     fn zero_mean_is_never_steady() {
         assert_eq!(run(&snia(), &[0.0; 10]), SteadyVerdict::Pending);
     }

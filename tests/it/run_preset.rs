@@ -801,6 +801,11 @@ pub(crate) fn run_shortened(
         assert!(text.contains(from), "{id}: no '{from}'");
         text = text.replace(from, to);
     }
+    run_preset_text(&text, scale)
+}
+
+/// A preset's text run time-scaled on a file in memory, as [`run_shortened`] runs it.
+pub(crate) fn run_preset_text(text: &str, scale: f64) -> (tempfile::TempDir, Vec<Value>) {
     let home = tempfile::tempdir().unwrap();
     let preset = home.path().join("p.yaml");
     std::fs::write(&preset, text).unwrap();
@@ -834,7 +839,7 @@ pub(crate) fn run_shortened(
 }
 
 /// The report of the run whose JSON lines are `lines` (its session in `home`), parsed.
-fn report_page(home: &std::path::Path, lines: &[Value]) -> String {
+pub(crate) fn report_page(home: &std::path::Path, lines: &[Value]) -> String {
     let session = of_type(lines, "session")[0]["path"]
         .as_str()
         .unwrap()
