@@ -198,10 +198,11 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
                 .iter()
                 .find(|st| st.tracked)
                 .map(|st| Combo::of(&st.workload))?;
+            // Every step of the rounds, as the runner judged them (one of no I/O too).
             let steps: Vec<(u32, Combo, &StepRecord)> = s
                 .steps
                 .iter()
-                .filter(|r| phase_of(r) == Some(i as u64) && !r.prepares() && r.summary.ios > 0)
+                .filter(|r| phase_of(r) == Some(i as u64) && !r.prepares())
                 .filter_map(|r| {
                     let round = r.point.get("round")?.as_u64()? as u32;
                     Some((round, Combo::of(r.workload.as_ref()?), r))
@@ -388,7 +389,7 @@ fn convergence(p: &PhaseRounds<'_>, id: &str) -> Chart {
         .into_iter()
         .filter(|c| one_bs || c.read == p.tracked.read)
         .collect();
-    let all = shown
+    let all: Vec<Series> = shown
         .iter()
         .enumerate()
         .map(|(i, &c)| {
@@ -412,16 +413,22 @@ fn convergence(p: &PhaseRounds<'_>, id: &str) -> Chart {
             )
         })
         .collect();
-    chart(
+    // Block sizes whose figures lie decades apart (4 KiB and 1 MiB IOPS) each keep their
+    // shape on a log axis.
+    let y_log = super::charts::spans_decades(all.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+    let mut c = chart(
         format!("{id}-convergence"),
         format!(
-            "{}: steady-state convergence, {} per round",
+            "{}: steady-state convergence, {} per round{}",
             p.name,
-            p.metric.unit()
+            p.metric.unit(),
+            if y_log { " (log scale)" } else { "" }
         ),
         p.metric,
         all,
-    )
+    );
+    c.y_log = y_log;
+    c
 }
 
 /// The steady-state verification plot: the window's tracked values, their average, the

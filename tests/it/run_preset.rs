@@ -472,7 +472,7 @@ fn snia_rounds_without_steady_state_run_the_most_rounds_and_say_so() {
     let range = 100.0 * (a - b).abs() / mean;
     let want = format!(
         "r: steady state not reached: not steady after the most rounds, 3: last window: \
-         mean {mean:.1}, range {range:.1}% (limit 0%), slope excursion {range:.1}% (limit 0%)"
+         mean {mean:.0} IOPS, range {range:.1}% (limit 0%), slope excursion {range:.1}% (limit 0%)"
     );
     // (Over two rounds the least-squares line runs through both: its excursion is the range.)
     assert_eq!(event_texts(&lines, "steady_state"), [want.as_str()]);
