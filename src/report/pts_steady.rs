@@ -194,7 +194,9 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
             else {
                 return None;
             };
-            let tracked = plan.steps[p.steps.clone()]
+            let tracked = plan
+                .steps
+                .get(p.steps.clone())?
                 .iter()
                 .find(|st| st.tracked)
                 .map(|st| Combo::of(&st.workload))?;
@@ -261,7 +263,13 @@ pub fn off_method(s: &Session) -> Option<String> {
     let plan: Plan = serde_yaml::from_value(s.plan.clone()).ok()?;
     let scale = plan.phases.iter().zip(&preset.phases).find_map(|(p, pp)| {
         let want = pp.end.duration.as_ref()?.0.as_secs_f64();
-        let ran = plan.steps.get(p.steps.start)?.end.duration?.as_secs_f64();
+        let ran = plan
+            .steps
+            .get(p.steps.clone())?
+            .first()?
+            .end
+            .duration?
+            .as_secs_f64();
         (want > 0.0).then(|| ran / want)
     })?;
     ((scale - 1.0).abs() > 1e-9).then(|| {
