@@ -272,6 +272,8 @@ pub fn off_method(s: &Session) -> Option<String> {
             .as_secs_f64();
         (want > 0.0).then(|| ran / want)
     })?;
+    // The plan's durations are whole nanoseconds: the scale to a millionth.
+    let scale = (scale * 1e6).round() / 1e6;
     ((scale - 1.0).abs() > 1e-9).then(|| {
         format!("time-scaled ×{scale}: not the method's durations (each round step ran {scale} of its time)")
     })
