@@ -50,7 +50,7 @@ pub use estimate::{estimate_footnote, estimate_text, Estimate, ASSUMED_BYTES_PER
 pub use expand::expand;
 pub use listing::{plan_rows, plan_table, planned_steps, PlannedEnd, PlannedStep, PLAN_COLUMNS};
 pub use presets_text::{plan_text, preset_text, presets_table};
-pub use steady::{SteadyState, SteadyVerdict};
+pub use steady::{round_value, SteadyState, SteadyVerdict, WindowFit};
 pub use sweep::{resolve_rate, vdbench_round, CurveWalk, RateSkip};
 
 /// `secs` as a duration, saturating at [`Duration::MAX`] (and 0 for NaN or negatives), so
@@ -269,6 +269,10 @@ pub struct PlanPhase {
     /// phase's last round, picked when the step starts ([`operating::pick`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape_from: Option<operating::ShapeFrom>,
+    /// The preset's phase prepares the drive (`preparation: true`, SNIA's WIPC): its
+    /// steps are saved with `preparation: true` in their point and are never a headline.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preparation: bool,
 }
 
 /// A preset expanded for one target.

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::SteadyRule;
+use super::{Metric, SteadyRule};
 
 /// What the detector says after a value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,10 +33,22 @@ impl std::fmt::Display for SteadyVerdict {
     }
 }
 
+/// A step's figure of `m`, as measured (I/Os a second, bytes a second, µs): the value a
+/// SNIA round pushes to its phase's detector, and a steady-state page's per-round figure.
+pub fn round_value(m: Metric, s: &crate::stats::StepSummary) -> f64 {
+    match m {
+        Metric::Iops => s.iops,
+        Metric::Bw => s.bw_bytes(),
+        Metric::MeanLatency => s.lat_us.mean,
+    }
+}
+
 /// A live steady-state detector for one rule.
 #[derive(Debug, Clone)]
 pub struct SteadyState {
     rule: SteadyRule,
+    /// What the values are, for the verdict's text (in its unit: IOPS, MB/s, µs).
+    metric: Metric,
     window: VecDeque<f64>,
     pushed: usize,
     verdict: SteadyVerdict,
@@ -51,32 +63,73 @@ struct WindowStats {
     slope_pct: f64,
 }
 
+/// A window of values (one per round, the first at x = 0) and its least-squares line:
+/// what SNIA's steady-state rule and its verification plot are made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowFit {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    /// The least-squares line `intercept + slope · x`, x the value's place from 0.
+    pub slope: f64,
+    pub intercept: f64,
+    /// How many values.
+    pub n: usize,
+}
+
+impl WindowFit {
+    /// The fit of `values`; none for fewer than two.
+    pub fn of(values: &[f64]) -> Option<WindowFit> {
+        let n = values.len();
+        if n < 2 {
+            return None;
+        }
+        let nf = n as f64;
+        let mean = values.iter().sum::<f64>() / nf;
+        let max = values.iter().copied().fold(f64::MIN, f64::max);
+        let min = values.iter().copied().fold(f64::MAX, f64::min);
+        let x_mean = (nf - 1.0) / 2.0;
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for (i, v) in values.iter().enumerate() {
+            let dx = i as f64 - x_mean;
+            sxy += dx * (v - mean);
+            sxx += dx * dx;
+        }
+        let slope = sxy / sxx;
+        Some(WindowFit {
+            mean,
+            min,
+            max,
+            slope,
+            intercept: mean - slope * x_mean,
+            n,
+        })
+    }
+
+    /// max − min, in percent of the mean (SNIA's range, or data excursion).
+    pub fn range_pct(&self) -> f64 {
+        100.0 * (self.max - self.min) / self.mean
+    }
+
+    /// How far the least-squares line moves across the window (its value at the last
+    /// point minus at the first), in percent of the mean (SNIA's slope excursion).
+    pub fn excursion_pct(&self) -> f64 {
+        100.0 * (self.slope * (self.n - 1) as f64).abs() / self.mean
+    }
+}
+
 fn stats(values: &VecDeque<f64>) -> Option<WindowStats> {
-    let n = values.len();
-    if n < 2 {
+    let v: Vec<f64> = values.iter().copied().collect();
+    let f = WindowFit::of(&v)?;
+    if !f.mean.is_finite() || f.mean <= 0.0 {
         return None;
     }
-    let nf = n as f64;
-    let mean = values.iter().sum::<f64>() / nf;
-    if !mean.is_finite() || mean <= 0.0 {
-        return None;
-    }
-    let max = values.iter().copied().fold(f64::MIN, f64::max);
-    let min = values.iter().copied().fold(f64::MAX, f64::min);
-    let max_dev = values.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
-    let x_mean = (nf - 1.0) / 2.0;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (i, v) in values.iter().enumerate() {
-        let dx = i as f64 - x_mean;
-        sxy += dx * (v - mean);
-        sxx += dx * dx;
-    }
-    let slope = sxy / sxx;
+    let max_dev = v.iter().map(|x| (x - f.mean).abs()).fold(0.0, f64::max);
     Some(WindowStats {
-        mean,
-        range_pct: 100.0 * (max - min) / mean,
-        max_dev_pct: 100.0 * max_dev / mean,
-        slope_pct: 100.0 * slope.abs() / mean,
+        mean: f.mean,
+        range_pct: f.range_pct(),
+        max_dev_pct: 100.0 * max_dev / f.mean,
+        slope_pct: 100.0 * f.slope.abs() / f.mean,
     })
 }
 
@@ -90,13 +143,26 @@ fn per_second(slope_per_sample: f64, sample_secs: f64) -> f64 {
 }
 
 impl SteadyState {
+    /// A detector of `rule`'s values: fio's rule's own metric, else IOPS until
+    /// [`SteadyState::tracking`] says otherwise.
     pub fn new(rule: &SteadyRule) -> Self {
+        let metric = match rule {
+            SteadyRule::Fio { metric, .. } => *metric,
+            SteadyRule::Snia { .. } => Metric::Iops,
+        };
         SteadyState {
             rule: *rule,
+            metric,
             window: VecDeque::new(),
             pushed: 0,
             verdict: SteadyVerdict::Pending,
         }
+    }
+
+    /// The values pushed are `metric`'s (a SNIA round's tracked figure), for the text.
+    pub fn tracking(mut self, metric: Metric) -> Self {
+        self.metric = metric;
+        self
     }
 
     /// How many values have been pushed.
@@ -207,8 +273,8 @@ impl SteadyState {
                 slope_percent,
                 ..
             } => format!(
-                "last window: mean {:.1}, range {:.1}% (limit {range_percent}%), slope excursion {:.1}% (limit {slope_percent}%)",
-                s.mean,
+                "last window: mean {}, range {:.1}% (limit {range_percent}%), slope excursion {:.1}% (limit {slope_percent}%)",
+                self.metric.show(s.mean),
                 s.range_pct,
                 s.slope_pct * (window - 1) as f64
             ),
@@ -218,13 +284,14 @@ impl SteadyState {
                 sample_secs,
                 ..
             } => format!(
-                "last window: mean {:.1}, slope {:.2}% of the mean per second (limit {limit_percent}%)",
-                s.mean,
+                "last window: mean {}, slope {:.2}% of the mean per second (limit {limit_percent}%)",
+                self.metric.show(s.mean),
                 per_second(s.slope_pct, sample_secs)
             ),
             SteadyRule::Fio { limit_percent, .. } => format!(
-                "last window: mean {:.1}, a sample {:.1}% from the mean (limit {limit_percent}%)",
-                s.mean, s.max_dev_pct
+                "last window: mean {}, a sample {:.1}% from the mean (limit {limit_percent}%)",
+                self.metric.show(s.mean),
+                s.max_dev_pct
             ),
         }
     }
@@ -442,6 +509,30 @@ mod tests {
             run(&fio(true, 2.01, 2, 0), &rising),
             SteadyVerdict::Reached { round: 2 }
         );
+    }
+
+    #[test]
+    fn the_verdict_gives_the_window_mean_in_the_tracking_variables_unit() {
+        let mut d = SteadyState::new(&snia()).tracking(Metric::Bw);
+        for v in [1.9e9, 1.2e9, 2.4e9, 1.0e9, 2.0e9] {
+            d.push(v);
+        }
+        let SteadyVerdict::NotReached { reason } = d.finish("the rounds ran out") else {
+            panic!("a range of 82% is not steady");
+        };
+        assert!(reason.contains("mean 1700.00 MB/s,"), "{reason}");
+        assert_eq!(Metric::Iops.show(25_381.4), "25381 IOPS");
+        assert_eq!(Metric::MeanLatency.show(85.25), "85.2 µs");
+    }
+
+    #[test]
+    fn the_window_fit_is_the_least_squares_line_and_its_excursion() {
+        // y = 100 + 10x over x = 0..4: mean 120, excursion 40 (33.3%), range 40.
+        let f = WindowFit::of(&[100.0, 110.0, 120.0, 130.0, 140.0]).unwrap();
+        assert_eq!((f.mean, f.slope, f.intercept, f.n), (120.0, 10.0, 100.0, 5));
+        assert!((f.excursion_pct() - 100.0 * 40.0 / 120.0).abs() < 1e-9);
+        assert!((f.range_pct() - 100.0 * 40.0 / 120.0).abs() < 1e-9);
+        assert!(WindowFit::of(&[1.0]).is_none());
     }
 
     #[test]

@@ -65,6 +65,11 @@ pub struct Phase {
     /// phase of rounds over a threads x queue depth matrix (SNIA DIRTH's max/mid/min).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape_from: Option<ShapeFromSpec>,
+    /// The phase prepares the drive for the test (SNIA's workload-independent
+    /// preconditioning): run and saved as any phase, never a session's headline, four
+    /// corners or best-of figure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preparation: bool,
 }
 
 /// Where a phase's threads x queue depth come from: `point` of phase `phase`'s last

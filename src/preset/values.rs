@@ -503,4 +503,31 @@ impl Metric {
             Metric::MeanLatency => "mean_latency",
         }
     }
+
+    /// The unit a figure of this metric is shown in: IOPS, MB/s (10^6 bytes a second), µs.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Iops => "IOPS",
+            Metric::Bw => "MB/s",
+            Metric::MeanLatency => "µs",
+        }
+    }
+
+    /// A value as measured (I/Os a second, bytes a second, µs) in [`Metric::unit`].
+    pub fn in_unit(self, v: f64) -> f64 {
+        match self {
+            Metric::Bw => v / 1e6,
+            Metric::Iops | Metric::MeanLatency => v,
+        }
+    }
+
+    /// A value as measured, as text in its unit: `25381 IOPS`, `1926.50 MB/s`, `85.3 µs`.
+    pub fn show(self, v: f64) -> String {
+        let u = self.in_unit(v);
+        match self {
+            Metric::Iops => format!("{u:.0} IOPS"),
+            Metric::Bw => format!("{u:.2} MB/s"),
+            Metric::MeanLatency => format!("{u:.1} µs"),
+        }
+    }
 }

@@ -253,7 +253,13 @@ pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
         .iter()
         .map(|e| {
             let s = e.session;
-            let peak = s.steps.iter().map(|st| st.summary.iops).fold(0.0, f64::max);
+            // The test's steps only: a drive's preparation (SNIA's WIPC) is no headline.
+            let peak = s
+                .steps
+                .iter()
+                .filter(|st| !st.prepares())
+                .map(|st| st.summary.iops)
+                .fold(0.0, f64::max);
             let (mbps, lat, errors) = match &s.summary {
                 Some(sm) => (
                     sm.read_mbps + sm.write_mbps + sm.trim_mbps,

@@ -98,8 +98,14 @@ fn steps_section(o: &mut String, s: &Session, heading: &str) {
         o.push_str("<p class=\"note\">No step finished.</p>\n");
         return;
     }
-    results::summary_section(o, &steps);
-    results::corners_section(o, &steps, heading);
+    // A SNIA steady-state test's headline is its window averages (its page, above), never
+    // a round's peak.
+    if super::pts_steady::applies(s) {
+        o.push_str("<p class=\"note\">This SNIA PTS test's figures are its steady-state window averages (its page above); the steps below are each round's own, none of them the test's result.</p>\n");
+    } else {
+        results::summary_section(o, &steps);
+        results::corners_section(o, &steps, heading);
+    }
     let sub = if heading == "h2" { "h3" } else { "h4" };
     results::workload_sections(o, &steps, sub);
     results::qos_section(o, &steps, heading);
@@ -257,6 +263,7 @@ pub fn page(
     super::diskmark::section(&mut o, s);
     if s.drives.is_empty() {
         super::pts::section(&mut o, s, "h2");
+        super::pts_steady::section(&mut o, s, "h2");
         steps_section(&mut o, s, "h2");
     }
     o.push_str("<h2>Charts</h2>\n");
@@ -283,6 +290,7 @@ pub fn page(
                 super::soak::section(&mut o, &sum);
             }
             super::pts::section(&mut o, &view, "h3");
+            super::pts_steady::section(&mut o, &view, "h3");
             steps_section(&mut o, &view, "h3");
             // The drive's own curve, a colour a workload.
             let mut curve = super::charts::curve(&view);

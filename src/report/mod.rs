@@ -13,6 +13,7 @@ pub mod html;
 pub mod page;
 pub mod plan;
 pub mod pts;
+pub mod pts_steady;
 pub mod results;
 pub mod soak;
 pub mod step_delta;

@@ -16,7 +16,8 @@ h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px;borde
 table{border-collapse:collapse;font-size:13px}th{white-space:nowrap}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}\
 .wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td{overflow-wrap:break-word}td.n{white-space:nowrap}\
-.note{color:#666}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
+.note{color:#666}caption{caption-side:top;text-align:left;padding:4px 0;color:#333}table.pts{min-width:640px}\
+table.not-steady caption,.off-method,.not-steady-status{color:#b00000;font-weight:bold}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
 
 /// Starts a page (XHTML syntax) with `title`.
 pub fn page_start(title: &str) -> String {
@@ -48,7 +49,22 @@ pub fn kv_table(o: &mut String, class: &str, rows: &[(String, String)]) {
 
 /// A table with a header row; numeric-looking cells align right.
 pub fn grid(o: &mut String, class: &str, head: &[&str], rows: &[Vec<String>]) {
-    let _ = write!(o, "<div class=\"wide\"><table class=\"{class}\"><tr>");
+    grid_captioned(o, class, "", head, rows);
+}
+
+/// [`grid`] with a caption on the table itself (none when empty): what its figures are.
+pub fn grid_captioned(
+    o: &mut String,
+    class: &str,
+    caption: &str,
+    head: &[&str],
+    rows: &[Vec<String>],
+) {
+    let _ = write!(o, "<div class=\"wide\"><table class=\"{class}\">");
+    if !caption.is_empty() {
+        let _ = write!(o, "<caption>{}</caption>", esc(caption));
+    }
+    o.push_str("<tr>");
     for h in head {
         let _ = write!(o, "<th>{}</th>", esc(h));
     }

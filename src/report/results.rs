@@ -34,9 +34,12 @@ pub fn steps(s: &Session) -> Vec<Step<'_>> {
 }
 
 /// The steps grouped by workload shape, in the order each shape first ran.
-pub fn by_workload<'s, 'a>(steps: &'s [Step<'a>]) -> Vec<(String, Vec<&'s Step<'a>>)> {
+pub fn by_workload<'s, 'a, S: std::borrow::Borrow<Step<'a>> + 's>(
+    steps: &'s [S],
+) -> Vec<(String, Vec<&'s Step<'a>>)> {
     let mut groups: Vec<(String, Vec<&Step>)> = Vec::new();
     for st in steps {
+        let st: &Step = st.borrow();
         match groups.iter_mut().find(|(w, _)| *w == st.result.workload) {
             Some((_, g)) => g.push(st),
             None => groups.push((st.result.workload.clone(), vec![st])),
@@ -64,9 +67,16 @@ fn step_name(r: &StepResult) -> String {
     format!("{}: {}", r.step, r.label)
 }
 
-/// One summary row per workload: its steps, its peak, the latency there.
+/// The steps of the test itself: none that prepared the drive ([`StepRecord::prepares`]).
+fn tested<'s, 'a>(steps: &'s [Step<'a>]) -> Vec<&'s Step<'a>> {
+    steps.iter().filter(|st| !st.record.prepares()).collect()
+}
+
+/// One summary row per workload of the test's steps (none that prepared the drive): its
+/// steps, its peak, the latency there.
 pub fn summary_section(o: &mut String, steps: &[Step]) {
-    let groups = by_workload(steps);
+    let tested: Vec<&Step> = tested(steps);
+    let groups = by_workload(&tested);
     if groups.is_empty() {
         return;
     }
@@ -125,10 +135,11 @@ const CORNERS: [(&str, bool); 4] = [
 ];
 
 /// The four corners, when the session holds at least two of them: each corner's best step
-/// (IOPS for the random ones, MB/s for the sequential), with its latency.
+/// of the test (IOPS for the random ones, MB/s for the sequential; no step that prepared
+/// the drive), with its latency.
 pub fn corners_section(o: &mut String, steps: &[Step], heading: &str) {
     let mut best: [Option<&Step>; 4] = [None; 4];
-    for st in steps {
+    for st in tested(steps) {
         let Some(c) = st.workload().and_then(corner) else {
             continue;
         };

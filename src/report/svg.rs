@@ -13,6 +13,8 @@ pub enum Style {
     LineMarkers,
     /// A dashed line with markers (a second figure of the same session).
     DashedMarkers,
+    /// A dashed line, no markers (a limit or band drawn across a plot).
+    Dashed,
 }
 
 /// One series: a name for the legend, a colour, points (x, y) and optional tooltips.
@@ -34,6 +36,8 @@ pub enum Unit {
     Seconds,
     /// Microseconds, printed as µs, ms or s.
     Micros,
+    /// Whole numbers (rounds): the axis spans the data, not from 0, its ticks whole.
+    Count,
 }
 
 /// A chart with its axes.
@@ -113,6 +117,9 @@ fn nice_step(raw: f64) -> f64 {
 fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> (f64, f64, Vec<f64>) {
     let span = (hi - lo).max(f64::EPSILON);
     let mut step = nice_step(span / 6.0);
+    if unit == Unit::Count {
+        step = step.max(1.0).round();
+    }
     if unit == Unit::Seconds {
         // Whole minutes or hours once the span is long enough.
         for s in [
@@ -180,7 +187,7 @@ fn trim_num(x: f64) -> String {
 /// Prints an axis value in `unit`.
 pub fn format_value(x: f64, unit: Unit) -> String {
     match unit {
-        Unit::Plain => trim_num(x),
+        Unit::Plain | Unit::Count => trim_num(x),
         Unit::Micros => {
             if x >= 1e6 {
                 format!("{} s", trim_num(x / 1e6))
@@ -244,7 +251,7 @@ fn legend_layout(series: &[Series]) -> (Vec<(f64, usize)>, usize) {
 
 fn dash(style: Style) -> &'static str {
     match style {
-        Style::DashedMarkers => " stroke-dasharray=\"6 4\"",
+        Style::DashedMarkers | Style::Dashed => " stroke-dasharray=\"6 4\"",
         _ => "",
     }
 }
@@ -300,7 +307,12 @@ impl Chart {
         let (x0, x1, xt) = if self.x_log {
             log_ticks(min(&xs), max(&xs))
         } else {
-            linear_ticks(min(&xs).min(0.0), max(&xs), self.x_unit)
+            let lo = if self.x_unit == Unit::Count {
+                min(&xs)
+            } else {
+                min(&xs).min(0.0)
+            };
+            linear_ticks(lo, max(&xs), self.x_unit)
         };
         let (y0, y1, yt) = if self.y_log {
             log_ticks(min(&ys), max(&ys))
@@ -455,7 +467,7 @@ impl Chart {
                     dash(s.style),
                 );
             }
-            if s.style != Style::Line {
+            if !matches!(s.style, Style::Line | Style::Dashed) {
                 let _ = write!(
                     o,
                     "<g class=\"markers\" data-series=\"{name}\" fill=\"{}\">",

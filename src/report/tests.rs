@@ -625,6 +625,38 @@ fn the_four_corners_name_each_corners_peak_with_its_latency() {
 }
 
 #[test]
+fn a_step_that_prepares_the_drive_is_never_a_corner_nor_a_workloads_peak() {
+    // SNIA's WIPC: 128 KiB sequential writes faster than the test's own, saved with
+    // `preparation: true` in its point.
+    let mut s = corners_session();
+    let mut wipc = s.steps[3].clone();
+    wipc.index = 4;
+    wipc.label = "wipc".into();
+    wipc.point = serde_yaml::from_str("{phase: 0, preparation: true}").unwrap();
+    wipc.summary.write_iops = 40_000.0;
+    wipc.summary.iops = 40_000.0;
+    wipc.summary.write_bw_bytes = 40_000.0 * 131_072.0;
+    s.steps.push(wipc);
+    let html = super::html::session_page(&s, &[], &[]);
+    let d = doc(&html);
+    let rows = table_rows(&d, "corners");
+    assert_eq!(
+        rows[4][..2],
+        ["sequential write", "2.10 GB/s"],
+        "not the WIPC's 5.24 GB/s"
+    );
+    let peaks = table_rows(&d, "workloads");
+    assert!(
+        peaks.iter().all(|r| !r.iter().any(|c| c.contains("wipc"))),
+        "{peaks:?}"
+    );
+    // Without the mark it would be both.
+    s.steps[4].point = serde_yaml::Value::Null;
+    let html = super::html::session_page(&s, &[], &[]);
+    assert_eq!(table_rows(&doc(&html), "corners")[4][1], "5.24 GB/s");
+}
+
+#[test]
 fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
     let text = "id: t\nname: T\ndescription: d\nphases:\n  - name: sweep\n    workload: {rw: randread, bs: 4k, iodepth: 4, arrivals: poisson}\n    ramp: 250ms\n    end: {duration: 30s}\n    sweep: {points: [50%, 100%]}\n";
     let preset = crate::preset::parse_str(text, "inline").unwrap();

@@ -166,6 +166,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
             rounds: None,
             stop_curve: None,
             shape_from: None,
+            preparation: false,
         }],
         steps,
         notes,

@@ -123,6 +123,15 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
             if let (true, Some(p)) = (step.prewrite, point.as_object_mut()) {
                 p.insert("prewrite".into(), true.into());
             }
+            // Likewise a step of a phase that prepares the drive (SNIA's WIPC).
+            let preparation = run
+                .plan
+                .phases
+                .get(step.phase)
+                .is_some_and(|p| p.preparation);
+            if let (true, Some(p)) = (preparation, point.as_object_mut()) {
+                p.insert("preparation".into(), true.into());
+            }
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;
             rec.begin_step(step.name.clone(), point, Some(w));

@@ -287,6 +287,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
             rounds: None,
             stop_curve: None,
             shape_from: None,
+            preparation: false,
         }],
         notes: Vec::new(),
     }

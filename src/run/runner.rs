@@ -32,14 +32,6 @@ pub trait RunObserver {
     }
 }
 
-fn metric_value(m: Metric, s: &StepSummary) -> f64 {
-    match m {
-        Metric::Iops => s.iops,
-        Metric::Bw => s.bw_bytes(),
-        Metric::MeanLatency => s.lat_us.mean,
-    }
-}
-
 fn interval_value(m: Metric, r: &IntervalReport) -> f64 {
     match m {
         Metric::Iops => r.iops(),
@@ -259,7 +251,9 @@ impl PlanRun<'_, '_> {
         });
         let mut walk = PhaseWalk {
             phase,
-            rounds: phase.rounds.map(|r| (r, SteadyState::new(&r.rule))),
+            rounds: phase
+                .rounds
+                .map(|r| (r, SteadyState::new(&r.rule).tracking(r.metric))),
             skip_rest: false,
             last_round: None,
             announced: false,
@@ -486,7 +480,7 @@ impl PlanRun<'_, '_> {
         if !step.tracked {
             return;
         }
-        match det.push(metric_value(r.metric, &record.summary)) {
+        match det.push(crate::plan::round_value(r.metric, &record.summary)) {
             SteadyVerdict::Reached { round } => {
                 self.rep.happened(Happening::Steady {
                     scope: SteadyScope::Phase(walk.phase.name.clone()),
@@ -710,6 +704,7 @@ mod tests {
                 rounds: None,
                 stop_curve: None,
                 shape_from: None,
+                preparation: false,
             }],
             notes: Vec::new(),
         }

@@ -133,6 +133,7 @@ pub fn open(
                 rounds: None,
                 stop_curve: None,
                 shape_from: None,
+                preparation: false,
             });
             plan.steps.push(step);
         }
@@ -189,6 +190,7 @@ fn one_step_plan(mut step: PlanStep) -> Plan {
             rounds: None,
             stop_curve: None,
             shape_from: None,
+            preparation: false,
         }],
         steps: vec![step],
         notes: Vec::new(),

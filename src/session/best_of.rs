@@ -115,6 +115,9 @@ impl<'a> GridRun<'a> {
 type Run<'a> = GridRun<'a>;
 
 fn run_of(r: &StepRecord) -> Option<Run<'_>> {
+    if r.prepares() {
+        return None;
+    }
     let of: RunOf = serde_yaml::from_value(r.point.get("run")?.clone()).ok()?;
     GridRun::new(of, r.workload.as_ref()?, &r.summary, r.drive)
 }

@@ -276,6 +276,13 @@ pub struct StepRecord {
 }
 
 impl StepRecord {
+    /// The step prepared the drive for the test (a phase of `preparation: true`, SNIA's
+    /// WIPC, or a round's pre-write): never a headline, four-corners or best-of figure.
+    pub fn prepares(&self) -> bool {
+        let flag = |k: &str| self.point.get(k).and_then(Value::as_bool) == Some(true);
+        flag("preparation") || flag("prewrite")
+    }
+
     /// The curve series the step belongs to: its workload's shape, or its label where no
     /// workload was recorded.
     pub fn series(&self) -> String {

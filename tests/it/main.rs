@@ -45,6 +45,7 @@ mod parsers_fuzz;
 mod parsers_proptest;
 mod presets;
 mod printable_outputs;
+mod pts_pages;
 mod remote_dashboard_stops;
 mod remote_hosts;
 mod report_drives;

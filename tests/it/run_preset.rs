@@ -472,7 +472,7 @@ fn snia_rounds_without_steady_state_run_the_most_rounds_and_say_so() {
     let range = 100.0 * (a - b).abs() / mean;
     let want = format!(
         "r: steady state not reached: not steady after the most rounds, 3: last window: \
-         mean {mean:.1}, range {range:.1}% (limit 0%), slope excursion {range:.1}% (limit 0%)"
+         mean {mean:.0} IOPS, range {range:.1}% (limit 0%), slope excursion {range:.1}% (limit 0%)"
     );
     // (Over two rounds the least-squares line runs through both: its excursion is the range.)
     assert_eq!(event_texts(&lines, "steady_state"), [want.as_str()]);
@@ -801,6 +801,11 @@ pub(crate) fn run_shortened(
         assert!(text.contains(from), "{id}: no '{from}'");
         text = text.replace(from, to);
     }
+    run_preset_text(&text, scale)
+}
+
+/// A preset's text run time-scaled on a file in memory, as [`run_shortened`] runs it.
+pub(crate) fn run_preset_text(text: &str, scale: f64) -> (tempfile::TempDir, Vec<Value>) {
     let home = tempfile::tempdir().unwrap();
     let preset = home.path().join("p.yaml");
     std::fs::write(&preset, text).unwrap();
@@ -834,7 +839,7 @@ pub(crate) fn run_shortened(
 }
 
 /// The report of the run whose JSON lines are `lines` (its session in `home`), parsed.
-fn report_page(home: &std::path::Path, lines: &[Value]) -> String {
+pub(crate) fn report_page(home: &std::path::Path, lines: &[Value]) -> String {
     let session = of_type(lines, "session")[0]["path"]
         .as_str()
         .unwrap()

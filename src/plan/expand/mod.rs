@@ -56,6 +56,7 @@ pub fn expand(
             rounds,
             stop_curve: phase.sweep.as_ref().and_then(|s| s.stopcurve).map(|d| d.0),
             shape_from,
+            preparation: phase.preparation,
         });
     }
     if let Some(n) = opts.outstanding {
