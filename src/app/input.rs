@@ -58,7 +58,9 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     match action {
         SeekBack | SeekForward | SeekStart | SeekEnd => seek_key(app, action),
         Interrupt | Quit => {
-            if !app.run.state.is_active() {
+            // A replay has no run to stop: mid-seek its panels replay a running state, and
+            // the key still quits.
+            if app.replay || !app.run.state.is_active() {
                 return quit_now(app);
             }
             let ask = if action == Quit {
