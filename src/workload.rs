@@ -421,6 +421,17 @@ impl Workload {
         self.rw.trims() || (self.rw.is_mixed() && self.rwmixtrim > 0)
     }
 
+    /// The shape of a step run by `engine`, as tables and charts name it: an idle step (a
+    /// pause between tests, a cool-down) does no I/O and reads [`IDLE_SHAPE`], not the
+    /// placeholder fields of its workload (`read 512B QD1×1`).
+    pub fn shape_on(&self, engine: EngineKind) -> String {
+        if engine == EngineKind::Idle {
+            IDLE_SHAPE.to_string()
+        } else {
+            self.shape()
+        }
+    }
+
     /// What tells one workload from another on a curve: the pattern, a mix's read share,
     /// the block sizes and the queue (`randrw 70%read 4KiB QD8×8`). A sweep's probe and
     /// points share it; rates, regions and seeds do not enter it.
@@ -445,6 +456,9 @@ impl Workload {
         )
     }
 }
+
+/// What an idle step's shape reads: no I/O.
+pub const IDLE_SHAPE: &str = "idle (no I/O)";
 
 /// How a step ends. The first condition met ends it; an external stop (Ctrl-C, steady state
 /// decided by the caller) also ends it.

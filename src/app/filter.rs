@@ -6,6 +6,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::keymap::Action;
 use super::state::App;
 
 /// The longest filter kept.
@@ -41,7 +42,7 @@ pub enum Edit {
     None,
 }
 
-/// Applies a filter key (a character, Backspace, or Esc while there is a filter); a
+/// Applies a filter key (a character, or the erase or back key while there is a filter); a
 /// leading space is swallowed, not typed.
 pub fn edit(app: &mut App, k: &KeyEvent) -> Edit {
     if let Some(c) = typed(k) {
@@ -50,16 +51,17 @@ pub fn edit(app: &mut App, k: &KeyEvent) -> Edit {
         }
         return Edit::Changed;
     }
-    match k.code {
-        KeyCode::Backspace if !app.filter.is_empty() => {
-            app.filter.pop();
-            Edit::Changed
-        }
-        KeyCode::Esc if !app.filter.is_empty() => {
-            app.filter.clear();
-            Edit::Changed
-        }
-        _ => Edit::None,
+    if app.filter.is_empty() {
+        return Edit::None;
+    }
+    if app.keymap.is_command(Action::Erase, k) {
+        app.filter.pop();
+        Edit::Changed
+    } else if app.keymap.is_command(Action::Back, k) {
+        app.filter.clear();
+        Edit::Changed
+    } else {
+        Edit::None
     }
 }
 

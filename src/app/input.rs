@@ -1,7 +1,7 @@
 //! Keys and mouse: what each does on the main screen and in each overlay (pickers, help,
 //! confirmations, the typed confirmation of a destructive target).
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::drives::{self, DriveState};
 use super::filter;
@@ -58,7 +58,9 @@ fn main_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     match action {
         SeekBack | SeekForward | SeekStart | SeekEnd => seek_key(app, action),
         Interrupt | Quit => {
-            if !app.run.state.is_active() {
+            // A replay has no run to stop: mid-seek its panels replay a running state, and
+            // the key still quits.
+            if app.replay || !app.run.state.is_active() {
                 return quit_now(app);
             }
             let ask = if action == Quit {
@@ -413,12 +415,9 @@ const MOVES: [Action; 6] = [
 fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
     use Action::*;
     let lines = app.help_actions().len();
-    // The first line of the last page (the help's window: its lines, two borders and two
-    // of footer, at most the screen's height), where scrolling stops.
-    let shown = usize::from(app.size.1)
-        .min(lines + 5)
-        .saturating_sub(4)
-        .max(1);
+    // The first line of the last page (the help's window less two borders and two lines
+    // of footer), where scrolling stops.
+    let shown = usize::from(app.help_height()).saturating_sub(4).max(1);
     let top = lines.saturating_sub(shown);
     if let Some(m) = app.keymap.first_of(&MOVES, k) {
         {
@@ -495,66 +494,60 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
             app.start_pending = false;
             return main_key(app, k);
         }
-        match k.code {
-            KeyCode::Esc => {
-                app.start_pending = false;
-                app.overlay = Some(Overlay::Targets { typing: None });
-            }
-            KeyCode::Backspace => {
-                typed.pop();
-                app.overlay = Some(Overlay::Targets {
-                    typing: Some(typed),
-                });
-            }
-            KeyCode::Enter => {
-                let Some(t) = app.selected_target().cloned() else {
-                    app.overlay = None;
-                    return Vec::new();
-                };
-                let typed = typed.trim();
-                if typed == t.confirm_name() || typed == t.path.display().to_string() {
-                    if drives::table(app) {
-                        if let Some(d) = app.drives.get_mut(app.target_sel) {
-                            d.confirmed = true;
-                        }
-                        if let Some(next) = drives::next_unconfirmed(app) {
-                            ask_name(app, next);
-                            return Vec::new();
-                        }
-                    } else {
-                        app.confirmed_target = Some(t.path.clone());
+        if app.keymap.is_command(Back, k) {
+            app.start_pending = false;
+            app.overlay = Some(Overlay::Targets { typing: None });
+        } else if app.keymap.is_command(Erase, k) {
+            typed.pop();
+            app.overlay = Some(Overlay::Targets {
+                typing: Some(typed),
+            });
+        } else if app.keymap.is_command(Select, k) {
+            let Some(t) = app.selected_target().cloned() else {
+                app.overlay = None;
+                return Vec::new();
+            };
+            let typed = typed.trim();
+            if typed == t.confirm_name() || typed == t.path.display().to_string() {
+                if drives::table(app) {
+                    if let Some(d) = app.drives.get_mut(app.target_sel) {
+                        d.confirmed = true;
                     }
-                    let mut fx = watch(app, &t.path);
-                    app.notify(format!(
-                        "{}: confirmed; a write test will destroy its data",
-                        t.path.display()
-                    ));
-                    // The start key asked for the names: every one is typed, it starts.
-                    if app.start_pending {
-                        fx.extend(start(app));
-                        return fx;
+                    if let Some(next) = drives::next_unconfirmed(app) {
+                        ask_name(app, next);
+                        return Vec::new();
                     }
-                    app.overlay = Some(Overlay::Presets);
-                    return fx;
                 } else {
-                    app.overlay = Some(Overlay::Targets {
-                        typing: Some(String::new()),
-                    });
-                    app.notify(format!(
-                        "'{typed}' is not '{}': not confirmed",
-                        t.confirm_name()
-                    ));
+                    app.confirmed_target = Some(t.path.clone());
                 }
-            }
-            KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
-                if typed.chars().count() < 256 {
-                    typed.push(c);
+                let mut fx = watch(app, &t.path);
+                app.notify(format!(
+                    "{}: confirmed; a write test will destroy its data",
+                    t.path.display()
+                ));
+                // The start key asked for the names: every one is typed, it starts.
+                if app.start_pending {
+                    fx.extend(start(app));
+                    return fx;
                 }
+                app.overlay = Some(Overlay::Presets);
+                return fx;
+            } else {
                 app.overlay = Some(Overlay::Targets {
-                    typing: Some(typed),
+                    typing: Some(String::new()),
                 });
+                app.notify(format!(
+                    "'{typed}' is not '{}': not confirmed",
+                    t.confirm_name()
+                ));
             }
-            _ => {}
+        } else if let Some(c) = filter::typed(k) {
+            if typed.chars().count() < 256 {
+                typed.push(c);
+            }
+            app.overlay = Some(Overlay::Targets {
+                typing: Some(typed),
+            });
         }
         return Vec::new();
     }

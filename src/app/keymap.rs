@@ -131,6 +131,7 @@ actions! {
     AllDrives all_drives "all_drives" ["o"] "several drives: charts of all drives, or one";
     StopDrive stop_drive "stop_drive" ["X"] "several drives: stop the picked drive only";
     Note note "note" ["m"] "write a timestamped note into the running session";
+    Erase erase "erase" ["backspace"] "filters, notes and typed names: erase the last character";
 }
 
 impl Action {
@@ -173,6 +174,7 @@ impl Action {
         Action::PageDown,
         Action::First,
         Action::Last,
+        Action::Erase,
         Action::Interrupt,
     ];
 
@@ -368,6 +370,32 @@ fn describe_keys(keys: &[KeyBinding]) -> String {
     }
     let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     keys.join(" / ")
+}
+
+/// The start and end of the key table in docs/DASHBOARD.md, made by [`Keymap::markdown_table`].
+pub const DOCS_TABLE_MARKS: (&str, &str) = (
+    "<!-- keys: made from src/app/keymap.rs (Keymap::markdown_table); tests/dashboard/keys.rs checks it -->",
+    "<!-- end of keys -->",
+);
+
+impl Keymap {
+    /// Every action as a Markdown table (key, name in keys.yaml, what it does), in the
+    /// order the help lists them: the key table of docs/DASHBOARD.md.
+    pub fn markdown_table(&self) -> String {
+        let mut out = String::from("| key | action | does |\n|---|---|---|\n");
+        for &a in Action::ALL {
+            let keys = self.describe(a);
+            let fence = if keys.contains('`') { "`` " } else { "`" };
+            let close: String = fence.chars().rev().collect();
+            let keys = format!("{fence}{keys}{close}").replace('|', "\\|");
+            out.push_str(&format!(
+                "| {keys} | `{}` | {} |\n",
+                a.name(),
+                a.description().replace('|', "\\|")
+            ));
+        }
+        out
+    }
 }
 
 /// `~/.config/drivescope` (or `$XDG_CONFIG_HOME/drivescope`).

@@ -2,7 +2,7 @@
 //! the note to the run (recorded in the session as a timestamped `user_note` event), Esc
 //! drops it.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 use super::keymap::Action;
 use super::msg::Effect;
@@ -30,33 +30,29 @@ pub(super) fn key(app: &mut App, k: &KeyEvent, mut text: String) -> Vec<Effect> 
         app.overlay = None;
         return Vec::new();
     }
-    match k.code {
-        KeyCode::Esc => app.overlay = None,
-        KeyCode::Backspace => {
-            text.pop();
-            app.overlay = Some(Overlay::Note { text });
+    if app.keymap.is_command(Action::Back, k) {
+        app.overlay = None;
+    } else if app.keymap.is_command(Action::Erase, k) {
+        text.pop();
+        app.overlay = Some(Overlay::Note { text });
+    } else if app.keymap.is_command(Action::Select, k) {
+        app.overlay = None;
+        let note = text.trim().to_string();
+        if note.is_empty() {
+            app.notify("an empty note: nothing recorded");
+            return Vec::new();
         }
-        KeyCode::Enter => {
-            app.overlay = None;
-            let note = text.trim().to_string();
-            if note.is_empty() {
-                app.notify("an empty note: nothing recorded");
-                return Vec::new();
-            }
-            if !app.run.state.is_active() {
-                app.notify("the run ended: the note was not recorded");
-                return Vec::new();
-            }
-            app.push_event(EventCategory::Note, note.clone());
-            return vec![Effect::Note(note)];
+        if !app.run.state.is_active() {
+            app.notify("the run ended: the note was not recorded");
+            return Vec::new();
         }
-        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
-            if text.chars().count() < MAX_NOTE_CHARS {
-                text.push(c);
-            }
-            app.overlay = Some(Overlay::Note { text });
+        app.push_event(EventCategory::Note, note.clone());
+        return vec![Effect::Note(note)];
+    } else if let Some(c) = super::filter::typed(k) {
+        if text.chars().count() < MAX_NOTE_CHARS {
+            text.push(c);
         }
-        _ => {}
+        app.overlay = Some(Overlay::Note { text });
     }
     Vec::new()
 }

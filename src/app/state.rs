@@ -202,6 +202,14 @@ impl App {
         super::Action::ALL.to_vec()
     }
 
+    /// The help window's height: its lines, two borders, two lines of footer and one
+    /// spare, at most the screen's less a line above and below (the status line stays in
+    /// view; the help scrolls).
+    pub fn help_height(&self) -> u16 {
+        let lines = u16::try_from(self.help_actions().len()).unwrap_or(u16::MAX);
+        lines.saturating_add(5).min(self.size.1.saturating_sub(2))
+    }
+
     /// Forgets the run, telemetry and events shown (a replay moving back in time).
     pub fn reset_run_views(&mut self) {
         self.run = RunView::default();

@@ -154,7 +154,7 @@ impl Sink for DashboardSink {
                 step,
                 target_iops,
             } => {
-                self.series = step.workload.shape();
+                self.series = step.workload.shape_on(step.engine);
                 self.grid_step = step
                     .run
                     .filter(|r| r.pick.is_some())

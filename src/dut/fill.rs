@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
 use crate::engine::{self, Control, EngineError, StepControl, StepTarget};
+use crate::outcome::EndedBy;
 use crate::stats::StepSummary;
 use crate::units::{format_given, format_size};
 use crate::workload::{
@@ -45,6 +46,10 @@ pub fn fill_file(
     let aligned = t.size - t.size % t.align;
     let mut progress = Progress::new(aligned, PROGRESS_EVERY_S);
     let mut s = fill_part(t, direct, ctl, note, &mut progress, bs, 0, len)?;
+    if interrupted(&s) {
+        note(&interrupted_note(t, &s, aligned));
+        return Ok(s);
+    }
     if aligned > len {
         let tail = fill_part(
             t,
@@ -60,6 +65,11 @@ pub fn fill_file(
         s.write_bytes += tail.write_bytes;
         s.runtime_s += tail.runtime_s;
         s.write_bw_bytes = s.write_bytes as f64 / s.runtime_s.max(1e-9);
+        if interrupted(&tail) {
+            s.ended_by = tail.ended_by;
+            note(&interrupted_note(t, &s, aligned));
+            return Ok(s);
+        }
     }
     if !direct {
         // Written through the page cache: the blocks are real only once on the drive.
@@ -79,6 +89,24 @@ pub fn fill_file(
         s.write_bw_bytes / 1e6
     ));
     Ok(s)
+}
+
+/// The fill was stopped (Ctrl-C, a signal, the stop key) before it wrote the whole file.
+pub fn interrupted(s: &StepSummary) -> bool {
+    s.ended_by == EndedBy::Stopped
+}
+
+/// What an interrupted fill says: how far it got, and that the rest stays unwritten.
+fn interrupted_note(t: &PreparedTarget, s: &StepSummary, of: u64) -> String {
+    format!(
+        "fill of {} interrupted after {} of {} ({:.0}%) in {:.1}s: the rest is still \
+         unwritten and the next run fills it",
+        t.path.display(),
+        format_size(s.write_bytes),
+        format_size(of),
+        s.write_bytes as f64 * 100.0 / of.max(1) as f64,
+        s.runtime_s
+    )
 }
 
 /// Writes `len` bytes of `t` from `offset` in blocks of `bs` (see [`fill_file`]); a part
@@ -256,6 +284,33 @@ pub fn fill_if_unwritten(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopped_fill_says_it_was_interrupted_not_filled() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(256 << 20).unwrap();
+        let t = PreparedTarget {
+            path: path.clone(),
+            kind: TargetKind::File,
+            size: 256 << 20,
+            align: 4096,
+            created: false,
+            unwritten: true,
+        };
+        // Stopped before it began, as Ctrl-C at the first interval would: real I/O setup,
+        // no block written.
+        let ctl = StepControl::default();
+        ctl.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut said = Vec::new();
+        let s = fill_file(&t, false, &ctl, &mut |n| said.push(n.to_string())).unwrap();
+        assert!(interrupted(&s), "{:?}", s.ended_by);
+        let last = said.last().unwrap();
+        assert!(last.contains("interrupted after"), "{said:?}");
+        assert!(last.contains("of 256MiB"), "{said:?}");
+        assert!(said.iter().all(|n| !n.starts_with("filled")), "{said:?}");
+    }
 
     #[test]
     fn a_long_fill_says_how_far_it_is_every_few_seconds() {

@@ -191,7 +191,7 @@ pub fn plan_rows(plan: &Plan, steps: &[PlannedStep]) -> Vec<[String; 7]> {
                 p.label.clone(),
                 match plan.phases.get(s.phase).and_then(|ph| ph.shape_from) {
                     _ if s.engine == crate::workload::EngineKind::Idle => {
-                        "idle (no I/O)".to_string()
+                        crate::workload::IDLE_SHAPE.to_string()
                     }
                     Some(from) => shape_from_text(&p.workload, from, plan),
                     None => workload_text(&p.workload),

@@ -39,6 +39,9 @@ pub enum SkipWhy {
     /// Its threads x queue depth come from an operating point that the earlier phase's
     /// rounds did not give (none ran, or none under DIRTH's 5 ms mean response time).
     NoOperatingPoint(crate::plan::operating::OperatingPoint),
+    /// The user skipped it (the dashboard's skip key) after `measured_s` seconds of its
+    /// measured time: its results cover only those.
+    User { measured_s: f64 },
 }
 
 /// Something that happened in a run that the session keeps as an event.
@@ -133,6 +136,14 @@ impl fmt::Display for Happening {
                     crate::plan::operating::OperatingPoint::Min => "min",
                 },
                 crate::plan::operating::MAX_MEAN_RESPONSE_US / 1000.0
+            ),
+            Happening::Skipped {
+                step,
+                why: SkipWhy::User { measured_s },
+            } => write!(
+                f,
+                "{step}: skipped by the user after {measured_s:.1} s measured; \
+                 its results cover only that"
             ),
             Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
             Happening::Health(c) => write!(f, "{c}"),

@@ -375,6 +375,14 @@ impl PlanRun<'_, '_> {
         };
         let record = std::sync::Arc::new(record);
         self.rep.obs.event(RunEvent::StepFinished(record.clone()));
+        if record.summary.ended_by == EndedBy::Skipped {
+            self.rep.happened(Happening::Skipped {
+                step: record.name.clone(),
+                why: SkipWhy::User {
+                    measured_s: record.summary.runtime_s,
+                },
+            });
+        }
         self.judge_rounds(walk, step, &record);
         self.judge_curve(walk, &record);
         Ok(match record.summary.ended_by {

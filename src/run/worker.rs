@@ -152,7 +152,11 @@ impl Worker {
             match filled {
                 Some(s) => self.say(Said::Record {
                     kind: EventKind::Fill,
-                    message: format!("filled {}", t.path.display()),
+                    message: if crate::dut::fill::interrupted(&s) {
+                        format!("fill of {} interrupted", t.path.display())
+                    } else {
+                        format!("filled {}", t.path.display())
+                    },
                     data: serde_yaml::to_value(s).unwrap_or_default(),
                 }),
                 None => {

@@ -283,12 +283,12 @@ impl StepRecord {
         flag("preparation") || flag("prewrite")
     }
 
-    /// The curve series the step belongs to: its workload's shape, or its label where no
-    /// workload was recorded.
+    /// The curve series the step belongs to: its workload's shape (`idle (no I/O)` for a
+    /// pause), or its label where no workload was recorded.
     pub fn series(&self) -> String {
         self.workload
             .as_ref()
-            .map_or_else(|| self.label.clone(), Workload::shape)
+            .map_or_else(|| self.label.clone(), |w| w.shape_on(self.summary.engine))
     }
 }
 

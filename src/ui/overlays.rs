@@ -82,7 +82,7 @@ fn hint_line(app: &App, pairs: &[(String, &str)]) -> Line<'static> {
 fn help(app: &App, f: &mut Frame, area: Rect, scroll: u16) {
     let t = app.theme();
     let actions = app.help_actions();
-    let r = centred(area, 100, actions.len() as u16 + 5);
+    let r = centred(area, 100, app.help_height());
     f.render_widget(Clear, r);
     let inner = panel_block("", t).inner(r);
     let [table_area, foot] =

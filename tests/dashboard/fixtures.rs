@@ -511,7 +511,7 @@ pub fn errored(size: (u16, u16)) -> App {
 }
 
 /// The app drawn once on a test terminal of its size.
-fn draw(app: &App) -> Buffer {
+pub fn draw(app: &App) -> Buffer {
     let (w, h) = app.size;
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
     term.draw(|f| drivescope::ui::render(app, f)).expect("draw");

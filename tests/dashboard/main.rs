@@ -6,6 +6,7 @@ mod diskmark;
 mod drives;
 mod filter;
 mod fixtures;
+mod keys;
 mod method;
 mod names;
 mod new_file;

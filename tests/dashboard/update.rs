@@ -92,6 +92,29 @@ fn quit_while_running_asks_first() {
 }
 
 #[test]
+fn q_during_a_replay_seek_quits_at_once() {
+    // A seek replays the session's messages from its start: midway the panels hold a
+    // running state (a `[` or Home at the end of a session, read mid-seek). The replay has
+    // no run to stop: q and Ctrl-C quit, asking nothing, whatever state the seek is in.
+    for quit in [key('q'), ctrl('c')] {
+        let mut app = running((120, 40));
+        app.replay = true;
+        send(&mut app, [Msg::ReplayReset]);
+        send(
+            &mut app,
+            [Msg::RunStarted {
+                preset_id: "quick-look".into(),
+                target: scratch(),
+            }],
+        );
+        assert!(app.run.state.is_active(), "{:?}", app.run.state);
+        assert_eq!(send(&mut app, [quit]), vec![Effect::Quit]);
+        assert!(app.quit);
+        assert_eq!(app.overlay, None);
+    }
+}
+
+#[test]
 fn ctrl_c_during_a_run_asks_whether_to_stop() {
     let mut app = running((120, 40));
     assert!(send(&mut app, [ctrl('c')]).is_empty());

@@ -47,9 +47,35 @@ fn the_diskmark_grid_fills_live_and_ends_as_the_session_s() {
     // After the run, the cells on the screen are the saved session's grid.
     // The run's end, in the header's corner.
     let s = wait_until(&t, "the run's end", |s| s.contains(" completed ╯"));
+    // The pauses between tests are no steps of I/O: the Steps tab shows them as idle, not
+    // with their placeholder workload (`interval-6 read 512B QD1×1`).
+    t.tmux(&["send-keys", "7"]);
+    let steps = wait_until(&t, "the Steps tab", |s| s.contains("interval-7"));
+    assert!(!steps.contains("512B"), "{steps}");
+    assert!(
+        steps
+            .lines()
+            .any(|l| l.contains("interval-7") && l.contains("idle (no")),
+        "{steps}"
+    );
+    t.tmux(&["send-keys", "3"]);
+    t.wait_for("╭ Diskmark grid");
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (_, loaded) = the_saved_session(home.path());
+    for st in loaded
+        .session
+        .steps
+        .iter()
+        .filter(|st| st.label.starts_with("interval"))
+    {
+        assert_eq!(
+            st.series(),
+            drivescope::workload::IDLE_SHAPE,
+            "{}",
+            st.label
+        );
+    }
     let cells = drivescope::session::grid(&loaded.session);
     assert_eq!(cells.len(), 8, "{cells:?}");
     for c in &cells {

@@ -179,8 +179,9 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
     );
     key(&t, "PageDown");
     key(&t, "PageDown");
+    let every = format!("of {}", drivescope::app::Action::ALL.len());
     let s = wait_until(&t, "the end of the help", |s| {
-        s.contains("stop_drive") && s.contains("of 33")
+        s.contains("stop_drive") && s.contains(&every)
     });
     for (keys, name) in [
         ("o", "all_drives"),
@@ -188,6 +189,7 @@ fn the_help_lists_every_key_scrolls_at_80x24_and_names_the_real_keys_file() {
         ("1-7", "tab"),
         ("z", "zoom"),
         ("m", "note"),
+        ("backspace", "erase"),
     ] {
         assert!(
             s.lines().any(|l| l.contains(keys) && l.contains(name)),

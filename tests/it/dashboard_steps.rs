@@ -158,3 +158,53 @@ fn a_note_typed_mid_run_is_in_the_events_the_session_the_report_and_compare() {
         "{text}"
     );
 }
+
+#[test]
+fn a_skipped_step_is_marked_skipped_and_is_an_event_in_the_session() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dut.bin");
+    // quick-look at 1.0: four steps of 2 s ramp + 8 s; step 2 is skipped early.
+    let cmd = format!(
+        "{} --target {} --size 256MiB --preset quick-look",
+        common::bin().display(),
+        target.display()
+    );
+    let Some(t) = Tmux::start_with("skip", &cmd, home.path(), 80, 24) else {
+        return;
+    };
+    t.wait_for(" Presets ");
+    t.tmux(&["send-keys", "Enter"]);
+    wait_until(&t, "step 2 running", |s| s.contains("step 2/4"));
+    t.tmux(&["send-keys", "n"]);
+    wait_until(&t, "step 3 running", |s| s.contains("step 3/4"));
+    t.tmux(&["send-keys", "7"]);
+    let s = wait_until(&t, "step 2 marked skipped", |s| {
+        row(s, "2").is_some_and(|r| r.contains("skipped ·"))
+    });
+    assert!(s.contains(" done, 1 skipped"), "the title counts it\n{s}");
+    let first = row(&s, "1").unwrap_or_default();
+    assert!(!first.contains("skipped"), "step 1 ran out its time\n{s}");
+    t.tmux(&["send-keys", "x"]);
+    t.wait_for("Stop the run");
+    t.tmux(&["send-keys", "y"]);
+    wait_until(&t, "the run stopped", |s| s.contains("stopped"));
+    t.tmux(&["send-keys", "q"]);
+    t.wait_for("EXIT=0");
+    let (_, loaded) = the_saved_session(home.path());
+    let skips: Vec<_> = loaded
+        .session
+        .events
+        .iter()
+        .filter(|e| e.kind == drivescope::session::EventKind::Skip)
+        .collect();
+    assert_eq!(skips.len(), 1, "{:?}", loaded.session.events);
+    assert!(
+        skips[0].message.contains("skipped by the user after"),
+        "{}",
+        skips[0].message
+    );
+    assert_eq!(
+        loaded.session.steps[1].summary.ended_by,
+        drivescope::outcome::EndedBy::Skipped
+    );
+}

@@ -1,6 +1,6 @@
 //! Steps: the picked drive's finished steps with their results (label, workload, target
-//! and achieved IOPS, MB/s, mean and p99 latency), the running one marked, and the plan's
-//! steps still to come, dimmed.
+//! and achieved IOPS, MB/s, mean and p99 latency), a step the user skipped marked
+//! `skipped`, the running one marked, and the plan's steps still to come, dimmed.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::App;
+use crate::outcome::EndedBy;
 use crate::session::StepResult;
 use crate::ui::format;
 use crate::ui::widgets::{empty, panel_block};
@@ -102,6 +103,8 @@ fn columns(width: usize, longest_label: usize) -> (Vec<Col>, usize, usize) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stand {
     Done,
+    /// Ended by the user's skip key: its figures cover only the part that ran.
+    Skipped,
     Running,
     ToCome,
 }
@@ -118,12 +121,24 @@ fn target(t: Option<f64>) -> String {
     t.map(format::iops).unwrap_or_else(|| "max".into())
 }
 
+/// The mark before a skipped step's label (kept first, so no width cuts it).
+const SKIPPED: &str = "skipped ·";
+
 fn done_row(r: &StepResult) -> Row {
+    let skipped = r.ended_by == EndedBy::Skipped;
+    let label = format::shown(&r.label);
     Row {
-        stand: Stand::Done,
+        stand: if skipped { Stand::Skipped } else { Stand::Done },
         cells: vec![
             (Col::Number, r.step.to_string()),
-            (Col::Label, format::shown(&r.label)),
+            (
+                Col::Label,
+                if skipped {
+                    format!("{SKIPPED} {label}")
+                } else {
+                    label
+                },
+            ),
             (Col::Workload, format::shown(&r.workload)),
             (Col::Target, target(r.target_iops)),
             (Col::Iops, format::iops(r.iops())),
@@ -200,7 +215,7 @@ fn window(rows: &[Row], height: usize) -> std::ops::Range<usize> {
     }
     let focus = rows
         .iter()
-        .position(|r| r.stand != Stand::Done)
+        .position(|r| !matches!(r.stand, Stand::Done | Stand::Skipped))
         .unwrap_or(rows.len());
     let after = (height / 3).min(rows.len() - focus);
     let start = (focus + after).saturating_sub(height);
@@ -226,9 +241,15 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let rows = rows(app);
     let run = &app.picked_slot().run;
-    let title = match run.plan_steps.len() {
-        0 => "Steps".to_string(),
-        n => format!("Steps: {} of {n} done", run.results.len()),
+    let skipped = run
+        .results
+        .iter()
+        .filter(|r| r.ended_by == EndedBy::Skipped)
+        .count();
+    let title = match (run.plan_steps.len(), skipped) {
+        (0, _) => "Steps".to_string(),
+        (n, 0) => format!("Steps: {} of {n} done", run.results.len()),
+        (n, k) => format!("Steps: {} of {n} done, {k} skipped", run.results.len() - k),
     };
     let block = panel_block(title, t);
     if rows.is_empty() {
@@ -268,6 +289,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     for r in &rows[shown] {
         let style = match r.stand {
             Stand::Done => Style::default().fg(t.fg),
+            Stand::Skipped => Style::default().fg(t.warning),
             Stand::Running => Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
             Stand::ToCome => t.dim_style(),
         };
