@@ -129,7 +129,7 @@ impl<W: Write> Shows for JsonPrinter<W> {
             "write_iops": f.write_iops,
             "read_bw_bytes": f.read_bw,
             "write_bw_bytes": f.write_bw,
-            "worst_p99_us": f.p99,
+            "worst_response_p99_us": f.p99,
             "errors": f.errors,
         }))
     }

@@ -16,7 +16,7 @@ h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px;borde
 table{border-collapse:collapse;font-size:13px}th{white-space:nowrap}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}\
 .wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td{overflow-wrap:break-word}td.n{white-space:nowrap}\
-.note{color:#666}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
+.note{color:#666}.off-method{color:#a33;font-weight:bold}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
 
 /// Starts a page (XHTML syntax) with `title`.
 pub fn page_start(title: &str) -> String {

@@ -13,6 +13,9 @@ pub enum Style {
     LineMarkers,
     /// A dashed line with markers (a second figure of the same session).
     DashedMarkers,
+    /// Hollow rings and no line, drawn over another series' markers: its points that are
+    /// marked (a sweep point that missed its target).
+    Rings,
 }
 
 /// One series: a name for the legend, a colour, points (x, y) and optional tooltips.
@@ -427,6 +430,10 @@ impl Chart {
     fn lines(&self, o: &mut String, xa: &Axis, ya: &Axis) {
         for s in &self.series {
             let name = esc(&s.name);
+            if s.style == Style::Rings {
+                rings(o, &name, s, xa, ya);
+                continue;
+            }
             let runs = s
                 .points
                 .split(|(x, y)| !(x.is_finite() && y.is_finite()))
@@ -486,6 +493,19 @@ impl Chart {
         o.push_str("<g class=\"legend\">");
         for (s, &(lx, row)) in named.iter().zip(legend) {
             let y = TOP + row as f64 * LEGEND_ROW;
+            if s.style == Style::Rings {
+                let _ = write!(
+                    o,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                    lx + 8.0,
+                    y - 4.0,
+                    s.color,
+                    lx + 20.0,
+                    y,
+                    esc(&s.name)
+                );
+                continue;
+            }
             let _ = write!(
                 o,
                 "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
@@ -500,6 +520,32 @@ impl Chart {
             );
         }
     }
+}
+
+/// A [`Style::Rings`] series: a hollow ring (white inside, over the marker under it) at
+/// each point, with its tooltip.
+fn rings(o: &mut String, name: &str, s: &Series, xa: &Axis, ya: &Axis) {
+    let _ = write!(
+        o,
+        "<g class=\"rings\" data-series=\"{name}\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\">",
+        s.color
+    );
+    for (i, &(x, y)) in s.points.iter().enumerate() {
+        if !(x.is_finite() && y.is_finite()) {
+            continue;
+        }
+        let _ = write!(
+            o,
+            "<circle class=\"ring\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\">",
+            xa.map(x),
+            ya.map(y)
+        );
+        if let Some(t) = s.tips.get(i) {
+            let _ = write!(o, "<title>{}</title>", esc(t));
+        }
+        o.push_str("</circle>");
+    }
+    o.push_str("</g>");
 }
 
 #[cfg(test)]

@@ -169,6 +169,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
         }],
         steps,
         notes,
+        time_scale: 1.0,
     }
 }
 

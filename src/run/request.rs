@@ -289,6 +289,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
             shape_from: None,
         }],
         notes: Vec::new(),
+        time_scale: 1.0,
     }
 }
 

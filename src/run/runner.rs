@@ -712,6 +712,7 @@ mod tests {
                 shape_from: None,
             }],
             notes: Vec::new(),
+            time_scale: 1.0,
         }
     }
 

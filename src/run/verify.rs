@@ -192,5 +192,6 @@ fn one_step_plan(mut step: PlanStep) -> Plan {
         }],
         steps: vec![step],
         notes: Vec::new(),
+        time_scale: 1.0,
     }
 }

@@ -18,6 +18,7 @@ pub mod histlog;
 mod host;
 mod kind;
 mod merge;
+pub mod method;
 mod model;
 mod options;
 pub mod outputs;
@@ -47,6 +48,7 @@ pub use options::{
 pub use outputs::{check_session_paths, SessionPaths};
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::SessionRecorder;
+pub use method::{off_method, off_method_text, OffMethod};
 pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};

@@ -46,7 +46,10 @@ pub struct DirResult {
     pub iops: f64,
     /// MB/s (10^6 bytes per second).
     pub mbps: f64,
+    /// Response latency this way, from each I/O's scheduled time in a paced step; an
+    /// unpaced step has no schedule, so there it is the service latency (from submission).
     /// None when the step did no I/O this way.
+    #[serde(rename = "response_lat_us")]
     pub lat_us: Option<LatFigures>,
 }
 
@@ -81,6 +84,20 @@ impl Direction {
     }
 }
 
+/// A paced step that achieved under this share of its target rate missed it (marked in the
+/// tables, the text output, the report's curve and the dashboard).
+pub const MISSED_BELOW: f64 = 0.97;
+
+/// Achieved IOPS over the target (none when there is no positive target).
+pub fn share_of(iops: f64, target: Option<f64>) -> Option<f64> {
+    target.filter(|t| *t > 0.0).map(|t| iops / t)
+}
+
+/// Whether a step that achieved `iops` missed its `target` (under [`MISSED_BELOW`] of it).
+pub fn missed(iops: f64, target: Option<f64>) -> bool {
+    share_of(iops, target).is_some_and(|s| s < MISSED_BELOW)
+}
+
 /// One step of one drive once it ran.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepResult {
@@ -94,6 +111,18 @@ pub struct StepResult {
     pub workload: String,
     /// The rate it was paced at; none for a closed-loop step.
     pub target_iops: Option<f64>,
+    /// A paced step: its achieved IOPS over its target (1.0: reached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub achieved_share: Option<f64>,
+    /// A paced step that achieved under [`MISSED_BELOW`] of its target.
+    pub missed_target: bool,
+    /// Service latency of all its I/Os (every direction), from each I/O's submission to its
+    /// completion (the curve's latency); none when it did no I/O.
+    pub service_lat_us: Option<LatFigures>,
+    /// A paced step: the response latency of all its I/Os, from each I/O's scheduled time
+    /// (its backlog counted); none for an unpaced step, whose response is its service.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_lat_us: Option<LatFigures>,
     pub read: DirResult,
     pub write: DirResult,
     /// Trims (a trim workload's, an fio job file's trim jobs).
@@ -126,6 +155,10 @@ impl StepResult {
             label,
             workload,
             target_iops: s.target_iops,
+            achieved_share: share_of(s.iops, s.target_iops),
+            missed_target: missed(s.iops, s.target_iops),
+            service_lat_us: LatFigures::of(s.service_lat()),
+            response_lat_us: s.response_from_schedule().and_then(LatFigures::of),
             read: DirResult {
                 ios: s.read_ios,
                 iops: s.read_iops,
@@ -184,6 +217,16 @@ impl StepResult {
             .iter()
             .filter_map(|d| self.dir(*d).lat_us.map(|l| l.p99))
             .reduce(f64::max)
+    }
+
+    /// Its achieved share of its target in a table's cell: `98%`, or `64% MISSED` under
+    /// [`MISSED_BELOW`]; empty for an unpaced step.
+    pub fn reached(&self) -> String {
+        match self.achieved_share {
+            Some(x) if self.missed_target => format!("{:.0}% MISSED", x * 100.0),
+            Some(x) => format!("{:.0}%", x * 100.0),
+            None => String::new(),
+        }
     }
 
     /// What matches it with a step of another session: its drive, label and workload.
