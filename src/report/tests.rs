@@ -286,8 +286,48 @@ fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
     let dir = tempfile::tempdir().unwrap();
     super::write_report(&s, dir.path(), &[]).unwrap();
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert!(html.contains("mean from submission"), "labelled");
+    assert!(html.contains("<th>service mean</th>"), "labelled");
+    assert!(html.contains("<th>response mean</th>"), "labelled");
     assert!(html.contains(">250 µs</td>"), "beside the response: {html}");
+}
+
+#[test]
+fn a_sweep_point_under_its_target_is_marked_in_the_table_and_the_curve() {
+    let mut s = session();
+    let mut missed = step(0, 10_000.0, 300.0);
+    missed.summary.target_iops = Some(20_000.0);
+    let mut reached = step(1, 19_500.0, 400.0);
+    reached.summary.target_iops = Some(20_000.0);
+    s.steps = vec![missed, reached];
+    let rows = |s: &crate::session::Session| {
+        let html = super::html::session_page(s, &[], &[]);
+        let d = doc(&html);
+        table_rows(&d, "results")
+    };
+    let table = rows(&s);
+    let col = table[0].iter().position(|h| h == "reached").expect("a reached column");
+    assert_eq!(table[1][col], "50% MISSED", "{table:?}");
+    assert_eq!(table[2][col], "98%", "{table:?}");
+    let curve = super::charts::curve(&s);
+    let rings: Vec<_> = curve
+        .series
+        .iter()
+        .filter(|x| x.style == super::svg::Style::Rings)
+        .collect();
+    assert_eq!(rings.len(), 1, "one ring series for the workload");
+    assert_eq!(
+        rings[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [10_000.0, 10_000.0],
+        "the missed point's average and p99, not the one that reached its target"
+    );
+    assert!(rings[0].name.contains("missed its target (under 97%)"), "{}", rings[0].name);
+    let svg = curve.render();
+    assert_eq!(svg.matches("class=\"ring\"").count(), 2, "{svg}");
+    // Reached: no ring, no legend entry.
+    s.steps.remove(0);
+    let curve = super::charts::curve(&s);
+    assert!(curve.series.iter().all(|x| x.style != super::svg::Style::Rings));
+    assert!(!curve.render().contains("missed its target"));
 }
 
 #[test]
@@ -567,7 +607,17 @@ fn the_qos_table_has_each_steps_nines_as_its_step_result_holds_them() {
     let rows = table_rows(&d, "qos");
     assert_eq!(
         rows[0],
-        ["#", "step", "I/O", "IOPS", "p99", "p99.9", "p99.99", "p99.999", "max"]
+        [
+            "#",
+            "step",
+            "I/O",
+            "IOPS",
+            "response p99",
+            "response p99.9",
+            "response p99.99",
+            "response p99.999",
+            "response max"
+        ]
     );
     assert_eq!(rows.len(), 1 + results.len(), "one row a step: {rows:?}");
     for (row, r) in rows[1..].iter().zip(&results) {

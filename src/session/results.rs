@@ -340,6 +340,11 @@ mod tests {
         assert_eq!(r[0].label, "point 0");
         assert_eq!(r[0].workload, "point 0", "no workload: its label");
         assert_eq!(r[0].target_iops, Some(1000.0));
+        assert_eq!(r[0].achieved_share, Some(0.9));
+        assert!(r[0].missed_target, "900 of 1000 IOPS: under 97%");
+        assert_eq!(r[1].achieved_share, Some(0.4));
+        assert_eq!(r[0].service_lat_us.map(|l| l.p99), Some(100.0), "unpaced: lat_us");
+        assert_eq!(r[0].response_lat_us, None, "no schedule");
         assert_eq!(r[0].read.iops, 900.0);
         assert!((r[0].read.mbps - 900.0 * 4096.0 / 1e6).abs() < 1e-9);
         let l = r[0].read.lat_us.expect("reads measured");
@@ -389,7 +394,7 @@ mod tests {
         r.write.lat_us = LatFigures::of(&lat(300.0));
         assert_eq!(r.p99_us(), Some(300.0));
         let v = serde_json::to_value(&r).expect("json");
-        assert_eq!(v["read"]["lat_us"]["p99.999"], 400.0);
+        assert_eq!(v["read"]["response_lat_us"]["p99.999"], 400.0);
         assert_eq!(v["ended_by"], "duration");
         assert!(v.get("drive").is_none());
     }
