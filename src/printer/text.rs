@@ -4,7 +4,7 @@
 //! plurals.
 
 use crate::run::{FinishedStep, Prepared};
-use crate::session::results::{share_of, MISSED_BELOW};
+use crate::session::results::{percent_text, share_of, MISSED_BELOW};
 use crate::stats::{LatSummary, StepSummary};
 use crate::ui::format::{bw, iops, us};
 use crate::units::count;
@@ -80,8 +80,8 @@ pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
 /// ` (64% of target: MISSED)` under [`MISSED_BELOW`] of it; nothing for an unpaced step.
 pub(super) fn reached_text(achieved: f64, target: Option<f64>) -> String {
     match share_of(achieved, target) {
-        Some(x) if x < MISSED_BELOW => format!(" ({:.0}% of target: MISSED)", x * 100.0),
-        Some(x) => format!(" ({:.0}% of target)", x * 100.0),
+        Some(x) if x < MISSED_BELOW => format!(" ({} of target: MISSED)", percent_text(x)),
+        Some(x) => format!(" ({} of target)", percent_text(x)),
         None => String::new(),
     }
 }

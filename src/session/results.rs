@@ -88,9 +88,24 @@ impl Direction {
 /// tables, the text output, the report's curve and the dashboard).
 pub const MISSED_BELOW: f64 = 0.97;
 
-/// Achieved IOPS over the target (none when there is no positive target).
+/// Achieved IOPS over the target (none when there is no positive target, or either is not
+/// a number).
 pub fn share_of(iops: f64, target: Option<f64>) -> Option<f64> {
-    target.filter(|t| *t > 0.0).map(|t| iops / t)
+    target
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(|t| iops / t)
+        .filter(|x| x.is_finite() && *x >= 0.0)
+}
+
+/// A share of a target in percent as a table shows it: whole percents, one decimal under
+/// 10% (`0.2%`, `64%`).
+pub fn percent_text(share: f64) -> String {
+    let p = share * 100.0;
+    if p < 10.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.0}%")
+    }
 }
 
 /// Whether a step that achieved `iops` missed its `target` (under [`MISSED_BELOW`] of it).
@@ -223,8 +238,8 @@ impl StepResult {
     /// [`MISSED_BELOW`]; empty for an unpaced step.
     pub fn reached(&self) -> String {
         match self.achieved_share {
-            Some(x) if self.missed_target => format!("{:.0}% MISSED", x * 100.0),
-            Some(x) => format!("{:.0}%", x * 100.0),
+            Some(x) if self.missed_target => format!("{} MISSED", percent_text(x)),
+            Some(x) => percent_text(x),
             None => String::new(),
         }
     }

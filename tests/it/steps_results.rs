@@ -54,9 +54,9 @@ fn a_run_ends_with_the_steps_table_and_line_agreeing_with_its_summary() {
         "{iops} vs the session's {}",
         ss.read_iops
     );
-    assert!(rows[0]["read"]["lat_us"]["p99.999"].as_f64().is_some());
+    assert!(rows[0]["read"]["response_lat_us"]["p99.999"].as_f64().is_some());
     assert_eq!(
-        rows[0]["write"]["lat_us"],
+        rows[0]["write"]["response_lat_us"],
         serde_json::Value::Null,
         "reads only"
     );

@@ -69,7 +69,7 @@ impl Col {
         match self {
             Col::Number => 3,
             Col::Target | Col::Iops => 7,
-            Col::Reached => 8,
+            Col::Reached => 10,
             Col::Mbps => 9,
             Col::Mean | Col::P99 => 9,
             Col::Label | Col::Workload => 0,
