@@ -201,10 +201,8 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
         let mut rows = Vec::new();
         for st in &g {
             let r = &st.result;
-            let summary = &st.record.summary;
-            let service = summary
-                .response_from_schedule()
-                .map(|_| summary.service_lat().mean);
+            // Unpaced: its service latency is its response latency, shown here too.
+            let service = r.service_lat_us.map(|l| l.mean);
             let ds = dirs(r);
             if ds.is_empty() {
                 rows.push(vec![

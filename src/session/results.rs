@@ -98,10 +98,12 @@ pub fn share_of(iops: f64, target: Option<f64>) -> Option<f64> {
 }
 
 /// A share of a target in percent as a table shows it: whole percents, one decimal under
-/// 10% (`0.2%`, `64%`).
+/// 10% (`0.2%`, `64%`), `<0.1%` below that.
 pub fn percent_text(share: f64) -> String {
     let p = share * 100.0;
-    if p < 10.0 {
+    if p < 0.1 {
+        "<0.1%".to_string()
+    } else if p < 10.0 {
         format!("{p:.1}%")
     } else {
         format!("{p:.0}%")
