@@ -216,7 +216,10 @@ mod tests {
         reached.achieved_share = Some(24_500.0 / 25_000.0);
         let lines = table(&[missed, reached]);
         assert!(lines[1].contains(" 49% MISSED "), "{lines:#?}");
-        assert!(lines[2].contains(" 98% ") && !lines[2].contains("MISSED"), "{lines:#?}");
+        assert!(
+            lines[2].contains(" 98% ") && !lines[2].contains("MISSED"),
+            "{lines:#?}"
+        );
         for h in ["mean", "p50", "p99", "p99.9", "max"] {
             assert!(!COLUMNS.contains(&h), "{h} without its kind");
         }

@@ -339,18 +339,13 @@ fn overlaid(s: &Session) -> Vec<Chart> {
             key_entry("average".into(), "#555555", Style::LineMarkers),
             key_entry("p99".into(), "#555555", Style::DashedMarkers),
         ])
-        .chain(
-            cv.series
-                .iter()
-                .any(|x| x.style == Style::Rings)
-                .then(|| {
-                    key_entry(
-                        format!("missed its target (under {:.0}%)", MISSED_BELOW * 100.0),
-                        "#555555",
-                        Style::Rings,
-                    )
-                }),
-        )
+        .chain(cv.series.iter().any(|x| x.style == Style::Rings).then(|| {
+            key_entry(
+                format!("missed its target (under {:.0}%)", MISSED_BELOW * 100.0),
+                "#555555",
+                Style::Rings,
+            )
+        }))
         .collect();
     cv.title =
         "Latency vs IOPS per drive (average solid, p99 dashed; one line per workload)".into();

@@ -42,9 +42,9 @@ pub fn is_intervals(head: &[u8]) -> bool {
     [HEADER, HEADER_BEFORE_NAMED, HEADER_BEFORE_TRIMS]
         .iter()
         .any(|h| {
-        head.strip_prefix(h.as_bytes())
-            .is_some_and(|rest| rest.first() == Some(&b'\n'))
-    })
+            head.strip_prefix(h.as_bytes())
+                .is_some_and(|rest| rest.first() == Some(&b'\n'))
+        })
 }
 
 /// The CSV text of a session's intervals, its step column numbered from 1 as `steps.csv`

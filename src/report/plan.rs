@@ -82,7 +82,10 @@ pub fn preset_section(o: &mut String, s: &Session) {
             let t = t.trim().to_string();
             // Its durations are the method's: a scaled run's were not.
             let t = match (*k, crate::session::OffMethod::of_scale(time_scale(s))) {
-                ("description", Some(m)) => format!("[This run: {m}; each duration below was multiplied by {}.] {t}", time_scale(s)),
+                ("description", Some(m)) => format!(
+                    "[This run: {m}; each duration below was multiplied by {}.] {t}",
+                    time_scale(s)
+                ),
                 _ => t,
             };
             Some((k.to_string(), t))

@@ -450,7 +450,14 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
     grid(
         o,
         "pts-dirth-points",
-        &["point", "threads", "QD", "IOPS", "response mean", "response p99"],
+        &[
+            "point",
+            "threads",
+            "QD",
+            "IOPS",
+            "response mean",
+            "response p99",
+        ],
         &rows,
     );
     figure(o, &dirth_curve(&cells, &points));

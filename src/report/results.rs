@@ -306,7 +306,6 @@ fn target(r: &StepResult) -> String {
     r.target_iops.map_or_else(|| "max".to_string(), iops)
 }
 
-
 /// The QoS table: per step and direction, the latency nines and the maximum.
 pub fn qos_section(o: &mut String, steps: &[Step], heading: &str) {
     let rows: Vec<Vec<String>> = steps

@@ -263,7 +263,10 @@ mod tests {
         assert!(header().ends_with(",measured_s,trim_ios,trim_iops,trim_mbps,trim_response_lat_mean_us,trim_response_lat_p50_us,trim_response_lat_p99_us,trim_response_lat_p99.9_us,trim_response_lat_p99.99_us,trim_response_lat_p99.999_us,trim_response_lat_max_us,service_lat_mean_us,service_lat_p50_us,service_lat_p99_us,service_lat_p99.9_us,service_lat_p99.99_us,service_lat_p99.999_us,service_lat_max_us,response_lat_mean_us,response_lat_p50_us,response_lat_p99_us,response_lat_p99.9_us,response_lat_p99.99_us,response_lat_p99.999_us,response_lat_max_us,achieved_share,missed_target"), "{}", header());
         // No latency column without its kind.
         for c in header().split(',').filter(|c| c.ends_with("_us")) {
-            assert!(c.contains("response_lat_") || c.starts_with("service_lat_"), "{c}");
+            assert!(
+                c.contains("response_lat_") || c.starts_with("service_lat_"),
+                "{c}"
+            );
         }
     }
 

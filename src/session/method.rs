@@ -84,7 +84,10 @@ mod tests {
             Some("time-scaled ×0.02: not the method's durations")
         );
         s.state = SessionState::Stopped;
-        assert_eq!(off_method(&s), [OffMethod::TimeScaled(0.02), OffMethod::Stopped]);
+        assert_eq!(
+            off_method(&s),
+            [OffMethod::TimeScaled(0.02), OffMethod::Stopped]
+        );
         s.plan = serde_yaml::from_str("preset_id: x\n").expect("yaml");
         assert_eq!(off_method(&s), [OffMethod::Stopped], "no scale recorded: 1");
     }

@@ -38,6 +38,7 @@ pub use best_of::{
 pub use error::SessionError;
 pub use host::Host;
 pub use kind::EventKind;
+pub use method::{off_method, off_method_text, OffMethod};
 pub use model::{
     round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
     SessionSummary, StepRecord, TargetInfo, TargetKind, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
@@ -48,7 +49,6 @@ pub use options::{
 pub use outputs::{check_session_paths, SessionPaths};
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::SessionRecorder;
-pub use method::{off_method, off_method_text, OffMethod};
 pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};

@@ -360,7 +360,11 @@ mod tests {
         assert_eq!(r[0].achieved_share, Some(0.9));
         assert!(r[0].missed_target, "900 of 1000 IOPS: under 97%");
         assert_eq!(r[1].achieved_share, Some(0.4));
-        assert_eq!(r[0].service_lat_us.map(|l| l.p99), Some(100.0), "unpaced: lat_us");
+        assert_eq!(
+            r[0].service_lat_us.map(|l| l.p99),
+            Some(100.0),
+            "unpaced: lat_us"
+        );
         assert_eq!(r[0].response_lat_us, None, "no schedule");
         assert_eq!(r[0].read.iops, 900.0);
         assert!((r[0].read.mbps - 900.0 * 4096.0 / 1e6).abs() < 1e-9);

@@ -619,12 +619,19 @@ fn a_step_that_missed_its_target_is_marked_in_the_steps_and_the_curve() {
         .unwrap_or_else(|| panic!("no missed step\n{s}"));
     assert!(row.contains("40% MISSED"), "{row}\n{s}");
     let t = app.theme();
-    assert_eq!(cells_of(&app, "40% MISSED")[0][0].fg, t.warning, "its colour");
+    assert_eq!(
+        cells_of(&app, "40% MISSED")[0][0].fg,
+        t.warning,
+        "its colour"
+    );
     let reached = s
         .lines()
         .find(|l| l.contains("rate 90% of max"))
         .unwrap_or_else(|| panic!("no first step\n{s}"));
-    assert!(reached.contains("99%") && !reached.contains("MISSED"), "{reached}");
+    assert!(
+        reached.contains("99%") && !reached.contains("MISSED"),
+        "{reached}"
+    );
     let mut app = tab(running(BIG), Panel::Curve);
     let before = screen(&app);
     assert!(!before.contains("missed target"), "{before}");

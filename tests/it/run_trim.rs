@@ -341,9 +341,19 @@ fn a_native_trim_steps_csv_has_its_trims_and_compare_its_mean_latency() {
     );
     assert_eq!(column(header, row, "trim_ios"), trims.to_string(), "{csv}");
     assert_eq!(column(header, row, "write_ios"), "0", "{csv}");
-    let mean: f64 = column(header, row, "trim_response_lat_mean_us").parse().unwrap();
-    let p99: f64 = column(header, row, "trim_response_lat_p99_us").parse().unwrap();
-    assert!(mean > 0.0 && p99 >= column(header, row, "trim_response_lat_p50_us").parse().unwrap());
+    let mean: f64 = column(header, row, "trim_response_lat_mean_us")
+        .parse()
+        .unwrap();
+    let p99: f64 = column(header, row, "trim_response_lat_p99_us")
+        .parse()
+        .unwrap();
+    assert!(
+        mean > 0.0
+            && p99
+                >= column(header, row, "trim_response_lat_p50_us")
+                    .parse()
+                    .unwrap()
+    );
     let iops: f64 = column(header, row, "trim_iops").parse().unwrap();
     let mbps: f64 = column(header, row, "trim_mbps").parse().unwrap();
     assert!(

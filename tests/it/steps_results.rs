@@ -54,7 +54,9 @@ fn a_run_ends_with_the_steps_table_and_line_agreeing_with_its_summary() {
         "{iops} vs the session's {}",
         ss.read_iops
     );
-    assert!(rows[0]["read"]["response_lat_us"]["p99.999"].as_f64().is_some());
+    assert!(rows[0]["read"]["response_lat_us"]["p99.999"]
+        .as_f64()
+        .is_some());
     assert_eq!(
         rows[0]["write"]["response_lat_us"],
         serde_json::Value::Null,
@@ -425,7 +427,11 @@ fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not()
         .take(3)
         .collect();
     assert_eq!(table.len(), 3, "{text}");
-    assert!(table[0].contains("reached") && table[0].contains("svc mean"), "{}", table[0]);
+    assert!(
+        table[0].contains("reached") && table[0].contains("svc mean"),
+        "{}",
+        table[0]
+    );
     assert!(table[1].contains(" MISSED "), "{}", table[1]);
     assert!(!table[2].contains("MISSED"), "{}", table[2]);
 
@@ -443,7 +449,10 @@ fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not()
         assert_eq!(share < 0.97, missed, "{st}");
         let svc = st["service_lat_us"]["mean"].as_f64().expect("service");
         let resp = st["response_lat_us"]["mean"].as_f64().expect("response");
-        assert!(svc > 0.0 && resp >= svc, "from the schedule, never less: {st}");
+        assert!(
+            svc > 0.0 && resp >= svc,
+            "from the schedule, never less: {st}"
+        );
         assert_eq!(
             st["read"]["response_lat_us"]["mean"].as_f64(),
             Some(resp),
@@ -452,7 +461,9 @@ fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not()
     }
     let backlog = |st: &serde_json::Value| {
         st["response_lat_us"]["mean"].as_f64().unwrap_or(0.0)
-            / st["service_lat_us"]["mean"].as_f64().unwrap_or(f64::INFINITY)
+            / st["service_lat_us"]["mean"]
+                .as_f64()
+                .unwrap_or(f64::INFINITY)
     };
     assert!(backlog(&steps[0]) > 2.0, "a backlog: {}", steps[0]);
     let out = run(dir, &["export", s(&session), "--format", "csv"]);
@@ -460,7 +471,10 @@ fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not()
     let mut rows = csv.lines();
     let head: Vec<&str> = rows.next().expect("header").split(',').collect();
     for c in head.iter().filter(|c| c.ends_with("_us")) {
-        assert!(c.contains("response_lat_") || c.starts_with("service_lat_"), "{c}");
+        assert!(
+            c.contains("response_lat_") || c.starts_with("service_lat_"),
+            "{c}"
+        );
     }
     let at = |name: &str| head.iter().position(|c| *c == name).expect(name);
     let cells: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
@@ -477,13 +491,32 @@ fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not()
         html.contains("Off-method run: time-scaled ×0.5: not the method&#39;s durations."),
         "{html}"
     );
-    assert!(html.contains("[This run: time-scaled ×0.5"), "the description");
+    assert!(
+        html.contains("[This run: time-scaled ×0.5"),
+        "the description"
+    );
     assert_eq!(html.matches(" MISSED</td>").count(), 1, "one step marked");
     let curve = std::fs::read_to_string(rep.join("curve.svg")).expect("curve");
-    assert_eq!(curve.matches("class=\"ring\"").count(), 2, "its mean and p99");
-    assert!(curve.contains("missed its target (under 97%)"), "the legend");
+    assert_eq!(
+        curve.matches("class=\"ring\"").count(),
+        2,
+        "its mean and p99"
+    );
+    assert!(
+        curve.contains("missed its target (under 97%)"),
+        "the legend"
+    );
     // Compare says it too.
-    let out = run_in(dir, &["compare", s(&session), s(&session), "-o", s(&dir.join("cmp"))]);
+    let out = run_in(
+        dir,
+        &[
+            "compare",
+            s(&session),
+            s(&session),
+            "-o",
+            s(&dir.join("cmp")),
+        ],
+    );
     assert!(out.status.success(), "{}", common::stderr(&out));
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -284,15 +284,15 @@ fn counts_are_singular_for_one() {
     s.target_iops = Some(100_000.0);
     let mut p = printer(PrintMode::Plan);
     p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
-    assert!(
-        lines(p).0.starts_with(
-            "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
-        )
-    );
+    assert!(lines(p).0.starts_with(
+        "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
+    ));
     s.closed_loop = true;
     let mut p = printer(PrintMode::Plan);
     p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
-    assert!(lines(p).0.contains("(run closed-loop), achieved 58.1k IOPS, "));
+    assert!(lines(p)
+        .0
+        .contains("(run closed-loop), achieved 58.1k IOPS, "));
 }
 
 /// An interval's failed I/Os on stderr: a drive's error as an I/O error, a request the
