@@ -232,7 +232,7 @@ fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
     );
     assert!(
         out[3].starts_with("[all]              1.0s     127.0k")
-            && out[3].ends_with("  (2 drives; p99: the worst)"),
+            && out[3].ends_with("  (2 drives; resp p99: the worst)"),
         "{out:#?}"
     );
     assert_eq!(
