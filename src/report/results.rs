@@ -282,6 +282,14 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
         if paced {
             head.push("service mean");
         }
+        // No step with a target: no share of one to show.
+        if g.iter().all(|st| st.result.achieved_share.is_none()) {
+            let at = REACHED_COLUMN;
+            head.remove(at);
+            rows.iter_mut().for_each(|r| {
+                r.remove(at);
+            });
+        }
         grid(o, "results", &head, &rows);
         if paced {
             let _ = writeln!(
@@ -301,6 +309,9 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
         }
     }
 }
+
+/// Where the results table's `reached` column is (after the step's target).
+const REACHED_COLUMN: usize = 4;
 
 fn target(r: &StepResult) -> String {
     r.target_iops.map_or_else(|| "max".to_string(), iops)

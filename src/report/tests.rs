@@ -338,6 +338,11 @@ fn a_sweep_point_under_its_target_is_marked_in_the_table_and_the_curve() {
         .iter()
         .all(|x| x.style != super::svg::Style::Rings));
     assert!(!curve.render().contains("missed its target"));
+    // No target at all: no reached column.
+    s.steps[0].summary.target_iops = None;
+    let table = rows(&s);
+    assert!(!table[0].iter().any(|h| h == "reached"), "{table:?}");
+    assert_eq!(table[0].len(), table[1].len(), "{table:?}");
 }
 
 #[test]
