@@ -352,14 +352,15 @@ fn two_storagereview_sweeps_compare_step_by_step_and_the_slower_one_fails_the_ga
 }
 
 /// A preset of two paced phases of 4K random reads on a small file: one at a rate no file
-/// here reaches (5M IOPS), one at a rate any reaches (200 IOPS, uniform arrivals).
+/// here reaches (5M IOPS, one I/O at a time: the least load on the tests beside it), one at
+/// a rate any reaches (200 IOPS, uniform arrivals).
 const MISS_PRESET: &str = "id: miss-test
 name: Missed target
 description: >
   Two paced phases; each point runs 1 s at an unreachable rate, then 4 s at a reachable one.
 phases:
   - name: unreachable
-    workload: {rw: randread, bs: 4k, iodepth: 4, arrivals: uniform}
+    workload: {rw: randread, bs: 4k, iodepth: 1, arrivals: uniform}
     end: {duration: 1s}
     rate: 5000000
   - name: reachable
