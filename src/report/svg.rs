@@ -463,27 +463,11 @@ impl Chart {
                 );
             }
             if s.style != Style::Line {
-                let _ = write!(
-                    o,
+                let group = format!(
                     "<g class=\"markers\" data-series=\"{name}\" fill=\"{}\">",
                     s.color
                 );
-                for (i, &(x, y)) in s.points.iter().enumerate() {
-                    if !(x.is_finite() && y.is_finite()) {
-                        continue;
-                    }
-                    let _ = write!(
-                        o,
-                        "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\">",
-                        xa.map(x),
-                        ya.map(y)
-                    );
-                    if let Some(t) = s.tips.get(i) {
-                        let _ = write!(o, "<title>{}</title>", esc(t));
-                    }
-                    o.push_str("</circle>");
-                }
-                o.push_str("</g>");
+                markers(o, &group, "point", 3.5, s, xa, ya);
             }
         }
     }
@@ -525,18 +509,24 @@ impl Chart {
 /// A [`Style::Rings`] series: a hollow ring (white inside, over the marker under it) at
 /// each point, with its tooltip.
 fn rings(o: &mut String, name: &str, s: &Series, xa: &Axis, ya: &Axis) {
-    let _ = write!(
-        o,
+    let group = format!(
         "<g class=\"rings\" data-series=\"{name}\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\">",
         s.color
     );
+    markers(o, &group, "ring", 5.0, s, xa, ya);
+}
+
+/// A series' markers in the group `group` opens: a circle of class `class` and radius `r`
+/// at each point that is a number, with its tooltip.
+fn markers(o: &mut String, group: &str, class: &str, r: f64, s: &Series, xa: &Axis, ya: &Axis) {
+    o.push_str(group);
     for (i, &(x, y)) in s.points.iter().enumerate() {
         if !(x.is_finite() && y.is_finite()) {
             continue;
         }
         let _ = write!(
             o,
-            "<circle class=\"ring\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\">",
+            "<circle class=\"{class}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"{r}\">",
             xa.map(x),
             ya.map(y)
         );
