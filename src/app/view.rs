@@ -112,6 +112,12 @@ pub struct CurvePoint {
 }
 
 impl CurvePoint {
+    /// A paced step that achieved under
+    /// [`MISSED_BELOW`](crate::session::results::MISSED_BELOW) of its target.
+    pub fn missed(&self) -> bool {
+        crate::session::results::missed(self.iops, self.target_iops)
+    }
+
     /// The curve point of a finished step on series `series`, from the engine's summary.
     pub fn new(series: String, s: &crate::stats::StepSummary) -> Self {
         CurvePoint {

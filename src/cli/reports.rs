@@ -31,8 +31,9 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 1..)]
     pub sessions: Vec<PathBuf>,
     /// Gate the sessions against this one: exit 1 when a matched step's IOPS fell, or its
-    /// p99 latency rose, by more than --max-regression (the steps named on stderr), 0
-    /// otherwise, 2 for bad input. The charts are written only with --out.
+    /// response p99 latency (the worse direction's) rose, by more than --max-regression (the
+    /// steps named on stderr), 0 otherwise, 2 for bad input. The charts are written only
+    /// with --out.
     #[arg(long, value_name = "BASE.yaml")]
     pub baseline: Option<PathBuf>,
     /// How much worse a matched step may get before the baseline gate fails.

@@ -283,6 +283,19 @@ pub struct Plan {
     pub phases: Vec<PlanPhase>,
     /// What the expansion changed or dropped for this target, for the user to read.
     pub notes: Vec<String>,
+    /// Every duration of the preset multiplied by this (`--time-scale`); other than 1, the
+    /// run is off its method's durations, and its session, report and compare say so.
+    #[serde(default = "unscaled", skip_serializing_if = "is_unscaled")]
+    pub time_scale: f64,
+}
+
+/// A plan's durations as its preset gives them.
+fn unscaled() -> f64 {
+    1.0
+}
+
+fn is_unscaled(x: &f64) -> bool {
+    *x == 1.0
 }
 
 /// What the plan needs to know about the target.

@@ -1,13 +1,16 @@
 //! The grid printed at the end of a headless run whose steps ran several times to make one
 //! figure (the `diskmark` presets: CrystalDiskMark's best of N runs): a row per test and
-//! direction with MB/s, IOPS, mean and p99 latency, and which run gave them.
+//! direction with MB/s, IOPS, mean and p99 service latency, and which run gave them.
 
 use crate::report::page::aligned;
 use crate::session::GridCell;
 use crate::ui::format::{iops, shown, us};
 use crate::workload::RunPick;
 
-const COLUMNS: [&str; 8] = ["test", "dir", "MB/s", "IOPS", "mean", "p99", "runs", "from"];
+/// The latency: service, from submission (a grid's steps are unpaced).
+const COLUMNS: [&str; 8] = [
+    "test", "dir", "MB/s", "IOPS", "svc mean", "svc p99", "runs", "from",
+];
 
 /// Columns whose cells are text, left-aligned.
 fn left(column: &str) -> bool {
@@ -76,7 +79,7 @@ const SERIES: [&str; 8] = [
     "mean MB/s",
     "first IOPS",
     "last IOPS",
-    "worst p99",
+    "worst svc p99",
     "drive",
 ];
 

@@ -14,6 +14,7 @@ use super::sink::{route, route_drive, to_value, write_line, Core, PrintMode, Sho
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
 use crate::run::{FinishedStep, Happening, RunEvent, Sink, Tally, Timed};
+use crate::session::results::{share_of, MISSED_BELOW};
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
@@ -129,7 +130,7 @@ impl<W: Write> Shows for JsonPrinter<W> {
             "write_iops": f.write_iops,
             "read_bw_bytes": f.read_bw,
             "write_bw_bytes": f.write_bw,
-            "worst_p99_us": f.p99,
+            "worst_response_p99_us": f.p99,
             "errors": f.errors,
         }))
     }
@@ -162,7 +163,14 @@ impl<W: Write> Shows for JsonPrinter<W> {
     }
 
     fn step(&mut self, r: &FinishedStep, steps: usize) {
-        self.typed("step", r, json!({"count": steps}))
+        let mut extra = json!({"count": steps});
+        // A paced step's share of its target, and whether it missed it.
+        let target = r.target_iops.filter(|_| !r.closed_loop);
+        if let (Some(share), Some(o)) = (share_of(r.summary.iops, target), extra.as_object_mut()) {
+            o.insert("achieved_share".into(), json!(share));
+            o.insert("missed_target".into(), json!(share < MISSED_BELOW));
+        }
+        self.typed("step", r, extra)
     }
 
     fn happened(&mut self, e: &Timed) {

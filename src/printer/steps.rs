@@ -15,10 +15,30 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// The table's columns after the optional `drive` column.
-const COLUMNS: [&str; 17] = [
-    "step", "label", "workload", "target", "dir", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9",
-    "p99.99", "p99.999", "max", "errors", "ended", "time",
+/// The table's columns after the optional `drive` column: the direction's response latency
+/// (`resp`: from the schedule in a paced step; an unpaced step has none, so it is its service
+/// latency), then the service latency of all the step's I/Os (`svc`, from submission).
+const COLUMNS: [&str; 20] = [
+    "step",
+    "label",
+    "workload",
+    "target",
+    "reached",
+    "dir",
+    "IOPS",
+    "MB/s",
+    "resp mean",
+    "resp p50",
+    "resp p99",
+    "resp p99.9",
+    "resp p99.99",
+    "resp p99.999",
+    "resp max",
+    "svc mean",
+    "svc p99",
+    "errors",
+    "ended",
+    "time",
 ];
 
 /// Columns whose cells are text, left-aligned (the others are figures, right-aligned).
@@ -39,11 +59,20 @@ fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
         dirs
     };
     dirs.into_iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
             let x = r.dir(d);
             let l = x.lat_us;
             let lat = |f: fn(&crate::session::results::LatFigures) -> Option<f64>| {
                 l.as_ref().and_then(f).map(us).unwrap_or_else(|| "-".into())
+            };
+            // All the step's I/Os: on its first row.
+            let svc = |f: fn(&crate::session::results::LatFigures) -> f64| {
+                r.service_lat_us
+                    .as_ref()
+                    .filter(|_| i == 0)
+                    .map(|l| us(f(l)))
+                    .unwrap_or_default()
             };
             let mut cells = Vec::with_capacity(COLUMNS.len() + 1);
             if drives {
@@ -54,6 +83,7 @@ fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
                 shown(&r.label),
                 shown(&r.workload),
                 r.target_iops.map(iops).unwrap_or_else(|| "max".into()),
+                r.reached(),
                 d.word().to_string(),
                 iops(x.iops),
                 bw(x.mbps * 1e6),
@@ -64,6 +94,8 @@ fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
                 lat(|l| Some(l.p99_99)),
                 lat(|l| l.p99_999),
                 lat(|l| Some(l.max)),
+                svc(|l| l.mean),
+                svc(|l| l.p99),
                 r.errors.to_string(),
                 shown(&r.ended_by.to_string()),
                 seconds(r.measured_s),
@@ -122,6 +154,10 @@ mod tests {
             label: format!("point {step}"),
             workload: "randrw 50%read 4KiB QD32×1".into(),
             target_iops: Some(25_000.0),
+            achieved_share: None,
+            missed_target: false,
+            service_lat_us: None,
+            response_lat_us: None,
             read,
             write,
             trim: DirResult::default(),
@@ -169,6 +205,24 @@ mod tests {
         assert_eq!(end(&lines[1], "12.3k"), at, "{lines:#?}");
         assert_eq!(end(&lines[2], "1.50M"), at, "{lines:#?}");
         assert!(table(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_missed_target_is_marked_and_every_latency_says_which() {
+        let mut missed = result(1, dir(10, 12_345.0, 850.0), dir(0, 0.0, 0.0));
+        missed.achieved_share = Some(12_345.0 / 25_000.0);
+        missed.missed_target = true;
+        let mut reached = result(2, dir(10, 24_500.0, 850.0), dir(0, 0.0, 0.0));
+        reached.achieved_share = Some(24_500.0 / 25_000.0);
+        let lines = table(&[missed, reached]);
+        assert!(lines[1].contains(" 49% MISSED "), "{lines:#?}");
+        assert!(
+            lines[2].contains(" 98% ") && !lines[2].contains("MISSED"),
+            "{lines:#?}"
+        );
+        for h in ["mean", "p50", "p99", "p99.9", "max"] {
+            assert!(!COLUMNS.contains(&h), "{h} without its kind");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! plurals.
 
 use crate::run::{FinishedStep, Prepared};
+use crate::session::results::{percent_text, share_of, MISSED_BELOW};
 use crate::stats::{LatSummary, StepSummary};
 use crate::ui::format::{bw, iops, us};
 use crate::units::count;
@@ -12,26 +13,27 @@ use crate::workload::{EngineKind, EngineOptions};
 /// The intervals' header, over [`interval_row`]'s columns.
 pub(super) fn interval_header() -> String {
     format!(
-        "{:>8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7}",
+        "{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
         "time",
         "read IOPS",
         "read MB/s",
         "write IOPS",
         "write MB/s",
-        "p50",
-        "p99",
-        "p99.9",
+        "resp p50",
+        "resp p99",
+        "resp p99.9",
         "errors"
     )
 }
 
 /// An interval's row: its end, read and write IOPS and bandwidth (bytes per second), three
-/// latencies already in words (blank where there is none), and its errors.
+/// response latencies already in words (blank where there is none: from the schedule when
+/// paced, else from submission, the service latency), and its errors.
 pub(super) fn interval_row(end_s: f64, rates: [f64; 4], lat: [String; 3], errors: u64) -> String {
     let [ri, rb, wi, wb] = rates;
     let [p50, p99, p99_9] = lat;
     format!(
-        "{end_s:>7.1}s {:>10} {:>10} {:>10} {:>10} {p50:>9} {p99:>9} {p99_9:>9} {errors:>7}",
+        "{end_s:>7.1}s {:>10} {:>10} {:>10} {:>10} {p50:>10} {p99:>10} {p99_9:>10} {errors:>7}",
         iops(ri),
         bw(rb),
         iops(wi),
@@ -49,8 +51,9 @@ pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
         (None, _) => String::new(),
     };
     let l = &r.service_lat_us;
+    let reached = reached_text(s.iops, r.target_iops.filter(|_| !r.closed_loop));
     let mut out = vec![format!(
-        "step {}/{steps} {}: {target}achieved {} IOPS, {}, mean {}, p99 {}, p99.9 {}",
+        "step {}/{steps} {}: {target}achieved {} IOPS{reached}, {}, service mean {}, p99 {}, p99.9 {}",
         r.index + 1,
         r.name,
         iops(s.iops),
@@ -73,6 +76,16 @@ pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
     out
 }
 
+/// A paced step's share of its target, after its achieved IOPS: ` (98% of target)`, or
+/// ` (64% of target: MISSED)` under [`MISSED_BELOW`] of it; nothing for an unpaced step.
+pub(super) fn reached_text(achieved: f64, target: Option<f64>) -> String {
+    match share_of(achieved, target) {
+        Some(x) if x < MISSED_BELOW => format!(" ({} of target: MISSED)", percent_text(x)),
+        Some(x) => format!(" ({} of target)", percent_text(x)),
+        None => String::new(),
+    }
+}
+
 /// The engine and its ring options in a run's first line (nothing for plain io_uring):
 /// ` with the nop engine`, ` with io_uring (hipri, sqpoll (idle 1000ms))`.
 pub(super) fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
@@ -83,9 +96,11 @@ pub(super) fn engine_text(engine: EngineKind, o: &EngineOptions) -> String {
     }
 }
 
-fn lat_line(name: &str, l: &LatSummary) -> String {
+/// A latency's line: `name` (its direction, or the latency's kind), then the figures
+/// after `kind` (`service mean 85 µs  min …`, or `mean …` when the name says which).
+fn lat_line(name: &str, kind: &str, l: &LatSummary) -> String {
     format!(
-        "  {name:<9} mean {}  min {}  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}",
+        "  {name:<9} {kind}mean {}  min {}  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}",
         us(l.mean),
         us(l.min),
         us(l.p50),
@@ -159,19 +174,20 @@ pub(super) fn summary_text(s: &StepSummary) -> Vec<String> {
             out.push(format!("  pacing    {}", pacing_text(p)));
         }
     }
-    let name = if s.service_lat_us.is_some() {
-        "response"
-    } else {
-        "latency"
+    // A paced step's latency from the schedule (response) and from submission (service);
+    // an unpaced step has no schedule: its one latency is its service latency.
+    let (kind, label) = match s.service_lat_us {
+        Some(_) => ("response ", "response"),
+        None => ("service ", "service"),
     };
-    out.push(lat_line(name, &s.lat_us));
+    out.push(lat_line(label, "", &s.lat_us));
     if let Some(svc) = &s.service_lat_us {
-        out.push(lat_line("service", svc));
+        out.push(lat_line("service", "", svc));
     }
     if busy > 1 {
         for (name, ios, _, _, lat) in dirs {
             if ios > 0 {
-                out.push(lat_line(name, lat));
+                out.push(lat_line(name, kind, lat));
             }
         }
     }

@@ -218,7 +218,7 @@ impl<W: Write> Shows for TextPrinter<W> {
             f.errors,
         );
         self.row(&format!(
-            "{row}  ({}; p99: the worst)",
+            "{row}  ({}; resp p99: the worst)",
             count(drives, "drive")
         ));
     }

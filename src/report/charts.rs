@@ -2,6 +2,7 @@
 //! latency-vs-IOPS curve (one point per step) and drive temperature over time.
 
 use super::svg::{Chart, Series, Style, Unit, PALETTE};
+use crate::session::results::{missed, share_of, MISSED_BELOW};
 use crate::session::{IntervalRecord, Session, StepRecord};
 
 /// Throughput in MB/s when the I/Os are large (mean ≥ 64 KiB), else IOPS.
@@ -98,9 +99,10 @@ pub fn latency(s: &Session) -> Chart {
     };
     Chart {
         id: "latency".into(),
-        title: "Latency over time".into(),
+        title: "Response latency over time (from the schedule when paced, else from submission)"
+            .into(),
         x_label: "time since start".into(),
-        y_label: "latency".into(),
+        y_label: "response latency".into(),
         x_unit: Unit::Seconds,
         y_unit: Unit::Micros,
         y_log: true,
@@ -168,6 +170,43 @@ pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>)
         };
         out.push(mk("avg", Style::LineMarkers, |l| l.mean));
         out.push(mk("p99", Style::DashedMarkers, |l| l.p99));
+        // A sweep point that missed its target: a ring over both its markers.
+        let missed: Vec<_> = steps
+            .iter()
+            .filter(|st| missed(st.summary.iops, st.summary.target_iops))
+            .collect();
+        if !missed.is_empty() {
+            let l = |st: &&&StepRecord, f: fn(&crate::stats::LatSummary) -> f64| {
+                f(st.summary.service_lat())
+            };
+            let tip = |st: &&&StepRecord| {
+                format!(
+                    "{}: missed its target, {} of {} IOPS ({:.0}%)",
+                    st.label,
+                    crate::ui::format::iops(st.summary.iops),
+                    crate::ui::format::iops(st.summary.target_iops.unwrap_or_default()),
+                    share_of(st.summary.iops, st.summary.target_iops).unwrap_or_default() * 100.0
+                )
+            };
+            out.push(Series {
+                name: format!(
+                    "{name_prefix}{name} missed its target (under {:.0}%)",
+                    MISSED_BELOW * 100.0
+                ),
+                color: c,
+                style: Style::Rings,
+                points: missed
+                    .iter()
+                    .flat_map(|st| {
+                        [
+                            (st.summary.iops, l(st, |x| x.mean)),
+                            (st.summary.iops, l(st, |x| x.p99)),
+                        ]
+                    })
+                    .collect(),
+                tips: missed.iter().flat_map(|st| [tip(st), tip(st)]).collect(),
+            });
+        }
     }
     out
 }
@@ -268,7 +307,7 @@ fn overlaid(s: &Session) -> Vec<Chart> {
         })
         .collect();
     let mut lat = latency(s);
-    lat.title = "p99 latency over time, per drive".into();
+    lat.title = "p99 response latency over time, per drive".into();
     lat.series = views
         .iter()
         .enumerate()
@@ -300,6 +339,13 @@ fn overlaid(s: &Session) -> Vec<Chart> {
             key_entry("average".into(), "#555555", Style::LineMarkers),
             key_entry("p99".into(), "#555555", Style::DashedMarkers),
         ])
+        .chain(cv.series.iter().any(|x| x.style == Style::Rings).then(|| {
+            key_entry(
+                format!("missed its target (under {:.0}%)", MISSED_BELOW * 100.0),
+                "#555555",
+                Style::Rings,
+            )
+        }))
         .collect();
     cv.title =
         "Latency vs IOPS per drive (average solid, p99 dashed; one line per workload)".into();

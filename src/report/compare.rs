@@ -126,15 +126,25 @@ pub const COLUMNS: [&str; 10] = [
     "steps",
     "peak IOPS",
     "MB/s",
-    "p50 µs",
-    "p99 µs",
-    "p99.9 µs",
-    "max µs",
+    "response p50 µs",
+    "response p99 µs",
+    "response p99.9 µs",
+    "response max µs",
     "errors",
 ];
 
-/// How the session's run ended: its state, and for a failed or stopped run, why.
+/// How the session's run ended: its state, for a failed or stopped run why, and how it is
+/// off its method (time-scaled).
 fn state_of(s: &Session) -> String {
+    let ended = ended_of(s);
+    match crate::session::OffMethod::of_scale(crate::session::method::time_scale(s)) {
+        Some(m) => format!("{ended}; {m}"),
+        None => ended,
+    }
+}
+
+/// How the session's run ended: its state, and for a failed or stopped run, why.
+fn ended_of(s: &Session) -> String {
     let state = match s.state {
         SessionState::Running => "running or cut short",
         SessionState::Complete => "complete",
@@ -247,7 +257,8 @@ pub fn workload_differences(entries: &[Entry<'_>]) -> Vec<String> {
     out
 }
 
-/// One row per session: steps, the highest step IOPS, and the session summary's figures.
+/// One row per session: steps, the highest step IOPS, and the session summary's figures
+/// (latency of every I/O: from the schedule in a paced step, from submission in another).
 pub fn table_rows(entries: &[Entry<'_>]) -> Vec<Vec<String>> {
     entries
         .iter()

@@ -5,7 +5,13 @@ use std::fmt::Write;
 
 use crate::session::IntervalRecord;
 
-pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors,trim_iops,trim_mbps";
+/// The header: the latency is each interval's response latency (from the schedule when
+/// paced; from submission, the service latency, when not).
+pub const HEADER: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,response_lat_mean_us,response_lat_p50_us,response_lat_p90_us,response_lat_p99_us,response_lat_p99.9_us,response_lat_p99.99_us,response_lat_max_us,errors,trim_iops,trim_mbps";
+
+/// The header before its latency said which (a file drivescope wrote then is still its own
+/// to overwrite).
+const HEADER_BEFORE_NAMED: &str = "t_s,dt_s,step,ramp,read_iops,write_iops,read_mbps,write_mbps,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99.9_us,lat_p99.99_us,lat_max_us,errors,trim_iops,trim_mbps";
 
 /// The header before the trim columns were added (a file drivescope wrote then is still its
 /// own to overwrite).
@@ -33,10 +39,12 @@ fn is_number(s: &str) -> bool {
 /// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
 pub fn is_intervals(head: &[u8]) -> bool {
     let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    [HEADER, HEADER_BEFORE_TRIMS].iter().any(|h| {
-        head.strip_prefix(h.as_bytes())
-            .is_some_and(|rest| rest.first() == Some(&b'\n'))
-    })
+    [HEADER, HEADER_BEFORE_NAMED, HEADER_BEFORE_TRIMS]
+        .iter()
+        .any(|h| {
+            head.strip_prefix(h.as_bytes())
+                .is_some_and(|rest| rest.first() == Some(&b'\n'))
+        })
 }
 
 /// The CSV text of a session's intervals, its step column numbered from 1 as `steps.csv`

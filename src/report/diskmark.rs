@@ -75,7 +75,7 @@ pub fn section(o: &mut String, s: &Session) {
     }
     head.push("test".into());
     for d in &dirs {
-        for f in ["MB/s", "IOPS", "mean", "p99"] {
+        for f in ["MB/s", "IOPS", "service mean", "service p99"] {
             head.push(format!("{} {f}", d.word()));
         }
     }
@@ -123,8 +123,8 @@ pub fn compare_text(base: &str, new: &str, b: &[GridCell], n: &[GridCell]) -> Op
         "base MB/s",
         "MB/s",
         "change",
-        "base p99",
-        "p99",
+        "base svc p99",
+        "svc p99",
     ];
     Some(format!(
         "diskmark grid of {new} against {base}:\n{}",

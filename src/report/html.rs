@@ -9,7 +9,7 @@ use std::fmt::Write;
 use super::page::{count, data, grid, iops, kv_table, lat, page_start, seconds, PAGE_END};
 use super::results;
 use super::svg::{esc, format_value, Chart, Unit};
-use crate::session::Session;
+use crate::session::{off_method_text, Session};
 use crate::units::format_size;
 
 /// The report's word on a session taken through the page cache.
@@ -41,12 +41,39 @@ fn notes_section(o: &mut String, s: &Session) {
     grid(o, "notes", &["time", "note"], &rows);
 }
 
+/// A run off its method (time-scaled, stopped): a line saying how, where the figures it
+/// qualifies begin (nothing for a run that kept to its method).
+pub fn off_method_note(o: &mut String, s: &Session) {
+    if let Some(t) = off_method_text(s) {
+        let _ = writeln!(
+            o,
+            "<p class=\"off-method\">Off-method run: {}.</p>",
+            esc(&t)
+        );
+    }
+}
+
+/// The SNIA PTS pages of `s` (none for another preset), after the line of a run off its
+/// method.
+fn pts_pages(o: &mut String, s: &Session, heading: &str) {
+    let mut pages = String::new();
+    super::pts::section(&mut pages, s, heading);
+    super::pts_steady::section(&mut pages, s, heading);
+    if !pages.is_empty() {
+        off_method_note(o, s);
+        o.push_str(&pages);
+    }
+}
+
 fn summary_rows(s: &Session) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = s
         .note
         .iter()
         .map(|n| ("note".to_string(), n.clone()))
         .collect();
+    if let Some(t) = off_method_text(s) {
+        rows.push(("method".into(), format!("off-method: {t}")));
+    }
     if !s.drives.is_empty() {
         rows.push(("drives".into(), count(s.drives.len(), "drive")));
     }
@@ -94,6 +121,7 @@ fn summary_rows(s: &Session) -> Vec<(String, String)> {
 fn steps_section(o: &mut String, s: &Session, heading: &str) {
     let steps = results::steps(s);
     let _ = writeln!(o, "<{heading}>Results by workload</{heading}>");
+    off_method_note(o, s);
     if steps.is_empty() {
         o.push_str("<p class=\"note\">No step finished.</p>\n");
         return;
@@ -244,6 +272,7 @@ pub fn page(
         )
     };
     let mut o = page_start(&title);
+    off_method_note(&mut o, s);
     if !warnings.is_empty() {
         o.push_str("<h2>Loaded with losses</h2><ul class=\"warnings\">");
         for w in warnings {
@@ -262,8 +291,7 @@ pub fn page(
     super::verify::section(&mut o, s);
     super::diskmark::section(&mut o, s);
     if s.drives.is_empty() {
-        super::pts::section(&mut o, s, "h2");
-        super::pts_steady::section(&mut o, s, "h2");
+        pts_pages(&mut o, s, "h2");
         steps_section(&mut o, s, "h2");
     }
     o.push_str("<h2>Charts</h2>\n");
@@ -289,8 +317,7 @@ pub fn page(
             if let Some(sum) = super::soak::summary(&view) {
                 super::soak::section(&mut o, &sum);
             }
-            super::pts::section(&mut o, &view, "h3");
-            super::pts_steady::section(&mut o, &view, "h3");
+            pts_pages(&mut o, &view, "h3");
             steps_section(&mut o, &view, "h3");
             // The drive's own curve, a colour a workload.
             let mut curve = super::charts::curve(&view);

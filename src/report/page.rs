@@ -11,13 +11,14 @@ use serde_yaml::Value;
 
 use super::svg::esc;
 
-pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:960px}\
+pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1232px}p,ul,pre,details{max-width:960px}\
 h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px;margin-top:22px}h4{font-size:14px;margin:16px 0 6px}h2.drive{font-size:20px;margin-top:44px;border-bottom:2px solid #888}\
-table{border-collapse:collapse;font-size:13px}th{white-space:nowrap}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
+table{border-collapse:collapse;font-size:13px}th{vertical-align:bottom}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}\
 .wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td{overflow-wrap:break-word}td.n{white-space:nowrap}\
 .note{color:#666}caption{caption-side:top;text-align:left;padding:4px 0;color:#333}table.pts{min-width:640px}\
-table.not-steady caption,.off-method,.not-steady-status{color:#b00000;font-weight:bold}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}";
+table.not-steady caption,.off-method,.not-steady-status{color:#b00000;font-weight:bold}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}\
+@media print{body{max-width:none}.wide{overflow:visible}table{font-size:10px}td,th{padding:2px 4px}}";
 
 /// Starts a page (XHTML syntax) with `title`.
 pub fn page_start(title: &str) -> String {

@@ -9,6 +9,7 @@ use serde_yaml::Value;
 use super::page::{count, grid, iops, kv_table};
 use super::svg::esc;
 use crate::plan::{plan_rows, planned_steps, Plan, PLAN_COLUMNS};
+use crate::session::method::time_scale;
 use crate::session::{step_results, Session};
 
 /// The Plan section: a table, or the plan's text where it is not one this release reads.
@@ -78,7 +79,16 @@ pub fn preset_section(o: &mut String, s: &Session) {
                 Value::String(t) => t.clone(),
                 other => serde_yaml::to_string(other).unwrap_or_default(),
             };
-            Some((k.to_string(), t.trim().to_string()))
+            let t = t.trim().to_string();
+            // Its durations are the method's: a scaled run's were not.
+            let t = match (*k, crate::session::OffMethod::of_scale(time_scale(s))) {
+                ("description", Some(m)) => format!(
+                    "[This run: {m}; each duration below was multiplied by {}.] {t}",
+                    time_scale(s)
+                ),
+                _ => t,
+            };
+            Some((k.to_string(), t))
         })
         .collect();
     kv_table(o, "preset", &rows);

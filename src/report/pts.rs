@@ -164,7 +164,7 @@ fn hir(o: &mut String, s: &Session, h: &str) {
         "vs baseline",
         "first burst",
         "last burst",
-        "worst p99",
+        "worst service p99",
         "return to baseline IOPS",
     ];
     grid(o, "steps pts-hir", &head, &rows);
@@ -266,7 +266,7 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
         "last test MB/s",
         "peak mean response",
         "max response",
-        "worst p99",
+        "worst service p99",
     ];
     grid(o, "steps pts-xsr", &head, &rows);
     let text = match xsr_recovery(s, first, last) {
@@ -450,7 +450,14 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
     grid(
         o,
         "pts-dirth-points",
-        &["point", "threads", "QD", "IOPS", "mean", "p99"],
+        &[
+            "point",
+            "threads",
+            "QD",
+            "IOPS",
+            "response mean",
+            "response p99",
+        ],
         &rows,
     );
     figure(o, &dirth_curve(&cells, &points));

@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use super::page::{count, grid, iops, lat, mbps};
 use super::svg::esc;
+use crate::session::results::MISSED_BELOW;
 use crate::session::{step_results, Direction, Session, StepRecord, StepResult};
 use crate::workload::{RwMode, Workload};
 
@@ -103,8 +104,8 @@ pub fn summary_section(o: &mut String, steps: &[Step]) {
             "steps",
             "peak IOPS",
             "MB/s there",
-            "mean latency there",
-            "p99 there",
+            "response mean there",
+            "response p99 there",
             "at step",
         ],
         &rows,
@@ -190,8 +191,8 @@ pub fn corners_section(o: &mut String, steps: &[Step], heading: &str) {
             "corner",
             "peak",
             "and",
-            "mean latency",
-            "p99",
+            "response mean",
+            "response p99",
             "step, workload",
         ],
         &rows,
@@ -211,10 +212,8 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
         let mut rows = Vec::new();
         for st in &g {
             let r = &st.result;
-            let summary = &st.record.summary;
-            let service = summary
-                .response_from_schedule()
-                .map(|_| summary.service_lat().mean);
+            // Unpaced: its service latency is its response latency, shown here too.
+            let service = r.service_lat_us.map(|l| l.mean);
             let ds = dirs(r);
             if ds.is_empty() {
                 rows.push(vec![
@@ -222,6 +221,7 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
                     r.label.clone(),
                     "-".into(),
                     target(r),
+                    r.reached(),
                     "no I/O".into(),
                     String::new(),
                     String::new(),
@@ -252,6 +252,7 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
                     },
                     d.word().to_string(),
                     if first { target(r) } else { String::new() },
+                    if first { r.reached() } else { String::new() },
                     iops(x.iops),
                     mbps(x.mbps),
                     lat(l.map(|l| l.mean)),
@@ -279,28 +280,49 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
             "step",
             "I/O",
             "target IOPS",
+            "reached",
             "IOPS",
             "MB/s",
-            "mean",
-            "p50",
-            "p99",
-            "p99.9",
+            "response mean",
+            "response p50",
+            "response p99",
+            "response p99.9",
             "errors",
             "ended by",
         ];
         if paced {
-            head.push("mean from submission");
+            head.push("service mean");
+        }
+        // No step with a target: no share of one to show.
+        if g.iter().all(|st| st.result.achieved_share.is_none()) {
+            let at = REACHED_COLUMN;
+            head.remove(at);
+            rows.iter_mut().for_each(|r| {
+                r.remove(at);
+            });
         }
         grid(o, "results", &head, &rows);
         if paced {
+            let _ = writeln!(
+                o,
+                "<p class=\"note\">A paced step's response latency counts from each I/O's \
+                 scheduled time (a drive that falls behind its rate is charged its backlog); \
+                 its service mean, from submission, is beside it, as the curve plots it. \
+                 'reached' is the achieved IOPS over the target; under {:.0}% of it, the step \
+                 MISSED its target.</p>",
+                MISSED_BELOW * 100.0
+            );
+        } else {
             o.push_str(
-                "<p class=\"note\">A paced step's latency counts from each I/O's scheduled \
-                 time (response: a drive that falls behind its rate is charged its backlog); \
-                 its mean from submission (service) is beside it, as the curve plots it.</p>\n",
+                "<p class=\"note\">No step here was paced: with no schedule, each I/O's \
+                 response latency is its service latency (from submission).</p>\n",
             );
         }
     }
 }
+
+/// Where the results table's `reached` column is (after the step's target).
+const REACHED_COLUMN: usize = 4;
 
 fn target(r: &StepResult) -> String {
     r.target_iops.map_or_else(|| "max".to_string(), iops)
@@ -333,18 +355,27 @@ pub fn qos_section(o: &mut String, steps: &[Step], heading: &str) {
     }
     let _ = writeln!(
         o,
-        "<{heading}>Quality of service (latency nines)</{heading}>"
+        "<{heading}>Quality of service (response latency nines)</{heading}>"
     );
     grid(
         o,
         "qos",
         &[
-            "#", "step", "I/O", "IOPS", "p99", "p99.9", "p99.99", "p99.999", "max",
+            "#",
+            "step",
+            "I/O",
+            "IOPS",
+            "response p99",
+            "response p99.9",
+            "response p99.99",
+            "response p99.999",
+            "response max",
         ],
         &rows,
     );
     o.push_str(
-        "<p class=\"note\">The latency under which that share of the step's I/Os completed, \
-         as SNIA PTS and OCP report it.</p>\n",
+        "<p class=\"note\">The response latency under which that share of the step's I/Os \
+         completed, as SNIA PTS and OCP report it (from the schedule in a paced step; from \
+         submission, the service latency, in an unpaced one).</p>\n",
     );
 }

@@ -95,7 +95,7 @@ impl fmt::Display for Regression {
             ),
             Figure::P99 => write!(
                 f,
-                "p99 latency rose from {} to {} ({:+.1}%)",
+                "response p99 latency rose from {} to {} ({:+.1}%)",
                 us(self.base),
                 us(self.new),
                 self.pct
@@ -133,7 +133,18 @@ pub fn regressions(pairs: &[Pair<'_>], max_pct: f64) -> Vec<Regression> {
 
 /// The columns of the steps side by side: each figure as base, new and change.
 pub const COLUMNS: [&str; 13] = [
-    "step", "label", "workload", "IOPS", "new", "Δ", "MB/s", "new", "Δ", "mean", "new", "p99",
+    "step",
+    "label",
+    "workload",
+    "IOPS",
+    "new",
+    "Δ",
+    "MB/s",
+    "new",
+    "Δ",
+    "response mean",
+    "new",
+    "response p99",
     "new",
 ];
 
@@ -194,6 +205,10 @@ mod tests {
             label: label.into(),
             workload: "randread 4KiB QD32×1".into(),
             target_iops: None,
+            achieved_share: None,
+            missed_target: false,
+            service_lat_us: None,
+            response_lat_us: None,
             read: DirResult {
                 ios: 100,
                 iops,

@@ -7,24 +7,24 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::csv::text_cell;
+use crate::session::results::LatFigures;
 use crate::session::{round, Direction, StepResult};
 
 pub const CSV_FILE: &str = "steps.csv";
 pub const JSON_FILE: &str = "steps.json";
 
-/// The columns of one direction, after its word and `_` (`read_iops`, `write_lat_p99_us`).
-const DIR_COLUMNS: [&str; 10] = [
-    "ios",
-    "iops",
-    "mbps",
-    "lat_mean_us",
-    "lat_p50_us",
-    "lat_p99_us",
-    "lat_p99.9_us",
-    "lat_p99.99_us",
-    "lat_p99.999_us",
-    "lat_max_us",
-];
+/// The columns of one direction before its latency, after its word and `_` (`read_iops`).
+const DIR_COLUMNS: [&str; 3] = ["ios", "iops", "mbps"];
+
+/// The latency figures, each a column after a latency's prefix and `_`, with `_us` after
+/// (`read_response_lat_p99_us`, `service_lat_mean_us`).
+const LAT_FIGURES: [&str; 7] = ["mean", "p50", "p99", "p99.9", "p99.99", "p99.999", "max"];
+
+/// A direction's latency prefix in this release: response latency (from the schedule in a
+/// paced step; the service latency in an unpaced one, which has no schedule).
+const RESPONSE: &str = "response_lat";
+/// The same columns' prefix before they said which latency they are (`read_lat_mean_us`).
+const BEFORE_NAMED: &str = "lat";
 
 /// The header's first columns, the step's own.
 const FIRST: &str = "step,label,workload,target_iops";
@@ -32,41 +32,69 @@ const FIRST: &str = "step,label,workload,target_iops";
 const LAST: &str = "errors,ended_by,measured_s";
 /// The first column when a session has several drives.
 const DRIVE_COLUMN: &str = "drive,";
+/// After the trims: a paced step's achieved share of its target and whether it missed it.
+const TARGET_COLUMNS: &str = "achieved_share,missed_target";
 
-/// The columns of `d`, each after a comma.
-fn dir_columns(h: &mut String, d: Direction) {
-    for c in DIR_COLUMNS {
-        let _ = write!(h, ",{}_{c}", d.word());
+/// The latency columns of `prefix` (`read_response_lat`), each after a comma.
+fn lat_columns(h: &mut String, prefix: &str) {
+    for f in LAT_FIGURES {
+        let _ = write!(h, ",{prefix}_{f}_us");
     }
 }
 
-/// The header before the trim columns were added (a file drivescope wrote then is still
-/// its own to overwrite).
-fn header_before_trims() -> String {
+/// The columns of `d` with its latency named `lat`, each after a comma.
+fn dir_columns(h: &mut String, d: Direction, lat: &str) {
+    for c in DIR_COLUMNS {
+        let _ = write!(h, ",{}_{c}", d.word());
+    }
+    lat_columns(h, &format!("{}_{lat}", d.word()));
+}
+
+/// The header of reads and writes (their latency named `lat`), before the trims.
+fn header_of_both(lat: &str) -> String {
     let mut h = String::from(FIRST);
     for d in Direction::BOTH {
-        dir_columns(&mut h, d);
+        dir_columns(&mut h, d, lat);
     }
     let _ = write!(h, ",{LAST}");
     h
 }
 
-/// The CSV's header (without the drive column): the trims' columns come last, so a reader
-/// of the columns before them reads the file as before.
-pub fn header() -> String {
+/// The header before the trim columns were added (a file drivescope wrote then is still
+/// its own to overwrite).
+fn header_before_trims() -> String {
+    header_of_both(BEFORE_NAMED)
+}
+
+/// The header before the latency columns said which latency they are.
+fn header_before_named() -> String {
     let mut h = header_before_trims();
-    dir_columns(&mut h, Direction::Trim);
+    dir_columns(&mut h, Direction::Trim, BEFORE_NAMED);
+    h
+}
+
+/// The CSV's header (without the drive column): each direction's response latency; the
+/// trims' columns, then the service and response latency of all I/Os and the target's
+/// share come last, so a reader of the columns before them reads the file as before.
+pub fn header() -> String {
+    let mut h = header_of_both(RESPONSE);
+    dir_columns(&mut h, Direction::Trim, RESPONSE);
+    lat_columns(&mut h, "service_lat");
+    lat_columns(&mut h, RESPONSE);
+    let _ = write!(h, ",{TARGET_COLUMNS}");
     h
 }
 
 /// Whether `head` (a file's first bytes) is the start of a steps CSV drivescope wrote
-/// (this release's or one from before the trim columns).
+/// (this release's or one from before the trim columns or the latency's names).
 pub fn is_steps_csv(head: &[u8]) -> bool {
     let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    [header(), header_before_trims()].iter().any(|h| {
-        head.strip_prefix(h.as_bytes())
-            .is_some_and(|rest| rest.first() == Some(&b'\n'))
-    })
+    [header(), header_before_named(), header_before_trims()]
+        .iter()
+        .any(|h| {
+            head.strip_prefix(h.as_bytes())
+                .is_some_and(|rest| rest.first() == Some(&b'\n'))
+        })
 }
 
 /// The words a steps JSON file starts with.
@@ -118,6 +146,16 @@ pub fn csv(results: &[StepResult]) -> String {
             num(r.measured_s)
         );
         dir_row(&mut o, r, Direction::Trim);
+        lat_row(&mut o, r.service_lat_us);
+        lat_row(&mut o, r.response_lat_us);
+        let _ = write!(
+            o,
+            ",{},{}",
+            r.achieved_share
+                .map(|x| round(x, 4).to_string())
+                .unwrap_or_default(),
+            r.missed_target
+        );
         o.push('\n');
     }
     o
@@ -126,8 +164,12 @@ pub fn csv(results: &[StepResult]) -> String {
 /// The figures of `r`'s direction `d`, each after a comma.
 fn dir_row(o: &mut String, r: &StepResult, d: Direction) {
     let x = r.dir(d);
-    let l = x.lat_us;
     let _ = write!(o, ",{},{},{}", x.ios, num(x.iops), num(x.mbps));
+    lat_row(o, x.lat_us);
+}
+
+/// The figures of latency `l` (empty cells when none), each after a comma.
+fn lat_row(o: &mut String, l: Option<LatFigures>) {
     for f in [
         l.map(|l| l.mean),
         l.map(|l| l.p50),
@@ -164,7 +206,7 @@ pub fn json(results: &[StepResult]) -> String {
 mod tests {
     use super::*;
     use crate::outcome::EndedBy;
-    use crate::session::results::{DirResult, LatFigures};
+    use crate::session::results::DirResult;
 
     fn result(drive: Option<&str>, step: u32) -> StepResult {
         let lat = LatFigures {
@@ -182,6 +224,10 @@ mod tests {
             label: "50% of \"max\"".into(),
             workload: "randread 4KiB QD32×1".into(),
             target_iops: None,
+            achieved_share: None,
+            missed_target: false,
+            service_lat_us: Some(lat),
+            response_lat_us: None,
             read: DirResult {
                 ios: 10,
                 iops: 1234.56789,
@@ -208,12 +254,41 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert!(is_steps_csv(text.as_bytes()));
         let cols = header().split(',').count();
-        assert_eq!(cols, 4 + 3 * DIR_COLUMNS.len() + 3);
+        assert_eq!(cols, 4 + 3 * (3 + 7) + 3 + 2 * 7 + 2);
         assert_eq!(
             lines[1],
-            "1,\"50% of \"\"max\"\"\",\"randread 4KiB QD32×1\",,10,1234.568,5,1,2,3,4,5,,7,0,0,0,,,,,,,,0,\"duration\",2,0,0,0,,,,,,,"
+            "1,\"50% of \"\"max\"\"\",\"randread 4KiB QD32×1\",,10,1234.568,5,1,2,3,4,5,,7,0,0,0,,,,,,,,0,\"duration\",2,0,0,0,,,,,,,,1,2,3,4,5,,7,,,,,,,,,false"
         );
-        assert!(header().ends_with(",measured_s,trim_ios,trim_iops,trim_mbps,trim_lat_mean_us,trim_lat_p50_us,trim_lat_p99_us,trim_lat_p99.9_us,trim_lat_p99.99_us,trim_lat_p99.999_us,trim_lat_max_us"), "{}", header());
+        assert!(header().contains(",read_mbps,read_response_lat_mean_us,read_response_lat_p50_us,read_response_lat_p99_us,"), "{}", header());
+        assert!(header().ends_with(",measured_s,trim_ios,trim_iops,trim_mbps,trim_response_lat_mean_us,trim_response_lat_p50_us,trim_response_lat_p99_us,trim_response_lat_p99.9_us,trim_response_lat_p99.99_us,trim_response_lat_p99.999_us,trim_response_lat_max_us,service_lat_mean_us,service_lat_p50_us,service_lat_p99_us,service_lat_p99.9_us,service_lat_p99.99_us,service_lat_p99.999_us,service_lat_max_us,response_lat_mean_us,response_lat_p50_us,response_lat_p99_us,response_lat_p99.9_us,response_lat_p99.99_us,response_lat_p99.999_us,response_lat_max_us,achieved_share,missed_target"), "{}", header());
+        // No latency column without its kind.
+        for c in header().split(',').filter(|c| c.ends_with("_us")) {
+            assert!(
+                c.contains("response_lat_") || c.starts_with("service_lat_"),
+                "{c}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_paced_step_has_both_latencies_and_its_share_of_the_target() {
+        let mut r = result(None, 1);
+        r.target_iops = Some(2000.0);
+        r.achieved_share = Some(1234.56789 / 2000.0);
+        r.missed_target = true;
+        r.response_lat_us = r.read.lat_us.map(|l| LatFigures { mean: 9.0, ..l });
+        let text = csv(&[r]);
+        let row: Vec<&str> = text.lines().nth(1).expect("a row").rsplit(',').collect();
+        assert_eq!(&row[..3], ["true", "0.6173", "7"], "{text}");
+        assert_eq!(row[2 + 6], "9", "the response mean: {text}");
+        assert_eq!(row[2 + 13], "1", "the service mean: {text}");
+    }
+
+    #[test]
+    fn a_steps_csv_from_before_the_latency_names_is_still_ours() {
+        let old = format!("{}\n1,\"a\"", header_before_named());
+        assert!(is_steps_csv(old.as_bytes()));
+        assert!(header_before_named().contains(",read_lat_mean_us,"));
     }
 
     #[test]
@@ -243,5 +318,8 @@ mod tests {
         assert!(is_steps_json(text.as_bytes()), "{text}");
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
         assert_eq!(v["steps"][0]["read"]["iops"], 1234.56789);
+        assert_eq!(v["steps"][0]["read"]["response_lat_us"]["p99"], 3.0);
+        assert_eq!(v["steps"][0]["service_lat_us"]["mean"], 1.0);
+        assert_eq!(v["steps"][0]["missed_target"], false);
     }
 }

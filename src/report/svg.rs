@@ -15,6 +15,9 @@ pub enum Style {
     DashedMarkers,
     /// A dashed line, no markers (a limit or band drawn across a plot).
     Dashed,
+    /// Hollow rings and no line, drawn over another series' markers: its points that are
+    /// marked (a sweep point that missed its target).
+    Rings,
 }
 
 /// One series: a name for the legend, a colour, points (x, y) and optional tooltips.
@@ -439,6 +442,10 @@ impl Chart {
     fn lines(&self, o: &mut String, xa: &Axis, ya: &Axis) {
         for s in &self.series {
             let name = esc(&s.name);
+            if s.style == Style::Rings {
+                rings(o, &name, s, xa, ya);
+                continue;
+            }
             let runs = s
                 .points
                 .split(|(x, y)| !(x.is_finite() && y.is_finite()))
@@ -468,27 +475,11 @@ impl Chart {
                 );
             }
             if !matches!(s.style, Style::Line | Style::Dashed) {
-                let _ = write!(
-                    o,
+                let group = format!(
                     "<g class=\"markers\" data-series=\"{name}\" fill=\"{}\">",
                     s.color
                 );
-                for (i, &(x, y)) in s.points.iter().enumerate() {
-                    if !(x.is_finite() && y.is_finite()) {
-                        continue;
-                    }
-                    let _ = write!(
-                        o,
-                        "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\">",
-                        xa.map(x),
-                        ya.map(y)
-                    );
-                    if let Some(t) = s.tips.get(i) {
-                        let _ = write!(o, "<title>{}</title>", esc(t));
-                    }
-                    o.push_str("</circle>");
-                }
-                o.push_str("</g>");
+                markers(o, &group, "point", 3.5, s, xa, ya);
             }
         }
     }
@@ -498,6 +489,19 @@ impl Chart {
         o.push_str("<g class=\"legend\">");
         for (s, &(lx, row)) in named.iter().zip(legend) {
             let y = TOP + row as f64 * LEGEND_ROW;
+            if s.style == Style::Rings {
+                let _ = write!(
+                    o,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                    lx + 8.0,
+                    y - 4.0,
+                    s.color,
+                    lx + 20.0,
+                    y,
+                    esc(&s.name)
+                );
+                continue;
+            }
             let _ = write!(
                 o,
                 "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
@@ -512,6 +516,38 @@ impl Chart {
             );
         }
     }
+}
+
+/// A [`Style::Rings`] series: a hollow ring (white inside, over the marker under it) at
+/// each point, with its tooltip.
+fn rings(o: &mut String, name: &str, s: &Series, xa: &Axis, ya: &Axis) {
+    let group = format!(
+        "<g class=\"rings\" data-series=\"{name}\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\">",
+        s.color
+    );
+    markers(o, &group, "ring", 5.0, s, xa, ya);
+}
+
+/// A series' markers in the group `group` opens: a circle of class `class` and radius `r`
+/// at each point that is a number, with its tooltip.
+fn markers(o: &mut String, group: &str, class: &str, r: f64, s: &Series, xa: &Axis, ya: &Axis) {
+    o.push_str(group);
+    for (i, &(x, y)) in s.points.iter().enumerate() {
+        if !(x.is_finite() && y.is_finite()) {
+            continue;
+        }
+        let _ = write!(
+            o,
+            "<circle class=\"{class}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"{r}\">",
+            xa.map(x),
+            ya.map(y)
+        );
+        if let Some(t) = s.tips.get(i) {
+            let _ = write!(o, "<title>{}</title>", esc(t));
+        }
+        o.push_str("</circle>");
+    }
+    o.push_str("</g>");
 }
 
 #[cfg(test)]

@@ -286,8 +286,63 @@ fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
     let dir = tempfile::tempdir().unwrap();
     super::write_report(&s, dir.path(), &[]).unwrap();
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert!(html.contains("mean from submission"), "labelled");
+    assert!(html.contains("<th>service mean</th>"), "labelled");
+    assert!(html.contains("<th>response mean</th>"), "labelled");
     assert!(html.contains(">250 µs</td>"), "beside the response: {html}");
+}
+
+#[test]
+fn a_sweep_point_under_its_target_is_marked_in_the_table_and_the_curve() {
+    let mut s = session();
+    let mut missed = step(0, 10_000.0, 300.0);
+    missed.summary.target_iops = Some(20_000.0);
+    let mut reached = step(1, 19_500.0, 400.0);
+    reached.summary.target_iops = Some(20_000.0);
+    s.steps = vec![missed, reached];
+    let rows = |s: &crate::session::Session| {
+        let html = super::html::session_page(s, &[], &[]);
+        let d = doc(&html);
+        table_rows(&d, "results")
+    };
+    let table = rows(&s);
+    let col = table[0]
+        .iter()
+        .position(|h| h == "reached")
+        .expect("a reached column");
+    assert_eq!(table[1][col], "50% MISSED", "{table:?}");
+    assert_eq!(table[2][col], "98%", "{table:?}");
+    let curve = super::charts::curve(&s);
+    let rings: Vec<_> = curve
+        .series
+        .iter()
+        .filter(|x| x.style == super::svg::Style::Rings)
+        .collect();
+    assert_eq!(rings.len(), 1, "one ring series for the workload");
+    assert_eq!(
+        rings[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [10_000.0, 10_000.0],
+        "the missed point's average and p99, not the one that reached its target"
+    );
+    assert!(
+        rings[0].name.contains("missed its target (under 97%)"),
+        "{}",
+        rings[0].name
+    );
+    let svg = curve.render();
+    assert_eq!(svg.matches("class=\"ring\"").count(), 2, "{svg}");
+    // Reached: no ring, no legend entry.
+    s.steps.remove(0);
+    let curve = super::charts::curve(&s);
+    assert!(curve
+        .series
+        .iter()
+        .all(|x| x.style != super::svg::Style::Rings));
+    assert!(!curve.render().contains("missed its target"));
+    // No target at all: no reached column.
+    s.steps[0].summary.target_iops = None;
+    let table = rows(&s);
+    assert!(!table[0].iter().any(|h| h == "reached"), "{table:?}");
+    assert_eq!(table[0].len(), table[1].len(), "{table:?}");
 }
 
 #[test]
@@ -567,7 +622,17 @@ fn the_qos_table_has_each_steps_nines_as_its_step_result_holds_them() {
     let rows = table_rows(&d, "qos");
     assert_eq!(
         rows[0],
-        ["#", "step", "I/O", "IOPS", "p99", "p99.9", "p99.99", "p99.999", "max"]
+        [
+            "#",
+            "step",
+            "I/O",
+            "IOPS",
+            "response p99",
+            "response p99.9",
+            "response p99.99",
+            "response p99.999",
+            "response max"
+        ]
     );
     assert_eq!(rows.len(), 1 + results.len(), "one row a step: {rows:?}");
     for (row, r) in rows[1..].iter().zip(&results) {
@@ -826,5 +891,53 @@ fn the_intervals_csv_numbers_steps_from_one_as_the_steps_csv_does() {
         results.iter().map(|r| r.step).collect::<Vec<_>>(),
         [1, 2],
         "the steps CSV's numbers"
+    );
+}
+
+#[test]
+fn a_time_scaled_or_stopped_run_is_marked_off_method_and_a_conforming_one_is_not() {
+    let mut s = session();
+    s.steps = vec![step(0, 10_000.0, 300.0)];
+    s.preset = serde_yaml::from_str("id: p\nname: P\ndescription: each point runs 30 s\n")
+        .expect("preset");
+    let page = |s: &Session| super::html::session_page(s, &[], &[]);
+    let plain = page(&s);
+    assert!(
+        !plain.contains("Off-method run") && !plain.contains("<th>method</th>"),
+        "a conforming run"
+    );
+    assert!(
+        plain.contains("<td>each point runs 30 s</td>"),
+        "its description as it is"
+    );
+    s.plan =
+        serde_yaml::from_str("preset_id: p\nsteps: []\nphases: []\nnotes: []\ntime_scale: 0.02\n")
+            .expect("plan");
+    let scaled = page(&s);
+    assert!(
+        scaled.contains(
+            "<p class=\"off-method\">Off-method run: time-scaled ×0.02: not the method&#39;s durations.</p>"
+        ),
+        "{scaled}"
+    );
+    assert!(scaled.contains("<th>method</th><td>off-method: time-scaled ×0.02"));
+    assert!(
+        scaled.contains("[This run: time-scaled ×0.02: not the method&#39;s durations; each duration below was multiplied by 0.02.] each point runs 30 s"),
+        "the description says its durations were not the run's"
+    );
+    let entry = super::compare::Entry {
+        name: "a".into(),
+        session: &s,
+    };
+    let rows = super::compare::table_rows(std::slice::from_ref(&entry));
+    assert!(
+        rows[0][1].ends_with("; time-scaled ×0.02: not the method's durations"),
+        "{rows:?}"
+    );
+    s.state = crate::session::SessionState::Stopped;
+    let stopped = page(&s);
+    assert!(
+        stopped.contains("time-scaled ×0.02: not the method&#39;s durations; stopped before its end: not the method&#39;s whole run."),
+        "{stopped}"
     );
 }

@@ -170,6 +170,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
         }],
         steps,
         notes,
+        time_scale: 1.0,
     }
 }
 

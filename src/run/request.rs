@@ -290,6 +290,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
             preparation: false,
         }],
         notes: Vec::new(),
+        time_scale: 1.0,
     }
 }
 

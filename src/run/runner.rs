@@ -715,6 +715,7 @@ mod tests {
                 preparation: false,
             }],
             notes: Vec::new(),
+            time_scale: 1.0,
         }
     }
 

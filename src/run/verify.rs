@@ -194,5 +194,6 @@ fn one_step_plan(mut step: PlanStep) -> Plan {
         }],
         steps: vec![step],
         notes: Vec::new(),
+        time_scale: 1.0,
     }
 }

@@ -59,8 +59,11 @@ pub struct GridCell {
     /// MB/s (10^6 bytes per second).
     pub mbps: f64,
     pub iops: f64,
-    /// Mean and 99th percentile latency of every I/O of the run(s), µs.
+    /// Mean and 99th percentile service latency (from submission) of every I/O of the
+    /// run(s), µs.
+    #[serde(rename = "service_mean_us")]
     pub mean_us: Option<f64>,
+    #[serde(rename = "service_p99_us")]
     pub p99_us: Option<f64>,
 }
 
@@ -122,8 +125,10 @@ fn run_of(r: &StepRecord) -> Option<Run<'_>> {
     GridRun::new(of, r.workload.as_ref()?, &r.summary, r.drive)
 }
 
+/// A figure of `r`'s service latency (from submission; a grid's steps are unpaced, so it is
+/// also their response latency).
 fn lat(r: &StepSummary, f: fn(&crate::stats::LatSummary) -> f64) -> Option<f64> {
-    let l = &r.lat_us;
+    let l = r.service_lat();
     (!l.is_empty()).then(|| f(l))
 }
 
@@ -241,7 +246,8 @@ pub struct RunSeries {
     pub mean_mbps: f64,
     pub first_iops: f64,
     pub last_iops: f64,
-    /// The worst 99th percentile latency of the runs, µs.
+    /// The worst 99th percentile service latency (from submission) of the runs, µs.
+    #[serde(rename = "worst_service_p99_us")]
     pub worst_p99_us: Option<f64>,
 }
 

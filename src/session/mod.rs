@@ -18,6 +18,7 @@ pub mod histlog;
 mod host;
 mod kind;
 mod merge;
+pub mod method;
 mod model;
 mod options;
 pub mod outputs;
@@ -37,6 +38,7 @@ pub use best_of::{
 pub use error::SessionError;
 pub use host::Host;
 pub use kind::EventKind;
+pub use method::{off_method, off_method_text, OffMethod};
 pub use model::{
     round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
     SessionSummary, StepRecord, TargetInfo, TargetKind, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,

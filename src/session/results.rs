@@ -46,7 +46,10 @@ pub struct DirResult {
     pub iops: f64,
     /// MB/s (10^6 bytes per second).
     pub mbps: f64,
+    /// Response latency this way, from each I/O's scheduled time in a paced step; an
+    /// unpaced step has no schedule, so there it is the service latency (from submission).
     /// None when the step did no I/O this way.
+    #[serde(rename = "response_lat_us")]
     pub lat_us: Option<LatFigures>,
 }
 
@@ -81,6 +84,37 @@ impl Direction {
     }
 }
 
+/// A paced step that achieved under this share of its target rate missed it (marked in the
+/// tables, the text output, the report's curve and the dashboard).
+pub const MISSED_BELOW: f64 = 0.97;
+
+/// Achieved IOPS over the target (none when there is no positive target, or either is not
+/// a number).
+pub fn share_of(iops: f64, target: Option<f64>) -> Option<f64> {
+    target
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(|t| iops / t)
+        .filter(|x| x.is_finite() && *x >= 0.0)
+}
+
+/// A share of a target in percent as a table shows it: whole percents, one decimal under
+/// 10% (`0.2%`, `64%`), `<0.1%` below that.
+pub fn percent_text(share: f64) -> String {
+    let p = share * 100.0;
+    if p < 0.1 {
+        "<0.1%".to_string()
+    } else if p < 10.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.0}%")
+    }
+}
+
+/// Whether a step that achieved `iops` missed its `target` (under [`MISSED_BELOW`] of it).
+pub fn missed(iops: f64, target: Option<f64>) -> bool {
+    share_of(iops, target).is_some_and(|s| s < MISSED_BELOW)
+}
+
 /// One step of one drive once it ran.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepResult {
@@ -94,6 +128,18 @@ pub struct StepResult {
     pub workload: String,
     /// The rate it was paced at; none for a closed-loop step.
     pub target_iops: Option<f64>,
+    /// A paced step: its achieved IOPS over its target (1.0: reached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub achieved_share: Option<f64>,
+    /// A paced step that achieved under [`MISSED_BELOW`] of its target.
+    pub missed_target: bool,
+    /// Service latency of all its I/Os (every direction), from each I/O's submission to its
+    /// completion (the curve's latency); none when it did no I/O.
+    pub service_lat_us: Option<LatFigures>,
+    /// A paced step: the response latency of all its I/Os, from each I/O's scheduled time
+    /// (its backlog counted); none for an unpaced step, whose response is its service.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_lat_us: Option<LatFigures>,
     pub read: DirResult,
     pub write: DirResult,
     /// Trims (a trim workload's, an fio job file's trim jobs).
@@ -126,6 +172,10 @@ impl StepResult {
             label,
             workload,
             target_iops: s.target_iops,
+            achieved_share: share_of(s.iops, s.target_iops),
+            missed_target: missed(s.iops, s.target_iops),
+            service_lat_us: LatFigures::of(s.service_lat()),
+            response_lat_us: s.response_from_schedule().and_then(LatFigures::of),
             read: DirResult {
                 ios: s.read_ios,
                 iops: s.read_iops,
@@ -184,6 +234,16 @@ impl StepResult {
             .iter()
             .filter_map(|d| self.dir(*d).lat_us.map(|l| l.p99))
             .reduce(f64::max)
+    }
+
+    /// Its achieved share of its target in a table's cell: `98%`, or `64% MISSED` under
+    /// [`MISSED_BELOW`]; empty for an unpaced step.
+    pub fn reached(&self) -> String {
+        match self.achieved_share {
+            Some(x) if self.missed_target => format!("{} MISSED", percent_text(x)),
+            Some(x) => percent_text(x),
+            None => String::new(),
+        }
     }
 
     /// What matches it with a step of another session: its drive, label and workload.
@@ -297,6 +357,15 @@ mod tests {
         assert_eq!(r[0].label, "point 0");
         assert_eq!(r[0].workload, "point 0", "no workload: its label");
         assert_eq!(r[0].target_iops, Some(1000.0));
+        assert_eq!(r[0].achieved_share, Some(0.9));
+        assert!(r[0].missed_target, "900 of 1000 IOPS: under 97%");
+        assert_eq!(r[1].achieved_share, Some(0.4));
+        assert_eq!(
+            r[0].service_lat_us.map(|l| l.p99),
+            Some(100.0),
+            "unpaced: lat_us"
+        );
+        assert_eq!(r[0].response_lat_us, None, "no schedule");
         assert_eq!(r[0].read.iops, 900.0);
         assert!((r[0].read.mbps - 900.0 * 4096.0 / 1e6).abs() < 1e-9);
         let l = r[0].read.lat_us.expect("reads measured");
@@ -346,7 +415,7 @@ mod tests {
         r.write.lat_us = LatFigures::of(&lat(300.0));
         assert_eq!(r.p99_us(), Some(300.0));
         let v = serde_json::to_value(&r).expect("json");
-        assert_eq!(v["read"]["lat_us"]["p99.999"], 400.0);
+        assert_eq!(v["read"]["response_lat_us"]["p99.999"], 400.0);
         assert_eq!(v["ended_by"], "duration");
         assert!(v.get("drive").is_none());
     }

@@ -164,6 +164,10 @@ pub fn finished(p: CurvePoint, label: &str, step: u32) -> Msg {
         label: label.into(),
         workload: p.series.clone(),
         target_iops: p.target_iops,
+        achieved_share: drivescope::session::results::share_of(p.iops, p.target_iops),
+        missed_target: drivescope::session::results::missed(p.iops, p.target_iops),
+        service_lat_us: Some(lat),
+        response_lat_us: None,
         read: DirResult {
             ios: (p.iops.max(0.0) * 60.0) as u64,
             iops: p.iops,

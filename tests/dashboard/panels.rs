@@ -588,6 +588,58 @@ fn the_curve_draws_one_line_per_workload_with_a_legend() {
     assert!(s.contains("6 steps done"), "{s}");
 }
 
+/// A sweep point far under its target: marked in the steps panel (its share, MISSED, the
+/// warning colour) and counted on the curve; the points that reached theirs are not.
+#[test]
+fn a_step_that_missed_its_target_is_marked_in_the_steps_and_the_curve() {
+    let missed = |app: &mut App| {
+        send(
+            app,
+            [finished(
+                drivescope::app::CurvePoint {
+                    series: "randread 4KiB QD32×1".into(),
+                    target_iops: Some(300_000.0),
+                    iops: 120_000.0,
+                    mean_us: 260.0,
+                    p99_us: 900.0,
+                    p999_us: 2000.0,
+                    response_mean_us: Some(40_000.0),
+                },
+                "rate 30% of max",
+                4,
+            )],
+        );
+    };
+    let mut app = tab(running(BIG), Panel::Steps);
+    missed(&mut app);
+    let s = screen(&app);
+    let row = s
+        .lines()
+        .find(|l| l.contains("rate 30% of max") && l.contains("120.0k"))
+        .unwrap_or_else(|| panic!("no missed step\n{s}"));
+    assert!(row.contains("40% MISSED"), "{row}\n{s}");
+    let t = app.theme();
+    assert_eq!(
+        cells_of(&app, "40% MISSED")[0][0].fg,
+        t.warning,
+        "its colour"
+    );
+    let reached = s
+        .lines()
+        .find(|l| l.contains("rate 90% of max"))
+        .unwrap_or_else(|| panic!("no first step\n{s}"));
+    assert!(
+        reached.contains("99%") && !reached.contains("MISSED"),
+        "{reached}"
+    );
+    let mut app = tab(running(BIG), Panel::Curve);
+    let before = screen(&app);
+    assert!(!before.contains("missed target"), "{before}");
+    missed(&mut app);
+    let s = screen(&app);
+    assert!(s.contains("1 missed target ▄"), "{s}");
+}
+
 #[test]
 fn a_soak_shows_its_figures_live() {
     use drivescope::thermal::{ThermalEvent, ThrottleSignal};

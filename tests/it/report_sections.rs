@@ -94,7 +94,7 @@ fn a_quick_look_reports_its_plan_qos_corners_drive_and_distributions() {
         } else {
             "write"
         };
-        let l = &st[dir]["lat_us"];
+        let l = &st[dir]["response_lat_us"];
         let f = |k: &str| us(l[k].as_f64().expect("a figure"));
         assert_eq!(row[0], st["step"].to_string());
         assert_eq!(row[2], dir);

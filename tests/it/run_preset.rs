@@ -582,7 +582,11 @@ fn diskmark_ends_with_the_best_of_five_grid() {
             moved / 1e6
         );
         assert_eq!(c["iops"].as_f64(), s["iops"].as_f64(), "{phase}");
-        assert_eq!(c["p99_us"].as_f64(), s["lat_us"]["p99"].as_f64(), "{phase}");
+        assert_eq!(
+            c["service_p99_us"].as_f64(),
+            s["lat_us"]["p99"].as_f64(),
+            "{phase}"
+        );
     }
     // The report shows the same grid, a row per test, reads beside writes.
     let session = of_type(&lines, "session")[0]["path"]

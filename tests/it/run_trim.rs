@@ -336,14 +336,24 @@ fn a_native_trim_steps_csv_has_its_trims_and_compare_its_mean_latency() {
     let mut lines = csv.lines();
     let (header, row) = (lines.next().unwrap(), lines.next().unwrap());
     assert!(
-        header.contains(",measured_s,trim_ios,trim_iops,trim_mbps,trim_lat_mean_us,"),
+        header.contains(",measured_s,trim_ios,trim_iops,trim_mbps,trim_response_lat_mean_us,"),
         "the trims' columns come after the old ones: {header}"
     );
     assert_eq!(column(header, row, "trim_ios"), trims.to_string(), "{csv}");
     assert_eq!(column(header, row, "write_ios"), "0", "{csv}");
-    let mean: f64 = column(header, row, "trim_lat_mean_us").parse().unwrap();
-    let p99: f64 = column(header, row, "trim_lat_p99_us").parse().unwrap();
-    assert!(mean > 0.0 && p99 >= column(header, row, "trim_lat_p50_us").parse().unwrap());
+    let mean: f64 = column(header, row, "trim_response_lat_mean_us")
+        .parse()
+        .unwrap();
+    let p99: f64 = column(header, row, "trim_response_lat_p99_us")
+        .parse()
+        .unwrap();
+    assert!(
+        mean > 0.0
+            && p99
+                >= column(header, row, "trim_response_lat_p50_us")
+                    .parse()
+                    .unwrap()
+    );
     let iops: f64 = column(header, row, "trim_iops").parse().unwrap();
     let mbps: f64 = column(header, row, "trim_mbps").parse().unwrap();
     assert!(

@@ -54,9 +54,11 @@ fn a_run_ends_with_the_steps_table_and_line_agreeing_with_its_summary() {
         "{iops} vs the session's {}",
         ss.read_iops
     );
-    assert!(rows[0]["read"]["lat_us"]["p99.999"].as_f64().is_some());
+    assert!(rows[0]["read"]["response_lat_us"]["p99.999"]
+        .as_f64()
+        .is_some());
     assert_eq!(
-        rows[0]["write"]["lat_us"],
+        rows[0]["write"]["response_lat_us"],
         serde_json::Value::Null,
         "reads only"
     );
@@ -346,5 +348,180 @@ fn two_storagereview_sweeps_compare_step_by_step_and_the_slower_one_fails_the_ga
         // Named by the new run's labels: its 1% point, matched with the base's second step.
         err.contains("IOPS fell") && err.contains("(sweep 1%)"),
         "{err}"
+    );
+}
+
+/// A preset of two paced phases of 4K random reads on a small file: one at a rate no file
+/// here reaches (5M IOPS, one I/O at a time: the least load on the tests beside it), one at
+/// a rate any reaches (200 IOPS, uniform arrivals).
+const MISS_PRESET: &str = "id: miss-test
+name: Missed target
+description: >
+  Two paced phases; each point runs 1 s at an unreachable rate, then 4 s at a reachable one.
+phases:
+  - name: unreachable
+    workload: {rw: randread, bs: 4k, iodepth: 1, arrivals: uniform}
+    end: {duration: 1s}
+    rate: 5000000
+  - name: reachable
+    workload: {rw: randread, bs: 4k, iodepth: 4, arrivals: uniform}
+    end: {duration: 4s}
+    rate: 200
+";
+
+/// A real run of two paced steps, time-scaled ×0.5: the one far under its target is
+/// marked (its step line, the steps table, export's CSV and JSON, the report's table and
+/// curve), the one that reached it is not; every latency says which (its response from
+/// the schedule at or above its service from submission, a backlog far above); and the
+/// run says it is off its method's durations (its first line, the report, compare).
+#[test]
+fn a_step_under_its_target_is_marked_everywhere_and_one_that_reached_it_is_not() {
+    let home = common::disk_tempdir();
+    let dir = home.path();
+    let preset = dir.join("miss.yaml");
+    std::fs::write(&preset, MISS_PRESET).expect("preset");
+    let target = dir.join("t.bin");
+    let session = dir.join("s.yaml");
+    let out = run(
+        dir,
+        &[
+            "run",
+            "--target",
+            s(&target),
+            "--size",
+            "16MiB",
+            "--preset",
+            s(&preset),
+            "--time-scale",
+            "0.5",
+            "--session",
+            s(&session),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}\n{text}", common::stderr(&out));
+    // Text: the first line, each step's line, the table.
+    assert!(
+        text.lines().any(|l| l.starts_with("preset miss-test")
+            && l.ends_with(", time-scaled ×0.5: not the method's durations")),
+        "{text}"
+    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with("step ") && l.contains(name))
+            .unwrap_or_else(|| panic!("no step line of {name}: {text}"))
+            .to_string()
+    };
+    let (missed, reached) = (line("unreachable:"), line(" reachable:"));
+    assert!(
+        missed.contains("target 5.00M IOPS, achieved ") && missed.contains(" of target: MISSED)"),
+        "{missed}"
+    );
+    assert!(
+        reached.contains(" of target), ") && !reached.contains("MISSED"),
+        "{reached}"
+    );
+    assert!(reached.contains(", service mean "), "{reached}");
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("step  label"))
+        .take(3)
+        .collect();
+    assert_eq!(table.len(), 3, "{text}");
+    assert!(
+        table[0].contains("reached") && table[0].contains("svc mean"),
+        "{}",
+        table[0]
+    );
+    assert!(table[1].contains(" MISSED "), "{}", table[1]);
+    assert!(!table[2].contains("MISSED"), "{}", table[2]);
+
+    // Export: the share, the mark and both latencies, as JSON and as CSV.
+    let out = run(dir, &["export", s(&session), "--format", "json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let steps = v["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2, "{v}");
+    for (st, target, missed) in [(&steps[0], 5e6, true), (&steps[1], 200.0, false)] {
+        let iops = st["read"]["iops"].as_f64().expect("iops");
+        let share = st["achieved_share"].as_f64().expect("a share");
+        assert!((share - iops / target).abs() < 1e-9, "{st}");
+        assert_eq!(st["missed_target"], missed, "{st}");
+        assert_eq!(share < 0.97, missed, "{st}");
+        let svc = st["service_lat_us"]["mean"].as_f64().expect("service");
+        let resp = st["response_lat_us"]["mean"].as_f64().expect("response");
+        assert!(
+            svc > 0.0 && resp >= svc,
+            "from the schedule, never less: {st}"
+        );
+        assert_eq!(
+            st["read"]["response_lat_us"]["mean"].as_f64(),
+            Some(resp),
+            "reads only: the direction's response is the step's: {st}"
+        );
+    }
+    let backlog = |st: &serde_json::Value| {
+        st["response_lat_us"]["mean"].as_f64().unwrap_or(0.0)
+            / st["service_lat_us"]["mean"]
+                .as_f64()
+                .unwrap_or(f64::INFINITY)
+    };
+    assert!(backlog(&steps[0]) > 2.0, "a backlog: {}", steps[0]);
+    let out = run(dir, &["export", s(&session), "--format", "csv"]);
+    let csv = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut rows = csv.lines();
+    let head: Vec<&str> = rows.next().expect("header").split(',').collect();
+    for c in head.iter().filter(|c| c.ends_with("_us")) {
+        assert!(
+            c.contains("response_lat_") || c.starts_with("service_lat_"),
+            "{c}"
+        );
+    }
+    let at = |name: &str| head.iter().position(|c| *c == name).expect(name);
+    let cells: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    assert_eq!(cells[0][at("missed_target")], "true", "{csv}");
+    assert_eq!(cells[1][at("missed_target")], "false", "{csv}");
+    assert!(!cells[1][at("service_lat_p99_us")].is_empty(), "{csv}");
+
+    // The report: off-method, and the mark in the table and on the curve.
+    let rep = dir.join("rep");
+    let out = run(dir, &["report", s(&session), "-o", s(&rep)]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let html = std::fs::read_to_string(rep.join("report.html")).expect("report");
+    assert!(
+        html.contains("Off-method run: time-scaled ×0.5: not the method&#39;s durations."),
+        "{html}"
+    );
+    assert!(
+        html.contains("[This run: time-scaled ×0.5"),
+        "the description"
+    );
+    assert_eq!(html.matches(" MISSED</td>").count(), 1, "one step marked");
+    let curve = std::fs::read_to_string(rep.join("curve.svg")).expect("curve");
+    assert_eq!(
+        curve.matches("class=\"ring\"").count(),
+        2,
+        "its mean and p99"
+    );
+    assert!(
+        curve.contains("missed its target (under 97%)"),
+        "the legend"
+    );
+    // Compare says it too.
+    let out = run_in(
+        dir,
+        &[
+            "compare",
+            s(&session),
+            s(&session),
+            "-o",
+            s(&dir.join("cmp")),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("complete; time-scaled ×0.5: not the method's durations"),
+        "{table}"
     );
 }

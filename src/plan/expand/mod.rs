@@ -45,6 +45,7 @@ pub fn expand(
         steps: Vec::new(),
         phases: Vec::new(),
         notes: Vec::new(),
+        time_scale: opts.time_scale,
     };
     for (index, phase) in preset.phases.iter().enumerate() {
         let first = plan.steps.len();

@@ -7,6 +7,7 @@ use super::{Shows, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunKind};
+use crate::session::OffMethod;
 use crate::ui::format;
 use crate::units::{count, format_duration};
 
@@ -121,14 +122,17 @@ pub(in crate::printer) trait Started: Shows {
                 let plan = &run.plan;
                 self.start(
                     &format!(
-                        "preset {} ({}) on {}{} ({}): {} in {}",
+                        "preset {} ({}) on {}{} ({}): {} in {}{}",
                         preset.id,
                         preset.name,
                         host_prefix(run),
                         t.path.display(),
                         target_size(t),
                         count(plan.steps.len(), "step"),
-                        count(plan.phases.len(), "phase")
+                        count(plan.phases.len(), "phase"),
+                        OffMethod::of_scale(run.options.time_scale)
+                            .map(|m| format!(", {m}"))
+                            .unwrap_or_default()
                     ),
                     with_host(
                         run,

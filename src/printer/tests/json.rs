@@ -59,6 +59,27 @@ fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     );
     assert_eq!(v[0]["name"], "randread-4k");
     assert_eq!(v[0]["format"], 1);
+    assert!(
+        v[0].get("missed_target").is_none(),
+        "unpaced: no target to miss"
+    );
+    // Paced at 100k, achieved 58.1k: its share and the miss; run closed-loop: neither.
+    let mut s = step();
+    s.target_iops = Some(100_000.0);
+    for (closed_loop, missed) in [(false, Some(true)), (true, None)] {
+        s.closed_loop = closed_loop;
+        let mut p = printer(PrintMode::Plan);
+        p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+        let v = values(p);
+        assert_eq!(v[0]["missed_target"].as_bool(), missed, "{}", v[0]);
+        if missed.is_some() {
+            let share = v[0]["achieved_share"].as_f64().expect("a share");
+            assert!(
+                (share - s.summary.iops / 100_000.0).abs() < 1e-12,
+                "{share}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -29,8 +29,8 @@ fn an_interval_has_the_header_first() {
     let (out, err) = lines(p);
     assert_eq!(
         out,
-        "    time  read IOPS  read MB/s write IOPS write MB/s       p50       p99     p99.9  errors\n\
-         \x20   1.0s      63.5k   260 MB/s          0   0.0 MB/s    248 µs   3.43 ms  26.76 ms       0\n"
+        "    time  read IOPS  read MB/s write IOPS write MB/s   resp p50   resp p99 resp p99.9  errors\n\
+         \x20   1.0s      63.5k   260 MB/s          0   0.0 MB/s     248 µs    3.43 ms   26.76 ms       0\n"
     );
     assert_eq!(err, "");
 }
@@ -43,7 +43,7 @@ fn a_preset_step_end_is_two_lines() {
     let (out, _) = lines(p);
     assert_eq!(
         out,
-        "step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, p99 3.94 ms, \
+        "step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, service mean 465 µs, p99 3.94 ms, \
          p99.9 27.41 ms\n  0 errors, 0.4s, ended by duration\n"
     );
 }
@@ -58,7 +58,7 @@ fn a_plain_step_end_is_its_summary() {
         out,
         "summary: 0.40s measured, engine io_uring, ended by duration\n\
          \x20 read      23243 I/Os, 58.1k IOPS, 238 MB/s (227.0 MiB/s)\n\
-         \x20 latency   mean 465 µs  min 63 µs  p50 268 µs  p90 355 µs  p99 3.94 ms  p99.9 27.41 ms  p99.99 27.49 ms  max 27.49 ms\n\
+         \x20 service   mean 465 µs  min 63 µs  p50 268 µs  p90 355 µs  p99 3.94 ms  p99.9 27.41 ms  p99.99 27.49 ms  max 27.49 ms\n\
          \x20 errors    0\n"
     );
 }
@@ -79,12 +79,12 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     });
     let (out, _) = lines(p);
     assert!(
-        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  latency   "),
+        out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  service   "),
         "{out}"
     );
     // Reads and trims: each one's latency.
     assert!(
-        out.contains("\n  trim      mean 465 µs  min 63 µs"),
+        out.contains("\n  trim      service mean 465 µs  min 63 µs"),
         "{out}"
     );
     assert!(out.contains("       0  trim 5 IOPS 2.0 MB/s\n"), "{out}");
@@ -232,13 +232,13 @@ fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
     );
     assert!(
         out[3].starts_with("[all]              1.0s     127.0k")
-            && out[3].ends_with("  (2 drives; p99: the worst)"),
+            && out[3].ends_with("  (2 drives; resp p99: the worst)"),
         "{out:#?}"
     );
     assert_eq!(
         &out[4..6],
         [
-            "[a]            step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
+            "[a]            step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, service mean 465 µs, \
              p99 3.94 ms, p99.9 27.41 ms",
             "[a]              0 errors, 0.4s, ended by duration",
         ],
@@ -276,10 +276,23 @@ fn counts_are_singular_for_one() {
     p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
         lines(p).0,
-        "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS, 238 MB/s, mean 465 µs, \
-         p99 3.94 ms, p99.9 27.41 ms\n  response from schedule mean 465 µs, 1 error, 0.4s, \
-         ended by duration\n"
+        "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS (232% of target), 238 MB/s, \
+         service mean 465 µs, p99 3.94 ms, p99.9 27.41 ms\n  response from schedule mean 465 µs, \
+         1 error, 0.4s, ended by duration\n"
     );
+    // A step under 97% of its target says it missed it; one run closed-loop has no share.
+    s.target_iops = Some(100_000.0);
+    let mut p = printer(PrintMode::Plan);
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    assert!(lines(p).0.starts_with(
+        "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
+    ));
+    s.closed_loop = true;
+    let mut p = printer(PrintMode::Plan);
+    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    assert!(lines(p)
+        .0
+        .contains("(run closed-loop), achieved 58.1k IOPS, "));
 }
 
 /// An interval's failed I/Os on stderr: a drive's error as an I/O error, a request the

@@ -1,7 +1,8 @@
 //! Curve: latency against IOPS, one point per finished step and one line per workload (a
 //! sweep's points joined, different workloads never), a legend naming each, the running
 //! step drawn live, and the drive's quoted datasheet figure as a reference mark where the
-//! model is known (labelled "quoted", never a measurement).
+//! model is known (labelled "quoted", never a measurement). A step that missed its target
+//! (a paced step under 97% of it) is marked `▄` in the warning colour and counted above.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -200,6 +201,19 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         ),
         t.dim_style(),
     )];
+    let missed: Vec<(f64, f64)> = slot
+        .run
+        .curve
+        .iter()
+        .filter(|p| p.missed())
+        .map(|p| (p.iops, p.mean_us))
+        .collect();
+    if !missed.is_empty() {
+        spans.push(Span::styled(
+            format!(", {} missed target ▄", missed.len()),
+            Style::default().fg(t.warning),
+        ));
+    }
     if let Some((x, y)) = live {
         spans.push(Span::styled("   running ", t.dim_style()));
         spans.push(Span::styled(
@@ -284,6 +298,13 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
                 .data(pts),
         );
     }
+    sets.push(
+        Dataset::default()
+            .marker(Marker::Bar)
+            .graph_type(GraphType::Scatter)
+            .style(Style::default().fg(t.warning))
+            .data(&missed),
+    );
     sets.push(
         Dataset::default()
             .marker(Marker::Block)

@@ -65,7 +65,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let [top, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     f.render_widget(Paragraph::new(status(app, cells)).style(t.base()), top);
     let header = Row::new(
-        ["test", "dir", "runs", "MB/s", "IOPS", "mean", "p99"]
+        ["test", "dir", "runs", "MB/s", "IOPS", "svc mean", "svc p99"]
             .into_iter()
             .enumerate()
             .map(|(i, h)| {

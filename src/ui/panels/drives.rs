@@ -1,5 +1,5 @@
 //! The drives table of a dashboard on several drives: one row per drive with its label,
-//! model, state (and why it failed), step, IOPS, MB/s, p99, temperature against its
+//! model, state (and why it failed), step, IOPS, MB/s, response p99, temperature against its
 //! warning threshold, power state and throttling, and errors; the picked drive
 //! highlighted. It pages when the drives do not all fit.
 
@@ -213,7 +213,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(18));
     }
     heads.extend([
-        "step", "IOPS", "MB/s", "p99", "temp", "power", "err", "state",
+        "step", "IOPS", "MB/s", "resp p99", "temp", "power", "err", "state",
     ]);
     widths.extend([
         Constraint::Length(5),

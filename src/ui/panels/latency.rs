@@ -91,7 +91,8 @@ fn table<'a>(app: &App, slot: &DriveSlot, lines: usize) -> (Table<'a>, u16) {
     let header = if service.is_some() {
         Row::new(vec!["", "response", "service"])
     } else {
-        Row::new(vec!["", "latency"])
+        // Unpaced: no schedule, so the one latency is the service latency.
+        Row::new(vec!["", "service"])
     }
     .style(t.dim_style().add_modifier(Modifier::BOLD));
     let widths: Vec<Constraint> = if service.is_some() {

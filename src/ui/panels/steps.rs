@@ -1,6 +1,8 @@
 //! Steps: the picked drive's finished steps with their results (label, workload, target
-//! and achieved IOPS, MB/s, mean and p99 latency), a step the user skipped marked
-//! `skipped`, the running one marked, and the plan's steps still to come, dimmed.
+//! and achieved IOPS with the share of the target reached, MB/s, mean and p99 service
+//! latency, from submission, as the curve's), a step the user skipped marked `skipped`,
+//! the running one marked, a step that missed its target in the warning colour, and the
+//! plan's steps still to come, dimmed.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -22,24 +24,33 @@ enum Col {
     Workload,
     Target,
     Iops,
+    Reached,
     Mbps,
     Mean,
     P99,
 }
 
 impl Col {
-    const ALL: [Col; 8] = [
+    const ALL: [Col; 9] = [
         Col::Number,
         Col::Label,
         Col::Workload,
         Col::Target,
         Col::Iops,
+        Col::Reached,
         Col::Mbps,
         Col::Mean,
         Col::P99,
     ];
-    /// What goes when the panel is narrow, first to last.
-    const DROPPED: [Col; 4] = [Col::Workload, Col::Target, Col::Mbps, Col::Mean];
+    /// What goes when the panel is narrow, first to last (a missed target still shows in
+    /// its row's colour).
+    const DROPPED: [Col; 5] = [
+        Col::Workload,
+        Col::Target,
+        Col::Mbps,
+        Col::Mean,
+        Col::Reached,
+    ];
 
     fn head(self) -> &'static str {
         match self {
@@ -48,9 +59,10 @@ impl Col {
             Col::Workload => "workload",
             Col::Target => "target",
             Col::Iops => "IOPS",
+            Col::Reached => "reached",
             Col::Mbps => "MB/s",
-            Col::Mean => "mean",
-            Col::P99 => "p99",
+            Col::Mean => "svc mean",
+            Col::P99 => "svc p99",
         }
     }
 
@@ -59,6 +71,7 @@ impl Col {
         match self {
             Col::Number => 3,
             Col::Target | Col::Iops => 7,
+            Col::Reached => 10,
             Col::Mbps => 9,
             Col::Mean | Col::P99 => 9,
             Col::Label | Col::Workload => 0,
@@ -109,9 +122,10 @@ enum Stand {
     ToCome,
 }
 
-/// One row: where it stands and its cells by column.
+/// One row: where it stands, whether it missed its target, and its cells by column.
 struct Row {
     stand: Stand,
+    missed: bool,
     cells: Vec<(Col, String)>,
 }
 
@@ -127,8 +141,10 @@ const SKIPPED: &str = "skipped ·";
 fn done_row(r: &StepResult) -> Row {
     let skipped = r.ended_by == EndedBy::Skipped;
     let label = format::shown(&r.label);
+    let svc = r.service_lat_us;
     Row {
         stand: if skipped { Stand::Skipped } else { Stand::Done },
+        missed: r.missed_target,
         cells: vec![
             (Col::Number, r.step.to_string()),
             (
@@ -142,9 +158,10 @@ fn done_row(r: &StepResult) -> Row {
             (Col::Workload, format::shown(&r.workload)),
             (Col::Target, target(r.target_iops)),
             (Col::Iops, format::iops(r.iops())),
+            (Col::Reached, r.reached()),
             (Col::Mbps, format::bw(r.mbps() * 1e6)),
-            (Col::Mean, lat(r.mean_us())),
-            (Col::P99, lat(r.p99_us())),
+            (Col::Mean, lat(svc.map(|l| l.mean))),
+            (Col::P99, lat(svc.map(|l| l.p99))),
         ],
     }
 }
@@ -160,6 +177,7 @@ fn rows(app: &App) -> Vec<Row> {
             let live = run.last.as_ref();
             out.push(Row {
                 stand: Stand::Running,
+                missed: false,
                 cells: vec![
                     (Col::Number, format!("▶{next}")),
                     (Col::Label, format::shown(&s.name)),
@@ -188,6 +206,7 @@ fn rows(app: &App) -> Vec<Row> {
         for (k, label) in run.plan_steps.iter().skip(rest_from).enumerate() {
             out.push(Row {
                 stand: Stand::ToCome,
+                missed: false,
                 cells: vec![
                     (Col::Number, (first + k).to_string()),
                     (Col::Label, format::shown(label)),
@@ -288,6 +307,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let shown = window(&rows, usize::from(inner.height.saturating_sub(1)));
     for r in &rows[shown] {
         let style = match r.stand {
+            Stand::Done if r.missed => Style::default().fg(t.warning),
             Stand::Done => Style::default().fg(t.fg),
             Stand::Skipped => Style::default().fg(t.warning),
             Stand::Running => Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
@@ -319,6 +339,7 @@ mod tests {
     fn the_window_keeps_the_running_step_and_some_to_come_in_view() {
         let row = |stand| Row {
             stand,
+            missed: false,
             cells: Vec::new(),
         };
         let mut rows: Vec<Row> = (0..20).map(|_| row(Stand::Done)).collect();
