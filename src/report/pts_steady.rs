@@ -12,7 +12,6 @@ use std::fmt::Write;
 use super::page::{grid_captioned, kv_table};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use crate::plan::{round_value, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict, WindowFit};
-use crate::preset::Preset;
 use crate::session::{phase_of, Session, StepRecord};
 use crate::workload::Workload;
 
@@ -255,30 +254,6 @@ pub fn applies(s: &Session) -> bool {
     !phases(s).is_empty()
 }
 
-/// Whether the run was off the method's durations, and how: `time-scaled ×0.002: not the
-/// method's durations` when the plan's round steps ran for another time than the preset
-/// gives them. The one mark every PTS page carries.
-pub fn off_method(s: &Session) -> Option<String> {
-    let preset: Preset = serde_yaml::from_value(s.preset.clone()).ok()?;
-    let plan: Plan = serde_yaml::from_value(s.plan.clone()).ok()?;
-    let scale = plan.phases.iter().zip(&preset.phases).find_map(|(p, pp)| {
-        let want = pp.end.duration.as_ref()?.0.as_secs_f64();
-        let ran = plan
-            .steps
-            .get(p.steps.clone())?
-            .first()?
-            .end
-            .duration?
-            .as_secs_f64();
-        (want > 0.0).then(|| ran / want)
-    })?;
-    // The plan's durations are whole nanoseconds: the scale to a millionth.
-    let scale = (scale * 1e6).round() / 1e6;
-    ((scale - 1.0).abs() > 1e-9).then(|| {
-        format!("time-scaled ×{scale}: not the method's durations (each round step ran {scale} of its time)")
-    })
-}
-
 /// The headline of a steady-state session: per phase, the tracked combination's window
 /// average in its unit, and where its steady state stands.
 pub fn headline(o: &mut String, s: &Session) {
@@ -316,7 +291,7 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
     }
     let sub = if heading == "h2" { "h3" } else { "h4" };
     let _ = writeln!(o, "<{heading}>{}</{heading}>", test.title());
-    if let Some(mark) = off_method(s) {
+    if let Some(mark) = crate::session::method::off_method_text(s) {
         let _ = writeln!(
             o,
             "<p class=\"off-method\"><b>Off-method:</b> {}</p>",

@@ -89,7 +89,7 @@ impl Step {
         self.dir("read", "mbps") + self.dir("write", "mbps")
     }
     fn lat(&self, d: &str, k: &str) -> f64 {
-        self.json[d]["lat_us"][k].as_f64().unwrap_or(0.0)
+        self.json[d]["response_lat_us"][k].as_f64().unwrap_or(0.0)
     }
     /// All I/Os' mean latency, from each direction's mean weighted by its I/Os.
     fn mean_us(&self) -> f64 {
