@@ -12,6 +12,7 @@ mod error;
 mod expand;
 pub mod file;
 mod hangs;
+mod include;
 pub mod job;
 mod job_end;
 mod json;

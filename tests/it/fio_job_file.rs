@@ -2092,3 +2092,64 @@ fn fio_logs_names_the_folder_made_or_an_empty_one() {
     assert_eq!(sessions_in(h), sessions, "refused before the session");
     assert_eq!(listing(&dir), ["bw_bw.1.log"]);
 }
+
+/// A job file's `include`s are found where fio finds them (from the current folder, else
+/// beside the including file), in a job and in `[global]`; what they hold is read, guarded
+/// and caged as the rest of the job (here the target's name); `offset=0%` starts at the
+/// file's start. The counts are plain fio's, run from another folder on the same file.
+#[test]
+fn includes_beside_the_job_file_and_offset_0_percent_run_as_under_plain_fio() {
+    let home = common::disk_tempdir();
+    let (ours, plain, jobs) = (
+        home.path().join("ours"),
+        home.path().join("plain"),
+        home.path().join("jobs"),
+    );
+    for w in [&ours, &plain, &jobs, &jobs.join("inc")] {
+        std::fs::create_dir(w).unwrap();
+    }
+    write_job(&jobs, "common.inc", "bs=4k ; every job\nsize=256k\ninclude inc/depth.inc\n");
+    // Beside the file that includes it: inc/, not jobs/.
+    write_job(&jobs.join("inc"), "depth.inc", "iodepth=1\n");
+    write_job(&jobs, "target.inc", "filename=data.bin\nrw=randwrite\n");
+    let job = write_job(
+        &jobs,
+        "main.fio",
+        "[global]\ninclude common.inc\n\n[fill]\ninclude target.inc\n\n\
+         [back]\nstonewall\nfilename=data.bin\nrw=read\noffset=0%\nsize=128k\n",
+    );
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (32, 64), "fio's own counts");
+    assert_eq!(step_counts(&steps), [(0, 64), (32, 0)]);
+    // The included name was the target: made where fio makes it, as large as fio makes it.
+    for w in [&ours, &plain] {
+        assert_eq!(
+            std::fs::metadata(w.join("data.bin")).unwrap().len(),
+            256 << 10
+        );
+    }
+
+    // An included name is guarded as any other: writing a file that is there needs
+    // --destroy-data, and it is left as it was.
+    std::fs::write(ours.join("keep.bin"), vec![7u8; 256 << 10]).unwrap();
+    write_job(&jobs, "keep.inc", "filename=keep.bin\nrw=write\n");
+    let keep = write_job(&jobs, "keep.fio", "[global]\ninclude common.inc\n[k]\ninclude keep.inc\n");
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &keep, &[]);
+    assert!(err.contains("--destroy-data"), "{err}");
+    assert_eq!(std::fs::read(ours.join("keep.bin")).unwrap(), vec![7u8; 256 << 10]);
+
+    // A missing include is drivescope's refusal, at its line, naming where fio looks; fio is
+    // not blamed.
+    let missing = write_job(&jobs, "missing.fio", "[m]\nfilename=data.bin\ninclude nothere.inc\n");
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &missing, &[]);
+    assert!(
+        err.contains("line 3")
+            && err.contains("include nothere.inc: no such file")
+            && err.contains(&jobs.join("nothere.inc").display().to_string())
+            && !err.contains("fio refused"),
+        "{err}"
+    );
+}
