@@ -161,10 +161,7 @@ mod tests {
         let job = dir.path().join("job.fio");
         let text = "[global]\ninclude sub/common.inc\n[a]\nrw=read\n";
         let got = inline(text, &job).unwrap();
-        assert_eq!(
-            got.text,
-            "[global]\nbs=8k ; c\niodepth=4\n[a]\nrw=read\n"
-        );
+        assert_eq!(got.text, "[global]\nbs=8k ; c\niodepth=4\n[a]\nrw=read\n");
         assert_eq!(got.origin, [1, 2, 2, 3, 4]);
         // A refusal at a line of the text is at the job file's line.
         let e = got.map_error(refuse_file(Some(4), Refusal::NoJob));
@@ -195,6 +192,9 @@ mod tests {
         assert_eq!(why, Refusal::IncludeDepth { max: DEPTH_MAX });
         assert_eq!(refusal("[a]\ninclude\n").1, Refusal::IncludeNoName);
         // Outside a section: left as it is, for the refusal of any such line.
-        assert_eq!(inline("include x\n[a]\n", &job).unwrap().text, "include x\n[a]\n");
+        assert_eq!(
+            inline("include x\n[a]\n", &job).unwrap().text,
+            "include x\n[a]\n"
+        );
     }
 }

@@ -13,6 +13,7 @@ mod expand;
 pub mod file;
 mod hangs;
 mod include;
+mod io_bytes;
 pub mod job;
 mod job_end;
 mod json;

@@ -2108,7 +2108,11 @@ fn includes_beside_the_job_file_and_offset_0_percent_run_as_under_plain_fio() {
     for w in [&ours, &plain, &jobs, &jobs.join("inc")] {
         std::fs::create_dir(w).unwrap();
     }
-    write_job(&jobs, "common.inc", "bs=4k ; every job\nsize=256k\ninclude inc/depth.inc\n");
+    write_job(
+        &jobs,
+        "common.inc",
+        "bs=4k ; every job\nsize=256k\ninclude inc/depth.inc\n",
+    );
     // Beside the file that includes it: inc/, not jobs/.
     write_job(&jobs.join("inc"), "depth.inc", "iodepth=1\n");
     write_job(&jobs, "target.inc", "filename=data.bin\nrw=randwrite\n");
@@ -2136,15 +2140,30 @@ fn includes_beside_the_job_file_and_offset_0_percent_run_as_under_plain_fio() {
     // --destroy-data, and it is left as it was.
     std::fs::write(ours.join("keep.bin"), vec![7u8; 256 << 10]).unwrap();
     write_job(&jobs, "keep.inc", "filename=keep.bin\nrw=write\n");
-    let keep = write_job(&jobs, "keep.fio", "[global]\ninclude common.inc\n[k]\ninclude keep.inc\n");
+    let keep = write_job(
+        &jobs,
+        "keep.fio",
+        "[global]\ninclude common.inc\n[k]\ninclude keep.inc\n",
+    );
     let err = refused_with(common::command(home.path()).current_dir(&ours), &keep, &[]);
     assert!(err.contains("--destroy-data"), "{err}");
-    assert_eq!(std::fs::read(ours.join("keep.bin")).unwrap(), vec![7u8; 256 << 10]);
+    assert_eq!(
+        std::fs::read(ours.join("keep.bin")).unwrap(),
+        vec![7u8; 256 << 10]
+    );
 
     // A missing include is drivescope's refusal, at its line, naming where fio looks; fio is
     // not blamed.
-    let missing = write_job(&jobs, "missing.fio", "[m]\nfilename=data.bin\ninclude nothere.inc\n");
-    let err = refused_with(common::command(home.path()).current_dir(&ours), &missing, &[]);
+    let missing = write_job(
+        &jobs,
+        "missing.fio",
+        "[m]\nfilename=data.bin\ninclude nothere.inc\n",
+    );
+    let err = refused_with(
+        common::command(home.path()).current_dir(&ours),
+        &missing,
+        &[],
+    );
     assert!(
         err.contains("line 3")
             && err.contains("include nothere.inc: no such file")

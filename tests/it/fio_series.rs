@@ -219,3 +219,103 @@ fn each_job_ends_by_what_fio_stopped_it_on_and_the_step_by_its_jobs() {
         "time_based=0 is not timed"
     );
 }
+
+/// Every interval of real fio runs on a file (4 KiB reads, a mix of two sizes, a range, a
+/// split, several jobs; trims need a device, `fio_job_file`'s trim test has them) has, in each direction, bytes per I/O within that
+/// direction's block sizes, and the intervals add up to fio's totals (its bytes within 3%
+/// where a direction has several sizes): fio takes a dump's bytes before its counts, and
+/// drivescope gives the interval's I/Os their sizes.
+#[test]
+fn every_intervals_bytes_per_io_lie_within_its_jobs_block_sizes() {
+    let home = common::disk_tempdir();
+    let data = home.path().join("data.bin");
+    let g = "[global]\nfilename=data.bin\nsize=16m\ntime_based\nruntime=2\n";
+    // Each job file with the (smallest, largest) I/O of its reads, writes and trims.
+    type Sizes = [(u64, u64); 3];
+    let shapes: [(&str, String, Sizes); 4] = [
+        (
+            "fourk.fio",
+            format!("{g}[r]\nrw=randread\nbs=4k\n"),
+            [(4096, 4096); 3],
+        ),
+        (
+            "two-sizes.fio",
+            format!("{g}[m]\nrw=randrw\nbs=4k,64k\nioengine=libaio\niodepth=8\n"),
+            [(4096, 4096), (65536, 65536), (65536, 65536)],
+        ),
+        (
+            "range.fio",
+            format!("{g}[w]\nrw=randwrite\nbsrange=4k-64k\n[r]\nrw=read\nbs=8k\n"),
+            [(4096, 65536); 3],
+        ),
+        (
+            "split.fio",
+            format!("{g}[s]\nrw=randrw\nbssplit=4k/50:16k/50,32k/100\n"),
+            [(4096, 16384), (32768, 32768), (4096, 16384)],
+        ),
+    ];
+    for (name, text, sizes) in &shapes {
+        let job = home.path().join(name);
+        std::fs::write(&job, text).unwrap();
+        let out = common::command(home.path())
+            .current_dir(home.path())
+            .args(["run", "--fio-job", job.to_str().unwrap()])
+            .args(["--interval", "200ms", "--json"])
+            .args(
+                (*name != "fourk.fio")
+                    .then(|| ["--destroy-data".as_ref(), data.as_os_str()])
+                    .into_iter()
+                    .flatten(),
+            )
+            .output()
+            .expect("run drivescope");
+        // The file is made by the first run (which only reads); later ones write it.
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = json_lines(&out);
+        let steps = steps_with_intervals(&lines);
+        assert_eq!(steps.len(), 1, "{name}");
+        let (summary, intervals) = &steps[0];
+        assert!(intervals.len() >= 5, "{name}: {}", intervals.len());
+        for (d, dir) in ["read", "write", "trim"].iter().enumerate() {
+            let (lo, hi) = sizes[d];
+            for i in intervals {
+                let (ios, bytes) = (
+                    i[dir]["ios"].as_u64().unwrap_or(0),
+                    i[dir]["bytes"].as_u64().unwrap_or(0),
+                );
+                assert!(
+                    bytes >= ios * lo && bytes <= ios * hi,
+                    "{name} {dir}: {bytes} bytes in {ios} I/Os ({} per I/O) outside {lo}-{hi}: {i}",
+                    bytes.checked_div(ios).unwrap_or(bytes)
+                );
+            }
+            let sum = |k: &str| -> u64 {
+                intervals
+                    .iter()
+                    .map(|i| i[dir][k].as_u64().unwrap_or(0))
+                    .sum()
+            };
+            let key = |k: &str| format!("{}_{k}", dir);
+            assert_eq!(
+                sum("ios"),
+                summary[key("ios")].as_u64().unwrap_or(0),
+                "{name} {dir}"
+            );
+            // One size: exact. Several: at fio's mean size so far, so within the I/Os fio
+            // counted ahead of their bytes at its last status.
+            let (got, fio) = (sum("bytes"), summary[key("bytes")].as_u64().unwrap_or(0));
+            if lo == hi {
+                assert_eq!(got, fio, "{name} {dir}");
+            } else {
+                assert!(
+                    got.abs_diff(fio) * 100 <= fio * 3,
+                    "{name} {dir}: {got} {fio}"
+                );
+            }
+        }
+    }
+}
