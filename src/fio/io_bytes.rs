@@ -8,7 +8,8 @@
 //! Where it has several (a range, a split), they are fio's bytes held within its I/Os
 //! times the smallest and the largest size, what is held back (or given ahead) going to
 //! the next interval: those add up to fio's totals but for what the last interval's few
-//! I/Os cannot hold.
+//! I/Os cannot hold (the bytes of I/Os fio's last status counted ahead of them; which
+//! those are no dump tells, so they are not guessed).
 
 use super::parse::FileJob;
 
@@ -16,16 +17,10 @@ use super::parse::FileJob;
 /// its jobs' options say them.
 pub(super) type Bounds = [Option<(u64, u64)>; 3];
 
-/// A series' bounds: its job's (fio names a series by its job's `name=`, else its
-/// section), or under `group_reporting` every job of the step's (fio names a group after
-/// its first job). Unknown (`None`s) when no job of the step is so named.
+/// A series' bounds: its jobs' (its job, or its reporting group: `shape::series_jobs`).
+/// Unknown (`None`s) when no job of the step is so named.
 pub(super) fn bounds_of(jobs: &[FileJob], series: &str) -> Bounds {
-    let grouped = jobs.iter().any(|j| j.flag("group_reporting"));
-    let mine: Vec<&FileJob> = if grouped {
-        jobs.iter().collect()
-    } else {
-        jobs.iter().filter(|j| j.fio_name() == series).collect()
-    };
+    let mine = super::shape::series_jobs(jobs, series);
     let mut out: Bounds = [None; 3];
     if mine.is_empty() {
         return out;

@@ -24,6 +24,7 @@ mod pidns;
 mod probe;
 pub mod refusal;
 mod series;
+mod shape;
 mod targets;
 mod value;
 

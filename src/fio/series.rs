@@ -13,6 +13,7 @@ use super::io_bytes::{bounds_of, Sizes};
 use super::job_end::{job_ends, step_end};
 use super::json::{delta_hist, series_of, step_summary, total_of, Series, Totals, NUMBERING_JOB};
 use super::probe::known_or_asked;
+use super::shape::{job_shape, series_jobs};
 use crate::engine::{Control, EngineError, StepControl, StepObserver};
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::{FioFileStep, StepSpec};
@@ -260,10 +261,13 @@ pub(super) fn run_file_step(
     let ended_by = outcome(run, error, spec, ran_ms)?;
     let ends = job_ends(file, &last, &ended_by);
     let ended_by = step_end(ended_by, &ends);
-    let span_s = spans.span_s(&last);
-    let mut summary = file_summary(&last, span_s, spec, ended_by, &version, file);
-    for (s, end) in summary.fio_series.iter_mut().zip(ends) {
+    let mut summary = file_summary(&last, &spans, spec, ended_by, &version, file);
+    for ((s, end), series) in summary.fio_series.iter_mut().zip(ends).zip(&last) {
         s.ended_by = end;
+        s.jobs = series_jobs(&jobs, &series.name)
+            .into_iter()
+            .map(job_shape)
+            .collect();
     }
     Ok(summary)
 }
@@ -318,22 +322,71 @@ impl Spans {
     }
 }
 
-/// The step's summary: fio's own totals over every series and each series' own figures;
-/// the step's rates are its totals over its time (`span_s`, [`Spans::span_s`]).
+impl Spans {
+    /// The time the series that `did` I/O were at work (s): the union of their spans, so
+    /// jobs one after another count each its own time, and jobs together their common
+    /// one; at least the longest one's measured time. None when no series did.
+    fn busy_s(&self, last: &[Series], did: impl Fn(&Series) -> bool) -> Option<f64> {
+        let mut spans: Vec<(f64, f64)> = last
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| did(s))
+            .filter_map(|(i, s)| {
+                let start = self.first_s.get(i).copied().flatten()?;
+                let end = (start + s.runtime_ms / 1000.0).max(self.grew_s[i]);
+                Some((start, end))
+            })
+            .collect();
+        let longest = last
+            .iter()
+            .filter(|s| did(s))
+            .map(|s| s.runtime_ms)
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))?
+            / 1000.0;
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut busy = 0.0;
+        let mut open: Option<(f64, f64)> = None;
+        for (a, b) in spans {
+            open = match open {
+                Some((s, e)) if a <= e => Some((s, e.max(b))),
+                Some((s, e)) => {
+                    busy += e - s;
+                    Some((a, b))
+                }
+                None => Some((a, b)),
+            };
+        }
+        if let Some((s, e)) = open {
+            busy += e - s;
+        }
+        Some(f64::max(busy, longest))
+    }
+}
+
+/// The step's summary: fio's own totals over every series and each series' own figures.
+/// The step's rate is its I/Os over its time (`span_s`, [`Spans::span_s`]); each
+/// direction's, its I/Os over the time the jobs that did it were at work
+/// ([`Spans::busy_s`]): a job's I/Os are never divided by another's time (a write job,
+/// then a read job waiting for it, each keep their own rate).
 fn file_summary(
     last: &[Series],
-    span_s: f64,
+    spans: &Spans,
     spec: &StepSpec,
     ended_by: crate::outcome::EndedBy,
     version: &str,
     file: &FioFileStep,
 ) -> StepSummary {
+    let span_s = spans.span_s(last);
     let mut total = total_of(last);
-    for d in [&mut total.read, &mut total.write, &mut total.trim] {
-        (d.iops, d.bw) = if span_s > 0.0 {
-            (d.ios as f64 / span_s, d.bytes as f64 / span_s)
-        } else {
-            (0.0, 0.0)
+    let all = total.read.ios + total.write.ios + total.trim.ios;
+    for (dir, d) in [&mut total.read, &mut total.write, &mut total.trim]
+        .into_iter()
+        .enumerate()
+    {
+        let busy = spans.busy_s(last, |s| [&s.read, &s.write, &s.trim][dir].ios > 0);
+        (d.iops, d.bw) = match busy {
+            Some(t) if t > 0.0 => (d.ios as f64 / t, d.bytes as f64 / t),
+            _ => (0.0, 0.0),
         };
     }
     step_summary(Totals {
@@ -341,6 +394,7 @@ fn file_summary(
         write: &total.write,
         trim: &total.trim,
         runtime_s: span_s,
+        iops: (span_s > 0.0).then(|| all as f64 / span_s),
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job file jobs: {}", file.sections.join(", ")),
         ended_by,
