@@ -1,7 +1,7 @@
 //! An fio job file's text read as fio reads it: its sections, the globals each job takes,
 //! its steps (jobs up to each `stonewall` or `wait_for_previous`), and the refusals of
-//! what drivescope cannot read for sure (an `include`, a time fio reads otherwise than it
-//! looks).
+//! what drivescope cannot read for sure (a time fio reads otherwise than it looks; an
+//! `include` left in the text: `fio::include` puts a job file's in place first).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -269,18 +269,11 @@ fn fio_time(raw: &str) -> Result<Option<std::time::Duration>, ()> {
     Ok((!d.is_zero()).then_some(d))
 }
 
-/// A step: jobs fio runs together (the first waits for the jobs before it).
+/// A step: jobs fio runs together (the first waits for the jobs before it). Its jobs'
+/// shapes and names as fio reports them: `fio::shape`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileStep {
     pub jobs: Vec<FileJob>,
-}
-
-impl FileStep {
-    /// The step's label: its jobs' names.
-    pub fn label(&self) -> String {
-        let names: Vec<&str> = self.jobs.iter().map(|j| j.name.as_str()).collect();
-        names.join(" + ")
-    }
 }
 
 /// Option names fio takes for the same option, as read here.
@@ -517,7 +510,7 @@ mod tests {
             "; c\n[global]\nfilename=/dev/x\nrw=read\n[a]\nbs=4k\n[b]\nrw=randwrite\n[c]\nstonewall\n[global]\nfilename=/tmp/f\\:1:/tmp/g\n[d]\nwait_for_previous=1\nreadwrite=randrw\n",
         )
         .unwrap();
-        let labels: Vec<String> = steps.iter().map(FileStep::label).collect();
+        let labels: Vec<String> = steps.iter().map(FileStep::names).collect();
         assert_eq!(labels, ["a + b", "c", "d"]);
         assert!(!steps[0].jobs[0].writes() && steps[0].jobs[1].writes());
         let t = targets(&steps).unwrap();
