@@ -154,7 +154,12 @@ impl Sink for DashboardSink {
                 step,
                 target_iops,
             } => {
-                self.series = step.workload.shape_on(step.engine);
+                // An fio job file's step is named by its jobs' shapes, not one workload.
+                self.series = if step.fio_file.is_some() {
+                    step.name.clone()
+                } else {
+                    step.workload.shape_on(step.engine)
+                };
                 self.grid_step = step
                     .run
                     .filter(|r| r.pick.is_some())

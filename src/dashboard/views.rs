@@ -93,7 +93,7 @@ fn fio_entries() -> Vec<PresetEntry> {
                             job.version,
                             targets.join(", ")
                         ),
-                        job.steps.iter().map(|s| s.label()).collect(),
+                        job.steps.iter().map(|s| s.workload_label()).collect(),
                         format!("at most about {secs} s of runtime"),
                         job.targets.iter().any(|t| t.writes),
                     )

@@ -265,6 +265,7 @@ fn summary(
         write: &rated(&d.write),
         trim: &rated(&d.trim),
         runtime_s,
+        iops: None,
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job: {}", options.join(" ")),
         ended_by,

@@ -1,10 +1,11 @@
 //! An fio job file run by `--fio-job`: read once, checked by fio itself (`--parse-only`),
 //! and read by drivescope to learn its steps (jobs separated by `stonewall` or
 //! `wait_for_previous`) and every file or device its jobs touch, so the write guard can judge
-//! each before fio starts. Every value is read as fio reads it, its `$` expansions done
+//! each before fio starts. Its includes are put in place first, found where fio finds
+//! them (`fio::include`). Every value is read as fio reads it, its `$` expansions done
 //! from the environment fio gets (`fio::expand`), so the guard judges the names fio opens.
 //! A job whose targets drivescope cannot tell for sure (no
-//! `filename=`, `filename_format`, `opendir`, an `include`, an
+//! `filename=`, `filename_format`, `opendir`, an
 //! ioengine that is not plain file I/O, commands run around the job, an I/O log to replay)
 //! is refused, never run; a job of an engine that opens no file (`null`, `cpuio`) has no
 //! target at all, nor have `/dev/null` and `/dev/zero` (nothing made, filled or guarded); so is one that would overwrite a file beside its targets (a verify
@@ -26,7 +27,8 @@ use crate::workload::FioLog;
 #[derive(Debug, Clone)]
 pub struct JobFile {
     pub path: PathBuf,
-    /// The text fio runs (on its stdin): the file as it was read, once.
+    /// The text fio runs (on its stdin): the file as it was read, once, with the files it
+    /// includes in place (`super::include`).
     pub text: String,
     /// `fio-3.33`.
     pub version: String,
@@ -110,7 +112,10 @@ fn added_file(line: &str) -> Option<PathBuf> {
 /// parse of the text, then drivescope's (steps and targets). Nothing is written.
 pub fn read(path: &Path) -> Result<JobFile, FioError> {
     // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
-    let text = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
+    let raw = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
+    // Its includes in place: fio reads the text on its stdin, where it cannot follow one.
+    let inlined = super::include::inline(&raw, path)?;
+    let text = inlined.text.clone();
     let version = fio_check()?;
     let fio_files = fio_parse_only(&text).map_err(|e| match e {
         FioError::Refused(said) => FioError::RefusedFile {
@@ -119,11 +124,12 @@ pub fn read(path: &Path) -> Result<JobFile, FioError> {
         },
         e => e,
     })?;
-    let steps = parse_steps(&text)?;
-    let targets = targets(&steps).map_err(|e| fio_cannot_load(e, path))?;
-    check_against_fio(&fio_files, &targets, &named_only(&steps))?;
-    on_disk(&steps, &targets)?;
-    let logs = super::logs::logs(&steps)?;
+    let at = |e| inlined.map_error(e);
+    let steps = parse_steps(&text).map_err(at)?;
+    let targets = targets(&steps).map_err(|e| at(fio_cannot_load(e, path)))?;
+    check_against_fio(&fio_files, &targets, &named_only(&steps)).map_err(at)?;
+    on_disk(&steps, &targets).map_err(at)?;
+    let logs = super::logs::logs(&steps).map_err(at)?;
     Ok(JobFile {
         path: path.to_path_buf(),
         text,

@@ -47,7 +47,7 @@ pub(super) fn job_ends(file: &FioFileStep, last: &[Series], step: &EndedBy) -> V
         .map(|s| {
             let job = jobs
                 .iter()
-                .find(|j| j.name == s.name && file.sections.contains(&j.name));
+                .find(|j| j.fio_name() == s.name && file.sections.contains(&j.name));
             job_end(job, s, stopped)
         })
         .collect()

@@ -74,6 +74,7 @@ impl Series {
             write: dir(&self.write),
             trim: dir(&self.trim),
             ended_by: None,
+            jobs: Vec::new(),
         }
     }
 }
@@ -160,6 +161,9 @@ pub(super) struct Totals<'a> {
     pub(super) write: &'a Dir,
     pub(super) trim: &'a Dir,
     pub(super) runtime_s: f64,
+    /// The step's rate, where it is not its directions' added (jobs one after another
+    /// each keep their own direction's rate; the step's is its I/Os over its time).
+    pub(super) iops: Option<f64>,
     pub(super) target_iops: Option<f64>,
     pub(super) engine_note: String,
     pub(super) ended_by: EndedBy,
@@ -181,7 +185,7 @@ pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
         write_ios: t.write.ios,
         read_bytes: t.read.bytes,
         write_bytes: t.write.bytes,
-        iops: t.read.iops + t.write.iops + t.trim.iops,
+        iops: t.iops.unwrap_or(t.read.iops + t.write.iops + t.trim.iops),
         read_iops: t.read.iops,
         write_iops: t.write.iops,
         read_bw_bytes: t.read.bw,

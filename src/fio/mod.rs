@@ -12,6 +12,8 @@ mod error;
 mod expand;
 pub mod file;
 mod hangs;
+mod include;
+mod io_bytes;
 pub mod job;
 mod job_end;
 mod json;
@@ -22,6 +24,7 @@ mod pidns;
 mod probe;
 pub mod refusal;
 mod series;
+mod shape;
 mod targets;
 mod value;
 

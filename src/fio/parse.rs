@@ -1,7 +1,7 @@
 //! An fio job file's text read as fio reads it: its sections, the globals each job takes,
 //! its steps (jobs up to each `stonewall` or `wait_for_previous`), and the refusals of
-//! what drivescope cannot read for sure (an `include`, a time fio reads otherwise than it
-//! looks).
+//! what drivescope cannot read for sure (a time fio reads otherwise than it looks; an
+//! `include` left in the text: `fio::include` puts a job file's in place first).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,6 +27,15 @@ pub struct FileJob {
 impl FileJob {
     pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
+    }
+
+    /// The job's name as fio reports it (its `jobname` in the JSON): `name=`, else its
+    /// section's name.
+    pub fn fio_name(&self) -> &str {
+        self.get("name")
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&self.name)
     }
 
     /// A boolean option: given bare, or with a value other than 0/false/no/off.
@@ -119,6 +128,44 @@ impl FileJob {
         }
         let total: u32 = split.iter().map(|(_, s)| *s).sum();
         (total == 100).then_some(BlockSizes { split })
+    }
+
+    /// The smallest and largest I/O fio makes in a direction (0 reads, 1 writes, 2 trims),
+    /// as fio sets them (options.c): `bssplit`'s sizes, else `bsrange`'s, else `bs`'s; a
+    /// list given for fewer directions goes on with its last one (`bs=4k,64k` writes and
+    /// trims 64 KiB), an empty round is fio's 4 KiB. `None` where a value does not read.
+    pub fn size_bounds(&self, dir: usize) -> Option<(u64, u64)> {
+        const DEFAULT_BS: u64 = 4096;
+        let kb = self.kb_base();
+        let pick = |raw: &str| -> String {
+            let groups: Vec<&str> = raw.trim().split(',').collect();
+            groups[dir.min(groups.len() - 1)].trim().to_string()
+        };
+        let size = |t: &str| -> Option<u64> {
+            if t.trim().is_empty() {
+                return Some(DEFAULT_BS);
+            }
+            super::value::decimal(t.trim(), kb)?.bytes()
+        };
+        if let Some(raw) = self.get("bssplit") {
+            let group = pick(raw);
+            let sizes: Option<Vec<u64>> = group
+                .split(':')
+                .filter(|e| !e.trim().is_empty())
+                .map(|e| size(e.split('/').next().unwrap_or(e)))
+                .collect();
+            let sizes = sizes?;
+            return Some((*sizes.iter().min()?, *sizes.iter().max()?));
+        }
+        if let Some(raw) = self.get("bsrange") {
+            let range = pick(raw);
+            let (lo, hi) = range.split_once('-').unwrap_or((&range, &range));
+            let (lo, hi) = (size(lo)?, size(hi)?);
+            return Some((lo.min(hi), lo.max(hi)));
+        }
+        let raw = self.get("bs").unwrap_or("");
+        let b = size(&pick(raw))?;
+        Some((b, b))
     }
 
     /// The IOPS fio holds the job to, all its `numjobs` copies together: `rate_iops` for
@@ -222,18 +269,11 @@ fn fio_time(raw: &str) -> Result<Option<std::time::Duration>, ()> {
     Ok((!d.is_zero()).then_some(d))
 }
 
-/// A step: jobs fio runs together (the first waits for the jobs before it).
+/// A step: jobs fio runs together (the first waits for the jobs before it). Its jobs'
+/// shapes and names as fio reports them: `fio::shape`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileStep {
     pub jobs: Vec<FileJob>,
-}
-
-impl FileStep {
-    /// The step's label: its jobs' names.
-    pub fn label(&self) -> String {
-        let names: Vec<&str> = self.jobs.iter().map(|j| j.name.as_str()).collect();
-        names.join(" + ")
-    }
 }
 
 /// Option names fio takes for the same option, as read here.
@@ -470,7 +510,7 @@ mod tests {
             "; c\n[global]\nfilename=/dev/x\nrw=read\n[a]\nbs=4k\n[b]\nrw=randwrite\n[c]\nstonewall\n[global]\nfilename=/tmp/f\\:1:/tmp/g\n[d]\nwait_for_previous=1\nreadwrite=randrw\n",
         )
         .unwrap();
-        let labels: Vec<String> = steps.iter().map(FileStep::label).collect();
+        let labels: Vec<String> = steps.iter().map(FileStep::names).collect();
         assert_eq!(labels, ["a + b", "c", "d"]);
         assert!(!steps[0].jobs[0].writes() && steps[0].jobs[1].writes());
         let t = targets(&steps).unwrap();
@@ -647,6 +687,20 @@ mod tests {
         assert_eq!(rate("rw=write\nrate_iops=500,200"), Some(200.0));
         assert_eq!(rate("rw=randrw\nrate_iops=500"), None);
         assert_eq!(rate("rw=read"), None);
+        let bounds = |o: &str, d| job(o).size_bounds(d);
+        assert_eq!(bounds("bs=4k,64k", 0), Some((4000, 4000)));
+        assert_eq!(bounds("bs=4k,64k", 2), Some((64000, 64000)));
+        assert_eq!(bounds("rw=read", 1), Some((4096, 4096)));
+        assert_eq!(bounds("bsrange=4k-512k", 1), Some((4000, 512000)));
+        assert_eq!(bounds("bs=8k\nbsrange=1k-4k,2k-8k", 1), Some((2000, 8000)));
+        assert_eq!(
+            bounds("bssplit=4k/20:64k/80,32k/100\nbs=1m", 0),
+            Some((4000, 64000))
+        );
+        assert_eq!(
+            bounds("bssplit=4k/20:64k/80,32k/100", 1),
+            Some((32000, 32000))
+        );
         let shares = ["rwmixread=70", "rwmixwrite=30", "rw=randrw"].map(|o| job(o).rwmixread());
         assert_eq!(shares, [70, 70, 50]);
     }

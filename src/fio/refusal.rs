@@ -139,6 +139,21 @@ impl std::fmt::Display for Hang {
 pub enum Refusal {
     #[error("drivescope does not follow include")]
     Include,
+    /// An `include` whose file is in none of the places fio looks (the current folder,
+    /// then beside the including file).
+    #[error(
+        "include {name}: no such file (fio looks for it from the current folder, then beside \
+         the file that includes it: {})",
+        .tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    IncludeMissing { name: String, tried: Vec<PathBuf> },
+    #[error("include with no file name")]
+    IncludeNoName,
+    /// fio: "No new sections in included files".
+    #[error("the included file {} holds a [section]; fio takes only options from an included file", .path.display())]
+    IncludeSection { path: PathBuf },
+    #[error("includes nest more than {max} deep (does a file include itself?)")]
+    IncludeDepth { max: usize },
     #[error("an option outside of any [section]")]
     OutsideSection,
     #[error("the file has no job to run")]

@@ -9,9 +9,11 @@ use std::time::SystemTime;
 
 use super::child::{caged, outcome, status_interval, supervise};
 use super::error::FioError;
+use super::io_bytes::{bounds_of, Sizes};
 use super::job_end::{job_ends, step_end};
 use super::json::{delta_hist, series_of, step_summary, total_of, Series, Totals, NUMBERING_JOB};
 use super::probe::known_or_asked;
+use super::shape::{job_shape, series_jobs};
 use crate::engine::{Control, EngineError, StepControl, StepObserver};
 use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::{FioFileStep, StepSpec};
@@ -64,7 +66,13 @@ fn restarted(now: &Series, before: &Series, ramp: Ramp, done: bool) -> bool {
     went_back || (ramp.some && ios(before) > 0 && now.job_runtime_ms < before.job_runtime_ms)
 }
 
-fn merge(now: &[Series], before: &[Series], reset: &mut [bool], ramp: Ramp) -> Merge {
+fn merge(
+    now: &[Series],
+    before: &[Series],
+    reset: &mut [bool],
+    ramp: Ramp,
+    sizes: &mut Sizes,
+) -> Merge {
     let zero = Series::default();
     let mut m = Merge {
         read: DirCounts::default(),
@@ -87,13 +95,18 @@ fn merge(now: &[Series], before: &[Series], reset: &mut [bool], ramp: Ramp) -> M
             b = &zero;
         }
         let before_ios = m.read.ios + m.write.ios + m.trim.ios;
-        for (into, x, y) in [
+        for (dir, (into, x, y)) in [
             (&mut m.read, &s.read, &b.read),
             (&mut m.write, &s.write, &b.write),
             (&mut m.trim, &s.trim, &b.trim),
-        ] {
-            into.ios += x.ios.saturating_sub(y.ios);
-            into.bytes += x.bytes.saturating_sub(y.bytes);
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let ios = x.ios.saturating_sub(y.ios);
+            into.ios += ios;
+            // fio's bytes lag its counts within a dump: given to the I/Os they are of.
+            into.bytes += sizes.give(i, dir, m.fresh[i], ios, x.bytes.saturating_sub(y.bytes));
             let _ = m.hist.add(delta_hist(&x.bins, &y.bins));
         }
         m.grew[i] = m.read.ios + m.write.ios + m.trim.ios > before_ios;
@@ -156,6 +169,14 @@ pub(super) fn run_file_step(
     let interval_s = spec.interval.as_secs_f64();
     let mut last: Vec<Series> = Vec::new();
     let mut reset: Vec<bool> = Vec::new();
+    // The step's jobs as the file was read: each series' block sizes bound its bytes.
+    let jobs: Vec<super::parse::FileJob> = super::parse::parse_steps(&file.text)
+        .map(|steps| steps.into_iter().flat_map(|s| s.jobs))
+        .into_iter()
+        .flatten()
+        .filter(|j| file.sections.contains(&j.name))
+        .collect();
+    let mut sizes = Sizes::default();
     let mut last_s = 0.0;
     let mut spans = Spans::default();
     let mut index = 0u64;
@@ -177,13 +198,14 @@ pub(super) fn run_file_step(
                 (at_ms - measured).max(started_ms)
             });
             reset.resize(now.len(), false);
+            sizes.bounds = now.iter().map(|s| bounds_of(&jobs, &s.name)).collect();
             // The wall clock from the I/O's start: every series of the step on one time axis.
             let at_s = (at_ms - origin) / 1000.0;
             let ramp = Ramp {
                 some: ramp_s > 0.0,
                 inside: ramp_s > 0.0 && at_s < ramp_s + 1.5 * interval_s,
             };
-            let m = merge(&now, &last, &mut reset, ramp);
+            let m = merge(&now, &last, &mut reset, ramp, &mut sizes);
             spans.saw(&now, &m, at_s.max(last_s), last_s);
             last = now;
             let some = m.read.ios + m.write.ios + m.trim.ios > 0;
@@ -239,10 +261,13 @@ pub(super) fn run_file_step(
     let ended_by = outcome(run, error, spec, ran_ms)?;
     let ends = job_ends(file, &last, &ended_by);
     let ended_by = step_end(ended_by, &ends);
-    let span_s = spans.span_s(&last);
-    let mut summary = file_summary(&last, span_s, spec, ended_by, &version, file);
-    for (s, end) in summary.fio_series.iter_mut().zip(ends) {
+    let mut summary = file_summary(&last, &spans, spec, ended_by, &version, file);
+    for ((s, end), series) in summary.fio_series.iter_mut().zip(ends).zip(&last) {
         s.ended_by = end;
+        s.jobs = series_jobs(&jobs, &series.name)
+            .into_iter()
+            .map(job_shape)
+            .collect();
     }
     Ok(summary)
 }
@@ -297,22 +322,71 @@ impl Spans {
     }
 }
 
-/// The step's summary: fio's own totals over every series and each series' own figures;
-/// the step's rates are its totals over its time (`span_s`, [`Spans::span_s`]).
+impl Spans {
+    /// The time the series that `did` I/O were at work (s): the union of their spans, so
+    /// jobs one after another count each its own time, and jobs together their common
+    /// one; at least the longest one's measured time. None when no series did.
+    fn busy_s(&self, last: &[Series], did: impl Fn(&Series) -> bool) -> Option<f64> {
+        let mut spans: Vec<(f64, f64)> = last
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| did(s))
+            .filter_map(|(i, s)| {
+                let start = self.first_s.get(i).copied().flatten()?;
+                let end = (start + s.runtime_ms / 1000.0).max(self.grew_s[i]);
+                Some((start, end))
+            })
+            .collect();
+        let longest = last
+            .iter()
+            .filter(|s| did(s))
+            .map(|s| s.runtime_ms)
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))?
+            / 1000.0;
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut busy = 0.0;
+        let mut open: Option<(f64, f64)> = None;
+        for (a, b) in spans {
+            open = match open {
+                Some((s, e)) if a <= e => Some((s, e.max(b))),
+                Some((s, e)) => {
+                    busy += e - s;
+                    Some((a, b))
+                }
+                None => Some((a, b)),
+            };
+        }
+        if let Some((s, e)) = open {
+            busy += e - s;
+        }
+        Some(f64::max(busy, longest))
+    }
+}
+
+/// The step's summary: fio's own totals over every series and each series' own figures.
+/// The step's rate is its I/Os over its time (`span_s`, [`Spans::span_s`]); each
+/// direction's, its I/Os over the time the jobs that did it were at work
+/// ([`Spans::busy_s`]): a job's I/Os are never divided by another's time (a write job,
+/// then a read job waiting for it, each keep their own rate).
 fn file_summary(
     last: &[Series],
-    span_s: f64,
+    spans: &Spans,
     spec: &StepSpec,
     ended_by: crate::outcome::EndedBy,
     version: &str,
     file: &FioFileStep,
 ) -> StepSummary {
+    let span_s = spans.span_s(last);
     let mut total = total_of(last);
-    for d in [&mut total.read, &mut total.write, &mut total.trim] {
-        (d.iops, d.bw) = if span_s > 0.0 {
-            (d.ios as f64 / span_s, d.bytes as f64 / span_s)
-        } else {
-            (0.0, 0.0)
+    let all = total.read.ios + total.write.ios + total.trim.ios;
+    for (dir, d) in [&mut total.read, &mut total.write, &mut total.trim]
+        .into_iter()
+        .enumerate()
+    {
+        let busy = spans.busy_s(last, |s| [&s.read, &s.write, &s.trim][dir].ios > 0);
+        (d.iops, d.bw) = match busy {
+            Some(t) if t > 0.0 => (d.ios as f64 / t, d.bytes as f64 / t),
+            _ => (0.0, 0.0),
         };
     }
     step_summary(Totals {
@@ -320,6 +394,7 @@ fn file_summary(
         write: &total.write,
         trim: &total.trim,
         runtime_s: span_s,
+        iops: (span_s > 0.0).then(|| all as f64 / span_s),
         target_iops: spec.workload.rate_iops,
         engine_note: format!("{version}, job file jobs: {}", file.sections.join(", ")),
         ended_by,
@@ -367,7 +442,7 @@ mod tests {
             series(20, 500.0, &[(2000, 20)]),
         ];
         let mut reset = vec![false, false];
-        let m = merge(&now, &before, &mut reset, RAMP);
+        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
         assert_eq!(reset, [false, true]);
         assert_eq!((m.fresh, m.grew), (vec![false, true], vec![true, true]));
         assert_eq!(m.read.ios, 200 + 20);
@@ -383,19 +458,19 @@ mod tests {
         let before = [series(200, 1098.0, &[(1000, 200)])];
         let now = [series(237, 587.0, &[(1000, 237)])];
         let mut reset = vec![false];
-        let m = merge(&now, &before, &mut reset, NO_RAMP);
+        let m = merge(&now, &before, &mut reset, NO_RAMP, &mut Sizes::default());
         assert_eq!((m.read.ios, reset[0], m.since_reset_ms), (37, false, None));
         // With a ramp, the first such drop after I/O is its end; a later one is a job
         // starting.
-        let m = merge(&now, &before, &mut reset, RAMP);
+        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
         assert_eq!((m.read.ios, reset[0]), (237, true));
         let later = [series(300, 100.0, &[(1000, 300)])];
-        let m = merge(&later, &now, &mut reset, RAMP);
+        let m = merge(&later, &now, &mut reset, RAMP, &mut Sizes::default());
         assert_eq!((m.read.ios, m.fresh[0]), (63, false));
         // A job that has not started (no I/O) starting under a ramp is no reset either.
         let (idle, started) = ([series(0, 900.0, &[])], [series(5, 10.0, &[(1000, 5)])]);
         let mut reset = vec![false];
-        let m = merge(&started, &idle, &mut reset, RAMP);
+        let m = merge(&started, &idle, &mut reset, RAMP, &mut Sizes::default());
         assert_eq!((m.read.ios, reset[0]), (5, false));
         // A group's member ending its own ramp after the step's: counted by growth.
         let mut reset = vec![true];
@@ -403,7 +478,13 @@ mod tests {
             some: true,
             inside: false,
         };
-        let m = merge(&[series(250, 900.0, &[])], &later, &mut reset, outside);
+        let m = merge(
+            &[series(250, 900.0, &[])],
+            &later,
+            &mut reset,
+            outside,
+            &mut Sizes::default(),
+        );
         assert_eq!((m.read.ios, m.fresh[0]), (0, false));
     }
 
@@ -411,7 +492,13 @@ mod tests {
     fn jobs_one_after_another_span_from_the_first_start_to_the_last_end() {
         let mut spans = Spans::default();
         let (a, b) = (series(100, 500.0, &[]), series(0, 0.0, &[]));
-        let m = merge(&[a.clone(), b.clone()], &[], &mut [false, false], NO_RAMP);
+        let m = merge(
+            &[a.clone(), b.clone()],
+            &[],
+            &mut [false, false],
+            NO_RAMP,
+            &mut Sizes::default(),
+        );
         spans.saw(&[a.clone(), b], &m, 0.5, 0.0);
         let b = series(100, 400.0, &[]);
         let m = merge(
@@ -419,13 +506,20 @@ mod tests {
             &[a.clone(), series(0, 0.0, &[])],
             &mut [false, false],
             NO_RAMP,
+            &mut Sizes::default(),
         );
         spans.saw(&[a.clone(), b.clone()], &m, 1.0, 0.5);
         // a ran 0-0.5 s, b 0.6-1.0 s: one second, not the longer job's half.
         assert!((spans.span_s(&[a.clone(), b]) - 1.0).abs() < 1e-9);
         // One job: fio's own time.
         let mut one = Spans::default();
-        let m = merge(std::slice::from_ref(&a), &[], &mut [false], NO_RAMP);
+        let m = merge(
+            std::slice::from_ref(&a),
+            &[],
+            &mut [false],
+            NO_RAMP,
+            &mut Sizes::default(),
+        );
         one.saw(std::slice::from_ref(&a), &m, 0.5, 0.0);
         assert_eq!(one.span_s(&[a]), 0.5);
     }

@@ -268,6 +268,10 @@ fn extent_bytes(job: &FileJob, key: &'static str, raw: &str) -> Result<Result<u6
     }
     match super::value::decimal(rounds[0], job.kb_base()).ok_or_else(unreadable)? {
         Decimal::Bytes(b) => Ok(Ok(b)),
+        // fio reads 0% to 100% as a share (parse.h `parse_is_percent`); a share of 0 is
+        // none, which is 0 bytes: `offset=0%` starts at the file's start, `size=0%` is no
+        // size (options.c str_offset_cb, str_size_cb).
+        Decimal::Percent(0) if matches!(key, "size" | "offset" | "offset_increment") => Ok(Ok(0)),
         Decimal::Percent(p @ 1..=100) if matches!(key, "size" | "offset" | "offset_increment") => {
             Ok(Err(p as u8))
         }
@@ -559,6 +563,16 @@ mod tests {
         assert_eq!(
             reach(&dir.path().join("new"), "offset=50%\nsize=64k\n"),
             Some(64 << 10)
+        );
+        // 0% is a share of none: fio starts at the file's start (and 100% at its end).
+        assert_eq!(reach(&f, "offset=0%\nsize=64k\n"), Some(64 << 10));
+        assert_eq!(
+            reach(&f, "offset=0%\noffset_increment=0%\nnumjobs=4\nsize=64k\n"),
+            Some(64 << 10)
+        );
+        assert_eq!(
+            reach(&f, "offset=100%\nsize=64k\n"),
+            Some((1 << 20) + (64 << 10))
         );
     }
 }

@@ -171,6 +171,11 @@ fn fio_series_section(o: &mut String, s: &Session) {
                 let mut row = vec![
                     (n + 1).to_string(),
                     x.name.clone(),
+                    x.jobs
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     format!("{:.2}", x.runtime_s),
                     cell(&x.read),
                     cell(&x.write),
@@ -187,9 +192,17 @@ fn fio_series_section(o: &mut String, s: &Session) {
     }
     o.push_str("<h3>fio jobs</h3>\n");
     let head: &[&str] = if trims {
-        &["step", "fio job", "s", "read", "write", "trim"]
+        &[
+            "step",
+            "fio job",
+            "as fio ran it",
+            "s",
+            "read",
+            "write",
+            "trim",
+        ]
     } else {
-        &["step", "fio job", "s", "read", "write"]
+        &["step", "fio job", "as fio ran it", "s", "read", "write"]
     };
     grid(o, "fio-jobs", head, &rows);
 }

@@ -82,11 +82,19 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "fio".into());
+    // Each step named by its jobs' shapes; by their names too where two steps share them.
+    let labels: Vec<String> = job.steps.iter().map(FileStep::workload_label).collect();
     let steps: Vec<PlanStep> = job
         .steps
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            let shared = labels.iter().filter(|l| **l == labels[i]).count() > 1;
+            let name = if shared {
+                format!("{} ({})", labels[i], s.names())
+            } else {
+                labels[i].clone()
+            };
             let ramp = s
                 .jobs
                 .iter()
@@ -95,7 +103,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 .unwrap_or(Duration::ZERO);
             let timed = s.jobs.iter().any(|j| j.flag("time_based"));
             PlanStep {
-                name: s.label(),
+                name,
                 phase: 0,
                 workload: step_workload(s, size, req.plan.seed),
                 // A step is held to a rate when every job of it is (fio's rate_iops).

@@ -284,8 +284,18 @@ impl StepRecord {
     }
 
     /// The curve series the step belongs to: its workload's shape (`idle (no I/O)` for a
-    /// pause), or its label where no workload was recorded.
+    /// pause), or its label where no workload was recorded. An fio job file's step is its
+    /// jobs' shapes as fio ran them (never one workload standing for jobs of several).
     pub fn series(&self) -> String {
+        let jobs: Vec<crate::stats::JobShape> = self
+            .summary
+            .fio_series
+            .iter()
+            .flat_map(|s| s.jobs.iter().cloned())
+            .collect();
+        if !jobs.is_empty() {
+            return crate::stats::JobShape::summary(&jobs);
+        }
         self.workload
             .as_ref()
             .map_or_else(|| self.label.clone(), |w| w.shape_on(self.summary.engine))

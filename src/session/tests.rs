@@ -136,6 +136,7 @@ fn recorded(path: &Path) -> SessionRecorder {
                 write: Default::default(),
                 trim: Default::default(),
                 ended_by: None,
+                jobs: Vec::new(),
             }];
         }
         r.end_step(summary);

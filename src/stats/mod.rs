@@ -9,6 +9,7 @@ mod counts;
 mod due;
 mod hist;
 mod interval;
+mod job_shape;
 mod series;
 
 pub use counts::DirCounts;
@@ -18,4 +19,5 @@ pub use interval::{
     ArrivalGaps, FailedBy, IntervalReport, IoErrorRecord, StepSummary, WorkerInterval,
     MAX_ERROR_RECORDS_PER,
 };
+pub use job_shape::JobShape;
 pub use series::{JobEnd, SeriesDir, SeriesSummary};

@@ -62,6 +62,10 @@ pub struct SeriesSummary {
     /// Why it ended (a job file's step; absent in sessions of earlier releases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_by: Option<JobEnd>,
+    /// Its job's shape as it ran (a group's jobs', under `group_reporting`); none in
+    /// sessions of earlier releases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<super::JobShape>,
 }
 
 impl SeriesDir {
@@ -75,7 +79,12 @@ impl std::fmt::Display for SeriesSummary {
     /// `fio job NAME (2.00 s, ended by size): read 12 I/Os, 48.0 KiB, 6 IOPS, clat p50 … µs
     /// p99 … µs p99.9 … µs`
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "fio job {} ({:.2} s", self.name, self.runtime_s)?;
+        write!(f, "fio job {}", self.name)?;
+        if !self.jobs.is_empty() {
+            let shapes: Vec<String> = self.jobs.iter().map(ToString::to_string).collect();
+            write!(f, ": {}", shapes.join(", "))?;
+        }
+        write!(f, " ({:.2} s", self.runtime_s)?;
         if let Some(end) = self.ended_by {
             write!(f, ", ended by {end}")?;
         }

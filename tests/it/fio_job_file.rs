@@ -137,7 +137,9 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
     let lines = json_lines(&out);
     let steps = of_type(&lines, "step");
     let names: Vec<&str> = steps.iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["seqw", "randr + randr2"]);
+    // Each step named by its jobs as fio ran them: two shapes, listed.
+    let two_shapes = "2 jobs: randread 4KiB QD4×1, randread 8KiB QD2×1";
+    assert_eq!(names, ["write 64KiB QD4×1", two_shapes]);
     let s1 = &steps[0]["summary"];
     let s2 = &steps[1]["summary"];
     assert_eq!(
@@ -192,7 +194,12 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
     let loaded = drivescope::session::load(&session).expect("the session loads");
     let s = &loaded.session;
     assert_eq!(s.steps.len(), 2);
-    assert_eq!(s.steps[1].label, "randr + randr2");
+    assert_eq!(s.steps[1].label, two_shapes);
+    assert_eq!(
+        s.steps[1].series(),
+        two_shapes,
+        "the workload column says the same"
+    );
     for (i, step) in s.steps.iter().enumerate() {
         let n = s
             .intervals
@@ -237,12 +244,11 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         String::from_utf8_lossy(&out.stderr)
     );
     let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(two_shapes), "the report names the steps");
     assert!(
-        html.contains("randr + randr2"),
-        "the report names the steps"
-    );
-    assert!(
-        html.contains("<h3>fio jobs</h3>") && html.contains("<td>randr2</td>"),
+        html.contains("<h3>fio jobs</h3>")
+            && html.contains("<td>randr2</td>")
+            && html.contains("randread 8KiB QD2×1 (io_uring)"),
         "the report shows each job's figures"
     );
 }
@@ -654,13 +660,13 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
     t.tmux(&["send-keys", "Enter"]);
     let end = wait_until(&t, "the run's end", |s| s.contains("completed"));
     // The last step's job, with its own figures, in the events.
-    assert!(end.contains("fio job look ("), "{end}");
+    assert!(end.contains("fio job look: randread 4KiB QD1×1"), "{end}");
     t.tmux(&["send-keys", "q"]);
     t.wait_for("EXIT=0");
     let (_, loaded) = the_saved_session(home.path());
     let s = &loaded.session;
     let labels: Vec<&str> = s.steps.iter().map(|st| st.label.as_str()).collect();
-    assert_eq!(labels, ["fill", "look"]);
+    assert_eq!(labels, ["write 64KiB QD1×1", "randread 4KiB QD1×1"]);
     assert!(s.steps.iter().all(|st| st.summary.ios > 0), "{labels:?}");
     for st in &s.steps {
         let series: Vec<(&str, u64)> = st
@@ -669,7 +675,12 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
             .iter()
             .map(|x| (x.name.as_str(), x.read.ios + x.write.ios))
             .collect();
-        assert_eq!(series, [(st.label.as_str(), st.summary.ios)]);
+        assert_eq!(series.len(), 1);
+        assert_eq!(series[0].1, st.summary.ios);
+        assert_eq!(
+            st.summary.fio_series[0].jobs[0].workload(),
+            st.label.replace("×1", "")
+        );
     }
     assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
     assert!(
@@ -950,7 +961,10 @@ fn a_read_only_step_runs_fio_read_only_and_the_file_is_unchanged() {
     assert!(out.status.success(), "{text}");
     let line = text
         .lines()
-        .find(|l| l.trim_start().starts_with("fio job r ("))
+        .find(|l| {
+            l.trim_start()
+                .starts_with("fio job r: randread 4KiB QD1×1 (psync) (")
+        })
         .unwrap_or_else(|| panic!("a line for job r in: {text}"));
     assert!(
         line.contains("): read ") && line.contains(" IOPS, clat p50 ") && !line.contains("write"),
@@ -1226,6 +1240,21 @@ fn plain_fio_counts(job: &Path, dir: &Path) -> (u64, u64) {
 
 /// [`plain_fio_counts`] with these environment variables set.
 fn plain_fio_counts_env(job: &Path, dir: &Path, env: &[(&str, &str)]) -> (u64, u64) {
+    let v = plain_fio_json(job, dir, env);
+    let sum = |dir: &str| -> u64 {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    (sum("read"), sum("write"))
+}
+
+/// Plain fio's JSON report of `job`, run in `dir` with these environment variables set;
+/// it must succeed.
+pub(crate) fn plain_fio_json(job: &Path, dir: &Path, env: &[(&str, &str)]) -> serde_json::Value {
     let out = std::process::Command::new("fio")
         .args(["--output-format=json", job.to_str().unwrap()])
         .envs(env.iter().copied())
@@ -1240,16 +1269,7 @@ fn plain_fio_counts_env(job: &Path, dir: &Path, env: &[(&str, &str)]) -> (u64, u
     // fio prints its notes (a depth capped at 1) on stdout before the JSON.
     let json = String::from_utf8_lossy(&out.stdout);
     let json = json.find("\n{").map_or(&json[..], |i| &json[i + 1..]);
-    let v: serde_json::Value = serde_json::from_str(json).expect("fio's JSON");
-    let sum = |dir: &str| -> u64 {
-        v["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| j[dir]["total_ios"].as_u64().unwrap())
-            .sum()
-    };
-    (sum("read"), sum("write"))
+    serde_json::from_str(json).expect("fio's JSON")
 }
 
 #[test]
@@ -2091,4 +2111,84 @@ fn fio_logs_names_the_folder_made_or_an_empty_one() {
     );
     assert_eq!(sessions_in(h), sessions, "refused before the session");
     assert_eq!(listing(&dir), ["bw_bw.1.log"]);
+}
+
+/// A job file's `include`s are found where fio finds them (from the current folder, else
+/// beside the including file), in a job and in `[global]`; what they hold is read, guarded
+/// and caged as the rest of the job (here the target's name); `offset=0%` starts at the
+/// file's start. The counts are plain fio's, run from another folder on the same file.
+#[test]
+fn includes_beside_the_job_file_and_offset_0_percent_run_as_under_plain_fio() {
+    let home = common::disk_tempdir();
+    let (ours, plain, jobs) = (
+        home.path().join("ours"),
+        home.path().join("plain"),
+        home.path().join("jobs"),
+    );
+    for w in [&ours, &plain, &jobs, &jobs.join("inc")] {
+        std::fs::create_dir(w).unwrap();
+    }
+    write_job(
+        &jobs,
+        "common.inc",
+        "bs=4k ; every job\nsize=256k\ninclude inc/depth.inc\n",
+    );
+    // Beside the file that includes it: inc/, not jobs/.
+    write_job(&jobs.join("inc"), "depth.inc", "iodepth=1\n");
+    write_job(&jobs, "target.inc", "filename=data.bin\nrw=randwrite\n");
+    let job = write_job(
+        &jobs,
+        "main.fio",
+        "[global]\ninclude common.inc\n\n[fill]\ninclude target.inc\n\n\
+         [back]\nstonewall\nfilename=data.bin\nrw=read\noffset=0%\nsize=128k\n",
+    );
+    let out = run_job_with(common::command(home.path()).current_dir(&ours), &job, &[]);
+    let lines = json_lines(&out);
+    let steps = of_type(&lines, "step");
+    let fio = plain_fio_counts(&job, &plain);
+    assert_eq!(fio, (32, 64), "fio's own counts");
+    assert_eq!(step_counts(&steps), [(0, 64), (32, 0)]);
+    // The included name was the target: made where fio makes it, as large as fio makes it.
+    for w in [&ours, &plain] {
+        assert_eq!(
+            std::fs::metadata(w.join("data.bin")).unwrap().len(),
+            256 << 10
+        );
+    }
+
+    // An included name is guarded as any other: writing a file that is there needs
+    // --destroy-data, and it is left as it was.
+    std::fs::write(ours.join("keep.bin"), vec![7u8; 256 << 10]).unwrap();
+    write_job(&jobs, "keep.inc", "filename=keep.bin\nrw=write\n");
+    let keep = write_job(
+        &jobs,
+        "keep.fio",
+        "[global]\ninclude common.inc\n[k]\ninclude keep.inc\n",
+    );
+    let err = refused_with(common::command(home.path()).current_dir(&ours), &keep, &[]);
+    assert!(err.contains("--destroy-data"), "{err}");
+    assert_eq!(
+        std::fs::read(ours.join("keep.bin")).unwrap(),
+        vec![7u8; 256 << 10]
+    );
+
+    // A missing include is drivescope's refusal, at its line, naming where fio looks; fio is
+    // not blamed.
+    let missing = write_job(
+        &jobs,
+        "missing.fio",
+        "[m]\nfilename=data.bin\ninclude nothere.inc\n",
+    );
+    let err = refused_with(
+        common::command(home.path()).current_dir(&ours),
+        &missing,
+        &[],
+    );
+    assert!(
+        err.contains("line 3")
+            && err.contains("include nothere.inc: no such file")
+            && err.contains(&jobs.join("nothere.inc").display().to_string())
+            && !err.contains("fio refused"),
+        "{err}"
+    );
 }

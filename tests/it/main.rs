@@ -30,6 +30,7 @@ mod fio_engine;
 mod fio_job_file;
 mod fio_processes;
 mod fio_series;
+mod fio_shapes;
 mod guard_loop;
 mod hostile_files;
 mod install_docs;
