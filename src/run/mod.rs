@@ -19,6 +19,7 @@ mod fio_logs;
 mod hub;
 mod lock;
 mod pipeline;
+pub mod power_cut;
 mod prepare;
 mod record;
 mod request;
