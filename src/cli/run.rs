@@ -7,9 +7,9 @@ use clap::builder::TypedValueParser as _;
 use clap::Args;
 
 use super::parse::{
-    parse_arrivals, parse_autosave, parse_cut_at, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
-    parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw,
-    parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
+    parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_cut_at, parse_duration_arg,
+    parse_engine, parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate,
+    parse_rw, parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
@@ -235,6 +235,11 @@ pub struct RunArgs {
     /// With --power-cut: how long the drive may take to come back after each cut.
     #[arg(long, value_name = "DURATION", requires = "power_cut", default_value = "120s", value_parser = parse_duration_arg)]
     pub ready_within: Duration,
+    /// With --power-cut: the drive's atomic write unit on power fail, bytes (NVMe AWUPF,
+    /// `nvme id-ctrl`'s awupf + 1 logical blocks): a unit mixing two writes is torn.
+    /// Default: the logical block. At most the verify state's block.
+    #[arg(long, value_name = "BYTES", requires = "power_cut", value_parser = parse_size_arg)]
+    pub atomic_unit: Option<u64>,
 }
 
 impl RunArgs {

@@ -202,6 +202,7 @@ fn power_cut(
         plp: a.plp,
         ready_within: a.ready_within,
         seed: a.seed,
+        atomic: a.atomic_unit,
     };
     let format = if a.json { Format::Json } else { Format::Text };
     let sessions = crate::session::paths::sessions_dir();
@@ -231,10 +232,13 @@ fn power_cut(
     let done = power_cut::run_cycles(reqs, &ask, &sessions, stop, &mut run_one, &mut on_cycle);
     let saved = match &done.record {
         Some(r) => {
-            if format == Format::Text {
-                out_line(&power_cut::verdict_line(r));
-            }
-            Some(power_cut::save_record(r, &sessions)?)
+            out_line(&match format {
+                Format::Json => power_cut::record_json(r),
+                Format::Text => power_cut::verdict_line(r),
+            });
+            let path = power_cut::save_record(r, &sessions)?;
+            err_line(&power_cut::saved_note(&path));
+            Some(path)
         }
         None => None,
     };

@@ -31,13 +31,19 @@ pub enum CutAt {
     /// This long after the workload starts.
     Fixed(#[serde(with = "secs")] Duration),
     /// At a (seeded) random moment within this window after the workload starts.
-    Random(#[serde(with = "secs")] Duration, #[serde(with = "secs")] Duration),
+    Random(
+        #[serde(with = "secs")] Duration,
+        #[serde(with = "secs")] Duration,
+    ),
     /// Once this many flush epochs have completed.
     Epochs(u64),
 }
 
 mod secs {
-    pub fn serialize<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: serde::Serializer>(
+        d: &std::time::Duration,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         s.serialize_f64(d.as_secs_f64())
     }
 }
@@ -47,9 +53,7 @@ impl CutAt {
     pub fn parse(s: &str) -> Result<CutAt, String> {
         let dur = |t: &str| crate::units::parse_duration(t).map_err(|e| e.to_string());
         let words: Vec<&str> = s.split_whitespace().collect();
-        let bad = || {
-            format!("`{s}` is not a cut moment (fixed 5s, random 2s..8s, after 4 epochs)")
-        };
+        let bad = || format!("`{s}` is not a cut moment (fixed 5s, random 2s..8s, after 4 epochs)");
         match words.as_slice() {
             ["fixed", d] | [d] => Ok(CutAt::Fixed(dur(d)?)),
             ["random", w] => {
@@ -87,6 +91,9 @@ pub struct PowerCutAsk {
     pub ready_within: Duration,
     /// Seeds the random cut moments.
     pub seed: u64,
+    /// The drive's atomic write unit on power fail, bytes (NVMe AWUPF); `None`: the
+    /// logical block, as the verify state has it.
+    pub atomic: Option<u64>,
 }
 
 /// Why a power-cut run ended before its cycles were done.
@@ -190,7 +197,11 @@ impl DriveIdentity {
         }
         let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
         if self.serial != now.serial {
-            d.push(format!("serial {}, was {}", opt(&now.serial), opt(&self.serial)));
+            d.push(format!(
+                "serial {}, was {}",
+                opt(&now.serial),
+                opt(&self.serial)
+            ));
         }
         if self.wwid != now.wwid {
             d.push(format!("wwid {}, was {}", opt(&now.wwid), opt(&self.wwid)));
@@ -317,18 +328,22 @@ pub struct PowerCutRecord {
 pub enum Verdict {
     Pass,
     Fail,
+    /// Fewer cycles than asked (the loop stopped), none failing.
+    Incomplete,
 }
 
 impl PowerCutRecord {
-    fn sum(&mut self) {
+    fn sum(&mut self, asked: u32) {
         let mut t = CutTally::default();
         for c in &self.cycles {
             t.add_tally(&c.tally);
         }
-        self.verdict = if t.passes() {
-            Verdict::Pass
-        } else {
+        self.verdict = if !t.passes() {
             Verdict::Fail
+        } else if self.cycles.len() < asked as usize || self.stopped.is_some() {
+            Verdict::Incomplete
+        } else {
+            Verdict::Pass
         };
         self.totals = t;
     }
@@ -438,8 +453,9 @@ pub fn run_cycles(
 ) -> PowerCutRun {
     let mut record = None;
     let ended = cycles(&mut record, reqs, ask, sessions, stop, run_one, on_cycle).err();
-    if let (Some(r), Some(e)) = (&mut record, &ended) {
-        r.stopped = Some(e.to_string());
+    if let Some(r) = &mut record {
+        r.stopped = ended.as_ref().map(ToString::to_string);
+        r.sum(ask.cycles);
     }
     PowerCutRun { record, ended }
 }
@@ -459,6 +475,22 @@ fn cycles(
     if req.verify.is_none() {
         return Err(PowerCutError::Needs("--verify").into());
     }
+    // Before anything of the state is made: it and the sessions on another drive.
+    let target = req
+        .target
+        .path
+        .clone()
+        .unwrap_or_else(crate::dut::default_target_path);
+    let state_dir = req
+        .verify
+        .as_ref()
+        .and_then(|v| v.state.clone())
+        .unwrap_or_else(|| super::verify::dir_for_target(&target));
+    check_elsewhere(
+        &existing(&target),
+        &existing(&state_dir),
+        &existing(sessions),
+    )?;
     let mut req = req.clone();
     let mut rng = crate::engine::native::rng::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
     for cycle in 1..=ask.cycles {
@@ -476,13 +508,8 @@ fn cycles(
         if let Some(v) = &mut req.verify {
             v.reset = false;
         }
-        let p = prepared
-            .first()
-            .ok_or(PowerCutError::Needs("one target"))?;
-        let state = p
-            .verify
-            .clone()
-            .ok_or(PowerCutError::Needs("--verify"))?;
+        let p = prepared.first().ok_or(PowerCutError::Needs("one target"))?;
+        let state = p.verify.clone().ok_or(PowerCutError::Needs("--verify"))?;
         let path = p.target.path.clone();
         let dir = state.dir().to_path_buf();
         let io = |what: &str| {
@@ -492,21 +519,18 @@ fn cycles(
         let before = identity(&path).map_err(io("reading the identity of"))?;
         let rec = match record {
             Some(r) => r,
-            None => {
-                check_elsewhere(&path, &existing(&dir), &existing(sessions))?;
-                record.insert(PowerCutRecord {
-                    target: path.clone(),
-                    cut_command: ask.cut.clone(),
-                    restore_command: ask.restore.clone(),
-                    cut_at: ask.at,
-                    plp: ask.plp,
-                    identity: Some(before.clone()),
-                    cycles: Vec::new(),
-                    totals: CutTally::default(),
-                    verdict: Verdict::Pass,
-                    stopped: None,
-                })
-            }
+            None => record.insert(PowerCutRecord {
+                target: path.clone(),
+                cut_command: ask.cut.clone(),
+                restore_command: ask.restore.clone(),
+                cut_at: ask.at,
+                plp: ask.plp,
+                identity: Some(before.clone()),
+                cycles: Vec::new(),
+                totals: CutTally::default(),
+                verdict: Verdict::Pass,
+                stopped: None,
+            }),
         };
         let moment = match ask.at {
             CutAt::Fixed(d) => Some(d),
@@ -565,7 +589,7 @@ fn cycles(
         let back = Instant::now();
         wait_ready(&path, &before, cycle, ask.ready_within, stop)?;
         let ready_after = back.elapsed();
-        let (tally, findings) = check_after_cut(&dir, &path, &at_cut, ask.plp)?;
+        let (tally, findings) = check_after_cut(&dir, &path, &at_cut, ask)?;
         let c = CycleRecord {
             cycle,
             cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
@@ -579,7 +603,7 @@ fn cycles(
         };
         on_cycle(&c);
         rec.cycles.push(c);
-        rec.sum();
+        rec.sum(ask.cycles);
     }
     Ok(())
 }
@@ -628,7 +652,7 @@ fn check_after_cut(
     dir: &Path,
     path: &Path,
     at_cut: &[u8],
-    plp: bool,
+    ask: &PowerCutAsk,
 ) -> Result<(CutTally, Vec<CutFinding>), RunError> {
     let name = path.display().to_string();
     let size = identity(path)
@@ -648,6 +672,10 @@ fn check_after_cut(
         .open(path)
         .map_err(io_err)?;
     let block = state.meta.block;
+    // Within one block: a unit larger than the block is checked block by block.
+    let atomic = ask.atomic.map_or(state.meta.atomic(), |a| {
+        (a.clamp(512, block) / 512 * 512) as usize
+    });
     let per_chunk = (CHUNK / block).max(1);
     let mut rng = crate::engine::native::rng::Rng::new(1);
     let mut buf = crate::engine::native::Buffers::new(1, (per_chunk * block) as usize, &mut rng)
@@ -656,7 +684,8 @@ fn check_after_cut(
             source: std::io::ErrorKind::OutOfMemory.into(),
         })?;
     let blocks = state.map.blocks();
-    let written = |i: u64| state.map.load(i) != 0 || at_cut.get(i as usize).is_some_and(|b| *b != 0);
+    let written =
+        |i: u64| state.map.load(i) != 0 || at_cut.get(i as usize).is_some_and(|b| *b != 0);
     let mut tally = CutTally::default();
     let mut findings = Vec::new();
     let mut i = 0;
@@ -679,10 +708,10 @@ fn check_after_cut(
                 &CutBlock {
                     offset: b * block,
                     id: state.meta.id,
-                    atomic: state.meta.atomic(),
+                    atomic,
                     saved: state.map.load(b),
                     at_cut: at_cut.get(b as usize).copied().unwrap_or(0),
-                    plp,
+                    plp: ask.plp,
                 },
                 bytes,
             );
@@ -692,7 +721,9 @@ fn check_after_cut(
                     findings.push(f);
                 }
             }
-            state.map.settle(b, found_generation(bytes, b * block, state.meta.id));
+            state
+                .map
+                .settle(b, found_generation(bytes, b * block, state.meta.id));
         }
         i += n;
     }
@@ -728,9 +759,22 @@ pub fn cycle_line(c: &CycleRecord) -> String {
     )
 }
 
-/// A cycle as one JSON line.
+/// A cycle as one JSON line (`"type": "power_cut_cycle"`).
 pub fn cycle_json(c: &CycleRecord) -> String {
-    serde_json::json!({ "power_cut": c }).to_string()
+    typed_json("power_cut_cycle", c)
+}
+
+/// The whole run as one JSON line (`"type": "power_cut"`).
+pub fn record_json(r: &PowerCutRecord) -> String {
+    typed_json("power_cut", r)
+}
+
+fn typed_json(t: &str, v: &impl Serialize) -> String {
+    let mut v = serde_json::to_value(v).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("type".into(), t.into());
+    }
+    v.to_string()
 }
 
 /// Saves the record in `folder` as `<date>-power-cut.yaml`; its path.
@@ -742,6 +786,11 @@ pub fn save_record(r: &PowerCutRecord, folder: &Path) -> Result<PathBuf, RunErro
     Ok(path)
 }
 
+/// Where the record was saved, as a note.
+pub fn saved_note(path: &Path) -> String {
+    format!("note: power-cut record saved to {}", path.display())
+}
+
 /// The verdict line.
 pub fn verdict_line(r: &PowerCutRecord) -> String {
     let t = &r.totals;
@@ -750,6 +799,7 @@ pub fn verdict_line(r: &PowerCutRecord) -> String {
         match r.verdict {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
+            Verdict::Incomplete => "INCOMPLETE",
         },
         r.cycles.len(),
         t.lost_after_flush,
@@ -769,10 +819,7 @@ mod tests {
         let s = Duration::from_secs;
         assert_eq!(CutAt::parse("fixed 5s"), Ok(CutAt::Fixed(s(5))));
         assert_eq!(CutAt::parse("5s"), Ok(CutAt::Fixed(s(5))));
-        assert_eq!(
-            CutAt::parse("random 1s..3s"),
-            Ok(CutAt::Random(s(1), s(3)))
-        );
+        assert_eq!(CutAt::parse("random 1s..3s"), Ok(CutAt::Random(s(1), s(3))));
         assert_eq!(CutAt::parse("after 4 epochs"), Ok(CutAt::Epochs(4)));
         assert!(CutAt::parse("random 3s..1s").is_err());
         assert!(CutAt::parse("after 0 epochs").is_err());

@@ -131,7 +131,10 @@ impl GenMap {
 
     /// Every block's byte now, flags and all (a power cut's picture of the map).
     pub fn raw(&self) -> Vec<u8> {
-        self.bytes.iter().map(|c| c.load(Ordering::Acquire)).collect()
+        self.bytes
+            .iter()
+            .map(|c| c.load(Ordering::Acquire))
+            .collect()
     }
 
     /// Takes the dirty pages: (page index, its bytes now), clearing their bits.

@@ -70,11 +70,13 @@ impl std::fmt::Display for CutKind {
     }
 }
 
-/// A finding of a power-cut cycle: its kind in power-loss words, and the block's finding.
+/// A finding of a power-cut cycle: its kind in power-loss words, and the block's finding
+/// as the classifier gave it (`block`: its offset, the sector at fault, what was expected
+/// and found).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CutFinding {
     pub kind: CutKind,
-    #[serde(flatten)]
+    #[serde(rename = "block")]
     pub finding: Finding,
 }
 
@@ -312,7 +314,10 @@ mod tests {
             plp: true,
             ..cut(5, 7)
         };
-        assert_eq!(kind(judge(&plp, &block(8192, 5))), Some(CutKind::NotDurable));
+        assert_eq!(
+            kind(judge(&plp, &block(8192, 5))),
+            Some(CutKind::NotDurable)
+        );
         // Never written before the flush: the old contents are allowed, unless `--plp`.
         assert_eq!(judge(&cut(0, 1), &[0u8; 4096]), Judgement::NotDurable);
         assert_eq!(judge(&cut(0, 1), &block(8192, 1)), Judgement::Intact);

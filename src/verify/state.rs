@@ -721,7 +721,11 @@ mod tests {
         assert_eq!(s.flush(&target).unwrap(), 1);
         assert!(s.map.begin_write(3, 2, &mut saved));
         let (epoch, at_cut) = s.cut();
-        assert_eq!((epoch, at_cut[3], at_cut[4]), (1, 0xC2, 0xC1), "busy, pending");
+        assert_eq!(
+            (epoch, at_cut[3], at_cut[4]),
+            (1, 0xC2, 0xC1),
+            "busy, pending"
+        );
         s.map.end_write(3, 2, true);
         assert_eq!(s.flush(&target).unwrap(), 1, "no epoch after the cut");
         s.close(&target).unwrap();
