@@ -12,6 +12,7 @@
 
 mod choice;
 mod control;
+mod cut_error;
 mod error;
 mod event;
 mod fio_job;
