@@ -13,8 +13,8 @@ use super::map::{expect_of, BUSY_OR_PENDING};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CutKind {
-    /// Acknowledged before the last completed flush, found older: the drive broke its
-    /// flush promise.
+    /// Acknowledged before the last completed flush, found older (or zeros): the drive
+    /// broke its flush promise.
     LostAfterFlush,
     /// Sectors of one atomic write unit from different writes.
     Torn,
@@ -25,8 +25,7 @@ pub enum CutKind {
     Corrupt,
     /// Our header naming another address or another verify state.
     Misdirected,
-    /// Zeros where data was flushed, our data where none was written, a generation never
-    /// written.
+    /// Our data where none was written, a generation never written.
     Unexpected,
 }
 
@@ -121,11 +120,19 @@ pub fn judge(b: &CutBlock, data: &[u8]) -> Judgement {
     };
     // What the last completed flush made durable: that generation or a newer one, every
     // atomic unit whole. Older is the drive breaking its flush promise.
-    if let Some(f) = classify_block(&check(expect_of(b.saved, false)), data) {
-        return Judgement::Finding(CutFinding {
-            kind: CutKind::of(f.kind),
-            finding: f,
-        });
+    let promised = expect_of(b.saved, false);
+    if let Some(f) = classify_block(&check(promised), data) {
+        // Zeros where a flushed write was: the write is gone, as a drive that never
+        // wrote the block leaves it.
+        let zeros = f.kind == FindingKind::Unexpected
+            && f.found.is_none()
+            && matches!(promised, Expect::Written { .. });
+        let kind = if zeros {
+            CutKind::LostAfterFlush
+        } else {
+            CutKind::of(f.kind)
+        };
+        return Judgement::Finding(CutFinding { kind, finding: f });
     }
     if b.at_cut == b.saved {
         return Judgement::Intact;
@@ -349,9 +356,10 @@ mod tests {
             kind(judge(&cut(5, 5), &block(0, 5))),
             Some(CutKind::Misdirected)
         );
+        // Zeros where a flushed write was: that write is gone.
         assert_eq!(
             kind(judge(&cut(5, 5), &[0u8; 4096])),
-            Some(CutKind::Unexpected)
+            Some(CutKind::LostAfterFlush)
         );
     }
 
