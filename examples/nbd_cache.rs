@@ -1,5 +1,7 @@
 //! A test drive whose volatile cache the test controls: `/dev/nbdN` served by this process
-//! (the kernel's nbd client, configured by ioctl over a socket pair: no nbd-client needed).
+//! (the kernel's nbd client, connected over generic netlink to one end of a socket pair:
+//! no nbd-client needed, and no descriptor of the device held open, which the write guard
+//! would refuse).
 //! Writes land in a cache of 4 KiB blocks; a flush moves them to the medium; a cut (a line
 //! `cut` on the control FIFO) drops the cache and fails every request (EIO) until
 //! `restore`. The medium lives in memory.
@@ -26,17 +28,6 @@ const REQ_MAGIC: u32 = 0x2560_9513;
 const REPLY_MAGIC: u32 = 0x6744_6698;
 const EIO: u32 = 5;
 
-/// `_IO(0xab, nr)`.
-const fn nbd_io(nr: u64) -> u64 {
-    0xab00 | nr
-}
-const NBD_SET_SOCK: u64 = nbd_io(0);
-const NBD_SET_BLKSIZE: u64 = nbd_io(1);
-const NBD_DO_IT: u64 = nbd_io(3);
-const NBD_CLEAR_SOCK: u64 = nbd_io(4);
-const NBD_SET_SIZE_BLOCKS: u64 = nbd_io(7);
-const NBD_SET_TIMEOUT: u64 = nbd_io(9);
-const NBD_SET_FLAGS: u64 = nbd_io(10);
 const FLAG_HAS_FLAGS: u64 = 1;
 const FLAG_SEND_FLUSH: u64 = 1 << 2;
 const FLAG_SEND_FUA: u64 = 1 << 3;
@@ -79,7 +70,7 @@ impl Drive {
             };
             self.flushed += 1;
             let at = b * BLOCK;
-            if self.lying && self.flushed % 40 == 0 {
+            if self.lying && self.flushed.is_multiple_of(40) {
                 // Dropped: acknowledged as flushed, never on the medium.
             } else if self.lying && self.flushed % 40 == 20 {
                 self.medium[at..at + BLOCK / 2].copy_from_slice(&d[..BLOCK / 2]);
@@ -108,12 +99,89 @@ impl Drive {
     }
 }
 
-fn ioctl(fd: i32, req: u64, arg: u64) {
-    // SAFETY: the nbd ioctls used here take an integer argument, no pointer.
-    let r = unsafe { libc::ioctl(fd, req as _, arg as libc::c_ulong) };
-    if r < 0 {
-        panic!("ioctl {req:#x}: {}", std::io::Error::last_os_error());
+/// One netlink attribute: type, payload (padded to 4 bytes).
+fn attr(ty: u16, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&((4 + payload.len()) as u16).to_ne_bytes());
+    v.extend_from_slice(&ty.to_ne_bytes());
+    v.extend_from_slice(payload);
+    while v.len() % 4 != 0 {
+        v.push(0);
     }
+    v
+}
+
+/// Sends one generic netlink request (`family`, `cmd`, `attrs`) and returns the answer.
+fn genl(fd: i32, family: u16, cmd: u8, attrs: &[u8]) -> Vec<u8> {
+    let mut m = Vec::new();
+    m.extend_from_slice(&((16 + 4 + attrs.len()) as u32).to_ne_bytes());
+    m.extend_from_slice(&family.to_ne_bytes());
+    m.extend_from_slice(&(1u16 | 4).to_ne_bytes()); // NLM_F_REQUEST | NLM_F_ACK
+    m.extend_from_slice(&1u32.to_ne_bytes());
+    m.extend_from_slice(&0u32.to_ne_bytes());
+    m.extend_from_slice(&[cmd, 1, 0, 0]);
+    m.extend_from_slice(attrs);
+    // SAFETY: `m` is a live buffer of `m.len()` bytes.
+    let r = unsafe { libc::send(fd, m.as_ptr().cast(), m.len(), 0) };
+    assert!(r >= 0, "netlink send: {}", std::io::Error::last_os_error());
+    let mut buf = vec![0u8; 8192];
+    // SAFETY: `buf` is a live, writable buffer of `buf.len()` bytes.
+    let r = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+    assert!(r >= 0, "netlink recv: {}", std::io::Error::last_os_error());
+    buf.truncate(r as usize);
+    let ty = u16::from_ne_bytes([buf[4], buf[5]]);
+    if ty == 2 {
+        // NLMSG_ERROR: 0 is the acknowledgement.
+        let err = i32::from_ne_bytes(buf[16..20].try_into().unwrap());
+        assert_eq!(
+            err,
+            0,
+            "netlink: {}",
+            std::io::Error::from_raw_os_error(-err)
+        );
+    }
+    buf
+}
+
+/// Connects nbd device `index` to `sock` over the nbd generic netlink family (no file
+/// descriptor of the device stays open here, as with the NBD_DO_IT ioctl).
+fn connect(index: u32, size: u64, sock: i32) {
+    // SAFETY: plain socket creation; the descriptor is checked and closed below.
+    let fd = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW, 16) };
+    assert!(
+        fd >= 0,
+        "netlink socket: {}",
+        std::io::Error::last_os_error()
+    );
+    // CTRL_CMD_GETFAMILY (3) of "nbd" to the controller (0x10): CTRL_ATTR_FAMILY_ID (1).
+    let answer = genl(fd, 0x10, 3, &attr(2, b"nbd\0"));
+    let mut at = 20;
+    let mut family = None;
+    while at + 4 <= answer.len() {
+        let len = u16::from_ne_bytes([answer[at], answer[at + 1]]) as usize;
+        let ty = u16::from_ne_bytes([answer[at + 2], answer[at + 3]]);
+        if ty == 1 {
+            family = Some(u16::from_ne_bytes([answer[at + 4], answer[at + 5]]));
+        }
+        if len < 4 {
+            break;
+        }
+        at += (len + 3) & !3;
+    }
+    let family = family.expect("the nbd netlink family (is nbd loaded?)");
+    let item = attr(1 | 0x8000, &attr(1, &(sock as u32).to_ne_bytes()));
+    let mut a = Vec::new();
+    a.extend(attr(1, &index.to_ne_bytes()));
+    a.extend(attr(2, &size.to_ne_bytes()));
+    a.extend(attr(3, &(BLOCK as u64).to_ne_bytes()));
+    a.extend(attr(
+        5,
+        &(FLAG_HAS_FLAGS | FLAG_SEND_FLUSH | FLAG_SEND_FUA).to_ne_bytes(),
+    ));
+    a.extend(attr(7 | 0x8000, &item));
+    genl(fd, family, 1, &a);
+    // SAFETY: `fd` is ours and open.
+    unsafe { libc::close(fd) };
 }
 
 fn serve(mut s: UnixStream, drive: Arc<Mutex<Drive>>) {
@@ -200,23 +268,13 @@ fn main() {
         unsafe { libc::mkfifo(p.as_ptr(), 0o600) };
     }
     let (kernel_end, ours) = UnixStream::pair().expect("socketpair");
-    let nbd = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(dev)
-        .expect("open the nbd device");
-    let fd = nbd.as_raw_fd();
-    ioctl(fd, NBD_SET_BLKSIZE, BLOCK as u64);
-    ioctl(fd, NBD_SET_SIZE_BLOCKS, (size / BLOCK) as u64);
-    ioctl(fd, NBD_SET_TIMEOUT, 0);
-    ioctl(
-        fd,
-        NBD_SET_FLAGS,
-        FLAG_HAS_FLAGS | FLAG_SEND_FLUSH | FLAG_SEND_FUA,
-    );
-    ioctl(fd, NBD_SET_SOCK, kernel_end.as_raw_fd() as u64);
+    let index: u32 = dev
+        .trim_start_matches("/dev/nbd")
+        .parse()
+        .expect("DEV is /dev/nbdN");
     let d = drive.clone();
     std::thread::spawn(move || serve(ours, d));
+    connect(index, size as u64, kernel_end.as_raw_fd());
     let ctl_dir = dir.clone();
     let d = drive.clone();
     std::thread::spawn(move || loop {
@@ -246,7 +304,9 @@ fn main() {
         }
     });
     std::fs::write(dir.join("pid"), format!("{}\n", std::process::id())).unwrap();
-    // Serves until the device is disconnected.
-    ioctl(fd, NBD_DO_IT, 0);
-    ioctl(fd, NBD_CLEAR_SOCK, 0);
+    // Serves until the device is disconnected; the kernel holds its end of the pair.
+    let _kernel_end = kernel_end;
+    loop {
+        std::thread::park();
+    }
 }

@@ -123,6 +123,12 @@ impl GenMap {
         self.store(i, g.map_or(0, Generation::get));
     }
 
+    /// Sets block `i` to generation `g` or the one before (pending): a torn block settled
+    /// as the newer of its two writes.
+    pub fn settle_pending(&self, i: u64, g: Generation) {
+        self.store(i, PENDING | g.get());
+    }
+
     /// The generation a block's write claimed (its byte after [`begin_write`](Self::begin_write)).
     #[inline]
     pub fn generation(&self, i: u64) -> Option<Generation> {

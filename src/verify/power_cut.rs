@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{classify_block, BlockCheck, Expect, Finding, FindingKind, Window};
 use super::gen::Generation;
+use super::header::{Sector, SECTOR};
 use super::map::{expect_of, BUSY_OR_PENDING};
 
 /// A finding of a power-cut cycle, in a power-loss test's words.
@@ -123,14 +124,14 @@ pub fn judge(b: &CutBlock, data: &[u8]) -> Judgement {
     let promised = expect_of(b.saved, false);
     if let Some(f) = classify_block(&check(promised), data) {
         // Zeros where a flushed write was: the write is gone, as a drive that never
-        // wrote the block leaves it.
+        // wrote the block leaves it; torn when sectors of ours share the zeros' unit.
         let zeros = f.kind == FindingKind::Unexpected
             && f.found.is_none()
             && matches!(promised, Expect::Written { .. });
-        let kind = if zeros {
-            CutKind::LostAfterFlush
-        } else {
-            CutKind::of(f.kind)
+        let kind = match zeros {
+            true if unit_has_ours(b, data, f.sector) => CutKind::Torn,
+            true => CutKind::LostAfterFlush,
+            false => CutKind::of(f.kind),
         };
         return Judgement::Finding(CutFinding { kind, finding: f });
     }
@@ -157,6 +158,34 @@ pub fn judge(b: &CutBlock, data: &[u8]) -> Judgement {
         }),
         Some(_) => Judgement::NotDurable,
     }
+}
+
+/// A sector of ours (this address, this state) in the atomic unit holding byte `sector`.
+fn unit_has_ours(b: &CutBlock, data: &[u8], sector: u64) -> bool {
+    let atomic = b.atomic.max(SECTOR);
+    let start = (sector - b.offset) as usize / atomic * atomic;
+    let end = (start + atomic).min(data.len());
+    data[start..end]
+        .chunks_exact(SECTOR)
+        .enumerate()
+        .any(|(i, s)| {
+            matches!(Sector::parse(s), Sector::Valid(h)
+                if h.id == b.id && h.lba == b.offset + (start + i * SECTOR) as u64)
+        })
+}
+
+/// The newest generation of ours in a block's sectors (a torn block's, to settle it as
+/// that write or the one before).
+pub fn newest_generation(offset: u64, id: u64, data: &[u8]) -> Option<Generation> {
+    data.chunks_exact(SECTOR)
+        .enumerate()
+        .filter_map(|(i, s)| match Sector::parse(s) {
+            Sector::Valid(h) if h.id == id && h.lba == offset + (i * SECTOR) as u64 => {
+                Generation::new(h.generation)
+            }
+            _ => None,
+        })
+        .reduce(|a, g| if a.is_older_than(g) { g } else { a })
 }
 
 /// Blocks and findings of one cycle's check.
@@ -345,6 +374,21 @@ mod tests {
             ..cut(5, BUSY | 6)
         };
         assert_eq!(judge(&small, &mixed), Judgement::InFlight);
+    }
+
+    #[test]
+    fn a_unit_half_zeros_half_ours_is_torn() {
+        let mut half = block(8192, 5);
+        half[2048..].fill(0);
+        let j = judge(&cut(5, 5), &half);
+        let Judgement::Finding(f) = j else {
+            panic!("not torn: {j:?}")
+        };
+        assert_eq!((f.kind, f.finding.sector), (CutKind::Torn, 8192 + 2048));
+        assert_eq!(newest_generation(8192, ID, &half), Some(g(5)));
+        let mut mixed = block(8192, 5);
+        mixed[2048..].copy_from_slice(&block(8192, 6)[2048..]);
+        assert_eq!(newest_generation(8192, ID, &mixed), Some(g(6)));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! judged ([`crate::verify::power_cut::judge`]) and settled to what it holds, the state
 //! closed cleanly for the next cycle.
 
+use std::collections::BTreeSet;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -9,7 +10,9 @@ use super::identity::identity;
 use super::{PowerCutAsk, PowerCutError};
 use crate::run::RunError;
 use crate::verify::header::{Sector, SECTOR};
-use crate::verify::power_cut::{judge, CutBlock, CutFinding, CutTally, Judgement};
+use crate::verify::power_cut::{
+    judge, newest_generation, CutBlock, CutFinding, CutKind, CutTally, Judgement,
+};
 use crate::verify::state::MAX_KEPT;
 use crate::verify::{Generation, VerifyError, VerifyState};
 
@@ -17,12 +20,14 @@ use crate::verify::{Generation, VerifyError, VerifyState};
 const CHUNK: u64 = 1 << 20;
 
 /// Reads back every block written under the state (as saved, or at the cut), judges it,
-/// settles the state to what was found and closes it cleanly.
+/// settles the state to what was found and closes it cleanly. `torn`: the blocks found
+/// torn in earlier cycles (a block not written since is not reported again).
 pub(super) fn check_after_cut(
     dir: &Path,
     path: &Path,
     at_cut: &[u8],
     ask: &PowerCutAsk,
+    torn: &mut BTreeSet<u64>,
 ) -> Result<(CutTally, Vec<CutFinding>), RunError> {
     let name = path.display().to_string();
     let size = identity(path)
@@ -85,21 +90,51 @@ pub(super) fn check_after_cut(
                 },
                 bytes,
             );
+            let id = state.meta.id;
+            let at = at_cut.get(b as usize).copied().unwrap_or(0);
+            // A tear reported in an earlier cycle, the block not written since: the same
+            // tear, not a new one.
+            if torn.contains(&b) {
+                if at == state.map.load(b) {
+                    tally.add(&Judgement::Intact);
+                    continue;
+                }
+                torn.remove(&b);
+            }
+            if matches!(&j, Judgement::Finding(f) if f.kind == CutKind::Torn) {
+                torn.insert(b);
+            }
             tally.add(&j);
-            if let Judgement::Finding(f) = j {
-                if findings.len() < MAX_KEPT {
-                    findings.push(f);
+            match j {
+                // Two writes in one block: the newer one or the one before, so the next
+                // cycle does not find the same tear again.
+                Judgement::Finding(f) if f.kind == CutKind::Torn => {
+                    match newest_generation(b * block, id, bytes) {
+                        Some(g) => state.map.settle_pending(b, g),
+                        None => state.map.settle(b, None),
+                    }
+                    keep(&mut findings, f);
+                }
+                other => {
+                    state.map.settle(b, found_generation(bytes, b * block, id));
+                    if let Judgement::Finding(f) = other {
+                        keep(&mut findings, f);
+                    }
                 }
             }
-            state
-                .map
-                .settle(b, found_generation(bytes, b * block, state.meta.id));
         }
         i += n;
     }
     // What was found is what the drive holds now: the next cycle starts from it.
     state.close(&file).map_err(io_err)?;
     Ok((tally, findings))
+}
+
+/// Keeps a finding while fewer than [`MAX_KEPT`] are kept.
+fn keep(findings: &mut Vec<CutFinding>, f: CutFinding) {
+    if findings.len() < MAX_KEPT {
+        findings.push(f);
+    }
 }
 
 /// The generation the block's first sector holds, if it is ours and of this address.

@@ -161,6 +161,7 @@ fn cycles(
         &existing(sessions),
     )?;
     let mut req = req.clone();
+    let mut torn = std::collections::BTreeSet::new();
     let mut rng = crate::engine::native::rng::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
     for cycle in 1..=ask.cycles {
         if stop.load(Ordering::Relaxed) {
@@ -258,7 +259,7 @@ fn cycles(
         let back = Instant::now();
         wait_ready(&path, &before, cycle, ask.ready_within, stop)?;
         let ready_after = back.elapsed();
-        let (tally, findings) = check_after_cut(&dir, &path, &at_cut, ask)?;
+        let (tally, findings) = check_after_cut(&dir, &path, &at_cut, ask, &mut torn)?;
         let c = CycleRecord {
             cycle,
             cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
