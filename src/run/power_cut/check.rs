@@ -2,7 +2,7 @@
 //! judged ([`crate::verify::power_cut::judge`]) and settled to what it holds, the state
 //! closed cleanly for the next cycle.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -21,13 +21,14 @@ const CHUNK: u64 = 1 << 20;
 
 /// Reads back every block written under the state (as saved, or at the cut), judges it,
 /// settles the state to what was found and closes it cleanly. `torn`: the blocks found
-/// torn in earlier cycles (a block not written since is not reported again).
+/// torn in earlier cycles, with the CRC32C of the bytes found then (a block found holding
+/// the same bytes again is not reported again).
 pub(super) fn check_after_cut(
     dir: &Path,
     path: &Path,
     at_cut: &[u8],
     ask: &PowerCutAsk,
-    torn: &mut BTreeSet<u64>,
+    torn: &mut BTreeMap<u64, u32>,
 ) -> Result<(CutTally, Vec<CutFinding>), RunError> {
     let name = path.display().to_string();
     let size = identity(path)
@@ -91,18 +92,18 @@ pub(super) fn check_after_cut(
                 bytes,
             );
             let id = state.meta.id;
-            let at = at_cut.get(b as usize).copied().unwrap_or(0);
-            // A tear reported in an earlier cycle, the block not written since: the same
-            // tear, not a new one.
-            if torn.contains(&b) {
-                if at == state.map.load(b) {
+            // A tear reported in an earlier cycle, the block holding the very same bytes
+            // (not written since, or its new write lost): the same tear, not a new one.
+            let sum = crc32c::crc32c(bytes);
+            if let Some(was) = torn.get(&b) {
+                if *was == sum {
                     tally.add(&Judgement::Intact);
                     continue;
                 }
                 torn.remove(&b);
             }
             if matches!(&j, Judgement::Finding(f) if f.kind == CutKind::Torn) {
-                torn.insert(b);
+                torn.insert(b, sum);
             }
             tally.add(&j);
             match j {
