@@ -134,7 +134,7 @@ fi
 order="crct10dif_common crct10dif_generic crc-t10dif crc64 crc64_rocksoft_generic crc64-rocksoft t10-pi nvme-core nvme dm-mod crc16 mbcache jbd2 crc32c_generic ext4 scsi_common scsi_mod sd_mod libata libahci ahci drivetemp"
 # Faults and holders: dm-flakey and dm-delay (dm-error's "error" target is in dm-mod), md
 # RAID1 (LVM needs only dm-mod).
-order="$order dm-flakey dm-delay md-mod raid1"
+order="$order dm-flakey dm-delay md-mod raid1 ${GUEST_MODULES:-}"
 : >"$root/modules.order"
 for m in $order; do
     f=$(find "$moddir" -name "$m.ko*" | head -n 1)

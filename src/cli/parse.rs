@@ -27,6 +27,10 @@ pub fn parse_verify_mode(s: &str) -> Result<crate::verify::VerifyMode, String> {
     crate::verify::VerifyMode::parse(s)
 }
 
+pub fn parse_cut_at(s: &str) -> Result<crate::run::power_cut::CutAt, String> {
+    crate::run::power_cut::CutAt::parse(s)
+}
+
 pub fn parse_arrivals(s: String) -> Result<Arrivals, String> {
     s.parse()
 }

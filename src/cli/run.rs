@@ -7,9 +7,9 @@ use clap::builder::TypedValueParser as _;
 use clap::Args;
 
 use super::parse::{
-    parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_duration_arg, parse_engine,
-    parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate, parse_rw,
-    parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
+    parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_cut_at, parse_duration_arg,
+    parse_engine, parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate,
+    parse_rw, parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
@@ -208,6 +208,38 @@ pub struct RunArgs {
     pub verify: Option<crate::verify::VerifyMode>,
     #[command(flatten)]
     pub verify_state: super::VerifyStateArgs,
+    /// Power-loss test: with --verify on one target, cut the drive's power with this
+    /// command (run by `sh -c`: IPMI, a PDU, slot power, a device delete) at the moment
+    /// --cut-at names, --cycles times. Each cycle records the cut's instant, the last
+    /// completed flush epoch and the blocks in flight, waits for the same drive (size,
+    /// serial, WWN) to come back, reads back every block written and judges it: lost
+    /// after flush and torn blocks fail the test. The verify state and the sessions must
+    /// be on another drive. A cut command that fails ends the run (exit 2) with its status.
+    #[arg(long, value_name = "CMD", requires = "verify", conflicts_with_all = ["targets", "preset", "preset_file", "fio_job", "host", "session"])]
+    pub power_cut: Option<String>,
+    /// With --power-cut: the command that gives the power back after each cut.
+    #[arg(long, value_name = "CMD", requires = "power_cut")]
+    pub power_restore: Option<String>,
+    /// With --power-cut: how many cuts.
+    #[arg(long, value_name = "N", requires = "power_cut", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub cycles: u32,
+    /// With --power-cut: when in each cycle the power is cut: `fixed 5s`, `random 2s..8s`
+    /// (a seeded random moment in the window, after the workload starts), or `after 4
+    /// epochs` (flush epochs, one every 250 ms). --duration must outlast it.
+    #[arg(long, value_name = "WHEN", requires = "power_cut", default_value = "random 1s..3s", value_parser = parse_cut_at)]
+    pub cut_at: crate::run::power_cut::CutAt,
+    /// With --power-cut: the drive has power-loss protection, so a write acknowledged
+    /// after the last flush and lost is a finding too (without it, only counted).
+    #[arg(long, requires = "power_cut")]
+    pub plp: bool,
+    /// With --power-cut: how long the drive may take to come back after each cut.
+    #[arg(long, value_name = "DURATION", requires = "power_cut", default_value = "120s", value_parser = parse_duration_arg)]
+    pub ready_within: Duration,
+    /// With --power-cut: the drive's atomic write unit on power fail, bytes (NVMe AWUPF,
+    /// `nvme id-ctrl`'s awupf + 1 logical blocks): a unit mixing two writes is torn.
+    /// Default: the logical block. At most the verify state's block.
+    #[arg(long, value_name = "BYTES", requires = "power_cut", value_parser = parse_size_arg)]
+    pub atomic_unit: Option<u64>,
 }
 
 impl RunArgs {

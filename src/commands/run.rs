@@ -7,11 +7,12 @@ use std::sync::Arc;
 use crate::cli::RunArgs;
 use crate::metrics::{MetricsServer, MetricsSink};
 use crate::ostext::command_line;
-use crate::output::err_line;
+use crate::output::{err_line, out_line};
 use crate::plan::PlanOptions;
 use crate::preset;
 use crate::printer::{Format, PrintMode, Printer};
 use crate::remote::{RemoteOptions, SshCommand};
+use crate::run::power_cut::{self, PowerCutAsk};
 use crate::run::{
     self, targets, Finished, FioJobRequest, RunControl, RunError, RunRequest, RunWhat, SessionPlan,
     SingleStep, TargetChoice, TelemetrySource, Where,
@@ -131,6 +132,9 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
 /// Runs the command; `stop` is the flag the signal handlers set.
 pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
     let reqs = requests(a)?;
+    if let Some(cut) = &a.power_cut {
+        return power_cut(a, cut, &reqs, &stop);
+    }
     let options = crate::report::with_snapshot_files(RecorderOptions {
         autosave_every: a.autosave,
         snapshot_every: a.snapshot_every,
@@ -180,4 +184,77 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         sinks.push(e);
     }
     run::execute_many(&prepared, session, TelemetrySource::Poll, &ctl, &mut sinks)
+}
+
+/// `run --verify --power-cut`: the cycles, each a run with its own dated session, then the
+/// power-cut record beside them.
+fn power_cut(
+    a: &RunArgs,
+    cut: &str,
+    reqs: &[RunRequest],
+    stop: &Arc<AtomicBool>,
+) -> Result<Finished, RunError> {
+    let ask = PowerCutAsk {
+        cut: cut.to_string(),
+        restore: a.power_restore.clone(),
+        cycles: a.cycles,
+        at: a.cut_at,
+        plp: a.plp,
+        ready_within: a.ready_within,
+        seed: a.seed,
+        atomic: a.atomic_unit,
+    };
+    let format = if a.json { Format::Json } else { Format::Text };
+    let sessions = crate::session::paths::sessions_dir();
+    let mut run_one = |prepared: &[run::Prepared], ctl: &RunControl| {
+        let mut printer = Printer::new(format, PrintMode::Single);
+        printer.stop_on_closed_output(stop.clone());
+        let session = SessionPlan {
+            path: None,
+            options: RecorderOptions::default(),
+            command: Some(command_line()),
+            note: a.note.clone(),
+            notes: Vec::new(),
+            lock: None,
+        };
+        run::execute_many(
+            prepared,
+            session,
+            TelemetrySource::Poll,
+            ctl,
+            &mut [&mut printer],
+        )
+    };
+    let mut on_cycle = |c: &power_cut::CycleRecord| match format {
+        Format::Json => out_line(&power_cut::cycle_json(c)),
+        Format::Text => out_line(&power_cut::cycle_line(c)),
+    };
+    let done = power_cut::run_cycles(reqs, &ask, &sessions, stop, &mut run_one, &mut on_cycle);
+    let saved = match &done.record {
+        Some(r) => {
+            out_line(&match format {
+                Format::Json => power_cut::record_json(r),
+                Format::Text => power_cut::verdict_line(r),
+            });
+            let path = power_cut::save_record(r, &sessions)?;
+            err_line(&power_cut::saved_note(&path));
+            Some(path)
+        }
+        None => None,
+    };
+    if let Some(e) = done.ended {
+        return Err(e);
+    }
+    let findings = done.record.as_ref().map_or(0, |r| r.totals.findings());
+    Ok(Finished {
+        result: Ok(crate::outcome::RunOutcome::Completed {
+            errors: 0,
+            first_error: None,
+        }),
+        tally: run::Tally {
+            findings,
+            ..Default::default()
+        },
+        saved,
+    })
 }

@@ -60,6 +60,8 @@ pub enum RunError {
     DestroyDataUnused { path: PathBuf },
     #[error(transparent)]
     Verify(#[from] crate::verify::VerifyError),
+    #[error(transparent)]
+    PowerCut(#[from] super::cut_error::PowerCutError),
     #[error("--verify runs on the io_uring engine, not {0}")]
     VerifyEngine(crate::workload::EngineKind),
     /// For a target on another host (`--host`): its verify state would be this host's.

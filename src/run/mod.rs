@@ -12,6 +12,7 @@
 
 mod choice;
 mod control;
+mod cut_error;
 mod error;
 mod event;
 mod fio_job;
@@ -19,6 +20,7 @@ mod fio_logs;
 mod hub;
 mod lock;
 mod pipeline;
+pub mod power_cut;
 mod prepare;
 mod record;
 mod request;

@@ -32,6 +32,11 @@ pub fn states_root() -> PathBuf {
         .map_or_else(|| sessions.join("verify"), |p| p.join("verify"))
 }
 
+/// The folder of `target`'s own verify state in the data directory.
+pub fn dir_for_target(target: &Path) -> PathBuf {
+    dir_for(&states_root(), target)
+}
+
 /// Retires the verify state of `target` (the one named, else the target's own in the data
 /// directory), if there is one: `why` says what made it stale. A state another process
 /// uses now is refused ([`VerifyError::InUse`]). Returns the state's folder when there was

@@ -52,7 +52,7 @@ pub use recorder::SessionRecorder;
 pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
 pub use text::{full as to_yaml, write_full as write_yaml};
-pub use writer::{write_atomic, write_atomic_with, OutFolder, Written};
+pub use writer::{ensure_parent, write_atomic, write_atomic_with, OutFolder, Output, Written};
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,8 @@ use super::classify::{Expect, Window};
 use super::gen::Generation;
 
 const GEN: u8 = 0x3f;
-const BUSY: u8 = 0x40;
+/// A write of ours is in flight now (in memory only).
+pub const BUSY: u8 = 0x40;
 const PENDING: u8 = 0x80;
 /// Either flag: the block's contents are not settled.
 pub const BUSY_OR_PENDING: u8 = BUSY | PENDING;
@@ -122,10 +123,24 @@ impl GenMap {
         self.store(i, g.map_or(0, Generation::get));
     }
 
+    /// Sets block `i` to generation `g` or the one before (pending): a torn block settled
+    /// as the newer of its two writes.
+    pub fn settle_pending(&self, i: u64, g: Generation) {
+        self.store(i, PENDING | g.get());
+    }
+
     /// The generation a block's write claimed (its byte after [`begin_write`](Self::begin_write)).
     #[inline]
     pub fn generation(&self, i: u64) -> Option<Generation> {
         Generation::new(self.load(i) & GEN)
+    }
+
+    /// Every block's byte now, flags and all (a power cut's picture of the map).
+    pub fn raw(&self) -> Vec<u8> {
+        self.bytes
+            .iter()
+            .map(|c| c.load(Ordering::Acquire))
+            .collect()
     }
 
     /// Takes the dirty pages: (page index, its bytes now), clearing their bits.

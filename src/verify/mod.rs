@@ -2,6 +2,7 @@
 //! self-describing [`header`] (its byte address, the verify state's random id, the block's
 //! write generation, a timestamp and a CRC32C over the sector); [`classify`] turns the
 //! bytes read back, with what the generation map expects, into typed [`Finding`]s; the
+//! [`power_cut`] judges what a block holds after a power cut; the
 //! [`state`] module keeps the generation map and the journal of flush epochs on disk.
 //! Pure except for `state` (files); I/O errors never become findings.
 
@@ -9,6 +10,7 @@ pub mod classify;
 pub mod gen;
 pub mod header;
 pub mod map;
+pub mod power_cut;
 pub mod state;
 
 /// When a verified run checks: on every read of its workload (`--verify`), or in a

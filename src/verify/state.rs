@@ -224,6 +224,8 @@ pub struct VerifyState {
     /// Held while the state is open: no other process uses it meanwhile.
     _lock: LockFile,
     epoch: AtomicU64,
+    /// The power was cut ([`cut`](Self::cut)): no flush epoch and no clean end after it.
+    frozen: AtomicBool,
     pub counts: Counts,
     /// Findings not yet handed out, at most [`MAX_KEPT`] in all.
     found: Mutex<Vec<Finding>>,
@@ -444,6 +446,7 @@ impl VerifyState {
             journal: Mutex::new(journal),
             _lock: lock,
             epoch: AtomicU64::new(0),
+            frozen: AtomicBool::new(false),
             counts: Counts::default(),
             found: Mutex::new(Vec::new()),
             kept: AtomicU64::new(0),
@@ -452,6 +455,11 @@ impl VerifyState {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The flush epochs completed since it was opened.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
     }
 
     /// The last run on this state ended cleanly.
@@ -473,9 +481,13 @@ impl VerifyState {
     /// One flush epoch: the dirty map pages as they are now, the target synced, the pages
     /// written and synced, the epoch journalled. Returns the epoch.
     /// Pages whose save failed stay dirty, for the next flush (a later step's).
+    /// After a [`cut`](Self::cut) nothing is saved: the last completed epoch is returned.
     pub fn flush(&self, target: &File) -> std::io::Result<u64> {
-        let pages = self.map.take_dirty();
         let mut sums = self.sums.lock().unwrap_or_else(|p| p.into_inner());
+        if self.frozen.load(Ordering::Acquire) {
+            return Ok(self.epoch.load(Ordering::Acquire));
+        }
+        let pages = self.map.take_dirty();
         let saved = target.sync_data().and_then(|()| {
             let new = sums.write_ahead(&pages)?;
             for (page, bytes) in &pages {
@@ -497,15 +509,29 @@ impl VerifyState {
                 return Err(e);
             }
         }
+        let e = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
         drop(sums);
-        let e = self.epoch.fetch_add(1, Ordering::Relaxed) + 1;
         self.journal_line(&format!("flushed {e} {}", now_ns()))?;
         Ok(e)
     }
 
-    /// The last flush and the clean end.
+    /// The power was cut: waits for a flush being saved now, then stops saving (no epoch
+    /// and no clean end from now on, as after a real loss of power), and returns the last
+    /// completed epoch and the map in memory as it is now (busy: a write in flight).
+    pub fn cut(&self) -> (u64, Vec<u8>) {
+        let sums = self.sums.lock().unwrap_or_else(|p| p.into_inner());
+        self.frozen.store(true, Ordering::Release);
+        let epoch = self.epoch.load(Ordering::Acquire);
+        drop(sums);
+        (epoch, self.map.raw())
+    }
+
+    /// The last flush and the clean end (neither after a [`cut`](Self::cut)).
     pub fn close(&self, target: &File) -> std::io::Result<()> {
         self.flush(target)?;
+        if self.frozen.load(Ordering::Acquire) {
+            return Ok(());
+        }
         self.journal_line(&format!("closed {}", now_ns()))
     }
 
@@ -680,6 +706,33 @@ mod tests {
         drop(r);
         assert!(VerifyState::open(&d, "t", 1 << 24, 4096, 512, false, false).is_ok());
         assert!(!retire(&dir.path().join("none"), "t", Retirement::Recreated).unwrap());
+    }
+
+    #[test]
+    fn after_a_cut_nothing_is_saved_and_the_end_is_unclean() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = tempfile::tempfile().unwrap();
+        let d = dir.path().join("t");
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, true).unwrap();
+        s.opened().unwrap();
+        let mut saved = [0u8; 2];
+        assert!(s.map.begin_write(3, 1, &mut saved));
+        s.map.end_write(3, 1, true);
+        assert_eq!(s.flush(&target).unwrap(), 1);
+        assert!(s.map.begin_write(3, 2, &mut saved));
+        let (epoch, at_cut) = s.cut();
+        assert_eq!(
+            (epoch, at_cut[3], at_cut[4]),
+            (1, 0xC2, 0xC1),
+            "busy, pending"
+        );
+        s.map.end_write(3, 2, true);
+        assert_eq!(s.flush(&target).unwrap(), 1, "no epoch after the cut");
+        s.close(&target).unwrap();
+        drop(s);
+        let s = VerifyState::open(&d, "t", 1 << 20, 4096, 512, false, false).unwrap();
+        assert!(!s.clean(), "no clean end after a cut");
+        assert_eq!((s.map.load(3), s.map.load(4)), (1, 0), "the map as flushed");
     }
 
     #[test]

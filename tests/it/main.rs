@@ -71,4 +71,5 @@ mod telemetry_poller;
 mod telemetry_smartctl;
 mod thermal_soak;
 mod verify_loop;
+mod verify_power_cut;
 mod verify_unsaved;

@@ -9,6 +9,7 @@ mod common;
 
 mod qemu_engine;
 mod qemu_nvme;
+mod qemu_power_cut;
 mod qemu_safety;
 mod qemu_wear;
 mod qemu_zoned;

@@ -1,0 +1,103 @@
+//! Why a power-cut run (`run --verify --power-cut`) ends before its cycles are done, and
+//! how the user's cut and restore commands ended.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Why a power-cut run ended before its cycles were done.
+#[derive(Debug, thiserror::Error)]
+pub enum PowerCutError {
+    #[error("cycle {cycle}: the cut command `{cmd}` {status}; the run ends here and nothing is said about the drive")]
+    CutFailed {
+        cycle: u32,
+        cmd: String,
+        status: CommandStatus,
+    },
+    #[error("cycle {cycle}: the restore command `{cmd}` {status}; the run ends here and nothing is said about the drive")]
+    RestoreFailed {
+        cycle: u32,
+        cmd: String,
+        status: CommandStatus,
+    },
+    #[error("cycle {cycle}: {} came back as another drive ({what}); the loop stops", .path.display())]
+    OtherDrive {
+        cycle: u32,
+        path: PathBuf,
+        what: String,
+    },
+    #[error("cycle {cycle}: {} was not ready again within {:.0} s of the cut ({last}); the loop stops", .path.display(), .within.as_secs_f64())]
+    NotBack {
+        cycle: u32,
+        path: PathBuf,
+        within: Duration,
+        last: String,
+    },
+    #[error("cycle {cycle}: the workload ended before the cut moment: give a --duration longer than --cut-at")]
+    EndedFirst { cycle: u32 },
+    #[error("{what} ({}) is on {disk}, the drive whose power is cut: keep it on another drive{hint}", .path.display())]
+    SameDrive {
+        what: &'static str,
+        path: PathBuf,
+        disk: String,
+        hint: &'static str,
+    },
+    #[error("--power-cut needs {0}")]
+    Needs(&'static str),
+    #[error("power cut: {what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CommandStatus {
+    /// Its exit status; `None`: killed by a signal, or it could not be started.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl std::fmt::Display for CommandStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.code, self.signal) {
+            (Some(c), _) => write!(f, "exited with status {c}"),
+            (None, Some(s)) => write!(f, "was killed by signal {s}"),
+            (None, None) => f.write_str("could not be started"),
+        }
+    }
+}
+
+/// Runs `cmd` by `sh -c`; its status.
+pub(super) fn run_command(cmd: &str) -> CommandStatus {
+    use std::os::unix::process::ExitStatusExt;
+    match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+        Ok(s) => CommandStatus {
+            code: s.code(),
+            signal: s.signal(),
+        },
+        Err(_) => CommandStatus {
+            code: None,
+            signal: None,
+        },
+    }
+}
+
+pub(super) fn succeeded(s: &CommandStatus) -> bool {
+    s.code == Some(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_command_says_its_status() {
+        let s = run_command("exit 7");
+        assert_eq!(s.code, Some(7));
+        assert_eq!(s.to_string(), "exited with status 7");
+        assert!(succeeded(&run_command("true")));
+    }
+}
