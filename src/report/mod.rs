@@ -14,6 +14,7 @@ pub mod page;
 pub mod plan;
 pub mod pts;
 pub mod pts_steady;
+pub mod pts_test;
 pub mod results;
 pub mod soak;
 pub mod step_delta;

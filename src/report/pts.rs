@@ -8,37 +8,18 @@
 use std::fmt::Write;
 
 use super::page::{grid, lat, seconds};
+use super::pts_test::PtsTest;
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use crate::session::{phase_name, phase_of, run_series, RunSeries, Session, StepRecord};
-
-/// The PTS tests with a page of their own, by the preset's id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Pts {
-    Hir,
-    Xsr,
-    Dirth,
-}
-
-impl Pts {
-    fn of(s: &Session) -> Option<Pts> {
-        match s.preset.get("id")?.as_str()? {
-            "snia-hir" => Some(Pts::Hir),
-            "snia-xsr" => Some(Pts::Xsr),
-            // ECW runs DIRTH's flow on its composite workload: the same page.
-            "snia-dirth" | "snia-ecw" => Some(Pts::Dirth),
-            _ => None,
-        }
-    }
-}
 
 /// Writes the session's PTS page, if its preset is one, under `heading` (`h2`, or `h3` in
 /// a drive's part of the page).
 pub fn section(o: &mut String, s: &Session, heading: &str) {
-    match Pts::of(s) {
-        Some(Pts::Hir) => hir(o, s, heading),
-        Some(Pts::Xsr) => xsr(o, s, heading),
-        Some(Pts::Dirth) => dirth(o, s, heading),
-        None => {}
+    match PtsTest::of(s) {
+        Some(PtsTest::Hir) => hir(o, s, heading),
+        Some(PtsTest::Xsr) => xsr(o, s, heading),
+        Some(PtsTest::Dirth) => dirth(o, s, heading),
+        _ => {}
     }
 }
 
@@ -145,7 +126,7 @@ fn hir(o: &mut String, s: &Session, h: &str) {
     if runs.is_empty() {
         return;
     }
-    let _ = writeln!(o, "<{h}>SNIA Host Idle Recovery</{h}>");
+    let _ = writeln!(o, "<{h}>{}</{h}>", PtsTest::Hir.title());
     let base = hir_baseline(s);
     let note = match base {
         Some((b, n)) => format!("Baseline: {b:.0} IOPS, the mean of the preconditioning's last {n} rounds (its steady state). Each wait state's bursts of writes alternate with a wait of no I/O; 'vs baseline' is their mean IOPS over it."),
@@ -226,7 +207,7 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
     let (Some(first), Some(last)) = (runs.first(), runs.last()) else {
         return;
     };
-    let _ = writeln!(o, "<{h}>SNIA Cross Stimulus Recovery</{h}>");
+    let _ = writeln!(o, "<{h}>{}</{h}>", PtsTest::Xsr.title());
     let steps_by: Vec<Vec<&StepRecord>> = runs
         .iter()
         .map(|rs| {
@@ -409,7 +390,7 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
     if cells.is_empty() {
         return;
     }
-    let _ = writeln!(o, "<{h}>SNIA Demand Intensity / Response Time</{h}>");
+    let _ = writeln!(o, "<{h}>{}</{h}>", PtsTest::Dirth.title());
     let round = cells[0]
         .r
         .point

@@ -10,37 +10,11 @@
 use std::fmt::Write;
 
 use super::page::{grid_captioned, kv_table};
+use super::pts_test::PtsTest;
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use crate::plan::{round_value, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict, WindowFit};
 use crate::session::{phase_of, Session, StepRecord};
 use crate::workload::Workload;
-
-/// The PTS tests with a steady-state page, by the preset's id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Test {
-    Iops,
-    Throughput,
-    Latency,
-}
-
-impl Test {
-    fn of(s: &Session) -> Option<Test> {
-        match s.preset.get("id")?.as_str()? {
-            "snia-iops" => Some(Test::Iops),
-            "snia-throughput" | "snia-fio-throughput" => Some(Test::Throughput),
-            "snia-latency" => Some(Test::Latency),
-            _ => None,
-        }
-    }
-
-    fn title(self) -> &'static str {
-        match self {
-            Test::Iops => "SNIA PTS IOPS",
-            Test::Throughput => "SNIA PTS Throughput",
-            Test::Latency => "SNIA PTS Latency",
-        }
-    }
-}
 
 /// One combination of a phase's matrix: its read share (percent) and block size (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,7 +147,7 @@ impl PhaseRounds<'_> {
 /// The phases of SNIA rounds of a session of one of the three tests, as the plan recorded
 /// them; empty for any other session.
 pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
-    if Test::of(s).is_none() {
+    if PtsTest::of_steady_state(s).is_none() {
         return Vec::new();
     }
     let Ok(plan) = serde_yaml::from_value::<Plan>(s.plan.clone()) else {
@@ -282,7 +256,7 @@ pub fn headline(o: &mut String, s: &Session) {
 /// Writes the session's steady-state page, if it is one of the three tests, under
 /// `heading` (`h2`, or `h3` in a drive's part of the page).
 pub fn section(o: &mut String, s: &Session, heading: &str) {
-    let Some(test) = Test::of(s) else {
+    let Some(test) = PtsTest::of_steady_state(s) else {
         return;
     };
     let phases = phases(s);
@@ -298,7 +272,7 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
             esc(&mark)
         );
     }
-    if test == Test::Latency {
+    if test == PtsTest::Latency {
         o.push_str("<p class=\"note\">Latency here is the response time of the method: each I/O's service latency, from its submission to its completion (the test runs closed loop, with no schedule).</p>\n");
     }
     headline(o, s);
@@ -318,9 +292,11 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
         figure(o, &verification(p, &id));
         determination(o, p);
         match test {
-            Test::Iops => iops_table(o, p),
-            Test::Throughput => throughput_table(o, p),
-            Test::Latency => latency_tables(o, p),
+            PtsTest::Iops => iops_table(o, p),
+            PtsTest::Throughput => throughput_table(o, p),
+            PtsTest::Latency => latency_tables(o, p),
+            // Not a steady-state test (`of_steady_state` picks none of these).
+            PtsTest::Hir | PtsTest::Xsr | PtsTest::Dirth => {}
         }
     }
 }
