@@ -70,18 +70,41 @@ impl std::fmt::Display for CommandStatus {
     }
 }
 
-/// Runs `cmd` by `sh -c`; its status.
+/// The longest a cut or restore command may take before its group is killed: a PDU's or
+/// BMC's CLI that hangs must not hang the run.
+pub(super) const COMMAND_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Runs `cmd` by `sh -c` as the leader of a process group of its own (registered, so a
+/// second Ctrl-C kills it too); a stop of the run, or [`COMMAND_LIMIT`], ends the group.
+/// Its status (killed by SIGTERM or SIGKILL when it was ended).
 pub(super) fn run_command(cmd: &str) -> CommandStatus {
-    use std::os::unix::process::ExitStatusExt;
-    match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let not_started = CommandStatus {
+        code: None,
+        signal: None,
+    };
+    let Ok(mut child) = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .process_group(0)
+        .spawn()
+    else {
+        return not_started;
+    };
+    let mut registered = crate::children::register(child.id());
+    let until = std::time::Instant::now() + COMMAND_LIMIT;
+    while !crate::children::has_ended(child.id())
+        && !crate::children::stop_requested()
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    match crate::children::end_group(&mut child, &mut registered, std::time::Duration::ZERO) {
         Ok(s) => CommandStatus {
             code: s.code(),
             signal: s.signal(),
         },
-        Err(_) => CommandStatus {
-            code: None,
-            signal: None,
-        },
+        Err(_) => not_started,
     }
 }
 
