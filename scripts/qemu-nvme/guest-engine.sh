@@ -49,7 +49,7 @@ sum() { # sum OFFSET_MIB SIZE_MIB: "sum=SHA256" of the region, by block reads
 reset_ctrl() {
     echo 1 >/sys/class/nvme/nvme0/reset_controller
     i=0
-    while [ "$(cat /sys/class/nvme/nvme0/state)" != live ] && [ $i -lt 100 ]; do
+    while [ "$(cat /sys/class/nvme/nvme0/state)" != live ] && [ $i -lt 600 ]; do
         sleep 0.1
         i=$((i + 1))
     done

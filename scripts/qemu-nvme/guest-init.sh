@@ -53,7 +53,7 @@ echo "=== END watch_json rc=$? ==="
 # partition 1; drivescope must resolve each down to the NVMe disk.
 printf 'o\nn\np\n1\n\n+64M\nn\np\n2\n\n\nw\n' | fdisk /dev/nvme0n1 >/tmp/fdisk.log 2>&1
 i=0
-while [ ! -e /dev/nvme0n1p2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -e /dev/nvme0n1p2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 mkdir -p /mnt
 mke2fs -q /dev/nvme0n1p2 && mount -t ext4 /dev/nvme0n1p2 /mnt && mkdir -p /mnt/data &&
     echo hello >/mnt/data/file.txt

@@ -19,14 +19,14 @@ serve() {
     mkdir -p "$3"
     nbd_cache "$1" 67108864 "$2" "$3" &
     i=0
-    while [ "$(cat "/sys/block/$(basename "$1")/size" 2>/dev/null)" = "0" ] && [ $i -lt 100 ]; do
+    while [ "$(cat "/sys/block/$(basename "$1")/size" 2>/dev/null)" = "0" ] && [ $i -lt 600 ]; do
         sleep 0.1
         i=$((i + 1))
     done
 }
 
 i=0
-while [ ! -e /dev/nbd1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -e /dev/nbd1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 
 H=/tmp/nbd-honest
 serve /dev/nbd0 honest $H

@@ -24,7 +24,7 @@ for m in $(cat /modules.order); do
     insmod "/modules/$m.ko" $(modparams "$m") || echo "guest: insmod $m failed"
 done
 i=0
-while { [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/sda ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while { [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/sda ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 
 # The console's first line may carry the terminal's reset codes: start on a fresh line.
 echo
@@ -41,5 +41,5 @@ section() {
 . /workload.conf
 if [ -n "$NVME_SECOND" ]; then
     i=0
-    while [ ! -e /dev/nvme1n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    while [ ! -e /dev/nvme1n1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 fi

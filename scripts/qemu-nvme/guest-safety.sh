@@ -5,7 +5,7 @@
 #            `error`; dm-flakey up 3 s / down 1 s
 #   verify_* data verification through device-mapper: writes dm-flakey drops
 #            (drop_writes) read back as lost writes; dm-error's failures are I/O errors
-#   stall_*  dm-delay switched in mid-run (3 s); SIGINT while every I/O waits 10 s; a 2 s
+#   stall_*  dm-delay switched in mid-run (3 s); SIGINT while every I/O waits 60 s; a 2 s
 #            run whose duration ends while every I/O waits
 #   fullfs_* a test file that does not fit (ext4, fallocate), a fill that hits a full ext2,
 #            writes into a sparse file on a full filesystem
@@ -151,12 +151,20 @@ bg stall --target /dev/mapper/slow --rw randread --bs 4k --iodepth 4 --rate-iops
 started stall
 sleep 1.5
 echo "0 $nvsz delay $nv 0 3000" | table slow
-echo "guest: delay 3000 ms from $(up)"
+t_on=$(up)
+echo "guest: delay 3000 ms from $t_on"
 sleep 3
+t_off=$(up)
 echo "0 $nvsz linear $nv 0" | table slow
 echo "guest: linear again at $(up)"
 section stall_run finish stall
-echo "0 $nvsz delay $nv 0 10000" | table slow
+echo "=== BEGIN stall_window ==="
+echo "on_s=$t_on"
+echo "off_s=$t_off"
+echo "=== END stall_window rc=0 ==="
+# Every read now waits 60 s: far longer than any run below may take, however slowly a
+# loaded host runs the guest, so that "it did not wait for its reads" is a bound that holds.
+echo "0 $nvsz delay $nv 0 60000" | table slow
 bg stall_int --target /dev/mapper/slow --rw randread --bs 4k --iodepth 4 --duration 60s \
     --interval 500ms
 started stall_int
@@ -188,7 +196,7 @@ dms remove slow || { sleep 3; dms remove slow; }
 printf 'o\nn\np\n1\n\n+32M\nn\np\n2\n\n+48M\nn\np\n3\n\n\nw\n' | fdisk $nv >/tmp/fdisk.log 2>&1
 printf 'o\nn\np\n1\n\n+8M\nn\np\n2\n\n+12M\nn\np\n3\n\n+12M\nn\np\n\n\nw\n' | fdisk /dev/sda >>/tmp/fdisk.log 2>&1
 i=0
-while { [ ! -e ${nv}p3 ] || [ ! -e /dev/sda4 ]; } && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while { [ ! -e ${nv}p3 ] || [ ! -e /dev/sda4 ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 
 # sum DISK: sha256sum of the whole disk, remembered in /tmp/DISK.sum for the next refusal.
 sum() { sha256sum "$1" | cut -d' ' -f1 | tee "/tmp/$(basename "$1").sum"; }
@@ -299,7 +307,7 @@ if [ -e /dev/nvme1n1 ]; then
     section gone_many_session session gone_many
 fi
 bg gone_sata --target /dev/sda --rw randread --bs 4k --iodepth 8 --rate-iops 1000 \
-    --duration 30s --interval 500ms
+    --duration 120s --interval 500ms
 started gone_sata
 sleep 1.5
 t0=$(up)
@@ -313,7 +321,7 @@ section gone_sata_session session gone_sata
 
 pci=$(readlink -f /sys/block/nvme0n1/device/device)
 bg gone_nvme --target $nv --rw randread --bs 4k --iodepth 8 --rate-iops 1000 \
-    --duration 30s --interval 500ms
+    --duration 120s --interval 500ms
 started gone_nvme
 sleep 1.5
 t0=$(up)

@@ -37,7 +37,7 @@ export HOME=/tmp/home
 mkdir -p "$HOME"
 z=
 i=0
-while [ -z "$z" ] && [ $i -lt 100 ]; do
+while [ -z "$z" ] && [ $i -lt 600 ]; do
     for q in /sys/block/nvme*/queue/zoned; do
         [ -e "$q" ] && [ "$(cat "$q")" != none ] && z=/dev/$(basename "$(dirname "$(dirname "$q")")")
     done

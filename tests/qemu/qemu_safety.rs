@@ -186,8 +186,12 @@ fn check_eio(out: &Path) {
     assert!(ended.starts_with("every I/O failed"), "{ended}");
     assert!(ended.contains("Input/output error (os error 5)"), "{ended}");
     assert_eq!(u(&s["ios"]), 0);
+    // It stops at its first interval of nothing but errors, not at its planned 30 s: a
+    // count of intervals, which holds however slowly a loaded host runs the guest.
+    let per = intervals(&lines);
+    assert!(per.len() <= 2, "stopped in its first intervals: {per:?}");
     assert!(
-        s["runtime_s"].as_f64().unwrap_or(99.0) < 5.0,
+        s["runtime_s"].as_f64().unwrap_or(99.0) < 30.0,
         "stopped early: {s}"
     );
     assert!(text.contains("; the run stopped"), "{text}");
@@ -237,12 +241,20 @@ fn check_stalls(out: &Path) {
         times.len()
     );
     assert!(times.len() >= 14, "{times:?}");
+    // Lines go on while no read can complete: from the table's switch to dm-delay until
+    // the switch back (3 s or more of the guest's clock), every read waits 3 s, so a line
+    // printed inside that window was not held back by the device. Counted against the
+    // guest's own clock, which a loaded host slows for the run and the window alike.
+    let on = timing(out, "stall_window", "on_s");
+    let off = timing(out, "stall_window", "off_s");
+    let inside = times.iter().filter(|&&t| t > on + 0.5 && t < off).count();
+    eprintln!("stall: {inside} interval lines inside the stall ({on:.2}..{off:.2} s)");
     assert!(
-        gap < 1.5,
-        "an interval line at least every 1.5 s: {times:?}"
+        inside >= 2,
+        "interval lines while every read waited ({on}..{off}): {times:?}"
     );
 
-    // SIGINT while every read waits 10 s: stops within about one interval, exit 130.
+    // SIGINT while every read waits 60 s: stops without waiting for them, exit 130.
     let lines = json_lines(out, "stall_int_run");
     assert_eq!(
         rc(out, "stall_int_run"),
@@ -254,7 +266,8 @@ fn check_stalls(out: &Path) {
     assert_eq!(s["ended_by"], "stopped");
     let took = timing(out, "stall_int_timing", "sigint_to_exit_s");
     eprintln!("stall: SIGINT to exit {took:.2} s");
-    assert!(took < 3.0, "SIGINT to exit took {took} s");
+    // Unloaded about 1-2.5 s; the bound that holds under any load: sooner than the reads.
+    assert!(took < 60.0, "SIGINT to exit took {took} s");
     let ses = yaml(out, "stall_int_session");
     assert_eq!(ses["state"], "stopped");
 
@@ -277,10 +290,10 @@ fn check_stalls(out: &Path) {
     assert!(note.contains("still had I/O in flight"), "{s}");
     let took = timing(out, "stall_end_timing", "start_to_exit_s");
     eprintln!("stall: a 2 s run on a device that never answers exited after {took:.2} s");
-    // Every read waits 10 s in dm-delay: a run that waited for its I/O would exit 10 s or
+    // Every read waits 60 s in dm-delay: a run that waited for its I/O would exit 60 s or
     // more after it began. How much sooner it exits is the guest's speed (a 2 s run and
-    // about a second of grace; 7.45 s under TCG on a loaded host, process start included).
-    assert!(took < 9.5, "{took}");
+    // its grace: 6-8 s under TCG), so the bound is the reads' wait, which holds under load.
+    assert!(took < 60.0, "{took}");
 }
 
 fn check_full_fs(out: &Path) {
@@ -454,7 +467,9 @@ fn check_gone(out: &Path, name: &str, dev: &str, timing_key: &str) {
         "{ended}"
     );
     assert!(u(&s["ios"]) > 0 && u(&s["errors"]) > 0, "{s}");
-    assert!(took < 5.0, "{took}");
+    // The run was planned for 120 s: it stopped because the device went, not at its end
+    // (unloaded about 1-2 s after; the bound holds however slowly the guest runs).
+    assert!(took < 60.0, "{took}");
     assert!(text.contains("; the run stopped"), "{text}");
     let ses = yaml(out, &format!("{name}_session"));
     assert_eq!(ses["state"], "failed");
