@@ -51,6 +51,8 @@ pub enum ReportCmdError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error(transparent)]
+    Record(#[from] crate::run::power_cut::RecordError),
 }
 
 /// Why `drivescope host` failed.

@@ -14,6 +14,9 @@ use crate::stats::LatSummary;
 
 /// Runs the command: warnings on stderr, the files written on stdout.
 pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    if report::power_loss::is_record_file(&a.session) {
+        return power_loss(a);
+    }
     let loaded = session::load(&a.session)?;
     for w in &loaded.warnings {
         err_line(&format!("warning: {w}"));
@@ -48,6 +51,26 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
         .map(|name| a.session.with_file_name(name))
         .filter(|p| p.is_file());
     let files = report::write_report_with(s, &dir, &loaded.warnings, hlog.as_deref())?;
+    for f in &files {
+        out_line(&f.display().to_string());
+    }
+    Ok(files)
+}
+
+/// The power-loss page and cycles of a power-cut record.
+fn power_loss(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
+    let r = crate::run::power_cut::load_record(&a.session)?;
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    report::check_dir(
+        &dir,
+        report::power_loss::FILES,
+        a.force,
+        &[(a.session.as_path(), "power-cut record")],
+    )?;
+    let files = report::power_loss::write(&r, &a.session, &dir)?;
     for f in &files {
         out_line(&f.display().to_string());
     }

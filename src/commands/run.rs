@@ -230,31 +230,17 @@ fn power_cut(
         Format::Text => out_line(&power_cut::cycle_line(c)),
     };
     let done = power_cut::run_cycles(reqs, &ask, &sessions, stop, &mut run_one, &mut on_cycle);
-    let saved = match &done.record {
-        Some(r) => {
-            out_line(&match format {
-                Format::Json => power_cut::record_json(r),
-                Format::Text => power_cut::verdict_line(r),
-            });
-            let path = power_cut::save_record(r, &sessions)?;
-            err_line(&power_cut::saved_note(&path));
-            Some(path)
-        }
-        None => None,
-    };
+    if let Some(r) = &done.record {
+        out_line(&match format {
+            Format::Json => power_cut::record_json(r),
+            Format::Text => power_cut::verdict_line(r),
+        });
+    }
+    if let Some(path) = &done.saved {
+        err_line(&power_cut::saved_note(path));
+    }
     if let Some(e) = done.ended {
         return Err(e);
     }
-    let findings = done.record.as_ref().map_or(0, |r| r.totals.findings());
-    Ok(Finished {
-        result: Ok(crate::outcome::RunOutcome::Completed {
-            errors: 0,
-            first_error: None,
-        }),
-        tally: run::Tally {
-            findings,
-            ..Default::default()
-        },
-        saved,
-    })
+    Ok(power_cut::finished(done.record.as_ref(), done.saved))
 }

@@ -6,8 +6,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::cli::VerifyArgs;
+use crate::output::{err_line, out_line};
 use crate::plan::PlanOptions;
 use crate::printer::{Format, PrintMode, Printer};
+use crate::run::power_cut;
 use crate::run::{
     self, Finished, RunControl, RunError, RunRequest, RunWhat, SessionPlan, SingleStep,
     TargetChoice, TelemetrySource, VerifyAsk,
@@ -17,6 +19,23 @@ use crate::workload::{BlockSizes, Region, RwMode, Workload};
 
 /// Runs the check; `stop` is the flag the signal handlers set.
 pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
+    // A power cut that took the machine down: its cycle finished instead.
+    if let Some(done) = power_cut::finish_for(&a.target, a.verify_state.as_deref())? {
+        let (cycle, verdict) = match a.json {
+            true => (
+                power_cut::cycle_json(&done.cycle),
+                power_cut::record_json(&done.record),
+            ),
+            false => (
+                power_cut::cycle_line(&done.cycle),
+                power_cut::verdict_line(&done.record),
+            ),
+        };
+        out_line(&cycle);
+        out_line(&verdict);
+        err_line(&power_cut::saved_note(&done.saved));
+        return Ok(power_cut::finished(Some(&done.record), Some(done.saved)));
+    }
     let options = crate::report::with_snapshot_files(RecorderOptions {
         replace: a.force,
         ..Default::default()

@@ -12,6 +12,7 @@ pub mod drive;
 pub mod html;
 pub mod page;
 pub mod plan;
+pub mod power_loss;
 pub mod pts;
 pub mod pts_steady;
 pub mod pts_test;

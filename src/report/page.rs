@@ -17,7 +17,7 @@ table{border-collapse:collapse;font-size:13px}th{vertical-align:bottom}td,th{pad
 td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}\
 .wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td{overflow-wrap:break-word}td.n{white-space:nowrap}\
 .note{color:#666}caption{caption-side:top;text-align:left;padding:4px 0;color:#333}table.pts{min-width:640px}\
-table.not-steady caption,.off-method,.not-steady-status{color:#b00000;font-weight:bold}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}\
+table.not-steady caption,.off-method,.not-steady-status,.verdict.fail{color:#b00000;font-weight:bold}.verdict.pass{color:#006400}.verdict.incomplete{color:#8a5a00}@media (max-width:900px){body{margin:12px}td,th{padding:2px 5px}}\
 @media print{body{max-width:none}.wide{overflow:visible}table{font-size:10px}td,th{padding:2px 4px}}";
 
 /// Starts a page (XHTML syntax) with `title`.

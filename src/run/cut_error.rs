@@ -45,6 +45,22 @@ pub enum PowerCutError {
     },
     #[error("--power-cut needs {0}")]
     Needs(&'static str),
+    /// A marker or record of an earlier cut that does not read.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{}: a cut under way there was never finished (did it take the machine down?): `drivescope verify --target {} --verify-state {}` finishes its cycle first", state.display(), target.display(), state.display())]
+    Unfinished { state: PathBuf, target: PathBuf },
+    #[error("{}: the cut under way names the power-cut record {}, which {why}", state.display(), record.display())]
+    RecordGone {
+        state: PathBuf,
+        record: PathBuf,
+        why: String,
+    },
     #[error("power cut: {what}: {source}")]
     Io {
         what: String,

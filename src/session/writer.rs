@@ -109,6 +109,36 @@ impl Written {
     pub fn append_file(&self) -> Result<File, SessionError> {
         Ok(self.folder.open_append(&self.mine)?)
     }
+
+    /// Removes it, only while its name still holds it; whether it did.
+    pub fn remove(self) -> Result<bool, SessionError> {
+        Ok(self.folder.remove(&self.mine)?)
+    }
+
+    /// The file of ours at `path` (a regular file `out` knows as drivescope's), taken as
+    /// ours, and its first `cap` bytes; nothing there is `None`; anything else is refused.
+    pub fn adopt(
+        path: &Path,
+        out: Output,
+        cap: u64,
+    ) -> Result<Option<(Written, Vec<u8>)>, SessionError> {
+        let (folder, name) = Folder::of_file(path)?;
+        let mut bytes = Vec::new();
+        let adopted = folder.adopt(&name, |f| {
+            let ok = f.take(cap).read_to_end(&mut bytes).is_ok();
+            ok && (out.ours)(&bytes)
+        });
+        match adopted {
+            Ok(Some((_, mine))) => Ok(Some((Written { folder, mine }, bytes))),
+            Ok(None) => Ok(None),
+            Err(OwnedError::NotOurs { path }) => Err(SessionError::Refused {
+                path,
+                what: out.what,
+                why: Refusal::Foreign,
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 /// Writes `name` in `folder` whole or not at all: a new file when nothing is there, else

@@ -33,7 +33,7 @@ mod files;
 mod flusher;
 
 use files::*;
-pub use files::{dir_for, now_ns, retire};
+pub use files::{dir_for, last_flushed, now_ns, retire};
 pub use flusher::Flusher;
 
 /// How often the flusher makes an epoch.

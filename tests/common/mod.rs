@@ -4,6 +4,7 @@
 
 #[macro_use]
 pub mod skip;
+pub mod chromium;
 pub mod qemu;
 pub mod sshd;
 

@@ -439,3 +439,198 @@ fn a_verify_state_on_the_drive_cut_is_refused_before_anything_is_written() {
     assert!(!state.exists(), "no state made");
     assert_eq!(std::fs::read(&target).unwrap(), vec![0u8; 1 << 20]);
 }
+
+/// The power-cut record a run saved in `home`'s sessions folder.
+fn record_file(home: &Path) -> PathBuf {
+    std::fs::read_dir(home.join("data/drivescope/sessions"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("-power-cut.yaml"))
+        .expect("a power-cut record")
+}
+
+#[test]
+fn the_power_loss_page_reads_in_headless_chromium_and_export_gives_every_cycle() {
+    let Some((dev, home, state)) = setup() else {
+        return;
+    };
+    let d = dev.dev.to_str().unwrap();
+    let out = power_cut(
+        home.path(),
+        d,
+        &state,
+        "true",
+        &[
+            "--rw",
+            "randwrite",
+            "--iodepth",
+            "8",
+            "--duration",
+            "60s",
+            "--cycles",
+            "3",
+            "--cut-at",
+            "after 1 epochs",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cs = cycles(&out);
+    let rec = record_file(home.path());
+    // Each cycle names its workload session, a file beside the record.
+    for c in &cs {
+        let s = c["session"].as_str().expect("the cycle's session");
+        assert!(rec.with_file_name(s).is_file(), "{s}");
+    }
+
+    // export: one row per cycle, the figures the run printed.
+    let out = run(
+        home.path(),
+        &["export", rec.to_str().unwrap(), "--format", "csv"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let csv = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and 3 cycles: {csv}");
+    let head: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    for (line, c) in lines[1..].iter().zip(&cs) {
+        let cells: Vec<&str> = line.split(',').collect();
+        for k in [
+            "cycle",
+            "epoch",
+            "blocks_in_flight",
+            "blocks_checked",
+            "torn",
+        ] {
+            assert_eq!(cells[col(k)], n(c, k).to_string(), "{k}: {line} / {c}");
+        }
+        assert_eq!(cells[col("verdict_so_far")], "pass");
+    }
+    let out = run(
+        home.path(),
+        &["export", rec.to_str().unwrap(), "--format", "json"],
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).expect("export json");
+    assert_eq!(j["cycles"].as_array().unwrap().len(), 3);
+    assert_eq!(j["verdict"], "pass");
+
+    // report: the page, read by Chromium.
+    let out = run(home.path(), &["report", rec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(PathBuf::from)
+        .find(|p| p.ends_with("report.html"))
+        .expect("report.html written");
+    let Some(dom) = common::chromium::dom(&page) else {
+        return;
+    };
+    let verdict = common::chromium::text_of_id(&dom, "verdict").expect("the verdict");
+    assert!(
+        verdict.starts_with("PASS: 3 of 3 cycles; 0 lost after flush, 0 torn"),
+        "{verdict}"
+    );
+    let rows = common::chromium::table_rows(&dom, "cycles");
+    assert_eq!(rows.len(), 4, "a header row and 3 cycles: {rows:?}");
+    let h = &rows[0];
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    for (row, c) in rows[1..].iter().zip(&cs) {
+        assert_eq!(row[at("cycle")], n(c, "cycle").to_string());
+        assert_eq!(row[at("epoch")], n(c, "epoch").to_string());
+        assert_eq!(row[at("in flight")], n(c, "blocks_in_flight").to_string());
+        assert_eq!(row[at("checked")], n(c, "blocks_checked").to_string());
+        assert_eq!(row[at("result")], "pass");
+    }
+    assert_eq!(
+        common::chromium::text_of_id(&dom, "no-findings").as_deref(),
+        Some("None.")
+    );
+}
+
+#[test]
+fn a_cut_that_takes_the_machine_down_is_finished_by_verify_after_the_restart() {
+    let Some((dev, home, state)) = setup() else {
+        return;
+    };
+    let d = dev.dev.to_str().unwrap();
+    fill(home.path(), d, &state, "1MiB");
+    // The machine goes down: the cut kills drivescope itself (no cycle recorded, the
+    // verify state left as a crash leaves it). A second cycle was asked for.
+    let out = power_cut(
+        home.path(),
+        d,
+        &state,
+        "kill -KILL $PPID",
+        &[
+            "--rw",
+            "randwrite",
+            "--size",
+            "1MiB",
+            "--rate-iops",
+            "500",
+            "--duration",
+            "60s",
+            "--cycles",
+            "2",
+            "--cut-at",
+            "after 2 epochs",
+        ],
+    );
+    assert!(out.status.code().is_none(), "killed: {}", stderr(&out));
+    assert!(state.join("power-cut-pending.yaml").is_file());
+    // Until the cycle is finished, no new power-cut run starts on that state.
+    let again = power_cut(home.path(), d, &state, "true", &["--duration", "5s"]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("a cut under way there was never finished"),
+        "{}",
+        stderr(&again)
+    );
+    // After the "restart": verify finishes the cycle into the record.
+    let out = run(
+        home.path(),
+        &[
+            "verify",
+            "--target",
+            d,
+            "--verify-state",
+            state.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let c = &cycles(&out)[0];
+    assert_eq!(c["machine_down"], true, "{c}");
+    assert_eq!(n(c, "cycle"), 1);
+    assert!(c["blocks_in_flight"].is_null(), "unknown: {c}");
+    assert!(n(c, "blocks_checked") >= 256, "every block written: {c}");
+    assert!(n(c, "epoch") >= 2, "the journal's last flush: {c}");
+    assert_eq!(findings(c), vec![]);
+    let r = record(&out);
+    assert_eq!(r["verdict"], "incomplete", "1 of 2 cycles: {r}");
+    assert!(!state.join("power-cut-pending.yaml").exists());
+    // The record on disk says the same; the first run's record, not a new one.
+    let rec = record_file(home.path());
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(text.contains("machine_down: true"), "{text}");
+    // The state is settled: a new power-cut run starts on it.
+    let out = power_cut(
+        home.path(),
+        d,
+        &state,
+        "true",
+        &[
+            "--rw",
+            "randwrite",
+            "--size",
+            "1MiB",
+            "--duration",
+            "60s",
+            "--cut-at",
+            "after 1 epochs",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(findings(&cycles(&out)[0]), vec![]);
+}

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// When in a cycle the power is cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CutAt {
     /// This long after the workload starts.
@@ -26,6 +26,13 @@ mod secs {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<std::time::Duration, D::Error> {
+        let secs = <f64 as serde::Deserialize>::deserialize(d)?;
+        std::time::Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
     }
 }
 

@@ -19,15 +19,34 @@ use crate::verify::{Generation, VerifyError, VerifyState};
 /// Bytes read at once by the check.
 const CHUNK: u64 = 1 << 20;
 
+/// How blocks are judged: the drive's atomic write unit on power fail (`None`: the logical
+/// block) and whether it is said to have power-loss protection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Judging {
+    pub atomic: Option<u64>,
+    pub plp: bool,
+}
+
+impl From<&PowerCutAsk> for Judging {
+    fn from(a: &PowerCutAsk) -> Judging {
+        Judging {
+            atomic: a.atomic,
+            plp: a.plp,
+        }
+    }
+}
+
 /// Reads back every block written under the state (as saved, or at the cut), judges it,
-/// settles the state to what was found and closes it cleanly. `torn`: the blocks found
-/// torn in earlier cycles, with the CRC32C of the bytes found then (a block found holding
-/// the same bytes again is not reported again).
+/// settles the state to what was found and closes it cleanly. `at_cut`: the map in memory
+/// at the cut; `None` when it is lost with the machine (every block then judged against
+/// the last completed flush only). `torn`: the blocks found torn in earlier cycles, with
+/// the CRC32C of the bytes found then (a block found holding the same bytes again is not
+/// reported again).
 pub(super) fn check_after_cut(
     dir: &Path,
     path: &Path,
-    at_cut: &[u8],
-    ask: &PowerCutAsk,
+    at_cut: Option<&[u8]>,
+    ask: Judging,
     torn: &mut BTreeMap<u64, u32>,
 ) -> Result<(CutTally, Vec<CutFinding>), RunError> {
     let name = path.display().to_string();
@@ -60,6 +79,15 @@ pub(super) fn check_after_cut(
             source: std::io::ErrorKind::OutOfMemory.into(),
         })?;
     let blocks = state.map.blocks();
+    // Lost with the machine: the map as saved stands for it (nothing known since).
+    let saved_map;
+    let at_cut = match at_cut {
+        Some(m) => m,
+        None => {
+            saved_map = state.map.raw();
+            &saved_map[..]
+        }
+    };
     let written =
         |i: u64| state.map.load(i) != 0 || at_cut.get(i as usize).is_some_and(|b| *b != 0);
     let mut tally = CutTally::default();

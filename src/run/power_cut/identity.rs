@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::PowerCutError;
 
 /// What makes a drive the same drive after the cut.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriveIdentity {
     pub size: u64,
     pub serial: Option<String>,
@@ -22,7 +22,7 @@ pub struct DriveIdentity {
 
 impl DriveIdentity {
     /// What differs between `self` (before) and `now`, in words.
-    fn differs(&self, now: &DriveIdentity) -> Option<String> {
+    pub(super) fn differs(&self, now: &DriveIdentity) -> Option<String> {
         let mut d = Vec::new();
         if self.size != now.size {
             d.push(format!("size {} bytes, was {}", now.size, self.size));

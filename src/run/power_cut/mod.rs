@@ -6,7 +6,9 @@
 
 mod ask;
 mod check;
+mod finish;
 mod identity;
+mod pending;
 mod record;
 
 use std::path::Path;
@@ -26,11 +28,14 @@ use crate::verify::power_cut::CutTally;
 use crate::verify::VerifyState;
 pub use ask::{CutAt, PowerCutAsk};
 use check::check_after_cut;
+pub use finish::{finish_after_restart, finish_for, Finished as FinishedCut};
 use identity::{check_elsewhere, existing, wait_ready};
 pub use identity::{identity, DriveIdentity};
+use pending::PendingCut;
+pub use pending::PENDING_FILE;
 pub use record::{
-    cycle_json, cycle_line, record_json, save_record, saved_note, verdict_line, CycleRecord,
-    PowerCutRecord, Verdict, RECORD,
+    cycle_json, cycle_line, is_record, load_record, record_json, saved_note, verdict_line,
+    CycleRecord, PowerCutRecord, RecordError, RecordFile, Verdict, RECORD,
 };
 
 /// What the cutter thread saw.
@@ -41,6 +46,8 @@ enum Cut {
         took: Duration,
         epoch: u64,
         at_cut: Vec<u8>,
+        /// The marker of the cut under way, removed once the cycle is recorded.
+        marker: crate::session::Written,
     },
     Failed(CommandStatus),
     /// The run ended first.
@@ -52,7 +59,13 @@ enum Cut {
 /// How often the cutter looks at the clock, the epochs and the stop flag.
 const TICK: Duration = Duration::from_millis(5);
 
-/// Waits for the moment, cuts, freezes the state, stops the run.
+/// The cycle a cutter cuts: its number and the record it belongs to.
+struct CutCycle {
+    cycle: u32,
+    record: std::path::PathBuf,
+}
+
+/// Waits for the moment, marks the cut under way, cuts, freezes the state, stops the run.
 fn cutter(
     ask: PowerCutAsk,
     moment: Option<Duration>,
@@ -60,7 +73,8 @@ fn cutter(
     handle: RunHandle,
     stop: Arc<AtomicBool>,
     ended: mpsc::Receiver<()>,
-) -> Cut {
+    of: CutCycle,
+) -> Result<Cut, RunError> {
     let start = Instant::now();
     loop {
         let due = match (ask.at, moment) {
@@ -73,30 +87,49 @@ fn cutter(
         }
         if stop.load(Ordering::Relaxed) {
             handle.send(RunCmd::Stop);
-            return Cut::Interrupted;
+            return Ok(Cut::Interrupted);
         }
         match ended.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}
-            _ => return Cut::RunEnded,
+            _ => return Ok(Cut::RunEnded),
         }
     }
     let at = SystemTime::now();
     let after = start.elapsed();
+    // Durable before the cut: a cut that takes this machine down is finished by `verify`.
+    let marker = pending::write(
+        state.dir(),
+        &PendingCut {
+            record: of.record,
+            cycle: of.cycle,
+            cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
+            cut_after_s: after.as_secs_f64(),
+        },
+    );
+    let marker = match marker {
+        Ok(m) => m,
+        Err(e) => {
+            handle.send(RunCmd::Stop);
+            return Err(e);
+        }
+    };
     let status = run_command(&ask.cut);
     let took = start.elapsed().saturating_sub(after);
     if !succeeded(&status) {
         handle.send(RunCmd::Stop);
-        return Cut::Failed(status);
+        let _ = marker.remove();
+        return Ok(Cut::Failed(status));
     }
     let (epoch, at_cut) = state.cut();
     handle.send(RunCmd::Stop);
-    Cut::Done {
+    Ok(Cut::Done {
         at,
         after,
         took,
         epoch,
         at_cut,
-    }
+        marker,
+    })
 }
 
 /// A power-cut run's end: the cycles recorded (none when it was refused before the first
@@ -104,7 +137,25 @@ fn cutter(
 #[derive(Debug)]
 pub struct PowerCutRun {
     pub record: Option<PowerCutRecord>,
+    /// Where the record is saved (saved again after every cycle).
+    pub saved: Option<std::path::PathBuf>,
     pub ended: Option<RunError>,
+}
+
+/// A power-cut run's (or a finished cycle's) end as a run's: its findings counted, the
+/// record as what was saved.
+pub fn finished(record: Option<&PowerCutRecord>, saved: Option<std::path::PathBuf>) -> Finished {
+    Finished {
+        result: Ok(crate::outcome::RunOutcome::Completed {
+            errors: 0,
+            first_error: None,
+        }),
+        tally: super::Tally {
+            findings: record.map_or(0, |r| r.totals.findings()),
+            ..Default::default()
+        },
+        saved,
+    }
 }
 
 /// The caller's side of a cycle: runs one cycle's prepared workload under the given
@@ -121,16 +172,38 @@ pub fn run_cycles(
     on_cycle: &mut dyn FnMut(&CycleRecord),
 ) -> PowerCutRun {
     let mut record = None;
-    let ended = cycles(&mut record, reqs, ask, sessions, stop, run_one, on_cycle).err();
+    let mut file = None;
+    let mut ended = cycles(
+        &mut record,
+        &mut file,
+        reqs,
+        ask,
+        sessions,
+        stop,
+        run_one,
+        on_cycle,
+    )
+    .err();
     if let Some(r) = &mut record {
         r.stopped = ended.as_ref().map(ToString::to_string);
-        r.sum(ask.cycles);
+        r.sum();
+        if let Some(f) = &mut file {
+            if let Err(e) = f.save(r) {
+                ended.get_or_insert(e);
+            }
+        }
     }
-    PowerCutRun { record, ended }
+    PowerCutRun {
+        record,
+        saved: file.as_ref().map(RecordFile::path),
+        ended,
+    }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cycles(
     record: &mut Option<PowerCutRecord>,
+    file: &mut Option<RecordFile>,
     reqs: &[RunRequest],
     ask: &PowerCutAsk,
     sessions: &Path,
@@ -160,6 +233,13 @@ fn cycles(
         &existing(&state_dir),
         &existing(sessions),
     )?;
+    if pending::path_in(&state_dir).exists() {
+        return Err(PowerCutError::Unfinished {
+            state: state_dir,
+            target,
+        }
+        .into());
+    }
     let mut req = req.clone();
     let mut torn = std::collections::BTreeMap::new();
     let mut rng = crate::engine::native::rng::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
@@ -195,12 +275,19 @@ fn cycles(
                 restore_command: ask.restore.clone(),
                 cut_at: ask.at,
                 plp: ask.plp,
+                atomic_unit: ask.atomic,
+                cycles_asked: ask.cycles,
+                verify_state: Some(dir.clone()),
                 identity: Some(before.clone()),
                 cycles: Vec::new(),
                 totals: CutTally::default(),
                 verdict: Verdict::Pass,
                 stopped: None,
             }),
+        };
+        let rec_file = match file {
+            Some(f) => f,
+            None => file.insert(RecordFile::create(rec, sessions)?),
         };
         let moment = match ask.at {
             CutAt::Fixed(d) => Some(d),
@@ -214,26 +301,33 @@ fn cycles(
         let (ended_tx, ended_rx) = mpsc::channel::<()>();
         let cut = {
             let (ask, state, stop) = (ask.clone(), state.clone(), stop.clone());
+            let of = CutCycle {
+                cycle,
+                record: rec_file.path(),
+            };
             std::thread::Builder::new()
                 .name("power-cut".into())
-                .spawn(move || cutter(ask, moment, state, handle, stop, ended_rx))
+                .spawn(move || cutter(ask, moment, state, handle, stop, ended_rx, of))
                 .map_err(io("starting the cutter for"))?
         };
         let finished = run_one(&prepared, &ctl);
         drop(ended_tx);
-        let cut = cut.join().unwrap_or(Cut::Interrupted);
+        let cut = cut.join().unwrap_or(Ok(Cut::Interrupted));
         // The run's hold on the state and the target ends here.
         drop(state);
         drop(prepared);
-        finished?;
-        let (at, after, took, epoch, at_cut) = match cut {
+        let session = finished?
+            .saved
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        let (at, after, took, epoch, at_cut, marker) = match cut? {
             Cut::Done {
                 at,
                 after,
                 took,
                 epoch,
                 at_cut,
-            } => (at, after, took, epoch, at_cut),
+                marker,
+            } => (at, after, took, epoch, at_cut, marker),
             Cut::Failed(status) => {
                 return Err(PowerCutError::CutFailed {
                     cycle,
@@ -257,23 +351,37 @@ fn cycles(
             }
         }
         let back = Instant::now();
-        wait_ready(&path, &before, cycle, ask.ready_within, stop)?;
+        match wait_ready(&path, &before, cycle, ask.ready_within, stop) {
+            Ok(()) => {}
+            // Another drive: this cycle can never be finished, by this run or by `verify`.
+            Err(e @ PowerCutError::OtherDrive { .. }) => {
+                marker.remove()?;
+                return Err(e.into());
+            }
+            // Not back yet: the marker stays, for `verify` once it is.
+            Err(e) => return Err(e.into()),
+        }
         let ready_after = back.elapsed();
-        let (tally, findings) = check_after_cut(&dir, &path, &at_cut, ask, &mut torn)?;
+        let (tally, findings) = check_after_cut(&dir, &path, Some(&at_cut), ask.into(), &mut torn)?;
         let c = CycleRecord {
             cycle,
             cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
             cut_after_s: after.as_secs_f64(),
-            cut_took_s: took.as_secs_f64(),
+            cut_took_s: Some(took.as_secs_f64()),
             epoch,
-            blocks_in_flight: at_cut.iter().filter(|b| *b & BUSY != 0).count() as u64,
-            ready_after_s: ready_after.as_secs_f64(),
+            blocks_in_flight: Some(at_cut.iter().filter(|b| *b & BUSY != 0).count() as u64),
+            ready_after_s: Some(ready_after.as_secs_f64()),
+            machine_down: false,
+            session,
             tally,
             findings,
         };
         on_cycle(&c);
         rec.cycles.push(c);
-        rec.sum(ask.cycles);
+        rec.sum();
+        rec_file.save(rec)?;
+        // Recorded: the cut is no longer under way.
+        marker.remove()?;
     }
     Ok(())
 }

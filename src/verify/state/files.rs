@@ -303,6 +303,18 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// The last flush epoch the journal in `dir` says completed (counted from the open it
+/// was written under), if any: what a crashed run's drive had promised to keep.
+pub fn last_flushed(dir: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.join(STATE_FILES[2])).ok()?;
+    text.lines().rev().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some("flushed"))
+            .then(|| w.next()?.parse().ok())
+            .flatten()
+    })
+}
+
 /// How the journal ended.
 pub(super) fn journal_clean(text: &str) -> bool {
     text.lines().last().is_none_or(|l| l.starts_with("closed"))
