@@ -59,6 +59,7 @@ mod run_loop_device;
 mod run_preset;
 mod run_trim;
 mod session_cli;
+mod session_figures;
 mod sessions_locked;
 mod signals;
 mod steps_results;
