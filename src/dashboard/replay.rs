@@ -156,7 +156,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 index: if renumber { k } else { st.index as usize },
                 count,
                 name: st.label.clone(),
-                phase_name: phase_name(s, st.point.get("phase").and_then(|p| p.as_u64())),
+                phase_name: phase_name(s, st.point.and_then(|p| p.phase)),
                 started_s: st.start_s,
                 expected_s: Some(st.end_s - st.start_s),
                 plan_expected_s: Some(plan_end),

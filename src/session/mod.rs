@@ -24,6 +24,7 @@ mod options;
 pub mod outputs;
 pub mod paths;
 mod pieces;
+mod point;
 mod reader;
 mod recorder;
 pub mod results;
@@ -47,6 +48,7 @@ pub use options::{
     RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
 };
 pub use outputs::{check_session_paths, SessionPaths};
+pub use point::StepPoint;
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::SessionRecorder;
 pub use results::{step_results, Direction, StepResult};
