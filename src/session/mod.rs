@@ -13,6 +13,7 @@
 
 pub mod best_of;
 mod error;
+mod event_data;
 mod flow;
 pub mod histlog;
 mod host;
@@ -37,6 +38,7 @@ pub use best_of::{
     grid, grid_of, phase_name, phase_of, run_series, GridCell, GridDir, GridRun, RunSeries,
 };
 pub use error::SessionError;
+pub use event_data::{IoErrorData, ResumedData};
 pub use host::Host;
 pub use kind::EventKind;
 pub use method::{off_method, off_method_text, OffMethod};

@@ -318,6 +318,15 @@ pub struct Event {
     pub drive: Option<u32>,
 }
 
+impl Event {
+    /// Its data as its kind's type (a `thermal` event's `ThermalEvent`, a `resumed` one's
+    /// [`ResumedData`](super::ResumedData)); none when it holds none of that
+    /// shape.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(&self.data).ok()
+    }
+}
+
 /// How a run (or one drive of it) ended, as its summary keeps it: the outcome, or the error
 /// that broke it off. Written as its text (`completed`, `stopped by a signal`, `error: …`)
 /// and read back from it; a text of no outcome this drivescope knows reads as a failure

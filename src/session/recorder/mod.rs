@@ -347,12 +347,7 @@ impl SessionRecorder {
             }
             self.error_events += 1;
             if self.error_events <= MAX_IO_ERROR_EVENTS {
-                let data = serde_json::json!({
-                    "offset": e.offset,
-                    "len": e.len,
-                    "write": e.write,
-                    "result": e.result,
-                });
+                let data = super::event_data::IoErrorData::from(e);
                 self.push_event_data(EventKind::IoError, e.message.clone(), data);
             }
         }
