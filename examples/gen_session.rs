@@ -185,11 +185,7 @@ fn main() {
     let mut index = 0u64;
     for step in 0..steps {
         let iops = 20_000.0 + 20_000.0 * step as f64;
-        rec.begin_step(
-            format!("{}% of max", (step + 1) * 100 / steps),
-            Value::Null,
-            None,
-        );
+        rec.begin_step(format!("{}% of max", (step + 1) * 100 / steps), None, None);
         for _ in 0..per_step {
             let r = interval(&mut rng, index, iops, 80_000 + step * 5_000);
             rec.push_interval(&r);

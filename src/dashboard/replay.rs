@@ -156,7 +156,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
                 index: if renumber { k } else { st.index as usize },
                 count,
                 name: st.label.clone(),
-                phase_name: phase_name(s, st.point.get("phase").and_then(|p| p.as_u64())),
+                phase_name: phase_name(s, st.point.and_then(|p| p.phase)),
                 started_s: st.start_s,
                 expected_s: Some(st.end_s - st.start_s),
                 plan_expected_s: Some(plan_end),
@@ -209,7 +209,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             continue;
         }
         if e.kind == crate::session::EventKind::Verified {
-            if let Ok(t) = serde_yaml::from_value(e.data.clone()) {
+            if let Some(t) = e.data_as() {
                 out.push((e.t, Msg::Integrity(t)));
             }
         }
@@ -217,7 +217,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
             out.push((e.t, Msg::IntegrityFinding(e.message.clone())));
         }
         if e.kind == crate::session::EventKind::Thermal {
-            if let Ok(event) = serde_yaml::from_value(e.data.clone()) {
+            if let Some(event) = e.data_as() {
                 out.push((e.t, Msg::Thermal { t_s: e.t, event }));
             }
         }

@@ -297,10 +297,9 @@ struct Cell<'a> {
 
 /// The demand-intensity phase's last round: its steps over more than one combination.
 fn dirth_cells(s: &Session) -> Vec<Cell<'_>> {
-    let round = |r: &StepRecord| r.point.get("round").and_then(serde_yaml::Value::as_u64);
+    let round = |r: &StepRecord| r.point.and_then(|p| p.round);
     // A round's pre-write is none of its combinations.
-    let prewrite =
-        |r: &StepRecord| r.point.get("prewrite").and_then(serde_yaml::Value::as_bool) == Some(true);
+    let prewrite = |r: &StepRecord| r.point.is_some_and(|p| p.prewrite);
     let cell = |r: &StepRecord| {
         let w = r.workload.as_ref()?;
         (r.summary.ios > 0 && !prewrite(r)).then_some((w.jobs, w.iodepth))
@@ -391,11 +390,7 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
         return;
     }
     let _ = writeln!(o, "<{h}>{}</{h}>", PtsTest::Dirth.title());
-    let round = cells[0]
-        .r
-        .point
-        .get("round")
-        .and_then(serde_yaml::Value::as_u64);
+    let round = cells[0].r.point.and_then(|p| p.round);
     let note = format!(
         "The last demand-intensity round{}: each thread count × queue depth combination's IOPS, mean and 99th percentile response time (all I/Os).",
         round.map_or_else(String::new, |n| format!(" (round {n})"))

@@ -179,7 +179,7 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
                 .iter()
                 .filter(|r| phase_of(r) == Some(i as u64) && !r.prepares())
                 .filter_map(|r| {
-                    let round = r.point.get("round")?.as_u64()? as u32;
+                    let round = r.point?.round?;
                     Some((round, Combo::of(r.workload.as_ref()?), r))
                 })
                 .collect();

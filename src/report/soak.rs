@@ -16,7 +16,7 @@ fn events(s: &Session) -> Vec<(f64, ThermalEvent)> {
     s.events
         .iter()
         .filter(|e| e.kind == EventKind::Thermal)
-        .filter_map(|e| Some((e.t, serde_yaml::from_value(e.data.clone()).ok()?)))
+        .filter_map(|e| Some((e.t, e.data_as()?)))
         .collect()
 }
 

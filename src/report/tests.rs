@@ -34,7 +34,7 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
     StepRecord {
         index,
         label: format!("{}% of max", (index + 1) * 50),
-        point: Value::Null,
+        point: None,
         workload: Some(workload(RwMode::RandRead, 4096, 32)),
         start_s: 0.0,
         end_s: 0.0,
@@ -697,7 +697,11 @@ fn a_step_that_prepares_the_drive_is_never_a_corner_nor_a_workloads_peak() {
     let mut wipc = s.steps[3].clone();
     wipc.index = 4;
     wipc.label = "wipc".into();
-    wipc.point = serde_yaml::from_str("{phase: 0, preparation: true}").unwrap();
+    wipc.point = Some(crate::session::StepPoint {
+        phase: Some(0),
+        preparation: true,
+        ..crate::session::StepPoint::default()
+    });
     wipc.summary.write_iops = 40_000.0;
     wipc.summary.iops = 40_000.0;
     wipc.summary.write_bw_bytes = 40_000.0 * 131_072.0;
@@ -716,7 +720,7 @@ fn a_step_that_prepares_the_drive_is_never_a_corner_nor_a_workloads_peak() {
         "{peaks:?}"
     );
     // Without the mark it would be both.
-    s.steps[4].point = serde_yaml::Value::Null;
+    s.steps[4].point = None;
     let html = super::html::session_page(&s, &[], &[]);
     assert_eq!(table_rows(&doc(&html), "corners")[4][1], "5.24 GB/s");
 }

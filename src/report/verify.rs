@@ -10,17 +10,12 @@ use crate::verify::{Finding, VerifyTotals};
 /// The totals (each drive's last, added up) and the findings a session kept; `None`
 /// when the run did not verify.
 pub fn of(s: &Session) -> Option<(VerifyTotals, Vec<Finding>)> {
-    let data = |k: EventKind| {
-        s.events
-            .iter()
-            .filter(move |e| e.kind == k)
-            .map(|e| (e.drive, e.data.clone()))
-    };
+    let of_kind = |k: EventKind| s.events.iter().filter(move |e| e.kind == k);
     // Each drive's totals are running ones: its last event holds them all.
     let mut last: std::collections::BTreeMap<Option<u32>, VerifyTotals> = Default::default();
-    for (drive, v) in data(EventKind::Verified) {
-        if let Ok(t) = serde_yaml::from_value(v) {
-            last.insert(drive, t);
+    for e in of_kind(EventKind::Verified) {
+        if let Some(t) = e.data_as() {
+            last.insert(e.drive, t);
         }
     }
     if last.is_empty() {
@@ -30,8 +25,8 @@ pub fn of(s: &Session) -> Option<(VerifyTotals, Vec<Finding>)> {
     for t in last.values() {
         totals.add(t);
     }
-    let findings = data(EventKind::VerifyFinding)
-        .filter_map(|(_, v)| serde_yaml::from_value(v).ok())
+    let findings = of_kind(EventKind::VerifyFinding)
+        .filter_map(|e| e.data_as())
         .collect();
     Some((totals, findings))
 }

@@ -12,7 +12,7 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
         .events
         .iter()
         .filter(|e| e.kind == EventKind::DriveWear)
-        .filter_map(|e| Some((e.t, serde_yaml::from_value(e.data.clone()).ok()?)))
+        .filter_map(|e| Some((e.t, e.data_as()?)))
         .collect();
     if spans.is_empty() {
         return;

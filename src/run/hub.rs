@@ -167,7 +167,7 @@ impl Hub<'_, '_> {
                 self.rec.push_event_data(
                     EventKind::Resumed,
                     format!("resumed after {s:.1} s paused"),
-                    serde_json::json!({ "paused_s": s }),
+                    crate::session::ResumedData { paused_s: s },
                 );
             }
             _ => {}

@@ -9,7 +9,7 @@ use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
-use crate::session::{EventKind, SessionRecorder, SessionStart, TargetInfo};
+use crate::session::{EventKind, SessionRecorder, SessionStart, StepPoint, TargetInfo};
 
 /// The session's record of a prepared target (on `host`, when it is another one).
 pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
@@ -108,30 +108,26 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
         RunEvent::StepStarted {
             step, target_iops, ..
         } => {
-            let mut point = match run.kind {
-                RunKind::Preset(_) => json!({
-                    "phase": step.phase,
-                    "round": step.round,
-                    "sweep_point": step.sweep_point,
-                    "target_iops": target_iops,
-                    "closed_loop": step.closed_loop,
-                    "run": step.run,
+            // A preset's step has its place in the plan; a plain run's or a job file's none.
+            let point = match run.kind {
+                RunKind::Preset(_) => Some(StepPoint {
+                    phase: Some(step.phase as u64),
+                    round: step.round,
+                    sweep_point: step.sweep_point,
+                    target_iops: *target_iops,
+                    closed_loop: step.closed_loop,
+                    run: step.run,
+                    // Only a round's pre-write says so.
+                    prewrite: step.prewrite,
+                    // Likewise a step of a phase that prepares the drive (SNIA's WIPC).
+                    preparation: run
+                        .plan
+                        .phases
+                        .get(step.phase)
+                        .is_some_and(|p| p.preparation),
                 }),
-                RunKind::Single { .. } | RunKind::FioJob(_) => serde_json::Value::Null,
+                RunKind::Single { .. } | RunKind::FioJob(_) => None,
             };
-            // Only a round's pre-write says so: other steps' points are as they were.
-            if let (true, Some(p)) = (step.prewrite, point.as_object_mut()) {
-                p.insert("prewrite".into(), true.into());
-            }
-            // Likewise a step of a phase that prepares the drive (SNIA's WIPC).
-            let preparation = run
-                .plan
-                .phases
-                .get(step.phase)
-                .is_some_and(|p| p.preparation);
-            if let (true, Some(p)) = (preparation, point.as_object_mut()) {
-                p.insert("preparation".into(), true.into());
-            }
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;
             rec.begin_step(step.name.clone(), point, Some(w));

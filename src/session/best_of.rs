@@ -121,8 +121,7 @@ fn run_of(r: &StepRecord) -> Option<Run<'_>> {
     if r.prepares() {
         return None;
     }
-    let of: RunOf = serde_yaml::from_value(r.point.get("run")?.clone()).ok()?;
-    GridRun::new(of, r.workload.as_ref()?, &r.summary, r.drive)
+    GridRun::new(r.point?.run?, r.workload.as_ref()?, &r.summary, r.drive)
 }
 
 /// A figure of `r`'s service latency (from submission; a grid's steps are unpaced, so it is
@@ -263,7 +262,7 @@ pub fn phase_name(s: &Session, i: u64) -> String {
 
 /// The phase (from 0) a preset's step ran in; none for a step of no preset.
 pub fn phase_of(r: &StepRecord) -> Option<u64> {
-    r.point.get("phase").and_then(serde_yaml::Value::as_u64)
+    r.point?.phase
 }
 
 /// The phases of `s` whose steps ran several times with no pick, in the order they ran;
@@ -272,11 +271,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
     let mut keys: Vec<(Option<u32>, u64)> = Vec::new();
     let mut groups: Vec<Vec<&StepRecord>> = Vec::new();
     for r in &s.steps {
-        let Some(run) = r
-            .point
-            .get("run")
-            .and_then(|v| serde_yaml::from_value::<RunOf>(v.clone()).ok())
-        else {
+        let Some(run) = r.point.and_then(|p| p.run) else {
             continue;
         };
         let Some(phase) = phase_of(r) else {
@@ -299,11 +294,7 @@ pub fn run_series(s: &Session) -> Vec<RunSeries> {
         .zip(groups)
         .map(|((drive, phase), runs)| {
             let n = runs.len() as f64;
-            let of = runs
-                .first()
-                .and_then(|r| r.point.get("run"))
-                .and_then(|v| serde_yaml::from_value::<RunOf>(v.clone()).ok())
-                .map_or(0, |r| r.of);
+            let of = runs.first().and_then(|r| r.point?.run).map_or(0, |r| r.of);
             RunSeries {
                 drive: drive
                     .and_then(|i| s.drives.get(i as usize))

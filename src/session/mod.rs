@@ -13,6 +13,7 @@
 
 pub mod best_of;
 mod error;
+mod event_data;
 mod flow;
 pub mod histlog;
 mod host;
@@ -24,6 +25,7 @@ mod options;
 pub mod outputs;
 pub mod paths;
 mod pieces;
+mod point;
 mod reader;
 mod recorder;
 pub mod results;
@@ -36,6 +38,7 @@ pub use best_of::{
     grid, grid_of, phase_name, phase_of, run_series, GridCell, GridDir, GridRun, RunSeries,
 };
 pub use error::SessionError;
+pub use event_data::{IoErrorData, ResumedData};
 pub use host::Host;
 pub use kind::EventKind;
 pub use method::{off_method, off_method_text, OffMethod};
@@ -47,6 +50,7 @@ pub use options::{
     RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,
 };
 pub use outputs::{check_session_paths, SessionPaths};
+pub use point::StepPoint;
 pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::SessionRecorder;
 pub use results::{step_results, Direction, StepResult};

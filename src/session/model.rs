@@ -259,9 +259,9 @@ pub struct StepRecord {
     /// What the step is, for tables and legends ("randread 4KiB QD32", "50% of max").
     #[serde(default)]
     pub label: String,
-    /// The sweep point, as the plan describes it (e.g. `{rate_percent: 50}`), if any.
-    #[serde(default, skip_serializing_if = "Value::is_null")]
-    pub point: Value,
+    /// A preset's step: its place in the plan (phase, round, sweep point, rate, run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<super::point::StepPoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<Workload>,
     /// Start and end, seconds since the session started.
@@ -279,8 +279,7 @@ impl StepRecord {
     /// The step prepared the drive for the test (a phase of `preparation: true`, SNIA's
     /// WIPC, or a round's pre-write): never a headline, four-corners or best-of figure.
     pub fn prepares(&self) -> bool {
-        let flag = |k: &str| self.point.get(k).and_then(Value::as_bool) == Some(true);
-        flag("preparation") || flag("prewrite")
+        self.point.is_some_and(|p| p.prepares())
     }
 
     /// The curve series the step belongs to: its workload's shape (`idle (no I/O)` for a
@@ -317,6 +316,15 @@ pub struct Event {
     /// The drive (its index in `drives`) of a session of several; none: the whole run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
+}
+
+impl Event {
+    /// Its data as its kind's type (a `thermal` event's `ThermalEvent`, a `resumed` one's
+    /// [`ResumedData`](super::ResumedData)); none when it holds none of that
+    /// shape.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(&self.data).ok()
+    }
 }
 
 /// How a run (or one drive of it) ended, as its summary keeps it: the outcome, or the error

@@ -305,7 +305,7 @@ mod tests {
         StepRecord {
             index,
             label: format!("point {index}"),
-            point: serde_yaml::Value::Null,
+            point: None,
             workload: None,
             start_s: 0.0,
             end_s: 1.0,

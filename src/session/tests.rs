@@ -106,7 +106,11 @@ fn recorded(path: &Path) -> SessionRecorder {
     for (s, iops) in [(0u32, 10_000u64), (1, 20_000)] {
         r.begin_step(
             format!("step {s}"),
-            serde_yaml::to_value(s * 50).unwrap(),
+            Some(super::StepPoint {
+                phase: Some(0),
+                sweep_point: Some(f64::from(s * 50)),
+                ..super::StepPoint::default()
+            }),
             None,
         );
         for i in 0..3 {

@@ -582,7 +582,10 @@ fn pause_skip_and_snapshot_keys_act_on_a_live_run() {
         "{:?}",
         loaded.session.events
     );
-    let held = resumed[0].data["paused_s"].as_f64().unwrap();
+    let held = resumed[0]
+        .data_as::<drivescope::session::ResumedData>()
+        .expect("a resume's pause")
+        .paused_s;
     assert!(
         (held - (resumed[0].t - paused[0].t)).abs() < 0.2 && held <= paused_for + 0.5,
         "paused {held} s, between the events {} s, seen {paused_for} s",

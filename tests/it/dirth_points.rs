@@ -10,11 +10,13 @@ use serde_json::Value;
 fn last_round(steps: &[drivescope::session::StepRecord]) -> Vec<(u32, u32, f64, f64)> {
     let di: Vec<_> = steps
         .iter()
-        .filter(|s| s.label.starts_with("demand-intensity ") && s.point.get("prewrite").is_none())
+        .filter(|s| {
+            s.label.starts_with("demand-intensity ") && !s.point.is_some_and(|p| p.prewrite)
+        })
         .collect();
-    let last = di.iter().filter_map(|s| s.point["round"].as_u64()).max();
+    let last = di.iter().filter_map(|s| s.point?.round).max();
     di.iter()
-        .filter(|s| s.point["round"].as_u64() == last)
+        .filter(|s| s.point.and_then(|p| p.round) == last)
         .map(|s| {
             let w = s.workload.as_ref().expect("workload recorded");
             let mean = s.summary.service_lat().mean;
@@ -86,7 +88,7 @@ fn dirth_runs_its_max_mid_and_min_points_at_the_shapes_the_rounds_give() {
     // A round's pre-write is no point of the figure; every other step is one.
     let prewrites = steps
         .iter()
-        .filter(|s| s.point.get("prewrite").is_some())
+        .filter(|s| s.point.is_some_and(|p| p.prewrite))
         .count();
     assert_eq!(prewrites, 2, "a pre-write in each of the two rounds");
     assert_eq!(points.len(), steps.len() - prewrites);

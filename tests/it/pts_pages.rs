@@ -117,10 +117,10 @@ fn steps(home: &std::path::Path) -> (Vec<Step>, drivescope::session::Session) {
         .zip(exported)
         .filter_map(|(r, j)| {
             assert_eq!(j["label"].as_str(), Some(r.label.as_str()));
-            let round = r.point.get("round")?.as_u64()? as u32;
+            let round = r.point?.round?;
             let w = r.workload.as_ref().unwrap();
             Some(Step {
-                phase: r.point["phase"].as_u64().unwrap(),
+                phase: r.point.and_then(|p| p.phase).unwrap(),
                 round,
                 read: w.rw.read_percent(w.rwmixread),
                 bs: w.bs.max(),

@@ -101,7 +101,7 @@ fn a_health_change_is_a_session_event() {
         health[0].message,
         "FAILED: available spare below threshold (was passed)"
     );
-    let data: Health = serde_yaml::from_value(health[0].data.clone()).expect("a verdict");
+    let data: Health = health[0].data_as().expect("a verdict");
     assert_eq!(data, failing);
     assert_eq!(loaded.session.telemetry.len(), 5, "every sample kept");
 }

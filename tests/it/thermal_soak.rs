@@ -244,7 +244,7 @@ fn a_soak_sees_the_warning_the_throttle_and_the_cool_down_when_they_happen() {
         .iter()
         .filter(|e| e.kind == EventKind::Thermal)
         .map(|e| {
-            let ev: ThermalEvent = serde_yaml::from_value(e.data.clone()).expect("typed data");
+            let ev: ThermalEvent = e.data_as().expect("typed data");
             (e.t, ev)
         })
         .collect();

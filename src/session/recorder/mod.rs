@@ -24,6 +24,7 @@ use super::model::{
     Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
+use super::point::StepPoint;
 use super::sample::Sample;
 use super::text::{self, Changed, Chunk};
 use super::time::now_rfc3339;
@@ -34,7 +35,7 @@ use crate::workload::Workload;
 struct OpenStep {
     index: u32,
     label: String,
-    point: Value,
+    point: Option<StepPoint>,
     workload: Option<Workload>,
     start_s: f64,
 }
@@ -262,7 +263,7 @@ impl SessionRecorder {
     pub fn begin_step(
         &mut self,
         label: impl Into<String>,
-        point: impl Serialize,
+        point: Option<StepPoint>,
         workload: Option<Workload>,
     ) -> u32 {
         let index = self.session.steps.len() as u32 + self.open_steps();
@@ -270,7 +271,7 @@ impl SessionRecorder {
         self.open[slot] = Some(OpenStep {
             index,
             label: label.into(),
-            point: serde_yaml::to_value(point).unwrap_or(Value::Null),
+            point,
             workload,
             start_s: self.elapsed_s(),
         });
@@ -297,7 +298,7 @@ impl SessionRecorder {
     pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) {
         let slot = self.slot();
         if self.open[slot].is_none() {
-            self.begin_step("", Value::Null, None);
+            self.begin_step("", None, None);
         }
         let (index, start_s) = match &self.open[slot] {
             Some(s) => (s.index, s.start_s),
@@ -346,12 +347,7 @@ impl SessionRecorder {
             }
             self.error_events += 1;
             if self.error_events <= MAX_IO_ERROR_EVENTS {
-                let data = serde_json::json!({
-                    "offset": e.offset,
-                    "len": e.len,
-                    "write": e.write,
-                    "result": e.result,
-                });
+                let data = super::event_data::IoErrorData::from(e);
                 self.push_event_data(EventKind::IoError, e.message.clone(), data);
             }
         }
@@ -364,7 +360,7 @@ impl SessionRecorder {
         let open = self.open[slot].take().unwrap_or(OpenStep {
             index: next,
             label: String::new(),
-            point: Value::Null,
+            point: None,
             workload: None,
             start_s: self.elapsed_s(),
         });
