@@ -180,6 +180,19 @@ impl Hub<'_, '_> {
         self.rec.push_event(EventKind::UserNote, text);
     }
 
+    /// A power-cut run cut the power now (the run's, not a drive's).
+    pub(super) fn power_cut(&mut self, d: crate::session::PowerCutData) {
+        self.rec.set_current_drive(None);
+        self.rec.push_event_data(
+            EventKind::PowerCut,
+            format!(
+                "power cut {} (epoch {}, {} blocks in flight)",
+                d.cycle, d.epoch, d.blocks_in_flight
+            ),
+            d,
+        );
+    }
+
     pub(super) fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
         match self.rec.snapshot_by_hand() {

@@ -338,6 +338,9 @@ fn listen(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    // What was sent just before the end (a note, a power cut and the stop it made) is
+    // still recorded.
+    relay.commands(hub);
 }
 
 /// The run's control and each drive's: the user's commands go to the hub (pause, resume,
@@ -390,6 +393,7 @@ impl<'c> Relay<'c> {
                 RunCmd::Pause => hub.paused(true),
                 RunCmd::Resume => hub.paused(false),
                 RunCmd::Note(text) => hub.user_note(&text),
+                RunCmd::PowerCut(data) => hub.power_cut(data),
                 RunCmd::Stop => {}
             }
         }

@@ -113,7 +113,8 @@ impl StepObserver for StepWatch<'_, '_> {
                 | RunCmd::Pause
                 | RunCmd::Resume
                 | RunCmd::StopDrive(_)
-                | RunCmd::Note(_) => {}
+                | RunCmd::Note(_)
+                | RunCmd::PowerCut(_) => {}
             }
         }
         if self.ctl.stop_requested() {

@@ -38,7 +38,7 @@ pub use best_of::{
     grid, grid_of, phase_name, phase_of, run_series, GridCell, GridDir, GridRun, RunSeries,
 };
 pub use error::SessionError;
-pub use event_data::{IoErrorData, ResumedData};
+pub use event_data::{IoErrorData, PowerCutData, ResumedData};
 pub use host::Host;
 pub use kind::EventKind;
 pub use method::{off_method, off_method_text, OffMethod};
