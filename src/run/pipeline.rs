@@ -118,16 +118,15 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
                 return Feed::Streamed(run.told.drive.clone(), rx, notes);
             }
             let src = tap.take().unwrap_or(TelemetrySource::Poll);
-            let disk = crate::drive::resolve(&run.target.path)
-                .ok()
-                .and_then(|d| d.primary().map(|p| p.name.clone()));
-            if let Some(disk) = disk {
+            // The drive its host resolved when the target was prepared.
+            let disk = run.told.drive.as_ref().and_then(|d| d.primary());
+            if let Some(disk) = disk.map(|p| p.name.clone()) {
                 if let Some((_, first)) = seen.iter().find(|(d, _)| *d == disk) {
-                    return Feed::shared(&run.target.path, &disk, first);
+                    return Feed::shared(&run.told, &disk, first);
                 }
                 seen.push((disk, run.label.clone()));
             }
-            Feed::start(src, &run.target.path, t0)
+            Feed::start(src, &run.told, t0)
         })
         .collect()
 }
@@ -398,5 +397,71 @@ impl<'c> Relay<'c> {
             let by = self.ctl.stopped_by();
             self.handles.iter().for_each(|h| h.forward_stop(by));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanOptions;
+    use crate::run::{RunRequest, RunWhat, SingleStep, TargetChoice};
+    use crate::workload::{BlockSizes, EngineKind, Region, RwMode, Workload};
+
+    fn read_request(path: &Path) -> RunRequest {
+        RunRequest {
+            target: TargetChoice {
+                path: Some(path.to_path_buf()),
+                ..Default::default()
+            },
+            what: RunWhat::Single(SingleStep {
+                workload: Workload {
+                    rw: RwMode::Read,
+                    rwmixread: 100,
+                    rwmixtrim: 0,
+                    bs: BlockSizes::single(4096),
+                    iodepth: 1,
+                    jobs: 1,
+                    region: Region { offset: 0, len: 0 },
+                    rate_iops: None,
+                    arrivals: Default::default(),
+                    seed: 1,
+                    direct: false,
+                    job_region: Default::default(),
+                    access: Default::default(),
+                    zone_append: false,
+                },
+                ramp: Duration::ZERO,
+                duration: Duration::from_secs(1),
+            }),
+            plan: PlanOptions {
+                engine: EngineKind::Sync,
+                ..Default::default()
+            },
+            verify: None,
+        }
+    }
+
+    #[test]
+    fn a_plain_run_resolves_its_drive_once_when_prepared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        std::fs::write(&path, vec![1u8; 1 << 16]).unwrap();
+        let before = crate::drive::RESOLVED.with(|n| n.get());
+        let run = super::super::prepare(&read_request(&path)).unwrap();
+        let prepared = crate::drive::RESOLVED.with(|n| n.get()) - before;
+        assert_eq!(prepared, 1, "resolved when prepared");
+        let feeds = feeds(
+            std::slice::from_ref(&run),
+            TelemetrySource::Poll,
+            Instant::now(),
+        );
+        let after = crate::drive::RESOLVED.with(|n| n.get()) - before;
+        assert_eq!(after, 1, "the run's telemetry uses the drive prepared");
+        // The drive its feed watches is the one prepared.
+        assert_eq!(
+            feeds[0].drive().map(|d| d.disks.len()),
+            run.told.drive.as_ref().map(|d| d.disks.len())
+        );
+        assert_eq!(feeds[0].notes(), run.told.notes.as_slice());
     }
 }

@@ -123,6 +123,20 @@ pub struct Told {
 }
 
 impl Told {
+    /// What this machine tells of a target of its own: the drive under it, resolved once
+    /// here (none without a target, the nop engine's).
+    pub(super) fn here(t: &PreparedTarget) -> Told {
+        if t.path.as_os_str().is_empty() {
+            return Told::default();
+        }
+        let (drive, notes) = LocalHost.drive_of(&t.path);
+        Told {
+            drive,
+            notes,
+            file: None,
+        }
+    }
+
     fn of(reply: &PreparedReply) -> Told {
         Told {
             drive: reply.drive.clone(),
