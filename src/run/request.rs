@@ -450,7 +450,7 @@ pub(super) fn prepare_single(
     let h = host.as_ref();
     let mut w = s.workload.clone();
     // What no target can fix is refused before the target is created or opened.
-    engine::native::validate_shape(&w)?;
+    engine::validate_shape(&w)?;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
     let offset = w.region.offset;
     let size = req.target.size.map(|s| s.saturating_add(offset));

@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::control::{RunCmd, RunControl};
 use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
 use super::tally::Tally;
-use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget};
+use crate::engine::{Control, Engine, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
 use crate::plan::operating::{self, ShapePoint};
 use crate::plan::{
@@ -93,7 +93,7 @@ fn verify_findings(rep: &mut Reporter<'_>, state: Option<&crate::verify::VerifyS
 impl StepObserver for StepWatch<'_, '_> {
     fn interval(&mut self, r: &IntervalReport) -> Control {
         if self.tally.first_error.is_none() {
-            self.tally.first_error = engine::native::first_error(r).map(|e| e.message.clone());
+            self.tally.first_error = r.first_error().map(|e| e.message.clone());
         }
         self.rep.obs.event(RunEvent::Interval {
             index: self.index,
@@ -554,7 +554,7 @@ mod tests {
             &mut self,
             _target: &StepTarget,
             _spec: &StepSpec,
-            _ctl: &engine::StepControl,
+            _ctl: &crate::engine::StepControl,
             obs: &mut dyn StepObserver,
         ) -> Result<StepSummary, EngineError> {
             let mut ended_by = EndedBy::Duration;
