@@ -42,9 +42,7 @@ pub use lock::RunLocks;
 pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
 pub use prepare::{prepare, prepare_all, prepare_many};
 pub use record::{single_workload, target_info};
-pub use request::{
-    step_label, FioJobRequest, FioRun, Prepared, RunKind, RunRequest, RunWhat, SingleStep,
-};
+pub use request::{step_label, FioJobRequest, FioRun, Prepared, RunRequest, RunWhat, SingleStep};
 pub use settle::settle_verify;
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::event::{Happening, RunEvent};
-use super::request::{Prepared, RunKind};
+use super::request::{Prepared, RunWhat, SingleStep};
 use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
@@ -51,9 +51,9 @@ pub fn session_start(
         .and_then(|y| serde_yaml::from_str(&y).ok())
         .unwrap_or(serde_yaml::Value::Null);
     let plan = match &run.kind {
-        RunKind::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
+        RunWhat::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
         // A plain run records its one step as the plan, as it always has.
-        RunKind::Single { ramp, duration } => to_value(json!({
+        RunWhat::Single(SingleStep { ramp, duration, .. }) => to_value(json!({
             "steps": run.plan.steps.iter().map(|s| json!({
                 "label": s.name,
                 "workload": single_workload(s),
@@ -63,7 +63,7 @@ pub fn session_start(
             })).collect::<Vec<_>>(),
         })),
         // A job file's run records fio's version, the file and the very text fio ran.
-        RunKind::FioJob(f) => to_value(json!({
+        RunWhat::FioJob(f) => to_value(json!({
             "fio_job": {
                 "file": crate::ostext::escaped(f.file.as_os_str()),
                 "fio": f.version,
@@ -137,7 +137,7 @@ pub(super) fn record(
         } => {
             // A preset's step has its place in the plan; a plain run's or a job file's none.
             let point = match run.kind {
-                RunKind::Preset(_) => Some(StepPoint {
+                RunWhat::Preset(_) => Some(StepPoint {
                     phase: Some(step.phase as u64),
                     round: step.round,
                     sweep_point: step.sweep_point,
@@ -153,7 +153,7 @@ pub(super) fn record(
                         .get(step.phase)
                         .is_some_and(|p| p.preparation),
                 }),
-                RunKind::Single { .. } | RunKind::FioJob(_) => None,
+                RunWhat::Single(_) | RunWhat::FioJob(_) => None,
             };
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;
@@ -180,7 +180,7 @@ pub(super) fn record(
         }
         // A plain run's one phase is not news: its session has no phase event, as always.
         RunEvent::Happened(e)
-            if matches!(run.kind, RunKind::Single { .. })
+            if matches!(run.kind, RunWhat::Single(_))
                 && matches!(e.what, Happening::Phase { .. }) => {}
         // A health change keeps the new verdict as data, its reasons as values.
         RunEvent::Happened(e) => match &e.what {

@@ -36,13 +36,15 @@ pub struct FioJobRequest {
     pub logs: Option<PathBuf>,
 }
 
-/// What to run.
+/// What a run runs: a preset, one workload, or an fio job file (its targets its own). `J`
+/// is what is known of a job file: as asked ([`FioJobRequest`], a [`RunRequest`]'s), or
+/// read and checked once the run is prepared ([`FioRun`], a [`Prepared`]'s).
 #[derive(Debug, Clone)]
-pub enum RunWhat {
+pub enum RunWhat<J = FioJobRequest> {
     Preset(Box<Preset>),
+    /// A plain run: one step (its workload as asked; the plan's step is the one run).
     Single(SingleStep),
-    /// An fio job file, its targets its own.
-    FioJob(FioJobRequest),
+    FioJob(J),
 }
 
 /// A run, as asked.
@@ -54,19 +56,6 @@ pub struct RunRequest {
     pub plan: PlanOptions,
     /// Verify the data (`--verify`); a preset's `verify:` asks too.
     pub verify: Option<super::VerifyAsk>,
-}
-
-/// What a prepared run came from.
-#[derive(Debug, Clone)]
-pub enum RunKind {
-    Preset(Box<Preset>),
-    /// A plain run: one step, described by its ramp and duration.
-    Single {
-        ramp: Duration,
-        duration: Duration,
-    },
-    /// An fio job file: a step for each group of jobs fio runs together.
-    FioJob(Box<FioRun>),
 }
 
 /// What a prepared job-file run came from: the file, the text fio runs, fio's version and
@@ -88,7 +77,9 @@ pub struct FioRun {
 /// A run ready to go: its plan and the target it runs on.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub kind: RunKind,
+    /// What the run came from; a job file's as read (a step for each group of jobs fio
+    /// runs together).
+    pub kind: RunWhat<Box<FioRun>>,
     pub plan: Plan,
     pub target: PreparedTarget,
     /// The target was the built-in test file.
@@ -179,16 +170,16 @@ impl Prepared {
     /// The preset, for a preset run.
     pub fn preset(&self) -> Option<&Preset> {
         match &self.kind {
-            RunKind::Preset(p) => Some(p),
-            RunKind::Single { .. } | RunKind::FioJob(_) => None,
+            RunWhat::Preset(p) => Some(p),
+            RunWhat::Single(_) | RunWhat::FioJob(_) => None,
         }
     }
 
     /// The name dated session files get: the preset's id, or the access pattern.
     pub fn name(&self) -> &str {
         match &self.kind {
-            RunKind::Preset(p) => &p.id,
-            RunKind::Single { .. } | RunKind::FioJob(_) => &self.plan.preset_id,
+            RunWhat::Preset(p) => &p.id,
+            RunWhat::Single(_) | RunWhat::FioJob(_) => &self.plan.preset_id,
         }
     }
 }
@@ -427,7 +418,7 @@ pub(super) fn prepare_preset(
         retires: unverified_writes(&t, writes && verify.is_none(), h),
         verify,
         made,
-        kind: RunKind::Preset(Box::new(p.clone())),
+        kind: RunWhat::Preset(Box::new(p.clone())),
         plan,
         default_target: is_default,
         options: req.plan,
@@ -478,10 +469,7 @@ pub(super) fn prepare_single(
         retires: unverified_writes(&t, writes && verify.is_none(), h),
         verify,
         made,
-        kind: RunKind::Single {
-            ramp: s.ramp,
-            duration: s.duration,
-        },
+        kind: RunWhat::Single(s.clone()),
         plan,
         default_target: is_default,
         options: req.plan,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::control::RunControl;
 use super::error::RunError;
 use super::event::{Happening, RunEvent, Timed};
-use super::request::{Prepared, RunKind};
+use super::request::{Prepared, RunWhat};
 use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
@@ -138,7 +138,7 @@ impl Worker {
         // A job file's other targets are this host's: each new one is filled as well, so
         // that no job reads unwritten extents (no device I/O, and numbers no drive gives).
         let also: &[crate::dut::PreparedTarget] = match &run.kind {
-            RunKind::FioJob(f) => &f.also,
+            RunWhat::FioJob(f) => &f.also,
             _ => &[],
         };
         let mut done = Vec::new();
@@ -182,7 +182,7 @@ impl Worker {
     ) -> Result<(RunOutcome, Tally), RunError> {
         // A job file's logs go to a folder of drivescope's, made now (the session exists).
         let asked = match &run.kind {
-            RunKind::FioJob(f) => f.logs.as_deref(),
+            RunWhat::FioJob(f) => f.logs.as_deref(),
             _ => None,
         };
         let (plan, log_dir) = super::fio_logs::ready(&run.plan, asked, session)?;
@@ -236,7 +236,7 @@ impl Worker {
         let (outcome, tally) = ran?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
-            (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
+            (RunOutcome::Failed { ended_by, .. }, RunWhat::Single(_)) => RunOutcome::Failed {
                 step: None,
                 ended_by,
             },
