@@ -312,7 +312,7 @@ pub(super) fn prepare_fio_job(
             ..req.plan
         },
         label: label_of(&req.target, &primary.path),
-        told: super::request::Told::here(&primary),
+        told: super::request::DriveFacts::here(&primary),
         target: primary,
         // Its targets are this host's: a job file names its own files.
         host: crate::host::LocalHost::shared(),

@@ -11,7 +11,7 @@ use super::event::RunEvent;
 use super::record::record;
 use super::request::Prepared;
 use super::tally::Tally;
-use super::worker::Said;
+use super::worker::WorkerMessage;
 use crate::outcome::RunOutcome;
 use crate::session::{EventKind, RunEnd, SessionRecorder, SessionState};
 use crate::thermal::SoakLog;
@@ -154,16 +154,16 @@ impl Hub<'_, '_> {
     }
 
     /// What drive `d`'s worker said (all but its end).
-    pub(super) fn said(&mut self, d: usize, said: Said) {
+    pub(super) fn said(&mut self, d: usize, said: WorkerMessage) {
         match said {
-            Said::Event(ev) => {
+            WorkerMessage::Event(ev) => {
                 self.emit(d, &ev);
                 if let RunEvent::Interval { .. } = ev {
                     self.tick();
                 }
             }
-            Said::Show(n) => self.show(Some(d), &RunEvent::Note(n)),
-            Said::Record {
+            WorkerMessage::Show(n) => self.show(Some(d), &RunEvent::Note(n)),
+            WorkerMessage::Record {
                 kind,
                 message,
                 data,
@@ -171,8 +171,8 @@ impl Hub<'_, '_> {
                 self.rec.set_current_drive(Some(d as u32));
                 self.rec.push_event_data(kind, message, data);
             }
-            Said::Snapshot => self.snapshot(),
-            Said::Done(_) => {}
+            WorkerMessage::Snapshot => self.snapshot(),
+            WorkerMessage::Done(_) => {}
         }
     }
 

@@ -36,7 +36,7 @@ mod worker;
 pub use choice::{TargetChoice, Where};
 pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
-pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
+pub use event::{FinishedStep, RunEvent, SessionEvent, SkipWhy, SteadyScope, Timed};
 pub use hub::{Finished, Sink};
 pub use lock::RunLocks;
 pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};

@@ -17,7 +17,7 @@ use super::record::{run_target_info, session_start};
 use super::request::Prepared;
 use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
-use super::worker::{Said, Worker};
+use super::worker::{Worker, WorkerMessage};
 use crate::outcome::RunOutcome;
 use crate::session::paths::{self, SessionLock};
 use crate::session::{DriveEntry, RecorderOptions, SessionRecorder, SessionStart};
@@ -257,7 +257,7 @@ fn run_drives(
     session: &Path,
 ) -> Vec<DriveResult> {
     let runs = hub.runs;
-    let (tx, rx) = mpsc::channel::<(usize, Said)>();
+    let (tx, rx) = mpsc::channel::<(usize, WorkerMessage)>();
     let mut relay = Relay::new(ctl, runs.len());
     let controls = std::mem::take(&mut relay.controls);
     let mut results: Vec<Option<DriveResult>> = runs.iter().map(|_| None).collect();
@@ -291,7 +291,7 @@ fn run_drives(
 fn spawn_drive<'scope, 'env>(
     scope: &'scope Scope<'scope, 'env>,
     d: usize,
-    tx: Sender<(usize, Said)>,
+    tx: Sender<(usize, WorkerMessage)>,
     (run, session): (&'env Prepared, PathBuf),
     feed: Feed,
     samples: Vec<TelemetrySample>,
@@ -310,7 +310,7 @@ fn spawn_drive<'scope, 'env>(
                     .map(|s| s.to_string())
                     .or_else(|| p.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a panic".into());
-                let _ = done.send((d, Said::Done(Err(RunError::Thread(why)))));
+                let _ = done.send((d, WorkerMessage::Done(Err(RunError::Thread(why)))));
             }
         })
 }
@@ -319,7 +319,7 @@ fn spawn_drive<'scope, 'env>(
 /// drives, until every drive still running (those without a result) ended.
 fn listen(
     hub: &mut Hub<'_, '_>,
-    rx: &Receiver<(usize, Said)>,
+    rx: &Receiver<(usize, WorkerMessage)>,
     relay: &mut Relay<'_>,
     results: &mut [Option<DriveResult>],
 ) {
@@ -327,7 +327,7 @@ fn listen(
     while live > 0 {
         relay.commands(hub);
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok((d, Said::Done(r))) => {
+            Ok((d, WorkerMessage::Done(r))) => {
                 hub.drive_ended(d, &r);
                 results[d] = Some(r);
                 live -= 1;

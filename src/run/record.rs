@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::event::{Happening, RunEvent};
+use super::event::{RunEvent, SessionEvent};
 use super::request::{Prepared, RunWhat, SingleStep};
 use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
@@ -181,27 +181,27 @@ pub(super) fn record(
         // A plain run's one phase is not news: its session has no phase event, as always.
         RunEvent::Happened(e)
             if matches!(run.kind, RunWhat::Single(_))
-                && matches!(e.what, Happening::Phase { .. }) => {}
+                && matches!(e.what, SessionEvent::Phase { .. }) => {}
         // A health change keeps the new verdict as data, its reasons as values.
         RunEvent::Happened(e) => match &e.what {
-            Happening::Health(c) => {
+            SessionEvent::Health(c) => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to);
             }
             // A thermal event keeps its figures, for the report's soak section.
-            Happening::Thermal(th) => {
+            SessionEvent::Thermal(th) => {
                 let t = rec.push_event_data(e.what.kind(), e.what.to_string(), th);
                 return Some(SoakInput::Thermal(t, th.clone()));
             }
-            Happening::VerifyFinding(x) => {
+            SessionEvent::VerifyFinding(x) => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref());
             }
-            Happening::Verified(t) => {
+            SessionEvent::Verified(t) => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), t);
             }
-            Happening::DriveErrors(n) => {
+            SessionEvent::DriveErrors(n) => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), n);
             }
-            Happening::VerifyUnsaved { unsaved, .. } => {
+            SessionEvent::VerifyUnsaved { unsaved, .. } => {
                 rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved);
             }
             what => rec.push_event(what.kind(), what.to_string()),

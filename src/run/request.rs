@@ -91,7 +91,7 @@ pub struct Prepared {
     /// The machine the target is on.
     pub host: Arc<dyn TargetHost>,
     /// What its host told of the target when it prepared it.
-    pub told: Told,
+    pub told: DriveFacts,
     /// A verified run's state.
     pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
     /// The targets of this host the run writes without verifying: their own verify states
@@ -107,29 +107,29 @@ pub struct Prepared {
 /// What a target's host told of it when it prepared it: the drive there, why there is no
 /// drive identity or telemetry, which file or device it is.
 #[derive(Debug, Clone, Default)]
-pub struct Told {
+pub struct DriveFacts {
     pub drive: Option<crate::drive::DriveInfo>,
     pub notes: Vec<String>,
     pub file: Option<FileId>,
 }
 
-impl Told {
+impl DriveFacts {
     /// What this machine tells of a target of its own: the drive under it, resolved once
     /// here (none without a target, the nop engine's).
-    pub(super) fn here(t: &PreparedTarget) -> Told {
+    pub(super) fn here(t: &PreparedTarget) -> DriveFacts {
         if t.path.as_os_str().is_empty() {
-            return Told::default();
+            return DriveFacts::default();
         }
         let (drive, notes) = LocalHost.drive_of(&t.path);
-        Told {
+        DriveFacts {
             drive,
             notes,
             file: None,
         }
     }
 
-    fn of(reply: &PreparedReply) -> Told {
-        Told {
+    fn of(reply: &PreparedReply) -> DriveFacts {
+        DriveFacts {
             drive: reply.drive.clone(),
             notes: reply.notes.clone(),
             file: reply.file.clone(),
@@ -424,7 +424,7 @@ pub(super) fn prepare_preset(
         options: req.plan,
         label: label_of(&req.target, &t.path),
         target: t,
-        told: Told::of(&reply),
+        told: DriveFacts::of(&reply),
         host,
         locks: Default::default(),
     };
@@ -475,7 +475,7 @@ pub(super) fn prepare_single(
         options: req.plan,
         label: label_of(&req.target, &t.path),
         target: t,
-        told: Told::of(&reply),
+        told: DriveFacts::of(&reply),
         host,
         locks: Default::default(),
     };

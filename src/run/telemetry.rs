@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use super::request::Told;
+use super::request::DriveFacts;
 use crate::drive::DriveInfo;
 use crate::host::LocalHost;
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD};
@@ -89,7 +89,7 @@ pub(super) enum Feed {
 impl Feed {
     /// The feed of a target whose drive its host told when it was prepared (`told`: none
     /// without a target, the nop engine's).
-    pub(super) fn start(src: TelemetrySource, told: &Told, t0: Instant) -> Feed {
+    pub(super) fn start(src: TelemetrySource, told: &DriveFacts, t0: Instant) -> Feed {
         match src {
             TelemetrySource::Poll => {
                 Feed::Own(Live::of(told.drive.clone(), told.notes.clone(), None, t0))
@@ -100,7 +100,7 @@ impl Feed {
 
     /// A target on drive `disk` (`told` of it), whose telemetry target `first` already
     /// reads.
-    pub(super) fn shared(told: &Told, disk: &str, first: &str) -> Feed {
+    pub(super) fn shared(told: &DriveFacts, disk: &str, first: &str) -> Feed {
         Feed::Shared(
             told.drive.clone(),
             vec![format!(

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{Shows, PAGE_CACHE_NOTE};
+use super::{FormatPrinter, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunWhat, SingleStep};
@@ -12,7 +12,7 @@ use crate::ui::format;
 use crate::units::{count, format_duration};
 
 /// The run's start, as either sink shows it.
-pub(in crate::printer) trait Started: Shows {
+pub(in crate::printer) trait Started: FormatPrinter {
     /// The run's first line.
     fn started(&mut self, run: &Prepared, session: &std::path::Path) {
         let t = &run.target;
@@ -155,7 +155,7 @@ pub(in crate::printer) trait Started: Shows {
     }
 }
 
-impl<S: Shows> Started for S {}
+impl<S: FormatPrinter> Started for S {}
 
 /// The target's size: a file's in the binary units it was given (`1 GiB`), a device's
 /// capacity as vendors print it (`500.1 GB (465.8 GiB)`).
