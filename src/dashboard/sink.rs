@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
 use crate::plan::{PlanStep, SteadyVerdict};
-use crate::run::{Happening, Prepared, RunEvent, Sink};
+use crate::run::{Prepared, RunEvent, SessionEvent, Sink};
 use crate::session::{grid_of, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
 use crate::workload::{RunOf, Workload};
@@ -214,18 +214,18 @@ impl Sink for DashboardSink {
                 }
             }
             // The panels announce phases themselves from StepStarted.
-            RunEvent::Happened(e) if matches!(e.what, Happening::Phase { .. }) => {}
+            RunEvent::Happened(e) if matches!(e.what, SessionEvent::Phase { .. }) => {}
             RunEvent::Happened(e) => {
-                if let Happening::VerifyFinding(_) = &e.what {
+                if let SessionEvent::VerifyFinding(_) = &e.what {
                     self.send(Msg::IntegrityFinding(e.what.to_string()));
                 }
-                if let Happening::Thermal(event) = &e.what {
+                if let SessionEvent::Thermal(event) = &e.what {
                     self.send(Msg::Thermal {
                         t_s: e.t_s,
                         event: event.clone(),
                     });
                 }
-                if let Happening::Steady { verdict, .. } = &e.what {
+                if let SessionEvent::Steady { verdict, .. } = &e.what {
                     let detail = e.what.to_string();
                     self.send(Msg::SteadyState(match verdict {
                         SteadyVerdict::Reached { .. } => SteadyView::Reached { detail },

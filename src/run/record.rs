@@ -3,13 +3,14 @@
 
 use serde_json::json;
 
-use super::event::{Happening, RunEvent};
-use super::request::{Prepared, RunKind};
+use super::event::{RunEvent, SessionEvent};
+use super::request::{Prepared, RunWhat, SingleStep};
 use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{EventKind, SessionRecorder, SessionStart, StepPoint, TargetInfo};
+use crate::thermal::{Load, SoakLog, ThermalEvent};
 
 /// The session's record of a prepared target (on `host`, when it is another one).
 pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
@@ -50,9 +51,9 @@ pub fn session_start(
         .and_then(|y| serde_yaml::from_str(&y).ok())
         .unwrap_or(serde_yaml::Value::Null);
     let plan = match &run.kind {
-        RunKind::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
+        RunWhat::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
         // A plain run records its one step as the plan, as it always has.
-        RunKind::Single { ramp, duration } => to_value(json!({
+        RunWhat::Single(SingleStep { ramp, duration, .. }) => to_value(json!({
             "steps": run.plan.steps.iter().map(|s| json!({
                 "label": s.name,
                 "workload": single_workload(s),
@@ -62,7 +63,7 @@ pub fn session_start(
             })).collect::<Vec<_>>(),
         })),
         // A job file's run records fio's version, the file and the very text fio ran.
-        RunKind::FioJob(f) => to_value(json!({
+        RunWhat::FioJob(f) => to_value(json!({
             "fio_job": {
                 "file": crate::ostext::escaped(f.file.as_os_str()),
                 "fio": f.version,
@@ -102,15 +103,41 @@ pub fn single_workload(s: &crate::plan::PlanStep) -> crate::workload::Workload {
     w
 }
 
-/// Records one run event into the session.
-pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
+/// What the session made of an event that a drive's soak takes ([`SoakLog`]): on the
+/// session's clock, with its figures as saved.
+pub(super) enum SoakInput {
+    /// An interval: its time, rates and whether the drive was under load.
+    Load(Load),
+    /// A thermal event, at the time the session gave it.
+    Thermal(f64, ThermalEvent),
+    /// A temperature reading, at the time the session gave it.
+    Temperature(f64, f64),
+}
+
+impl SoakInput {
+    /// Hands itself to `log`.
+    pub(super) fn into_log(self, log: &mut SoakLog) {
+        match self {
+            SoakInput::Load(l) => log.load(l),
+            SoakInput::Thermal(t, e) => log.event(t, e),
+            SoakInput::Temperature(t, c) => log.temperature(t, c),
+        }
+    }
+}
+
+/// Records one run event into the session; what a soak takes of it, as recorded.
+pub(super) fn record(
+    rec: &mut SessionRecorder,
+    run: &Prepared,
+    ev: &RunEvent,
+) -> Option<SoakInput> {
     match ev {
         RunEvent::StepStarted {
             step, target_iops, ..
         } => {
             // A preset's step has its place in the plan; a plain run's or a job file's none.
             let point = match run.kind {
-                RunKind::Preset(_) => Some(StepPoint {
+                RunWhat::Preset(_) => Some(StepPoint {
                     phase: Some(step.phase as u64),
                     round: step.round,
                     sweep_point: step.sweep_point,
@@ -126,7 +153,7 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
                         .get(step.phase)
                         .is_some_and(|p| p.preparation),
                 }),
-                RunKind::Single { .. } | RunKind::FioJob(_) => None,
+                RunWhat::Single(_) | RunWhat::FioJob(_) => None,
             };
             // What the engine ran: a closed-loop point had a target but no pacing.
             let w = step.to_step_spec(*target_iops).workload;
@@ -139,38 +166,58 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
                 .steps
                 .get(*index)
                 .is_some_and(|s| s.engine == crate::workload::EngineKind::Idle);
-            rec.push_interval_counted(report, !idle)
+            let i = rec.push_interval_counted(report, !idle);
+            return Some(SoakInput::Load(Load {
+                t: i.t,
+                dt: i.dt,
+                iops: i.iops(),
+                mbps: i.mbps(),
+                loaded: !i.ramp && i.suspended_s == 0.0 && !idle,
+            }));
         }
         RunEvent::StepFinished(r) => {
             rec.end_step(r.summary.clone());
         }
         // A plain run's one phase is not news: its session has no phase event, as always.
         RunEvent::Happened(e)
-            if matches!(run.kind, RunKind::Single { .. })
-                && matches!(e.what, Happening::Phase { .. }) => {}
+            if matches!(run.kind, RunWhat::Single(_))
+                && matches!(e.what, SessionEvent::Phase { .. }) => {}
         // A health change keeps the new verdict as data, its reasons as values.
         RunEvent::Happened(e) => match &e.what {
-            Happening::Health(c) => rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to),
-            // A thermal event keeps its figures, for the report's soak section.
-            Happening::Thermal(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
-            Happening::VerifyFinding(x) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
+            SessionEvent::Health(c) => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to);
             }
-            Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
-            Happening::DriveErrors(n) => rec.push_event_data(e.what.kind(), e.what.to_string(), n),
-            Happening::VerifyUnsaved { unsaved, .. } => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved)
+            // A thermal event keeps its figures, for the report's soak section.
+            SessionEvent::Thermal(th) => {
+                let t = rec.push_event_data(e.what.kind(), e.what.to_string(), th);
+                return Some(SoakInput::Thermal(t, th.clone()));
+            }
+            SessionEvent::VerifyFinding(x) => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref());
+            }
+            SessionEvent::Verified(t) => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), t);
+            }
+            SessionEvent::DriveErrors(n) => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), n);
+            }
+            SessionEvent::VerifyUnsaved { unsaved, .. } => {
+                rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved);
             }
             what => rec.push_event(what.kind(), what.to_string()),
         },
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
-        RunEvent::Telemetry(s) => rec.push_telemetry(s.as_ref()),
+        RunEvent::Telemetry(s) => {
+            let s = rec.push_telemetry(s.as_ref());
+            let (t, c) = s.t().zip(s.temperature_c())?;
+            return Some(SoakInput::Temperature(t, c));
+        }
         RunEvent::Wear(w) => {
             let what = match w.step {
                 Some(i) => format!("what step {} did to the drive", i + 1),
                 None => "what the run did to the drive".to_string(),
             };
-            rec.push_event_data(EventKind::DriveWear, what, w)
+            rec.push_event_data(EventKind::DriveWear, what, w);
         }
         RunEvent::Started { .. }
         | RunEvent::SessionNotice(_)
@@ -180,4 +227,5 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
         | RunEvent::Saved { .. }
         | RunEvent::Verify(_) => {}
     }
+    None
 }

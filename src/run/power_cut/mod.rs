@@ -252,7 +252,7 @@ fn cycles(
     }
     let mut req = req.clone();
     let mut torn = std::collections::BTreeMap::new();
-    let mut rng = crate::engine::native::rng::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut rng = crate::engine::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
     for cycle in 1..=ask.cycles {
         if stop.load(Ordering::Relaxed) {
             break;

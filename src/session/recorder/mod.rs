@@ -295,7 +295,8 @@ impl SessionRecorder {
 
     /// [`push_interval`](Self::push_interval); `counted: false` keeps it out of the
     /// session's totals (an idle step's intervals: no I/O, and no time of I/O either).
-    pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) {
+    /// The record made of it, as the session holds it.
+    pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) -> &IntervalRecord {
         let slot = self.slot();
         if self.open[slot].is_none() {
             self.begin_step("", None, None);
@@ -306,6 +307,7 @@ impl SessionRecorder {
         };
         let mut rec = IntervalRecord::from_report(index, start_s, r);
         rec.drive = self.current;
+        let at = self.session.intervals.len();
         self.session.intervals.push(rec);
         self.push_io_errors(r);
         if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
@@ -331,6 +333,7 @@ impl SessionRecorder {
                 let _ = self.lats[slot].add(h.response_all());
             }
         }
+        &self.session.intervals[at]
     }
 
     /// The interval's failed I/Os as `io_error` events, up to [`MAX_IO_ERROR_EVENTS`].
@@ -387,8 +390,8 @@ impl SessionRecorder {
     /// Adds a telemetry sample: any serializable value; a mapping without `t` gets the
     /// current session time. Conventions the report reads: `temperature_c` (°C) at the
     /// top level or in `smart`, and `smart: {…}` (the first and last such samples are the
-    /// report's SMART before and after).
-    pub fn push_telemetry(&mut self, sample: impl Serialize) {
+    /// report's SMART before and after). Returns the sample as the session holds it.
+    pub fn push_telemetry(&mut self, sample: impl Serialize) -> &Sample {
         let mut v = serde_yaml::to_value(sample).unwrap_or(Value::Null);
         if let Value::Mapping(m) = &mut v {
             if !m.contains_key("t") {
@@ -407,7 +410,9 @@ impl SessionRecorder {
                 thin_ata_table(smart, t, self.ata_tables.get_mut(slot));
             }
         }
+        let at = self.session.telemetry.len();
         self.session.telemetry.push(Sample::from_value(&v));
+        &self.session.telemetry[at]
     }
 
     /// Records an event now.
@@ -415,13 +420,13 @@ impl SessionRecorder {
         self.push_event_data(kind, message, Value::Null);
     }
 
-    /// Records an event with data now.
+    /// Records an event with data now; its time, as the session holds it.
     pub fn push_event_data(
         &mut self,
         kind: EventKind,
         message: impl Into<String>,
         data: impl Serialize,
-    ) {
+    ) -> f64 {
         let t = super::model::round(self.elapsed_s(), 3);
         self.session.events.push(Event {
             t,
@@ -430,6 +435,7 @@ impl SessionRecorder {
             data: serde_yaml::to_value(data).unwrap_or(Value::Null),
             drive: self.current,
         });
+        t
     }
 
     /// Call often (every interval): autosaves when the period is up, starts a snapshot
