@@ -638,10 +638,22 @@ fn a_cut_that_takes_the_machine_down_is_finished_by_verify_after_the_restart() {
     let r = record(&out);
     assert_eq!(r["verdict"], "incomplete", "1 of 2 cycles: {r}");
     assert!(!state.join("power-cut-pending.yaml").exists());
-    // The record on disk says the same; the first run's record, not a new one.
-    let rec = record_file(home.path());
+    // The record on disk says the same: the killed run's own record, no new one (the
+    // fill's and the killed run's are the two there are).
+    let err = stderr(&out);
+    let rec = err
+        .lines()
+        .find_map(|l| l.strip_prefix("note: power-cut record saved to "))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("where the record is: {err}"));
     let text = std::fs::read_to_string(&rec).unwrap();
     assert!(text.contains("machine_down: true"), "{text}");
+    let records = std::fs::read_dir(rec.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-power-cut.yaml"))
+        .count();
+    assert_eq!(records, 2, "the fill's and the killed run's");
     // The state is settled: a new power-cut run starts on it.
     let out = power_cut(
         home.path(),
