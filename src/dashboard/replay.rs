@@ -8,12 +8,11 @@ use std::thread::JoinHandle;
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
-use super::views::{drive_view_of, telemetry_view};
+use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{
     CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
 };
-use crate::drive::DriveInfo;
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -80,9 +79,7 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
                 safety: None,
                 creates: false,
             },
-            drive: serde_yaml::from_value::<DriveInfo>(d.identity.clone())
-                .ok()
-                .and_then(|i| drive_view_of(&i)),
+            drive: d.identity.as_ref().and_then(recorded_drive_view),
             confirmed: false,
         })
         .collect()
@@ -334,9 +331,7 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
 /// What the replay of `s` (read with `warnings`) starts the dashboard with, and the
 /// timeline it plays.
 pub fn replay_of(s: &Session, warnings: &[String]) -> (DashboardOptions, Vec<(f64, Msg)>) {
-    let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
-        .ok()
-        .and_then(|d| drive_view_of(&d));
+    let drive = s.drive.as_ref().and_then(recorded_drive_view);
     let mut tl = timeline(s);
     // What the reader dropped is shown in the events panel too, from the first moment (on
     // stderr it is seen only after the dashboard closes).

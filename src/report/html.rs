@@ -221,7 +221,7 @@ fn drives_table(o: &mut String, s: &Session) {
             let sum = v.summary.clone().unwrap_or_default();
             vec![
                 label.clone(),
-                super::drive::model(&v.drive).unwrap_or_else(|| "-".into()),
+                super::drive::model(v.drive.as_ref()).unwrap_or_else(|| "-".into()),
                 v.target.path.clone(),
                 count(results::steps(&v).len(), "step"),
                 data(sum.read_bytes + sum.write_bytes + sum.trim_bytes),

@@ -40,7 +40,7 @@ pub(super) fn merge(into: &mut Session, part: Session) {
     if part.state != SessionState::Running {
         into.state = part.state;
     }
-    if !part.drive.is_null() {
+    if part.drive.is_some() {
         into.drive = part.drive;
     }
     if part.target != Default::default() {

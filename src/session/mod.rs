@@ -17,7 +17,9 @@ mod event_data;
 mod flow;
 pub mod histlog;
 mod host;
+mod identity;
 mod kind;
+mod legacy;
 mod merge;
 pub mod method;
 mod model;
@@ -40,6 +42,7 @@ pub use best_of::{
 pub use error::SessionError;
 pub use event_data::{IoErrorData, ResumedData};
 pub use host::Host;
+pub use identity::{DiskIdentity, DiskZones, DriveIdentity};
 pub use kind::EventKind;
 pub use method::{off_method, off_method_text, OffMethod};
 pub use model::{

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::kind::EventKind;
 use super::sample::Sample;
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
@@ -32,8 +33,9 @@ pub struct DriveEntry {
     /// label, else the target's path).
     pub label: String,
     pub target: TargetInfo,
-    /// Drive identity, as the session's `drive` is for one drive.
-    pub identity: Value,
+    /// Drive identity, as the session's `drive` is for one drive (`null`: none known).
+    #[serde(deserialize_with = "super::legacy::identity")]
+    pub identity: Option<DriveIdentity>,
 }
 
 /// Where the run stands.
@@ -438,8 +440,10 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub host: Host,
-    /// Drive identity (model, serial, firmware, capacity…), from the telemetry layer.
-    pub drive: Value,
+    /// Drive identity (model, serial, firmware, capacity…), from the drive layer (`null`:
+    /// none known).
+    #[serde(deserialize_with = "super::legacy::identity")]
+    pub drive: Option<DriveIdentity>,
     pub target: TargetInfo,
     /// A session of several drives: each one's label, target and identity (`drive` and
     /// `target` above are then the first drive's).
@@ -566,15 +570,10 @@ impl Session {
         self.drives.iter().map(|d| d.label.clone()).collect()
     }
 
-    /// A name for legends and titles: the drive's model (`drive.model`, or the first of
-    /// `drive.disks`), else the target path.
+    /// A name for legends and titles: the drive's model (its first disk's), else the
+    /// target path.
     pub fn label(&self) -> String {
-        let model = self
-            .drive
-            .get("model")
-            .or_else(|| self.drive.get("disks")?.get(0)?.get("model"))
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty());
+        let model = self.drive.as_ref().and_then(DriveIdentity::model);
         match model {
             Some(m) => m.to_string(),
             None if !self.target.path.is_empty() => self.target.path.clone(),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_yaml::Value;
 
+use crate::session::identity::DriveIdentity;
 use crate::session::model::{DriveEntry, Session, TargetInfo};
 
 /// Default autosave period: a crash loses at most this much.
@@ -64,7 +65,7 @@ pub struct SessionStart {
     pub command: Option<String>,
     /// What was tested, in the user's words (`--note`).
     pub note: Option<String>,
-    pub drive: Value,
+    pub drive: Option<DriveIdentity>,
     pub preset: Value,
     pub plan: Value,
     /// A session of several drives: each one's label, target and identity (`target` and

@@ -92,7 +92,14 @@ fn start() -> SessionStart {
         },
         command: Some("drivescope run --rw randread".into()),
         note: None,
-        drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),
+        drive: Some(DriveIdentity {
+            disks: vec![DiskIdentity {
+                model: Some("Test SSD".into()),
+                serial: Some("0042".into()),
+                ..DiskIdentity::default()
+            }],
+            ..DriveIdentity::default()
+        }),
         preset: Value::Null,
         plan: Value::Null,
         drives: Vec::new(),

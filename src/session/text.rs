@@ -28,6 +28,7 @@ use std::io::Write;
 
 use super::flow::{write_list, write_value};
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::model::{
     DriveEntry, Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord,
     TargetInfo,
@@ -49,7 +50,7 @@ struct Header<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     note: &'a Option<String>,
     host: &'a Host,
-    drive: &'a Value,
+    drive: &'a Option<DriveIdentity>,
     target: &'a TargetInfo,
     #[serde(skip_serializing_if = "<[DriveEntry]>::is_empty")]
     drives: &'a [DriveEntry],
@@ -97,7 +98,7 @@ pub struct Changed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<SessionState>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub drive: Option<Value>,
+    pub drive: Option<DriveIdentity>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -124,7 +124,10 @@ fn a_quick_look_reports_its_plan_qos_corners_drive_and_distributions() {
 
     // The drive's serial exactly as the session holds it, under its own name.
     let drive = table(&d, "drive");
-    let serial = saved.drive["disks"][0]["serial"].as_str();
+    let serial = saved
+        .drive
+        .as_ref()
+        .and_then(|d| d.primary()?.serial.as_deref());
     let shown = drive
         .iter()
         .find(|r| r[0] == "serial")

@@ -19,6 +19,7 @@ use super::options::{RecorderOptions, SessionStart};
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::kind::EventKind;
 use super::model::{
     Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
@@ -232,11 +233,10 @@ impl SessionRecorder {
         self.t0.elapsed().as_secs_f64()
     }
 
-    /// Drive identity (model, serial, firmware, capacity…), any serializable value.
-    pub fn set_drive(&mut self, drive: impl Serialize) {
-        let v = serde_yaml::to_value(drive).unwrap_or(Value::Null);
-        self.session.drive = v.clone();
-        self.changed.drive = Some(v);
+    /// Drive identity (model, serial, firmware, capacity…).
+    pub fn set_drive(&mut self, drive: DriveIdentity) {
+        self.session.drive = Some(drive.clone());
+        self.changed.drive = Some(drive);
     }
 
     /// The resolved preset.
