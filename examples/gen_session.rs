@@ -171,8 +171,8 @@ fn main() {
             }],
             ..DriveIdentity::default()
         }),
-        preset: serde_yaml::from_str("{name: generated-sweep}").unwrap_or(Value::Null),
-        plan: Value::Null,
+        preset: session::Document::from_yaml("{name: generated-sweep}"),
+        plan: None,
         drives: Vec::new(),
     };
     let opts = RecorderOptions {

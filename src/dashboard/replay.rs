@@ -91,23 +91,20 @@ fn phase_name(s: &Session, index: Option<u64>) -> String {
     let Some(i) = index else {
         return String::new();
     };
-    s.preset
-        .get("phases")
-        .and_then(|p| p.get(usize::try_from(i).ok()?))
-        .and_then(|p| p.get("name"))
-        .and_then(|n| n.as_str())
-        .map(str::to_string)
+    s.preset_info()
+        .phase(i)
+        .and_then(|p| p.name.clone())
         .unwrap_or_else(|| format!("phase {}", i + 1))
 }
 
 /// The session's preset as the picker lists it, so the header names it as live
 /// (`Quick look`, not its id).
 fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
-    let text = |k: &str| s.preset.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let p = s.preset_info();
     Some(crate::app::PresetEntry {
-        id: text("id")?,
-        name: text("name")?,
-        description: text("description").unwrap_or_default(),
+        id: p.id?,
+        name: p.name?,
+        description: p.description.unwrap_or_default(),
         phases: Vec::new(),
         estimate: String::new(),
         writes: false,
@@ -119,12 +116,7 @@ fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
 /// of several counts its steps from its own first (the session numbers them across all).
 fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     let mut out: Vec<(f64, Msg)> = Vec::new();
-    let preset_id = s
-        .preset
-        .get("id")
-        .and_then(|v| v.as_str())
-        .unwrap_or("(no preset)")
-        .to_string();
+    let preset_id = s.preset_info().id.unwrap_or_else(|| "(no preset)".into());
     out.push((
         0.0,
         Msg::RunStarted {

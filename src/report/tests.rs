@@ -732,7 +732,7 @@ fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
     };
     let plan = crate::plan::expand(&preset, &facts, &crate::plan::PlanOptions::default()).unwrap();
     let mut s = session();
-    s.plan = serde_yaml::to_value(&plan).unwrap();
+    s.plan = crate::session::Document::of(&plan);
     s.steps[0].label = plan.steps[0].name.clone();
     let html = super::html::session_page(&s, &[], &[]);
     let d = doc(&html);

@@ -10,8 +10,8 @@ use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{
-    DiskIdentity, DiskZones, DriveIdentity, EventKind, SessionRecorder, SessionStart, StepPoint,
-    TargetInfo,
+    DiskIdentity, DiskZones, Document, DriveIdentity, EventKind, SessionRecorder, SessionStart,
+    StepPoint, TargetInfo,
 };
 
 /// The session's record of a prepared target (on `host`, when it is another one).
@@ -82,14 +82,13 @@ pub fn session_start(
     drive: Option<&DriveInfo>,
     command: Option<String>,
 ) -> SessionStart {
-    let to_value = |v: serde_json::Value| serde_yaml::to_value(v).unwrap_or_default();
+    let to_value = |v: serde_json::Value| Document::of(v);
     let preset = run
         .preset()
         .and_then(|p| preset::to_yaml(p).ok())
-        .and_then(|y| serde_yaml::from_str(&y).ok())
-        .unwrap_or(serde_yaml::Value::Null);
+        .and_then(|y| Document::from_yaml(&y));
     let plan = match &run.kind {
-        RunKind::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
+        RunKind::Preset(_) => Document::of(&run.plan),
         // A plain run records its one step as the plan, as it always has.
         RunKind::Single { ramp, duration } => to_value(json!({
             "steps": run.plan.steps.iter().map(|s| json!({

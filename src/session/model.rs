@@ -2,9 +2,10 @@
 //! holds (`schema_version`, `host`, `drive`, `target`, `preset`, `plan`, `intervals`,
 //! `steps`, `telemetry`, `events`, `summary`).
 //!
-//! Parts other layers own (drive identity, preset, plan, telemetry samples) are carried as
-//! plain YAML values, so the session neither depends on their types nor loses fields it
-//! does not know.
+//! The drive identity is a type of the session's ([`DriveIdentity`], the drive layer's keys);
+//! the preset and plan, whose types are the plans layer's, are kept as the documents they
+//! were written as (`legacy::Document`: written back key for key, read as a type), and
+//! telemetry samples as the mappings the telemetry layer measured.
 
 use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
@@ -12,7 +13,9 @@ use serde_yaml::Value;
 use super::host::Host;
 use super::identity::DriveIdentity;
 use super::kind::EventKind;
+use super::legacy::Document;
 use super::sample::Sample;
+use super::setup::{PlanInfo, PresetInfo};
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
@@ -449,10 +452,12 @@ pub struct Session {
     /// `target` above are then the first drive's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drives: Vec<DriveEntry>,
-    /// The resolved preset (null for a plain `drivescope run`).
-    pub preset: Value,
-    /// The resolved plan: the steps as planned.
-    pub plan: Value,
+    /// The resolved preset (null for a plain `drivescope run`), as the plans layer wrote
+    /// it; [`Session::preset_info`] reads what the session's readers need of it.
+    pub preset: Option<Document>,
+    /// The resolved plan: the steps as planned, as the run wrote it; read as the plans
+    /// layer's `Plan` with [`Session::plan_as`], or as [`Session::plan_info`].
+    pub plan: Option<Document>,
     /// The HdrHistogram interval log beside the session, when recorded (a file name
     /// relative to the session's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -568,6 +573,28 @@ impl Session {
             return vec![self.label()];
         }
         self.drives.iter().map(|d| d.label.clone()).collect()
+    }
+
+    /// What the session's readers need of its preset (all none for no preset).
+    pub fn preset_info(&self) -> PresetInfo {
+        self.preset
+            .as_ref()
+            .and_then(Document::read)
+            .unwrap_or_default()
+    }
+
+    /// What the session's readers need of its plan (all none for no plan).
+    pub fn plan_info(&self) -> PlanInfo {
+        self.plan
+            .as_ref()
+            .and_then(Document::read)
+            .unwrap_or_default()
+    }
+
+    /// The plan as a `T` (the plans layer's `Plan`); none when there is none or it is not
+    /// of that shape (a plain run's, a job file's, an older release's).
+    pub fn plan_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        self.plan.as_ref()?.read()
     }
 
     /// A name for legends and titles: the drive's model (its first disk's), else the

@@ -100,8 +100,8 @@ fn start() -> SessionStart {
             }],
             ..DriveIdentity::default()
         }),
-        preset: Value::Null,
-        plan: Value::Null,
+        preset: None,
+        plan: None,
         drives: Vec::new(),
     }
 }

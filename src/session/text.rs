@@ -22,13 +22,13 @@
 //! `summary`.
 
 use serde::Serialize;
-use serde_yaml::Value;
 
 use std::io::Write;
 
 use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::identity::DriveIdentity;
+use super::legacy::Document;
 use super::model::{
     DriveEntry, Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord,
     TargetInfo,
@@ -54,8 +54,8 @@ struct Header<'a> {
     target: &'a TargetInfo,
     #[serde(skip_serializing_if = "<[DriveEntry]>::is_empty")]
     drives: &'a [DriveEntry],
-    preset: &'a Value,
-    plan: &'a Value,
+    preset: &'a Option<Document>,
+    plan: &'a Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
     histograms: &'a Option<String>,
 }
@@ -102,9 +102,9 @@ pub struct Changed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<Value>,
+    pub preset: Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Value>,
+    pub plan: Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histograms: Option<String>,
 }

@@ -21,6 +21,7 @@ use super::histlog;
 use super::host::Host;
 use super::identity::DriveIdentity;
 use super::kind::EventKind;
+use super::legacy::Document;
 use super::model::{
     Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
@@ -241,16 +242,16 @@ impl SessionRecorder {
 
     /// The resolved preset.
     pub fn set_preset(&mut self, preset: impl Serialize) {
-        let v = serde_yaml::to_value(preset).unwrap_or(Value::Null);
-        self.session.preset = v.clone();
-        self.changed.preset = Some(v);
+        let d = Document::of(preset);
+        self.session.preset = d.clone();
+        self.changed.preset = d;
     }
 
     /// The resolved plan (its steps as planned, sweep points filled in when known).
     pub fn set_plan(&mut self, plan: impl Serialize) {
-        let v = serde_yaml::to_value(plan).unwrap_or(Value::Null);
-        self.session.plan = v.clone();
-        self.changed.plan = Some(v);
+        let d = Document::of(plan);
+        self.session.plan = d.clone();
+        self.changed.plan = d;
     }
 
     pub fn set_target(&mut self, target: TargetInfo) {
