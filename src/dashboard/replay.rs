@@ -189,7 +189,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     }
     for v in &s.telemetry {
         let t = v.t().unwrap_or(0.0);
-        if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.value()) {
+        if let Some(sample) = v.read::<TelemetrySample>() {
             out.push((t, Msg::Telemetry(Box::new(telemetry_view(&sample, t)))));
         }
     }

@@ -156,7 +156,8 @@ mod tests {
 
     #[test]
     fn a_document_is_written_back_as_it_was_and_read_as_a_type() {
-        let text = "id: p\nphases:\n- name: a\n  rounds:\n    window: 5\nextra:\n  b: 1\n  a:\n  - 2\n";
+        let text =
+            "id: p\nphases:\n- name: a\n  rounds:\n    window: 5\nextra:\n  b: 1\n  a:\n  - 2\n";
         let d = Document::from_yaml(text).unwrap();
         assert_eq!(d.to_yaml(), text);
         assert_eq!(serde_yaml::to_string(&d).unwrap(), text);
