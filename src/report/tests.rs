@@ -419,7 +419,7 @@ fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_rep
             t,
             kind: EventKind::DriveWear,
             message: String::new(),
-            data: serde_yaml::to_value(w).unwrap(),
+            data: crate::session::Document::of(w),
             drive: None,
         });
     }
@@ -466,7 +466,7 @@ fn a_paused_span_is_a_gap_in_the_lines_over_time() {
             t,
             kind,
             message: String::new(),
-            data: serde_yaml::Value::Null,
+            data: None,
             drive: None,
         });
     }
@@ -526,7 +526,7 @@ fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() 
             t,
             kind,
             message: String::new(),
-            data: serde_yaml::Value::Null,
+            data: None,
             drive: None,
         });
     }

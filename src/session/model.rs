@@ -8,7 +8,6 @@
 //! telemetry samples as the mappings the telemetry layer measured.
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Value;
 
 use super::host::Host;
 use super::identity::DriveIdentity;
@@ -316,8 +315,9 @@ pub struct Event {
     pub kind: EventKind,
     #[serde(default)]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Value::is_null")]
-    pub data: Value,
+    /// What the event's kind records beside its message (none for most).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Document>,
     /// The drive (its index in `drives`) of a session of several; none: the whole run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
@@ -328,7 +328,7 @@ impl Event {
     /// [`ResumedData`](super::ResumedData)); none when it holds none of that
     /// shape.
     pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
-        T::deserialize(&self.data).ok()
+        self.data.as_ref()?.read()
     }
 }
 

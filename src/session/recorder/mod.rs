@@ -428,7 +428,7 @@ impl SessionRecorder {
             t,
             kind,
             message: message.into(),
-            data: serde_yaml::to_value(data).unwrap_or(Value::Null),
+            data: Document::of(data),
             drive: self.current,
         });
     }
@@ -629,7 +629,7 @@ impl SessionRecorder {
                     "step {} ({}) ended without a summary",
                     open.index, open.label
                 ),
-                data: Value::Null,
+                data: None,
                 drive: tagged.then_some(d as u32),
             });
         }
@@ -667,7 +667,7 @@ impl SessionRecorder {
                          beside it",
                         path.display()
                     ),
-                    data: Value::Null,
+                    data: None,
                     drive: None,
                 });
                 let session = &self.session;
