@@ -99,7 +99,7 @@ pub(super) struct Replayed {
 impl Replayed {
     /// `None` when the session's plan is not one this release reads or has no figure.
     pub(super) fn of(s: &crate::session::Session) -> Option<Replayed> {
-        let plan: Plan = serde_yaml::from_value(s.plan.clone()).ok()?;
+        let plan: Plan = s.plan_as()?;
         let m = method_of(&plan)?;
         Some(Replayed { plan, m })
     }

@@ -8,12 +8,11 @@ use std::thread::JoinHandle;
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
-use super::views::{drive_view_of, telemetry_view};
+use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{
     CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
 };
-use crate::drive::DriveInfo;
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -80,9 +79,7 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
                 safety: None,
                 creates: false,
             },
-            drive: serde_yaml::from_value::<DriveInfo>(d.identity.clone())
-                .ok()
-                .and_then(|i| drive_view_of(&i)),
+            drive: d.identity.as_ref().and_then(recorded_drive_view),
             confirmed: false,
         })
         .collect()
@@ -94,23 +91,20 @@ fn phase_name(s: &Session, index: Option<u64>) -> String {
     let Some(i) = index else {
         return String::new();
     };
-    s.preset
-        .get("phases")
-        .and_then(|p| p.get(usize::try_from(i).ok()?))
-        .and_then(|p| p.get("name"))
-        .and_then(|n| n.as_str())
-        .map(str::to_string)
+    s.preset_info()
+        .phase(i)
+        .and_then(|p| p.name.clone())
         .unwrap_or_else(|| format!("phase {}", i + 1))
 }
 
 /// The session's preset as the picker lists it, so the header names it as live
 /// (`Quick look`, not its id).
 fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
-    let text = |k: &str| s.preset.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let p = s.preset_info();
     Some(crate::app::PresetEntry {
-        id: text("id")?,
-        name: text("name")?,
-        description: text("description").unwrap_or_default(),
+        id: p.id?,
+        name: p.name?,
+        description: p.description.unwrap_or_default(),
         phases: Vec::new(),
         estimate: String::new(),
         writes: false,
@@ -122,12 +116,7 @@ fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
 /// of several counts its steps from its own first (the session numbers them across all).
 fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     let mut out: Vec<(f64, Msg)> = Vec::new();
-    let preset_id = s
-        .preset
-        .get("id")
-        .and_then(|v| v.as_str())
-        .unwrap_or("(no preset)")
-        .to_string();
+    let preset_id = s.preset_info().id.unwrap_or_else(|| "(no preset)".into());
     out.push((
         0.0,
         Msg::RunStarted {
@@ -200,7 +189,7 @@ fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
     }
     for v in &s.telemetry {
         let t = v.t().unwrap_or(0.0);
-        if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.value()) {
+        if let Some(sample) = v.read::<TelemetrySample>() {
             out.push((t, Msg::Telemetry(Box::new(telemetry_view(&sample, t)))));
         }
     }
@@ -334,9 +323,7 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
 /// What the replay of `s` (read with `warnings`) starts the dashboard with, and the
 /// timeline it plays.
 pub fn replay_of(s: &Session, warnings: &[String]) -> (DashboardOptions, Vec<(f64, Msg)>) {
-    let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
-        .ok()
-        .and_then(|d| drive_view_of(&d));
+    let drive = s.drive.as_ref().and_then(recorded_drive_view);
     let mut tl = timeline(s);
     // What the reader dropped is shown in the events panel too, from the first moment (on
     // stderr it is seen only after the dashboard closes).

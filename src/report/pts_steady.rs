@@ -151,7 +151,7 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
     if PtsTest::of_steady_state(s).is_none() {
         return Vec::new();
     }
-    let Ok(plan) = serde_yaml::from_value::<Plan>(s.plan.clone()) else {
+    let Some(plan) = s.plan_as::<Plan>() else {
         return Vec::new();
     };
     plan.phases

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::control::{RunCmd, RunControl, RunHandle};
 use super::error::RunError;
 use super::hub::{Finished, Hub, Sink};
-use super::record::{run_target_info, session_start};
+use super::record::{identity, run_target_info, session_start};
 use super::request::Prepared;
 use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
@@ -212,10 +212,7 @@ fn start_of(runs: &[Prepared], feeds: &[Feed], session: &SessionPlan) -> Session
             .map(|(r, f)| DriveEntry {
                 label: r.label.clone(),
                 target: run_target_info(r),
-                identity: f
-                    .drive()
-                    .and_then(|d| serde_yaml::to_value(d).ok())
-                    .unwrap_or_default(),
+                identity: f.drive().map(identity),
             })
             .collect();
     }

@@ -9,7 +9,10 @@ use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
-use crate::session::{EventKind, SessionRecorder, SessionStart, StepPoint, TargetInfo};
+use crate::session::{
+    DiskIdentity, DiskZones, Document, DriveIdentity, EventKind, SessionRecorder, SessionStart,
+    StepPoint, TargetInfo,
+};
 use crate::thermal::{Load, SoakLog, ThermalEvent};
 
 /// The session's record of a prepared target (on `host`, when it is another one).
@@ -38,20 +41,55 @@ pub fn run_target_info(run: &Prepared) -> TargetInfo {
     }
 }
 
+/// The session's record of a drive: the drive layer's identity of it, key for key.
+pub fn identity(d: &DriveInfo) -> DriveIdentity {
+    // As serde wrote the paths (UTF-8 as it is; other bytes, which made serde fail and
+    // the identity null, now stand as U+FFFD).
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    DriveIdentity {
+        target: path(&d.target),
+        block_device: d.block_device.clone(),
+        stat_name: d.stat_name.clone(),
+        disks: d
+            .disks
+            .iter()
+            .map(|k| DiskIdentity {
+                name: k.name.clone(),
+                model: k.model.clone(),
+                serial: k.serial.clone(),
+                firmware: k.firmware.clone(),
+                capacity_bytes: Some(k.capacity_bytes),
+                logical_block_size: Some(k.logical_block_size.into()),
+                physical_block_size: Some(k.physical_block_size.into()),
+                rotational: Some(k.rotational),
+                transport: Some(k.transport.as_str().into()),
+                nvme_controller: k.nvme_controller.clone(),
+                backing_file: k.backing_file.as_deref().map(path),
+                zones: k.zones.map(|z| DiskZones {
+                    model: z.model.as_str().into(),
+                    zone_bytes: z.zone_bytes,
+                    count: z.count,
+                    max_open: z.max_open,
+                    max_active: z.max_active,
+                }),
+            })
+            .collect(),
+    }
+}
+
 /// What the session holds before the first record.
 pub fn session_start(
     run: &Prepared,
     drive: Option<&DriveInfo>,
     command: Option<String>,
 ) -> SessionStart {
-    let to_value = |v: serde_json::Value| serde_yaml::to_value(v).unwrap_or_default();
+    let to_value = |v: serde_json::Value| Document::of(v);
     let preset = run
         .preset()
         .and_then(|p| preset::to_yaml(p).ok())
-        .and_then(|y| serde_yaml::from_str(&y).ok())
-        .unwrap_or(serde_yaml::Value::Null);
+        .and_then(|y| Document::from_yaml(&y));
     let plan = match &run.kind {
-        RunWhat::Preset(_) => serde_yaml::to_value(&run.plan).unwrap_or_default(),
+        RunWhat::Preset(_) => Document::of(&run.plan),
         // A plain run records its one step as the plan, as it always has.
         RunWhat::Single(SingleStep { ramp, duration, .. }) => to_value(json!({
             "steps": run.plan.steps.iter().map(|s| json!({
@@ -84,9 +122,7 @@ pub fn session_start(
         target: run_target_info(run),
         command,
         note: None,
-        drive: drive
-            .and_then(|d| serde_yaml::to_value(d).ok())
-            .unwrap_or(serde_yaml::Value::Null),
+        drive: drive.map(identity),
         preset,
         plan,
         drives: Vec::new(),
@@ -228,4 +264,50 @@ pub(super) fn record(
         | RunEvent::Verify(_) => {}
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drive::{Disk, Transport, ZoneModel, Zones};
+
+    fn disk(name: &str, zones: Option<Zones>) -> Disk {
+        Disk {
+            name: name.into(),
+            model: Some("Fast SSD".into()),
+            serial: Some("19666372154600481".into()),
+            firmware: None,
+            capacity_bytes: 274877906944,
+            logical_block_size: 512,
+            physical_block_size: 4096,
+            rotational: false,
+            transport: Transport::Nvme,
+            nvme_controller: Some("nvme0".into()),
+            backing_file: Some("/var/img/a.img".into()),
+            zones,
+        }
+    }
+
+    #[test]
+    fn the_sessions_identity_is_written_as_the_drive_layers_own_was() {
+        let zones = Zones {
+            model: ZoneModel::HostManaged,
+            zone_bytes: 1 << 28,
+            count: 100,
+            max_open: Some(14),
+            max_active: None,
+        };
+        let info = DriveInfo {
+            target: "/mnt/x/file".into(),
+            block_device: "nvme0n1p1".into(),
+            stat_name: "nvme0n1/nvme0n1p1".into(),
+            disks: vec![disk("nvme0n1", None), disk("nvme1n1", Some(zones))],
+        };
+        let typed = serde_yaml::to_string(&identity(&info)).unwrap();
+        assert_eq!(typed, serde_yaml::to_string(&info).unwrap());
+        assert!(
+            typed.contains("zones:\n    model: host-managed\n"),
+            "{typed}"
+        );
+    }
 }

@@ -519,8 +519,10 @@ fn check_many(out: &Path) {
     assert_eq!(views.len(), 3);
     let mut serials = Vec::new();
     for v in &views {
-        let identity = v.drive["disks"][0]["serial"]
-            .as_str()
+        let identity = v
+            .drive
+            .as_ref()
+            .and_then(|d| d.primary()?.serial.as_deref())
             .unwrap_or_else(|| {
                 panic!(
                     "{}: no serial in its identity: {:?}",

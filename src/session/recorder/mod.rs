@@ -19,7 +19,9 @@ use super::options::{RecorderOptions, SessionStart};
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::kind::EventKind;
+use super::legacy::Document;
 use super::model::{
     Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
@@ -232,25 +234,24 @@ impl SessionRecorder {
         self.t0.elapsed().as_secs_f64()
     }
 
-    /// Drive identity (model, serial, firmware, capacity…), any serializable value.
-    pub fn set_drive(&mut self, drive: impl Serialize) {
-        let v = serde_yaml::to_value(drive).unwrap_or(Value::Null);
-        self.session.drive = v.clone();
-        self.changed.drive = Some(v);
+    /// Drive identity (model, serial, firmware, capacity…).
+    pub fn set_drive(&mut self, drive: DriveIdentity) {
+        self.session.drive = Some(drive.clone());
+        self.changed.drive = Some(drive);
     }
 
     /// The resolved preset.
     pub fn set_preset(&mut self, preset: impl Serialize) {
-        let v = serde_yaml::to_value(preset).unwrap_or(Value::Null);
-        self.session.preset = v.clone();
-        self.changed.preset = Some(v);
+        let d = Document::of(preset);
+        self.session.preset = d.clone();
+        self.changed.preset = d;
     }
 
     /// The resolved plan (its steps as planned, sweep points filled in when known).
     pub fn set_plan(&mut self, plan: impl Serialize) {
-        let v = serde_yaml::to_value(plan).unwrap_or(Value::Null);
-        self.session.plan = v.clone();
-        self.changed.plan = Some(v);
+        let d = Document::of(plan);
+        self.session.plan = d.clone();
+        self.changed.plan = d;
     }
 
     pub fn set_target(&mut self, target: TargetInfo) {
@@ -432,7 +433,7 @@ impl SessionRecorder {
             t,
             kind,
             message: message.into(),
-            data: serde_yaml::to_value(data).unwrap_or(Value::Null),
+            data: Document::of(data),
             drive: self.current,
         });
         t
@@ -634,7 +635,7 @@ impl SessionRecorder {
                     "step {} ({}) ended without a summary",
                     open.index, open.label
                 ),
-                data: Value::Null,
+                data: None,
                 drive: tagged.then_some(d as u32),
             });
         }
@@ -672,7 +673,7 @@ impl SessionRecorder {
                          beside it",
                         path.display()
                     ),
-                    data: Value::Null,
+                    data: None,
                     drive: None,
                 });
                 let session = &self.session;
