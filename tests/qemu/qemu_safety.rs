@@ -633,7 +633,7 @@ fn faults_and_holders_on_real_drives() {
             ("SATA_SIZE", "64M"),
             ("NVME_SECOND", "1"),
             // Under TCG on a loaded 2-core machine the guest's sections take minutes.
-            ("BOOT_TIMEOUT", "600"),
+            ("BOOT_TIMEOUT", "1200"),
             // With one vCPU, QEMU's emulated NVMe controller under TCG now and then stops
             // completing I/O for a second (a plain liburing loop stalls the same way; see
             // qemu_engine.rs): two vCPUs, as the engine guest boots.
