@@ -52,6 +52,13 @@ pub fn write(dir: &Path, p: &PendingCut) -> Result<Written, RunError> {
 /// The marker in `dir`, if a cut there never finished, taken as ours (to be removed).
 pub fn read(dir: &Path) -> Result<Option<(PendingCut, Written)>, RunError> {
     let path = path_in(dir);
+    // No state folder, or no marker in it: no cut under way (anything else there, a link
+    // or a file not ours, is refused by the adoption below).
+    if let Err(e) = std::fs::symlink_metadata(&path) {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            return Ok(None);
+        }
+    }
     let Some((file, bytes)) = Written::adopt(&path, PENDING, 1 << 20)? else {
         return Ok(None);
     };
