@@ -102,6 +102,29 @@ pub fn single_workload(s: &crate::plan::PlanStep) -> crate::workload::Workload {
     w
 }
 
+/// A happening as the session keeps it: its kind, its text and its data (the figures a
+/// reader takes back: a health change's new verdict, a thermal event, a finding, a steady
+/// state verdict…; none for the others). The dashboard shows a run's happenings from this
+/// record too, so that a replay of the session shows what the live run showed.
+pub fn happening_record(what: &Happening) -> (EventKind, String, serde_yaml::Value) {
+    let data = match what {
+        // A health change keeps the new verdict as data, its reasons as values.
+        Happening::Health(c) => serde_yaml::to_value(&c.to),
+        // A thermal event keeps its figures, for the report's soak section.
+        Happening::Thermal(t) => serde_yaml::to_value(t),
+        Happening::VerifyFinding(x) => serde_yaml::to_value(x.as_ref()),
+        Happening::Verified(t) => serde_yaml::to_value(t),
+        Happening::DriveErrors(n) => serde_yaml::to_value(n),
+        Happening::VerifyUnsaved { unsaved, .. } => serde_yaml::to_value(unsaved),
+        Happening::Steady { verdict, .. } => serde_yaml::to_value(verdict),
+        Happening::Note(_)
+        | Happening::Phase { .. }
+        | Happening::Skipped { .. }
+        | Happening::Errors { .. } => Ok(serde_yaml::Value::Null),
+    };
+    (what.kind(), what.to_string(), data.unwrap_or_default())
+}
+
 /// Records one run event into the session.
 pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
     match ev {
@@ -148,21 +171,10 @@ pub fn record(rec: &mut SessionRecorder, run: &Prepared, ev: &RunEvent) {
         RunEvent::Happened(e)
             if matches!(run.kind, RunKind::Single { .. })
                 && matches!(e.what, Happening::Phase { .. }) => {}
-        // A health change keeps the new verdict as data, its reasons as values.
-        RunEvent::Happened(e) => match &e.what {
-            Happening::Health(c) => rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to),
-            // A thermal event keeps its figures, for the report's soak section.
-            Happening::Thermal(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
-            Happening::VerifyFinding(x) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref())
-            }
-            Happening::Verified(t) => rec.push_event_data(e.what.kind(), e.what.to_string(), t),
-            Happening::DriveErrors(n) => rec.push_event_data(e.what.kind(), e.what.to_string(), n),
-            Happening::VerifyUnsaved { unsaved, .. } => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved)
-            }
-            what => rec.push_event(what.kind(), what.to_string()),
-        },
+        RunEvent::Happened(e) => {
+            let (kind, text, data) = happening_record(&e.what);
+            rec.push_event_data(kind, text, data)
+        }
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => rec.push_telemetry(s.as_ref()),
         RunEvent::Wear(w) => {
