@@ -163,7 +163,7 @@ fn records<'a>(s: &'a Session, plan: &Plan) -> Vec<(f64, Record<'a>)> {
             sweep_point: p.sweep_point,
             target_iops,
             closed_loop: p.closed_loop,
-            service_lat_us: st.summary.service_lat().clone(),
+            service_lat_us: *st.summary.service_lat(),
             response_from_schedule_lat_us: None,
             verify: None,
             summary: st.summary.clone(),
