@@ -29,6 +29,19 @@ pub(super) enum Clock {
 }
 
 impl Clock {
+    /// A live clock set to the session's, which is `at_s` now (the fill runs on it before
+    /// the run starts), so that the panels' times are the session's records'.
+    fn on_session(self, at_s: f64) -> Clock {
+        match self {
+            Clock::Since(_) => {
+                let now = Instant::now();
+                let ago = std::time::Duration::try_from_secs_f64(at_s).unwrap_or_default();
+                Clock::Since(now.checked_sub(ago).unwrap_or(now))
+            }
+            Clock::At(t) => Clock::At(t),
+        }
+    }
+
     fn now(self) -> f64 {
         match self {
             Clock::Since(t0) => t0.elapsed().as_secs_f64(),
@@ -217,6 +230,9 @@ impl DashboardSink {
 
 impl Sink for DashboardSink {
     fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
+        if let RunEvent::Started { at_s, .. } = ev {
+            self.clock = self.clock.on_session(*at_s);
+        }
         self.for_drive(drive).event(ev);
     }
 
@@ -235,7 +251,8 @@ impl Sink for DashboardSink {
                     outcome: (*outcome).clone(),
                 });
             }
-            RunEvent::Started { run, session } => {
+            RunEvent::Started { run, session, at_s } => {
+                self.clock = self.clock.on_session(*at_s);
                 self.start(run.name(), &run.target.path, &run.plan, Some(session))
             }
             RunEvent::StepStarted {
