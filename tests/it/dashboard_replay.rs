@@ -210,3 +210,87 @@ fn the_replay_of_a_run_at_its_end_draws_what_the_live_run_drew() {
     assert_same("the curve", &live, &replay);
     assert_same("the Steps table", &live_steps, &replay_steps);
 }
+
+/// The saved sessions of earlier releases (tests/fixtures/sessions) replay through the
+/// live sink: each recorded step starts and finishes, in order, with its label and its
+/// IOPS (each drive's in a session of several, as messages of that drive); a preset's
+/// steps are named by their phases; diskmark's runs make its best-of grid as live.
+#[test]
+fn the_sessions_of_earlier_releases_replay_through_the_live_sink() {
+    use drivescope::app::Msg;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sessions");
+    for name in [
+        "quick-look",
+        "diskmark",
+        "stopped",
+        "storagereview-sweep",
+        "fio-job",
+        "two-drives",
+    ] {
+        let loaded = drivescope::session::load(&dir.join(name).join("session.yaml"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let s = &loaded.session;
+        let tl = drivescope::dashboard::replay::timeline(s);
+        let drives = s.drives.len().max(1);
+        for d in 0..drives {
+            let mine = |m: &Msg| -> Option<Msg> {
+                match m {
+                    Msg::OnDrive(i, m) if *i == d && drives > 1 => Some((**m).clone()),
+                    m if drives == 1 => Some(m.clone()),
+                    _ => None,
+                }
+            };
+            let msgs: Vec<Msg> = tl.iter().filter_map(|(_, m)| mine(m)).collect();
+            let records: Vec<_> = s
+                .steps
+                .iter()
+                .filter(|st| drives == 1 || st.drive == Some(d as u32))
+                .collect();
+            let started: Vec<_> = msgs
+                .iter()
+                .filter_map(|m| match m {
+                    Msg::StepStarted(i) => Some(i.clone()),
+                    _ => None,
+                })
+                .collect();
+            let finished: Vec<(String, f64)> = msgs
+                .iter()
+                .filter_map(|m| match m {
+                    Msg::StepFinished(_, r) => Some((r.label.clone(), r.iops())),
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<(String, f64)> = records
+                .iter()
+                .map(|st| {
+                    let s = &st.summary;
+                    (st.label.clone(), s.read_iops + s.write_iops + s.trim_iops)
+                })
+                .collect();
+            assert_eq!(
+                finished.len(),
+                want.len(),
+                "{name}, drive {d}: {finished:?}"
+            );
+            for ((l, iops), (wl, wiops)) in finished.iter().zip(&want) {
+                assert_eq!(l, wl, "{name}, drive {d}");
+                assert!(
+                    (iops - wiops).abs() <= 1e-6 * wiops.max(1.0),
+                    "{name}, drive {d}, {l}: {iops} against {wiops}"
+                );
+            }
+            let labels: Vec<&str> = started.iter().map(|i| i.name.as_str()).collect();
+            let want: Vec<&str> = records.iter().map(|st| st.label.as_str()).collect();
+            assert_eq!(labels, want, "{name}, drive {d}");
+            if !s.preset.is_null() {
+                assert!(
+                    started.iter().all(|i| !i.phase_name.is_empty()),
+                    "{name}: {started:?}"
+                );
+            }
+            if name == "diskmark" {
+                assert!(msgs.iter().any(|m| matches!(m, Msg::Grid(_))), "{name}");
+            }
+        }
+    }
+}
