@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use drivescope::report;
 use drivescope::session::{
-    self, RecorderOptions, SessionRecorder, SessionStart, SessionState, TargetInfo,
+    self, DiskIdentity, DriveIdentity, RecorderOptions, SessionRecorder, SessionStart,
+    SessionState, TargetInfo,
 };
 use drivescope::stats::{DirCounts, IntervalReport, LatHists, LatSummary, StepSummary};
 use serde_yaml::Value;
@@ -161,10 +162,17 @@ fn main() {
         },
         command: Some("gen_session".into()),
         note: None,
-        drive: serde_yaml::from_str("{model: Generated NVMe 1TB, serial: GEN0001, firmware: 1.0}")
-            .unwrap_or(Value::Null),
-        preset: serde_yaml::from_str("{name: generated-sweep}").unwrap_or(Value::Null),
-        plan: Value::Null,
+        drive: Some(DriveIdentity {
+            disks: vec![DiskIdentity {
+                model: Some("Generated NVMe 1TB".into()),
+                serial: Some("GEN0001".into()),
+                firmware: Some("1.0".into()),
+                ..DiskIdentity::default()
+            }],
+            ..DriveIdentity::default()
+        }),
+        preset: session::Document::from_yaml("{name: generated-sweep}"),
+        plan: None,
         drives: Vec::new(),
     };
     let opts = RecorderOptions {

@@ -14,8 +14,8 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::process::ExitCode;
 
 use drivescope::engine::native::nvme::{self, Namespace};
-use drivescope::engine::native::rng::Rng;
 use drivescope::engine::native::Buffers;
+use drivescope::engine::Rng;
 use io_uring::{cqueue, squeue, IoUring};
 
 const CHUNK: usize = 128 << 10;

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(plan) = plan::expand(&p, &t, &PlanOptions::default()) {
             assert!(plan.steps.len() <= 100_000 * p.phases.len().max(1));
             for s in &plan.steps {
-                let _ = drivescope::engine::native::validate_shape(&s.workload);
+                let _ = drivescope::engine::validate_shape(&s.workload);
             }
             let _ = plan.estimate(0.0);
             let _ = plan::fio::job_file(&p, &plan, &t);

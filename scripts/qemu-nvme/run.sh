@@ -226,7 +226,9 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
 }
 qrc=1
 for accel in "${accels[@]}"; do
-    t=${boot_timeout:-300}
+    # A bound on a guest that hangs, not a wait: a TCG guest on a loaded machine may take
+    # many minutes, and finishing is what is waited for.
+    t=${boot_timeout:-1200}
     # Under KVM the guest's init starts within seconds; no sign of it in 15 s means this
     # host's KVM cannot run the guest (seen with nested KVM), so go on to TCG.
     progress=$t

@@ -231,7 +231,7 @@ impl From<&crate::session::EventKind> for EventCategory {
             | K::VerifyFinding
             | K::VerifyUnsaved
             | K::DriveErrors => EventCategory::Error,
-            K::Health => EventCategory::Health,
+            K::Health | K::PowerCut => EventCategory::Health,
             K::Thermal => EventCategory::Throttle,
             K::Fill | K::Saved | K::Snapshot => EventCategory::Save,
             K::UserNote => EventCategory::Note,

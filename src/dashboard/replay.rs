@@ -11,10 +11,9 @@ use std::time::Duration;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::sink::{Clock, DashboardSink};
-use super::views::{drive_view_of, telemetry_view};
+use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
-use crate::drive::DriveInfo;
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
 use crate::run::{FinishedStep, RunEvent, Sink};
 use crate::session::{self, Session};
@@ -44,11 +43,8 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         rx,
         out: Vec::new(),
     };
-    let name = s
-        .preset
-        .get("id")
-        .and_then(|v| v.as_str())
-        .unwrap_or("(no preset)");
+    let name = s.preset_info().id;
+    let name = name.as_deref().unwrap_or("(no preset)");
     if s.drives.len() < 2 {
         feed.at(0.0, None, Record::Start(name, &s.target.path, &plan));
         for (t, r) in records(s, &plan) {
@@ -57,7 +53,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
         // A live run's drive sends its samples from the dashboard's own telemetry thread.
         for v in &s.telemetry {
             let t = v.t().unwrap_or(0.0);
-            if let Ok(sample) = serde_yaml::from_value::<TelemetrySample>(v.value()) {
+            if let Some(sample) = v.read::<TelemetrySample>() {
                 let m = Msg::Telemetry(Box::new(telemetry_view(&sample, t)));
                 feed.out.push((t, m));
             }
@@ -124,7 +120,7 @@ impl Feed {
         match r {
             Record::Start(name, target, plan) => sink.start(name, Path::new(target), plan, None),
             Record::Event(ev) => sink.event(&ev),
-            Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, &e.data),
+            Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, e.data.as_ref()),
         }
         while let Ok(m) = self.rx.try_recv() {
             self.out.push((t, m));
@@ -199,7 +195,7 @@ fn samples(s: &Session) -> Vec<(f64, Record<'static>)> {
         .iter()
         .filter_map(|v| {
             let t = v.t().unwrap_or(0.0);
-            let mut sample = serde_yaml::from_value::<TelemetrySample>(v.value()).ok()?;
+            let mut sample = v.read::<TelemetrySample>()?;
             sample.t_ns = (t.max(0.0) * 1e9) as u64;
             Some((t, Record::Event(RunEvent::Telemetry(Arc::new(sample)))))
         })
@@ -209,7 +205,7 @@ fn samples(s: &Session) -> Vec<(f64, Record<'static>)> {
 /// The session's plan: as saved (a preset's run), or the steps that ran (a plain run's, a
 /// job file's, a plan this release does not read) under the preset's phases.
 fn plan_of(s: &Session) -> Plan {
-    if let Ok(p) = serde_yaml::from_value::<Plan>(s.plan.clone()) {
+    if let Some(p) = s.plan_as::<Plan>() {
         return p;
     }
     let steps = s
@@ -219,17 +215,13 @@ fn plan_of(s: &Session) -> Plan {
         .filter_map(|(k, st)| recorded_step(s, k, st))
         .collect();
     let phases = s
-        .preset
-        .get("phases")
-        .and_then(|p| p.as_sequence())
+        .preset_info()
+        .phases
         .map(|ps| {
-            ps.iter()
+            ps.into_iter()
                 .enumerate()
                 .map(|(i, p)| PlanPhase {
-                    name: p
-                        .get("name")
-                        .and_then(|n| n.as_str())
-                        .map_or_else(|| format!("phase {}", i + 1), str::to_string),
+                    name: p.name.unwrap_or_else(|| format!("phase {}", i + 1)),
                     steps: 0..0,
                     rounds: None,
                     stop_curve: None,
@@ -248,23 +240,40 @@ fn plan_of(s: &Session) -> Plan {
     }
 }
 
+/// What a replay reads of a saved plan it cannot read as a [`Plan`] (a plain run's, a job
+/// file's): its steps' times, and whether it ran a job file.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct SavedPlan {
+    steps: Vec<SavedTimes>,
+    fio_job: Option<serde::de::IgnoredAny>,
+}
+
+/// A saved plan step's times, in seconds (a plan with any of them not a number reads as
+/// none of them).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+struct SavedTimes {
+    ramp_s: Option<f64>,
+    duration_s: Option<f64>,
+    interval_s: Option<f64>,
+}
+
 /// The `k`th recorded step of `s` as a plan's step: its workload, its place in the plan,
 /// and what a plain run's plan says of its times; none without a recorded workload.
 fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<PlanStep> {
-    let saved = s.plan.get("steps").and_then(|v| v.get(k));
-    let secs = |key: &str| {
-        let v = saved?.get(key)?.as_f64()?;
-        Some(Duration::from_secs_f64(v.max(0.0)))
-    };
+    let saved = s.plan_as::<SavedPlan>().unwrap_or_default();
+    let times = saved.steps.get(k).cloned().unwrap_or_default();
+    let secs = |v: Option<f64>| Some(Duration::from_secs_f64(v?.max(0.0)));
     let p = st.point.unwrap_or_default();
     Some(PlanStep {
         name: st.label.clone(),
         phase: p.phase.map_or(0, |i| i as usize),
         workload: st.workload.clone()?,
         rate: StepRate::Max,
-        ramp: secs("ramp_s").unwrap_or_default(),
+        ramp: secs(times.ramp_s).unwrap_or_default(),
         end: StepEnd {
-            duration: secs("duration_s"),
+            duration: secs(times.duration_s),
             bytes: None,
         },
         steady: None,
@@ -274,12 +283,12 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
         sweep_point: p.sweep_point,
         run: p.run,
         closed_loop: p.closed_loop,
-        interval: secs("interval_s").unwrap_or(Duration::from_secs(1)),
+        interval: secs(times.interval_s).unwrap_or(Duration::from_secs(1)),
         engine: st.summary.engine,
         engine_options: st.summary.engine_options,
         thermal: Default::default(),
         // A job file's step is named by its jobs: its name is its series.
-        fio_file: s.plan.get("fio_job").map(|_| FioFileStep {
+        fio_file: saved.fio_job.map(|_| FioFileStep {
             text: String::new(),
             sections: Vec::new(),
             threads_before: 0,
@@ -331,9 +340,7 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
                 safety: None,
                 creates: false,
             },
-            drive: serde_yaml::from_value::<DriveInfo>(d.identity.clone())
-                .ok()
-                .and_then(|i| drive_view_of(&i)),
+            drive: d.identity.as_ref().and_then(recorded_drive_view),
             confirmed: false,
         })
         .collect()
@@ -342,11 +349,11 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
 /// The session's preset as the picker lists it, so the header names it as live
 /// (`Quick look`, not its id).
 fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
-    let text = |k: &str| s.preset.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let p = s.preset_info();
     Some(crate::app::PresetEntry {
-        id: text("id")?,
-        name: text("name")?,
-        description: text("description").unwrap_or_default(),
+        id: p.id?,
+        name: p.name?,
+        description: p.description.unwrap_or_default(),
         phases: Vec::new(),
         estimate: String::new(),
         writes: false,
@@ -460,9 +467,7 @@ pub fn run(path: &Path, theme: Option<String>, colour: bool) -> Result<Exit, Ope
 /// What the replay of `s` (read with `warnings`) starts the dashboard with, and the
 /// timeline it plays.
 pub fn replay_of(s: &Session, warnings: &[String]) -> (DashboardOptions, Vec<(f64, Msg)>) {
-    let drive = serde_yaml::from_value::<DriveInfo>(s.drive.clone())
-        .ok()
-        .and_then(|d| drive_view_of(&d));
+    let drive = s.drive.as_ref().and_then(recorded_drive_view);
     let mut tl = timeline(s);
     // What the reader dropped is shown in the events panel too, from the first moment (on
     // stderr it is seen only after the dashboard closes).

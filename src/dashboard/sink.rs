@@ -11,11 +11,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
 use crate::plan::{Plan, PlanStep, SteadyVerdict};
 use crate::run::{happening_record, RunEvent, Sink};
-use crate::session::{grid_of, EventKind, GridRun, StepResult};
+use crate::session::{grid_of, Document, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
 use crate::telemetry::WearSpan;
 use crate::workload::{RunOf, Workload};
-use serde_yaml::Value;
 
 use super::method::{self, method_of, MethodOf};
 use super::views::telemetry_view;
@@ -180,23 +179,29 @@ impl DashboardSink {
 
     /// A happening as the session keeps it ([`happening_record`]), at `t_s`: live, made
     /// from the run's event; in a replay, read back from the session.
-    pub(super) fn recorded(&mut self, t_s: f64, kind: &EventKind, text: &str, data: &Value) {
+    pub(super) fn recorded(
+        &mut self,
+        t_s: f64,
+        kind: &EventKind,
+        text: &str,
+        data: Option<&Document>,
+    ) {
         match kind {
             // The panels announce phases themselves from StepStarted.
             EventKind::Phase => return,
             EventKind::VerifyFinding => self.send(Msg::IntegrityFinding(text.to_string())),
             EventKind::Verified => {
-                if let Ok(t) = serde_yaml::from_value(data.clone()) {
+                if let Some(t) = data.and_then(Document::read) {
                     self.send(Msg::Integrity(t));
                 }
             }
             EventKind::Thermal => {
-                if let Ok(event) = serde_yaml::from_value(data.clone()) {
+                if let Some(event) = data.and_then(Document::read) {
                     self.send(Msg::Thermal { t_s, event });
                 }
             }
             EventKind::SteadyState => {
-                if let Ok(verdict) = serde_yaml::from_value::<SteadyVerdict>(data.clone()) {
+                if let Some(verdict) = data.and_then(Document::read::<SteadyVerdict>) {
                     let detail = text.to_string();
                     self.send(Msg::SteadyState(match verdict {
                         SteadyVerdict::Reached { .. } => SteadyView::Reached { detail },
@@ -208,7 +213,7 @@ impl DashboardSink {
             }
             // What the run did to the drive is shown in a line of its figures.
             EventKind::DriveWear => {
-                if let Ok(w) = serde_yaml::from_value::<WearSpan>(data.clone()) {
+                if let Some(w) = data.and_then(Document::read::<WearSpan>) {
                     self.wear(&w);
                 }
                 return;
@@ -321,7 +326,7 @@ impl Sink for DashboardSink {
             }
             RunEvent::Happened(e) => {
                 let (kind, text, data) = happening_record(&e.what);
-                self.recorded(e.t_s, &kind, &text, &data);
+                self.recorded(e.t_s, &kind, &text, data.as_ref());
             }
             RunEvent::Note(n) => self.show(&EventKind::Note, n.to_string()),
             RunEvent::SessionNotice(n) => self.send(Msg::Notice(n.to_string())),

@@ -199,6 +199,27 @@ pub fn drive_view_of(info: &drive::DriveInfo) -> Option<DriveView> {
     })
 }
 
+/// The identity a session recorded, as the header shows it (its first disk's).
+pub fn recorded_drive_view(info: &crate::session::DriveIdentity) -> Option<DriveView> {
+    let d = info.primary()?;
+    Some(DriveView {
+        model: d.model.clone(),
+        serial: d.serial.clone(),
+        firmware: d.firmware.clone(),
+        capacity_bytes: d.capacity_bytes,
+        transport: d.transport.clone(),
+        zones: d.zones.as_ref().and_then(|z| {
+            Some(drive::Zones {
+                model: drive::ZoneModel::parse(&z.model)?,
+                zone_bytes: z.zone_bytes,
+                count: z.count,
+                max_open: z.max_open,
+                max_active: z.max_active,
+            })
+        }),
+    })
+}
+
 /// Converts a poller sample for the panels; `t_s` on the run's time axis.
 pub fn telemetry_view(s: &TelemetrySample, t_s: f64) -> TelemetryView {
     let mut v = TelemetryView {

@@ -15,6 +15,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use identity::{disk_identity, list_disks};
+#[cfg(test)]
+pub use resolve::RESOLVED;
 pub use resolve::{block_namespace, default_target, disks_under, resolve, resolve_in};
 pub use sysroot::SysRoot;
 pub use zoned::{ZoneModel, Zones};

@@ -130,7 +130,15 @@ fn stat_name(root: &SysRoot, name: &str) -> String {
 
 /// Resolves `path` on this machine. See [`resolve_in`].
 pub fn resolve(path: &Path) -> Result<DriveInfo, DriveError> {
+    #[cfg(test)]
+    RESOLVED.with(|n| n.set(n.get() + 1));
     resolve_in(&SysRoot::real(), path)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times [`resolve`] ran on this thread (a run's tests count its resolutions).
+    pub static RESOLVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Resolves `path` (file, directory, block device, NVMe controller or generic character

@@ -27,7 +27,9 @@ impl ZoneModel {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// The model sysfs (or a session's record of it) names; none for `none` or a word
+    /// this build does not know.
+    pub fn parse(s: &str) -> Option<Self> {
         match s {
             "host-aware" => Some(ZoneModel::HostAware),
             "host-managed" => Some(ZoneModel::HostManaged),

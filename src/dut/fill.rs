@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
-use crate::engine::{self, Control, EngineError, StepControl, StepTarget};
+use crate::engine::{Control, EngineError, StepControl, StepTarget};
 use crate::outcome::EndedBy;
 use crate::stats::StepSummary;
 use crate::units::{format_given, format_size};
@@ -163,7 +163,7 @@ fn fill_part(
         ctl,
         |r| {
             if first_error.is_none() {
-                first_error = engine::native::first_error(r).map(|e| e.message.clone());
+                first_error = r.first_error().map(|e| e.message.clone());
             }
             if let Some(line) = progress.add(r.write.bytes, r.end_s) {
                 note(&format!("filling {}: {line}", t.path.display()));

@@ -35,6 +35,15 @@ impl LocalHost {
         let period = period.unwrap_or(DEFAULT_PERIOD).max(MIN_PERIOD);
         Poller::spawn(drive, period, origin)
     }
+
+    /// The drive under the target at `path`, resolved once when the target is prepared (the
+    /// run carries it from then on), or why there is no drive identity or telemetry.
+    pub fn drive_of(&self, path: &Path) -> (Option<DriveInfo>, Vec<String>) {
+        match crate::drive::resolve(path) {
+            Ok(d) => (Some(d), Vec::new()),
+            Err(e) => (None, vec![format!("no drive telemetry: {e}")]),
+        }
+    }
 }
 
 impl TargetHost for LocalHost {
@@ -53,10 +62,7 @@ impl TargetHost for LocalHost {
             create_default: p.path.is_none() || p.create_missing,
         };
         let t = dut::prepare(&path, &req)?;
-        let (drive, notes) = match crate::drive::resolve(&t.path) {
-            Ok(d) => (Some(d), Vec::new()),
-            Err(e) => (None, vec![format!("no drive telemetry: {e}")]),
-        };
+        let (drive, notes) = self.drive_of(&t.path);
         Ok(PreparedReply {
             file: dut::file_id(&t.path),
             target: t,

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::json_sink::JsonPrinter;
-use super::sink::{route, route_drive, Format, PrintMode, Shows};
+use super::sink::{route, route_drive, Format, FormatPrinter, PrintMode};
 use super::text_sink::TextPrinter;
 use crate::output::StdWriter;
 use crate::run::{RunEvent, Sink};

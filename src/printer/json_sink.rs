@@ -10,10 +10,10 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, route_drive, to_value, write_line, Core, PrintMode, Shows};
+use super::sink::{route, route_drive, to_value, write_line, Core, FormatPrinter, PrintMode};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
-use crate::run::{FinishedStep, Happening, RunEvent, Sink, Tally, Timed};
+use crate::run::{FinishedStep, RunEvent, SessionEvent, Sink, Tally, Timed};
 use crate::session::results::{share_of, MISSED_BELOW};
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
@@ -96,7 +96,7 @@ impl<W: Write> JsonPrinter<W> {
     }
 }
 
-impl<W: Write> Shows for JsonPrinter<W> {
+impl<W: Write> FormatPrinter for JsonPrinter<W> {
     fn core(&mut self) -> &mut Core {
         &mut self.core
     }
@@ -174,7 +174,7 @@ impl<W: Write> Shows for JsonPrinter<W> {
     }
 
     fn happened(&mut self, e: &Timed) {
-        if let Happening::VerifyFinding(x) = &e.what {
+        if let SessionEvent::VerifyFinding(x) = &e.what {
             return self.typed("verify_finding", x.as_ref(), json!({"t_s": e.t_s}));
         }
         let mut line = json!({
@@ -184,13 +184,13 @@ impl<W: Write> Shows for JsonPrinter<W> {
             "text": e.what.to_string(),
         });
         match (&e.what, line.as_object_mut()) {
-            (Happening::Thermal(t), Some(o)) => {
+            (SessionEvent::Thermal(t), Some(o)) => {
                 o.insert("thermal".into(), json!(t));
             }
-            (Happening::DriveErrors(n), Some(o)) => {
+            (SessionEvent::DriveErrors(n), Some(o)) => {
                 o.insert("drive_errors".into(), json!(n));
             }
-            (Happening::VerifyUnsaved { step, unsaved }, Some(o)) => {
+            (SessionEvent::VerifyUnsaved { step, unsaved }, Some(o)) => {
                 o.insert("step".into(), json!(step));
                 o.insert("verify_unsaved".into(), json!(unsaved));
             }

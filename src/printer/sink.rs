@@ -1,7 +1,7 @@
 //! What the two headless sinks (the text sink, `TextPrinter`, and the JSON-lines sink,
 //! `JsonPrinter`) share: which run event is shown how in each mode ([`PrintMode`]) and
 //! what they keep of the run (its target, plan and drives). Each shows the same things
-//! ([`Shows`]) in its own words; a write that fails ends that sink's output, never the run.
+//! ([`FormatPrinter`]) in its own words; a write that fails ends that sink's output, never the run.
 
 use std::io::Write;
 
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::drives::{Drives, IntervalFigures, Sums};
 use crate::outcome::RunOutcome;
-use crate::run::{FinishedStep, Happening, RunEvent, Tally, Timed};
+use crate::run::{FinishedStep, RunEvent, SessionEvent, Tally, Timed};
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
@@ -99,7 +99,7 @@ pub(super) fn write_line<W: Write>(w: &mut W, line: &str) -> bool {
 
 /// What a headless sink shows, in its own format. [`route`] and [`route_drive`] decide
 /// which run event shows as what.
-pub(super) trait Shows {
+pub(super) trait FormatPrinter {
     fn core(&mut self) -> &mut Core;
     /// The run's description, once, before the first interval.
     fn start(&mut self, description: &str, extra: Value);
@@ -139,7 +139,7 @@ pub(super) trait Shows {
 
 /// An event of drive `drive` of a run of several: kept for the "all" lines, shown with
 /// the drive's label, then the "all" line when every running drive has an interval.
-pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent) {
+pub(super) fn route_drive<S: FormatPrinter>(s: &mut S, drive: usize, ev: &RunEvent) {
     let d = &mut s.core().drives;
     d.grow(drive + 1);
     if let RunEvent::Started { run, .. } = ev {
@@ -167,7 +167,7 @@ pub(super) fn route_drive<S: Shows>(s: &mut S, drive: usize, ev: &RunEvent) {
 }
 
 /// A run event, shown as the mode says.
-pub(super) fn route<S: Shows>(s: &mut S, ev: &RunEvent) {
+pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
     // The run's own end, in a run of several: its figures, labelled "all".
     let core = s.core();
     let mode = core.mode;
@@ -199,13 +199,13 @@ pub(super) fn route<S: Shows>(s: &mut S, ev: &RunEvent) {
         }
         (RunEvent::Happened(e), PrintMode::Plan) => s.happened(e),
         (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
-            Happening::Note(n) => s.note(n),
-            Happening::Health(_)
-            | Happening::DriveErrors(_)
-            | Happening::Thermal(_)
-            | Happening::VerifyFinding(_)
-            | Happening::VerifyUnsaved { .. } => s.happened(e),
-            Happening::Verified(_) => s.verified(e),
+            SessionEvent::Note(n) => s.note(n),
+            SessionEvent::Health(_)
+            | SessionEvent::DriveErrors(_)
+            | SessionEvent::Thermal(_)
+            | SessionEvent::VerifyFinding(_)
+            | SessionEvent::VerifyUnsaved { .. } => s.happened(e),
+            SessionEvent::Verified(_) => s.verified(e),
             _ => {}
         },
         (RunEvent::Note(n) | RunEvent::SessionNotice(n), _) => s.note(n),

@@ -132,11 +132,11 @@ impl Write for Closing {
 
 /// New drive errors (an event) and the run's wear of the drive.
 fn errors_and_wear() -> (crate::run::Timed, crate::telemetry::WearSpan) {
-    use crate::run::{Happening, Timed};
+    use crate::run::{SessionEvent, Timed};
     use crate::telemetry::{DriveWear, NewDriveErrors, WearSpan};
     let errors = Timed {
         t_s: 1.0,
-        what: Happening::DriveErrors(NewDriveErrors {
+        what: SessionEvent::DriveErrors(NewDriveErrors {
             media_errors: 1,
             error_log_entries: 3,
             total_media_errors: Some(1),

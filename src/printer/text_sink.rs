@@ -8,7 +8,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, route_drive, Core, PrintMode, Shows};
+use super::sink::{route, route_drive, Core, FormatPrinter, PrintMode};
 use super::text::{interval_header, interval_row, step_lines, summary_text};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
@@ -158,7 +158,7 @@ impl<W: Write> TextPrinter<W> {
     }
 }
 
-impl<W: Write> Shows for TextPrinter<W> {
+impl<W: Write> FormatPrinter for TextPrinter<W> {
     fn core(&mut self) -> &mut Core {
         &mut self.core
     }

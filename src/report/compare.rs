@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use super::page::{aligned, grid, page_start, PAGE_END};
 use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
 use super::{charts, step_delta, ReportError};
-use serde_yaml::Value;
 
 use crate::session::{Session, SessionState};
-use crate::workload::Workload;
 
 /// One session in a comparison, with the name it goes by.
 pub struct Entry<'a> {
@@ -184,18 +182,16 @@ pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, String)> {
 }
 
 fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
-    if let Some(id) = s.preset.get("id").and_then(Value::as_str) {
-        return vec![("preset", id.to_string())];
+    if let Some(id) = s.preset_info().id {
+        return vec![("preset", id)];
     }
-    let plan_step = s.plan.get("steps").and_then(|v| v.get(0));
+    let plan = s.plan_info();
+    let plan_step = plan.first_step();
     let workload = s
         .steps
         .first()
         .and_then(|st| st.workload.clone())
-        .or_else(|| {
-            let v = plan_step?.get("workload")?.clone();
-            serde_yaml::from_value::<Workload>(v).ok()
-        });
+        .or_else(|| plan_step?.workload.clone());
     let mut facts = vec![("preset", "none".to_string())];
     if let Some(w) = workload {
         facts.push(("rw", w.rw.to_string()));
@@ -213,10 +209,7 @@ fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
         ));
         facts.push(("direct", w.direct.to_string()));
     }
-    if let Some(d) = plan_step
-        .and_then(|p| p.get("duration_s"))
-        .and_then(Value::as_f64)
-    {
+    if let Some(d) = plan_step.and_then(|p| p.duration_s) {
         facts.push(("duration", format!("{d}s")));
     }
     facts

@@ -9,7 +9,7 @@ use serde_yaml::Value;
 
 use super::page::{capacity, count, data, flatten, grid, kv_table};
 use super::svg::{esc, format_value, Unit};
-use crate::session::{Sample, Session};
+use crate::session::{DiskIdentity, DriveIdentity, Sample, Session};
 use crate::telemetry::reading::DATA_UNIT_BYTES;
 use crate::telemetry::Health;
 
@@ -23,9 +23,14 @@ fn text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The drive's model as its identity gives it (flat, or its first whole disk's).
-pub fn model(drive: &Value) -> Option<String> {
-    text(drive.get("model")).or_else(|| text(drive.get("disks")?.get(0)?.get("model")))
+/// Recorded text that says something (not blank).
+fn said(v: &Option<String>) -> Option<String> {
+    v.as_ref().filter(|s| !s.trim().is_empty()).cloned()
+}
+
+/// The drive's model as its identity gives it (its first whole disk's).
+pub fn model(drive: Option<&DriveIdentity>) -> Option<String> {
+    said(&drive?.primary()?.model)
 }
 
 /// How a transport is written in datasheets.
@@ -72,22 +77,32 @@ fn health(smart: Option<&Value>) -> String {
 }
 
 /// One disk's rows: model, serial, firmware, capacity, interface, block sizes, device.
-fn disk_rows(d: &Value, smart: Option<&Value>) -> Vec<(String, String)> {
-    let field = |k: &str| text(d.get(k)).or_else(|| text(smart.and_then(|m| m.get(k))));
+fn disk_rows(d: &DiskIdentity, smart: Option<&Value>) -> Vec<(String, String)> {
+    let field =
+        |own: &Option<String>, k: &str| said(own).or_else(|| text(smart.and_then(|m| m.get(k))));
     let unknown = || "-".to_string();
     let mut rows = vec![
-        ("model".to_string(), field("model").unwrap_or_else(unknown)),
-        ("serial".into(), field("serial").unwrap_or_else(unknown)),
-        ("firmware".into(), field("firmware").unwrap_or_else(unknown)),
+        (
+            "model".to_string(),
+            field(&d.model, "model").unwrap_or_else(unknown),
+        ),
+        (
+            "serial".into(),
+            field(&d.serial, "serial").unwrap_or_else(unknown),
+        ),
+        (
+            "firmware".into(),
+            field(&d.firmware, "firmware").unwrap_or_else(unknown),
+        ),
     ];
-    if let Some(b) = d.get("capacity_bytes").and_then(Value::as_u64) {
+    if let Some(b) = d.capacity_bytes {
         rows.push(("capacity".into(), capacity(b)));
     }
-    if let Some(t) = text(d.get("transport")) {
-        rows.push(("interface".into(), interface(&t)));
+    let transport = said(&d.transport);
+    if let Some(t) = &transport {
+        rows.push(("interface".into(), interface(t)));
     }
-    let block = |k: &str| d.get(k).and_then(Value::as_u64);
-    if let (Some(l), Some(p)) = (block("logical_block_size"), block("physical_block_size")) {
+    if let (Some(l), Some(p)) = (d.logical_block_size, d.physical_block_size) {
         rows.push((
             "block size".into(),
             format!(
@@ -97,11 +112,10 @@ fn disk_rows(d: &Value, smart: Option<&Value>) -> Vec<(String, String)> {
             ),
         ));
     }
-    if let Some(r) = d.get("rotational").and_then(Value::as_bool) {
-        let transport = text(d.get("transport"));
+    if let Some(r) = d.rotational {
         rows.push(("media".into(), media(r, transport.as_deref()).into()));
     }
-    if let Some(n) = text(d.get("name")) {
+    if let Some(n) = said(&Some(d.name.clone())) {
         rows.push(("device".into(), format!("/dev/{n}")));
     }
     rows
@@ -111,15 +125,18 @@ fn disk_rows(d: &Value, smart: Option<&Value>) -> Vec<(String, String)> {
 pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
     let _ = writeln!(o, "<{heading}>Drive</{heading}>");
     let smart = last_smart(s);
-    let disks: Vec<&Value> = s
-        .drive
-        .get("disks")
-        .and_then(Value::as_sequence)
-        .map(|d| d.iter().collect())
-        .unwrap_or_default();
-    if disks.is_empty() && smart.is_none() {
-        let mut rest = Vec::new();
-        flatten("", &s.drive, &mut rest);
+    let none = DriveIdentity::default();
+    let drive = s.drive.as_ref().unwrap_or(&none);
+    if drive.disks.is_empty() && smart.is_none() {
+        let rest: Vec<(String, String)> = [
+            ("target", &drive.target),
+            ("block_device", &drive.block_device),
+            ("stat_name", &drive.stat_name),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
         if rest.is_empty() {
             o.push_str("<p class=\"note\">No drive identity recorded.</p>\n");
         } else {
@@ -127,11 +144,12 @@ pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
         }
         return;
     }
-    // Identity written flat (model, serial at the top) is one disk's.
-    let list = if disks.is_empty() {
-        vec![&s.drive]
+    // No disk recorded: what SMART says of the drive is all there is.
+    let unknown = [DiskIdentity::default()];
+    let list = if drive.disks.is_empty() {
+        &unknown[..]
     } else {
-        disks
+        &drive.disks[..]
     };
     if list.len() > 1 {
         let _ = writeln!(
@@ -140,12 +158,12 @@ pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
             count(list.len(), "disk")
         );
     }
-    for d in &list {
+    for d in list {
         let mut rows = disk_rows(d, smart.as_ref());
         rows.push(("health".into(), health(smart.as_ref())));
         kv_table(o, "drive", &rows);
     }
-    if let Some(bd) = text(s.drive.get("block_device")) {
+    if let Some(bd) = said(&Some(drive.block_device.clone())) {
         let _ = writeln!(
             o,
             "<p class=\"note\">The target {} is on {}.</p>",

@@ -221,7 +221,7 @@ fn drives_table(o: &mut String, s: &Session) {
             let sum = v.summary.clone().unwrap_or_default();
             vec![
                 label.clone(),
-                super::drive::model(&v.drive).unwrap_or_else(|| "-".into()),
+                super::drive::model(v.drive.as_ref()).unwrap_or_else(|| "-".into()),
                 v.target.path.clone(),
                 count(results::steps(&v).len(), "step"),
                 data(sum.read_bytes + sum.write_bytes + sum.trim_bytes),
@@ -270,14 +270,7 @@ pub fn page(
     let title = if s.drives.is_empty() {
         format!("drivescope report: {}", s.label())
     } else {
-        let name = match &s.preset {
-            serde_yaml::Value::Null => "run".to_string(),
-            p => p
-                .get("name")
-                .and_then(serde_yaml::Value::as_str)
-                .unwrap_or("run")
-                .to_string(),
-        };
+        let name = s.preset_info().name.unwrap_or_else(|| "run".into());
         format!(
             "drivescope report: {name} on {} ({})",
             count(s.drives.len(), "drive"),

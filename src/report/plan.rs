@@ -4,8 +4,6 @@
 
 use std::fmt::Write;
 
-use serde_yaml::Value;
-
 use super::page::{count, grid, iops, kv_table};
 use super::svg::esc;
 use crate::plan::{plan_rows, planned_steps, Plan, PLAN_COLUMNS};
@@ -14,15 +12,15 @@ use crate::session::{step_results, Session};
 
 /// The Plan section: a table, or the plan's text where it is not one this release reads.
 pub fn plan_section(o: &mut String, s: &Session) {
-    if s.plan.is_null() {
+    let Some(doc) = &s.plan else {
         return;
-    }
+    };
     o.push_str("<h2>Plan</h2>\n");
-    let Ok(plan) = serde_yaml::from_value::<Plan>(s.plan.clone()) else {
+    let Some(plan) = doc.read::<Plan>() else {
         let _ = writeln!(
             o,
             "<p class=\"note\">A plan this release does not read as a table:</p><pre>{}</pre>",
-            esc(&serde_yaml::to_string(&s.plan).unwrap_or_default())
+            esc(&doc.to_yaml())
         );
         return;
     };
@@ -67,34 +65,35 @@ pub fn plan_section(o: &mut String, s: &Session) {
 
 /// The Preset section: its name and description, its text folded away.
 pub fn preset_section(o: &mut String, s: &Session) {
-    if s.preset.is_null() {
+    let Some(doc) = &s.preset else {
         return;
-    }
+    };
     o.push_str("<h2>Preset</h2>\n");
-    let rows: Vec<(String, String)> = ["id", "name", "description", "source"]
-        .iter()
-        .filter_map(|k| {
-            let v = s.preset.get(*k)?;
-            let t = match v {
-                Value::String(t) => t.clone(),
-                other => serde_yaml::to_string(other).unwrap_or_default(),
-            };
-            let t = t.trim().to_string();
-            // Its durations are the method's: a scaled run's were not.
-            let t = match (*k, crate::session::OffMethod::of_scale(time_scale(s))) {
-                ("description", Some(m)) => format!(
-                    "[This run: {m}; each duration below was multiplied by {}.] {t}",
-                    time_scale(s)
-                ),
-                _ => t,
-            };
-            Some((k.to_string(), t))
-        })
-        .collect();
+    let p = s.preset_info();
+    let rows: Vec<(String, String)> = [
+        ("id", p.id),
+        ("name", p.name),
+        ("description", p.description),
+        ("source", p.source),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| {
+        let t = v?.trim().to_string();
+        // Its durations are the method's: a scaled run's were not.
+        let t = match (k, crate::session::OffMethod::of_scale(time_scale(s))) {
+            ("description", Some(m)) => format!(
+                "[This run: {m}; each duration below was multiplied by {}.] {t}",
+                time_scale(s)
+            ),
+            _ => t,
+        };
+        Some((k.to_string(), t))
+    })
+    .collect();
     kv_table(o, "preset", &rows);
     let _ = writeln!(
         o,
         "<details><summary>The preset as run</summary><pre class=\"preset\">{}</pre></details>",
-        esc(&serde_yaml::to_string(&s.preset).unwrap_or_default())
+        esc(&doc.to_yaml())
     );
 }

@@ -72,12 +72,9 @@ fn series(name: String, i: usize, style: Style, points: Vec<(f64, f64)>) -> Seri
 /// window, 5 unless the preset says otherwise), and how many rounds that is.
 fn hir_baseline(s: &Session) -> Option<(f64, usize)> {
     let window = s
-        .preset
-        .get("phases")
-        .and_then(|p| p.get(0))
-        .and_then(|p| p.get("rounds"))
-        .and_then(|r| r.get("window"))
-        .and_then(serde_yaml::Value::as_u64)
+        .preset_info()
+        .phase(0)
+        .and_then(|p| p.rounds.as_ref()?.window)
         .unwrap_or(5) as usize;
     let pre: Vec<f64> = steps_of(s, 0)
         .iter()

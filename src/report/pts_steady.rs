@@ -96,14 +96,15 @@ impl PhaseRounds<'_> {
         c
     }
 
-    /// `f` of combination `c` averaged over the window's rounds that ran it (none when
-    /// no window round did).
-    pub fn window_mean(&self, c: Combo, f: &dyn Fn(&StepRecord) -> f64) -> Option<f64> {
+    /// `f` of combination `c` averaged over the window's rounds that ran it and have the
+    /// figure (`f` gives `None` for a round without it: a latency of a round that did no
+    /// I/O); none when no window round does.
+    pub fn window_mean(&self, c: Combo, f: &dyn Fn(&StepRecord) -> Option<f64>) -> Option<f64> {
         let v: Vec<f64> = self
             .steps
             .iter()
             .filter(|(r, k, _)| *k == c && self.window.contains(r))
-            .map(|(_, _, s)| f(s))
+            .filter_map(|(_, _, s)| f(s))
             .collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     }
@@ -150,7 +151,7 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
     if PtsTest::of_steady_state(s).is_none() {
         return Vec::new();
     }
-    let Ok(plan) = serde_yaml::from_value::<Plan>(s.plan.clone()) else {
+    let Some(plan) = s.plan_as::<Plan>() else {
         return Vec::new();
     };
     plan.phases
@@ -239,7 +240,7 @@ pub fn headline(o: &mut String, s: &Session) {
         .iter()
         .map(|p| {
             let v = p
-                .window_mean(p.tracked, &|r| round_value(p.metric, &r.summary))
+                .window_mean(p.tracked, &|r| Some(round_value(p.metric, &r.summary)))
                 .map_or_else(|| "-".into(), |v| p.metric.show(v));
             vec![p.name.clone(), p.tracked.label(), v, p.status()]
         })
@@ -530,13 +531,13 @@ fn caption(p: &PhaseRounds<'_>, what: &str) -> String {
 }
 
 /// A table of block size (rows, small to large) by read/write mix (columns, from all
-/// writes to all reads), each cell `f` averaged over the window.
+/// writes to all reads), each cell `f` averaged over the window (its rounds that have it).
 fn matrix_table(
     o: &mut String,
     p: &PhaseRounds<'_>,
     class: &str,
     what: &str,
-    f: &dyn Fn(&StepRecord) -> f64,
+    f: &dyn Fn(&StepRecord) -> Option<f64>,
     fmt: &dyn Fn(f64) -> String,
 ) {
     let combos = p.combos();
@@ -570,7 +571,7 @@ fn iops_table(o: &mut String, p: &PhaseRounds<'_>) {
         p,
         "pts-iops",
         "IOPS (reads and writes), window average",
-        &|r| r.summary.iops,
+        &|r| Some(r.summary.iops),
         &|v| format!("{v:.0}"),
     );
 }
@@ -581,7 +582,7 @@ fn throughput_table(o: &mut String, p: &PhaseRounds<'_>) {
     let mut bss: Vec<u64> = combos.iter().map(|c| c.bs).collect();
     bss.dedup();
     let cell = |read: u8, bs: u64| {
-        p.window_mean(Combo { read, bs }, &|r| r.summary.bw_bytes() / 1e6)
+        p.window_mean(Combo { read, bs }, &|r| Some(r.summary.bw_bytes() / 1e6))
             .map_or_else(|| "-".into(), |v| format!("{v:.2}"))
     };
     let rows: Vec<Vec<String>> = bss
@@ -624,13 +625,23 @@ fn latency_tables(o: &mut String, p: &PhaseRounds<'_>) {
             r.summary.service_lat().p99_999.unwrap_or(f64::NAN)
         }),
     ];
+    // A round that did no I/O (a starved process) has no latency: left out of the average.
+    let idle = p
+        .steps
+        .iter()
+        .any(|(r, _, s)| s.summary.ios == 0 && p.window.contains(r));
+    let left_out = if idle {
+        "; window rounds that did no I/O have no latency and are left out"
+    } else {
+        ""
+    };
     for (class, what, f) in stats {
         matrix_table(
             o,
             p,
             class,
-            &format!("{what} response time in µs (service latency), the window rounds' average of each round's {}", what.to_lowercase()),
-            &f,
+            &format!("{what} response time in µs (service latency), the window rounds' average of each round's {}{left_out}", what.to_lowercase()),
+            &|r| (r.summary.ios > 0).then(|| f(r)),
             &|v| {
                 if v.is_finite() {
                     format!("{v:.1}")

@@ -17,7 +17,7 @@ pub enum PtsTest {
 
 impl PtsTest {
     pub fn of(s: &Session) -> Option<PtsTest> {
-        match s.preset.get("id")?.as_str()? {
+        match s.preset_info().id?.as_str() {
             "snia-iops" => Some(PtsTest::Iops),
             "snia-throughput" | "snia-fio-throughput" => Some(PtsTest::Throughput),
             "snia-latency" => Some(PtsTest::Latency),

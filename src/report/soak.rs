@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use serde::Deserialize;
+
 use super::page::kv_table;
 use super::svg::{esc, format_value, Chart, Series, Style, Unit, PALETTE};
 use crate::session::{EventKind, Session};
@@ -58,18 +60,27 @@ pub fn summary(s: &Session) -> Option<SoakSummary> {
     Some(SoakSummary::build(&temps(s), &loads(s), &refs))
 }
 
+/// A sample's temperature thresholds (its SMART reading's).
+#[derive(Deserialize)]
+struct WithThresholds {
+    smart: Option<Thresholds>,
+}
+
+#[derive(Deserialize)]
+struct Thresholds {
+    warning_temp_c: Option<f64>,
+    critical_temp_c: Option<f64>,
+}
+
 /// The drive's warning and critical thresholds, from the first reading that has them.
 fn thresholds(s: &Session) -> (Option<f64>, Option<f64>) {
-    let find = |key: &str| {
+    let find = |key: fn(&Thresholds) -> Option<f64>| {
         s.telemetry.iter().find_map(|v| {
-            v.value()
-                .get("smart")?
-                .get(key)?
-                .as_f64()
-                .filter(|x| x.is_finite())
+            let smart = v.read::<WithThresholds>()?.smart?;
+            key(&smart).filter(|x| x.is_finite())
         })
     };
-    (find("warning_temp_c"), find("critical_temp_c"))
+    (find(|r| r.warning_temp_c), find(|r| r.critical_temp_c))
 }
 
 /// Temperature (°C) and throughput as a percentage of its mean before the throttle, on one

@@ -1,9 +1,7 @@
 //! The report of a session with telemetry: the temperature chart has one vertex per
 //! sample, the curve one point per step, and the SMART section its before/after figures.
 
-use serde_yaml::Value;
-
-use crate::session::{IntervalRecord, Sample, Session, StepRecord};
+use crate::session::{DriveIdentity, IntervalRecord, Sample, Session, StepRecord};
 use crate::stats::{LatSummary, StepSummary};
 use crate::workload::{Arrivals, BlockSizes, Region, RwMode, Workload};
 
@@ -193,18 +191,16 @@ fn telemetry_and_smart_reach_the_page() {
 
 #[test]
 fn drive_identity_rows_name_nested_fields() {
-    let drive: Value = serde_yaml::from_str(
+    let drive: DriveIdentity = serde_yaml::from_str(
         "{target: /x, disks: [{name: nvme0n1, model: Fast SSD, capacity_bytes: 1000}]}",
     )
     .unwrap();
-    let mut rows = Vec::new();
-    super::page::flatten("", &drive, &mut rows);
-    assert!(
-        rows.contains(&("disks.0.model".into(), "Fast SSD".into())),
-        "{rows:?}"
+    assert_eq!(
+        super::drive::model(Some(&drive)).as_deref(),
+        Some("Fast SSD")
     );
     let s = Session {
-        drive,
+        drive: Some(drive),
         ..Session::default()
     };
     assert_eq!(s.label(), "Fast SSD");
@@ -383,11 +379,12 @@ fn a_serial_of_digits_is_text_shown_exactly_and_never_a_smart_figure() {
     let path = dir.path().join("s.yaml");
     let loaded = crate::session::parse(&path, &text).unwrap();
     let s = loaded.session;
-    assert_eq!(s.drive["serial"].as_str(), Some(serial));
+    let serial_of = |s: &Session| s.drive.as_ref().and_then(|d| d.primary()?.serial.clone());
+    assert_eq!(serial_of(&s).as_deref(), Some(serial));
     // Written and read back: still the same text.
     let again = crate::session::to_yaml(&s).unwrap();
     let back = crate::session::parse(&path, &again).unwrap().session;
-    assert_eq!(back.drive["serial"].as_str(), Some(serial), "{again}");
+    assert_eq!(serial_of(&back).as_deref(), Some(serial), "{again}");
     super::write_report(&back, dir.path(), &[]).unwrap();
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains(serial), "the serial as the drive gave it");
@@ -422,7 +419,7 @@ fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_rep
             t,
             kind: EventKind::DriveWear,
             message: String::new(),
-            data: serde_yaml::to_value(w).unwrap(),
+            data: crate::session::Document::of(w),
             drive: None,
         });
     }
@@ -469,7 +466,7 @@ fn a_paused_span_is_a_gap_in_the_lines_over_time() {
             t,
             kind,
             message: String::new(),
-            data: serde_yaml::Value::Null,
+            data: None,
             drive: None,
         });
     }
@@ -529,7 +526,7 @@ fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() 
             t,
             kind,
             message: String::new(),
-            data: serde_yaml::Value::Null,
+            data: None,
             drive: None,
         });
     }
@@ -735,7 +732,7 @@ fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
     };
     let plan = crate::plan::expand(&preset, &facts, &crate::plan::PlanOptions::default()).unwrap();
     let mut s = session();
-    s.plan = serde_yaml::to_value(&plan).unwrap();
+    s.plan = crate::session::Document::of(&plan);
     s.steps[0].label = plan.steps[0].name.clone();
     let html = super::html::session_page(&s, &[], &[]);
     let d = doc(&html);
@@ -754,9 +751,9 @@ fn the_plan_is_a_table_of_its_steps_in_words_numbered_from_one() {
 }
 
 /// The page of a session whose drive is `drive`, and the rows of its Drive table.
-fn drive_table(drive: Value) -> (String, Vec<Vec<String>>) {
+fn drive_table(drive: DriveIdentity) -> (String, Vec<Vec<String>>) {
     let mut s = session();
-    s.drive = drive;
+    s.drive = Some(drive);
     let html = super::html::session_page(&s, &[], &[]);
     let rows = table_rows(&doc(&html), "drive");
     (html, rows)
@@ -765,7 +762,7 @@ fn drive_table(drive: Value) -> (String, Vec<Vec<String>>) {
 #[test]
 fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_binary() {
     let serial = "19666372154600481";
-    let drive: Value = serde_yaml::from_str(&format!(
+    let drive: DriveIdentity = serde_yaml::from_str(&format!(
         "{{target: /x, block_device: nvme0n1, disks: [{{name: nvme0n1, model: Fast SSD, serial: '{serial}', firmware: 1.2.3, capacity_bytes: 274877906944, logical_block_size: 512, physical_block_size: 4096, rotational: false, transport: nvme}}]}}"
     ))
     .unwrap();
@@ -788,7 +785,7 @@ fn the_drive_reads_as_fields_with_the_serial_exact_and_the_capacity_decimal_and_
 #[test]
 fn a_virtio_disk_is_not_called_an_hdd_for_its_rotational_flag() {
     let media_of = |transport: &str, rotational: bool| {
-        let drive: Value = serde_yaml::from_str(&format!(
+        let drive: DriveIdentity = serde_yaml::from_str(&format!(
             "{{target: /x, block_device: vda, disks: [{{name: vda, capacity_bytes: 1073741824, rotational: {rotational}, transport: {transport}}}]}}"
         ))
         .unwrap();

@@ -27,6 +27,8 @@ pub enum RunCmd {
     StopDrive(usize),
     /// Record the user's note in the session, at the time it came.
     Note(String),
+    /// A power-cut run cut the power now: record it in the session.
+    PowerCut(crate::session::PowerCutData),
 }
 
 /// The sending side: cheap to clone, usable from any thread.
@@ -53,7 +55,11 @@ impl RunHandle {
                 }
                 self.flags.stop.store(true, Ordering::Relaxed);
             }
-            RunCmd::Skip | RunCmd::Snapshot | RunCmd::StopDrive(_) | RunCmd::Note(_) => {}
+            RunCmd::Skip
+            | RunCmd::Snapshot
+            | RunCmd::StopDrive(_)
+            | RunCmd::Note(_)
+            | RunCmd::PowerCut(_) => {}
         }
         let _ = self.tx.send(cmd);
     }

@@ -1,6 +1,6 @@
 //! What happens in a run, as values: [`RunEvent`] is everything the pipeline hands its
 //! sinks (printer, session, dashboard), one owned value made where it happens (the
-//! runner, a drive's worker, the hub) and sent once; [`Happening`] is the part that
+//! runner, a drive's worker, the hub) and sent once; [`SessionEvent`] is the part that
 //! becomes a session event, with its [`EventKind`]. The kind names and texts are made
 //! here, once, for the printer, the session and the dashboard alike.
 
@@ -46,7 +46,7 @@ pub enum SkipWhy {
 
 /// Something that happened in a run that the session keeps as an event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Happening {
+pub enum SessionEvent {
     /// A note (from the plan's expansion or the engine).
     Note(String),
     /// Phase `index` (0-based) of `count` began.
@@ -81,42 +81,42 @@ pub enum Happening {
     },
 }
 
-impl Happening {
+impl SessionEvent {
     pub fn kind(&self) -> EventKind {
         match self {
-            Happening::Note(_) => EventKind::Note,
-            Happening::Phase { .. } => EventKind::Phase,
-            Happening::Steady { .. } => EventKind::SteadyState,
-            Happening::Skipped { .. } => EventKind::Skip,
-            Happening::Errors { .. } => EventKind::Errors,
-            Happening::Health(_) => EventKind::Health,
-            Happening::Thermal(_) => EventKind::Thermal,
-            Happening::VerifyFinding(_) => EventKind::VerifyFinding,
-            Happening::Verified(_) => EventKind::Verified,
-            Happening::VerifyUnsaved { .. } => EventKind::VerifyUnsaved,
-            Happening::DriveErrors(_) => EventKind::DriveErrors,
+            SessionEvent::Note(_) => EventKind::Note,
+            SessionEvent::Phase { .. } => EventKind::Phase,
+            SessionEvent::Steady { .. } => EventKind::SteadyState,
+            SessionEvent::Skipped { .. } => EventKind::Skip,
+            SessionEvent::Errors { .. } => EventKind::Errors,
+            SessionEvent::Health(_) => EventKind::Health,
+            SessionEvent::Thermal(_) => EventKind::Thermal,
+            SessionEvent::VerifyFinding(_) => EventKind::VerifyFinding,
+            SessionEvent::Verified(_) => EventKind::Verified,
+            SessionEvent::VerifyUnsaved { .. } => EventKind::VerifyUnsaved,
+            SessionEvent::DriveErrors(_) => EventKind::DriveErrors,
         }
     }
 }
 
-impl fmt::Display for Happening {
+impl fmt::Display for SessionEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Happening::Note(n) => f.write_str(n),
-            Happening::Phase { index, count, name } => {
+            SessionEvent::Note(n) => f.write_str(n),
+            SessionEvent::Phase { index, count, name } => {
                 write!(f, "phase {} of {count}: {name}", index + 1)
             }
-            Happening::Steady { scope, verdict } => match (scope, verdict) {
+            SessionEvent::Steady { scope, verdict } => match (scope, verdict) {
                 (SteadyScope::Step(s), SteadyVerdict::Reached { round }) => {
                     write!(f, "{s}: steady state reached at interval {round}")
                 }
                 (SteadyScope::Step(s) | SteadyScope::Phase(s), v) => write!(f, "{s}: {v}"),
             },
-            Happening::Skipped {
+            SessionEvent::Skipped {
                 step,
                 why: SkipWhy::Rate(r),
             } => write!(f, "{step}: skipped: {r}"),
-            Happening::Skipped {
+            SessionEvent::Skipped {
                 step,
                 why: SkipWhy::StopCurve { mean_ms, limit_ms },
             } => write!(
@@ -124,7 +124,7 @@ impl fmt::Display for Happening {
                 "{step}: mean response {mean_ms:.2} ms is above stopcurve {limit_ms:.2} ms; \
                  the rest of the curve is skipped"
             ),
-            Happening::Skipped {
+            SessionEvent::Skipped {
                 step,
                 why: SkipWhy::NoOperatingPoint(p),
             } => write!(
@@ -137,7 +137,7 @@ impl fmt::Display for Happening {
                 },
                 crate::plan::operating::MAX_MEAN_RESPONSE_US / 1000.0
             ),
-            Happening::Skipped {
+            SessionEvent::Skipped {
                 step,
                 why: SkipWhy::User { measured_s },
             } => write!(
@@ -145,10 +145,10 @@ impl fmt::Display for Happening {
                 "{step}: skipped by the user after {measured_s:.1} s measured; \
                  its results cover only that"
             ),
-            Happening::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
-            Happening::Health(c) => write!(f, "{c}"),
-            Happening::Thermal(e) => write!(f, "{e}"),
-            Happening::VerifyFinding(x) => {
+            SessionEvent::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
+            SessionEvent::Health(c) => write!(f, "{c}"),
+            SessionEvent::Thermal(e) => write!(f, "{e}"),
+            SessionEvent::VerifyFinding(x) => {
                 write!(
                     f,
                     "{} block at offset {} ({} bytes), sector {}: expected",
@@ -160,7 +160,7 @@ impl fmt::Display for Happening {
                 }
                 write!(f, ", found {}", x.found_text())
             }
-            Happening::Verified(t) => write!(
+            SessionEvent::Verified(t) => write!(
                 f,
                 "{} blocks written, {} checked, {} findings ({} corrupt, {} misdirected, \
                  {} lost, {} torn, {} unexpected)",
@@ -173,8 +173,8 @@ impl fmt::Display for Happening {
                 t.torn,
                 t.unexpected
             ),
-            Happening::VerifyUnsaved { step, unsaved } => write!(f, "{step}: {unsaved}"),
-            Happening::DriveErrors(e) => {
+            SessionEvent::VerifyUnsaved { step, unsaved } => write!(f, "{step}: {unsaved}"),
+            SessionEvent::DriveErrors(e) => {
                 let total =
                     |n: Option<u64>| n.map(|n| format!(" ({n} in all)")).unwrap_or_default();
                 let mut parts = Vec::new();
@@ -198,11 +198,11 @@ impl fmt::Display for Happening {
     }
 }
 
-/// A [`Happening`] with its time, seconds since the plan started.
+/// A [`SessionEvent`] with its time, seconds since the plan started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timed {
     pub t_s: f64,
-    pub what: Happening,
+    pub what: SessionEvent,
 }
 
 /// One finished step: a point of the latency-vs-IOPS curve.

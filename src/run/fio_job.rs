@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::choice::label_of;
 use super::error::RunError;
-use super::request::{FioJobRequest, FioRun, Prepared, RunKind, RunRequest};
+use super::request::{FioJobRequest, FioRun, Prepared, RunRequest, RunWhat};
 use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine;
@@ -293,7 +293,7 @@ pub(super) fn prepare_fio_job(
             .filter(|t| t.writes)
             .map(|t| t.path.clone())
             .collect(),
-        kind: RunKind::FioJob(Box::new(FioRun {
+        kind: RunWhat::FioJob(Box::new(FioRun {
             file: job.path.clone(),
             text: job.text.clone(),
             version: job.version.clone(),
@@ -312,10 +312,10 @@ pub(super) fn prepare_fio_job(
             ..req.plan
         },
         label: label_of(&req.target, &primary.path),
+        told: super::request::DriveFacts::here(&primary),
         target: primary,
         // Its targets are this host's: a job file names its own files.
         host: crate::host::LocalHost::shared(),
-        told: Default::default(),
         locks: Default::default(),
     })
 }

@@ -7,15 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::error::RunError;
-use super::event::{Happening, RunEvent, Timed};
+use super::event::RunEvent;
 use super::record::record;
 use super::request::Prepared;
 use super::tally::Tally;
-use super::worker::Said;
+use super::worker::WorkerMessage;
 use crate::outcome::RunOutcome;
 use crate::session::{EventKind, RunEnd, SessionRecorder, SessionState};
-use crate::thermal::{Load, SoakLog};
-use crate::workload::EngineKind;
+use crate::thermal::SoakLog;
 
 /// Anything that shows a run as it goes.
 pub trait Sink {
@@ -91,57 +90,17 @@ impl Hub<'_, '_> {
         }
     }
 
-    /// Records an event of drive `drive` and shows it.
+    /// Records an event of drive `drive` and shows it; the drive's soak, when it has one,
+    /// takes what the session recorded of it (its times and figures as recorded).
     pub(super) fn emit(&mut self, drive: usize, ev: &RunEvent) {
         self.rec.set_current_drive(Some(drive as u32));
-        record(&mut self.rec, &self.runs[drive], ev);
-        self.log_soak(drive, ev);
-        self.show(Some(drive), ev);
-    }
-
-    /// Drive `drive`'s soak takes what the session just recorded of `ev` (its times and
-    /// figures as the session holds them), when the drive has a soak.
-    fn log_soak(&mut self, drive: usize, ev: &RunEvent) {
-        let Some(log) = self.soak.get_mut(drive).and_then(Option::as_mut) else {
-            return;
-        };
-        let s = self.rec.session();
-        match ev {
-            RunEvent::Interval { index, .. } => {
-                let idle = self.runs[drive]
-                    .plan
-                    .steps
-                    .get(*index)
-                    .is_some_and(|st| st.engine == EngineKind::Idle);
-                if let Some(i) = s.intervals.last() {
-                    log.load(Load {
-                        t: i.t,
-                        dt: i.dt,
-                        iops: i.iops(),
-                        mbps: i.mbps(),
-                        loaded: !i.ramp && i.suspended_s == 0.0 && !idle,
-                    });
-                }
-            }
-            RunEvent::Happened(Timed {
-                what: Happening::Thermal(e),
-                ..
-            }) => {
-                if let Some(last) = s.events.last() {
-                    log.event(last.t, e.clone());
-                }
-            }
-            RunEvent::Telemetry(_) => {
-                if let Some((t, c)) = s
-                    .telemetry
-                    .last()
-                    .and_then(|v| Some((v.t()?, v.temperature_c()?)))
-                {
-                    log.temperature(t, c);
-                }
-            }
-            _ => {}
+        let soaked = record(&mut self.rec, &self.runs[drive], ev);
+        if let (Some(log), Some(input)) =
+            (self.soak.get_mut(drive).and_then(Option::as_mut), soaked)
+        {
+            input.into_log(log);
         }
+        self.show(Some(drive), ev);
     }
 
     /// What the recorder wants shown (an autosave that failed, a snapshot written).
@@ -180,6 +139,19 @@ impl Hub<'_, '_> {
         self.rec.push_event(EventKind::UserNote, text);
     }
 
+    /// A power-cut run cut the power now (the run's, not a drive's).
+    pub(super) fn power_cut(&mut self, d: crate::session::PowerCutData) {
+        self.rec.set_current_drive(None);
+        self.rec.push_event_data(
+            EventKind::PowerCut,
+            format!(
+                "power cut {} (epoch {}, {} blocks in flight)",
+                d.cycle, d.epoch, d.blocks_in_flight
+            ),
+            d,
+        );
+    }
+
     pub(super) fn snapshot(&mut self) {
         self.rec.set_current_drive(None);
         match self.rec.snapshot_by_hand() {
@@ -195,21 +167,21 @@ impl Hub<'_, '_> {
     }
 
     /// What drive `d`'s worker said (all but its end).
-    pub(super) fn said(&mut self, d: usize, said: Said) {
+    pub(super) fn said(&mut self, d: usize, said: WorkerMessage) {
         match said {
             // The run starts this far into the session (after the fill).
-            Said::Event(RunEvent::Started { run, session, .. }) => {
+            WorkerMessage::Event(RunEvent::Started { run, session, .. }) => {
                 let at_s = self.rec.elapsed_s();
                 self.emit(d, &RunEvent::Started { run, session, at_s });
             }
-            Said::Event(ev) => {
+            WorkerMessage::Event(ev) => {
                 self.emit(d, &ev);
                 if let RunEvent::Interval { .. } = ev {
                     self.tick();
                 }
             }
-            Said::Show(n) => self.show(Some(d), &RunEvent::Note(n)),
-            Said::Record {
+            WorkerMessage::Show(n) => self.show(Some(d), &RunEvent::Note(n)),
+            WorkerMessage::Record {
                 kind,
                 message,
                 data,
@@ -217,8 +189,8 @@ impl Hub<'_, '_> {
                 self.rec.set_current_drive(Some(d as u32));
                 self.rec.push_event_data(kind, message, data);
             }
-            Said::Snapshot => self.snapshot(),
-            Said::Done(_) => {}
+            WorkerMessage::Snapshot => self.snapshot(),
+            WorkerMessage::Done(_) => {}
         }
     }
 

@@ -36,15 +36,13 @@ mod worker;
 pub use choice::{TargetChoice, Where};
 pub use control::{RunCmd, RunControl, RunHandle};
 pub use error::RunError;
-pub use event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
+pub use event::{FinishedStep, RunEvent, SessionEvent, SkipWhy, SteadyScope, Timed};
 pub use hub::{Finished, Sink};
 pub use lock::RunLocks;
 pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
 pub use prepare::{prepare, prepare_all, prepare_many};
 pub use record::{happening_record, single_workload, target_info};
-pub use request::{
-    step_label, FioJobRequest, FioRun, Prepared, RunKind, RunRequest, RunWhat, SingleStep,
-};
+pub use request::{step_label, FioJobRequest, FioRun, Prepared, RunRequest, RunWhat, SingleStep};
 pub use settle::settle_verify;
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

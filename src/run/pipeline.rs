@@ -13,11 +13,11 @@ use std::time::{Duration, Instant, SystemTime};
 use super::control::{RunCmd, RunControl, RunHandle};
 use super::error::RunError;
 use super::hub::{Finished, Hub, Sink};
-use super::record::{run_target_info, session_start};
+use super::record::{identity, run_target_info, session_start};
 use super::request::Prepared;
 use super::tally::Tally;
 use super::telemetry::{no_temperature, Feed, TelemetrySource, FIRST_READING_WAIT};
-use super::worker::{Said, Worker};
+use super::worker::{Worker, WorkerMessage};
 use crate::outcome::RunOutcome;
 use crate::session::paths::{self, SessionLock};
 use crate::session::{DriveEntry, RecorderOptions, SessionRecorder, SessionStart};
@@ -118,16 +118,15 @@ fn feeds(runs: &[Prepared], telemetry: TelemetrySource, t0: Instant) -> Vec<Feed
                 return Feed::Streamed(run.told.drive.clone(), rx, notes);
             }
             let src = tap.take().unwrap_or(TelemetrySource::Poll);
-            let disk = crate::drive::resolve(&run.target.path)
-                .ok()
-                .and_then(|d| d.primary().map(|p| p.name.clone()));
-            if let Some(disk) = disk {
+            // The drive its host resolved when the target was prepared.
+            let disk = run.told.drive.as_ref().and_then(|d| d.primary());
+            if let Some(disk) = disk.map(|p| p.name.clone()) {
                 if let Some((_, first)) = seen.iter().find(|(d, _)| *d == disk) {
-                    return Feed::shared(&run.target.path, &disk, first);
+                    return Feed::shared(&run.told, &disk, first);
                 }
                 seen.push((disk, run.label.clone()));
             }
-            Feed::start(src, &run.target.path, t0)
+            Feed::start(src, &run.told, t0)
         })
         .collect()
 }
@@ -213,10 +212,7 @@ fn start_of(runs: &[Prepared], feeds: &[Feed], session: &SessionPlan) -> Session
             .map(|(r, f)| DriveEntry {
                 label: r.label.clone(),
                 target: run_target_info(r),
-                identity: f
-                    .drive()
-                    .and_then(|d| serde_yaml::to_value(d).ok())
-                    .unwrap_or_default(),
+                identity: f.drive().map(identity),
             })
             .collect();
     }
@@ -258,7 +254,7 @@ fn run_drives(
     session: &Path,
 ) -> Vec<DriveResult> {
     let runs = hub.runs;
-    let (tx, rx) = mpsc::channel::<(usize, Said)>();
+    let (tx, rx) = mpsc::channel::<(usize, WorkerMessage)>();
     let mut relay = Relay::new(ctl, runs.len());
     let controls = std::mem::take(&mut relay.controls);
     let mut results: Vec<Option<DriveResult>> = runs.iter().map(|_| None).collect();
@@ -292,7 +288,7 @@ fn run_drives(
 fn spawn_drive<'scope, 'env>(
     scope: &'scope Scope<'scope, 'env>,
     d: usize,
-    tx: Sender<(usize, Said)>,
+    tx: Sender<(usize, WorkerMessage)>,
     (run, session): (&'env Prepared, PathBuf),
     feed: Feed,
     samples: Vec<TelemetrySample>,
@@ -311,7 +307,7 @@ fn spawn_drive<'scope, 'env>(
                     .map(|s| s.to_string())
                     .or_else(|| p.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a panic".into());
-                let _ = done.send((d, Said::Done(Err(RunError::Thread(why)))));
+                let _ = done.send((d, WorkerMessage::Done(Err(RunError::Thread(why)))));
             }
         })
 }
@@ -320,7 +316,7 @@ fn spawn_drive<'scope, 'env>(
 /// drives, until every drive still running (those without a result) ended.
 fn listen(
     hub: &mut Hub<'_, '_>,
-    rx: &Receiver<(usize, Said)>,
+    rx: &Receiver<(usize, WorkerMessage)>,
     relay: &mut Relay<'_>,
     results: &mut [Option<DriveResult>],
 ) {
@@ -328,7 +324,7 @@ fn listen(
     while live > 0 {
         relay.commands(hub);
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok((d, Said::Done(r))) => {
+            Ok((d, WorkerMessage::Done(r))) => {
                 hub.drive_ended(d, &r);
                 results[d] = Some(r);
                 live -= 1;
@@ -338,6 +334,9 @@ fn listen(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    // What was sent just before the end (a note, a power cut and the stop it made) is
+    // still recorded.
+    relay.commands(hub);
 }
 
 /// The run's control and each drive's: the user's commands go to the hub (pause, resume,
@@ -390,6 +389,7 @@ impl<'c> Relay<'c> {
                 RunCmd::Pause => hub.paused(true),
                 RunCmd::Resume => hub.paused(false),
                 RunCmd::Note(text) => hub.user_note(&text),
+                RunCmd::PowerCut(data) => hub.power_cut(data),
                 RunCmd::Stop => {}
             }
         }
@@ -398,5 +398,71 @@ impl<'c> Relay<'c> {
             let by = self.ctl.stopped_by();
             self.handles.iter().for_each(|h| h.forward_stop(by));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanOptions;
+    use crate::run::{RunRequest, RunWhat, SingleStep, TargetChoice};
+    use crate::workload::{BlockSizes, EngineKind, Region, RwMode, Workload};
+
+    fn read_request(path: &Path) -> RunRequest {
+        RunRequest {
+            target: TargetChoice {
+                path: Some(path.to_path_buf()),
+                ..Default::default()
+            },
+            what: RunWhat::Single(SingleStep {
+                workload: Workload {
+                    rw: RwMode::Read,
+                    rwmixread: 100,
+                    rwmixtrim: 0,
+                    bs: BlockSizes::single(4096),
+                    iodepth: 1,
+                    jobs: 1,
+                    region: Region { offset: 0, len: 0 },
+                    rate_iops: None,
+                    arrivals: Default::default(),
+                    seed: 1,
+                    direct: false,
+                    job_region: Default::default(),
+                    access: Default::default(),
+                    zone_append: false,
+                },
+                ramp: Duration::ZERO,
+                duration: Duration::from_secs(1),
+            }),
+            plan: PlanOptions {
+                engine: EngineKind::Sync,
+                ..Default::default()
+            },
+            verify: None,
+        }
+    }
+
+    #[test]
+    fn a_plain_run_resolves_its_drive_once_when_prepared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        std::fs::write(&path, vec![1u8; 1 << 16]).unwrap();
+        let before = crate::drive::RESOLVED.with(|n| n.get());
+        let run = super::super::prepare(&read_request(&path)).unwrap();
+        let prepared = crate::drive::RESOLVED.with(|n| n.get()) - before;
+        assert_eq!(prepared, 1, "resolved when prepared");
+        let feeds = feeds(
+            std::slice::from_ref(&run),
+            TelemetrySource::Poll,
+            Instant::now(),
+        );
+        let after = crate::drive::RESOLVED.with(|n| n.get()) - before;
+        assert_eq!(after, 1, "the run's telemetry uses the drive prepared");
+        // The drive its feed watches is the one prepared.
+        assert_eq!(
+            feeds[0].drive().map(|d| d.disks.len()),
+            run.told.drive.as_ref().map(|d| d.disks.len())
+        );
+        assert_eq!(feeds[0].notes(), run.told.notes.as_slice());
     }
 }

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use super::error::RunError;
 use super::fio_job::prepare_fio_job;
 use super::lock::RunLocks;
-use super::request::{
-    host_for, prepare_preset, prepare_single, Prepared, RunKind, RunRequest, RunWhat,
-};
+use super::request::{host_for, prepare_preset, prepare_single, Prepared, RunRequest, RunWhat};
 use crate::dut::{self, FileId, PreparedTarget, TargetKind};
 
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
@@ -198,7 +196,7 @@ fn lock(p: &mut Prepared) -> Result<(), RunError> {
     let (reads, writes) = p.io();
     let locks = match &p.kind {
         // A job file's targets are this host's: each file once, however many jobs name it.
-        RunKind::FioJob(f) => {
+        RunWhat::FioJob(f) => {
             let prepared = std::iter::once(&p.target).chain(&f.also);
             let wanted: Vec<(PathBuf, bool)> = f
                 .targets

@@ -36,13 +36,15 @@ pub struct FioJobRequest {
     pub logs: Option<PathBuf>,
 }
 
-/// What to run.
+/// What a run runs: a preset, one workload, or an fio job file (its targets its own). `J`
+/// is what is known of a job file: as asked ([`FioJobRequest`], a [`RunRequest`]'s), or
+/// read and checked once the run is prepared ([`FioRun`], a [`Prepared`]'s).
 #[derive(Debug, Clone)]
-pub enum RunWhat {
+pub enum RunWhat<J = FioJobRequest> {
     Preset(Box<Preset>),
+    /// A plain run: one step (its workload as asked; the plan's step is the one run).
     Single(SingleStep),
-    /// An fio job file, its targets its own.
-    FioJob(FioJobRequest),
+    FioJob(J),
 }
 
 /// A run, as asked.
@@ -54,19 +56,6 @@ pub struct RunRequest {
     pub plan: PlanOptions,
     /// Verify the data (`--verify`); a preset's `verify:` asks too.
     pub verify: Option<super::VerifyAsk>,
-}
-
-/// What a prepared run came from.
-#[derive(Debug, Clone)]
-pub enum RunKind {
-    Preset(Box<Preset>),
-    /// A plain run: one step, described by its ramp and duration.
-    Single {
-        ramp: Duration,
-        duration: Duration,
-    },
-    /// An fio job file: a step for each group of jobs fio runs together.
-    FioJob(Box<FioRun>),
 }
 
 /// What a prepared job-file run came from: the file, the text fio runs, fio's version and
@@ -88,7 +77,9 @@ pub struct FioRun {
 /// A run ready to go: its plan and the target it runs on.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub kind: RunKind,
+    /// What the run came from; a job file's as read (a step for each group of jobs fio
+    /// runs together).
+    pub kind: RunWhat<Box<FioRun>>,
     pub plan: Plan,
     pub target: PreparedTarget,
     /// The target was the built-in test file.
@@ -100,7 +91,7 @@ pub struct Prepared {
     /// The machine the target is on.
     pub host: Arc<dyn TargetHost>,
     /// What its host told of the target when it prepared it.
-    pub told: Told,
+    pub told: DriveFacts,
     /// A verified run's state.
     pub verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
     /// The targets of this host the run writes without verifying: their own verify states
@@ -116,15 +107,29 @@ pub struct Prepared {
 /// What a target's host told of it when it prepared it: the drive there, why there is no
 /// drive identity or telemetry, which file or device it is.
 #[derive(Debug, Clone, Default)]
-pub struct Told {
+pub struct DriveFacts {
     pub drive: Option<crate::drive::DriveInfo>,
     pub notes: Vec<String>,
     pub file: Option<FileId>,
 }
 
-impl Told {
-    fn of(reply: &PreparedReply) -> Told {
-        Told {
+impl DriveFacts {
+    /// What this machine tells of a target of its own: the drive under it, resolved once
+    /// here (none without a target, the nop engine's).
+    pub(super) fn here(t: &PreparedTarget) -> DriveFacts {
+        if t.path.as_os_str().is_empty() {
+            return DriveFacts::default();
+        }
+        let (drive, notes) = LocalHost.drive_of(&t.path);
+        DriveFacts {
+            drive,
+            notes,
+            file: None,
+        }
+    }
+
+    fn of(reply: &PreparedReply) -> DriveFacts {
+        DriveFacts {
             drive: reply.drive.clone(),
             notes: reply.notes.clone(),
             file: reply.file.clone(),
@@ -165,16 +170,16 @@ impl Prepared {
     /// The preset, for a preset run.
     pub fn preset(&self) -> Option<&Preset> {
         match &self.kind {
-            RunKind::Preset(p) => Some(p),
-            RunKind::Single { .. } | RunKind::FioJob(_) => None,
+            RunWhat::Preset(p) => Some(p),
+            RunWhat::Single(_) | RunWhat::FioJob(_) => None,
         }
     }
 
     /// The name dated session files get: the preset's id, or the access pattern.
     pub fn name(&self) -> &str {
         match &self.kind {
-            RunKind::Preset(p) => &p.id,
-            RunKind::Single { .. } | RunKind::FioJob(_) => &self.plan.preset_id,
+            RunWhat::Preset(p) => &p.id,
+            RunWhat::Single(_) | RunWhat::FioJob(_) => &self.plan.preset_id,
         }
     }
 }
@@ -413,13 +418,13 @@ pub(super) fn prepare_preset(
         retires: unverified_writes(&t, writes && verify.is_none(), h),
         verify,
         made,
-        kind: RunKind::Preset(Box::new(p.clone())),
+        kind: RunWhat::Preset(Box::new(p.clone())),
         plan,
         default_target: is_default,
         options: req.plan,
         label: label_of(&req.target, &t.path),
         target: t,
-        told: Told::of(&reply),
+        told: DriveFacts::of(&reply),
         host,
         locks: Default::default(),
     };
@@ -436,7 +441,7 @@ pub(super) fn prepare_single(
     let h = host.as_ref();
     let mut w = s.workload.clone();
     // What no target can fix is refused before the target is created or opened.
-    engine::native::validate_shape(&w)?;
+    engine::validate_shape(&w)?;
     let writes = w.rw.read_percent(w.rwmixread) < 100;
     let offset = w.region.offset;
     let size = req.target.size.map(|s| s.saturating_add(offset));
@@ -464,16 +469,13 @@ pub(super) fn prepare_single(
         retires: unverified_writes(&t, writes && verify.is_none(), h),
         verify,
         made,
-        kind: RunKind::Single {
-            ramp: s.ramp,
-            duration: s.duration,
-        },
+        kind: RunWhat::Single(s.clone()),
         plan,
         default_target: is_default,
         options: req.plan,
         label: label_of(&req.target, &t.path),
         target: t,
-        told: Told::of(&reply),
+        told: DriveFacts::of(&reply),
         host,
         locks: Default::default(),
     };

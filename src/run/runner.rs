@@ -7,9 +7,9 @@
 use std::time::Instant;
 
 use super::control::{RunCmd, RunControl};
-use super::event::{FinishedStep, Happening, RunEvent, SkipWhy, SteadyScope, Timed};
+use super::event::{FinishedStep, RunEvent, SessionEvent, SkipWhy, SteadyScope, Timed};
 use super::tally::Tally;
-use crate::engine::{self, Control, Engine, EngineError, StepObserver, StepTarget};
+use crate::engine::{Control, Engine, EngineError, StepObserver, StepTarget};
 use crate::outcome::{EndedBy, RunOutcome};
 use crate::plan::operating::{self, ShapePoint};
 use crate::plan::{
@@ -54,14 +54,14 @@ impl Reporter<'_> {
         for (t, r) in self.obs.readings() {
             let (events, stop) = watch.observe(t, &r);
             for e in events {
-                self.happened(Happening::Thermal(e));
+                self.happened(SessionEvent::Thermal(e));
             }
             end = end.or(stop);
         }
         end
     }
 
-    fn happened(&mut self, what: Happening) {
+    fn happened(&mut self, what: SessionEvent) {
         let e = Timed {
             t_s: self.t0.elapsed().as_secs_f64(),
             what,
@@ -86,14 +86,14 @@ struct StepWatch<'a, 'o> {
 /// Hands out a verified run's findings kept since the last call, as events.
 fn verify_findings(rep: &mut Reporter<'_>, state: Option<&crate::verify::VerifyState>) {
     for f in state.map(|s| s.take_findings()).unwrap_or_default() {
-        rep.happened(Happening::VerifyFinding(Box::new(f)));
+        rep.happened(SessionEvent::VerifyFinding(Box::new(f)));
     }
 }
 
 impl StepObserver for StepWatch<'_, '_> {
     fn interval(&mut self, r: &IntervalReport) -> Control {
         if self.tally.first_error.is_none() {
-            self.tally.first_error = engine::native::first_error(r).map(|e| e.message.clone());
+            self.tally.first_error = r.first_error().map(|e| e.message.clone());
         }
         self.rep.obs.event(RunEvent::Interval {
             index: self.index,
@@ -113,7 +113,8 @@ impl StepObserver for StepWatch<'_, '_> {
                 | RunCmd::Pause
                 | RunCmd::Resume
                 | RunCmd::StopDrive(_)
-                | RunCmd::Note(_) => {}
+                | RunCmd::Note(_)
+                | RunCmd::PowerCut(_) => {}
             }
         }
         if self.ctl.stop_requested() {
@@ -138,7 +139,7 @@ impl StepObserver for StepWatch<'_, '_> {
     }
 
     fn note(&mut self, note: &str) {
-        self.rep.happened(Happening::Note(note.to_string()));
+        self.rep.happened(SessionEvent::Note(note.to_string()));
     }
 }
 
@@ -179,7 +180,7 @@ pub(crate) fn run_plan_on(
         thermal: ThermalWatch::new(plan.needs_temperature()),
     };
     for n in &plan.notes {
-        walk.rep.happened(Happening::Note(n.clone()));
+        walk.rep.happened(SessionEvent::Note(n.clone()));
     }
     for (pi, phase) in plan.phases.iter().enumerate() {
         if let Some(end) = walk.phase(pi, phase)? {
@@ -244,7 +245,7 @@ impl PlanRun<'_, '_> {
 
     /// Walks phase `pi` step by step; the run's outcome when it ends in this phase.
     fn phase(&mut self, pi: usize, phase: &PlanPhase) -> Result<Option<RunOutcome>, EngineError> {
-        self.rep.happened(Happening::Phase {
+        self.rep.happened(SessionEvent::Phase {
             index: pi,
             count: self.plan.phases.len(),
             name: phase.name.clone(),
@@ -275,7 +276,7 @@ impl PlanRun<'_, '_> {
             if !walk.skip_rest && walk.last_round.is_none() && !walk.announced && det.pushed() > 0 {
                 let v = det.finish("the rounds ran out");
                 if matches!(v, SteadyVerdict::NotReached { .. }) {
-                    self.rep.happened(Happening::Steady {
+                    self.rep.happened(SessionEvent::Steady {
                         scope: SteadyScope::Phase(phase.name.clone()),
                         verdict: v,
                     });
@@ -298,7 +299,7 @@ impl PlanRun<'_, '_> {
             Some(from) => {
                 let points = self.shapes.get(from.phase).map_or(&[][..], Vec::as_slice);
                 let Some((jobs, iodepth)) = operating::pick(points, from.point) else {
-                    self.rep.happened(Happening::Skipped {
+                    self.rep.happened(SessionEvent::Skipped {
                         step: plan.steps[index].name.clone(),
                         why: SkipWhy::NoOperatingPoint(from.point),
                     });
@@ -316,7 +317,7 @@ impl PlanRun<'_, '_> {
         let rate = match walk.curve.resolve(step, &measured) {
             Ok(r) => r,
             Err(why) => {
-                self.rep.happened(Happening::Skipped {
+                self.rep.happened(SessionEvent::Skipped {
                     step: step.name.clone(),
                     why: SkipWhy::Rate(why),
                 });
@@ -336,7 +337,7 @@ impl PlanRun<'_, '_> {
         let verify = self.target.verify.as_deref().map(|state| {
             verify_findings(&mut self.rep, Some(state));
             let totals = state.totals();
-            self.rep.happened(Happening::Verified(totals));
+            self.rep.happened(SessionEvent::Verified(totals));
             self.tally.findings = totals.findings();
             totals
         });
@@ -376,7 +377,7 @@ impl PlanRun<'_, '_> {
         let record = std::sync::Arc::new(record);
         self.rep.obs.event(RunEvent::StepFinished(record.clone()));
         if record.summary.ended_by == EndedBy::Skipped {
-            self.rep.happened(Happening::Skipped {
+            self.rep.happened(SessionEvent::Skipped {
                 step: record.name.clone(),
                 why: SkipWhy::User {
                     measured_s: record.summary.runtime_s,
@@ -448,28 +449,28 @@ impl PlanRun<'_, '_> {
         live: Option<(Metric, SteadyState)>,
     ) {
         for e in self.thermal.end_step() {
-            self.rep.happened(Happening::Thermal(e));
+            self.rep.happened(SessionEvent::Thermal(e));
         }
         let name = || step.name.clone();
         if let Some(round) = reached {
-            self.rep.happened(Happening::Steady {
+            self.rep.happened(SessionEvent::Steady {
                 scope: SteadyScope::Step(name()),
                 verdict: SteadyVerdict::Reached { round },
             });
         } else if let Some((_, det)) = &live {
-            self.rep.happened(Happening::Steady {
+            self.rep.happened(SessionEvent::Steady {
                 scope: SteadyScope::Step(name()),
                 verdict: det.finish(&format!("ended by {}", summary.ended_by)),
             });
         }
         if summary.errors > 0 {
-            self.rep.happened(Happening::Errors {
+            self.rep.happened(SessionEvent::Errors {
                 step: name(),
                 count: summary.errors,
             });
         }
         if let Some(unsaved) = &summary.verify_unsaved {
-            self.rep.happened(Happening::VerifyUnsaved {
+            self.rep.happened(SessionEvent::VerifyUnsaved {
                 step: name(),
                 unsaved: unsaved.clone(),
             });
@@ -490,7 +491,7 @@ impl PlanRun<'_, '_> {
         }
         match det.push(crate::plan::round_value(r.metric, &record.summary)) {
             SteadyVerdict::Reached { round } => {
-                self.rep.happened(Happening::Steady {
+                self.rep.happened(SessionEvent::Steady {
                     scope: SteadyScope::Phase(walk.phase.name.clone()),
                     verdict: SteadyVerdict::Reached { round },
                 });
@@ -499,7 +500,7 @@ impl PlanRun<'_, '_> {
             }
             v @ SteadyVerdict::NotReached { .. } if !walk.announced => {
                 walk.announced = true;
-                self.rep.happened(Happening::Steady {
+                self.rep.happened(SessionEvent::Steady {
                     scope: SteadyScope::Phase(walk.phase.name.clone()),
                     verdict: v,
                 });
@@ -516,7 +517,7 @@ impl PlanRun<'_, '_> {
             let mean_ms = record.service_lat_us.mean / 1000.0;
             let limit_ms = limit.as_secs_f64() * 1000.0;
             if mean_ms > limit_ms {
-                self.rep.happened(Happening::Skipped {
+                self.rep.happened(SessionEvent::Skipped {
                     step: record.name.clone(),
                     why: SkipWhy::StopCurve { mean_ms, limit_ms },
                 });
@@ -554,7 +555,7 @@ mod tests {
             &mut self,
             _target: &StepTarget,
             _spec: &StepSpec,
-            _ctl: &engine::StepControl,
+            _ctl: &crate::engine::StepControl,
             obs: &mut dyn StepObserver,
         ) -> Result<StepSummary, EngineError> {
             let mut ended_by = EndedBy::Duration;
@@ -641,7 +642,7 @@ mod tests {
             match ev {
                 RunEvent::Interval { .. } => self.intervals += 1,
                 RunEvent::Happened(Timed {
-                    what: Happening::Steady { scope, verdict },
+                    what: SessionEvent::Steady { scope, verdict },
                     ..
                 }) => self.verdicts.push((scope, verdict)),
                 RunEvent::StepFinished(f) => self.ended_by.push(f.summary.ended_by.clone()),

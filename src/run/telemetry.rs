@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use crate::drive::{self, DriveInfo};
+use super::request::DriveFacts;
+use crate::drive::DriveInfo;
+use crate::host::LocalHost;
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD};
 
 /// The drive under a target and its telemetry poller.
@@ -20,20 +22,25 @@ impl Live {
     /// Resolves the drive under `target` and starts polling it every `period` (2 s by
     /// default), timestamps relative to `t0`.
     pub fn start(target: &Path, period: Option<Duration>, t0: Instant) -> Live {
-        match drive::resolve(target) {
-            Ok(d) => {
-                let (p, rx) = Poller::spawn(&d, period.unwrap_or(DEFAULT_PERIOD), t0);
-                Live {
-                    drive: Some(d),
-                    poller: Some((p, rx)),
-                    notes: Vec::new(),
-                }
-            }
-            Err(e) => Live {
-                drive: None,
-                poller: None,
-                notes: vec![format!("no drive telemetry: {e}")],
-            },
+        let (drive, notes) = LocalHost.drive_of(target);
+        Live::of(drive, notes, period, t0)
+    }
+
+    /// Polls `drive` (resolved already: a run's when its target was prepared) every
+    /// `period`; without one, `notes` say why there is no telemetry.
+    fn of(
+        drive: Option<DriveInfo>,
+        notes: Vec<String>,
+        period: Option<Duration>,
+        t0: Instant,
+    ) -> Live {
+        let poller = drive
+            .as_ref()
+            .map(|d| Poller::spawn(d, period.unwrap_or(DEFAULT_PERIOD), t0));
+        Live {
+            drive,
+            poller,
+            notes,
         }
     }
 
@@ -80,23 +87,22 @@ pub(super) enum Feed {
 }
 
 impl Feed {
-    pub(super) fn start(src: TelemetrySource, target: &Path, t0: Instant) -> Feed {
+    /// The feed of a target whose drive its host told when it was prepared (`told`: none
+    /// without a target, the nop engine's).
+    pub(super) fn start(src: TelemetrySource, told: &DriveFacts, t0: Instant) -> Feed {
         match src {
-            // No target (the nop engine): no drive to watch.
-            TelemetrySource::Poll if target.as_os_str().is_empty() => Feed::Own(Live {
-                drive: None,
-                poller: None,
-                notes: Vec::new(),
-            }),
-            TelemetrySource::Poll => Feed::Own(Live::start(target, None, t0)),
-            TelemetrySource::Tap(rx) => Feed::Tap(drive::resolve(target).ok(), rx),
+            TelemetrySource::Poll => {
+                Feed::Own(Live::of(told.drive.clone(), told.notes.clone(), None, t0))
+            }
+            TelemetrySource::Tap(rx) => Feed::Tap(told.drive.clone(), rx),
         }
     }
 
-    /// A target on drive `disk`, whose telemetry target `first` already reads.
-    pub(super) fn shared(target: &Path, disk: &str, first: &str) -> Feed {
+    /// A target on drive `disk` (`told` of it), whose telemetry target `first` already
+    /// reads.
+    pub(super) fn shared(told: &DriveFacts, disk: &str, first: &str) -> Feed {
         Feed::Shared(
-            drive::resolve(target).ok(),
+            told.drive.clone(),
             vec![format!(
                 "shares drive {disk} with {first}: its telemetry is read once, recorded under {first}"
             )],

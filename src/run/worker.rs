@@ -1,7 +1,7 @@
 //! One drive's part of a run, on its own thread: it fills the test file, runs the plan
 //! through the runner, reads the drive's telemetry (and judges its health and thermal
-//! rules on it), and sends the pipeline each run event as it was made ([`Said::Event`],
-//! the owned [`RunEvent`]) with the few messages that are not events ([`Said`]); the
+//! rules on it), and sends the pipeline each run event as it was made ([`WorkerMessage::Event`],
+//! the owned [`RunEvent`]) with the few messages that are not events ([`WorkerMessage`]); the
 //! pipeline records the events in the one session and shows them.
 
 use std::sync::mpsc::Sender;
@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use super::control::RunControl;
 use super::error::RunError;
-use super::event::{Happening, RunEvent, Timed};
-use super::request::{Prepared, RunKind};
+use super::event::{RunEvent, SessionEvent, Timed};
+use super::request::{Prepared, RunWhat};
 use super::runner::{run_plan_on, RunObserver};
 use super::tally::Tally;
 use super::telemetry::Feed;
@@ -22,7 +22,7 @@ use crate::telemetry::{ErrorWatch, HealthWatch, NewDriveErrors, TelemetrySample}
 
 /// What a drive's worker tells the pipeline: its run's events, and what is not one.
 #[derive(Debug)]
-pub(super) enum Said {
+pub(super) enum WorkerMessage {
     /// A run event of the drive: recorded in the session and shown.
     Event(RunEvent),
     /// Shown only (the fill's progress: the session records the fill as one event).
@@ -41,7 +41,7 @@ pub(super) enum Said {
 /// A drive's worker: the runner's observer.
 pub(super) struct Worker {
     drive: usize,
-    tx: Sender<(usize, Said)>,
+    tx: Sender<(usize, WorkerMessage)>,
     feed: Feed,
     /// The drive's health so far: a change is an event.
     health: HealthWatch,
@@ -57,7 +57,7 @@ pub(super) struct Worker {
 }
 
 impl Worker {
-    pub(super) fn new(drive: usize, tx: Sender<(usize, Said)>, feed: Feed) -> Self {
+    pub(super) fn new(drive: usize, tx: Sender<(usize, WorkerMessage)>, feed: Feed) -> Self {
         let wear = WearWatch::new(feed.local_disk().cloned());
         Worker {
             drive,
@@ -71,13 +71,13 @@ impl Worker {
         }
     }
 
-    fn say(&self, s: Said) {
+    fn say(&self, s: WorkerMessage) {
         let _ = self.tx.send((self.drive, s));
     }
 
     /// A run event of the drive.
     fn tell(&self, ev: RunEvent) {
-        self.say(Said::Event(ev));
+        self.say(WorkerMessage::Event(ev));
     }
 
     /// A telemetry sample, and the drive's health change it brings.
@@ -102,13 +102,13 @@ impl Worker {
         if let Some(c) = change {
             self.tell(RunEvent::Happened(Timed {
                 t_s,
-                what: Happening::Health(c),
+                what: SessionEvent::Health(c),
             }));
         }
         if let Some(n) = new_errors {
             self.tell(RunEvent::Happened(Timed {
                 t_s,
-                what: Happening::DriveErrors(n),
+                what: SessionEvent::DriveErrors(n),
             }));
         }
     }
@@ -133,12 +133,12 @@ impl Worker {
         let tx = self.tx.clone();
         let drive = self.drive;
         let mut show = |n: &str| {
-            let _ = tx.send((drive, Said::Show(n.to_string())));
+            let _ = tx.send((drive, WorkerMessage::Show(n.to_string())));
         };
         // A job file's other targets are this host's: each new one is filled as well, so
         // that no job reads unwritten extents (no device I/O, and numbers no drive gives).
         let also: &[crate::dut::PreparedTarget] = match &run.kind {
-            RunKind::FioJob(f) => &f.also,
+            RunWhat::FioJob(f) => &f.also,
             _ => &[],
         };
         let mut done = Vec::new();
@@ -150,7 +150,7 @@ impl Worker {
         }
         for (t, (filled, notes)) in done {
             match filled {
-                Some(s) => self.say(Said::Record {
+                Some(s) => self.say(WorkerMessage::Record {
                     kind: EventKind::Fill,
                     message: if crate::dut::fill::interrupted(&s) {
                         format!("fill of {} interrupted", t.path.display())
@@ -161,7 +161,7 @@ impl Worker {
                 }),
                 None => {
                     for n in notes {
-                        self.say(Said::Record {
+                        self.say(WorkerMessage::Record {
                             kind: EventKind::Note,
                             message: n,
                             data: serde_yaml::Value::Null,
@@ -182,7 +182,7 @@ impl Worker {
     ) -> Result<(RunOutcome, Tally), RunError> {
         // A job file's logs go to a folder of drivescope's, made now (the session exists).
         let asked = match &run.kind {
-            RunKind::FioJob(f) => f.logs.as_deref(),
+            RunWhat::FioJob(f) => f.logs.as_deref(),
             _ => None,
         };
         let (plan, log_dir) = super::fio_logs::ready(&run.plan, asked, session)?;
@@ -195,7 +195,7 @@ impl Worker {
         // run (nothing written under it yet) lets it fill.
         let keeps_state = run.verify.as_ref().is_some_and(|v| !v.made());
         if reads && keeps_state && run.target.unwritten {
-            self.say(Said::Record {
+            self.say(WorkerMessage::Record {
                 kind: EventKind::Note,
                 message: format!(
                     "{} is not filled: a fill would overwrite what its verify state \
@@ -213,7 +213,7 @@ impl Worker {
                 StopBy::Signal => "stopped by a signal before the run started",
                 StopBy::User => "stopped by the user before the run started",
             };
-            self.say(Said::Record {
+            self.say(WorkerMessage::Record {
                 kind: EventKind::Stopped,
                 message: why.into(),
                 data: serde_yaml::Value::Null,
@@ -238,7 +238,7 @@ impl Worker {
         let (outcome, tally) = ran?;
         let outcome = match (outcome, &run.kind) {
             // A plain run's failure is its one step's.
-            (RunOutcome::Failed { ended_by, .. }, RunKind::Single { .. }) => RunOutcome::Failed {
+            (RunOutcome::Failed { ended_by, .. }, RunWhat::Single(_)) => RunOutcome::Failed {
                 step: None,
                 ended_by,
             },
@@ -249,7 +249,7 @@ impl Worker {
                 StopBy::Signal => "stopped by a signal",
                 StopBy::User => "stopped by the user",
             };
-            self.say(Said::Record {
+            self.say(WorkerMessage::Record {
                 kind: EventKind::Stopped,
                 message: why.into(),
                 data: serde_yaml::Value::Null,
@@ -271,7 +271,7 @@ impl Worker {
         }
         let result = self.go(run, ctl, session);
         self.drain();
-        self.say(Said::Done(result));
+        self.say(WorkerMessage::Done(result));
     }
 }
 
@@ -318,6 +318,6 @@ impl RunObserver for Worker {
     }
 
     fn snapshot(&mut self) {
-        self.say(Said::Snapshot);
+        self.say(WorkerMessage::Snapshot);
     }
 }

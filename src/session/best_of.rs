@@ -252,12 +252,10 @@ pub struct RunSeries {
 
 /// The name of phase `i` (from 0) of the session's plan; `phase N` where the plan has none.
 pub fn phase_name(s: &Session, i: u64) -> String {
-    s.plan
-        .get("phases")
-        .and_then(|p| p.get(i as usize))
-        .and_then(|p| p.get("name"))
-        .and_then(serde_yaml::Value::as_str)
-        .map_or_else(|| format!("phase {}", i + 1), str::to_string)
+    s.plan_info()
+        .phase(i)
+        .and_then(|p| p.name.clone())
+        .unwrap_or_else(|| format!("phase {}", i + 1))
 }
 
 /// The phase (from 0) a preset's step ran in; none for a step of no preset.

@@ -1,5 +1,6 @@
 //! The data of the events the session and the run's hub write themselves: a resume's
-//! pause ([`ResumedData`]) and a failed I/O's place ([`IoErrorData`]). The other kinds'
+//! pause ([`ResumedData`]), a failed I/O's place ([`IoErrorData`]) and a power cut's
+//! moment ([`PowerCutData`]). The other kinds'
 //! data are their own layers' types (a thermal event, a verify finding), read back with
 //! [`Event::data_as`](super::Event::data_as).
 
@@ -12,6 +13,18 @@ use crate::stats::IoErrorRecord;
 pub struct ResumedData {
     /// Seconds, to the millisecond.
     pub paused_s: f64,
+}
+
+/// A `power_cut` event's data: the state of the verified writes when a power-cut run
+/// (`run --verify --power-cut`) cut the power.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PowerCutData {
+    /// The cycle of the power-cut run.
+    pub cycle: u32,
+    /// The last flush epoch completed before the cut.
+    pub epoch: u64,
+    /// Blocks with a write in flight at the cut.
+    pub blocks_in_flight: u64,
 }
 
 /// An `io_error` event's data: the failed (or short) I/O (its message is the event's).

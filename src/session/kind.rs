@@ -54,13 +54,15 @@ pub enum EventKind {
     Resumed,
     /// A note the user wrote while the run went on (the dashboard's note key).
     UserNote,
+    /// A power-cut run cut the power here (its cycle, epoch and writes in flight as data).
+    PowerCut,
     /// A kind this release does not know (a session of a later one); kept as written.
     Other(String),
 }
 
 impl EventKind {
     /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 22] = [
+    pub const KNOWN: [EventKind; 23] = [
         EventKind::Note,
         EventKind::Phase,
         EventKind::SteadyState,
@@ -83,6 +85,7 @@ impl EventKind {
         EventKind::Paused,
         EventKind::Resumed,
         EventKind::UserNote,
+        EventKind::PowerCut,
     ];
 
     pub fn as_str(&self) -> &str {
@@ -109,6 +112,7 @@ impl EventKind {
             EventKind::Paused => "paused",
             EventKind::Resumed => "resumed",
             EventKind::UserNote => "user_note",
+            EventKind::PowerCut => "power_cut",
             EventKind::Other(s) => s,
         }
     }

@@ -40,7 +40,7 @@ pub(super) fn merge(into: &mut Session, part: Session) {
     if part.state != SessionState::Running {
         into.state = part.state;
     }
-    if !part.drive.is_null() {
+    if part.drive.is_some() {
         into.drive = part.drive;
     }
     if part.target != Default::default() {
@@ -49,10 +49,10 @@ pub(super) fn merge(into: &mut Session, part: Session) {
     if !part.drives.is_empty() {
         into.drives = part.drives;
     }
-    if !part.preset.is_null() {
+    if part.preset.is_some() {
         into.preset = part.preset;
     }
-    if !part.plan.is_null() {
+    if part.plan.is_some() {
         into.plan = part.plan;
     }
     if part.histograms.is_some() {

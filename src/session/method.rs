@@ -38,9 +38,8 @@ impl OffMethod {
 /// The plan's time scale as the session recorded it (1 where it recorded none: an unscaled
 /// plan, a plain run, or a session from before the scale was recorded).
 pub fn time_scale(s: &Session) -> f64 {
-    s.plan
-        .get("time_scale")
-        .and_then(|v| serde_yaml::from_value::<f64>(v.clone()).ok())
+    s.plan_info()
+        .time_scale
         .filter(|x| x.is_finite() && *x > 0.0)
         .unwrap_or(1.0)
 }

@@ -17,7 +17,9 @@ mod event_data;
 mod flow;
 pub mod histlog;
 mod host;
+mod identity;
 mod kind;
+mod legacy;
 mod merge;
 pub mod method;
 mod model;
@@ -30,6 +32,7 @@ mod reader;
 mod recorder;
 pub mod results;
 mod sample;
+mod setup;
 mod text;
 pub mod time;
 mod writer;
@@ -38,9 +41,11 @@ pub use best_of::{
     grid, grid_of, phase_name, phase_of, run_series, GridCell, GridDir, GridRun, RunSeries,
 };
 pub use error::SessionError;
-pub use event_data::{IoErrorData, ResumedData};
+pub use event_data::{IoErrorData, PowerCutData, ResumedData};
 pub use host::Host;
+pub use identity::{DiskIdentity, DiskZones, DriveIdentity};
 pub use kind::EventKind;
+pub use legacy::Document;
 pub use method::{off_method, off_method_text, OffMethod};
 pub use model::{
     round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
@@ -55,6 +60,7 @@ pub use reader::{load, parse, Loaded, MAX_BYTES, MAX_FLOW_DEPTH};
 pub use recorder::SessionRecorder;
 pub use results::{step_results, Direction, StepResult};
 pub use sample::Sample;
+pub use setup::{PhaseInfo, PlanInfo, PlanStepInfo, PresetInfo, RoundsInfo};
 pub use text::{full as to_yaml, write_full as write_yaml};
 pub use writer::{ensure_parent, write_atomic, write_atomic_with, OutFolder, Output, Written};
 

@@ -2,16 +2,19 @@
 //! holds (`schema_version`, `host`, `drive`, `target`, `preset`, `plan`, `intervals`,
 //! `steps`, `telemetry`, `events`, `summary`).
 //!
-//! Parts other layers own (drive identity, preset, plan, telemetry samples) are carried as
-//! plain YAML values, so the session neither depends on their types nor loses fields it
-//! does not know.
+//! The drive identity is a type of the session's ([`DriveIdentity`], the drive layer's keys);
+//! the preset and plan, whose types are the plans layer's, are kept as the documents they
+//! were written as (`legacy::Document`: written back key for key, read as a type), and
+//! telemetry samples as the mappings the telemetry layer measured.
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Value;
 
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::kind::EventKind;
+use super::legacy::Document;
 use super::sample::Sample;
+use super::setup::{PlanInfo, PresetInfo};
 use crate::stats::{IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
@@ -32,8 +35,9 @@ pub struct DriveEntry {
     /// label, else the target's path).
     pub label: String,
     pub target: TargetInfo,
-    /// Drive identity, as the session's `drive` is for one drive.
-    pub identity: Value,
+    /// Drive identity, as the session's `drive` is for one drive (`null`: none known).
+    #[serde(deserialize_with = "super::legacy::identity")]
+    pub identity: Option<DriveIdentity>,
 }
 
 /// Where the run stands.
@@ -311,8 +315,9 @@ pub struct Event {
     pub kind: EventKind,
     #[serde(default)]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Value::is_null")]
-    pub data: Value,
+    /// What the event's kind records beside its message (none for most).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Document>,
     /// The drive (its index in `drives`) of a session of several; none: the whole run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
@@ -323,7 +328,7 @@ impl Event {
     /// [`ResumedData`](super::ResumedData)); none when it holds none of that
     /// shape.
     pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
-        T::deserialize(&self.data).ok()
+        self.data.as_ref()?.read()
     }
 }
 
@@ -438,17 +443,21 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub host: Host,
-    /// Drive identity (model, serial, firmware, capacity…), from the telemetry layer.
-    pub drive: Value,
+    /// Drive identity (model, serial, firmware, capacity…), from the drive layer (`null`:
+    /// none known).
+    #[serde(deserialize_with = "super::legacy::identity")]
+    pub drive: Option<DriveIdentity>,
     pub target: TargetInfo,
     /// A session of several drives: each one's label, target and identity (`drive` and
     /// `target` above are then the first drive's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drives: Vec<DriveEntry>,
-    /// The resolved preset (null for a plain `drivescope run`).
-    pub preset: Value,
-    /// The resolved plan: the steps as planned.
-    pub plan: Value,
+    /// The resolved preset (null for a plain `drivescope run`), as the plans layer wrote
+    /// it; [`Session::preset_info`] reads what the session's readers need of it.
+    pub preset: Option<Document>,
+    /// The resolved plan: the steps as planned, as the run wrote it; read as the plans
+    /// layer's `Plan` with [`Session::plan_as`], or as [`Session::plan_info`].
+    pub plan: Option<Document>,
     /// The HdrHistogram interval log beside the session, when recorded (a file name
     /// relative to the session's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -566,15 +575,32 @@ impl Session {
         self.drives.iter().map(|d| d.label.clone()).collect()
     }
 
-    /// A name for legends and titles: the drive's model (`drive.model`, or the first of
-    /// `drive.disks`), else the target path.
+    /// What the session's readers need of its preset (all none for no preset).
+    pub fn preset_info(&self) -> PresetInfo {
+        self.preset
+            .as_ref()
+            .and_then(Document::read)
+            .unwrap_or_default()
+    }
+
+    /// What the session's readers need of its plan (all none for no plan).
+    pub fn plan_info(&self) -> PlanInfo {
+        self.plan
+            .as_ref()
+            .and_then(Document::read)
+            .unwrap_or_default()
+    }
+
+    /// The plan as a `T` (the plans layer's `Plan`); none when there is none or it is not
+    /// of that shape (a plain run's, a job file's, an older release's).
+    pub fn plan_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        self.plan.as_ref()?.read()
+    }
+
+    /// A name for legends and titles: the drive's model (its first disk's), else the
+    /// target path.
     pub fn label(&self) -> String {
-        let model = self
-            .drive
-            .get("model")
-            .or_else(|| self.drive.get("disks")?.get(0)?.get("model"))
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty());
+        let model = self.drive.as_ref().and_then(DriveIdentity::model);
         match model {
             Some(m) => m.to_string(),
             None if !self.target.path.is_empty() => self.target.path.clone(),

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_yaml::Value;
-
+use crate::session::identity::DriveIdentity;
+use crate::session::legacy::Document;
 use crate::session::model::{DriveEntry, Session, TargetInfo};
 
 /// Default autosave period: a crash loses at most this much.
@@ -64,9 +64,9 @@ pub struct SessionStart {
     pub command: Option<String>,
     /// What was tested, in the user's words (`--note`).
     pub note: Option<String>,
-    pub drive: Value,
-    pub preset: Value,
-    pub plan: Value,
+    pub drive: Option<DriveIdentity>,
+    pub preset: Option<Document>,
+    pub plan: Option<Document>,
     /// A session of several drives: each one's label, target and identity (`target` and
     /// `drive` above are then the first's). Empty, or one: a session of one drive.
     pub drives: Vec<DriveEntry>,

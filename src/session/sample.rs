@@ -67,6 +67,14 @@ impl Sample {
             .unwrap_or(Value::Null)
     }
 
+    /// The sample as a `T` (the telemetry layer's sample, or a reader's view of some of
+    /// its keys); none when it is not of that shape.
+    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_str(&self.0)
+            .or_else(|_| serde_yaml::from_str(&self.0))
+            .ok()
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(&*self.0, "null" | "~" | "")
     }
@@ -143,5 +151,25 @@ mod tests {
         let back: Sample = serde_yaml::from_str(&serde_yaml::to_string(&json).unwrap()).unwrap();
         assert_eq!(back.value(), json.value());
         assert!(Sample::from_value(&Value::Null).is_null());
+    }
+
+    #[test]
+    fn a_sample_reads_as_a_type_from_its_line_json_or_yaml() {
+        #[derive(Deserialize)]
+        struct Smart {
+            warning_temp_c: Option<f64>,
+        }
+        #[derive(Deserialize)]
+        struct View {
+            smart: Option<Smart>,
+        }
+        let warning = |s: &Sample| s.read::<View>().and_then(|v| v.smart?.warning_temp_c);
+        let json = Sample::from_json_line(r#"{"t": 1, "smart": {"warning_temp_c": 70}}"#).unwrap();
+        assert_eq!(warning(&json), Some(70.0));
+        let yaml: Sample =
+            serde_yaml::from_str("{t: 2, smart: {warning_temp_c: 68, x: !tag 1}}").unwrap();
+        assert_eq!(warning(&yaml), Some(68.0));
+        let other: Sample = serde_yaml::from_str("{t: 3, smart: text}").unwrap();
+        assert!(other.read::<View>().is_none(), "not of that shape");
     }
 }

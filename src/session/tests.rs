@@ -92,9 +92,16 @@ fn start() -> SessionStart {
         },
         command: Some("drivescope run --rw randread".into()),
         note: None,
-        drive: serde_yaml::from_str("{model: Test SSD, serial: \"0042\"}").unwrap_or(Value::Null),
-        preset: Value::Null,
-        plan: Value::Null,
+        drive: Some(DriveIdentity {
+            disks: vec![DiskIdentity {
+                model: Some("Test SSD".into()),
+                serial: Some("0042".into()),
+                ..DiskIdentity::default()
+            }],
+            ..DriveIdentity::default()
+        }),
+        preset: None,
+        plan: None,
         drives: Vec::new(),
     }
 }
@@ -490,4 +497,28 @@ fn trims_are_saved_only_when_there_are_some_and_an_older_file_reads_without_them
     assert!(!text.contains("trim"), "{text}");
     let old: StepSummary = serde_yaml::from_str(&text).unwrap();
     assert_eq!((old.trim_ios, old.trim_lat_us.samples), (0, 0));
+}
+
+#[test]
+fn the_golden_sessions_header_is_written_back_as_the_release_wrote_it() {
+    // The sessions of the previous release (tests/fixtures/sessions): read and written
+    // again, their drive, target, drives, preset and plan are the same text.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sessions");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path().join("session.yaml");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let s = parse(&path, &text).unwrap().session;
+        let again = to_yaml(&s).unwrap();
+        let header = |t: &str| {
+            let from = t.find("\ndrive:").unwrap();
+            let to = t.find("\nintervals:").unwrap();
+            t[from..to].to_string()
+        };
+        assert_eq!(header(&again), header(&text), "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 6, "{seen} sessions");
 }

@@ -22,12 +22,13 @@
 //! `summary`.
 
 use serde::Serialize;
-use serde_yaml::Value;
 
 use std::io::Write;
 
 use super::flow::{write_list, write_value};
 use super::host::Host;
+use super::identity::DriveIdentity;
+use super::legacy::Document;
 use super::model::{
     DriveEntry, Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord,
     TargetInfo,
@@ -49,12 +50,12 @@ struct Header<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     note: &'a Option<String>,
     host: &'a Host,
-    drive: &'a Value,
+    drive: &'a Option<DriveIdentity>,
     target: &'a TargetInfo,
     #[serde(skip_serializing_if = "<[DriveEntry]>::is_empty")]
     drives: &'a [DriveEntry],
-    preset: &'a Value,
-    plan: &'a Value,
+    preset: &'a Option<Document>,
+    plan: &'a Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
     histograms: &'a Option<String>,
 }
@@ -97,13 +98,13 @@ pub struct Changed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<SessionState>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub drive: Option<Value>,
+    pub drive: Option<DriveIdentity>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<Value>,
+    pub preset: Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Value>,
+    pub plan: Option<Document>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histograms: Option<String>,
 }

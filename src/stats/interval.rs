@@ -208,6 +208,15 @@ impl IntervalReport {
         self.ramp || self.suspended_s > 0.0
     }
 
+    /// The interval's first failed I/O, preferring one the kernel gave an errno for
+    /// (ENOSPC, EIO…) over a short transfer, which says less.
+    pub fn first_error(&self) -> Option<&IoErrorRecord> {
+        self.error_records
+            .iter()
+            .find(|e| e.result < 0)
+            .or_else(|| self.error_records.first())
+    }
+
     /// A copy without the histograms (for displays that need only the figures).
     pub fn without_hists(&self) -> IntervalReport {
         IntervalReport {

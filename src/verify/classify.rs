@@ -265,7 +265,7 @@ mod tests {
 
     fn written(offset: u64, len: usize, gen: u8, seed: u64) -> Vec<u8> {
         let mut b = vec![0u8; len];
-        crate::engine::native::rng::Rng::new(seed).fill(&mut b);
+        crate::engine::Rng::new(seed).fill(&mut b);
         stamp_block(&mut b, offset, ID, g(gen), 1);
         b
     }

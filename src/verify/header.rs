@@ -183,7 +183,7 @@ mod tests {
     use super::*;
 
     fn block(n: usize) -> Vec<u8> {
-        let mut rng = crate::engine::native::rng::Rng::new(9);
+        let mut rng = crate::engine::Rng::new(9);
         let mut b = vec![0u8; n];
         rng.fill(&mut b);
         b

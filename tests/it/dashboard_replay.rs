@@ -282,7 +282,7 @@ fn the_sessions_of_earlier_releases_replay_through_the_live_sink() {
             let labels: Vec<&str> = started.iter().map(|i| i.name.as_str()).collect();
             let want: Vec<&str> = records.iter().map(|st| st.label.as_str()).collect();
             assert_eq!(labels, want, "{name}, drive {d}");
-            if !s.preset.is_null() {
+            if s.preset.is_some() {
                 assert!(
                     started.iter().all(|i| !i.phase_name.is_empty()),
                     "{name}: {started:?}"

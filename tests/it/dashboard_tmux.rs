@@ -812,7 +812,12 @@ fn kill_9_of_a_dashboard_run_leaves_a_session_that_loads_without_its_terminal() 
         "{} < {saved}",
         ses.intervals.len()
     );
-    assert_eq!(ses.preset["id"], "quick-look", "{:?}", ses.preset);
+    assert_eq!(
+        ses.preset_info().id.as_deref(),
+        Some("quick-look"),
+        "{:?}",
+        ses.preset
+    );
     // report, with no terminal at all, says what it lacks and writes the page.
     let out_dir = home.path().join("rep");
     let out = Command::new(common::bin())

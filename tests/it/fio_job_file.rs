@@ -209,7 +209,8 @@ fn two_stonewalled_jobs_run_as_two_steps_and_the_session_loads_and_reports() {
         assert!(n >= 3, "step {i} has {n} intervals");
         assert_eq!(step.summary.engine.as_str(), "fio");
     }
-    let fio = &s.plan["fio_job"];
+    let plan: serde_yaml::Value = s.plan_as().expect("a plan");
+    let fio = &plan["fio_job"];
     assert_eq!(
         fio["text"].as_str(),
         Some(text.as_str()),
@@ -682,7 +683,8 @@ fn an_fio_job_file_in_the_preset_folder_runs_from_the_dashboards_picker() {
             st.label.replace("×1", "")
         );
     }
-    assert_eq!(s.plan["fio_job"]["text"].as_str(), Some(text.as_str()));
+    let plan: serde_yaml::Value = s.plan_as().expect("a plan");
+    assert_eq!(plan["fio_job"]["text"].as_str(), Some(text.as_str()));
     assert!(
         target.exists(),
         "the job's file, created as drivescope's test file"

@@ -2,7 +2,8 @@
 //! module of `src/` in it, none using a layer above its own, test code aside), no import
 //! cycles between the top-level modules nor between the files of a folder (a name its
 //! `mod.rs` re-exports counts as a use of the file it comes from), no command module uses
-//! another, no command lays out text, and nothing below the edge uses `cli` or `commands`. Read from the source and the document's text, so a
+//! another, no command lays out text, nothing below the edge uses `cli` or `commands`, and
+//! no file of `run/` names `engine::native` (the run reaches engines through the contract). Read from the source and the document's text, so a
 //! module that reaches up fails here, not in a review.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -699,4 +700,28 @@ fn the_folder_check_follows_a_parents_re_exports() {
     let engine = vec!["engine".to_string()];
     let g = folder_graph(&engine, &folders[&engine]);
     assert!(g["native"].contains("error"), "{g:#?}");
+}
+
+/// The run reaches an engine only through the engine contract (`engine/`: the seam, the
+/// shape check, aligned memory, the generator): no file of `run/` names `engine::native`,
+/// whose in-process engines are one implementation among others.
+#[test]
+fn the_run_names_no_engine_implementation() {
+    let mut files = Vec::new();
+    rust_files(&src().join("run"), &mut files);
+    let native = |p: &Vec<String>| p.windows(2).any(|w| w[0] == "engine" && w[1] == "native");
+    let reaching: Vec<String> = files
+        .iter()
+        .filter(|f| paths_in(&without_comments(&code_of(f))).iter().any(native))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        reaching.is_empty(),
+        "run/ files naming engine::native: {reaching:?}"
+    );
+    // The check sees such a path, imported or written out.
+    let seen = |code: &str| paths_in(code).iter().any(native);
+    assert!(seen("use crate::engine::{native::Buffers, Rng};"));
+    assert!(seen("let x = crate::engine::native::first_error(r);"));
+    assert!(!seen("use crate::engine::{AlignedBuf, Rng};"));
 }

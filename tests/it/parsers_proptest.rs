@@ -701,7 +701,7 @@ fn check_usable(p: &preset::Preset) {
                         plan.steps.len()
                     );
                     for s in &plan.steps {
-                        if let Err(e) = drivescope::engine::native::validate_shape(&s.workload) {
+                        if let Err(e) = drivescope::engine::validate_shape(&s.workload) {
                             check_shape_refusal(&s.workload, &e);
                         }
                     }
@@ -1225,7 +1225,7 @@ fn refused(text: &str, needle: &str) -> String {
                     Ok(plan) => plan
                         .steps
                         .iter()
-                        .find_map(|s| drivescope::engine::native::validate_shape(&s.workload).err())
+                        .find_map(|s| drivescope::engine::validate_shape(&s.workload).err())
                         .map(|e| e.to_string())
                         .unwrap_or_else(|| panic!("accepted on {t:?}: {text}")),
                     Err(e) => e.to_string(),

@@ -203,7 +203,7 @@ fn made_hostile(s: &Session) -> (Session, usize) {
             t,
             kind,
             message: hostile(n),
-            data: Value::Null,
+            data: None,
             drive: None,
         });
         n += 1;

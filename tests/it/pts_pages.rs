@@ -91,12 +91,18 @@ impl Step {
     fn lat(&self, d: &str, k: &str) -> f64 {
         self.json[d]["response_lat_us"][k].as_f64().unwrap_or(0.0)
     }
-    /// All I/Os' mean latency, from each direction's mean weighted by its I/Os.
+    /// All I/Os' mean latency, from each direction's mean weighted by its I/Os (NaN when
+    /// the step did none).
     fn mean_us(&self) -> f64 {
         let (r, w) = (self.ios("read"), self.ios("write"));
         (r * self.lat("read", "mean") + w * self.lat("write", "mean")) / (r + w)
     }
+    /// NaN for a step that did no I/O (a starved round): no latency, left out of a
+    /// window's average as the page leaves it out.
     fn max_us(&self) -> f64 {
+        if self.ios("read") + self.ios("write") == 0.0 {
+            return f64::NAN;
+        }
         self.lat("read", "max").max(self.lat("write", "max"))
     }
 }
@@ -157,7 +163,8 @@ fn window(track: &[(u32, f64)], w: usize, range: f64, slope: f64) -> (Option<u32
     (None, last.iter().map(|x| x.0).collect())
 }
 
-/// `f` of the steps of `phase` at (read, bs) averaged over `rounds`.
+/// `f` of the steps of `phase` at (read, bs) averaged over `rounds`, steps without the
+/// figure (NaN: a latency of a round that did no I/O) left out.
 fn mean_over(
     steps: &[Step],
     phase: u64,
@@ -170,6 +177,7 @@ fn mean_over(
         .iter()
         .filter(|s| s.phase == phase && s.read == read && s.bs == bs && rounds.contains(&s.round))
         .map(f)
+        .filter(|v| !v.is_nan())
         .collect();
     assert!(!v.is_empty(), "no step at {read}/{bs} in rounds {rounds:?}");
     v.iter().sum::<f64>() / v.len() as f64
@@ -394,14 +402,16 @@ fn latency_run(range: f64, slope: f64, max: u32) -> Option<u32> {
     let (reached, rounds) = window(&track, 5, range, slope);
     // The nines from the session's own steps (steps.json has them per direction only).
     let p99 = |s: &Step| {
-        session
+        let sum = &session
             .steps
             .iter()
             .find(|r| r.label == s.json["label"].as_str().unwrap())
             .unwrap()
-            .summary
-            .service_lat()
-            .p99
+            .summary;
+        if sum.ios == 0 {
+            return f64::NAN;
+        }
+        sum.service_lat().p99
     };
     type Pick<'a> = &'a dyn Fn(&Step) -> f64;
     let checks: [(&str, Pick); 3] = [

@@ -72,7 +72,7 @@ fn three_drives_give_steps_per_drive_a_distribution_section_each_and_paused_gaps
             t,
             kind,
             message: String::new(),
-            data: serde_yaml::Value::Null,
+            data: None,
             drive: None,
         });
     }

@@ -68,7 +68,7 @@ fn a_quick_look_reports_its_plan_qos_corners_drive_and_distributions() {
 
     // The plan: one row a step, numbered from 1, each at its rate in words.
     let plan = table(&d, "plan");
-    let planned = saved.plan["steps"].as_sequence().expect("plan steps").len();
+    let planned = saved.plan_info().steps.expect("plan steps").len();
     assert_eq!(plan.len(), 1 + planned, "{plan:?}");
     let numbers: Vec<String> = plan[1..].iter().map(|r| r[0].clone()).collect();
     let want: Vec<String> = (1..=planned).map(|n| n.to_string()).collect();
@@ -124,7 +124,10 @@ fn a_quick_look_reports_its_plan_qos_corners_drive_and_distributions() {
 
     // The drive's serial exactly as the session holds it, under its own name.
     let drive = table(&d, "drive");
-    let serial = saved.drive["disks"][0]["serial"].as_str();
+    let serial = saved
+        .drive
+        .as_ref()
+        .and_then(|d| d.primary()?.serial.as_deref());
     let shown = drive
         .iter()
         .find(|r| r[0] == "serial")

@@ -789,11 +789,12 @@ fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
     let s = summary(&parsed);
     let ios = s["ios"].as_f64().unwrap();
     let runtime = s["runtime_s"].as_f64().unwrap();
-    // The schedule caught up after the stall: never above it, and most of the stall's I/Os
-    // were made up (a pacer that dropped them would be a whole stall, about 1000, short;
-    // a loaded machine's catch-up after the thaw left 100 of them still due at the end).
+    // Never above the schedule, however the CPUs are shared. That the stall's I/Os were
+    // kept due (not dropped) is shown below by their waits, which a pacer that dropped
+    // them would not have: a count of I/Os made up by the run's end depends on how much
+    // CPU the catch-up got after the thaw (under load, none of it may be made up).
     assert!(
-        ios <= 1.01 * RATE * runtime && ios >= RATE * (runtime - stall_min / 2.0),
+        ios <= 1.01 * RATE * runtime,
         "{ios} I/Os in {runtime} s at {RATE} IOPS, a stall of {stall_min:.2} s"
     );
     // Response minus service, summed over the I/Os, is the time I/Os waited to be issued.

@@ -477,10 +477,38 @@ fn the_power_loss_page_reads_in_headless_chromium_and_export_gives_every_cycle()
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let cs = cycles(&out);
     let rec = record_file(home.path());
-    // Each cycle names its workload session, a file beside the record.
+    // Each cycle names its workload session, a file beside the record, which records the
+    // cut: its cycle, epoch and writes in flight, as the cycle says.
     for c in &cs {
         let s = c["session"].as_str().expect("the cycle's session");
-        assert!(rec.with_file_name(s).is_file(), "{s}");
+        let loaded = drivescope::session::load(&rec.with_file_name(s)).expect("loads");
+        let cut: Vec<drivescope::session::PowerCutData> = loaded
+            .session
+            .events
+            .iter()
+            .filter(|e| e.kind == drivescope::session::EventKind::PowerCut)
+            .filter_map(|e| e.data_as())
+            .collect();
+        assert_eq!(
+            cut,
+            vec![drivescope::session::PowerCutData {
+                cycle: n(c, "cycle") as u32,
+                epoch: n(c, "epoch"),
+                blocks_in_flight: n(c, "blocks_in_flight"),
+            }],
+            "{s}"
+        );
+    }
+    // The dashboard shows the cut in its events when the cycle's session is opened.
+    let last = rec.with_file_name(cs[2]["session"].as_str().unwrap());
+    let cmd = format!("{} open {}", common::bin().display(), last.display());
+    if let Some(t) = crate::dashboard_tmux::Tmux::start_with("open-cut", &cmd, home.path(), 120, 40)
+    {
+        let said = format!("power cut 3 (epoch {}", n(&cs[2], "epoch"));
+        crate::dashboard_tmux::wait_until(&t, "the cut in the events", |s| s.contains(&said));
+        t.tmux(&["send-keys", "q"]);
+        t.wait_for("EXIT=0");
+        crate::dashboard_tmux::assert_cooked(&t.stty());
     }
 
     // export: one row per cycle, the figures the run printed.
@@ -610,10 +638,22 @@ fn a_cut_that_takes_the_machine_down_is_finished_by_verify_after_the_restart() {
     let r = record(&out);
     assert_eq!(r["verdict"], "incomplete", "1 of 2 cycles: {r}");
     assert!(!state.join("power-cut-pending.yaml").exists());
-    // The record on disk says the same; the first run's record, not a new one.
-    let rec = record_file(home.path());
+    // The record on disk says the same: the killed run's own record, no new one (the
+    // fill's and the killed run's are the two there are).
+    let err = stderr(&out);
+    let rec = err
+        .lines()
+        .find_map(|l| l.strip_prefix("note: power-cut record saved to "))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("where the record is: {err}"));
     let text = std::fs::read_to_string(&rec).unwrap();
     assert!(text.contains("machine_down: true"), "{text}");
+    let records = std::fs::read_dir(rec.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-power-cut.yaml"))
+        .count();
+    assert_eq!(records, 2, "the fill's and the killed run's");
     // The state is settled: a new power-cut run starts on it.
     let out = power_cut(
         home.path(),

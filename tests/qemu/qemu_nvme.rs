@@ -145,7 +145,7 @@ fn drivescope_agrees_with_nvme_cli_on_a_real_nvme_controller() {
             // completing I/O (this guest's workload once ended 'device stalled' after 1 s
             // of I/O): two vCPUs, as the safety and engine guests boot.
             ("QEMU_SMP", "2"),
-            ("BOOT_TIMEOUT", "600"),
+            ("BOOT_TIMEOUT", "1200"),
         ],
     );
 

@@ -519,8 +519,10 @@ fn check_many(out: &Path) {
     assert_eq!(views.len(), 3);
     let mut serials = Vec::new();
     for v in &views {
-        let identity = v.drive["disks"][0]["serial"]
-            .as_str()
+        let identity = v
+            .drive
+            .as_ref()
+            .and_then(|d| d.primary()?.serial.as_deref())
             .unwrap_or_else(|| {
                 panic!(
                     "{}: no serial in its identity: {:?}",
@@ -631,7 +633,7 @@ fn faults_and_holders_on_real_drives() {
             ("SATA_SIZE", "64M"),
             ("NVME_SECOND", "1"),
             // Under TCG on a loaded 2-core machine the guest's sections take minutes.
-            ("BOOT_TIMEOUT", "600"),
+            ("BOOT_TIMEOUT", "1200"),
             // With one vCPU, QEMU's emulated NVMe controller under TCG now and then stops
             // completing I/O for a second (a plain liburing loop stalls the same way; see
             // qemu_engine.rs): two vCPUs, as the engine guest boots.

@@ -4,55 +4,33 @@
 //! two written blocks are alike (defeating dedupe) while the random remainder stays
 //! incompressible, without refilling whole buffers from the generator on every I/O.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::ptr::NonNull;
+use crate::engine::{AlignedBuf, Rng, BUF_ALIGN};
 
-use super::rng::Rng;
-
-/// Buffer alignment: a page, enough for O_DIRECT on every device we meet.
-pub const BUF_ALIGN: usize = 4096;
 /// Granularity of the scramble stamp.
 const STAMP_EVERY: usize = 512;
 
 /// `slots` buffers of `slot_len` bytes each, page-aligned, contiguous.
 pub struct Buffers {
-    ptr: NonNull<u8>,
-    layout: Layout,
+    mem: AlignedBuf,
     slot_len: usize,
     slots: usize,
     stamp: u64,
 }
 
-// SAFETY: `Buffers` owns its allocation outright (nothing else holds `ptr` but the kernel,
-// for I/O the owner submitted), has no thread-affine state, and every access goes through
-// `&self`/`&mut self`, so moving it to another thread (the worker) is sound. It is not
-// `Sync`: shared references on two threads are never needed.
-unsafe impl Send for Buffers {}
-
 impl Buffers {
     /// Allocates and fills with random bytes from `rng`. None if the allocation fails.
     pub fn new(slots: usize, slot_len: usize, rng: &mut Rng) -> Option<Self> {
         let slot_len = slot_len.div_ceil(BUF_ALIGN) * BUF_ALIGN;
-        let size = slots.checked_mul(slot_len)?.max(BUF_ALIGN);
-        let layout = Layout::from_size_align(size, BUF_ALIGN).ok()?;
-        // SAFETY: `layout` has a non-zero size (at least BUF_ALIGN) and a valid alignment;
-        // a null return (allocation failure) becomes None.
-        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) })?;
-        let mut b = Buffers {
-            ptr,
-            layout,
+        let mut mem = AlignedBuf::zeroed(slots.checked_mul(slot_len)?)?;
+        // The stamp is drawn first: a seed's buffers are what they always were.
+        let stamp = rng.next_u64();
+        rng.fill(&mut mem);
+        Some(Buffers {
+            mem,
             slot_len,
             slots,
-            stamp: rng.next_u64(),
-        };
-        rng.fill(b.all_mut());
-        Some(b)
-    }
-
-    fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: `ptr` is the live allocation of `layout.size()` bytes made in `new`,
-        // initialised by alloc_zeroed, owned by `self`; `&mut self` makes the slice unique.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+            stamp,
+        })
     }
 
     pub fn slot_len(&self) -> usize {
@@ -81,7 +59,7 @@ impl Buffers {
         // SAFETY: i < slots (checked above), so i * slot_len <= (slots - 1) * slot_len,
         // which is inside the allocation of at least slots * slot_len bytes; that product
         // was checked for overflow in `new`.
-        unsafe { self.ptr.as_ptr().add(i * self.slot_len) }
+        unsafe { self.mem.as_ptr().add(i * self.slot_len) }
     }
 
     /// One iovec per slot, for io_uring buffer registration.
@@ -151,15 +129,6 @@ impl Buffers {
         // SAFETY: as in `slot`, and the `&mut self` borrow makes this slice the only
         // reference into the buffers while it lives.
         unsafe { std::slice::from_raw_parts_mut(ptr, self.slot_len) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated with exactly this `layout` in `new` and is freed only
-        // here, once. Any I/O the kernel had on it was reaped before, or the buffers were
-        // leaked instead of dropped (see uring.rs).
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
 

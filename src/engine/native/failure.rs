@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::outcome::{EndedBy, FaultKind};
-use crate::stats::{FailedBy, IntervalReport, IoErrorRecord};
+use crate::stats::{FailedBy, IntervalReport};
 use crate::telemetry::blockstat;
 
 /// A block device target, watched for removal.
@@ -91,21 +91,13 @@ fn errno_of(result: i64) -> Option<i32> {
     (result < 0).then(|| (-result) as i32)
 }
 
-/// The interval's first failed I/O, preferring one the kernel gave an errno for (ENOSPC,
-/// EIO…) over a short transfer, which says less.
-pub fn first_error(r: &IntervalReport) -> Option<&IoErrorRecord> {
-    r.error_records
-        .iter()
-        .find(|e| e.result < 0)
-        .or_else(|| r.error_records.first())
-}
-
 /// The reason to stop after interval `r`, if the device failed.
 pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy> {
     if r.errors == 0 {
         return None;
     }
-    let first = first_error(r)
+    let first = r
+        .first_error()
         .map(|e| format!("; first: {}", e.message))
         .unwrap_or_default();
     let vanished = r
@@ -169,7 +161,7 @@ fn io_worker_runnable(stat: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{DirCounts, LatSummary};
+    use crate::stats::{DirCounts, IoErrorRecord, LatSummary};
 
     fn report(ok: u64, errs: &[i64]) -> IntervalReport {
         IntervalReport {

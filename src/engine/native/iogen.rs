@@ -3,7 +3,7 @@
 //! and aligned over the whole region for random patterns; for sequential ones, a stream per
 //! direction over the job's own disjoint slice of the region, wrapping at its end.
 
-use super::rng::Rng;
+use crate::engine::Rng;
 use crate::workload::{JobRegion, RwMode};
 use crate::workload::{Region, Workload};
 

@@ -20,7 +20,6 @@ mod open;
 mod pacer;
 mod pause;
 mod polling;
-pub mod rng;
 mod schedule;
 mod sqe;
 #[cfg(test)]
@@ -46,13 +45,12 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::Instant;
 
-pub use buffers::{Buffers, BUF_ALIGN};
-pub use failure::first_error;
+pub use buffers::Buffers;
 pub use idle::Idle;
 pub use iogen::{IoGen, NextIo};
 pub use schedule::Schedule;
 pub use target_lock::{lock_target, lock_targets, TargetLock};
-pub use validate::{validate, validate_shape};
+pub use validate::validate;
 
 use super::{Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::stats::{LatHists, StepSummary, WorkerInterval};

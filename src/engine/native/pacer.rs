@@ -10,7 +10,7 @@
 //! is √((n−1)/(n+1)) ≈ 0.996, the rate is exact at every block's end, and the count of I/Os
 //! due by any time is never a block away from the even schedule's, however low the rate.
 
-use super::rng::Rng;
+use crate::engine::Rng;
 use crate::workload::{Arrivals, Workload};
 
 /// I/Os per block of a Poisson schedule.

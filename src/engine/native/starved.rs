@@ -11,11 +11,11 @@ use super::iogen::IoDir;
 use super::merger::Merger;
 use super::pacer::{stagger_ns, Pacer, POISSON_BLOCK};
 use super::pause::Holds;
-use super::rng::Rng;
 use super::schedule::Schedule;
 use super::tally::IntervalTally;
 use super::totals::Totals;
 use super::WorkerMsg;
+use crate::engine::Rng;
 use crate::workload::Arrivals;
 
 const MS: u64 = 1_000_000;

@@ -10,9 +10,9 @@ use super::discard::trim_sync;
 use super::iogen::{IoDir, IoGen};
 use super::pacer::Pacer;
 use super::pause::{Holds, PAUSE_NAP_NS};
-use super::rng::Rng;
 use super::tally::IntervalTally;
 use super::{ns_since, paced_lead, WorkerCtx, WorkerMsg, MAX_WAIT_NS};
+use crate::engine::Rng;
 
 pub(crate) fn run(ctx: WorkerCtx) {
     let mut rng = Rng::new(ctx.workload.seed ^ 0xB0F_FE25 ^ ctx.job as u64);

@@ -21,9 +21,9 @@ use io_uring::{cqueue, squeue, types, IoUring};
 use thiserror::Error;
 
 use super::buffers::Buffers;
-use super::rng::Rng;
 use super::sqe::RingIo;
 use super::WorkerCtx;
+use crate::engine::Rng;
 use crate::workload::EngineOptions;
 
 /// How many prepared SQEs go to the kernel together while more are being prepared. Handing

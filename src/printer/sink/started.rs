@@ -3,16 +3,16 @@
 
 use serde_json::json;
 
-use super::{Shows, PAGE_CACHE_NOTE};
+use super::{FormatPrinter, PAGE_CACHE_NOTE};
 use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
-use crate::run::{single_workload, Prepared, RunKind};
+use crate::run::{single_workload, Prepared, RunWhat, SingleStep};
 use crate::session::OffMethod;
 use crate::ui::format;
 use crate::units::{count, format_duration};
 
 /// The run's start, as either sink shows it.
-pub(in crate::printer) trait Started: Shows {
+pub(in crate::printer) trait Started: FormatPrinter {
     /// The run's first line.
     fn started(&mut self, run: &Prepared, session: &std::path::Path) {
         let t = &run.target;
@@ -20,13 +20,13 @@ pub(in crate::printer) trait Started: Shows {
         core.target = t.path.display().to_string();
         core.plan_name = run.name().to_string();
         core.plan_title = match &run.kind {
-            RunKind::FioJob(f) => format!("fio job file {}", f.file.display()),
-            RunKind::Preset(_) | RunKind::Single { .. } => format!("preset {}", run.name()),
+            RunWhat::FioJob(f) => format!("fio job file {}", f.file.display()),
+            RunWhat::Preset(_) | RunWhat::Single(_) => format!("preset {}", run.name()),
         };
         core.steps = run.plan.steps.len();
         let session = session.display().to_string();
         match &run.kind {
-            RunKind::Single { ramp, duration } => {
+            RunWhat::Single(SingleStep { ramp, duration, .. }) => {
                 let Some(step) = run.plan.steps.first() else {
                     return;
                 };
@@ -96,7 +96,7 @@ pub(in crate::printer) trait Started: Shows {
                     ),
                 );
             }
-            RunKind::FioJob(f) => {
+            RunWhat::FioJob(f) => {
                 let plan = &run.plan;
                 self.start(
                     &format!(
@@ -118,7 +118,7 @@ pub(in crate::printer) trait Started: Shows {
                     }),
                 );
             }
-            RunKind::Preset(preset) => {
+            RunWhat::Preset(preset) => {
                 let plan = &run.plan;
                 self.start(
                     &format!(
@@ -155,7 +155,7 @@ pub(in crate::printer) trait Started: Shows {
     }
 }
 
-impl<S: Shows> Started for S {}
+impl<S: FormatPrinter> Started for S {}
 
 /// The target's size: a file's in the binary units it was given (`1 GiB`), a device's
 /// capacity as vendors print it (`500.1 GB (465.8 GiB)`).

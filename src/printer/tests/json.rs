@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{interval, step, step_result, utf8, Closing};
 use crate::outcome::RunOutcome;
-use crate::printer::sink::Shows;
+use crate::printer::sink::FormatPrinter;
 use crate::printer::{JsonPrinter, PrintMode};
 use crate::run::{RunEvent, Sink, Tally};
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::{interval, step, step_result, utf8, Closing};
 use crate::outcome::RunOutcome;
-use crate::printer::sink::Shows;
+use crate::printer::sink::FormatPrinter;
 use crate::printer::{PrintMode, TextPrinter};
 use crate::run::{RunEvent, Sink, Tally};
 

@@ -72,12 +72,12 @@ pub(super) fn check_after_cut(
         (a.clamp(512, block) / 512 * 512) as usize
     });
     let per_chunk = (CHUNK / block).max(1);
-    let mut rng = crate::engine::native::rng::Rng::new(1);
-    let mut buf = crate::engine::native::Buffers::new(1, (per_chunk * block) as usize, &mut rng)
-        .ok_or(PowerCutError::Io {
+    let mut buf = crate::engine::AlignedBuf::zeroed((per_chunk * block) as usize).ok_or(
+        PowerCutError::Io {
             what: "allocating the read buffer".into(),
             source: std::io::ErrorKind::OutOfMemory.into(),
-        })?;
+        },
+    )?;
     let blocks = state.map.blocks();
     // Lost with the machine: the map as saved stands for it (nothing known since).
     let saved_map;
@@ -103,7 +103,7 @@ pub(super) fn check_after_cut(
             n += 1;
         }
         let len = (n * block) as usize;
-        let data = &mut buf.slot_mut(0)[..len];
+        let data = &mut buf[..len];
         file.read_exact_at(data, i * block).map_err(io_err)?;
         for k in 0..n {
             let b = i + k;

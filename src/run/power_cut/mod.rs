@@ -59,6 +59,11 @@ enum Cut {
 /// How often the cutter looks at the clock, the epochs and the stop flag.
 const TICK: Duration = Duration::from_millis(5);
 
+/// Blocks with a write in flight in the map taken at a cut.
+fn in_flight(at_cut: &[u8]) -> u64 {
+    at_cut.iter().filter(|b| *b & BUSY != 0).count() as u64
+}
+
 /// The cycle a cutter cuts: its number and the record it belongs to.
 struct CutCycle {
     cycle: u32,
@@ -121,6 +126,11 @@ fn cutter(
         return Ok(Cut::Failed(status));
     }
     let (epoch, at_cut) = state.cut();
+    handle.send(RunCmd::PowerCut(crate::session::PowerCutData {
+        cycle: of.cycle,
+        epoch,
+        blocks_in_flight: in_flight(&at_cut),
+    }));
     handle.send(RunCmd::Stop);
     Ok(Cut::Done {
         at,
@@ -242,7 +252,7 @@ fn cycles(
     }
     let mut req = req.clone();
     let mut torn = std::collections::BTreeMap::new();
-    let mut rng = crate::engine::native::rng::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut rng = crate::engine::Rng::new(ask.seed ^ 0x9e37_79b9_7f4a_7c15);
     for cycle in 1..=ask.cycles {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -369,7 +379,7 @@ fn cycles(
             cut_after_s: after.as_secs_f64(),
             cut_took_s: Some(took.as_secs_f64()),
             epoch,
-            blocks_in_flight: Some(at_cut.iter().filter(|b| *b & BUSY != 0).count() as u64),
+            blocks_in_flight: Some(in_flight(&at_cut)),
             ready_after_s: Some(ready_after.as_secs_f64()),
             machine_down: false,
             session,

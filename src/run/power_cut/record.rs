@@ -231,11 +231,11 @@ pub struct RecordFile {
 }
 
 impl RecordFile {
-    /// Saves the record in `folder` as a new `<date>-power-cut.yaml`.
+    /// Saves the record in `folder` as a new `<date>-power-cut.yaml` (made exclusively:
+    /// `-2`, `-3`… when a record of the same second is there).
     pub fn create(r: &PowerCutRecord, folder: &Path) -> Result<RecordFile, RunError> {
-        let name = crate::session::paths::dated_file_name(SystemTime::now(), "power-cut");
-        let path = folder.join(name);
-        crate::session::ensure_parent(&path)?;
+        let path =
+            crate::session::paths::claim_session_file(folder, SystemTime::now(), "power-cut")?;
         let file = crate::session::write_atomic(&path, RECORD, r.to_yaml().as_bytes())?;
         Ok(RecordFile { file })
     }

@@ -19,7 +19,9 @@ use super::options::{RecorderOptions, SessionStart};
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
+use super::identity::DriveIdentity;
 use super::kind::EventKind;
+use super::legacy::Document;
 use super::model::{
     Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
@@ -232,25 +234,24 @@ impl SessionRecorder {
         self.t0.elapsed().as_secs_f64()
     }
 
-    /// Drive identity (model, serial, firmware, capacity…), any serializable value.
-    pub fn set_drive(&mut self, drive: impl Serialize) {
-        let v = serde_yaml::to_value(drive).unwrap_or(Value::Null);
-        self.session.drive = v.clone();
-        self.changed.drive = Some(v);
+    /// Drive identity (model, serial, firmware, capacity…).
+    pub fn set_drive(&mut self, drive: DriveIdentity) {
+        self.session.drive = Some(drive.clone());
+        self.changed.drive = Some(drive);
     }
 
     /// The resolved preset.
     pub fn set_preset(&mut self, preset: impl Serialize) {
-        let v = serde_yaml::to_value(preset).unwrap_or(Value::Null);
-        self.session.preset = v.clone();
-        self.changed.preset = Some(v);
+        let d = Document::of(preset);
+        self.session.preset = d.clone();
+        self.changed.preset = d;
     }
 
     /// The resolved plan (its steps as planned, sweep points filled in when known).
     pub fn set_plan(&mut self, plan: impl Serialize) {
-        let v = serde_yaml::to_value(plan).unwrap_or(Value::Null);
-        self.session.plan = v.clone();
-        self.changed.plan = Some(v);
+        let d = Document::of(plan);
+        self.session.plan = d.clone();
+        self.changed.plan = d;
     }
 
     pub fn set_target(&mut self, target: TargetInfo) {
@@ -295,7 +296,8 @@ impl SessionRecorder {
 
     /// [`push_interval`](Self::push_interval); `counted: false` keeps it out of the
     /// session's totals (an idle step's intervals: no I/O, and no time of I/O either).
-    pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) {
+    /// The record made of it, as the session holds it.
+    pub fn push_interval_counted(&mut self, r: &IntervalReport, counted: bool) -> &IntervalRecord {
         let slot = self.slot();
         if self.open[slot].is_none() {
             self.begin_step("", None, None);
@@ -306,6 +308,7 @@ impl SessionRecorder {
         };
         let mut rec = IntervalRecord::from_report(index, start_s, r);
         rec.drive = self.current;
+        let at = self.session.intervals.len();
         self.session.intervals.push(rec);
         self.push_io_errors(r);
         if let (Some((_, pending)), Some(h)) = (&mut self.hlog, &r.hists) {
@@ -331,6 +334,7 @@ impl SessionRecorder {
                 let _ = self.lats[slot].add(h.response_all());
             }
         }
+        &self.session.intervals[at]
     }
 
     /// The interval's failed I/Os as `io_error` events, up to [`MAX_IO_ERROR_EVENTS`].
@@ -387,8 +391,8 @@ impl SessionRecorder {
     /// Adds a telemetry sample: any serializable value; a mapping without `t` gets the
     /// current session time. Conventions the report reads: `temperature_c` (°C) at the
     /// top level or in `smart`, and `smart: {…}` (the first and last such samples are the
-    /// report's SMART before and after).
-    pub fn push_telemetry(&mut self, sample: impl Serialize) {
+    /// report's SMART before and after). Returns the sample as the session holds it.
+    pub fn push_telemetry(&mut self, sample: impl Serialize) -> &Sample {
         let mut v = serde_yaml::to_value(sample).unwrap_or(Value::Null);
         if let Value::Mapping(m) = &mut v {
             if !m.contains_key("t") {
@@ -407,7 +411,9 @@ impl SessionRecorder {
                 thin_ata_table(smart, t, self.ata_tables.get_mut(slot));
             }
         }
+        let at = self.session.telemetry.len();
         self.session.telemetry.push(Sample::from_value(&v));
+        &self.session.telemetry[at]
     }
 
     /// Records an event now.
@@ -415,21 +421,22 @@ impl SessionRecorder {
         self.push_event_data(kind, message, Value::Null);
     }
 
-    /// Records an event with data now.
+    /// Records an event with data now; its time, as the session holds it.
     pub fn push_event_data(
         &mut self,
         kind: EventKind,
         message: impl Into<String>,
         data: impl Serialize,
-    ) {
+    ) -> f64 {
         let t = super::model::round(self.elapsed_s(), 3);
         self.session.events.push(Event {
             t,
             kind,
             message: message.into(),
-            data: serde_yaml::to_value(data).unwrap_or(Value::Null),
+            data: Document::of(data),
             drive: self.current,
         });
+        t
     }
 
     /// Call often (every interval): autosaves when the period is up, starts a snapshot
@@ -628,7 +635,7 @@ impl SessionRecorder {
                     "step {} ({}) ended without a summary",
                     open.index, open.label
                 ),
-                data: Value::Null,
+                data: None,
                 drive: tagged.then_some(d as u32),
             });
         }
@@ -666,7 +673,7 @@ impl SessionRecorder {
                          beside it",
                         path.display()
                     ),
-                    data: Value::Null,
+                    data: None,
                     drive: None,
                 });
                 let session = &self.session;

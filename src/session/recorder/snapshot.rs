@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde_yaml::Value;
-
 use super::SessionRecorder;
 use crate::session::kind::EventKind;
 use crate::session::model::{round, Event};
@@ -58,7 +56,7 @@ impl SessionRecorder {
             t: round(self.elapsed_s(), 3),
             kind: EventKind::Snapshot,
             message: format!("snapshot to {}", dir.display()),
-            data: Value::Null,
+            data: None,
             drive: None,
         });
         let dir = dir.to_path_buf();
