@@ -90,37 +90,6 @@ pub(super) fn point(
     })
 }
 
-/// A saved session's plan and its method figure, to replay the figure's points.
-pub(super) struct Replayed {
-    plan: Plan,
-    m: MethodOf,
-}
-
-impl Replayed {
-    /// `None` when the session's plan is not one this release reads or has no figure.
-    pub(super) fn of(s: &crate::session::Session) -> Option<Replayed> {
-        let plan: Plan = s.plan_as()?;
-        let m = method_of(&plan)?;
-        Some(Replayed { plan, m })
-    }
-
-    /// The point of recorded step `st` (its plan step found by its name, unique in a
-    /// plan), at the shape it ran at (its recorded workload's).
-    pub(super) fn point(&self, st: &crate::session::StepRecord) -> Option<MethodPoint> {
-        let mut step = self.plan.steps.iter().find(|p| p.name == st.label)?.clone();
-        if let Some(w) = &st.workload {
-            step.workload.jobs = w.jobs;
-            step.workload.iodepth = w.iodepth;
-        }
-        let phase = self
-            .plan
-            .phases
-            .get(step.phase)
-            .map_or("", |p| p.name.as_str());
-        point(self.m, &step, phase, st.end_s, &st.summary)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,19 +4,23 @@
 //! panel shows what it showed then. `[` and `]` step through time, Home and End jump.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
+use super::sink::{Clock, DashboardSink};
 use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
-use crate::app::{
-    CurvePoint, Effect, EventCategory, EventView, Msg, Seek, StepInfo, TargetEntry, TargetKind,
-};
+use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
+use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::run::{FinishedStep, RunEvent, Sink};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
+use crate::workload::{FioFileStep, StepEnd};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -26,39 +30,296 @@ pub enum OpenError {
     Dashboard(#[from] DashboardError),
 }
 
-/// The session as (time in seconds, message), in time order. A session of several drives
-/// gives each drive's records as messages of that drive, the run's own events once, and
-/// each drive's end at the end.
+/// The session as (time in seconds, message), in time order: its records fed, on their
+/// own clock, to the sink a live run feeds ([`DashboardSink`]), as the events the live run
+/// gave it (a step's start and end, its intervals, the drive's samples and ends) or, for
+/// what the session keeps as an event, as that event. A session of several drives feeds
+/// each drive's records to that drive's sink and the run's own events once.
 pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
+    let plan = plan_of(s);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut feed = Feed {
+        sink: DashboardSink::on(tx, Clock::At(0.0)),
+        rx,
+        out: Vec::new(),
+    };
+    let name = s.preset_info().id;
+    let name = name.as_deref().unwrap_or("(no preset)");
     if s.drives.len() < 2 {
-        return timeline_one(s, false);
-    }
-    let mut out: Vec<(f64, Msg)> = Vec::new();
-    let views = s.drive_views();
-    let end_s = s
-        .intervals
-        .iter()
-        .map(|i| i.t)
-        .chain(s.steps.iter().map(|st| st.end_s))
-        .fold(0.0, f64::max);
-    for (i, mut v) in views.into_iter().enumerate() {
-        v.events.retain(|e| e.drive == Some(i as u32));
-        for (t, m) in timeline_one(&v, true) {
-            out.push((t, Msg::OnDrive(i, Box::new(m))));
+        feed.at(0.0, None, Record::Start(name, &s.target.path, &plan));
+        for (t, r) in records(s, &plan) {
+            feed.at(t, None, r);
         }
-        if let Some(sum) = s.summary.as_ref().and_then(|x| x.drives.get(i)) {
-            let outcome = sum.ended_by.outcome();
-            out.push((end_s, Msg::DriveEnded { drive: i, outcome }));
+        // A live run's drive sends its samples from the dashboard's own telemetry thread.
+        for v in &s.telemetry {
+            let t = v.t().unwrap_or(0.0);
+            if let Some(sample) = v.read::<TelemetrySample>() {
+                let m = Msg::Telemetry(Box::new(telemetry_view(&sample, t)));
+                feed.out.push((t, m));
+            }
+        }
+    } else {
+        let end_s = s
+            .intervals
+            .iter()
+            .map(|i| i.t)
+            .chain(s.steps.iter().map(|st| st.end_s))
+            .fold(0.0, f64::max);
+        for (i, mut v) in s.drive_views().into_iter().enumerate() {
+            v.events.retain(|e| e.drive == Some(i as u32));
+            feed.at(0.0, Some(i), Record::Start(name, &v.target.path, &plan));
+            for (t, r) in records(&v, &plan) {
+                feed.at(t, Some(i), r);
+            }
+            for (t, r) in samples(&v) {
+                feed.at(t, Some(i), r);
+            }
+            if let Some(sum) = s.summary.as_ref().and_then(|x| x.drives.get(i)) {
+                let ended = RunEvent::Ended {
+                    outcome: sum.ended_by.outcome(),
+                    tally: Box::default(),
+                };
+                feed.at(end_s, Some(i), Record::Event(ended));
+            }
+        }
+        for e in s.events.iter().filter(|e| e.drive.is_none()) {
+            feed.at(e.t, None, Record::Saved(e));
         }
     }
-    for e in s.events.iter().filter(|e| e.drive.is_none()) {
-        if e.kind == crate::session::EventKind::Phase {
-            continue;
-        }
-        out.push(event_msg(e));
-    }
+    let mut out = feed.out;
+    // Stable: at equal times a step starts before its intervals and ends after them.
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
+}
+
+/// A saved record as the sink takes it.
+enum Record<'a> {
+    /// The run starts: its name, target and plan.
+    Start(&'a str, &'a str, &'a Plan),
+    /// What the live run gave the sink as an event.
+    Event(RunEvent),
+    /// What the session keeps as an event.
+    Saved(&'a session::Event),
+}
+
+/// The sink fed records, and the messages it sent, each at its record's time.
+struct Feed {
+    sink: DashboardSink,
+    rx: UnboundedReceiver<Msg>,
+    out: Vec<(f64, Msg)>,
+}
+
+impl Feed {
+    /// Feeds `r` at `t` (to drive `drive`'s sink, in a session of several).
+    fn at(&mut self, t: f64, drive: Option<usize>, r: Record<'_>) {
+        self.sink.set_time(t);
+        let sink = match drive {
+            Some(d) => self.sink.for_drive(d),
+            None => &mut self.sink,
+        };
+        match r {
+            Record::Start(name, target, plan) => sink.start(name, Path::new(target), plan, None),
+            Record::Event(ev) => sink.event(&ev),
+            Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, e.data.as_ref()),
+        }
+        while let Ok(m) = self.rx.try_recv() {
+            self.out.push((t, m));
+        }
+    }
+}
+
+/// One drive's records but its samples, as the sink takes them, in time order: each step's
+/// start, intervals and end, and the session's events.
+fn records<'a>(s: &'a Session, plan: &Plan) -> Vec<(f64, Record<'a>)> {
+    // (time, order at equal times, record): a step's end before the next one's start.
+    let mut out: Vec<(f64, u8, Record<'a>)> = Vec::new();
+    for (k, st) in s.steps.iter().enumerate() {
+        let target_iops = st.summary.target_iops;
+        let index = match plan_step(s, plan, k, st) {
+            Some((index, step)) => {
+                let step = Arc::new(step);
+                let started = RunEvent::StepStarted {
+                    index,
+                    step,
+                    target_iops,
+                };
+                out.push((st.start_s, 2, Record::Event(started)));
+                index
+            }
+            None => k,
+        };
+        let p = st.point.unwrap_or_default();
+        let finished = FinishedStep {
+            index,
+            name: st.label.clone(),
+            phase: p.phase.map_or(0, |i| i as usize),
+            phase_name: String::new(),
+            round: p.round,
+            prewrite: p.prewrite,
+            sweep_point: p.sweep_point,
+            target_iops,
+            closed_loop: p.closed_loop,
+            service_lat_us: *st.summary.service_lat(),
+            response_from_schedule_lat_us: None,
+            verify: None,
+            summary: st.summary.clone(),
+        };
+        out.push((
+            st.end_s,
+            1,
+            Record::Event(RunEvent::StepFinished(Arc::new(finished))),
+        ));
+    }
+    let step_start = |i: u32| {
+        s.steps
+            .iter()
+            .find(|st| st.index == i)
+            .map(|st| st.start_s)
+            .unwrap_or(0.0)
+    };
+    for (k, iv) in s.intervals.iter().enumerate() {
+        let report = Arc::new(interval_report(k, iv, step_start(iv.step)));
+        let index = iv.step as usize;
+        out.push((iv.t, 0, Record::Event(RunEvent::Interval { index, report })));
+    }
+    for e in &s.events {
+        out.push((e.t, 0, Record::Saved(e)));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    out.into_iter().map(|(t, _, r)| (t, r)).collect()
+}
+
+/// A drive's samples (of a session of several) as the events its worker gave.
+fn samples(s: &Session) -> Vec<(f64, Record<'static>)> {
+    s.telemetry
+        .iter()
+        .filter_map(|v| {
+            let t = v.t().unwrap_or(0.0);
+            let mut sample = v.read::<TelemetrySample>()?;
+            sample.t_ns = (t.max(0.0) * 1e9) as u64;
+            Some((t, Record::Event(RunEvent::Telemetry(Arc::new(sample)))))
+        })
+        .collect()
+}
+
+/// The session's plan: as saved (a preset's run), or the steps that ran (a plain run's, a
+/// job file's, a plan this release does not read) under the preset's phases.
+fn plan_of(s: &Session) -> Plan {
+    if let Some(p) = s.plan_as::<Plan>() {
+        return p;
+    }
+    let steps = s
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(k, st)| recorded_step(s, k, st))
+        .collect();
+    let phases = s
+        .preset_info()
+        .phases
+        .map(|ps| {
+            ps.into_iter()
+                .enumerate()
+                .map(|(i, p)| PlanPhase {
+                    name: p.name.unwrap_or_else(|| format!("phase {}", i + 1)),
+                    steps: 0..0,
+                    rounds: None,
+                    stop_curve: None,
+                    shape_from: None,
+                    preparation: false,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Plan {
+        preset_id: String::new(),
+        steps,
+        phases,
+        notes: Vec::new(),
+        time_scale: 1.0,
+    }
+}
+
+/// What a replay reads of a saved plan it cannot read as a [`Plan`] (a plain run's, a job
+/// file's): its steps' times, and whether it ran a job file.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct SavedPlan {
+    steps: Vec<SavedTimes>,
+    fio_job: Option<serde::de::IgnoredAny>,
+}
+
+/// A saved plan step's times, in seconds (a plan with any of them not a number reads as
+/// none of them).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+struct SavedTimes {
+    ramp_s: Option<f64>,
+    duration_s: Option<f64>,
+    interval_s: Option<f64>,
+}
+
+/// The `k`th recorded step of `s` as a plan's step: its workload, its place in the plan,
+/// and what a plain run's plan says of its times; none without a recorded workload.
+fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<PlanStep> {
+    let saved = s.plan_as::<SavedPlan>().unwrap_or_default();
+    let times = saved.steps.get(k).cloned().unwrap_or_default();
+    let secs = |v: Option<f64>| Some(Duration::from_secs_f64(v?.max(0.0)));
+    let p = st.point.unwrap_or_default();
+    Some(PlanStep {
+        name: st.label.clone(),
+        phase: p.phase.map_or(0, |i| i as usize),
+        workload: st.workload.clone()?,
+        rate: StepRate::Max,
+        ramp: secs(times.ramp_s).unwrap_or_default(),
+        end: StepEnd {
+            duration: secs(times.duration_s),
+            bytes: None,
+        },
+        steady: None,
+        round: p.round,
+        tracked: false,
+        prewrite: p.prewrite,
+        sweep_point: p.sweep_point,
+        run: p.run,
+        closed_loop: p.closed_loop,
+        interval: secs(times.interval_s).unwrap_or(Duration::from_secs(1)),
+        engine: st.summary.engine,
+        engine_options: st.summary.engine_options,
+        thermal: Default::default(),
+        // A job file's step is named by its jobs: its name is its series.
+        fio_file: saved.fio_job.map(|_| FioFileStep {
+            text: String::new(),
+            sections: Vec::new(),
+            threads_before: 0,
+            targets: Vec::new(),
+            logs: Vec::new(),
+            log_dir: None,
+            version: String::new(),
+        }),
+        fio_version: None,
+    })
+}
+
+/// The plan's step the `k`th recorded step of `s` ran (found by its name, unique in a
+/// plan; else made of the record), at the shape it ran at (its recorded workload's), with
+/// its index in the plan; none for a step of neither.
+fn plan_step(
+    s: &Session,
+    plan: &Plan,
+    k: usize,
+    st: &session::StepRecord,
+) -> Option<(usize, PlanStep)> {
+    let found = plan.steps.iter().position(|p| p.name == st.label);
+    let mut step = match found.and_then(|i| plan.steps.get(i)) {
+        Some(p) => p.clone(),
+        None => recorded_step(s, k, st)?,
+    };
+    if let Some(w) = &st.workload {
+        step.workload.jobs = w.jobs;
+        step.workload.iodepth = w.iodepth;
+    }
+    Some((found.unwrap_or(k), step))
 }
 
 /// The drives of a session of several, for the drives table.
@@ -85,18 +346,6 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
         .collect()
 }
 
-/// The name of the preset's phase `index` as the live view shows it (`randread-4k`), or
-/// `phase N` when the session's preset does not name it.
-fn phase_name(s: &Session, index: Option<u64>) -> String {
-    let Some(i) = index else {
-        return String::new();
-    };
-    s.preset_info()
-        .phase(i)
-        .and_then(|p| p.name.clone())
-        .unwrap_or_else(|| format!("phase {}", i + 1))
-}
-
 /// The session's preset as the picker lists it, so the header names it as live
 /// (`Quick look`, not its id).
 fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
@@ -110,111 +359,6 @@ fn preset_entry(s: &Session) -> Option<crate::app::PresetEntry> {
         writes: false,
         fio_job: None,
     })
-}
-
-/// One drive's session (or a session of one drive) as (time, message); `renumber`: a drive
-/// of several counts its steps from its own first (the session numbers them across all).
-fn timeline_one(s: &Session, renumber: bool) -> Vec<(f64, Msg)> {
-    let mut out: Vec<(f64, Msg)> = Vec::new();
-    let preset_id = s.preset_info().id.unwrap_or_else(|| "(no preset)".into());
-    out.push((
-        0.0,
-        Msg::RunStarted {
-            preset_id,
-            target: PathBuf::from(&s.target.path),
-        },
-    ));
-    // The steps that ran are the plan a replay knows.
-    out.push((
-        0.0,
-        Msg::PlanSteps(s.steps.iter().map(|st| st.label.clone()).collect()),
-    ));
-    let count = s.steps.len();
-    let method = super::method::Replayed::of(s);
-    let plan_end = s
-        .steps
-        .last()
-        .map(|l| l.end_s)
-        .or_else(|| s.intervals.last().map(|i| i.t))
-        .unwrap_or(0.0);
-    for (k, st) in s.steps.iter().enumerate() {
-        let target_iops = st.summary.target_iops;
-        out.push((
-            st.start_s,
-            Msg::StepStarted(StepInfo {
-                index: if renumber { k } else { st.index as usize },
-                count,
-                name: st.label.clone(),
-                phase_name: phase_name(s, st.point.and_then(|p| p.phase)),
-                started_s: st.start_s,
-                expected_s: Some(st.end_s - st.start_s),
-                plan_expected_s: Some(plan_end),
-                rate_limited: target_iops.is_some(),
-                target_iops,
-                engine: st.summary.engine,
-                engine_options: st.summary.engine_options,
-            }),
-        ));
-        for x in &st.summary.fio_series {
-            out.push((
-                st.end_s,
-                Msg::Event(EventView {
-                    t_s: st.end_s,
-                    kind: EventCategory::from(&session::EventKind::Note),
-                    text: x.to_string(),
-                }),
-            ));
-        }
-        out.push((
-            st.end_s,
-            Msg::StepFinished(
-                CurvePoint::new(st.series(), &st.summary),
-                Box::new(session::StepResult::of(st, k as u32 + 1, None)),
-            ),
-        ));
-        if let Some(p) = method.as_ref().and_then(|m| m.point(st)) {
-            out.push((st.end_s, Msg::Method(Box::new(p))));
-        }
-    }
-    let step_start = |i: u32| {
-        s.steps
-            .iter()
-            .find(|st| st.index == i)
-            .map(|st| st.start_s)
-            .unwrap_or(0.0)
-    };
-    for (k, iv) in s.intervals.iter().enumerate() {
-        let r = interval_report(k, iv, step_start(iv.step));
-        out.push((iv.t, Msg::Interval(Box::new(r))));
-    }
-    for v in &s.telemetry {
-        let t = v.t().unwrap_or(0.0);
-        if let Some(sample) = v.read::<TelemetrySample>() {
-            out.push((t, Msg::Telemetry(Box::new(telemetry_view(&sample, t)))));
-        }
-    }
-    for e in &s.events {
-        if e.kind == crate::session::EventKind::Phase {
-            continue;
-        }
-        if e.kind == crate::session::EventKind::Verified {
-            if let Some(t) = e.data_as() {
-                out.push((e.t, Msg::Integrity(t)));
-            }
-        }
-        if e.kind == crate::session::EventKind::VerifyFinding {
-            out.push((e.t, Msg::IntegrityFinding(e.message.clone())));
-        }
-        if e.kind == crate::session::EventKind::Thermal {
-            if let Some(event) = e.data_as() {
-                out.push((e.t, Msg::Thermal { t_s: e.t, event }));
-            }
-        }
-        out.push(event_msg(e));
-    }
-    // Stable: at equal times a step starts before its intervals and ends after them.
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out
 }
 
 /// A recorded interval (`k`th of the session, of a step that started at `start` on the
@@ -352,16 +496,4 @@ pub fn replay_of(s: &Session, warnings: &[String]) -> (DashboardOptions, Vec<(f6
         ..DashboardOptions::default()
     };
     (opts, tl)
-}
-
-/// A session event as the events panel's message, at its time.
-fn event_msg(e: &crate::session::Event) -> (f64, Msg) {
-    (
-        e.t,
-        Msg::Event(EventView {
-            t_s: e.t,
-            kind: EventCategory::from(&e.kind),
-            text: e.message.clone(),
-        }),
-    )
 }

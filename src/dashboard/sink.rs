@@ -1,26 +1,59 @@
 //! The dashboard as a sink of the run pipeline: each [`RunEvent`] becomes the messages
 //! the app's state machine takes; in a run of several drives, each drive's become
-//! messages of that drive ([`Msg::OnDrive`]).
+//! messages of that drive ([`Msg::OnDrive`]). It is the one translator: a replay
+//! ([`super::replay`]) feeds it a saved session's records, on the records' clock.
 
+use std::path::Path;
 use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
-use crate::plan::{PlanStep, SteadyVerdict};
-use crate::run::{Prepared, RunEvent, SessionEvent, Sink};
-use crate::session::{grid_of, EventKind, GridRun, StepResult};
+use crate::plan::{Plan, PlanStep, SteadyVerdict};
+use crate::run::{happening_record, RunEvent, Sink};
+use crate::session::{grid_of, Document, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
+use crate::telemetry::WearSpan;
 use crate::workload::{RunOf, Workload};
 
 use super::method::{self, method_of, MethodOf};
 use super::views::telemetry_view;
 
+/// The sink's clock: seconds since the run's start (live), or the time of the record a
+/// replay feeds it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Clock {
+    Since(Instant),
+    At(f64),
+}
+
+impl Clock {
+    /// A live clock set to the session's, which is `at_s` now (the fill runs on it before
+    /// the run starts), so that the panels' times are the session's records'.
+    fn on_session(self, at_s: f64) -> Clock {
+        match self {
+            Clock::Since(_) => {
+                let now = Instant::now();
+                let ago = std::time::Duration::try_from_secs_f64(at_s).unwrap_or_default();
+                Clock::Since(now.checked_sub(ago).unwrap_or(now))
+            }
+            Clock::At(t) => Clock::At(t),
+        }
+    }
+
+    fn now(self) -> f64 {
+        match self {
+            Clock::Since(t0) => t0.elapsed().as_secs_f64(),
+            Clock::At(t) => t,
+        }
+    }
+}
+
 /// Sends a run's events to the app.
 pub(super) struct DashboardSink {
     msgs: UnboundedSender<Msg>,
-    /// The run's start: the events' time axis.
-    t0: Instant,
+    /// The events' time axis.
+    clock: Clock,
     /// Known once the run starts: steps, phase names, the plan's expected length.
     count: usize,
     phases: Vec<String>,
@@ -44,10 +77,15 @@ pub(super) struct DashboardSink {
 }
 
 impl DashboardSink {
+    /// The sink of a live run that started at `t0`.
     pub(super) fn new(msgs: UnboundedSender<Msg>, t0: Instant) -> Self {
+        Self::on(msgs, Clock::Since(t0))
+    }
+
+    pub(super) fn on(msgs: UnboundedSender<Msg>, clock: Clock) -> Self {
         DashboardSink {
             msgs,
-            t0,
+            clock,
             count: 0,
             phases: Vec::new(),
             plan_expected_s: None,
@@ -86,40 +124,125 @@ impl DashboardSink {
 
     fn show(&self, kind: &EventKind, text: String) {
         self.send(Msg::Event(EventView {
-            t_s: self.t0.elapsed().as_secs_f64(),
+            t_s: self.clock.now(),
             kind: EventCategory::from(kind),
             text,
         }));
     }
 
-    fn started(&self, run: &Prepared, session: &std::path::Path) {
+    /// A replay's sink takes its next record at `t_s` on the session's clock.
+    pub(super) fn set_time(&mut self, t_s: f64) {
+        self.clock = Clock::At(t_s);
+    }
+
+    /// The sink of drive `drive` of a run of several (made when first asked for), on this
+    /// sink's clock.
+    pub(super) fn for_drive(&mut self, drive: usize) -> &mut DashboardSink {
+        while self.drives.len() <= drive {
+            let mut s = DashboardSink::on(self.msgs.clone(), self.clock);
+            s.drive = Some(self.drives.len());
+            self.drives.push(s);
+        }
+        let s = &mut self.drives[drive];
+        s.clock = self.clock;
+        s
+    }
+
+    /// The run `name` of `plan` starts on `target`, recording its session to `session`
+    /// (a replay: none).
+    pub(super) fn start(&mut self, name: &str, target: &Path, plan: &Plan, session: Option<&Path>) {
+        self.plan_expected_s = Some(
+            plan.estimate(crate::plan::ASSUMED_BYTES_PER_S as f64)
+                .max
+                .as_secs_f64(),
+        );
+        self.count = plan.steps.len();
+        self.done = 0;
+        self.phases = plan.phases.iter().map(|p| p.name.clone()).collect();
+        self.method = method_of(plan);
         self.send(Msg::RunStarted {
-            preset_id: run.name().to_string(),
-            target: run.target.path.clone(),
+            preset_id: name.to_string(),
+            target: target.to_path_buf(),
         });
         // Said once, by the run's first drive when there are several.
-        if self.drive.unwrap_or(0) == 0 {
+        if let (Some(session), 0) = (session, self.drive.unwrap_or(0)) {
             let _ = self.msgs.send(Msg::Event(EventView {
                 t_s: 0.0,
                 kind: EventCategory::from(&EventKind::Saved),
                 text: format!("recording the session to {}", session.display()),
             }));
         }
+        self.send(Msg::PlanSteps(
+            plan.steps.iter().map(|s| s.name.clone()).collect(),
+        ));
+    }
+
+    /// A happening as the session keeps it ([`happening_record`]), at `t_s`: live, made
+    /// from the run's event; in a replay, read back from the session.
+    pub(super) fn recorded(
+        &mut self,
+        t_s: f64,
+        kind: &EventKind,
+        text: &str,
+        data: Option<&Document>,
+    ) {
+        match kind {
+            // The panels announce phases themselves from StepStarted.
+            EventKind::Phase => return,
+            EventKind::VerifyFinding => self.send(Msg::IntegrityFinding(text.to_string())),
+            EventKind::Verified => {
+                if let Some(t) = data.and_then(Document::read) {
+                    self.send(Msg::Integrity(t));
+                }
+            }
+            EventKind::Thermal => {
+                if let Some(event) = data.and_then(Document::read) {
+                    self.send(Msg::Thermal { t_s, event });
+                }
+            }
+            EventKind::SteadyState => {
+                if let Some(verdict) = data.and_then(Document::read::<SteadyVerdict>) {
+                    let detail = text.to_string();
+                    self.send(Msg::SteadyState(match verdict {
+                        SteadyVerdict::Reached { .. } => SteadyView::Reached { detail },
+                        SteadyVerdict::NotReached { .. } | SteadyVerdict::Pending => {
+                            SteadyView::NotReached { detail }
+                        }
+                    }));
+                }
+            }
+            // What the run did to the drive is shown in a line of its figures.
+            EventKind::DriveWear => {
+                if let Some(w) = data.and_then(Document::read::<WearSpan>) {
+                    self.wear(&w);
+                }
+                return;
+            }
+            _ => {}
+        }
+        self.show(kind, text.to_string());
+    }
+
+    /// What the run (not a step) did to the drive.
+    fn wear(&self, w: &WearSpan) {
+        if w.step.is_none() {
+            if let Some(l) = crate::telemetry::wear_text::line(w) {
+                self.show(&EventKind::DriveWear, l);
+            }
+        }
     }
 }
 
 impl Sink for DashboardSink {
     fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        while self.drives.len() <= drive {
-            let mut s = DashboardSink::new(self.msgs.clone(), self.t0);
-            s.drive = Some(self.drives.len());
-            self.drives.push(s);
+        if let RunEvent::Started { at_s, .. } = ev {
+            self.clock = self.clock.on_session(*at_s);
         }
-        self.drives[drive].event(ev);
+        self.for_drive(drive).event(ev);
     }
 
     fn event(&mut self, ev: &RunEvent) {
-        let now = self.t0.elapsed().as_secs_f64();
+        let now = self.clock.now();
         match ev {
             // A drive of several: its samples come through the run (each drive's worker
             // polls its own drive), and its end is its own.
@@ -133,21 +256,9 @@ impl Sink for DashboardSink {
                     outcome: (*outcome).clone(),
                 });
             }
-            RunEvent::Started { run, session } => {
-                self.plan_expected_s = Some(
-                    run.plan
-                        .estimate(crate::plan::ASSUMED_BYTES_PER_S as f64)
-                        .max
-                        .as_secs_f64(),
-                );
-                self.count = run.plan.steps.len();
-                self.done = 0;
-                self.phases = run.plan.phases.iter().map(|p| p.name.clone()).collect();
-                self.method = method_of(&run.plan);
-                self.started(run, session);
-                self.send(Msg::PlanSteps(
-                    run.plan.steps.iter().map(|s| s.name.clone()).collect(),
-                ));
+            RunEvent::Started { run, session, at_s } => {
+                self.clock = self.clock.on_session(*at_s);
+                self.start(run.name(), &run.target.path, &run.plan, Some(session))
             }
             RunEvent::StepStarted {
                 index,
@@ -213,28 +324,9 @@ impl Sink for DashboardSink {
                     }
                 }
             }
-            // The panels announce phases themselves from StepStarted.
-            RunEvent::Happened(e) if matches!(e.what, SessionEvent::Phase { .. }) => {}
             RunEvent::Happened(e) => {
-                if let SessionEvent::VerifyFinding(_) = &e.what {
-                    self.send(Msg::IntegrityFinding(e.what.to_string()));
-                }
-                if let SessionEvent::Thermal(event) = &e.what {
-                    self.send(Msg::Thermal {
-                        t_s: e.t_s,
-                        event: event.clone(),
-                    });
-                }
-                if let SessionEvent::Steady { verdict, .. } = &e.what {
-                    let detail = e.what.to_string();
-                    self.send(Msg::SteadyState(match verdict {
-                        SteadyVerdict::Reached { .. } => SteadyView::Reached { detail },
-                        SteadyVerdict::NotReached { .. } | SteadyVerdict::Pending => {
-                            SteadyView::NotReached { detail }
-                        }
-                    }));
-                }
-                self.show(&e.what.kind(), e.what.to_string());
+                let (kind, text, data) = happening_record(&e.what);
+                self.recorded(e.t_s, &kind, &text, data.as_ref());
             }
             RunEvent::Note(n) => self.show(&EventKind::Note, n.to_string()),
             RunEvent::SessionNotice(n) => self.send(Msg::Notice(n.to_string())),
@@ -250,12 +342,7 @@ impl Sink for DashboardSink {
             | RunEvent::Ended { .. }
             | RunEvent::Saved { .. } => {}
             RunEvent::Verify(t) => self.send(Msg::Integrity(*t)),
-            RunEvent::Wear(w) if w.step.is_none() => {
-                if let Some(l) = crate::telemetry::wear_text::line(w) {
-                    self.show(&EventKind::DriveWear, l);
-                }
-            }
-            RunEvent::Wear(_) => {}
+            RunEvent::Wear(w) => self.wear(w),
         }
     }
 }

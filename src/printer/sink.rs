@@ -185,7 +185,7 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
         core.drives.all = true;
     }
     match (ev, mode) {
-        (RunEvent::Started { run, session }, _) => s.started(run, session),
+        (RunEvent::Started { run, session, .. }, _) => s.started(run, session),
         (RunEvent::Interval { report, .. }, _) => {
             for e in &report.error_records {
                 s.io_error(e);

@@ -242,6 +242,9 @@ pub enum RunEvent {
     Started {
         run: Arc<Prepared>,
         session: PathBuf,
+        /// Seconds since the session started (its clock, which the fill runs on): the
+        /// time of the run's start on the session's records, for a sink that keeps time.
+        at_s: f64,
     },
     /// A step is about to run at `target_iops` (`None`: closed loop).
     StepStarted {

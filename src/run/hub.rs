@@ -169,6 +169,11 @@ impl Hub<'_, '_> {
     /// What drive `d`'s worker said (all but its end).
     pub(super) fn said(&mut self, d: usize, said: WorkerMessage) {
         match said {
+            // The run starts this far into the session (after the fill).
+            WorkerMessage::Event(RunEvent::Started { run, session, .. }) => {
+                let at_s = self.rec.elapsed_s();
+                self.emit(d, &RunEvent::Started { run, session, at_s });
+            }
             WorkerMessage::Event(ev) => {
                 self.emit(d, &ev);
                 if let RunEvent::Interval { .. } = ev {

@@ -41,7 +41,7 @@ pub use hub::{Finished, Sink};
 pub use lock::RunLocks;
 pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
 pub use prepare::{prepare, prepare_all, prepare_many};
-pub use record::{single_workload, target_info};
+pub use record::{happening_record, single_workload, target_info};
 pub use request::{step_label, FioJobRequest, FioRun, Prepared, RunRequest, RunWhat, SingleStep};
 pub use settle::settle_verify;
 pub use tally::Tally;

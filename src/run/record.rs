@@ -139,6 +139,29 @@ pub fn single_workload(s: &crate::plan::PlanStep) -> crate::workload::Workload {
     w
 }
 
+/// A happening as the session keeps it: its kind, its text and its data (the figures a
+/// reader takes back: a health change's new verdict, a thermal event, a finding, a steady
+/// state verdict…; none for the others). The dashboard shows a run's happenings from this
+/// record too, so that a replay of the session shows what the live run showed.
+pub fn happening_record(what: &SessionEvent) -> (EventKind, String, Option<Document>) {
+    let data = match what {
+        // A health change keeps the new verdict as data, its reasons as values.
+        SessionEvent::Health(c) => Document::of(&c.to),
+        // A thermal event keeps its figures, for the report's soak section.
+        SessionEvent::Thermal(t) => Document::of(t),
+        SessionEvent::VerifyFinding(x) => Document::of(x.as_ref()),
+        SessionEvent::Verified(t) => Document::of(t),
+        SessionEvent::DriveErrors(n) => Document::of(n),
+        SessionEvent::VerifyUnsaved { unsaved, .. } => Document::of(unsaved),
+        SessionEvent::Steady { verdict, .. } => Document::of(verdict),
+        SessionEvent::Note(_)
+        | SessionEvent::Phase { .. }
+        | SessionEvent::Skipped { .. }
+        | SessionEvent::Errors { .. } => None,
+    };
+    (what.kind(), what.to_string(), data)
+}
+
 /// What the session made of an event that a drive's soak takes ([`SoakLog`]): on the
 /// session's clock, with its figures as saved.
 pub(super) enum SoakInput {
@@ -218,30 +241,14 @@ pub(super) fn record(
         RunEvent::Happened(e)
             if matches!(run.kind, RunWhat::Single(_))
                 && matches!(e.what, SessionEvent::Phase { .. }) => {}
-        // A health change keeps the new verdict as data, its reasons as values.
-        RunEvent::Happened(e) => match &e.what {
-            SessionEvent::Health(c) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), &c.to);
-            }
-            // A thermal event keeps its figures, for the report's soak section.
-            SessionEvent::Thermal(th) => {
-                let t = rec.push_event_data(e.what.kind(), e.what.to_string(), th);
+        RunEvent::Happened(e) => {
+            let (kind, text, data) = happening_record(&e.what);
+            let t = rec.push_event_data(kind, text, data);
+            // A thermal event's figures are the report's soak section's too.
+            if let SessionEvent::Thermal(th) = &e.what {
                 return Some(SoakInput::Thermal(t, th.clone()));
             }
-            SessionEvent::VerifyFinding(x) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), x.as_ref());
-            }
-            SessionEvent::Verified(t) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), t);
-            }
-            SessionEvent::DriveErrors(n) => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), n);
-            }
-            SessionEvent::VerifyUnsaved { unsaved, .. } => {
-                rec.push_event_data(e.what.kind(), e.what.to_string(), unsaved);
-            }
-            what => rec.push_event(what.kind(), what.to_string()),
-        },
+        }
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => {
             let s = rec.push_telemetry(s.as_ref());

@@ -220,9 +220,11 @@ impl Worker {
             });
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
         }
+        // The hub, which keeps the session's clock, says when.
         self.tell(RunEvent::Started {
             run: Arc::new(run.clone()),
             session: session.to_path_buf(),
+            at_s: 0.0,
         });
         self.wear.run_started();
         let target = run.step_target();
