@@ -33,10 +33,7 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
             s.intervals.len()
         ));
     }
-    let dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    let dir = out_dir(a);
     report::check_dir(
         &dir,
         report::REPORT_FILES,
@@ -57,13 +54,17 @@ pub fn run(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     Ok(files)
 }
 
+/// Where the report goes: `--out`, else `<input>-report` beside the input.
+fn out_dir(a: &ReportArgs) -> PathBuf {
+    a.out
+        .clone()
+        .unwrap_or_else(|| paths::sibling(&a.session, "-report"))
+}
+
 /// The power-loss page and cycles of a power-cut record.
 fn power_loss(a: &ReportArgs) -> Result<Vec<PathBuf>, ReportCmdError> {
     let r = crate::run::power_cut::load_record(&a.session)?;
-    let dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| paths::sibling(&a.session, "-report"));
+    let dir = out_dir(a);
     report::check_dir(
         &dir,
         report::power_loss::FILES,

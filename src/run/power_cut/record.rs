@@ -149,6 +149,16 @@ pub fn load_record(path: &Path) -> Result<PowerCutRecord, RecordError> {
         return Err(RecordError::NotARecord(path.to_path_buf()));
     }
     let text = String::from_utf8_lossy(&bytes);
+    // A hostile nesting is turned down before the parser (its time grows with the square).
+    let cap = crate::session::MAX_FLOW_DEPTH;
+    if let Some((line, column)) = crate::input::flow_depth_over(&text, cap) {
+        return Err(RecordError::Yaml {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: format!("collections nested deeper than {cap}"),
+        });
+    }
     serde_yaml::from_str(&text).map_err(|e| {
         let (line, column) = crate::yaml_pos::of_error(&e);
         let message = e.to_string();
@@ -277,4 +287,27 @@ pub fn verdict_line(r: &PowerCutRecord) -> String {
         t.corrupt + t.misdirected + t.unexpected,
         r.blocks_in_flight(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_nested_past_the_cap_is_refused_at_its_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.yaml");
+        let text = format!("{RECORD_HEAD}target: {}\n", "[".repeat(200));
+        std::fs::write(&p, text).unwrap();
+        match load_record(&p) {
+            Err(RecordError::Yaml { line, message, .. }) => {
+                assert_eq!(line, 2);
+                assert!(message.contains("nested deeper"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Not a record at all: named as such, not parsed.
+        std::fs::write(&p, "schema_version: 2\n").unwrap();
+        assert!(matches!(load_record(&p), Err(RecordError::NotARecord(_))));
+    }
 }
