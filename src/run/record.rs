@@ -258,7 +258,13 @@ pub(super) fn record(
         }
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => {
-            let s = rec.push_telemetry(s.as_ref());
+            let mut s = crate::telemetry::TelemetrySample::clone(s);
+            if let Some(smart) = s.smart.as_mut().filter(|m| !m.ata_attributes.is_empty()) {
+                if !rec.keep_ata_table(&smart.ata_attributes) {
+                    smart.ata_attributes.clear();
+                }
+            }
+            let s = rec.push_telemetry(&s);
             let (t, c) = s.t().zip(s.temperature_c())?;
             return Some(SoakInput::Temperature(t, c));
         }

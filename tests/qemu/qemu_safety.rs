@@ -545,7 +545,7 @@ fn check_many(out: &Path) {
             .iter()
             .filter_map(|x| {
                 Some(
-                    x.value()
+                    x.read::<serde_yaml::Value>()?
                         .get("smart")?
                         .get("serial")?
                         .as_str()?
