@@ -15,7 +15,7 @@ use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
-use crate::run::{FinishedStep, RunEvent, Sink};
+use crate::run::{DriveView, FinishedStep, RunEvent, RunView, Sink};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -33,20 +33,22 @@ pub enum OpenError {
 /// The session as (time in seconds, message), in time order: its records fed, on their
 /// own clock, to the sink a live run feeds ([`DashboardSink`]), as the events the live run
 /// gave it (a step's start and end, its intervals, the drive's samples and ends) or, for
-/// what the session keeps as an event, as that event. A session of several drives feeds
-/// each drive's records to that drive's sink and the run's own events once.
+/// what the session keeps as an event, as that event, with the run's view made of them as
+/// the hub makes it. A session of several drives feeds each drive's records to that drive's
+/// sink and the run's own events once.
 pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
-    let plan = plan_of(s);
+    let plan = Arc::new(plan_of(s));
     let (tx, rx) = mpsc::unbounded_channel();
     let mut feed = Feed {
         sink: DashboardSink::on(tx, Clock::At(0.0)),
+        view: RunView::new(s.drives.iter().map(|d| d.label.clone())),
         rx,
         out: Vec::new(),
     };
     let name = s.preset_info().id;
     let name = name.as_deref().unwrap_or("(no preset)");
     if s.drives.len() < 2 {
-        feed.at(0.0, None, Record::Start(name, &s.target.path, &plan));
+        feed.at(0.0, None, Record::Start(name, &s.target.path, plan.clone()));
         for (t, r) in records(s, &plan) {
             feed.at(t, None, r);
         }
@@ -67,7 +69,11 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
             .fold(0.0, f64::max);
         for (i, mut v) in s.drive_views().into_iter().enumerate() {
             v.events.retain(|e| e.drive == Some(i as u32));
-            feed.at(0.0, Some(i), Record::Start(name, &v.target.path, &plan));
+            feed.at(
+                0.0,
+                Some(i),
+                Record::Start(name, &v.target.path, plan.clone()),
+            );
             for (t, r) in records(&v, &plan) {
                 feed.at(t, Some(i), r);
             }
@@ -95,16 +101,18 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
 /// A saved record as the sink takes it.
 enum Record<'a> {
     /// The run starts: its name, target and plan.
-    Start(&'a str, &'a str, &'a Plan),
+    Start(&'a str, &'a str, Arc<Plan>),
     /// What the live run gave the sink as an event.
     Event(RunEvent),
     /// What the session keeps as an event.
     Saved(&'a session::Event),
 }
 
-/// The sink fed records, and the messages it sent, each at its record's time.
+/// The sink fed records with the view made of them, and the messages it sent, each at its
+/// record's time.
 struct Feed {
     sink: DashboardSink,
+    view: RunView,
     rx: UnboundedReceiver<Msg>,
     out: Vec<(f64, Msg)>,
 }
@@ -113,13 +121,24 @@ impl Feed {
     /// Feeds `r` at `t` (to drive `drive`'s sink, in a session of several).
     fn at(&mut self, t: f64, drive: Option<usize>, r: Record<'_>) {
         self.sink.set_time(t);
+        if let Record::Start(_, _, plan) = &r {
+            self.view.start(drive, plan.clone());
+        }
+        if let Record::Event(ev) = &r {
+            self.view.update(drive, ev);
+            self.sink.event(&self.view, ev);
+        }
         let sink = match drive {
             Some(d) => self.sink.for_drive(d),
             None => &mut self.sink,
         };
+        let none = DriveView::default();
         match r {
-            Record::Start(name, target, plan) => sink.start(name, Path::new(target), plan, None),
-            Record::Event(ev) => sink.event(&ev),
+            Record::Start(name, target, _) => {
+                let view = self.view.of(drive).unwrap_or(&none);
+                sink.start(view, name, Path::new(target), None)
+            }
+            Record::Event(_) => {}
             Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, e.data.as_ref()),
         }
         while let Ok(m) = self.rx.try_recv() {

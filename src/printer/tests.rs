@@ -7,13 +7,24 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::outcome::EndedBy;
-use crate::run::FinishedStep;
+use crate::run::{FinishedStep, RunEvent, RunView, Sink, SinkFlow};
 use crate::session::results::{DirResult, LatFigures};
 use crate::session::StepResult;
 use crate::stats::{IntervalReport, StepSummary};
 
 mod json;
 mod text;
+
+/// `ev` shown by `p` as in a run of one, with the view after it.
+fn show<S: Sink>(p: &mut S, ev: &RunEvent) -> SinkFlow {
+    on(p, &mut RunView::default(), None, ev)
+}
+
+/// `ev` of drive `drive` (`None`: the run's own) shown by `p`, with `view` after it.
+fn on<S: Sink>(p: &mut S, view: &mut RunView, drive: Option<usize>, ev: &RunEvent) -> SinkFlow {
+    view.update(drive, ev);
+    p.event(view, ev)
+}
 
 fn utf8(b: Vec<u8>) -> String {
     String::from_utf8(b).expect("utf-8")
