@@ -57,13 +57,8 @@ impl Output {
             Stream::Err => write_all(&mut std::io::stderr().lock(), parts),
         };
         if written.is_err() {
-            self.closed();
+            CLOSED.store(true, Ordering::Relaxed);
         }
-    }
-
-    /// The output has ended: nothing more is printed.
-    fn closed(&self) {
-        CLOSED.store(true, Ordering::Relaxed);
     }
 }
 
@@ -75,7 +70,6 @@ impl Output {
 #[derive(Debug, Clone)]
 pub struct StdWriter {
     stream: Stream,
-    output: Output,
     /// The start of a character the last write ended with.
     pending: Vec<u8>,
 }
@@ -85,7 +79,6 @@ impl Output {
     pub fn writer(&self, stream: Stream) -> StdWriter {
         StdWriter {
             stream,
-            output: self.clone(),
             pending: Vec::new(),
         }
     }
@@ -108,7 +101,7 @@ impl Write for StdWriter {
         match written {
             Ok(()) => Ok(buf.len()),
             Err(e) => {
-                self.output.closed();
+                CLOSED.store(true, Ordering::Relaxed);
                 Err(e)
             }
         }

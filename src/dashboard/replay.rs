@@ -15,7 +15,7 @@ use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
-use crate::run::{DriveView, FinishedStep, RunEvent, RunView, Sink};
+use crate::run::{FinishedStep, RunEvent, RunView, Sink};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -48,7 +48,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
     let name = s.preset_info().id;
     let name = name.as_deref().unwrap_or("(no preset)");
     if s.drives.len() < 2 {
-        feed.at(0.0, None, Record::Start(name, &s.target.path, plan.clone()));
+        feed.at(0.0, None, Record::Start(name, &s.target.path, &plan));
         for (t, r) in records(s, &plan) {
             feed.at(t, None, r);
         }
@@ -69,11 +69,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
             .fold(0.0, f64::max);
         for (i, mut v) in s.drive_views().into_iter().enumerate() {
             v.events.retain(|e| e.drive == Some(i as u32));
-            feed.at(
-                0.0,
-                Some(i),
-                Record::Start(name, &v.target.path, plan.clone()),
-            );
+            feed.at(0.0, Some(i), Record::Start(name, &v.target.path, &plan));
             for (t, r) in records(&v, &plan) {
                 feed.at(t, Some(i), r);
             }
@@ -101,7 +97,7 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
 /// A saved record as the sink takes it.
 enum Record<'a> {
     /// The run starts: its name, target and plan.
-    Start(&'a str, &'a str, Arc<Plan>),
+    Start(&'a str, &'a str, &'a Arc<Plan>),
     /// What the live run gave the sink as an event.
     Event(RunEvent),
     /// What the session keeps as an event.
@@ -120,25 +116,17 @@ struct Feed {
 impl Feed {
     /// Feeds `r` at `t` (to drive `drive`'s sink, in a session of several).
     fn at(&mut self, t: f64, drive: Option<usize>, r: Record<'_>) {
-        self.sink.set_time(t);
-        if let Record::Start(_, _, plan) = &r {
-            self.view.start(drive, plan.clone());
-        }
-        if let Record::Event(ev) = &r {
-            self.view.update(drive, ev);
-            self.sink.event(&self.view, ev);
-        }
-        let sink = match drive {
-            Some(d) => self.sink.for_drive(d),
-            None => &mut self.sink,
-        };
-        let none = DriveView::default();
+        let sink = &mut self.sink;
+        sink.at(t, drive);
         match r {
-            Record::Start(name, target, _) => {
-                let view = self.view.of(drive).unwrap_or(&none);
-                sink.start(view, name, Path::new(target), None)
+            Record::Start(name, target, plan) => {
+                self.view.start(drive, plan.clone());
+                sink.start(&plan.steps, name, Path::new(target), None)
             }
-            Record::Event(_) => {}
+            Record::Event(ev) => {
+                self.view.update(drive, &ev);
+                sink.event(&self.view, &ev);
+            }
             Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, e.data.as_ref()),
         }
         while let Ok(m) = self.rx.try_recv() {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
-use crate::plan::SteadyVerdict;
+use crate::plan::{PlanStep, SteadyVerdict};
 use crate::run::{happening_record, DriveView, RunEvent, RunView, Sink, SinkFlow};
 use crate::session::{grid_of, Document, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
@@ -55,13 +55,11 @@ pub(super) struct DashboardSink {
     msgs: UnboundedSender<Msg>,
     /// The events' time axis.
     clock: Clock,
-    /// The finished runs of a test whose runs make one figure (a diskmark test): the grid
-    /// so far.
-    grid_runs: Vec<(RunOf, Workload, StepSummary)>,
-    /// The drive this sink speaks for, in a run of several.
+    /// The finished runs of a test whose runs make one figure (a diskmark test), with
+    /// their drive's: each drive's grid so far.
+    grid_runs: Vec<(Option<usize>, RunOf, Workload, StepSummary)>,
+    /// The drive of the record at hand, in a run of several.
     drive: Option<usize>,
-    /// In a run of several: one sink per drive.
-    drives: Vec<DashboardSink>,
 }
 
 impl DashboardSink {
@@ -76,7 +74,6 @@ impl DashboardSink {
             clock,
             grid_runs: Vec::new(),
             drive: None,
-            drives: Vec::new(),
         }
     }
 
@@ -91,11 +88,9 @@ impl DashboardSink {
     /// A finished run (`of`, at workload `w`) of a test whose runs make one figure: the
     /// grid so far, made as the headless run's and the report's are ([`grid_of`]).
     fn grid_run(&mut self, of: RunOf, w: Workload, summary: &StepSummary) {
-        self.grid_runs.push((of, w, summary.clone()));
-        let runs = self
-            .grid_runs
-            .iter()
-            .filter_map(|(of, w, s)| GridRun::new(*of, w, s, None));
+        self.grid_runs.push((self.drive, of, w, summary.clone()));
+        let runs = self.grid_runs.iter().filter(|r| r.0 == self.drive);
+        let runs = runs.filter_map(|(_, of, w, s)| GridRun::new(*of, w, s, None));
         self.send(Msg::Grid(grid_of(runs, |_| None)));
     }
 
@@ -107,29 +102,18 @@ impl DashboardSink {
         }));
     }
 
-    /// A replay's sink takes its next record at `t_s` on the session's clock.
-    pub(super) fn set_time(&mut self, t_s: f64) {
+    /// A replay's sink takes its next record, of drive `drive` of several, at `t_s` on
+    /// the session's clock.
+    pub(super) fn at(&mut self, t_s: f64, drive: Option<usize>) {
         self.clock = Clock::At(t_s);
+        self.drive = drive;
     }
 
-    /// The sink of drive `drive` of a run of several (made when first asked for), on this
-    /// sink's clock.
-    pub(super) fn for_drive(&mut self, drive: usize) -> &mut DashboardSink {
-        while self.drives.len() <= drive {
-            let mut s = DashboardSink::on(self.msgs.clone(), self.clock);
-            s.drive = Some(self.drives.len());
-            self.drives.push(s);
-        }
-        let s = &mut self.drives[drive];
-        s.clock = self.clock;
-        s
-    }
-
-    /// The run `name` starts on `target` (its plan in `view`), recording its session to
-    /// `session` (a replay: none).
+    /// The run `name` of `steps` starts on `target`, recording its session to `session` (a
+    /// replay: none).
     pub(super) fn start(
         &mut self,
-        view: &DriveView,
+        steps: &[PlanStep],
         name: &str,
         target: &Path,
         session: Option<&Path>,
@@ -146,8 +130,9 @@ impl DashboardSink {
                 text: format!("recording the session to {}", session.display()),
             }));
         }
-        let steps = view.plan.iter().flat_map(|p| &p.steps);
-        self.send(Msg::PlanSteps(steps.map(|s| s.name.clone()).collect()));
+        self.send(Msg::PlanSteps(
+            steps.iter().map(|s| s.name.clone()).collect(),
+        ));
     }
 
     /// A happening as the session keeps it ([`happening_record`]), at `t_s`: live, made
@@ -207,24 +192,10 @@ impl DashboardSink {
 }
 
 impl Sink for DashboardSink {
+    /// `ev` (of the view's drive, or the run's own) as the app's messages. The dashboard's
+    /// quit is the user's stop, a command: never the sink's answer.
     fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
-        match view.drive {
-            Some(d) => {
-                if let RunEvent::Started { at_s, .. } = ev {
-                    self.clock = self.clock.on_session(*at_s);
-                }
-                self.for_drive(d).show_event(view, ev)
-            }
-            None => self.show_event(view, ev),
-        }
-        // The dashboard's quit is the user's stop, a command: never the sink's answer.
-        SinkFlow::Continue
-    }
-}
-
-impl DashboardSink {
-    /// `ev` (of this sink's drive, or the run's own) as the app's messages.
-    pub(super) fn show_event(&mut self, view: &RunView, ev: &RunEvent) {
+        self.drive = view.drive;
         let now = self.clock.now();
         let none = DriveView::default();
         let mine = view.of(self.drive).unwrap_or(&none);
@@ -243,7 +214,7 @@ impl DashboardSink {
             }
             RunEvent::Started { run, session, at_s } => {
                 self.clock = self.clock.on_session(*at_s);
-                self.start(mine, run.name(), &run.target.path, Some(session))
+                self.start(&run.plan.steps, run.name(), &run.target.path, Some(session))
             }
             RunEvent::StepStarted {
                 index,
@@ -335,5 +306,6 @@ impl DashboardSink {
             RunEvent::Verify(t) => self.send(Msg::Integrity(*t)),
             RunEvent::Wear(w) => self.wear(w),
         }
+        SinkFlow::Continue
     }
 }

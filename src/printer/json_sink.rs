@@ -14,7 +14,7 @@ use super::sink::{route, to_value, write_line, Core, FormatPrinter, PrintMode};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
 use crate::run::{FinishedStep, RunEvent, RunView, SessionEvent, Sink, SinkFlow, Tally, Timed};
-use crate::session::results::{share_of, MISSED_BELOW};
+use crate::session::results::MISSED_BELOW;
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
@@ -158,8 +158,7 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
     fn step(&mut self, r: &FinishedStep, steps: usize) {
         let mut extra = json!({"count": steps});
         // A paced step's share of its target, and whether it missed it.
-        let target = r.target_iops.filter(|_| !r.closed_loop);
-        if let (Some(share), Some(o)) = (share_of(r.summary.iops, target), extra.as_object_mut()) {
+        if let (Some(share), Some(o)) = (r.achieved_share(), extra.as_object_mut()) {
             o.insert("achieved_share".into(), json!(share));
             o.insert("missed_target".into(), json!(share < MISSED_BELOW));
         }

@@ -15,16 +15,20 @@ use crate::stats::{IntervalReport, StepSummary};
 mod json;
 mod text;
 
-/// `ev` shown by `p` as in a run of one, with the view after it.
-fn show<S: Sink>(p: &mut S, ev: &RunEvent) -> SinkFlow {
-    on(p, &mut RunView::default(), None, ev)
+/// A sink fed as the hub feeds it, each event with the view after it: of a run of one
+/// (`show`), or of drive `drive` (`None`: the run's own) of `view`'s (`on`).
+trait Fed: Sink {
+    fn show(&mut self, ev: &RunEvent) -> SinkFlow {
+        self.on(&mut RunView::new([]), None, ev)
+    }
+
+    fn on(&mut self, view: &mut RunView, drive: Option<usize>, ev: &RunEvent) -> SinkFlow {
+        view.update(drive, ev);
+        self.event(view, ev)
+    }
 }
 
-/// `ev` of drive `drive` (`None`: the run's own) shown by `p`, with `view` after it.
-fn on<S: Sink>(p: &mut S, view: &mut RunView, drive: Option<usize>, ev: &RunEvent) -> SinkFlow {
-    view.update(drive, ev);
-    p.event(view, ev)
-}
+impl<S: Sink> Fed for S {}
 
 fn utf8(b: Vec<u8>) -> String {
     String::from_utf8(b).expect("utf-8")

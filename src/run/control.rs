@@ -145,11 +145,6 @@ impl RunControl {
         (handle, RunControl { rx, flags, by_user })
     }
 
-    /// Stops the run as a signal does (a sink asked: its output is gone).
-    pub(super) fn stop_as_signal(&self) {
-        self.flags.stop.store(true, Ordering::Relaxed);
-    }
-
     /// The flags the engine's workers read.
     pub fn flags(&self) -> &StepControl {
         &self.flags

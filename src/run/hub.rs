@@ -6,6 +6,7 @@
 //! run ended, and makes the final save.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::control::RunControl;
@@ -53,7 +54,7 @@ pub(super) struct Hub<'a, 's> {
     view: RunView,
     /// Per drive whose plan ends steps on the temperature: its soak so far.
     soak: Vec<Option<SoakLog>>,
-    /// The run's control: a sink's stop stops the run through it.
+    /// The run's control: a sink's stop sets its stop flag, as a signal does.
     ctl: &'a RunControl,
 }
 
@@ -81,32 +82,40 @@ impl<'a, 's> Hub<'a, 's> {
 }
 
 impl Hub<'_, '_> {
-    /// Hands an event of drive `drive` (`None`: the run's own) to the sinks with the view
-    /// after it; a sink's stop stops the run as a signal does.
+    /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
     pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent) {
         self.view.update(drive, ev);
-        let mut flow = SinkFlow::Continue;
-        for s in self.sinks.iter_mut() {
-            if s.event(&self.view, ev) == SinkFlow::Stop {
-                flow = SinkFlow::Stop;
-            }
-        }
-        if flow == SinkFlow::Stop {
-            self.ctl.stop_as_signal();
+        self.tell(ev);
+    }
+
+    /// Hands `ev` to the sinks with the view after it; a sink's stop stops the run as a
+    /// signal does.
+    fn tell(&mut self, ev: &RunEvent) {
+        let view = &self.view;
+        let flows = self.sinks.iter_mut().map(|s| s.event(view, ev));
+        let stops = flows.filter(|f| *f == SinkFlow::Stop);
+        if stops.count() > 0 {
+            self.ctl.flags().stop.store(true, Ordering::Relaxed);
         }
     }
 
-    /// Records an event of drive `drive` and shows it; the drive's soak, when it has one,
+    /// Records an event of drive `drive` (its step as the view has it) and shows it; the drive's soak, when it has one,
     /// takes what the session recorded of it (its times and figures as recorded).
     pub(super) fn emit(&mut self, drive: usize, ev: &RunEvent) {
         self.rec.set_current_drive(Some(drive as u32));
-        let soaked = record(&mut self.rec, &self.runs[drive], ev);
+        self.view.update(Some(drive), ev);
+        let soaked = record(
+            &mut self.rec,
+            &self.runs[drive],
+            &self.view.drives[drive],
+            ev,
+        );
         if let (Some(log), Some(input)) =
             (self.soak.get_mut(drive).and_then(Option::as_mut), soaked)
         {
             input.into_log(log);
         }
-        self.show(Some(drive), ev);
+        self.tell(ev);
     }
 
     /// What the recorder wants shown (an autosave that failed, a snapshot written).

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::event::{FinishedStep, RunEvent};
 use crate::outcome::RunOutcome;
-use crate::plan::{Plan, PlanStep};
+use crate::plan::{Plan, PlanPhase, PlanStep};
 
 /// What a sink says after an event: go on, or end the run (a headless printer whose
 /// output is gone); the hub stops it as a signal does, its session saved.
@@ -18,11 +18,9 @@ pub enum SinkFlow {
     Stop,
 }
 
-/// The step a drive runs (or ran last): its index in the plan, the step, its rate
-/// (`None`: closed loop).
+/// The step a drive runs (or ran last), and its rate (`None`: closed loop).
 #[derive(Debug, Clone)]
 pub struct StepNow {
-    pub index: usize,
     pub step: Arc<PlanStep>,
     pub target_iops: Option<f64>,
 }
@@ -47,12 +45,16 @@ impl DriveView {
         self.plan.as_ref().map_or(0, |p| p.steps.len())
     }
 
-    /// The name of the running step's phase.
+    /// The running step's phase, and its name.
+    pub fn phase(&self) -> Option<&PlanPhase> {
+        self.plan
+            .as_ref()?
+            .phases
+            .get(self.step.as_ref()?.step.phase)
+    }
+
     pub fn phase_name(&self) -> &str {
-        match (&self.plan, &self.step) {
-            (Some(p), Some(s)) => p.phases.get(s.step.phase).map_or("", |p| p.name.as_str()),
-            _ => "",
-        }
+        self.phase().map_or("", |p| p.name.as_str())
     }
 }
 
@@ -68,15 +70,17 @@ pub struct RunView {
 }
 
 impl RunView {
-    /// The view of a run on the drives labelled `labels`.
+    /// The view of a run on the drives labelled `labels` (a run of one: one unnamed drive
+    /// when none are named).
     pub fn new(labels: impl IntoIterator<Item = String>) -> Self {
-        let drives = labels
-            .into_iter()
-            .map(|label| DriveView {
-                label,
-                ..DriveView::default()
-            })
-            .collect();
+        let drive = |label| DriveView {
+            label,
+            ..DriveView::default()
+        };
+        let mut drives: Vec<_> = labels.into_iter().map(drive).collect();
+        if drives.is_empty() {
+            drives.push(DriveView::default());
+        }
         RunView {
             drives,
             ..RunView::default()
@@ -88,64 +92,44 @@ impl RunView {
         self.drives.len() > 1
     }
 
-    /// The drive whose figures an event of `drive` (`None`: the run's own) changes: that
-    /// drive, or the one drive of a run of one.
-    fn index(&self, drive: Option<usize>) -> Option<usize> {
-        drive.or((!self.many()).then_some(0))
-    }
-
-    /// The drive that `drive` (an index, or the run of one) is.
+    /// Drive `drive`; `None`: the run's own, which in a run of one is its drive's.
     pub fn of(&self, drive: Option<usize>) -> Option<&DriveView> {
-        self.drives.get(self.index(drive)?)
+        self.drives.get(drive.or((!self.many()).then_some(0))?)
     }
 
-    fn slot(&mut self, d: usize) -> &mut DriveView {
-        if self.drives.len() <= d {
-            self.drives.resize_with(d + 1, DriveView::default);
-        }
-        &mut self.drives[d]
+    fn of_mut(&mut self, drive: Option<usize>) -> Option<&mut DriveView> {
+        let d = drive.or((!self.many()).then_some(0))?;
+        self.drives.get_mut(d)
     }
 
     /// Drive `drive` (`None`: the run of one) starts `plan`.
     pub fn start(&mut self, drive: Option<usize>, plan: Arc<Plan>) {
-        let Some(d) = self.index(drive) else { return };
-        let v = self.slot(d);
-        *v = DriveView {
-            label: std::mem::take(&mut v.label),
-            plan: Some(plan),
-            ..DriveView::default()
-        };
+        if let Some(v) = self.of_mut(drive) {
+            let label = std::mem::take(&mut v.label);
+            *v = DriveView {
+                label,
+                plan: Some(plan),
+                ..DriveView::default()
+            };
+        }
     }
 
     /// The view after event `ev` of drive `drive` (`None`: the run's own).
     pub fn update(&mut self, drive: Option<usize>, ev: &RunEvent) {
         self.drive = drive.filter(|_| self.many());
-        let Some(d) = self.index(drive) else { return };
+        if let RunEvent::Started { run, .. } = ev {
+            return self.start(drive, Arc::new(run.plan.clone()));
+        }
+        let Some(v) = self.of_mut(drive) else { return };
         match ev {
-            RunEvent::Started { run, .. } => {
-                self.start(Some(d), Arc::new(run.plan.clone()));
-                let v = self.slot(d);
-                if v.label.is_empty() {
-                    v.label = run.label.clone();
-                }
-            }
             RunEvent::StepStarted {
-                index,
-                step,
-                target_iops,
+                step, target_iops, ..
             } => {
-                self.slot(d).step = Some(StepNow {
-                    index: *index,
-                    step: step.clone(),
-                    target_iops: *target_iops,
-                })
+                let (step, target_iops) = (step.clone(), *target_iops);
+                v.step = Some(StepNow { step, target_iops })
             }
-            RunEvent::StepFinished(r) => {
-                let v = self.slot(d);
-                v.done += 1;
-                v.last = Some(r.clone());
-            }
-            RunEvent::Ended { outcome, .. } => self.slot(d).ended = Some(outcome.clone()),
+            RunEvent::StepFinished(r) => (v.done, v.last) = (v.done + 1, Some(r.clone())),
+            RunEvent::Ended { outcome, .. } => v.ended = Some(outcome.clone()),
             _ => {}
         }
     }

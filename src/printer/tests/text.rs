@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{interval, on, show, step, step_result, utf8, Closing};
+use super::{interval, step, step_result, utf8, Closing, Fed};
 use crate::outcome::RunOutcome;
 use crate::printer::sink::FormatPrinter;
 use crate::printer::{PrintMode, TextPrinter};
@@ -22,13 +22,10 @@ fn lines(p: TextPrinter<Vec<u8>>) -> (String, String) {
 fn an_interval_has_the_header_first() {
     let mut p = printer(PrintMode::Single);
     let r = interval();
-    show(
-        &mut p,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
+    p.show(&RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r.clone()),
+    });
     let (out, err) = lines(p);
     assert_eq!(
         out,
@@ -42,7 +39,7 @@ fn an_interval_has_the_header_first() {
 fn a_preset_step_end_is_two_lines() {
     let mut p = printer(PrintMode::Plan);
     let s = step();
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -55,7 +52,7 @@ fn a_preset_step_end_is_two_lines() {
 fn a_plain_step_end_is_its_summary() {
     let mut p = printer(PrintMode::Single);
     let s = step();
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -73,16 +70,13 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     let m = &mut s.summary;
     (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
     m.trim_lat_us = m.read_lat_us;
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    show(
-        &mut p,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
+    p.show(&RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r.clone()),
+    });
     let (out, _) = lines(p);
     assert!(
         out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  service   "),
@@ -112,17 +106,17 @@ fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
         tally: Box::new(tally.clone()),
     };
     let mut p = printer(PrintMode::Plan);
-    show(&mut p, &ended);
+    p.show(&ended);
     assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
     let mut p = printer(PrintMode::Single);
-    show(&mut p, &ended);
+    p.show(&ended);
     assert_eq!(lines(p), (String::new(), String::new()));
 }
 
 #[test]
 fn a_note_goes_to_stderr_escaped() {
     let mut p = printer(PrintMode::Single);
-    show(&mut p, &RunEvent::Note("filled 64MiB\nin 0.3s".into()));
+    p.show(&RunEvent::Note("filled 64MiB\nin 0.3s".into()));
     assert_eq!(
         lines(p),
         (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
@@ -154,30 +148,28 @@ fn the_steps_table_is_aligned_on_stdout() {
 fn a_failed_write_ends_the_output_on_both_streams() {
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(50), Closing::new(50));
     let s = step();
-    let flow = show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    let flow = p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
         flow,
         SinkFlow::Stop,
         "the step's first line is longer than the room"
     );
-    show(&mut p, &RunEvent::Note("one".into()));
+    p.show(&RunEvent::Note("one".into()));
     let r = interval();
-    show(
-        &mut p,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
+    p.show(&RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r.clone()),
+    });
     let (out, err) = p.into_writers();
     assert!(out.got.is_empty() && err.got.is_empty(), "nothing after it");
     // Room for a note, not for the next.
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(100), Closing::new(15));
-    let one = show(&mut p, &RunEvent::Note("one".into()));
-    assert_eq!(one, SinkFlow::Continue);
-    let long = show(&mut p, &RunEvent::Note("a note too long".into()));
-    assert_eq!(long, SinkFlow::Stop);
-    show(&mut p, &RunEvent::Note("two".into()));
+    assert_eq!(p.show(&RunEvent::Note("one".into())), SinkFlow::Continue);
+    assert_eq!(
+        p.show(&RunEvent::Note("a note too long".into())),
+        SinkFlow::Stop
+    );
+    p.show(&RunEvent::Note("two".into()));
     assert_eq!(p.into_writers().1.got, b"note: one\n");
 }
 
@@ -189,9 +181,9 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
         ..wear
     };
     let mut p = printer(PrintMode::Single);
-    show(&mut p, &RunEvent::Happened(errors.clone()));
-    show(&mut p, &RunEvent::Wear(Box::new(step)));
-    show(&mut p, &RunEvent::Wear(Box::new(wear)));
+    p.show(&RunEvent::Happened(errors.clone()));
+    p.show(&RunEvent::Wear(Box::new(step)));
+    p.show(&RunEvent::Wear(Box::new(wear)));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -206,47 +198,16 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
 fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
     let mut p = printer(PrintMode::Plan);
     let mut view = RunView::new(["a", "longer-label"].map(String::from));
-    let r = interval();
-    let s = step();
-    on(
-        &mut p,
-        &mut view,
-        Some(1),
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
-    on(
-        &mut p,
-        &mut view,
-        Some(0),
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
-    on(
-        &mut p,
-        &mut view,
-        Some(0),
-        &RunEvent::StepFinished(Arc::new(s.clone())),
-    );
-    on(
-        &mut p,
-        &mut view,
-        Some(0),
-        &RunEvent::Note("a note between the rows".into()),
-    );
-    on(
-        &mut p,
-        &mut view,
-        Some(1),
-        &RunEvent::Interval {
-            index: 1,
-            report: Arc::new(r.clone()),
-        },
-    );
+    let (r, s) = (interval(), step());
+    let iv = |index| RunEvent::Interval {
+        index,
+        report: Arc::new(r.clone()),
+    };
+    let note = RunEvent::Note("a note between the rows".into());
+    let finished = RunEvent::StepFinished(Arc::new(s.clone()));
+    for (d, ev) in [(1, iv(0)), (0, iv(0)), (0, finished), (0, note), (1, iv(1))] {
+        p.on(&mut view, Some(d), &ev);
+    }
     let (out, err) = lines(p);
     let out: Vec<&str> = out.lines().collect();
     let header = "                   time  read IOPS  read MB/s";
@@ -292,20 +253,17 @@ fn counts_are_singular_for_one() {
         ..Tally::default()
     };
     let mut p = printer(PrintMode::Plan);
-    show(
-        &mut p,
-        &RunEvent::Ended {
-            outcome: outcome.clone(),
-            tally: Box::new(tally.clone()),
-        },
-    );
+    p.show(&RunEvent::Ended {
+        outcome: outcome.clone(),
+        tally: Box::new(tally.clone()),
+    });
     assert_eq!(lines(p).0, ": completed, 1 of 1 step run, 1 I/O error\n");
     let mut s = step();
     s.summary.errors = 1;
     s.target_iops = Some(25_000.0);
     s.response_from_schedule_lat_us = Some(s.service_lat_us);
     let mut p = printer(PrintMode::Plan);
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
         lines(p).0,
         "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS (232% of target), 238 MB/s, \
@@ -315,13 +273,13 @@ fn counts_are_singular_for_one() {
     // A step under 97% of its target says it missed it; one run closed-loop has no share.
     s.target_iops = Some(100_000.0);
     let mut p = printer(PrintMode::Plan);
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert!(lines(p).0.starts_with(
         "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
     ));
     s.closed_loop = true;
     let mut p = printer(PrintMode::Plan);
-    show(&mut p, &RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert!(lines(p)
         .0
         .contains("(run closed-loop), achieved 58.1k IOPS, "));
@@ -338,13 +296,10 @@ fn a_refused_request_is_not_printed_as_an_io_error() {
         crate::stats::IoErrorRecord::trim(0, 4096, -i64::from(libc::EINVAL)),
         crate::stats::IoErrorRecord::new(8192, 4096, false, -i64::from(libc::EIO)),
     ];
-    show(
-        &mut p,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r),
-        },
-    );
+    p.show(&RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r),
+    });
     let (_, err) = lines(p);
     assert_eq!(
         err,
