@@ -75,11 +75,6 @@ impl Core {
             pending: Vec::new(),
         }
     }
-
-    /// The line at hand is the run's own figures, of several drives.
-    fn all(&mut self) {
-        self.label = Some("all".into());
-    }
 }
 
 /// `line` and a newline on `w`, flushed; false when the write failed.
@@ -148,7 +143,7 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, view: &RunView, ev: &RunEvent) 
     };
     // The run's own end, in a run of several: its figures, labelled "all".
     if let (RunEvent::Ended { .. }, None, true) = (ev, view.drive, view.many()) {
-        core.all();
+        core.label = Some("all".into());
         if mode == PrintMode::Single {
             if let Some(sums) = sums(view) {
                 s.all_summary(&sums);
@@ -218,7 +213,7 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, view: &RunView, ev: &RunEvent) 
             core.pending[d] = Some(IntervalFigures::of(report));
         }
         if let Some((f, n)) = take_all(&mut core.pending, view) {
-            core.all();
+            core.label = Some("all".into());
             s.all_interval(&f, n);
         }
     }
