@@ -3,9 +3,9 @@
 //! module sits below all of them and uses only `ostext`). A write that fails (a pipe whose
 //! reader is gone: EPIPE, as with `| head`; a terminal that has gone away: EIO) ends the
 //! output, on stdout and stderr alike: nothing is printed after it, [`output_closed`] says
-//! so (the binary then exits 141, as a process killed by SIGPIPE does), and an output made
-//! [`Output::stopping`] a run also stops that run as a signal does: its session still gets
-//! its final save and ends `stopped`. Rust ignores SIGPIPE, so a closed pipe is such an error, never a kill;
+//! so (the binary then exits 141, as a process killed by SIGPIPE does), and a headless
+//! run's printer whose output ended stops its run as a signal does (its answer to the
+//! hub): the session still gets its final save and ends `stopped`. Rust ignores SIGPIPE, so a closed pipe is such an error, never a kill;
 //! and since nothing here panics, it is never "failed printing to stdout" either.
 //! Every byte written here passes through [`crate::ostext::outbound`] first: a control
 //! character (other than tab and newline) or a bidirectional override in any text,
@@ -14,7 +14,6 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use crate::ostext::{outbound, outbound_bytes};
 
@@ -33,19 +32,11 @@ pub enum Stream {
     Err,
 }
 
-/// Writes lines; its first failed write ends the output (and sets the run's stop flag,
-/// when it has one).
+/// Writes lines; its first failed write ends the output.
 #[derive(Debug, Clone, Default)]
-pub struct Output {
-    stop: Option<Arc<AtomicBool>>,
-}
+pub struct Output {}
 
 impl Output {
-    /// An output whose failure stops the run that `stop` stops (the signal handlers' flag).
-    pub fn stopping(stop: Arc<AtomicBool>) -> Output {
-        Output { stop: Some(stop) }
-    }
-
     /// `text` and a newline on `stream`, flushed; nothing once the output has ended.
     pub fn line(&self, stream: Stream, text: &str) {
         self.write(stream, &[outbound(text).as_bytes(), b"\n"]);
@@ -66,15 +57,7 @@ impl Output {
             Stream::Err => write_all(&mut std::io::stderr().lock(), parts),
         };
         if written.is_err() {
-            self.closed();
-        }
-    }
-
-    /// The output has ended: nothing more is printed, and the run it stops is stopped.
-    fn closed(&self) {
-        CLOSED.store(true, Ordering::Relaxed);
-        if let Some(stop) = &self.stop {
-            stop.store(true, Ordering::Relaxed);
+            CLOSED.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -87,7 +70,6 @@ impl Output {
 #[derive(Debug, Clone)]
 pub struct StdWriter {
     stream: Stream,
-    output: Output,
     /// The start of a character the last write ended with.
     pending: Vec<u8>,
 }
@@ -97,7 +79,6 @@ impl Output {
     pub fn writer(&self, stream: Stream) -> StdWriter {
         StdWriter {
             stream,
-            output: self.clone(),
             pending: Vec::new(),
         }
     }
@@ -120,7 +101,7 @@ impl Write for StdWriter {
         match written {
             Ok(()) => Ok(buf.len()),
             Err(e) => {
-                self.output.closed();
+                CLOSED.store(true, Ordering::Relaxed);
                 Err(e)
             }
         }

@@ -165,8 +165,6 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         RunWhat::Single(_) => PrintMode::Single,
     };
     let mut printer = Printer::new(format, mode);
-    printer.stop_on_closed_output(stop.clone());
-    printer.set_drives(prepared.iter().map(|p| p.label.clone()).collect());
     let session = SessionPlan {
         path: a.session.clone(),
         options,
@@ -209,7 +207,6 @@ fn power_cut(
     let sessions = crate::session::paths::sessions_dir();
     let mut run_one = |prepared: &[run::Prepared], ctl: &RunControl| {
         let mut printer = Printer::new(format, PrintMode::Single);
-        printer.stop_on_closed_output(stop.clone());
         let session = SessionPlan {
             path: None,
             options: RecorderOptions::default(),

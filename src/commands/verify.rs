@@ -85,7 +85,6 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
     let prepared = run::prepare_many(std::slice::from_ref(&req))?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mut printer = Printer::new(format, PrintMode::Single);
-    printer.stop_on_closed_output(stop.clone());
     let session = SessionPlan {
         path: a.session.clone(),
         options,

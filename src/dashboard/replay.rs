@@ -15,7 +15,7 @@ use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
 use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
-use crate::run::{FinishedStep, RunEvent, Sink};
+use crate::run::{FinishedStep, RunEvent, RunView, Sink};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
@@ -33,13 +33,15 @@ pub enum OpenError {
 /// The session as (time in seconds, message), in time order: its records fed, on their
 /// own clock, to the sink a live run feeds ([`DashboardSink`]), as the events the live run
 /// gave it (a step's start and end, its intervals, the drive's samples and ends) or, for
-/// what the session keeps as an event, as that event. A session of several drives feeds
-/// each drive's records to that drive's sink and the run's own events once.
+/// what the session keeps as an event, as that event, with the run's view made of them as
+/// the hub makes it. A session of several drives feeds each drive's records to that drive's
+/// sink and the run's own events once.
 pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
-    let plan = plan_of(s);
+    let plan = Arc::new(plan_of(s));
     let (tx, rx) = mpsc::unbounded_channel();
     let mut feed = Feed {
         sink: DashboardSink::on(tx, Clock::At(0.0)),
+        view: RunView::new(s.drives.iter().map(|d| d.label.clone())),
         rx,
         out: Vec::new(),
     };
@@ -95,16 +97,18 @@ pub fn timeline(s: &Session) -> Vec<(f64, Msg)> {
 /// A saved record as the sink takes it.
 enum Record<'a> {
     /// The run starts: its name, target and plan.
-    Start(&'a str, &'a str, &'a Plan),
+    Start(&'a str, &'a str, &'a Arc<Plan>),
     /// What the live run gave the sink as an event.
     Event(RunEvent),
     /// What the session keeps as an event.
     Saved(&'a session::Event),
 }
 
-/// The sink fed records, and the messages it sent, each at its record's time.
+/// The sink fed records with the view made of them, and the messages it sent, each at its
+/// record's time.
 struct Feed {
     sink: DashboardSink,
+    view: RunView,
     rx: UnboundedReceiver<Msg>,
     out: Vec<(f64, Msg)>,
 }
@@ -112,14 +116,17 @@ struct Feed {
 impl Feed {
     /// Feeds `r` at `t` (to drive `drive`'s sink, in a session of several).
     fn at(&mut self, t: f64, drive: Option<usize>, r: Record<'_>) {
-        self.sink.set_time(t);
-        let sink = match drive {
-            Some(d) => self.sink.for_drive(d),
-            None => &mut self.sink,
-        };
+        let sink = &mut self.sink;
+        sink.at(t, drive);
         match r {
-            Record::Start(name, target, plan) => sink.start(name, Path::new(target), plan, None),
-            Record::Event(ev) => sink.event(&ev),
+            Record::Start(name, target, plan) => {
+                self.view.start(drive, plan.clone());
+                sink.start(&plan.steps, name, Path::new(target), None)
+            }
+            Record::Event(ev) => {
+                self.view.update(drive, &ev);
+                sink.event(&self.view, &ev);
+            }
             Record::Saved(e) => sink.recorded(e.t, &e.kind, &e.message, e.data.as_ref()),
         }
         while let Ok(m) = self.rx.try_recv() {

@@ -1,7 +1,8 @@
-//! The dashboard as a sink of the run pipeline: each [`RunEvent`] becomes the messages
-//! the app's state machine takes; in a run of several drives, each drive's become
-//! messages of that drive ([`Msg::OnDrive`]). It is the one translator: a replay
-//! ([`super::replay`]) feeds it a saved session's records, on the records' clock.
+//! The dashboard as a sink of the run pipeline: each [`RunEvent`], with the run's view
+//! after it (the drive's plan, running step and steps finished), becomes the messages the
+//! app's state machine takes; in a run of several drives, each drive's become messages of
+//! that drive ([`Msg::OnDrive`]). It is the one translator: a replay ([`super::replay`])
+//! feeds it a saved session's records, and the view made of them, on the records' clock.
 
 use std::path::Path;
 use std::time::Instant;
@@ -9,14 +10,14 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{CurvePoint, EventCategory, EventView, Msg, SteadyView, StepInfo};
-use crate::plan::{Plan, PlanStep, SteadyVerdict};
-use crate::run::{happening_record, RunEvent, Sink};
+use crate::plan::{PlanStep, SteadyVerdict};
+use crate::run::{happening_record, DriveView, RunEvent, RunView, Sink, SinkFlow};
 use crate::session::{grid_of, Document, EventKind, GridRun, StepResult};
 use crate::stats::StepSummary;
 use crate::telemetry::WearSpan;
 use crate::workload::{RunOf, Workload};
 
-use super::method::{self, method_of, MethodOf};
+use super::method::{self, method_of};
 use super::views::telemetry_view;
 
 /// The sink's clock: seconds since the run's start (live), or the time of the record a
@@ -54,26 +55,11 @@ pub(super) struct DashboardSink {
     msgs: UnboundedSender<Msg>,
     /// The events' time axis.
     clock: Clock,
-    /// Known once the run starts: steps, phase names, the plan's expected length.
-    count: usize,
-    phases: Vec<String>,
-    plan_expected_s: Option<f64>,
-    /// The running step's workload, the curve series its point goes on.
-    series: String,
-    /// The running step's run and workload, when it is a run of a test whose runs make one
-    /// figure (a diskmark test): its figures go to the grid.
-    grid_step: Option<(RunOf, Workload)>,
-    /// The finished runs of such tests: the grid so far.
-    grid_runs: Vec<(RunOf, Workload, StepSummary)>,
-    /// Steps finished so far (this drive's): the next result's number is one more.
-    done: u32,
-    /// The plan's PTS method figure, and the running step for its point.
-    method: Option<MethodOf>,
-    step: Option<std::sync::Arc<PlanStep>>,
-    /// The drive this sink speaks for, in a run of several.
+    /// The finished runs of a test whose runs make one figure (a diskmark test), with
+    /// their drive's: each drive's grid so far.
+    grid_runs: Vec<(Option<usize>, RunOf, Workload, StepSummary)>,
+    /// The drive of the record at hand, in a run of several.
     drive: Option<usize>,
-    /// In a run of several: one sink per drive.
-    drives: Vec<DashboardSink>,
 }
 
 impl DashboardSink {
@@ -86,17 +72,8 @@ impl DashboardSink {
         DashboardSink {
             msgs,
             clock,
-            count: 0,
-            phases: Vec::new(),
-            plan_expected_s: None,
-            series: String::new(),
-            grid_step: None,
             grid_runs: Vec::new(),
-            done: 0,
-            method: None,
-            step: None,
             drive: None,
-            drives: Vec::new(),
         }
     }
 
@@ -108,17 +85,12 @@ impl DashboardSink {
         let _ = self.msgs.send(m);
     }
 
-    /// A finished run of a test whose runs make one figure: the grid so far, made as the
-    /// headless run's and the report's are ([`grid_of`]).
-    fn grid_run(&mut self, summary: &StepSummary) {
-        let Some((of, w)) = self.grid_step.take() else {
-            return;
-        };
-        self.grid_runs.push((of, w, summary.clone()));
-        let runs = self
-            .grid_runs
-            .iter()
-            .filter_map(|(of, w, s)| GridRun::new(*of, w, s, None));
+    /// A finished run (`of`, at workload `w`) of a test whose runs make one figure: the
+    /// grid so far, made as the headless run's and the report's are ([`grid_of`]).
+    fn grid_run(&mut self, of: RunOf, w: Workload, summary: &StepSummary) {
+        self.grid_runs.push((self.drive, of, w, summary.clone()));
+        let runs = self.grid_runs.iter().filter(|r| r.0 == self.drive);
+        let runs = runs.filter_map(|(_, of, w, s)| GridRun::new(*of, w, s, None));
         self.send(Msg::Grid(grid_of(runs, |_| None)));
     }
 
@@ -130,36 +102,22 @@ impl DashboardSink {
         }));
     }
 
-    /// A replay's sink takes its next record at `t_s` on the session's clock.
-    pub(super) fn set_time(&mut self, t_s: f64) {
+    /// A replay's sink takes its next record, of drive `drive` of several, at `t_s` on
+    /// the session's clock.
+    pub(super) fn at(&mut self, t_s: f64, drive: Option<usize>) {
         self.clock = Clock::At(t_s);
+        self.drive = drive;
     }
 
-    /// The sink of drive `drive` of a run of several (made when first asked for), on this
-    /// sink's clock.
-    pub(super) fn for_drive(&mut self, drive: usize) -> &mut DashboardSink {
-        while self.drives.len() <= drive {
-            let mut s = DashboardSink::on(self.msgs.clone(), self.clock);
-            s.drive = Some(self.drives.len());
-            self.drives.push(s);
-        }
-        let s = &mut self.drives[drive];
-        s.clock = self.clock;
-        s
-    }
-
-    /// The run `name` of `plan` starts on `target`, recording its session to `session`
-    /// (a replay: none).
-    pub(super) fn start(&mut self, name: &str, target: &Path, plan: &Plan, session: Option<&Path>) {
-        self.plan_expected_s = Some(
-            plan.estimate(crate::plan::ASSUMED_BYTES_PER_S as f64)
-                .max
-                .as_secs_f64(),
-        );
-        self.count = plan.steps.len();
-        self.done = 0;
-        self.phases = plan.phases.iter().map(|p| p.name.clone()).collect();
-        self.method = method_of(plan);
+    /// The run `name` of `steps` starts on `target`, recording its session to `session` (a
+    /// replay: none).
+    pub(super) fn start(
+        &mut self,
+        steps: &[PlanStep],
+        name: &str,
+        target: &Path,
+        session: Option<&Path>,
+    ) {
         self.send(Msg::RunStarted {
             preset_id: name.to_string(),
             target: target.to_path_buf(),
@@ -173,7 +131,7 @@ impl DashboardSink {
             }));
         }
         self.send(Msg::PlanSteps(
-            plan.steps.iter().map(|s| s.name.clone()).collect(),
+            steps.iter().map(|s| s.name.clone()).collect(),
         ));
     }
 
@@ -234,15 +192,13 @@ impl DashboardSink {
 }
 
 impl Sink for DashboardSink {
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        if let RunEvent::Started { at_s, .. } = ev {
-            self.clock = self.clock.on_session(*at_s);
-        }
-        self.for_drive(drive).event(ev);
-    }
-
-    fn event(&mut self, ev: &RunEvent) {
+    /// `ev` (of the view's drive, or the run's own) as the app's messages. The dashboard's
+    /// quit is the user's stop, a command: never the sink's answer.
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
+        self.drive = view.drive;
         let now = self.clock.now();
+        let none = DriveView::default();
+        let mine = view.of(self.drive).unwrap_or(&none);
         match ev {
             // A drive of several: its samples come through the run (each drive's worker
             // polls its own drive), and its end is its own.
@@ -258,32 +214,26 @@ impl Sink for DashboardSink {
             }
             RunEvent::Started { run, session, at_s } => {
                 self.clock = self.clock.on_session(*at_s);
-                self.start(run.name(), &run.target.path, &run.plan, Some(session))
+                self.start(&run.plan.steps, run.name(), &run.target.path, Some(session))
             }
             RunEvent::StepStarted {
                 index,
                 step,
                 target_iops,
             } => {
-                // An fio job file's step is named by its jobs' shapes, not one workload.
-                self.series = if step.fio_file.is_some() {
-                    step.name.clone()
-                } else {
-                    step.workload.shape_on(step.engine)
-                };
-                self.grid_step = step
-                    .run
-                    .filter(|r| r.pick.is_some())
-                    .map(|r| (r, step.to_step_spec(*target_iops).workload));
-                self.step = self.method.map(|_| step.clone());
+                let plan = mine.plan.as_deref();
+                let plan_expected_s = plan.map(|p| {
+                    let bytes_per_s = crate::plan::ASSUMED_BYTES_PER_S as f64;
+                    p.estimate(bytes_per_s).max.as_secs_f64()
+                });
                 self.send(Msg::StepStarted(StepInfo {
                     index: *index,
-                    count: self.count,
+                    count: mine.steps(),
                     name: step.name.clone(),
-                    phase_name: self.phases.get(step.phase).cloned().unwrap_or_default(),
+                    phase_name: mine.phase_name().to_string(),
                     started_s: now,
                     expected_s: step.end.duration.map(|d| (d + step.ramp).as_secs_f64()),
-                    plan_expected_s: self.plan_expected_s,
+                    plan_expected_s,
                     rate_limited: target_iops.is_some(),
                     target_iops: *target_iops,
                     engine: step.engine,
@@ -304,22 +254,34 @@ impl Sink for DashboardSink {
                 for s in &r.summary.fio_series {
                     self.show(&EventKind::Note, s.to_string());
                 }
-                self.done += 1;
+                // The curve series of the step that ran: its workload (an fio job file's
+                // step is named by its jobs' shapes, not one workload).
+                let step = mine.step.as_ref();
+                let series = step.map_or(String::new(), |s| match s.step.fio_file {
+                    Some(_) => s.step.name.clone(),
+                    None => s.step.workload.shape_on(s.step.engine),
+                });
                 let result = StepResult::from_summary(
                     &r.summary,
                     r.name.clone(),
-                    self.series.clone(),
-                    self.done,
+                    series.clone(),
+                    mine.done,
                     None,
                 );
                 self.send(Msg::StepFinished(
-                    CurvePoint::new(self.series.clone(), &r.summary),
+                    CurvePoint::new(series, &r.summary),
                     Box::new(result),
                 ));
-                self.grid_run(&r.summary);
-                if let (Some(m), Some(step)) = (self.method, &self.step) {
-                    let phase = self.phases.get(step.phase).map_or("", String::as_str);
-                    if let Some(p) = method::point(m, step, phase, now, &r.summary) {
+                // A run of a test whose runs make one figure: its figures go to the grid.
+                if let Some(s) = step {
+                    if let Some(of) = s.step.run.filter(|r| r.pick.is_some()) {
+                        let w = s.step.to_step_spec(s.target_iops).workload;
+                        self.grid_run(of, w, &r.summary);
+                    }
+                }
+                let method = mine.plan.as_deref().and_then(method_of);
+                if let (Some(m), Some(s)) = (method, step) {
+                    if let Some(p) = method::point(m, &s.step, mine.phase_name(), now, &r.summary) {
                         self.send(Msg::Method(Box::new(p)));
                     }
                 }
@@ -344,5 +306,6 @@ impl Sink for DashboardSink {
             RunEvent::Verify(t) => self.send(Msg::Integrity(*t)),
             RunEvent::Wear(w) => self.wear(w),
         }
+        SinkFlow::Continue
     }
 }

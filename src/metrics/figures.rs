@@ -90,8 +90,6 @@ pub struct DriveFigures {
     pub phase: String,
     pub step: String,
     pub target_iops: Option<f64>,
-    /// The plan's phase names, by index.
-    pub phase_names: Vec<String>,
     /// How this drive's part of the run ended; `None` while it goes on.
     pub ended: Option<RunState>,
 }

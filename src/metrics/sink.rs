@@ -1,12 +1,12 @@
-//! The hub's sink that keeps [`Figures`] for the metrics endpoint: each run event copied in
-//! once, as it reaches the hub.
+//! The hub's sink that keeps [`Figures`] for the metrics endpoint: each run event, and
+//! the hub's view of the drive after it (its step, phase and end), copied in once.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::figures::{DriveFigures, Figures, RunState};
 use super::server::MetricsServer;
 use crate::outcome::RunOutcome;
-use crate::run::{RunEvent, Sink};
+use crate::run::{RunEvent, RunView, Sink, SinkFlow};
 
 /// Copies run events into the endpoint's figures.
 #[derive(Debug, Clone)]
@@ -33,36 +33,41 @@ impl MetricsSink {
         }
     }
 
-    fn apply(&self, drive: usize, ev: &RunEvent) {
+    fn apply(&self, view: &RunView, ev: &RunEvent) {
+        let Some((drive, now)) = view
+            .drive
+            .or((!view.many()).then_some(0))
+            .zip(view.of(view.drive))
+        else {
+            return;
+        };
         let mut fig = self.figures.lock().unwrap_or_else(PoisonError::into_inner);
         while fig.drives.len() <= drive {
             fig.drives.push(DriveFigures::default());
         }
+        let d = &mut fig.drives[drive];
         match ev {
             RunEvent::Started { run, .. } => {
                 let host = run.host.name().unwrap_or_else(|| self.local_host.clone());
-                let d = &mut fig.drives[drive];
                 *d = DriveFigures::new(run.label.clone(), host);
                 d.preset = run.plan.preset_id.clone();
-                d.phase_names = run.plan.phases.iter().map(|p| p.name.clone()).collect();
                 fig.state = RunState::Running;
             }
             RunEvent::StepStarted {
                 step, target_iops, ..
             } => {
-                let d = &mut fig.drives[drive];
                 d.step = step.name.clone();
-                d.phase = d.phase_names.get(step.phase).cloned().unwrap_or_default();
+                d.phase = now.phase_name().to_string();
                 d.target_iops = *target_iops;
             }
-            RunEvent::Interval { report, .. } => fig.drives[drive].interval(report),
+            RunEvent::Interval { report, .. } => d.interval(report),
             RunEvent::Telemetry(t) => {
                 if let Some(s) = &t.smart {
-                    fig.drives[drive].smart = Some(s.clone());
+                    d.smart = Some(s.clone());
                 }
             }
             RunEvent::Ended { outcome, .. } => {
-                fig.drives[drive].ended = Some(match outcome {
+                d.ended = Some(match outcome {
                     RunOutcome::Completed { .. } => RunState::Completed,
                     RunOutcome::Stopped(_) => RunState::Stopped,
                     RunOutcome::Failed { .. } => RunState::Failed,
@@ -75,11 +80,8 @@ impl MetricsSink {
 }
 
 impl Sink for MetricsSink {
-    fn event(&mut self, ev: &RunEvent) {
-        self.apply(0, ev);
-    }
-
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        self.apply(drive, ev);
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
+        self.apply(view, ev);
+        SinkFlow::Continue
     }
 }

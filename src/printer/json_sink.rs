@@ -10,19 +10,19 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, route_drive, to_value, write_line, Core, FormatPrinter, PrintMode};
+use super::sink::{route, to_value, write_line, Core, FormatPrinter, PrintMode};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
-use crate::run::{FinishedStep, RunEvent, SessionEvent, Sink, Tally, Timed};
-use crate::session::results::{share_of, MISSED_BELOW};
+use crate::run::{FinishedStep, RunEvent, RunView, SessionEvent, Sink, SinkFlow, Tally, Timed};
+use crate::session::results::MISSED_BELOW;
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
 use crate::thermal::SoakSummary;
 
 /// Prints a run as JSON lines on `out`. The first write that fails ends the output
-/// (nothing more is written; the run goes on, its session saved); on the process's own
-/// stdout ([`StdWriter`]) it ends the process's output too (exit 141).
+/// (nothing more is written) and the run (its session saved); on the process's own stdout
+/// ([`StdWriter`]) it ends the process's output too (exit 141).
 pub struct JsonPrinter<W: Write = StdWriter> {
     core: Core,
     out: W,
@@ -34,12 +34,6 @@ impl JsonPrinter<StdWriter> {
     /// A printer on the process's stdout.
     pub fn new(mode: PrintMode) -> Self {
         JsonPrinter::on(mode, Output::default().writer(Stream::Out))
-    }
-
-    /// A closed stdout (EPIPE, EIO) ends the output and sets `stop`: the run stops as on
-    /// a signal, its session saved.
-    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        self.out = Output::stopping(stop).writer(Stream::Out);
     }
 }
 
@@ -58,11 +52,6 @@ impl<W: Write> JsonPrinter<W> {
         self.out
     }
 
-    /// Whether a write failed (the printer has written nothing since).
-    pub fn ended(&self) -> bool {
-        self.ended
-    }
-
     /// One JSON line (serde escapes what needs it), with its format version; the first
     /// failed write ends the output.
     fn line(&mut self, v: Value) {
@@ -77,7 +66,7 @@ impl<W: Write> JsonPrinter<W> {
 
     /// A JSON line carrying `"target"` (the drive's label) in a run of several.
     fn json(&mut self, mut v: Value) {
-        if let (Some(l), Some(o)) = (self.core.label(), v.as_object_mut()) {
+        if let (Some(l), Some(o)) = (&self.core.label, v.as_object_mut()) {
             o.insert("target".into(), json!(l));
         }
         self.line(v);
@@ -99,6 +88,10 @@ impl<W: Write> JsonPrinter<W> {
 impl<W: Write> FormatPrinter for JsonPrinter<W> {
     fn core(&mut self) -> &mut Core {
         &mut self.core
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
     }
 
     fn start(&mut self, description: &str, extra: Value) {
@@ -165,8 +158,7 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
     fn step(&mut self, r: &FinishedStep, steps: usize) {
         let mut extra = json!({"count": steps});
         // A paced step's share of its target, and whether it missed it.
-        let target = r.target_iops.filter(|_| !r.closed_loop);
-        if let (Some(share), Some(o)) = (share_of(r.summary.iops, target), extra.as_object_mut()) {
+        if let (Some(share), Some(o)) = (r.achieved_share(), extra.as_object_mut()) {
             o.insert("achieved_share".into(), json!(share));
             o.insert("missed_target".into(), json!(share < MISSED_BELOW));
         }
@@ -266,11 +258,7 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
 }
 
 impl<W: Write> Sink for JsonPrinter<W> {
-    fn event(&mut self, ev: &RunEvent) {
-        route(self, ev)
-    }
-
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        route_drive(self, drive, ev)
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
+        route(self, view, ev)
     }
 }

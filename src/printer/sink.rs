@@ -1,16 +1,17 @@
 //! What the two headless sinks (the text sink, `TextPrinter`, and the JSON-lines sink,
 //! `JsonPrinter`) share: which run event is shown how in each mode ([`PrintMode`]) and
-//! what they keep of the run (its target, plan and drives). Each shows the same things
-//! ([`FormatPrinter`]) in its own words; a write that fails ends that sink's output, never the run.
+//! what they keep of the run beyond the hub's view (its target and title, the drives'
+//! intervals since the last "all" line). Each shows the same things ([`FormatPrinter`]) in
+//! its own words; a write that fails ends that sink's output, and its answer stops the run.
 
 use std::io::Write;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::drives::{Drives, IntervalFigures, Sums};
+use super::drives::{sums, take_all, IntervalFigures, Sums};
 use crate::outcome::RunOutcome;
-use crate::run::{FinishedStep, RunEvent, SessionEvent, Tally, Timed};
+use crate::run::{FinishedStep, RunEvent, RunView, SessionEvent, SinkFlow, Tally, Timed};
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
@@ -44,19 +45,22 @@ pub enum PrintMode {
     Plan,
 }
 
-/// What both sinks keep of the run: how they show it, what it runs on and its drives.
+/// What both sinks keep of the run: how they show it, what it runs on, the label of the
+/// line at hand, and each drive's interval since the last "all" line.
 #[derive(Debug)]
 pub(super) struct Core {
     pub(super) mode: PrintMode,
-    /// Known once the run starts: the target's path, the plan's name and step count.
+    /// Known once the run starts: the target's path, the plan's name.
     pub(super) target: String,
     pub(super) plan_name: String,
     /// How the text names the plan: `preset ID`, `fio job file PATH`.
     pub(super) plan_title: String,
-    pub(super) steps: usize,
-    /// A run of several drives: each drive's label, the drive now printed, and the
-    /// intervals of each since the last "all" line.
-    pub(super) drives: Drives,
+    /// A run of several drives: the drive of the line at hand ("all" for the run's own
+    /// figures), and the widest label as printed ("all" among them; 0 in a run of one).
+    pub(super) label: Option<String>,
+    pub(super) label_width: usize,
+    /// Per drive of several: its last interval's figures since the last "all" line.
+    pub(super) pending: Vec<Option<IntervalFigures>>,
 }
 
 impl Core {
@@ -66,26 +70,10 @@ impl Core {
             target: String::new(),
             plan_name: String::new(),
             plan_title: String::new(),
-            steps: 0,
-            drives: Drives::default(),
+            label: None,
+            label_width: 0,
+            pending: Vec::new(),
         }
-    }
-
-    /// A run of several drives: their labels, in order, so every line says whose it is.
-    pub(super) fn set_drives(&mut self, labels: Vec<String>) {
-        if labels.len() > 1 {
-            self.drives.grow(labels.len());
-            self.drives.labels = labels;
-        }
-    }
-
-    /// The current drive's label, in a run of several ("all" for the run's own figures).
-    pub(super) fn label(&self) -> Option<&str> {
-        if self.drives.all {
-            return Some("all");
-        }
-        let d = self.drives.current?;
-        self.drives.labels.get(d).map(String::as_str)
     }
 }
 
@@ -101,6 +89,8 @@ pub(super) fn write_line<W: Write>(w: &mut W, line: &str) -> bool {
 /// which run event shows as what.
 pub(super) trait FormatPrinter {
     fn core(&mut self) -> &mut Core;
+    /// A write failed: nothing more is written.
+    fn ended(&self) -> bool;
     /// The run's description, once, before the first interval.
     fn start(&mut self, description: &str, extra: Value);
     fn note(&mut self, message: &str);
@@ -137,52 +127,29 @@ pub(super) trait FormatPrinter {
     fn session(&mut self, path: &std::path::Path);
 }
 
-/// An event of drive `drive` of a run of several: kept for the "all" lines, shown with
-/// the drive's label, then the "all" line when every running drive has an interval.
-pub(super) fn route_drive<S: FormatPrinter>(s: &mut S, drive: usize, ev: &RunEvent) {
-    let d = &mut s.core().drives;
-    d.grow(drive + 1);
-    if let RunEvent::Started { run, .. } = ev {
-        if d.labels[drive].is_empty() {
-            d.labels[drive] = run.label.clone();
-        }
-    }
-    d.current = Some(drive);
-    match ev {
-        RunEvent::StepFinished(r) => d.summaries[drive] = Some(r.summary.clone()),
-        RunEvent::Ended { .. } => d.live[drive] = false,
-        _ => {}
-    }
-    route(s, ev);
-    let d = &mut s.core().drives;
-    if let RunEvent::Interval { report: r, .. } = ev {
-        d.pending[drive] = Some(IntervalFigures::of(r));
-    }
-    d.current = None;
-    if let Some((f, n)) = d.take_all() {
-        d.all = true;
-        s.all_interval(&f, n);
-        s.core().drives.all = false;
-    }
-}
-
-/// A run event, shown as the mode says.
-pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
-    // The run's own end, in a run of several: its figures, labelled "all".
+/// A run event (with the run's view after it), shown as the mode says; in a run of several
+/// drives each line with its drive's label, then the "all" line when every running drive
+/// has an interval. A sink whose output is gone stops the run.
+pub(super) fn route<S: FormatPrinter>(s: &mut S, view: &RunView, ev: &RunEvent) -> SinkFlow {
     let core = s.core();
     let mode = core.mode;
-    if let (RunEvent::Ended { .. }, None, false) =
-        (ev, core.drives.current, core.drives.labels.is_empty())
-    {
+    core.label = view.drive.map(|d| view.drives[d].label.clone());
+    core.label_width = if view.many() {
+        let width = |l: &str| crate::ostext::printable(l).chars().count();
+        let labels = view.drives.iter().map(|d| width(&d.label));
+        labels.chain([width("all")]).max().unwrap_or(0)
+    } else {
+        0
+    };
+    // The run's own end, in a run of several: its figures, labelled "all".
+    if let (RunEvent::Ended { .. }, None, true) = (ev, view.drive, view.many()) {
+        core.label = Some("all".into());
         if mode == PrintMode::Single {
-            if let Some(sums) = core.drives.sums() {
-                core.drives.all = true;
+            if let Some(sums) = sums(view) {
                 s.all_summary(&sums);
-                s.core().drives.all = false;
             }
-            return;
+            return flow(s);
         }
-        core.drives.all = true;
     }
     match (ev, mode) {
         (RunEvent::Started { run, session, .. }, _) => s.started(run, session),
@@ -194,8 +161,7 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
         }
         (RunEvent::StepFinished(r), PrintMode::Single) => s.summary(r),
         (RunEvent::StepFinished(r), PrintMode::Plan) => {
-            let steps = s.core().steps;
-            s.step(r, steps)
+            s.step(r, view.of(view.drive).map_or(0, |d| d.steps()))
         }
         (RunEvent::Happened(e), PrintMode::Plan) => s.happened(e),
         (RunEvent::Happened(e), PrintMode::Single) => match &e.what {
@@ -224,7 +190,6 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
         (RunEvent::Ended { outcome, tally }, PrintMode::Plan) => {
             let name = s.core().plan_name.clone();
             s.plan_summary(&name, outcome, tally);
-            s.core().drives.all = false;
         }
         (RunEvent::Saved { path, session }, _) => {
             s.steps_table(&crate::session::step_results(session));
@@ -240,5 +205,24 @@ pub(super) fn route<S: FormatPrinter>(s: &mut S, ev: &RunEvent) {
         }
         (RunEvent::Verify(_), _) => {}
         (RunEvent::StepStarted { .. } | RunEvent::Snapshot(_), _) => {}
+    }
+    if let Some(d) = view.drive {
+        let core = s.core();
+        core.pending.resize(view.drives.len(), None);
+        if let RunEvent::Interval { report, .. } = ev {
+            core.pending[d] = Some(IntervalFigures::of(report));
+        }
+        if let Some((f, n)) = take_all(&mut core.pending, view) {
+            core.label = Some("all".into());
+            s.all_interval(&f, n);
+        }
+    }
+    flow(s)
+}
+
+fn flow<S: FormatPrinter>(s: &S) -> SinkFlow {
+    match s.ended() {
+        true => SinkFlow::Stop,
+        false => SinkFlow::Continue,
     }
 }

@@ -7,13 +7,28 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::outcome::EndedBy;
-use crate::run::FinishedStep;
+use crate::run::{FinishedStep, RunEvent, RunView, Sink, SinkFlow};
 use crate::session::results::{DirResult, LatFigures};
 use crate::session::StepResult;
 use crate::stats::{IntervalReport, StepSummary};
 
 mod json;
 mod text;
+
+/// A sink fed as the hub feeds it, each event with the view after it: of a run of one
+/// (`show`), or of drive `drive` (`None`: the run's own) of `view`'s (`on`).
+trait Fed: Sink {
+    fn show(&mut self, ev: &RunEvent) -> SinkFlow {
+        self.on(&mut RunView::new([]), None, ev)
+    }
+
+    fn on(&mut self, view: &mut RunView, drive: Option<usize>, ev: &RunEvent) -> SinkFlow {
+        view.update(drive, ev);
+        self.event(view, ev)
+    }
+}
+
+impl<S: Sink> Fed for S {}
 
 fn utf8(b: Vec<u8>) -> String {
     String::from_utf8(b).expect("utf-8")

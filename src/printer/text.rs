@@ -4,7 +4,7 @@
 //! plurals.
 
 use crate::run::{FinishedStep, Prepared};
-use crate::session::results::{percent_text, share_of, MISSED_BELOW};
+use crate::session::results::{percent_text, MISSED_BELOW};
 use crate::stats::{LatSummary, StepSummary};
 use crate::ui::format::{bw, iops, us};
 use crate::units::count;
@@ -51,7 +51,7 @@ pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
         (None, _) => String::new(),
     };
     let l = &r.service_lat_us;
-    let reached = reached_text(s.iops, r.target_iops.filter(|_| !r.closed_loop));
+    let reached = reached_text(r.achieved_share());
     let mut out = vec![format!(
         "step {}/{steps} {}: {target}achieved {} IOPS{reached}, {}, service mean {}, p99 {}, p99.9 {}",
         r.index + 1,
@@ -78,8 +78,8 @@ pub(super) fn step_lines(r: &FinishedStep, steps: usize) -> Vec<String> {
 
 /// A paced step's share of its target, after its achieved IOPS: ` (98% of target)`, or
 /// ` (64% of target: MISSED)` under [`MISSED_BELOW`] of it; nothing for an unpaced step.
-pub(super) fn reached_text(achieved: f64, target: Option<f64>) -> String {
-    match share_of(achieved, target) {
+pub(super) fn reached_text(share: Option<f64>) -> String {
+    match share {
         Some(x) if x < MISSED_BELOW => format!(" ({} of target: MISSED)", percent_text(x)),
         Some(x) => format!(" ({} of target)", percent_text(x)),
         None => String::new(),

@@ -8,11 +8,11 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, route_drive, Core, FormatPrinter, PrintMode};
+use super::sink::{route, Core, FormatPrinter, PrintMode};
 use super::text::{interval_header, interval_row, step_lines, summary_text};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
-use crate::run::{FinishedStep, RunEvent, Sink, Tally, Timed};
+use crate::run::{FinishedStep, RunEvent, RunView, Sink, SinkFlow, Tally, Timed};
 use crate::session::{GridCell, RunSeries, StepResult};
 use crate::stats::{FailedBy, IntervalReport, IoErrorRecord};
 use crate::telemetry::WearSpan;
@@ -21,8 +21,8 @@ use crate::ui::format::{bw, iops, us};
 use crate::units::count;
 
 /// Prints a run as text on two writers: stdout's lines on `out`, notes and I/O errors on
-/// `err`. The first write that fails ends the output (nothing more is written; the run
-/// goes on, its session saved); on the process's own stdout and stderr ([`StdWriter`]) it
+/// `err`. The first write that fails ends the output (nothing more is written) and the
+/// run (its session saved); on the process's own stdout and stderr ([`StdWriter`]) it
 /// ends the process's output too (exit 141).
 pub struct TextPrinter<W: Write = StdWriter> {
     core: Core,
@@ -42,14 +42,6 @@ impl TextPrinter<StdWriter> {
         let o = Output::default();
         TextPrinter::on(mode, o.writer(Stream::Out), o.writer(Stream::Err))
     }
-
-    /// A closed stdout or stderr (EPIPE, EIO) ends the output and sets `stop`: the run
-    /// stops as on a signal, its session saved.
-    pub fn stop_on_closed_output(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        let o = Output::stopping(stop);
-        self.out = o.writer(Stream::Out);
-        self.err = o.writer(Stream::Err);
-    }
 }
 
 impl<W: Write> TextPrinter<W> {
@@ -67,11 +59,6 @@ impl<W: Write> TextPrinter<W> {
     /// The writers, back (what a test reads).
     pub fn into_writers(self) -> (W, W) {
         (self.out, self.err)
-    }
-
-    /// Whether a write failed (the printer has written nothing since).
-    pub fn ended(&self) -> bool {
-        self.ended
     }
 
     /// `line` and a newline on `stream`; the first failed write ends the output.
@@ -99,10 +86,10 @@ impl<W: Write> TextPrinter<W> {
     /// A line of text on stdout, with the drive's label first in a run of several, padded
     /// to the longest label so that what follows lines up.
     fn text(&mut self, line: &str) {
-        let line = match self.core.label() {
+        let line = match &self.core.label {
             Some(l) => {
                 let l = crate::ostext::printable(l);
-                let pad = self.label_width().saturating_sub(l.chars().count());
+                let pad = self.core.label_width.saturating_sub(l.chars().count());
                 format!("[{l}]{} {line}", " ".repeat(pad))
             }
             None => line.to_string(),
@@ -112,34 +99,18 @@ impl<W: Write> TextPrinter<W> {
 
     /// A line on stderr, after `what` and the drive's label in a run of several.
     fn aside(&mut self, what: &str, message: &str) {
-        let line = match self.core.label() {
+        let line = match &self.core.label {
             Some(l) => format!("{what}: [{l}] {message}"),
             None => format!("{what}: {message}"),
         };
         self.say(Stream::Err, &line)
     }
 
-    /// The widest label as printed ("all" among them), in a run of several; 0 otherwise.
-    fn label_width(&self) -> usize {
-        if self.core.drives.labels.is_empty() {
-            return 0;
-        }
-        let width = |l: &str| crate::ostext::printable(l).chars().count();
-        self.core
-            .drives
-            .labels
-            .iter()
-            .map(|l| width(l))
-            .chain([width("all")])
-            .max()
-            .unwrap_or(0)
-    }
-
     /// An interval's row of text, under the header (written again when another line came
     /// between).
     fn row(&mut self, line: &str) {
         if !self.rows_open {
-            let indent = match self.label_width() {
+            let indent = match self.core.label_width {
                 0 => 0,
                 w => w + 3,
             };
@@ -161,6 +132,10 @@ impl<W: Write> TextPrinter<W> {
 impl<W: Write> FormatPrinter for TextPrinter<W> {
     fn core(&mut self) -> &mut Core {
         &mut self.core
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
     }
 
     fn start(&mut self, description: &str, _extra: Value) {
@@ -309,11 +284,7 @@ impl<W: Write> FormatPrinter for TextPrinter<W> {
 }
 
 impl<W: Write> Sink for TextPrinter<W> {
-    fn event(&mut self, ev: &RunEvent) {
-        route(self, ev)
-    }
-
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        route_drive(self, drive, ev)
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
+        route(self, view, ev)
     }
 }

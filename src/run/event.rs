@@ -233,6 +233,14 @@ pub struct FinishedStep {
     pub summary: StepSummary,
 }
 
+impl FinishedStep {
+    /// A paced step's achieved IOPS over its target (none unpaced, or run closed-loop).
+    pub fn achieved_share(&self) -> Option<f64> {
+        let target = self.target_iops.filter(|_| !self.closed_loop);
+        crate::session::results::share_of(self.summary.iops, target)
+    }
+}
+
 /// Everything the pipeline tells its sinks, in order: owned, so that it is made once where
 /// it happens and handed on as it is (an interval's report and a step's record shared,
 /// not copied).

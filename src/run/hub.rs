@@ -1,30 +1,30 @@
 //! The pipeline's side of a run: the [`Hub`] records what each drive's worker says in the
-//! one session (under its drive when there are several) and hands it to the [`Sink`]s (the
-//! printer, the dashboard); it takes the run's commands meant for the session (pause,
-//! resume, snapshot), says how each drive and the run ended, and makes the final save.
+//! one session (under its drive when there are several), keeps the one [`RunView`] of the
+//! run and hands each event with it to the [`Sink`]s (the printer, the dashboard, the
+//! metrics); a sink that answers [`SinkFlow::Stop`] stops the run. It takes the run's
+//! commands meant for the session (pause, resume, snapshot), says how each drive and the
+//! run ended, and makes the final save.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use super::control::RunControl;
 use super::error::RunError;
 use super::event::RunEvent;
 use super::record::record;
 use super::request::Prepared;
 use super::tally::Tally;
+use super::view::{RunView, SinkFlow};
 use super::worker::WorkerMessage;
 use crate::outcome::RunOutcome;
 use crate::session::{EventKind, RunEnd, SessionRecorder, SessionState};
 use crate::thermal::SoakLog;
 
-/// Anything that shows a run as it goes.
+/// Anything that shows a run as it goes: each event with the run's view after it (whose
+/// drive the event is of: [`RunView::drive`]); [`SinkFlow::Stop`] ends the run.
 pub trait Sink {
-    fn event(&mut self, ev: &RunEvent);
-    /// An event of drive `drive` (its index) of a run of several; by default shown as
-    /// any other. A run of one drive calls [`Sink::event`] only.
-    fn drive_event(&mut self, drive: usize, ev: &RunEvent) {
-        let _ = drive;
-        self.event(ev);
-    }
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow;
 }
 
 /// How a run that started ended.
@@ -51,18 +51,20 @@ pub(super) struct Hub<'a, 's> {
     pub(super) runs: &'a [Prepared],
     rec: SessionRecorder,
     sinks: &'a mut [&'s mut dyn Sink],
+    view: RunView,
     /// Per drive whose plan ends steps on the temperature: its soak so far.
     soak: Vec<Option<SoakLog>>,
-    /// Since when the user's pause holds the run.
-    paused_at: Option<std::time::Instant>,
+    /// The run's control: a sink's stop sets its stop flag, as a signal does.
+    ctl: &'a RunControl,
 }
 
 impl<'a, 's> Hub<'a, 's> {
-    /// The hub of `runs`, recording in `rec` and showing on `sinks`.
+    /// The hub of `runs`, recording in `rec`, showing on `sinks`, stopped through `ctl`.
     pub(super) fn new(
         runs: &'a [Prepared],
         rec: SessionRecorder,
         sinks: &'a mut [&'s mut dyn Sink],
+        ctl: &'a RunControl,
     ) -> Self {
         let soak = runs
             .iter()
@@ -72,8 +74,9 @@ impl<'a, 's> Hub<'a, 's> {
             runs,
             rec,
             sinks,
+            view: RunView::new(runs.iter().map(|r| r.label.clone())),
             soak,
-            paused_at: None,
+            ctl,
         }
     }
 }
@@ -81,26 +84,38 @@ impl<'a, 's> Hub<'a, 's> {
 impl Hub<'_, '_> {
     /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
     pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent) {
-        let many = self.runs.len() > 1;
-        for s in self.sinks.iter_mut() {
-            match drive {
-                Some(d) if many => s.drive_event(d, ev),
-                _ => s.event(ev),
-            }
+        self.view.update(drive, ev);
+        self.tell(ev);
+    }
+
+    /// Hands `ev` to the sinks with the view after it; a sink's stop stops the run as a
+    /// signal does.
+    fn tell(&mut self, ev: &RunEvent) {
+        let view = &self.view;
+        let flows = self.sinks.iter_mut().map(|s| s.event(view, ev));
+        let stops = flows.filter(|f| *f == SinkFlow::Stop);
+        if stops.count() > 0 {
+            self.ctl.flags().stop.store(true, Ordering::Relaxed);
         }
     }
 
-    /// Records an event of drive `drive` and shows it; the drive's soak, when it has one,
+    /// Records an event of drive `drive` (its step as the view has it) and shows it; the drive's soak, when it has one,
     /// takes what the session recorded of it (its times and figures as recorded).
     pub(super) fn emit(&mut self, drive: usize, ev: &RunEvent) {
         self.rec.set_current_drive(Some(drive as u32));
-        let soaked = record(&mut self.rec, &self.runs[drive], ev);
+        self.view.update(Some(drive), ev);
+        let soaked = record(
+            &mut self.rec,
+            &self.runs[drive],
+            &self.view.drives[drive],
+            ev,
+        );
         if let (Some(log), Some(input)) =
             (self.soak.get_mut(drive).and_then(Option::as_mut), soaked)
         {
             input.into_log(log);
         }
-        self.show(Some(drive), ev);
+        self.tell(ev);
     }
 
     /// What the recorder wants shown (an autosave that failed, a snapshot written).
@@ -115,13 +130,13 @@ impl Hub<'_, '_> {
     /// change (a resume says how long the pause held).
     pub(super) fn paused(&mut self, pause: bool) {
         self.rec.set_current_drive(None);
-        match (pause, self.paused_at) {
+        match (pause, self.view.paused_since) {
             (true, None) => {
-                self.paused_at = Some(std::time::Instant::now());
+                self.view.paused_since = Some(std::time::Instant::now());
                 self.rec.push_event(EventKind::Paused, "paused");
             }
             (false, Some(at)) => {
-                self.paused_at = None;
+                self.view.paused_since = None;
                 let s = crate::session::round(at.elapsed().as_secs_f64(), 3);
                 self.rec.push_event_data(
                     EventKind::Resumed,
@@ -290,8 +305,13 @@ impl Hub<'_, '_> {
             Ok(o) => RunEnd::Outcome(o.clone()),
             Err(e) => RunEnd::Error(e.to_string()),
         };
-        let Hub { rec, sinks, .. } = self;
-        let (result, saved) = finish(rec, result, &ended_by, sinks);
+        let Hub {
+            rec,
+            sinks,
+            mut view,
+            ..
+        } = self;
+        let (result, saved) = finish(rec, result, &ended_by, sinks, &mut view);
         Finished {
             result,
             tally,
@@ -372,11 +392,14 @@ fn finish(
     result: Result<RunOutcome, RunError>,
     ended_by: &RunEnd,
     sinks: &mut [&mut dyn Sink],
+    view: &mut RunView,
 ) -> (Result<RunOutcome, RunError>, Option<PathBuf>) {
     let path = rec.path().to_path_buf();
-    let say = |sinks: &mut [&mut dyn Sink], ev: RunEvent| {
+    // The run is over: a sink's stop has nothing left to stop.
+    let mut say = |sinks: &mut [&mut dyn Sink], ev: RunEvent| {
+        view.update(None, &ev);
         for s in sinks.iter_mut() {
-            s.event(&ev);
+            s.event(view, &ev);
         }
     };
     match rec.finalize_keeping(state_of(&result), ended_by) {

@@ -1,8 +1,8 @@
 //! The run layer: one pipeline for every kind of run. A [`RunRequest`] is [`prepare`]d
 //! (target ready, plan made: a preset expanded, or one workload as a one-step plan), then
 //! [`execute`]d: the [`runner`] walks the plan through the engine seam, and every
-//! [`RunEvent`] goes to the session and to the sinks (the headless printer, the
-//! dashboard). Run control is a command channel ([`RunHandle`] → [`RunControl`]).
+//! [`RunEvent`] goes to the session and, with the hub's [`RunView`], to the sinks (the
+//! headless printer, the dashboard, the metrics). Run control is a command channel ([`RunHandle`] → [`RunControl`]).
 //!
 //! ```text
 //! commands/ ─► RunRequest ─► prepare ─► Prepared ─► execute ─► runner ─► Engine (seam)
@@ -30,6 +30,7 @@ mod tally;
 pub mod targets;
 mod telemetry;
 mod verify;
+mod view;
 mod wear;
 mod worker;
 
@@ -47,3 +48,4 @@ pub use settle::settle_verify;
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};
 pub use verify::{states_root, VerifyAsk};
+pub use view::{DriveView, RunView, SinkFlow, StepNow};

@@ -161,7 +161,7 @@ pub fn execute_many(
     for run in runs {
         run.started();
     }
-    let mut hub = Hub::new(runs, rec, sinks);
+    let mut hub = Hub::new(runs, rec, sinks, ctl);
     let notes: Vec<String> = session.notes.iter().chain(&retired).cloned().collect();
     let told: Vec<&[String]> = feeds.iter().map(Feed::notes).collect();
     hub.notes(&notes, &told);

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::event::{RunEvent, SessionEvent};
 use super::request::{Prepared, RunWhat, SingleStep};
+use super::view::DriveView;
 use crate::drive::DriveInfo;
 use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
@@ -191,10 +192,12 @@ impl SoakInput {
     }
 }
 
-/// Records one run event into the session; what a soak takes of it, as recorded.
+/// Records one run event of `run` (`now` after it) into the session; what a soak takes of
+/// it, as recorded.
 pub(super) fn record(
     rec: &mut SessionRecorder,
     run: &Prepared,
+    now: &DriveView,
     ev: &RunEvent,
 ) -> Option<SoakInput> {
     match ev {
@@ -213,11 +216,7 @@ pub(super) fn record(
                     // Only a round's pre-write says so.
                     prewrite: step.prewrite,
                     // Likewise a step of a phase that prepares the drive (SNIA's WIPC).
-                    preparation: run
-                        .plan
-                        .phases
-                        .get(step.phase)
-                        .is_some_and(|p| p.preparation),
+                    preparation: now.phase().is_some_and(|p| p.preparation),
                 }),
                 RunWhat::Single(_) | RunWhat::FioJob(_) => None,
             };
@@ -226,12 +225,9 @@ pub(super) fn record(
             rec.begin_step(step.name.clone(), point, Some(w));
         }
         // An idle step's time is no time of I/O: kept out of the session's rates.
-        RunEvent::Interval { report, index } => {
-            let idle = run
-                .plan
-                .steps
-                .get(*index)
-                .is_some_and(|s| s.engine == crate::workload::EngineKind::Idle);
+        RunEvent::Interval { report, .. } => {
+            let idle =
+                now.step.as_ref().map(|s| s.step.engine) == Some(crate::workload::EngineKind::Idle);
             let i = rec.push_interval_counted(report, !idle);
             return Some(SoakInput::Load(Load {
                 t: i.t,

@@ -12,8 +12,8 @@ use drivescope::outcome::{RunOutcome, StopBy};
 use drivescope::plan::PlanOptions;
 use drivescope::preset;
 use drivescope::run::{
-    self, RunCmd, RunControl, RunEvent, RunHandle, RunRequest, RunWhat, SessionPlan, Sink,
-    TargetChoice, TelemetrySource,
+    self, RunCmd, RunControl, RunEvent, RunHandle, RunRequest, RunView, RunWhat, SessionPlan, Sink,
+    SinkFlow, TargetChoice, TelemetrySource,
 };
 
 /// Each drive's end as the sink saw it, and how many intervals each reported.
@@ -26,9 +26,10 @@ struct Seen {
 struct Recorder(Arc<Mutex<Seen>>);
 
 impl Sink for Recorder {
-    fn event(&mut self, _: &RunEvent) {}
-
-    fn drive_event(&mut self, d: usize, ev: &RunEvent) {
+    fn event(&mut self, view: &RunView, ev: &RunEvent) -> SinkFlow {
+        let Some(d) = view.drive else {
+            return SinkFlow::Continue;
+        };
         let mut s = self.0.lock().unwrap();
         if s.ends.len() <= d {
             s.ends.resize(d + 1, None);
@@ -39,6 +40,7 @@ impl Sink for Recorder {
             RunEvent::Interval { .. } => s.intervals[d] += 1,
             _ => {}
         }
+        SinkFlow::Continue
     }
 }
 

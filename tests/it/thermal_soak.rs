@@ -16,8 +16,8 @@ use crate::fake_sysfs::Tree;
 use drivescope::drive::SysRoot;
 use drivescope::plan::PlanOptions;
 use drivescope::run::{
-    self, RunControl, RunEvent, RunRequest, RunWhat, SessionPlan, Sink, TargetChoice,
-    TelemetrySource,
+    self, RunControl, RunEvent, RunRequest, RunView, RunWhat, SessionPlan, Sink, SinkFlow,
+    TargetChoice, TelemetrySource,
 };
 use drivescope::session::EventKind;
 use drivescope::telemetry::{Poller, ThermalThrottle};
@@ -82,7 +82,7 @@ struct LoadSink {
 }
 
 impl Sink for LoadSink {
-    fn event(&mut self, ev: &RunEvent) {
+    fn event(&mut self, _: &RunView, ev: &RunEvent) -> SinkFlow {
         match ev {
             RunEvent::Started { .. } => self.session_at = Some(self.origin.elapsed().as_secs_f64()),
             RunEvent::Interval { report, .. } if report.read.ios + report.write.ios > 0 => {
@@ -93,6 +93,7 @@ impl Sink for LoadSink {
             }
             _ => {}
         }
+        SinkFlow::Continue
     }
 }
 

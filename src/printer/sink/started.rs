@@ -23,7 +23,6 @@ pub(in crate::printer) trait Started: FormatPrinter {
             RunWhat::FioJob(f) => format!("fio job file {}", f.file.display()),
             RunWhat::Preset(_) | RunWhat::Single(_) => format!("preset {}", run.name()),
         };
-        core.steps = run.plan.steps.len();
         let session = session.display().to_string();
         match &run.kind {
             RunWhat::Single(SingleStep { ramp, duration, .. }) => {

@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{interval, step, step_result, utf8, Closing};
+use super::{interval, step, step_result, utf8, Closing, Fed};
 use crate::outcome::RunOutcome;
 use crate::printer::sink::FormatPrinter;
 use crate::printer::{JsonPrinter, PrintMode};
-use crate::run::{RunEvent, Sink, Tally};
+use crate::run::{RunEvent, RunView, SinkFlow, Tally};
 
 fn printer(mode: PrintMode) -> JsonPrinter<Vec<u8>> {
     JsonPrinter::on(mode, Vec::new())
@@ -30,7 +30,7 @@ fn values(p: JsonPrinter<Vec<u8>>) -> Vec<Value> {
 fn an_interval_is_its_report_with_a_type() {
     let mut p = printer(PrintMode::Single);
     let r = interval();
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r.clone()),
     });
@@ -50,7 +50,7 @@ fn an_interval_is_its_report_with_a_type() {
 fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     let mut p = printer(PrintMode::Plan);
     let s = step();
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let v = values(p);
     assert_eq!(v.len(), 1);
     assert_eq!(
@@ -69,7 +69,7 @@ fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     for (closed_loop, missed) in [(false, Some(true)), (true, None)] {
         s.closed_loop = closed_loop;
         let mut p = printer(PrintMode::Plan);
-        p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+        p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
         let v = values(p);
         assert_eq!(v[0]["missed_target"].as_bool(), missed, "{}", v[0]);
         if missed.is_some() {
@@ -87,7 +87,7 @@ fn an_interval_of_trims_has_its_trim_figures() {
     let mut p = printer(PrintMode::Single);
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r.clone()),
     });
@@ -110,7 +110,7 @@ fn a_preset_run_end_is_its_plan_summary() {
         ..Tally::default()
     };
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::Ended {
+    p.show(&RunEvent::Ended {
         outcome: outcome.clone(),
         tally: Box::new(tally.clone()),
     });
@@ -124,7 +124,7 @@ fn a_preset_run_end_is_its_plan_summary() {
 #[test]
 fn a_note_is_a_line_on_stdout() {
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB".into()));
+    p.show(&RunEvent::Note("filled 64MiB".into()));
     assert_eq!(
         out(p),
         "{\"format\":1,\"message\":\"filled 64MiB\",\"type\":\"note\"}\n"
@@ -147,13 +147,14 @@ fn the_steps_table_is_one_steps_object() {
 #[test]
 fn a_failed_write_ends_the_output_and_nothing_follows() {
     let mut p = JsonPrinter::on(PrintMode::Single, Closing::new(60));
-    p.event(&RunEvent::Note("one".into()));
-    assert!(!p.ended());
-    p.event(&RunEvent::Note(
-        "a note too long for the room that is left".into(),
-    ));
-    assert!(p.ended());
-    p.event(&RunEvent::Note("two".into()));
+    assert_eq!(p.show(&RunEvent::Note("one".into())), SinkFlow::Continue);
+    let long = RunEvent::Note("a note too long for the room that is left".into());
+    assert_eq!(
+        p.show(&long),
+        SinkFlow::Stop,
+        "its output gone, it ends the run"
+    );
+    p.show(&RunEvent::Note("two".into()));
     assert_eq!(
         p.into_writer().got,
         b"{\"format\":1,\"message\":\"one\",\"type\":\"note\"}\n"
@@ -164,8 +165,8 @@ fn a_failed_write_ends_the_output_and_nothing_follows() {
 fn new_drive_errors_and_the_run_s_wear_are_objects_of_their_own() {
     let (errors, wear) = super::errors_and_wear();
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Happened(errors.clone()));
-    p.event(&RunEvent::Wear(Box::new(wear)));
+    p.show(&RunEvent::Happened(errors.clone()));
+    p.show(&RunEvent::Wear(Box::new(wear)));
     let v = values(p);
     assert_eq!(v[0]["kind"], "drive_errors");
     assert_eq!(v[0]["drive_errors"]["error_log_entries"], 3);
@@ -182,11 +183,12 @@ fn new_drive_errors_and_the_run_s_wear_are_objects_of_their_own() {
 #[test]
 fn several_drives_say_whose_each_line_is() {
     let mut p = printer(PrintMode::Plan);
-    p.core().set_drives(vec!["a".into(), "b".into()]);
+    let mut view = RunView::new(["a", "b"].map(String::from));
     let r = interval();
     for d in [0, 1] {
-        p.drive_event(
-            d,
+        p.on(
+            &mut view,
+            Some(d),
             &RunEvent::Interval {
                 index: 0,
                 report: Arc::new(r.clone()),

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use super::{interval, step, step_result, utf8, Closing};
+use super::{interval, step, step_result, utf8, Closing, Fed};
 use crate::outcome::RunOutcome;
 use crate::printer::sink::FormatPrinter;
 use crate::printer::{PrintMode, TextPrinter};
-use crate::run::{RunEvent, Sink, Tally};
+use crate::run::{RunEvent, RunView, SinkFlow, Tally};
 
 fn printer(mode: PrintMode) -> TextPrinter<Vec<u8>> {
     TextPrinter::on(mode, Vec::new(), Vec::new())
@@ -22,7 +22,7 @@ fn lines(p: TextPrinter<Vec<u8>>) -> (String, String) {
 fn an_interval_has_the_header_first() {
     let mut p = printer(PrintMode::Single);
     let r = interval();
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r.clone()),
     });
@@ -39,7 +39,7 @@ fn an_interval_has_the_header_first() {
 fn a_preset_step_end_is_two_lines() {
     let mut p = printer(PrintMode::Plan);
     let s = step();
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -52,7 +52,7 @@ fn a_preset_step_end_is_two_lines() {
 fn a_plain_step_end_is_its_summary() {
     let mut p = printer(PrintMode::Single);
     let s = step();
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -70,10 +70,10 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     let m = &mut s.summary;
     (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
     m.trim_lat_us = m.read_lat_us;
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r.clone()),
     });
@@ -106,17 +106,17 @@ fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
         tally: Box::new(tally.clone()),
     };
     let mut p = printer(PrintMode::Plan);
-    p.event(&ended);
+    p.show(&ended);
     assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
     let mut p = printer(PrintMode::Single);
-    p.event(&ended);
+    p.show(&ended);
     assert_eq!(lines(p), (String::new(), String::new()));
 }
 
 #[test]
 fn a_note_goes_to_stderr_escaped() {
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Note("filled 64MiB\nin 0.3s".into()));
+    p.show(&RunEvent::Note("filled 64MiB\nin 0.3s".into()));
     assert_eq!(
         lines(p),
         (String::new(), "note: filled 64MiB\\nin 0.3s\n".to_string())
@@ -148,11 +148,15 @@ fn the_steps_table_is_aligned_on_stdout() {
 fn a_failed_write_ends_the_output_on_both_streams() {
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(50), Closing::new(50));
     let s = step();
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
-    assert!(p.ended(), "the step's first line is longer than the room");
-    p.event(&RunEvent::Note("one".into()));
+    let flow = p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+    assert_eq!(
+        flow,
+        SinkFlow::Stop,
+        "the step's first line is longer than the room"
+    );
+    p.show(&RunEvent::Note("one".into()));
     let r = interval();
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r.clone()),
     });
@@ -160,11 +164,12 @@ fn a_failed_write_ends_the_output_on_both_streams() {
     assert!(out.got.is_empty() && err.got.is_empty(), "nothing after it");
     // Room for a note, not for the next.
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(100), Closing::new(15));
-    p.event(&RunEvent::Note("one".into()));
-    assert!(!p.ended());
-    p.event(&RunEvent::Note("a note too long".into()));
-    assert!(p.ended());
-    p.event(&RunEvent::Note("two".into()));
+    assert_eq!(p.show(&RunEvent::Note("one".into())), SinkFlow::Continue);
+    assert_eq!(
+        p.show(&RunEvent::Note("a note too long".into())),
+        SinkFlow::Stop
+    );
+    p.show(&RunEvent::Note("two".into()));
     assert_eq!(p.into_writers().1.got, b"note: one\n");
 }
 
@@ -176,9 +181,9 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
         ..wear
     };
     let mut p = printer(PrintMode::Single);
-    p.event(&RunEvent::Happened(errors.clone()));
-    p.event(&RunEvent::Wear(Box::new(step)));
-    p.event(&RunEvent::Wear(Box::new(wear)));
+    p.show(&RunEvent::Happened(errors.clone()));
+    p.show(&RunEvent::Wear(Box::new(step)));
+    p.show(&RunEvent::Wear(Box::new(wear)));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -192,32 +197,17 @@ fn new_drive_errors_and_the_run_s_wear_end_a_plain_run() {
 #[test]
 fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
     let mut p = printer(PrintMode::Plan);
-    p.core().set_drives(vec!["a".into(), "longer-label".into()]);
-    let r = interval();
-    let s = step();
-    p.drive_event(
-        1,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
-    p.drive_event(
-        0,
-        &RunEvent::Interval {
-            index: 0,
-            report: Arc::new(r.clone()),
-        },
-    );
-    p.drive_event(0, &RunEvent::StepFinished(Arc::new(s.clone())));
-    p.drive_event(0, &RunEvent::Note("a note between the rows".into()));
-    p.drive_event(
-        1,
-        &RunEvent::Interval {
-            index: 1,
-            report: Arc::new(r.clone()),
-        },
-    );
+    let mut view = RunView::new(["a", "longer-label"].map(String::from));
+    let (r, s) = (interval(), step());
+    let iv = |index| RunEvent::Interval {
+        index,
+        report: Arc::new(r.clone()),
+    };
+    let note = RunEvent::Note("a note between the rows".into());
+    let finished = RunEvent::StepFinished(Arc::new(s.clone()));
+    for (d, ev) in [(1, iv(0)), (0, iv(0)), (0, finished), (0, note), (1, iv(1))] {
+        p.on(&mut view, Some(d), &ev);
+    }
     let (out, err) = lines(p);
     let out: Vec<&str> = out.lines().collect();
     let header = "                   time  read IOPS  read MB/s";
@@ -263,7 +253,7 @@ fn counts_are_singular_for_one() {
         ..Tally::default()
     };
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::Ended {
+    p.show(&RunEvent::Ended {
         outcome: outcome.clone(),
         tally: Box::new(tally.clone()),
     });
@@ -273,7 +263,7 @@ fn counts_are_singular_for_one() {
     s.target_iops = Some(25_000.0);
     s.response_from_schedule_lat_us = Some(s.service_lat_us);
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
         lines(p).0,
         "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS (232% of target), 238 MB/s, \
@@ -283,13 +273,13 @@ fn counts_are_singular_for_one() {
     // A step under 97% of its target says it missed it; one run closed-loop has no share.
     s.target_iops = Some(100_000.0);
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert!(lines(p).0.starts_with(
         "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
     ));
     s.closed_loop = true;
     let mut p = printer(PrintMode::Plan);
-    p.event(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert!(lines(p)
         .0
         .contains("(run closed-loop), achieved 58.1k IOPS, "));
@@ -306,7 +296,7 @@ fn a_refused_request_is_not_printed_as_an_io_error() {
         crate::stats::IoErrorRecord::trim(0, 4096, -i64::from(libc::EINVAL)),
         crate::stats::IoErrorRecord::new(8192, 4096, false, -i64::from(libc::EIO)),
     ];
-    p.event(&RunEvent::Interval {
+    p.show(&RunEvent::Interval {
         index: 0,
         report: Arc::new(r),
     });
