@@ -14,7 +14,7 @@ use super::sink::{Clock, DashboardSink};
 use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
-use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::plan::{Plan, PlanPhase, PlanStep};
 use crate::run::{FinishedStep, RunEvent, Sink};
 use crate::session::{self, Session};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
@@ -220,13 +220,9 @@ fn plan_of(s: &Session) -> Plan {
         .map(|ps| {
             ps.into_iter()
                 .enumerate()
-                .map(|(i, p)| PlanPhase {
-                    name: p.name.unwrap_or_else(|| format!("phase {}", i + 1)),
-                    steps: 0..0,
-                    rounds: None,
-                    stop_curve: None,
-                    shape_from: None,
-                    preparation: false,
+                .map(|(i, p)| {
+                    let name = p.name.unwrap_or_else(|| format!("phase {}", i + 1));
+                    PlanPhase::new(name, 0..0)
                 })
                 .collect()
         })
@@ -266,27 +262,22 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
     let times = saved.steps.get(k).cloned().unwrap_or_default();
     let secs = |v: Option<f64>| Some(Duration::from_secs_f64(v?.max(0.0)));
     let p = st.point.unwrap_or_default();
+    let end = StepEnd {
+        duration: secs(times.duration_s),
+        bytes: None,
+    };
+    let interval = secs(times.interval_s).unwrap_or(Duration::from_secs(1));
+    let phase = p.phase.map_or(0, |i| i as usize);
+    let workload = st.workload.clone()?;
     Some(PlanStep {
-        name: st.label.clone(),
-        phase: p.phase.map_or(0, |i| i as usize),
-        workload: st.workload.clone()?,
-        rate: StepRate::Max,
         ramp: secs(times.ramp_s).unwrap_or_default(),
-        end: StepEnd {
-            duration: secs(times.duration_s),
-            bytes: None,
-        },
-        steady: None,
         round: p.round,
-        tracked: false,
         prewrite: p.prewrite,
         sweep_point: p.sweep_point,
         run: p.run,
         closed_loop: p.closed_loop,
-        interval: secs(times.interval_s).unwrap_or(Duration::from_secs(1)),
         engine: st.summary.engine,
         engine_options: st.summary.engine_options,
-        thermal: Default::default(),
         // A job file's step is named by its jobs: its name is its series.
         fio_file: saved.fio_job.map(|_| FioFileStep {
             text: String::new(),
@@ -297,7 +288,7 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
             log_dir: None,
             version: String::new(),
         }),
-        fio_version: None,
+        ..PlanStep::new(st.label.clone(), phase, workload, end, interval)
     })
 }
 

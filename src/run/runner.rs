@@ -535,7 +535,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::plan::{PlanPhase, PlanStep, StepRate};
+    use crate::plan::PlanStep;
     use crate::run::event::SteadyScope;
     use crate::stats::{DirCounts, LatSummary};
     use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
@@ -655,34 +655,31 @@ mod tests {
     /// A one-step closed-loop plan whose step ends on fio's slope rule: |slope| under
     /// `limit` percent of the mean per second, over `window` intervals of 0.25 s.
     fn slope_plan(limit: f64, window: usize, intervals: usize) -> Plan {
+        let workload = Workload {
+            rw: RwMode::RandWrite,
+            rwmixread: 0,
+            rwmixtrim: 0,
+            bs: BlockSizes::single(4096),
+            iodepth: 8,
+            jobs: 1,
+            region: Region {
+                offset: 0,
+                len: 1 << 20,
+            },
+            rate_iops: None,
+            seed: 1,
+            direct: true,
+            arrivals: Default::default(),
+            job_region: Default::default(),
+            access: Default::default(),
+            zone_append: false,
+        };
+        let end = StepEnd {
+            duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
+            bytes: None,
+        };
+        let interval = Duration::from_secs_f64(INTERVAL_S);
         let step = PlanStep {
-            name: "settle".into(),
-            phase: 0,
-            workload: Workload {
-                rw: RwMode::RandWrite,
-                rwmixread: 0,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(4096),
-                iodepth: 8,
-                jobs: 1,
-                region: Region {
-                    offset: 0,
-                    len: 1 << 20,
-                },
-                rate_iops: None,
-                seed: 1,
-                direct: true,
-                arrivals: Default::default(),
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
-            },
-            rate: StepRate::Max,
-            ramp: Duration::ZERO,
-            end: StepEnd {
-                duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
-                bytes: None,
-            },
             steady: Some(SteadyRule::Fio {
                 metric: Metric::Iops,
                 slope: true,
@@ -691,33 +688,9 @@ mod tests {
                 ramp: 0,
                 sample_secs: INTERVAL_S,
             }),
-            round: None,
-            tracked: false,
-            prewrite: false,
-            closed_loop: false,
-            sweep_point: None,
-            run: None,
-            interval: Duration::from_secs_f64(INTERVAL_S),
-            engine: EngineKind::IoUring,
-            engine_options: Default::default(),
-            thermal: Default::default(),
-            fio_file: None,
-            fio_version: None,
+            ..PlanStep::new("settle".into(), 0, workload, end, interval)
         };
-        Plan {
-            preset_id: "steady-test".into(),
-            steps: vec![step],
-            phases: vec![PlanPhase {
-                name: "settle".into(),
-                steps: 0..1,
-                rounds: None,
-                stop_curve: None,
-                shape_from: None,
-                preparation: false,
-            }],
-            notes: Vec::new(),
-            time_scale: 1.0,
-        }
+        Plan::one_phase("steady-test".into(), "settle".into(), vec![step])
     }
 
     fn run_series(plan: &Plan, series: Vec<f64>) -> (RunOutcome, Seen) {
