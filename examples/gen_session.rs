@@ -154,7 +154,7 @@ fn main() {
     let start = SessionStart {
         target: TargetInfo {
             path: "/dev/nvme0n1".into(),
-            kind: drivescope::session::TargetKind::BlockDevice,
+            kind: drivescope::session::Word::Known(drivescope::session::TargetKind::BlockDevice),
             size_bytes: 1 << 40,
             align_bytes: 512,
             host: None,

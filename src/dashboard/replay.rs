@@ -16,7 +16,7 @@ use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
 use crate::plan::{Plan, PlanPhase, PlanStep};
 use crate::run::{FinishedStep, RunEvent, Sink};
-use crate::session::{self, Session};
+use crate::session::{self, Session, Word};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
@@ -322,10 +322,9 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
             target: TargetEntry {
                 path: PathBuf::from(&d.target.path),
                 label: d.label.clone(),
-                kind: if d.target.kind == crate::session::TargetKind::BlockDevice {
-                    TargetKind::BlockDevice
-                } else {
-                    TargetKind::File
+                kind: match d.target.kind {
+                    Word::Known(TargetKind::BlockDevice) => TargetKind::BlockDevice,
+                    _ => TargetKind::File,
                 },
                 size: None,
                 safety: None,

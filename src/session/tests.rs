@@ -84,7 +84,7 @@ fn start() -> SessionStart {
     SessionStart {
         target: TargetInfo {
             path: "/tmp/x.bin".into(),
-            kind: crate::session::TargetKind::File,
+            kind: crate::session::Word::Known(crate::session::TargetKind::File),
             size_bytes: 1 << 30,
             align_bytes: 4096,
             host: None,
@@ -445,13 +445,16 @@ fn a_folder_moved_under_the_run_still_gets_the_final_save_and_a_file_put_in_its_
 #[test]
 fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
     use crate::outcome::{RunOutcome, StopBy};
-    use crate::session::{RunEnd, TargetKind};
+    use crate::session::{RunEnd, TargetKind, Word};
     for w in ["file", "block_device", "nvme_generic", "none", "tape", ""] {
-        let k: TargetKind = serde_yaml::from_value(Value::String(w.into())).unwrap();
+        let k: Word<TargetKind> = serde_yaml::from_value(Value::String(w.into())).unwrap();
         assert_eq!(serde_yaml::to_value(&k).unwrap(), Value::String(w.into()));
+        assert_eq!(k.to_string(), w);
     }
-    let k: TargetKind = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
-    assert_eq!(k, TargetKind::BlockDevice);
+    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
+    assert_eq!(k, Word::Known(TargetKind::BlockDevice));
+    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("tape".into())).unwrap();
+    assert_eq!(k, Word::Unknown("tape".into()));
     for w in [
         "completed",
         "completed with 3 I/O errors (first: EIO at 4096)",
