@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
-use crate::engine::{Control, EngineError, StepControl, StepTarget};
+use crate::engine::{Control, EngineError, StepControl};
 use crate::outcome::EndedBy;
 use crate::stats::StepSummary;
 use crate::units::{format_given, format_size};
@@ -150,12 +150,7 @@ fn fill_part(
         fio_file: None,
         fio_version: None,
     };
-    let st = StepTarget {
-        path: t.path.clone(),
-        size: t.size,
-        align: t.align,
-        verify: None,
-    };
+    let st = t.step_target(None);
     let mut first_error: Option<String> = None;
     let s = crate::engines::run_step(
         &st,

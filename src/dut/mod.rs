@@ -61,6 +61,19 @@ pub use crate::session::TargetKind;
 pub const NO_TARGET_SIZE: u64 = 1 << 40;
 
 impl PreparedTarget {
+    /// The target as an engine is given it; writes and reads checked against `verify`.
+    pub fn step_target(
+        &self,
+        verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
+    ) -> crate::engine::StepTarget {
+        crate::engine::StepTarget {
+            path: self.path.clone(),
+            size: self.size,
+            align: self.align,
+            verify,
+        }
+    }
+
     /// No target: what the nop engine runs on.
     pub fn none() -> Self {
         PreparedTarget {

@@ -154,12 +154,7 @@ impl Prepared {
 
     /// The target as the engine needs it.
     pub fn step_target(&self) -> StepTarget {
-        StepTarget {
-            path: self.target.path.clone(),
-            size: self.target.size,
-            align: self.target.align,
-            verify: self.verify.clone(),
-        }
+        self.target.step_target(self.verify.clone())
     }
 
     /// Does any step read, or write?
