@@ -395,9 +395,7 @@ fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> Interv
             p99_999: None,
             max: l.max,
         },
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..Default::default()
     }
 }
 

@@ -38,26 +38,12 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
         end_s: 0.0,
         drive: None,
         summary: StepSummary {
-            engine: crate::workload::EngineKind::IoUring,
-            engine_note: None,
-            engine_options: Default::default(),
             runtime_s: 10.0,
             ios: (iops * 10.0) as u64,
             read_ios: (iops * 10.0) as u64,
-            write_ios: 0,
-            read_bytes: 0,
-            write_bytes: 0,
             iops,
             read_iops: iops,
-            write_iops: 0.0,
             read_bw_bytes: iops * 4096.0,
-            write_bw_bytes: 0.0,
-            trim_ios: 0,
-            trim_bytes: 0,
-            trim_iops: 0.0,
-            trim_bw_bytes: 0.0,
-            trim_lat_us: Default::default(),
-            errors: 0,
             target_iops: Some(iops),
             lat_us: LatSummary {
                 samples: 10,
@@ -65,14 +51,8 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
                 p99,
                 ..LatSummary::default()
             },
-            read_lat_us: LatSummary::default(),
-            write_lat_us: LatSummary::default(),
-            service_lat_us: None,
-            arrival_cv: None,
-            fio_series: Vec::new(),
-            verify_unsaved: None,
-            pacing: None,
             ended_by: crate::outcome::EndedBy::Duration,
+            ..Default::default()
         },
     }
 }

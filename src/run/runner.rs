@@ -537,7 +537,7 @@ mod tests {
     use super::*;
     use crate::plan::PlanStep;
     use crate::run::event::SteadyScope;
-    use crate::stats::{DirCounts, LatSummary};
+    use crate::stats::DirCounts;
     use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
 
     const INTERVAL_S: f64 = 0.25;
@@ -569,25 +569,13 @@ mod tests {
                     index: i as u64,
                     start_s: i as f64 * INTERVAL_S,
                     end_s: (i + 1) as f64 * INTERVAL_S,
-                    ramp: false,
-                    suspended_s: 0.0,
                     read: DirCounts {
                         ios: count,
                         bytes: count * 4096,
                     },
-                    write: DirCounts::default(),
                     read_iops: iops,
-                    write_iops: 0.0,
                     read_bw_bytes: iops * 4096.0,
-                    write_bw_bytes: 0.0,
-                    trim: Default::default(),
-                    trim_iops: 0.0,
-                    trim_bw_bytes: 0.0,
-                    errors: 0,
-                    lat_us: LatSummary::default(),
-                    service_lat_us: None,
-                    error_records: Vec::new(),
-                    hists: None,
+                    ..Default::default()
                 };
                 if let Control::Stop(why) = obs.interval(&r) {
                     ended_by = why;
@@ -596,36 +584,15 @@ mod tests {
             }
             let runtime_s = n as f64 * INTERVAL_S;
             Ok(StepSummary {
-                engine: EngineKind::IoUring,
-                engine_note: None,
-                engine_options: Default::default(),
                 runtime_s,
                 ios,
                 read_ios: ios,
-                write_ios: 0,
                 read_bytes: ios * 4096,
-                write_bytes: 0,
                 iops: ios as f64 / runtime_s,
                 read_iops: ios as f64 / runtime_s,
-                write_iops: 0.0,
                 read_bw_bytes: ios as f64 * 4096.0 / runtime_s,
-                write_bw_bytes: 0.0,
-                trim_ios: 0,
-                trim_bytes: 0,
-                trim_iops: 0.0,
-                trim_bw_bytes: 0.0,
-                trim_lat_us: Default::default(),
-                errors: 0,
-                target_iops: None,
-                lat_us: LatSummary::default(),
-                read_lat_us: LatSummary::default(),
-                write_lat_us: LatSummary::default(),
-                service_lat_us: None,
                 ended_by,
-                arrival_cv: None,
-                fio_series: Vec::new(),
-                verify_unsaved: None,
-                pacing: None,
+                ..Default::default()
             })
         }
     }

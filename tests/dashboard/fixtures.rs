@@ -209,8 +209,6 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         index: i,
         start_s: i as f64,
         end_s: (i + 1) as f64,
-        ramp: false,
-        suspended_s: 0.0,
         read: DirCounts {
             ios: iops as u64,
             bytes: (iops as u64).saturating_mul(4096),
@@ -223,14 +221,8 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         write_iops: wiops,
         read_bw_bytes: iops * 4096.0,
         write_bw_bytes: wiops * 4096.0,
-        trim: Default::default(),
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        errors: 0,
         lat_us: lat(p50),
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..Default::default()
     }
 }
 
