@@ -116,7 +116,7 @@ pub fn missed(iops: f64, target: Option<f64>) -> bool {
 }
 
 /// One step of one drive once it ran.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StepResult {
     /// The drive's label, in a session of several drives.
     #[serde(skip_serializing_if = "Option::is_none")]
