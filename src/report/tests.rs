@@ -3,28 +3,22 @@
 
 use crate::session::{DriveIdentity, IntervalRecord, Sample, Session, StepRecord};
 use crate::stats::{LatSummary, StepSummary};
-use crate::workload::{Arrivals, BlockSizes, Region, RwMode, Workload};
+use crate::workload::{BlockSizes, Region, RwMode, Workload};
 
 /// A 4 KiB random workload with `rw` at queue depth `qd`.
 fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
     Workload {
-        rw,
         rwmixread: rw.read_percent(50),
-        rwmixtrim: 0,
-        bs: BlockSizes::single(bs),
-        iodepth: qd,
-        jobs: 1,
-        region: Region {
-            offset: 0,
-            len: 1 << 30,
-        },
-        rate_iops: None,
-        arrivals: Arrivals::Uniform,
-        seed: 1,
-        direct: true,
-        job_region: Default::default(),
-        access: Default::default(),
-        zone_append: false,
+        ..Workload::new(
+            rw,
+            BlockSizes::single(bs),
+            qd,
+            Region {
+                offset: 0,
+                len: 1 << 30,
+            },
+            1,
+        )
     }
 }
 

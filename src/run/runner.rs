@@ -622,25 +622,16 @@ mod tests {
     /// A one-step closed-loop plan whose step ends on fio's slope rule: |slope| under
     /// `limit` percent of the mean per second, over `window` intervals of 0.25 s.
     fn slope_plan(limit: f64, window: usize, intervals: usize) -> Plan {
-        let workload = Workload {
-            rw: RwMode::RandWrite,
-            rwmixread: 0,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(4096),
-            iodepth: 8,
-            jobs: 1,
-            region: Region {
+        let workload = Workload::new(
+            RwMode::RandWrite,
+            BlockSizes::single(4096),
+            8,
+            Region {
                 offset: 0,
                 len: 1 << 20,
             },
-            rate_iops: None,
-            seed: 1,
-            direct: true,
-            arrivals: Default::default(),
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
-        };
+            1,
+        );
         let end = StepEnd {
             duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
             bytes: None,

@@ -213,25 +213,16 @@ fn idle_for(
     };
     // Never run: the idle engine does no I/O. A read of one block keeps the step's
     // record a valid workload.
-    let workload = Workload {
-        rw: RwMode::Read,
-        rwmixread: 100,
-        rwmixtrim: 0,
-        bs: BlockSizes::single(lbs),
-        iodepth: 1,
-        jobs: 1,
-        region: Region {
+    let workload = Workload::new(
+        RwMode::Read,
+        BlockSizes::single(lbs),
+        1,
+        Region {
             offset: 0,
             len: target.capacity_bytes / lbs * lbs,
         },
-        rate_iops: None,
-        arrivals: Default::default(),
-        seed: opts.seed,
-        direct: true,
-        job_region: Default::default(),
-        access: Default::default(),
-        zone_append: false,
-    };
+        opts.seed,
+    );
     PlanStep {
         engine: EngineKind::Idle,
         thermal,
