@@ -54,4 +54,5 @@ pub mod ui;
 pub mod units;
 pub mod verify;
 pub mod workload;
+pub mod yaml_flow;
 pub mod yaml_pos;

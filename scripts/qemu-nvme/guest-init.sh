@@ -40,10 +40,21 @@ section hwmon sh -c 'for h in /sys/class/hwmon/hwmon*; do echo "$h $(cat $h/name
 chmod 0666 /dev/nvme0
 section smart_unprivileged su -s /bin/sh nobody -c 'drivescope smart /dev/nvme0 --json'
 # A short workload on the namespace with the telemetry poller watching it.
-drivescope smart /dev/nvme0n1 --watch 4 --period 1s --json > /tmp/watch.jsonl 2>&1 &
+# States, not times (a TCG guest on a loaded host runs at any pace): the poller's first
+# sample, then the workload, then one sample taken after the workload ended; then it stops.
+drivescope smart /dev/nvme0n1 --watch 600 --period 1s --json > /tmp/watch.jsonl 2>&1 &
 watch_pid=$!
-sleep 1
+samples() { cat /tmp/watch.jsonl 2>/dev/null | grep -c '^{'; }
+wait_samples() {
+    i=0
+    while [ "$(samples)" -lt "$1" ] && [ $i -lt 6000 ] && kill -0 $watch_pid 2>/dev/null; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+wait_samples 1
 section workload sh -c "$WORKLOAD_CMD"
+wait_samples $(($(samples) + 1))
+kill $watch_pid 2>/dev/null
 wait $watch_pid
 echo "=== BEGIN watch_json ==="
 cat /tmp/watch.jsonl

@@ -105,7 +105,7 @@ section tools tools
 # --- a. EIO mid-run ------------------------------------------------------------------------
 echo "0 $nvsz linear $nv 0" | dms create flaky
 bg eio --target /dev/mapper/flaky --rw randread --bs 4k --iodepth 8 --rate-iops 2000 \
-    --duration 6s --interval 500ms
+    --duration 20s --interval 500ms
 started eio
 sleep 2
 printf '0 %s linear %s 0\n%s %s error\n' $half $nv $half $((nvsz - half)) | table flaky
@@ -126,14 +126,15 @@ bg eio_flakey --target /dev/mapper/flakey --rw randread --bs 4k --iodepth 8 --ra
 section eio_flakey_run finish eio_flakey
 dms remove flakey
 
-# --- verify_*: a verified write pass over 2 MiB of a linear table, then the table swapped
+# --- verify_*: a verified write pass over 2 MiB of a linear table (one pass by its bytes,
+# however slow the guest), then the table swapped
 # for dm-flakey dropping every write (up 0 s, down 1000 s, drop_writes: acknowledged, never
 # written) and a second pass; `verify` finds the second pass's writes lost. Then all
 # `error`: `verify` counts I/O errors, no finding.
 vs=/tmp/verify-state
 vrun() {
     drivescope run --target /dev/mapper/vdm --destroy-data /dev/mapper/vdm --rw write --bs 4k \
-        --iodepth 8 --size 2M --duration 3s --verify --verify-state $vs --json "$@"
+        --iodepth 8 --size 2M --io-size 2M --duration 600s --verify --verify-state $vs --json "$@"
 }
 echo "0 $nvsz linear $nv 0" | dms create vdm
 section verify_write vrun --verify-reset

@@ -202,7 +202,7 @@ boot() { # boot ACCEL TIMEOUT PROGRESS_DEADLINE → qemu's exit code (124: timed
     [ "$1" = kvm ] && cpu=host,-arch-capabilities
     qemu-system-x86_64 -accel "$1" -cpu "$cpu" -m 1024 -smp "${QEMU_SMP:-1}" \
         -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-        -append "console=ttyS0 quiet loglevel=1 panic=-1 ${KERNEL_APPEND:-}" \
+        -append "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check ${KERNEL_APPEND:-}" \
         -drive file="$work/disk.img",if=none,id=nv0,format=raw \
         -device nvme,serial=TEST0001,drive=nv0 "${second_nvme[@]}" "${zoned_nvme[@]}" \
         -device ahci,id=ahci -drive file="$work/sata.img",if=none,id=sata0,format=raw \

@@ -26,13 +26,13 @@ pub struct RunArgs {
     pub targets: Option<PathBuf>,
     /// Run a preset (id, or a YAML file) instead of one workload: one line per step as it
     /// ends, plus the intervals.
-    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "zone_append"])]
+    #[arg(long, conflicts_with_all = ["rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "io_size", "ramp", "rate_iops", "arrivals", "offset", "zone_append"])]
     pub preset: Option<String>,
     /// Run this fio job file live with the installed fio: jobs up to each `stonewall` are a
     /// step, each job (or group, with group_reporting) a series merged into the step's
     /// intervals. Its targets are its own `filename=`s, each checked by the write guard
     /// (--destroy-data names each file or device it writes).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify", "zone_append"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "preset_file", "target", "targets", "rw", "rwmixread", "rwmixtrim", "bs", "bssplit", "iodepth", "jobs", "duration", "io_size", "ramp", "rate_iops", "arrivals", "offset", "size", "engine", "outstanding", "hipri", "sqpoll", "time_scale", "direct", "seed", "host", "ssh_command", "remote_drivescope", "host_metrics", "keep_going", "verify", "zone_append"])]
     pub fio_job: Option<PathBuf>,
     /// With --fio-job: the folder fio's logs go to (write_bw_log=, write_lat_log=,
     /// write_iops_log=, write_hist_log=, write_iolog=), each under the name its option
@@ -78,6 +78,11 @@ pub struct RunArgs {
     /// Measured run time, after the ramp.
     #[arg(long, alias = "runtime", value_parser = parse_duration_arg, default_value = "10s")]
     pub duration: Duration,
+    /// End the run also once it has moved this many bytes, ramp included, whichever comes
+    /// first (fio's io_size), e.g. `--size 2M --io-size 2M --duration 10m`: one sequential
+    /// pass however slow the drive. Units as --size.
+    #[arg(long, alias = "io_size", value_parser = parse_size_arg)]
+    pub io_size: Option<u64>,
     /// Warm-up time, run but left out of the summary.
     #[arg(long, alias = "ramp_time", value_parser = parse_duration_arg, default_value = "0s")]
     pub ramp: Duration,

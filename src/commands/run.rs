@@ -98,6 +98,7 @@ fn request(a: &RunArgs) -> Result<RunRequest, RunError> {
             },
             ramp: a.ramp,
             duration: a.duration,
+            io_size: a.io_size,
         }),
     };
     let state = &a.verify_state;

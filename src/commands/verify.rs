@@ -69,6 +69,7 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
             ),
             ramp: std::time::Duration::ZERO,
             duration: std::time::Duration::from_secs(1),
+            io_size: None,
         }),
         plan: PlanOptions::default(),
     };

@@ -5,23 +5,13 @@
 
 use std::fmt::Write;
 
-use serde_yaml::Value;
+use serde::Deserialize;
 
-use super::page::{capacity, count, data, flatten, grid, kv_table};
+use super::page::{capacity, count, data, grid, kv_table};
 use super::svg::{esc, format_value, Unit};
 use crate::session::{DiskIdentity, DriveIdentity, Sample, Session};
 use crate::telemetry::reading::DATA_UNIT_BYTES;
-use crate::telemetry::Health;
-
-/// A text field as recorded: a string as it is (a serial of digits stays its digits), a
-/// whole number in its digits, never through a float.
-fn text(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
+use crate::telemetry::SmartReading;
 
 /// Recorded text that says something (not blank).
 fn said(v: &Option<String>) -> Option<String> {
@@ -59,40 +49,44 @@ fn media(rotational: bool, transport: Option<&str>) -> &'static str {
     }
 }
 
-/// The last telemetry sample's SMART mapping, if any.
-fn last_smart(s: &Session) -> Option<Value> {
-    s.telemetry.iter().rev().find_map(|x| {
-        let v = x.value();
-        v.get("smart").filter(|m| m.is_mapping()).cloned()
-    })
+/// A telemetry sample's SMART reading and its time (seconds).
+#[derive(Deserialize)]
+struct SmartSample {
+    #[serde(default)]
+    t: f64,
+    smart: Option<SmartReading>,
+}
+
+/// A sample's time and SMART reading, when it holds one.
+fn smart_of(x: &Sample) -> Option<(f64, SmartReading)> {
+    let s = x.read::<SmartSample>()?;
+    Some((s.t, s.smart?))
 }
 
 /// The drive's health verdict, from the last SMART reading.
-fn health(smart: Option<&Value>) -> String {
-    match smart.and_then(|m| m.get("health")) {
-        Some(h) => serde_yaml::from_value::<Health>(h.clone())
-            .map_or_else(|_| "unknown".to_string(), |h| h.to_string()),
+fn health(smart: Option<&SmartReading>) -> String {
+    match smart {
+        Some(r) => r.health.to_string(),
         None => "not read (no SMART samples in this session)".into(),
     }
 }
 
 /// One disk's rows: model, serial, firmware, capacity, interface, block sizes, device.
-fn disk_rows(d: &DiskIdentity, smart: Option<&Value>) -> Vec<(String, String)> {
-    let field =
-        |own: &Option<String>, k: &str| said(own).or_else(|| text(smart.and_then(|m| m.get(k))));
-    let unknown = || "-".to_string();
+fn disk_rows(d: &DiskIdentity, smart: Option<&SmartReading>) -> Vec<(String, String)> {
+    let field = |own: &Option<String>, read: Option<&Option<String>>| {
+        said(own)
+            .or_else(|| said(read?))
+            .unwrap_or_else(|| "-".to_string())
+    };
     let mut rows = vec![
         (
             "model".to_string(),
-            field(&d.model, "model").unwrap_or_else(unknown),
+            field(&d.model, smart.map(|r| &r.model)),
         ),
-        (
-            "serial".into(),
-            field(&d.serial, "serial").unwrap_or_else(unknown),
-        ),
+        ("serial".into(), field(&d.serial, smart.map(|r| &r.serial))),
         (
             "firmware".into(),
-            field(&d.firmware, "firmware").unwrap_or_else(unknown),
+            field(&d.firmware, smart.map(|r| &r.firmware)),
         ),
     ];
     if let Some(b) = d.capacity_bytes {
@@ -124,7 +118,7 @@ fn disk_rows(d: &DiskIdentity, smart: Option<&Value>) -> Vec<(String, String)> {
 /// The Drive section: one table per whole disk under the target, health last.
 pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
     let _ = writeln!(o, "<{heading}>Drive</{heading}>");
-    let smart = last_smart(s);
+    let smart = s.telemetry.iter().rev().find_map(smart_of).map(|(_, r)| r);
     let none = DriveIdentity::default();
     let drive = s.drive.as_ref().unwrap_or(&none);
     if drive.disks.is_empty() && smart.is_none() {
@@ -173,42 +167,77 @@ pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
     }
 }
 
-/// A SMART figure of a reading, by its dotted path (`thermal_throttle.tmt1_seconds`).
-fn number(smart: &Value, key: &str) -> Option<f64> {
-    key.split('.')
-        .try_fold(smart, |v, k| v.get(k))
-        .and_then(Value::as_f64)
+/// A figure of a SMART reading, if the drive gave it.
+type Figure = fn(&SmartReading) -> Option<f64>;
+
+/// A counter as a figure.
+fn n(v: Option<u64>) -> Option<f64> {
+    v.map(|v| v as f64)
 }
 
-/// The SMART figures a review compares, each with how it reads: (key, name, how shown).
-const FIGURES: [(&str, &str, Shown); 11] = [
-    ("data_units_written", "data written", Shown::DataUnits),
-    ("data_units_read", "data read", Shown::DataUnits),
-    ("media_errors", "media errors", Shown::Count),
-    ("error_log_entries", "error log entries", Shown::Count),
-    ("percentage_used", "endurance used", Shown::Percent),
-    ("available_spare", "available spare", Shown::Percent),
+/// The SMART figures a review compares, each with how it reads: (name, how shown, figure).
+const FIGURES: [(&str, Shown, Figure); 11] = [
     (
-        "warning_temp_minutes",
-        "time over the warning temperature",
-        Shown::Minutes,
+        "data written",
+        Shown::DataUnits,
+        |r| n(r.data_units_written),
     ),
+    ("data read", Shown::DataUnits, |r| n(r.data_units_read)),
+    ("media errors", Shown::Count, |r| n(r.media_errors)),
     (
-        "critical_temp_minutes",
-        "time over the critical temperature",
-        Shown::Minutes,
+        "error log entries",
+        Shown::Count,
+        |r| n(r.error_log_entries),
     ),
-    (
-        "thermal_throttle.tmt1_seconds",
-        "time throttled (light, TMT1)",
-        Shown::Seconds,
-    ),
-    (
-        "thermal_throttle.tmt2_seconds",
-        "time throttled (heavy, TMT2)",
-        Shown::Seconds,
-    ),
-    ("unsafe_shutdowns", "unsafe shutdowns", Shown::Count),
+    ("endurance used", Shown::Percent, |r| {
+        r.percentage_used.map(f64::from)
+    }),
+    ("available spare", Shown::Percent, |r| {
+        r.available_spare.map(f64::from)
+    }),
+    ("time over the warning temperature", Shown::Minutes, |r| {
+        n(r.warning_temp_minutes)
+    }),
+    ("time over the critical temperature", Shown::Minutes, |r| {
+        n(r.critical_temp_minutes)
+    }),
+    ("time throttled (light, TMT1)", Shown::Seconds, |r| {
+        Some(r.thermal_throttle?.tmt1_seconds.into())
+    }),
+    ("time throttled (heavy, TMT2)", Shown::Seconds, |r| {
+        Some(r.thermal_throttle?.tmt2_seconds.into())
+    }),
+    ("unsafe shutdowns", Shown::Count, |r| n(r.unsafe_shutdowns)),
+];
+
+/// The other counters of a reading, shown when they changed: (name, figure).
+const OTHER: [(&str, Figure); 14] = [
+    ("critical_warning", |r| r.critical_warning.map(f64::from)),
+    ("host_read_commands", |r| n(r.host_read_commands)),
+    ("host_write_commands", |r| n(r.host_write_commands)),
+    ("power_on_hours", |r| n(r.power_on_hours)),
+    ("power_cycles", |r| n(r.power_cycles)),
+    ("self_test_errors", |r| n(r.self_test_errors)),
+    ("scsi_grown_defects", |r| n(r.scsi_grown_defects)),
+    ("power_state", |r| r.power_state.map(f64::from)),
+    ("thermal_throttle.tmt1_transitions", |r| {
+        Some(r.thermal_throttle?.tmt1_transitions.into())
+    }),
+    ("thermal_throttle.tmt2_transitions", |r| {
+        Some(r.thermal_throttle?.tmt2_transitions.into())
+    }),
+    ("ocp_smart.media_written_bytes", |r| {
+        n(r.ocp_smart?.media_written_bytes)
+    }),
+    ("ocp_smart.throttle_events", |r| {
+        Some(r.ocp_smart?.throttle_events.into())
+    }),
+    ("ocp_smart.pcie_correctable_errors", |r| {
+        Some(r.ocp_smart?.pcie_correctable_errors as f64)
+    }),
+    ("ocp_smart.incomplete_shutdowns", |r| {
+        Some(r.ocp_smart?.incomplete_shutdowns.into())
+    }),
 ];
 
 #[derive(Clone, Copy)]
@@ -241,70 +270,28 @@ impl Shown {
     }
 }
 
-/// Numeric leaves of a sample's `smart` mapping: an ATA attribute is one row, keyed by its
-/// id and name, with its raw value, as smartctl users compare them; text (identity) is left
-/// out.
-fn smart_numbers(smart: &Value) -> Vec<(String, f64)> {
-    let mut rows = Vec::new();
-    let mut attributes = Vec::new();
-    let mut rest = smart.clone();
-    if let Some(m) = rest.as_mapping_mut() {
-        if let Some(Value::Sequence(attrs)) = m.remove("ata_attributes") {
-            attributes = attrs;
-        }
-        m.remove("scsi_error_counters");
-        m.remove("health");
-    }
-    drop_text(&mut rest);
-    flatten("", &rest, &mut rows);
-    let mut numbers: Vec<(String, f64)> = rows
-        .into_iter()
-        .filter_map(|(k, v)| Some((k, v.parse::<f64>().ok()?)))
-        .collect();
-    for a in &attributes {
-        let (Some(id), Some(raw)) = (a.get("id").and_then(Value::as_u64), a.get("raw")) else {
-            continue;
-        };
-        let Some(raw) = raw.as_f64() else { continue };
-        let name = a.get("name").and_then(Value::as_str).unwrap_or("attribute");
-        numbers.push((format!("ATA {id} {name} (raw)"), raw));
-    }
-    numbers
+/// A reading's other counters and its ATA attributes (one row each, keyed by id and name,
+/// with the raw value, as smartctl users compare them).
+fn other_counters(r: &SmartReading) -> Vec<(String, f64)> {
+    let counters = OTHER
+        .iter()
+        .filter_map(|(k, f)| Some((k.to_string(), f(r)?)));
+    let attributes = r.ata_attributes.iter().map(|a| {
+        let name = a.name.as_deref().unwrap_or("attribute");
+        (format!("ATA {} {name} (raw)", a.id), a.raw as f64)
+    });
+    counters.chain(attributes).collect()
 }
 
-/// `v` with its text leaves taken out: a serial of digits (`19666372154600481`) is text,
-/// never a number to compare (nor one read as a float, and mangled).
-fn drop_text(v: &mut Value) {
-    match v {
-        Value::String(_) => *v = Value::Null,
-        Value::Mapping(m) => m.values_mut().for_each(drop_text),
-        Value::Sequence(items) => items.iter_mut().for_each(drop_text),
-        Value::Tagged(t) => drop_text(&mut t.value),
-        _ => {}
-    }
-}
-
-/// The samples with a SMART mapping, first and last: (its time, the mapping).
-fn ends(s: &Session) -> Option<((f64, Value), (f64, Value))> {
-    let has_smart = |x: &Sample| {
-        let v = x.value();
-        let t = v.get("t").and_then(Value::as_f64).unwrap_or(0.0);
-        v.get("smart")
-            .filter(|m| m.is_mapping())
-            .map(|m| (t, m.clone()))
-    };
-    let before = s.telemetry.iter().find_map(has_smart)?;
-    let mut after = s.telemetry.iter().rev().find_map(has_smart)?;
+/// The samples with a SMART reading, first and last: (its time, the reading).
+fn ends(s: &Session) -> Option<((f64, SmartReading), (f64, SmartReading))> {
+    let before = s.telemetry.iter().find_map(smart_of)?;
+    let mut after = s.telemetry.iter().rev().find_map(smart_of)?;
     // The ATA table is kept in a sample only when it changed (at most once a minute): the
     // after side's table is that of the last sample that holds one.
-    let table = s.telemetry.iter().rev().find_map(|x| {
-        x.value()
-            .get("smart")
-            .and_then(|m| m.get("ata_attributes"))
-            .cloned()
-    });
-    if let (Some(t), Some(m)) = (table, after.1.as_mapping_mut()) {
-        m.insert("ata_attributes".into(), t);
+    let table = s.telemetry.iter().rev().filter_map(smart_of);
+    if let Some(t) = table.map(|(_, r)| r.ata_attributes).find(|a| !a.is_empty()) {
+        after.1.ata_attributes = t;
     }
     Some((before, after))
 }
@@ -342,8 +329,8 @@ pub fn smart_section(o: &mut String, s: &Session, heading: &str) {
         health(Some(&after)),
         String::new(),
     ]);
-    for (key, name, shown) in FIGURES {
-        let (b, a) = (number(&before, key), number(&after, key));
+    for (name, shown, figure) in FIGURES {
+        let (b, a) = (figure(&before), figure(&after));
         if b.is_none() && a.is_none() {
             continue;
         }
@@ -373,11 +360,9 @@ pub fn smart_section(o: &mut String, s: &Session, heading: &str) {
         esc(&format_value(bt, Unit::Seconds)),
         esc(&format_value(at, Unit::Seconds))
     );
-    let known = |k: &str| FIGURES.iter().any(|(f, _, _)| *f == k) || k.contains("temp");
-    let a = smart_numbers(&after);
-    let other: Vec<Vec<String>> = smart_numbers(&before)
+    let a = other_counters(&after);
+    let other: Vec<Vec<String>> = other_counters(&before)
         .into_iter()
-        .filter(|(k, _)| !known(k))
         .filter_map(|(k, vb)| {
             let va = a.iter().find(|(ka, _)| *ka == k)?.1;
             (va != vb).then(|| {

@@ -7,8 +7,6 @@
 
 use std::fmt::Write;
 
-use serde_yaml::Value;
-
 use super::svg::esc;
 
 pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1232px}p,ul,pre,details{max-width:960px}\
@@ -117,50 +115,6 @@ pub fn aligned(head: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
         line(&mut o, r);
     }
     o
-}
-
-/// Leaves of a YAML value as `a.b.c` → text rows.
-pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Mapping(m) => {
-            for (k, val) in m {
-                let key = match k {
-                    Value::String(s) => s.clone(),
-                    other => serde_yaml::to_string(other)
-                        .unwrap_or_default()
-                        .trim()
-                        .to_string(),
-                };
-                let p = if prefix.is_empty() {
-                    key
-                } else {
-                    format!("{prefix}.{key}")
-                };
-                flatten(&p, val, out);
-            }
-        }
-        Value::Sequence(items) if items.iter().any(|i| i.is_mapping() || i.is_sequence()) => {
-            for (i, item) in items.iter().enumerate() {
-                let p = if prefix.is_empty() {
-                    i.to_string()
-                } else {
-                    format!("{prefix}.{i}")
-                };
-                flatten(&p, item, out);
-            }
-        }
-        Value::Null => {}
-        Value::String(s) => out.push((prefix.into(), s.clone())),
-        Value::Bool(b) => out.push((prefix.into(), b.to_string())),
-        Value::Number(n) => out.push((prefix.into(), n.to_string())),
-        other => out.push((
-            prefix.into(),
-            serde_yaml::to_string(other)
-                .unwrap_or_default()
-                .trim()
-                .replace('\n', " "),
-        )),
-    }
 }
 
 /// Whether a table cell reads as a figure (`12.3k`, `1.20 ms`, `+4.5%`, `-`): a number and

@@ -916,3 +916,35 @@ fn a_time_scaled_or_stopped_run_is_marked_off_method_and_a_conforming_one_is_not
         "{stopped}"
     );
 }
+
+#[test]
+fn smart_before_and_after_reads_the_telemetry_layers_reading_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session();
+    s.telemetry.clear();
+    for (t, writes, passed) in [(0, 10, true), (9, 25, false)] {
+        let line = format!(
+            r#"{{"t": {t}, "smart": {{"health": {{"passed": {passed}, "reasons": []}}, "media_errors": 2, "host_write_commands": {writes}, "serial": "S1"}}}}"#
+        );
+        s.telemetry.push(Sample::from_json_line(&line).unwrap());
+    }
+    super::write_report(&s, dir.path(), &[]).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let row = |name: &str| {
+        html.split("<tr>")
+            .find(|r| r.contains(&format!("<td>{name}</td>")))
+            .unwrap_or_else(|| panic!("no row {name}:\n{html}"))
+            .to_string()
+    };
+    assert!(row("health").contains("passed") && row("health").contains("FAILED"));
+    assert!(
+        row("media errors").contains("no change"),
+        "{}",
+        row("media errors")
+    );
+    assert!(
+        row("host_write_commands").contains("+15"),
+        "{}",
+        row("host_write_commands")
+    );
+}

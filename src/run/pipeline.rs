@@ -427,6 +427,7 @@ mod tests {
                 },
                 ramp: Duration::ZERO,
                 duration: Duration::from_secs(1),
+                io_size: None,
             }),
             plan: PlanOptions {
                 engine: EngineKind::Sync,

@@ -87,13 +87,20 @@ pub fn session_start(
         RunWhat::Preset(_) => Document::of(&run.plan),
         // A plain run records its one step as the plan, as it always has.
         RunWhat::Single(SingleStep { ramp, duration, .. }) => to_value(json!({
-            "steps": run.plan.steps.iter().map(|s| json!({
-                "label": s.name,
-                "workload": single_workload(s),
-                "ramp_s": ramp.as_secs_f64(),
-                "duration_s": duration.as_secs_f64(),
-                "interval_s": s.interval.as_secs_f64(),
-            })).collect::<Vec<_>>(),
+            "steps": run.plan.steps.iter().map(|s| {
+                let mut step = json!({
+                    "label": s.name,
+                    "workload": single_workload(s),
+                    "ramp_s": ramp.as_secs_f64(),
+                    "duration_s": duration.as_secs_f64(),
+                    "interval_s": s.interval.as_secs_f64(),
+                });
+                // `--io-size`: only where given, so a plain run's plan reads as it did.
+                if let (Some(b), Some(o)) = (s.end.bytes, step.as_object_mut()) {
+                    o.insert("io_size".into(), b.into());
+                }
+                step
+            }).collect::<Vec<_>>(),
         })),
         // A job file's run records fio's version, the file and the very text fio ran.
         RunWhat::FioJob(f) => to_value(json!({
@@ -246,7 +253,13 @@ pub(super) fn record(
         }
         RunEvent::Note(n) => rec.push_event(EventKind::Note, n.to_string()),
         RunEvent::Telemetry(s) => {
-            let s = rec.push_telemetry(s.as_ref());
+            let mut s = crate::telemetry::TelemetrySample::clone(s);
+            if let Some(smart) = s.smart.as_mut().filter(|m| !m.ata_attributes.is_empty()) {
+                if !rec.keep_ata_table(&smart.ata_attributes) {
+                    smart.ata_attributes.clear();
+                }
+            }
+            let s = rec.push_telemetry(&s);
             let (t, c) = s.t().zip(s.temperature_c())?;
             return Some(SoakInput::Temperature(t, c));
         }

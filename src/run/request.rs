@@ -24,6 +24,9 @@ pub struct SingleStep {
     pub workload: Workload,
     pub ramp: Duration,
     pub duration: Duration,
+    /// The step also ends once it has moved this many bytes, ramp included (fio's
+    /// `io_size`; `--io-size`), whichever comes first.
+    pub io_size: Option<u64>,
 }
 
 /// An fio job file to run (`--fio-job`), with the write confirmations given for it.
@@ -255,7 +258,7 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
     let preset_id = w.rw.as_str().to_string();
     let end = StepEnd {
         duration: Some(s.duration),
-        bytes: None,
+        bytes: s.io_size,
     };
     let workload = Workload {
         rate_iops: None,

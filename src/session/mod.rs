@@ -14,7 +14,6 @@
 pub mod best_of;
 mod error;
 mod event_data;
-mod flow;
 pub mod histlog;
 mod host;
 mod identity;

@@ -5,48 +5,55 @@
 
 use std::sync::Arc;
 
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_yaml::Value;
 
-use super::flow::write_value;
+use super::legacy::{lenient, Document};
 
 /// One telemetry sample: a mapping with `t` (seconds since the session started) and
-/// whatever the telemetry layer measured.
+/// whatever the telemetry layer measured, read as the type a reader knows it by
+/// ([`Sample::read`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sample(Arc<str>);
 
-/// The figures charts need, read without building the whole value.
-#[derive(Deserialize)]
+/// The figures the session itself reads of a sample (charts, the soak log), each none
+/// when it is missing or not a number (all of them when `smart` is not a mapping).
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct Light {
-    t: Option<serde_json::Value>,
-    temperature_c: Option<serde_json::Value>,
-    temp_c: Option<serde_json::Value>,
-    temperature: Option<serde_json::Value>,
+    #[serde(deserialize_with = "lenient")]
+    t: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    temperature_c: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    temp_c: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    temperature: Option<f64>,
     smart: Option<LightSmart>,
-    drive: Option<serde_json::Value>,
+    #[serde(deserialize_with = "lenient")]
+    drive: Option<u32>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct LightSmart {
-    temperature_c: Option<serde_json::Value>,
+    #[serde(deserialize_with = "lenient")]
+    temperature_c: Option<f64>,
 }
 
-fn num(v: &Option<serde_json::Value>) -> Option<f64> {
-    v.as_ref().and_then(serde_json::Value::as_f64)
+impl Default for Sample {
+    /// The null sample.
+    fn default() -> Sample {
+        Sample("null".into())
+    }
 }
 
 impl Sample {
-    /// Encodes a value.
-    pub fn from_value(v: &Value) -> Sample {
-        let mut s = String::new();
-        write_value(&mut s, v);
-        Sample(s.into())
-    }
-
     /// Encodes anything serializable.
     pub fn encode(item: impl Serialize) -> Result<Sample, serde_yaml::Error> {
-        Ok(Sample::from_value(&serde_yaml::to_value(item)?))
+        let mut s = String::new();
+        crate::yaml_flow::write(&mut s, &item)?;
+        Ok(Sample(s.into()))
     }
 
     /// A line as read from a session, kept as is when it is JSON (checked, not built).
@@ -60,16 +67,9 @@ impl Sample {
         &self.0
     }
 
-    /// The sample as a YAML value (null when the line does not parse).
-    pub fn value(&self) -> Value {
-        serde_json::from_str(&self.0)
-            .or_else(|_| serde_yaml::from_str(&self.0))
-            .unwrap_or(Value::Null)
-    }
-
     /// The sample as a `T` (the telemetry layer's sample, or a reader's view of some of
     /// its keys); none when it is not of that shape.
-    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+    pub fn read<T: DeserializeOwned>(&self) -> Option<T> {
         serde_json::from_str(&self.0)
             .or_else(|_| serde_yaml::from_str(&self.0))
             .ok()
@@ -79,59 +79,41 @@ impl Sample {
         matches!(&*self.0, "null" | "~" | "")
     }
 
-    fn light(&self) -> Option<(Option<f64>, Option<f64>)> {
-        let l: Light = serde_json::from_str(&self.0).ok()?;
-        let temp = num(&l.temperature_c)
-            .or_else(|| num(&l.temp_c))
-            .or_else(|| num(&l.temperature))
-            .or_else(|| l.smart.as_ref().and_then(|s| num(&s.temperature_c)));
-        Some((num(&l.t), temp))
+    fn light(&self) -> Light {
+        self.read().unwrap_or_default()
     }
 
     /// The drive (its index in the session's `drives`) of a session of several.
     pub fn drive(&self) -> Option<u32> {
-        let d = match serde_json::from_str::<Light>(&self.0) {
-            Ok(l) => l.drive.and_then(|v| v.as_u64()),
-            Err(_) => self.value().get("drive").and_then(Value::as_u64),
-        };
-        d.and_then(|d| u32::try_from(d).ok())
+        self.light().drive
     }
 
     /// Seconds since the session started, if the sample has `t`.
     pub fn t(&self) -> Option<f64> {
-        match self.light() {
-            Some((t, _)) => t,
-            None => self.value().get("t").and_then(Value::as_f64),
-        }
+        self.light().t
     }
 
     /// The drive temperature, °C: `temperature_c` (or `temp_c`, `temperature`) at the top
     /// level or in `smart`.
     pub fn temperature_c(&self) -> Option<f64> {
-        match self.light() {
-            Some((_, c)) => c,
-            None => {
-                let v = self.value();
-                let direct = |v: &Value| {
-                    ["temperature_c", "temp_c", "temperature"]
-                        .iter()
-                        .find_map(|k| v.get(*k).and_then(Value::as_f64))
-                };
-                direct(&v).or_else(|| v.get("smart").and_then(direct))
-            }
-        }
+        let l = self.light();
+        l.temperature_c
+            .or(l.temp_c)
+            .or(l.temperature)
+            .or_else(|| l.smart?.temperature_c)
     }
 }
 
+/// As written: a sample is kept key for key, whatever its keys.
 impl Serialize for Sample {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(s)
+        self.read::<Document>().serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for Sample {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Sample::from_value(&Value::deserialize(d)?))
+        Sample::encode(Document::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -149,8 +131,10 @@ mod tests {
         assert_eq!(yaml.t(), Some(2.0));
         assert!(yaml.temperature_c().is_some_and(f64::is_nan));
         let back: Sample = serde_yaml::from_str(&serde_yaml::to_string(&json).unwrap()).unwrap();
-        assert_eq!(back.value(), json.value());
-        assert!(Sample::from_value(&Value::Null).is_null());
+        let value = |s: &Sample| s.read::<serde_yaml::Value>().unwrap();
+        assert_eq!(value(&back), value(&json));
+        assert!(Sample::encode(()).unwrap().is_null());
+        assert!(Sample::default().is_null());
     }
 
     #[test]

@@ -496,3 +496,40 @@ fn the_golden_sessions_header_is_written_back_as_the_release_wrote_it() {
     }
     assert!(seen >= 6, "{seen} sessions");
 }
+
+#[test]
+fn a_telemetry_sample_is_stored_as_its_time_its_keys_and_its_drive_and_reads_back_typed() {
+    use crate::telemetry::TelemetrySample;
+    let dir = tempfile::tempdir().unwrap();
+    let entry = |label: &str| DriveEntry {
+        label: label.into(),
+        target: start().target,
+        identity: None,
+    };
+    let two = SessionStart {
+        drives: vec![entry("a"), entry("b")],
+        ..start()
+    };
+    let path = dir.path().join("s.yaml");
+    let mut r = SessionRecorder::create(&path, two, RecorderOptions::default()).unwrap();
+    let sample: TelemetrySample = serde_json::from_str(
+        r#"{"t_ns": 5, "smart": {"temperature_c": 41, "ata_attributes": [{"id": 5, "flags": 51, "raw": 3}]}, "notes": []}"#,
+    )
+    .unwrap();
+    r.set_current_drive(Some(1));
+    let table = &sample.smart.as_ref().unwrap().ata_attributes;
+    assert!(r.keep_ata_table(table), "a drive's first table");
+    assert!(!r.keep_ata_table(table), "the same table again");
+    r.set_current_drive(Some(0));
+    assert!(r.keep_ata_table(table), "the other drive's first");
+    r.set_current_drive(Some(1));
+    let line = r.push_telemetry(&sample).as_str().to_string();
+    assert!(line.starts_with(r#"{"t": "#), "{line}");
+    assert!(line.ends_with(r#""drive": 1}"#), "{line}");
+    let stored = &r.session().telemetry[0];
+    assert_eq!(stored.read::<TelemetrySample>().as_ref(), Some(&sample));
+    assert_eq!(
+        (stored.drive(), stored.temperature_c()),
+        (Some(1), Some(41.0))
+    );
+}

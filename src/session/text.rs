@@ -25,7 +25,6 @@ use serde::Serialize;
 
 use std::io::Write;
 
-use super::flow::{write_list, write_value};
 use super::host::Host;
 use super::identity::DriveIdentity;
 use super::legacy::Document;
@@ -34,6 +33,7 @@ use super::model::{
     TargetInfo,
 };
 use super::sample::Sample;
+use crate::yaml_flow::{write, write_list};
 
 const HEADER_COMMENT: &str =
     "# drivescope session (YAML). While the run goes on, each autosave appends a document\n\
@@ -187,7 +187,7 @@ fn write_items<T: Serialize>(w: &mut dyn Write, key: &str, items: &[T]) -> std::
     for item in items {
         line.clear();
         line.push_str("- ");
-        write_value(&mut line, &serde_yaml::to_value(item).map_err(yaml_err)?);
+        write(&mut line, item).map_err(yaml_err)?;
         line.push('\n');
         w.write_all(line.as_bytes())?;
     }

@@ -45,6 +45,7 @@ pub struct SensorTemp {
 
 /// NVMe host-controlled thermal management: how often and how long the drive throttled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ThermalThrottle {
     /// Transitions into light throttling (thermal management temperature 1).
     pub tmt1_transitions: u32,
@@ -144,8 +145,10 @@ impl fmt::Display for NoTemperature {
 }
 
 /// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`;
-/// `health` comes first.
+/// `health` comes first. A key missing (a session of an older release, a hand-made one)
+/// reads as none.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SmartReading {
     /// The drive's health verdict and why it failed (sessions written before it read as
     /// unknown).

@@ -119,7 +119,7 @@ fn a_hosts_drive_is_counted_as_its_kernel_counts_it() {
         .telemetry
         .iter()
         .filter_map(|t| {
-            let b = t.value().get("block")?.clone();
+            let b = t.read::<serde_yaml::Value>()?.get("block")?.clone();
             Some(b.get("read_ios")?.as_u64()? + b.get("write_ios")?.as_u64()?)
         })
         .collect();

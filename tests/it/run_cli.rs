@@ -240,6 +240,63 @@ fn sync_engine_runs_when_asked() {
         .contains("one I/O at a time"));
 }
 
+/// `--io-size`: a run ends once it has moved its bytes (one sequential pass here), however
+/// long that takes; the duration is only a bound. Counts, not times: holds under any load.
+#[test]
+fn an_io_size_ends_the_run_by_its_bytes_before_its_duration() {
+    let home = tempfile::tempdir().unwrap();
+    let t = home.path().join("pass.bin");
+    let session = home.path().join("pass.yaml");
+    let out = run(
+        home.path(),
+        &[
+            "run",
+            "--target",
+            t.to_str().unwrap(),
+            "--size",
+            "2MiB",
+            "--rw",
+            "write",
+            "--iodepth",
+            "8",
+            "--io-size",
+            "2MiB",
+            "--duration",
+            "10m",
+            "--json",
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let start = lines.iter().find(|v| v["type"] == "start").expect("start");
+    assert_eq!(start["io_size"], 2 << 20, "{start}");
+    assert!(
+        start["description"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("10m or 2 MiB moved"),
+        "{start}"
+    );
+    let s = summary(&lines);
+    assert_eq!(s["ended_by"], "bytes", "{s}");
+    assert_eq!(s["write_ios"], 512, "every 4 KiB block once: {s}");
+    let saved: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    assert_eq!(saved["plan"]["steps"][0]["io_size"].as_u64(), Some(2 << 20));
+    // Refused beside a preset, whose steps say how they end.
+    let out = run(
+        home.path(),
+        &["run", "--preset", "quick-look", "--io-size", "1M"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn a_size_in_gb_is_decimal_and_in_gib_binary_and_the_first_line_shows_both() {
     for (size, bytes, shown) in [
@@ -824,13 +881,14 @@ fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
          in all to be issued, expected at least {least:.1} and {lo:.1}..{hi:.1} by the \
          intervals' counts; response {resp}, service {svc}"
     );
-    // The longest response is the stall (and the wait for a CPU after it, on a busy
-    // machine, which the first I/O after the thaw also took); most I/Os never saw it.
+    // The longest response holds the stall, plus whatever wait for a CPU came after it (on
+    // a loaded machine, any), so its only bound that holds however the CPUs are shared is
+    // the run itself: no I/O was due before the run began or completed after it ended.
     let max = resp["max"].as_f64().unwrap() * 1e-6;
-    let after = svc["p99"].as_f64().unwrap() * 1e-6;
     assert!(
-        (stall_min..stall_max + 0.25 + after).contains(&max),
-        "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s"
+        max >= stall_min && max <= runtime,
+        "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s in a run \
+         of {runtime} s"
     );
     // A tenth of the stall: milliseconds when the machine is busy, microseconds when not;
     // an I/O that counted the stall would be at hundreds of milliseconds.

@@ -68,6 +68,7 @@ fn a_health_change_is_a_session_event() {
             },
             ramp: Duration::ZERO,
             duration: Duration::from_millis(300),
+            io_size: None,
         }),
         plan: PlanOptions {
             interval: Duration::from_millis(100),

@@ -114,7 +114,8 @@ fn check_verify(out: &Path) {
 }
 
 fn check_eio(out: &Path) {
-    // Half linear, half `error` from 2.5 s into a 6 s run: it goes on, counting.
+    // Half linear, half `error` from 2 s after its first interval, of a 20 s run (the switch
+    // itself takes seconds in a starved guest): it goes on, counting.
     let lines = json_lines(out, "eio_run");
     let text = section(out, "eio_run");
     assert_eq!(rc(out, "eio_run"), 1, "{text}");
@@ -142,7 +143,15 @@ fn check_eio(out: &Path) {
         first_bad >= 1,
         "a clean interval before the switch: {per:?}"
     );
-    assert!(per[first_bad..].iter().all(|i| i.2 > 0), "{per:?}");
+    // Every interval after it that completed enough reads to tell (a starved guest may
+    // complete none in one; 16 random reads all below the half: 1 in 65,536) saw errors.
+    assert!(
+        per[first_bad..]
+            .iter()
+            .filter(|i| i.1 + i.2 >= 16)
+            .all(|i| i.2 > 0),
+        "{per:?}"
+    );
     assert_eq!(per.iter().map(|i| i.2).sum::<u64>(), errors);
     let logged = of_type(&lines, "io_error");
     assert!(!logged.is_empty());
@@ -536,7 +545,7 @@ fn check_many(out: &Path) {
             .iter()
             .filter_map(|x| {
                 Some(
-                    x.value()
+                    x.read::<serde_yaml::Value>()?
                         .get("smart")?
                         .get("serial")?
                         .as_str()?

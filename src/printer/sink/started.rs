@@ -65,6 +65,13 @@ pub(in crate::printer) trait Started: FormatPrinter {
                 // A verify pass ends by its bytes: the region read once.
                 let length = match (step.end.duration, step.end.bytes) {
                     (None, Some(b)) => format!("{} once", format::size(b)),
+                    (Some(_), Some(b)) => {
+                        format!(
+                            "{} or {} moved",
+                            format_duration(*duration),
+                            format::size(b)
+                        )
+                    }
                     _ => format_duration(*duration),
                 };
                 let description = format!(
@@ -88,6 +95,7 @@ pub(in crate::printer) trait Started: FormatPrinter {
                             "engine": step.engine,
                             "engine_options": step.engine_options,
                             "duration_s": duration.as_secs_f64(),
+                            "io_size": step.end.bytes,
                             "ramp_s": ramp.as_secs_f64(),
                             "interval_s": step.interval.as_secs_f64(),
                             "session": session,

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use serde_yaml::Value;
 
 mod snapshot;
 
@@ -103,7 +102,7 @@ pub struct SessionRecorder {
     /// `io_error` events recorded so far (at most [`MAX_IO_ERROR_EVENTS`]).
     error_events: usize,
     /// Each drive's last recorded ATA attribute table and when (session seconds).
-    ata_tables: Vec<Option<(f64, Value)>>,
+    ata_tables: Vec<Option<(f64, Sample)>>,
     finalized: bool,
 }
 
@@ -388,37 +387,43 @@ impl SessionRecorder {
         i
     }
 
-    /// Adds a telemetry sample: any serializable value; a mapping without `t` gets the
-    /// current session time. Conventions the report reads: `temperature_c` (°C) at the
-    /// top level or in `smart`, and `smart: {…}` (the first and last such samples are the
-    /// report's SMART before and after). Returns the sample as the session holds it.
+    /// Adds a telemetry sample (the telemetry layer's, or any serializable mapping) as
+    /// `{t, its keys, drive}`: `t` the current session time unless it has its own, `drive`
+    /// the current drive's when there are several. What the report reads of it:
+    /// `temperature_c` (°C) at the top level or in `smart`, and `smart: {…}` (the first and
+    /// last such samples are its SMART before and after). Returns the sample as the
+    /// session holds it (null when it is no mapping).
     pub fn push_telemetry(&mut self, sample: impl Serialize) -> &Sample {
-        let mut v = serde_yaml::to_value(sample).unwrap_or(Value::Null);
-        if let Value::Mapping(m) = &mut v {
-            if !m.contains_key("t") {
-                let t = super::model::round(self.elapsed_s(), 3);
-                let mut with_t = serde_yaml::Mapping::with_capacity(m.len() + 1);
-                with_t.insert("t".into(), t.into());
-                with_t.extend(std::mem::take(m));
-                *m = with_t;
-            }
-            if let Some(d) = self.current {
-                m.insert("drive".into(), d.into());
-            }
-            let t = m.get("t").and_then(Value::as_f64).unwrap_or(0.0);
-            let slot = self.current.unwrap_or(0) as usize;
-            if let Some(Value::Mapping(smart)) = m.get_mut("smart") {
-                thin_ata_table(smart, t, self.ata_tables.get_mut(slot));
-            }
+        #[derive(Serialize)]
+        struct Stored<T> {
+            t: f64,
+            #[serde(flatten)]
+            sample: T,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            drive: Option<u32>,
         }
-        let at = self.session.telemetry.len();
-        self.session.telemetry.push(Sample::from_value(&v));
-        &self.session.telemetry[at]
+        let t = super::model::round(self.elapsed_s(), 3);
+        let drive = self.current;
+        let stored = Sample::encode(Stored { t, sample, drive }).unwrap_or_default();
+        self.session.telemetry.push(stored);
+        &self.session.telemetry[self.session.telemetry.len() - 1]
+    }
+
+    /// Whether the current drive's sample now keeps its ATA attribute `table`: the first
+    /// one, then one that changed since the last kept and that is [`ATA_TABLE_EVERY_S`]
+    /// old; the caller leaves it out of the sample otherwise.
+    pub fn keep_ata_table(&mut self, table: impl Serialize) -> bool {
+        let t = super::model::round(self.elapsed_s(), 3);
+        let slot = self.slot();
+        match (Sample::encode(table), self.ata_tables.get_mut(slot)) {
+            (Ok(table), Some(last)) => keep_table(table, t, last),
+            _ => true,
+        }
     }
 
     /// Records an event now.
     pub fn push_event(&mut self, kind: EventKind, message: impl Into<String>) {
-        self.push_event_data(kind, message, Value::Null);
+        self.push_event_data(kind, message, ());
     }
 
     /// Records an event with data now; its time, as the session holds it.
@@ -706,53 +711,39 @@ impl Drop for SessionRecorder {
     }
 }
 
-/// Leaves `smart`'s ATA attribute table out of a sample unless it changed since the drive's
-/// last recorded one and that is [`ATA_TABLE_EVERY_S`] old (the first one is always kept).
-fn thin_ata_table(
-    smart: &mut serde_yaml::Mapping,
-    t: f64,
-    last: Option<&mut Option<(f64, Value)>>,
-) {
-    let Some(last) = last else { return };
-    let Some(table) = smart.get("ata_attributes").cloned() else {
-        return;
-    };
+/// Whether `table` is kept at `t`, given the drive's `last` kept one (which it becomes).
+fn keep_table(table: Sample, t: f64, last: &mut Option<(f64, Sample)>) -> bool {
     let keep = match last {
         None => true,
         Some((at, was)) => *was != table && t - *at >= ATA_TABLE_EVERY_S,
     };
     if keep {
         *last = Some((t, table));
-    } else {
-        smart.remove("ata_attributes");
     }
+    keep
 }
 
 #[cfg(test)]
 mod ata_table_tests {
     use super::*;
 
-    fn smart(raw: u64) -> serde_yaml::Mapping {
-        let text = format!("temperature_c: 40\nata_attributes: [{{id: 5, raw: {raw}}}]\n");
-        serde_yaml::from_str(&text).unwrap()
+    fn table(raw: u64) -> Sample {
+        Sample::encode(serde_json::json!([{"id": 5, "raw": raw}])).unwrap()
     }
 
     #[test]
     fn a_table_is_kept_first_then_only_when_changed_and_a_minute_old() {
         let mut last = None;
-        let kept = |m: &serde_yaml::Mapping| m.contains_key("ata_attributes");
-        let mut m = smart(1);
-        thin_ata_table(&mut m, 0.0, Some(&mut last));
-        assert!(kept(&m), "the first");
-        let mut m = smart(1);
-        thin_ata_table(&mut m, 120.0, Some(&mut last));
-        assert!(!kept(&m), "unchanged");
-        let mut m = smart(2);
-        thin_ata_table(&mut m, 30.0, Some(&mut last));
-        assert!(!kept(&m), "changed, but under a minute since the last kept");
-        let mut m = smart(2);
-        thin_ata_table(&mut m, 61.0, Some(&mut last));
-        assert!(kept(&m), "changed and a minute old");
-        assert!(m.contains_key("temperature_c"), "the rest stays");
+        assert!(keep_table(table(1), 0.0, &mut last), "the first");
+        assert!(!keep_table(table(1), 120.0, &mut last), "unchanged");
+        assert!(
+            !keep_table(table(2), 30.0, &mut last),
+            "changed, but under a minute since the last kept"
+        );
+        assert!(
+            keep_table(table(2), 61.0, &mut last),
+            "changed and a minute old"
+        );
+        assert_eq!(last, Some((61.0, table(2))));
     }
 }

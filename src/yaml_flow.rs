@@ -1,5 +1,5 @@
-//! A small YAML flow-style emitter: one list item per line
-//! (`- {"t": 1.0, "read_iops": 25031.5, "lat_us": {"p50": 81.2}}`), so a session of
+//! A small YAML flow-style emitter of any serializable value, for lists of one item a line
+//! (`- {"t": 1.0, "read_iops": 25031.5, "lat_us": {"p50": 81.2}}`): a session of
 //! 86,400 intervals stays short, greps well, and a torn write costs one line, not a block.
 //!
 //! The items are written in the common subset of YAML and JSON (quoted keys, `null`):
@@ -11,6 +11,12 @@ use std::fmt::Write;
 
 use serde::Serialize;
 use serde_yaml::Value;
+
+/// Appends `item` in flow style.
+pub fn write(out: &mut String, item: &impl Serialize) -> Result<(), serde_yaml::Error> {
+    write_value(out, &serde_yaml::to_value(item)?);
+    Ok(())
+}
 
 /// Appends `v` in flow style.
 pub fn write_value(out: &mut String, v: &Value) {
@@ -106,7 +112,7 @@ pub fn write_list<T: Serialize>(
     let _ = writeln!(out, "{key}:");
     for item in items {
         out.push_str("- ");
-        write_value(out, &serde_yaml::to_value(item)?);
+        write(out, item)?;
         out.push('\n');
     }
     Ok(())
