@@ -56,8 +56,6 @@ fn interval(rng: &mut Rng, index: u64, iops: f64, base_ns: u64) -> IntervalRepor
         index,
         start_s: index as f64,
         end_s: index as f64 + 1.0,
-        ramp: false,
-        suspended_s: 0.0,
         read: DirCounts {
             ios: ios * 7 / 10,
             bytes: ios * 7 / 10 * 4096,
@@ -70,14 +68,9 @@ fn interval(rng: &mut Rng, index: u64, iops: f64, base_ns: u64) -> IntervalRepor
         write_iops: (ios * 3 / 10) as f64,
         read_bw_bytes: (ios * 7 / 10 * 4096) as f64,
         write_bw_bytes: (ios * 3 / 10 * 4096) as f64,
-        trim: Default::default(),
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        errors: 0,
         lat_us: LatSummary::from_hist(&h.service_all()),
-        service_lat_us: None,
-        error_records: Vec::new(),
         hists: Some(Box::new(h)),
+        ..Default::default()
     }
 }
 
@@ -154,7 +147,7 @@ fn main() {
     let start = SessionStart {
         target: TargetInfo {
             path: "/dev/nvme0n1".into(),
-            kind: drivescope::session::TargetKind::BlockDevice,
+            kind: drivescope::session::Word::Known(drivescope::session::TargetKind::BlockDevice),
             size_bytes: 1 << 40,
             align_bytes: 512,
             host: None,
@@ -223,35 +216,16 @@ fn main() {
         }
         let mut s = StepSummary {
             engine: drivescope::workload::EngineKind::IoUring,
-            engine_note: None,
-            engine_options: Default::default(),
             runtime_s: per_step as f64,
             ios: (iops * per_step as f64) as u64,
-            read_ios: 0,
-            write_ios: 0,
-            read_bytes: 0,
-            write_bytes: 0,
             iops,
             read_iops: iops * 0.7,
             write_iops: iops * 0.3,
             read_bw_bytes: iops * 0.7 * 4096.0,
             write_bw_bytes: iops * 0.3 * 4096.0,
-            trim_ios: 0,
-            trim_bytes: 0,
-            trim_iops: 0.0,
-            trim_bw_bytes: 0.0,
-            trim_lat_us: Default::default(),
-            errors: 0,
             target_iops: Some(iops),
-            lat_us: LatSummary::default(),
-            read_lat_us: LatSummary::default(),
-            write_lat_us: LatSummary::default(),
-            service_lat_us: None,
-            arrival_cv: None,
-            fio_series: Vec::new(),
-            verify_unsaved: None,
-            pacing: None,
             ended_by: drivescope::outcome::EndedBy::Duration,
+            ..Default::default()
         };
         let base = 80.0 + step as f64 * 5.0;
         s.lat_us = LatSummary {

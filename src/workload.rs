@@ -416,6 +416,27 @@ pub fn zone_append_problem(
 }
 
 impl Workload {
+    /// `rw` in blocks of `bs` at queue depth `iodepth` over `region`, seeded with `seed`:
+    /// one job, unpaced, O_DIRECT, uniform offsets, no trims; a mix reads half its I/Os.
+    pub fn new(rw: RwMode, bs: BlockSizes, iodepth: u32, region: Region, seed: u64) -> Workload {
+        Workload {
+            rw,
+            rwmixread: rw.read_percent(50),
+            rwmixtrim: 0,
+            bs,
+            iodepth,
+            jobs: 1,
+            region,
+            rate_iops: None,
+            arrivals: Arrivals::default(),
+            seed,
+            direct: true,
+            job_region: JobRegion::default(),
+            access: Access::default(),
+            zone_append: false,
+        }
+    }
+
     /// Some of its I/Os are trims: a trim pattern, or a mix with a trim share.
     pub fn trims(&self) -> bool {
         self.rw.trims() || (self.rw.is_mixed() && self.rwmixtrim > 0)

@@ -385,20 +385,25 @@ fn move_in(sel: &mut usize, rows: &[usize], a: Action) -> bool {
     moved
 }
 
-/// A filter key in a picker (every printable key is one): the filter changed, the
-/// selection kept on a row shown.
-fn filtered(app: &mut App, k: &KeyEvent, rows: fn(&App) -> Vec<usize>) -> bool {
-    if filter::edit(app, k) != filter::Edit::Changed {
+/// A key that edits the filter (every printable key does) or moves in a picker's list (its
+/// `rows`, its selection `sel`), handled: the selection kept on a row the filter keeps.
+fn filtered_or_moved(
+    app: &mut App,
+    k: &KeyEvent,
+    rows: fn(&App) -> Vec<usize>,
+    sel: fn(&mut App) -> &mut usize,
+) -> bool {
+    if filter::edit(app, k) == filter::Edit::Changed {
+        let kept = rows(app);
+        filter::settle(sel(app), &kept);
+        app.dirty = true;
+        return true;
+    }
+    let Some(m) = app.keymap.first_command(&MOVES, k) else {
         return false;
-    }
+    };
     let kept = rows(app);
-    match app.overlay {
-        Some(Overlay::Presets) => filter::settle(&mut app.preset_sel, &kept),
-        Some(Overlay::Targets { .. }) => filter::settle(&mut app.target_sel, &kept),
-        Some(Overlay::Themes { .. }) => filter::settle(&mut app.theme_idx, &kept),
-        _ => {}
-    }
-    app.dirty = true;
+    move_in(sel(app), &kept, m);
     true
 }
 
@@ -449,12 +454,7 @@ fn help_key(app: &mut App, k: &KeyEvent, scroll: u16) -> Vec<Effect> {
 
 fn presets_key(app: &mut App, k: &KeyEvent) -> Vec<Effect> {
     use Action::*;
-    if filtered(app, k, App::preset_rows) {
-        return Vec::new();
-    }
-    if let Some(m) = app.keymap.first_command(&MOVES, k) {
-        let rows = app.preset_rows();
-        move_in(&mut app.preset_sel, &rows, m);
+    if filtered_or_moved(app, k, App::preset_rows, |a| &mut a.preset_sel) {
         return Vec::new();
     }
     match app
@@ -551,12 +551,7 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
         }
         return Vec::new();
     }
-    if filtered(app, k, App::target_rows) {
-        return Vec::new();
-    }
-    if let Some(m) = app.keymap.first_command(&MOVES, k) {
-        let rows = app.target_rows();
-        move_in(&mut app.target_sel, &rows, m);
+    if filtered_or_moved(app, k, App::target_rows, |a| &mut a.target_sel) {
         return Vec::new();
     }
     match app
@@ -601,12 +596,7 @@ fn targets_key(app: &mut App, k: &KeyEvent, typing: Option<String>) -> Vec<Effec
 
 fn themes_key(app: &mut App, k: &KeyEvent, original: usize) -> Vec<Effect> {
     use Action::*;
-    if filtered(app, k, App::theme_rows) {
-        return Vec::new();
-    }
-    if let Some(m) = app.keymap.first_command(&MOVES, k) {
-        let rows = app.theme_rows();
-        move_in(&mut app.theme_idx, &rows, m);
+    if filtered_or_moved(app, k, App::theme_rows, |a| &mut a.theme_idx) {
         return Vec::new();
     }
     match app

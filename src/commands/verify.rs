@@ -57,25 +57,16 @@ pub fn run(a: &VerifyArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> 
             ..Default::default()
         },
         what: RunWhat::Single(SingleStep {
-            workload: Workload {
-                rw: RwMode::Read,
-                rwmixread: 100,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(4096),
-                iodepth: 16,
-                jobs: 1,
-                region: Region {
+            workload: Workload::new(
+                RwMode::Read,
+                BlockSizes::single(4096),
+                16,
+                Region {
                     offset: a.offset,
                     len: 0,
                 },
-                rate_iops: None,
-                arrivals: Default::default(),
-                seed: 0x5eed,
-                direct: true,
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
-            },
+                0x5eed,
+            ),
             ramp: std::time::Duration::ZERO,
             duration: std::time::Duration::from_secs(1),
             io_size: None,

@@ -14,9 +14,9 @@ use super::sink::{Clock, DashboardSink};
 use super::views::{recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
 use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
-use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::plan::{Plan, PlanPhase, PlanStep};
 use crate::run::{FinishedStep, RunEvent, RunView, Sink};
-use crate::session::{self, Session};
+use crate::session::{self, Session, Word};
 use crate::stats::{DirCounts, IntervalReport, LatSummary};
 use crate::telemetry::TelemetrySample;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
@@ -227,13 +227,9 @@ fn plan_of(s: &Session) -> Plan {
         .map(|ps| {
             ps.into_iter()
                 .enumerate()
-                .map(|(i, p)| PlanPhase {
-                    name: p.name.unwrap_or_else(|| format!("phase {}", i + 1)),
-                    steps: 0..0,
-                    rounds: None,
-                    stop_curve: None,
-                    shape_from: None,
-                    preparation: false,
+                .map(|(i, p)| {
+                    let name = p.name.unwrap_or_else(|| format!("phase {}", i + 1));
+                    PlanPhase::new(name, 0..0)
                 })
                 .collect()
         })
@@ -273,27 +269,22 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
     let times = saved.steps.get(k).cloned().unwrap_or_default();
     let secs = |v: Option<f64>| Some(Duration::from_secs_f64(v?.max(0.0)));
     let p = st.point.unwrap_or_default();
+    let end = StepEnd {
+        duration: secs(times.duration_s),
+        bytes: None,
+    };
+    let interval = secs(times.interval_s).unwrap_or(Duration::from_secs(1));
+    let phase = p.phase.map_or(0, |i| i as usize);
+    let workload = st.workload.clone()?;
     Some(PlanStep {
-        name: st.label.clone(),
-        phase: p.phase.map_or(0, |i| i as usize),
-        workload: st.workload.clone()?,
-        rate: StepRate::Max,
         ramp: secs(times.ramp_s).unwrap_or_default(),
-        end: StepEnd {
-            duration: secs(times.duration_s),
-            bytes: None,
-        },
-        steady: None,
         round: p.round,
-        tracked: false,
         prewrite: p.prewrite,
         sweep_point: p.sweep_point,
         run: p.run,
         closed_loop: p.closed_loop,
-        interval: secs(times.interval_s).unwrap_or(Duration::from_secs(1)),
         engine: st.summary.engine,
         engine_options: st.summary.engine_options,
-        thermal: Default::default(),
         // A job file's step is named by its jobs: its name is its series.
         fio_file: saved.fio_job.map(|_| FioFileStep {
             text: String::new(),
@@ -304,7 +295,7 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
             log_dir: None,
             version: String::new(),
         }),
-        fio_version: None,
+        ..PlanStep::new(st.label.clone(), phase, workload, end, interval)
     })
 }
 
@@ -338,10 +329,9 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
             target: TargetEntry {
                 path: PathBuf::from(&d.target.path),
                 label: d.label.clone(),
-                kind: if d.target.kind == crate::session::TargetKind::BlockDevice {
-                    TargetKind::BlockDevice
-                } else {
-                    TargetKind::File
+                kind: match d.target.kind {
+                    Word::Known(TargetKind::BlockDevice) => TargetKind::BlockDevice,
+                    _ => TargetKind::File,
                 },
                 size: None,
                 safety: None,
@@ -412,9 +402,7 @@ fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> Interv
             p99_999: None,
             max: l.max,
         },
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..Default::default()
     }
 }
 

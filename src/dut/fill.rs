@@ -6,13 +6,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{created_by_drivescope, PreparedTarget, TargetKind};
-use crate::engine::{Control, EngineError, StepControl, StepTarget};
+use crate::engine::{Control, EngineError, StepControl};
 use crate::outcome::EndedBy;
 use crate::stats::StepSummary;
 use crate::units::{format_given, format_size};
-use crate::workload::{
-    Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
-};
+use crate::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload};
 
 fn is_ours(path: &Path) -> bool {
     std::fs::File::open(path)
@@ -126,20 +124,14 @@ fn fill_part(
         engine: EngineKind::IoUring,
         options: Default::default(),
         workload: Workload {
-            rw: RwMode::Write,
-            rwmixread: 0,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(bs),
-            iodepth: 8,
-            jobs: 1,
-            region: Region { offset, len },
-            rate_iops: None,
-            arrivals: Arrivals::Uniform,
-            seed: 0xF111,
             direct,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                RwMode::Write,
+                BlockSizes::single(bs),
+                8,
+                Region { offset, len },
+                0xF111,
+            )
         },
         ramp: Duration::ZERO,
         end: StepEnd {
@@ -150,12 +142,7 @@ fn fill_part(
         fio_file: None,
         fio_version: None,
     };
-    let st = StepTarget {
-        path: t.path.clone(),
-        size: t.size,
-        align: t.align,
-        verify: None,
-    };
+    let st = t.step_target(None);
     let mut first_error: Option<String> = None;
     let s = crate::engines::run_step(
         &st,

@@ -55,35 +55,25 @@ fn io_err(path: &Path, what: &str, source: std::io::Error) -> TargetError {
     }
 }
 
-/// What kind of target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-    /// An NVMe generic character device (`/dev/ngXnY`), for passthrough commands; prepared
-    /// (sized, guarded) as the block namespace behind it.
-    NvmeGeneric,
-    /// No target at all: the nop engine.
-    None,
-}
-
-impl TargetKind {
-    /// As the session records it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TargetKind::File => "file",
-            TargetKind::BlockDevice => "block_device",
-            TargetKind::NvmeGeneric => "nvme_generic",
-            TargetKind::None => "none",
-        }
-    }
-}
+pub use crate::session::TargetKind;
 
 /// The space the nop engine's offsets are drawn from (no I/O reaches it): 1 TiB.
 pub const NO_TARGET_SIZE: u64 = 1 << 40;
 
 impl PreparedTarget {
+    /// The target as an engine is given it; writes and reads checked against `verify`.
+    pub fn step_target(
+        &self,
+        verify: Option<std::sync::Arc<crate::verify::VerifyState>>,
+    ) -> crate::engine::StepTarget {
+        crate::engine::StepTarget {
+            path: self.path.clone(),
+            size: self.size,
+            align: self.align,
+            verify,
+        }
+    }
+
     /// No target: what the nop engine runs on.
     pub fn none() -> Self {
         PreparedTarget {

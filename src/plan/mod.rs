@@ -226,6 +226,39 @@ impl Plan {
 }
 
 impl PlanStep {
+    /// Step `name` of phase `phase`: `workload` until `end`, reported every `interval`; as
+    /// fast as it goes, no ramp, no steady rule, no round, on the default engine. A caller
+    /// that sets more uses update syntax: `PlanStep { ramp, ..PlanStep::new(..) }`.
+    pub fn new(
+        name: String,
+        phase: usize,
+        workload: Workload,
+        end: StepEnd,
+        interval: Duration,
+    ) -> PlanStep {
+        PlanStep {
+            name,
+            phase,
+            workload,
+            rate: StepRate::Max,
+            ramp: Duration::ZERO,
+            end,
+            steady: None,
+            round: None,
+            tracked: false,
+            prewrite: false,
+            sweep_point: None,
+            run: None,
+            closed_loop: false,
+            interval,
+            engine: EngineKind::default(),
+            engine_options: EngineOptions::default(),
+            thermal: ThermalEnd::default(),
+            fio_file: None,
+            fio_version: None,
+        }
+    }
+
     /// The engine's spec for this step at `resolved_rate` (from [`resolve_rate`]); a
     /// [`closed_loop`](Self::closed_loop) step runs unpaced whatever its target.
     pub fn to_step_spec(&self, resolved_rate: Option<f64>) -> StepSpec {
@@ -296,6 +329,33 @@ fn unscaled() -> f64 {
 
 fn is_unscaled(x: &f64) -> bool {
     *x == 1.0
+}
+
+impl Plan {
+    /// `steps` as one plain phase named `phase` of preset `preset_id`, at its durations.
+    pub fn one_phase(preset_id: String, phase: String, steps: Vec<PlanStep>) -> Plan {
+        Plan {
+            preset_id,
+            phases: vec![PlanPhase::new(phase, 0..steps.len())],
+            steps,
+            notes: Vec::new(),
+            time_scale: 1.0,
+        }
+    }
+}
+
+impl PlanPhase {
+    /// Phase `name` of `steps`: no rounds, no stop curve, no shape picked, no preparation.
+    pub fn new(name: String, steps: Range<usize>) -> PlanPhase {
+        PlanPhase {
+            name,
+            steps,
+            rounds: None,
+            stop_curve: None,
+            shape_from: None,
+            preparation: false,
+        }
+    }
 }
 
 /// What the plan needs to know about the target.

@@ -71,12 +71,7 @@ impl Agent {
     }
 
     fn step_target(&self) -> Option<StepTarget> {
-        self.target.as_ref().map(|t| StepTarget {
-            path: t.path.clone(),
-            size: t.size,
-            align: t.align,
-            verify: None,
-        })
+        self.target.as_ref().map(|t| t.step_target(None))
     }
 
     fn check(&mut self, steps: &[StepSpec]) {

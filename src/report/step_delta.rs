@@ -195,20 +195,13 @@ pub fn rows(pairs: &[Pair<'_>]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::EndedBy;
     use crate::session::results::{DirResult, LatFigures};
 
     fn result(label: &str, iops: f64, p99: f64) -> StepResult {
         StepResult {
-            drive: None,
             step: 1,
             label: label.into(),
             workload: "randread 4KiB QD32×1".into(),
-            target_iops: None,
-            achieved_share: None,
-            missed_target: false,
-            service_lat_us: None,
-            response_lat_us: None,
             read: DirResult {
                 ios: 100,
                 iops,
@@ -223,16 +216,8 @@ mod tests {
                     max: p99,
                 }),
             },
-            write: DirResult {
-                ios: 0,
-                iops: 0.0,
-                mbps: 0.0,
-                lat_us: None,
-            },
-            trim: DirResult::default(),
-            errors: 0,
-            ended_by: EndedBy::Duration,
             measured_s: 1.0,
+            ..Default::default()
         }
     }
 

@@ -205,7 +205,6 @@ pub fn json(results: &[StepResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::EndedBy;
     use crate::session::results::DirResult;
 
     fn result(drive: Option<&str>, step: u32) -> StepResult {
@@ -223,27 +222,15 @@ mod tests {
             step,
             label: "50% of \"max\"".into(),
             workload: "randread 4KiB QD32×1".into(),
-            target_iops: None,
-            achieved_share: None,
-            missed_target: false,
             service_lat_us: Some(lat),
-            response_lat_us: None,
             read: DirResult {
                 ios: 10,
                 iops: 1234.56789,
                 mbps: 5.0,
                 lat_us: Some(lat),
             },
-            write: DirResult {
-                ios: 0,
-                iops: 0.0,
-                mbps: 0.0,
-                lat_us: None,
-            },
-            trim: DirResult::default(),
-            errors: 0,
-            ended_by: EndedBy::Duration,
             measured_s: 2.0,
+            ..Default::default()
         }
     }
 

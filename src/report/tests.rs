@@ -3,28 +3,22 @@
 
 use crate::session::{DriveIdentity, IntervalRecord, Sample, Session, StepRecord};
 use crate::stats::{LatSummary, StepSummary};
-use crate::workload::{Arrivals, BlockSizes, Region, RwMode, Workload};
+use crate::workload::{BlockSizes, Region, RwMode, Workload};
 
 /// A 4 KiB random workload with `rw` at queue depth `qd`.
 fn workload(rw: RwMode, bs: u64, qd: u32) -> Workload {
     Workload {
-        rw,
         rwmixread: rw.read_percent(50),
-        rwmixtrim: 0,
-        bs: BlockSizes::single(bs),
-        iodepth: qd,
-        jobs: 1,
-        region: Region {
-            offset: 0,
-            len: 1 << 30,
-        },
-        rate_iops: None,
-        arrivals: Arrivals::Uniform,
-        seed: 1,
-        direct: true,
-        job_region: Default::default(),
-        access: Default::default(),
-        zone_append: false,
+        ..Workload::new(
+            rw,
+            BlockSizes::single(bs),
+            qd,
+            Region {
+                offset: 0,
+                len: 1 << 30,
+            },
+            1,
+        )
     }
 }
 
@@ -38,26 +32,12 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
         end_s: 0.0,
         drive: None,
         summary: StepSummary {
-            engine: crate::workload::EngineKind::IoUring,
-            engine_note: None,
-            engine_options: Default::default(),
             runtime_s: 10.0,
             ios: (iops * 10.0) as u64,
             read_ios: (iops * 10.0) as u64,
-            write_ios: 0,
-            read_bytes: 0,
-            write_bytes: 0,
             iops,
             read_iops: iops,
-            write_iops: 0.0,
             read_bw_bytes: iops * 4096.0,
-            write_bw_bytes: 0.0,
-            trim_ios: 0,
-            trim_bytes: 0,
-            trim_iops: 0.0,
-            trim_bw_bytes: 0.0,
-            trim_lat_us: Default::default(),
-            errors: 0,
             target_iops: Some(iops),
             lat_us: LatSummary {
                 samples: 10,
@@ -65,14 +45,8 @@ fn step(index: u32, iops: f64, p99: f64) -> StepRecord {
                 p99,
                 ..LatSummary::default()
             },
-            read_lat_us: LatSummary::default(),
-            write_lat_us: LatSummary::default(),
-            service_lat_us: None,
-            arrival_cv: None,
-            fio_series: Vec::new(),
-            verify_unsaved: None,
-            pacing: None,
             ended_by: crate::outcome::EndedBy::Duration,
+            ..Default::default()
         },
     }
 }

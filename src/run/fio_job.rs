@@ -13,7 +13,7 @@ use crate::dut::guard::same_path;
 use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine;
 use crate::fio::file::{self as fio_file, FileStep, JobFile};
-use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::plan::{Plan, PlanStep, StepRate};
 use crate::workload::{
     BlockSizes, EngineKind, FioFileStep, FioTarget, Region, RwMode, StepEnd, Workload,
 };
@@ -102,10 +102,12 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                 .max()
                 .unwrap_or(Duration::ZERO);
             let timed = s.jobs.iter().any(|j| j.flag("time_based"));
+            let end = StepEnd {
+                duration: s.jobs.iter().filter_map(|j| j.runtime()).max(),
+                bytes: (!timed).then_some(size),
+            };
+            let workload = step_workload(s, size, req.plan.seed);
             PlanStep {
-                name,
-                phase: 0,
-                workload: step_workload(s, size, req.plan.seed),
                 // A step is held to a rate when every job of it is (fio's rate_iops).
                 rate: s
                     .jobs
@@ -114,21 +116,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                     .sum::<Option<f64>>()
                     .map_or(StepRate::Max, StepRate::Iops),
                 ramp,
-                end: StepEnd {
-                    duration: s.jobs.iter().filter_map(|j| j.runtime()).max(),
-                    bytes: (!timed).then_some(size),
-                },
-                steady: None,
-                round: None,
-                tracked: false,
-                prewrite: false,
-                sweep_point: None,
-                run: None,
-                closed_loop: false,
-                interval: req.plan.interval,
                 engine: EngineKind::Fio,
-                engine_options: Default::default(),
-                thermal: Default::default(),
                 fio_file: Some(FioFileStep {
                     text: job.text.clone(),
                     sections: s.jobs.iter().map(|j| j.name.clone()).collect(),
@@ -149,7 +137,7 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
                     log_dir: None,
                     version: job.version.clone(),
                 }),
-                fio_version: None,
+                ..PlanStep::new(name, 0, workload, end, req.plan.interval)
             }
         })
         .collect();
@@ -167,18 +155,8 @@ fn plan_of(job: &JobFile, req: &RunRequest, size: u64) -> Plan {
         })
         .collect();
     Plan {
-        preset_id: format!("fio-{name}"),
-        phases: vec![PlanPhase {
-            name: format!("fio job file {name}"),
-            steps: 0..steps.len(),
-            rounds: None,
-            stop_curve: None,
-            shape_from: None,
-            preparation: false,
-        }],
-        steps,
         notes,
-        time_scale: 1.0,
+        ..Plan::one_phase(format!("fio-{name}"), format!("fio job file {name}"), steps)
     }
 }
 

@@ -416,20 +416,14 @@ mod tests {
             },
             what: RunWhat::Single(SingleStep {
                 workload: Workload {
-                    rw: RwMode::Read,
-                    rwmixread: 100,
-                    rwmixtrim: 0,
-                    bs: BlockSizes::single(4096),
-                    iodepth: 1,
-                    jobs: 1,
-                    region: Region { offset: 0, len: 0 },
-                    rate_iops: None,
-                    arrivals: Default::default(),
-                    seed: 1,
                     direct: false,
-                    job_region: Default::default(),
-                    access: Default::default(),
-                    zone_append: false,
+                    ..Workload::new(
+                        RwMode::Read,
+                        BlockSizes::single(4096),
+                        1,
+                        Region { offset: 0, len: 0 },
+                        1,
+                    )
                 },
                 ramp: Duration::ZERO,
                 duration: Duration::from_secs(1),

@@ -12,7 +12,7 @@ use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{
     DiskIdentity, DiskZones, Document, DriveIdentity, EventKind, SessionRecorder, SessionStart,
-    StepPoint, TargetInfo,
+    StepPoint, TargetInfo, Word,
 };
 use crate::thermal::{Load, SoakLog, ThermalEvent};
 
@@ -20,12 +20,7 @@ use crate::thermal::{Load, SoakLog, ThermalEvent};
 pub fn target_info(t: &PreparedTarget, host: Option<String>) -> TargetInfo {
     TargetInfo {
         path: crate::ostext::escaped(t.path.as_os_str()),
-        kind: match t.kind {
-            crate::dut::TargetKind::File => crate::session::TargetKind::File,
-            crate::dut::TargetKind::BlockDevice => crate::session::TargetKind::BlockDevice,
-            crate::dut::TargetKind::NvmeGeneric => crate::session::TargetKind::NvmeGeneric,
-            crate::dut::TargetKind::None => crate::session::TargetKind::None,
-        },
+        kind: Word::Known(t.kind),
         size_bytes: t.size,
         align_bytes: t.align,
         host,

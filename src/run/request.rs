@@ -12,7 +12,7 @@ use super::error::RunError;
 use crate::dut::{FileId, MadeFile, PreparedTarget};
 use crate::engine::{self, StepTarget};
 use crate::host::{LocalHost, PrepareRequest, PreparedReply, TargetHost};
-use crate::plan::{self, Plan, PlanOptions, PlanPhase, PlanStep, StepRate, TargetFacts};
+use crate::plan::{self, Plan, PlanOptions, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::remote::RemoteHost;
 use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
@@ -157,12 +157,7 @@ impl Prepared {
 
     /// The target as the engine needs it.
     pub fn step_target(&self) -> StepTarget {
-        StepTarget {
-            path: self.target.path.clone(),
-            size: self.target.size,
-            align: self.target.align,
-            verify: self.verify.clone(),
-        }
+        self.target.step_target(self.verify.clone())
     }
 
     /// Does any step read, or write?
@@ -259,47 +254,24 @@ pub fn step_label(w: &Workload) -> String {
 /// One workload as a one-phase, one-step plan.
 fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
     let name = step_label(&w);
+    let rate = w.rate_iops.map(StepRate::Iops).unwrap_or(StepRate::Max);
+    let preset_id = w.rw.as_str().to_string();
+    let end = StepEnd {
+        duration: Some(s.duration),
+        bytes: s.io_size,
+    };
+    let workload = Workload {
+        rate_iops: None,
+        ..w
+    };
     let step = PlanStep {
-        name: name.clone(),
-        phase: 0,
-        rate: w.rate_iops.map(StepRate::Iops).unwrap_or(StepRate::Max),
-        workload: Workload {
-            rate_iops: None,
-            ..w
-        },
+        rate,
         ramp: s.ramp,
-        end: StepEnd {
-            duration: Some(s.duration),
-            bytes: s.io_size,
-        },
-        steady: None,
-        round: None,
-        tracked: false,
-        prewrite: false,
-        sweep_point: None,
-        run: None,
-        closed_loop: false,
-        interval: opts.interval,
         engine: opts.engine,
         engine_options: opts.engine_options,
-        thermal: Default::default(),
-        fio_file: None,
-        fio_version: None,
+        ..PlanStep::new(name.clone(), 0, workload, end, opts.interval)
     };
-    Plan {
-        preset_id: step.workload.rw.as_str().to_string(),
-        steps: vec![step],
-        phases: vec![PlanPhase {
-            name,
-            steps: 0..1,
-            rounds: None,
-            stop_curve: None,
-            shape_from: None,
-            preparation: false,
-        }],
-        notes: Vec::new(),
-        time_scale: 1.0,
-    }
+    Plan::one_phase(preset_id, name, vec![step])
 }
 
 /// `p`, once every step of its plan is checked against its target; its steps on fio carry

@@ -535,9 +535,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::plan::{PlanPhase, PlanStep, StepRate};
+    use crate::plan::PlanStep;
     use crate::run::event::SteadyScope;
-    use crate::stats::{DirCounts, LatSummary};
+    use crate::stats::DirCounts;
     use crate::workload::{BlockSizes, Region, RwMode, StepEnd, StepSpec, Workload};
 
     const INTERVAL_S: f64 = 0.25;
@@ -569,25 +569,13 @@ mod tests {
                     index: i as u64,
                     start_s: i as f64 * INTERVAL_S,
                     end_s: (i + 1) as f64 * INTERVAL_S,
-                    ramp: false,
-                    suspended_s: 0.0,
                     read: DirCounts {
                         ios: count,
                         bytes: count * 4096,
                     },
-                    write: DirCounts::default(),
                     read_iops: iops,
-                    write_iops: 0.0,
                     read_bw_bytes: iops * 4096.0,
-                    write_bw_bytes: 0.0,
-                    trim: Default::default(),
-                    trim_iops: 0.0,
-                    trim_bw_bytes: 0.0,
-                    errors: 0,
-                    lat_us: LatSummary::default(),
-                    service_lat_us: None,
-                    error_records: Vec::new(),
-                    hists: None,
+                    ..Default::default()
                 };
                 if let Control::Stop(why) = obs.interval(&r) {
                     ended_by = why;
@@ -596,36 +584,15 @@ mod tests {
             }
             let runtime_s = n as f64 * INTERVAL_S;
             Ok(StepSummary {
-                engine: EngineKind::IoUring,
-                engine_note: None,
-                engine_options: Default::default(),
                 runtime_s,
                 ios,
                 read_ios: ios,
-                write_ios: 0,
                 read_bytes: ios * 4096,
-                write_bytes: 0,
                 iops: ios as f64 / runtime_s,
                 read_iops: ios as f64 / runtime_s,
-                write_iops: 0.0,
                 read_bw_bytes: ios as f64 * 4096.0 / runtime_s,
-                write_bw_bytes: 0.0,
-                trim_ios: 0,
-                trim_bytes: 0,
-                trim_iops: 0.0,
-                trim_bw_bytes: 0.0,
-                trim_lat_us: Default::default(),
-                errors: 0,
-                target_iops: None,
-                lat_us: LatSummary::default(),
-                read_lat_us: LatSummary::default(),
-                write_lat_us: LatSummary::default(),
-                service_lat_us: None,
                 ended_by,
-                arrival_cv: None,
-                fio_series: Vec::new(),
-                verify_unsaved: None,
-                pacing: None,
+                ..Default::default()
             })
         }
     }
@@ -655,34 +622,22 @@ mod tests {
     /// A one-step closed-loop plan whose step ends on fio's slope rule: |slope| under
     /// `limit` percent of the mean per second, over `window` intervals of 0.25 s.
     fn slope_plan(limit: f64, window: usize, intervals: usize) -> Plan {
+        let workload = Workload::new(
+            RwMode::RandWrite,
+            BlockSizes::single(4096),
+            8,
+            Region {
+                offset: 0,
+                len: 1 << 20,
+            },
+            1,
+        );
+        let end = StepEnd {
+            duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
+            bytes: None,
+        };
+        let interval = Duration::from_secs_f64(INTERVAL_S);
         let step = PlanStep {
-            name: "settle".into(),
-            phase: 0,
-            workload: Workload {
-                rw: RwMode::RandWrite,
-                rwmixread: 0,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(4096),
-                iodepth: 8,
-                jobs: 1,
-                region: Region {
-                    offset: 0,
-                    len: 1 << 20,
-                },
-                rate_iops: None,
-                seed: 1,
-                direct: true,
-                arrivals: Default::default(),
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
-            },
-            rate: StepRate::Max,
-            ramp: Duration::ZERO,
-            end: StepEnd {
-                duration: Some(Duration::from_secs_f64(intervals as f64 * INTERVAL_S)),
-                bytes: None,
-            },
             steady: Some(SteadyRule::Fio {
                 metric: Metric::Iops,
                 slope: true,
@@ -691,33 +646,9 @@ mod tests {
                 ramp: 0,
                 sample_secs: INTERVAL_S,
             }),
-            round: None,
-            tracked: false,
-            prewrite: false,
-            closed_loop: false,
-            sweep_point: None,
-            run: None,
-            interval: Duration::from_secs_f64(INTERVAL_S),
-            engine: EngineKind::IoUring,
-            engine_options: Default::default(),
-            thermal: Default::default(),
-            fio_file: None,
-            fio_version: None,
+            ..PlanStep::new("settle".into(), 0, workload, end, interval)
         };
-        Plan {
-            preset_id: "steady-test".into(),
-            steps: vec![step],
-            phases: vec![PlanPhase {
-                name: "settle".into(),
-                steps: 0..1,
-                rounds: None,
-                stop_curve: None,
-                shape_from: None,
-                preparation: false,
-            }],
-            notes: Vec::new(),
-            time_scale: 1.0,
-        }
+        Plan::one_phase("steady-test".into(), "settle".into(), vec![step])
     }
 
     fn run_series(plan: &Plan, series: Vec<f64>) -> (RunOutcome, Seen) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::error::RunError;
 use crate::dut::PreparedTarget;
-use crate::plan::{Plan, PlanPhase, PlanStep, StepRate};
+use crate::plan::{Plan, PlanPhase, PlanStep};
 use crate::verify::state::{dir_for, retire, Retirement};
 use crate::verify::{VerifyError, VerifyMode, VerifyState};
 use crate::workload::{BlockSizes, EngineKind, RwMode, StepEnd, Workload};
@@ -132,14 +132,8 @@ pub fn open(
     } else if ask.mode == VerifyMode::Readback {
         if let Some(last) = plan.steps.last().cloned() {
             let step = readback_step(&last, b);
-            plan.phases.push(PlanPhase {
-                name: step.name.clone(),
-                steps: plan.steps.len()..plan.steps.len() + 1,
-                rounds: None,
-                stop_curve: None,
-                shape_from: None,
-                preparation: false,
-            });
+            let steps = plan.steps.len()..plan.steps.len() + 1;
+            plan.phases.push(PlanPhase::new(step.name.clone(), steps));
             plan.steps.push(step);
         }
     }
@@ -164,41 +158,22 @@ fn readback_step(like: &PlanStep, block: u64) -> PlanStep {
         rate_iops: None,
         ..like.workload.clone()
     };
+    let end = StepEnd {
+        duration: None,
+        bytes: Some(region.len / bs * bs),
+    };
+    let name = "verify: read back".to_string();
     PlanStep {
-        name: "verify: read back".to_string(),
-        phase: like.phase + 1,
-        rate: StepRate::Max,
-        workload,
-        ramp: std::time::Duration::ZERO,
-        end: StepEnd {
-            duration: None,
-            bytes: Some(region.len / bs * bs),
-        },
-        steady: None,
-        round: None,
-        tracked: false,
-        prewrite: false,
-        sweep_point: None,
-        run: None,
-        closed_loop: false,
-        ..like.clone()
+        engine: like.engine,
+        engine_options: like.engine_options,
+        thermal: like.thermal,
+        fio_file: like.fio_file.clone(),
+        fio_version: like.fio_version.clone(),
+        ..PlanStep::new(name, like.phase + 1, workload, end, like.interval)
     }
 }
 
 fn one_step_plan(mut step: PlanStep) -> Plan {
     step.phase = 0;
-    Plan {
-        preset_id: "verify".to_string(),
-        phases: vec![PlanPhase {
-            name: step.name.clone(),
-            steps: 0..1,
-            rounds: None,
-            stop_curve: None,
-            shape_from: None,
-            preparation: false,
-        }],
-        steps: vec![step],
-        notes: Vec::new(),
-        time_scale: 1.0,
-    }
+    Plan::one_phase("verify".to_string(), step.name.clone(), vec![step])
 }

@@ -320,23 +320,18 @@ mod tests {
 
     fn w(rw: RwMode, bs: u64, iodepth: u32, jobs: u32, rwmixread: u8) -> Workload {
         Workload {
-            rw,
             rwmixread,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(bs),
-            iodepth,
             jobs,
-            region: Region {
-                offset: 0,
-                len: 1 << 30,
-            },
-            rate_iops: None,
-            arrivals: Default::default(),
-            seed: 1,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                rw,
+                BlockSizes::single(bs),
+                iodepth,
+                Region {
+                    offset: 0,
+                    len: 1 << 30,
+                },
+                1,
+            )
         }
     }
 

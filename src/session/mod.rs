@@ -48,7 +48,8 @@ pub use legacy::Document;
 pub use method::{off_method, off_method_text, OffMethod};
 pub use model::{
     round, DriveEntry, Event, IntervalRecord, LatPoint, RunEnd, Session, SessionState,
-    SessionSummary, StepRecord, TargetInfo, TargetKind, ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
+    SessionSummary, StepRecord, TargetInfo, TargetKind, Word, ONE_DRIVE_SCHEMA_VERSION,
+    SCHEMA_VERSION,
 };
 pub use options::{
     RecorderOptions, SessionStart, SnapshotCheck, SnapshotExporter, DEFAULT_AUTOSAVE,

@@ -55,45 +55,27 @@ pub enum SessionState {
     Failed,
 }
 
-/// What the target is, as the session records it (`file`, `block_device`,
-/// `nvme_generic`, `none`); a word this drivescope does not know (or none, in an older
-/// file) reads as [`TargetKind::Other`] and is written back as it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What kind of target: the session's words `file`, `block_device`, `nvme_generic`, `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
     BlockDevice,
+    /// An NVMe generic character device (`/dev/ngXnY`), for passthrough commands; prepared
+    /// (sized, guarded) as the block namespace behind it.
     NvmeGeneric,
-    /// No target: the nop engine.
+    /// No target at all: the nop engine.
     None,
-    Other(String),
-}
-
-impl Default for TargetKind {
-    fn default() -> Self {
-        TargetKind::Other(String::new())
-    }
 }
 
 impl TargetKind {
-    /// The session's word for it.
-    pub fn as_str(&self) -> &str {
+    /// As the session records it.
+    pub fn as_str(self) -> &'static str {
         match self {
             TargetKind::File => "file",
             TargetKind::BlockDevice => "block_device",
             TargetKind::NvmeGeneric => "nvme_generic",
             TargetKind::None => "none",
-            TargetKind::Other(s) => s,
-        }
-    }
-
-    /// The kind a session's word names.
-    pub fn parse(s: &str) -> TargetKind {
-        match s {
-            "file" => TargetKind::File,
-            "block_device" => TargetKind::BlockDevice,
-            "nvme_generic" => TargetKind::NvmeGeneric,
-            "none" => TargetKind::None,
-            other => TargetKind::Other(other.to_string()),
         }
     }
 }
@@ -104,15 +86,27 @@ impl std::fmt::Display for TargetKind {
     }
 }
 
-impl Serialize for TargetKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+/// A session's word for a `T`, or a word this drivescope does not know (or none, in an
+/// older file), written back as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Word<T> {
+    Known(T),
+    Unknown(String),
+}
+
+impl<T> Default for Word<T> {
+    fn default() -> Self {
+        Word::Unknown(String::new())
     }
 }
 
-impl<'de> Deserialize<'de> for TargetKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(TargetKind::parse(&String::deserialize(d)?))
+impl<T: std::fmt::Display> std::fmt::Display for Word<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Word::Known(t) => t.fmt(f),
+            Word::Unknown(s) => f.write_str(s),
+        }
     }
 }
 
@@ -121,7 +115,7 @@ impl<'de> Deserialize<'de> for TargetKind {
 #[serde(default)]
 pub struct TargetInfo {
     pub path: String,
-    pub kind: TargetKind,
+    pub kind: Word<TargetKind>,
     pub size_bytes: u64,
     /// O_DIRECT alignment (logical block size), bytes.
     pub align_bytes: u64,

@@ -116,7 +116,7 @@ pub fn missed(iops: f64, target: Option<f64>) -> bool {
 }
 
 /// One step of one drive once it ran.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StepResult {
     /// The drive's label, in a session of several drives.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -310,36 +310,18 @@ mod tests {
             start_s: 0.0,
             end_s: 1.0,
             summary: StepSummary {
-                engine: crate::workload::EngineKind::IoUring,
-                engine_note: None,
-                engine_options: Default::default(),
                 runtime_s: 2.5,
                 ios: 25,
                 read_ios: 25,
-                write_ios: 0,
-                read_bytes: 0,
-                write_bytes: 0,
                 iops: read_iops,
                 read_iops,
-                write_iops: 0.0,
                 read_bw_bytes: read_iops * 4096.0,
-                write_bw_bytes: 0.0,
-                trim_ios: 0,
-                trim_bytes: 0,
-                trim_iops: 0.0,
-                trim_bw_bytes: 0.0,
-                trim_lat_us: LatSummary::default(),
                 errors: 3,
                 target_iops: Some(1000.0),
                 lat_us: lat(100.0),
                 read_lat_us: lat(100.0),
-                write_lat_us: LatSummary::default(),
-                service_lat_us: None,
-                arrival_cv: None,
-                fio_series: Vec::new(),
-                verify_unsaved: None,
-                pacing: None,
                 ended_by: EndedBy::Duration,
+                ..Default::default()
             },
             drive,
         }

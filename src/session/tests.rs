@@ -18,50 +18,27 @@ pub(crate) fn report(index: u64, iops: u64, lat_ns: u64) -> IntervalReport {
         index,
         start_s: index as f64,
         end_s: index as f64 + 1.0,
-        ramp: false,
-        suspended_s: 0.0,
         read: DirCounts {
             ios: iops,
             bytes: iops * 4096,
         },
-        write: DirCounts::default(),
         read_iops: iops as f64,
-        write_iops: 0.0,
         read_bw_bytes: (iops * 4096) as f64,
-        write_bw_bytes: 0.0,
-        trim: Default::default(),
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        errors: 0,
         lat_us: LatSummary::from_hist(&h.service_all()),
-        service_lat_us: None,
-        error_records: Vec::new(),
         hists: Some(Box::new(h)),
+        ..Default::default()
     }
 }
 
 pub(crate) fn step_summary(iops: f64) -> StepSummary {
     StepSummary {
-        engine: crate::workload::EngineKind::IoUring,
-        engine_note: None,
-        engine_options: Default::default(),
         runtime_s: 3.0,
         ios: (iops * 3.0) as u64,
         read_ios: (iops * 3.0) as u64,
-        write_ios: 0,
         read_bytes: (iops * 3.0) as u64 * 4096,
-        write_bytes: 0,
         iops,
         read_iops: iops,
-        write_iops: 0.0,
         read_bw_bytes: iops * 4096.0,
-        write_bw_bytes: 0.0,
-        trim_ios: 0,
-        trim_bytes: 0,
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        trim_lat_us: Default::default(),
-        errors: 0,
         target_iops: Some(iops),
         lat_us: LatSummary {
             samples: 3,
@@ -69,14 +46,8 @@ pub(crate) fn step_summary(iops: f64) -> StepSummary {
             p99: 150.0 + iops / 1000.0,
             ..LatSummary::default()
         },
-        read_lat_us: LatSummary::default(),
-        write_lat_us: LatSummary::default(),
-        service_lat_us: None,
-        arrival_cv: None,
-        fio_series: Vec::new(),
-        verify_unsaved: None,
-        pacing: None,
         ended_by: crate::outcome::EndedBy::Duration,
+        ..Default::default()
     }
 }
 
@@ -84,7 +55,7 @@ fn start() -> SessionStart {
     SessionStart {
         target: TargetInfo {
             path: "/tmp/x.bin".into(),
-            kind: crate::session::TargetKind::File,
+            kind: crate::session::Word::Known(crate::session::TargetKind::File),
             size_bytes: 1 << 30,
             align_bytes: 4096,
             host: None,
@@ -445,13 +416,16 @@ fn a_folder_moved_under_the_run_still_gets_the_final_save_and_a_file_put_in_its_
 #[test]
 fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
     use crate::outcome::{RunOutcome, StopBy};
-    use crate::session::{RunEnd, TargetKind};
+    use crate::session::{RunEnd, TargetKind, Word};
     for w in ["file", "block_device", "nvme_generic", "none", "tape", ""] {
-        let k: TargetKind = serde_yaml::from_value(Value::String(w.into())).unwrap();
+        let k: Word<TargetKind> = serde_yaml::from_value(Value::String(w.into())).unwrap();
         assert_eq!(serde_yaml::to_value(&k).unwrap(), Value::String(w.into()));
+        assert_eq!(k.to_string(), w);
     }
-    let k: TargetKind = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
-    assert_eq!(k, TargetKind::BlockDevice);
+    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
+    assert_eq!(k, Word::Known(TargetKind::BlockDevice));
+    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("tape".into())).unwrap();
+    assert_eq!(k, Word::Unknown("tape".into()));
     for w in [
         "completed",
         "completed with 3 I/O errors (first: EIO at 4096)",

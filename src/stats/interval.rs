@@ -156,7 +156,7 @@ pub struct WorkerInterval {
 }
 
 /// One interval of a step, merged over all jobs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct IntervalReport {
     pub index: u64,
     /// Seconds since the step's start.
@@ -272,7 +272,7 @@ impl StepSummary {
 }
 
 /// The summary of one step over its measured (non-ramp) intervals.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StepSummary {
     /// Which engine ran (`io_uring`, `sync`).
     pub engine: crate::workload::EngineKind,

@@ -8,6 +8,7 @@ use ratatui::widgets::{Cell, Clear, List, ListItem, ListState, Paragraph, Row, T
 use ratatui::Frame;
 
 use crate::app::{Action, App, Confirm, Overlay, TargetEntry, TargetKind};
+use crate::theme::Theme;
 use crate::ui::format;
 use crate::ui::widgets::panel_block;
 
@@ -200,6 +201,29 @@ pub fn preset_names(app: &App, width: u16) -> Vec<String> {
 /// The widest a picker's window is.
 const PICKER_WIDTH: u16 = 100;
 
+/// A picker's window, `height` lines high, cleared and framed under `title`: its list, a
+/// band of `band` lines under it, and its foot line.
+fn picker_window(
+    f: &mut Frame,
+    area: Rect,
+    height: u16,
+    title: String,
+    band: u16,
+    t: &Theme,
+) -> [Rect; 3] {
+    let r = centred(area, PICKER_WIDTH, height);
+    f.render_widget(Clear, r);
+    let block = panel_block(title, t);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(band),
+        Constraint::Length(1),
+    ])
+    .areas(inner)
+}
+
 fn presets(app: &App, f: &mut Frame, area: Rect) {
     let t = app.theme();
     let quit = if app.run.state.is_active() {
@@ -207,20 +231,10 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
     } else {
         "quit"
     };
-    let r = centred(area, PICKER_WIDTH, 22);
-    f.render_widget(Clear, r);
     let rows = app.preset_rows();
     let title = picker_title(app, "Presets", rows.len(), app.presets.len());
-    let block = panel_block(title, t);
-    let inner = block.inner(r);
-    f.render_widget(block, r);
     // Two lines for the target: a refusal's reason wraps instead of being cut.
-    let [body, target_line, foot] = Layout::vertical([
-        Constraint::Min(1),
-        Constraint::Length(2),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
+    let [body, target_line, foot] = picker_window(f, area, 22, title, 2, t);
     if app.presets.is_empty() {
         f.render_widget(
             Paragraph::new(Line::styled(
@@ -416,19 +430,9 @@ const ROW_LINES: usize = 3;
 
 fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
     let t = app.theme();
-    let r = centred(area, PICKER_WIDTH, 18);
-    f.render_widget(Clear, r);
     let kept = app.target_rows();
     let title = picker_title(app, "Targets", kept.len(), app.targets.len());
-    let block = panel_block(title, t);
-    let inner = block.inner(r);
-    f.render_widget(block, r);
-    let [body, prompt, foot] = Layout::vertical([
-        Constraint::Min(1),
-        Constraint::Length(3),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
+    let [body, prompt, foot] = picker_window(f, area, 18, title, 3, t);
     // The columns: the name, the path (identical drives differ there), kind and size,
     // then the safety check, wrapped over as many lines as it needs.
     let wide = body.width >= 90;

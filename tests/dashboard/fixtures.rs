@@ -9,7 +9,6 @@ use drivescope::app::{
     KernelView, Keymap, Msg, PresetEntry, SteadyView, StepInfo, TargetEntry, TargetKind,
     TelemetryView,
 };
-use drivescope::outcome::EndedBy;
 use drivescope::session::results::{DirResult, LatFigures};
 use drivescope::session::{EventKind, StepResult};
 use drivescope::stats::{DirCounts, IntervalReport, IoErrorRecord, LatSummary};
@@ -159,7 +158,6 @@ pub fn finished(p: CurvePoint, label: &str, step: u32) -> Msg {
         max: p.p999_us * 3.0,
     };
     let result = StepResult {
-        drive: None,
         step,
         label: label.into(),
         workload: p.series.clone(),
@@ -167,7 +165,6 @@ pub fn finished(p: CurvePoint, label: &str, step: u32) -> Msg {
         achieved_share: drivescope::session::results::share_of(p.iops, p.target_iops),
         missed_target: drivescope::session::results::missed(p.iops, p.target_iops),
         service_lat_us: Some(lat),
-        response_lat_us: None,
         read: DirResult {
             ios: (p.iops.max(0.0) * 60.0) as u64,
             iops: p.iops,
@@ -175,10 +172,8 @@ pub fn finished(p: CurvePoint, label: &str, step: u32) -> Msg {
             lat_us: Some(lat),
         },
         write: DirResult::default(),
-        trim: DirResult::default(),
-        errors: 0,
-        ended_by: EndedBy::Duration,
         measured_s: 60.0,
+        ..Default::default()
     };
     Msg::StepFinished(p, Box::new(result))
 }
@@ -209,8 +204,6 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         index: i,
         start_s: i as f64,
         end_s: (i + 1) as f64,
-        ramp: false,
-        suspended_s: 0.0,
         read: DirCounts {
             ios: iops as u64,
             bytes: (iops as u64).saturating_mul(4096),
@@ -223,14 +216,8 @@ pub fn interval(i: u64, iops: f64, wiops: f64, p50: f64) -> IntervalReport {
         write_iops: wiops,
         read_bw_bytes: iops * 4096.0,
         write_bw_bytes: wiops * 4096.0,
-        trim: Default::default(),
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        errors: 0,
         lat_us: lat(p50),
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..Default::default()
     }
 }
 

@@ -23,23 +23,19 @@ fn nop_spec(rw: RwMode, iodepth: u32, jobs: u32, end: StepEnd, rate: Option<f64>
         engine: EngineKind::Nop,
         options: Default::default(),
         workload: Workload {
-            rw,
             rwmixread: 50,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(4096),
-            iodepth,
             jobs,
-            region: Region {
-                offset: 0,
-                len: SPACE,
-            },
             rate_iops: rate,
-            arrivals: Default::default(),
-            seed: 7,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                rw,
+                BlockSizes::single(4096),
+                iodepth,
+                Region {
+                    offset: 0,
+                    len: SPACE,
+                },
+                7,
+            )
         },
         ramp: Duration::ZERO,
         end,

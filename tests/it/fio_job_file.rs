@@ -1317,7 +1317,7 @@ fn a_null_engine_job_needs_no_filename_and_makes_no_file() {
         .collect();
     assert!(made.is_empty(), "{made:?}");
     let loaded = drivescope::session::load(&session).expect("the session loads");
-    assert_eq!(loaded.session.target.kind.as_str(), "none");
+    assert_eq!(loaded.session.target.kind.to_string(), "none");
 }
 
 #[test]

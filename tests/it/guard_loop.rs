@@ -542,27 +542,21 @@ fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &d
     use drivescope::engine::{Control, StepControl, StepTarget};
     use drivescope::engines::run_step;
     use drivescope::workload::{
-        Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
     let len = 16 << 20;
     let spec = StepSpec {
         engine: EngineKind::IoUring,
         options: Default::default(),
         workload: Workload {
-            rw: RwMode::RandWrite,
-            rwmixread: 0,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(4096),
-            iodepth: 4,
             jobs: 2,
-            region: Region { offset: 0, len },
-            rate_iops: None,
-            arrivals: Arrivals::Uniform,
-            seed: 1,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                RwMode::RandWrite,
+                BlockSizes::single(4096),
+                4,
+                Region { offset: 0, len },
+                1,
+            )
         },
         ramp: Duration::ZERO,
         end: StepEnd {

@@ -699,25 +699,16 @@ fn a_stalled_link_drops_and_counts_records_and_never_holds_up_the_engine() {
     let spec = StepSpec {
         engine: EngineKind::IoUring,
         options: Default::default(),
-        workload: Workload {
-            rw: RwMode::RandWrite,
-            rwmixread: 0,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(4096),
-            iodepth: 4,
-            jobs: 1,
-            region: Region {
+        workload: Workload::new(
+            RwMode::RandWrite,
+            BlockSizes::single(4096),
+            4,
+            Region {
                 offset: 0,
                 len: 16 << 20,
             },
-            rate_iops: None,
-            arrivals: Default::default(),
-            seed: 1,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
-        },
+            1,
+        ),
         ramp: Duration::ZERO,
         end: StepEnd {
             duration: Some(Duration::from_secs(3)),

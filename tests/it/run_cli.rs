@@ -538,7 +538,7 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     use drivescope::engine::{StepControl, StepTarget};
     use drivescope::engines::run_step;
     use drivescope::workload::{
-        Arrivals, BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
+        BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
@@ -550,23 +550,17 @@ fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
         engine: EngineKind::IoUring,
         options: Default::default(),
         workload: Workload {
-            rw: RwMode::RandRead,
-            rwmixread: 100,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(4096),
-            iodepth: 4,
-            jobs: 1,
-            region: Region {
-                offset: 0,
-                len: 8 << 20,
-            },
             rate_iops: Some(1000.0),
-            arrivals: Arrivals::Uniform,
-            seed: 1,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                RwMode::RandRead,
+                BlockSizes::single(4096),
+                4,
+                Region {
+                    offset: 0,
+                    len: 8 << 20,
+                },
+                1,
+            )
         },
         ramp: Duration::ZERO,
         end: StepEnd {
@@ -1038,23 +1032,17 @@ fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
             engine,
             options: Default::default(),
             workload: Workload {
-                rw: RwMode::RandRead,
-                rwmixread: 100,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(4096),
-                iodepth: 4,
-                jobs: 1,
-                region: Region {
-                    offset: 0,
-                    len: 8 << 20,
-                },
                 rate_iops: Some(1000.0),
-                seed: 1,
-                direct: true,
-                arrivals: Default::default(),
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
+                ..Workload::new(
+                    RwMode::RandRead,
+                    BlockSizes::single(4096),
+                    4,
+                    Region {
+                        offset: 0,
+                        len: 8 << 20,
+                    },
+                    1,
+                )
             },
             ramp: Duration::ZERO,
             end: StepEnd {

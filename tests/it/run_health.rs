@@ -55,20 +55,16 @@ fn a_health_change_is_a_session_event() {
         },
         what: RunWhat::Single(SingleStep {
             workload: Workload {
-                rw: RwMode::RandWrite,
-                rwmixread: 0,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(4096),
-                iodepth: 1,
-                jobs: 1,
-                region: Region { offset: 0, len: 0 },
                 rate_iops: Some(200.0),
-                seed: 1,
-                direct: false,
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
                 arrivals: drivescope::workload::Arrivals::Uniform,
+                direct: false,
+                ..Workload::new(
+                    RwMode::RandWrite,
+                    BlockSizes::single(4096),
+                    1,
+                    Region { offset: 0, len: 0 },
+                    1,
+                )
             },
             ramp: Duration::ZERO,
             duration: Duration::from_millis(300),

@@ -161,32 +161,20 @@ fn io_worker_runnable(stat: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{DirCounts, IoErrorRecord, LatSummary};
+    use crate::stats::{DirCounts, IoErrorRecord};
 
     fn report(ok: u64, errs: &[i64]) -> IntervalReport {
         IntervalReport {
             index: 3,
             start_s: 3.0,
             end_s: 4.0,
-            ramp: false,
-            suspended_s: 0.0,
             read: DirCounts { ios: ok, bytes: 0 },
-            write: DirCounts::default(),
-            read_iops: 0.0,
-            write_iops: 0.0,
-            read_bw_bytes: 0.0,
-            write_bw_bytes: 0.0,
-            trim: Default::default(),
-            trim_iops: 0.0,
-            trim_bw_bytes: 0.0,
             errors: errs.len() as u64,
-            lat_us: LatSummary::default(),
-            service_lat_us: None,
             error_records: errs
                 .iter()
                 .map(|&r| IoErrorRecord::new(4096, 4096, false, r))
                 .collect(),
-            hists: None,
+            ..Default::default()
         }
     }
 

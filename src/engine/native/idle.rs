@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::{Control, Engine, EngineError, StepControl, StepObserver, StepTarget};
 use crate::outcome::EndedBy;
-use crate::stats::{DirCounts, IntervalReport, LatSummary, StepSummary};
+use crate::stats::{IntervalReport, StepSummary};
 use crate::workload::{EngineKind, StepSpec};
 
 /// How often the idle loop looks at the stop and pause flags.
@@ -22,57 +22,16 @@ fn empty_interval(index: u64, start_s: f64, end_s: f64) -> IntervalReport {
         index,
         start_s,
         end_s,
-        ramp: false,
-        suspended_s: 0.0,
-        read: DirCounts::default(),
-        write: DirCounts::default(),
-        read_iops: 0.0,
-        write_iops: 0.0,
-        read_bw_bytes: 0.0,
-        write_bw_bytes: 0.0,
-        trim: Default::default(),
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        errors: 0,
-        lat_us: LatSummary::default(),
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..Default::default()
     }
 }
 
 fn summary(runtime_s: f64, ended_by: EndedBy) -> StepSummary {
     StepSummary {
         engine: EngineKind::Idle,
-        engine_note: None,
-        engine_options: Default::default(),
         runtime_s,
-        ios: 0,
-        read_ios: 0,
-        write_ios: 0,
-        read_bytes: 0,
-        write_bytes: 0,
-        iops: 0.0,
-        read_iops: 0.0,
-        write_iops: 0.0,
-        read_bw_bytes: 0.0,
-        write_bw_bytes: 0.0,
-        trim_ios: 0,
-        trim_bytes: 0,
-        trim_iops: 0.0,
-        trim_bw_bytes: 0.0,
-        trim_lat_us: Default::default(),
-        errors: 0,
-        target_iops: None,
-        lat_us: LatSummary::default(),
-        read_lat_us: LatSummary::default(),
-        write_lat_us: LatSummary::default(),
-        service_lat_us: None,
         ended_by,
-        arrival_cv: None,
-        fio_series: Vec::new(),
-        verify_unsaved: None,
-        pacing: None,
+        ..Default::default()
     }
 }
 

@@ -262,27 +262,22 @@ pub(super) fn access_zones(w: &Workload, align: u64) -> Vec<(u64, Region)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{Arrivals, BlockSizes, RwMode};
+    use crate::workload::{BlockSizes, RwMode};
 
     fn wl(rw: RwMode, bs: BlockSizes, jobs: u32, len: u64) -> Workload {
         Workload {
-            rw,
             rwmixread: 70,
-            rwmixtrim: 0,
-            bs,
-            iodepth: 8,
             jobs,
-            region: Region {
-                offset: 1 << 20,
-                len,
-            },
-            rate_iops: None,
-            arrivals: Arrivals::Uniform,
-            seed: 42,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                rw,
+                bs,
+                8,
+                Region {
+                    offset: 1 << 20,
+                    len,
+                },
+                42,
+            )
         }
     }
 

@@ -229,23 +229,19 @@ mod tests {
             schedule(Arrivals::Poisson, 1_000.0, 1.0, 9)
         );
         let w = Workload {
-            rw: crate::workload::RwMode::RandRead,
-            rwmixread: 100,
-            rwmixtrim: 0,
-            bs: crate::workload::BlockSizes::single(4096),
-            iodepth: 1,
             jobs: 2,
-            region: crate::workload::Region {
-                offset: 0,
-                len: 1 << 20,
-            },
             rate_iops: Some(2_000.0),
             arrivals: Arrivals::Poisson,
-            seed: 1,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
+            ..Workload::new(
+                crate::workload::RwMode::RandRead,
+                crate::workload::BlockSizes::single(4096),
+                1,
+                crate::workload::Region {
+                    offset: 0,
+                    len: 1 << 20,
+                },
+                1,
+            )
         };
         let take = |job| {
             let mut p = Pacer::for_job(&w, job, Some(1_000.0)).expect("paced");

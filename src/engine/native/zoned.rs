@@ -271,20 +271,14 @@ mod tests {
     fn spec(rw: RwMode, offset: u64, len: u64, bytes: Option<u64>) -> StepSpec {
         StepSpec {
             workload: Workload {
-                rw,
                 rwmixread: 50,
-                rwmixtrim: 0,
-                bs: BlockSizes::single(128 << 10),
-                iodepth: 1,
-                jobs: 1,
-                region: Region { offset, len },
-                rate_iops: None,
-                arrivals: Default::default(),
-                seed: 1,
-                direct: true,
-                job_region: Default::default(),
-                access: Default::default(),
-                zone_append: false,
+                ..Workload::new(
+                    rw,
+                    BlockSizes::single(128 << 10),
+                    1,
+                    Region { offset, len },
+                    1,
+                )
             },
             engine: Default::default(),
             options: Default::default(),

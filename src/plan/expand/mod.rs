@@ -207,49 +207,26 @@ fn idle_for(
     thermal: ThermalEnd,
 ) -> PlanStep {
     let lbs = u64::from(target.logical_block_size);
+    let end = StepEnd {
+        duration: Some(duration),
+        bytes: None,
+    };
+    // Never run: the idle engine does no I/O. A read of one block keeps the step's
+    // record a valid workload.
+    let workload = Workload::new(
+        RwMode::Read,
+        BlockSizes::single(lbs),
+        1,
+        Region {
+            offset: 0,
+            len: target.capacity_bytes / lbs * lbs,
+        },
+        opts.seed,
+    );
     PlanStep {
-        name,
-        phase: index,
-        // Never run: the idle engine does no I/O. A read of one block keeps the step's
-        // record a valid workload.
-        workload: Workload {
-            rw: RwMode::Read,
-            rwmixread: 100,
-            rwmixtrim: 0,
-            bs: BlockSizes::single(lbs),
-            iodepth: 1,
-            jobs: 1,
-            region: Region {
-                offset: 0,
-                len: target.capacity_bytes / lbs * lbs,
-            },
-            rate_iops: None,
-            arrivals: Default::default(),
-            seed: opts.seed,
-            direct: true,
-            job_region: Default::default(),
-            access: Default::default(),
-            zone_append: false,
-        },
-        rate: StepRate::Max,
-        ramp: Duration::ZERO,
-        end: StepEnd {
-            duration: Some(duration),
-            bytes: None,
-        },
-        steady: None,
-        round: None,
-        tracked: false,
-        prewrite: false,
-        sweep_point: None,
-        run: None,
-        closed_loop: false,
-        interval: opts.interval,
         engine: EngineKind::Idle,
-        engine_options: Default::default(),
         thermal,
-        fio_file: None,
-        fio_version: None,
+        ..PlanStep::new(name, index, workload, end, opts.interval)
     }
 }
 

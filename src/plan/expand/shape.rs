@@ -173,41 +173,31 @@ impl<'a> StepShape<'a> {
             true => w.rwmixtrim.map_or(0, |t| t.0),
             false => 0,
         };
-        PlanStep {
-            name,
-            phase: self.index,
-            workload: Workload {
-                // A mix with a trim share stays a mix whatever its read share.
-                rw: match trim {
-                    0 => normalise(w.rw, v.rwmixread),
-                    _ => w.rw,
-                },
-                // The actual read share, also for plain read (100) and write (0) patterns.
-                rwmixread: w.rw.read_percent(v.rwmixread),
-                rwmixtrim: trim,
-                bs: v.bs.clone(),
-                iodepth: v.iodepth,
-                jobs: v.jobs,
-                region: self.region,
-                rate_iops: None,
-                arrivals: w.arrivals.unwrap_or_default(),
-                seed: opts.seed,
-                direct: true,
-                job_region: w.job_region.unwrap_or_default(),
-                access: w.random_distribution.clone().unwrap_or_default(),
-                zone_append: w.zone_append.unwrap_or(false),
+        let workload = Workload {
+            // A mix with a trim share stays a mix whatever its read share.
+            rw: match trim {
+                0 => normalise(w.rw, v.rwmixread),
+                _ => w.rw,
             },
+            // The actual read share, also for plain read (100) and write (0) patterns.
+            rwmixread: w.rw.read_percent(v.rwmixread),
+            rwmixtrim: trim,
+            bs: v.bs.clone(),
+            iodepth: v.iodepth,
+            jobs: v.jobs,
+            region: self.region,
+            rate_iops: None,
+            arrivals: w.arrivals.unwrap_or_default(),
+            seed: opts.seed,
+            direct: true,
+            job_region: w.job_region.unwrap_or_default(),
+            access: w.random_distribution.clone().unwrap_or_default(),
+            zone_append: w.zone_append.unwrap_or(false),
+        };
+        PlanStep {
             rate,
             ramp: self.ramp,
-            end: self.end,
             steady: self.steady,
-            round: None,
-            tracked: false,
-            prewrite: false,
-            sweep_point: None,
-            run: None,
-            closed_loop: false,
-            interval: opts.interval,
             engine: w.engine.unwrap_or(opts.engine),
             engine_options: EngineOptions {
                 hipri: w.hipri.unwrap_or(opts.engine_options.hipri),
@@ -221,8 +211,7 @@ impl<'a> StepShape<'a> {
                 },
             },
             thermal: self.thermal,
-            fio_file: None,
-            fio_version: None,
+            ..PlanStep::new(name, self.index, workload, self.end, opts.interval)
         }
     }
 
