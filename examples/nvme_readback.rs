@@ -94,7 +94,8 @@ fn run(args: &[String]) -> Result<(u64, u64), String> {
         .custom_flags(libc::O_DIRECT)
         .open(blk)
         .map_err(|e| format!("{blk}: {e}"))?;
-    let (_, lbs) = drivescope::dut::block_device_geometry(&dev).map_err(|e| e.to_string())?;
+    let (_, lbs) =
+        drivescope::test_target::block_device_geometry(&dev).map_err(|e| e.to_string())?;
     let ns = Namespace {
         nsid: nvme::namespace_id(&ng).map_err(|e| format!("namespace id: {e}"))?,
         lba_shift: lbs.trailing_zeros(),

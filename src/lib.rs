@@ -5,7 +5,7 @@
 //! `docs/ARCHITECTURE.md` lays out: preset → plan → run (runner → engine seam) → events →
 //! session / printer / dashboard. Modules depend one way: `commands` on `cli` and the
 //! library; `dashboard` on `run`, `app`, `ui` and `tui`; `run` on `engine`, `plan`,
-//! `session`, `dut` and `telemetry`; none of these on `commands` or `cli`.
+//! `session`, `test_target` and `telemetry`; none of these on `commands` or `cli`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 // Held by the tool, not by habit: production code prints only through `output` (a closed
@@ -23,13 +23,13 @@ pub mod cli;
 pub mod commands;
 pub mod dashboard;
 pub mod drive;
-pub mod dut;
 pub mod engine;
-pub mod engines;
+pub mod engine_list;
 pub mod fio;
 pub mod host;
-pub mod input;
 pub mod lines;
+pub mod test_target;
+pub mod user_file;
 
 pub mod metrics;
 pub mod ostext;

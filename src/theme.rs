@@ -294,7 +294,7 @@ pub fn load_all(user_dir: Option<&Path>) -> (Vec<Theme>, Vec<ThemeError>) {
         files.sort();
         for p in files {
             let shown = p.display().to_string();
-            let text = match crate::input::read_text(&p, crate::input::MIB, "theme") {
+            let text = match crate::user_file::read_text(&p, crate::user_file::MIB, "theme") {
                 Ok(t) => t,
                 Err(e) => {
                     errors.push(ThemeError::Read {

@@ -19,11 +19,11 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use super::keys::KeyBinding;
-use crate::input::{read_text, InputError};
+use crate::user_file::{read_text, InputError};
 use crate::yaml_pos;
 
 /// The largest keymap file read.
-const MAX_FILE_BYTES: u64 = crate::input::MIB;
+const MAX_FILE_BYTES: u64 = crate::user_file::MIB;
 
 /// A keys.yaml that could not be used.
 #[derive(Debug, Error)]

@@ -7,7 +7,7 @@ pub mod datasheet;
 pub mod drives;
 pub mod filter;
 pub mod history;
-mod input;
+mod key_actions;
 pub mod keymap;
 pub mod keys;
 pub mod layout;

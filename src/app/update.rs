@@ -1,13 +1,13 @@
 //! `update`: the one place the app's state changes. Each message may change the state and
 //! returns the effects the runtime carries out; nothing here does I/O. Keys and mouse are
-//! handled in [`input`](super::input). A message of the run goes to one drive's slot: the
+//! handled in [`key_actions`](super::key_actions). A message of the run goes to one drive's slot: the
 //! picked one's, or drive n's for `Msg::OnDrive(n, _)`.
 
 use ratatui::crossterm::event::KeyEventKind;
 
 use super::drives::{self, DriveState};
 use super::history::{IntervalPoint, ThermalPoint, THROTTLE_MARKS, UNAVAILABLE_REASONS};
-use super::input::{key, mouse};
+use super::key_actions::{key, mouse};
 use super::method::MethodState;
 use super::msg::{Effect, Msg, RunEnd, RunState};
 use super::overlay::Overlay;

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-pub use crate::dut::TargetKind;
+pub use crate::test_target::TargetKind;
 
 /// One preset the user can start.
 #[derive(Debug, Clone, PartialEq)]

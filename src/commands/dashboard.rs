@@ -4,10 +4,10 @@ use std::io::ErrorKind;
 
 use crate::cli::DashboardArgs;
 use crate::dashboard::{self, Options};
-use crate::dut;
 use crate::output::ColorChoice;
 use crate::remote::{RemoteOptions, SshCommand};
 use crate::run::{targets, Where};
+use crate::test_target;
 use crate::tui::{DashboardError, Exit};
 
 pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError> {
@@ -21,8 +21,8 @@ pub fn run(a: &DashboardArgs, color: ColorChoice) -> Result<Exit, DashboardError
     for t in targets.iter().filter(|t| !t.choice.at.is_remote()) {
         if let Some(p) = &t.choice.path {
             if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-                let default = *p == dut::default_target_path();
-                dut::new_file_size(p, t.choice.size, default)?;
+                let default = *p == test_target::default_target_path();
+                test_target::new_file_size(p, t.choice.size, default)?;
             }
         }
     }

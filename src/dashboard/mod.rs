@@ -20,8 +20,8 @@ use tokio::sync::mpsc;
 
 use crate::app::drives::DriveSetup;
 use crate::app::{TargetEntry, TargetKind};
-use crate::dut;
 use crate::run::{TargetChoice, Where};
+use crate::test_target;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
 use runs::spawn_effects;
 use telemetry::{spawn_telemetry, TelemetryCmd};
@@ -122,7 +122,7 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
 /// Opens the dashboard and runs until the user quits (or a signal ends it).
 pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     hold_signals_for_shutdown();
-    let default_path = dut::default_target_path();
+    let default_path = test_target::default_target_path();
     // Several drives, a targets file's (even one), or one on another host: the drives
     // table, which runs each entry as the file says (a remote target is never mistaken for
     // this host's file or device of the same name).
@@ -171,7 +171,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
     let capacity = targets
         .get(selected)
         .and_then(|t| t.size)
-        .unwrap_or(dut::DEFAULT_FILE_SIZE);
+        .unwrap_or(test_target::DEFAULT_FILE_SIZE);
     let opts = DashboardOptions {
         presets: preset_entries(capacity, 512, args.time_scale),
         highlight_preset: Some(args.preset.clone().unwrap_or_else(|| "quick-look".into())),

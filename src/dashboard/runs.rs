@@ -66,7 +66,7 @@ fn request(s: &Start) -> Result<RunRequest, RunError> {
             path: Some(s.target.clone()),
             size: s.size,
             destroy_data: s.destroy_data.clone(),
-            create_missing: s.target == crate::dut::default_target_path(),
+            create_missing: s.target == crate::test_target::default_target_path(),
             label: None,
             at: Where::Here,
         },

@@ -8,11 +8,11 @@ use crate::app::{
 };
 use crate::drive::in_use::Scene;
 use crate::drive::{self, SysRoot};
-use crate::dut::{self, guard};
 use crate::fio::file as fio_file;
 use crate::plan::{self, PlanOptions, TargetFacts};
 use crate::preset;
 use crate::telemetry::TelemetrySample;
+use crate::test_target::{self, guard};
 use crate::units::count;
 
 /// The preset library with each preset's phases and estimated time for the target.
@@ -129,7 +129,7 @@ pub fn file_entry(path: &Path, default: bool, new_size: Option<u64>) -> TargetEn
     } else {
         "test file"
     };
-    let new_size = new_size.or(default.then_some(dut::DEFAULT_FILE_SIZE));
+    let new_size = new_size.or(default.then_some(test_target::DEFAULT_FILE_SIZE));
     TargetEntry {
         path: path.to_path_buf(),
         label: label.to_string(),

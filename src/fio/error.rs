@@ -32,7 +32,7 @@ pub enum FioError {
         every: std::time::Duration,
     },
     #[error(transparent)]
-    JobFile(#[from] crate::input::InputError),
+    JobFile(#[from] crate::user_file::InputError),
     #[error("fio's cage: {0}")]
     Cage(#[from] super::cage::CageError),
     #[error("fio could not be started in its cage: {0}")]

@@ -112,7 +112,7 @@ fn added_file(line: &str) -> Option<PathBuf> {
 /// parse of the text, then drivescope's (steps and targets). Nothing is written.
 pub fn read(path: &Path) -> Result<JobFile, FioError> {
     // A regular file of at most 1 MiB, as a preset: a FIFO or a device is never read.
-    let raw = crate::input::read_text(path, crate::input::MIB, "fio job file")?;
+    let raw = crate::user_file::read_text(path, crate::user_file::MIB, "fio job file")?;
     // Its includes in place: fio reads the text on its stdin, where it cannot follow one.
     let inlined = super::include::inline(&raw, path)?;
     let text = inlined.text.clone();

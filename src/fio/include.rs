@@ -81,7 +81,7 @@ pub fn inline(text: &str, path: &Path) -> Result<Inlined, FioError> {
 /// Why an included file could not be put in place.
 enum Nested {
     Refused(Refusal),
-    Input(crate::input::InputError),
+    Input(crate::user_file::InputError),
 }
 
 /// The name an `include` line gives (fio: every line that starts with `include`, the name
@@ -127,7 +127,7 @@ fn included(from: &Path, name: &str, depth: usize, out: &mut Vec<String>) -> Res
             tried,
         }));
     }
-    let text = crate::input::read_text(&path, crate::input::MIB, "fio include file")
+    let text = crate::user_file::read_text(&path, crate::user_file::MIB, "fio include file")
         .map_err(Nested::Input)?;
     for raw in text.lines() {
         let line = content(raw);

@@ -3,8 +3,8 @@
 
 use thiserror::Error;
 
-use crate::dut::TargetError;
 use crate::engine::EngineError;
+use crate::test_target::TargetError;
 
 /// What a [`super::TargetHost`] answers instead of doing what was asked.
 #[derive(Debug, Error)]

@@ -1,4 +1,4 @@
-//! This machine as a target's host: the write guard and the fill of `dut`, the drive of
+//! This machine as a target's host: the write guard and the fill of `test_target`, the drive of
 //! `drive`, the telemetry poller and the in-process engines (chosen by `engine_for`).
 
 use std::path::Path;
@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use super::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
 use crate::drive::DriveInfo;
-use crate::dut::{self, PreparedTarget, TargetRequest};
 use crate::engine::{Engine, StepControl, StepTarget};
-use crate::engines::TargetLock;
+use crate::engine_list::TargetLock;
 use crate::telemetry::{Poller, TelemetrySample, DEFAULT_PERIOD, MIN_PERIOD};
+use crate::test_target::{self, PreparedTarget, TargetRequest};
 use crate::workload::{EngineKind, StepSpec};
 
 /// This machine.
@@ -52,8 +52,11 @@ impl TargetHost for LocalHost {
     }
 
     fn prepare(&self, p: PrepareRequest) -> Result<PreparedReply, HostFailure> {
-        let engine = crate::engines::engine_for_target(p.engine, p.path.as_deref());
-        let path = p.path.clone().unwrap_or_else(dut::default_target_path);
+        let engine = crate::engine_list::engine_for_target(p.engine, p.path.as_deref());
+        let path = p
+            .path
+            .clone()
+            .unwrap_or_else(test_target::default_target_path);
         let req = TargetRequest {
             size: p.size,
             writes: p.writes,
@@ -61,10 +64,10 @@ impl TargetHost for LocalHost {
             destroy_data: p.destroy_data,
             create_default: p.path.is_none() || p.create_missing,
         };
-        let t = dut::prepare(&path, &req)?;
+        let t = test_target::prepare(&path, &req)?;
         let (drive, notes) = self.drive_of(&t.path);
         Ok(PreparedReply {
-            file: dut::file_id(&t.path),
+            file: test_target::file_id(&t.path),
             target: t,
             engine,
             drive,
@@ -73,11 +76,11 @@ impl TargetHost for LocalHost {
     }
 
     fn check(&self, t: &StepTarget, steps: &[StepSpec]) -> Result<Option<String>, HostFailure> {
-        Ok(crate::engines::check_steps(t, steps)?)
+        Ok(crate::engine_list::check_steps(t, steps)?)
     }
 
     fn lock(&self, t: &PreparedTarget, exclusive: bool) -> Result<Option<TargetLock>, HostFailure> {
-        let mut locks = crate::engines::lock_targets(&[(t.path.clone(), exclusive)])?;
+        let mut locks = crate::engine_list::lock_targets(&[(t.path.clone(), exclusive)])?;
         Ok(locks.pop())
     }
 
@@ -89,7 +92,7 @@ impl TargetHost for LocalHost {
         show: &mut dyn FnMut(&str),
     ) -> Result<Filled, HostFailure> {
         let mut notes = Vec::new();
-        let filled = dut::fill::fill_if_unwritten(t, direct, ctl, &mut |n: &str| {
+        let filled = test_target::fill::fill_if_unwritten(t, direct, ctl, &mut |n: &str| {
             show(n);
             notes.push(n.to_string());
         })?;
@@ -103,7 +106,7 @@ impl TargetHost for LocalHost {
     /// The engine of `kind`, resetting the zones a step writes on a zoned device.
     fn engine(&self, kind: EngineKind) -> Box<dyn Engine> {
         Box::new(super::zone_reset::ZoneResetting(
-            crate::engines::engine_for(kind),
+            crate::engine_list::engine_for(kind),
         ))
     }
 

@@ -1,6 +1,6 @@
 //! The host seam: what a run asks of the machine its target is on ([`TargetHost`]), made
 //! once per target and held by the pipeline, which never asks which machine it is. This
-//! machine is [`LocalHost`] (the guard in `dut`, the drive in `drive`, the telemetry
+//! machine is [`LocalHost`] (the guard in `test_target`, the drive in `drive`, the telemetry
 //! poller, the in-process engines); another one is `remote::RemoteHost`, over its agent's
 //! link, whose agent serves the requests on its own `LocalHost`.
 
@@ -13,11 +13,11 @@ use std::path::Path;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
-use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
-use crate::engines::TargetLock;
+use crate::engine_list::TargetLock;
 use crate::stats::StepSummary;
 use crate::telemetry::TelemetrySample;
+use crate::test_target::PreparedTarget;
 use crate::workload::{EngineKind, StepSpec};
 
 pub use error::{HostFailure, RemoteError};
@@ -72,7 +72,7 @@ pub trait TargetHost: Send + Sync + std::fmt::Debug {
 
     /// The run has started (past every refusal): what the host made for it stays. A remote
     /// host's agent removes a test file it made unless told so before it ends; this
-    /// machine's are the run's own ([`MadeFile`](crate::dut::MadeFile)s it keeps).
+    /// machine's are the run's own ([`MadeFile`](crate::test_target::MadeFile)s it keeps).
     fn started(&self);
 
     /// The target's path on this machine, where its verify state and the test file a

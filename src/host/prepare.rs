@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::drive::DriveInfo;
-use crate::dut::{FileId, PreparedTarget};
+use crate::test_target::{FileId, PreparedTarget};
 use crate::workload::EngineKind;
 
 /// What the controller asks to be made ready.

@@ -40,7 +40,7 @@ impl fmt::Display for Diagnostic {
 #[derive(Debug, Error)]
 pub enum PresetError {
     #[error(transparent)]
-    Input(#[from] crate::input::InputError),
+    Input(#[from] crate::user_file::InputError),
     #[error("{0}")]
     Invalid(Box<Diagnostic>),
     #[error("no preset '{id}'{}; known presets: {known}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]

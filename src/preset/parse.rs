@@ -189,12 +189,12 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Preset, PresetError> {
 }
 
 /// The largest preset file read.
-pub const MAX_FILE_BYTES: u64 = crate::input::MIB;
+pub const MAX_FILE_BYTES: u64 = crate::user_file::MIB;
 
 /// Reads, parses and validates a preset file (a regular file of at most
 /// [`MAX_FILE_BYTES`], or `-` for standard input).
 pub fn parse_file(path: &Path) -> Result<Preset, PresetError> {
-    let text = crate::input::read_text_or_stdin(path, MAX_FILE_BYTES, "preset file")?;
+    let text = crate::user_file::read_text_or_stdin(path, MAX_FILE_BYTES, "preset file")?;
     parse_str(&text, &path.display().to_string())
 }
 

@@ -21,12 +21,12 @@ use super::job::Job;
 pub use super::outbox::AgentWatch;
 use super::outbox::{failure, Outbox, Relay};
 use super::proto::{FromAgent, ToAgent, VERSION};
-use crate::dut::{MadeFile, PreparedTarget};
 use crate::engine::{StepControl, StepTarget};
-use crate::engines::TargetLock;
+use crate::engine_list::TargetLock;
 use crate::host::{LocalHost, PrepareRequest, TargetHost};
 use crate::outcome::EndedBy;
 use crate::telemetry::Poller;
+use crate::test_target::{MadeFile, PreparedTarget};
 use crate::workload::StepSpec;
 
 /// Records waiting to be written: about a minute of intervals and samples.

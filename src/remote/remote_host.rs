@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use super::link::{Link, RemoteEngine, RemoteError, RemoteTarget};
 use super::proto::ToAgent;
-use crate::dut::PreparedTarget;
 use crate::engine::{Engine, StepControl, StepTarget};
-use crate::engines::TargetLock;
+use crate::engine_list::TargetLock;
 use crate::host::{Filled, HostFailure, PrepareRequest, PreparedReply, TargetHost};
 use crate::telemetry::TelemetrySample;
+use crate::test_target::PreparedTarget;
 use crate::workload::{EngineKind, StepSpec};
 
 /// A target's host reached over ssh: the link to its agent.
@@ -88,7 +88,7 @@ impl TargetHost for RemoteHost {
     /// Each step runs on the target's host; an idle step (no I/O) runs here.
     fn engine(&self, kind: EngineKind) -> Box<dyn Engine> {
         match kind {
-            EngineKind::Idle => crate::engines::engine_for(kind),
+            EngineKind::Idle => crate::engine_list::engine_for(kind),
             kind => Box::new(RemoteEngine {
                 link: self.link.clone(),
                 kind,

@@ -28,9 +28,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::input::FileKind;
 use crate::session::outputs::{self, Output, Refusal};
 use crate::session::{self, OutFolder, Session, SessionError};
+use crate::user_file::FileKind;
 
 #[derive(Debug, Error)]
 pub enum ReportError {

@@ -23,7 +23,7 @@ const CSV_HEAD: &str = "cycle,cut_at,cut_after_s,cut_took_s,epoch,blocks_in_flig
 
 /// Whether the file at `path` is a power-cut record (by its first line), not a session.
 pub fn is_record_file(path: &Path) -> bool {
-    crate::input::head(path, 64).is_ok_and(|h| crate::run::power_cut::is_record(&h))
+    crate::user_file::head(path, 64).is_ok_and(|h| crate::run::power_cut::is_record(&h))
 }
 
 /// Whether `head` (a file's first bytes) is a cycles CSV drivescope wrote.

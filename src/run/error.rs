@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::dut::TargetError;
 use crate::engine::EngineError;
 use crate::plan::PlanError;
 use crate::preset::PresetError;
 use crate::session::SessionError;
+use crate::test_target::TargetError;
 use crate::units::format_size;
 
 #[derive(Debug, Error)]

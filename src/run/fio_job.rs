@@ -9,11 +9,11 @@ use std::time::Duration;
 use super::choice::label_of;
 use super::error::RunError;
 use super::request::{FioJobRequest, FioRun, Prepared, RunRequest, RunWhat};
-use crate::dut::guard::same_path;
-use crate::dut::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::engine;
 use crate::fio::file::{self as fio_file, FileStep, JobFile};
 use crate::plan::{Plan, PlanStep, StepRate};
+use crate::test_target::guard::same_path;
+use crate::test_target::{self, PreparedTarget, TargetError, TargetRequest};
 use crate::workload::{
     BlockSizes, EngineKind, FioFileStep, FioTarget, Region, RwMode, StepEnd, Workload,
 };
@@ -221,7 +221,7 @@ pub(super) fn prepare_fio_job(
                 .iter()
                 .find(|d| same_path(d, &t.path))
                 .cloned();
-            let prepared = dut::prepare(
+            let prepared = test_target::prepare(
                 &t.path,
                 &TargetRequest {
                     size: t.size,

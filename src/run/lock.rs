@@ -6,7 +6,7 @@
 //! fio job file's targets, a verified run, a remote host's agent): see
 //! `engine::native::target_lock`.
 
-use crate::engines::TargetLock;
+use crate::engine_list::TargetLock;
 
 /// The locks a prepared run holds on its targets. A copy of the run (the one its `Started`
 /// event carries to the session and the sinks) holds none: the locks are the prepared

@@ -11,7 +11,7 @@ use super::error::RunError;
 use super::fio_job::prepare_fio_job;
 use super::lock::RunLocks;
 use super::request::{host_for, prepare_preset, prepare_single, Prepared, RunRequest, RunWhat};
-use crate::dut::{self, FileId, PreparedTarget, TargetKind};
+use crate::test_target::{self, FileId, PreparedTarget, TargetKind};
 
 /// Makes the target ready and the plan for it. A preset's target is prepared read-only
 /// first (creating the default test file if needed), the plan expanded for its facts, and
@@ -94,8 +94,8 @@ pub fn prepare_all(
 /// name or address of it changes, with the file's device and inode as its own kernel says.
 fn check_same_file(runs: &[Prepared]) -> Result<(), RunError> {
     let id = |p: &Prepared| match p.host.path_here(&p.target) {
-        _ if p.target.kind == dut::TargetKind::None => None,
-        Some(path) => dut::file_id(path),
+        _ if p.target.kind == test_target::TargetKind::None => None,
+        Some(path) => test_target::file_id(path),
         None => p.told.file.clone(),
     };
     let ids: Vec<Option<FileId>> = runs.iter().map(id).collect();
@@ -204,7 +204,7 @@ fn lock(p: &mut Prepared) -> Result<(), RunError> {
                 .zip(prepared)
                 .map(|((path, w), t)| (path.clone(), *w || fills(reads, t)))
                 .collect();
-            crate::engines::lock_targets(&wanted)?
+            crate::engine_list::lock_targets(&wanted)?
         }
         _ if p.target.kind == TargetKind::None => Vec::new(),
         _ => {

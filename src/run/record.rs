@@ -7,13 +7,13 @@ use super::event::{RunEvent, SessionEvent};
 use super::request::{Prepared, RunWhat, SingleStep};
 use super::view::DriveView;
 use crate::drive::DriveInfo;
-use crate::dut::PreparedTarget;
 use crate::plan::StepRate;
 use crate::preset;
 use crate::session::{
     DiskIdentity, DiskZones, Document, DriveIdentity, EventKind, SessionRecorder, SessionStart,
     StepPoint, TargetInfo, Word,
 };
+use crate::test_target::PreparedTarget;
 use crate::thermal::{Load, SoakLog, ThermalEvent};
 
 /// The session's record of a prepared target (on `host`, when it is another one).

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use super::choice::{label_of, TargetChoice, Where};
 use super::error::RunError;
-use crate::dut::{FileId, MadeFile, PreparedTarget};
 use crate::engine::{self, StepTarget};
 use crate::host::{LocalHost, PrepareRequest, PreparedReply, TargetHost};
 use crate::plan::{self, Plan, PlanOptions, PlanStep, StepRate, TargetFacts};
 use crate::preset::Preset;
 use crate::remote::RemoteHost;
+use crate::test_target::{FileId, MadeFile, PreparedTarget};
 use crate::workload::{Arrivals, EngineKind, StepEnd, Workload};
 
 /// One workload run once (a plain `drivescope run`).

@@ -150,7 +150,7 @@ pub fn run_plan(
     ctl: &RunControl,
     obs: &mut dyn RunObserver,
 ) -> Result<(RunOutcome, Tally), EngineError> {
-    run_plan_on(plan, target, ctl, obs, &mut crate::engines::engine_for)
+    run_plan_on(plan, target, ctl, obs, &mut crate::engine_list::engine_for)
 }
 
 /// [`run_plan`], each step on the engine `engine_for` gives for its kind (the tests give

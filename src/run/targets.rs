@@ -43,7 +43,7 @@ pub struct TargetSpec {
 #[derive(Debug, Error)]
 pub enum TargetsError {
     #[error(transparent)]
-    Input(#[from] crate::input::InputError),
+    Input(#[from] crate::user_file::InputError),
     #[error("{}:{line}:{column}: {message}", .path.display())]
     At {
         path: PathBuf,
@@ -121,7 +121,7 @@ pub fn same_target(a: &Path, b: &Path) -> bool {
 
 /// Reads a targets file.
 pub fn read_file(path: &Path) -> Result<Vec<TargetSpec>, TargetsError> {
-    let text = crate::input::read_text(path, MAX_TARGETS_FILE, "targets file")?;
+    let text = crate::user_file::read_text(path, MAX_TARGETS_FILE, "targets file")?;
     let entries: Vec<Entry> = serde_yaml::from_str(&text).map_err(|e| {
         let (line, column) = crate::yaml_pos::of_error(&e);
         let message = e.to_string();

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::RunError;
-use crate::dut::PreparedTarget;
 use crate::plan::{Plan, PlanPhase, PlanStep};
+use crate::test_target::PreparedTarget;
 use crate::verify::state::{dir_for, retire, Retirement};
 use crate::verify::{VerifyError, VerifyMode, VerifyState};
 use crate::workload::{BlockSizes, EngineKind, RwMode, StepEnd, Workload};

@@ -137,7 +137,7 @@ impl Worker {
         };
         // A job file's other targets are this host's: each new one is filled as well, so
         // that no job reads unwritten extents (no device I/O, and numbers no drive gives).
-        let also: &[crate::dut::PreparedTarget] = match &run.kind {
+        let also: &[crate::test_target::PreparedTarget] = match &run.kind {
             RunWhat::FioJob(f) => &f.also,
             _ => &[],
         };
@@ -152,7 +152,7 @@ impl Worker {
             match filled {
                 Some(s) => self.say(WorkerMessage::Record {
                     kind: EventKind::Fill,
-                    message: if crate::dut::fill::interrupted(&s) {
+                    message: if crate::test_target::fill::interrupted(&s) {
                         format!("fill of {} interrupted", t.path.display())
                     } else {
                         format!("filled {}", t.path.display())

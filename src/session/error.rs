@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::input::{FileKind, InputError};
+use crate::user_file::{FileKind, InputError};
 
 /// What can go wrong writing or reading a session.
 #[derive(Debug, Error)]

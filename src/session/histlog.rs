@@ -30,7 +30,7 @@ pub fn is_histlog(head: &[u8]) -> bool {
 
 /// The largest log read (the whole log is held while it is read): some 4 KiB a second for
 /// a run of weeks.
-pub const MAX_BYTES: u64 = 4096 * crate::input::MIB;
+pub const MAX_BYTES: u64 = 4096 * crate::user_file::MIB;
 
 /// Why reading a log stopped at byte `offset` of `bytes`, in words.
 fn unreadable_at(bytes: &[u8], offset: usize) -> String {
@@ -136,7 +136,7 @@ fn read_span_where(
     to_s: f64,
     keep: &dyn Fn(Option<&str>) -> bool,
 ) -> Result<Span, SessionError> {
-    let bytes = crate::input::read_input(path, MAX_BYTES, "histogram log")?;
+    let bytes = crate::user_file::read_input(path, MAX_BYTES, "histogram log")?;
     let mut span = Span {
         hist: new_histogram(),
         histograms: 0,

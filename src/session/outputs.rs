@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 pub use super::error::Refusal;
 use super::error::SessionError;
 use super::options::RecorderOptions;
-use crate::input::{self, FileKind};
+use crate::user_file::{self, FileKind};
 
 /// How much of a file is read to know it as drivescope's (a session's header is small, but
 /// holds the preset and plan).
@@ -45,7 +45,7 @@ fn refused(path: &Path, what: &'static str, why: Refusal) -> SessionError {
 
 /// Whether the regular file at `path` (not followed if a link) is empty or drivescope's.
 fn is_ours(path: &Path, out: Output) -> Result<bool, SessionError> {
-    let head = input::head(path, RECOGNISE_BYTES)
+    let head = user_file::head(path, RECOGNISE_BYTES)
         .map_err(|e| SessionError::io(path, "cannot read what is there", e))?;
     Ok(head.is_empty() || (out.ours)(&head))
 }

@@ -83,7 +83,7 @@ fn strip_location(e: &serde_yaml::Error) -> String {
 }
 
 /// The largest session read (it is held whole while it is read): months of intervals.
-pub const MAX_BYTES: u64 = 1024 * crate::input::MIB;
+pub const MAX_BYTES: u64 = 1024 * crate::user_file::MIB;
 
 /// The deepest nesting of flow collections (`[`, `{`) read: sessions nest a few levels;
 /// the YAML parser's time grows with the square of the depth.
@@ -91,7 +91,7 @@ pub const MAX_FLOW_DEPTH: usize = 64;
 
 /// Reads and loads the session at `path` (a regular file of at most [`MAX_BYTES`]).
 pub fn load(path: &Path) -> Result<Loaded, SessionError> {
-    let bytes = crate::input::read_input(path, MAX_BYTES, "session")?;
+    let bytes = crate::user_file::read_input(path, MAX_BYTES, "session")?;
     let mut pre = Vec::new();
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -144,7 +144,7 @@ fn header_versions(text: &str) -> (Option<Result<u32, String>>, String) {
 
 /// Loads a session from `text`; `path` only names it in messages.
 pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
-    if let Some((line, column)) = crate::input::flow_depth_over(text, MAX_FLOW_DEPTH) {
+    if let Some((line, column)) = crate::user_file::flow_depth_over(text, MAX_FLOW_DEPTH) {
         return Err(SessionError::TooDeep {
             path: path.to_path_buf(),
             line,
@@ -243,7 +243,7 @@ pub(crate) fn is_session_header(head: &[u8]) -> bool {
         started: String,
     }
     let text = String::from_utf8_lossy(head);
-    if crate::input::flow_depth_over(&text, MAX_FLOW_DEPTH).is_some() {
+    if crate::user_file::flow_depth_over(&text, MAX_FLOW_DEPTH).is_some() {
         return false;
     }
     let Some(doc) = split_documents(&text)

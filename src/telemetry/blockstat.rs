@@ -20,7 +20,7 @@ pub enum BlockStatError {
     /// Not a regular file, or larger than one: refused unread, so that a FIFO or a device
     /// in its place cannot hold the poller.
     #[error(transparent)]
-    Input(#[from] crate::input::InputError),
+    Input(#[from] crate::user_file::InputError),
     #[error("{path}: {fields} fields, need at least 11")]
     Format { path: PathBuf, fields: usize },
 }
@@ -102,7 +102,7 @@ const MAX_STAT_BYTES: u64 = 64 << 10;
 /// file, opened without waiting (a FIFO there would hold the poller for ever).
 pub fn read_at(root: &SysRoot, sysfs_name: &str) -> Result<BlockStat, BlockStatError> {
     let path = root.block(sysfs_name).join("stat");
-    let bytes = crate::input::read_input(&path, MAX_STAT_BYTES, "block statistics")?;
+    let bytes = crate::user_file::read_input(&path, MAX_STAT_BYTES, "block statistics")?;
     let text = String::from_utf8(bytes).map_err(|e| BlockStatError::Read {
         path: path.clone(),
         source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),

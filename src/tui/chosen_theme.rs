@@ -36,9 +36,9 @@ pub enum Saved {
 /// file:line:column.
 pub fn load(dir: &Path) -> Result<Option<String>, String> {
     let path = dir.join(FILE);
-    let text = match crate::input::read_text(&path, MAX_BYTES, "theme choice") {
+    let text = match crate::user_file::read_text(&path, MAX_BYTES, "theme choice") {
         Ok(t) => t,
-        Err(crate::input::InputError::Io { source, .. })
+        Err(crate::user_file::InputError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {
             return Ok(None)

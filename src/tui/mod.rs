@@ -34,7 +34,7 @@
 
 pub mod chosen_theme;
 mod event_loop;
-mod input;
+mod listeners;
 mod options;
 pub mod terminal;
 
@@ -66,7 +66,7 @@ pub enum DashboardError {
     Ssh(#[from] crate::remote::HostError),
     /// A target that cannot be used as given (a missing path without `--size`).
     #[error(transparent)]
-    Target(#[from] crate::dut::TargetError),
+    Target(#[from] crate::test_target::TargetError),
     /// `--preset` that names no preset of the catalog.
     #[error(transparent)]
     Preset(#[from] crate::preset::PresetError),
@@ -111,8 +111,8 @@ pub fn run_dashboard(
 
     let (tx, input_rx) = mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
-    let input_thread = input::spawn_input(tx.clone(), stop.clone())?;
-    let (sig_handle, sig_thread) = input::spawn_signals(tx)?;
+    let input_thread = listeners::spawn_input(tx.clone(), stop.clone())?;
+    let (sig_handle, sig_thread) = listeners::spawn_signals(tx)?;
 
     let result = rt.block_on(event_loop(&mut term, &mut app, msgs, input_rx, &effects));
     // ratatui's Terminal prints (eprintln!, which panics on a dead terminal) when it cannot

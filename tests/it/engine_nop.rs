@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{json_lines, of_type, run, summary};
 use drivescope::engine::{Control, StepControl, StepTarget};
-use drivescope::engines::run_step;
+use drivescope::engine_list::run_step;
 use drivescope::outcome::Pacing;
 use drivescope::stats::StepSummary;
 use drivescope::workload::{BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload};

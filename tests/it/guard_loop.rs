@@ -523,14 +523,14 @@ fn dashboard_sees_what_the_guard_sees() {
 
     // The dashboard's run path prepares the target through the same guard.
     let sum0 = dev.sha256();
-    let req = drivescope::dut::TargetRequest {
+    let req = drivescope::test_target::TargetRequest {
         writes: true,
         destroy_data: Some(dev.dev.clone()),
         ..Default::default()
     };
-    let r = drivescope::dut::prepare(&dev.dev, &req);
+    let r = drivescope::test_target::prepare(&dev.dev, &req);
     assert!(
-        matches!(r, Err(drivescope::dut::TargetError::Refused(_))),
+        matches!(r, Err(drivescope::test_target::TargetError::Refused(_))),
         "{r:?}"
     );
     assert_eq!(dev.sha256(), sum0);
@@ -540,7 +540,7 @@ fn dashboard_sees_what_the_guard_sees() {
 /// exclusive open makes the kernel refuse it, and nothing is written.
 fn engine_write_is_refused_by_the_kernel(case: &str, dev: &LoopDev, checksum: &dyn Fn() -> String) {
     use drivescope::engine::{Control, StepControl, StepTarget};
-    use drivescope::engines::run_step;
+    use drivescope::engine_list::run_step;
     use drivescope::workload::{
         BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };

@@ -92,7 +92,7 @@ fn randread_json_stream_and_summary() {
     assert!((s["read_bw_bytes"].as_f64().unwrap() - iops * 4096.0).abs() < 4096.0);
     // After the fill no block of the file is left unwritten.
     let f = std::fs::File::open(&target).unwrap();
-    let unwritten = drivescope::dut::extents::has_unwritten(&f, 64 << 20);
+    let unwritten = drivescope::test_target::extents::has_unwritten(&f, 64 << 20);
     assert_eq!(
         unwritten,
         Some(false),
@@ -343,7 +343,7 @@ fn a_size_in_gb_is_decimal_and_in_gib_binary_and_the_first_line_shows_both() {
         let aligned = bytes - bytes % 4096;
         let f = std::fs::File::open(&t).unwrap();
         assert_eq!(
-            drivescope::dut::extents::has_unwritten(&f, aligned),
+            drivescope::test_target::extents::has_unwritten(&f, aligned),
             Some(false),
             "--size {size}: {text}"
         );
@@ -536,7 +536,7 @@ fn bad_input_gets_one_line_and_a_nonzero_exit() {
 fn a_paused_step_issues_nothing_and_still_measures_its_full_duration() {
     let _timing = crate::common::timing_lock();
     use drivescope::engine::{StepControl, StepTarget};
-    use drivescope::engines::run_step;
+    use drivescope::engine_list::run_step;
     use drivescope::workload::{
         BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };
@@ -1016,7 +1016,7 @@ fn without_io_uring_the_run_falls_back_to_sync_says_so_and_measures() {
 fn a_pause_past_the_steps_end_holds_the_step_until_resumed() {
     let _timing = crate::common::timing_lock();
     use drivescope::engine::{StepControl, StepTarget};
-    use drivescope::engines::run_step;
+    use drivescope::engine_list::run_step;
     use drivescope::workload::{
         BlockSizes, EngineKind, Region, RwMode, StepEnd, StepSpec, Workload,
     };

@@ -4,10 +4,10 @@
 use serde_json::json;
 
 use super::{FormatPrinter, PAGE_CACHE_NOTE};
-use crate::dut::TargetKind;
 use crate::printer::text::{engine_text, host_prefix, with_host};
 use crate::run::{single_workload, Prepared, RunWhat, SingleStep};
 use crate::session::OffMethod;
+use crate::test_target::TargetKind;
 use crate::ui::format;
 use crate::units::{count, format_duration};
 
@@ -166,7 +166,7 @@ impl<S: FormatPrinter> Started for S {}
 
 /// The target's size: a file's in the binary units it was given (`1 GiB`), a device's
 /// capacity as vendors print it (`500.1 GB (465.8 GiB)`).
-fn target_size(t: &crate::dut::PreparedTarget) -> String {
+fn target_size(t: &crate::test_target::PreparedTarget) -> String {
     match t.kind {
         TargetKind::File => format::size(t.size),
         _ => format::capacity(t.size),

@@ -54,7 +54,7 @@ pub fn identity(path: &Path) -> std::io::Result<DriveIdentity> {
             wwid: None,
         });
     }
-    let (size, _) = crate::dut::block_device_geometry(&file)?;
+    let (size, _) = crate::test_target::block_device_geometry(&file)?;
     let disk = crate::drive::resolve(path)
         .ok()
         .and_then(|i| i.primary().cloned());

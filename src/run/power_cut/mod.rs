@@ -232,7 +232,7 @@ fn cycles(
         .target
         .path
         .clone()
-        .unwrap_or_else(crate::dut::default_target_path);
+        .unwrap_or_else(crate::test_target::default_target_path);
     let state_dir = req
         .verify
         .as_ref()

@@ -124,13 +124,13 @@ pub fn is_record(head: &[u8]) -> bool {
 }
 
 /// The largest record read: thousands of cycles with their findings.
-const MAX_RECORD_BYTES: u64 = 64 * crate::input::MIB;
+const MAX_RECORD_BYTES: u64 = 64 * crate::user_file::MIB;
 
 /// Why a power-cut record could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error(transparent)]
-    Read(#[from] crate::input::InputError),
+    Read(#[from] crate::user_file::InputError),
     #[error("{}: not a power-cut record (its first line is not `# drivescope power-cut record`)", .0.display())]
     NotARecord(PathBuf),
     #[error("{}:{line}:{column}: {message}", path.display())]
@@ -144,14 +144,14 @@ pub enum RecordError {
 
 /// Reads the power-cut record at `path`.
 pub fn load_record(path: &Path) -> Result<PowerCutRecord, RecordError> {
-    let bytes = crate::input::read_input(path, MAX_RECORD_BYTES, "power-cut record")?;
+    let bytes = crate::user_file::read_input(path, MAX_RECORD_BYTES, "power-cut record")?;
     if !is_record(&bytes) {
         return Err(RecordError::NotARecord(path.to_path_buf()));
     }
     let text = String::from_utf8_lossy(&bytes);
     // A hostile nesting is turned down before the parser (its time grows with the square).
     let cap = crate::session::MAX_FLOW_DEPTH;
-    if let Some((line, column)) = crate::input::flow_depth_over(&text, cap) {
+    if let Some((line, column)) = crate::user_file::flow_depth_over(&text, cap) {
         return Err(RecordError::Yaml {
             path: path.to_path_buf(),
             line,

@@ -5,8 +5,8 @@
 mod check;
 mod decode;
 mod health;
-mod input;
 mod json;
+mod saved_text;
 mod tables;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use serde_json::Value;
 
 pub use check::{check_output, Header, JsonShape, Refusal, Unfit};
 pub use decode::decode;
-pub use input::{decode_text, read_capped, Encoding, TextProblem, MAX_OUTPUT_BYTES};
+pub use saved_text::{decode_text, read_capped, Encoding, TextProblem, MAX_OUTPUT_BYTES};
 
 use crate::telemetry::reading::{SmartReading, Source};
 
@@ -34,7 +34,7 @@ fn quoted(messages: &[String]) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum SmartctlError {
     #[error(transparent)]
-    Input(#[from] crate::input::InputError),
+    Input(#[from] crate::user_file::InputError),
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
@@ -119,7 +119,7 @@ fn reading_of(
 
 /// Reads and decodes a saved `smartctl -j` output file (at most [`MAX_OUTPUT_BYTES`]).
 pub fn decode_file(path: &Path) -> Result<SmartReading, SmartctlError> {
-    let text = input::read_file(path)?;
+    let text = saved_text::read_file(path)?;
     reading_of(&text, path, Source::SmartctlFile, false)
 }
 

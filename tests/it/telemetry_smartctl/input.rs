@@ -184,7 +184,7 @@ fn a_file_over_the_cap_is_refused_unread() {
     assert!(
         matches!(
             e,
-            SmartctlError::Input(drivescope::input::InputError::TooLarge { .. })
+            SmartctlError::Input(drivescope::user_file::InputError::TooLarge { .. })
         ),
         "{e:?}"
     );

@@ -144,7 +144,7 @@ fn fill_part(
     };
     let st = t.step_target(None);
     let mut first_error: Option<String> = None;
-    let s = crate::engines::run_step(
+    let s = crate::engine_list::run_step(
         &st,
         &spec,
         ctl,

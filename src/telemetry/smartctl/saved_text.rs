@@ -114,10 +114,10 @@ pub fn read_capped(r: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
 }
 
 /// The text of a saved smartctl output (`-` for standard input): read through the one
-/// capped input reader ([`crate::input`]: a regular file, never a FIFO or a device, at
+/// capped input reader ([`crate::user_file`]: a regular file, never a FIFO or a device, at
 /// most the cap), then decoded from whatever encoding it is in.
 pub fn read_file(path: &Path) -> Result<String, SmartctlError> {
-    let bytes = crate::input::read_input_or_stdin(path, MAX_OUTPUT_BYTES, "smartctl JSON")?;
+    let bytes = crate::user_file::read_input_or_stdin(path, MAX_OUTPUT_BYTES, "smartctl JSON")?;
     decode_text(&bytes).map_err(|problem| SmartctlError::Text {
         path: path.to_path_buf(),
         problem,
