@@ -11,6 +11,14 @@ pub fn parse_size_arg(s: &str) -> Result<u64, UnitError> {
     units::parse_size(s)
 }
 
+/// `--io-size`: a size above zero (a run that may move no byte would end before its first I/O).
+pub fn parse_io_size(s: &str) -> Result<u64, String> {
+    match units::parse_size(s) {
+        Ok(0) => Err("--io-size 0: the run must be allowed to move at least one byte".into()),
+        r => r.map_err(|e| e.to_string()),
+    }
+}
+
 pub fn parse_duration_arg(s: &str) -> Result<Duration, UnitError> {
     units::parse_duration(s)
 }

@@ -8,8 +8,9 @@ use clap::Args;
 
 use super::parse::{
     parse_arrivals, parse_autosave, parse_bool01, parse_bssplit, parse_cut_at, parse_duration_arg,
-    parse_engine, parse_host, parse_interval, parse_iodepth, parse_jobs, parse_mix, parse_rate,
-    parse_rw, parse_size_arg, parse_snapshot_every, parse_time_scale, parse_verify_mode,
+    parse_engine, parse_host, parse_interval, parse_io_size, parse_iodepth, parse_jobs, parse_mix,
+    parse_rate, parse_rw, parse_size_arg, parse_snapshot_every, parse_time_scale,
+    parse_verify_mode,
 };
 use crate::workload::{Arrivals, BlockSizes, EngineKind, EngineOptions, RwMode, SqPoll};
 
@@ -81,7 +82,7 @@ pub struct RunArgs {
     /// End the run also once it has moved this many bytes, ramp included, whichever comes
     /// first (fio's io_size), e.g. `--size 2M --io-size 2M --duration 10m`: one sequential
     /// pass however slow the drive. Units as --size.
-    #[arg(long, alias = "io_size", value_parser = parse_size_arg)]
+    #[arg(long, alias = "io_size", value_parser = parse_io_size)]
     pub io_size: Option<u64>,
     /// Warm-up time, run but left out of the summary.
     #[arg(long, alias = "ramp_time", value_parser = parse_duration_arg, default_value = "0s")]

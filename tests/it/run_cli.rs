@@ -289,6 +289,13 @@ fn an_io_size_ends_the_run_by_its_bytes_before_its_duration() {
     let saved: serde_yaml::Value =
         serde_yaml::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
     assert_eq!(saved["plan"]["steps"][0]["io_size"].as_u64(), Some(2 << 20));
+    // Zero is no size to end by.
+    let out = run(
+        home.path(),
+        &["run", "--target", t.to_str().unwrap(), "--io-size", "0"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--io-size 0"));
     // Refused beside a preset, whose steps say how they end.
     let out = run(
         home.path(),
