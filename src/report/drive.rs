@@ -210,8 +210,10 @@ const FIGURES: [(&str, Shown, Figure); 11] = [
     ("unsafe shutdowns", Shown::Count, |r| n(r.unsafe_shutdowns)),
 ];
 
-/// The other counters of a reading, shown when they changed: (name, figure).
-const OTHER: [(&str, Figure); 14] = [
+/// The other counters of a reading, shown when they changed: (name, figure), every number
+/// of the reading that is neither a figure above nor a temperature, in the reading's order
+/// (its sensors' temperatures come first, from [`other_counters`]).
+const OTHER: [(&str, Figure); 23] = [
     ("critical_warning", |r| r.critical_warning.map(f64::from)),
     ("host_read_commands", |r| n(r.host_read_commands)),
     ("host_write_commands", |r| n(r.host_write_commands)),
@@ -219,15 +221,35 @@ const OTHER: [(&str, Figure); 14] = [
     ("power_cycles", |r| n(r.power_cycles)),
     ("self_test_errors", |r| n(r.self_test_errors)),
     ("scsi_grown_defects", |r| n(r.scsi_grown_defects)),
+    ("smartctl_exit_status", |r| {
+        r.smartctl_exit_status.map(f64::from)
+    }),
     ("power_state", |r| r.power_state.map(f64::from)),
+    ("power_state_max_w", |r| r.power_state_max_w),
+    ("power_w", |r| r.power_w),
     ("thermal_throttle.tmt1_transitions", |r| {
         Some(r.thermal_throttle?.tmt1_transitions.into())
     }),
     ("thermal_throttle.tmt2_transitions", |r| {
         Some(r.thermal_throttle?.tmt2_transitions.into())
     }),
+    ("thermal_management.tmt1_c", |r| {
+        r.thermal_management?.tmt1_c.map(f64::from)
+    }),
+    ("thermal_management.tmt2_c", |r| {
+        r.thermal_management?.tmt2_c.map(f64::from)
+    }),
+    ("thermal_management.mntmt_c", |r| {
+        r.thermal_management?.mntmt_c.map(f64::from)
+    }),
+    ("thermal_management.mxtmt_c", |r| {
+        r.thermal_management?.mxtmt_c.map(f64::from)
+    }),
     ("ocp_smart.media_written_bytes", |r| {
         n(r.ocp_smart?.media_written_bytes)
+    }),
+    ("ocp_smart.media_read_bytes", |r| {
+        n(r.ocp_smart?.media_read_bytes)
     }),
     ("ocp_smart.throttle_events", |r| {
         Some(r.ocp_smart?.throttle_events.into())
@@ -237,6 +259,9 @@ const OTHER: [(&str, Figure); 14] = [
     }),
     ("ocp_smart.incomplete_shutdowns", |r| {
         Some(r.ocp_smart?.incomplete_shutdowns.into())
+    }),
+    ("ocp_smart.log_page_version", |r| {
+        Some(r.ocp_smart?.log_page_version.into())
     }),
 ];
 
@@ -273,6 +298,12 @@ impl Shown {
 /// A reading's other counters and its ATA attributes (one row each, keyed by id and name,
 /// with the raw value, as smartctl users compare them).
 fn other_counters(r: &SmartReading) -> Vec<(String, f64)> {
+    let sensors = r.sensors_c.iter().enumerate().flat_map(|(i, x)| {
+        [
+            (format!("sensors_c.{i}.sensor"), f64::from(x.sensor)),
+            (format!("sensors_c.{i}.c"), f64::from(x.c)),
+        ]
+    });
     let counters = OTHER
         .iter()
         .filter_map(|(k, f)| Some((k.to_string(), f(r)?)));
@@ -280,7 +311,7 @@ fn other_counters(r: &SmartReading) -> Vec<(String, f64)> {
         let name = a.name.as_deref().unwrap_or("attribute");
         (format!("ATA {} {name} (raw)", a.id), a.raw as f64)
     });
-    counters.chain(attributes).collect()
+    sensors.chain(counters).chain(attributes).collect()
 }
 
 /// The samples with a SMART reading, first and last: (its time, the reading).
@@ -382,6 +413,130 @@ pub fn smart_section(o: &mut String, s: &Session, heading: &str) {
             "smart-other",
             &["counter", "before", "after", "change"],
             &other,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::reading::{
+        OcpSmartHealth, SensorTemp, ThermalManagement, ThermalThrottle, ThrottleStatus,
+    };
+
+    /// Every number of a reading is a figure, a temperature or one of the other counters:
+    /// the literal names every field (a new field fails to compile here until it is sorted),
+    /// and the reading's own JSON is walked for its numbers.
+    #[test]
+    fn every_number_of_a_reading_is_a_figure_a_temperature_or_another_counter() {
+        let r = SmartReading {
+            health: Default::default(),
+            device: Some("/dev/nvme0".into()),
+            model: Some("m".into()),
+            serial: Some("123".into()),
+            firmware: Some("f".into()),
+            temperature_c: Some(40),
+            temperature_unknown: None,
+            sensors_c: vec![SensorTemp { sensor: 1, c: 41 }],
+            warning_temp_c: Some(70),
+            critical_temp_c: Some(80),
+            critical_warning: Some(1),
+            available_spare: Some(2),
+            percentage_used: Some(3),
+            data_units_read: Some(4),
+            data_units_written: Some(5),
+            host_read_commands: Some(6),
+            host_write_commands: Some(7),
+            power_on_hours: Some(8),
+            power_cycles: Some(9),
+            unsafe_shutdowns: Some(10),
+            media_errors: Some(11),
+            kind: None,
+            error_log_entries: Some(12),
+            warning_temp_minutes: Some(13),
+            critical_temp_minutes: Some(14),
+            self_test_errors: Some(15),
+            ata_attributes: Vec::new(),
+            scsi_grown_defects: Some(16),
+            scsi_error_counters: Vec::new(),
+            smartctl_exit_status: Some(17),
+            power_state: Some(18),
+            power_state_max_w: Some(19.5),
+            power_w: Some(20.5),
+            thermal_throttle: Some(ThermalThrottle {
+                tmt1_transitions: 21,
+                tmt2_transitions: 22,
+                tmt1_seconds: 23,
+                tmt2_seconds: 24,
+            }),
+            thermal_management: Some(ThermalManagement {
+                supported: true,
+                tmt1_c: Some(25),
+                tmt2_c: Some(26),
+                mntmt_c: Some(27),
+                mxtmt_c: Some(28),
+            }),
+            temperature_thresholds: Vec::new(),
+            ocp_smart: Some(OcpSmartHealth {
+                media_written_bytes: Some(29),
+                media_read_bytes: Some(30),
+                throttle_status: ThrottleStatus::Unthrottled,
+                throttle_events: 31,
+                max_temperature_c: Some(90),
+                pcie_correctable_errors: 32,
+                incomplete_shutdowns: 33,
+                log_page_version: 34,
+            }),
+            source: None,
+            notes: Vec::new(),
+        };
+        fn numbers(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => m.iter().for_each(|(k, x)| {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    numbers(&p, x, out)
+                }),
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, x)| numbers(&format!("{prefix}.{i}"), x, out)),
+                serde_json::Value::Number(_) => out.push(prefix.into()),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        numbers("", &serde_json::to_value(&r).expect("json"), &mut found);
+        let figures = [
+            "available_spare",
+            "percentage_used",
+            "data_units_read",
+            "data_units_written",
+            "unsafe_shutdowns",
+            "media_errors",
+            "error_log_entries",
+            "thermal_throttle.tmt1_seconds",
+            "thermal_throttle.tmt2_seconds",
+        ];
+        found.retain(|k| !k.contains("temp") && !figures.contains(&k.as_str()));
+        let mut counters: Vec<String> = other_counters(&r).into_iter().map(|(k, _)| k).collect();
+        counters.sort();
+        found.sort();
+        assert_eq!(counters, found);
+        let shown = other_counters(&r);
+        assert_eq!(
+            shown.iter().find(|(k, _)| k == "power_w").map(|x| x.1),
+            Some(20.5)
+        );
+        assert_eq!(
+            shown
+                .iter()
+                .find(|(k, _)| k == "sensors_c.0.c")
+                .map(|x| x.1),
+            Some(41.0)
         );
     }
 }
