@@ -350,7 +350,13 @@ fn kill_9_mid_run_loses_at_most_one_autosave_period_and_reports() {
         all.stopped
     );
     let first = session::histlog::read_span(&hlog, 0.0, ses.intervals[4].t, None).unwrap();
-    assert_eq!(first.histograms, 5, "the first five intervals");
+    // An interval with no read (a process starved for 200 ms on a loaded machine) has no
+    // histogram: the log leaves empty ones out.
+    let with_reads = ses.intervals[..5]
+        .iter()
+        .filter(|iv| (iv.read_iops * iv.dt).round() >= 1.0)
+        .count();
+    assert_eq!(first.histograms, with_reads, "the first five intervals");
     let ios: f64 = ses.intervals[..5]
         .iter()
         .map(|iv| iv.read_iops * iv.dt)
