@@ -4,7 +4,7 @@
 
 use crate::report::page::aligned;
 use crate::session::GridCell;
-use crate::ui::format::{iops, shown, us};
+use crate::ui::format::{iops, lat, shown};
 use crate::workload::RunPick;
 
 /// The latency: service, from submission (a grid's steps are unpaced).
@@ -30,33 +30,22 @@ pub fn grid(cells: &[GridCell]) -> Vec<String> {
     let Some(first) = cells.first() else {
         return Vec::new();
     };
-    let drives = cells.iter().any(|c| c.drive.is_some());
-    let mut head: Vec<&str> = Vec::new();
-    if drives {
-        head.push("drive");
-    }
-    head.extend(COLUMNS);
-    let body: Vec<Vec<String>> = cells
+    let body = cells
         .iter()
         .map(|c| {
-            let mut row = Vec::with_capacity(head.len());
-            if drives {
-                row.push(shown(c.drive.as_deref().unwrap_or("")));
-            }
-            row.extend([
+            let row = vec![
                 c.test.clone(),
                 c.dir.word().to_string(),
                 format!("{:.2}", c.mbps),
                 iops(c.iops),
-                c.mean_us.map(us).unwrap_or_else(|| "-".into()),
-                c.p99_us.map(us).unwrap_or_else(|| "-".into()),
+                lat(c.mean_us),
+                lat(c.p99_us),
                 format!("{}/{}", c.runs, c.of),
                 from(c),
-            ]);
-            row
+            ];
+            (c.drive.as_deref(), row)
         })
         .collect();
-    let left: Vec<usize> = (0..head.len()).filter(|&i| left(head[i])).collect();
     let title = match first.pick {
         RunPick::Best => format!(
             "diskmark grid: best of {} runs per test (as CrystalDiskMark keeps it)",
@@ -68,7 +57,7 @@ pub fn grid(cells: &[GridCell]) -> Vec<String> {
         ),
     };
     std::iter::once(title)
-        .chain(aligned(&head, &body, &left).lines().map(String::from))
+        .chain(super::steps::with_drives(&COLUMNS, body, left))
         .collect()
 }
 
@@ -101,7 +90,7 @@ pub fn series(s: &[crate::session::RunSeries]) -> Vec<String> {
                 format!("{:.2}", x.mean_mbps),
                 iops(x.first_iops),
                 iops(x.last_iops),
-                x.worst_p99_us.map(us).unwrap_or_else(|| "-".into()),
+                lat(x.worst_p99_us),
             ];
             if drives {
                 row.push(shown(x.drive.as_deref().unwrap_or("")));

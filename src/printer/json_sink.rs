@@ -10,7 +10,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, to_value, write_line, Core, FormatPrinter, PrintMode};
+use super::sink::{outcome_text, route, to_value, write_line, Core, FormatPrinter, PrintMode};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
 use crate::run::{FinishedStep, RunEvent, RunView, SessionEvent, Sink, SinkFlow, Tally, Timed};
@@ -95,11 +95,7 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
     }
 
     fn start(&mut self, description: &str, extra: Value) {
-        let mut v = json!({"type": "start", "description": description});
-        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
-            o.extend(e);
-        }
-        self.json(v);
+        self.typed("start", &json!({"description": description}), extra)
     }
 
     fn note(&mut self, message: &str) {
@@ -169,38 +165,24 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
         if let SessionEvent::VerifyFinding(x) = &e.what {
             return self.typed("verify_finding", x.as_ref(), json!({"t_s": e.t_s}));
         }
-        let mut line = json!({
-            "type": "event",
-            "t_s": e.t_s,
-            "kind": e.what.kind().as_str(),
-            "text": e.what.to_string(),
-        });
-        match (&e.what, line.as_object_mut()) {
-            (SessionEvent::Thermal(t), Some(o)) => {
-                o.insert("thermal".into(), json!(t));
+        let extra = match &e.what {
+            SessionEvent::Thermal(t) => json!({ "thermal": t }),
+            SessionEvent::DriveErrors(n) => json!({ "drive_errors": n }),
+            SessionEvent::VerifyUnsaved { step, unsaved } => {
+                json!({"step": step, "verify_unsaved": unsaved})
             }
-            (SessionEvent::DriveErrors(n), Some(o)) => {
-                o.insert("drive_errors".into(), json!(n));
-            }
-            (SessionEvent::VerifyUnsaved { step, unsaved }, Some(o)) => {
-                o.insert("step".into(), json!(step));
-                o.insert("verify_unsaved".into(), json!(unsaved));
-            }
-            _ => {}
-        }
-        self.json(line)
+            _ => Value::Null,
+        };
+        let text = e.what.to_string();
+        let event = json!({"t_s": e.t_s, "kind": e.what.kind().as_str(), "text": text});
+        self.typed("event", &event, extra)
     }
 
     fn verified(&mut self, _e: &Timed) {}
 
     fn wear(&mut self, w: &WearSpan) {
-        let mut v = json!({"type": "drive_wear"});
-        if let (Some(o), Ok(Value::Object(f))) = (v.as_object_mut(), serde_json::to_value(w)) {
-            o.extend(f);
-            o.insert("written_agrees".into(), json!(w.written_agrees()));
-            o.insert("read_agrees".into(), json!(w.read_agrees()));
-        }
-        self.json(v);
+        let agree = json!({"written_agrees": w.written_agrees(), "read_agrees": w.read_agrees()});
+        self.typed("drive_wear", w, agree)
     }
 
     fn soak(&mut self, sum: &SoakSummary) {
@@ -226,14 +208,10 @@ impl<W: Write> FormatPrinter for JsonPrinter<W> {
     }
 
     fn plan_summary(&mut self, preset_id: &str, outcome: &RunOutcome, tally: &Tally) {
-        let text = match outcome.failure() {
-            Some(why) => format!("failed: {why}"),
-            None => outcome.word().to_string(),
-        };
         self.json(json!({
             "type": "plan_summary",
             "preset": preset_id,
-            "outcome": text,
+            "outcome": outcome_text(outcome),
             "steps_run": tally.steps_run,
             "steps": tally.steps,
             "errors": tally.errors,

@@ -37,9 +37,10 @@ pub(super) fn to_value<T: Serialize>(t: &T) -> Value {
 }
 
 /// What the printer shows of each step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PrintMode {
     /// A plain run: the step's full summary; engine notes as notes.
+    #[default]
     Single,
     /// A preset: one line per step, the run's events, and a plan summary.
     Plan,
@@ -47,7 +48,7 @@ pub enum PrintMode {
 
 /// What both sinks keep of the run: how they show it, what it runs on, the label of the
 /// line at hand, and each drive's interval since the last "all" line.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Core {
     pub(super) mode: PrintMode,
     /// Known once the run starts: the target's path, the plan's name.
@@ -67,13 +68,16 @@ impl Core {
     pub(super) fn new(mode: PrintMode) -> Self {
         Core {
             mode,
-            target: String::new(),
-            plan_name: String::new(),
-            plan_title: String::new(),
-            label: None,
-            label_width: 0,
-            pending: Vec::new(),
+            ..Core::default()
         }
+    }
+}
+
+/// How a run ended, in a word or, for a failed one, why.
+pub(super) fn outcome_text(outcome: &RunOutcome) -> String {
+    match outcome.failure() {
+        Some(why) => format!("failed: {why}"),
+        None => outcome.word().to_string(),
     }
 }
 

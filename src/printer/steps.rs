@@ -3,8 +3,9 @@
 //! MB/s and GB/s, µs, ms and s).
 
 use crate::report::page::aligned;
+use crate::session::results::LatFigures;
 use crate::session::{Direction, StepResult};
-use crate::ui::format::{bw, clock, iops, shown, us};
+use crate::ui::format::{bw, clock, iops, lat, shown, us};
 
 /// Measured time: `2.5 s` under a minute, else a clock (`1:30`).
 fn seconds(s: f64) -> String {
@@ -48,37 +49,26 @@ fn left(column: &str) -> bool {
 
 /// The cells of one step's rows: one per direction it did I/O in (one row of reads when it
 /// did none, so that every step shows).
-fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
-    let dirs: Vec<Direction> = Direction::ALL
-        .into_iter()
-        .filter(|d| r.dir(*d).ios > 0)
-        .collect();
-    let dirs = if dirs.is_empty() {
-        vec![Direction::Read]
-    } else {
-        dirs
-    };
+fn rows(r: &StepResult) -> Vec<Vec<String>> {
+    let mut dirs = crate::report::results::dirs(r);
+    if dirs.is_empty() {
+        dirs.push(Direction::Read);
+    }
     dirs.into_iter()
         .enumerate()
         .map(|(i, d)| {
             let x = r.dir(d);
             let l = x.lat_us;
-            let lat = |f: fn(&crate::session::results::LatFigures) -> Option<f64>| {
-                l.as_ref().and_then(f).map(us).unwrap_or_else(|| "-".into())
-            };
+            let resp = |f: fn(&LatFigures) -> Option<f64>| lat(l.as_ref().and_then(f));
             // All the step's I/Os: on its first row.
-            let svc = |f: fn(&crate::session::results::LatFigures) -> f64| {
+            let svc = |f: fn(&LatFigures) -> f64| {
                 r.service_lat_us
                     .as_ref()
                     .filter(|_| i == 0)
                     .map(|l| us(f(l)))
                     .unwrap_or_default()
             };
-            let mut cells = Vec::with_capacity(COLUMNS.len() + 1);
-            if drives {
-                cells.push(shown(r.drive.as_deref().unwrap_or("")));
-            }
-            cells.extend([
+            vec![
                 r.step.to_string(),
                 shown(&r.label),
                 shown(&r.workload),
@@ -87,20 +77,19 @@ fn rows(r: &StepResult, drives: bool) -> Vec<Vec<String>> {
                 d.word().to_string(),
                 iops(x.iops),
                 bw(x.mbps * 1e6),
-                lat(|l| Some(l.mean)),
-                lat(|l| Some(l.p50)),
-                lat(|l| Some(l.p99)),
-                lat(|l| Some(l.p99_9)),
-                lat(|l| Some(l.p99_99)),
-                lat(|l| l.p99_999),
-                lat(|l| Some(l.max)),
+                resp(|l| Some(l.mean)),
+                resp(|l| Some(l.p50)),
+                resp(|l| Some(l.p99)),
+                resp(|l| Some(l.p99_9)),
+                resp(|l| Some(l.p99_99)),
+                resp(|l| l.p99_999),
+                resp(|l| Some(l.max)),
                 svc(|l| l.mean),
                 svc(|l| l.p99),
                 r.errors.to_string(),
                 shown(&r.ended_by.to_string()),
                 seconds(r.measured_s),
-            ]);
-            cells
+            ]
         })
         .collect()
 }
@@ -110,13 +99,31 @@ pub fn table(results: &[StepResult]) -> Vec<String> {
     if results.is_empty() {
         return Vec::new();
     }
-    let drives = results.iter().any(|r| r.drive.is_some());
-    let mut head: Vec<&str> = Vec::new();
-    if drives {
-        head.push("drive");
-    }
-    head.extend(COLUMNS);
-    let body: Vec<Vec<String>> = results.iter().flat_map(|r| rows(r, drives)).collect();
+    let body = results
+        .iter()
+        .flat_map(|r| rows(r).into_iter().map(|row| (r.drive.as_deref(), row)))
+        .collect();
+    with_drives(&COLUMNS, body, left)
+}
+
+/// Rows as aligned lines under `columns`, after a first `drive` column (each row's drive)
+/// when a row has one; the columns `left` names are text, left-aligned (the others are
+/// figures, right-aligned).
+pub(super) fn with_drives(
+    columns: &[&str],
+    rows: Vec<(Option<&str>, Vec<String>)>,
+    left: fn(&str) -> bool,
+) -> Vec<String> {
+    let drives = rows.iter().any(|(d, _)| d.is_some());
+    let mut head: Vec<&str> = drives.then_some("drive").into_iter().collect();
+    head.extend(columns);
+    let body: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(d, row)| {
+            let drive = drives.then(|| shown(d.unwrap_or("")));
+            drive.into_iter().chain(row).collect()
+        })
+        .collect();
     let left: Vec<usize> = (0..head.len()).filter(|&i| left(head[i])).collect();
     aligned(&head, &body, &left)
         .lines()
@@ -128,7 +135,7 @@ pub fn table(results: &[StepResult]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::outcome::EndedBy;
-    use crate::session::results::{DirResult, LatFigures};
+    use crate::session::results::DirResult;
 
     fn dir(ios: u64, iops: f64, p99: f64) -> DirResult {
         DirResult {
@@ -149,21 +156,15 @@ mod tests {
 
     fn result(step: u32, read: DirResult, write: DirResult) -> StepResult {
         StepResult {
-            drive: None,
             step,
             label: format!("point {step}"),
             workload: "randrw 50%read 4KiB QD32×1".into(),
             target_iops: Some(25_000.0),
-            achieved_share: None,
-            missed_target: false,
-            service_lat_us: None,
-            response_lat_us: None,
             read,
             write,
-            trim: DirResult::default(),
-            errors: 0,
             ended_by: EndedBy::Duration,
             measured_s: 90.0,
+            ..StepResult::default()
         }
     }
 
@@ -178,21 +179,17 @@ mod tests {
             4,
             "header, reads and writes of 1, the empty 2: {lines:#?}"
         );
-        assert!(
-            lines[1].contains("12.3k") && lines[1].contains("850 µs"),
-            "{}",
-            lines[1]
-        );
-        assert!(
-            lines[2].contains("1.50M") && lines[2].contains("2.50 ms"),
-            "{}",
-            lines[2]
-        );
-        assert!(
-            lines[1].contains("25.0k") && lines[1].contains("1:30"),
-            "{}",
-            lines[1]
-        );
+        for (row, words) in [
+            (1, ["12.3k", "850 µs"]),
+            (2, ["1.50M", "2.50 ms"]),
+            (1, ["25.0k", "1:30"]),
+        ] {
+            assert!(
+                words.iter().all(|w| lines[row].contains(w)),
+                "{}",
+                lines[row]
+            );
+        }
         // p99.999 unknown: a dash, not a zero.
         assert!(
             lines[1].split_whitespace().any(|w| w == "-"),

@@ -3,11 +3,12 @@
 //! end, a note, and a write error ending the output.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::outcome::EndedBy;
-use crate::run::{FinishedStep, RunEvent, RunView, Sink, SinkFlow};
+use crate::outcome::RunOutcome;
+use crate::run::{FinishedStep, RunEvent, RunView, Sink, SinkFlow, Tally};
 use crate::session::results::{DirResult, LatFigures};
 use crate::session::StepResult;
 use crate::stats::{IntervalReport, StepSummary};
@@ -45,6 +46,35 @@ fn interval() -> IntervalReport {
         "write_iops":0.0}),
     )
     .expect("an interval")
+}
+
+/// The run event of interval `r`.
+fn interval_of(r: IntervalReport) -> RunEvent {
+    RunEvent::Interval {
+        index: 0,
+        report: Arc::new(r),
+    }
+}
+
+/// The run event of step `s`'s end.
+fn finished(s: &FinishedStep) -> RunEvent {
+    RunEvent::StepFinished(Arc::new(s.clone()))
+}
+
+/// The end of a run that completed its `steps` steps with `errors` I/O errors.
+fn completed(steps: usize, errors: u64) -> RunEvent {
+    RunEvent::Ended {
+        outcome: RunOutcome::Completed {
+            errors,
+            first_error: None,
+        },
+        tally: Box::new(Tally {
+            steps,
+            steps_run: steps,
+            errors,
+            ..Tally::default()
+        }),
+    }
 }
 
 fn lat() -> Value {
@@ -99,21 +129,13 @@ fn step_result() -> StepResult {
         }),
     };
     StepResult {
-        drive: None,
         step: 1,
         label: "point 1".into(),
         workload: "randread 4KiB QD32×1".into(),
-        target_iops: None,
-        achieved_share: None,
-        missed_target: false,
-        service_lat_us: None,
-        response_lat_us: None,
         read,
-        write: DirResult::default(),
-        trim: DirResult::default(),
-        errors: 0,
-        ended_by: EndedBy::Duration,
+        ended_by: crate::outcome::EndedBy::Duration,
         measured_s: 90.0,
+        ..StepResult::default()
     }
 }
 

@@ -8,7 +8,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::drives::{IntervalFigures, Sums};
-use super::sink::{route, Core, FormatPrinter, PrintMode};
+use super::sink::{outcome_text, route, Core, FormatPrinter, PrintMode};
 use super::text::{interval_header, interval_row, step_lines, summary_text};
 use crate::outcome::RunOutcome;
 use crate::output::{Output, StdWriter, Stream};
@@ -155,26 +155,17 @@ impl<W: Write> FormatPrinter for TextPrinter<W> {
     }
 
     fn interval(&mut self, r: &IntervalReport) {
-        let ramp = if r.ramp {
-            " ramp".to_string()
-        } else {
-            String::new()
-        };
-        let ramp = if r.suspended_s > 0.0 {
-            format!("{ramp} process suspended for {:.1}s", r.suspended_s)
-        } else {
-            ramp
-        };
+        let mut tail = String::new();
         // Trims (a trim job's) after the columns, only in an interval that trims.
-        let ramp = if r.trim.ios > 0 {
-            format!(
-                "  trim {} IOPS {}{ramp}",
-                iops(r.trim_iops),
-                bw(r.trim_bw_bytes)
-            )
-        } else {
-            ramp
-        };
+        if r.trim.ios > 0 {
+            tail = format!("  trim {} IOPS {}", iops(r.trim_iops), bw(r.trim_bw_bytes));
+        }
+        if r.ramp {
+            tail.push_str(" ramp");
+        }
+        if r.suspended_s > 0.0 {
+            tail.push_str(&format!(" process suspended for {:.1}s", r.suspended_s));
+        }
         let l = &r.lat_us;
         let row = interval_row(
             r.end_s,
@@ -182,7 +173,7 @@ impl<W: Write> FormatPrinter for TextPrinter<W> {
             [us(l.p50), us(l.p99), us(l.p99_9)],
             r.errors,
         );
-        self.row(&format!("{row}{ramp}"));
+        self.row(&format!("{row}{tail}"));
     }
 
     fn all_interval(&mut self, f: &IntervalFigures, drives: usize) {
@@ -250,13 +241,10 @@ impl<W: Write> FormatPrinter for TextPrinter<W> {
     }
 
     fn plan_summary(&mut self, _preset_id: &str, outcome: &RunOutcome, tally: &Tally) {
-        let text = match outcome.failure() {
-            Some(why) => format!("failed: {why}"),
-            None => outcome.word().to_string(),
-        };
         let title = self.core.plan_title.clone();
         self.text(&format!(
-            "{title}: {text}, {} of {} run, {}",
+            "{title}: {}, {} of {} run, {}",
+            outcome_text(outcome),
             tally.steps_run,
             count(tally.steps, "step"),
             count(tally.errors, "I/O error")

@@ -1,7 +1,7 @@
 //! The four charts of a session: throughput over time, latency over time, the
 //! latency-vs-IOPS curve (one point per step) and drive temperature over time.
 
-use super::svg::{Chart, Series, Style, Unit, PALETTE};
+use super::svg::{colour, Chart, Series, Style, Unit, PALETTE};
 use crate::session::results::{missed, share_of, MISSED_BELOW};
 use crate::session::{IntervalRecord, Session, StepRecord};
 
@@ -13,15 +13,23 @@ pub fn prefers_mbps(intervals: &[IntervalRecord]) -> bool {
     iops > 0.0 && mb * 1e6 / iops >= 65536.0
 }
 
-/// `y` at an interval's time, or nothing (a gap in the line) for an interval that ended
-/// while the user's pause held the run: its zero I/O is the pause, not the drive.
-fn unless_paused(paused: &[(f64, f64)], t: f64, y: f64) -> (f64, f64) {
-    if paused.iter().any(|&(a, b)| t > a && t <= b) {
-        (t, f64::NAN)
-    } else {
-        (t, y)
-    }
+/// One vertex per interval, at its time: `y`, or nothing (a gap in the line) for an
+/// interval that ended while the user's pause held the run: its zero I/O is the pause, not
+/// the drive.
+fn over_time(
+    intervals: &[IntervalRecord],
+    paused: &[(f64, f64)],
+    y: impl Fn(&IntervalRecord) -> f64,
+) -> Vec<(f64, f64)> {
+    let held = |t: f64| paused.iter().any(|&(a, b)| t > a && t <= b);
+    intervals
+        .iter()
+        .map(|r| (r.t, if held(r.t) { f64::NAN } else { y(r) }))
+        .collect()
 }
+
+/// The axis of time since the run started.
+const TIME: (&str, Unit) = ("time since start", Unit::Seconds);
 
 /// Throughput over time: read and write (IOPS or MB/s), one vertex per interval, a gap
 /// where the user paused.
@@ -35,35 +43,24 @@ pub fn throughput(s: &Session) -> Chart {
         (false, true) => r.write_iops,
     };
     let unit = if mbps { "MB/s" } else { "IOPS" };
-    let mut series = Vec::new();
-    for (write, name, color) in [(false, "read", PALETTE[0]), (true, "write", PALETTE[1])] {
-        if s.intervals.iter().any(|r| pick(r, write) > 0.0) {
-            series.push(Series {
-                name: format!("{name} {unit}"),
-                color,
-                style: Style::Line,
-                points: s
-                    .intervals
-                    .iter()
-                    .map(|r| unless_paused(&paused, r.t, pick(r, write)))
-                    .collect(),
-                tips: Vec::new(),
-            });
-        }
-    }
+    let series = [(false, "read", PALETTE[0]), (true, "write", PALETTE[1])]
+        .into_iter()
+        .filter(|&(write, ..)| s.intervals.iter().any(|r| pick(r, write) > 0.0))
+        .map(|(write, name, color)| {
+            let points = over_time(&s.intervals, &paused, |r| pick(r, write));
+            Series::new(format!("{name} {unit}"), color, Style::Line, points)
+        })
+        .collect();
     Chart {
-        id: "throughput".into(),
-        title: format!("Throughput over time ({unit})"),
-        x_label: "time since start".into(),
-        y_label: unit.into(),
-        x_unit: Unit::Seconds,
-        y_unit: Unit::Plain,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
-        series,
-        empty_note: "no intervals recorded".into(),
         paused,
+        ..Chart::new(
+            "throughput",
+            format!("Throughput over time ({unit})"),
+            TIME,
+            (unit, Unit::Plain),
+            series,
+            "no intervals recorded",
+        )
     }
 }
 
@@ -78,39 +75,30 @@ pub fn latency(s: &Session) -> Chart {
         ("p99.9", |r| r.lat_us.p99_9),
         ("max", |r| r.lat_us.max),
     ];
-    let series = if s.intervals.is_empty() {
-        Vec::new()
-    } else {
-        figures
-            .iter()
-            .enumerate()
-            .map(|(i, (name, get))| Series {
-                name: (*name).into(),
-                color: PALETTE[i],
-                style: Style::Line,
-                points: s
-                    .intervals
-                    .iter()
-                    .map(|r| unless_paused(&paused, r.t, get(r)))
-                    .collect(),
-                tips: Vec::new(),
-            })
-            .collect()
-    };
+    let series = figures
+        .into_iter()
+        .filter(|_| !s.intervals.is_empty())
+        .enumerate()
+        .map(|(i, (name, get))| {
+            Series::new(
+                name,
+                PALETTE[i],
+                Style::Line,
+                over_time(&s.intervals, &paused, get),
+            )
+        })
+        .collect();
     Chart {
-        id: "latency".into(),
-        title: "Response latency over time (from the schedule when paced, else from submission)"
-            .into(),
-        x_label: "time since start".into(),
-        y_label: "response latency".into(),
-        x_unit: Unit::Seconds,
-        y_unit: Unit::Micros,
         y_log: true,
-        x_log: false,
-        key: Vec::new(),
-        series,
-        empty_note: "no intervals recorded".into(),
         paused,
+        ..Chart::new(
+            "latency",
+            "Response latency over time (from the schedule when paced, else from submission)",
+            TIME,
+            ("response latency", Unit::Micros),
+            series,
+            "no intervals recorded",
+        )
     }
 }
 
@@ -138,75 +126,56 @@ pub fn workload_groups(s: &Session) -> Vec<(String, Vec<&StepRecord>)> {
 /// different workloads are never joined. Each workload gets the next colour of the palette,
 /// or `color` for all when given (one colour per session).
 pub fn curve_series(s: &Session, name_prefix: &str, color: Option<&'static str>) -> Vec<Series> {
-    let tip = |label: &str, iops: f64, what: &str, v: f64| {
-        format!(
-            "{label}: {} IOPS, {what} {}",
-            crate::ui::format::iops(iops),
-            crate::ui::format::us(v)
-        )
-    };
+    use crate::ui::format::{iops, us};
+    type Get = fn(&crate::stats::LatSummary) -> f64;
+    let at = |st: &StepRecord, get: Get| (st.summary.iops, get(st.summary.service_lat()));
     let mut out = Vec::new();
     for (i, (name, steps)) in workload_groups(s).into_iter().enumerate() {
-        let c = color.unwrap_or(PALETTE[i % PALETTE.len()]);
-        let mk = |what: &str, style, get: fn(&crate::stats::LatSummary) -> f64| Series {
-            name: format!("{name_prefix}{name} {what}"),
-            color: c,
-            style,
-            points: steps
-                .iter()
-                .map(|st| (st.summary.iops, get(st.summary.service_lat())))
-                .collect(),
-            tips: steps
-                .iter()
-                .map(|st| {
-                    tip(
-                        &st.label,
-                        st.summary.iops,
-                        what,
-                        get(st.summary.service_lat()),
-                    )
-                })
-                .collect(),
-        };
-        out.push(mk("avg", Style::LineMarkers, |l| l.mean));
-        out.push(mk("p99", Style::DashedMarkers, |l| l.p99));
-        // A sweep point that missed its target: a ring over both its markers.
-        let missed: Vec<_> = steps
-            .iter()
-            .filter(|st| missed(st.summary.iops, st.summary.target_iops))
-            .collect();
-        if !missed.is_empty() {
-            let l = |st: &&&StepRecord, f: fn(&crate::stats::LatSummary) -> f64| {
-                f(st.summary.service_lat())
+        let c = color.unwrap_or(colour(i));
+        let figures: [(&str, Style, Get); 2] = [
+            ("avg", Style::LineMarkers, |l| l.mean),
+            ("p99", Style::DashedMarkers, |l| l.p99),
+        ];
+        for (what, style, get) in figures {
+            let tip = |st: &&StepRecord| {
+                let v = us(at(st, get).1);
+                format!("{}: {} IOPS, {what} {v}", st.label, iops(st.summary.iops))
             };
-            let tip = |st: &&&StepRecord| {
-                format!(
-                    "{}: missed its target, {} of {} IOPS ({:.0}%)",
-                    st.label,
-                    crate::ui::format::iops(st.summary.iops),
-                    crate::ui::format::iops(st.summary.target_iops.unwrap_or_default()),
-                    share_of(st.summary.iops, st.summary.target_iops).unwrap_or_default() * 100.0
-                )
-            };
+            let points = steps.iter().map(|st| at(st, get)).collect();
             out.push(Series {
-                name: format!(
-                    "{name_prefix}{name} missed its target (under {:.0}%)",
-                    MISSED_BELOW * 100.0
-                ),
-                color: c,
-                style: Style::Rings,
-                points: missed
-                    .iter()
-                    .flat_map(|st| {
-                        [
-                            (st.summary.iops, l(st, |x| x.mean)),
-                            (st.summary.iops, l(st, |x| x.p99)),
-                        ]
-                    })
-                    .collect(),
-                tips: missed.iter().flat_map(|st| [tip(st), tip(st)]).collect(),
+                tips: steps.iter().map(tip).collect(),
+                ..Series::new(format!("{name_prefix}{name} {what}"), c, style, points)
             });
         }
+        // A sweep point that missed its target: a ring over both its markers.
+        let missed: Vec<&StepRecord> = steps
+            .into_iter()
+            .filter(|st| missed(st.summary.iops, st.summary.target_iops))
+            .collect();
+        if missed.is_empty() {
+            continue;
+        }
+        let tip = |st: &&StepRecord| {
+            format!(
+                "{}: missed its target, {} of {} IOPS ({:.0}%)",
+                st.label,
+                iops(st.summary.iops),
+                iops(st.summary.target_iops.unwrap_or_default()),
+                share_of(st.summary.iops, st.summary.target_iops).unwrap_or_default() * 100.0
+            )
+        };
+        let name = format!(
+            "{name_prefix}{name} missed its target (under {:.0}%)",
+            MISSED_BELOW * 100.0
+        );
+        let points = missed
+            .iter()
+            .flat_map(|st| [at(st, |l| l.mean), at(st, |l| l.p99)])
+            .collect();
+        out.push(Series {
+            tips: missed.iter().flat_map(|st| [tip(st), tip(st)]).collect(),
+            ..Series::new(name, c, Style::Rings, points)
+        });
     }
     out
 }
@@ -221,57 +190,42 @@ pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
     hi > 0.0 && hi / lo >= 100.0
 }
 
+/// Whether the series' x values (IOPS) spread over two decades or more.
+fn x_spans_decades(series: &[Series]) -> bool {
+    spans_decades(series.iter().flat_map(|x| x.points.iter().map(|p| p.0)))
+}
+
 /// Latency against IOPS, one point per step (the sweep's curve); IOPS on a log axis when
 /// they span decades.
 pub fn curve(s: &Session) -> Chart {
     let series = curve_series(s, "", None);
     Chart {
-        id: "curve".into(),
-        title: "Latency vs IOPS (average solid, p99 dashed; one line per workload)".into(),
-        x_label: "IOPS".into(),
-        y_label: "service latency (from submission)".into(),
-        x_unit: Unit::Plain,
-        y_unit: Unit::Micros,
         y_log: true,
-        x_log: spans_decades(series.iter().flat_map(|x| x.points.iter().map(|p| p.0))),
-        key: Vec::new(),
-        series,
-        empty_note: "no step finished".into(),
-        paused: Vec::new(),
+        x_log: x_spans_decades(&series),
+        ..Chart::new(
+            "curve",
+            "Latency vs IOPS (average solid, p99 dashed; one line per workload)",
+            ("IOPS", Unit::Plain),
+            ("service latency (from submission)", Unit::Micros),
+            series,
+            "no step finished",
+        )
     }
 }
 
 /// Drive temperature from the telemetry samples.
 pub fn temperature(s: &Session) -> Chart {
-    let points: Vec<(f64, f64)> = s
-        .telemetry
-        .iter()
-        .filter_map(|v| Some((v.t()?, v.temperature_c()?)))
-        .collect();
-    let series = if points.is_empty() {
-        Vec::new()
-    } else {
-        vec![Series {
-            name: "drive °C".into(),
-            color: PALETTE[1],
-            style: Style::Line,
-            points,
-            tips: Vec::new(),
-        }]
-    };
+    let series = super::soak::temperature_line(s).into_iter().collect();
     Chart {
-        id: "temperature".into(),
-        title: "Drive temperature over time".into(),
-        x_label: "time since start".into(),
-        y_label: "°C".into(),
-        x_unit: Unit::Seconds,
-        y_unit: Unit::Plain,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
-        series,
-        empty_note: "no temperature samples in this session".into(),
         paused: s.paused_spans(),
+        ..Chart::new(
+            "temperature",
+            "Drive temperature over time",
+            TIME,
+            ("°C", Unit::Plain),
+            series,
+            "no temperature samples in this session",
+        )
     }
 }
 
@@ -284,98 +238,66 @@ fn overlaid(s: &Session) -> Vec<Chart> {
     let labels = s.drive_labels();
     let mbps = prefers_mbps(&s.intervals);
     let unit = if mbps { "MB/s" } else { "IOPS" };
-    let colour = |i: usize| PALETTE[i % PALETTE.len()];
-    let line = |i: usize, name: String, points: Vec<(f64, f64)>| Series {
-        name,
-        color: colour(i),
-        style: Style::Line,
-        points,
-        tips: Vec::new(),
+    // A line a drive, in its colour, named by its label and `what`.
+    let lines = |what: &str, points: &dyn Fn(&Session) -> Vec<(f64, f64)>| -> Vec<Series> {
+        let line = |(i, v): (usize, &Session)| {
+            Series::new(
+                format!("{} {what}", labels[i]),
+                colour(i),
+                Style::Line,
+                points(v),
+            )
+        };
+        views.iter().enumerate().map(line).collect()
     };
     let mut tp = throughput(s);
     tp.title = format!("Throughput over time ({unit}, reads and writes, per drive)");
-    tp.series = views
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let pts = v
-                .intervals
-                .iter()
-                .map(|r| unless_paused(&paused, r.t, if mbps { r.mbps() } else { r.iops() }))
-                .collect();
-            line(i, format!("{} {unit}", labels[i]), pts)
-        })
-        .collect();
+    let moved = |r: &IntervalRecord| if mbps { r.mbps() } else { r.iops() };
+    tp.series = lines(unit, &|v| over_time(&v.intervals, &paused, moved));
     let mut lat = latency(s);
     lat.title = "p99 response latency over time, per drive".into();
-    lat.series = views
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let pts = v
-                .intervals
-                .iter()
-                .map(|r| unless_paused(&paused, r.t, r.lat_us.p99))
-                .collect();
-            line(i, format!("{} p99", labels[i]), pts)
-        })
-        .filter(|x| x.points.iter().any(|p| p.1 > 0.0))
-        .collect();
+    lat.series = lines("p99", &|v| {
+        over_time(&v.intervals, &paused, |r| r.lat_us.p99)
+    });
+    lat.series.retain(|x| x.points.iter().any(|p| p.1 > 0.0));
     let mut cv = curve(s);
     cv.series = views
         .iter()
         .enumerate()
         .flat_map(|(i, v)| curve_series(v, &format!("{}: ", labels[i]), Some(colour(i))))
         .collect();
-    cv.x_log = spans_decades(cv.series.iter().flat_map(|x| x.points.iter().map(|p| p.0)));
+    cv.x_log = x_spans_decades(&cv.series);
     // One key entry a drive (its colour) and one a figure (its style): the workloads are
     // told apart by their points' tooltips and the tables, not by a legend longer than
     // the plot.
+    let key = |name: String, color, style| Series::new(name, color, style, Vec::new());
+    let missed = format!("missed its target (under {:.0}%)", MISSED_BELOW * 100.0);
     cv.key = labels
         .iter()
         .enumerate()
-        .map(|(i, l)| key_entry(l.clone(), colour(i), Style::Line))
+        .map(|(i, l)| key(l.clone(), colour(i), Style::Line))
         .chain([
-            key_entry("average".into(), "#555555", Style::LineMarkers),
-            key_entry("p99".into(), "#555555", Style::DashedMarkers),
+            key("average".into(), GREY, Style::LineMarkers),
+            key("p99".into(), GREY, Style::DashedMarkers),
         ])
-        .chain(cv.series.iter().any(|x| x.style == Style::Rings).then(|| {
-            key_entry(
-                format!("missed its target (under {:.0}%)", MISSED_BELOW * 100.0),
-                "#555555",
-                Style::Rings,
-            )
-        }))
+        .chain(
+            cv.series
+                .iter()
+                .any(|x| x.style == Style::Rings)
+                .then(|| key(missed, GREY, Style::Rings)),
+        )
         .collect();
     cv.title =
         "Latency vs IOPS per drive (average solid, p99 dashed; one line per workload)".into();
     let mut temp = temperature(s);
     temp.title = "Drive temperature over time, per drive".into();
-    temp.series = views
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let pts = v
-                .telemetry
-                .iter()
-                .filter_map(|x| Some((x.t()?, x.temperature_c()?)))
-                .collect();
-            line(i, format!("{} °C", labels[i]), pts)
-        })
-        .filter(|x: &Series| !x.points.is_empty())
-        .collect();
+    temp.series = lines("°C", &super::soak::temps);
+    temp.series.retain(|x| !x.points.is_empty());
     vec![tp, lat, cv, temp]
 }
 
-fn key_entry(name: String, color: &'static str, style: Style) -> Series {
-    Series {
-        name,
-        color,
-        style,
-        points: Vec::new(),
-        tips: Vec::new(),
-    }
-}
+/// The colour of a key entry that stands for a figure of every drive.
+const GREY: &str = "#555555";
 
 /// All four, in page order; a thermal soak's chart after them. A session of several drives
 /// draws every drive on each.

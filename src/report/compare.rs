@@ -5,11 +5,11 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::page::{aligned, grid, page_start, PAGE_END};
-use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
+use super::page::{aligned, grid, page_start, warning_list, PAGE_END};
+use super::svg::{colour, esc, Chart, Series, Style, Unit};
 use super::{charts, step_delta, ReportError};
 
-use crate::session::{Session, SessionState};
+use crate::session::{IntervalRecord, Session, SessionState};
 
 /// One session in a comparison, with the name it goes by.
 pub struct Entry<'a> {
@@ -51,28 +51,23 @@ pub fn names(sessions: &[(&Path, &Session)]) -> Vec<String> {
 
 /// The curves overlaid: one colour per session, average solid, p99 dashed.
 pub fn curve_chart(entries: &[Entry<'_>]) -> Chart {
-    let mut series = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let c = PALETTE[i % PALETTE.len()];
-        series.extend(charts::curve_series(
-            e.session,
-            &format!("{} ", e.name),
-            Some(c),
-        ));
-    }
+    let series = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| {
+            charts::curve_series(e.session, &format!("{} ", e.name), Some(colour(i)))
+        })
+        .collect();
     Chart {
-        id: "compare-curve".into(),
-        title: "Latency vs IOPS".into(),
-        x_label: "IOPS".into(),
-        y_label: "service latency (average solid, p99 dashed)".into(),
-        x_unit: Unit::Plain,
-        y_unit: Unit::Micros,
         y_log: true,
-        x_log: false,
-        key: Vec::new(),
-        series,
-        empty_note: "no session has a finished step".into(),
-        paused: Vec::new(),
+        ..Chart::new(
+            "compare-curve",
+            "Latency vs IOPS",
+            ("IOPS", Unit::Plain),
+            ("service latency (average solid, p99 dashed)", Unit::Micros),
+            series,
+            "no session has a finished step",
+        )
     }
 }
 
@@ -84,37 +79,24 @@ pub fn throughput_chart(entries: &[Entry<'_>]) -> Chart {
         .collect();
     let mbps = charts::prefers_mbps(&all);
     let unit = if mbps { "MB/s" } else { "IOPS" };
+    let moved = |r: &IntervalRecord| (r.t, if mbps { r.mbps() } else { r.iops() });
     let series = entries
         .iter()
         .enumerate()
         .filter(|(_, e)| !e.session.intervals.is_empty())
-        .map(|(i, e)| Series {
-            name: e.name.clone(),
-            color: PALETTE[i % PALETTE.len()],
-            style: Style::Line,
-            points: e
-                .session
-                .intervals
-                .iter()
-                .map(|r| (r.t, if mbps { r.mbps() } else { r.iops() }))
-                .collect(),
-            tips: Vec::new(),
+        .map(|(i, e)| {
+            let points = e.session.intervals.iter().map(moved).collect();
+            Series::new(e.name.clone(), colour(i), Style::Line, points)
         })
         .collect();
-    Chart {
-        id: "compare-throughput".into(),
-        title: format!("Throughput over time ({unit}, reads and writes)"),
-        x_label: "time since start".into(),
-        y_label: unit.into(),
-        x_unit: Unit::Seconds,
-        y_unit: Unit::Plain,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
+    Chart::new(
+        "compare-throughput",
+        format!("Throughput over time ({unit}, reads and writes)"),
+        ("time since start", Unit::Seconds),
+        (unit, Unit::Plain),
         series,
-        empty_note: "no intervals".into(),
-        paused: Vec::new(),
-    }
+        "no intervals",
+    )
 }
 
 /// The table's columns.
@@ -159,8 +141,6 @@ fn ended_of(s: &Session) -> String {
     }
 }
 
-/// What a session's workload is, as (name, value) pairs to set side by side: the preset
-/// for a preset run, else the single workload's shape.
 /// What each session says was tested (`--note`) and the notes written during its run
 /// (each with its run time: `at 1:05: fan off`): (its name, the note), for those that say.
 pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, String)> {
@@ -181,6 +161,8 @@ pub fn notes<'a>(entries: &'a [Entry<'a>]) -> Vec<(&'a str, String)> {
         .collect()
 }
 
+/// What a session's workload is, as (name, value) pairs to set side by side: the preset
+/// for a preset run, else the single workload's shape.
 fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
     if let Some(id) = s.preset_info().id {
         return vec![("preset", id)];
@@ -194,24 +176,22 @@ fn workload_facts(s: &Session) -> Vec<(&'static str, String)> {
         .or_else(|| plan_step?.workload.clone());
     let mut facts = vec![("preset", "none".to_string())];
     if let Some(w) = workload {
+        let mix = w.rw.is_mixed().then(|| format!("{}%", w.rwmixread));
+        let rate = w
+            .rate_iops
+            .map_or_else(|| "unlimited".into(), |r| format!("{r} IOPS"));
         facts.push(("rw", w.rw.to_string()));
-        if w.rw.is_mixed() {
-            facts.push(("rwmixread", format!("{}%", w.rwmixread)));
-        }
-        facts.push(("bs", w.bs.to_string()));
-        facts.push(("iodepth", w.iodepth.to_string()));
-        facts.push(("jobs", w.jobs.to_string()));
-        facts.push((
-            "rate",
-            w.rate_iops
-                .map(|r| format!("{r} IOPS"))
-                .unwrap_or_else(|| "unlimited".into()),
-        ));
-        facts.push(("direct", w.direct.to_string()));
+        facts.extend(mix.map(|m| ("rwmixread", m)));
+        facts.extend([
+            ("bs", w.bs.to_string()),
+            ("iodepth", w.iodepth.to_string()),
+            ("jobs", w.jobs.to_string()),
+            ("rate", rate),
+            ("direct", w.direct.to_string()),
+        ]);
     }
-    if let Some(d) = plan_step.and_then(|p| p.duration_s) {
-        facts.push(("duration", format!("{d}s")));
-    }
+    let duration = plan_step.and_then(|p| p.duration_s);
+    facts.extend(duration.map(|d| ("duration", format!("{d}s"))));
     facts
 }
 
@@ -336,14 +316,11 @@ pub fn write_compare(
         files.push(super::put(&mut out, name, &chart.render())?);
     }
     let mut o = page_start("drivescope comparison");
-    let differences = workload_differences(entries);
-    if !differences.is_empty() {
-        o.push_str("<h2>Different workloads</h2><ul class=\"warnings\">");
-        for d in &differences {
-            let _ = write!(o, "<li>{}</li>", esc(d));
-        }
-        o.push_str("</ul>\n");
-    }
+    warning_list(
+        &mut o,
+        "Different workloads",
+        &workload_differences(entries),
+    );
     let noted = notes(entries);
     if !noted.is_empty() {
         o.push_str("<h2>What was tested</h2>\n");
@@ -366,7 +343,7 @@ pub fn write_compare(
     }
     o.push_str("<h2>Charts</h2>\n");
     for c in [&curve, &tput] {
-        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+        o.push_str(&c.figure());
     }
     o.push_str("<h2>Sessions</h2><ul>");
     for e in entries {

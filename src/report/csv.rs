@@ -38,13 +38,16 @@ fn is_number(s: &str) -> bool {
 
 /// Whether `head` (a file's first bytes) is the start of an intervals CSV drivescope wrote.
 pub fn is_intervals(head: &[u8]) -> bool {
+    has_header(head, &[HEADER, HEADER_BEFORE_NAMED, HEADER_BEFORE_TRIMS])
+}
+
+/// Whether the first line of `head` is one of `headers`, after a drive column or not.
+pub fn has_header(head: &[u8], headers: &[&str]) -> bool {
     let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    [HEADER, HEADER_BEFORE_NAMED, HEADER_BEFORE_TRIMS]
-        .iter()
-        .any(|h| {
-            head.strip_prefix(h.as_bytes())
-                .is_some_and(|rest| rest.first() == Some(&b'\n'))
-        })
+    headers.iter().any(|h| {
+        head.strip_prefix(h.as_bytes())
+            .is_some_and(|rest| rest.first() == Some(&b'\n'))
+    })
 }
 
 /// The CSV text of a session's intervals, its step column numbered from 1 as `steps.csv`

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 
-use super::svg::{Chart, Series, Style, Unit, PALETTE};
+use super::svg::{colour, Chart, Series, Style, Unit, PALETTE};
 use crate::session::{histlog, Session};
 
 /// Points kept of a line at most (a histogram has a bucket for each distinct value).
@@ -64,14 +64,8 @@ pub fn charts(s: &Session, hlog: &Path) -> Vec<Chart> {
             }
         };
         let lines = &mut groups[at].1;
-        let color = PALETTE[lines.len() % PALETTE.len()];
-        lines.push(Series {
-            name: format!("{} {}", n + 1, st.label),
-            color,
-            style: Style::Line,
-            points,
-            tips: Vec::new(),
-        });
+        let name = format!("{} {}", n + 1, st.label);
+        lines.push(Series::new(name, colour(lines.len()), Style::Line, points));
     }
     // Few steps in all: one chart, a line a step.
     let lines: usize = groups.iter().map(|(_, g)| g.len()).sum();
@@ -86,18 +80,16 @@ pub fn charts(s: &Session, hlog: &Path) -> Vec<Chart> {
         .into_iter()
         .enumerate()
         .map(|(i, (w, series))| Chart {
-            id: format!("distribution-{}", i + 1),
-            title: format!("Latency distribution per step: {w}"),
-            x_label: "latency (response, log)".into(),
-            y_label: "share of I/Os slower (log)".into(),
-            x_unit: Unit::Micros,
-            y_unit: Unit::Plain,
-            y_log: true,
             x_log: true,
-            key: Vec::new(),
-            series,
-            empty_note: "no histograms in this span".into(),
-            paused: Vec::new(),
+            y_log: true,
+            ..Chart::new(
+                format!("distribution-{}", i + 1),
+                format!("Latency distribution per step: {w}"),
+                ("latency (response, log)", Unit::Micros),
+                ("share of I/Os slower (log)", Unit::Plain),
+                series,
+                "no histograms in this span",
+            )
         })
         .collect()
 }

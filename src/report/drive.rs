@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use serde::Deserialize;
 
-use super::page::{capacity, count, data, grid, kv_table};
-use super::svg::{esc, format_value, Unit};
+use super::page::{capacity, count, data, grid, kv_table, para};
+use super::svg::{format_value, Unit};
 use crate::session::{DiskIdentity, DriveIdentity, Sample, Session};
 use crate::telemetry::reading::DATA_UNIT_BYTES;
 use crate::telemetry::SmartReading;
@@ -146,10 +146,10 @@ pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
         &drive.disks[..]
     };
     if list.len() > 1 {
-        let _ = writeln!(
+        para(
             o,
-            "<p class=\"note\">The target spans {}.</p>",
-            count(list.len(), "disk")
+            "note",
+            &format!("The target spans {}.", count(list.len(), "disk")),
         );
     }
     for d in list {
@@ -158,12 +158,8 @@ pub fn identity_section(o: &mut String, s: &Session, heading: &str) {
         kv_table(o, "drive", &rows);
     }
     if let Some(bd) = said(&Some(drive.block_device.clone())) {
-        let _ = writeln!(
-            o,
-            "<p class=\"note\">The target {} is on {}.</p>",
-            esc(&s.target.path),
-            esc(&format!("/dev/{bd}"))
-        );
+        let on = format!("The target {} is on /dev/{bd}.", s.target.path);
+        para(o, "note", &on);
     }
 }
 
@@ -385,11 +381,14 @@ pub fn smart_section(o: &mut String, s: &Session, heading: &str) {
         return;
     }
     grid(o, "smart", &["figure", "before", "after", "change"], &rows);
-    let _ = writeln!(
+    let (bt, at) = (
+        format_value(bt, Unit::Seconds),
+        format_value(at, Unit::Seconds),
+    );
+    para(
         o,
-        "<p class=\"note\">Before: the sample at {}; after: the sample at {}.</p>",
-        esc(&format_value(bt, Unit::Seconds)),
-        esc(&format_value(at, Unit::Seconds))
+        "note",
+        &format!("Before: the sample at {bt}; after: the sample at {at}."),
     );
     let a = other_counters(&after);
     let other: Vec<Vec<String>> = other_counters(&before)

@@ -6,7 +6,9 @@
 
 use std::fmt::Write;
 
-use super::page::{count, data, grid, iops, kv_table, lat, page_start, seconds, PAGE_END};
+use super::page::{
+    count, data, grid, iops, kv_table, lat, page_start, para, seconds, warning_list, PAGE_END,
+};
 use super::results;
 use super::svg::{esc, format_value, Chart, Unit};
 use crate::session::{off_method_text, Session};
@@ -23,7 +25,7 @@ fn distribution_section(o: &mut String, charts: &[Chart], h: &str) {
     }
     let _ = writeln!(o, "<{h}>Latency distribution per step</{h}>\n<p class=\"note\">From the histograms saved with the session: for each latency, the share of the step's I/Os that took longer (0.01 is the p99, 0.001 the p99.9).</p>");
     for c in charts {
-        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+        o.push_str(&c.figure());
     }
 }
 
@@ -45,11 +47,7 @@ fn notes_section(o: &mut String, s: &Session) {
 /// qualifies begin (nothing for a run that kept to its method).
 pub fn off_method_note(o: &mut String, s: &Session) {
     if let Some(t) = off_method_text(s) {
-        let _ = writeln!(
-            o,
-            "<p class=\"off-method\">Off-method run: {}.</p>",
-            esc(&t)
-        );
+        para(o, "off-method", &format!("Off-method run: {t}."));
     }
 }
 
@@ -191,19 +189,16 @@ fn fio_series_section(o: &mut String, s: &Session) {
         return;
     }
     o.push_str("<h3>fio jobs</h3>\n");
-    let head: &[&str] = if trims {
-        &[
-            "step",
-            "fio job",
-            "as fio ran it",
-            "s",
-            "read",
-            "write",
-            "trim",
-        ]
-    } else {
-        &["step", "fio job", "as fio ran it", "s", "read", "write"]
-    };
+    let head = [
+        "step",
+        "fio job",
+        "as fio ran it",
+        "s",
+        "read",
+        "write",
+        "trim",
+    ];
+    let head = if trims { &head[..] } else { &head[..6] };
     grid(o, "fio-jobs", head, &rows);
 }
 
@@ -279,13 +274,7 @@ pub fn page(
     };
     let mut o = page_start(&title);
     off_method_note(&mut o, s);
-    if !warnings.is_empty() {
-        o.push_str("<h2>Loaded with losses</h2><ul class=\"warnings\">");
-        for w in warnings {
-            let _ = write!(o, "<li>{}</li>", esc(w));
-        }
-        o.push_str("</ul>\n");
-    }
+    warning_list(&mut o, "Loaded with losses", warnings);
     o.push_str("<h2>Summary</h2>\n");
     kv_table(&mut o, "summary", &summary_rows(s));
     notes_section(&mut o, s);
@@ -302,19 +291,14 @@ pub fn page(
     }
     o.push_str("<h2>Charts</h2>\n");
     for c in charts {
-        let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
+        o.push_str(&c.figure());
     }
     if s.histograms.is_none() && !s.steps.is_empty() {
         o.push_str("<p class=\"note\">Each step's latency distribution is drawn from the histograms a run saves with <code>--histograms</code>; this session has none.</p>\n");
     }
     if s.drives.is_empty() {
-        distribution_section(
-            &mut o,
-            distributions.first().map_or(&[], Vec::as_slice),
-            "h2",
-        );
-    }
-    if s.drives.is_empty() {
+        let charts: &[Chart] = distributions.first().map_or(&[], Vec::as_slice);
+        distribution_section(&mut o, charts, "h2");
         drive_sections(&mut o, s, "h2");
     } else {
         for (i, (label, view)) in s.drive_labels().iter().zip(s.drive_views()).enumerate() {
@@ -329,7 +313,7 @@ pub fn page(
             let mut curve = super::charts::curve(&view);
             curve.id = format!("curve-drive-{}", i + 1);
             curve.title = format!("{label}: {}", curve.title);
-            let _ = writeln!(o, "<div class=\"figure\">{}</div>", curve.render());
+            o.push_str(&curve.figure());
             distribution_section(
                 &mut o,
                 distributions.get(i).map_or(&[], Vec::as_slice),
@@ -383,10 +367,11 @@ pub fn page(
         .collect();
     grid(&mut o, "events", &["time", "kind", "message"], &rows);
     if s.events.len() > MAX_EVENTS {
-        let _ = writeln!(
-            o,
-            "<p class=\"note\">{} more events in the session file.</p>",
-            s.events.len() - MAX_EVENTS
+        let more = s.events.len() - MAX_EVENTS;
+        para(
+            &mut o,
+            "note",
+            &format!("{more} more events in the session file."),
         );
     }
     o.push_str(PAGE_END);

@@ -90,34 +90,20 @@ pub const REPORT_FILES: &[&str] = &[
 
 /// How the file `name` of a report, comparison or snapshot is known as drivescope's.
 fn output_of(name: &str) -> Output {
-    if name == YAML_FILE {
-        outputs::SESSION
+    let (what, ours): (_, fn(&[u8]) -> bool) = if name == YAML_FILE {
+        return outputs::SESSION;
     } else if name == steps::CSV_FILE {
-        Output {
-            what: "steps CSV file",
-            ours: steps::is_steps_csv,
-        }
+        ("steps CSV file", steps::is_steps_csv)
     } else if name == steps::JSON_FILE {
-        Output {
-            what: "steps JSON file",
-            ours: steps::is_steps_json,
-        }
+        ("steps JSON file", steps::is_steps_json)
     } else if name.ends_with(".svg") {
-        Output {
-            what: "chart",
-            ours: svg::is_chart,
-        }
+        ("chart", svg::is_chart)
     } else if name.ends_with(".csv") {
-        Output {
-            what: "CSV file",
-            ours: csv::is_intervals,
-        }
+        ("CSV file", csv::is_intervals)
     } else {
-        Output {
-            what: "page",
-            ours: page::is_page,
-        }
-    }
+        ("page", page::is_page)
+    };
+    Output { what, ours }
 }
 
 fn refused(path: &Path, why: Refusal) -> ReportError {
@@ -194,10 +180,14 @@ pub fn check_dir(
     }
 }
 
-/// Checks a running session's snapshot folder before its first snapshot: a new snapshot
-/// replaces the one before it (of this session or of the one it replaces), only what
-/// drivescope wrote, never the session or its histogram log (`inputs`).
-pub fn check_snapshot_dir(dir: &Path, inputs: &[(&Path, &'static str)]) -> Result<(), ReportError> {
+/// Checks a running session's snapshot folder before its first snapshot (the session
+/// recorder's snapshot check): a new snapshot replaces the one before it (of this session
+/// or of the one it replaces), only what drivescope wrote, never the session or its
+/// histogram log (`inputs`).
+pub fn check_snapshot_dir(
+    dir: &Path,
+    inputs: &[(&Path, &'static str)],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     for names in [&[YAML_FILE][..], REPORT_FILES] {
         check_dir(dir, names, true, inputs)?;
     }
@@ -283,38 +273,25 @@ fn write_report_into(
     Ok(files)
 }
 
-/// [`check_snapshot_dir`] as the session recorder's snapshot check.
-pub fn snapshot_check(
-    dir: &Path,
-    inputs: &[(&Path, &'static str)],
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    check_snapshot_dir(dir, inputs).map_err(|e| Box::new(e) as _)
-}
-
-/// Recorder options that write a snapshot's report files ([`snapshot_exporter`]) and
-/// check its folder first ([`snapshot_check`]), as every command's run does.
+/// Recorder options that write a snapshot's report files ([`export_snapshot`]) and check
+/// its folder first ([`check_snapshot_dir`]), as every command's run does.
 pub fn with_snapshot_files(o: crate::session::RecorderOptions) -> crate::session::RecorderOptions {
     crate::session::RecorderOptions {
-        exporter: Some(snapshot_exporter),
-        snapshot_check: Some(snapshot_check),
+        exporter: Some(export_snapshot),
+        snapshot_check: Some(check_snapshot_dir),
         ..o
     }
 }
 
-/// [`export_snapshot`] as the session recorder's exporter.
-pub fn snapshot_exporter(s: &Session, out: &mut OutFolder) -> Result<(), String> {
-    export_snapshot(s, out)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
-/// A snapshot of a running session into `out`: the session so far as YAML plus its report
-/// files (each replaced only while it is still the one the snapshot before wrote).
-pub fn export_snapshot(s: &Session, out: &mut OutFolder) -> Result<Vec<PathBuf>, ReportError> {
-    let p = out.write(YAML_FILE, outputs::SESSION, |w| session::write_yaml(w, s))?;
-    let mut files = vec![p];
-    files.extend(write_report_into(s, out, &[], None)?);
-    Ok(files)
+/// A snapshot of a running session into `out` (the session recorder's exporter): the
+/// session so far as YAML plus its report files (each replaced only while it is still the
+/// one the snapshot before wrote).
+pub fn export_snapshot(s: &Session, out: &mut OutFolder) -> Result<(), String> {
+    let write = |out: &mut OutFolder| -> Result<(), ReportError> {
+        out.write(YAML_FILE, outputs::SESSION, |w| session::write_yaml(w, s))?;
+        write_report_into(s, out, &[], None).map(|_| ())
+    };
+    write(out).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -37,6 +37,23 @@ pub fn is_page(head: &[u8]) -> bool {
 
 pub const PAGE_END: &str = "</body></html>\n";
 
+/// A paragraph of class `class` (`note`, `off-method`): `text`, escaped.
+pub fn para(o: &mut String, class: &str, text: &str) {
+    let _ = writeln!(o, "<p class=\"{class}\">{}</p>", esc(text));
+}
+
+/// A list of warnings under the heading `title`; nothing when there are none.
+pub fn warning_list(o: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = write!(o, "<h2>{title}</h2><ul class=\"warnings\">");
+    for w in items {
+        let _ = write!(o, "<li>{}</li>", esc(w));
+    }
+    o.push_str("</ul>\n");
+}
+
 /// A two-column table of (name, value) rows.
 pub fn kv_table(o: &mut String, class: &str, rows: &[(String, String)]) {
     let _ = write!(o, "<table class=\"{class}\">");
@@ -141,9 +158,7 @@ pub use crate::units::count;
 pub use crate::ui::format::lat;
 
 /// IOPS: `850`, `12.3k`, `1.20M`.
-pub fn iops(v: f64) -> String {
-    crate::ui::format::iops(v)
-}
+pub use crate::ui::format::iops;
 
 /// Throughput given in MB/s (10^6 bytes a second): `85 MB/s`, `1.20 GB/s`.
 pub fn mbps(mb: f64) -> String {
@@ -151,27 +166,23 @@ pub fn mbps(mb: f64) -> String {
 }
 
 /// A capacity as vendors print it, decimal, with the binary size beside it:
-/// `274.9 GB (256 GiB)` ([`crate::ui::format::capacity`], as every screen shows it).
-pub fn capacity(bytes: u64) -> String {
-    crate::ui::format::capacity(bytes)
-}
+/// `274.9 GB (256 GiB)` (as every screen shows it).
+pub use crate::ui::format::capacity;
 
 /// A byte count of data moved, decimal as drives count it (`12.3 GB`), the exact count
 /// beside it.
 pub fn data(bytes: u64) -> String {
     let b = bytes as f64;
-    let short = if b >= 1e12 {
-        format!("{:.2} TB", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.2} GB", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        return count(bytes as usize, "byte");
-    };
-    format!("{short} ({} bytes)", grouped(bytes))
+    let units = [
+        (1e12, "TB", 2),
+        (1e9, "GB", 2),
+        (1e6, "MB", 1),
+        (1e3, "kB", 1),
+    ];
+    match units.into_iter().find(|u| b >= u.0) {
+        Some((scale, unit, p)) => format!("{:.p$} {unit} ({} bytes)", b / scale, grouped(bytes)),
+        None => count(bytes as usize, "byte"),
+    }
 }
 
 /// A whole number with its thousands apart: `563,200,000`.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::page::{count, grid, iops, kv_table};
+use super::page::{count, grid, iops, kv_table, para};
 use super::svg::esc;
 use crate::plan::{plan_rows, planned_steps, Plan, PLAN_COLUMNS};
 use crate::session::method::time_scale;
@@ -24,12 +24,11 @@ pub fn plan_section(o: &mut String, s: &Session) {
         );
         return;
     };
-    let _ = writeln!(
-        o,
-        "<p class=\"note\">{} in {}.</p>",
+    let (steps, phases) = (
         count(plan.steps.len(), "step"),
-        count(plan.phases.len(), "phase")
+        count(plan.phases.len(), "phase"),
     );
+    para(o, "note", &format!("{steps} in {phases}."));
     let steps = planned_steps(&plan, None);
     // The rate each step ran at, by its label (the first drive's, in a run of several).
     let results = step_results(s);
@@ -59,7 +58,7 @@ pub fn plan_section(o: &mut String, s: &Session) {
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     grid(o, "plan", &head, &rows);
     for n in &plan.notes {
-        let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(n));
+        para(o, "note", n);
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use super::csv::text_cell;
-use super::page::{capacity, grid, grid_captioned, kv_table, page_start, seconds, PAGE_END};
+use super::page::{capacity, grid, grid_captioned, kv_table, page_start, para, seconds, PAGE_END};
 use super::svg::esc;
 use super::{open_dir, ReportError};
 use crate::run::power_cut::{CutAt, CycleRecord, PowerCutRecord, Verdict};
@@ -32,17 +32,12 @@ pub fn is_cycles_csv(head: &[u8]) -> bool {
 }
 
 fn output_of(name: &str) -> Output {
-    if name == CSV_FILE {
-        Output {
-            what: "cycles CSV file",
-            ours: is_cycles_csv,
-        }
+    let (what, ours): (_, fn(&[u8]) -> bool) = if name == CSV_FILE {
+        ("cycles CSV file", is_cycles_csv)
     } else {
-        Output {
-            what: "page",
-            ours: super::page::is_page,
-        }
-    }
+        ("page", super::page::is_page)
+    };
+    Output { what, ours }
 }
 
 /// Writes the page and the cycles CSV of `r` (read from `from`) into `dir`.
@@ -163,11 +158,7 @@ pub fn page(r: &PowerCutRecord, from: &Path) -> String {
     );
     o.push_str("<p class=\"note\">Pass only with no block lost after a flush, torn or damaged (with --plp, none not durable either). A write in flight at the cut may be found old or new: counted, not a finding.</p>\n");
     if let Some(why) = &r.stopped {
-        let _ = writeln!(
-            o,
-            "<p class=\"off-method\">The loop stopped: {}</p>",
-            esc(why)
-        );
+        para(&mut o, "off-method", &format!("The loop stopped: {why}"));
     }
     o.push_str("<h2>The test</h2>\n");
     let mut rows = vec![

@@ -7,9 +7,9 @@
 
 use std::fmt::Write;
 
-use super::page::{grid, lat, seconds};
+use super::page::{grid, lat, para, seconds};
 use super::pts_test::PtsTest;
-use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
+use super::svg::{colour, esc, Chart, Series, Style, Unit};
 use crate::session::{phase_name, phase_of, run_series, RunSeries, Session, StepRecord};
 
 /// Writes the session's PTS page, if its preset is one, under `heading` (`h2`, or `h3` in
@@ -36,36 +36,9 @@ fn phase_index(s: &Session, name: &str) -> Option<u64> {
         .find(|&i| phase_name(s, i) == name)
 }
 
-fn figure(o: &mut String, c: &Chart) {
-    let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
-}
-
+/// A chart of the page, its axes linear.
 fn chart(id: &str, title: &str, x: (&str, Unit), y: (&str, Unit), series: Vec<Series>) -> Chart {
-    Chart {
-        id: id.into(),
-        title: title.into(),
-        x_label: x.0.into(),
-        y_label: y.0.into(),
-        x_unit: x.1,
-        y_unit: y.1,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
-        series,
-        empty_note: "no step finished".into(),
-        paused: Vec::new(),
-    }
-}
-
-/// A series of `points`, no tooltips.
-fn series(name: String, i: usize, style: Style, points: Vec<(f64, f64)>) -> Series {
-    Series {
-        name,
-        color: PALETTE[i % PALETTE.len()],
-        style,
-        points,
-        tips: Vec::new(),
-    }
+    Chart::new(id, title, x, y, series, "no step finished")
 }
 
 /// HIR's baseline: the mean IOPS of the preconditioning's last rounds (its steady-state
@@ -160,36 +133,28 @@ fn hir(o: &mut String, s: &Session, h: &str) {
             .map(|r| (r.start_s - t0, r.summary.iops))
             .collect();
         x_max = points.iter().fold(x_max, |m, p| m.max(p.0));
-        all.push(series(rs.phase.clone(), k, Style::LineMarkers, points));
+        let line = Series::new(&rs.phase, colour(k), Style::LineMarkers, points);
+        all.push(line);
     }
     if let Some((b, _)) = base {
         let n = all.len();
-        all.push(series(
-            "baseline".into(),
-            n,
-            Style::Line,
-            vec![(0.0, b), (x_max, b)],
-        ));
+        let line = vec![(0.0, b), (x_max, b)];
+        all.push(Series::new("baseline", colour(n), Style::Line, line));
     }
-    figure(
-        o,
-        &chart(
-            "pts-hir",
-            "IOPS v time, all wait states (each burst a point, from its wait state's start)",
-            ("time since the wait state began", Unit::Seconds),
-            ("IOPS", Unit::Plain),
-            all,
-        ),
+    let c = chart(
+        "pts-hir",
+        "IOPS v time, all wait states (each burst a point, from its wait state's start)",
+        ("time since the wait state began", Unit::Seconds),
+        ("IOPS", Unit::Plain),
+        all,
     );
+    o.push_str(&c.figure());
 }
 
-/// When the last access group's throughput came back to the first group's mean: the run
-/// (from 1) and the seconds from the group's start to that run's end.
-fn xsr_recovery(s: &Session, first: &RunSeries, last: &RunSeries) -> Option<(usize, f64)> {
-    let steps: Vec<&StepRecord> = steps_of(s, phase_index(s, &last.phase)?)
-        .into_iter()
-        .filter(|r| r.summary.ios > 0)
-        .collect();
+/// When the last access group's throughput (its tests `steps`, that did I/O) came back to
+/// the first group's mean: the run (from 1) and the seconds from the group's start to that
+/// run's end.
+fn xsr_recovery(first: &RunSeries, steps: &[&StepRecord]) -> Option<(usize, f64)> {
     let t0 = steps.first()?.start_s;
     steps
         .iter()
@@ -220,8 +185,7 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
         .iter()
         .zip(&steps_by)
         .map(|(rs, steps)| {
-            let means = steps.iter().map(|r| r.summary.lat_us.mean);
-            let peak_art = means.clone().reduce(f64::max);
+            let peak_art = steps.iter().map(|r| r.summary.lat_us.mean).reduce(f64::max);
             let mrt = steps.iter().map(|r| r.summary.lat_us.max).reduce(f64::max);
             vec![
                 rs.phase.clone(),
@@ -247,7 +211,7 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
         "worst service p99",
     ];
     grid(o, "steps pts-xsr", &head, &rows);
-    let text = match xsr_recovery(s, first, last) {
+    let text = match xsr_recovery(first, steps_by.last().map_or(&[], Vec::as_slice)) {
         _ if runs.len() < 2 => "One access group: no recovery to measure.".to_string(),
         Some((n, t)) => format!(
             "Recovery: {} reached {}'s mean throughput ({:.2} MB/s) in its test {n}, {} after it began.",
@@ -258,7 +222,7 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
             last.phase, first.phase, first.mean_mbps, last.runs
         ),
     };
-    let _ = writeln!(o, "<p class=\"pts-recovery\">{}</p>", esc(&text));
+    para(o, "pts-recovery", &text);
     let t0 = steps_by.iter().flatten().next().map_or(0.0, |r| r.start_s);
     let all: Vec<Series> = runs
         .iter()
@@ -269,19 +233,17 @@ fn xsr(o: &mut String, s: &Session, h: &str) {
                 .iter()
                 .map(|r| (r.start_s - t0, r.summary.bw_bytes() / 1e6))
                 .collect();
-            series(rs.phase.clone(), k, Style::LineMarkers, points)
+            Series::new(&rs.phase, colour(k), Style::LineMarkers, points)
         })
         .collect();
-    figure(
-        o,
-        &chart(
-            "pts-xsr",
-            "Throughput v time, all access groups (each test a point)",
-            ("time since the first group began", Unit::Seconds),
-            ("MB/s", Unit::Plain),
-            all,
-        ),
+    let c = chart(
+        "pts-xsr",
+        "Throughput v time, all access groups (each test a point)",
+        ("time since the first group began", Unit::Seconds),
+        ("MB/s", Unit::Plain),
+        all,
     );
+    o.push_str(&c.figure());
 }
 
 /// One thread count × queue depth combination of DIRTH's last round.
@@ -433,7 +395,7 @@ fn dirth(o: &mut String, s: &Session, h: &str) {
         ],
         &rows,
     );
-    figure(o, &dirth_curve(&cells, &points));
+    o.push_str(&dirth_curve(&cells, &points).figure());
 }
 
 /// The demand-intensity curve: a line per thread count through its queue depths, and a
@@ -450,27 +412,25 @@ fn dirth_curve(cells: &[Cell<'_>], points: &[(&'static str, Cell<'_>)]) -> Chart
             let mut mine: Vec<&Cell<'_>> = cells.iter().filter(|c| c.jobs == j).collect();
             mine.sort_by_key(|c| c.qd);
             let pts = mine.into_iter().map(pt).collect();
-            series(format!("{j} threads"), k, Style::LineMarkers, pts)
+            Series::new(format!("{j} threads"), colour(k), Style::LineMarkers, pts)
         })
         .collect();
     for (name, c) in points {
-        let mut p = series(
-            format!("{name} point"),
-            all.len(),
-            Style::DashedMarkers,
-            vec![pt(c)],
-        );
-        p.tips = vec![format!("{name}: {} threads, QD {}", c.jobs, c.qd)];
-        all.push(p);
+        let (color, style) = (colour(all.len()), Style::DashedMarkers);
+        all.push(Series {
+            tips: vec![format!("{name}: {} threads, QD {}", c.jobs, c.qd)],
+            ..Series::new(format!("{name} point"), color, style, vec![pt(c)])
+        });
     }
-    let mut c = chart(
-        "pts-dirth",
-        "Demand intensity: mean response time v IOPS (a line per thread count)",
-        ("IOPS", Unit::Plain),
-        ("mean response time", Unit::Micros),
-        all,
-    );
-    c.y_log = true;
-    c.x_log = super::charts::spans_decades(cells.iter().map(|c| c.r.summary.iops));
-    c
+    Chart {
+        y_log: true,
+        x_log: super::charts::spans_decades(cells.iter().map(|c| c.r.summary.iops)),
+        ..chart(
+            "pts-dirth",
+            "Demand intensity: mean response time v IOPS (a line per thread count)",
+            ("IOPS", Unit::Plain),
+            ("mean response time", Unit::Micros),
+            all,
+        )
+    }
 }

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use super::page::{grid_captioned, kv_table};
 use super::pts_test::PtsTest;
-use super::svg::{esc, Chart, Series, Style, Unit, PALETTE};
+use super::svg::{colour, esc, Chart, Series, Style, Unit, PALETTE};
 use crate::plan::{round_value, Metric, Plan, SteadyRule, SteadyState, SteadyVerdict, WindowFit};
 use crate::session::{phase_of, Session, StepRecord};
 use crate::workload::Workload;
@@ -191,22 +191,15 @@ pub fn phases(s: &Session) -> Vec<PhaseRounds<'_>> {
                 .collect();
             // The runner's own detector over the recorded rounds: the round it stopped at.
             let mut det = SteadyState::new(&rounds.rule).tracking(rounds.metric);
-            let mut reached = None;
-            for (k, (_, v)) in track.iter().enumerate() {
-                if let SteadyVerdict::Reached { .. } = det.push(*v) {
-                    reached = Some(k);
-                    break;
-                }
-            }
+            let reached = track
+                .iter()
+                .position(|(_, v)| matches!(det.push(*v), SteadyVerdict::Reached { .. }));
             let upto = reached.map_or(track.len(), |k| k + 1);
             let window: Vec<u32> = track[upto.saturating_sub(window)..upto]
                 .iter()
                 .map(|x| x.0)
                 .collect();
-            let steady = match reached {
-                Some(k) => Steady::Reached(track[k].0),
-                None => Steady::NotReached,
-            };
+            let steady = reached.map_or(Steady::NotReached, |k| Steady::Reached(track[k].0));
             Some(PhaseRounds {
                 name: p.name.clone(),
                 metric: rounds.metric,
@@ -289,8 +282,8 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
             esc(&p.status())
         );
         let id = format!("pts-ss-{}", k + 1);
-        figure(o, &convergence(p, &id));
-        figure(o, &verification(p, &id));
+        o.push_str(&convergence(p, &id).figure());
+        o.push_str(&verification(p, &id).figure());
         determination(o, p);
         match test {
             PtsTest::Iops => iops_table(o, p),
@@ -302,43 +295,20 @@ pub fn section(o: &mut String, s: &Session, heading: &str) {
     }
 }
 
-fn figure(o: &mut String, c: &Chart) {
-    let _ = writeln!(o, "<div class=\"figure\">{}</div>", c.render());
-}
-
-fn series(name: String, i: usize, style: Style, points: Vec<(f64, f64)>) -> Series {
-    Series {
-        name,
-        color: PALETTE[i % PALETTE.len()],
-        style,
-        points,
-        tips: Vec::new(),
-    }
-}
-
-fn y_axis(m: Metric) -> (String, Unit) {
-    match m {
-        Metric::MeanLatency => ("mean response time".into(), Unit::Micros),
-        m => (m.unit().into(), Unit::Plain),
-    }
-}
-
+/// A chart of rounds of `m`, the tracking variable.
 fn chart(id: String, title: String, m: Metric, series: Vec<Series>) -> Chart {
-    let (y_label, y_unit) = y_axis(m);
-    Chart {
+    let y = match m {
+        Metric::MeanLatency => ("mean response time", Unit::Micros),
+        m => (m.unit(), Unit::Plain),
+    };
+    Chart::new(
         id,
         title,
-        x_label: "round".into(),
-        y_label,
-        x_unit: Unit::Count,
-        y_unit,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
+        ("round", Unit::Count),
+        y,
         series,
-        empty_note: "no round finished".into(),
-        paused: Vec::new(),
-    }
+        "no round finished",
+    )
 }
 
 /// The steady-state convergence plot: the tracking variable per round of each combination
@@ -367,30 +337,23 @@ fn convergence(p: &PhaseRounds<'_>, id: &str) -> Chart {
                 })
                 .collect();
             let tracked = if c == p.tracked { " (tracked)" } else { "" };
-            series(
-                format!("{}{tracked}", c.label()),
-                i,
-                Style::LineMarkers,
-                points,
-            )
+            let name = format!("{}{tracked}", c.label());
+            Series::new(name, colour(i), Style::LineMarkers, points)
         })
         .collect();
     // Block sizes whose figures lie decades apart (4 KiB and 1 MiB IOPS) each keep their
     // shape on a log axis.
     let y_log = super::charts::spans_decades(all.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
-    let mut c = chart(
-        format!("{id}-convergence"),
-        format!(
-            "{}: steady-state convergence, {} per round{}",
-            p.name,
-            p.metric.unit(),
-            if y_log { " (log scale)" } else { "" }
-        ),
-        p.metric,
-        all,
+    let title = format!(
+        "{}: steady-state convergence, {} per round{}",
+        p.name,
+        p.metric.unit(),
+        if y_log { " (log scale)" } else { "" }
     );
-    c.y_log = y_log;
-    c
+    Chart {
+        y_log,
+        ..chart(format!("{id}-convergence"), title, p.metric, all)
+    }
 }
 
 /// The steady-state verification plot: the window's tracked values, their average, the
@@ -398,44 +361,38 @@ fn convergence(p: &PhaseRounds<'_>, id: &str) -> Chart {
 fn verification(p: &PhaseRounds<'_>, id: &str) -> Chart {
     let w = p.window_track();
     let values: Vec<f64> = w.iter().map(|x| x.1).collect();
-    let mut all = vec![series(
-        format!("{} {}", p.tracked.label(), p.metric.unit()),
-        0,
-        Style::LineMarkers,
-        w.iter().map(|&(r, v)| (f64::from(r), v)).collect(),
-    )];
+    let name = format!("{} {}", p.tracked.label(), p.metric.unit());
+    let points = w.iter().map(|&(r, v)| (f64::from(r), v)).collect();
+    let mut all = vec![Series::new(name, PALETTE[0], Style::LineMarkers, points)];
     if let (Some(fit), Some(first), Some(last)) = (WindowFit::of(&values), w.first(), w.last()) {
         let (a, b) = (f64::from(first.0), f64::from(last.0));
         let flat = |v: f64| vec![(a, v), (b, v)];
-        all.push(series(
-            "window average".into(),
-            1,
-            Style::Line,
-            flat(fit.mean),
-        ));
-        all.push(series(
-            "110% of the average".into(),
-            6,
-            Style::Dashed,
-            flat(fit.mean * 1.1),
-        ));
-        all.push(series(
-            "90% of the average".into(),
-            6,
-            Style::Dashed,
-            flat(fit.mean * 0.9),
-        ));
         let line = |x: f64| fit.intercept + fit.slope * (x - a);
-        all.push(series(
-            "least-squares line".into(),
-            2,
-            Style::Line,
-            vec![(a, line(a)), (b, line(b))],
-        ));
+        all.extend([
+            Series::new("window average", PALETTE[1], Style::Line, flat(fit.mean)),
+            Series::new(
+                "110% of the average",
+                PALETTE[6],
+                Style::Dashed,
+                flat(fit.mean * 1.1),
+            ),
+            Series::new(
+                "90% of the average",
+                PALETTE[6],
+                Style::Dashed,
+                flat(fit.mean * 0.9),
+            ),
+            Series::new(
+                "least-squares line",
+                PALETTE[2],
+                Style::Line,
+                vec![(a, line(a)), (b, line(b))],
+            ),
+        ]);
     }
     let what = match p.steady {
-        Steady::Reached(_) => "measurement window".to_string(),
-        Steady::NotReached => "last rounds (steady state NOT reached)".to_string(),
+        Steady::Reached(_) => "measurement window",
+        Steady::NotReached => "last rounds (steady state NOT reached)",
     };
     chart(
         format!("{id}-verification"),
@@ -608,21 +565,15 @@ fn throughput_table(o: &mut String, p: &PhaseRounds<'_>) {
 /// Latency: the average, maximum and nines of each block size and mix, each the window
 /// rounds' average of the round's figure, in µs.
 fn latency_tables(o: &mut String, p: &PhaseRounds<'_>) {
-    type Pick = fn(&StepRecord) -> f64;
+    type Pick = fn(&crate::stats::LatSummary) -> f64;
     let stats: [(&str, &str, Pick); 6] = [
-        ("pts-lat-mean", "Average", |r| r.summary.service_lat().mean),
-        ("pts-lat-max", "Maximum", |r| r.summary.service_lat().max),
-        ("pts-lat-p99", "99th percentile", |r| {
-            r.summary.service_lat().p99
-        }),
-        ("pts-lat-p99-9", "99.9th percentile", |r| {
-            r.summary.service_lat().p99_9
-        }),
-        ("pts-lat-p99-99", "99.99th percentile", |r| {
-            r.summary.service_lat().p99_99
-        }),
-        ("pts-lat-p99-999", "99.999th percentile", |r| {
-            r.summary.service_lat().p99_999.unwrap_or(f64::NAN)
+        ("pts-lat-mean", "Average", |l| l.mean),
+        ("pts-lat-max", "Maximum", |l| l.max),
+        ("pts-lat-p99", "99th percentile", |l| l.p99),
+        ("pts-lat-p99-9", "99.9th percentile", |l| l.p99_9),
+        ("pts-lat-p99-99", "99.99th percentile", |l| l.p99_99),
+        ("pts-lat-p99-999", "99.999th percentile", |l| {
+            l.p99_999.unwrap_or(f64::NAN)
         }),
     ];
     // A round that did no I/O (a starved process) has no latency: left out of the average.
@@ -641,7 +592,7 @@ fn latency_tables(o: &mut String, p: &PhaseRounds<'_>) {
             p,
             class,
             &format!("{what} response time in µs (service latency), the window rounds' average of each round's {}{left_out}", what.to_lowercase()),
-            &|r| (r.summary.ios > 0).then(|| f(r)),
+            &|r| (r.summary.ios > 0).then(|| f(r.summary.service_lat())),
             &|v| {
                 if v.is_finite() {
                     format!("{v:.1}")

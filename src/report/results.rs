@@ -50,7 +50,7 @@ pub fn by_workload<'s, 'a, S: std::borrow::Borrow<Step<'a>> + 's>(
 }
 
 /// The directions a step did I/O in.
-fn dirs(r: &StepResult) -> Vec<Direction> {
+pub fn dirs(r: &StepResult) -> Vec<Direction> {
     Direction::ALL
         .into_iter()
         .filter(|d| !r.dir(*d).is_empty())
@@ -163,14 +163,9 @@ pub fn corners_section(o: &mut String, steps: &[Step], heading: &str) {
         .iter()
         .zip(best)
         .map(|((name, seq), b)| match b {
-            None => vec![
-                name.to_string(),
-                "not in this session".into(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ],
+            None => [*name, "not in this session", "", "", "", ""]
+                .map(String::from)
+                .to_vec(),
             Some(st) => {
                 let r = &st.result;
                 vec![
@@ -215,64 +210,36 @@ pub fn workload_sections(o: &mut String, steps: &[Step], heading: &str) {
             // Unpaced: its service latency is its response latency, shown here too.
             let service = r.service_lat_us.map(|l| l.mean);
             let ds = dirs(r);
-            if ds.is_empty() {
-                rows.push(vec![
-                    r.step.to_string(),
-                    r.label.clone(),
-                    "-".into(),
-                    target(r),
-                    r.reached(),
-                    "no I/O".into(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    r.errors.to_string(),
-                    r.ended_by.to_string(),
-                ]);
-                if let (true, Some(row)) = (paced, rows.last_mut()) {
-                    row.push(lat(service));
+            // A step of no I/O: one row saying so.
+            let each = ds.iter().map(Some).chain(ds.is_empty().then_some(None));
+            for (i, d) in each.enumerate() {
+                // The step's own cells, on its first row only.
+                let once = |cell: String| if i == 0 { cell } else { String::new() };
+                let x = d.map(|d| r.dir(*d));
+                let l = x.and_then(|x| x.lat_us);
+                let mut row = vec![
+                    once(r.step.to_string()),
+                    once(r.label.clone()),
+                    d.map_or_else(|| "-".into(), |d| d.word().to_string()),
+                    once(target(r)),
+                    once(r.reached()),
+                ];
+                match x {
+                    Some(x) => row.extend([
+                        iops(x.iops),
+                        mbps(x.mbps),
+                        lat(l.map(|l| l.mean)),
+                        lat(l.map(|l| l.p50)),
+                        lat(l.map(|l| l.p99)),
+                        lat(l.map(|l| l.p99_9)),
+                    ]),
+                    None => row.extend(["no I/O".into()].into_iter().chain(vec![String::new(); 5])),
                 }
-            }
-            for (i, d) in ds.iter().enumerate() {
-                let x = r.dir(*d);
-                let l = x.lat_us;
-                let first = i == 0;
-                rows.push(vec![
-                    if first {
-                        r.step.to_string()
-                    } else {
-                        String::new()
-                    },
-                    if first {
-                        r.label.clone()
-                    } else {
-                        String::new()
-                    },
-                    d.word().to_string(),
-                    if first { target(r) } else { String::new() },
-                    if first { r.reached() } else { String::new() },
-                    iops(x.iops),
-                    mbps(x.mbps),
-                    lat(l.map(|l| l.mean)),
-                    lat(l.map(|l| l.p50)),
-                    lat(l.map(|l| l.p99)),
-                    lat(l.map(|l| l.p99_9)),
-                    if first {
-                        r.errors.to_string()
-                    } else {
-                        String::new()
-                    },
-                    if first {
-                        r.ended_by.to_string()
-                    } else {
-                        String::new()
-                    },
-                ]);
-                if let (true, Some(row)) = (paced, rows.last_mut()) {
-                    row.push(if first { lat(service) } else { String::new() });
+                row.extend([once(r.errors.to_string()), once(r.ended_by.to_string())]);
+                if paced {
+                    row.push(once(lat(service)));
                 }
+                rows.push(row);
             }
         }
         let mut head = vec![

@@ -3,12 +3,10 @@
 //! cool-down) and one chart of temperature and throughput on one time axis, with the
 //! drive's warning and critical lines. Present when the session holds thermal events.
 
-use std::fmt::Write;
-
 use serde::Deserialize;
 
-use super::page::kv_table;
-use super::svg::{esc, format_value, Chart, Series, Style, Unit, PALETTE};
+use super::page::{kv_table, para};
+use super::svg::{format_value, Chart, Series, Style, Unit, PALETTE};
 use crate::session::{EventKind, Session};
 use crate::thermal::{Load, SoakSummary, ThermalEvent};
 use crate::workload::EngineKind;
@@ -43,11 +41,18 @@ fn loads(s: &Session) -> Vec<Load> {
         .collect()
 }
 
-fn temps(s: &Session) -> Vec<(f64, f64)> {
+/// The drive's temperature over time, from the telemetry samples.
+pub fn temps(s: &Session) -> Vec<(f64, f64)> {
     s.telemetry
         .iter()
         .filter_map(|v| Some((v.t()?, v.temperature_c()?)))
         .collect()
+}
+
+/// The drive's temperature as a line of a chart, when the session has any.
+pub fn temperature_line(s: &Session) -> Option<Series> {
+    let t = temps(s);
+    (!t.is_empty()).then(|| Series::new("drive °C", PALETTE[1], Style::Line, t))
 }
 
 /// The soak's figures, when the session has thermal events.
@@ -87,29 +92,15 @@ fn thresholds(s: &Session) -> (Option<f64>, Option<f64>) {
 /// time axis, with the warning and critical lines across it.
 pub fn chart(s: &Session, sum: &SoakSummary) -> Chart {
     let t = temps(s);
-    let mut series = Vec::new();
-    if !t.is_empty() {
-        series.push(Series {
-            name: "drive °C".into(),
-            color: PALETTE[1],
-            style: Style::Line,
-            points: t.clone(),
-            tips: Vec::new(),
-        });
-    }
+    let mut series: Vec<Series> = temperature_line(s).into_iter().collect();
     if let Some(b) = sum.before.filter(|b| b.iops > 0.0) {
         let points = loads(s)
             .iter()
             .filter(|l| l.loaded)
             .map(|l| (l.t, 100.0 * l.iops / b.iops))
             .collect();
-        series.push(Series {
-            name: "IOPS, % of the mean before throttling".into(),
-            color: PALETTE[0],
-            style: Style::Line,
-            points,
-            tips: Vec::new(),
-        });
+        let name = "IOPS, % of the mean before throttling";
+        series.push(Series::new(name, PALETTE[0], Style::Line, points));
     }
     let span = s
         .intervals
@@ -125,29 +116,26 @@ pub fn chart(s: &Session, sum: &SoakSummary) -> Chart {
         ("critical", crit, PALETTE[6]),
     ] {
         if let (Some(c), true) = (c, span.0 < span.1) {
+            let line = vec![(span.0, c), (span.1, c)];
             series.push(Series {
-                name: format!("{name} {c:.0} °C"),
-                color,
-                style: Style::DashedMarkers,
-                points: vec![(span.0, c), (span.1, c)],
                 tips: vec![format!("{name} threshold"); 2],
+                ..Series::new(
+                    format!("{name} {c:.0} °C"),
+                    color,
+                    Style::DashedMarkers,
+                    line,
+                )
             });
         }
     }
-    Chart {
-        id: "soak".into(),
-        title: "Thermal soak: temperature and throughput".into(),
-        x_label: "time since start".into(),
-        y_label: "°C, or % of throughput before throttling".into(),
-        x_unit: Unit::Seconds,
-        y_unit: Unit::Plain,
-        y_log: false,
-        x_log: false,
-        key: Vec::new(),
+    Chart::new(
+        "soak",
+        "Thermal soak: temperature and throughput",
+        ("time since start", Unit::Seconds),
+        ("°C, or % of throughput before throttling", Unit::Plain),
         series,
-        empty_note: "no temperature or throughput recorded".into(),
-        paused: Vec::new(),
-    }
+        "no temperature or throughput recorded",
+    )
 }
 
 /// The soak's figures as rows: what a storage engineer reads first.
@@ -206,9 +194,5 @@ pub fn rows(sum: &SoakSummary) -> Vec<(String, String)> {
 pub fn section(o: &mut String, sum: &SoakSummary) {
     o.push_str("<h2>Thermal soak</h2>\n");
     kv_table(o, "soak", &rows(sum));
-    let _ = writeln!(
-        o,
-        "<p class=\"note\">{}</p>",
-        esc("Times run from the first interval with I/O; throughput while throttled runs from the onset to the end of the throttle or of the load.")
-    );
+    para(o, "note", "Times run from the first interval with I/O; throughput while throttled runs from the onset to the end of the throttle or of the load.");
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::csv::text_cell;
+use super::csv::{has_header, text_cell, DRIVE_COLUMN};
 use crate::session::results::LatFigures;
 use crate::session::{round, Direction, StepResult};
 
@@ -30,8 +30,6 @@ const BEFORE_NAMED: &str = "lat";
 const FIRST: &str = "step,label,workload,target_iops";
 /// The header's last columns.
 const LAST: &str = "errors,ended_by,measured_s";
-/// The first column when a session has several drives.
-const DRIVE_COLUMN: &str = "drive,";
 /// After the trims: a paced step's achieved share of its target and whether it missed it.
 const TARGET_COLUMNS: &str = "achieved_share,missed_target";
 
@@ -88,13 +86,8 @@ pub fn header() -> String {
 /// Whether `head` (a file's first bytes) is the start of a steps CSV drivescope wrote
 /// (this release's or one from before the trim columns or the latency's names).
 pub fn is_steps_csv(head: &[u8]) -> bool {
-    let head = head.strip_prefix(DRIVE_COLUMN.as_bytes()).unwrap_or(head);
-    [header(), header_before_named(), header_before_trims()]
-        .iter()
-        .any(|h| {
-            head.strip_prefix(h.as_bytes())
-                .is_some_and(|rest| rest.first() == Some(&b'\n'))
-        })
+    let headers = [header(), header_before_named(), header_before_trims()];
+    has_header(head, &headers.each_ref().map(String::as_str))
 }
 
 /// The words a steps JSON file starts with.

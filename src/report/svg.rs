@@ -31,6 +31,24 @@ pub struct Series {
     pub tips: Vec<String>,
 }
 
+impl Series {
+    /// A series of `points`, with no tooltips (none, for a legend's key entry).
+    pub fn new(
+        name: impl Into<String>,
+        color: &'static str,
+        style: Style,
+        points: Vec<(f64, f64)>,
+    ) -> Series {
+        Series {
+            name: name.into(),
+            color,
+            style,
+            points,
+            tips: Vec::new(),
+        }
+    }
+}
+
 /// How axis values print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -71,6 +89,11 @@ pub const PALETTE: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
 ];
 
+/// The `i`-th colour of the palette, from its start again past its end.
+pub fn colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
 const W: f64 = 900.0;
 const H: f64 = 380.0;
 const LEFT: f64 = 78.0;
@@ -104,16 +127,8 @@ fn nice_step(raw: f64) -> f64 {
     }
     let p = 10f64.powf(raw.log10().floor());
     let m = raw / p;
-    let n = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    n * p
+    let n = [1.0, 2.0, 5.0].into_iter().find(|&n| m <= n);
+    n.unwrap_or(10.0) * p
 }
 
 /// Linear ticks covering [lo, hi] and the rounded bounds.
@@ -222,6 +237,35 @@ struct Axis {
 }
 
 impl Axis {
+    /// The axis of `values` (those it can show: numbers, above 0 on a log axis) from pixel
+    /// `px0` to `px1`, and its ticks: log-10, or linear from 0 (from the least value, for a
+    /// count); none without a value.
+    fn over(
+        values: impl Iterator<Item = f64>,
+        log: bool,
+        unit: Unit,
+        (px0, px1): (f64, f64),
+    ) -> Option<(Axis, Vec<f64>)> {
+        let v: Vec<f64> = values
+            .filter(|v| v.is_finite() && (!log || *v > 0.0))
+            .collect();
+        let lo = v.iter().cloned().reduce(f64::min)?;
+        let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi, ticks) = match (log, unit) {
+            (true, _) => log_ticks(lo, hi),
+            (false, Unit::Count) => linear_ticks(lo, hi, unit),
+            (false, _) => linear_ticks(lo.min(0.0), hi, unit),
+        };
+        let axis = Axis {
+            lo,
+            hi,
+            log,
+            px0,
+            px1,
+        };
+        Some((axis, ticks))
+    }
+
     fn map(&self, v: f64) -> f64 {
         let (a, b, v) = if self.log {
             let v = v.max(self.lo);
@@ -269,6 +313,37 @@ pub fn is_chart(head: &[u8]) -> bool {
 }
 
 impl Chart {
+    /// A chart of linear axes, `x` and `y` each (label, unit), with no key and no paused
+    /// span; `empty_note` is shown in place of a plot with no point.
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        x: (&str, Unit),
+        y: (&str, Unit),
+        series: Vec<Series>,
+        empty_note: &str,
+    ) -> Chart {
+        Chart {
+            id: id.into(),
+            title: title.into(),
+            x_label: x.0.into(),
+            y_label: y.0.into(),
+            x_unit: x.1,
+            y_unit: y.1,
+            y_log: false,
+            x_log: false,
+            key: Vec::new(),
+            series,
+            empty_note: empty_note.into(),
+            paused: Vec::new(),
+        }
+    }
+
+    /// The chart in a figure of a page.
+    pub fn figure(&self) -> String {
+        format!("<div class=\"figure\">{}</div>\n", self.render())
+    }
+
     /// The chart as a standalone `<svg>` element (with its namespace, so it also works
     /// inline in HTML and as a file).
     pub fn render(&self) -> String {
@@ -285,17 +360,18 @@ impl Chart {
             LEFT,
             esc(&self.title)
         );
+        let named = if self.key.is_empty() {
+            &self.series
+        } else {
+            &self.key
+        };
+        let (legend, rows) = legend_layout(named);
+        let top = TOP + 6.0 + rows as f64 * LEGEND_ROW;
         let pts = self.series.iter().flat_map(|s| s.points.iter());
-        let xs: Vec<f64> = pts
-            .clone()
-            .map(|p| p.0)
-            .filter(|v| v.is_finite() && (!self.x_log || *v > 0.0))
-            .collect();
-        let ys: Vec<f64> = pts
-            .map(|p| p.1)
-            .filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
-            .collect();
-        if xs.is_empty() || ys.is_empty() {
+        let (px, py) = ((LEFT, W - RIGHT), (H - BOTTOM, top));
+        let x = Axis::over(pts.clone().map(|p| p.0), self.x_log, self.x_unit, px);
+        let y = Axis::over(pts.map(|p| p.1), self.y_log, self.y_unit, py);
+        let (Some((xa, xt)), Some((ya, yt))) = (x, y) else {
             // A short strip saying why, not a blank plot.
             let o = o
                 .replacen(&format!("0 0 {W} {H}\""), &format!("0 0 {W} 70\""), 1)
@@ -304,44 +380,6 @@ impl Chart {
                 "{o}<text class=\"empty\" x=\"{LEFT}\" y=\"50\" fill=\"#666666\">{}</text></svg>",
                 esc(&self.empty_note)
             );
-        }
-        let min = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
-        let max = |v: &[f64]| v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let (x0, x1, xt) = if self.x_log {
-            log_ticks(min(&xs), max(&xs))
-        } else {
-            let lo = if self.x_unit == Unit::Count {
-                min(&xs)
-            } else {
-                min(&xs).min(0.0)
-            };
-            linear_ticks(lo, max(&xs), self.x_unit)
-        };
-        let (y0, y1, yt) = if self.y_log {
-            log_ticks(min(&ys), max(&ys))
-        } else {
-            linear_ticks(min(&ys).min(0.0), max(&ys), self.y_unit)
-        };
-        let named = if self.key.is_empty() {
-            &self.series
-        } else {
-            &self.key
-        };
-        let (legend, rows) = legend_layout(named);
-        let top = TOP + 6.0 + rows as f64 * LEGEND_ROW;
-        let xa = Axis {
-            lo: x0,
-            hi: x1,
-            log: self.x_log,
-            px0: LEFT,
-            px1: W - RIGHT,
-        };
-        let ya = Axis {
-            lo: y0,
-            hi: y1,
-            log: self.y_log,
-            px0: H - BOTTOM,
-            px1: top,
         };
         self.grid(&mut o, (&xa, &xt), (&ya, &yt), top);
         self.paused_bands(&mut o, &xa, top);
@@ -446,30 +484,25 @@ impl Chart {
                 rings(o, &name, s, xa, ya);
                 continue;
             }
-            let runs = s
+            let mut runs: Vec<String> = s
                 .points
                 .split(|(x, y)| !(x.is_finite() && y.is_finite()))
-                .filter(|run| !run.is_empty());
-            let mut drawn = false;
-            for run in runs {
-                let mut line = String::with_capacity(run.len() * 14);
-                for &(x, y) in run {
-                    let _ = write!(line, "{:.1},{:.1} ", xa.map(x), ya.map(y));
-                }
-                drawn = true;
-                let _ = write!(
-                    o,
-                    "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>",
-                    s.color,
-                    dash(s.style),
-                    line.trim_end()
-                );
-            }
-            if !drawn {
+                .filter(|run| !run.is_empty())
+                .map(|run| {
+                    let xy = run
+                        .iter()
+                        .map(|&(x, y)| format!("{:.1},{:.1}", xa.map(x), ya.map(y)));
+                    xy.collect::<Vec<_>>().join(" ")
+                })
+                .collect();
+            if runs.is_empty() {
                 // A series with no number still has its (empty) line, for its legend.
+                runs.push(String::new());
+            }
+            for points in runs {
                 let _ = write!(
                     o,
-                    "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"\"/>",
+                    "<polyline class=\"series\" data-series=\"{name}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{points}\"/>",
                     s.color,
                     dash(s.style),
                 );
@@ -488,32 +521,24 @@ impl Chart {
     fn legend(&self, o: &mut String, named: &[Series], legend: &[(f64, usize)]) {
         o.push_str("<g class=\"legend\">");
         for (s, &(lx, row)) in named.iter().zip(legend) {
-            let y = TOP + row as f64 * LEGEND_ROW;
-            if s.style == Style::Rings {
-                let _ = write!(
+            let (y, c) = (TOP + row as f64 * LEGEND_ROW, s.color);
+            let mid = y - 4.0;
+            let _ = if s.style == Style::Rings {
+                write!(
                     o,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                    lx + 8.0,
-                    y - 4.0,
-                    s.color,
-                    lx + 20.0,
-                    y,
-                    esc(&s.name)
-                );
-                continue;
-            }
-            let _ = write!(
-                o,
-                "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                lx + 16.0,
-                y - 4.0,
-                y - 4.0,
-                s.color,
-                dash(s.style),
-                lx + 20.0,
-                y,
-                esc(&s.name)
-            );
+                    "<circle cx=\"{:.1}\" cy=\"{mid:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{c}\" stroke-width=\"2\"/>",
+                    lx + 8.0
+                )
+            } else {
+                write!(
+                    o,
+                    "<line x1=\"{lx:.1}\" x2=\"{:.1}\" y1=\"{mid:.1}\" y2=\"{mid:.1}\" stroke=\"{c}\" stroke-width=\"3\"{}/>",
+                    lx + 16.0,
+                    dash(s.style)
+                )
+            };
+            let name = esc(&s.name);
+            let _ = write!(o, "<text x=\"{:.1}\" y=\"{y:.1}\">{name}</text>", lx + 20.0);
         }
     }
 }
@@ -573,43 +598,40 @@ mod tests {
 
     #[test]
     fn values_print_in_their_units() {
-        assert_eq!(format_value(250.0, Unit::Micros), "250 µs");
-        assert_eq!(format_value(2500.0, Unit::Micros), "2.5 ms");
-        assert_eq!(format_value(90.0, Unit::Seconds), "90s");
-        assert_eq!(format_value(3900.0, Unit::Seconds), "1h05");
-        assert_eq!(format_value(25_000.0, Unit::Plain), "25k");
-        // A time far out of range (a damaged session's) saturates, and prints.
-        assert_eq!(
-            format_value(-3.3e110, Unit::Seconds),
-            "-2562047788015215h30"
-        );
-        assert_eq!(
-            format_value(f64::INFINITY, Unit::Seconds),
-            "2562047788015215h30"
-        );
+        for (v, unit, text) in [
+            (250.0, Unit::Micros, "250 µs"),
+            (2500.0, Unit::Micros, "2.5 ms"),
+            (90.0, Unit::Seconds, "90s"),
+            (3900.0, Unit::Seconds, "1h05"),
+            (25_000.0, Unit::Plain, "25k"),
+            // A time far out of range (a damaged session's) saturates, and prints.
+            (-3.3e110, Unit::Seconds, "-2562047788015215h30"),
+            (f64::INFINITY, Unit::Seconds, "2562047788015215h30"),
+        ] {
+            assert_eq!(format_value(v, unit), text, "{v}");
+        }
     }
 
     #[test]
     fn one_vertex_per_point_and_escaped_text() {
         let c = Chart {
-            id: "c".into(),
-            title: "a < b & c".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            x_unit: Unit::Plain,
-            y_unit: Unit::Micros,
             y_log: true,
-            x_log: false,
-            key: Vec::new(),
-            series: vec![Series {
-                name: "p99".into(),
-                color: PALETTE[0],
-                style: Style::LineMarkers,
-                points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 1000.0)],
-                tips: vec!["one".into()],
-            }],
-            empty_note: String::new(),
-            paused: Vec::new(),
+            ..Chart::new(
+                "c",
+                "a < b & c",
+                ("x", Unit::Plain),
+                ("y", Unit::Micros),
+                vec![Series {
+                    tips: vec!["one".into()],
+                    ..Series::new(
+                        "p99",
+                        PALETTE[0],
+                        Style::LineMarkers,
+                        vec![(1.0, 10.0), (2.0, 0.0), (3.0, 1000.0)],
+                    )
+                }],
+                "",
+            )
         };
         let svg = c.render();
         assert!(svg.contains("a &lt; b &amp; c"));

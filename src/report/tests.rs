@@ -83,12 +83,39 @@ fn doc(text: &str) -> roxmltree::Document<'_> {
     roxmltree::Document::parse_with_options(text, opts).unwrap()
 }
 
+/// The file `name` of the report [`super::write_report`] writes of `s`.
+fn written(s: &Session, name: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    super::write_report(s, dir.path(), &[]).unwrap();
+    std::fs::read_to_string(dir.path().join(name)).unwrap()
+}
+
+/// `s` made a run of the drives `labels`.
+fn with_drives(s: &mut Session, labels: &[&str]) {
+    s.drives = labels
+        .iter()
+        .map(|l| crate::session::DriveEntry {
+            label: l.to_string(),
+            ..Default::default()
+        })
+        .collect();
+}
+
+/// An event of `kind` at `t`, with no message nor data.
+fn event(t: f64, kind: crate::session::EventKind) -> crate::session::Event {
+    crate::session::Event {
+        t,
+        kind,
+        message: String::new(),
+        data: None,
+        drive: None,
+    }
+}
+
 #[test]
 fn telemetry_and_smart_reach_the_page() {
-    let dir = tempfile::tempdir().unwrap();
     let s = session();
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = written(&s, "report.html");
     let d = doc(&html);
     let temp = d
         .descendants()
@@ -126,16 +153,10 @@ fn telemetry_and_smart_reach_the_page() {
         .map(|p| p.split(',').next().unwrap().parse().unwrap())
         .collect();
     assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+    let smart = table_rows(&d, "smart");
     let row = |name: &str| -> Vec<String> {
-        d.descendants()
-            .filter(|n| n.tag_name().name() == "tr")
-            .find(|tr| tr.children().next().and_then(|c| c.text()) == Some(name))
-            .map(|tr| {
-                tr.children()
-                    .map(|td| td.text().unwrap_or("").to_string())
-                    .collect()
-            })
-            .unwrap_or_else(|| panic!("no row {name}"))
+        let found = smart.iter().find(|r| r[0] == name);
+        found.cloned().unwrap_or_else(|| panic!("no row {name}"))
     };
     // NVMe units of 512,000 bytes, decimal as drives count: 1000 units before, 2100 after,
     // 1100 (563,200,000 bytes) written in the run.
@@ -159,8 +180,7 @@ fn telemetry_and_smart_reach_the_page() {
     );
     // Identity is not a SMART figure, nor are the fields listed one by one.
     assert!(!html.contains("thermal_throttle"), "{html}");
-    let svg = std::fs::read_to_string(dir.path().join("temperature.svg")).unwrap();
-    doc(&svg);
+    doc(&written(&s, "temperature.svg"));
 }
 
 #[test]
@@ -225,9 +245,7 @@ fn the_curve_joins_the_points_of_one_workload_only() {
     colours.dedup();
     assert_eq!(colours.len(), 5);
     // The page's chart names each series in its legend.
-    let dir = tempfile::tempdir().unwrap();
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let svg = std::fs::read_to_string(dir.path().join("curve.svg")).unwrap();
+    let svg = written(&s, "curve.svg");
     for n in names {
         assert!(svg.contains(n), "legend lacks {n}");
     }
@@ -253,9 +271,7 @@ fn the_curve_plots_latency_from_submission_and_the_table_keeps_the_response() {
     let view = crate::app::CurvePoint::new(s.steps[0].series(), &s.steps[0].summary);
     assert_eq!(view.mean_us, 250.0);
     assert_eq!(view.response_mean_us, Some(15_000.0));
-    let dir = tempfile::tempdir().unwrap();
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = written(&s, "report.html");
     assert!(html.contains("<th>service mean</th>"), "labelled");
     assert!(html.contains("<th>response mean</th>"), "labelled");
     assert!(html.contains(">250 µs</td>"), "beside the response: {html}");
@@ -269,12 +285,7 @@ fn a_sweep_point_under_its_target_is_marked_in_the_table_and_the_curve() {
     let mut reached = step(1, 19_500.0, 400.0);
     reached.summary.target_iops = Some(20_000.0);
     s.steps = vec![missed, reached];
-    let rows = |s: &crate::session::Session| {
-        let html = super::html::session_page(s, &[], &[]);
-        let d = doc(&html);
-        table_rows(&d, "results")
-    };
-    let table = rows(&s);
+    let table = page_table(&s, "results");
     let col = table[0]
         .iter()
         .position(|h| h == "reached")
@@ -310,14 +321,13 @@ fn a_sweep_point_under_its_target_is_marked_in_the_table_and_the_curve() {
     assert!(!curve.render().contains("missed its target"));
     // No target at all: no reached column.
     s.steps[0].summary.target_iops = None;
-    let table = rows(&s);
+    let table = page_table(&s, "results");
     assert!(!table[0].iter().any(|h| h == "reached"), "{table:?}");
     assert_eq!(table[0].len(), table[1].len(), "{table:?}");
 }
 
 #[test]
 fn ata_attributes_are_one_row_each_by_id_and_name_with_their_raw_change() {
-    let dir = tempfile::tempdir().unwrap();
     let mut s = session();
     s.telemetry.clear();
     // The last sample holds no table (it had not changed, or not for a minute): the after
@@ -333,8 +343,7 @@ fn ata_attributes_are_one_row_each_by_id_and_name_with_their_raw_change() {
         };
         s.telemetry.push(Sample::from_json_line(&line).unwrap());
     }
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = written(&s, "report.html");
     let row = html
         .lines()
         .find(|l| l.contains("ATA 5 Reallocated_Sector_Ct (raw)"))
@@ -359,8 +368,7 @@ fn a_serial_of_digits_is_text_shown_exactly_and_never_a_smart_figure() {
     let again = crate::session::to_yaml(&s).unwrap();
     let back = crate::session::parse(&path, &again).unwrap().session;
     assert_eq!(serial_of(&back).as_deref(), Some(serial), "{again}");
-    super::write_report(&back, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = written(&back, "report.html");
     assert!(html.contains(serial), "the serial as the drive gave it");
     assert!(!html.contains("19666372154600480"), "not read as a float");
     assert!(
@@ -371,9 +379,7 @@ fn a_serial_of_digits_is_text_shown_exactly_and_never_a_smart_figure() {
 
 #[test]
 fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_reports() {
-    use crate::session::{Event, EventKind};
     use crate::telemetry::{DriveWear, WearSpan};
-    let dir = tempfile::tempdir().unwrap();
     let mut s = session();
     s.steps[0].end_s = 0.8;
     s.steps[1].end_s = 5.0;
@@ -389,30 +395,12 @@ fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_rep
         },
     };
     for (t, w) in [(1.0, span(Some(0), 2)), (9.0, span(None, 3))] {
-        s.events.push(Event {
-            t,
-            kind: EventKind::DriveWear,
-            message: String::new(),
+        s.events.push(crate::session::Event {
             data: crate::session::Document::of(w),
-            drive: None,
+            ..event(t, crate::session::EventKind::DriveWear)
         });
     }
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    let d = doc(&html);
-    let table = d
-        .descendants()
-        .find(|n| n.attribute("class") == Some("drive-wear"))
-        .expect("the drive wear table");
-    let rows: Vec<Vec<String>> = table
-        .children()
-        .filter(|n| n.tag_name().name() == "tr")
-        .map(|tr| {
-            tr.children()
-                .map(|c| c.text().unwrap_or_default().to_string())
-                .collect()
-        })
-        .collect();
+    let rows = table_rows(&doc(&written(&s, "report.html")), "drive-wear");
     assert_eq!(
         rows[0],
         ["span", "host wrote", "drivescope wrote", "media errors"]
@@ -427,23 +415,13 @@ fn the_drive_wear_table_has_the_run_and_each_step_with_the_columns_the_drive_rep
 
 #[test]
 fn a_paused_span_is_a_gap_in_the_lines_over_time() {
-    use crate::session::{Event, EventKind};
+    use crate::session::EventKind;
     let mut s = session();
     let ts: Vec<f64> = s.intervals.iter().map(|r| r.t).collect();
     assert!(ts.len() >= 4, "{ts:?}");
     // Paused from just after the first interval to the third's end.
-    for (t, kind) in [
-        (ts[0] + 0.01, EventKind::Paused),
-        (ts[2], EventKind::Resumed),
-    ] {
-        s.events.push(Event {
-            t,
-            kind,
-            message: String::new(),
-            data: None,
-            drive: None,
-        });
-    }
+    s.events.push(event(ts[0] + 0.01, EventKind::Paused));
+    s.events.push(event(ts[2], EventKind::Resumed));
     assert_eq!(s.paused_spans(), vec![(ts[0] + 0.01, ts[2])]);
     let svg = super::charts::throughput(&s).render();
     let read_lines = svg.matches("data-series=\"read IOPS\"").count();
@@ -465,20 +443,13 @@ fn a_paused_span_is_a_gap_in_the_lines_over_time() {
 
 #[test]
 fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() {
-    use crate::session::{DriveEntry, Event, EventKind};
+    use crate::session::EventKind;
     let mut s = session();
-    s.drives = ["a", "b"]
-        .iter()
-        .map(|l| DriveEntry {
-            label: l.to_string(),
-            ..DriveEntry::default()
-        })
-        .collect();
+    with_drives(&mut s, &["a", "b"]);
     s.steps = (0..2)
-        .map(|i| {
-            let mut st = step(i, 1000.0, 100.0);
-            st.drive = Some(i);
-            st
+        .map(|i| StepRecord {
+            drive: Some(i),
+            ..step(i, 1000.0, 100.0)
         })
         .collect();
     s.intervals = (0..12)
@@ -495,15 +466,8 @@ fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() 
             r
         })
         .collect();
-    for (t, kind) in [(2.5, EventKind::Paused), (4.0, EventKind::Resumed)] {
-        s.events.push(Event {
-            t,
-            kind,
-            message: String::new(),
-            data: None,
-            drive: None,
-        });
-    }
+    s.events.push(event(2.5, EventKind::Paused));
+    s.events.push(event(4.0, EventKind::Resumed));
     let charts = super::charts::all(&s);
     let (tp, lat) = (charts[0].render(), charts[1].render());
     for d in ["a", "b"] {
@@ -519,6 +483,11 @@ fn a_paused_span_is_a_gap_and_a_band_in_each_drives_lines_of_a_run_of_several() 
     for svg in [&tp, &lat] {
         assert_eq!(svg.matches("<rect class=\"paused\"").count(), 1, "{svg}");
     }
+}
+
+/// The rows of the table of class `class` on the page of `s`.
+fn page_table(s: &Session, class: &str) -> Vec<Vec<String>> {
+    table_rows(&doc(&super::html::session_page(s, &[], &[])), class)
 }
 
 /// The rows of the table of class `class`: each row's cells' text.
@@ -588,9 +557,7 @@ fn corners_session() -> Session {
 fn the_qos_table_has_each_steps_nines_as_its_step_result_holds_them() {
     let s = corners_session();
     let results = crate::session::step_results(&s);
-    let html = super::html::session_page(&s, &[], &[]);
-    let d = doc(&html);
-    let rows = table_rows(&d, "qos");
+    let rows = page_table(&s, "qos");
     assert_eq!(
         rows[0],
         [
@@ -677,23 +644,20 @@ fn a_step_that_prepares_the_drive_is_never_a_corner_nor_a_workloads_peak() {
     wipc.summary.iops = 40_000.0;
     wipc.summary.write_bw_bytes = 40_000.0 * 131_072.0;
     s.steps.push(wipc);
-    let html = super::html::session_page(&s, &[], &[]);
-    let d = doc(&html);
-    let rows = table_rows(&d, "corners");
+    let rows = page_table(&s, "corners");
     assert_eq!(
         rows[4][..2],
         ["sequential write", "2.10 GB/s"],
         "not the WIPC's 5.24 GB/s"
     );
-    let peaks = table_rows(&d, "workloads");
+    let peaks = page_table(&s, "workloads");
     assert!(
         peaks.iter().all(|r| !r.iter().any(|c| c.contains("wipc"))),
         "{peaks:?}"
     );
     // Without the mark it would be both.
     s.steps[4].point = None;
-    let html = super::html::session_page(&s, &[], &[]);
-    assert_eq!(table_rows(&doc(&html), "corners")[4][1], "5.24 GB/s");
+    assert_eq!(page_table(&s, "corners")[4][1], "5.24 GB/s");
 }
 
 #[test]
@@ -782,15 +746,8 @@ fn a_virtio_disk_is_not_called_an_hdd_for_its_rotational_flag() {
 
 #[test]
 fn a_run_of_several_drives_is_titled_by_its_drives() {
-    use crate::session::DriveEntry;
     let mut s = session();
-    s.drives = ["a", "b", "c"]
-        .iter()
-        .map(|l| DriveEntry {
-            label: l.to_string(),
-            ..DriveEntry::default()
-        })
-        .collect();
+    with_drives(&mut s, &["a", "b", "c"]);
     for (i, st) in s.steps.iter_mut().enumerate() {
         st.drive = Some(i as u32 % 3);
     }
@@ -804,21 +761,13 @@ fn a_run_of_several_drives_is_titled_by_its_drives() {
 
 #[test]
 fn the_intervals_csv_of_several_drives_counts_each_drives_steps_on_their_own() {
-    use crate::session::DriveEntry;
     let mut s = session();
-    s.drives = ["a", "b"]
-        .iter()
-        .map(|l| DriveEntry {
-            label: l.to_string(),
-            ..DriveEntry::default()
-        })
-        .collect();
+    with_drives(&mut s, &["a", "b"]);
     // The session numbers the steps of both drives together: a0, b1, a2, b3.
     s.steps = (0..4)
-        .map(|i| {
-            let mut st = step(i, 1000.0, 100.0);
-            st.drive = Some(i % 2);
-            st
+        .map(|i| StepRecord {
+            drive: Some(i % 2),
+            ..step(i, 1000.0, 100.0)
         })
         .collect();
     s.intervals = (0..4)
@@ -831,19 +780,20 @@ fn the_intervals_csv_of_several_drives_counts_each_drives_steps_on_their_own() {
         })
         .collect();
     let csv = super::csv::session_intervals(&s);
-    let cells: Vec<(String, String)> = csv
+    let cells: Vec<(&str, &str)> = csv
         .lines()
         .skip(1)
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            (c[0].to_string(), c[3].to_string())
+            (c[0], c[3])
         })
         .collect();
-    let want = [("a", "1"), ("b", "1"), ("a", "2"), ("b", "2")];
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(d, n)| (format!("\"{d}\""), n.to_string()))
-        .collect();
+    let want = [
+        ("\"a\"", "1"),
+        ("\"b\"", "1"),
+        ("\"a\"", "2"),
+        ("\"b\"", "2"),
+    ];
     assert_eq!(cells, want, "{csv}");
 }
 
@@ -919,7 +869,6 @@ fn a_time_scaled_or_stopped_run_is_marked_off_method_and_a_conforming_one_is_not
 
 #[test]
 fn smart_before_and_after_reads_the_telemetry_layers_reading_by_field() {
-    let dir = tempfile::tempdir().unwrap();
     let mut s = session();
     s.telemetry.clear();
     for (t, writes, passed) in [(0, 10, true), (9, 25, false)] {
@@ -928,8 +877,7 @@ fn smart_before_and_after_reads_the_telemetry_layers_reading_by_field() {
         );
         s.telemetry.push(Sample::from_json_line(&line).unwrap());
     }
-    super::write_report(&s, dir.path(), &[]).unwrap();
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = written(&s, "report.html");
     let row = |name: &str| {
         html.split("<tr>")
             .find(|r| r.contains(&format!("<td>{name}</td>")))

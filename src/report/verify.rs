@@ -1,9 +1,7 @@
 //! The report's data verification section: a verified run's totals (its last `verified`
 //! event) and the findings the session kept (`verify_finding` events, with their data).
 
-use std::fmt::Write;
-
-use super::page::{grid, kv_table};
+use super::page::{grid, kv_table, para};
 use crate::session::{EventKind, Session};
 use crate::verify::{Finding, VerifyTotals};
 
@@ -85,10 +83,11 @@ pub fn section(o: &mut String, s: &Session) {
     );
     let kept = findings.len() as u64;
     if t.findings() > kept {
-        let _ = writeln!(
+        let more = t.findings() - kept;
+        para(
             o,
-            "<p class=\"note\">{} more findings were counted, not kept.</p>",
-            t.findings() - kept
+            "note",
+            &format!("{more} more findings were counted, not kept."),
         );
     }
 }

@@ -23,8 +23,7 @@ pub(in crate::printer) trait Started: FormatPrinter {
             RunWhat::FioJob(f) => format!("fio job file {}", f.file.display()),
             RunWhat::Preset(_) | RunWhat::Single(_) => format!("preset {}", run.name()),
         };
-        let session = session.display().to_string();
-        match &run.kind {
+        let (description, mut extra) = match &run.kind {
             RunWhat::Single(SingleStep { ramp, duration, .. }) => {
                 let Some(step) = run.plan.steps.first() else {
                     return;
@@ -82,80 +81,65 @@ pub(in crate::printer) trait Started: FormatPrinter {
                     engine_text(step.engine, &step.engine_options),
                     length,
                 );
-                self.start(
-                    &description,
-                    with_host(
-                        run,
-                        json!({
-                            "target": t.path.display().to_string(),
-                            "target_kind": t.kind,
-                            "target_size": t.size,
-                            "workload": w,
-                            "engine": step.engine,
-                            "engine_options": step.engine_options,
-                            "duration_s": duration.as_secs_f64(),
-                            "io_size": step.end.bytes,
-                            "ramp_s": ramp.as_secs_f64(),
-                            "interval_s": step.interval.as_secs_f64(),
-                            "session": session,
-                            "page_cache": run.page_cache(),
-                        }),
-                    ),
-                );
+                let extra = json!({
+                    "target_kind": t.kind,
+                    "workload": w,
+                    "engine": step.engine,
+                    "engine_options": step.engine_options,
+                    "duration_s": duration.as_secs_f64(),
+                    "io_size": step.end.bytes,
+                    "ramp_s": ramp.as_secs_f64(),
+                    "interval_s": step.interval.as_secs_f64(),
+                });
+                (description, with_host(run, extra))
             }
-            RunWhat::FioJob(f) => {
-                let plan = &run.plan;
-                self.start(
-                    &format!(
-                        "fio job file {} ({}) on {} ({}): {}",
-                        f.file.display(),
-                        f.version,
-                        t.path.display(),
-                        target_size(t),
-                        count(plan.steps.len(), "step"),
-                    ),
+            RunWhat::FioJob(f) => (
+                format!(
+                    "fio job file {} ({}) on {} ({}): {}",
+                    f.file.display(),
+                    f.version,
+                    t.path.display(),
+                    target_size(t),
+                    count(run.plan.steps.len(), "step"),
+                ),
+                json!({
+                    "fio_job": f.file.display().to_string(),
+                    "fio": f.version,
+                    "steps": run.plan.steps.len(),
+                }),
+            ),
+            RunWhat::Preset(preset) => (
+                format!(
+                    "preset {} ({}) on {}{} ({}): {} in {}{}",
+                    preset.id,
+                    preset.name,
+                    host_prefix(run),
+                    t.path.display(),
+                    target_size(t),
+                    count(run.plan.steps.len(), "step"),
+                    count(run.plan.phases.len(), "phase"),
+                    OffMethod::of_scale(run.options.time_scale)
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default()
+                ),
+                with_host(
+                    run,
                     json!({
-                        "fio_job": f.file.display().to_string(),
-                        "fio": f.version,
-                        "target": t.path.display().to_string(),
-                        "target_size": t.size,
-                        "steps": plan.steps.len(),
-                        "session": session,
-                            "page_cache": run.page_cache(),
+                        "preset": preset.id,
+                        "steps": run.plan.steps.len(),
+                        "time_scale": run.options.time_scale,
                     }),
-                );
-            }
-            RunWhat::Preset(preset) => {
-                let plan = &run.plan;
-                self.start(
-                    &format!(
-                        "preset {} ({}) on {}{} ({}): {} in {}{}",
-                        preset.id,
-                        preset.name,
-                        host_prefix(run),
-                        t.path.display(),
-                        target_size(t),
-                        count(plan.steps.len(), "step"),
-                        count(plan.phases.len(), "phase"),
-                        OffMethod::of_scale(run.options.time_scale)
-                            .map(|m| format!(", {m}"))
-                            .unwrap_or_default()
-                    ),
-                    with_host(
-                        run,
-                        json!({
-                            "preset": preset.id,
-                            "target": t.path.display().to_string(),
-                            "target_size": t.size,
-                            "steps": plan.steps.len(),
-                            "time_scale": run.options.time_scale,
-                            "session": session,
-                            "page_cache": run.page_cache(),
-                        }),
-                    ),
-                );
-            }
+                ),
+            ),
+        };
+        // What every start says: the target, the session, whether through the page cache.
+        if let Some(o) = extra.as_object_mut() {
+            o.insert("target".into(), json!(t.path.display().to_string()));
+            o.insert("target_size".into(), json!(t.size));
+            o.insert("session".into(), json!(session.display().to_string()));
+            o.insert("page_cache".into(), json!(run.page_cache()));
         }
+        self.start(&description, extra);
         if run.page_cache() {
             self.note(PAGE_CACHE_NOTE);
         }

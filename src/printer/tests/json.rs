@@ -1,14 +1,11 @@
 //! The JSON-lines printer's lines on a `Vec<u8>`.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
-use super::{interval, step, step_result, utf8, Closing, Fed};
-use crate::outcome::RunOutcome;
+use super::{completed, finished, interval, interval_of, step, step_result, utf8, Closing, Fed};
 use crate::printer::sink::FormatPrinter;
 use crate::printer::{JsonPrinter, PrintMode};
-use crate::run::{RunEvent, RunView, SinkFlow, Tally};
+use crate::run::{RunEvent, RunView, SinkFlow};
 
 fn printer(mode: PrintMode) -> JsonPrinter<Vec<u8>> {
     JsonPrinter::on(mode, Vec::new())
@@ -29,11 +26,7 @@ fn values(p: JsonPrinter<Vec<u8>>) -> Vec<Value> {
 #[test]
 fn an_interval_is_its_report_with_a_type() {
     let mut p = printer(PrintMode::Single);
-    let r = interval();
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r.clone()),
-    });
+    p.show(&interval_of(interval()));
     assert_eq!(
         out(p),
         "{\"end_s\":1.0,\"errors\":0,\"format\":1,\"index\":0,\"lat_us\":{\"max\":29442.047,\
@@ -49,8 +42,7 @@ fn an_interval_is_its_report_with_a_type() {
 #[test]
 fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     let mut p = printer(PrintMode::Plan);
-    let s = step();
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&finished(&step()));
     let v = values(p);
     assert_eq!(v.len(), 1);
     assert_eq!(
@@ -69,7 +61,7 @@ fn a_preset_step_end_is_one_object_with_the_plan_s_count() {
     for (closed_loop, missed) in [(false, Some(true)), (true, None)] {
         s.closed_loop = closed_loop;
         let mut p = printer(PrintMode::Plan);
-        p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+        p.show(&finished(&s));
         let v = values(p);
         assert_eq!(v[0]["missed_target"].as_bool(), missed, "{}", v[0]);
         if missed.is_some() {
@@ -87,10 +79,7 @@ fn an_interval_of_trims_has_its_trim_figures() {
     let mut p = printer(PrintMode::Single);
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r.clone()),
-    });
+    p.show(&interval_of(r.clone()));
     let v = values(p);
     assert_eq!(
         (v[0]["trim"]["ios"].as_u64(), v[0]["trim_iops"].as_f64()),
@@ -100,20 +89,8 @@ fn an_interval_of_trims_has_its_trim_figures() {
 
 #[test]
 fn a_preset_run_end_is_its_plan_summary() {
-    let outcome = RunOutcome::Completed {
-        errors: 0,
-        first_error: None,
-    };
-    let tally = Tally {
-        steps: 4,
-        steps_run: 4,
-        ..Tally::default()
-    };
     let mut p = printer(PrintMode::Plan);
-    p.show(&RunEvent::Ended {
-        outcome: outcome.clone(),
-        tally: Box::new(tally.clone()),
-    });
+    p.show(&completed(4, 0));
     assert_eq!(
         out(p),
         "{\"errors\":0,\"format\":1,\"outcome\":\"completed\",\"preset\":\"\",\"steps\":4,\"steps_run\":4,\
@@ -186,14 +163,7 @@ fn several_drives_say_whose_each_line_is() {
     let mut view = RunView::new(["a", "b"].map(String::from));
     let r = interval();
     for d in [0, 1] {
-        p.on(
-            &mut view,
-            Some(d),
-            &RunEvent::Interval {
-                index: 0,
-                report: Arc::new(r.clone()),
-            },
-        );
+        p.on(&mut view, Some(d), &interval_of(r.clone()));
     }
     let v = values(p);
     let targets: Vec<&str> = v.iter().filter_map(|x| x["target"].as_str()).collect();

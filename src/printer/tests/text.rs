@@ -2,14 +2,20 @@
 
 use std::sync::Arc;
 
-use super::{interval, step, step_result, utf8, Closing, Fed};
-use crate::outcome::RunOutcome;
+use super::{completed, finished, interval, interval_of, step, step_result, utf8, Closing, Fed};
 use crate::printer::sink::FormatPrinter;
 use crate::printer::{PrintMode, TextPrinter};
-use crate::run::{RunEvent, RunView, SinkFlow, Tally};
+use crate::run::{RunEvent, RunView, SinkFlow};
 
 fn printer(mode: PrintMode) -> TextPrinter<Vec<u8>> {
     TextPrinter::on(mode, Vec::new(), Vec::new())
+}
+
+/// What a preset run's printer writes on stdout of `ev`.
+fn plan_out(ev: &RunEvent) -> String {
+    let mut p = printer(PrintMode::Plan);
+    p.show(ev);
+    lines(p).0
 }
 
 /// What was written on stdout and on stderr.
@@ -21,11 +27,7 @@ fn lines(p: TextPrinter<Vec<u8>>) -> (String, String) {
 #[test]
 fn an_interval_has_the_header_first() {
     let mut p = printer(PrintMode::Single);
-    let r = interval();
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r.clone()),
-    });
+    p.show(&interval_of(interval()));
     let (out, err) = lines(p);
     assert_eq!(
         out,
@@ -37,12 +39,8 @@ fn an_interval_has_the_header_first() {
 
 #[test]
 fn a_preset_step_end_is_two_lines() {
-    let mut p = printer(PrintMode::Plan);
-    let s = step();
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
-    let (out, _) = lines(p);
     assert_eq!(
-        out,
+        plan_out(&finished(&step())),
         "step 1/0 randread-4k: achieved 58.1k IOPS, 238 MB/s, service mean 465 µs, p99 3.94 ms, \
          p99.9 27.41 ms\n  0 errors, 0.4s, ended by duration\n"
     );
@@ -51,8 +49,7 @@ fn a_preset_step_end_is_two_lines() {
 #[test]
 fn a_plain_step_end_is_its_summary() {
     let mut p = printer(PrintMode::Single);
-    let s = step();
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&finished(&step()));
     let (out, _) = lines(p);
     assert_eq!(
         out,
@@ -70,13 +67,10 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
     let m = &mut s.summary;
     (m.trim_ios, m.trim_bytes, m.trim_iops, m.trim_bw_bytes) = (100, 409600, 250.0, 1024000.0);
     m.trim_lat_us = m.read_lat_us;
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+    p.show(&finished(&s));
     let mut r = interval();
     (r.trim.ios, r.trim_iops, r.trim_bw_bytes) = (5, 5.0, 2048000.0);
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r.clone()),
-    });
+    p.show(&interval_of(r.clone()));
     let (out, _) = lines(p);
     assert!(
         out.contains("\n  trim      100 I/Os, 250 IOPS, 1.0 MB/s (1.0 MiB/s)\n  service   "),
@@ -92,22 +86,11 @@ fn a_plain_step_of_trims_says_its_trims_and_an_interval_its_trim_rate() {
 
 #[test]
 fn a_preset_run_end_is_its_plan_summary_and_a_plain_run_s_nothing() {
-    let outcome = RunOutcome::Completed {
-        errors: 0,
-        first_error: None,
-    };
-    let tally = Tally {
-        steps: 4,
-        steps_run: 4,
-        ..Tally::default()
-    };
-    let ended = RunEvent::Ended {
-        outcome: outcome.clone(),
-        tally: Box::new(tally.clone()),
-    };
-    let mut p = printer(PrintMode::Plan);
-    p.show(&ended);
-    assert_eq!(lines(p).0, ": completed, 4 of 4 steps run, 0 I/O errors\n");
+    let ended = completed(4, 0);
+    assert_eq!(
+        plan_out(&ended),
+        ": completed, 4 of 4 steps run, 0 I/O errors\n"
+    );
     let mut p = printer(PrintMode::Single);
     p.show(&ended);
     assert_eq!(lines(p), (String::new(), String::new()));
@@ -147,19 +130,14 @@ fn the_steps_table_is_aligned_on_stdout() {
 #[test]
 fn a_failed_write_ends_the_output_on_both_streams() {
     let mut p = TextPrinter::on(PrintMode::Plan, Closing::new(50), Closing::new(50));
-    let s = step();
-    let flow = p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
+    let flow = p.show(&finished(&step()));
     assert_eq!(
         flow,
         SinkFlow::Stop,
         "the step's first line is longer than the room"
     );
     p.show(&RunEvent::Note("one".into()));
-    let r = interval();
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r.clone()),
-    });
+    p.show(&interval_of(interval()));
     let (out, err) = p.into_writers();
     assert!(out.got.is_empty() && err.got.is_empty(), "nothing after it");
     // Room for a note, not for the next.
@@ -204,25 +182,26 @@ fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
         report: Arc::new(r.clone()),
     };
     let note = RunEvent::Note("a note between the rows".into());
-    let finished = RunEvent::StepFinished(Arc::new(s.clone()));
-    for (d, ev) in [(1, iv(0)), (0, iv(0)), (0, finished), (0, note), (1, iv(1))] {
+    let end = finished(&s);
+    for (d, ev) in [(1, iv(0)), (0, iv(0)), (0, end), (0, note), (1, iv(1))] {
         p.on(&mut view, Some(d), &ev);
     }
     let (out, err) = lines(p);
     let out: Vec<&str> = out.lines().collect();
     let header = "                   time  read IOPS  read MB/s";
-    assert!(out[0].starts_with(header), "{out:#?}");
+    // The step's lines and the note came between rows 3 and 6: the header again, then the row.
+    for (i, start) in [
+        (0, header),
+        (1, "[longer-label]     1.0s      63.5k"),
+        (2, "[a]                1.0s      63.5k"),
+        (3, "[all]              1.0s     127.0k"),
+        (6, header),
+        (7, "[longer-label]     1.0s"),
+    ] {
+        assert!(out[i].starts_with(start), "{i}: {out:#?}");
+    }
     assert!(
-        out[1].starts_with("[longer-label]     1.0s      63.5k"),
-        "{out:#?}"
-    );
-    assert!(
-        out[2].starts_with("[a]                1.0s      63.5k"),
-        "{out:#?}"
-    );
-    assert!(
-        out[3].starts_with("[all]              1.0s     127.0k")
-            && out[3].ends_with("  (2 drives; resp p99: the worst)"),
+        out[3].ends_with("  (2 drives; resp p99: the worst)"),
         "{out:#?}"
     );
     assert_eq!(
@@ -234,55 +213,32 @@ fn several_drives_line_up_under_one_header_said_again_after_other_lines() {
         ],
         "{out:#?}"
     );
-    // The step's lines and the note came between: the header again, then the row.
-    assert!(out[6].starts_with(header), "{out:#?}");
-    assert!(out[7].starts_with("[longer-label]     1.0s"), "{out:#?}");
     assert_eq!(err, "note: [a] a note between the rows\n");
 }
 
 #[test]
 fn counts_are_singular_for_one() {
-    let outcome = RunOutcome::Completed {
-        errors: 1,
-        first_error: None,
-    };
-    let tally = Tally {
-        steps: 1,
-        steps_run: 1,
-        errors: 1,
-        ..Tally::default()
-    };
-    let mut p = printer(PrintMode::Plan);
-    p.show(&RunEvent::Ended {
-        outcome: outcome.clone(),
-        tally: Box::new(tally.clone()),
-    });
-    assert_eq!(lines(p).0, ": completed, 1 of 1 step run, 1 I/O error\n");
+    assert_eq!(
+        plan_out(&completed(1, 1)),
+        ": completed, 1 of 1 step run, 1 I/O error\n"
+    );
     let mut s = step();
     s.summary.errors = 1;
     s.target_iops = Some(25_000.0);
     s.response_from_schedule_lat_us = Some(s.service_lat_us);
-    let mut p = printer(PrintMode::Plan);
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
     assert_eq!(
-        lines(p).0,
+        plan_out(&finished(&s)),
         "step 1/0 randread-4k: target 25.0k IOPS, achieved 58.1k IOPS (232% of target), 238 MB/s, \
          service mean 465 µs, p99 3.94 ms, p99.9 27.41 ms\n  response from schedule mean 465 µs, \
          1 error, 0.4s, ended by duration\n"
     );
     // A step under 97% of its target says it missed it; one run closed-loop has no share.
     s.target_iops = Some(100_000.0);
-    let mut p = printer(PrintMode::Plan);
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
-    assert!(lines(p).0.starts_with(
+    assert!(plan_out(&finished(&s)).starts_with(
         "step 1/0 randread-4k: target 100.0k IOPS, achieved 58.1k IOPS (58% of target: MISSED), "
     ));
     s.closed_loop = true;
-    let mut p = printer(PrintMode::Plan);
-    p.show(&RunEvent::StepFinished(Arc::new(s.clone())));
-    assert!(lines(p)
-        .0
-        .contains("(run closed-loop), achieved 58.1k IOPS, "));
+    assert!(plan_out(&finished(&s)).contains("(run closed-loop), achieved 58.1k IOPS, "));
 }
 
 /// An interval's failed I/Os on stderr: a drive's error as an I/O error, a request the
@@ -296,10 +252,7 @@ fn a_refused_request_is_not_printed_as_an_io_error() {
         crate::stats::IoErrorRecord::trim(0, 4096, -i64::from(libc::EINVAL)),
         crate::stats::IoErrorRecord::new(8192, 4096, false, -i64::from(libc::EIO)),
     ];
-    p.show(&RunEvent::Interval {
-        index: 0,
-        report: Arc::new(r),
-    });
+    p.show(&interval_of(r));
     let (_, err) = lines(p);
     assert_eq!(
         err,
