@@ -267,7 +267,8 @@ struct SavedTimes {
 fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<PlanStep> {
     let saved = s.plan_as::<SavedPlan>().unwrap_or_default();
     let times = saved.steps.get(k).cloned().unwrap_or_default();
-    let secs = |v: Option<f64>| Some(Duration::from_secs_f64(v?.max(0.0)));
+    // A hand-edited session's times may be anything: saturated, never a panic.
+    let secs = |v: Option<f64>| v.map(crate::plan::secs_saturating);
     let p = st.point.unwrap_or_default();
     let end = StepEnd {
         duration: secs(times.duration_s),

@@ -1329,3 +1329,32 @@ fn a_lone_carriage_return_is_a_line_break_for_positions() {
     eprintln!("{e}");
     check_keys(text);
 }
+
+/// A session whose plan gives its steps times no duration can hold (1e300 s, infinity,
+/// NaN, negative) loads, replays and reports without a panic (proptest found the replay
+/// converting 1e300 s to a duration).
+#[test]
+fn a_plans_step_times_out_of_any_durations_range_never_panic() {
+    let (path, text) = session_text();
+    assert!(
+        text.contains("duration_s: "),
+        "the session's plan gives durations"
+    );
+    for v in [
+        "1e300",
+        ".inf",
+        "-.inf",
+        ".nan",
+        "-5",
+        "18446744073709551616",
+    ] {
+        let edited: String = text
+            .lines()
+            .map(|l| match l.split_once("duration_s: ") {
+                Some((k, _)) => format!("{k}duration_s: {v}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        check_session(path, &edited);
+    }
+}
