@@ -12,7 +12,7 @@ use crate::run::RunError;
 use crate::verify::power_cut::{CutFinding, CutTally};
 
 /// One cycle, as a power-loss test reads it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CycleRecord {
     pub cycle: u32,
     /// When the cut command was started, RFC 3339.
@@ -109,6 +109,17 @@ impl PowerCutRecord {
         };
         self.totals = t;
     }
+
+    /// The record as its file holds it.
+    pub fn to_yaml(&self) -> String {
+        let body = serde_yaml::to_string(self).unwrap_or_default();
+        format!("{RECORD_HEAD}{body}")
+    }
+
+    /// Blocks in flight at the cuts whose count is known.
+    pub fn blocks_in_flight(&self) -> u64 {
+        self.cycles.iter().filter_map(|c| c.blocks_in_flight).sum()
+    }
 }
 
 /// The power-cut record as a file: YAML, known as ours by its first line.
@@ -173,21 +184,6 @@ pub fn load_record(path: &Path) -> Result<PowerCutRecord, RecordError> {
             message,
         }
     })
-}
-
-impl PowerCutRecord {
-    /// The record as its file holds it.
-    pub fn to_yaml(&self) -> String {
-        let body = serde_yaml::to_string(self).unwrap_or_default();
-        format!("{RECORD_HEAD}{body}")
-    }
-}
-
-impl PowerCutRecord {
-    /// Blocks in flight at the cuts whose count is known.
-    pub fn blocks_in_flight(&self) -> u64 {
-        self.cycles.iter().filter_map(|c| c.blocks_in_flight).sum()
-    }
 }
 
 /// One line of text for a cycle.
