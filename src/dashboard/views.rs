@@ -133,15 +133,13 @@ pub fn file_entry(path: &Path, default: bool, new_size: Option<u64>) -> TargetEn
     };
     let new_size = new_size.or(default.then_some(test_target::DEFAULT_FILE_SIZE));
     TargetEntry {
-        path: path.to_path_buf(),
-        label: label.to_string(),
-        kind: TargetKind::File,
         creates: size.is_none() && new_size.is_some(),
         size: size.or(new_size),
         // A file in use (an active swap file, a loop device's backing file) is never written.
         safety: guard::check_file_in_use(path)
             .err()
             .map(|e| e.reason().to_string()),
+        ..entry(path, label.to_string(), TargetKind::File)
     }
 }
 
@@ -178,17 +176,12 @@ pub fn device_entries() -> Vec<TargetEntry> {
                 }
                 None => Some("cannot inspect the device (run as root)".into()),
             };
+            let model = d.model.clone().unwrap_or_else(|| "(no model)".into());
+            let label = format!("{model} {}", d.transport.as_str());
             TargetEntry {
-                label: format!(
-                    "{} {}",
-                    d.model.clone().unwrap_or_else(|| "(no model)".into()),
-                    d.transport.as_str()
-                ),
-                path,
-                kind: TargetKind::BlockDevice,
                 size: Some(d.capacity_bytes),
                 safety,
-                creates: false,
+                ..entry(&path, label, TargetKind::BlockDevice)
             }
         })
         .collect()

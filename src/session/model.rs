@@ -172,7 +172,7 @@ pub struct IntervalRecord {
     /// Index of the step (in `steps`) the interval belongs to.
     pub step: u32,
     /// Warm-up interval, left out of the step's summary.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ramp: bool,
     /// Seconds of it the process was suspended (left out of the figures).
     #[serde(skip_serializing_if = "is_zero")]
@@ -192,10 +192,6 @@ pub struct IntervalRecord {
     /// The drive (its index in `drives`) of a session of several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 fn is_zero(x: &f64) -> bool {
