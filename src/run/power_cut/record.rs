@@ -161,28 +161,21 @@ pub fn load_record(path: &Path) -> Result<PowerCutRecord, RecordError> {
     }
     let text = String::from_utf8_lossy(&bytes);
     // A hostile nesting is turned down before the parser (its time grows with the square).
+    let yaml = |(line, column), message| RecordError::Yaml {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
     let cap = crate::session::MAX_FLOW_DEPTH;
-    if let Some((line, column)) = crate::user_file::flow_depth_over(&text, cap) {
-        return Err(RecordError::Yaml {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: format!("collections nested deeper than {cap}"),
-        });
+    if let Some(at) = crate::user_file::flow_depth_over(&text, cap) {
+        return Err(yaml(at, format!("collections nested deeper than {cap}")));
     }
     serde_yaml::from_str(&text).map_err(|e| {
-        let (line, column) = crate::yaml_pos::of_error(&e);
+        // serde_yaml ends its message with the place, which the error puts first.
         let message = e.to_string();
-        let message = match message.find(" at line ") {
-            Some(i) => message[..i].to_string(),
-            None => message,
-        };
-        RecordError::Yaml {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
+        let message = message.split(" at line ").next().unwrap_or_default();
+        yaml(crate::yaml_pos::of_error(&e), message.to_string())
     })
 }
 
