@@ -629,7 +629,7 @@ pub struct FioTarget {
 /// A step of an fio job file run by `--fio-job`: the file's text as drivescope read and
 /// checked it (fio reads this text on its stdin, never the file again) and the jobs
 /// (sections) this step runs, given to fio as `--section`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FioFileStep {
     pub text: String,
     pub sections: Vec<String>,

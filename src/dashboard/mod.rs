@@ -19,7 +19,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::app::drives::DriveSetup;
-use crate::app::{TargetEntry, TargetKind};
+use crate::app::TargetKind;
 use crate::run::{TargetChoice, Where};
 use crate::test_target;
 use crate::tui::{run_dashboard, DashboardError, DashboardOptions, Exit};
@@ -84,26 +84,14 @@ fn drive_setups(choices: &[TargetChoice]) -> Vec<DriveSetup> {
                     label: c.label.clone().unwrap_or_else(|| label.clone()),
                     drive: None,
                     confirmed: c.destroy_data.is_some(),
-                    target: TargetEntry {
-                        path: path.clone(),
-                        label: format!("on {}", h.host),
-                        kind: TargetKind::File,
-                        size: None,
-                        safety: None,
-                        creates: false,
-                    },
+                    target: views::entry(&path, format!("on {}", h.host), TargetKind::File),
                 });
             }
             let target = match devices.iter().find(|d| d.path == path) {
                 Some(d) => d.clone(),
-                None if is_block_device(&path) => TargetEntry {
-                    path: path.clone(),
-                    label: "block device".into(),
-                    kind: TargetKind::BlockDevice,
-                    size: None,
-                    safety: None,
-                    creates: false,
-                },
+                None if is_block_device(&path) => {
+                    views::entry(&path, "block device".into(), TargetKind::BlockDevice)
+                }
                 None => file_entry(&path, false, c.size),
             };
             Some(DriveSetup {
@@ -141,10 +129,7 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         .and_then(|c| c.path.clone());
     let mut targets = Vec::new();
     if let Some(t) = &one {
-        let is_dev = std::fs::metadata(t)
-            .map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
-            .unwrap_or(false);
-        if !is_dev {
+        if !is_block_device(t) {
             let size = args.targets.first().and_then(|c| c.size);
             targets.push(file_entry(t, false, size));
         }
@@ -180,10 +165,9 @@ pub fn run(args: &Options) -> Result<Exit, DashboardError> {
         drive: drive_view(&first),
         theme: args.theme.clone(),
         monochrome: !args.colour,
-        config_dir: None,
         mouse: args.mouse,
-        replay: false,
         drives,
+        ..DashboardOptions::default()
     };
     let origin = Instant::now();
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();

@@ -3,7 +3,7 @@
 //! events); moving to a time resets the panels and replays the timeline up to it, so every
 //! panel shows what it showed then. `[` and `]` step through time, Home and End jump.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -11,9 +11,9 @@ use std::time::Duration;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use super::sink::{Clock, DashboardSink};
-use super::views::{recorded_drive_view, telemetry_view};
+use super::views::{entry, recorded_drive_view, telemetry_view};
 use crate::app::drives::DriveSetup;
-use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetEntry, TargetKind};
+use crate::app::{Effect, EventCategory, EventView, Msg, Seek, TargetKind};
 use crate::plan::{Plan, PlanPhase, PlanStep};
 use crate::run::{FinishedStep, RunEvent, RunView, Sink};
 use crate::session::{self, Session, Word};
@@ -160,16 +160,14 @@ fn records<'a>(s: &'a Session, plan: &Plan) -> Vec<(f64, Record<'a>)> {
             index,
             name: st.label.clone(),
             phase: p.phase.map_or(0, |i| i as usize),
-            phase_name: String::new(),
             round: p.round,
             prewrite: p.prewrite,
             sweep_point: p.sweep_point,
             target_iops,
             closed_loop: p.closed_loop,
             service_lat_us: *st.summary.service_lat(),
-            response_from_schedule_lat_us: None,
-            verify: None,
             summary: st.summary.clone(),
+            ..FinishedStep::default()
         };
         out.push((
             st.end_s,
@@ -235,11 +233,8 @@ fn plan_of(s: &Session) -> Plan {
         })
         .unwrap_or_default();
     Plan {
-        preset_id: String::new(),
-        steps,
         phases,
-        notes: Vec::new(),
-        time_scale: 1.0,
+        ..Plan::one_phase(String::new(), String::new(), steps)
     }
 }
 
@@ -287,15 +282,7 @@ fn recorded_step(s: &Session, k: usize, st: &session::StepRecord) -> Option<Plan
         engine: st.summary.engine,
         engine_options: st.summary.engine_options,
         // A job file's step is named by its jobs: its name is its series.
-        fio_file: saved.fio_job.map(|_| FioFileStep {
-            text: String::new(),
-            sections: Vec::new(),
-            threads_before: 0,
-            targets: Vec::new(),
-            logs: Vec::new(),
-            log_dir: None,
-            version: String::new(),
-        }),
+        fio_file: saved.fio_job.map(|_| FioFileStep::default()),
         ..PlanStep::new(st.label.clone(), phase, workload, end, interval)
     })
 }
@@ -327,17 +314,14 @@ pub fn drive_setups(s: &Session) -> Vec<DriveSetup> {
         .iter()
         .map(|d| DriveSetup {
             label: d.label.clone(),
-            target: TargetEntry {
-                path: PathBuf::from(&d.target.path),
-                label: d.label.clone(),
-                kind: match d.target.kind {
+            target: entry(
+                Path::new(&d.target.path),
+                d.label.clone(),
+                match d.target.kind {
                     Word::Known(TargetKind::BlockDevice) => TargetKind::BlockDevice,
                     _ => TargetKind::File,
                 },
-                size: None,
-                safety: None,
-                creates: false,
-            },
+            ),
             drive: d.identity.as_ref().and_then(recorded_drive_view),
             confirmed: false,
         })
@@ -365,28 +349,23 @@ fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> Interv
     let end_s = iv.t - start;
     let dt = iv.dt.max(1e-9);
     let l = &iv.lat_us;
+    let counts = |iops: f64, mbps: f64| DirCounts {
+        ios: (iops * dt).round() as u64,
+        bytes: (mbps * 1e6 * dt).round() as u64,
+    };
     IntervalReport {
         index: k as u64,
         start_s: end_s - iv.dt,
         end_s,
         ramp: iv.ramp,
         suspended_s: iv.suspended_s,
-        read: DirCounts {
-            ios: (iv.read_iops * dt).round() as u64,
-            bytes: (iv.read_mbps * 1e6 * dt).round() as u64,
-        },
-        write: DirCounts {
-            ios: (iv.write_iops * dt).round() as u64,
-            bytes: (iv.write_mbps * 1e6 * dt).round() as u64,
-        },
+        read: counts(iv.read_iops, iv.read_mbps),
+        write: counts(iv.write_iops, iv.write_mbps),
         read_iops: iv.read_iops,
         write_iops: iv.write_iops,
         read_bw_bytes: iv.read_mbps * 1e6,
         write_bw_bytes: iv.write_mbps * 1e6,
-        trim: DirCounts {
-            ios: (iv.trim_iops * dt).round() as u64,
-            bytes: (iv.trim_mbps * 1e6 * dt).round() as u64,
-        },
+        trim: counts(iv.trim_iops, iv.trim_mbps),
         trim_iops: iv.trim_iops,
         trim_bw_bytes: iv.trim_mbps * 1e6,
         errors: iv.errors,
@@ -394,14 +373,13 @@ fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> Interv
             samples: (iv.iops() * dt).round() as u64,
             min: l.min,
             mean: l.mean,
-            stddev: 0.0,
             p50: l.p50,
             p90: l.p90,
             p99: l.p99,
             p99_9: l.p99_9,
             p99_99: l.p99_99,
-            p99_999: None,
             max: l.max,
+            ..LatSummary::default()
         },
         ..Default::default()
     }
@@ -410,8 +388,7 @@ fn interval_report(k: usize, iv: &session::IntervalRecord, start: f64) -> Interv
 /// Sends the panels the state at `at_s`.
 fn show(msgs: &UnboundedSender<Msg>, tl: &[(f64, Msg)], at_s: f64, end_s: f64) {
     let _ = msgs.send(Msg::ReplayReset);
-    for (t, m) in tl.iter().take_while(|(t, _)| *t <= at_s + 1e-9) {
-        let _ = t;
+    for (_, m) in tl.iter().take_while(|(t, _)| *t <= at_s + 1e-9) {
         let _ = msgs.send(m.clone());
     }
     let _ = msgs.send(Msg::ReplayAt { at_s, end_s });

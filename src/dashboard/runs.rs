@@ -15,14 +15,13 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::sink::DashboardSink;
 use super::telemetry::TelemetryCmd;
-use super::views::{drive_view, drive_view_of};
+use super::views::{drive_view, drive_view_of, scaled};
 use crate::app::{Effect, Msg, RunEnd};
 use crate::metrics::MetricsSink;
-use crate::plan::PlanOptions;
 use crate::preset;
 use crate::run::{
     self, FioJobRequest, RunCmd, RunControl, RunError, RunHandle, RunRequest, RunWhat, SessionPlan,
-    TargetChoice, TelemetrySource, Where,
+    TargetChoice, TelemetrySource,
 };
 use crate::session::RecorderOptions;
 
@@ -42,40 +41,46 @@ struct Start {
 }
 
 fn request(s: &Start) -> Result<RunRequest, RunError> {
-    if let Some(file) = &s.fio_job {
-        return Ok(RunRequest {
-            target: TargetChoice::default(),
-            what: RunWhat::FioJob(FioJobRequest {
+    let (target, what) = match &s.fio_job {
+        Some(file) => (
+            TargetChoice::default(),
+            RunWhat::FioJob(FioJobRequest {
                 file: file.clone(),
                 destroy_data: s.destroy_data.iter().cloned().collect(),
                 logs: None,
             }),
-            plan: PlanOptions {
-                time_scale: s.time_scale,
-                ..PlanOptions::default()
-            },
-            verify: None,
-        });
-    }
-    Ok(RunRequest {
-        verify: None,
+        ),
         // A missing test file is created with the size given (`--size`); the built-in one
         // (1 GiB) without; any other missing path is refused by the guard; block devices
         // are never created.
-        target: TargetChoice {
-            path: Some(s.target.clone()),
-            size: s.size,
-            destroy_data: s.destroy_data.clone(),
-            create_missing: s.target == crate::test_target::default_target_path(),
-            label: None,
-            at: Where::Here,
-        },
-        what: RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
-        plan: PlanOptions {
-            time_scale: s.time_scale,
-            ..PlanOptions::default()
-        },
+        None => (
+            TargetChoice {
+                path: Some(s.target.clone()),
+                size: s.size,
+                destroy_data: s.destroy_data.clone(),
+                create_missing: s.target == crate::test_target::default_target_path(),
+                ..TargetChoice::default()
+            },
+            RunWhat::Preset(Box::new(preset::find(&s.preset_id)?)),
+        ),
+    };
+    Ok(RunRequest {
+        target,
+        what,
+        plan: scaled(s.time_scale),
+        verify: None,
     })
+}
+
+/// The session of a dashboard run, recording `command` as its command line: a dated file
+/// in the sessions folder, with snapshot files.
+fn session_plan(command: String, note: Option<String>) -> SessionPlan {
+    SessionPlan {
+        options: crate::report::with_snapshot_files(RecorderOptions::default()),
+        command: Some(command),
+        note,
+        ..SessionPlan::default()
+    }
 }
 
 /// Prepares and runs one preset, then says how it ended.
@@ -89,7 +94,7 @@ fn run_one(
     let prepared = match request(&s).and_then(|r| run::prepare(&r)) {
         Ok(p) => p,
         Err(e) => {
-            not_started(msgs, &e);
+            let _ = msgs.send(ended(Err(e)));
             return;
         }
     };
@@ -100,17 +105,11 @@ fn run_one(
     }
     let (sample_tx, sample_rx) = std_mpsc::channel();
     let _ = telemetry.send(TelemetryCmd::Tap(Some((sample_tx, t0))));
-    let session = SessionPlan {
-        path: None,
-        options: crate::report::with_snapshot_files(RecorderOptions::default()),
-        command: Some(match &s.fio_job {
-            Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
-            None => format!("drivescope (dashboard): preset {}", s.preset_id),
-        }),
-        note: s.note.clone(),
-        notes: Vec::new(),
-        lock: None,
+    let command = match &s.fio_job {
+        Some(f) => format!("drivescope (dashboard): fio job file {}", f.display()),
+        None => format!("drivescope (dashboard): preset {}", s.preset_id),
     };
+    let session = session_plan(command, s.note.clone());
     let mut sink = DashboardSink::new(msgs.clone(), t0);
     let mut sinks: Vec<&mut dyn run::Sink> = vec![&mut sink];
     if let Some(e) = &mut exporter {
@@ -177,10 +176,7 @@ fn run_many(
                 // `--size`); the built-in test file of a host, when no path is given.
                 target: t.clone(),
                 what: RunWhat::Preset(Box::new(p.clone())),
-                plan: PlanOptions {
-                    time_scale: s.time_scale,
-                    ..PlanOptions::default()
-                },
+                plan: scaled(s.time_scale),
             })
             .collect::<Vec<_>>()
     });
@@ -193,7 +189,7 @@ fn run_many(
     {
         Ok(p) => p,
         Err(e) => {
-            not_started(msgs, &e);
+            let _ = msgs.send(ended(Err(e)));
             return;
         }
     };
@@ -205,18 +201,12 @@ fn run_many(
             let _ = msgs.send(Msg::OnDrive(d, Box::new(Msg::Drive(v))));
         }
     }
-    let session = SessionPlan {
-        path: None,
-        options: crate::report::with_snapshot_files(RecorderOptions::default()),
-        command: Some(format!(
-            "drivescope (dashboard): preset {} on {}",
-            s.preset_id,
-            crate::app::drives::count(prepared.len()).trim_end()
-        )),
-        note: s.note.clone(),
-        notes: Vec::new(),
-        lock: None,
-    };
+    let command = format!(
+        "drivescope (dashboard): preset {} on {}",
+        s.preset_id,
+        crate::app::drives::count(prepared.len()).trim_end()
+    );
+    let session = session_plan(command, s.note.clone());
     let mut sink = DashboardSink::new(msgs.clone(), Instant::now());
     let mut sinks: Vec<&mut dyn run::Sink> = vec![&mut sink];
     if let Some(e) = &mut exporter {
@@ -234,6 +224,12 @@ fn run_many(
         let _ = telemetry.send(TelemetryCmd::Target(path));
     }
     let _ = msgs.send(ended(finished));
+}
+
+/// A run the user started: on one target, or on several drives.
+enum Starting {
+    One(Start),
+    Many(StartMany),
 }
 
 /// The run going on (or the last one), and how to talk to it.
@@ -283,7 +279,9 @@ pub(super) fn spawn_effects(
         };
         while let Some(e) = fx.blocking_recv() {
             match e {
-                Effect::StartRun { .. } | Effect::StartFioJob { .. } => {
+                Effect::StartRun { .. }
+                | Effect::StartFioJob { .. }
+                | Effect::StartDrives { .. } => {
                     if let Some(c) = current.take() {
                         let _ = c.thread.join();
                     }
@@ -293,7 +291,7 @@ pub(super) fn spawn_effects(
                             preset_id,
                             file,
                             destroy_data,
-                        } => Start {
+                        } => Starting::One(Start {
                             preset_id,
                             size: None,
                             target: file.clone(),
@@ -301,12 +299,12 @@ pub(super) fn spawn_effects(
                             destroy_data,
                             time_scale,
                             note: note.clone(),
-                        },
+                        }),
                         Effect::StartRun {
                             preset_id,
                             target,
                             destroy_data,
-                        } => Start {
+                        } => Starting::One(Start {
                             preset_id,
                             size: new_file
                                 .as_ref()
@@ -317,42 +315,30 @@ pub(super) fn spawn_effects(
                             destroy_data,
                             time_scale,
                             note: note.clone(),
-                        },
+                        }),
+                        Effect::StartDrives {
+                            preset_id,
+                            destroy_data,
+                        } => Starting::Many(StartMany {
+                            preset_id,
+                            targets: drives
+                                .iter()
+                                .zip(destroy_data.into_iter().chain(std::iter::repeat(None)))
+                                .map(|(t, typed)| TargetChoice {
+                                    destroy_data: typed.or_else(|| t.destroy_data.clone()),
+                                    ..t.clone()
+                                })
+                                .collect(),
+                            time_scale,
+                            note: note.clone(),
+                        }),
                         _ => continue,
                     };
                     let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
                     let exporter = exporter.clone();
-                    let thread = std::thread::spawn(move || {
-                        run_one(start, ctl, &msgs, &telemetry, exporter)
-                    });
-                    current = Some(Current { handle, thread });
-                }
-                Effect::StartDrives {
-                    preset_id,
-                    destroy_data,
-                } => {
-                    if let Some(c) = current.take() {
-                        let _ = c.thread.join();
-                    }
-                    let (handle, ctl) = RunControl::new();
-                    let targets = drives
-                        .iter()
-                        .zip(destroy_data.into_iter().chain(std::iter::repeat(None)))
-                        .map(|(t, typed)| TargetChoice {
-                            destroy_data: typed.or_else(|| t.destroy_data.clone()),
-                            ..t.clone()
-                        })
-                        .collect();
-                    let start = StartMany {
-                        preset_id,
-                        targets,
-                        time_scale,
-                        note: note.clone(),
-                    };
-                    let (msgs, telemetry) = (msgs.clone(), telemetry.clone());
-                    let exporter = exporter.clone();
-                    let thread = std::thread::spawn(move || {
-                        run_many(start, ctl, &msgs, &telemetry, exporter)
+                    let thread = std::thread::spawn(move || match start {
+                        Starting::One(s) => run_one(s, ctl, &msgs, &telemetry, exporter),
+                        Starting::Many(s) => run_many(s, ctl, &msgs, &telemetry, exporter),
                     });
                     current = Some(Current { handle, thread });
                 }
@@ -409,13 +395,4 @@ fn keep_theme(name: &str) -> String {
         ),
         Err(e) => format!("theme {name}; not kept for the next start: {e}"),
     }
-}
-
-/// The run could not start (its preset, target or session refused): said once.
-fn not_started(msgs: &UnboundedSender<Msg>, e: &dyn std::fmt::Display) {
-    let _ = msgs.send(Msg::RunEnded {
-        outcome: RunEnd::NotStarted,
-        error: Some(e.to_string()),
-        saved_to: None,
-    });
 }

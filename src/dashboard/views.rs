@@ -24,10 +24,7 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
     preset::builtins()
         .into_iter()
         .map(|p| {
-            let opts = PlanOptions {
-                time_scale,
-                ..PlanOptions::default()
-            };
+            let opts = scaled(time_scale);
             let (phases, estimate, writes) = match plan::expand(&p, &facts, &opts) {
                 Ok(plan) => (
                     plan.phases
@@ -35,10 +32,7 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
                         .map(|ph| format!("{} ({})", ph.name, count(ph.steps.len(), "step")))
                         .collect(),
                     plan::estimate_text(&plan, plan::ASSUMED_BYTES_PER_S as f64),
-                    plan.steps.iter().any(|s| {
-                        s.engine != crate::workload::EngineKind::Idle
-                            && s.workload.rw.read_percent(s.workload.rwmixread) < 100
-                    }),
+                    crate::run::plan_io(&plan).1,
                 ),
                 // Unknown: ask, as for a preset that writes.
                 Err(e) => (Vec::new(), format!("cannot run here: {e}"), true),
@@ -55,6 +49,14 @@ pub fn preset_entries(capacity: u64, lbs: u32, time_scale: f64) -> Vec<PresetEnt
         })
         .chain(fio_entries())
         .collect()
+}
+
+/// The plan options of a dashboard run: every duration multiplied by `time_scale`.
+pub(super) fn scaled(time_scale: f64) -> PlanOptions {
+    PlanOptions {
+        time_scale,
+        ..PlanOptions::default()
+    }
 }
 
 /// The fio job files in the user's preset folder, each checked as a run would check it
@@ -131,15 +133,25 @@ pub fn file_entry(path: &Path, default: bool, new_size: Option<u64>) -> TargetEn
     };
     let new_size = new_size.or(default.then_some(test_target::DEFAULT_FILE_SIZE));
     TargetEntry {
-        path: path.to_path_buf(),
-        label: label.to_string(),
-        kind: TargetKind::File,
         creates: size.is_none() && new_size.is_some(),
         size: size.or(new_size),
         // A file in use (an active swap file, a loop device's backing file) is never written.
         safety: guard::check_file_in_use(path)
             .err()
             .map(|e| e.reason().to_string()),
+        ..entry(path, label.to_string(), TargetKind::File)
+    }
+}
+
+/// A target in the list that nothing is known of but its path, its label and its kind.
+pub(super) fn entry(path: &Path, label: String, kind: TargetKind) -> TargetEntry {
+    TargetEntry {
+        path: path.to_path_buf(),
+        label,
+        kind,
+        size: None,
+        safety: None,
+        creates: false,
     }
 }
 
@@ -164,17 +176,12 @@ pub fn device_entries() -> Vec<TargetEntry> {
                 }
                 None => Some("cannot inspect the device (run as root)".into()),
             };
+            let model = d.model.clone().unwrap_or_else(|| "(no model)".into());
+            let label = format!("{model} {}", d.transport.as_str());
             TargetEntry {
-                label: format!(
-                    "{} {}",
-                    d.model.clone().unwrap_or_else(|| "(no model)".into()),
-                    d.transport.as_str()
-                ),
-                path,
-                kind: TargetKind::BlockDevice,
                 size: Some(d.capacity_bytes),
                 safety,
-                creates: false,
+                ..entry(&path, label, TargetKind::BlockDevice)
             }
         })
         .collect()
@@ -186,17 +193,9 @@ pub fn drive_view(path: &Path) -> Option<DriveView> {
     drive_view_of(&info)
 }
 
-/// The header's drive identity from a resolved drive.
+/// The header's drive identity from a resolved drive, as its session records it.
 pub fn drive_view_of(info: &drive::DriveInfo) -> Option<DriveView> {
-    let d = info.primary()?;
-    Some(DriveView {
-        model: d.model.clone(),
-        serial: d.serial.clone(),
-        firmware: d.firmware.clone(),
-        capacity_bytes: Some(d.capacity_bytes),
-        transport: Some(d.transport.as_str().to_string()),
-        zones: d.zones,
-    })
+    recorded_drive_view(&crate::run::identity(info))
 }
 
 /// The identity a session recorded, as the header shows it (its first disk's).

@@ -75,6 +75,23 @@ impl RunHandle {
     }
 }
 
+/// A handle and its control, over a new command queue, on `flags` (who stopped them:
+/// `by_user`); `shared_pause`: see [`RunHandle`].
+fn pair(
+    flags: StepControl,
+    by_user: Arc<AtomicBool>,
+    shared_pause: bool,
+) -> (RunHandle, RunControl) {
+    let (tx, rx) = mpsc::channel();
+    let handle = RunHandle {
+        tx,
+        flags: flags.clone(),
+        by_user: by_user.clone(),
+        shared_pause,
+    };
+    (handle, RunControl { rx, flags, by_user })
+}
+
 /// The receiving side, owned by the run.
 #[derive(Debug)]
 pub struct RunControl {
@@ -87,19 +104,11 @@ impl RunControl {
     /// A control whose stop flag is `stop` (set by signal handlers for headless runs);
     /// a stop seen there without a [`RunCmd::Stop`] counts as a signal's.
     pub fn with_stop_flag(stop: Arc<AtomicBool>) -> (RunHandle, RunControl) {
-        let (tx, rx) = mpsc::channel();
         let flags = StepControl {
             stop,
             pause: Arc::new(AtomicBool::new(false)),
         };
-        let by_user = Arc::new(AtomicBool::new(false));
-        let handle = RunHandle {
-            tx,
-            flags: flags.clone(),
-            by_user: by_user.clone(),
-            shared_pause: false,
-        };
-        (handle, RunControl { rx, flags, by_user })
+        pair(flags, Arc::new(AtomicBool::new(false)), false)
     }
 
     /// A fresh control, stopped only by its handle.
@@ -111,38 +120,19 @@ impl RunControl {
     /// or pause reaches every drive's workers at once), its own command queue (the
     /// pipeline hands each drive the commands meant for all).
     pub fn child(&self) -> (RunHandle, RunControl) {
-        let (tx, rx) = mpsc::channel();
-        let handle = RunHandle {
-            tx,
-            flags: self.flags.clone(),
-            by_user: self.by_user.clone(),
-            shared_pause: false,
-        };
-        let ctl = RunControl {
-            rx,
-            flags: self.flags.clone(),
-            by_user: self.by_user.clone(),
-        };
-        (handle, ctl)
+        pair(self.flags.clone(), self.by_user.clone(), false)
     }
 
     /// A control for one drive of a run of several that can be stopped on its own: the
     /// same pause flag, but a stop flag (and who stopped it) of its own; the pipeline
     /// forwards the run's stop to it ([`RunHandle::forward_stop`]).
     pub fn child_own_stop(&self) -> (RunHandle, RunControl) {
-        let (tx, rx) = mpsc::channel();
         let flags = StepControl {
             stop: Arc::new(AtomicBool::new(self.stop_requested())),
             pause: self.flags.pause.clone(),
         };
         let by_user = Arc::new(AtomicBool::new(self.by_user.load(Ordering::Relaxed)));
-        let handle = RunHandle {
-            tx,
-            flags: flags.clone(),
-            by_user: by_user.clone(),
-            shared_pause: true,
-        };
-        (handle, RunControl { rx, flags, by_user })
+        pair(flags, by_user, true)
     }
 
     /// The flags the engine's workers read.
@@ -188,18 +178,17 @@ mod tests {
             "the others stay paused"
         );
         // The run's stop, forwarded as a signal's, reaches the other drive.
-        other_ctl_forward(&ctl, &other_ctl);
-    }
-
-    fn other_ctl_forward(run: &RunControl, other: &RunControl) {
-        run.flags().stop.store(true, Ordering::Relaxed);
-        let (h, c) = run.child_own_stop();
+        ctl.flags().stop.store(true, Ordering::Relaxed);
+        let (h, c) = ctl.child_own_stop();
         assert!(
             c.stop_requested(),
             "a drive made after the stop starts stopped"
         );
-        h.forward_stop(run.stopped_by());
+        h.forward_stop(ctl.stopped_by());
         assert_eq!(c.stopped_by(), StopBy::Signal);
-        assert!(!other.stop_requested(), "forwarded only through its handle");
+        assert!(
+            !other_ctl.stop_requested(),
+            "forwarded only through its handle"
+        );
     }
 }

@@ -44,6 +44,34 @@ pub enum SkipWhy {
     User { measured_s: f64 },
 }
 
+impl fmt::Display for SkipWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipWhy::Rate(r) => write!(f, "skipped: {r}"),
+            SkipWhy::StopCurve { mean_ms, limit_ms } => write!(
+                f,
+                "mean response {mean_ms:.2} ms is above stopcurve {limit_ms:.2} ms; \
+                 the rest of the curve is skipped"
+            ),
+            SkipWhy::NoOperatingPoint(p) => write!(
+                f,
+                "skipped: no {} operating point (no combination of the rounds ran under {} ms mean response)",
+                match p {
+                    crate::plan::operating::OperatingPoint::Max => "max",
+                    crate::plan::operating::OperatingPoint::Mid => "mid",
+                    crate::plan::operating::OperatingPoint::Min => "min",
+                },
+                crate::plan::operating::MAX_MEAN_RESPONSE_US / 1000.0
+            ),
+            SkipWhy::User { measured_s } => write!(
+                f,
+                "skipped by the user after {measured_s:.1} s measured; \
+                 its results cover only that"
+            ),
+        }
+    }
+}
+
 /// Something that happened in a run that the session keeps as an event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionEvent {
@@ -112,39 +140,7 @@ impl fmt::Display for SessionEvent {
                 }
                 (SteadyScope::Step(s) | SteadyScope::Phase(s), v) => write!(f, "{s}: {v}"),
             },
-            SessionEvent::Skipped {
-                step,
-                why: SkipWhy::Rate(r),
-            } => write!(f, "{step}: skipped: {r}"),
-            SessionEvent::Skipped {
-                step,
-                why: SkipWhy::StopCurve { mean_ms, limit_ms },
-            } => write!(
-                f,
-                "{step}: mean response {mean_ms:.2} ms is above stopcurve {limit_ms:.2} ms; \
-                 the rest of the curve is skipped"
-            ),
-            SessionEvent::Skipped {
-                step,
-                why: SkipWhy::NoOperatingPoint(p),
-            } => write!(
-                f,
-                "{step}: skipped: no {} operating point (no combination of the rounds ran under {} ms mean response)",
-                match p {
-                    crate::plan::operating::OperatingPoint::Max => "max",
-                    crate::plan::operating::OperatingPoint::Mid => "mid",
-                    crate::plan::operating::OperatingPoint::Min => "min",
-                },
-                crate::plan::operating::MAX_MEAN_RESPONSE_US / 1000.0
-            ),
-            SessionEvent::Skipped {
-                step,
-                why: SkipWhy::User { measured_s },
-            } => write!(
-                f,
-                "{step}: skipped by the user after {measured_s:.1} s measured; \
-                 its results cover only that"
-            ),
+            SessionEvent::Skipped { step, why } => write!(f, "{step}: {why}"),
             SessionEvent::Errors { step, count } => write!(f, "{step}: {count} I/O errors"),
             SessionEvent::Health(c) => write!(f, "{c}"),
             SessionEvent::Thermal(e) => write!(f, "{e}"),
@@ -206,7 +202,7 @@ pub struct Timed {
 }
 
 /// One finished step: a point of the latency-vs-IOPS curve.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct FinishedStep {
     pub index: usize,
     pub name: String,

@@ -46,32 +46,24 @@ fn step_workload(step: &FileStep, size: u64, seed: u64) -> Workload {
             0
         }
     };
+    // A job that only writes is labelled with its write sizes (`bs=4k,64k`); a bssplit
+    // drivescope does not follow, with its one size.
+    let bs = first.block_sizes(!reads).unwrap_or_else(|| {
+        let bs = if reads { first.bs() } else { first.write_bs() };
+        BlockSizes::single(bs.unwrap_or(4096))
+    });
+    let region = Region {
+        offset: 0,
+        len: size,
+    };
     Workload {
-        rw,
         rwmixread,
-        rwmixtrim: 0,
-        // A job that only writes is labelled with its write sizes (`bs=4k,64k`); a bssplit
-        // drivescope does not follow, with its one size.
-        bs: first.block_sizes(!reads).unwrap_or_else(|| {
-            let bs = if reads { first.bs() } else { first.write_bs() };
-            BlockSizes::single(bs.unwrap_or(4096))
-        }),
-        iodepth: first.queue_depth(),
         jobs: jobs
             .iter()
             .map(|j| j.number("numjobs").unwrap_or(1).max(1))
             .sum(),
-        region: Region {
-            offset: 0,
-            len: size,
-        },
-        rate_iops: None,
-        arrivals: Default::default(),
-        seed,
         direct: first.direct(),
-        job_region: Default::default(),
-        access: Default::default(),
-        zone_append: false,
+        ..Workload::new(rw, bs, first.queue_depth(), region, seed)
     }
 }
 

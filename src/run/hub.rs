@@ -79,9 +79,7 @@ impl<'a, 's> Hub<'a, 's> {
             ctl,
         }
     }
-}
 
-impl Hub<'_, '_> {
     /// Hands an event of drive `drive` (`None`: the run's own) to the sinks.
     pub(super) fn show(&mut self, drive: Option<usize>, ev: &RunEvent) {
         self.view.update(drive, ev);
@@ -224,9 +222,7 @@ impl Hub<'_, '_> {
             }
         }
     }
-}
 
-impl Hub<'_, '_> {
     /// Drive `d` ended: in a run of several, its own end is kept in its summary and shown
     /// on its own, and a failed drive says so in the session.
     pub(super) fn drive_ended(&mut self, d: usize, r: &Result<(RunOutcome, Tally), RunError>) {
@@ -238,7 +234,7 @@ impl Hub<'_, '_> {
             Ok((o, _)) => RunEnd::Outcome(o.clone()),
             Err(e) => RunEnd::Error(e.to_string()),
         };
-        self.rec.set_drive_ended(d, end);
+        self.rec.set_drive_ended(d, end.clone());
         let failed = match r {
             Ok((o @ RunOutcome::Failed { .. }, _)) => Some(o.to_string()),
             Err(e) => Some(e.to_string()),
@@ -253,13 +249,7 @@ impl Hub<'_, '_> {
             Ok((outcome, tally)) => (outcome.clone(), tally.clone()),
             // The sinks learn of a drive that broke off too (the printer stops waiting for
             // it before an "all" line).
-            Err(e) => (
-                RunOutcome::Failed {
-                    step: None,
-                    ended_by: crate::outcome::EndedBy::Other(format!("error: {e}")),
-                },
-                Tally::default(),
-            ),
+            Err(_) => (end.outcome(), Tally::default()),
         };
         self.show(
             Some(d),
@@ -344,9 +334,7 @@ fn overall(
                 tally.steps_run += t.steps_run;
                 tally.errors += t.errors;
                 tally.findings += t.findings;
-                if tally.verify_unsaved.is_none() {
-                    tally.verify_unsaved = t.verify_unsaved;
-                }
+                tally.verify_unsaved = tally.verify_unsaved.take().or(t.verify_unsaved);
                 if tally.first_error.is_none() {
                     tally.first_error = t.first_error.map(|e| format!("{}: {e}", run.label));
                 }

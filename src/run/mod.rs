@@ -42,8 +42,10 @@ pub use hub::{Finished, Sink};
 pub use lock::RunLocks;
 pub use pipeline::{check_outputs, claim_session, execute, execute_many, SessionPlan};
 pub use prepare::{prepare, prepare_all, prepare_many};
-pub use record::{happening_record, single_workload, target_info};
-pub use request::{step_label, FioJobRequest, FioRun, Prepared, RunRequest, RunWhat, SingleStep};
+pub use record::{happening_record, identity, single_workload, target_info};
+pub use request::{
+    plan_io, step_label, FioJobRequest, FioRun, Prepared, RunRequest, RunWhat, SingleStep,
+};
 pub use settle::settle_verify;
 pub use tally::Tally;
 pub use telemetry::{Live, TelemetrySource};

@@ -83,15 +83,6 @@ pub fn claim_session(path: &Path, options: &RecorderOptions) -> Result<Arc<Sessi
     Ok(Arc::new(lock))
 }
 
-/// The session file: the one asked for, or a dated file in the sessions folder, claimed
-/// (created exclusively) so two runs started in the same second never share one.
-fn session_path(plan: &SessionPlan, run: &Prepared) -> Result<PathBuf, RunError> {
-    Ok(match &plan.path {
-        Some(p) => p.clone(),
-        None => paths::claim_session_file(&paths::sessions_dir(), SystemTime::now(), run.name())?,
-    })
-}
-
 /// Runs a prepared run to its end, recording it in a session and showing it on `sinks`.
 /// An error before the session exists (it cannot be created) is returned as such; after
 /// that, [`Finished::result`] holds it and the session has its final save.
@@ -148,7 +139,12 @@ pub fn execute_many(
     let early = first_readings(runs, &feeds)?;
     let start = start_of(runs, &feeds, &session);
     let retired = retire_unverified(runs)?;
-    let path = session_path(&session, first)?;
+    // The one asked for, or a dated file in the sessions folder, claimed (created
+    // exclusively) so two runs started in the same second never share one.
+    let path = match &session.path {
+        Some(p) => p.clone(),
+        None => paths::claim_session_file(&paths::sessions_dir(), SystemTime::now(), first.name())?,
+    };
     let options = session.options.clone();
     // Held until the final save is done (dropped last).
     let _lock = match &session.lock {

@@ -124,11 +124,10 @@ pub fn session_start(
     SessionStart {
         target: run_target_info(run),
         command,
-        note: None,
         drive: drive.map(identity),
         preset,
         plan,
-        drives: Vec::new(),
+        ..SessionStart::default()
     }
 }
 

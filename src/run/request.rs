@@ -130,14 +130,6 @@ impl DriveFacts {
             file: None,
         }
     }
-
-    fn of(reply: &PreparedReply) -> DriveFacts {
-        DriveFacts {
-            drive: reply.drive.clone(),
-            notes: reply.notes.clone(),
-            file: reply.file.clone(),
-        }
-    }
 }
 
 impl Prepared {
@@ -182,8 +174,8 @@ impl Prepared {
     }
 }
 
-/// (reads, writes) of a plan.
-fn plan_io(plan: &Plan) -> (bool, bool) {
+/// (reads, writes) of a plan: whether any step that does I/O reads, or writes.
+pub fn plan_io(plan: &Plan) -> (bool, bool) {
     let mut reads = false;
     let mut writes = false;
     for s in plan.steps.iter().filter(|s| s.engine != EngineKind::Idle) {
@@ -192,15 +184,6 @@ fn plan_io(plan: &Plan) -> (bool, bool) {
         reads |= p > 0;
     }
     (reads, writes)
-}
-
-/// Whether a step writes at random offsets.
-fn plan_random_writes(plan: &Plan) -> bool {
-    plan.steps.iter().any(|s| {
-        s.engine != EngineKind::Idle
-            && s.workload.rw.is_random()
-            && s.workload.rw.read_percent(s.workload.rwmixread) < 100
-    })
 }
 
 /// Makes the target ready on its host (its write guard decides): what the host answered,
@@ -274,34 +257,6 @@ fn single_plan(s: &SingleStep, w: Workload, opts: &PlanOptions) -> Plan {
     Plan::one_phase(preset_id, name, vec![step])
 }
 
-/// `p`, once every step of its plan is checked against its target; its steps on fio carry
-/// the version the check found.
-fn validated(mut p: Prepared) -> Result<Prepared, RunError> {
-    if let Some(v) = validate_plan(&p.plan, &p.step_target(), p.host.as_ref())? {
-        for s in p
-            .plan
-            .steps
-            .iter_mut()
-            .filter(|s| s.engine == EngineKind::Fio)
-        {
-            s.fio_version = Some(v.clone());
-        }
-    }
-    Ok(p)
-}
-
-/// Checks every step of `plan` against the target before any I/O (rates aside, which
-/// sweeps learn as they go): on the target's own host. Returns fio's version when a step
-/// runs on this host's fio.
-fn validate_plan(
-    plan: &Plan,
-    t: &StepTarget,
-    host: &dyn TargetHost,
-) -> Result<Option<String>, RunError> {
-    let specs: Vec<_> = plan.steps.iter().map(|s| s.to_step_spec(None)).collect();
-    Ok(host.check(t, &specs)?)
-}
-
 /// The target a run writes without verifying, on this host (a target on another host has
 /// its states there); none for a run that only reads, verifies, or has no target.
 fn unverified_writes(t: &PreparedTarget, unverified: bool, host: &dyn TargetHost) -> Vec<PathBuf> {
@@ -319,17 +274,22 @@ pub(super) fn made_here(t: &PreparedTarget, host: &dyn TargetHost) -> Vec<Arc<Ma
     }
 }
 
-/// A verify state of this host under the path of a test file just created is retired
-/// (a target on another host has its states there).
-fn retire_if_created(
-    ask: Option<&super::VerifyAsk>,
-    t: &PreparedTarget,
+/// The test files the run just created on `reply`'s target, here (removed again should
+/// the run be refused before it starts); a verify state of this host under a created
+/// file's path is retired (a target on another host has its states there). The request
+/// takes the engine the host runs.
+fn made_for(
+    req: &mut RunRequest,
+    reply: &PreparedReply,
     host: &dyn TargetHost,
-) -> Result<(), RunError> {
-    match host.path_here(t) {
-        Some(_) => super::verify::retire_if_created(ask, t),
-        None => Ok(()),
+) -> Result<Vec<Arc<MadeFile>>, RunError> {
+    let t = &reply.target;
+    let made = made_here(t, host);
+    if host.path_here(t).is_some() {
+        super::verify::retire_if_created(req.verify.as_ref(), t)?;
     }
+    req.plan.engine = reply.engine;
+    Ok(made)
 }
 
 /// The host a request's target is on, reached (a wait for a remote one ending when `stop`
@@ -361,49 +321,32 @@ pub(super) fn prepare_preset(
     let h = host.as_ref();
     let (reply, is_default) =
         prepare_target(&req.target, engine, false, false, req.target.size, h)?;
-    let t = reply.target.clone();
-    // Removed again should anything below refuse the run.
-    let made = made_here(&t, h);
-    retire_if_created(req.verify.as_ref(), &t, h)?;
-    req.plan.engine = reply.engine;
+    let made = made_for(&mut req, &reply, h)?;
+    let t = &reply.target;
     let facts = TargetFacts {
         capacity_bytes: t.size,
         logical_block_size: t.align.min(u64::from(u32::MAX)) as u32,
     };
-    let mut plan = plan::expand(p, &facts, &req.plan)?;
+    let plan = plan::expand(p, &facts, &req.plan)?;
     let (_, writes) = plan_io(&plan);
-    let random = plan_random_writes(&plan);
+    // Whether a step writes at random offsets.
+    let random = plan.steps.iter().any(|s| {
+        let w = &s.workload;
+        s.engine != EngineKind::Idle && w.rw.is_random() && w.rw.read_percent(w.rwmixread) < 100
+    });
     let reply = if writes {
         prepare_target(&req.target, engine, true, random, req.target.size, h)?.0
     } else {
         reply
     };
-    let t = reply.target.clone();
-    let ask = req.verify.clone().or_else(|| {
+    req.verify = req.verify.take().or_else(|| {
         p.verify.map(|mode| super::VerifyAsk {
             mode,
             ..Default::default()
         })
     });
-    let verify = match &ask {
-        Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
-        None => None,
-    };
-    let prepared = Prepared {
-        retires: unverified_writes(&t, writes && verify.is_none(), h),
-        verify,
-        made,
-        kind: RunWhat::Preset(Box::new(p.clone())),
-        plan,
-        default_target: is_default,
-        options: req.plan,
-        label: label_of(&req.target, &t.path),
-        target: t,
-        told: DriveFacts::of(&reply),
-        host,
-        locks: Default::default(),
-    };
-    validated(prepared)
+    let kind = RunWhat::Preset(Box::new(p.clone()));
+    finish(req, kind, plan, (reply, is_default), made, writes, host)
 }
 
 /// A plain run's one workload on `host`.
@@ -422,11 +365,8 @@ pub(super) fn prepare_single(
     let size = req.target.size.map(|s| s.saturating_add(offset));
     let random = writes && w.rw.is_random();
     let (reply, is_default) = prepare_target(&req.target, engine, writes, random, size, h)?;
-    let t = reply.target.clone();
-    // Removed again should anything below refuse the run.
-    let made = made_here(&t, h);
-    req.plan.engine = reply.engine;
-    retire_if_created(req.verify.as_ref(), &t, h)?;
+    let made = made_for(&mut req, &reply, h)?;
+    let t = &reply.target;
     if offset >= t.size {
         return Err(RunError::OffsetPastEnd {
             offset,
@@ -435,24 +375,56 @@ pub(super) fn prepare_single(
         });
     }
     w.region.len = req.target.size.unwrap_or(t.size - offset);
-    let mut plan = single_plan(s, w, &req.plan);
+    let plan = single_plan(s, w, &req.plan);
+    let kind = RunWhat::Single(s.clone());
+    finish(req, kind, plan, (reply, is_default), made, writes, host)
+}
+
+/// The run of `kind` on the target its host made ready (`reply`; whether it is the
+/// built-in test file) with the test files it `made`: its verify state opened when asked,
+/// what it `writes` unverified to retire, and every step checked against the target.
+fn finish(
+    req: RunRequest,
+    kind: RunWhat<Box<FioRun>>,
+    mut plan: Plan,
+    (reply, is_default): (PreparedReply, bool),
+    made: Vec<Arc<MadeFile>>,
+    writes: bool,
+    host: Arc<dyn TargetHost>,
+) -> Result<Prepared, RunError> {
+    let t = reply.target;
     let verify = match &req.verify {
         Some(a) => Some(super::verify::open(a, &t, &mut plan)?),
         None => None,
     };
-    let prepared = Prepared {
-        retires: unverified_writes(&t, writes && verify.is_none(), h),
+    let mut p = Prepared {
+        retires: unverified_writes(&t, writes && verify.is_none(), host.as_ref()),
         verify,
         made,
-        kind: RunWhat::Single(s.clone()),
+        kind,
         plan,
         default_target: is_default,
         options: req.plan,
         label: label_of(&req.target, &t.path),
         target: t,
-        told: DriveFacts::of(&reply),
+        told: DriveFacts {
+            drive: reply.drive,
+            notes: reply.notes,
+            file: reply.file,
+        },
         host,
         locks: Default::default(),
     };
-    validated(prepared)
+    // Every step checked against the target before any I/O (rates aside, which sweeps
+    // learn as they go), on the target's own host; its steps on fio carry the version of
+    // fio the check found.
+    let specs: Vec<_> = p.plan.steps.iter().map(|s| s.to_step_spec(None)).collect();
+    if let Some(v) = p.host.check(&p.step_target(), &specs)? {
+        for s in p.plan.steps.iter_mut() {
+            if s.engine == EngineKind::Fio {
+                s.fio_version = Some(v.clone());
+            }
+        }
+    }
+    Ok(p)
 }

@@ -143,18 +143,9 @@ impl StepObserver for StepWatch<'_, '_> {
     }
 }
 
-/// Runs `plan` to its end, or until the device fails or the user stops it.
-pub fn run_plan(
-    plan: &Plan,
-    target: &StepTarget,
-    ctl: &RunControl,
-    obs: &mut dyn RunObserver,
-) -> Result<(RunOutcome, Tally), EngineError> {
-    run_plan_on(plan, target, ctl, obs, &mut crate::engine_list::engine_for)
-}
-
-/// [`run_plan`], each step on the engine `engine_for` gives for its kind (the tests give
-/// one that replays a series of intervals).
+/// Runs `plan` to its end, or until the device fails or the user stops it, each step on
+/// the engine `engine_for` gives for its kind (its target's host's; the tests give one
+/// that replays a series of intervals).
 pub(crate) fn run_plan_on(
     plan: &Plan,
     target: &StepTarget,

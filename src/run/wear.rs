@@ -34,6 +34,7 @@ impl Edge {
 }
 
 /// The run's and the current step's edges.
+#[derive(Default)]
 pub(super) struct WearWatch {
     source: SmartSource,
     disk: Option<Disk>,
@@ -51,13 +52,8 @@ impl WearWatch {
     /// Reads `disk` at each edge; `None`: the samples' latest reading is taken.
     pub(super) fn new(disk: Option<Disk>) -> Self {
         WearWatch {
-            source: SmartSource::default(),
             disk,
-            latest: None,
-            run: None,
-            step: None,
-            stalled: false,
-            note: None,
+            ..WearWatch::default()
         }
     }
 

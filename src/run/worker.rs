@@ -75,6 +75,16 @@ impl Worker {
         let _ = self.tx.send((self.drive, s));
     }
 
+    /// An event recorded only, with no data.
+    fn record(&self, kind: EventKind, message: String) {
+        let data = serde_yaml::Value::Null;
+        self.say(WorkerMessage::Record {
+            kind,
+            message,
+            data,
+        });
+    }
+
     /// A run event of the drive.
     fn tell(&self, ev: RunEvent) {
         self.say(WorkerMessage::Event(ev));
@@ -159,15 +169,9 @@ impl Worker {
                     },
                     data: serde_yaml::to_value(s).unwrap_or_default(),
                 }),
-                None => {
-                    for n in notes {
-                        self.say(WorkerMessage::Record {
-                            kind: EventKind::Note,
-                            message: n,
-                            data: serde_yaml::Value::Null,
-                        });
-                    }
-                }
+                None => notes
+                    .into_iter()
+                    .for_each(|n| self.record(EventKind::Note, n)),
             }
         }
         Ok(())
@@ -195,29 +199,18 @@ impl Worker {
         // run (nothing written under it yet) lets it fill.
         let keeps_state = run.verify.as_ref().is_some_and(|v| !v.made());
         if reads && keeps_state && run.target.unwritten {
-            self.say(WorkerMessage::Record {
-                kind: EventKind::Note,
-                message: format!(
-                    "{} is not filled: a fill would overwrite what its verify state \
-                     recorded; reads of its unwritten blocks return zeros without reaching \
-                     the drive",
-                    run.target.path.display()
-                ),
-                data: serde_yaml::Value::Null,
-            });
+            let note = format!(
+                "{} is not filled: a fill would overwrite what its verify state recorded; \
+                 reads of its unwritten blocks return zeros without reaching the drive",
+                run.target.path.display()
+            );
+            self.record(EventKind::Note, note);
         } else if reads {
             self.fill(run, ctl)?;
         }
         if ctl.stop_requested() {
-            let why = match ctl.stopped_by() {
-                StopBy::Signal => "stopped by a signal before the run started",
-                StopBy::User => "stopped by the user before the run started",
-            };
-            self.say(WorkerMessage::Record {
-                kind: EventKind::Stopped,
-                message: why.into(),
-                data: serde_yaml::Value::Null,
-            });
+            let why = stopped_by(ctl.stopped_by());
+            self.record(EventKind::Stopped, format!("{why} before the run started"));
             return Ok((RunOutcome::Stopped(ctl.stopped_by()), Tally::default()));
         }
         // The hub, which keeps the session's clock, says when.
@@ -245,15 +238,7 @@ impl Worker {
             (o, _) => o,
         };
         if let RunOutcome::Stopped(by) = outcome {
-            let why = match by {
-                StopBy::Signal => "stopped by a signal",
-                StopBy::User => "stopped by the user",
-            };
-            self.say(WorkerMessage::Record {
-                kind: EventKind::Stopped,
-                message: why.into(),
-                data: serde_yaml::Value::Null,
-            });
+            self.record(EventKind::Stopped, stopped_by(by).into());
         }
         Ok((outcome, tally))
     }
@@ -272,6 +257,14 @@ impl Worker {
         let result = self.go(run, ctl, session);
         self.drain();
         self.say(WorkerMessage::Done(result));
+    }
+}
+
+/// What a stop by `by` is recorded as.
+fn stopped_by(by: StopBy) -> &'static str {
+    match by {
+        StopBy::Signal => "stopped by a signal",
+        StopBy::User => "stopped by the user",
     }
 }
 

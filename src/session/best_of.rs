@@ -115,9 +115,7 @@ impl<'a> GridRun<'a> {
     }
 }
 
-type Run<'a> = GridRun<'a>;
-
-fn run_of(r: &StepRecord) -> Option<Run<'_>> {
+fn run_of(r: &StepRecord) -> Option<GridRun<'_>> {
     if r.prepares() {
         return None;
     }
@@ -132,7 +130,7 @@ fn lat(r: &StepSummary, f: fn(&crate::stats::LatSummary) -> f64) -> Option<f64> 
 }
 
 /// The cell that `runs` (of one test and direction) make.
-fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> GridCell {
+fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[GridRun<'_>]) -> GridCell {
     let first = &runs[0];
     let mut c = GridCell {
         drive,
@@ -164,7 +162,7 @@ fn cell(drive: Option<String>, test: String, dir: GridDir, runs: &[Run<'_>]) -> 
         }
         RunPick::Mean => {
             let n = runs.len() as f64;
-            let mean = |f: &dyn Fn(&Run<'_>) -> Option<f64>| {
+            let mean = |f: &dyn Fn(&GridRun<'_>) -> Option<f64>| {
                 let v: Vec<f64> = runs.iter().filter_map(f).collect();
                 (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
             };
@@ -193,41 +191,35 @@ pub fn grid_of<'a>(
     runs: impl IntoIterator<Item = GridRun<'a>>,
     label: impl Fn(Option<u32>) -> Option<String>,
 ) -> Vec<GridCell> {
-    type Key = (Option<u32>, String, GridDir);
-    let mut keys: Vec<Key> = Vec::new();
-    let mut groups: Vec<Vec<Run<'_>>> = Vec::new();
-    for run in runs {
-        let key = (run.drive, test_name(run.w), GridDir::of(run.w));
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => groups[i].push(run),
-            None => {
-                keys.push(key);
-                groups.push(vec![run]);
-            }
+    let groups = grouped(runs, |r| (r.drive, test_name(r.w), GridDir::of(r.w)));
+    let cells = groups
+        .into_iter()
+        .map(|((d, test, dir), runs)| cell(label(d), test, dir, &runs));
+    // Tests in the order they first ran (CrystalDiskMark reads every test, then writes),
+    // each test's directions in the grid's order.
+    grouped(cells, |c| (c.drive.clone(), c.test.clone()))
+        .into_iter()
+        .flat_map(|(_, mut row)| {
+            row.sort_by_key(|c| GridDir::ALL.iter().position(|d| *d == c.dir));
+            row
+        })
+        .collect()
+}
+
+/// `items` in groups of equal `key`, the groups in the order their keys first came.
+fn grouped<T, K: PartialEq>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<(K, Vec<T>)> {
+    let mut groups: Vec<(K, Vec<T>)> = Vec::new();
+    for item in items {
+        let k = key(&item);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, g)) => g.push(item),
+            None => groups.push((k, vec![item])),
         }
     }
-    let mut cells: Vec<GridCell> = keys
-        .into_iter()
-        .zip(&groups)
-        .map(|((d, test, dir), runs)| cell(label(d), test, dir, runs))
-        .collect();
-    // Tests in the order they first ran (CrystalDiskMark reads every test, then writes).
-    let order: Vec<(Option<String>, String)> = cells.iter().fold(Vec::new(), |mut o, c| {
-        let k = (c.drive.clone(), c.test.clone());
-        if !o.contains(&k) {
-            o.push(k);
-        }
-        o
-    });
-    cells.sort_by_key(|c| {
-        let row = order
-            .iter()
-            .position(|k| k.0 == c.drive && k.1 == c.test)
-            .unwrap_or(usize::MAX);
-        let col = GridDir::ALL.iter().position(|d| *d == c.dir).unwrap_or(0);
-        (row, col)
-    });
-    cells
+    groups
 }
 
 /// A phase whose steps ran several times with no figure picked (SNIA HIR's bursts, XSR's
@@ -266,31 +258,16 @@ pub fn phase_of(r: &StepRecord) -> Option<u64> {
 /// The phases of `s` whose steps ran several times with no pick, in the order they ran;
 /// empty when none.
 pub fn run_series(s: &Session) -> Vec<RunSeries> {
-    let mut keys: Vec<(Option<u32>, u64)> = Vec::new();
-    let mut groups: Vec<Vec<&StepRecord>> = Vec::new();
-    for r in &s.steps {
-        let Some(run) = r.point.and_then(|p| p.run) else {
-            continue;
-        };
-        let Some(phase) = phase_of(r) else {
-            continue;
-        };
-        if run.pick.is_some() || r.summary.ios == 0 {
-            continue;
-        }
-        let key = (r.drive, phase);
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => groups[i].push(r),
-            None => {
-                keys.push(key);
-                groups.push(vec![r]);
-            }
-        }
-    }
+    let unpicked = s.steps.iter().filter_map(|r| {
+        let run = r.point.and_then(|p| p.run)?;
+        let phase = phase_of(r)?;
+        (run.pick.is_none() && r.summary.ios > 0).then_some((r, phase))
+    });
     let phase_name = |i: u64| phase_name(s, i);
-    keys.into_iter()
-        .zip(groups)
+    grouped(unpicked, |(r, phase)| (r.drive, *phase))
+        .into_iter()
         .map(|((drive, phase), runs)| {
+            let runs: Vec<&StepRecord> = runs.into_iter().map(|(r, _)| r).collect();
             let n = runs.len() as f64;
             let of = runs.first().and_then(|r| r.point?.run).map_or(0, |r| r.of);
             RunSeries {

@@ -34,11 +34,7 @@ pub const MAX_BYTES: u64 = 4096 * crate::user_file::MIB;
 
 /// Why reading a log stopped at byte `offset` of `bytes`, in words.
 fn unreadable_at(bytes: &[u8], offset: usize) -> String {
-    let line = bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1;
+    let (line, _) = super::pieces::line_col(&bytes[..offset.min(bytes.len())]);
     if offset == 0 {
         "not an HdrHistogram interval log (its first line is neither a comment nor an interval)"
             .to_string()

@@ -5,118 +5,84 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The kind of a session event, as the session stores it (by name).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EventKind {
+/// The kind of a session event ([`EventKind`]), each known kind with the name the session
+/// stores it by, and a kind this release does not know (`Other`).
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $kind:ident = $name:literal, )*) => {
+        /// The kind of a session event, as the session stores it (by name).
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum EventKind {
+            $( $(#[$doc])* $kind, )*
+            /// A kind this release does not know (a session of a later one); kept as written.
+            Other(String),
+        }
+
+        impl EventKind {
+            /// Every kind this release knows.
+            pub const KNOWN: &[EventKind] = &[$(EventKind::$kind),*];
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(EventKind::$kind => $name,)*
+                    EventKind::Other(s) => s,
+                }
+            }
+        }
+    };
+}
+
+kinds! {
     /// Something to read: an engine work-around, a plan change, no telemetry.
-    Note,
+    Note = "note",
     /// A phase of the plan began.
-    Phase,
+    Phase = "phase",
     /// A steady-state verdict.
-    SteadyState,
+    SteadyState = "steady_state",
     /// A step or the rest of a curve was skipped.
-    Skip,
+    Skip = "skip",
     /// A step finished with I/O errors.
-    Errors,
+    Errors = "errors",
     /// One failed I/O, with its offset and errno.
-    IoError,
+    IoError = "io_error",
     /// The run failed with an error.
-    Error,
+    Error = "error",
     /// A test file was filled before reads.
-    Fill,
+    Fill = "fill",
     /// The run was stopped early.
-    Stopped,
+    Stopped = "stopped",
     /// A snapshot was exported.
-    Snapshot,
+    Snapshot = "snapshot",
     /// The session was saved somewhere.
-    Saved,
+    Saved = "saved",
     /// A step ended without its summary (the run broke off mid-step).
-    StepIncomplete,
+    StepIncomplete = "step_incomplete",
     /// The drive's health verdict changed (or was failing when first read).
-    Health,
+    Health = "health",
     /// The drive's temperature or throttling: a threshold crossed, a throttle, a soak's
     /// steady temperature or cool-down.
-    Thermal,
+    Thermal = "thermal",
     /// Wrong data read back in a verified run (its finding as data).
-    VerifyFinding,
+    VerifyFinding = "verify_finding",
     /// A verified step's totals (as data).
-    Verified,
+    Verified = "verified",
     /// A verified step's verify state could not be saved (its folder and error as data).
-    VerifyUnsaved,
+    VerifyUnsaved = "verify_unsaved",
     /// What a run or a step did to the drive: its SMART counters' change beside
     /// drivescope's own count of bytes (as data).
-    DriveWear,
+    DriveWear = "drive_wear",
     /// New media errors or error log entries the drive reported while the run went on.
-    DriveErrors,
+    DriveErrors = "drive_errors",
     /// The user paused the run: its I/O held from here.
-    Paused,
+    Paused = "paused",
     /// The user resumed the run (how long it stood paused, as data: `{paused_s}`).
-    Resumed,
+    Resumed = "resumed",
     /// A note the user wrote while the run went on (the dashboard's note key).
-    UserNote,
+    UserNote = "user_note",
     /// A power-cut run cut the power here (its cycle, epoch and writes in flight as data).
-    PowerCut,
-    /// A kind this release does not know (a session of a later one); kept as written.
-    Other(String),
+    PowerCut = "power_cut",
 }
 
 impl EventKind {
-    /// Every kind this release knows.
-    pub const KNOWN: [EventKind; 23] = [
-        EventKind::Note,
-        EventKind::Phase,
-        EventKind::SteadyState,
-        EventKind::Skip,
-        EventKind::Errors,
-        EventKind::IoError,
-        EventKind::Error,
-        EventKind::Fill,
-        EventKind::Stopped,
-        EventKind::Snapshot,
-        EventKind::Saved,
-        EventKind::StepIncomplete,
-        EventKind::Health,
-        EventKind::Thermal,
-        EventKind::VerifyFinding,
-        EventKind::Verified,
-        EventKind::VerifyUnsaved,
-        EventKind::DriveWear,
-        EventKind::DriveErrors,
-        EventKind::Paused,
-        EventKind::Resumed,
-        EventKind::UserNote,
-        EventKind::PowerCut,
-    ];
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            EventKind::Note => "note",
-            EventKind::Phase => "phase",
-            EventKind::SteadyState => "steady_state",
-            EventKind::Skip => "skip",
-            EventKind::Errors => "errors",
-            EventKind::IoError => "io_error",
-            EventKind::Error => "error",
-            EventKind::Fill => "fill",
-            EventKind::Stopped => "stopped",
-            EventKind::Snapshot => "snapshot",
-            EventKind::Saved => "saved",
-            EventKind::StepIncomplete => "step_incomplete",
-            EventKind::Health => "health",
-            EventKind::Thermal => "thermal",
-            EventKind::VerifyFinding => "verify_finding",
-            EventKind::Verified => "verified",
-            EventKind::VerifyUnsaved => "verify_unsaved",
-            EventKind::DriveWear => "drive_wear",
-            EventKind::DriveErrors => "drive_errors",
-            EventKind::Paused => "paused",
-            EventKind::Resumed => "resumed",
-            EventKind::UserNote => "user_note",
-            EventKind::PowerCut => "power_cut",
-            EventKind::Other(s) => s,
-        }
-    }
-
     /// What an event with no kind reads as.
     pub fn unknown() -> EventKind {
         EventKind::Other(String::new())
@@ -125,8 +91,9 @@ impl EventKind {
     /// The kind a session stored under `name`.
     pub fn parse(name: &str) -> EventKind {
         Self::KNOWN
-            .into_iter()
+            .iter()
             .find(|k| k.as_str() == name)
+            .cloned()
             .unwrap_or_else(|| EventKind::Other(name.to_string()))
     }
 }
@@ -156,7 +123,7 @@ mod tests {
     #[test]
     fn every_kind_reads_back_from_its_name() {
         for k in EventKind::KNOWN {
-            assert_eq!(EventKind::parse(k.as_str()), k);
+            assert_eq!(EventKind::parse(k.as_str()), *k);
         }
         assert_eq!(EventKind::VerifyUnsaved.as_str(), "verify_unsaved");
         assert_eq!(EventKind::parse("user_note"), EventKind::UserNote);

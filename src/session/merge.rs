@@ -40,31 +40,21 @@ pub(super) fn merge(into: &mut Session, part: Session) {
     if part.state != SessionState::Running {
         into.state = part.state;
     }
-    if part.drive.is_some() {
-        into.drive = part.drive;
-    }
+    into.drive = part.drive.or(into.drive.take());
     if part.target != Default::default() {
         into.target = part.target;
     }
     if !part.drives.is_empty() {
         into.drives = part.drives;
     }
-    if part.preset.is_some() {
-        into.preset = part.preset;
-    }
-    if part.plan.is_some() {
-        into.plan = part.plan;
-    }
-    if part.histograms.is_some() {
-        into.histograms = part.histograms;
-    }
+    into.preset = part.preset.or(into.preset.take());
+    into.plan = part.plan.or(into.plan.take());
+    into.histograms = part.histograms.or(into.histograms.take());
     extend(&mut into.intervals, part.intervals);
     extend(&mut into.steps, part.steps);
     extend(&mut into.telemetry, part.telemetry);
     extend(&mut into.events, part.events);
-    if part.summary.is_some() {
-        into.summary = part.summary;
-    }
+    into.summary = part.summary.or(into.summary.take());
 }
 
 fn extend<T>(into: &mut Vec<T>, mut more: Vec<T>) {

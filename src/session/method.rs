@@ -18,12 +18,8 @@ pub enum OffMethod {
 impl fmt::Display for OffMethod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OffMethod::TimeScaled(x) => {
-                write!(f, "time-scaled ×{x}: not the method's durations")
-            }
-            OffMethod::Stopped => {
-                write!(f, "stopped before its end: not the method's whole run")
-            }
+            OffMethod::TimeScaled(x) => write!(f, "time-scaled ×{x}: not the method's durations"),
+            OffMethod::Stopped => write!(f, "stopped before its end: not the method's whole run"),
         }
     }
 }

@@ -172,7 +172,7 @@ pub struct IntervalRecord {
     /// Index of the step (in `steps`) the interval belongs to.
     pub step: u32,
     /// Warm-up interval, left out of the step's summary.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ramp: bool,
     /// Seconds of it the process was suspended (left out of the figures).
     #[serde(skip_serializing_if = "is_zero")]
@@ -192,10 +192,6 @@ pub struct IntervalRecord {
     /// The drive (its index in `drives`) of a session of several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -251,7 +247,7 @@ impl IntervalRecord {
 
 /// One step of the plan once it ran: its place in the plan and its summary (a point of
 /// the latency-vs-IOPS curve).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StepRecord {
     pub index: u32,
     /// What the step is, for tables and legends ("randread 4KiB QD32", "50% of max").
@@ -456,13 +452,25 @@ pub struct Session {
     /// relative to the session's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histograms: Option<String>,
+    // The records and the summary are written each in its own way (`text`): a session
+    // serializes as its header.
+    #[serde(skip_serializing)]
     pub intervals: Vec<IntervalRecord>,
+    #[serde(skip_serializing)]
     pub steps: Vec<StepRecord>,
     /// Telemetry samples, each a mapping with `t` (seconds since the start) and whatever
     /// the telemetry layer measured (`temperature_c`, `smart: {...}`, block stats…).
+    #[serde(skip_serializing)]
     pub telemetry: Vec<Sample>,
+    #[serde(skip_serializing)]
     pub events: Vec<Event>,
+    #[serde(skip_serializing)]
     pub summary: Option<SessionSummary>,
+}
+
+/// The items of `all` that `keep` takes.
+fn kept<T: Clone>(all: &[T], keep: impl Fn(&T) -> bool) -> Vec<T> {
+    all.iter().filter(|x| keep(x)).cloned().collect()
 }
 
 impl Session {
@@ -531,31 +539,11 @@ impl Session {
                 preset: self.preset.clone(),
                 plan: self.plan.clone(),
                 histograms: None,
-                intervals: self
-                    .intervals
-                    .iter()
-                    .filter(|r| mine(r.drive, i))
-                    .copied()
-                    .collect(),
-                steps: self
-                    .steps
-                    .iter()
-                    .filter(|r| mine(r.drive, i))
-                    .cloned()
-                    .collect(),
-                telemetry: self
-                    .telemetry
-                    .iter()
-                    .filter(|r| mine(r.drive(), i))
-                    .cloned()
-                    .collect(),
+                intervals: kept(&self.intervals, |r| mine(r.drive, i)),
+                steps: kept(&self.steps, |r| mine(r.drive, i)),
+                telemetry: kept(&self.telemetry, |r| mine(r.drive(), i)),
                 // The run's own events (no drive) belong to every drive.
-                events: self
-                    .events
-                    .iter()
-                    .filter(|e| e.drive.is_none() || mine(e.drive, i))
-                    .cloned()
-                    .collect(),
+                events: kept(&self.events, |e| e.drive.is_none() || mine(e.drive, i)),
                 summary: self.summary.as_ref().and_then(|s| s.drives.get(i).cloned()),
             })
             .collect()

@@ -200,6 +200,7 @@ mod tests {
     fn only_nothing_or_our_own_regular_files_are_writable() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
+        let refused = |p: &Path| why(writable(p, SESSION));
         let new = d.join("new.yaml");
         assert_eq!(writable(&new, SESSION).unwrap(), new);
         let empty = d.join("empty.yaml");
@@ -214,17 +215,11 @@ mod tests {
         assert_eq!(writable(&ours, SESSION).unwrap(), ours);
         let foreign = d.join("notes.txt");
         std::fs::write(&foreign, "schema_version: 1 in my notes\n").unwrap();
-        assert!(matches!(why(writable(&foreign, SESSION)), Refusal::Foreign));
+        assert!(matches!(refused(&foreign), Refusal::Foreign));
         let sock = d.join("sock");
         let _l = UnixListener::bind(&sock).unwrap();
-        assert!(matches!(
-            why(writable(&sock, SESSION)),
-            Refusal::Kind(FileKind::Socket)
-        ));
-        assert!(matches!(
-            why(writable(d, SESSION)),
-            Refusal::Kind(FileKind::Directory)
-        ));
+        assert!(matches!(refused(&sock), Refusal::Kind(FileKind::Socket)));
+        assert!(matches!(refused(d), Refusal::Kind(FileKind::Directory)));
         let link = d.join("link.yaml");
         std::os::unix::fs::symlink(&ours, &link).unwrap();
         assert_eq!(
@@ -234,7 +229,7 @@ mod tests {
         let to_dev = d.join("dev.yaml");
         std::os::unix::fs::symlink("/dev/null", &to_dev).unwrap();
         assert!(matches!(
-            why(writable(&to_dev, SESSION)),
+            refused(&to_dev),
             Refusal::LinkTo {
                 kind: FileKind::CharDevice,
                 ..
@@ -242,16 +237,10 @@ mod tests {
         ));
         let to_notes = d.join("notes.yaml");
         std::os::unix::fs::symlink(&foreign, &to_notes).unwrap();
-        assert!(matches!(
-            why(writable(&to_notes, SESSION)),
-            Refusal::LinkToForeign(_)
-        ));
+        assert!(matches!(refused(&to_notes), Refusal::LinkToForeign(_)));
         let dangling = d.join("gone.yaml");
         std::os::unix::fs::symlink(d.join("nothing"), &dangling).unwrap();
-        assert!(matches!(
-            why(writable(&dangling, SESSION)),
-            Refusal::Dangling
-        ));
+        assert!(matches!(refused(&dangling), Refusal::Dangling));
     }
 
     #[test]

@@ -23,21 +23,14 @@ pub fn sessions_dir() -> PathBuf {
 
 /// Keeps letters, digits, `.`, `_` and `-` of a label; anything else becomes `-`.
 fn file_safe(label: &str) -> String {
+    let keep = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     let s: String = label
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if keep(c) { c } else { '-' })
         .collect();
-    let s = s.trim_matches('-').to_string();
-    if s.is_empty() {
-        "run".into()
-    } else {
-        s
+    match s.trim_matches('-') {
+        "" => "run".into(),
+        s => s.to_string(),
     }
 }
 

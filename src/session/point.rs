@@ -12,30 +12,26 @@ use crate::workload::RunOf;
 /// when it has none), and `preparation` and `prewrite` only when true. Every key may be
 /// missing when read; a key of no field is ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StepPoint {
     /// It had a target but ran closed-loop (a sweep point at or above 100%).
-    #[serde(default)]
     pub closed_loop: bool,
     /// The preset's phase (from 0) it comes from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<u64>,
     /// It is a step of a phase that prepares the drive (`preparation: true`, SNIA's WIPC).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub preparation: bool,
     /// It is the write that opens its round (`rounds.prewrite`), none of its combinations.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prewrite: bool,
     /// Its round (from 1) of a phase run in SNIA rounds.
-    #[serde(default)]
     pub round: Option<u32>,
     /// Which run it is of a step that runs several times (`runs`).
-    #[serde(default)]
     pub run: Option<RunOf>,
     /// The sweep percentage it ran at; none for the probe and other steps.
-    #[serde(default)]
     pub sweep_point: Option<f64>,
     /// The rate it was given, I/Os per second; none for a closed-loop step.
-    #[serde(default)]
     pub target_iops: Option<f64>,
 }
 

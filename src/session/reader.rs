@@ -212,14 +212,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, SessionError> {
         ));
     }
     if session.schema_version == 0 {
-        let reason = if documents == 0 {
-            "the file is empty".to_string()
-        } else {
-            "no schema_version in its first document".to_string()
+        let reason = match documents {
+            0 => "the file is empty",
+            _ => "no schema_version in its first document",
         };
         return Err(SessionError::NotASession {
             path: PathBuf::from(path),
-            reason,
+            reason: reason.to_string(),
         });
     }
     Ok(Loaded {
@@ -464,14 +463,13 @@ mod tests {
 
     #[test]
     fn not_a_session() {
-        assert!(matches!(
-            parse(Path::new("x"), ""),
-            Err(SessionError::NotASession { .. })
-        ));
-        assert!(matches!(
-            parse(Path::new("x"), "hello: world\n"),
-            Err(SessionError::NotASession { .. })
-        ));
+        for text in ["", "hello: world\n"] {
+            let e = parse(Path::new("x"), text);
+            assert!(
+                matches!(e, Err(SessionError::NotASession { .. })),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
@@ -483,11 +481,6 @@ mod tests {
         assert!(l.warnings[0].starts_with("h.yaml:"), "{:?}", l.warnings);
         assert!(l.warnings[0].contains("dropped `host`"), "{:?}", l.warnings);
     }
-}
-
-#[cfg(test)]
-mod header_tests {
-    use super::*;
 
     #[test]
     fn header_strings_that_look_like_timestamps_load() {

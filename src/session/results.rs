@@ -54,6 +54,16 @@ pub struct DirResult {
 }
 
 impl DirResult {
+    /// `ios` I/Os at `iops` and `bw_bytes` a second, of latency `lat`.
+    fn of(ios: u64, iops: f64, bw_bytes: f64, lat: &LatSummary) -> DirResult {
+        DirResult {
+            ios,
+            iops,
+            mbps: bw_bytes / 1e6,
+            lat_us: LatFigures::of(lat),
+        }
+    }
+
     /// No I/O this way (a step's trims, in a step without any, are left out of its JSON).
     pub fn is_empty(&self) -> bool {
         self.ios == 0
@@ -176,24 +186,9 @@ impl StepResult {
             missed_target: missed(s.iops, s.target_iops),
             service_lat_us: LatFigures::of(s.service_lat()),
             response_lat_us: s.response_from_schedule().and_then(LatFigures::of),
-            read: DirResult {
-                ios: s.read_ios,
-                iops: s.read_iops,
-                mbps: s.read_bw_bytes / 1e6,
-                lat_us: LatFigures::of(&s.read_lat_us),
-            },
-            write: DirResult {
-                ios: s.write_ios,
-                iops: s.write_iops,
-                mbps: s.write_bw_bytes / 1e6,
-                lat_us: LatFigures::of(&s.write_lat_us),
-            },
-            trim: DirResult {
-                ios: s.trim_ios,
-                iops: s.trim_iops,
-                mbps: s.trim_bw_bytes / 1e6,
-                lat_us: LatFigures::of(&s.trim_lat_us),
-            },
+            read: DirResult::of(s.read_ios, s.read_iops, s.read_bw_bytes, &s.read_lat_us),
+            write: DirResult::of(s.write_ios, s.write_iops, s.write_bw_bytes, &s.write_lat_us),
+            trim: DirResult::of(s.trim_ios, s.trim_iops, s.trim_bw_bytes, &s.trim_lat_us),
             errors: s.errors,
             ended_by: s.ended_by.clone(),
             measured_s: s.runtime_s,
@@ -305,9 +300,6 @@ mod tests {
         StepRecord {
             index,
             label: format!("point {index}"),
-            point: None,
-            workload: None,
-            start_s: 0.0,
             end_s: 1.0,
             summary: StepSummary {
                 runtime_s: 2.5,
@@ -324,6 +316,7 @@ mod tests {
                 ..Default::default()
             },
             drive,
+            ..StepRecord::default()
         }
     }
 

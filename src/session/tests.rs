@@ -58,11 +58,9 @@ fn start() -> SessionStart {
             kind: crate::session::Word::Known(crate::session::TargetKind::File),
             size_bytes: 1 << 30,
             align_bytes: 4096,
-            host: None,
-            page_cache: false,
+            ..TargetInfo::default()
         },
         command: Some("drivescope run --rw randread".into()),
-        note: None,
         drive: Some(DriveIdentity {
             disks: vec![DiskIdentity {
                 model: Some("Test SSD".into()),
@@ -71,16 +69,18 @@ fn start() -> SessionStart {
             }],
             ..DriveIdentity::default()
         }),
-        preset: None,
-        plan: None,
-        drives: Vec::new(),
+        ..SessionStart::default()
     }
 }
 
 /// A recorder with two steps of three intervals, telemetry and events, autosaved after
 /// every interval; returns it unfinalized.
 fn recorded(path: &Path) -> SessionRecorder {
-    let mut r = SessionRecorder::create(path, start(), RecorderOptions::default()).unwrap();
+    let start = SessionStart {
+        plan: Document::from_yaml("{steps: 2}"),
+        ..start()
+    };
+    let mut r = SessionRecorder::create(path, start, RecorderOptions::default()).unwrap();
     for (s, iops) in [(0u32, 10_000u64), (1, 20_000)] {
         r.begin_step(
             format!("step {s}"),
@@ -115,20 +115,21 @@ fn recorded(path: &Path) -> SessionRecorder {
                     iops: 240.0,
                     lat_us: summary.lat_us,
                 },
-                write: Default::default(),
-                trim: Default::default(),
-                ended_by: None,
-                jobs: Vec::new(),
+                ..Default::default()
             }];
         }
         r.end_step(summary);
         r.push_event(EventKind::Note, format!("step {s} \"done\" \u{7}"));
         r.autosave().unwrap();
     }
-    r.set_plan(serde_yaml::from_str::<Value>("{steps: 2}").unwrap());
-    r.autosave().unwrap();
     r.flush();
     r
+}
+
+/// The final save of a run that completed.
+fn completed(r: SessionRecorder) -> std::path::PathBuf {
+    r.finalize(SessionState::Complete, &RunEnd::parse("completed"))
+        .unwrap()
 }
 
 fn same_records(a: &Session, b: &Session) {
@@ -169,12 +170,7 @@ fn the_stream_and_the_final_document_load_the_same_session() {
     assert_eq!(stream.session.intervals.len(), 6);
     assert_eq!(stream.session.intervals[3].step, 1);
 
-    let saved = r
-        .finalize(
-            SessionState::Complete,
-            &crate::session::RunEnd::parse("completed"),
-        )
-        .unwrap();
+    let saved = completed(r);
     let fin = load(&saved).unwrap();
     assert!(fin.warnings.is_empty(), "{:?}", fin.warnings);
     assert_eq!(fin.documents, 1);
@@ -268,12 +264,7 @@ fn a_corrupted_line_costs_that_record_and_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.yaml");
     let r = recorded(&p);
-    let saved = r
-        .finalize(
-            SessionState::Complete,
-            &crate::session::RunEnd::parse("completed"),
-        )
-        .unwrap();
+    let saved = completed(r);
     let text = std::fs::read_to_string(&saved).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let target = lines
@@ -395,12 +386,7 @@ fn a_folder_moved_under_the_run_still_gets_the_final_save_and_a_file_put_in_its_
     std::fs::rename(&sub, &moved).unwrap();
     std::fs::create_dir(&sub).unwrap();
     std::fs::write(&p, "the user's").unwrap();
-    let saved = r
-        .finalize(
-            SessionState::Complete,
-            &crate::session::RunEnd::parse("completed"),
-        )
-        .unwrap();
+    let saved = completed(r);
     assert_eq!(
         saved.canonicalize().unwrap(),
         moved.join("s.yaml").canonicalize().unwrap(),
@@ -417,14 +403,15 @@ fn a_folder_moved_under_the_run_still_gets_the_final_save_and_a_file_put_in_its_
 fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
     use crate::outcome::{RunOutcome, StopBy};
     use crate::session::{RunEnd, TargetKind, Word};
+    let word = |w: &str| Value::String(w.into());
     for w in ["file", "block_device", "nvme_generic", "none", "tape", ""] {
-        let k: Word<TargetKind> = serde_yaml::from_value(Value::String(w.into())).unwrap();
-        assert_eq!(serde_yaml::to_value(&k).unwrap(), Value::String(w.into()));
+        let k: Word<TargetKind> = serde_yaml::from_value(word(w)).unwrap();
+        assert_eq!(serde_yaml::to_value(&k).unwrap(), word(w));
         assert_eq!(k.to_string(), w);
     }
-    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("block_device".into())).unwrap();
+    let k: Word<TargetKind> = serde_yaml::from_value(word("block_device")).unwrap();
     assert_eq!(k, Word::Known(TargetKind::BlockDevice));
-    let k: Word<TargetKind> = serde_yaml::from_value(Value::String("tape".into())).unwrap();
+    let k: Word<TargetKind> = serde_yaml::from_value(word("tape")).unwrap();
     assert_eq!(k, Word::Unknown("tape".into()));
     for w in [
         "completed",
@@ -436,16 +423,12 @@ fn target_kinds_and_run_ends_read_back_as_written_and_unknown_words_survive() {
         "something a later drivescope says",
         "",
     ] {
-        let e: RunEnd = serde_yaml::from_value(Value::String(w.into())).unwrap();
-        assert_eq!(
-            serde_yaml::to_value(&e).unwrap(),
-            Value::String(w.into()),
-            "{e:?}"
-        );
+        let e: RunEnd = serde_yaml::from_value(word(w)).unwrap();
+        assert_eq!(serde_yaml::to_value(&e).unwrap(), word(w), "{e:?}");
     }
-    let e: RunEnd = serde_yaml::from_value(Value::String("stopped by a signal".into())).unwrap();
+    let e: RunEnd = serde_yaml::from_value(word("stopped by a signal")).unwrap();
     assert_eq!(e, RunEnd::Outcome(RunOutcome::Stopped(StopBy::Signal)));
-    let e: RunEnd = serde_yaml::from_value(Value::String("error: gone".into())).unwrap();
+    let e: RunEnd = serde_yaml::from_value(word("error: gone")).unwrap();
     assert_eq!(e, RunEnd::Error("gone".into()));
 }
 

@@ -25,13 +25,7 @@ use serde::Serialize;
 
 use std::io::Write;
 
-use super::host::Host;
-use super::identity::DriveIdentity;
-use super::legacy::Document;
-use super::model::{
-    DriveEntry, Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord,
-    TargetInfo,
-};
+use super::model::{Event, IntervalRecord, Session, SessionState, SessionSummary, StepRecord};
 use super::sample::Sample;
 use crate::yaml_flow::{write, write_list};
 
@@ -39,46 +33,11 @@ const HEADER_COMMENT: &str =
     "# drivescope session (YAML). While the run goes on, each autosave appends a document\n\
 # whose lists add to the ones before; the final save rewrites the file as one document.\n";
 
-#[derive(Serialize)]
-struct Header<'a> {
-    schema_version: u32,
-    drivescope_version: &'a str,
-    started: &'a str,
-    state: SessionState,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    command: &'a Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: &'a Option<String>,
-    host: &'a Host,
-    drive: &'a Option<DriveIdentity>,
-    target: &'a TargetInfo,
-    #[serde(skip_serializing_if = "<[DriveEntry]>::is_empty")]
-    drives: &'a [DriveEntry],
-    preset: &'a Option<Document>,
-    plan: &'a Option<Document>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    histograms: &'a Option<String>,
-}
-
-/// The first document: everything but the records and the summary.
+/// The first document: everything but the records and the summary (which a session's
+/// own serialization leaves out).
 pub fn header(s: &Session) -> Result<String, serde_yaml::Error> {
-    let h = Header {
-        schema_version: s.schema_version,
-        drivescope_version: &s.drivescope_version,
-        started: &s.started,
-        state: s.state,
-        command: &s.command,
-        note: &s.note,
-        host: &s.host,
-        drive: &s.drive,
-        target: &s.target,
-        drives: &s.drives,
-        preset: &s.preset,
-        plan: &s.plan,
-        histograms: &s.histograms,
-    };
     let mut out = String::from(HEADER_COMMENT);
-    out.push_str(&serde_yaml::to_string(&h)?);
+    out.push_str(&serde_yaml::to_string(s)?);
     Ok(out)
 }
 
@@ -92,37 +51,15 @@ struct Tail<'a> {
     summary: &'a SessionSummary,
 }
 
-/// Header keys changed after the header was written (set later by the runner).
-#[derive(Debug, Default, Serialize)]
-pub struct Changed {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<SessionState>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drive: Option<DriveIdentity>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<TargetInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<Document>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Document>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histograms: Option<String>,
-}
-
-impl Changed {
-    pub fn is_empty(&self) -> bool {
-        self.state.is_none()
-            && self.drive.is_none()
-            && self.target.is_none()
-            && self.preset.is_none()
-            && self.plan.is_none()
-            && self.histograms.is_none()
-    }
+/// The state, changed after the header was written (by the final save).
+#[derive(Serialize)]
+struct State {
+    state: SessionState,
 }
 
 /// New records since the last autosave.
 pub struct Chunk<'a> {
-    pub changed: &'a Changed,
+    pub state: Option<SessionState>,
     pub intervals: &'a [IntervalRecord],
     pub steps: &'a [StepRecord],
     pub telemetry: &'a [Sample],
@@ -132,7 +69,7 @@ pub struct Chunk<'a> {
 
 impl Chunk<'_> {
     pub fn is_empty(&self) -> bool {
-        self.changed.is_empty()
+        self.state.is_none()
             && self.intervals.is_empty()
             && self.steps.is_empty()
             && self.telemetry.is_empty()
@@ -144,8 +81,8 @@ impl Chunk<'_> {
 /// One autosave document (starting with `---`); its cost is the size of the new records.
 pub fn chunk(c: &Chunk<'_>) -> Result<String, serde_yaml::Error> {
     let mut out = String::from("---\n");
-    if !c.changed.is_empty() {
-        out.push_str(&serde_yaml::to_string(c.changed)?);
+    if let Some(state) = c.state {
+        out.push_str(&serde_yaml::to_string(&State { state })?);
     }
     if !c.intervals.is_empty() {
         write_list(&mut out, "intervals", c.intervals)?;

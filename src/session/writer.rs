@@ -131,13 +131,21 @@ impl Written {
         match adopted {
             Ok(Some((_, mine))) => Ok(Some((Written { folder, mine }, bytes))),
             Ok(None) => Ok(None),
-            Err(OwnedError::NotOurs { path }) => Err(SessionError::Refused {
-                path,
-                what: out.what,
-                why: Refusal::Foreign,
-            }),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(refused(out, e)),
         }
+    }
+}
+
+/// `e`, where a name holds a file that is not ours: the `out` drivescope does not write
+/// there.
+fn refused(out: Output, e: OwnedError) -> SessionError {
+    match e {
+        OwnedError::NotOurs { path } => SessionError::Refused {
+            path,
+            what: out.what,
+            why: Refusal::Foreign,
+        },
+        e => e.into(),
     }
 }
 
@@ -156,14 +164,7 @@ pub fn write_in(
         let _ = f.take(RECOGNISE_BYTES).read_to_end(&mut head);
         head.is_empty() || (out.ours)(&head)
     });
-    let refused = |e: OwnedError| match e {
-        OwnedError::NotOurs { path } => SessionError::Refused {
-            path,
-            what: out.what,
-            why: Refusal::Foreign,
-        },
-        e => e.into(),
-    };
+    let refused = |e| refused(out, e);
     match adopted.map_err(refused)? {
         Some((_, mut mine)) => {
             folder.replace(&mut mine, fill).map_err(refused)?;
@@ -204,10 +205,7 @@ pub struct OutFolder {
 impl OutFolder {
     /// The folder at `path`, made if missing, held open from now on.
     pub fn open_or_make(path: &Path) -> Result<OutFolder, SessionError> {
-        Ok(OutFolder {
-            folder: Folder::open_or_make(path)?,
-            written: BTreeMap::new(),
-        })
+        Ok(OutFolder::from_folder(Folder::open_or_make(path)?))
     }
 
     /// A folder already held open (one just made).
@@ -234,14 +232,10 @@ impl OutFolder {
     ) -> Result<PathBuf, SessionError> {
         let key = std::ffi::OsString::from(name);
         match self.written.get_mut(&key) {
-            Some(mine) => self.folder.replace(mine, fill).map_err(|e| match e {
-                OwnedError::NotOurs { path } => SessionError::Refused {
-                    path,
-                    what: out.what,
-                    why: Refusal::Foreign,
-                },
-                e => e.into(),
-            })?,
+            Some(mine) => self
+                .folder
+                .replace(mine, fill)
+                .map_err(|e| refused(out, e))?,
             None => {
                 let mine = write_in(&self.folder, &key, out, fill)?;
                 self.written.insert(key.clone(), mine);
@@ -305,15 +299,13 @@ impl Appender {
     pub fn open(written: &Written) -> Result<Appender, SessionError> {
         let file = written.append_file()?;
         let path = written.path();
-        let path = path.as_path();
         let (tx, rx) = mpsc::channel();
         let error = Arc::new(Mutex::new(None));
-        let err2 = error.clone();
-        let p2 = path.to_path_buf();
+        let (err2, p2) = (error.clone(), path.clone());
         let handle = std::thread::Builder::new()
             .name("ds-session".into())
             .spawn(move || append_loop(file, p2, rx, err2))
-            .map_err(|e| SessionError::io(path, "cannot start the autosave thread", e))?;
+            .map_err(|e| SessionError::io(&path, "cannot start the autosave thread", e))?;
         Ok(Appender {
             tx: Some(tx),
             handle: Some(handle),

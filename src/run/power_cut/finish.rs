@@ -68,14 +68,11 @@ pub fn finish_after_restart(dir: &Path, target: &Path) -> Result<Option<Finished
         cycle: cut.cycle,
         cut_at: cut.cut_at,
         cut_after_s: cut.cut_after_s,
-        cut_took_s: None,
         epoch,
-        blocks_in_flight: None,
-        ready_after_s: None,
         machine_down: true,
-        session: None,
         tally,
         findings,
+        ..CycleRecord::default()
     };
     record.cycles.push(cycle.clone());
     if record.cycles.len() < record.cycles_asked as usize {

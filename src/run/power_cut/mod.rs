@@ -40,20 +40,24 @@ pub use record::{
 
 /// What the cutter thread saw.
 enum Cut {
-    Done {
-        at: SystemTime,
-        after: Duration,
-        took: Duration,
-        epoch: u64,
-        at_cut: Vec<u8>,
-        /// The marker of the cut under way, removed once the cycle is recorded.
-        marker: crate::session::Written,
-    },
+    Done(CutDone),
     Failed(CommandStatus),
     /// The run ended first.
     RunEnded,
     /// Stopped by a signal before the cut.
     Interrupted,
+}
+
+/// A cut made: when, how long into the run and how long it took, the last completed flush
+/// epoch and the map of blocks at the cut.
+struct CutDone {
+    at: SystemTime,
+    after: Duration,
+    took: Duration,
+    epoch: u64,
+    at_cut: Vec<u8>,
+    /// The marker of the cut under way, removed once the cycle is recorded.
+    marker: crate::session::Written,
 }
 
 /// How often the cutter looks at the clock, the epochs and the stop flag.
@@ -102,22 +106,13 @@ fn cutter(
     let at = SystemTime::now();
     let after = start.elapsed();
     // Durable before the cut: a cut that takes this machine down is finished by `verify`.
-    let marker = pending::write(
-        state.dir(),
-        &PendingCut {
-            record: of.record,
-            cycle: of.cycle,
-            cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
-            cut_after_s: after.as_secs_f64(),
-        },
-    );
-    let marker = match marker {
-        Ok(m) => m,
-        Err(e) => {
-            handle.send(RunCmd::Stop);
-            return Err(e);
-        }
+    let cut = PendingCut {
+        record: of.record,
+        cycle: of.cycle,
+        cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
+        cut_after_s: after.as_secs_f64(),
     };
+    let marker = pending::write(state.dir(), &cut).inspect_err(|_| handle.send(RunCmd::Stop))?;
     let status = run_command(&ask.cut);
     let took = start.elapsed().saturating_sub(after);
     if !succeeded(&status) {
@@ -132,14 +127,14 @@ fn cutter(
         blocks_in_flight: in_flight(&at_cut),
     }));
     handle.send(RunCmd::Stop);
-    Ok(Cut::Done {
+    Ok(Cut::Done(CutDone {
         at,
         after,
         took,
         epoch,
         at_cut,
         marker,
-    })
+    }))
 }
 
 /// A power-cut run's end: the cycles recorded (none when it was refused before the first
@@ -181,19 +176,9 @@ pub fn run_cycles(
     run_one: &mut RunOne<'_>,
     on_cycle: &mut dyn FnMut(&CycleRecord),
 ) -> PowerCutRun {
-    let mut record = None;
-    let mut file = None;
-    let mut ended = cycles(
-        &mut record,
-        &mut file,
-        reqs,
-        ask,
-        sessions,
-        stop,
-        run_one,
-        on_cycle,
-    )
-    .err();
+    let mut kept = (None, None);
+    let mut ended = cycles(&mut kept, reqs, ask, sessions, stop, run_one, on_cycle).err();
+    let (mut record, mut file) = kept;
     if let Some(r) = &mut record {
         r.stopped = ended.as_ref().map(ToString::to_string);
         r.sum();
@@ -210,10 +195,10 @@ pub fn run_cycles(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The cycles, the record and its file kept in `kept` as they are made (saved, with why
+/// the cycles stopped, by [`run_cycles`]).
 fn cycles(
-    record: &mut Option<PowerCutRecord>,
-    file: &mut Option<RecordFile>,
+    kept: &mut (Option<PowerCutRecord>, Option<RecordFile>),
     reqs: &[RunRequest],
     ask: &PowerCutAsk,
     sessions: &Path,
@@ -221,6 +206,7 @@ fn cycles(
     run_one: &mut RunOne<'_>,
     on_cycle: &mut dyn FnMut(&CycleRecord),
 ) -> Result<(), RunError> {
+    let (record, file) = kept;
     let [req] = reqs else {
         return Err(PowerCutError::Needs("one target").into());
     };
@@ -277,24 +263,21 @@ fn cycles(
             move |source| PowerCutError::Io { what, source }
         };
         let before = identity(&path).map_err(io("reading the identity of"))?;
-        let rec = match record {
-            Some(r) => r,
-            None => record.insert(PowerCutRecord {
-                target: path.clone(),
-                cut_command: ask.cut.clone(),
-                restore_command: ask.restore.clone(),
-                cut_at: ask.at,
-                plp: ask.plp,
-                atomic_unit: ask.atomic,
-                cycles_asked: ask.cycles,
-                verify_state: Some(dir.clone()),
-                identity: Some(before.clone()),
-                cycles: Vec::new(),
-                totals: CutTally::default(),
-                verdict: Verdict::Pass,
-                stopped: None,
-            }),
-        };
+        let rec = record.get_or_insert_with(|| PowerCutRecord {
+            target: path.clone(),
+            cut_command: ask.cut.clone(),
+            restore_command: ask.restore.clone(),
+            cut_at: ask.at,
+            plp: ask.plp,
+            atomic_unit: ask.atomic,
+            cycles_asked: ask.cycles,
+            verify_state: Some(dir.clone()),
+            identity: Some(before.clone()),
+            cycles: Vec::new(),
+            totals: CutTally::default(),
+            verdict: Verdict::Pass,
+            stopped: None,
+        });
         let rec_file = match file {
             Some(f) => f,
             None => file.insert(RecordFile::create(rec, sessions)?),
@@ -329,15 +312,8 @@ fn cycles(
         let session = finished?
             .saved
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
-        let (at, after, took, epoch, at_cut, marker) = match cut? {
-            Cut::Done {
-                at,
-                after,
-                took,
-                epoch,
-                at_cut,
-                marker,
-            } => (at, after, took, epoch, at_cut, marker),
+        let done = match cut? {
+            Cut::Done(done) => done,
             Cut::Failed(status) => {
                 return Err(PowerCutError::CutFailed {
                     cycle,
@@ -365,21 +341,22 @@ fn cycles(
             Ok(()) => {}
             // Another drive: this cycle can never be finished, by this run or by `verify`.
             Err(e @ PowerCutError::OtherDrive { .. }) => {
-                marker.remove()?;
+                done.marker.remove()?;
                 return Err(e.into());
             }
             // Not back yet: the marker stays, for `verify` once it is.
             Err(e) => return Err(e.into()),
         }
         let ready_after = back.elapsed();
-        let (tally, findings) = check_after_cut(&dir, &path, Some(&at_cut), ask.into(), &mut torn)?;
+        let (tally, findings) =
+            check_after_cut(&dir, &path, Some(&done.at_cut), ask.into(), &mut torn)?;
         let c = CycleRecord {
             cycle,
-            cut_at: crate::session::time::LocalTime::of(at).rfc3339(),
-            cut_after_s: after.as_secs_f64(),
-            cut_took_s: Some(took.as_secs_f64()),
-            epoch,
-            blocks_in_flight: Some(in_flight(&at_cut)),
+            cut_at: crate::session::time::LocalTime::of(done.at).rfc3339(),
+            cut_after_s: done.after.as_secs_f64(),
+            cut_took_s: Some(done.took.as_secs_f64()),
+            epoch: done.epoch,
+            blocks_in_flight: Some(in_flight(&done.at_cut)),
             ready_after_s: Some(ready_after.as_secs_f64()),
             machine_down: false,
             session,
@@ -391,7 +368,7 @@ fn cycles(
         rec.sum();
         rec_file.save(rec)?;
         // Recorded: the cut is no longer under way.
-        marker.remove()?;
+        done.marker.remove()?;
     }
     Ok(())
 }

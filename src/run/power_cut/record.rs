@@ -12,7 +12,7 @@ use crate::run::RunError;
 use crate::verify::power_cut::{CutFinding, CutTally};
 
 /// One cycle, as a power-loss test reads it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CycleRecord {
     pub cycle: u32,
     /// When the cut command was started, RFC 3339.
@@ -109,6 +109,17 @@ impl PowerCutRecord {
         };
         self.totals = t;
     }
+
+    /// The record as its file holds it.
+    pub fn to_yaml(&self) -> String {
+        let body = serde_yaml::to_string(self).unwrap_or_default();
+        format!("{RECORD_HEAD}{body}")
+    }
+
+    /// Blocks in flight at the cuts whose count is known.
+    pub fn blocks_in_flight(&self) -> u64 {
+        self.cycles.iter().filter_map(|c| c.blocks_in_flight).sum()
+    }
 }
 
 /// The power-cut record as a file: YAML, known as ours by its first line.
@@ -150,44 +161,22 @@ pub fn load_record(path: &Path) -> Result<PowerCutRecord, RecordError> {
     }
     let text = String::from_utf8_lossy(&bytes);
     // A hostile nesting is turned down before the parser (its time grows with the square).
+    let yaml = |(line, column), message| RecordError::Yaml {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
     let cap = crate::session::MAX_FLOW_DEPTH;
-    if let Some((line, column)) = crate::user_file::flow_depth_over(&text, cap) {
-        return Err(RecordError::Yaml {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: format!("collections nested deeper than {cap}"),
-        });
+    if let Some(at) = crate::user_file::flow_depth_over(&text, cap) {
+        return Err(yaml(at, format!("collections nested deeper than {cap}")));
     }
     serde_yaml::from_str(&text).map_err(|e| {
-        let (line, column) = crate::yaml_pos::of_error(&e);
+        // serde_yaml ends its message with the place, which the error puts first.
         let message = e.to_string();
-        let message = match message.find(" at line ") {
-            Some(i) => message[..i].to_string(),
-            None => message,
-        };
-        RecordError::Yaml {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
+        let message = message.split(" at line ").next().unwrap_or_default();
+        yaml(crate::yaml_pos::of_error(&e), message.to_string())
     })
-}
-
-impl PowerCutRecord {
-    /// The record as its file holds it.
-    pub fn to_yaml(&self) -> String {
-        let body = serde_yaml::to_string(self).unwrap_or_default();
-        format!("{RECORD_HEAD}{body}")
-    }
-}
-
-impl PowerCutRecord {
-    /// Blocks in flight at the cuts whose count is known.
-    pub fn blocks_in_flight(&self) -> u64 {
-        self.cycles.iter().filter_map(|c| c.blocks_in_flight).sum()
-    }
 }
 
 /// One line of text for a cycle.

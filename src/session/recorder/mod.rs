@@ -18,19 +18,18 @@ use super::options::{RecorderOptions, SessionStart};
 use super::error::SessionError;
 use super::histlog;
 use super::host::Host;
-use super::identity::DriveIdentity;
 use super::kind::EventKind;
 use super::legacy::Document;
 use super::model::{
-    Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord, TargetInfo,
+    Event, IntervalRecord, RunEnd, Session, SessionState, SessionSummary, StepRecord,
     ONE_DRIVE_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 use super::point::StepPoint;
 use super::sample::Sample;
-use super::text::{self, Changed, Chunk};
+use super::text::{self, Chunk};
 use super::time::now_rfc3339;
 use super::writer::{ensure_parent, write_atomic, Appender, Written};
-use crate::stats::{new_histogram, IntervalReport, LatSummary, StepSummary};
+use crate::stats::{new_histogram, DirCounts, IntervalReport, LatSummary, StepSummary};
 use crate::workload::Workload;
 
 struct OpenStep {
@@ -52,12 +51,9 @@ struct Saved {
 #[derive(Default)]
 struct Totals {
     measured_s: f64,
-    read_bytes: u64,
-    write_bytes: u64,
-    read_ios: u64,
-    write_ios: u64,
-    trim_bytes: u64,
-    trim_ios: u64,
+    read: DirCounts,
+    write: DirCounts,
+    trim: DirCounts,
     errors: u64,
 }
 
@@ -75,7 +71,8 @@ pub struct SessionRecorder {
     /// The interval log's writer and the lines not yet handed to it.
     hlog: Option<(Appender, Vec<u8>)>,
     saved: Saved,
-    changed: Changed,
+    /// The state to append with the next records, once it changed (the final save).
+    state_changed: Option<SessionState>,
     opts: RecorderOptions,
     t0: Instant,
     last_autosave: Instant,
@@ -176,7 +173,7 @@ impl SessionRecorder {
             appender: Some(appender),
             hlog,
             saved: Saved::default(),
-            changed: Changed::default(),
+            state_changed: None,
             opts,
             t0: now,
             last_autosave: now,
@@ -231,31 +228,6 @@ impl SessionRecorder {
     /// Seconds since the session started: the time base of every record.
     pub fn elapsed_s(&self) -> f64 {
         self.t0.elapsed().as_secs_f64()
-    }
-
-    /// Drive identity (model, serial, firmware, capacity…).
-    pub fn set_drive(&mut self, drive: DriveIdentity) {
-        self.session.drive = Some(drive.clone());
-        self.changed.drive = Some(drive);
-    }
-
-    /// The resolved preset.
-    pub fn set_preset(&mut self, preset: impl Serialize) {
-        let d = Document::of(preset);
-        self.session.preset = d.clone();
-        self.changed.preset = d;
-    }
-
-    /// The resolved plan (its steps as planned, sweep points filled in when known).
-    pub fn set_plan(&mut self, plan: impl Serialize) {
-        let d = Document::of(plan);
-        self.session.plan = d.clone();
-        self.changed.plan = d;
-    }
-
-    pub fn set_target(&mut self, target: TargetInfo) {
-        self.session.target = target.clone();
-        self.changed.target = Some(target);
     }
 
     /// Starts a step: the intervals pushed until [`end_step`](Self::end_step) belong to
@@ -321,12 +293,9 @@ impl SessionRecorder {
         if counted && !r.excluded() {
             let t = &mut self.totals[slot];
             t.measured_s += r.end_s - r.start_s;
-            t.read_bytes += r.read.bytes;
-            t.write_bytes += r.write.bytes;
-            t.read_ios += r.read.ios;
-            t.write_ios += r.write.ios;
-            t.trim_bytes += r.trim.bytes;
-            t.trim_ios += r.trim.ios;
+            t.read.add(&r.read);
+            t.write.add(&r.write);
+            t.trim.add(&r.trim);
             t.errors += r.errors;
             if let Some(h) = &r.hists {
                 let _ = self.lat.add(h.response_all());
@@ -367,7 +336,7 @@ impl SessionRecorder {
             workload: None,
             start_s: self.elapsed_s(),
         });
-        let rec = StepRecord {
+        self.session.steps.push(StepRecord {
             index: open.index,
             label: open.label,
             point: open.point,
@@ -376,15 +345,8 @@ impl SessionRecorder {
             end_s: self.elapsed_s(),
             summary,
             drive: self.current,
-        };
-        self.push_step(rec)
-    }
-
-    /// Adds a finished step record as is (for runners that build their own).
-    pub fn push_step(&mut self, step: StepRecord) -> u32 {
-        let i = step.index;
-        self.session.steps.push(step);
-        i
+        });
+        open.index
     }
 
     /// Adds a telemetry sample (the telemetry layer's, or any serializable mapping) as
@@ -433,13 +395,25 @@ impl SessionRecorder {
         message: impl Into<String>,
         data: impl Serialize,
     ) -> f64 {
+        let data = Document::of(data);
+        self.push_event_of(self.current, kind, message.into(), data)
+    }
+
+    /// Records an event of drive `drive` (none: the run's own) now; its time.
+    fn push_event_of(
+        &mut self,
+        drive: Option<u32>,
+        kind: EventKind,
+        message: String,
+        data: Option<Document>,
+    ) -> f64 {
         let t = super::model::round(self.elapsed_s(), 3);
         self.session.events.push(Event {
             t,
             kind,
-            message: message.into(),
-            data: Document::of(data),
-            drive: self.current,
+            message,
+            data,
+            drive,
         });
         t
     }
@@ -487,7 +461,7 @@ impl SessionRecorder {
         }
         let s = &self.session;
         let chunk = Chunk {
-            changed: &self.changed,
+            state: self.state_changed,
             intervals: &s.intervals[self.saved.intervals..],
             steps: &s.steps[self.saved.steps..],
             telemetry: &s.telemetry[self.saved.telemetry..],
@@ -510,7 +484,7 @@ impl SessionRecorder {
             telemetry: s.telemetry.len(),
             events: s.events.len(),
         };
-        self.changed = Changed::default();
+        self.state_changed = None;
         Ok(())
     }
 
@@ -542,15 +516,15 @@ impl SessionRecorder {
                     steps,
                     intervals,
                     measured_s: super::model::round(t.measured_s, 6),
-                    read_bytes: t.read_bytes,
-                    write_bytes: t.write_bytes,
-                    read_iops: super::model::round(per_s(t.read_ios as f64), 2),
-                    write_iops: super::model::round(per_s(t.write_ios as f64), 2),
-                    read_mbps: super::model::round(per_s(t.read_bytes as f64) / 1e6, 4),
-                    write_mbps: super::model::round(per_s(t.write_bytes as f64) / 1e6, 4),
-                    trim_bytes: t.trim_bytes,
-                    trim_iops: super::model::round(per_s(t.trim_ios as f64), 2),
-                    trim_mbps: super::model::round(per_s(t.trim_bytes as f64) / 1e6, 4),
+                    read_bytes: t.read.bytes,
+                    write_bytes: t.write.bytes,
+                    read_iops: super::model::round(per_s(t.read.ios as f64), 2),
+                    write_iops: super::model::round(per_s(t.write.ios as f64), 2),
+                    read_mbps: super::model::round(per_s(t.read.bytes as f64) / 1e6, 4),
+                    write_mbps: super::model::round(per_s(t.write.bytes as f64) / 1e6, 4),
+                    trim_bytes: t.trim.bytes,
+                    trim_iops: super::model::round(per_s(t.trim.ios as f64), 2),
+                    trim_mbps: super::model::round(per_s(t.trim.bytes as f64) / 1e6, 4),
                     errors: t.errors,
                     lat_us: LatSummary::from_hist(lat),
                     drives: Vec::new(),
@@ -585,9 +559,9 @@ impl SessionRecorder {
         let mut all = Totals::default();
         for t in &self.totals {
             all.measured_s = all.measured_s.max(t.measured_s);
-            all.read_bytes += t.read_bytes;
-            all.write_bytes += t.write_bytes;
-            all.trim_bytes += t.trim_bytes;
+            all.read.bytes += t.read.bytes;
+            all.write.bytes += t.write.bytes;
+            all.trim.bytes += t.trim.bytes;
             all.errors += t.errors;
         }
         let mut s = one(&all, &self.lat, ended_by, steps, intervals);
@@ -628,25 +602,24 @@ impl SessionRecorder {
     fn finish(&mut self, state: SessionState, ended_by: &RunEnd) -> Result<PathBuf, SessionError> {
         self.finalized = true;
         let tagged = self.open.len() > 1;
-        for (d, slot) in self.open.iter_mut().enumerate() {
-            let Some(open) = slot.take() else {
-                continue;
-            };
+        let open: Vec<Option<OpenStep>> = self.open.iter_mut().map(Option::take).collect();
+        for (d, open) in open.into_iter().enumerate() {
             // A step that never got its summary (an error mid-step): keep its place.
-            self.session.events.push(Event {
-                t: super::model::round(self.t0.elapsed().as_secs_f64(), 3),
-                kind: EventKind::StepIncomplete,
-                message: format!(
-                    "step {} ({}) ended without a summary",
-                    open.index, open.label
-                ),
-                data: None,
-                drive: tagged.then_some(d as u32),
-            });
+            let Some(open) = open else { continue };
+            let what = format!(
+                "step {} ({}) ended without a summary",
+                open.index, open.label
+            );
+            self.push_event_of(
+                tagged.then_some(d as u32),
+                EventKind::StepIncomplete,
+                what,
+                None,
+            );
         }
         let summary = self.summary_now(ended_by);
         self.session.state = state;
-        self.changed.state = Some(state);
+        self.state_changed = Some(state);
         let _ = self.append_new(Some(&summary));
         self.session.summary = Some(summary);
         let append_error = self.appender.take().and_then(Appender::close);
@@ -670,17 +643,12 @@ impl SessionRecorder {
         let saved = match first {
             Ok(()) => Ok(at),
             Err(SessionError::Owned(crate::owned::OwnedError::NotOurs { path })) => {
-                self.session.events.push(Event {
-                    t: crate::session::round(self.elapsed_s(), 3),
-                    kind: EventKind::Saved,
-                    message: format!(
-                        "{} now holds a file that is not drivescope's: the session was saved \
-                         beside it",
-                        path.display()
-                    ),
-                    data: None,
-                    drive: None,
-                });
+                let what = format!(
+                    "{} now holds a file that is not drivescope's: the session was saved \
+                     beside it",
+                    path.display()
+                );
+                self.push_event_of(None, EventKind::Saved, what, None);
                 let session = &self.session;
                 self.file
                     .rewrite_or_beside(|w| text::write_full(w, session))

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use super::SessionRecorder;
 use crate::session::kind::EventKind;
-use crate::session::model::{round, Event};
 
 impl SessionRecorder {
     /// The default snapshot folder: `<session>-snapshot/` beside the session.
@@ -52,13 +51,8 @@ impl SessionRecorder {
         }
         let mut copy = self.session.clone();
         copy.summary = Some(self.summary_now(&super::RunEnd::parse("snapshot")));
-        self.session.events.push(Event {
-            t: round(self.elapsed_s(), 3),
-            kind: EventKind::Snapshot,
-            message: format!("snapshot to {}", dir.display()),
-            data: None,
-            drive: None,
-        });
+        let what = format!("snapshot to {}", dir.display());
+        self.push_event_of(None, EventKind::Snapshot, what, None);
         let dir = dir.to_path_buf();
         let exporter = self.opts.exporter;
         // The folder is held open from its first snapshot on (a folder swapped for a link
