@@ -228,26 +228,12 @@ pub(super) fn run_file_step(
             // Before every series has started its counters again, the step is in its ramp
             // (bounded by the ramp's length, should a reset go unseen).
             let ramp = ramp.some && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
+            let dirs = [m.read, m.write, m.trim];
+            let lat = LatSummary::from_hist(&m.hist);
             let r = IntervalReport {
-                index,
-                start_s,
-                end_s,
                 ramp,
                 suspended_s,
-                read_iops: m.read.ios as f64 / dt,
-                write_iops: m.write.ios as f64 / dt,
-                read_bw_bytes: m.read.bytes as f64 / dt,
-                write_bw_bytes: m.write.bytes as f64 / dt,
-                trim_iops: m.trim.ios as f64 / dt,
-                trim_bw_bytes: m.trim.bytes as f64 / dt,
-                read: m.read,
-                write: m.write,
-                trim: m.trim,
-                errors: 0,
-                lat_us: LatSummary::from_hist(&m.hist),
-                service_lat_us: None,
-                error_records: Vec::new(),
-                hists: None,
+                ..IntervalReport::of_counts(index, (start_s, end_s), dirs, dt, lat)
             };
             index += 1;
             Ok(match obs.interval(&r) {
