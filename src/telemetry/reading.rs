@@ -1,8 +1,6 @@
 //! The SMART-ish reading of one drive, whichever source answered: NVMe admin commands,
 //! hwmon, or `smartctl -j`. Unknown fields stay `None` (JSON `null`); nothing is invented.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use super::attributes::{AtaAttribute, DeviceKind, ScsiErrorCounter};
@@ -126,22 +124,13 @@ pub struct OcpSmartHealth {
 }
 
 /// Why a source that answered gave no temperature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
 pub enum NoTemperature {
     /// The device reports 0 °C, as RAID virtual disks (MegaRAID/PERC volumes) and ATA
     /// attributes without a sensor behind them do: no sensor, not a temperature.
+    #[error("the device reports 0 °C, which means no sensor (RAID virtual disks report it)")]
     ReportsZero,
-}
-
-impl fmt::Display for NoTemperature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NoTemperature::ReportsZero => f.write_str(
-                "the device reports 0 °C, which means no sensor (RAID virtual disks report it)",
-            ),
-        }
-    }
 }
 
 /// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`;
