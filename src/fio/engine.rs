@@ -177,7 +177,7 @@ impl Engine for Fio {
         let mut index = 0u64;
         let run = supervise(
             cmd,
-            dump_every(spec),
+            dump_every(spec.interval),
             None,
             ctl,
             obs,

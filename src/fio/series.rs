@@ -182,7 +182,7 @@ pub(super) fn run_file_step(
     let mut index = 0u64;
     let run = supervise(
         cmd,
-        super::child::dump_every(spec),
+        super::child::dump_every(spec.interval),
         Some(&text),
         ctl,
         obs,
@@ -245,7 +245,7 @@ pub(super) fn run_file_step(
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
     let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
     let ended_by = outcome(run, error, spec, ran_ms)?;
-    let ends = job_ends(file, &last, &ended_by);
+    let ends = job_ends(&jobs, &last, &ended_by);
     let ended_by = step_end(ended_by, &ends);
     let mut summary = file_summary(&last, &spans, spec, ended_by, &version, file);
     for ((s, end), series) in summary.fio_series.iter_mut().zip(ends).zip(&last) {
