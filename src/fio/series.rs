@@ -407,6 +407,10 @@ mod tests {
         }
     }
 
+    fn merged(now: &[Series], before: &[Series], reset: &mut [bool], ramp: Ramp) -> Merge {
+        merge(now, before, reset, ramp, &mut Sizes::default())
+    }
+
     const RAMP: Ramp = Ramp {
         some: true,
         inside: true,
@@ -428,7 +432,7 @@ mod tests {
             series(20, 500.0, &[(2000, 20)]),
         ];
         let mut reset = vec![false, false];
-        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, RAMP);
         assert_eq!(reset, [false, true]);
         assert_eq!((m.fresh, m.grew), (vec![false, true], vec![true, true]));
         assert_eq!(m.read.ios, 200 + 20);
@@ -444,19 +448,19 @@ mod tests {
         let before = [series(200, 1098.0, &[(1000, 200)])];
         let now = [series(237, 587.0, &[(1000, 237)])];
         let mut reset = vec![false];
-        let m = merge(&now, &before, &mut reset, NO_RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, NO_RAMP);
         assert_eq!((m.read.ios, reset[0], m.since_reset_ms), (37, false, None));
         // With a ramp, the first such drop after I/O is its end; a later one is a job
         // starting.
-        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, RAMP);
         assert_eq!((m.read.ios, reset[0]), (237, true));
         let later = [series(300, 100.0, &[(1000, 300)])];
-        let m = merge(&later, &now, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&later, &now, &mut reset, RAMP);
         assert_eq!((m.read.ios, m.fresh[0]), (63, false));
         // A job that has not started (no I/O) starting under a ramp is no reset either.
         let (idle, started) = ([series(0, 900.0, &[])], [series(5, 10.0, &[(1000, 5)])]);
         let mut reset = vec![false];
-        let m = merge(&started, &idle, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&started, &idle, &mut reset, RAMP);
         assert_eq!((m.read.ios, reset[0]), (5, false));
         // A group's member ending its own ramp after the step's: counted by growth.
         let mut reset = vec![true];
@@ -464,13 +468,7 @@ mod tests {
             some: true,
             inside: false,
         };
-        let m = merge(
-            &[series(250, 900.0, &[])],
-            &later,
-            &mut reset,
-            outside,
-            &mut Sizes::default(),
-        );
+        let m = merged(&[series(250, 900.0, &[])], &later, &mut reset, outside);
         assert_eq!((m.read.ios, m.fresh[0]), (0, false));
     }
 
@@ -478,34 +476,21 @@ mod tests {
     fn jobs_one_after_another_span_from_the_first_start_to_the_last_end() {
         let mut spans = Spans::default();
         let (a, b) = (series(100, 500.0, &[]), series(0, 0.0, &[]));
-        let m = merge(
-            &[a.clone(), b.clone()],
-            &[],
-            &mut [false, false],
-            NO_RAMP,
-            &mut Sizes::default(),
-        );
+        let m = merged(&[a.clone(), b.clone()], &[], &mut [false, false], NO_RAMP);
         spans.saw(&[a.clone(), b], &m, 0.5, 0.0);
         let b = series(100, 400.0, &[]);
-        let m = merge(
+        let m = merged(
             &[a.clone(), b.clone()],
             &[a.clone(), series(0, 0.0, &[])],
             &mut [false, false],
             NO_RAMP,
-            &mut Sizes::default(),
         );
         spans.saw(&[a.clone(), b.clone()], &m, 1.0, 0.5);
         // a ran 0-0.5 s, b 0.6-1.0 s: one second, not the longer job's half.
         assert!((spans.span_s(&[a.clone(), b]) - 1.0).abs() < 1e-9);
         // One job: fio's own time.
         let mut one = Spans::default();
-        let m = merge(
-            std::slice::from_ref(&a),
-            &[],
-            &mut [false],
-            NO_RAMP,
-            &mut Sizes::default(),
-        );
+        let m = merged(std::slice::from_ref(&a), &[], &mut [false], NO_RAMP);
         one.saw(std::slice::from_ref(&a), &m, 0.5, 0.0);
         assert_eq!(one.span_s(&[a]), 0.5);
     }
