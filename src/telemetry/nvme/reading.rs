@@ -178,36 +178,22 @@ impl fmt::Display for OptionalCommand {
 }
 
 /// Why a controller does not give an optional command's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NotSupported {
     /// The controller refused the command as unsupported.
+    #[error("the controller does not support it ({0})")]
     Refused(Refusal),
     /// Log page C0h answered, but with another log page GUID: a vendor's own C0h log.
+    #[error("log page C0h is the vendor's own, not the OCP log")]
     OtherC0Log,
 }
 
 /// An optional command a controller does not support, and why: the note said once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{command}: {why}; not asked again")]
 pub struct Unsupported {
     pub command: OptionalCommand,
     pub why: NotSupported,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.why {
-            NotSupported::Refused(r) => write!(
-                f,
-                "{}: the controller does not support it ({r}); not asked again",
-                self.command
-            ),
-            NotSupported::OtherC0Log => write!(
-                f,
-                "{}: log page C0h is the vendor's own, not the OCP log; not asked again",
-                self.command
-            ),
-        }
-    }
 }
 
 /// What one controller does not support, kept between the poller's readings (every 2 s)
