@@ -17,35 +17,22 @@ pub const MAX_BUFFER_BYTES: u64 = 8 << 30;
 pub const MAX_JOBS: u32 = 1024;
 
 /// Why a target cannot do polled I/O (`--hipri`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum NoPolling {
     /// Not an NVMe namespace (nor a file on one).
+    #[error("polled I/O needs an NVMe device with poll queues (the nvme driver's nvme.poll_queues), and this is not an NVMe namespace")]
     NotNvme,
     /// An NVMe namespace whose driver has no poll queues; the driver's `poll_queues`
     /// parameter, where it could be read.
+    #[error("the device has no poll queues ({}); boot with nvme.poll_queues=N on the kernel command line (or load the driver with `modprobe nvme poll_queues=N`) to give it some", poll_queues_text(*.poll_queues))]
     NoPollQueues { poll_queues: Option<u32> },
 }
 
-impl std::fmt::Display for NoPolling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NoPolling::NotNvme => f.write_str(
-                "polled I/O needs an NVMe device with poll queues (the nvme driver's \
-                 nvme.poll_queues), and this is not an NVMe namespace",
-            ),
-            NoPolling::NoPollQueues { poll_queues } => {
-                let now = poll_queues
-                    .map(|n| format!("nvme.poll_queues is {n}"))
-                    .unwrap_or_else(|| "queue/io_poll is 0".to_string());
-                write!(
-                    f,
-                    "the device has no poll queues ({now}); boot with nvme.poll_queues=N \
-                     on the kernel command line (or load the driver with \
-                     `modprobe nvme poll_queues=N`) to give it some"
-                )
-            }
-        }
-    }
+fn poll_queues_text(poll_queues: Option<u32>) -> String {
+    poll_queues.map_or_else(
+        || "queue/io_poll is 0".to_string(),
+        |n| format!("nvme.poll_queues is {n}"),
+    )
 }
 
 /// A ring option the kernel may refuse.
@@ -155,113 +142,46 @@ pub enum InvalidStep {
 }
 
 /// Why a step cannot run on a host-managed zoned device.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ZoneRefusal {
     /// Writes at random offsets.
+    #[error("its zones are written only sequentially, at each zone's write pointer, and this step writes at random (use rw: write, or the zoned-seq-write preset)")]
     RandomWrites,
     /// Trims (a zone is emptied by a reset, not trimmed).
+    #[error("its zones are emptied by a zone reset, not by trims; drivescope resets the zones a write step writes")]
     Trims,
     /// Reads mixed with writes.
+    #[error("a mix of reads and writes is refused on it: its writes must go in order at each zone's write pointer; run the writes and the reads as steps of their own")]
     MixedWithWrites,
     /// Several jobs write the zones at once, each at its own pace.
+    #[error("{0} jobs would write its zones each at its own pace, off the write pointers; write it with 1 job")]
     SeveralJobs(u32),
     /// The region starts inside a zone, not at its start (its write pointer after reset).
+    #[error("the region starts at {}, inside the zone at {}: writes must start at a zone's write pointer (its start, after the reset)", format_size(*.offset), format_size(*.zone_start))]
     NotAtZoneStart { offset: u64, zone_start: u64 },
     /// The step ends by time only, or writes more than its region once: it would come
     /// round to zones already written.
+    #[error("a sequential write comes round to zones it has written once it passes the region's end; end the step by data of at most the region ({})", format_size(*.region))]
     WrapsRound { region: u64 },
     /// A zone whose writable capacity is below its size, and the write goes past it.
+    #[error("the zone at {} takes only {} of writes (its capacity) and the step writes past it", format_size(*.zone_start), format_size(*.capacity))]
     PastCapacity { zone_start: u64, capacity: u64 },
     /// Several writes in flight, on a kernel without zone write plugging (before 6.10)
     /// and a scheduler without zone write locking (mq-deadline has it).
+    #[error("iodepth {iodepth} keeps several writes in flight, which this kernel (before 6.10, no zone write plugging) orders only with mq-deadline's zone write locking, and the scheduler is {scheduler}; use iodepth 1 or echo mq-deadline > queue/scheduler")]
     NoZoneWriteLocking { iodepth: u32, scheduler: String },
     /// Several plain writes in flight through NVMe passthrough, which bypasses the kernel's
     /// zone write ordering.
+    #[error("iodepth {iodepth} keeps several writes in flight, and NVMe passthrough bypasses the kernel's zone write ordering (plugging, the scheduler's locking): use iodepth 1, or zone_append (--zone-append), whose writes the device places itself")]
     QueuedPassthrough { iodepth: u32 },
     /// Zone append into a conventional zone (it has no write pointer).
+    #[error("the zone at {} is conventional: it has no write pointer to append at", format_size(*.zone_start))]
     AppendConventional { zone_start: u64 },
     /// Zone append of a block size that does not divide the zones' capacity: an append
     /// would cross a zone's end.
+    #[error("zone append of {} does not divide the zones' capacity ({}): an append would cross a zone's end, which the device refuses", format_size(*.bs), format_size(*.capacity))]
     AppendCrossesZone { bs: u64, capacity: u64 },
     /// Zone append larger than the device's Zone Append Size Limit.
+    #[error("zone append of {} is above the device's zone append limit ({}, queue/zone_append_max_bytes)", format_size(*.bs), format_size(*.max))]
     AppendTooLarge { bs: u64, max: u64 },
-}
-
-impl std::fmt::Display for ZoneRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ZoneRefusal::RandomWrites => f.write_str(
-                "its zones are written only sequentially, at each zone's write pointer, and \
-                 this step writes at random (use rw: write, or the zoned-seq-write preset)",
-            ),
-            ZoneRefusal::Trims => f.write_str(
-                "its zones are emptied by a zone reset, not by trims; drivescope resets the \
-                 zones a write step writes",
-            ),
-            ZoneRefusal::MixedWithWrites => f.write_str(
-                "a mix of reads and writes is refused on it: its writes must go in order at \
-                 each zone's write pointer; run the writes and the reads as steps of their own",
-            ),
-            ZoneRefusal::SeveralJobs(n) => write!(
-                f,
-                "{n} jobs would write its zones each at its own pace, off the write pointers; \
-                 write it with 1 job"
-            ),
-            ZoneRefusal::NotAtZoneStart { offset, zone_start } => write!(
-                f,
-                "the region starts at {}, inside the zone at {}: writes must start at a zone's \
-                 write pointer (its start, after the reset)",
-                format_size(*offset),
-                format_size(*zone_start)
-            ),
-            ZoneRefusal::WrapsRound { region } => write!(
-                f,
-                "a sequential write comes round to zones it has written once it passes the \
-                 region's end; end the step by data of at most the region ({})",
-                format_size(*region)
-            ),
-            ZoneRefusal::PastCapacity {
-                zone_start,
-                capacity,
-            } => write!(
-                f,
-                "the zone at {} takes only {} of writes (its capacity) and the step writes past it",
-                format_size(*zone_start),
-                format_size(*capacity)
-            ),
-            ZoneRefusal::NoZoneWriteLocking { iodepth, scheduler } => write!(
-                f,
-                "iodepth {iodepth} keeps several writes in flight, which this kernel (before \
-                 6.10, no zone write plugging) orders only with mq-deadline's zone write \
-                 locking, and the scheduler is {scheduler}; use iodepth 1 or \
-                 echo mq-deadline > queue/scheduler"
-            ),
-            ZoneRefusal::QueuedPassthrough { iodepth } => write!(
-                f,
-                "iodepth {iodepth} keeps several writes in flight, and NVMe passthrough \
-                 bypasses the kernel's zone write ordering (plugging, the scheduler's \
-                 locking): use iodepth 1, or zone_append (--zone-append), whose writes the \
-                 device places itself"
-            ),
-            ZoneRefusal::AppendConventional { zone_start } => write!(
-                f,
-                "the zone at {} is conventional: it has no write pointer to append at",
-                format_size(*zone_start)
-            ),
-            ZoneRefusal::AppendCrossesZone { bs, capacity } => write!(
-                f,
-                "zone append of {} does not divide the zones' capacity ({}): an append would \
-                 cross a zone's end, which the device refuses",
-                format_size(*bs),
-                format_size(*capacity)
-            ),
-            ZoneRefusal::AppendTooLarge { bs, max } => write!(
-                f,
-                "zone append of {} is above the device's zone append limit ({}, \
-                 queue/zone_append_max_bytes)",
-                format_size(*bs),
-                format_size(*max)
-            ),
-        }
-    }
 }

@@ -5,11 +5,13 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::error::{spawn_error, FioError, FioText, FIO_DOC_MAX, FIO_LINE_MAX};
+use super::job_end::ran_all;
 use crate::engine::{EngineError, StepControl, StepObserver};
 use crate::outcome::{EndedBy, FaultKind};
 use crate::workload::StepSpec;
@@ -241,26 +243,15 @@ pub(super) fn outcome(
     Ok(natural_end(error, spec, ran_ms))
 }
 
+/// fio started: the child, its stdout's documents and lines, its stderr's reader.
+type Spawned = (FioChild, mpsc::Receiver<Out>, JoinHandle<String>);
+
 /// Starts fio (`cmd`; `stdin`, when given, is the job text it reads from its stdin) in a
 /// process group of its own: the child, its stdout's documents and lines, and a thread
 /// reading its stderr to its end.
-fn spawn(
-    mut cmd: Command,
-    stdin: Option<&str>,
-) -> Result<
-    (
-        FioChild,
-        mpsc::Receiver<Out>,
-        std::thread::JoinHandle<String>,
-    ),
-    EngineError,
-> {
+fn spawn(mut cmd: Command, stdin: Option<&str>) -> Result<Spawned, EngineError> {
     cmd.arg("--output-format=json+")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(stdin.map_or_else(Stdio::null, |_| Stdio::piped()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -456,7 +447,7 @@ impl Watch {
     fn finish(
         self,
         mut fio: FioChild,
-        err_text: std::thread::JoinHandle<String>,
+        err_text: JoinHandle<String>,
         obs: &mut dyn StepObserver,
     ) -> Result<Supervised, EngineError> {
         let Watch {
@@ -562,31 +553,24 @@ pub(super) fn natural_end(error: i64, spec: &StepSpec, ran_ms: f64) -> EndedBy {
                 std::io::Error::from_raw_os_error(error as i32)
             ),
         )
-    } else if spec.end.bytes.is_some()
-        && spec.end.duration.is_none_or(|d| {
-            let d_ms = d.as_secs_f64() * 1000.0;
-            ran_ms < d_ms - (d_ms * 0.01).max(1.0)
-        })
-    {
+    } else if spec.end.bytes.is_some() && spec.end.duration.is_none_or(|d| !ran_all(ran_ms, d)) {
         EndedBy::Bytes
     } else {
         EndedBy::Duration
     }
 }
 
-/// How often fio gives a status dump: the step's reporting interval, 100 ms at least.
-pub(super) fn dump_every(spec: &StepSpec) -> Duration {
-    dump_every_of(spec.interval)
-}
-
 /// How often fio gives a status dump for a reporting interval: 100 ms at least.
-pub(super) fn dump_every_of(interval: Duration) -> Duration {
+pub(super) fn dump_every(interval: Duration) -> Duration {
     interval.max(Duration::from_millis(100))
 }
 
 /// fio's `--status-interval` for the step's reporting interval ([`dump_every`]).
 pub(super) fn status_interval(spec: &StepSpec) -> String {
-    format!("--status-interval={}ms", dump_every(spec).as_millis())
+    format!(
+        "--status-interval={}ms",
+        dump_every(spec.interval).as_millis()
+    )
 }
 
 /// fio's first lines on stderr, where it says why it refused a job.

@@ -108,38 +108,19 @@ fn interval(index: u64, d: &Series, before: &Series, ramp: bool) -> Option<Inter
     let start_s = before.runtime_ms / 1000.0;
     let end_s = d.runtime_ms / 1000.0;
     let dt = (end_s - start_s).max(1e-9);
-    let read = DirCounts {
-        ios: d.read.ios - before.read.ios,
-        bytes: d.read.bytes.saturating_sub(before.read.bytes),
+    let diff = |now: &Dir, was: &Dir| DirCounts {
+        ios: now.ios - was.ios,
+        bytes: now.bytes.saturating_sub(was.bytes),
     };
-    let write = DirCounts {
-        ios: d.write.ios - before.write.ios,
-        bytes: d.write.bytes.saturating_sub(before.write.bytes),
-    };
-    let trim = DirCounts {
-        ios: d.trim.ios - before.trim.ios,
-        bytes: d.trim.bytes.saturating_sub(before.trim.bytes),
-    };
+    let dirs = [
+        diff(&d.read, &before.read),
+        diff(&d.write, &before.write),
+        diff(&d.trim, &before.trim),
+    ];
+    let lat = LatSummary::from_hist(&all_hist(d, before));
     Some(IntervalReport {
-        index,
-        start_s,
-        end_s,
         ramp,
-        suspended_s: 0.0,
-        read_iops: read.ios as f64 / dt,
-        write_iops: write.ios as f64 / dt,
-        read_bw_bytes: read.bytes as f64 / dt,
-        write_bw_bytes: write.bytes as f64 / dt,
-        trim_iops: trim.ios as f64 / dt,
-        trim_bw_bytes: trim.bytes as f64 / dt,
-        read,
-        write,
-        trim,
-        errors: 0,
-        lat_us: LatSummary::from_hist(&all_hist(d, before)),
-        service_lat_us: None,
-        error_records: Vec::new(),
-        hists: None,
+        ..IntervalReport::of_counts(index, (start_s, end_s), dirs, dt, lat)
     })
 }
 
@@ -196,7 +177,7 @@ impl Engine for Fio {
         let mut index = 0u64;
         let run = supervise(
             cmd,
-            dump_every(spec),
+            dump_every(spec.interval),
             None,
             ctl,
             obs,

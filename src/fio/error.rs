@@ -77,19 +77,12 @@ fn cage_hint_text(hint: bool) -> &'static str {
 }
 
 /// What of fio's output went past its bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum FioText {
+    #[error("a line")]
     Line,
+    #[error("a JSON document")]
     Document,
-}
-
-impl std::fmt::Display for FioText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            FioText::Line => "a line",
-            FioText::Document => "a JSON document",
-        })
-    }
 }
 
 /// The longest line of fio's output read: fio pretty-prints its JSON, one field a line,

@@ -154,12 +154,8 @@ mod tests {
         assert_eq!(files, [PathBuf::from("/tmp/x \"y\" added at 0")]);
         let found = JobTarget {
             path: files[0].clone(),
-            writes: false,
-            size: None,
-            reach: String::new(),
             job: "a".into(),
-            unlinked: false,
-            share: false,
+            ..Default::default()
         };
         assert!(check_against_fio(&files, std::slice::from_ref(&found), &[]).is_ok());
         let other = JobTarget {

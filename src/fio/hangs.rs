@@ -66,7 +66,7 @@ pub fn refuse_hangs(job: &JobFile, interval: Duration) -> Result<(), FioError> {
     let exits = jobs
         .iter()
         .any(|j| j.flag("exitall") || j.get("exit_what").is_some());
-    let interval_s = super::child::dump_every_of(interval).as_secs_f64();
+    let interval_s = super::child::dump_every(interval).as_secs_f64();
     if let Some((j, (rate, block_s))) = jobs
         .iter()
         .filter_map(|j| Some((*j, slowest_block(j)?)))

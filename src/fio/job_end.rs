@@ -2,14 +2,13 @@
 //! ([`JobEnd`]), and the step's end that follows from its jobs'.
 
 use super::json::Series;
-use super::parse::{parse_steps, FileJob};
+use super::parse::FileJob;
 use crate::outcome::EndedBy;
 use crate::stats::JobEnd;
-use crate::workload::FioFileStep;
 
 /// Whether a job that ran `ran_ms` ran all of its `runtime` (fio's measure), less fio's
 /// clock's slack: a tick of its 1 ms timer or 1%, the larger.
-fn ran_all(ran_ms: f64, runtime: std::time::Duration) -> bool {
+pub(super) fn ran_all(ran_ms: f64, runtime: std::time::Duration) -> bool {
     let d_ms = runtime.as_secs_f64() * 1000.0;
     ran_ms >= d_ms - (d_ms * 0.01).max(1.0)
 }
@@ -36,20 +35,12 @@ pub(super) fn job_end(job: Option<&FileJob>, s: &Series, stopped: bool) -> Optio
     Some(JobEnd::Size)
 }
 
-/// Each series' end, its job found by name among the step's jobs (the job text read again
-/// as it was when the file was read; none when it no longer reads).
-pub(super) fn job_ends(file: &FioFileStep, last: &[Series], step: &EndedBy) -> Vec<Option<JobEnd>> {
-    let jobs: Vec<FileJob> = parse_steps(&file.text)
-        .map(|steps| steps.into_iter().flat_map(|s| s.jobs).collect())
-        .unwrap_or_default();
+/// Each series' end, its job found by name among the step's `jobs` (the job text read
+/// again as it was when the file was read; none when it no longer reads).
+pub(super) fn job_ends(jobs: &[FileJob], last: &[Series], step: &EndedBy) -> Vec<Option<JobEnd>> {
     let stopped = !step.is_own_end() && !step.is_device_failure();
     last.iter()
-        .map(|s| {
-            let job = jobs
-                .iter()
-                .find(|j| j.fio_name() == s.name && file.sections.contains(&j.name));
-            job_end(job, s, stopped)
-        })
+        .map(|s| job_end(jobs.iter().find(|j| j.fio_name() == s.name), s, stopped))
         .collect()
 }
 

@@ -73,8 +73,7 @@ impl Series {
             read: dir(&self.read),
             write: dir(&self.write),
             trim: dir(&self.trim),
-            ended_by: None,
-            jobs: Vec::new(),
+            ..Default::default()
         }
     }
 }
@@ -177,7 +176,6 @@ pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
     let _ = all.add(delta_hist(&t.trim.bins, &BTreeMap::new()));
     StepSummary {
         engine: EngineKind::Fio,
-        engine_options: Default::default(),
         engine_note: Some(t.engine_note),
         runtime_s: t.runtime_s,
         ios: t.read.ios + t.write.ios + t.trim.ios,
@@ -195,17 +193,13 @@ pub(super) fn step_summary(t: Totals<'_>) -> StepSummary {
         trim_iops: t.trim.iops,
         trim_bw_bytes: t.trim.bw,
         trim_lat_us: t.trim.lat(),
-        errors: 0,
         target_iops: t.target_iops,
         lat_us: LatSummary::from_hist(&all),
         read_lat_us: t.read.lat(),
         write_lat_us: t.write.lat(),
-        service_lat_us: None,
         ended_by: t.ended_by,
-        arrival_cv: None,
         fio_series: t.series,
-        verify_unsaved: None,
-        pacing: None,
+        ..Default::default()
     }
 }
 

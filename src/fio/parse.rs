@@ -755,31 +755,27 @@ mod tests {
 
     #[test]
     fn times_read_as_fio_reads_them_a_plain_number_in_seconds() {
-        let job = |opts: &str| parse_steps(&format!("[a]\n{opts}")).unwrap()[0].jobs[0].clone();
-        let secs = std::time::Duration::from_secs;
-        assert_eq!(job("runtime=30\n").runtime(), Some(secs(30)));
-        assert_eq!(job("timeout=2m\n").runtime(), Some(secs(120)));
-        assert_eq!(job("runtime=1h\n").runtime(), Some(secs(3600)));
-        assert_eq!(job("runtime=1d\n").runtime(), Some(secs(86400)));
-        assert_eq!(
-            job("ramp_time=500ms\n").ramp(),
-            Some(std::time::Duration::from_millis(500))
-        );
-        assert_eq!(
-            job("ramp_time=250us\n").ramp(),
-            Some(std::time::Duration::from_micros(250))
-        );
-        assert_eq!(job("ramp_time = 5 ; warm\n").ramp(), Some(secs(5)));
-        assert_eq!(job("rw=read\n").runtime(), None);
-        // fio compares the suffix in lower case; 0 is its "no limit".
-        assert_eq!(job("runtime=2S\n").runtime(), Some(secs(2)));
-        assert_eq!(job("runtime=1M\n").runtime(), Some(secs(60)));
-        assert_eq!(
-            job("ramp_time=20msec\n").ramp(),
-            Some(std::time::Duration::from_millis(20))
-        );
-        assert_eq!(job("runtime=0\n").runtime(), None);
-        assert_eq!(job("ramp_time=0s\n").ramp(), None);
+        use std::time::Duration;
+        let (secs, ms) = (Duration::from_secs, Duration::from_millis);
+        for (opts, runtime, ramp) in [
+            ("runtime=30", Some(secs(30)), None),
+            ("timeout=2m", Some(secs(120)), None),
+            ("runtime=1h", Some(secs(3600)), None),
+            ("runtime=1d", Some(secs(86400)), None),
+            ("ramp_time=500ms", None, Some(ms(500))),
+            ("ramp_time=250us", None, Some(Duration::from_micros(250))),
+            ("ramp_time = 5 ; warm", None, Some(secs(5))),
+            ("rw=read", None, None),
+            // fio compares the suffix in lower case; 0 is its "no limit".
+            ("runtime=2S", Some(secs(2)), None),
+            ("runtime=1M", Some(secs(60)), None),
+            ("ramp_time=20msec", None, Some(ms(20))),
+            ("runtime=0", None, None),
+            ("ramp_time=0s", None, None),
+        ] {
+            let job = parse_steps(&format!("[a]\n{opts}\n")).unwrap()[0].jobs[0].clone();
+            assert_eq!((job.runtime(), job.ramp()), (runtime, ramp), "{opts}");
+        }
     }
 
     #[test]

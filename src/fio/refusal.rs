@@ -85,14 +85,18 @@ impl Unfollowed {
 
 /// A shape of job on which fio before 3.42 deadlocks while it gives the status dumps
 /// drivescope's live figures need (`--status-interval`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Hang {
     /// `io_submit_mode=offload`: its submit workers stall (fio commit 736c2015,
     /// "workqueue: fix threads stall ... io_submit_mode offload").
+    #[error(
+        "io_submit_mode=offload (run it with fio 3.42 or later, or without io_submit_mode=offload)"
+    )]
     Offload,
     /// `exitall` (or `exit_what`) with a byte `rate` under which one block takes longer
     /// than a status interval: the stats and a job being ended wait on each other (fio
     /// commit 00084f95, "Fix stat_sem/rusage_sem deadlock during stats collection").
+    #[error("exitall with rate={rate}, at which one block takes {:.1} s, longer than the {interval_ms} ms status interval (run it with fio 3.42 or later, or without exitall and exit_what, or with a rate that moves a block within an interval)", *.block_ms as f64 / 1000.0)]
     ExitallSlowRate {
         rate: String,
         /// One block's wait, ms.
@@ -107,29 +111,6 @@ impl Hang {
         match self {
             Hang::Offload => "736c2015",
             Hang::ExitallSlowRate { .. } => "00084f95",
-        }
-    }
-}
-
-impl std::fmt::Display for Hang {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Hang::Offload => f.write_str(
-                "io_submit_mode=offload (run it with fio 3.42 or later, or without \
-                 io_submit_mode=offload)",
-            ),
-            Hang::ExitallSlowRate {
-                rate,
-                block_ms,
-                interval_ms,
-            } => write!(
-                f,
-                "exitall with rate={rate}, at which one block takes {:.1} s, longer \
-                 than the {interval_ms} ms status interval (run it with fio 3.42 or later, \
-                 or without exitall and exit_what, or with a rate that moves a block within \
-                 an interval)",
-                *block_ms as f64 / 1000.0
-            ),
         }
     }
 }

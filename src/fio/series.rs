@@ -182,7 +182,7 @@ pub(super) fn run_file_step(
     let mut index = 0u64;
     let run = supervise(
         cmd,
-        super::child::dump_every(spec),
+        super::child::dump_every(spec.interval),
         Some(&text),
         ctl,
         obs,
@@ -228,26 +228,12 @@ pub(super) fn run_file_step(
             // Before every series has started its counters again, the step is in its ramp
             // (bounded by the ramp's length, should a reset go unseen).
             let ramp = ramp.some && !reset.iter().all(|r| *r) && end_s < ramp_s + 1.5 * interval_s;
+            let dirs = [m.read, m.write, m.trim];
+            let lat = LatSummary::from_hist(&m.hist);
             let r = IntervalReport {
-                index,
-                start_s,
-                end_s,
                 ramp,
                 suspended_s,
-                read_iops: m.read.ios as f64 / dt,
-                write_iops: m.write.ios as f64 / dt,
-                read_bw_bytes: m.read.bytes as f64 / dt,
-                write_bw_bytes: m.write.bytes as f64 / dt,
-                trim_iops: m.trim.ios as f64 / dt,
-                trim_bw_bytes: m.trim.bytes as f64 / dt,
-                read: m.read,
-                write: m.write,
-                trim: m.trim,
-                errors: 0,
-                lat_us: LatSummary::from_hist(&m.hist),
-                service_lat_us: None,
-                error_records: Vec::new(),
-                hists: None,
+                ..IntervalReport::of_counts(index, (start_s, end_s), dirs, dt, lat)
             };
             index += 1;
             Ok(match obs.interval(&r) {
@@ -259,7 +245,7 @@ pub(super) fn run_file_step(
     let error = last.iter().map(|s| s.error).find(|e| *e != 0).unwrap_or(0);
     let ran_ms = last.iter().map(|s| s.runtime_ms).fold(0.0, f64::max);
     let ended_by = outcome(run, error, spec, ran_ms)?;
-    let ends = job_ends(file, &last, &ended_by);
+    let ends = job_ends(&jobs, &last, &ended_by);
     let ended_by = step_end(ended_by, &ends);
     let mut summary = file_summary(&last, &spans, spec, ended_by, &version, file);
     for ((s, end), series) in summary.fio_series.iter_mut().zip(ends).zip(&last) {
@@ -421,6 +407,10 @@ mod tests {
         }
     }
 
+    fn merged(now: &[Series], before: &[Series], reset: &mut [bool], ramp: Ramp) -> Merge {
+        merge(now, before, reset, ramp, &mut Sizes::default())
+    }
+
     const RAMP: Ramp = Ramp {
         some: true,
         inside: true,
@@ -442,7 +432,7 @@ mod tests {
             series(20, 500.0, &[(2000, 20)]),
         ];
         let mut reset = vec![false, false];
-        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, RAMP);
         assert_eq!(reset, [false, true]);
         assert_eq!((m.fresh, m.grew), (vec![false, true], vec![true, true]));
         assert_eq!(m.read.ios, 200 + 20);
@@ -458,19 +448,19 @@ mod tests {
         let before = [series(200, 1098.0, &[(1000, 200)])];
         let now = [series(237, 587.0, &[(1000, 237)])];
         let mut reset = vec![false];
-        let m = merge(&now, &before, &mut reset, NO_RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, NO_RAMP);
         assert_eq!((m.read.ios, reset[0], m.since_reset_ms), (37, false, None));
         // With a ramp, the first such drop after I/O is its end; a later one is a job
         // starting.
-        let m = merge(&now, &before, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&now, &before, &mut reset, RAMP);
         assert_eq!((m.read.ios, reset[0]), (237, true));
         let later = [series(300, 100.0, &[(1000, 300)])];
-        let m = merge(&later, &now, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&later, &now, &mut reset, RAMP);
         assert_eq!((m.read.ios, m.fresh[0]), (63, false));
         // A job that has not started (no I/O) starting under a ramp is no reset either.
         let (idle, started) = ([series(0, 900.0, &[])], [series(5, 10.0, &[(1000, 5)])]);
         let mut reset = vec![false];
-        let m = merge(&started, &idle, &mut reset, RAMP, &mut Sizes::default());
+        let m = merged(&started, &idle, &mut reset, RAMP);
         assert_eq!((m.read.ios, reset[0]), (5, false));
         // A group's member ending its own ramp after the step's: counted by growth.
         let mut reset = vec![true];
@@ -478,13 +468,7 @@ mod tests {
             some: true,
             inside: false,
         };
-        let m = merge(
-            &[series(250, 900.0, &[])],
-            &later,
-            &mut reset,
-            outside,
-            &mut Sizes::default(),
-        );
+        let m = merged(&[series(250, 900.0, &[])], &later, &mut reset, outside);
         assert_eq!((m.read.ios, m.fresh[0]), (0, false));
     }
 
@@ -492,34 +476,21 @@ mod tests {
     fn jobs_one_after_another_span_from_the_first_start_to_the_last_end() {
         let mut spans = Spans::default();
         let (a, b) = (series(100, 500.0, &[]), series(0, 0.0, &[]));
-        let m = merge(
-            &[a.clone(), b.clone()],
-            &[],
-            &mut [false, false],
-            NO_RAMP,
-            &mut Sizes::default(),
-        );
+        let m = merged(&[a.clone(), b.clone()], &[], &mut [false, false], NO_RAMP);
         spans.saw(&[a.clone(), b], &m, 0.5, 0.0);
         let b = series(100, 400.0, &[]);
-        let m = merge(
+        let m = merged(
             &[a.clone(), b.clone()],
             &[a.clone(), series(0, 0.0, &[])],
             &mut [false, false],
             NO_RAMP,
-            &mut Sizes::default(),
         );
         spans.saw(&[a.clone(), b.clone()], &m, 1.0, 0.5);
         // a ran 0-0.5 s, b 0.6-1.0 s: one second, not the longer job's half.
         assert!((spans.span_s(&[a.clone(), b]) - 1.0).abs() < 1e-9);
         // One job: fio's own time.
         let mut one = Spans::default();
-        let m = merge(
-            std::slice::from_ref(&a),
-            &[],
-            &mut [false],
-            NO_RAMP,
-            &mut Sizes::default(),
-        );
+        let m = merged(std::slice::from_ref(&a), &[], &mut [false], NO_RAMP);
         one.saw(std::slice::from_ref(&a), &m, 0.5, 0.0);
         assert_eq!(one.span_s(&[a]), 0.5);
     }

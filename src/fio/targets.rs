@@ -8,7 +8,7 @@ use super::parse::{refuse, refuse_file, FileJob, FileStep};
 use super::refusal::{Refusal, Unfollowed, FILELESS_ENGINES, FILE_ENGINES};
 
 /// A file or device a job opens.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JobTarget {
     pub path: PathBuf,
     /// Some job writes (or trims, or deletes) it.

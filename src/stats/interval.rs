@@ -203,6 +203,34 @@ fn is_zero_u64(x: &u64) -> bool {
 }
 
 impl IntervalReport {
+    /// An interval of these counts (reads, writes, trims) and latency, each rate its count
+    /// over `secs`; the rest none.
+    pub fn of_counts(
+        index: u64,
+        (start_s, end_s): (f64, f64),
+        [read, write, trim]: [DirCounts; 3],
+        secs: f64,
+        lat_us: LatSummary,
+    ) -> IntervalReport {
+        let per_s = |x: u64| x as f64 / secs;
+        IntervalReport {
+            index,
+            start_s,
+            end_s,
+            read_iops: per_s(read.ios),
+            write_iops: per_s(write.ios),
+            read_bw_bytes: per_s(read.bytes),
+            write_bw_bytes: per_s(write.bytes),
+            trim_iops: per_s(trim.ios),
+            trim_bw_bytes: per_s(trim.bytes),
+            read,
+            write,
+            trim,
+            lat_us,
+            ..Default::default()
+        }
+    }
+
     /// Left out of the step's figures: warm-up, or the process was suspended in it.
     pub fn excluded(&self) -> bool {
         self.ramp || self.suspended_s > 0.0

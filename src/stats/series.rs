@@ -21,30 +21,23 @@ pub struct SeriesDir {
 /// Why an fio job (a series) ended, read from fio's figures and the job's options: its
 /// `size` was done, its `runtime` ran out, its `io_size` (`io_limit`, `number_ios`) was
 /// done, fio stopped it on an error, or the user stopped the step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
 pub enum JobEnd {
+    #[error("size")]
     Size,
+    #[error("runtime")]
     Runtime,
+    #[error("io_size")]
     IoSize,
+    #[error("error")]
     Error,
+    #[error("stopped")]
     Stopped,
     /// A reason a later release stored that this one does not know.
+    #[error("unknown")]
     #[serde(other)]
     Unknown,
-}
-
-impl std::fmt::Display for JobEnd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            JobEnd::Size => "size",
-            JobEnd::Runtime => "runtime",
-            JobEnd::IoSize => "io_size",
-            JobEnd::Error => "error",
-            JobEnd::Stopped => "stopped",
-            JobEnd::Unknown => "unknown",
-        })
-    }
 }
 
 /// A series' figures at the step's end.

@@ -49,7 +49,7 @@ pub mod ata_flag {
 
 /// One row of the ATA SMART attribute table. Value, worst and threshold are absent where
 /// smartctl wrote none (an attribute without a normalized value or threshold).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AtaAttribute {
     pub id: u8,
     pub name: Option<String>,

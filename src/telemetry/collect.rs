@@ -105,24 +105,20 @@ pub struct SmartSource {
 impl SmartSource {
     /// Reads `disk`, as [`read_smart`] does.
     pub fn read(&mut self, root: &SysRoot, disk: &Disk) -> SmartReading {
-        read_disk(root, disk, &mut self.nvme)
+        let mut r = match (disk.transport, disk.nvme_controller.as_deref()) {
+            (Transport::Nvme, Some(ctrl)) => nvme_reading(root, ctrl, &mut self.nvme),
+            (Transport::Sata | Transport::Scsi | Transport::Usb, _) => ata_scsi_reading(root, disk),
+            (t, _) => SmartReading {
+                notes: vec![no_smart_note(disk, t)],
+                ..Default::default()
+            },
+        };
+        if r.device.is_none() {
+            r.device = Some(disk.dev_path().display().to_string());
+        }
+        r.model = r.model.or_else(|| disk.model.clone());
+        r.serial = r.serial.or_else(|| disk.serial.clone());
+        r.firmware = r.firmware.or_else(|| disk.firmware.clone());
+        r
     }
-}
-
-fn read_disk(root: &SysRoot, disk: &Disk, memory: &mut NvmeMemory) -> SmartReading {
-    let mut r = match (disk.transport, disk.nvme_controller.as_deref()) {
-        (Transport::Nvme, Some(ctrl)) => nvme_reading(root, ctrl, memory),
-        (Transport::Sata | Transport::Scsi | Transport::Usb, _) => ata_scsi_reading(root, disk),
-        (t, _) => SmartReading {
-            notes: vec![no_smart_note(disk, t)],
-            ..Default::default()
-        },
-    };
-    if r.device.is_none() {
-        r.device = Some(disk.dev_path().display().to_string());
-    }
-    r.model = r.model.or_else(|| disk.model.clone());
-    r.serial = r.serial.or_else(|| disk.serial.clone());
-    r.firmware = r.firmware.or_else(|| disk.firmware.clone());
-    r
 }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::collect::no_smart_note;
+use super::nvme::reading::AdminCommands as _;
 use super::{blockstat, hwmon, nvme, smartctl};
 use crate::drive::in_use::{block_device_in_use, BlockDevice, InUse, Scene};
 use crate::drive::{disks_under, list_disks, Disk, SysRoot, Transport, Zones};

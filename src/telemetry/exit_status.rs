@@ -102,15 +102,12 @@ mod tests {
     fn attr(flags: u16, when: WhenFailed) -> AtaAttribute {
         AtaAttribute {
             id: 5,
-            name: None,
             flags,
             value: Some(1),
             worst: Some(1),
             threshold: Some(10),
             when_failed: Some(when),
-            raw: 0,
-            raw_string: None,
-            decoded: None,
+            ..Default::default()
         }
     }
 

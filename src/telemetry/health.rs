@@ -8,31 +8,40 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Why a drive's health is not passed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum HealthReason {
     /// NVMe critical warning bit 0: available spare has fallen below its threshold.
+    #[error("available spare below threshold")]
     SpareBelowThreshold,
     /// NVMe critical warning bit 1: a temperature is above an over- or below an
     /// under-temperature threshold.
+    #[error("temperature above or below a threshold")]
     TemperatureThreshold,
     /// NVMe critical warning bit 2: NVM subsystem reliability has been degraded.
+    #[error("reliability degraded")]
     ReliabilityDegraded,
     /// NVMe critical warning bit 3: the media has been placed in read-only mode.
+    #[error("media read-only")]
     MediaReadOnly,
     /// NVMe critical warning bit 4: the volatile memory backup device has failed.
+    #[error("volatile memory backup failed")]
     VolatileBackupFailed,
     /// NVMe critical warning bit 5: the persistent memory region has become read-only or
     /// unreliable.
+    #[error("persistent memory region read-only")]
     PersistentMemoryReadOnly,
     /// NVMe critical warning bits 6-7, reserved by the specification, are set.
+    #[error("reserved critical warning bits {bits:#04x}")]
     ReservedCriticalWarning { bits: u8 },
     /// The drive's own overall SMART self-assessment says FAILED (ATA SMART RETURN STATUS,
     /// or a source that gives no detail).
+    #[error("SMART self-assessment failed")]
     SelfAssessmentFailed,
     /// A SCSI/SAS drive reports an informational exception (a failure prediction, asc 5Dh,
     /// or a warning, asc 0Bh), with the additional sense code and qualifier and smartctl's
     /// reading of them.
+    #[error("SCSI informational exception (asc {asc:#04x}, ascq {ascq:#04x}){}", around(": ", .detail, ""))]
     ScsiInformationalException {
         asc: u8,
         ascq: u8,
@@ -40,7 +49,14 @@ pub enum HealthReason {
         detail: Option<String>,
     },
     /// An ATA SMART attribute is at or below its threshold now.
+    #[error("attribute {id} {}failing now", around("", .name, " "))]
     AtaAttributeFailingNow { id: u8, name: Option<String> },
+}
+
+/// `word` between `before` and `after`, or nothing without one.
+fn around(before: &str, word: &Option<String>, after: &str) -> String {
+    word.as_ref()
+        .map_or_else(String::new, |w| format!("{before}{w}{after}"))
 }
 
 /// The NVMe critical-warning bits and the reason each names, bit 0 first.
@@ -65,41 +81,6 @@ impl HealthReason {
             out.push(HealthReason::ReservedCriticalWarning { bits: bits & 0xC0 });
         }
         out
-    }
-}
-
-impl fmt::Display for HealthReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HealthReason::SpareBelowThreshold => f.write_str("available spare below threshold"),
-            HealthReason::TemperatureThreshold => {
-                f.write_str("temperature above or below a threshold")
-            }
-            HealthReason::ReliabilityDegraded => f.write_str("reliability degraded"),
-            HealthReason::MediaReadOnly => f.write_str("media read-only"),
-            HealthReason::VolatileBackupFailed => f.write_str("volatile memory backup failed"),
-            HealthReason::PersistentMemoryReadOnly => {
-                f.write_str("persistent memory region read-only")
-            }
-            HealthReason::ReservedCriticalWarning { bits } => {
-                write!(f, "reserved critical warning bits {bits:#04x}")
-            }
-            HealthReason::SelfAssessmentFailed => f.write_str("SMART self-assessment failed"),
-            HealthReason::ScsiInformationalException { asc, ascq, detail } => {
-                write!(
-                    f,
-                    "SCSI informational exception (asc {asc:#04x}, ascq {ascq:#04x})"
-                )?;
-                match detail {
-                    Some(d) => write!(f, ": {d}"),
-                    None => Ok(()),
-                }
-            }
-            HealthReason::AtaAttributeFailingNow { id, name } => match name {
-                Some(n) => write!(f, "attribute {id} {n} failing now"),
-                None => write!(f, "attribute {id} failing now"),
-            },
-        }
     }
 }
 

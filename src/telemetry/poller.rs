@@ -165,11 +165,6 @@ impl Poller {
         self.period
     }
 
-    /// Whether the poller thread started.
-    pub fn is_running(&self) -> bool {
-        self.thread.as_ref().is_some_and(|t| !t.is_finished())
-    }
-
     /// Stops polling and waits for the poller thread (not for a hung SMART command).
     pub fn stop(mut self) {
         self.shutdown();

@@ -1,8 +1,6 @@
 //! The SMART-ish reading of one drive, whichever source answered: NVMe admin commands,
 //! hwmon, or `smartctl -j`. Unknown fields stay `None` (JSON `null`); nothing is invented.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use super::attributes::{AtaAttribute, DeviceKind, ScsiErrorCounter};
@@ -126,22 +124,13 @@ pub struct OcpSmartHealth {
 }
 
 /// Why a source that answered gave no temperature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
 pub enum NoTemperature {
     /// The device reports 0 °C, as RAID virtual disks (MegaRAID/PERC volumes) and ATA
     /// attributes without a sensor behind them do: no sensor, not a temperature.
+    #[error("the device reports 0 °C, which means no sensor (RAID virtual disks report it)")]
     ReportsZero,
-}
-
-impl fmt::Display for NoTemperature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NoTemperature::ReportsZero => f.write_str(
-                "the device reports 0 °C, which means no sensor (RAID virtual disks report it)",
-            ),
-        }
-    }
 }
 
 /// One SMART-ish reading. Field names are the JSON keys of `drivescope smart --json`;
@@ -152,7 +141,6 @@ impl fmt::Display for NoTemperature {
 pub struct SmartReading {
     /// The drive's health verdict and why it failed (sessions written before it read as
     /// unknown).
-    #[serde(default)]
     pub health: Health,
     /// The device the reading is of (`/dev/nvme0`, `/dev/sda`, or the file's `device.name`).
     pub device: Option<String>,
@@ -162,7 +150,6 @@ pub struct SmartReading {
     /// Composite (NVMe) or drive (ATA) temperature, °C.
     pub temperature_c: Option<i32>,
     /// Why the temperature is unknown although the source answered.
-    #[serde(default)]
     pub temperature_unknown: Option<NoTemperature>,
     /// Further sensors that report a value (NVMe sensors reading 0 are absent and left out).
     pub sensors_c: Vec<SensorTemp>,
@@ -188,32 +175,25 @@ pub struct SmartReading {
     pub media_errors: Option<u64>,
     /// The kind of device the reading is of, which says what fields it can have (`None`
     /// where no source said, and in sessions written before it).
-    #[serde(default)]
     pub kind: Option<DeviceKind>,
     /// NVMe error information log entries; the ATA SMART error log's count.
-    #[serde(default)]
     pub error_log_entries: Option<u64>,
     /// NVMe: minutes the composite temperature spent at or above the warning threshold.
-    #[serde(default)]
     pub warning_temp_minutes: Option<u64>,
     /// NVMe: minutes the composite temperature spent at or above the critical threshold.
-    #[serde(default)]
     pub critical_temp_minutes: Option<u64>,
     /// ATA: self-tests in the log that failed, less those a newer passed extended test
     /// outdated (smartctl's `error_count_total - error_count_outdated`).
-    #[serde(default)]
     pub self_test_errors: Option<u64>,
     /// The ATA SMART attribute table, in the drive's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ata_attributes: Vec<AtaAttribute>,
     /// SCSI: entries of the grown defect list.
-    #[serde(default)]
     pub scsi_grown_defects: Option<u64>,
     /// SCSI: the error counter log, a row per page the drive has.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scsi_error_counters: Vec<ScsiErrorCounter>,
     /// smartctl's own exit status, where smartctl made the reading.
-    #[serde(default)]
     pub smartctl_exit_status: Option<u8>,
     /// Current NVMe power state (Get Features 02h).
     pub power_state: Option<u8>,
@@ -223,14 +203,11 @@ pub struct SmartReading {
     pub power_w: Option<f64>,
     pub thermal_throttle: Option<ThermalThrottle>,
     /// NVMe host controlled thermal management (Identify and Get Features 10h).
-    #[serde(default)]
     pub thermal_management: Option<ThermalManagement>,
     /// NVMe temperature thresholds (Get Features 04h) of the composite temperature and of
     /// each sensor the SMART log reports.
-    #[serde(default)]
     pub temperature_thresholds: Vec<SensorThresholds>,
     /// The OCP SMART / Health extended log (C0h), on drives that have it.
-    #[serde(default)]
     pub ocp_smart: Option<OcpSmartHealth>,
     /// Which source answered; `None` when no source did.
     pub source: Option<Source>,

@@ -95,10 +95,6 @@ fn data_units_text(units: Option<u64>) -> String {
     )
 }
 
-fn minutes_text(m: Option<u64>) -> String {
-    opt(m, " min")
-}
-
 /// The fields of the NVMe SMART / Health log and the power state.
 fn nvme_lines(s: &mut String, r: &SmartReading, line: Line<'_>) {
     line(
@@ -121,11 +117,11 @@ fn nvme_lines(s: &mut String, r: &SmartReading, line: Line<'_>) {
     line(s, "unsafe shutdowns", opt(r.unsafe_shutdowns, ""));
     line(s, "media errors", opt(r.media_errors, ""));
     line(s, "error log entries", opt(r.error_log_entries, ""));
-    line(s, "warning temp time", minutes_text(r.warning_temp_minutes));
+    line(s, "warning temp time", opt(r.warning_temp_minutes, " min"));
     line(
         s,
         "critical temp time",
-        minutes_text(r.critical_temp_minutes),
+        opt(r.critical_temp_minutes, " min"),
     );
     let ps = match (r.power_state, r.power_state_max_w) {
         (Some(p), Some(w)) => format!("{p} (ceiling {w:.2} W from its descriptor)"),

@@ -75,46 +75,25 @@ fn attr<'a>(r: &'a SmartReading, names: &[&str]) -> Option<&'a AtaAttribute> {
 
 /// A counter of ATA attributes: the names it goes by, and the bytes one raw count is
 /// (`None`: the attribute's decoded LBA bytes).
-struct AtaCounter {
-    names: &'static [&'static str],
-    unit: Option<u64>,
-}
+type AtaCounter = (&'static [&'static str], Option<u64>);
 
 const HOST_WRITES: &[AtaCounter] = &[
-    AtaCounter {
-        names: &["Total_LBAs_Written"],
-        unit: None,
-    },
-    AtaCounter {
-        names: &["Host_Writes_32MiB"],
-        unit: Some(MIB32),
-    },
-    AtaCounter {
-        names: &["Lifetime_Writes_GiB", "Host_Writes_GiB"],
-        unit: Some(GIB),
-    },
+    (&["Total_LBAs_Written"], None),
+    (&["Host_Writes_32MiB"], Some(MIB32)),
+    (&["Lifetime_Writes_GiB", "Host_Writes_GiB"], Some(GIB)),
 ];
 
 const HOST_READS: &[AtaCounter] = &[
-    AtaCounter {
-        names: &["Total_LBAs_Read"],
-        unit: None,
-    },
-    AtaCounter {
-        names: &["Host_Reads_32MiB"],
-        unit: Some(MIB32),
-    },
-    AtaCounter {
-        names: &["Lifetime_Reads_GiB", "Host_Reads_GiB"],
-        unit: Some(GIB),
-    },
+    (&["Total_LBAs_Read"], None),
+    (&["Host_Reads_32MiB"], Some(MIB32)),
+    (&["Lifetime_Reads_GiB", "Host_Reads_GiB"], Some(GIB)),
 ];
 
 /// A counter's value in bytes and its step.
 fn ata_bytes(r: &SmartReading, counters: &[AtaCounter]) -> Option<(u64, u64)> {
-    counters.iter().find_map(|c| {
-        let a = attr(r, c.names)?;
-        match (c.unit, a.decoded) {
+    counters.iter().find_map(|&(names, unit)| {
+        let a = attr(r, names)?;
+        match (unit, a.decoded) {
             (Some(unit), _) => Some((a.raw.saturating_mul(unit), unit)),
             (None, Some(AtaDecoded::Bytes { bytes, lba_bytes })) => Some((
                 u64::try_from(bytes).unwrap_or(u64::MAX),

@@ -174,27 +174,15 @@ impl Merger {
         };
         let lat = LatSummary::from_hist(&hists.response_all());
         let suspended = overlap_ns(suspensions, start_ns, p.end_ns);
-        let [read, write, trim] = p.dirs;
+        let span_s = (start_ns as f64 / 1e9, p.end_ns as f64 / 1e9);
         let report = IntervalReport {
-            index: k,
-            start_s: start_ns as f64 / 1e9,
-            end_s: p.end_ns as f64 / 1e9,
             ramp,
             suspended_s: suspended as f64 / 1e9,
-            read,
-            write,
-            read_iops: read.ios as f64 / secs,
-            write_iops: write.ios as f64 / secs,
-            read_bw_bytes: read.bytes as f64 / secs,
-            write_bw_bytes: write.bytes as f64 / secs,
-            trim,
-            trim_iops: trim.ios as f64 / secs,
-            trim_bw_bytes: trim.bytes as f64 / secs,
             errors: p.errors,
-            lat_us: lat,
             service_lat_us: paced.then(|| LatSummary::from_hist(&hists.service_all())),
             error_records: p.error_records,
             hists: Some(hists),
+            ..IntervalReport::of_counts(k, span_s, p.dirs, secs, lat)
         };
         Merged {
             report,

@@ -55,28 +55,14 @@ impl MakeSqe for squeue::Entry {
         offset: u64,
     ) -> Self {
         match io {
-            RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) => build_sqe(
-                bufs,
-                fixed,
-                fd,
-                slot,
-                matches!(dir, IoDir::Write),
-                len,
-                offset,
-            ),
             RingIo::Nop => opcode::Nop::new().build().user_data(slot as u64),
             RingIo::Trim(k) if matches!(dir, IoDir::Trim) => {
                 trim_sqe(k, fixed.0, fd, offset, len).user_data(slot as u64)
             }
-            RingIo::Trim(_) => build_sqe(
-                bufs,
-                fixed,
-                fd,
-                slot,
-                matches!(dir, IoDir::Write),
-                len,
-                offset,
-            ),
+            // Reads and writes, a trimming step's among them.
+            RingIo::Block | RingIo::NvmeCmd(_) | RingIo::ZoneAppend(_) | RingIo::Trim(_) => {
+                build_sqe(bufs, fixed, fd, slot, dir == IoDir::Write, len, offset)
+            }
         }
     }
 }

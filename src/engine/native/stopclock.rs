@@ -195,10 +195,11 @@ mod tests {
         overdue_at
     }
 
-    fn none_in_flight(done: u64) -> Seen {
+    /// `done` completions so far, `in_flight` requests the kernel holds.
+    fn seen(done: u64, in_flight: u64) -> Seen {
         Seen {
             done,
-            device_in_flight: Some(0),
+            device_in_flight: Some(in_flight),
         }
     }
 
@@ -206,10 +207,7 @@ mod tests {
     fn gives_up_a_grace_after_the_due_end_on_a_device_that_holds_its_io() {
         let t0 = Instant::now();
         let mut c = StopClock::new(t0, Some(2_000_000_000), Duration::from_millis(500));
-        let held = |_| Seen {
-            done: 5_000,
-            device_in_flight: Some(8),
-        };
+        let held = |_| seen(5_000, 8);
         let due = turns(&mut c, t0, Duration::ZERO, 3_100 * MS, held);
         assert!(due.is_some_and(|t| t > 3_000 * MS), "overdue at {due:?}");
         assert!(!c.turn(t0 + 3_120 * MS, held(MS), false), "said once");
@@ -235,10 +233,7 @@ mod tests {
         // pressed Ctrl-C 1 s into a 60 s step. The stop waits the 1 s grace, not the cap.
         let t0 = Instant::now();
         let mut c = StopClock::new(t0, Some(60_000_000_000), Duration::ZERO);
-        let draining = |t: Duration| Seen {
-            done: t.as_millis() as u64 / 100,
-            device_in_flight: Some(4),
-        };
+        let draining = |t: Duration| seen(t.as_millis() as u64 / 100, 4);
         turns(&mut c, t0, Duration::ZERO, 1_000 * MS, draining);
         c.asked();
         c.hurry();
@@ -253,10 +248,7 @@ mod tests {
     fn a_device_still_completing_is_waited_for_up_to_the_cap() {
         let t0 = Instant::now();
         let mut c = StopClock::new(t0, Some(2_000_000_000), Duration::ZERO);
-        let draining = |t: Duration| Seen {
-            done: t.as_millis() as u64,
-            device_in_flight: Some(8),
-        };
+        let draining = |t: Duration| seen(t.as_millis() as u64, 8);
         turns(&mut c, t0, Duration::ZERO, 3_100 * MS, draining);
         c.asked();
         assert!(c.progressing());
@@ -274,9 +266,9 @@ mod tests {
         let t0 = Instant::now();
         let mut c = StopClock::new(t0, Some(1_000_000_000), Duration::ZERO);
         turns(&mut c, t0, Duration::ZERO, 900 * MS, |t| {
-            none_in_flight(t.as_millis() as u64)
+            seen(t.as_millis() as u64, 0)
         });
-        assert!(c.turn(t0 + 6_000 * MS, none_in_flight(900), false));
+        assert!(c.turn(t0 + 6_000 * MS, seen(900, 0), false));
         c.asked();
         assert!(
             c.progressing(),
@@ -288,7 +280,7 @@ mod tests {
         let mut t = 6_000 * MS;
         for _ in 0..20 {
             t += 400 * MS;
-            c.turn(t0 + t, none_in_flight(900), false);
+            c.turn(t0 + t, seen(900, 0), false);
         }
         assert!(!c.progressing(), "2 s seen without a completion");
         assert!(
@@ -308,26 +300,14 @@ mod tests {
         let t0 = Instant::now();
         let mut c = StopClock::new(t0, None, Duration::ZERO);
         // Held for 0.9 s, one completion, then held again for 0.9 s: no stall.
-        turns(&mut c, t0, Duration::ZERO, 900 * MS, |_| Seen {
-            done: 1,
-            device_in_flight: Some(4),
-        });
-        turns(&mut c, t0, 920 * MS, 1_800 * MS, |_| Seen {
-            done: 2,
-            device_in_flight: Some(4),
-        });
+        turns(&mut c, t0, Duration::ZERO, 900 * MS, |_| seen(1, 4));
+        turns(&mut c, t0, 920 * MS, 1_800 * MS, |_| seen(2, 4));
         assert_eq!(c.device_stalled(), Some(false));
-        turns(&mut c, t0, 1_820 * MS, 2_000 * MS, |_| Seen {
-            done: 2,
-            device_in_flight: Some(4),
-        });
+        turns(&mut c, t0, 1_820 * MS, 2_000 * MS, |_| seen(2, 4));
         assert_eq!(c.device_stalled(), Some(true), "1 s held, none completed");
         // A stopped process's gap (one turn, 5 s late) counts 100 ms.
         let mut c = StopClock::new(t0, None, Duration::ZERO);
-        let held = |_| Seen {
-            done: 7,
-            device_in_flight: Some(4),
-        };
+        let held = |_| seen(7, 4);
         turns(&mut c, t0, Duration::ZERO, 500 * MS, held);
         c.turn(t0 + 5_500 * MS, held(MS), false);
         assert_eq!(c.device_stalled(), Some(false), "0.6 s seen");

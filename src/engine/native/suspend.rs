@@ -180,13 +180,16 @@ mod tests {
     use super::*;
 
     /// The SIGCONT count is the process's: the tests that move it run one at a time.
-    static COUNT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        static COUNT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        COUNT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 
     #[test]
     fn a_late_turn_without_evidence_is_not_a_suspension() {
-        let _one = COUNT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _one = one_at_a_time();
         *STILL.lock().unwrap() = (0, 0);
         let mut w = SuspendWatch::new(0);
         assert_eq!(w.turn(50_000_000), None, "on time");
@@ -199,9 +202,7 @@ mod tests {
 
     #[test]
     fn a_late_turn_while_the_whole_process_stood_still_is_a_suspension() {
-        let _one = COUNT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _one = one_at_a_time();
         let mut w = SuspendWatch::new(0);
         // No thread turned for the last 2 s (as after SIGSTOP, before SIGCONT's handler
         // has had a CPU), and this one did not wait for a CPU meanwhile.
@@ -214,9 +215,7 @@ mod tests {
 
     #[test]
     fn a_late_turn_after_sigcont_is_a_suspension() {
-        let _one = COUNT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _one = one_at_a_time();
         let mut w = SuspendWatch::new(0);
         CONTINUED.fetch_add(1, Ordering::Relaxed);
         assert_eq!(w.turn(10_000_000), None, "a SIGCONT alone is not a gap");

@@ -297,40 +297,30 @@ mod tests {
     fn zone_by_zone_sequential_writes_pass_and_the_rest_is_refused_with_why() {
         let d = dev(Z);
         let ok = spec(RwMode::Write, Z, 4 * Z, Some(4 * Z));
-        assert_eq!(check_step(&d, &ok), Ok(()));
-        assert_eq!(
-            check_step(&d, &spec(RwMode::RandRead, Z, 4 * Z, None)),
-            Ok(())
-        );
-        let refused = |rw, offset, bytes| check_step(&d, &spec(rw, offset, 4 * Z, bytes));
-        assert_eq!(
-            refused(RwMode::RandWrite, Z, Some(Z)),
-            Err(ZoneRefusal::RandomWrites)
-        );
-        assert_eq!(
-            refused(RwMode::Rw, Z, Some(Z)),
-            Err(ZoneRefusal::MixedWithWrites)
-        );
-        assert_eq!(refused(RwMode::Trim, Z, Some(Z)), Err(ZoneRefusal::Trims));
-        assert_eq!(
-            refused(RwMode::TrimWrite, Z, Some(Z)),
-            Err(ZoneRefusal::Trims)
-        );
-        assert_eq!(
-            refused(RwMode::Write, Z + 4096, Some(Z)),
-            Err(ZoneRefusal::NotAtZoneStart {
-                offset: Z + 4096,
-                zone_start: Z
-            })
-        );
-        assert_eq!(
-            refused(RwMode::Write, Z, None),
-            Err(ZoneRefusal::WrapsRound { region: 4 * Z })
-        );
-        assert_eq!(
-            refused(RwMode::Write, Z, Some(5 * Z)),
-            Err(ZoneRefusal::WrapsRound { region: 4 * Z })
-        );
+        let off_start = ZoneRefusal::NotAtZoneStart {
+            offset: Z + 4096,
+            zone_start: Z,
+        };
+        let wraps = || Err(ZoneRefusal::WrapsRound { region: 4 * Z });
+        for (rw, offset, bytes, want) in [
+            (RwMode::Write, Z, Some(4 * Z), Ok(())),
+            (RwMode::RandRead, Z, None, Ok(())),
+            (
+                RwMode::RandWrite,
+                Z,
+                Some(Z),
+                Err(ZoneRefusal::RandomWrites),
+            ),
+            (RwMode::Rw, Z, Some(Z), Err(ZoneRefusal::MixedWithWrites)),
+            (RwMode::Trim, Z, Some(Z), Err(ZoneRefusal::Trims)),
+            (RwMode::TrimWrite, Z, Some(Z), Err(ZoneRefusal::Trims)),
+            (RwMode::Write, Z + 4096, Some(Z), Err(off_start)),
+            (RwMode::Write, Z, None, wraps()),
+            (RwMode::Write, Z, Some(5 * Z), wraps()),
+        ] {
+            let got = check_step(&d, &spec(rw, offset, 4 * Z, bytes));
+            assert_eq!(got, want, "{rw:?} at {offset}, {bytes:?} bytes");
+        }
         let mut jobs = ok.clone();
         jobs.workload.jobs = 4;
         assert_eq!(check_step(&d, &jobs), Err(ZoneRefusal::SeveralJobs(4)));

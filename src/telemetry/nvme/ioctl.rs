@@ -136,21 +136,6 @@ impl NvmeDevice {
         Ok(buf)
     }
 
-    /// Identify Controller (CNS 01h), 4096 bytes. Needs no privilege since Linux 6.2.
-    pub fn identify_controller(&self) -> Result<Vec<u8>, NvmeError> {
-        let cmd = PassthruCmd {
-            opcode: OPC_IDENTIFY,
-            cdw10: 1,
-            ..Default::default()
-        };
-        self.with_buffer("Identify Controller", cmd, super::identify::IDENTIFY_LEN)
-    }
-
-    /// Get Log Page, SMART / Health (LID 02h, controller-wide), 512 bytes.
-    pub fn smart_log(&self) -> Result<Vec<u8>, NvmeError> {
-        self.log_page("SMART log", 0x02, super::smart_log::SMART_LOG_LEN)
-    }
-
     /// Get Log Page `lid` (controller-wide), `len` bytes.
     fn log_page(&self, what: &'static str, lid: u8, len: usize) -> Result<Vec<u8>, NvmeError> {
         let cmd = PassthruCmd {
@@ -160,19 +145,6 @@ impl NvmeDevice {
             ..Default::default()
         };
         self.with_buffer(what, cmd, len)
-    }
-
-    /// Get Log Page C0h, the OCP SMART / Health Information Extended log, 512 bytes. A
-    /// controller without it answers Invalid Log Page or Invalid Field
-    /// ([`NvmeError::is_unsupported`]); one with a vendor's own C0h log answers another
-    /// log (told apart by its GUID when decoded).
-    pub fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError> {
-        let len = super::ocp_smart::OCP_SMART_LEN;
-        self.log_page(
-            "OCP SMART extended log (C0h)",
-            super::ocp_smart::OCP_SMART_LID,
-            len,
-        )
     }
 
     /// Get Features `fid` (current value, SEL 0) with `cdw11`: completion dword 0.
@@ -185,16 +157,59 @@ impl NvmeDevice {
         };
         self.admin(what, &mut cmd, None)
     }
+}
+
+/// The admin commands a reading sends: a controller ([`NvmeDevice`]) or a test's stand-in.
+pub trait AdminCommands {
+    fn power_state(&self) -> Result<u8, NvmeError>;
+    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError>;
+    fn smart_log(&self) -> Result<Vec<u8>, NvmeError>;
+    /// Get Features 10h: completion dword 0.
+    fn host_thermal_management(&self) -> Result<u32, NvmeError>;
+    /// Get Features 04h with this command dword 11: completion dword 0.
+    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError>;
+    /// Get Log Page C0h, 512 bytes.
+    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError>;
+}
+
+impl AdminCommands for NvmeDevice {
+    /// Identify Controller (CNS 01h), 4096 bytes. Needs no privilege since Linux 6.2.
+    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError> {
+        let cmd = PassthruCmd {
+            opcode: OPC_IDENTIFY,
+            cdw10: 1,
+            ..Default::default()
+        };
+        self.with_buffer("Identify Controller", cmd, super::identify::IDENTIFY_LEN)
+    }
+
+    /// Get Log Page, SMART / Health (LID 02h, controller-wide), 512 bytes.
+    fn smart_log(&self) -> Result<Vec<u8>, NvmeError> {
+        self.log_page("SMART log", 0x02, super::smart_log::SMART_LOG_LEN)
+    }
+
+    /// Get Log Page C0h, the OCP SMART / Health Information Extended log, 512 bytes. A
+    /// controller without it answers Invalid Log Page or Invalid Field
+    /// ([`NvmeError::is_unsupported`]); one with a vendor's own C0h log answers another
+    /// log (told apart by its GUID when decoded).
+    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError> {
+        let len = super::ocp_smart::OCP_SMART_LEN;
+        self.log_page(
+            "OCP SMART extended log (C0h)",
+            super::ocp_smart::OCP_SMART_LID,
+            len,
+        )
+    }
 
     /// Get Features 02h (Power Management): the current power state.
-    pub fn power_state(&self) -> Result<u8, NvmeError> {
+    fn power_state(&self) -> Result<u8, NvmeError> {
         let result = self.get_features("Get Features (power management)", 0x02, 0)?;
         Ok((result & 0x1F) as u8)
     }
 
     /// Get Features 10h (Host Controlled Thermal Management): dword 0, TMT1 in bits 31:16
     /// and TMT2 in bits 15:0 (see [`super::thermal_mgmt::HostThermalManagement`]).
-    pub fn host_thermal_management(&self) -> Result<u32, NvmeError> {
+    fn host_thermal_management(&self) -> Result<u32, NvmeError> {
         self.get_features(
             "Get Features (host controlled thermal management)",
             super::thermal_mgmt::FID_HCTM,
@@ -204,7 +219,7 @@ impl NvmeDevice {
 
     /// Get Features 04h (Temperature Threshold) with `cdw11` selecting the sensor and the
     /// kind ([`super::thermal_mgmt::threshold_cdw11`]): dword 0, TMPTH in bits 15:0.
-    pub fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError> {
+    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError> {
         self.get_features(
             "Get Features (temperature threshold)",
             super::thermal_mgmt::FID_TEMPERATURE_THRESHOLD,

@@ -44,14 +44,17 @@ pub enum NvmeError {
 /// What a controller's refusal of a command says, from the status the kernel returns (the
 /// completion's status field without its phase bit: SC in bits 7:0, SCT in bits 10:8, then
 /// CRD, More and DNR, which do not change the meaning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// Generic status 01h: the controller does not implement the opcode.
+    #[error("invalid opcode")]
     InvalidOpcode,
     /// Generic status 02h: a field of the command (the feature identifier, the log page
     /// identifier on older controllers, the sensor selected) is not supported.
+    #[error("invalid field in command")]
     InvalidField,
     /// Command specific status 09h of Get Log Page: no such log page.
+    #[error("invalid log page")]
     InvalidLogPage,
 }
 
@@ -67,16 +70,6 @@ impl Refusal {
             (1, 0x09) => Some(Refusal::InvalidLogPage),
             _ => None,
         }
-    }
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Refusal::InvalidOpcode => "invalid opcode",
-            Refusal::InvalidField => "invalid field in command",
-            Refusal::InvalidLogPage => "invalid log page",
-        })
     }
 }
 

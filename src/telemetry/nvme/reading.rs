@@ -7,6 +7,7 @@
 use std::fmt;
 use std::path::Path;
 
+pub use super::ioctl::AdminCommands;
 use super::ocp_smart::OcpSmartLog;
 use super::thermal_mgmt::{
     threshold_cdw11, threshold_k, HostThermalManagement, ThresholdKind, ThresholdSensor,
@@ -39,10 +40,9 @@ pub fn apply_identify(r: &mut SmartReading, id: &IdentifyController) {
     }
     r.thermal_management = Some(ThermalManagement {
         supported: id.hctm_supported,
-        tmt1_c: None,
-        tmt2_c: None,
         mntmt_c: threshold_c(id.mntmt_k),
         mxtmt_c: threshold_c(id.mxtmt_k),
+        ..Default::default()
     });
 }
 
@@ -59,10 +59,9 @@ pub fn apply_host_thermal_management(r: &mut SmartReading, h: &HostThermalManage
 
 /// Fills the OCP SMART extended log's heat and shutdown fields.
 pub fn apply_ocp_smart_log(r: &mut SmartReading, log: &OcpSmartLog) {
-    let sat = |b: u128| Some(u64::try_from(b).unwrap_or(u64::MAX));
     r.ocp_smart = Some(OcpSmartHealth {
-        media_written_bytes: sat(log.physical_media_written_bytes),
-        media_read_bytes: sat(log.physical_media_read_bytes),
+        media_written_bytes: Some(sat(log.physical_media_written_bytes)),
+        media_read_bytes: Some(sat(log.physical_media_read_bytes)),
         throttle_status: log.throttle_status,
         throttle_events: log.throttle_events,
         max_temperature_c: log.max_temperature_recorded.map(i32::from),
@@ -138,40 +137,6 @@ impl Failures {
     }
 }
 
-/// The admin commands a reading sends: a controller ([`NvmeDevice`]) or a test's stand-in.
-pub trait AdminCommands {
-    fn power_state(&self) -> Result<u8, NvmeError>;
-    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError>;
-    fn smart_log(&self) -> Result<Vec<u8>, NvmeError>;
-    /// Get Features 10h: completion dword 0.
-    fn host_thermal_management(&self) -> Result<u32, NvmeError>;
-    /// Get Features 04h with this command dword 11: completion dword 0.
-    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError>;
-    /// Get Log Page C0h, 512 bytes.
-    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError>;
-}
-
-impl AdminCommands for NvmeDevice {
-    fn power_state(&self) -> Result<u8, NvmeError> {
-        NvmeDevice::power_state(self)
-    }
-    fn identify_controller(&self) -> Result<Vec<u8>, NvmeError> {
-        NvmeDevice::identify_controller(self)
-    }
-    fn smart_log(&self) -> Result<Vec<u8>, NvmeError> {
-        NvmeDevice::smart_log(self)
-    }
-    fn host_thermal_management(&self) -> Result<u32, NvmeError> {
-        NvmeDevice::host_thermal_management(self)
-    }
-    fn temperature_threshold(&self, cdw11: u32) -> Result<u32, NvmeError> {
-        NvmeDevice::temperature_threshold(self, cdw11)
-    }
-    fn ocp_smart_log(&self) -> Result<Vec<u8>, NvmeError> {
-        NvmeDevice::ocp_smart_log(self)
-    }
-}
-
 /// A command a controller need not support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionalCommand {
@@ -213,36 +178,22 @@ impl fmt::Display for OptionalCommand {
 }
 
 /// Why a controller does not give an optional command's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NotSupported {
     /// The controller refused the command as unsupported.
+    #[error("the controller does not support it ({0})")]
     Refused(Refusal),
     /// Log page C0h answered, but with another log page GUID: a vendor's own C0h log.
+    #[error("log page C0h is the vendor's own, not the OCP log")]
     OtherC0Log,
 }
 
 /// An optional command a controller does not support, and why: the note said once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{command}: {why}; not asked again")]
 pub struct Unsupported {
     pub command: OptionalCommand,
     pub why: NotSupported,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.why {
-            NotSupported::Refused(r) => write!(
-                f,
-                "{}: the controller does not support it ({r}); not asked again",
-                self.command
-            ),
-            NotSupported::OtherC0Log => write!(
-                f,
-                "{}: log page C0h is the vendor's own, not the OCP log; not asked again",
-                self.command
-            ),
-        }
-    }
 }
 
 /// What one controller does not support, kept between the poller's readings (every 2 s)
@@ -400,11 +351,6 @@ pub fn read_with(dev: &impl AdminCommands, device: &Path, memory: &mut NvmeMemor
     r.notes
         .extend(memory.unsupported().iter().map(ToString::to_string));
     r
-}
-
-/// Reads a controller once (see [`read_with`]).
-pub fn read_controller(dev_path: &Path) -> Result<SmartReading, NvmeError> {
-    read_controller_with(dev_path, &mut NvmeMemory::default())
 }
 
 /// Reads a controller, remembering in `memory` what it does not support (see [`read_with`]).

@@ -5,64 +5,40 @@
 //! object whose `smartctl` header was cut away (monitoring tools often keep only the
 //! device part) is read when it holds smartctl's device fields, and said to be so.
 
-use std::fmt;
-
 use serde_json::Value;
 
 /// What a JSON document that is not a smartctl output is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum JsonShape {
+    #[error("an array")]
     Array,
+    #[error("null")]
     Null,
+    #[error("a number")]
     Number,
+    #[error("a string")]
     String,
+    #[error("true or false")]
     Bool,
     /// An object with neither a `smartctl` object nor any of smartctl's device fields in
     /// it (`{}` among them).
+    #[error("an object without a \"smartctl\" object or any of smartctl's device fields")]
     ObjectWithoutSmartctl,
 }
 
-impl fmt::Display for JsonShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            JsonShape::Array => "an array",
-            JsonShape::Null => "null",
-            JsonShape::Number => "a number",
-            JsonShape::String => "a string",
-            JsonShape::Bool => "true or false",
-            JsonShape::ObjectWithoutSmartctl => {
-                "an object without a \"smartctl\" object or any of smartctl's device fields"
-            }
-        })
-    }
-}
-
 /// Why a smartctl output has no reading of its device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// `exit_status` bit 0.
+    #[error("exit status {status}: the command line did not parse")]
     CommandLine { status: u64 },
     /// `exit_status` bit 1.
+    #[error("exit status {status}: the device could not be opened, did not identify itself or is in a low-power mode")]
     DeviceOpen { status: u64 },
     /// Nothing but smartctl's envelope (`smartctl`, `device`, `json_format_version`,
     /// `local_time`).
+    #[error("the output holds only smartctl's messages")]
     OnlyMessages,
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::CommandLine { status } => {
-                write!(f, "exit status {status}: the command line did not parse")
-            }
-            Refusal::DeviceOpen { status } => write!(
-                f,
-                "exit status {status}: the device could not be opened, did not identify \
-                 itself or is in a low-power mode"
-            ),
-            Refusal::OnlyMessages => f.write_str("the output holds only smartctl's messages"),
-        }
-    }
 }
 
 /// Why a document is not a reading of a device.

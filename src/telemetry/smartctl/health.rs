@@ -5,25 +5,18 @@
 use serde_json::Value;
 
 use super::json::{str_of, u8_of};
+use crate::telemetry::attributes::WhenFailed;
 use crate::telemetry::health::{Health, HealthReason};
 
 /// ATA attributes at or below their threshold now (smartctl's `when_failed` is one of
 /// `"now"`, `"past"` and `""`).
 fn ata_failing_now(doc: &Value) -> Vec<HealthReason> {
-    let Some(table) = doc
-        .pointer("/ata_smart_attributes/table")
-        .and_then(Value::as_array)
-    else {
-        return Vec::new();
-    };
-    table
-        .iter()
-        .filter(|a| a["when_failed"].as_str() == Some("now"))
-        .filter_map(|a| {
-            Some(HealthReason::AtaAttributeFailingNow {
-                id: u8_of(&a["id"])?,
-                name: str_of(&a["name"]),
-            })
+    super::tables::ata_attributes(doc)
+        .into_iter()
+        .filter(|a| a.when_failed == Some(WhenFailed::Now))
+        .map(|a| HealthReason::AtaAttributeFailingNow {
+            id: a.id,
+            name: a.name,
         })
         .collect()
 }

@@ -19,7 +19,7 @@ fn when_failed(v: &Value) -> Option<WhenFailed> {
 
 /// The attribute table (`ata_smart_attributes.table`); an LBA is `logical_block_size`
 /// bytes, 512 where the output does not say.
-fn ata_attributes(doc: &Value) -> Vec<AtaAttribute> {
+pub(super) fn ata_attributes(doc: &Value) -> Vec<AtaAttribute> {
     let Some(table) = doc
         .pointer("/ata_smart_attributes/table")
         .and_then(Value::as_array)
