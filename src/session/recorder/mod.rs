@@ -146,16 +146,16 @@ impl SessionRecorder {
             drives: if drives > 1 { start.drives } else { Vec::new() },
             ..Session::default()
         };
+        let mut taken = Vec::new();
         let hlog = if let Some(hlog_path) = &paths.histograms {
-            let written = write_atomic(
-                hlog_path,
-                super::outputs::HISTOGRAMS,
-                &histlog::header(std::time::SystemTime::now()),
-            )?;
-            session.histograms = hlog_path
+            let header = histlog::header(std::time::SystemTime::now());
+            let mut written = write_atomic(hlog_path, super::outputs::HISTOGRAMS, &header)?;
+            let appender = appender_or_beside(&mut written, &header, &mut taken)?;
+            session.histograms = written
+                .path()
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
-            Some((Appender::open(&written)?, Vec::new()))
+            Some((appender, Vec::new()))
         } else {
             None
         };
@@ -163,10 +163,10 @@ impl SessionRecorder {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        let file = write_atomic(path, super::outputs::SESSION, head.as_bytes())?;
-        let appender = Appender::open(&file)?;
+        let mut file = write_atomic(path, super::outputs::SESSION, head.as_bytes())?;
+        let appender = appender_or_beside(&mut file, head.as_bytes(), &mut taken)?;
         let now = Instant::now();
-        Ok(SessionRecorder {
+        let mut recorder = SessionRecorder {
             path: path.to_path_buf(),
             file,
             session,
@@ -191,7 +191,11 @@ impl SessionRecorder {
             error_events: 0,
             ata_tables: vec![None; drives.max(1)],
             finalized: false,
-        })
+        };
+        for path in taken {
+            recorder.push_event_of(None, EventKind::Saved, taken_message(&path), None);
+        }
+        Ok(recorder)
     }
 
     pub fn path(&self) -> &Path {
@@ -643,12 +647,7 @@ impl SessionRecorder {
         let saved = match first {
             Ok(()) => Ok(at),
             Err(SessionError::Owned(crate::owned::OwnedError::NotOurs { path })) => {
-                let what = format!(
-                    "{} now holds a file that is not drivescope's: the session was saved \
-                     beside it",
-                    path.display()
-                );
-                self.push_event_of(None, EventKind::Saved, what, None);
+                self.push_event_of(None, EventKind::Saved, taken_message(&path), None);
                 let session = &self.session;
                 self.file
                     .rewrite_or_beside(|w| text::write_full(w, session))
@@ -676,6 +675,32 @@ impl Drop for SessionRecorder {
             let end = RunEnd::parse("ended without a final save call");
             let _ = self.finish(SessionState::Failed, &end);
         }
+    }
+}
+
+/// What the session says where a file of the user's took the name of one of ours.
+fn taken_message(path: &Path) -> String {
+    format!(
+        "{} now holds a file that is not drivescope's: the session was saved beside it",
+        path.display()
+    )
+}
+
+/// An appender to `written`, just made; where a file of the user's took its name before it
+/// was opened again (a race with whoever put it there), `first` is written into a new file
+/// beside it (as the final save does) and the name taken is added to `taken`.
+fn appender_or_beside(
+    written: &mut Written,
+    first: &[u8],
+    taken: &mut Vec<PathBuf>,
+) -> Result<Appender, SessionError> {
+    match Appender::open(written) {
+        Err(SessionError::Owned(crate::owned::OwnedError::NotOurs { path })) => {
+            written.rewrite_or_beside(|w| w.write_all(first))?;
+            taken.push(path);
+            Appender::open(written)
+        }
+        other => other,
     }
 }
 
@@ -713,5 +738,33 @@ mod ata_table_tests {
             "changed and a minute old"
         );
         assert_eq!(last, Some((61.0, table(2))));
+    }
+}
+
+#[cfg(test)]
+mod taken_name_tests {
+    use super::*;
+
+    /// The race the hostile-files test can lose on a loaded machine, made certain: a FIFO
+    /// takes the session's name between its making and its opening for the autosaves.
+    #[test]
+    fn a_name_taken_before_the_autosaves_open_sends_the_session_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.yaml");
+        let mut written = write_atomic(&p, crate::session::outputs::SESSION, b"head\n").unwrap();
+        std::fs::remove_file(&p).unwrap();
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let mut taken = Vec::new();
+        let a = appender_or_beside(&mut written, b"head\n", &mut taken).unwrap();
+        a.append(b"more\n".to_vec());
+        a.flush();
+        assert_eq!(taken, vec![p.clone()]);
+        let beside = dir.path().join("s-2.yaml");
+        assert_eq!(written.path(), beside);
+        assert_eq!(std::fs::read(&beside).unwrap(), b"head\nmore\n");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
     }
 }
