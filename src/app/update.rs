@@ -10,7 +10,7 @@ use super::history::{IntervalPoint, ThermalPoint, THROTTLE_MARKS, UNAVAILABLE_RE
 use super::key_actions::{key, mouse};
 use super::method::MethodState;
 use super::msg::{Effect, Msg, RunEnd, RunState};
-use super::overlay::Overlay;
+use super::overlay::{Confirm, Overlay};
 use super::state::App;
 use super::view::{EventCategory, SteadyView, StepInfo, TelemetryView};
 
@@ -295,7 +295,12 @@ fn run_ended(
     app.run.state = RunState::Ended { outcome };
     app.run.error = error;
     app.run.saved_to = saved_to;
-    if matches!(app.overlay, Some(Overlay::Confirm(_))) {
+    // A question about stopping the run has no object now; one about quitting stays (its
+    // answer still quits: a yes typed as the run ended is not lost).
+    if matches!(
+        app.overlay,
+        Some(Overlay::Confirm(Confirm::StopRun | Confirm::StopDrive(_)))
+    ) {
         app.overlay = None;
     }
 }

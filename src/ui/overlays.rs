@@ -625,6 +625,9 @@ fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
             }
             None => c.question().to_string(),
         },
+        Confirm::Quit if !app.run.state.is_active() => {
+            "The run has ended; its session is saved. Quit?".to_string()
+        }
         _ => c.question().to_string(),
     };
     let lines = vec![

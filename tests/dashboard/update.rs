@@ -92,6 +92,29 @@ fn quit_while_running_asks_first() {
 }
 
 #[test]
+fn a_run_ending_under_the_quit_question_leaves_it_and_its_yes_quits() {
+    let mut app = running((120, 40));
+    send(&mut app, [key('q')]);
+    assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::Quit)));
+    let fx = send(
+        &mut app,
+        [Msg::RunEnded {
+            outcome: drivescope::app::RunEnd::Completed,
+            error: None,
+            saved_to: Some("/s.yaml".into()),
+        }],
+    );
+    assert!(fx.is_empty());
+    assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::Quit)));
+    assert_eq!(
+        send(&mut app, [key('y')]),
+        vec![Effect::Quit],
+        "nothing to stop"
+    );
+    assert!(app.quit);
+}
+
+#[test]
 fn q_during_a_replay_seek_quits_at_once() {
     // A seek replays the session's messages from its start: midway the panels hold a
     // running state (a `[` or Home at the end of a session, read mid-seek). The replay has
