@@ -897,10 +897,11 @@ fn a_stalled_device_shows_in_response_latency_and_not_in_service() {
         "longest response {max} s for a stall of {stall_min:.3}..{stall_max:.3} s in a run \
          of {runtime} s"
     );
-    // A tenth of the stall: milliseconds when the machine is busy, microseconds when not;
-    // an I/O that counted the stall would be at hundreds of milliseconds.
-    assert!(resp["p50"].as_f64().unwrap() < 100_000.0, "{resp}");
-    assert!(svc["p90"].as_f64().unwrap() < 100_000.0, "{svc}");
+    // The stall is not in service latency: nine I/Os in ten were serviced in under half
+    // of it (microseconds on a quiet machine, milliseconds on a busy one). The median
+    // response has no bound that holds under any load: a starved process catches up on
+    // the stall's backlog slowly, and the waits above (Little's law) account for that.
+    assert!(svc["p90"].as_f64().unwrap() < 0.5e6 * stall_min, "{svc}");
 }
 
 #[test]

@@ -787,9 +787,10 @@ fn kill_9_during_the_final_rewrite_leaves_the_autosaved_stream_whole() {
             .iter()
             .any(|l: &String| l.contains(r#""type":"interval""#))
         {
+            // A failure's timeout (a loaded machine may take long), never a time asserted.
             let l = rx
-                .recv_timeout(Duration::from_secs(20))
-                .expect("an interval within 20 s");
+                .recv_timeout(Duration::from_secs(300))
+                .expect("an interval within 300 s");
             printed.push(l);
         }
         let mut killed = false;
@@ -800,7 +801,7 @@ fn kill_9_during_the_final_rewrite_leaves_the_autosaved_stream_whole() {
                 break;
             }
             assert!(
-                t0.elapsed() < Duration::from_secs(30),
+                t0.elapsed() < Duration::from_secs(600),
                 "the run never ended"
             );
         }
