@@ -91,8 +91,20 @@ fn errno_of(result: i64) -> Option<i32> {
     (result < 0).then(|| (-result) as i32)
 }
 
-/// The reason to stop after interval `r`, if the device failed.
-pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy> {
+/// How many I/Os in a row, with no success among them, it takes to say every I/O failed:
+/// an interval of a few I/Os (a process starved of CPU on a loaded machine does six in a
+/// second) can all land on the failing half of a device by chance, 1 in 64 for six; sixteen
+/// in a row by chance are 1 in 65,536, and a dead device gives them in its first interval at
+/// any rate worth measuring.
+pub const ALL_FAILED_IN_A_ROW: u64 = 16;
+
+/// The reason to stop after interval `r`, if the device failed. `failed_in_a_row`: the I/Os
+/// that failed since the last that succeeded, this interval's included.
+pub fn fatal(
+    r: &IntervalReport,
+    device: Option<&DeviceWatch>,
+    failed_in_a_row: u64,
+) -> Option<EndedBy> {
     if r.errors == 0 {
         return None;
     }
@@ -123,8 +135,10 @@ pub fn fatal(r: &IntervalReport, device: Option<&DeviceWatch>) -> Option<EndedBy
             && r.error_records.iter().all(|e| e.by() == FailedBy::Request);
         let kind = if refused {
             FaultKind::Refused
-        } else {
+        } else if failed_in_a_row >= ALL_FAILED_IN_A_ROW {
             FaultKind::AllFailed
+        } else {
+            return None;
         };
         return Some(EndedBy::device(
             kind,
@@ -180,7 +194,7 @@ mod tests {
 
     #[test]
     fn all_failed_names_the_first_error() {
-        let e = fatal(&report(0, &[-(libc::EIO as i64)]), None).unwrap();
+        let e = fatal(&report(0, &[-(libc::EIO as i64)]), None, 16).unwrap();
         let EndedBy::Device(d) = &e else {
             panic!("{e}")
         };
@@ -191,14 +205,27 @@ mod tests {
             "{r}"
         );
         assert!(r.contains("Input/output error"), "{r}");
-        assert!(fatal(&report(5, &[-(libc::EIO as i64)]), None).is_none());
-        assert!(fatal(&report(5, &[]), None).is_none());
+        assert!(fatal(&report(5, &[-(libc::EIO as i64)]), None, 0).is_none());
+        assert!(fatal(&report(5, &[]), None, 0).is_none());
+    }
+
+    #[test]
+    fn a_few_failures_in_a_row_are_chance_not_a_failed_device() {
+        // Six reads of a starved process, all on the failing half of a device.
+        let six = report(0, &[-(libc::EIO as i64); 6]);
+        assert!(fatal(&six, None, 6).is_none());
+        assert!(fatal(&six, None, ALL_FAILED_IN_A_ROW - 1).is_none());
+        let e = fatal(&six, None, ALL_FAILED_IN_A_ROW).unwrap();
+        assert!(
+            matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::AllFailed),
+            "{e}"
+        );
     }
 
     #[test]
     fn every_io_refused_is_the_requests_fault_not_the_drives() {
         let einval = -(libc::EINVAL as i64);
-        let e = fatal(&report(0, &[einval, -(libc::EOPNOTSUPP as i64)]), None).unwrap();
+        let e = fatal(&report(0, &[einval, -(libc::EOPNOTSUPP as i64)]), None, 2).unwrap();
         assert!(
             matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::Refused),
             "{e}"
@@ -210,17 +237,17 @@ mod tests {
         );
         assert!(r.contains("refused by the kernel: Invalid argument"), "{r}");
         // One drive error among them: the drive's fault.
-        let e = fatal(&report(0, &[einval, -(libc::EIO as i64)]), None).unwrap();
+        let e = fatal(&report(0, &[einval, -(libc::EIO as i64)]), None, 16).unwrap();
         assert!(
             matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::AllFailed),
             "{e}"
         );
-        assert!(fatal(&report(5, &[einval]), None).is_none());
+        assert!(fatal(&report(5, &[einval]), None, 0).is_none());
     }
 
     #[test]
     fn an_errno_is_named_before_a_short_transfer() {
-        let r = fatal(&report(0, &[100, -(libc::ENOSPC as i64)]), None)
+        let r = fatal(&report(0, &[100, -(libc::ENOSPC as i64)]), None, 16)
             .unwrap()
             .to_string();
         assert!(r.contains("No space left on device"), "{r}");
@@ -228,7 +255,7 @@ mod tests {
 
     #[test]
     fn enxio_means_the_device_is_gone_even_with_some_successes() {
-        let e = fatal(&report(5, &[-(libc::ENXIO as i64)]), None).unwrap();
+        let e = fatal(&report(5, &[-(libc::ENXIO as i64)]), None, 0).unwrap();
         assert!(
             matches!(&e, EndedBy::Device(d) if d.kind == FaultKind::Gone),
             "{e}"
@@ -241,7 +268,7 @@ mod tests {
     #[test]
     fn a_missing_node_means_the_device_is_gone() {
         let w = DeviceWatch::new(Path::new("/nonexistent/dev/sdz"), 0);
-        let r = fatal(&report(0, &[-(libc::EIO as i64)]), Some(&w))
+        let r = fatal(&report(0, &[-(libc::EIO as i64)]), Some(&w), 1)
             .unwrap()
             .to_string();
         assert!(r.contains("/nonexistent/dev/sdz no longer exists"), "{r}");

@@ -74,6 +74,8 @@ struct StepRun<'a> {
     pacing: Option<Pacing>,
     failure: Option<EngineError>,
     ended_by: Option<EndedBy>,
+    /// I/Os failed since the last interval with a success ([`failure::fatal`]).
+    failed_in_a_row: u64,
     /// Once the collector asked the workers left for what they measured: the jobs that
     /// answered, so ran since (a starved process runs none of them).
     answered: Option<BTreeSet<usize>>,
@@ -129,6 +131,7 @@ impl<'a> StepRun<'a> {
             pacing: None,
             failure: None,
             ended_by: None,
+            failed_in_a_row: 0,
             answered: None,
         })
     }
@@ -373,8 +376,15 @@ impl<'a> StepRun<'a> {
         while let Some(m) = self.merger.next(time.suspensions()) {
             self.totals.count(&m);
             let answer = obs.interval(&m.report);
+            let r = &m.report;
+            self.failed_in_a_row = if r.read.ios + r.write.ios + r.trim.ios == 0 {
+                self.failed_in_a_row + r.errors
+            } else {
+                0
+            };
             if self.ended_by.is_none() {
-                if let Some(reason) = failure::fatal(&m.report, self.device.as_ref()) {
+                let fatal = failure::fatal(r, self.device.as_ref(), self.failed_in_a_row);
+                if let Some(reason) = fatal {
                     self.ended_by = Some(reason);
                     crew.stop();
                 }
