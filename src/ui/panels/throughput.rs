@@ -87,44 +87,23 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
 
     if let Some(last) = slot.run.intervals.last() {
         let mut spans = Vec::new();
-        if any_read || !(any_write || any_trim) {
-            spans.extend(figure(
+        for (shown, name, iops, bw, colour) in [
+            (
+                any_read || !(any_write || any_trim),
                 "read",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.read_iops),
-                    format::bw(last.read_bw)
-                ),
-                Style::default().fg(t.read).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
-        }
-        if any_write {
-            spans.extend(figure(
-                "write",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.write_iops),
-                    format::bw(last.write_bw)
-                ),
-                Style::default().fg(t.write).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
-        }
-        if any_trim {
-            spans.extend(figure(
-                "trim",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.trim_iops),
-                    format::bw(last.trim_bw)
-                ),
-                Style::default().fg(t.trim).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
+                last.read_iops,
+                last.read_bw,
+                t.read,
+            ),
+            (any_write, "write", last.write_iops, last.write_bw, t.write),
+            (any_trim, "trim", last.trim_iops, last.trim_bw, t.trim),
+        ] {
+            if shown {
+                let figures = format!("{} IOPS {}", format::iops(iops), format::bw(bw));
+                let style = Style::default().fg(colour).add_modifier(Modifier::BOLD);
+                spans.extend(figure(name, figures, style, t));
+                spans.push(Span::raw("   "));
+            }
         }
         if last.ramp {
             spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
