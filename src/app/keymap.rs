@@ -221,6 +221,14 @@ impl Keymap {
             .unwrap_or(&[])
     }
 
+    /// The first key of `action` as a footer prints it (`q`); empty when it has none.
+    pub fn first_key(&self, action: Action) -> String {
+        self.keys(action)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    }
+
     /// The keys of `action` as the help prints them: `? / f1`.
     /// Three or more digits in a row print as a range: `1-6`.
     pub fn describe(&self, action: Action) -> String {

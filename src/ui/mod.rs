@@ -180,13 +180,7 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
         (Action::Help, "help"),
         (Action::Quit, "quit"),
     ]);
-    let key = |a: Action| {
-        app.keymap
-            .keys(a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default()
-    };
+    let key = |a: Action| app.keymap.first_key(a);
     // What does not fit goes, the least needed first (the tab bar names the panels; the
     // help lists every key).
     let width = |pairs: &[(Action, &str)]| -> usize {

@@ -181,13 +181,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     } else {
         format!("Drives ({n})")
     };
-    let key = |a: Action| {
-        app.keymap
-            .keys(a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default()
-    };
+    let key = |a: Action| app.keymap.first_key(a);
     let (up, all, stop) = (
         key(Action::Up),
         key(Action::AllDrives),
