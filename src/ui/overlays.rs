@@ -168,8 +168,15 @@ fn shown_at(sel: usize, rows: &[usize]) -> usize {
     rows.iter().position(|r| *r == sel).unwrap_or(0)
 }
 
-fn list_state(sel: usize, len: usize) -> ListState {
-    ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))))
+/// A picker's list of `items` in `area`, the `sel`th highlighted.
+fn picker_list(f: &mut Frame, items: Vec<ListItem>, sel: usize, area: Rect, t: &Theme) {
+    let len = items.len();
+    let mut st =
+        ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))));
+    let list = List::new(items)
+        .highlight_style(t.highlight())
+        .highlight_symbol("▶ ");
+    f.render_stateful_widget(list.style(t.base()), area, &mut st);
 }
 
 /// The preset list's width in a picker body `body` columns wide.
@@ -253,15 +260,7 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             .into_iter()
             .map(|n| ListItem::new(Line::raw(n)))
             .collect();
-        let mut st = list_state(shown_at(app.preset_sel, &rows), rows.len());
-        f.render_stateful_widget(
-            List::new(items)
-                .highlight_style(t.highlight())
-                .highlight_symbol("▶ ")
-                .style(t.base()),
-            list_area,
-            &mut st,
-        );
+        picker_list(f, items, shown_at(app.preset_sel, &rows), list_area, t);
         if rows.is_empty() {
             let none = format!("no preset matches '{}'", format::shown(&app.filter));
             let back = "backspace or esc: the whole list";
@@ -585,15 +584,7 @@ fn themes(app: &App, f: &mut Frame, area: Rect) {
         .filter_map(|&i| app.themes.get(i))
         .map(|th| ListItem::new(format::shown(&th.name)))
         .collect();
-    let mut st = list_state(shown_at(app.theme_idx, &kept), kept.len());
-    f.render_stateful_widget(
-        List::new(items)
-            .highlight_style(t.highlight())
-            .highlight_symbol("▶ ")
-            .style(t.base()),
-        list_area,
-        &mut st,
-    );
+    picker_list(f, items, shown_at(app.theme_idx, &kept), list_area, t);
     f.render_widget(
         Paragraph::new(picker_hint(
             app,
