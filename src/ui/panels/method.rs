@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::canvas::{Canvas, Line as CanvasLine, Points};
-use ratatui::widgets::{Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Dataset, Paragraph};
 use ratatui::Frame;
 
 use crate::app::method::{BaselineFrom, Combination, MethodKind, MethodPoint, MethodState};
@@ -118,17 +118,10 @@ fn recovery(app: &App, m: &MethodState, by_bytes: bool, f: &mut Frame, area: Rec
     let bline = base.map(|b| hline(b.0, x0, x1)).unwrap_or_default();
     let mut sets: Vec<Dataset> = vec![dots(&bline, Style::default().fg(t.quoted))];
     for (i, (_, pts)) in series.iter().enumerate() {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Scatter)
-                .style(
-                    Style::default()
-                        .fg(t.series(i))
-                        .add_modifier(Modifier::BOLD),
-                )
-                .data(pts),
-        );
+        let style = Style::default()
+            .fg(t.series(i))
+            .add_modifier(Modifier::BOLD);
+        sets.push(dots(pts, style).marker(Marker::Dot));
     }
     let fmt = |v: f64| {
         if by_bytes {
