@@ -9,7 +9,7 @@ pub use crate::theme;
 pub mod widgets;
 
 use ratatui::layout::Alignment;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
@@ -40,7 +40,7 @@ fn draw(app: &App, f: &mut Frame) {
                     "This terminal is {}×{}: too small.",
                     area.width, area.height
                 ),
-                Style::default().fg(t.warning).add_modifier(Modifier::BOLD),
+                widgets::bold(t.warning),
             ),
             Line::raw(format!("drivescope needs at least {w}×{h}.")),
             Line::styled(

@@ -10,7 +10,7 @@ use ratatui::Frame;
 use crate::app::{Action, App, Confirm, Overlay, TargetEntry, TargetKind};
 use crate::theme::Theme;
 use crate::ui::format;
-use crate::ui::widgets::panel_block;
+use crate::ui::widgets::{bold, panel_block};
 
 /// A centred rectangle of at most `w`×`h` inside `area`.
 fn centred(area: Rect, w: u16, h: u16) -> Rect {
@@ -48,19 +48,16 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 /// A picker's footer: only the keys that type no character (every other one is filter
 /// text while a picker is open); an action with none is left out.
 fn picker_hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
-    let back = if app.filter.is_empty() {
-        None
-    } else {
-        Some("clear")
-    };
     let pairs: Vec<(String, &str)> = pairs
         .iter()
-        .map(|(a, w)| {
-            let w = match (a, back) {
-                (Action::Back, Some(clear)) => clear,
-                _ => *w,
+        .map(|&(a, w)| {
+            // Back clears a filter before it closes the picker.
+            let w = if a == Action::Back && !app.filter.is_empty() {
+                "clear"
+            } else {
+                w
             };
-            (app.keymap.describe_command(*a), w)
+            (app.keymap.describe_command(a), w)
         })
         .filter(|(k, _)| !k.is_empty())
         .collect();
@@ -525,7 +522,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                     format::shown_path(&tg.path),
                     tg.confirm_name()
                 ),
-                Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+                bold(t.critical),
             ),
             Line::from(vec![
                 Span::styled("> ", Style::default().fg(t.accent)),
@@ -619,10 +616,7 @@ fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
         _ => c.question().to_string(),
     };
     let lines = vec![
-        Line::styled(
-            question,
-            Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
-        ),
+        Line::styled(question, bold(t.fg)),
         Line::raw(""),
         hint(app, &[(Action::Yes, "yes"), (Action::No, "no")]),
     ];

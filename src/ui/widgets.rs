@@ -2,7 +2,7 @@
 //! and why" message, chart axes, and the vertical marker lines drawn on charts.
 
 use ratatui::layout::{Alignment, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
@@ -118,6 +118,11 @@ pub fn figure<'a>(label: &str, value: String, style: Style, theme: &Theme) -> Ve
         Span::styled(format!("{label} "), theme.dim_style()),
         Span::styled(value, style),
     ]
+}
+
+/// Text in colour `c`, bold: a figure or name the eye should find first.
+pub fn bold(c: Color) -> Style {
+    Style::default().fg(c).add_modifier(Modifier::BOLD)
 }
 
 /// A braille line through `data` (the way every time series on the dashboard is drawn).

@@ -5,7 +5,7 @@
 //! (a paced step under 97% of it) is marked `▄` in the warning colour and counted above.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -15,7 +15,7 @@ use crate::app::datasheet::quoted_iops;
 use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis, dots, line, time_chart};
+use crate::ui::widgets::{axis, bold, dots, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 
 /// The quoted figure for the running workload: (label, IOPS, datasheet model).
@@ -218,7 +218,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         spans.push(Span::styled("   running ", t.dim_style()));
         spans.push(Span::styled(
             format!("{} IOPS at {} mean service", format::iops(x), format::us(y)),
-            Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            bold(t.accent),
         ));
     }
     // The reference on the first line when both fit, else on its own.
@@ -284,7 +284,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     for (i, (_, pts)) in series.iter().enumerate() {
         let c = t.series(i);
         sets.push(line(pts, Style::default().fg(c)));
-        let bold = Style::default().fg(c).add_modifier(Modifier::BOLD);
+        let bold = bold(c);
         sets.push(dots(pts, bold).marker(Marker::Dot));
     }
     sets.push(dots(&missed, Style::default().fg(t.warning)).marker(Marker::Bar));

@@ -3,7 +3,7 @@
 //! where thermal throttling began, so the cause of a drop shows where the drop is.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -11,7 +11,7 @@ use ratatui::Frame;
 use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis, line, time_chart};
+use crate::ui::widgets::{axis, bold, line, time_chart};
 use crate::ui::widgets::{
     axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
 };
@@ -100,7 +100,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         ] {
             if shown {
                 let figures = format!("{} IOPS {}", format::iops(iops), format::bw(bw));
-                let style = Style::default().fg(colour).add_modifier(Modifier::BOLD);
+                let style = bold(colour);
                 spans.extend(figure(name, figures, style, t));
                 spans.push(Span::raw("   "));
             }
