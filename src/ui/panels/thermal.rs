@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::telemetry::Health;
 use crate::ui::format;
 use crate::ui::widgets::{axis, bold, dots, line, time_chart};
-use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
+use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vlines};
 
 /// Columns of the "health " label before the verdict.
 const HEALTH_LABEL: usize = 7;
@@ -292,13 +292,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         .flatten()
         .flat_map(|c| hline(c, x0, x1))
         .collect();
-    let marks: Vec<Vec<(f64, f64)>> = slot
-        .telemetry
-        .throttle_marks
-        .iter()
-        .filter(|m| **m >= x0 && **m <= x1)
-        .map(|m| vline(*m, y0, y1))
-        .collect();
+    let marks = vlines(&slot.telemetry.throttle_marks, [x0, x1], [y0, y1]);
     // Drawn first: where a TMT shares a row of cells with the warning or critical line,
     // those stay visible.
     let mut sets = vec![dots(&tmts, Style::default().fg(t.throttle))];

@@ -13,7 +13,7 @@ use crate::app::{App, RunState};
 use crate::ui::format;
 use crate::ui::widgets::{axis, bold, line, time_chart};
 use crate::ui::widgets::{
-    axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
+    axis_labels, empty, figure, padded, panel_block, time_labels, vlines, Series,
 };
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
@@ -117,13 +117,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         f.render_widget(Paragraph::new(Line::from(spans)), top);
     }
 
-    let marks: Vec<Vec<(f64, f64)>> = slot
-        .telemetry
-        .throttle_marks
-        .iter()
-        .filter(|m| **m >= x0 && **m <= x1)
-        .map(|m| vline(*m, 0.0, y1))
-        .collect();
+    let marks = vlines(&slot.telemetry.throttle_marks, [x0, x1], [0.0, y1]);
     let mut sets = Vec::new();
     for m in &marks {
         sets.push(line(m, Style::default().fg(t.throttle)));
