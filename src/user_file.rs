@@ -30,7 +30,8 @@ pub enum FileKind {
 
 impl FileKind {
     pub fn of(t: FileType) -> FileKind {
-        let kinds: [(fn(&FileType) -> bool, FileKind); 7] = [
+        type Is = fn(&FileType) -> bool;
+        let kinds: [(Is, FileKind); 7] = [
             (FileType::is_file, FileKind::Regular),
             (FileType::is_dir, FileKind::Directory),
             (FileType::is_symlink, FileKind::Symlink),
