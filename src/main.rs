@@ -99,6 +99,18 @@ fn simple<E: Display>(r: Result<(), E>) -> ExitCode {
     }
 }
 
+/// Exit code of the dashboard (and of `open`): 128 + the signal that ended it, if one did.
+fn screen<E: Display>(r: Result<Exit, E>) -> ExitCode {
+    match r {
+        Ok(Exit::Quit) => ExitCode::SUCCESS,
+        Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
+        Err(e) => {
+            say(format_args!("drivescope: {e}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Exit code of `drivescope smart`: smartctl's bit mask of what the readings say
 /// ([`drivescope::cli::SMART_EXIT_CODES`]); an error is bit 1 (the device or file could not
 /// be read), 141 when the output was closed.
@@ -254,24 +266,10 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match cli.command {
-        None => match commands::dashboard::run(&cli.dashboard, cli.color) {
-            Ok(Exit::Quit) => ExitCode::SUCCESS,
-            Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
-            Err(e) => {
-                say(format_args!("drivescope: {e}"));
-                ExitCode::from(2)
-            }
-        },
+        None => screen(commands::dashboard::run(&cli.dashboard, cli.color)),
         Some(Command::Run(args)) => headless(|stop| commands::run::run(&args, stop)),
         Some(Command::Verify(args)) => headless(|stop| commands::verify::run(&args, stop)),
-        Some(Command::Open(args)) => match commands::open::run(&args, cli.color) {
-            Ok(Exit::Quit) => ExitCode::SUCCESS,
-            Ok(Exit::Signal(sig)) => ExitCode::from((128 + sig.clamp(0, 127)) as u8),
-            Err(e) => {
-                say(format_args!("drivescope: {e}"));
-                ExitCode::from(2)
-            }
-        },
+        Some(Command::Open(args)) => screen(commands::open::run(&args, cli.color)),
         Some(Command::Presets(args)) => simple(commands::presets::run(&args)),
         Some(Command::Devices(args)) => simple(commands::devices::run(args)),
         Some(Command::Smart(args)) => smart(commands::smart::run(args)),

@@ -44,18 +44,12 @@ impl FaultKind {
         }
     }
 
-    /// What follows the prefix: " (" for the detail in parentheses, ": " otherwise.
-    fn joiner(self) -> &'static str {
+    /// What stands before and after the detail, which follows the prefix: " (" and ")"
+    /// for the detail in parentheses, ": " and nothing otherwise.
+    fn brackets(self) -> (&'static str, &'static str) {
         match self {
-            FaultKind::AllFailed | FaultKind::Refused | FaultKind::Gone => " (",
-            FaultKind::Stalled => ": ",
-        }
-    }
-
-    fn closer(self) -> &'static str {
-        match self {
-            FaultKind::AllFailed | FaultKind::Refused | FaultKind::Gone => ")",
-            FaultKind::Stalled => "",
+            FaultKind::AllFailed | FaultKind::Refused | FaultKind::Gone => (" (", ")"),
+            FaultKind::Stalled => (": ", ""),
         }
     }
 }
@@ -143,9 +137,10 @@ impl EndedBy {
         }
         for kind in FaultKind::ALL {
             if let Some(rest) = s.strip_prefix(kind.prefix()) {
+                let (open, close) = kind.brackets();
                 let detail = rest
-                    .strip_prefix(kind.joiner())
-                    .map(|d| d.strip_suffix(kind.closer()).unwrap_or(d))
+                    .strip_prefix(open)
+                    .map(|d| d.strip_suffix(close).unwrap_or(d))
                     .unwrap_or(rest.trim_start());
                 return EndedBy::device(kind, detail);
             }
@@ -165,14 +160,10 @@ impl fmt::Display for EndedBy {
             EndedBy::TemperatureSteady => f.write_str("temperature steady"),
             EndedBy::Throttled => f.write_str("throttled"),
             EndedBy::Cooled => f.write_str("cooled"),
-            EndedBy::Device(d) => write!(
-                f,
-                "{}{}{}{}",
-                d.kind.prefix(),
-                d.kind.joiner(),
-                d.detail,
-                d.kind.closer()
-            ),
+            EndedBy::Device(d) => {
+                let (open, close) = d.kind.brackets();
+                write!(f, "{}{open}{}{close}", d.kind.prefix(), d.detail)
+            }
             EndedBy::HostLost(why) => write!(f, "{HOST_LOST}{why}"),
             EndedBy::Other(s) => f.write_str(s),
         }

@@ -111,26 +111,19 @@ theme! {
 impl Theme {
     /// Parses a theme file's text; `path` names it in errors.
     pub fn from_yaml(text: &str, path: &str) -> Result<Theme, ThemeError> {
-        let file = serde_yaml::from_str::<ThemeFile>(text).map_err(|e| {
-            let (line, column) = yaml_pos::of_error(&e);
-            ThemeError::Parse {
-                path: path.to_string(),
-                line,
-                column,
-                message: e.to_string(),
-                theme: None,
-            }
-        })?;
+        let err = |(line, column), message, theme| ThemeError::Parse {
+            path: path.to_string(),
+            line,
+            column,
+            message,
+            theme,
+        };
+        let file = serde_yaml::from_str::<ThemeFile>(text)
+            .map_err(|e| err(yaml_pos::of_error(&e), e.to_string(), None))?;
         let theme = Some(file.name.clone());
         file.resolve().map_err(|(role, value)| {
-            let (line, column) = yaml_pos::of_value(text, role, &value);
-            ThemeError::Parse {
-                path: path.to_string(),
-                line,
-                column,
-                message: format!("{role}: '{value}' is not a colour (a name, #rrggbb or 0-255)"),
-                theme,
-            }
+            let message = format!("{role}: '{value}' is not a colour (a name, #rrggbb or 0-255)");
+            err(yaml_pos::of_value(text, role, &value), message, theme)
         })
     }
 

@@ -47,19 +47,20 @@ pub const MAX_RATE_IOPS: f64 = 100_000_000.0;
 /// Parses a rate in IOPS: `5000`, `5000iops`, `2500.5`; from 1 to 100,000,000. The one
 /// parser of rates, for the command line and presets alike.
 pub fn parse_rate_iops(input: &str) -> Result<f64, UnitError> {
-    let s = input.trim();
-    let num = s
-        .strip_suffix("iops")
-        .or_else(|| s.strip_suffix("IOPS"))
-        .unwrap_or(s)
-        .trim();
-    let v: f64 = num
-        .parse()
-        .map_err(|_| UnitError::Rate(input.to_string()))?;
+    let v = number_before(input, &["iops", "IOPS"])
+        .ok_or_else(|| UnitError::Rate(input.to_string()))?;
     if !v.is_finite() || !(MIN_RATE_IOPS..=MAX_RATE_IOPS).contains(&v) {
         return Err(UnitError::RateRange(input.to_string()));
     }
     Ok(v)
+}
+
+/// The number of `input` less the first of `suffixes` it ends with (none needed), spaces
+/// around either left out; `None` when it does not parse.
+fn number_before(input: &str, suffixes: &[&str]) -> Option<f64> {
+    let s = input.trim();
+    let num = suffixes.iter().find_map(|x| s.strip_suffix(x)).unwrap_or(s);
+    num.trim().parse().ok()
 }
 
 fn split_number(s: &str) -> (&str, &str) {
@@ -155,50 +156,24 @@ pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
 
 /// Parses a percentage `25%` (or `25`) into 25.0.
 pub fn parse_percent(input: &str) -> Result<f64, UnitError> {
-    let s = input.trim();
-    let num = s.strip_suffix('%').unwrap_or(s).trim();
-    let v: f64 = num
-        .parse()
-        .map_err(|_| UnitError::Percent(input.to_string()))?;
-    if !v.is_finite() || v < 0.0 {
-        return Err(UnitError::Percent(input.to_string()));
-    }
-    Ok(v)
+    number_before(input, &["%"])
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| UnitError::Percent(input.to_string()))
 }
 
 /// Parses a temperature difference in degrees Celsius: `0.5C`, `2°C`, `1 C`; above 0 and
 /// at most [`MAX_DELTA_C`]. The one parser of temperatures, for presets and the command line.
 pub fn parse_celsius_delta(input: &str) -> Result<f64, UnitError> {
-    let s = input.trim();
-    let num = s
-        .strip_suffix("°C")
-        .or_else(|| s.strip_suffix('C'))
-        .or_else(|| s.strip_suffix('c'))
-        .unwrap_or(s)
-        .trim();
-    let bad = || UnitError::Celsius(input.to_string());
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    if !v.is_finite() || v <= 0.0 || v > MAX_DELTA_C {
-        return Err(bad());
-    }
-    Ok(v)
+    number_before(input, &["°C", "C", "c"])
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= MAX_DELTA_C)
+        .ok_or_else(|| UnitError::Celsius(input.to_string()))
 }
 
 /// Parses a multiple `2x` (or `2`) into 2.0.
 pub fn parse_multiple(input: &str) -> Result<f64, UnitError> {
-    let s = input.trim();
-    let num = s
-        .strip_suffix('x')
-        .or_else(|| s.strip_suffix('X'))
-        .unwrap_or(s)
-        .trim();
-    let v: f64 = num
-        .parse()
-        .map_err(|_| UnitError::Multiple(input.to_string()))?;
-    if !v.is_finite() || v <= 0.0 {
-        return Err(UnitError::Multiple(input.to_string()));
-    }
-    Ok(v)
+    number_before(input, &["x", "X"])
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| UnitError::Multiple(input.to_string()))
 }
 
 /// Prints a byte count with the largest binary unit that keeps it exact when it is a whole
@@ -214,13 +189,19 @@ pub fn format_size(bytes: u64) -> String {
     if v < 1024 || unit == UNITS.len() - 1 {
         return format!("{v}{}", UNITS[unit]);
     }
-    let mut f = bytes as f64;
-    let mut unit = 0;
-    while f >= 1024.0 && unit < UNITS.len() - 1 {
-        f /= 1024.0;
+    let (f, unit) = binary_scaled(bytes);
+    format!("{f:.2}{unit}")
+}
+
+/// `bytes` in the largest binary unit it reaches (below 1024 of the next): `(1.5, "GiB")`.
+fn binary_scaled(bytes: u64) -> (f64, &'static str) {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let (mut v, mut unit) = (bytes as f64, 0);
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
         unit += 1;
     }
-    format!("{f:.2}{}", UNITS[unit])
+    (v, UNITS[unit])
 }
 
 /// A size in binary units with a space before the unit, as people read it: `1 GiB`,
@@ -280,15 +261,10 @@ pub fn format_decimal(bytes: u64) -> String {
 /// A drive's capacity as vendors print it, decimal, the binary size beside it (exact, or
 /// to one decimal): `274.9 GB (256 GiB)`, `500.1 GB (465.8 GiB)`.
 pub fn format_capacity(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let exact = format_binary(bytes);
     let beside = if exact.contains('.') {
-        let (mut v, mut unit) = (bytes as f64, 0);
-        while v >= 1024.0 && unit < UNITS.len() - 1 {
-            v /= 1024.0;
-            unit += 1;
-        }
-        format!("{v:.1} {}", UNITS[unit])
+        let (v, unit) = binary_scaled(bytes);
+        format!("{v:.1} {unit}")
     } else {
         exact
     };

@@ -30,23 +30,18 @@ pub enum FileKind {
 
 impl FileKind {
     pub fn of(t: FileType) -> FileKind {
-        if t.is_file() {
-            FileKind::Regular
-        } else if t.is_dir() {
-            FileKind::Directory
-        } else if t.is_symlink() {
-            FileKind::Symlink
-        } else if t.is_fifo() {
-            FileKind::Fifo
-        } else if t.is_socket() {
-            FileKind::Socket
-        } else if t.is_char_device() {
-            FileKind::CharDevice
-        } else if t.is_block_device() {
-            FileKind::BlockDevice
-        } else {
-            FileKind::Other
-        }
+        type Is = fn(&FileType) -> bool;
+        let kinds: [(Is, FileKind); 7] = [
+            (FileType::is_file, FileKind::Regular),
+            (FileType::is_dir, FileKind::Directory),
+            (FileType::is_symlink, FileKind::Symlink),
+            (FileType::is_fifo, FileKind::Fifo),
+            (FileType::is_socket, FileKind::Socket),
+            (FileType::is_char_device, FileKind::CharDevice),
+            (FileType::is_block_device, FileKind::BlockDevice),
+        ];
+        let found = kinds.into_iter().find(|(is, _)| is(&t));
+        found.map_or(FileKind::Other, |(_, kind)| kind)
     }
 }
 

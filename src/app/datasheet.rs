@@ -19,21 +19,13 @@ pub struct Datasheet {
     #[serde(rename = "match")]
     pub patterns: Vec<String>,
     /// Capacity the figures are quoted for, GB (10^9 bytes).
-    #[serde(default)]
     pub capacity_gb: Option<f64>,
-    #[serde(default)]
     pub seq_read_mbs: Option<f64>,
-    #[serde(default)]
     pub seq_write_mbs: Option<f64>,
-    #[serde(default)]
     pub rand_read_iops: Option<f64>,
-    #[serde(default)]
     pub rand_write_iops: Option<f64>,
-    #[serde(default)]
     pub mixed_70_30_iops: Option<f64>,
-    #[serde(default)]
     pub read_latency_us: Option<f64>,
-    #[serde(default)]
     pub write_latency_us: Option<f64>,
 }
 

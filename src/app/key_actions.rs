@@ -252,13 +252,7 @@ fn start(app: &mut App) -> Vec<Effect> {
     } else {
         None
     };
-    app.overlay = None;
-    app.start_pending = false;
-    app.run = RunView {
-        state: RunState::Starting,
-        preset_id: Some(preset.id.clone()),
-        ..RunView::default()
-    };
+    starting(app, &preset.id);
     let slot = app.picked_slot_mut();
     slot.run = DriveRun {
         target: Some(target.path.clone()),
@@ -282,6 +276,17 @@ fn start(app: &mut App) -> Vec<Effect> {
     }
 }
 
+/// The windows closed and the run starting with preset `id`.
+fn starting(app: &mut App, id: &str) {
+    app.overlay = None;
+    app.start_pending = false;
+    app.run = RunView {
+        state: RunState::Starting,
+        preset_id: Some(id.to_string()),
+        ..RunView::default()
+    };
+}
+
 /// Starts the highlighted preset on every drive, once each device's name was typed (one
 /// device after the other), or asks for the next name.
 fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
@@ -290,13 +295,7 @@ fn start_drives(app: &mut App, preset: super::PresetEntry) -> Vec<Effect> {
         ask_name(app, i);
         return Vec::new();
     }
-    app.overlay = None;
-    app.start_pending = false;
-    app.run = RunView {
-        state: RunState::Starting,
-        preset_id: Some(preset.id.clone()),
-        ..RunView::default()
-    };
+    starting(app, &preset.id);
     drives::starting(app);
     app.notify(format!(
         "starting {} on {}",

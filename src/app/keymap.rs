@@ -221,6 +221,14 @@ impl Keymap {
             .unwrap_or(&[])
     }
 
+    /// The first key of `action` as a footer prints it (`q`); empty when it has none.
+    pub fn first_key(&self, action: Action) -> String {
+        self.keys(action)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    }
+
     /// The keys of `action` as the help prints them: `? / f1`.
     /// Three or more digits in a row print as a range: `1-6`.
     pub fn describe(&self, action: Action) -> String {
@@ -275,26 +283,18 @@ impl Keymap {
         if text.trim().is_empty() {
             return Ok(map);
         }
-        let file: KeysFile = serde_yaml::from_str(text).map_err(|e| {
-            let (line, column) = yaml_pos::of_error(&e);
-            KeymapError::Parse {
-                path: path.to_string(),
-                line,
-                column,
-                message: e.to_string(),
-            }
-        })?;
+        let err = |(line, column), message| KeymapError::Parse {
+            path: path.to_string(),
+            line,
+            column,
+            message,
+        };
+        let file: KeysFile =
+            serde_yaml::from_str(text).map_err(|e| err(yaml_pos::of_error(&e), e.to_string()))?;
         for (action, raw) in file.into_raw() {
             let names = raw.names();
-            let bad = |value: &str, message: String| {
-                let (line, column) = yaml_pos::of_value(text, action.name(), value);
-                KeymapError::Parse {
-                    path: path.to_string(),
-                    line,
-                    column,
-                    message,
-                }
-            };
+            let bad =
+                |value: &str, message| err(yaml_pos::of_value(text, action.name(), value), message);
             if names.is_empty() {
                 return Err(bad("", format!("{action}: needs at least one key")));
             }
@@ -311,14 +311,9 @@ impl Keymap {
             let line = yaml_pos::key_line(text, b.name())
                 .or_else(|| yaml_pos::key_line(text, a.name()))
                 .unwrap_or(1);
-            return Err(KeymapError::Parse {
-                path: path.to_string(),
-                line,
-                column: 1,
-                message: format!(
-                    "{key} is bound to both {a} and {b}; one of them could never be used"
-                ),
-            });
+            let message =
+                format!("{key} is bound to both {a} and {b}; one of them could never be used");
+            return Err(err((line, 1), message));
         }
         Ok(map)
     }

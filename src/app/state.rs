@@ -70,7 +70,7 @@ impl Default for AppConfig {
 
 /// The run under way (or the last one): what belongs to the whole run. Each drive's own
 /// figures are in its [`DriveSlot`]'s [`DriveRun`](super::slot::DriveRun).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunView {
     pub state: RunState,
     pub preset_id: Option<String>,
@@ -80,19 +80,6 @@ pub struct RunView {
     pub integrity: Option<super::IntegrityView>,
     /// The user's pauses: how long they held the run, so its clocks leave them out.
     pub pauses: PauseClock,
-}
-
-impl Default for RunView {
-    fn default() -> Self {
-        RunView {
-            state: RunState::Idle,
-            preset_id: None,
-            saved_to: None,
-            error: None,
-            integrity: None,
-            pauses: PauseClock::default(),
-        }
-    }
 }
 
 /// How long the user's pauses have held the run (the dashboard's clock, seconds): the

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
-use clap_complete::{Generator, Shell};
+use clap_complete::Shell;
 use thiserror::Error;
 
 use super::Cli;
@@ -79,14 +79,6 @@ pub fn completions(shell: Shell) -> Vec<u8> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "drivescope", &mut out);
     out
-}
-
-/// The file name a completion script has where `shell` looks for it (Debian's places:
-/// bash `/usr/share/bash-completion/completions/drivescope`, zsh
-/// `/usr/share/zsh/vendor-completions/_drivescope`, fish
-/// `/usr/share/fish/vendor_completions.d/drivescope.fish`).
-pub fn completion_file_name(shell: Shell) -> String {
-    shell.file_name("drivescope")
 }
 
 /// The subcommands that have a page of their own (`drivescope-run.1`, …), hidden ones left

@@ -152,12 +152,8 @@ pub fn run(a: &RunArgs, stop: Arc<AtomicBool>) -> Result<Finished, RunError> {
         None => None,
     };
     // The endpoint listens before the target is touched: an address taken is refused first.
-    let metrics = match &a.metrics {
-        Some(addr) => {
-            Some(MetricsServer::start(addr).map_err(|e| RunError::Frontend(Box::new(e)))?)
-        }
-        None => None,
-    };
+    let metrics = a.metrics.as_deref().map(MetricsServer::start).transpose();
+    let metrics = metrics.map_err(|e| RunError::Frontend(Box::new(e)))?;
     let (prepared, left_out) = run::prepare_all(&reqs, a.keep_going, None)?;
     let format = if a.json { Format::Json } else { Format::Text };
     let mode = match reqs[0].what {

@@ -39,10 +39,8 @@ fn nvme_controller(root: &SysRoot, name: &str) -> Option<String> {
     if !dev_name.starts_with("nvme-subsys") {
         return dev_name.starts_with("nvme").then_some(dev_name);
     }
-    let mut ctrls: Vec<String> = std::fs::read_dir(&dev)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let mut ctrls: Vec<String> = SysRoot::names_in(&dev)
+        .into_iter()
         .filter(|n| {
             n.strip_prefix("nvme")
                 .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
@@ -110,13 +108,7 @@ pub fn disk_identity(root: &SysRoot, name: &str) -> Disk {
 
 /// Every whole disk in `/sys/block`, in name order.
 pub fn list_disks(root: &SysRoot) -> Vec<Disk> {
-    let mut names: Vec<String> = std::fs::read_dir(root.sys.join("block"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut names = SysRoot::names_in(&root.sys.join("block"));
     names.sort();
     names.iter().map(|n| disk_identity(root, n)).collect()
 }

@@ -98,13 +98,7 @@ fn walk(root: &SysRoot, name: &str, out: &mut Vec<String>, depth: u32) {
             return;
         }
     }
-    let slaves: Vec<String> = std::fs::read_dir(class.join("slaves"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    let slaves = SysRoot::names_in(&class.join("slaves"));
     if slaves.is_empty() {
         out.push(name.to_string());
     } else {

@@ -46,6 +46,14 @@ impl SysRoot {
         }
     }
 
+    /// The names in directory `dir`, in the order it lists them; none if it is unreadable.
+    pub fn names_in(dir: &Path) -> Vec<String> {
+        let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        entries
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+
     /// Reads a sysfs attribute as an integer.
     pub fn attr_u64(path: &Path) -> Option<u64> {
         Self::attr(path)?.parse().ok()

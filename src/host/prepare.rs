@@ -37,6 +37,5 @@ pub struct PreparedReply {
     /// Why there is no drive identity or telemetry.
     pub notes: Vec<String>,
     /// Which file or device the target is on its host (an older agent sends none).
-    #[serde(default)]
     pub file: Option<FileId>,
 }

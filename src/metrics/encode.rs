@@ -104,9 +104,9 @@ fn counter(
     )
 }
 
-fn per_direction<V: Copy>(
-    fig: &Figures,
-    value: impl Fn(&DriveFigures, usize) -> V,
+fn per_direction<'a, V>(
+    fig: &'a Figures,
+    value: impl Fn(&'a DriveFigures, usize) -> V,
 ) -> Vec<(Labels, V)> {
     let mut out = Vec::new();
     for (i, d) in fig.drives.iter().enumerate() {
@@ -171,23 +171,14 @@ fn io(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
 }
 
 fn latency(enc: &mut DescriptorEncoder, fig: &Figures) -> std::fmt::Result {
-    let hists: Vec<(Labels, usize, usize)> = {
-        let mut v = Vec::new();
-        for (i, d) in fig.drives.iter().enumerate() {
-            for (k, dir) in DIRECTIONS.iter().enumerate() {
-                v.push((with(drive_labels(i, d), "direction", dir), i, k));
-            }
-        }
-        v
-    };
+    let hists = per_direction(fig, |d, k| &d.latency[k]);
     let mut m = enc.encode_descriptor(
         "drivescope_latency",
         "latency of every I/O (response latency when paced), from the interval histograms",
         Some(&Unit::Seconds),
         MetricType::Histogram,
     )?;
-    for (labels, i, k) in &hists {
-        let c = &fig.drives[*i].latency[*k];
+    for (labels, c) in &hists {
         let mut buckets: Vec<(f64, u64)> = LATENCY_BUCKETS_S
             .iter()
             .zip(c.buckets.iter())

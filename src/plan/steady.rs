@@ -301,6 +301,7 @@ impl SteadyState {
 mod tests {
     use super::*;
     use crate::plan::Metric;
+    use SteadyVerdict::*;
 
     fn snia() -> SteadyRule {
         SteadyRule::Snia {
@@ -313,10 +314,10 @@ mod tests {
 
     fn run(rule: &SteadyRule, values: &[f64]) -> SteadyVerdict {
         let mut d = SteadyState::new(rule);
-        let mut last = SteadyVerdict::Pending;
+        let mut last = Pending;
         for v in values {
             last = d.push(*v);
-            if last != SteadyVerdict::Pending {
+            if last != Pending {
                 break;
             }
         }
@@ -325,10 +326,7 @@ mod tests {
 
     #[test]
     fn snia_flat_series_is_steady_at_round_five() {
-        assert_eq!(
-            run(&snia(), &[1000.0; 10]),
-            SteadyVerdict::Reached { round: 5 }
-        );
+        assert_eq!(run(&snia(), &[1000.0; 10]), Reached { round: 5 });
     }
 
     #[test]
@@ -345,7 +343,7 @@ mod tests {
         // window 4..8 = 51.2k..20k is not steady; the first window that is must hold
         // values within 20% of each other.
         let verdict = run(&snia(), &values);
-        let SteadyVerdict::Reached { round } = verdict else {
+        let Reached { round } = verdict else {
             panic!("expected steady state, got {verdict:?}");
         };
         let w = &values[round - 5..round];
@@ -363,7 +361,7 @@ mod tests {
         let values: Vec<f64> = (0..30).map(|i| 1000.0 * 1.03f64.powi(i)).collect();
         let verdict = run(&snia(), &values);
         match verdict {
-            SteadyVerdict::NotReached { reason } => {
+            NotReached { reason } => {
                 assert!(reason.contains("25"), "{reason}");
                 assert!(reason.contains("slope excursion"), "{reason}");
             }
@@ -375,15 +373,12 @@ mod tests {
     fn snia_noisy_plateau_within_limits_is_steady() {
         // ±8% noise around 50k: range 16% ≤ 20%, no trend.
         let values = [54_000.0, 46_000.0, 52_000.0, 48_000.0, 50_000.0, 51_000.0];
-        assert_eq!(run(&snia(), &values), SteadyVerdict::Reached { round: 5 });
+        assert_eq!(run(&snia(), &values), Reached { round: 5 });
         // ±15% noise: range 30% > 20%, never steady.
         let loud: Vec<f64> = (0..25)
             .map(|i| if i % 2 == 0 { 57_500.0 } else { 42_500.0 })
             .collect();
-        assert!(matches!(
-            run(&snia(), &loud),
-            SteadyVerdict::NotReached { .. }
-        ));
+        assert!(matches!(run(&snia(), &loud), NotReached { .. }));
     }
 
     #[test]
@@ -392,16 +387,13 @@ mod tests {
         for _ in 0..5 {
             d.push(10.0);
         }
-        assert_eq!(d.push(99999.0), SteadyVerdict::Reached { round: 5 });
+        assert_eq!(d.push(99999.0), Reached { round: 5 });
         assert_eq!(d.push(1.0).to_string(), "steady state reached at round 5");
-        assert_eq!(
-            d.finish("time ran out"),
-            SteadyVerdict::Reached { round: 5 }
-        );
+        assert_eq!(d.finish("time ran out"), Reached { round: 5 });
         let mut e = SteadyState::new(&snia());
         e.push(10.0);
         match e.finish("the step's duration ran out") {
-            SteadyVerdict::NotReached { reason } => {
+            NotReached { reason } => {
                 assert!(
                     reason.starts_with("the step's duration ran out"),
                     "{reason}"
@@ -429,10 +421,7 @@ mod tests {
         // not at one sample every half second (+2%/s).
         let values: Vec<f64> = (0..30).map(|i| 1000.0 * 1.01f64.powi(i)).collect();
         let per_second = fio(true, 1.5, 10, 0);
-        assert!(matches!(
-            run(&per_second, &values),
-            SteadyVerdict::Reached { round: 10 }
-        ));
+        assert!(matches!(run(&per_second, &values), Reached { round: 10 }));
         let half = SteadyRule::Fio {
             metric: Metric::Iops,
             slope: true,
@@ -441,7 +430,7 @@ mod tests {
             ramp: 0,
             sample_secs: 0.5,
         };
-        assert_eq!(run(&half, &values), SteadyVerdict::Pending);
+        assert_eq!(run(&half, &values), Pending);
     }
 
     #[test]
@@ -449,18 +438,12 @@ mod tests {
         // Flat after a 3-sample ramp that would break the rule if it counted.
         let mut values = vec![1.0, 500.0, 5.0];
         values.extend([1000.0; 10]);
-        assert_eq!(
-            run(&fio(false, 5.0, 4, 3), &values),
-            SteadyVerdict::Reached { round: 7 }
-        );
+        assert_eq!(run(&fio(false, 5.0, 4, 3), &values), Reached { round: 7 });
         // A sample 10% off the mean fails a 5% limit until it leaves the window.
         let values = [
             1000.0, 1000.0, 1120.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0,
         ];
-        assert_eq!(
-            run(&fio(false, 5.0, 4, 0), &values),
-            SteadyVerdict::Reached { round: 7 }
-        );
+        assert_eq!(run(&fio(false, 5.0, 4, 0), &values), Reached { round: 7 });
     }
 
     #[test]
@@ -469,11 +452,11 @@ mod tests {
         let rising: Vec<f64> = (0..60).map(|i| 1000.0 * 1.02f64.powi(i)).collect();
         let mut d = SteadyState::new(&fio(true, 1.0, 10, 0));
         for v in &rising {
-            assert_eq!(d.push(*v), SteadyVerdict::Pending);
+            assert_eq!(d.push(*v), Pending);
         }
         assert!(matches!(
             d.finish("runtime ran out"),
-            SteadyVerdict::NotReached { reason } if reason.contains("slope")
+            NotReached { reason } if reason.contains("slope")
         ));
         // Noisy but flat: alternating ±2% has a tiny slope once the window is even.
         let noisy: Vec<f64> = (0..20)
@@ -481,7 +464,7 @@ mod tests {
             .collect();
         assert!(matches!(
             run(&fio(true, 1.0, 10, 0), &noisy),
-            SteadyVerdict::Reached { .. }
+            Reached { .. }
         ));
     }
 
@@ -489,26 +472,17 @@ mod tests {
     fn fio_criterion_must_be_strictly_below_the_limit() {
         // 950 and 1050: every sample exactly 5% from the mean; fio wants under 5%.
         let at_limit = [950.0, 1050.0, 950.0, 1050.0];
-        assert_eq!(
-            run(&fio(false, 5.0, 2, 0), &at_limit),
-            SteadyVerdict::Pending
-        );
+        assert_eq!(run(&fio(false, 5.0, 2, 0), &at_limit), Pending);
         assert_eq!(
             run(&fio(false, 5.01, 2, 0), &at_limit),
-            SteadyVerdict::Reached { round: 2 }
+            Reached { round: 2 }
         );
         // A flat series never meets a 0% limit: 0 is not under 0.
-        assert_eq!(
-            run(&fio(false, 0.0, 2, 0), &[1000.0; 6]),
-            SteadyVerdict::Pending
-        );
+        assert_eq!(run(&fio(false, 0.0, 2, 0), &[1000.0; 6]), Pending);
         // 990 then 1010: a slope of exactly 2% of the mean per second.
         let rising = [990.0, 1010.0];
-        assert_eq!(run(&fio(true, 2.0, 2, 0), &rising), SteadyVerdict::Pending);
-        assert_eq!(
-            run(&fio(true, 2.01, 2, 0), &rising),
-            SteadyVerdict::Reached { round: 2 }
-        );
+        assert_eq!(run(&fio(true, 2.0, 2, 0), &rising), Pending);
+        assert_eq!(run(&fio(true, 2.01, 2, 0), &rising), Reached { round: 2 });
     }
 
     #[test]
@@ -517,7 +491,7 @@ mod tests {
         for v in [1.9e9, 1.2e9, 2.4e9, 1.0e9, 2.0e9] {
             d.push(v);
         }
-        let SteadyVerdict::NotReached { reason } = d.finish("the rounds ran out") else {
+        let NotReached { reason } = d.finish("the rounds ran out") else {
             panic!("a range of 82% is not steady");
         };
         assert!(reason.contains("mean 1700.00 MB/s,"), "{reason}");
@@ -537,6 +511,6 @@ mod tests {
 
     #[test]
     fn zero_mean_is_never_steady() {
-        assert_eq!(run(&snia(), &[0.0; 10]), SteadyVerdict::Pending);
+        assert_eq!(run(&snia(), &[0.0; 10]), Pending);
     }
 }

@@ -145,40 +145,32 @@ mod tests {
         Seg::Key(s.to_string())
     }
 
+    fn i(n: usize) -> Seg {
+        Seg::Index(n)
+    }
+
     const DOC: &str = "id: x\n# comment\nphases:\n  - name: a\n    workload:\n      rw: read\n      bs: 4k\n  - name: b\n    workload: {rw: write, bs: 8k}\n    rate: 50% of a\n";
 
     #[test]
     fn finds_block_and_flow_keys() {
         assert_eq!(locate(DOC, &[k("id")]), (1, 5));
         assert_eq!(locate_key(DOC, &[k("id")]), (1, 1));
+        assert_eq!(locate_key(DOC, &[k("phases"), i(1), k("rate")]), (10, 5));
         assert_eq!(
-            locate_key(DOC, &[k("phases"), Seg::Index(1), k("rate")]),
-            (10, 5)
-        );
-        assert_eq!(
-            locate(DOC, &[k("phases"), Seg::Index(0), k("workload"), k("bs")]),
+            locate(DOC, &[k("phases"), i(0), k("workload"), k("bs")]),
             (7, 11)
         );
+        assert_eq!(locate(DOC, &[k("phases"), i(1), k("name")]), (8, 11));
+        assert_eq!(locate(DOC, &[k("phases"), i(1), k("rate")]), (10, 11));
         assert_eq!(
-            locate(DOC, &[k("phases"), Seg::Index(1), k("name")]),
-            (8, 11)
-        );
-        assert_eq!(
-            locate(DOC, &[k("phases"), Seg::Index(1), k("rate")]),
-            (10, 11)
-        );
-        assert_eq!(
-            locate(DOC, &[k("phases"), Seg::Index(1), k("workload"), k("bs")]),
+            locate(DOC, &[k("phases"), i(1), k("workload"), k("bs")]),
             (9, 27)
         );
         // Missing keys give the deepest place found.
+        assert_eq!(locate(DOC, &[k("phases"), i(1), k("sweep")]), (8, 5));
+        assert_eq!(locate(DOC, &[k("phases"), i(7)]), (3, 1));
         assert_eq!(
-            locate(DOC, &[k("phases"), Seg::Index(1), k("sweep")]),
-            (8, 5)
-        );
-        assert_eq!(locate(DOC, &[k("phases"), Seg::Index(7)]), (3, 1));
-        assert_eq!(
-            format_path(&[k("phases"), Seg::Index(2), k("workload"), k("bs")]),
+            format_path(&[k("phases"), i(2), k("workload"), k("bs")]),
             "phases[2].workload.bs"
         );
     }

@@ -289,7 +289,6 @@ pub fn region_from<'de, D: Deserializer<'de>>(d: D) -> Result<RegionSpec, D::Err
             struct Map {
                 #[serde(default = "zero_offset")]
                 offset: Amount,
-                #[serde(default)]
                 size: Option<Amount>,
             }
             let m = Map::deserialize(MapAccessDeserializer::new(map))?;

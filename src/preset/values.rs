@@ -39,6 +39,32 @@ fn scalar<'de, D: Deserializer<'de>>(d: D, what: &'static str) -> Result<String,
     d.deserialize_any(ScalarText(what))
 }
 
+/// Each `$ty` read by a parser of [`units`] from the scalar people write (`$what` names it
+/// in errors), and written back as `$show` makes its value.
+macro_rules! unit_values {
+    ($( $ty:ident $what:literal $parse:path, |$v:ident| $show:expr; )*) => {$(
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $parse(&scalar(d, $what)?).map($ty).map_err(de::Error::custom)
+            }
+        }
+
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let $v = self.0;
+                s.serialize_str(&$show)
+            }
+        }
+    )*};
+}
+
+unit_values! {
+    Size "a size such as 4k, 4KiB or 1GiB" units::parse_size, |b| exact_size(b);
+    Dur "a duration such as 90s, 2m or 500ms" units::parse_duration, |d| exact_duration(d);
+    Percent "a percentage such as 25%" units::parse_percent, |p| format!("{p}%");
+    DeltaC "a temperature difference such as 0.5C" units::parse_celsius_delta, |c| format!("{c}C");
+}
+
 /// A size printed so that it reads back exactly: `4KiB`, `1.50GiB`, or plain bytes when a
 /// unit would round it.
 pub fn exact_size(bytes: u64) -> String {
@@ -71,19 +97,6 @@ pub fn exact_duration(d: Duration) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size(pub u64);
 
-impl<'de> Deserialize<'de> for Size {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = scalar(d, "a size such as 4k, 4KiB or 1GiB")?;
-        units::parse_size(&s).map(Size).map_err(de::Error::custom)
-    }
-}
-
-impl Serialize for Size {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&exact_size(self.0))
-    }
-}
-
 /// A block size: a [`Size`] that is not zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockSize(pub u64);
@@ -108,58 +121,13 @@ impl Serialize for BlockSize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Dur(pub Duration);
 
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = scalar(d, "a duration such as 90s, 2m or 500ms")?;
-        units::parse_duration(&s)
-            .map(Dur)
-            .map_err(de::Error::custom)
-    }
-}
-
-impl Serialize for Dur {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&exact_duration(self.0))
-    }
-}
-
 /// A percentage, written `25%` (or `25`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Percent(pub f64);
 
-impl<'de> Deserialize<'de> for Percent {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = scalar(d, "a percentage such as 25%")?;
-        units::parse_percent(&s)
-            .map(Percent)
-            .map_err(de::Error::custom)
-    }
-}
-
-impl Serialize for Percent {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}%", self.0))
-    }
-}
-
 /// A temperature difference in degrees Celsius (`0.5C`), above 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeltaC(pub f64);
-
-impl<'de> Deserialize<'de> for DeltaC {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = scalar(d, "a temperature difference such as 0.5C")?;
-        units::parse_celsius_delta(&s)
-            .map(DeltaC)
-            .map_err(de::Error::custom)
-    }
-}
-
-impl Serialize for DeltaC {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}C", self.0))
-    }
-}
 
 /// A read share from 0 to 100 %.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -224,6 +224,7 @@ pub fn shell_quote(w: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use HostError::*;
 
     #[test]
     fn hosts_parse_and_print_back() {
@@ -245,19 +246,13 @@ mod tests {
 
     #[test]
     fn bad_hosts_are_refused() {
-        assert!(matches!("".parse::<Host>(), Err(HostError::Empty(_))));
-        assert!(matches!("@x".parse::<Host>(), Err(HostError::Empty(_))));
-        assert!(matches!(
-            "-oProxyCommand=x".parse::<Host>(),
-            Err(HostError::Dash(_))
-        ));
-        assert!(matches!("-l@x".parse::<Host>(), Err(HostError::Dash(_))));
-        assert!(matches!("x:0".parse::<Host>(), Err(HostError::Port(..))));
-        assert!(matches!(
-            "x:99999".parse::<Host>(),
-            Err(HostError::Port(..))
-        ));
-        assert!(matches!("a b".parse::<Host>(), Err(HostError::Space(_))));
+        assert!(matches!("".parse::<Host>(), Err(Empty(_))));
+        assert!(matches!("@x".parse::<Host>(), Err(Empty(_))));
+        assert!(matches!("-oProxyCommand=x".parse::<Host>(), Err(Dash(_))));
+        assert!(matches!("-l@x".parse::<Host>(), Err(Dash(_))));
+        assert!(matches!("x:0".parse::<Host>(), Err(Port(..))));
+        assert!(matches!("x:99999".parse::<Host>(), Err(Port(..))));
+        assert!(matches!("a b".parse::<Host>(), Err(Space(_))));
     }
 
     #[test]
@@ -267,11 +262,8 @@ mod tests {
             c.words(),
             ["ssh", "-F", "/tmp/my cfg", "-o", "User=a b", "x y"]
         );
-        assert_eq!(SshCommand::parse("  "), Err(HostError::EmptySsh));
-        assert!(matches!(
-            SshCommand::parse("ssh 'x"),
-            Err(HostError::Quote(_))
-        ));
+        assert_eq!(SshCommand::parse("  "), Err(EmptySsh));
+        assert!(matches!(SshCommand::parse("ssh 'x"), Err(Quote(_))));
     }
 
     #[test]

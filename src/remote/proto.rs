@@ -157,7 +157,6 @@ pub struct WireInterval {
     pub report: IntervalReport,
     #[serde(default)]
     pub errors: Vec<IoErrorRecord>,
-    #[serde(default)]
     pub hists: Option<WireHists>,
 }
 
@@ -183,7 +182,6 @@ impl WireInterval {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WireHists {
     pub service: [String; 2],
-    #[serde(default)]
     pub response: Option<[String; 2]>,
     /// The trims' service and response histograms (absent from an agent of a release
     /// before trims had their own: its trims, if any, were in the writes').
@@ -195,7 +193,6 @@ pub struct WireHists {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WireTrim {
     pub service: String,
-    #[serde(default)]
     pub response: Option<String>,
 }
 

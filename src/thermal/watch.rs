@@ -205,17 +205,19 @@ mod tests {
         }
     }
 
+    /// A step that ends once the drive stayed throttled `secs`.
+    fn throttled_for(secs: u64) -> ThermalEnd {
+        let throttled_for = Some(Duration::from_secs(secs));
+        ThermalEnd {
+            throttled_for,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn a_soak_sees_warning_throttle_and_ends_after_staying_throttled() {
         let mut w = ThermalWatch::new(true);
-        w.begin_step(
-            "soak",
-            ThermalEnd {
-                throttled_for: Some(Duration::from_secs(6)),
-                ..Default::default()
-            },
-            false,
-        );
+        w.begin_step("soak", throttled_for(6), false);
         let (ev, end) = w.observe(0.0, &at(40, 0));
         assert_eq!(ev, [ThermalEvent::Start { temp_c: 40 }]);
         assert_eq!(end, None);
@@ -244,14 +246,7 @@ mod tests {
     #[test]
     fn whole_second_counters_that_skip_a_reading_do_not_end_the_throttle() {
         let mut w = ThermalWatch::new(false);
-        w.begin_step(
-            "soak",
-            ThermalEnd {
-                throttled_for: Some(Duration::from_secs(5)),
-                ..Default::default()
-            },
-            false,
-        );
+        w.begin_step("soak", throttled_for(5), false);
         w.observe(0.0, &at(70, 0));
         // A reading a second: the seconds counter grows at most readings, not all.
         let counters = [1, 2, 2, 3, 4, 4];

@@ -88,10 +88,15 @@ pub fn cut_start(s: &str, width: usize) -> String {
 /// `s` in lines of at most `width` columns, broken between words (a word longer than a
 /// line is cut into pieces): text that wraps instead of being cut.
 pub fn wrapped(s: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
+    wrap_words(s.split_whitespace(), width.max(1))
+}
+
+/// `words` in lines of at most `width` columns, a space between two words of a line; a
+/// word longer than a line cut into pieces.
+fn wrap_words<'a>(words: impl Iterator<Item = &'a str>, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
-    for word in s.split_whitespace() {
+    for word in words {
         let mut word: Vec<char> = word.chars().collect();
         loop {
             let used = line.chars().count();
@@ -240,37 +245,7 @@ pub fn us_axis_round(v: f64) -> String {
 
 /// Splits `text` into pieces of at most `width` characters, at spaces where it can.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(8);
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let mut word = word.to_string();
-        loop {
-            let used = line.chars().count();
-            let need = word.chars().count() + usize::from(used > 0);
-            if used + need <= width {
-                if used > 0 {
-                    line.push(' ');
-                }
-                line.push_str(&word);
-                break;
-            }
-            if used > 0 {
-                out.push(std::mem::take(&mut line));
-                continue;
-            }
-            let head: String = word.chars().take(width).collect();
-            word = word.chars().skip(width).collect();
-            out.push(head);
-            if word.is_empty() {
-                break;
-            }
-        }
-    }
-    if !line.is_empty() || out.is_empty() {
-        out.push(line);
-    }
-    out
+    wrap_words(text.split(' '), width.max(8))
 }
 
 #[cfg(test)]

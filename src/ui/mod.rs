@@ -9,7 +9,7 @@ pub use crate::theme;
 pub mod widgets;
 
 use ratatui::layout::Alignment;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
@@ -40,7 +40,7 @@ fn draw(app: &App, f: &mut Frame) {
                     "This terminal is {}×{}: too small.",
                     area.width, area.height
                 ),
-                Style::default().fg(t.warning).add_modifier(Modifier::BOLD),
+                widgets::bold(t.warning),
             ),
             Line::raw(format!("drivescope needs at least {w}×{h}.")),
             Line::styled(
@@ -180,13 +180,7 @@ fn status(app: &App, f: &mut Frame, area: ratatui::layout::Rect) {
         (Action::Help, "help"),
         (Action::Quit, "quit"),
     ]);
-    let key = |a: Action| {
-        app.keymap
-            .keys(a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default()
-    };
+    let key = |a: Action| app.keymap.first_key(a);
     // What does not fit goes, the least needed first (the tab bar names the panels; the
     // help lists every key).
     let width = |pairs: &[(Action, &str)]| -> usize {

@@ -10,7 +10,7 @@ use ratatui::Frame;
 use crate::app::{Action, App, Confirm, Overlay, TargetEntry, TargetKind};
 use crate::theme::Theme;
 use crate::ui::format;
-use crate::ui::widgets::panel_block;
+use crate::ui::widgets::{bold, panel_block};
 
 /// A centred rectangle of at most `w`×`h` inside `area`.
 fn centred(area: Rect, w: u16, h: u16) -> Rect {
@@ -48,19 +48,16 @@ fn hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
 /// A picker's footer: only the keys that type no character (every other one is filter
 /// text while a picker is open); an action with none is left out.
 fn picker_hint(app: &App, pairs: &[(Action, &str)]) -> Line<'static> {
-    let back = if app.filter.is_empty() {
-        None
-    } else {
-        Some("clear")
-    };
     let pairs: Vec<(String, &str)> = pairs
         .iter()
-        .map(|(a, w)| {
-            let w = match (a, back) {
-                (Action::Back, Some(clear)) => clear,
-                _ => *w,
+        .map(|&(a, w)| {
+            // Back clears a filter before it closes the picker.
+            let w = if a == Action::Back && !app.filter.is_empty() {
+                "clear"
+            } else {
+                w
             };
-            (app.keymap.describe_command(*a), w)
+            (app.keymap.describe_command(a), w)
         })
         .filter(|(k, _)| !k.is_empty())
         .collect();
@@ -168,8 +165,15 @@ fn shown_at(sel: usize, rows: &[usize]) -> usize {
     rows.iter().position(|r| *r == sel).unwrap_or(0)
 }
 
-fn list_state(sel: usize, len: usize) -> ListState {
-    ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))))
+/// A picker's list of `items` in `area`, the `sel`th highlighted.
+fn picker_list(f: &mut Frame, items: Vec<ListItem>, sel: usize, area: Rect, t: &Theme) {
+    let len = items.len();
+    let mut st =
+        ListState::default().with_selected((len > 0).then_some(sel.min(len.saturating_sub(1))));
+    let list = List::new(items)
+        .highlight_style(t.highlight())
+        .highlight_symbol("▶ ");
+    f.render_stateful_widget(list.style(t.base()), area, &mut st);
 }
 
 /// The preset list's width in a picker body `body` columns wide.
@@ -253,15 +257,7 @@ fn presets(app: &App, f: &mut Frame, area: Rect) {
             .into_iter()
             .map(|n| ListItem::new(Line::raw(n)))
             .collect();
-        let mut st = list_state(shown_at(app.preset_sel, &rows), rows.len());
-        f.render_stateful_widget(
-            List::new(items)
-                .highlight_style(t.highlight())
-                .highlight_symbol("▶ ")
-                .style(t.base()),
-            list_area,
-            &mut st,
-        );
+        picker_list(f, items, shown_at(app.preset_sel, &rows), list_area, t);
         if rows.is_empty() {
             let none = format!("no preset matches '{}'", format::shown(&app.filter));
             let back = "backspace or esc: the whole list";
@@ -526,7 +522,7 @@ fn targets(app: &App, f: &mut Frame, area: Rect, typing: Option<&str>) {
                     format::shown_path(&tg.path),
                     tg.confirm_name()
                 ),
-                Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+                bold(t.critical),
             ),
             Line::from(vec![
                 Span::styled("> ", Style::default().fg(t.accent)),
@@ -585,15 +581,7 @@ fn themes(app: &App, f: &mut Frame, area: Rect) {
         .filter_map(|&i| app.themes.get(i))
         .map(|th| ListItem::new(format::shown(&th.name)))
         .collect();
-    let mut st = list_state(shown_at(app.theme_idx, &kept), kept.len());
-    f.render_stateful_widget(
-        List::new(items)
-            .highlight_style(t.highlight())
-            .highlight_symbol("▶ ")
-            .style(t.base()),
-        list_area,
-        &mut st,
-    );
+    picker_list(f, items, shown_at(app.theme_idx, &kept), list_area, t);
     f.render_widget(
         Paragraph::new(picker_hint(
             app,
@@ -631,10 +619,7 @@ fn confirm(app: &App, f: &mut Frame, area: Rect, c: Confirm) {
         _ => c.question().to_string(),
     };
     let lines = vec![
-        Line::styled(
-            question,
-            Style::default().fg(t.fg).add_modifier(Modifier::BOLD),
-        ),
+        Line::styled(question, bold(t.fg)),
         Line::raw(""),
         hint(app, &[(Action::Yes, "yes"), (Action::No, "no")]),
     ];

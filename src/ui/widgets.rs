@@ -2,7 +2,7 @@
 //! and why" message, chart axes, and the vertical marker lines drawn on charts.
 
 use ratatui::layout::{Alignment, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
@@ -118,6 +118,17 @@ pub fn figure<'a>(label: &str, value: String, style: Style, theme: &Theme) -> Ve
         Span::styled(format!("{label} "), theme.dim_style()),
         Span::styled(value, style),
     ]
+}
+
+/// A vertical line from `y0` to `y1` at each of the marks `xs` from `x0` to `x1`.
+pub fn vlines(xs: &[f64], [x0, x1]: [f64; 2], [y0, y1]: [f64; 2]) -> Vec<Vec<(f64, f64)>> {
+    let within = xs.iter().filter(|x| (x0..=x1).contains(*x));
+    within.map(|x| vline(*x, y0, y1)).collect()
+}
+
+/// Text in colour `c`, bold: a figure or name the eye should find first.
+pub fn bold(c: Color) -> Style {
+    Style::default().fg(c).add_modifier(Modifier::BOLD)
 }
 
 /// A braille line through `data` (the way every time series on the dashboard is drawn).

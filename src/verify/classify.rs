@@ -256,6 +256,7 @@ mod tests {
     use super::*;
     use crate::verify::header::stamp_block;
     use proptest::prelude::*;
+    use FindingKind::*;
 
     const ID: u64 = 0x1D;
 
@@ -296,36 +297,30 @@ mod tests {
         assert_eq!(kind(&check(4096, exact(5)), &b), None);
         // Lost: the map says 6 was acknowledged.
         let f = classify_block(&check(4096, exact(6)), &b).unwrap();
-        assert_eq!(f.kind, FindingKind::Lost);
+        assert_eq!(f.kind, Lost);
         assert_eq!(f.found.unwrap().generation, 5);
         assert_eq!(f.expected.generation, Some(6));
         // Misdirected: the block of another address, or of another verify state.
-        assert_eq!(
-            kind(&check(8192, exact(5)), &b),
-            Some(FindingKind::Misdirected)
-        );
+        assert_eq!(kind(&check(8192, exact(5)), &b), Some(Misdirected));
         let other = BlockCheck {
             id: 7,
             ..check(4096, exact(5))
         };
-        assert_eq!(kind(&other, &b), Some(FindingKind::Misdirected));
+        assert_eq!(kind(&other, &b), Some(Misdirected));
         // Corrupt: one byte of the payload changed.
         let mut c = b.clone();
         c[1024 + 200] ^= 1;
         let f = classify_block(&check(4096, exact(5)), &c).unwrap();
-        assert_eq!((f.kind, f.sector), (FindingKind::Corrupt, 4096 + 1024));
+        assert_eq!((f.kind, f.sector), (Corrupt, 4096 + 1024));
         // Zeros where data was written.
         let mut z = b.clone();
         z[512..1024].fill(0);
-        assert_eq!(
-            kind(&check(4096, exact(5)), &z),
-            Some(FindingKind::Unexpected)
-        );
+        assert_eq!(kind(&check(4096, exact(5)), &z), Some(Unexpected));
         // Torn: the second half from the generation before.
         let mut t = b.clone();
         t[2048..].copy_from_slice(&written(4096, 4096, 4, 2)[2048..]);
         let f = classify_block(&check(4096, exact(5)), &t).unwrap();
-        assert_eq!((f.kind, f.sector), (FindingKind::Torn, 4096 + 2048));
+        assert_eq!((f.kind, f.sector), (Torn, 4096 + 2048));
         // Never written: foreign data is fine, our own header is not.
         assert_eq!(
             kind(
@@ -336,11 +331,11 @@ mod tests {
         );
         assert_eq!(
             kind(&check(4096, Expect::Never { may_be_ours: false }), &b),
-            Some(FindingKind::Unexpected)
+            Some(Unexpected)
         );
         assert_eq!(
             kind(&check(0, Expect::Never { may_be_ours: false }), &b),
-            Some(FindingKind::Misdirected)
+            Some(Misdirected)
         );
     }
 
@@ -368,8 +363,8 @@ mod tests {
             atomic: 4096,
             ..oon
         };
-        assert_eq!(kind(&unit4k, &mixed), Some(FindingKind::Torn));
-        assert_eq!(kind(&oon, &written(0, 4096, 3, 3)), Some(FindingKind::Lost));
+        assert_eq!(kind(&unit4k, &mixed), Some(Torn));
+        assert_eq!(kind(&oon, &written(0, 4096, 3, 3)), Some(Lost));
         // A first write in flight: whatever was there before.
         let first = check(
             0,
@@ -392,8 +387,8 @@ mod tests {
         );
         assert_eq!(kind(&c, &written(0, 4096, 9, 1)), None);
         assert_eq!(kind(&c, &written(0, 4096, 5, 1)), None);
-        assert_eq!(kind(&c, &written(0, 4096, 4, 1)), Some(FindingKind::Lost));
-        assert_eq!(kind(&c, &[0u8; 4096]), Some(FindingKind::Unexpected));
+        assert_eq!(kind(&c, &written(0, 4096, 4, 1)), Some(Lost));
+        assert_eq!(kind(&c, &[0u8; 4096]), Some(Unexpected));
         let first = BlockCheck {
             expect: Expect::Written {
                 generation: Generation::FIRST,
@@ -404,10 +399,7 @@ mod tests {
         assert_eq!(kind(&first, &[0u8; 4096]), None);
         let maybe = check(0, Expect::Never { may_be_ours: true });
         assert_eq!(kind(&maybe, &written(0, 4096, 2, 1)), None);
-        assert_eq!(
-            kind(&maybe, &written(4096, 4096, 2, 1)),
-            Some(FindingKind::Misdirected)
-        );
+        assert_eq!(kind(&maybe, &written(4096, 4096, 2, 1)), Some(Misdirected));
     }
 
     proptest! {
@@ -430,7 +422,7 @@ mod tests {
             // Random bytes are corrupt (or zeros: unexpected); never silently accepted.
             let f = f.expect("a damaged sector is found");
             prop_assert_eq!(f.sector, offset + i as u64 * 512);
-            prop_assert!(matches!(f.kind, FindingKind::Corrupt | FindingKind::Unexpected));
+            prop_assert!(matches!(f.kind, Corrupt | Unexpected));
         }
 
         #[test]
@@ -443,7 +435,7 @@ mod tests {
             let mut old = now;
             for _ in 0..back { old = old.prev(); }
             let data = written(0, 4096, old.get(), seed);
-            prop_assert_eq!(kind(&check(0, exact(gen)), &data), Some(FindingKind::Lost));
+            prop_assert_eq!(kind(&check(0, exact(gen)), &data), Some(Lost));
         }
 
         #[test]

@@ -268,6 +268,7 @@ impl CutTally {
 mod tests {
     use super::*;
     use crate::verify::header::stamp_block;
+    use CutKind::*;
 
     const ID: u64 = 0xC07;
     const BUSY: u8 = 0x40;
@@ -307,12 +308,12 @@ mod tests {
         let Judgement::Finding(f) = j else {
             panic!("no finding: {j:?}")
         };
-        assert_eq!((f.kind, f.finding.offset), (CutKind::LostAfterFlush, 8192));
+        assert_eq!((f.kind, f.finding.offset), (LostAfterFlush, 8192));
         assert_eq!(judge(&cut(5, 5), &block(8192, 5)), Judgement::Intact);
         // Written again after the flush, and that write lost too: still the flushed one lost.
         assert_eq!(
             kind(judge(&cut(5, 7), &block(8192, 4))),
-            Some(CutKind::LostAfterFlush)
+            Some(LostAfterFlush)
         );
     }
 
@@ -332,7 +333,7 @@ mod tests {
         // Older than what was flushed is still lost after the flush.
         assert_eq!(
             kind(judge(&cut(5, BUSY | PENDING | 6), &block(8192, 4))),
-            Some(CutKind::LostAfterFlush)
+            Some(LostAfterFlush)
         );
         // A first write in flight: whatever was there before.
         assert_eq!(
@@ -350,10 +351,7 @@ mod tests {
             plp: true,
             ..cut(5, 7)
         };
-        assert_eq!(
-            kind(judge(&plp, &block(8192, 5))),
-            Some(CutKind::NotDurable)
-        );
+        assert_eq!(kind(judge(&plp, &block(8192, 5))), Some(NotDurable));
         // Never written before the flush: the old contents are allowed, unless `--plp`.
         assert_eq!(judge(&cut(0, 1), &[0u8; 4096]), Judgement::NotDurable);
         assert_eq!(judge(&cut(0, 1), &block(8192, 1)), Judgement::Intact);
@@ -367,7 +365,7 @@ mod tests {
         let Judgement::Finding(f) = j else {
             panic!("not torn: {j:?}")
         };
-        assert_eq!((f.kind, f.finding.sector), (CutKind::Torn, 8192 + 2048));
+        assert_eq!((f.kind, f.finding.sector), (Torn, 8192 + 2048));
         // With 512-byte atomic units, a multi-sector write may land in part.
         let small = CutBlock {
             atomic: 512,
@@ -384,7 +382,7 @@ mod tests {
         let Judgement::Finding(f) = j else {
             panic!("not torn: {j:?}")
         };
-        assert_eq!((f.kind, f.finding.sector), (CutKind::Torn, 8192 + 2048));
+        assert_eq!((f.kind, f.finding.sector), (Torn, 8192 + 2048));
         assert_eq!(newest_generation(8192, ID, &half), Some(g(5)));
         let mut mixed = block(8192, 5);
         mixed[2048..].copy_from_slice(&block(8192, 6)[2048..]);
@@ -395,16 +393,10 @@ mod tests {
     fn damage_is_named_as_the_classifier_names_it() {
         let mut bad = block(8192, 5);
         bad[700] ^= 1;
-        assert_eq!(kind(judge(&cut(5, 5), &bad)), Some(CutKind::Corrupt));
-        assert_eq!(
-            kind(judge(&cut(5, 5), &block(0, 5))),
-            Some(CutKind::Misdirected)
-        );
+        assert_eq!(kind(judge(&cut(5, 5), &bad)), Some(Corrupt));
+        assert_eq!(kind(judge(&cut(5, 5), &block(0, 5))), Some(Misdirected));
         // Zeros where a flushed write was: that write is gone.
-        assert_eq!(
-            kind(judge(&cut(5, 5), &[0u8; 4096])),
-            Some(CutKind::LostAfterFlush)
-        );
+        assert_eq!(kind(judge(&cut(5, 5), &[0u8; 4096])), Some(LostAfterFlush));
     }
 
     #[test]

@@ -293,12 +293,7 @@ impl Scene {
             }
         }
         for n in dev.checked() {
-            let mut holders: Vec<String> = fs::read_dir(n.dir.join("holders"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
+            let mut holders = SysRoot::names_in(&n.dir.join("holders"));
             holders.sort();
             for h in holders {
                 out.push(InUse::Held {

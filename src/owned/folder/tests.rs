@@ -8,6 +8,14 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
+fn not_ours<T>(r: Result<T, OwnedError>) -> bool {
+    matches!(r, Err(OwnedError::NotOurs { .. }))
+}
+
+fn exists<T>(r: Result<T, OwnedError>) -> bool {
+    matches!(r, Err(OwnedError::Exists { .. }))
+}
+
 #[test]
 fn made_replaced_and_removed_while_ours() {
     let dir = tempfile::tempdir().unwrap();
@@ -76,14 +84,8 @@ fn a_file_planted_before_a_new_file_is_never_written() {
         let dir = tempfile::tempdir().unwrap();
         let theirs = plant(dir.path(), "a", how);
         let f = Folder::open(dir.path()).unwrap();
-        assert!(matches!(
-            f.create("a".as_ref(), write("ours")),
-            Err(OwnedError::Exists { .. })
-        ));
-        assert!(matches!(
-            f.create_open("a".as_ref(), 0o644),
-            Err(OwnedError::Exists { .. })
-        ));
+        assert!(exists(f.create("a".as_ref(), write("ours"))));
+        assert!(exists(f.create_open("a".as_ref(), 0o644)));
         unchanged(dir.path(), "a", how, &theirs);
     }
 }
@@ -97,17 +99,11 @@ fn a_file_planted_after_ours_is_never_replaced_nor_removed() {
         // The user moves ours away and puts their own there.
         std::fs::rename(dir.path().join("a"), dir.path().join("moved")).unwrap();
         let theirs = plant(dir.path(), "a", how);
-        assert!(matches!(
-            f.replace(&mut mine, write("again")),
-            Err(OwnedError::NotOurs { .. })
-        ));
+        assert!(not_ours(f.replace(&mut mine, write("again"))));
         unchanged(dir.path(), "a", how, &theirs);
         assert!(!f.remove(&mine).unwrap());
         unchanged(dir.path(), "a", how, &theirs);
-        assert!(matches!(
-            f.open_append(&mine),
-            Err(OwnedError::NotOurs { .. })
-        ));
+        assert!(not_ours(f.open_append(&mine)));
         assert_eq!(read(&dir.path().join("moved")), "ours");
         // Nothing of ours left under other names.
         let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -136,9 +132,8 @@ fn a_folder_swapped_for_a_link_is_not_followed() {
     assert_eq!(std::fs::read_dir(&users).unwrap().count(), 0);
     assert_eq!(read(&base.path().join("out-moved/a")), "two");
     // A link where a subfolder is expected is refused.
-    assert!(matches!(
-        Folder::open(base.path()).unwrap().sub("out".as_ref()),
-        Err(OwnedError::NotOurs { .. })
+    assert!(not_ours(
+        Folder::open(base.path()).unwrap().sub("out".as_ref())
     ));
 }
 
@@ -155,10 +150,7 @@ fn only_a_file_ours_by_its_content_is_adopted() {
     };
     let (_, mut mine) = f.adopt("ours".as_ref(), is_ours).unwrap().unwrap();
     f.replace(&mut mine, write("drivescope again\n")).unwrap();
-    assert!(matches!(
-        f.adopt("theirs".as_ref(), is_ours),
-        Err(OwnedError::NotOurs { .. })
-    ));
+    assert!(not_ours(f.adopt("theirs".as_ref(), is_ours)));
     assert!(f.adopt("none".as_ref(), is_ours).unwrap().is_none());
     assert!(f.create("a/b".as_ref(), write("x")).is_err());
     assert!(f.create("..".as_ref(), write("x")).is_err());

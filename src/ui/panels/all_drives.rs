@@ -8,7 +8,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::drives::colour;
-use crate::app::history::IntervalPoint;
+use crate::app::history::{IntervalPoint, ThermalPoint};
+use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::ui::format;
 use crate::ui::widgets::{axis, axis_labels, empty, line, padded, panel_block, time_chart};
@@ -63,19 +64,13 @@ fn legend(
 
 /// Every drive's intervals as a series of `get`.
 fn from_intervals(app: &App, get: impl Fn(&IntervalPoint) -> Option<f64>) -> Lines {
-    app.drives
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let pts: Series = d
-                .run
-                .intervals
-                .iter()
-                .filter_map(|p| get(p).map(|v| (p.t_s, v)))
-                .collect();
-            (i, pts)
-        })
-        .collect()
+    let point = |p: &IntervalPoint| Some((p.t_s, get(p)?));
+    per_drive(app, |d| d.run.intervals.iter().filter_map(&point).collect())
+}
+
+/// Every drive's series as `points` makes it of the drive's slot.
+fn per_drive(app: &App, points: impl Fn(&DriveSlot) -> Series) -> Lines {
+    app.drives.iter().map(points).enumerate().collect()
 }
 
 /// How the y axis reads.
@@ -206,20 +201,10 @@ pub fn latency(app: &App, f: &mut Frame, area: Rect) {
 
 /// Every drive's composite temperature.
 pub fn thermal(app: &App, f: &mut Frame, area: Rect) {
-    let lines: Lines = app
-        .drives
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let pts: Series = d
-                .telemetry
-                .history
-                .iter()
-                .filter_map(|p| p.temperature_c.map(|c| (p.t_s, c)))
-                .collect();
-            (i, pts)
-        })
-        .collect();
+    let temperature = |p: &ThermalPoint| Some((p.t_s, p.temperature_c?));
+    let lines = per_drive(app, |d| {
+        d.telemetry.history.iter().filter_map(temperature).collect()
+    });
     let celsius = |v: f64| format!("{v:.0}°C");
     draw(
         app,

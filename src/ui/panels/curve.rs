@@ -5,17 +5,17 @@
 //! (a paced step under 97% of it) is marked `▄` in the warning colour and counted above.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Dataset, GraphType, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::datasheet::quoted_iops;
 use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis, line, time_chart};
+use crate::ui::widgets::{axis, bold, dots, line, time_chart};
 use crate::ui::widgets::{axis_labels, empty, padded, panel_block, vline};
 
 /// The quoted figure for the running workload: (label, IOPS, datasheet model).
@@ -218,7 +218,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         spans.push(Span::styled("   running ", t.dim_style()));
         spans.push(Span::styled(
             format!("{} IOPS at {} mean service", format::iops(x), format::us(y)),
-            Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            bold(t.accent),
         ));
     }
     // The reference on the first line when both fit, else on its own.
@@ -279,39 +279,16 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
     let qline = q.as_ref().map(|q| vline(q.1, 0.0, y1)).unwrap_or_default();
     let mut sets = Vec::new();
     if !qline.is_empty() {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Scatter)
-                .style(Style::default().fg(t.quoted))
-                .data(&qline),
-        );
+        sets.push(dots(&qline, Style::default().fg(t.quoted)));
     }
     for (i, (_, pts)) in series.iter().enumerate() {
         let c = t.series(i);
         sets.push(line(pts, Style::default().fg(c)));
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Scatter)
-                .style(Style::default().fg(c).add_modifier(Modifier::BOLD))
-                .data(pts),
-        );
+        let bold = bold(c);
+        sets.push(dots(pts, bold).marker(Marker::Dot));
     }
-    sets.push(
-        Dataset::default()
-            .marker(Marker::Bar)
-            .graph_type(GraphType::Scatter)
-            .style(Style::default().fg(t.warning))
-            .data(&missed),
-    );
-    sets.push(
-        Dataset::default()
-            .marker(Marker::Block)
-            .graph_type(GraphType::Scatter)
-            .style(Style::default().fg(t.accent))
-            .data(&live_pt),
-    );
+    sets.push(dots(&missed, Style::default().fg(t.warning)).marker(Marker::Bar));
+    sets.push(dots(&live_pt, Style::default().fg(t.accent)).marker(Marker::Block));
     // No axis titles: ratatui draws them inside the plot, over its corner points. The
     // units are in the labels (the last x label says IOPS; the y labels are times).
     let n = if chart_area.width >= 40 { 3 } else { 2 };

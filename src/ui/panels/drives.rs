@@ -16,7 +16,7 @@ use crate::app::{Action, App, RunEnd};
 use crate::outcome::RunOutcome;
 use crate::theme::Theme;
 use crate::ui::format;
-use crate::ui::widgets::panel_block;
+use crate::ui::widgets::{bold, panel_block};
 
 /// Terminals this wide show the drive's model too.
 const MODEL_WIDTH: u16 = 110;
@@ -98,10 +98,7 @@ fn power(tel: &TelemetryState, t: &Theme) -> Line<'static> {
     let mut spans = vec![Span::styled(ps, Style::default().fg(t.fg))];
     let marks = tel.throttle_marks.len();
     if marks > 0 {
-        spans.push(Span::styled(
-            format!(" T{marks}"),
-            Style::default().fg(t.throttle).add_modifier(Modifier::BOLD),
-        ));
+        spans.push(Span::styled(format!(" T{marks}"), bold(t.throttle)));
     }
     Line::from(spans)
 }
@@ -150,9 +147,7 @@ fn row(app: &App, i: usize, d: &DriveSlot, wide: bool) -> Row<'static> {
     };
     let mut cells = vec![Cell::from(Span::styled(
         fitted(&crate::ui::format::shown(&d.label), width),
-        Style::default()
-            .fg(colour(t, i))
-            .add_modifier(Modifier::BOLD),
+        bold(colour(t, i)),
     ))];
     if wide {
         cells.push(Cell::from(model));
@@ -181,13 +176,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     } else {
         format!("Drives ({n})")
     };
-    let key = |a: Action| {
-        app.keymap
-            .keys(a)
-            .first()
-            .map(|k| k.to_string())
-            .unwrap_or_default()
-    };
+    let key = |a: Action| app.keymap.first_key(a);
     let (up, all, stop) = (
         key(Action::Up),
         key(Action::AllDrives),

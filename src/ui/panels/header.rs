@@ -12,7 +12,7 @@ use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState, SteadyView, TargetKind};
 use crate::telemetry::Health;
 use crate::ui::format;
-use crate::ui::widgets::panel_block;
+use crate::ui::widgets::{bold, panel_block};
 use crate::workload::EngineKind;
 
 /// The drive's health from the last telemetry, when a source says it fails.
@@ -27,9 +27,7 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
     if let Some(d) = app.table_drives().get(app.picked) {
         spans.push(Span::styled(
             format!("{} · ", format::shown(&d.label)),
-            Style::default()
-                .fg(super::drives::colour(t, app.picked))
-                .add_modifier(Modifier::BOLD),
+            bold(super::drives::colour(t, app.picked)),
         ));
     }
     match &slot.drive {
@@ -39,17 +37,11 @@ fn drive_line(app: &App, slot: &DriveSlot) -> Line<'static> {
                 .model
                 .as_deref()
                 .map_or_else(|| "model unknown".into(), format::shown);
-            spans.push(Span::styled(
-                model,
-                Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
-            ));
+            spans.push(Span::styled(model, bold(t.accent)));
             // Before the rest of the identity, so a narrow screen cuts that, not this.
             if let Some(h) = failing_health(slot) {
                 spans.push(Span::styled(" · ", t.dim_style()));
-                spans.push(Span::styled(
-                    format!("health {h}"),
-                    Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
-                ));
+                spans.push(Span::styled(format!("health {h}"), bold(t.critical)));
             }
             let mut rest = Vec::new();
             if let Some(s) = &d.serial {
@@ -146,7 +138,7 @@ fn run_line(app: &App, slot: &DriveSlot) -> Line<'static> {
         spans.push(sep());
         spans.push(Span::styled(
             format!("{} I/O errors", slot.run.errors),
-            Style::default().fg(t.critical).add_modifier(Modifier::BOLD),
+            bold(t.critical),
         ));
     }
     Line::from(spans)

@@ -4,18 +4,18 @@
 //! IOPS per threads x queue depth combination, the combinations labelled).
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::canvas::{Canvas, Line as CanvasLine, Points};
-use ratatui::widgets::{Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Dataset, Paragraph};
 use ratatui::Frame;
 
 use crate::app::method::{BaselineFrom, Combination, MethodKind, MethodPoint, MethodState};
 use crate::app::App;
 use crate::ui::format;
 use crate::ui::widgets::{axis, axis_labels, empty, hline, padded, panel_block, time_chart};
-use crate::ui::widgets::{dots, time_labels};
+use crate::ui::widgets::{bold, dots, time_labels};
 
 /// The name of the recovery view's steps that are neither runs nor rounds.
 const CONTINUOUS: &str = "continuous";
@@ -86,7 +86,7 @@ fn recovery(app: &App, m: &MethodState, by_bytes: bool, f: &mut Frame, area: Rec
     head.push(Span::styled("last ", t.dim_style()));
     head.push(Span::styled(
         format!("{} {}", last.phase, rate_text(last.rate(), by_bytes)),
-        Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+        bold(t.accent),
     ));
     if let Some((b, _)) = base.filter(|(b, _)| *b > 0.0) {
         head.push(Span::styled(
@@ -118,17 +118,8 @@ fn recovery(app: &App, m: &MethodState, by_bytes: bool, f: &mut Frame, area: Rec
     let bline = base.map(|b| hline(b.0, x0, x1)).unwrap_or_default();
     let mut sets: Vec<Dataset> = vec![dots(&bline, Style::default().fg(t.quoted))];
     for (i, (_, pts)) in series.iter().enumerate() {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Scatter)
-                .style(
-                    Style::default()
-                        .fg(t.series(i))
-                        .add_modifier(Modifier::BOLD),
-                )
-                .data(pts),
-        );
+        let style = bold(t.series(i));
+        sets.push(dots(pts, style).marker(Marker::Dot));
     }
     let fmt = |v: f64| {
         if by_bytes {
@@ -187,7 +178,7 @@ fn intensity(app: &App, m: &MethodState, f: &mut Frame, area: Rect) {
         head.push(Span::styled(" · max ", t.dim_style()));
         head.push(Span::styled(
             format!("{} IOPS at {}", format::iops(b.iops), label(b)),
-            Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            bold(t.accent),
         ));
     }
     let key = Line::from(vec![

@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::outcome::EndedBy;
 use crate::session::StepResult;
 use crate::ui::format;
-use crate::ui::widgets::{empty, panel_block};
+use crate::ui::widgets::{bold, empty, panel_block};
 
 /// A column of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,7 +310,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             Stand::Done if r.missed => Style::default().fg(t.warning),
             Stand::Done => Style::default().fg(t.fg),
             Stand::Skipped => Style::default().fg(t.warning),
-            Stand::Running => Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            Stand::Running => bold(t.accent),
             Stand::ToCome => t.dim_style(),
         };
         lines.push(Line::from(Span::styled(line(&r.cells), style)));

@@ -4,7 +4,7 @@
 //! measured watts), throttle transitions and time. Says why when the drive gives none of it.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -13,8 +13,8 @@ use crate::app::slot::DriveSlot;
 use crate::app::App;
 use crate::telemetry::Health;
 use crate::ui::format;
-use crate::ui::widgets::{axis, dots, line, time_chart};
-use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vline};
+use crate::ui::widgets::{axis, bold, dots, line, time_chart};
+use crate::ui::widgets::{axis_labels, empty, hline, panel_block, time_labels, vlines};
 
 /// Columns of the "health " label before the verdict.
 const HEALTH_LABEL: usize = 7;
@@ -28,7 +28,7 @@ fn health_lines(app: &App, h: &Health, width: usize) -> Vec<Line<'static>> {
         Some(true) => t.ok,
         _ => return Vec::new(),
     };
-    let style = Style::default().fg(colour).add_modifier(Modifier::BOLD);
+    let style = bold(colour);
     format::wrap(&h.to_string(), width.saturating_sub(HEALTH_LABEL))
         .into_iter()
         .enumerate()
@@ -56,10 +56,7 @@ fn figures(app: &App, slot: &DriveSlot, width: usize) -> Vec<Line<'static>> {
             _ => t.accent,
         };
         l1.push(Span::styled("composite ", t.dim_style()));
-        l1.push(Span::styled(
-            format!("{c:.0} °C"),
-            Style::default().fg(colour).add_modifier(Modifier::BOLD),
-        ));
+        l1.push(Span::styled(format!("{c:.0} °C"), bold(colour)));
     }
     if !s.sensors_c.is_empty() {
         let v: Vec<String> = s.sensors_c.iter().map(|c| format!("{c:.0}")).collect();
@@ -107,7 +104,7 @@ fn figures(app: &App, slot: &DriveSlot, width: usize) -> Vec<Line<'static>> {
         let style = if slot.telemetry.throttle_marks.is_empty() {
             Style::default().fg(t.fg)
         } else {
-            Style::default().fg(t.throttle).add_modifier(Modifier::BOLD)
+            bold(t.throttle)
         };
         l2.push(Span::styled("  throttle ", t.dim_style()));
         let plural = if n == 1 { "" } else { "s" };
@@ -188,7 +185,7 @@ fn soak_lines(app: &App, slot: &DriveSlot) -> [Vec<Span<'static>>; 2] {
                 format::clock(secs),
                 c.map(|c| format!(" ({c} °C)")).unwrap_or_default()
             ),
-            Style::default().fg(t.throttle).add_modifier(Modifier::BOLD),
+            bold(t.throttle),
         ),
         None => put(&mut first, "no throttle".into(), Style::default().fg(t.fg)),
     }
@@ -295,13 +292,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         .flatten()
         .flat_map(|c| hline(c, x0, x1))
         .collect();
-    let marks: Vec<Vec<(f64, f64)>> = slot
-        .telemetry
-        .throttle_marks
-        .iter()
-        .filter(|m| **m >= x0 && **m <= x1)
-        .map(|m| vline(*m, y0, y1))
-        .collect();
+    let marks = vlines(&slot.telemetry.throttle_marks, [x0, x1], [y0, y1]);
     // Drawn first: where a TMT shares a row of cells with the warning or critical line,
     // those stay visible.
     let mut sets = vec![dots(&tmts, Style::default().fg(t.throttle))];

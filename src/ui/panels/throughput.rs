@@ -3,7 +3,7 @@
 //! where thermal throttling began, so the cause of a drop shows where the drop is.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -11,9 +11,9 @@ use ratatui::Frame;
 use crate::app::slot::DriveSlot;
 use crate::app::{App, RunState};
 use crate::ui::format;
-use crate::ui::widgets::{axis, line, time_chart};
+use crate::ui::widgets::{axis, bold, line, time_chart};
 use crate::ui::widgets::{
-    axis_labels, empty, figure, padded, panel_block, time_labels, vline, Series,
+    axis_labels, empty, figure, padded, panel_block, time_labels, vlines, Series,
 };
 
 /// Why a run panel has nothing to draw yet, or `None` when it has data.
@@ -87,44 +87,23 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
 
     if let Some(last) = slot.run.intervals.last() {
         let mut spans = Vec::new();
-        if any_read || !(any_write || any_trim) {
-            spans.extend(figure(
+        for (shown, name, iops, bw, colour) in [
+            (
+                any_read || !(any_write || any_trim),
                 "read",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.read_iops),
-                    format::bw(last.read_bw)
-                ),
-                Style::default().fg(t.read).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
-        }
-        if any_write {
-            spans.extend(figure(
-                "write",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.write_iops),
-                    format::bw(last.write_bw)
-                ),
-                Style::default().fg(t.write).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
-        }
-        if any_trim {
-            spans.extend(figure(
-                "trim",
-                format!(
-                    "{} IOPS {}",
-                    format::iops(last.trim_iops),
-                    format::bw(last.trim_bw)
-                ),
-                Style::default().fg(t.trim).add_modifier(Modifier::BOLD),
-                t,
-            ));
-            spans.push(Span::raw("   "));
+                last.read_iops,
+                last.read_bw,
+                t.read,
+            ),
+            (any_write, "write", last.write_iops, last.write_bw, t.write),
+            (any_trim, "trim", last.trim_iops, last.trim_bw, t.trim),
+        ] {
+            if shown {
+                let figures = format!("{} IOPS {}", format::iops(iops), format::bw(bw));
+                let style = bold(colour);
+                spans.extend(figure(name, figures, style, t));
+                spans.push(Span::raw("   "));
+            }
         }
         if last.ramp {
             spans.push(Span::styled("ramp   ", Style::default().fg(t.warning)));
@@ -138,13 +117,7 @@ pub fn render(app: &App, slot: &DriveSlot, f: &mut Frame, area: Rect) {
         f.render_widget(Paragraph::new(Line::from(spans)), top);
     }
 
-    let marks: Vec<Vec<(f64, f64)>> = slot
-        .telemetry
-        .throttle_marks
-        .iter()
-        .filter(|m| **m >= x0 && **m <= x1)
-        .map(|m| vline(*m, 0.0, y1))
-        .collect();
+    let marks = vlines(&slot.telemetry.throttle_marks, [x0, x1], [0.0, y1]);
     let mut sets = Vec::new();
     for m in &marks {
         sets.push(line(m, Style::default().fg(t.throttle)));
