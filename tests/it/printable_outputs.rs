@@ -181,11 +181,9 @@ fn leaf<'a>(v: &'a mut Value, at: &[Value]) -> &'a mut Value {
     })
 }
 
-/// `s` with a hostile text in every string and null the session still reads with it; the
-/// number put in.
-fn made_hostile(s: &Session) -> (Session, usize) {
-    // A session's own serialization is its header (the file writes each record its own
-    // way): the records are added to it, every text of both made hostile.
+/// `s` as a YAML value, its records with it: a session's own serialization is its header
+/// (the file writes each record its own way).
+fn whole(s: &Session) -> Value {
     let mut v = serde_yaml::to_value(s).expect("yaml");
     let records = [
         ("intervals", serde_yaml::to_value(&s.intervals)),
@@ -197,6 +195,13 @@ fn made_hostile(s: &Session) -> (Session, usize) {
     for (k, r) in records {
         v[k] = r.expect("a record's yaml");
     }
+    v
+}
+
+/// `s` with a hostile text in every string and null the session still reads with it; the
+/// number put in.
+fn made_hostile(s: &Session) -> (Session, usize) {
+    let mut v = whole(s);
     let mut places = Vec::new();
     leaves(&v, &mut Vec::new(), &mut places);
     let mut n = 0;
@@ -226,19 +231,7 @@ fn made_hostile(s: &Session) -> (Session, usize) {
 
 /// `s` with every step's rates halved: a run that regressed.
 fn slower(s: &Session) -> Session {
-    // A session's own serialization is its header (the file writes each record its own
-    // way): the records are added to it, every text of both made hostile.
-    let mut v = serde_yaml::to_value(s).expect("yaml");
-    let records = [
-        ("intervals", serde_yaml::to_value(&s.intervals)),
-        ("steps", serde_yaml::to_value(&s.steps)),
-        ("telemetry", serde_yaml::to_value(&s.telemetry)),
-        ("events", serde_yaml::to_value(&s.events)),
-        ("summary", serde_yaml::to_value(&s.summary)),
-    ];
-    for (k, r) in records {
-        v[k] = r.expect("a record's yaml");
-    }
+    let mut v = whole(s);
     fn halve(v: &mut Value) {
         match v {
             Value::Mapping(m) => {
