@@ -49,6 +49,10 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 pub use event_loop::{event_loop, MIN_FRAME};
 pub use options::DashboardOptions;
 
+/// Bytes a frame is gathered in before it is written: a whole redraw of a large terminal
+/// (300x100 cells, each with its colours) fits.
+const FRAME_BUFFER: usize = 1 << 20;
+
 use crate::app::{App, Effect, Msg};
 
 /// Why the dashboard could not run.
@@ -105,7 +109,10 @@ pub fn run_dashboard(
     // `--color always` colours even under NO_COLOR (crossterm reads it itself).
     ratatui::crossterm::style::force_color_output(!opts.monochrome);
     let guard = terminal::TerminalGuard::enter(opts.mouse)?;
-    let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    // A frame goes out in one write: stdout alone writes in pieces of 1 KiB, and a terminal
+    // that reads between two pieces (a loaded machine, a slow link) shows the frame torn.
+    let out = std::io::BufWriter::with_capacity(FRAME_BUFFER, std::io::stdout());
+    let mut term = Terminal::new(CrosstermBackend::new(out))?;
     let size = term.size()?;
     let mut app = App::new(opts.app_config((size.width, size.height)));
 
