@@ -284,13 +284,14 @@ fn a_panic_restores_the_terminal_before_printing() {
 /// for a state must not fail for it.
 pub(crate) const SCREEN_DEADLINE: Duration = Duration::from_secs(300);
 
-/// Waits for `pred` on the screen, polling it (up to [`SCREEN_DEADLINE`]).
+/// Waits for `pred` on the screen, polling it (up to [`SCREEN_DEADLINE`]), and returns a
+/// settled capture of it.
 pub(crate) fn wait_until(t: &Tmux, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let t0 = Instant::now();
     loop {
         let s = t.screen();
         if pred(&s) {
-            return s;
+            return settled(t, s, &pred);
         }
         assert!(
             t0.elapsed() < SCREEN_DEADLINE,
@@ -299,6 +300,27 @@ pub(crate) fn wait_until(t: &Tmux, what: &str, pred: impl Fn(&str) -> bool) -> S
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// `first`, a capture where `pred` holds, once it has settled: a capture can catch a frame
+/// half drawn (its top new, its bottom old) when tmux takes it between two reads of the
+/// frame. A later capture that is the same shows the whole frame. On a screen that keeps
+/// changing (a run's live figures), the last capture where `pred` holds, after a second.
+fn settled(t: &Tmux, first: String, pred: &impl Fn(&str) -> bool) -> String {
+    let mut last = first;
+    for _ in 0..10 {
+        std::thread::sleep(Duration::from_millis(100));
+        let s = t.screen();
+        if s == last {
+            break;
+        }
+        if !pred(&s) {
+            // The state has passed (a notice that went): the capture that showed it.
+            break;
+        }
+        last = s;
+    }
+    last
 }
 
 /// A non-zero IOPS figure in the throughput panel's current line.
