@@ -335,11 +335,7 @@ fn pause_stop_and_skip_act_on_the_run_and_one_drive_can_be_stopped() {
     assert_eq!(app.drives[0].state, DriveState::Stopping);
     send(
         &mut app,
-        [Msg::RunEnded {
-            outcome: drivescope::app::RunEnd::Stopped,
-            error: None,
-            saved_to: None,
-        }],
+        [run_ended(drivescope::app::RunEnd::Stopped, None)],
     );
     assert_eq!(
         app.drives[2].state,

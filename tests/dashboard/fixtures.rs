@@ -501,6 +501,16 @@ pub fn errored(size: (u16, u16)) -> App {
     app
 }
 
+/// The message that a run ended with `outcome`, without an error, its session saved to
+/// `saved_to`.
+pub fn run_ended(outcome: drivescope::app::RunEnd, saved_to: Option<&str>) -> Msg {
+    Msg::RunEnded {
+        outcome,
+        error: None,
+        saved_to: saved_to.map(Into::into),
+    }
+}
+
 /// The app drawn once on a test terminal of its size.
 pub fn draw(app: &App) -> Buffer {
     let (w, h) = app.size;

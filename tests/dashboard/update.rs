@@ -98,11 +98,10 @@ fn a_run_ending_under_the_quit_question_leaves_it_and_its_yes_quits() {
     assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::Quit)));
     let fx = send(
         &mut app,
-        [Msg::RunEnded {
-            outcome: drivescope::app::RunEnd::Completed,
-            error: None,
-            saved_to: Some("/s.yaml".into()),
-        }],
+        [run_ended(
+            drivescope::app::RunEnd::Completed,
+            Some("/s.yaml"),
+        )],
     );
     assert!(fx.is_empty());
     assert_eq!(app.overlay, Some(Overlay::Confirm(Confirm::Quit)));
@@ -149,11 +148,7 @@ fn ctrl_c_during_a_run_asks_whether_to_stop() {
     assert!(!app.quit, "stopping a run does not quit");
     let fx = send(
         &mut app,
-        [Msg::RunEnded {
-            outcome: drivescope::app::RunEnd::Stopped,
-            error: None,
-            saved_to: Some("/s.yaml".into()),
-        }],
+        [run_ended(drivescope::app::RunEnd::Stopped, Some("/s.yaml"))],
     );
     assert!(fx.is_empty());
     assert_eq!(
